@@ -1,0 +1,199 @@
+"""The typed event catalogue: every event type casefile writes, with its schema.
+
+Each type has a stable name (``hypothesis.proposed``), never a Python import path, and a
+schema version. Payloads are validated when an event is appended or imported; an invalid one
+is refused with a message naming the field. Applying an event in a projection only reads
+these stored values: no logic that could change later runs again on replay.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from casefile.errors import InvalidEvent
+
+EvidenceKind = Literal["measured", "calculated", "reported", "assumed"]
+LoadState = Literal["idle", "under-load", "unknown"]
+
+
+class Payload(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class CaseOpened(Payload):
+    title: str = Field(min_length=1)
+    symptom: str | None = None
+    environment: dict[str, str] = Field(default_factory=dict)
+
+
+class NoteAdded(Payload):
+    text: str = Field(min_length=1)
+
+
+class QuestionProposed(Payload):
+    question_id: str = Field(min_length=1)
+    text: str = Field(min_length=1)
+    catch_all: float = Field(default=0.1, gt=0.0, lt=1.0)
+    playbook: str | None = None
+
+
+class HypothesisProposed(Payload):
+    hypothesis_id: str = Field(min_length=1)
+    question_id: str = Field(min_length=1)
+    parent_id: str | None = None
+    text: str = Field(min_length=1)
+    prior: float = Field(gt=0.0, le=1.0)
+    meaning: str | None = None
+
+
+class HypothesisRefined(Payload):
+    hypothesis_id: str
+    text: str = Field(min_length=1)
+    reason: str | None = None
+
+
+class HypothesisRetired(Payload):
+    hypothesis_id: str
+    reason: str = Field(min_length=1)
+
+
+class HypothesisReinstated(Payload):
+    hypothesis_id: str
+    reason: str | None = None
+
+
+class Conditions(Payload):
+    load: LoadState = "unknown"
+    host: str | None = None
+    detail: str | None = None
+
+
+class ProbeRan(Payload):
+    """A probe ran (or its output was pasted); raw output lives in artifacts."""
+
+    probe: str
+    argv: list[str]
+    host: str
+    source: Literal["local", "ssh", "pasted", "sampler"]
+    exit_status: int | None = None
+    timed_out: bool = False
+    started_at: str | None = None
+    finished_at: str | None = None
+    duration_s: float | None = None
+    stdout_artifact: str | None = None
+    stderr_artifact: str | None = None
+    error: str | None = None
+    conditions: Conditions = Field(default_factory=Conditions)
+    reconstructed: bool = False
+    note: str | None = None
+
+
+class FactRecord(Payload):
+    name: str
+    value: float | int | str | bool
+    unit: str | None = None
+    subject: str = "host"
+
+
+class ObservationRecorded(Payload):
+    """Facts parsed from one probe run, under the conditions it was taken."""
+
+    probe_run_seq: int = Field(ge=1)
+    probe: str
+    facts: list[FactRecord]
+    parsed: bool = True
+    problems: list[str] = Field(default_factory=list)
+    conditions: Conditions = Field(default_factory=Conditions)
+
+
+class RuleRef(Payload):
+    id: str
+    version: int
+
+
+class EvidenceAssessed(Payload):
+    """How likely an observation is under each hypothesis; stores the numbers it applied."""
+
+    evidence_id: str = Field(min_length=1)
+    question_id: str | None = None
+    likelihoods: dict[str, float]
+    otherwise: float = Field(default=0.5, gt=0.0, le=1.0)
+    kind: EvidenceKind = "measured"
+    reliability: float = Field(ge=0.0, le=1.0)
+    rationale: str = Field(min_length=1)
+    probe_run_seq: int | None = None
+    observation_seq: int | None = None
+    rule: RuleRef | None = None
+    outcome: str | None = None
+    statistic: float | str | None = None
+    supersedes: str | None = None
+
+
+class ReadingSetAside(Payload):
+    """An observation a rule could not use, and why (e.g. taken at idle, rule needs load)."""
+
+    observation_seq: int = Field(ge=1)
+    rule: RuleRef
+    reason: str
+
+
+class ActionTaken(Payload):
+    text: str = Field(min_length=1)
+    outcome: str | None = None
+
+
+class CaseConcluded(Payload):
+    summary: str = Field(min_length=1)
+    root_cause: str | None = None
+    recommendations: list[str] = Field(default_factory=list)
+    lessons: list[str] = Field(default_factory=list)
+
+
+CATALOGUE: dict[str, tuple[int, type[Payload]]] = {
+    "case.opened": (1, CaseOpened),
+    "note.added": (1, NoteAdded),
+    "question.proposed": (1, QuestionProposed),
+    "hypothesis.proposed": (1, HypothesisProposed),
+    "hypothesis.refined": (1, HypothesisRefined),
+    "hypothesis.retired": (1, HypothesisRetired),
+    "hypothesis.reinstated": (1, HypothesisReinstated),
+    "probe.ran": (1, ProbeRan),
+    "observation.recorded": (1, ObservationRecorded),
+    "evidence.assessed": (1, EvidenceAssessed),
+    "reading.set_aside": (1, ReadingSetAside),
+    "action.taken": (1, ActionTaken),
+    "case.concluded": (1, CaseConcluded),
+}
+
+
+def validate_payload(event_type: str, version: int, payload: Any) -> dict[str, Any]:
+    """Validate a payload and return it in normal form (defaults filled in, JSON-ready).
+
+    Raises :class:`InvalidEvent` naming the event type and the first offending field.
+    """
+    entry = CATALOGUE.get(event_type)
+    if entry is None:
+        known = ", ".join(sorted(CATALOGUE))
+        raise InvalidEvent(f"unknown event type {event_type!r} (known: {known})")
+    current_version, model = entry
+    if version != current_version:
+        raise InvalidEvent(
+            f"{event_type}: schema version {version} is not supported (current: {current_version})"
+        )
+    if not isinstance(payload, dict):
+        raise InvalidEvent(f"{event_type}: payload must be a JSON object")
+    try:
+        parsed = model.model_validate(payload)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "payload"
+        raise InvalidEvent(f"{event_type}: field {where!r}: {first['msg']}") from None
+    return parsed.model_dump(mode="json", exclude_none=True)
+
+
+def parse_payload(event_type: str, payload: dict[str, Any]) -> Payload:
+    """The typed view of a stored payload (for code that prefers attributes to keys)."""
+    _, model = CATALOGUE[event_type]
+    return model.model_validate(payload)

@@ -1,0 +1,64 @@
+"""Facts: named values with a unit and a subject, parsed from a probe's raw output.
+
+Names follow nvidia-smi's own ``--query-gpu`` fields where one exists
+(``pcie.link.gen.current``, ``utilization.gpu``, ``power.draw`` …). Subjects name a GPU
+(``gpu0``), a pair (``gpu0-gpu1``), a PCI address (``0000:01:00.0``) or the host (``host``).
+A value that the tool reports as ``[N/A]`` or ``[Not Supported]`` is absent: no fact is made,
+rather than a zero.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+FactValue = float | int | str | bool
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    name: str
+    value: FactValue
+    subject: str = "host"
+    unit: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "value": self.value, "unit": self.unit, "subject": self.subject}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Fact:
+        return cls(
+            name=data["name"],
+            value=data["value"],
+            subject=data.get("subject", "host"),
+            unit=data.get("unit"),
+        )
+
+
+@dataclass(slots=True)
+class ParseResult:
+    """What a parser could read from raw output, and what it could not.
+
+    ``parsed`` is False when nothing useful came out (an error message instead of output,
+    a different command's output, an empty paste); ``problems`` says why, one reason a line.
+    A parser never raises on bad input: it returns a result with problems instead.
+    """
+
+    facts: list[Fact] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    parsed: bool = True
+
+    @classmethod
+    def unparsed(cls, reason: str) -> ParseResult:
+        return cls(facts=[], problems=[reason], parsed=False)
+
+    def add(
+        self, name: str, value: FactValue | None, subject: str = "host", unit: str | None = None
+    ) -> None:
+        """Add a fact; a ``None`` value (N/A, not supported) is skipped, never stored as zero."""
+        if value is not None:
+            self.facts.append(Fact(name=name, value=value, subject=subject, unit=unit))
+
+    def values(self, name: str) -> dict[str, FactValue]:
+        """All values of one fact name, by subject (handy in tests and rules)."""
+        return {fact.subject: fact.value for fact in self.facts if fact.name == name}

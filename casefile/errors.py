@@ -1,0 +1,76 @@
+"""Errors that casefile raises, translated at each boundary.
+
+The tree::
+
+    CasefileError                 anything casefile raises on purpose; the CLI prints
+    │                             ``str(error)`` as one line and exits non-zero
+    ├── InvalidEvent              a payload that does not match its event type's schema
+    ├── DomainError               a command that the case's current state refuses
+    │                             (unknown hypothesis, prior too large, retired target …)
+    ├── RuleError                 a rule or playbook file that cannot be loaded
+    ├── StoreError                the database could not do what was asked
+    │   ├── ConcurrencyError      another writer appended at the expected seq first
+    │   └── CaseNotFound          no case with that id (or no case directory at that path)
+    ├── IntegrityError            a hash chain or artifact digest that does not verify
+    ├── ImportRefused             a case directory that cannot be imported, with file:line
+    ├── PluginError               a probe or playbook that is not installed or failed to load
+    └── RunnerError               a probe could not be started where it was asked to run
+"""
+
+from __future__ import annotations
+
+
+class CasefileError(Exception):
+    """Base class: every error meant for a user has a one-line message."""
+
+
+class InvalidEvent(CasefileError):
+    """A payload that does not validate against its event type."""
+
+
+class DomainError(CasefileError):
+    """A command that the case's current state does not allow."""
+
+
+class RuleError(CasefileError):
+    """A rule or playbook definition that cannot be used."""
+
+
+class StoreError(CasefileError):
+    """The event store failed; the original exception is chained."""
+
+
+class ConcurrencyError(StoreError):
+    """An append lost the race for its expected ``seq``."""
+
+    def __init__(self, case_id: str, expected_seq: int) -> None:
+        super().__init__(
+            f"case {case_id}: another writer appended seq {expected_seq} first; re-read and retry"
+        )
+        self.case_id = case_id
+        self.expected_seq = expected_seq
+
+
+class CaseNotFound(StoreError):
+    """No case with the given id or path."""
+
+
+class IntegrityError(CasefileError):
+    """A stored event or artifact does not match its hash."""
+
+    def __init__(self, message: str, seq: int | None = None, artifact: str | None = None) -> None:
+        super().__init__(message)
+        self.seq = seq
+        self.artifact = artifact
+
+
+class ImportRefused(CasefileError):
+    """A case directory that cannot be imported; the message names file, line and problem."""
+
+
+class PluginError(CasefileError):
+    """A plugin that is missing or could not be loaded."""
+
+
+class RunnerError(CasefileError):
+    """A probe that could not be started where it was asked to run."""

@@ -1,0 +1,51 @@
+"""The plugin contract for probes.
+
+A probe says *what* to collect and *how to read it*; it never says where it runs (that is a
+runner's job) and never imports paramiko. A plugin module exposes a :class:`Probe` object and
+registers it in the ``casefile.probes`` entry-point group::
+
+    [project.entry-points."casefile.probes"]
+    nvidia-smi-topo = "casefile_probes.topo:PROBE"
+
+``parse`` is a pure function from raw text to a :class:`~casefile.domain.facts.ParseResult`;
+it must never raise on bad input (the fuzz tests hold every built-in to that).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from casefile.domain.facts import ParseResult
+
+Where = Literal["local", "ssh", "pasted", "sampler"]
+CostClass = Literal["instant", "cheap", "moderate", "expensive"]
+
+#: A sampler collects in-process (e.g. through NVML) for ``window_s`` seconds and returns the
+#: raw text it gathered (JSON lines, say); that text is stored and parsed like any output.
+Sampler = Callable[[float], str]
+
+
+@dataclass(frozen=True)
+class Probe:
+    name: str
+    summary: str
+    parse: Callable[[str], ParseResult]
+    argv: tuple[str, ...] = ()
+    where: frozenset[Where] = frozenset({"local", "ssh", "pasted"})
+    cost: CostClass = "cheap"
+    #: fact names this probe can produce; next-step ranking matches them against rules
+    facts: tuple[str, ...] = ()
+    #: whether its readings mean something only under load (utilisation, throughput)
+    needs_load: bool = False
+    sampler: Sampler | None = None
+    timeout_s: float = 60.0
+    extra: dict[str, str] = field(default_factory=dict)
+
+    def safe_parse(self, text: str) -> ParseResult:
+        """Parse, turning any parser bug into an unparsed result instead of an exception."""
+        try:
+            return self.parse(text)
+        except Exception as error:  # noqa: BLE001 - a parser bug must never lose the output
+            return ParseResult.unparsed(f"parser {self.name} failed: {type(error).__name__}: {error}")

@@ -1,0 +1,1 @@
+"""Storage: the event store (SQLite or PostgreSQL through SQLModel) and cases on disk."""

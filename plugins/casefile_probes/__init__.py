@@ -1,0 +1,1 @@
+"""casefile's built-in probes, registered through entry points like any third party's."""

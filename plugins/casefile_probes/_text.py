@@ -1,0 +1,1 @@
+"""Small helpers shared by the built-in parsers: cleaning pasted text, reading numbers."""
