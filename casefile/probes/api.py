@@ -47,5 +47,7 @@ class Probe:
         """Parse, turning any parser bug into an unparsed result instead of an exception."""
         try:
             return self.parse(text)
-        except Exception as error:  # noqa: BLE001 - a parser bug must never lose the output
-            return ParseResult.unparsed(f"parser {self.name} failed: {type(error).__name__}: {error}")
+        except Exception as error:  # a parser bug must never lose the output
+            return ParseResult.unparsed(
+                f"parser {self.name} failed: {type(error).__name__}: {error}"
+            )

@@ -1,0 +1,1 @@
+"""The application service: the one place that uses domain, storage, probes and plugins."""

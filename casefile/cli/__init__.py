@@ -1,0 +1,1 @@
+"""The command line: one thin function per command over :class:`CaseService`."""

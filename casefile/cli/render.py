@@ -1,0 +1,117 @@
+"""Plain-text rendering of status, replay and log for the terminal."""
+
+from __future__ import annotations
+
+from typing import Any
+
+BAR_WIDTH = 20
+#: confidence changes smaller than this (absolute) are not listed in replay
+SHOWN_CHANGE = 0.005
+
+
+def percent(value: float) -> str:
+    return f"{value * 100:5.1f}%"
+
+
+def bar(value: float) -> str:
+    filled = round(max(0.0, min(1.0, value)) * BAR_WIDTH)
+    return "█" * filled + "·" * (BAR_WIDTH - filled)
+
+
+def render_status(view: dict[str, Any]) -> str:
+    case = view["case"]
+    lines = [f"Case {case['id']}: {case['title']}  ({case['events']} events)"]
+    if case.get("symptom"):
+        lines.append(f"Symptom: {case['symptom']}")
+    names = {h["id"]: h["text"] for h in view["hypotheses"]}
+    for question in view["questions"]:
+        leader = question["leader"]
+        lines += [
+            "",
+            f"{question['text']}  [{question['id']}]",
+            f"  leader: {leader} — {names.get(leader, leader)}",
+            f"  most specific: {question['leading_leaf']}   "
+            f"entropy {question['entropy_bits']:.2f} bits, {question['evidence']} evidence",
+        ]
+        for row in (h for h in view["hypotheses"] if h["question"] == question["id"]):
+            indent = "  " * row["depth"]
+            retired = "  (retired)" if row["status"] == "retired" else ""
+            label = f"{indent}{row['id']}"
+            lines.append(
+                f"  {label:<28} {bar(row['confidence'])} {percent(row['confidence'])}"
+                f"  {row['text']}{retired}"
+            )
+    if view["warnings"]:
+        lines += ["", "Warnings"]
+        lines += [f"  ⚠ [{w['code']}] {w['message']} (seq {w['seq']})" for w in view["warnings"]]
+    if view["next_steps"]:
+        lines += ["", "Next steps (expected information gain about the question)"]
+        for rank, step in enumerate(view["next_steps"][:8], start=1):
+            load = " under load" if step["load"] == "under-load" else ""
+            lines.append(
+                f"  {rank}. {step['probe']}{load}  via rule {step['rule']}  "
+                f"{step['expected_gain_bits']:.3f} bits  ({step['cost']})"
+            )
+    if view["decisive_evidence"]:
+        lines += ["", "Decisive evidence (leave-one-out, bits)"]
+        for item in view["decisive_evidence"][:8]:
+            lines.append(
+                f"  {item['bits']:6.3f}  {item['evidence']} (seq {item['seq']}, {item['kind']}): "
+                f"{_short(item['rationale'])}"
+            )
+    if view.get("concluded"):
+        done = view["concluded"]
+        lines += ["", f"Concluded (seq {done['seq']}): {done['summary']}"]
+        lines += [f"  → {r}" for r in done.get("recommendations", [])]
+    return "\n".join(lines)
+
+
+def _short(text: str, width: int = 90) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def render_step(step: dict[str, Any], names: dict[str, str]) -> list[str]:
+    when = step["when"][:16].replace("T", " ")
+    lines = [f"#{step['seq']:<4} {when}  {step['actor']:<9} {step['summary']}"]
+    changes = sorted(
+        ((hid, delta) for hid, delta in step["changes"].items() if abs(delta) >= SHOWN_CHANGE),
+        key=lambda item: -abs(item[1]),
+    )
+    if changes:
+        parts = []
+        for hid, delta in changes[:6]:
+            now = _confidence(step, hid)
+            arrow = "▲" if delta > 0 else "▼"
+            parts.append(f"{hid} {percent(now - delta).strip()}→{percent(now).strip()} {arrow}")
+        lines.append("        " + "   ".join(parts))
+    for qid, question in step["questions"].items():
+        if question["pivot"]:
+            old, new = question["previous_leader"], question["leader"]
+            lines.append(
+                f"        ⚑ PIVOT [{qid}]: the leading explanation is now {new} "
+                f"({names.get(new, new)}), was {old}"
+            )
+    if step["surprise_bits"] is not None:
+        flag = "  ← surprising under the belief held just before" if step["surprising"] else ""
+        lines.append(f"        surprise {step['surprise_bits']:.2f} bits{flag}")
+    for warning in step["warnings_raised"]:
+        lines.append(f"        ⚠ [{warning['code']}] {warning['message']}")
+    for warning in step["warnings_cleared"]:
+        lines.append(f"        ✓ cleared [{warning['code']}] {warning['message']}")
+    return lines
+
+
+def _confidence(step: dict[str, Any], hid: str) -> float:
+    for question in step["questions"].values():
+        if hid in question["confidences"]:
+            return float(question["confidences"][hid])
+    return 0.0
+
+
+def render_replay(view: dict[str, Any], names: dict[str, str]) -> str:
+    case = view["case"]
+    lines = [f"Replay of case {case['id']}: {case['title']}", ""]
+    for step in view["steps"]:
+        lines.extend(render_step(step, names))
+    return "\n".join(lines)

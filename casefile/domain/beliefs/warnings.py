@@ -1,0 +1,140 @@
+"""Warnings: what a careful reviewer would point at in a case, derived from its events.
+
+Four kinds:
+
+- ``never-measured``: the leading hypothesis rests only on calculated, reported or assumed
+  evidence — no measurement supports it yet;
+- ``catch-all-rising``: "something not yet named" holds more than its prior;
+- ``set-aside``: a reading a rule could not use because of the conditions it was taken under;
+- ``unparsed``: probe output that could not be read (the raw output is kept).
+
+The first two are states (raised and cleared as the case moves); the last two are records that
+stay raised.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from casefile.domain.beliefs.question import QuestionState
+
+#: The catch-all is flagged once it exceeds its prior by this factor.
+CATCH_ALL_MARGIN = 1.5
+
+
+@dataclass(frozen=True)
+class Warning:
+    code: str
+    message: str
+    seq: int  # the event at which it was raised
+    question_id: str | None = None
+    subject: str | None = None
+
+    @property
+    def key(self) -> tuple[str, str | None, str | None]:
+        return (self.code, self.question_id, self.subject)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "message": self.message,
+            "seq": self.seq,
+            "question": self.question_id,
+            "subject": self.subject,
+        }
+
+
+@dataclass
+class WarningTracker:
+    active: dict[tuple[str, str | None, str | None], Warning] = field(default_factory=dict)
+
+    def active_keys(self) -> dict[tuple[str, str | None, str | None], Warning]:
+        return dict(self.active)
+
+    def diff(
+        self, before: dict[tuple[str, str | None, str | None], Warning]
+    ) -> tuple[tuple[Warning, ...], tuple[Warning, ...]]:
+        raised = tuple(w for k, w in self.active.items() if k not in before)
+        cleared = tuple(w for k, w in before.items() if k not in self.active)
+        return raised, cleared
+
+    def all(self) -> list[Warning]:
+        return sorted(self.active.values(), key=lambda w: (w.seq, w.code))
+
+    def _raise(self, warning: Warning) -> None:
+        if warning.key not in self.active:
+            self.active[warning.key] = warning
+
+    def _clear(self, code: str, question_id: str | None) -> None:
+        for key in [k for k in self.active if k[0] == code and k[1] == question_id]:
+            del self.active[key]
+
+    def unparsed(self, seq: int, observation: dict[str, Any]) -> None:
+        problems = "; ".join(observation.get("problems", [])) or "no reason given"
+        self._raise(
+            Warning(
+                "unparsed",
+                f"output of {observation['probe']} (probe run {observation['probe_run_seq']}) "
+                f"did not parse: {problems}; the raw output is kept",
+                seq,
+                subject=f"obs:{seq}",
+            )
+        )
+
+    def set_aside(self, seq: int, payload: dict[str, Any]) -> None:
+        rule = payload["rule"]
+        self._raise(
+            Warning(
+                "set-aside",
+                f"reading {payload['observation_seq']} set aside by rule "
+                f"{rule['id']} v{rule['version']}: {payload['reason']}",
+                seq,
+                subject=f"{payload['observation_seq']}:{rule['id']}",
+            )
+        )
+
+    def check_question(self, seq: int, question: QuestionState) -> None:
+        self._check_never_measured(seq, question)
+        self._check_catch_all(seq, question)
+
+    def _check_never_measured(self, seq: int, question: QuestionState) -> None:
+        leader = question.leader()
+        if leader == question.catch_all_id or question.evidence_count == 0:
+            self._clear("never-measured", question.id)
+            return
+        support = {kind: n for kind, n in question.support.get(leader, {}).items() if n > 0}
+        current = self.active.get(("never-measured", question.id, leader))
+        if support and "measured" not in support:
+            if current is None:
+                self._clear("never-measured", question.id)
+                kinds = sorted(support)
+                text = question.nodes[leader].text
+                self._raise(
+                    Warning(
+                        "never-measured",
+                        f"{text!r} leads on {'/'.join(kinds)} evidence only: never measured",
+                        seq,
+                        question.id,
+                        leader,
+                    )
+                )
+        else:
+            self._clear("never-measured", question.id)
+
+    def _check_catch_all(self, seq: int, question: QuestionState) -> None:
+        prior = question.catch_all_prior()
+        now = question.confidences.get(question.catch_all_id, 0.0)
+        if prior > 0.0 and now > prior * CATCH_ALL_MARGIN:
+            self._raise(
+                Warning(
+                    "catch-all-rising",
+                    f"'something not yet named' is at {now:.0%} (prior {prior:.0%}): "
+                    "the explanation may be something not yet named",
+                    seq,
+                    question.id,
+                )
+            )
+        else:
+            self._clear("catch-all-rising", question.id)

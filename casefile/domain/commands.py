@@ -1,0 +1,300 @@
+"""Commands: check a request against the case's current state and produce the event to append.
+
+Each function takes the current :class:`Projection` and returns the :class:`NewEvent`(s) that
+record what happened, or raises :class:`~casefile.errors.DomainError` with a message that names
+the problem and what exists instead. The application service appends what these return.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from casefile.domain.beliefs.projection import Projection
+from casefile.domain.events import NewEvent
+from casefile.domain.rules import Applied, SetAside
+from casefile.errors import DomainError
+
+#: How far each kind of evidence is trusted unless the assessor says otherwise. A measurement
+#: still gets less than 1: a probe can be misread or taken at the wrong moment.
+DEFAULT_RELIABILITY = {"measured": 0.9, "calculated": 0.6, "reported": 0.5, "assumed": 0.3}
+KINDS = tuple(DEFAULT_RELIABILITY)
+ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
+_PRIOR_SLACK = 1e-9
+
+
+def _check_id(value: str, what: str) -> str:
+    if not ID_PATTERN.match(value) or "/" in value:
+        raise DomainError(f"{what} id {value!r}: use letters, digits, '-', '_', '.' or ':'")
+    return value
+
+
+def _next_id(prefix: str, taken: set[str] | Mapping[str, Any]) -> str:
+    n = 1
+    while f"{prefix}{n}" in taken:
+        n += 1
+    return f"{prefix}{n}"
+
+
+def _known_hypotheses(projection: Projection) -> str:
+    ids = sorted(projection.hypothesis_question)
+    return ", ".join(ids[:12]) + (" …" if len(ids) > 12 else "") if ids else "none yet"
+
+
+def open_case(title: str, symptom: str | None = None, **environment: str) -> NewEvent:
+    if not title.strip():
+        raise DomainError("a case needs a title")
+    payload: dict[str, Any] = {"title": title.strip(), "environment": environment}
+    if symptom:
+        payload["symptom"] = symptom
+    return NewEvent("case.opened", payload)
+
+
+def propose_question(
+    projection: Projection,
+    text: str,
+    question_id: str | None = None,
+    catch_all: float = 0.1,
+    playbook: str | None = None,
+) -> NewEvent:
+    qid = _check_id(question_id, "question") if question_id else _next_id("q", projection.questions)
+    if qid in projection.questions:
+        raise DomainError(f"question {qid!r} already exists")
+    if not 0.0 < catch_all < 1.0:
+        raise DomainError(f"catch-all prior {catch_all} must be within (0, 1)")
+    payload: dict[str, Any] = {"question_id": qid, "text": text, "catch_all": catch_all}
+    if playbook:
+        payload["playbook"] = playbook
+    return NewEvent("question.proposed", payload)
+
+
+def propose_hypothesis(
+    projection: Projection,
+    text: str,
+    under: str,
+    prior: float,
+    hypothesis_id: str | None = None,
+    meaning: str | None = None,
+) -> NewEvent:
+    """Propose a hypothesis under a question (absolute prior) or a hypothesis (a share).
+
+    A top-level prior comes out of the catch-all. Until the question has evidence, the
+    catch-all keeps its reserve (the ``catch_all`` it was proposed with); afterwards a newly
+    named hypothesis may take anything the catch-all still holds, which is how "something not
+    yet named" gets a name.
+    """
+    if not 0.0 < prior <= 1.0:
+        raise DomainError(f"prior {prior} must be within (0, 1]")
+    hid = (
+        _check_id(hypothesis_id, "hypothesis")
+        if hypothesis_id
+        else _next_id("h", projection.hypothesis_question)
+    )
+    if hid in projection.hypothesis_question or hid in projection.questions:
+        raise DomainError(f"id {hid!r} is already taken")
+    if under in projection.questions:
+        question = projection.questions[under]
+        parent = None
+        holds = question.catch_all_prior()
+        reserve = question.catch_all_reserve if question.evidence_count == 0 else 0.0
+        available = holds - reserve
+        if prior > available + _PRIOR_SLACK or prior >= holds:
+            raise DomainError(
+                f"prior {prior:g} is larger than the catch-all of {question.id!r} has left "
+                f"({max(0.0, available):.4g} of its {holds:.4g})"
+            )
+    elif under in projection.hypothesis_question:
+        question = projection.questions[projection.hypothesis_question[under]]
+        if not question.is_active(under):
+            raise DomainError(f"hypothesis {under!r} is retired; reinstate it first")
+        parent = under
+        left = 1.0 - question.children_share(under)
+        if prior > left + _PRIOR_SLACK:
+            raise DomainError(
+                f"share {prior:g} is more than {under!r} has left for children ({left:.4g})"
+            )
+    else:
+        raise DomainError(
+            f"no question or hypothesis {under!r} (questions: "
+            f"{', '.join(sorted(projection.questions)) or 'none yet'}; hypotheses: "
+            f"{_known_hypotheses(projection)})"
+        )
+    payload: dict[str, Any] = {
+        "hypothesis_id": hid,
+        "question_id": question.id,
+        "text": text,
+        "prior": prior,
+    }
+    if parent is not None:
+        payload["parent_id"] = parent
+    if meaning:
+        payload["meaning"] = meaning
+    return NewEvent("hypothesis.proposed", payload)
+
+
+def _existing(projection: Projection, hid: str) -> None:
+    if hid not in projection.hypothesis_question:
+        raise DomainError(f"no hypothesis {hid!r} (known: {_known_hypotheses(projection)})")
+
+
+def refine_hypothesis(
+    projection: Projection, hid: str, text: str, reason: str | None = None
+) -> NewEvent:
+    _existing(projection, hid)
+    payload: dict[str, Any] = {"hypothesis_id": hid, "text": text}
+    if reason:
+        payload["reason"] = reason
+    return NewEvent("hypothesis.refined", payload)
+
+
+def retire_hypothesis(projection: Projection, hid: str, reason: str) -> NewEvent:
+    _existing(projection, hid)
+    question = projection.questions[projection.hypothesis_question[hid]]
+    if question.nodes[hid].retired:
+        raise DomainError(f"hypothesis {hid!r} is already retired")
+    if not reason.strip():
+        raise DomainError("retiring a hypothesis needs a reason")
+    return NewEvent("hypothesis.retired", {"hypothesis_id": hid, "reason": reason})
+
+
+def reinstate_hypothesis(projection: Projection, hid: str, reason: str | None = None) -> NewEvent:
+    _existing(projection, hid)
+    question = projection.questions[projection.hypothesis_question[hid]]
+    if not question.nodes[hid].retired:
+        raise DomainError(f"hypothesis {hid!r} is not retired")
+    payload: dict[str, Any] = {"hypothesis_id": hid}
+    if reason:
+        payload["reason"] = reason
+    return NewEvent("hypothesis.reinstated", payload)
+
+
+def assess_evidence(
+    projection: Projection,
+    likelihoods: Mapping[str, float],
+    rationale: str,
+    otherwise: float = 0.5,
+    kind: str = "measured",
+    reliability: float | None = None,
+    probe_run_seq: int | None = None,
+    observation_seq: int | None = None,
+    supersedes: str | None = None,
+    evidence_id: str | None = None,
+    rule: Mapping[str, Any] | None = None,
+    outcome: str | None = None,
+    statistic: float | str | None = None,
+) -> NewEvent:
+    if kind not in DEFAULT_RELIABILITY:
+        raise DomainError(f"evidence kind {kind!r}: use one of {', '.join(KINDS)}")
+    if not likelihoods:
+        raise DomainError("evidence must give P(E|h) for at least one hypothesis")
+    for name, value in [*likelihoods.items(), ("otherwise", otherwise)]:
+        if not (isinstance(value, int | float) and math.isfinite(value) and 0.0 < value <= 1.0):
+            raise DomainError(f"likelihood for {name!r} is {value!r}: it must be within (0, 1]")
+    questions = set()
+    for hid in likelihoods:
+        _existing(projection, hid)
+        question = projection.questions[projection.hypothesis_question[hid]]
+        if not question.is_active(hid):
+            raise DomainError(f"hypothesis {hid!r} is retired; evidence cannot bear on it")
+        questions.add(question.id)
+    if len(questions) != 1:
+        raise DomainError(
+            f"one piece of evidence bears on one question; these span {sorted(questions)}"
+        )
+    qid = questions.pop()
+    r = DEFAULT_RELIABILITY[kind] if reliability is None else reliability
+    if not 0.0 <= r <= 1.0:
+        raise DomainError(f"reliability {r} must be within [0, 1]")
+    if not rationale.strip():
+        raise DomainError("evidence needs a rationale (--because)")
+    if probe_run_seq is not None and probe_run_seq not in projection.probe_runs:
+        raise DomainError(f"seq {probe_run_seq} is not a probe run of this case")
+    if observation_seq is not None and observation_seq not in projection.observations:
+        raise DomainError(f"seq {observation_seq} is not an observation of this case")
+    if supersedes is not None:
+        old = projection.evidence.get(supersedes)
+        if old is None:
+            raise DomainError(f"no evidence {supersedes!r} to supersede")
+        if not old.active:
+            raise DomainError(
+                f"evidence {supersedes!r} was already superseded by {old.superseded_by}"
+            )
+        if old.question_id != qid:
+            raise DomainError(f"evidence {supersedes!r} bears on another question")
+    eid = _check_id(evidence_id, "evidence") if evidence_id else _next_id("e", projection.evidence)
+    if eid in projection.evidence:
+        raise DomainError(f"evidence {eid!r} already exists")
+    payload: dict[str, Any] = {
+        "evidence_id": eid,
+        "question_id": qid,
+        "likelihoods": {h: float(v) for h, v in likelihoods.items()},
+        "otherwise": float(otherwise),
+        "kind": kind,
+        "reliability": float(r),
+        "rationale": rationale,
+        "probe_run_seq": probe_run_seq,
+        "observation_seq": observation_seq,
+        "supersedes": supersedes,
+        "rule": dict(rule) if rule else None,
+        "outcome": outcome,
+        "statistic": statistic,
+    }
+    return NewEvent("evidence.assessed", {k: v for k, v in payload.items() if v is not None})
+
+
+def evidence_from_rule(
+    projection: Projection,
+    verdict: Applied,
+    observation_seq: int,
+    probe_run_seq: int | None,
+    evidence_id: str | None = None,
+) -> NewEvent:
+    """Evidence a rule derives from an observation; supersedes the same rule's earlier verdict
+    on the same observation, so re-applying a rule never counts a reading twice."""
+    rule = verdict.rule
+    previous = None
+    for state in projection.evidence.values():
+        if (
+            state.active
+            and state.observation_seq == observation_seq
+            and state.rule is not None
+            and state.rule.get("id") == rule.id
+        ):
+            previous = state.id
+    active = {
+        h: v
+        for h, v in verdict.likelihoods.items()
+        if h in projection.hypothesis_question
+        and projection.questions[projection.hypothesis_question[h]].is_active(h)
+    }
+    if not active:
+        raise DomainError(f"rule {rule.id}: none of the hypotheses it names are open in this case")
+    return assess_evidence(
+        projection,
+        active,
+        rationale=f"{rule.title}: outcome {verdict.outcome!r}. {rule.rationale}",
+        otherwise=verdict.otherwise,
+        kind="measured",
+        reliability=rule.reliability,
+        probe_run_seq=probe_run_seq,
+        observation_seq=observation_seq,
+        supersedes=previous,
+        evidence_id=evidence_id,
+        rule={"id": rule.id, "version": rule.version},
+        outcome=verdict.outcome,
+        statistic=verdict.statistic,
+    )
+
+
+def set_aside(verdict: SetAside, observation_seq: int) -> NewEvent:
+    rule = verdict.rule
+    return NewEvent(
+        "reading.set_aside",
+        {
+            "observation_seq": observation_seq,
+            "rule": {"id": rule.id, "version": rule.version},
+            "reason": verdict.reason,
+        },
+    )

@@ -1,0 +1,156 @@
+"""Playbooks: a question, its hypothesis tree with priors, and the rules that bear on it.
+
+A playbook is data (TOML) shipped by a plugin for a recurring kind of investigation. Opening a
+playbook in a case records ordinary ``question.proposed`` / ``hypothesis.proposed`` events, so
+the case never depends on the playbook file afterwards; the rules are consulted only when new
+observations arrive, and each evidence event records the rule id and version it came from.
+
+Layout::
+
+    [playbook]
+    id = "gpu-throughput"
+    version = 1
+    title = "..."
+    probes = ["nvidia-smi-q", ...]        # probes worth having, in the order a responder would try
+
+    [question]
+    id = "throughput"
+    text = "What limits throughput?"
+    catch_all = 0.1
+
+    [[hypothesis]]
+    id = "interconnect"
+    text = "..."
+    prior = 0.35                          # absolute for top-level, a share of the parent's below
+    parent = "..."                        # optional
+    meaning = "one line: what would be true if this is the answer"
+
+    [[rule]]  ...                         # see casefile.domain.rules
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from casefile.domain.rules import Rule, rule_from_dict
+from casefile.errors import RuleError
+
+
+@dataclass(frozen=True)
+class HypothesisSpec:
+    id: str
+    text: str
+    prior: float
+    parent: str | None = None
+    meaning: str | None = None
+
+
+@dataclass(frozen=True)
+class Playbook:
+    id: str
+    version: int
+    title: str
+    question_id: str
+    question_text: str
+    catch_all: float
+    hypotheses: tuple[HypothesisSpec, ...]
+    rules: tuple[Rule, ...]
+    probes: tuple[str, ...] = ()
+
+    def rules_for_probe(self, probe: str) -> list[Rule]:
+        return [rule for rule in self.rules if probe in rule.probes]
+
+    def hypothesis(self, hid: str) -> HypothesisSpec:
+        for spec in self.hypotheses:
+            if spec.id == hid:
+                return spec
+        raise KeyError(hid)
+
+
+def load_playbook(text: str, source: str = "playbook") -> Playbook:
+    """Parse and check a playbook; any problem is a :class:`RuleError` naming where it is."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise RuleError(f"{source}: not valid TOML: {error}") from None
+    return playbook_from_dict(data, source)
+
+
+def playbook_from_dict(data: Mapping[str, Any], source: str = "playbook") -> Playbook:
+    head = data.get("playbook")
+    question = data.get("question")
+    if not isinstance(head, Mapping) or not isinstance(question, Mapping):
+        raise RuleError(f"{source}: needs [playbook] and [question] tables")
+    pid = head.get("id")
+    if not isinstance(pid, str) or not pid:
+        raise RuleError(f"{source}: playbook.id is required")
+    qid = question.get("id")
+    if not isinstance(qid, str) or not isinstance(question.get("text"), str):
+        raise RuleError(f"{source}: question.id and question.text are required")
+    catch_all = question.get("catch_all", 0.1)
+    if not isinstance(catch_all, int | float) or not 0.0 < catch_all < 1.0:
+        raise RuleError(f"{source}: question.catch_all must be within (0, 1)")
+    hypotheses = tuple(_hypothesis(h, source) for h in data.get("hypothesis", []))
+    _check_tree(hypotheses, float(catch_all), source)
+    known = {h.id for h in hypotheses}
+    rules = []
+    for index, raw in enumerate(data.get("rule", [])):
+        rule = rule_from_dict(raw, qid, where=f"{source}: rule #{index + 1}")
+        unknown = sorted(set(rule.likelihoods) - known)
+        if unknown:
+            raise RuleError(f"rule {rule.id}: likelihoods name unknown hypotheses {unknown}")
+        rules.append(rule)
+    ids = [r.id for r in rules]
+    if len(set(ids)) != len(ids):
+        raise RuleError(f"{source}: rule ids must be unique")
+    return Playbook(
+        id=pid,
+        version=int(head.get("version", 1)),
+        title=str(head.get("title", pid)),
+        question_id=qid,
+        question_text=str(question["text"]),
+        catch_all=float(catch_all),
+        hypotheses=hypotheses,
+        rules=tuple(rules),
+        probes=tuple(str(p) for p in head.get("probes", [])),
+    )
+
+
+def _hypothesis(data: Any, source: str) -> HypothesisSpec:
+    if not isinstance(data, Mapping):
+        raise RuleError(f"{source}: each [[hypothesis]] must be a table")
+    hid, text, prior = data.get("id"), data.get("text"), data.get("prior")
+    if not isinstance(hid, str) or not isinstance(text, str):
+        raise RuleError(f"{source}: hypothesis needs 'id' and 'text'")
+    if not isinstance(prior, int | float) or not 0.0 < prior <= 1.0:
+        raise RuleError(f"{source}: hypothesis {hid}: prior must be within (0, 1]")
+    parent = data.get("parent")
+    meaning = data.get("meaning")
+    return HypothesisSpec(hid, text, float(prior), parent, meaning)
+
+
+def _check_tree(hypotheses: tuple[HypothesisSpec, ...], catch_all: float, source: str) -> None:
+    ids = [h.id for h in hypotheses]
+    if len(set(ids)) != len(ids):
+        raise RuleError(f"{source}: hypothesis ids must be unique")
+    seen: set[str] = set()
+    for spec in hypotheses:
+        if spec.parent is not None and spec.parent not in seen:
+            raise RuleError(
+                f"{source}: hypothesis {spec.id}: parent {spec.parent!r} must come first"
+            )
+        seen.add(spec.id)
+    top = math.fsum(h.prior for h in hypotheses if h.parent is None)
+    if top > 1.0 - catch_all + 1e-9:
+        raise RuleError(
+            f"{source}: top-level priors sum to {top:.3g}, leaving less than the catch-all's "
+            f"{catch_all:.3g}"
+        )
+    for parent in {h.parent for h in hypotheses if h.parent}:
+        shares = math.fsum(h.prior for h in hypotheses if h.parent == parent)
+        if shares > 1.0 + 1e-9:
+            raise RuleError(f"{source}: children of {parent} have shares summing to {shares:.3g}")

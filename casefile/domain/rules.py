@@ -1,0 +1,342 @@
+"""Rules: declarative knowledge that turns an observation's facts into evidence.
+
+A rule reads facts, requires conditions (a utilisation reading says nothing about decode unless
+taken under load), reduces the facts to one statistic, maps the statistic to one of a few
+discrete outcomes, and carries a likelihood table P(outcome | hypothesis). Rules are data —
+loaded from a playbook's TOML — so that a reviewer can read and check every number, and so an
+evidence event can record exactly which rule and version produced it.
+
+A rule in TOML::
+
+    [[rule]]
+    id = "pcie-link-busy"
+    version = 1
+    probes = ["nvidia-smi-q", "nvml-sampler", "nvidia-smi-dmon"]
+    rationale = "If the links carried the traffic that limits decode, they would be busy."
+    conditions = { load = "under-load" }
+    statistic = { aggregate = "max", fact = "pcie.rx_throughput", per = "pcie.link.capacity" }
+    outcomes = [
+      { name = "idle", below = 0.05 },
+      { name = "moderate", below = 0.6 },
+      { name = "saturated" },                       # no bound: everything else
+    ]
+    [rule.likelihoods]
+    pcie-bandwidth = { idle = 0.02, moderate = 0.28, saturated = 0.70 }
+    otherwise = { idle = 0.45, moderate = 0.40, saturated = 0.15 }
+
+Every row of the table is a distribution over the outcomes (it sums to 1); ``otherwise`` is the
+row for every hypothesis the table does not name, the catch-all included.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from casefile.domain.facts import Fact, FactValue
+from casefile.errors import RuleError
+
+AGGREGATES = ("mean", "max", "min", "any", "all", "values", "count")
+LOAD_STATES = ("idle", "under-load", "unknown", "any")
+#: Reliability of a measurement a rule reads, unless the rule says otherwise.
+DEFAULT_RULE_RELIABILITY = 0.9
+
+#: Usable bandwidth per lane and direction in KB/s for each PCIe generation, after line coding
+#: (8b/10b for Gen1–2, 128b/130b for Gen3–5, FLIT for Gen6): the basis of "link capacity".
+PCIE_LANE_KBPS = {1: 250_000, 2: 500_000, 3: 984_615, 4: 1_969_231, 5: 3_938_462, 6: 7_876_923}
+
+
+def derived_facts(facts: Sequence[Fact]) -> list[Fact]:
+    """Facts computed from others that rules may read, e.g. ``pcie.link.capacity``.
+
+    ``pcie.link.capacity`` (KB/s per direction) uses the link's *maximum* generation and width:
+    the question a rule asks is how much of what the link can carry is in use.
+    """
+    by_subject: dict[str, dict[str, FactValue]] = {}
+    for fact in facts:
+        by_subject.setdefault(fact.subject, {})[fact.name] = fact.value
+    out: list[Fact] = []
+    for subject, values in by_subject.items():
+        gen = values.get("pcie.link.gen.max", values.get("pcie.link.gen.current"))
+        width = values.get("pcie.link.width.max", values.get("pcie.link.width.current"))
+        if isinstance(gen, int | float) and isinstance(width, int | float):
+            lane = PCIE_LANE_KBPS.get(int(gen))
+            if lane is not None and width > 0:
+                out.append(Fact("pcie.link.capacity", lane * float(width), subject, "KB/s"))
+    return out
+
+
+@dataclass(frozen=True)
+class Outcome:
+    name: str
+    below: float | None = None
+    at_least: float | None = None
+    equals: FactValue | None = None
+    any_of: tuple[str, ...] = ()
+
+    def matches(self, statistic: FactValue | frozenset[str]) -> bool:
+        if isinstance(statistic, frozenset):
+            if self.any_of:
+                return bool(statistic & set(self.any_of))
+            return self.equals is None and self.below is None and self.at_least is None
+        if self.equals is not None:
+            return statistic == self.equals
+        if self.any_of:
+            return str(statistic) in self.any_of
+        if isinstance(statistic, bool) or not isinstance(statistic, int | float):
+            return self.below is None and self.at_least is None
+        if self.below is not None and not statistic < self.below:
+            return False
+        return not (self.at_least is not None and not statistic >= self.at_least)
+
+
+@dataclass(frozen=True)
+class Statistic:
+    aggregate: str
+    fact: str
+    per: str | None = None
+    subjects: str | None = None  # only subjects starting with this prefix
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    version: int
+    question: str
+    probes: tuple[str, ...]
+    statistic: Statistic
+    outcomes: tuple[Outcome, ...]
+    likelihoods: Mapping[str, Mapping[str, float]]
+    otherwise: Mapping[str, float]
+    rationale: str
+    load: str = "any"
+    reliability: float = DEFAULT_RULE_RELIABILITY
+    title: str = ""
+
+    @property
+    def outcome_names(self) -> tuple[str, ...]:
+        return tuple(o.name for o in self.outcomes)
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        return tuple(n for n in (self.statistic.fact, self.statistic.per) if n)
+
+    def row(self, hypothesis_id: str) -> Mapping[str, float]:
+        return self.likelihoods.get(hypothesis_id, self.otherwise)
+
+
+@dataclass(frozen=True)
+class Applied:
+    """A rule's verdict on one observation: an outcome and the likelihoods it implies."""
+
+    rule: Rule
+    outcome: str
+    statistic: float | str
+    likelihoods: dict[str, float]
+    otherwise: float
+
+
+@dataclass(frozen=True)
+class SetAside:
+    """An observation that fails a rule's conditions: no evidence, but a visible record."""
+
+    rule: Rule
+    reason: str
+
+
+@dataclass(frozen=True)
+class NotApplicable:
+    rule: Rule
+    reason: str
+
+
+Verdict = Applied | SetAside | NotApplicable
+
+
+def evaluate(rule: Rule, facts: Sequence[Fact], load: str) -> Verdict:
+    """Apply a rule to one observation's facts taken under ``load``."""
+    if rule.load != "any" and load != rule.load:
+        taken = "at idle" if load == "idle" else f"with load {load!r}"
+        return SetAside(rule, f"taken {taken}; rule {rule.id} needs {rule.load}")
+    statistic = compute_statistic(rule.statistic, [*facts, *derived_facts(facts)])
+    if statistic is None:
+        return NotApplicable(rule, f"no {rule.statistic.fact} facts to read")
+    for outcome in rule.outcomes:
+        if outcome.matches(statistic):
+            shown: float | str = (
+                ",".join(sorted(statistic)) if isinstance(statistic, frozenset) else statistic
+            )
+            if isinstance(shown, bool):
+                shown = str(shown).lower()
+            return Applied(
+                rule=rule,
+                outcome=outcome.name,
+                statistic=shown,
+                likelihoods={h: row[outcome.name] for h, row in rule.likelihoods.items()},
+                otherwise=rule.otherwise[outcome.name],
+            )
+    return NotApplicable(rule, f"statistic {statistic!r} matches no outcome")
+
+
+def compute_statistic(spec: Statistic, facts: Sequence[Fact]) -> FactValue | frozenset[str] | None:
+    values: dict[str, FactValue] = {}
+    denominators: dict[str, FactValue] = {}
+    for fact in facts:
+        if spec.subjects and not fact.subject.startswith(spec.subjects):
+            continue
+        if fact.name == spec.fact:
+            values[fact.subject] = fact.value
+        elif spec.per is not None and fact.name == spec.per:
+            denominators[fact.subject] = fact.value
+    if spec.aggregate == "count":
+        return len(values)
+    if not values:
+        return None
+    if spec.aggregate == "values":
+        return frozenset(str(v) for v in values.values())
+    if spec.aggregate in ("any", "all"):
+        flags = [bool(v) for v in values.values()]
+        return any(flags) if spec.aggregate == "any" else all(flags)
+    numbers: list[float] = []
+    for subject, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            continue
+        if spec.per is not None:
+            denominator = denominators.get(subject)
+            if isinstance(denominator, bool) or not isinstance(denominator, int | float):
+                continue
+            if denominator == 0:
+                continue
+            numbers.append(float(value) / float(denominator))
+        else:
+            numbers.append(float(value))
+    if not numbers:
+        return None
+    if spec.aggregate == "mean":
+        return math.fsum(numbers) / len(numbers)
+    return max(numbers) if spec.aggregate == "max" else min(numbers)
+
+
+# --- loading -----------------------------------------------------------------------------
+
+
+def rule_from_dict(data: Mapping[str, Any], question: str, where: str = "rule") -> Rule:
+    """Build and check a rule; every problem is a :class:`RuleError` naming rule and field."""
+    rid = data.get("id")
+    if not isinstance(rid, str) or not rid:
+        raise RuleError(f"{where}: 'id' must be a non-empty string")
+    label = f"rule {rid}"
+    version = data.get("version")
+    if not isinstance(version, int) or version < 1:
+        raise RuleError(f"{label}: 'version' must be a positive integer")
+    rationale = data.get("rationale")
+    if not isinstance(rationale, str) or not rationale.strip():
+        raise RuleError(f"{label}: 'rationale' is required, so reviewers can check the rule")
+    probes = data.get("probes", [])
+    if not isinstance(probes, list) or not all(isinstance(p, str) for p in probes) or not probes:
+        raise RuleError(f"{label}: 'probes' must list the probes whose facts it reads")
+    statistic = _statistic(data.get("statistic"), label)
+    outcomes = _outcomes(data.get("outcomes"), label)
+    names = [o.name for o in outcomes]
+    table = data.get("likelihoods")
+    if not isinstance(table, Mapping) or "otherwise" not in table:
+        raise RuleError(f"{label}: 'likelihoods' needs a row per hypothesis and an 'otherwise' row")
+    rows = {str(h): _row(row, names, f"{label}: likelihoods[{h}]") for h, row in table.items()}
+    otherwise = rows.pop("otherwise")
+    conditions = data.get("conditions", {})
+    load = conditions.get("load", "any") if isinstance(conditions, Mapping) else None
+    if load not in LOAD_STATES:
+        raise RuleError(f"{label}: conditions.load must be one of {', '.join(LOAD_STATES)}")
+    reliability = data.get("reliability", DEFAULT_RULE_RELIABILITY)
+    if not isinstance(reliability, int | float) or not 0.0 <= reliability <= 1.0:
+        raise RuleError(f"{label}: 'reliability' must be within [0, 1]")
+    return Rule(
+        id=rid,
+        version=version,
+        question=str(data.get("question", question)),
+        probes=tuple(probes),
+        statistic=statistic,
+        outcomes=tuple(outcomes),
+        likelihoods=rows,
+        otherwise=otherwise,
+        rationale=rationale.strip(),
+        load=str(load),
+        reliability=float(reliability),
+        title=str(data.get("title", rid)),
+    )
+
+
+def _statistic(data: Any, label: str) -> Statistic:
+    if not isinstance(data, Mapping):
+        raise RuleError(f"{label}: 'statistic' must be a table with 'aggregate' and 'fact'")
+    aggregate = data.get("aggregate")
+    if aggregate not in AGGREGATES:
+        raise RuleError(f"{label}: statistic.aggregate must be one of {', '.join(AGGREGATES)}")
+    fact = data.get("fact")
+    if not isinstance(fact, str) or not fact:
+        raise RuleError(f"{label}: statistic.fact must name a fact")
+    per = data.get("per")
+    subjects = data.get("subjects")
+    return Statistic(
+        str(aggregate), fact, str(per) if per else None, str(subjects) if subjects else None
+    )
+
+
+def _outcomes(data: Any, label: str) -> list[Outcome]:
+    if not isinstance(data, list) or len(data) < 2:
+        raise RuleError(f"{label}: 'outcomes' must list at least two outcomes")
+    out = []
+    for item in data:
+        if not isinstance(item, Mapping) or not isinstance(item.get("name"), str):
+            raise RuleError(f"{label}: each outcome needs a 'name'")
+        any_of = item.get("any_of", ())
+        out.append(
+            Outcome(
+                name=item["name"],
+                below=_number(item.get("below"), label),
+                at_least=_number(item.get("at_least"), label),
+                equals=item.get("equals"),
+                any_of=tuple(str(v) for v in any_of),
+            )
+        )
+    names = [o.name for o in out]
+    if len(set(names)) != len(names):
+        raise RuleError(f"{label}: outcome names must be unique")
+    return out
+
+
+def _number(value: Any, label: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise RuleError(f"{label}: outcome bounds must be numbers")
+    return float(value)
+
+
+def _row(row: Any, names: list[str], label: str) -> dict[str, float]:
+    if not isinstance(row, Mapping):
+        raise RuleError(f"{label}: must map each outcome to a probability")
+    missing = [n for n in names if n not in row]
+    extra = [k for k in row if k not in names]
+    if missing or extra:
+        raise RuleError(f"{label}: outcomes missing {missing} / unknown {extra}")
+    values: dict[str, float] = {}
+    for name in names:
+        value = row[name]
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 < value <= 1.0:
+            raise RuleError(f"{label}: P({name}) = {value!r} is not within (0, 1]")
+        values[name] = float(value)
+    total = math.fsum(values.values())
+    if abs(total - 1.0) > 1e-6:
+        raise RuleError(f"{label}: probabilities sum to {total:.6g}, not 1")
+    return values
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    rules: tuple[Rule, ...] = field(default_factory=tuple)
+
+    def for_probe(self, probe: str) -> list[Rule]:
+        return [rule for rule in self.rules if probe in rule.probes]

@@ -1,0 +1,119 @@
+"""Plugin discovery through entry points: probes and playbooks, built-in or third-party.
+
+Built-in plugins live under ``plugins/`` and register in the same entry-point groups as anyone
+else's. Listing reads only the entry-point metadata (nothing is imported); loading imports one
+plugin at a time, and a plugin that fails to import is reported, not fatal: the rest still work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from importlib.metadata import EntryPoint, entry_points
+
+from casefile.domain.playbook import Playbook
+from casefile.errors import PluginError
+from casefile.probes.api import Probe
+
+PROBE_GROUP = "casefile.probes"
+PLAYBOOK_GROUP = "casefile.playbooks"
+
+
+@dataclass(frozen=True)
+class PluginInfo:
+    group: str
+    name: str
+    target: str
+    distribution: str | None
+
+
+def list_plugins() -> list[PluginInfo]:
+    """Every registered probe and playbook, from metadata alone (no imports)."""
+    out = []
+    for group in (PROBE_GROUP, PLAYBOOK_GROUP):
+        for ep in entry_points(group=group):
+            dist = ep.dist.name if ep.dist is not None else None
+            out.append(PluginInfo(group, ep.name, ep.value, dist))
+    return sorted(out, key=lambda p: (p.group, p.name))
+
+
+@dataclass
+class Registry:
+    """The probes and playbooks one run of casefile can use.
+
+    Built from entry points in production (:meth:`discover`), or from explicit objects in tests
+    so that a test never depends on what happens to be installed.
+    """
+
+    probes: dict[str, Probe] = field(default_factory=dict)
+    playbooks: dict[str, Playbook] = field(default_factory=dict)
+    broken: dict[str, str] = field(default_factory=dict)
+    _pending: dict[tuple[str, str], EntryPoint] = field(default_factory=dict)
+    on_broken: Callable[[str, str], None] | None = None
+
+    @classmethod
+    def discover(cls, on_broken: Callable[[str, str], None] | None = None) -> Registry:
+        registry = cls(on_broken=on_broken)
+        for group in (PROBE_GROUP, PLAYBOOK_GROUP):
+            for ep in entry_points(group=group):
+                registry._pending[(group, ep.name)] = ep
+        return registry
+
+    @classmethod
+    def of(cls, probes: Iterable[Probe] = (), playbooks: Iterable[Playbook] = ()) -> Registry:
+        return cls(probes={p.name: p for p in probes}, playbooks={b.id: b for b in playbooks})
+
+    def _load(self, group: str, name: str) -> object | None:
+        ep = self._pending.pop((group, name), None)
+        if ep is None:
+            return None
+        try:
+            loaded: object = ep.load()
+            return loaded
+        except Exception as error:  # any plugin bug must not stop casefile
+            message = f"{type(error).__name__}: {error}"
+            self.broken[f"{group}:{name}"] = message
+            if self.on_broken is not None:
+                self.on_broken(f"{group}:{name}", message)
+            return None
+
+    def _load_all(self, group: str) -> None:
+        for key in [k for k in self._pending if k[0] == group]:
+            loaded = self._load(*key)
+            if group == PROBE_GROUP and isinstance(loaded, Probe):
+                self.probes.setdefault(loaded.name, loaded)
+            elif group == PLAYBOOK_GROUP and isinstance(loaded, Playbook):
+                self.playbooks.setdefault(loaded.id, loaded)
+            elif loaded is not None:
+                self.broken[f"{key[0]}:{key[1]}"] = f"not a {group} object: {type(loaded)!r}"
+
+    def all_probes(self) -> dict[str, Probe]:
+        self._load_all(PROBE_GROUP)
+        return self.probes
+
+    def all_playbooks(self) -> dict[str, Playbook]:
+        self._load_all(PLAYBOOK_GROUP)
+        return self.playbooks
+
+    def probe(self, name: str) -> Probe:
+        if name not in self.probes and (PROBE_GROUP, name) in self._pending:
+            loaded = self._load(PROBE_GROUP, name)
+            if isinstance(loaded, Probe):
+                self.probes[name] = loaded
+        if name in self.probes:
+            return self.probes[name]
+        if f"{PROBE_GROUP}:{name}" in self.broken:
+            raise PluginError(
+                f"probe {name!r} failed to load: {self.broken[f'{PROBE_GROUP}:{name}']}"
+            )
+        known = ", ".join(
+            sorted(set(self.probes) | {n for g, n in self._pending if g == PROBE_GROUP})
+        )
+        raise PluginError(f"no probe {name!r} (installed: {known or 'none'})")
+
+    def playbook(self, pid: str) -> Playbook:
+        playbooks = self.all_playbooks()
+        if pid not in playbooks:
+            known = ", ".join(sorted(playbooks)) or "none"
+            raise PluginError(f"no playbook {pid!r} (installed: {known})")
+        return playbooks[pid]
