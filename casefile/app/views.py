@@ -211,7 +211,9 @@ def step_view(
         "questions": questions,
         "changes": changes,
         "surprise_bits": surprise,
-        "surprising": surprise is not None and surprise >= SURPRISE_FLAG_BITS,
+        "unexpected_bits": step.unexpected_bits,
+        "surprising": step.unexpected_bits is not None
+        and step.unexpected_bits >= SURPRISE_FLAG_BITS,
         "warnings_raised": [w.to_dict() for w in step.raised],
         "warnings_cleared": [w.to_dict() for w in step.cleared],
     }

@@ -93,7 +93,13 @@ def render_step(step: dict[str, Any], names: dict[str, str]) -> list[str]:
                 f"({names.get(new, new)}), was {old}"
             )
     if step["surprise_bits"] is not None:
-        flag = "  ← surprising under the belief held just before" if step["surprising"] else ""
+        ratio = 2 ** step["unexpected_bits"]
+        flag = (
+            f"  ← SURPRISE: {ratio:.1f}× likelier under its best explanation than under the "
+            "belief held just before"
+            if step["surprising"]
+            else ""
+        )
         lines.append(f"        surprise {step['surprise_bits']:.2f} bits{flag}")
     for warning in step["warnings_raised"]:
         lines.append(f"        ⚠ [{warning['code']}] {warning['message']}")

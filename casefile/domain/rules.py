@@ -75,6 +75,10 @@ class Outcome:
     at_least: float | None = None
     equals: FactValue | None = None
     any_of: tuple[str, ...] = ()
+    #: this outcome counts only from a reading taken under this load; otherwise it is set aside
+    #: (a link below its top speed at idle may be power saving, not a fault)
+    load: str | None = None
+    why: str | None = None
 
     def matches(self, statistic: FactValue | frozenset[str]) -> bool:
         if isinstance(statistic, frozenset):
@@ -95,9 +99,13 @@ class Outcome:
 @dataclass(frozen=True)
 class Statistic:
     aggregate: str
-    fact: str
+    facts: tuple[str, ...]  # one or more fact names, pooled (e.g. Rx and Tx throughput)
     per: str | None = None
     subjects: str | None = None  # only subjects starting with this prefix
+
+    @property
+    def fact(self) -> str:
+        return self.facts[0]
 
 
 @dataclass(frozen=True)
@@ -121,7 +129,8 @@ class Rule:
 
     @property
     def reads(self) -> tuple[str, ...]:
-        return tuple(n for n in (self.statistic.fact, self.statistic.per) if n)
+        per = (self.statistic.per,) if self.statistic.per else ()
+        return (*self.statistic.facts, *per)
 
     def row(self, hypothesis_id: str) -> Mapping[str, float]:
         return self.likelihoods.get(hypothesis_id, self.otherwise)
@@ -162,9 +171,15 @@ def evaluate(rule: Rule, facts: Sequence[Fact], load: str) -> Verdict:
         return SetAside(rule, f"taken {taken}; rule {rule.id} needs {rule.load}")
     statistic = compute_statistic(rule.statistic, [*facts, *derived_facts(facts)])
     if statistic is None:
-        return NotApplicable(rule, f"no {rule.statistic.fact} facts to read")
+        return NotApplicable(rule, f"no {' / '.join(rule.reads)} facts to read")
     for outcome in rule.outcomes:
         if outcome.matches(statistic):
+            if outcome.load is not None and load != outcome.load:
+                taken = "at idle" if load == "idle" else f"with load {load!r}"
+                why = f": {outcome.why}" if outcome.why else ""
+                return SetAside(
+                    rule, f"outcome {outcome.name!r} read {taken} counts only {outcome.load}{why}"
+                )
             shown: float | str = (
                 ",".join(sorted(statistic)) if isinstance(statistic, frozenset) else statistic
             )
@@ -181,13 +196,14 @@ def evaluate(rule: Rule, facts: Sequence[Fact], load: str) -> Verdict:
 
 
 def compute_statistic(spec: Statistic, facts: Sequence[Fact]) -> FactValue | frozenset[str] | None:
-    values: dict[str, FactValue] = {}
+    """Reduce the facts a rule reads to one value (None when there is nothing to read)."""
+    values: dict[tuple[str, str], FactValue] = {}
     denominators: dict[str, FactValue] = {}
     for fact in facts:
         if spec.subjects and not fact.subject.startswith(spec.subjects):
             continue
-        if fact.name == spec.fact:
-            values[fact.subject] = fact.value
+        if fact.name in spec.facts:
+            values[(fact.subject, fact.name)] = fact.value
         elif spec.per is not None and fact.name == spec.per:
             denominators[fact.subject] = fact.value
     if spec.aggregate == "count":
@@ -200,7 +216,7 @@ def compute_statistic(spec: Statistic, facts: Sequence[Fact]) -> FactValue | fro
         flags = [bool(v) for v in values.values()]
         return any(flags) if spec.aggregate == "any" else all(flags)
     numbers: list[float] = []
-    for subject, value in values.items():
+    for (subject, _), value in values.items():
         if isinstance(value, bool) or not isinstance(value, int | float):
             continue
         if spec.per is not None:
@@ -275,12 +291,13 @@ def _statistic(data: Any, label: str) -> Statistic:
     if aggregate not in AGGREGATES:
         raise RuleError(f"{label}: statistic.aggregate must be one of {', '.join(AGGREGATES)}")
     fact = data.get("fact")
-    if not isinstance(fact, str) or not fact:
-        raise RuleError(f"{label}: statistic.fact must name a fact")
+    names = [fact] if isinstance(fact, str) else fact
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) and n for n in names):
+        raise RuleError(f"{label}: statistic.fact must name a fact (or list facts to pool)")
     per = data.get("per")
     subjects = data.get("subjects")
     return Statistic(
-        str(aggregate), fact, str(per) if per else None, str(subjects) if subjects else None
+        str(aggregate), tuple(names), str(per) if per else None, str(subjects) if subjects else None
     )
 
 
@@ -299,12 +316,22 @@ def _outcomes(data: Any, label: str) -> list[Outcome]:
                 at_least=_number(item.get("at_least"), label),
                 equals=item.get("equals"),
                 any_of=tuple(str(v) for v in any_of),
+                load=_load(item.get("load"), label),
+                why=str(item["why"]) if item.get("why") else None,
             )
         )
     names = [o.name for o in out]
     if len(set(names)) != len(names):
         raise RuleError(f"{label}: outcome names must be unique")
     return out
+
+
+def _load(value: Any, label: str) -> str | None:
+    if value is None:
+        return None
+    if value not in LOAD_STATES:
+        raise RuleError(f"{label}: outcome load must be one of {', '.join(LOAD_STATES)}")
+    return str(value)
 
 
 def _number(value: Any, label: str) -> float | None:

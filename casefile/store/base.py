@@ -17,7 +17,7 @@ from casefile.domain.events import Event, NewEvent
 
 class EventStore(Protocol):
     def append(self, case_id: str, expected_seq: int, events: Sequence[NewEvent]) -> list[Event]:
-        """Append events after ``expected_seq`` (0 for a new case); validate, chain and hash them."""
+        """Append events after ``expected_seq`` (0 for a new case); validate, chain, hash them."""
         ...
 
     def load(self, case_id: str, upto: int | None = None) -> list[Event]:

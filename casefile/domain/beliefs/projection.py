@@ -24,8 +24,11 @@ from casefile.domain.beliefs.warnings import Warning, WarningTracker
 from casefile.domain.events import Event
 from casefile.errors import DomainError
 
-#: Surprise (−log₂ P(E)) at or above this many bits is flagged in replay.
-SURPRISE_FLAG_BITS = 2.0
+#: An observation is flagged as surprising when the hypothesis that best explains it made it at
+#: least this many bits likelier than the belief held just before did (log₂ max_h P(E|h) / P(E)).
+#: Raw surprise (−log₂ P(E)) is shown too, but its scale depends on how finely the evidence's
+#: outcomes are cut, so it is a poor threshold on its own.
+SURPRISE_FLAG_BITS = 1.0
 
 
 @dataclass
@@ -73,6 +76,7 @@ class Step:
     changed: frozenset[str]
     pivots: dict[str, tuple[str, str]]  # question → (old leader, new leader)
     surprise_bits: float | None
+    unexpected_bits: float | None
     raised: tuple[Warning, ...]
     cleared: tuple[Warning, ...]
 
@@ -129,12 +133,13 @@ class _Folder:
         handler = getattr(self, "_" + event.type.replace(".", "_"), None)
         changed: set[str] = set()
         surprise: float | None = None
+        unexpected: float | None = None
         warnings_before = p.warnings.active_keys()
         try:
             if handler is not None:
                 result = handler(event, event.payload)
                 if isinstance(result, tuple):
-                    changed, surprise = result
+                    changed, surprise, unexpected = result
                 elif isinstance(result, set):
                     changed = result
         except KeyError as error:
@@ -161,6 +166,7 @@ class _Folder:
                 changed=frozenset(changed),
                 pivots=pivots,
                 surprise_bits=surprise,
+                unexpected_bits=unexpected,
                 raised=raised,
                 cleared=cleared,
             )
@@ -279,7 +285,7 @@ class _Folder:
 
     def _evidence_assessed(
         self, event: Event, payload: dict[str, Any]
-    ) -> tuple[set[str], float | None]:
+    ) -> tuple[set[str], float, float]:
         p = self.p
         eid = payload["evidence_id"]
         if eid in p.evidence:
@@ -306,6 +312,8 @@ class _Folder:
             old.superseded_by = eid
         predictive = question.predictive(effect)
         surprise = -math.log2(predictive) if predictive > 0.0 else math.inf
+        best = question.best_explanation(effect)
+        unexpected = math.log2(best / predictive) if predictive > 0.0 else math.inf
         question.apply(effect)
         state = EvidenceState(
             id=eid,
@@ -329,7 +337,7 @@ class _Folder:
         p.evidence[eid] = state
         count_support(question, state, +1)
         self._graph_evidence(state)
-        return {qid}, surprise
+        return {qid}, surprise, max(0.0, unexpected)
 
     def _graph_evidence(self, state: EvidenceState) -> None:
         graph = self.p.graph

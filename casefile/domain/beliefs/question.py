@@ -174,6 +174,15 @@ class QuestionState:
                 terms.append(prob * effect.leaf_likelihoods[key])
         return math.fsum(terms)
 
+    def best_explanation(self, effect: EvidenceEffect) -> float:
+        """The largest P'(E | leaf) among the leaves currently in the distribution."""
+        return max(
+            effect.catch_all_likelihood
+            if key == self.catch_all_id
+            else effect.leaf_likelihoods[key]
+            for key in self._leaf_keys
+        )
+
     # --- the distribution ------------------------------------------------------------------
 
     def leaf_scores(self, without: EvidenceEffect | None = None) -> tuple[list[str], list[int]]:

@@ -1,0 +1,104 @@
+"""An in-memory event store with the same contract as the SQL one.
+
+For fast tests of the application service and the views: no file, no engine, no cleanup. The
+contract suite in ``tests/store`` runs against it too, so it cannot drift from the real store.
+Payloads handed out are the store's own dicts: treat them as read-only, as with any event.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+
+from casefile.domain.catalogue import validate_payload
+from casefile.domain.events import GENESIS_HASH, Event, NewEvent, seal, sha256_hex, utc_now
+from casefile.domain.events import verify_chain as _verify_chain
+from casefile.errors import ConcurrencyError, IntegrityError, StoreError
+
+
+class MemoryEventStore:
+    """An :class:`~casefile.store.base.EventStore` held in dicts, safe across threads."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._streams: dict[str, list[Event]] = {}
+        self._artifacts: dict[str, bytes] = {}
+
+    def append(self, case_id: str, expected_seq: int, events: Sequence[NewEvent]) -> list[Event]:
+        normalised = [
+            replace(new, payload=validate_payload(new.type, new.version, new.payload))
+            for new in events
+        ]
+        if not normalised:
+            return []
+        with self._lock:
+            stream = self._streams.get(case_id, [])
+            seq, prev_hash = (stream[-1].seq, stream[-1].hash) if stream else (0, GENESIS_HASH)
+            if seq != expected_seq:
+                raise ConcurrencyError(case_id, expected_seq)
+            recorded_at = utc_now()
+            sealed: list[Event] = []
+            for new in normalised:
+                seq += 1
+                event = seal(case_id, seq, prev_hash, new, recorded_at)
+                sealed.append(event)
+                prev_hash = event.hash
+            self._streams[case_id] = [*stream, *sealed]
+        return sealed
+
+    def load(self, case_id: str, upto: int | None = None) -> list[Event]:
+        with self._lock:
+            stream = self._streams.get(case_id, [])
+        return list(stream if upto is None else stream[: max(upto, 0)])
+
+    def head(self, case_id: str) -> tuple[int, str]:
+        with self._lock:
+            stream = self._streams.get(case_id)
+        return (stream[-1].seq, stream[-1].hash) if stream else (0, GENESIS_HASH)
+
+    def case_ids(self) -> list[str]:
+        with self._lock:
+            firsts = [(s[0].recorded_at, cid) for cid, s in self._streams.items() if s]
+        return [cid for _, cid in sorted(firsts)]
+
+    def put_artifact(self, data: bytes) -> str:
+        digest = sha256_hex(data)
+        with self._lock:
+            self._artifacts.setdefault(digest, bytes(data))
+        return digest
+
+    def get_artifact(self, digest: str) -> bytes:
+        with self._lock:
+            return self._artifacts[digest]
+
+    def artifact_digests(self, digests: Iterable[str]) -> dict[str, bytes]:
+        with self._lock:
+            return {d: self._artifacts[d] for d in set(digests) if d in self._artifacts}
+
+    def import_case(self, events: Sequence[Event], artifacts: Mapping[str, bytes]) -> None:
+        if not events:
+            raise StoreError("nothing to import: the case has no events")
+        case_id = events[0].case_id
+        if any(e.case_id != case_id for e in events):
+            raise StoreError(f"cannot import: events of several cases ({case_id}, …)")
+        broken = _verify_chain(list(events))
+        if broken is not None:
+            raise IntegrityError(f"case {case_id}: chain breaks at seq {broken}", seq=broken)
+        for digest, data in artifacts.items():
+            if sha256_hex(data) != digest:
+                raise IntegrityError(
+                    f"artifact {digest} does not match its content", artifact=digest
+                )
+        with self._lock:
+            if self._streams.get(case_id):
+                raise StoreError(
+                    f"case {case_id} already exists in memory; "
+                    "import into another database or remove the case first"
+                )
+            for digest, data in artifacts.items():
+                self._artifacts.setdefault(digest, bytes(data))
+            self._streams[case_id] = list(events)
+
+    def close(self) -> None:
+        """Nothing to release; present for the contract."""

@@ -1,0 +1,395 @@
+"""The event store on SQLModel: one code path for SQLite and PostgreSQL.
+
+Two tables. ``events`` holds every case's stream, keyed by ``(case_id, seq)``: that key is what
+makes optimistic concurrency work, because two writers that both think the next ``seq`` is 7
+cannot both insert it. ``artifacts`` holds content-addressed blobs. Times are stored as the
+exact ISO strings the events carry and the payload as its canonical JSON text, so what comes
+back out hashes, and exports, to the very same bytes.
+
+Reading is the hot path (every view is a fold over a whole case), so :meth:`SqlEventStore.load`
+runs one plain SELECT on the driver's cursor and builds :class:`Event` objects directly,
+without the ORM or pydantic; payloads were validated when they were appended.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import replace
+from typing import Any, ClassVar
+
+from sqlalchemy import Column, Engine, LargeBinary, Text, bindparam, func, insert, select
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import IntegrityError as SqlIntegrityError
+from sqlalchemy.exc import SQLAlchemyError
+from sqlmodel import Field, SQLModel
+
+from casefile.domain.catalogue import validate_payload
+from casefile.domain.events import (
+    GENESIS_HASH,
+    Event,
+    NewEvent,
+    canonical_json,
+    seal,
+    sha256_hex,
+    utc_now,
+    verify_chain,
+)
+from casefile.errors import ConcurrencyError, IntegrityError, StoreError
+from casefile.store.database import WRITE_OPTION, create_store_engine, display_url
+
+_CHUNK = 500  # parameters per IN (...) list: well under SQLite's and PostgreSQL's limits
+
+
+class EventRow(SQLModel, table=True):
+    """One event of one case, exactly as sealed."""
+
+    __tablename__: ClassVar[str] = "events"
+
+    case_id: str = Field(primary_key=True)
+    seq: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    type: str
+    version: int
+    recorded_at: str
+    occurred_at: str | None = None
+    actor: str
+    # The canonical JSON text of the payload (canonical_json), never re-encoded on the way out.
+    payload: str = Field(sa_column=Column(Text, nullable=False))
+    prev_hash: str
+    hash: str
+
+
+class ArtifactRow(SQLModel, table=True):
+    """A blob, stored once under its SHA-256."""
+
+    __tablename__: ClassVar[str] = "artifacts"
+
+    digest: str = Field(primary_key=True)
+    data: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    size: int
+
+
+_EVENTS = EventRow.__table__  # type: ignore[attr-defined]
+_ARTIFACTS = ArtifactRow.__table__  # type: ignore[attr-defined]
+_EC = _EVENTS.c
+_AC = _ARTIFACTS.c
+
+
+# Statements built once: constructing a select() costs more than running it on SQLite.
+_HEAD = (
+    select(_EC.seq, _EC.hash)
+    .where(_EC.case_id == bindparam("case_id"))
+    .order_by(_EC.seq.desc())
+    .limit(1)
+)
+_ANY_EVENT = select(_EC.seq).where(_EC.case_id == bindparam("case_id")).limit(1)
+_INSERT_EVENTS = insert(_EVENTS)
+_INSERT_ARTIFACTS = insert(_ARTIFACTS)
+_ARTIFACT_EXISTS = select(_AC.digest).where(_AC.digest == bindparam("digest"))
+_ARTIFACT_DATA = select(_AC.data).where(_AC.digest == bindparam("digest"))
+_CASE_IDS = select(_EC.case_id).where(_EC.seq == 1).order_by(_EC.recorded_at, _EC.case_id)
+
+
+def _row(event: Event, payload_text: str) -> dict[str, Any]:
+    return {
+        "case_id": event.case_id,
+        "seq": event.seq,
+        "type": event.type,
+        "version": event.version,
+        "recorded_at": event.recorded_at,
+        "occurred_at": event.occurred_at,
+        "actor": event.actor,
+        "payload": payload_text,
+        "prev_hash": event.prev_hash,
+        "hash": event.hash,
+    }
+
+
+class SqlEventStore:
+    """An :class:`~casefile.store.base.EventStore` over a SQLAlchemy URL.
+
+    ``sqlite:///path`` or ``postgresql+psycopg://user@host/db``; see
+    :mod:`casefile.store.database` for how SQLite is tuned. Creates the tables if missing.
+    """
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._engine = create_store_engine(url)
+        self._where = display_url(url)
+        # Reads are single statements over immutable rows, so a server database runs them in
+        # autocommit: one round trip instead of BEGIN, SELECT, ROLLBACK. SQLite reads stay in a
+        # (deferred, lock-free under WAL) transaction: there they cost nothing.
+        self._read_engine: Engine = (
+            self._engine
+            if self._engine.dialect.name == "sqlite"
+            else self._engine.execution_options(isolation_level="AUTOCOMMIT")
+        )
+        placeholder = "?" if self._engine.dialect.paramstyle == "qmark" else "%s"
+        # The hot read as plain SQL for the driver's own cursor (see load()).
+        columns = "seq, type, version, recorded_at, occurred_at, actor, payload, prev_hash, hash"
+        self._load_sql = f"SELECT {columns} FROM events WHERE case_id = {placeholder} ORDER BY seq"
+        self._load_upto_sql = (
+            f"SELECT {columns} FROM events WHERE case_id = {placeholder} "
+            f"AND seq <= {placeholder} ORDER BY seq"
+        )
+        try:
+            SQLModel.metadata.create_all(self._engine, tables=[_EVENTS, _ARTIFACTS])
+        except SQLAlchemyError as error:
+            # Another process may have created the tables at the same moment (PostgreSQL
+            # reports that as a duplicate type); if they now exist, all is well.
+            if not self._tables_exist():
+                self._engine.dispose()
+                raise self._error("open database", error) from error
+
+    # -- plumbing -------------------------------------------------------------------------
+
+    @property
+    def engine(self) -> Engine:
+        """The SQLAlchemy engine (for tests and maintenance tools, not for the service)."""
+        return self._engine
+
+    def _tables_exist(self) -> bool:
+        try:
+            with self._engine.connect() as conn:
+                return bool(
+                    self._engine.dialect.has_table(conn, "events")
+                    and self._engine.dialect.has_table(conn, "artifacts")
+                )
+        except SQLAlchemyError:
+            return False
+
+    def _error(self, what: str, error: BaseException) -> StoreError:
+        detail = getattr(error, "orig", None) or error
+        first_line = (
+            str(detail).strip().splitlines()[0] if str(detail).strip() else type(detail).__name__
+        )
+        if what == "open database":
+            return StoreError(f"cannot open database {self._where}: {first_line}")
+        return StoreError(f"cannot {what} in {self._where}: {first_line}")
+
+    @contextmanager
+    def _transaction(self, what: str, *, write: bool) -> Iterator[Connection]:
+        """One transaction; database errors leave as :class:`StoreError` naming ``what``."""
+        dbapi_error: type[BaseException] = self._engine.dialect.loaded_dbapi.Error
+        try:
+            with (self._engine if write else self._read_engine).connect() as conn:
+                if write:
+                    conn.execution_options(**{WRITE_OPTION: True})
+                with conn.begin():
+                    yield conn
+        except (SQLAlchemyError, dbapi_error) as error:
+            if isinstance(error, SqlIntegrityError):
+                raise
+            raise self._error(what, error) from error
+
+    # -- events ---------------------------------------------------------------------------
+
+    def append(self, case_id: str, expected_seq: int, events: Sequence[NewEvent]) -> list[Event]:
+        """Validate, chain and insert ``events`` after ``expected_seq``, all or nothing.
+
+        Payloads are validated before the transaction starts (an invalid one raises
+        :class:`~casefile.errors.InvalidEvent` and nothing is written), so the write lock is
+        held only for the head read and the insert.
+        """
+        normalised = [
+            replace(new, payload=validate_payload(new.type, new.version, new.payload))
+            for new in events
+        ]
+        if not normalised:
+            return []
+        try:
+            with self._transaction(f"append to case {case_id}", write=True) as conn:
+                row = conn.execute(_HEAD, {"case_id": case_id}).first()
+                seq, prev_hash = (row[0], row[1]) if row else (0, GENESIS_HASH)
+                if seq != expected_seq:
+                    raise ConcurrencyError(case_id, expected_seq)
+                recorded_at = utc_now()
+                sealed: list[Event] = []
+                rows: list[dict[str, Any]] = []
+                for new in normalised:
+                    seq += 1
+                    event = seal(case_id, seq, prev_hash, new, recorded_at)
+                    sealed.append(event)
+                    rows.append(_row(event, canonical_json(event.payload)))
+                    prev_hash = event.hash
+                conn.execute(_INSERT_EVENTS, rows)
+        except SqlIntegrityError as error:
+            # The (case_id, seq) key refused us: another writer inserted that seq first.
+            raise ConcurrencyError(case_id, expected_seq) from error
+        return sealed
+
+    def load(self, case_id: str, upto: int | None = None, *, strict: bool = False) -> list[Event]:
+        """All events of a case in ``seq`` order (up to and including ``upto``).
+
+        Raises :class:`~casefile.errors.IntegrityError` naming the seq whose stored payload is
+        not JSON. With ``strict``, also refuses a payload whose text is not exactly its
+        canonical form (a byte changed without changing the decoded value), which
+        verification wants and ordinary reads do not pay for.
+        """
+        sql, params = (
+            (self._load_sql, (case_id,)) if upto is None else (self._load_upto_sql, (case_id, upto))
+        )
+        with self._transaction(f"read case {case_id}", write=False) as conn:
+            cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+            try:
+                cursor.execute(sql, params)
+                rows = cursor.fetchall()
+            finally:
+                cursor.close()
+        loads = json.loads
+        events: list[Event] = []
+        append = events.append
+        for seq, type_, version, recorded_at, occurred_at, actor, text, prev_hash, hash_ in rows:
+            try:
+                payload = loads(text)
+            except ValueError as error:
+                raise IntegrityError(
+                    f"case {case_id} seq {seq}: stored payload is not valid JSON ({error})",
+                    seq=seq,
+                ) from error
+            if strict and (not isinstance(payload, dict) or _canonical_or_none(payload) != text):
+                raise IntegrityError(
+                    f"case {case_id} seq {seq}: stored payload is not in canonical form",
+                    seq=seq,
+                )
+            append(
+                Event(
+                    case_id,
+                    seq,
+                    type_,
+                    version,
+                    recorded_at,
+                    occurred_at,
+                    actor,
+                    payload,
+                    prev_hash,
+                    hash_,
+                )
+            )
+        return events
+
+    def load_strict(self, case_id: str) -> list[Event]:
+        """``load(case_id, strict=True)``: what verification reads."""
+        return self.load(case_id, strict=True)
+
+    def head(self, case_id: str) -> tuple[int, str]:
+        with self._transaction(f"read case {case_id}", write=False) as conn:
+            row = conn.execute(_HEAD, {"case_id": case_id}).first()
+        return (int(row[0]), str(row[1])) if row else (0, GENESIS_HASH)
+
+    def case_ids(self) -> list[str]:
+        """Every case with at least one event, by the time its first event was recorded."""
+        with self._transaction("list cases", write=False) as conn:
+            result = conn.execute(_CASE_IDS)
+            return [str(case_id) for (case_id,) in result]
+
+    def count_events(self, case_id: str | None = None) -> int:
+        """How many events are stored (in one case, or in all)."""
+        query = select(func.count()).select_from(_EVENTS)
+        if case_id is not None:
+            query = query.where(_EC.case_id == case_id)
+        with self._transaction("count events", write=False) as conn:
+            return int(conn.execute(query).scalar_one())
+
+    # -- artifacts ------------------------------------------------------------------------
+
+    def put_artifact(self, data: bytes) -> str:
+        digest = sha256_hex(data)
+        try:
+            with self._transaction("store an artifact", write=True) as conn:
+                exists = conn.execute(_ARTIFACT_EXISTS, {"digest": digest}).first()
+                if exists is None:
+                    conn.execute(
+                        _INSERT_ARTIFACTS,
+                        {"digest": digest, "data": bytes(data), "size": len(data)},
+                    )
+        except SqlIntegrityError:
+            pass  # stored by another writer meanwhile: same digest, same bytes
+        return digest
+
+    def get_artifact(self, digest: str) -> bytes:
+        with self._transaction(f"read artifact {digest}", write=False) as conn:
+            row = conn.execute(_ARTIFACT_DATA, {"digest": digest}).first()
+        if row is None:
+            raise KeyError(digest)
+        return bytes(row[0])
+
+    def artifact_digests(self, digests: Iterable[str]) -> dict[str, bytes]:
+        wanted = sorted(set(digests))
+        found: dict[str, bytes] = {}
+        with self._transaction("read artifacts", write=False) as conn:
+            for start in range(0, len(wanted), _CHUNK):
+                chunk = wanted[start : start + _CHUNK]
+                for digest, data in conn.execute(
+                    select(_AC.digest, _AC.data).where(_AC.digest.in_(chunk))
+                ):
+                    found[str(digest)] = bytes(data)
+        return found
+
+    # -- import ---------------------------------------------------------------------------
+
+    def import_case(self, events: Sequence[Event], artifacts: Mapping[str, bytes]) -> None:
+        """Insert a sealed stream and its artifacts in one transaction (see the Protocol).
+
+        The stream is re-checked here (one case, chain intact, artifacts matching their
+        digests) because a store must never hold a chain that does not verify, whoever calls.
+        """
+        if not events:
+            raise StoreError("nothing to import: the case has no events")
+        case_id = events[0].case_id
+        others = sorted({e.case_id for e in events} - {case_id})
+        if others:
+            raise StoreError(f"cannot import: events of several cases ({case_id}, {others[0]})")
+        broken = verify_chain(list(events))
+        if broken is not None:
+            raise IntegrityError(f"case {case_id}: chain breaks at seq {broken}", seq=broken)
+        for digest, data in artifacts.items():
+            if sha256_hex(data) != digest:
+                raise IntegrityError(
+                    f"artifact {digest} does not match its content", artifact=digest
+                )
+        try:
+            with self._transaction(f"import case {case_id}", write=True) as conn:
+                exists = conn.execute(_ANY_EVENT, {"case_id": case_id}).first()
+                if exists is not None:
+                    raise StoreError(
+                        f"case {case_id} already exists in {self._where}; "
+                        "import into another database or remove the case first"
+                    )
+                wanted = sorted(artifacts)
+                present: set[str] = set()
+                for start in range(0, len(wanted), _CHUNK):
+                    chunk = wanted[start : start + _CHUNK]
+                    present.update(
+                        str(d)
+                        for (d,) in conn.execute(select(_AC.digest).where(_AC.digest.in_(chunk)))
+                    )
+                missing = [
+                    {"digest": d, "data": bytes(artifacts[d]), "size": len(artifacts[d])}
+                    for d in wanted
+                    if d not in present
+                ]
+                if missing:
+                    conn.execute(_INSERT_ARTIFACTS, missing)
+                conn.execute(_INSERT_EVENTS, [_row(e, canonical_json(e.payload)) for e in events])
+        except SqlIntegrityError as error:
+            raise StoreError(
+                f"case {case_id} was written by someone else during the import; nothing imported"
+            ) from error
+
+    def close(self) -> None:
+        self._engine.dispose()
+
+    def __enter__(self) -> SqlEventStore:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+
+def _canonical_or_none(payload: Any) -> str | None:
+    try:
+        return canonical_json(payload)
+    except ValueError:
+        return None

@@ -1,0 +1,179 @@
+"""Verify a case: its hash chain and the artifacts its events reference.
+
+The point of the chain is that tampering is *located*, not merely detected: the report names
+the first event (by ``seq``) or artifact (by digest, with the seq that references it) that does
+not verify, walking the stream in order so the earliest damage is the one reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from casefile.domain.events import GENESIS_HASH, Event, sha256_hex
+from casefile.errors import CaseNotFound, IntegrityError
+from casefile.store.base import EventStore
+
+ArtifactLookup = Callable[[str], bytes | None]
+"""Given a digest, its bytes, or ``None`` if absent (``dict.get`` fits)."""
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyReport:
+    """The outcome of verifying one case.
+
+    ``seq`` is the first event that fails (for a missing event, the seq that is missing);
+    ``artifact`` the digest of a failing artifact, with ``seq`` the event that references it.
+    """
+
+    ok: bool
+    case_id: str | None
+    events: int
+    artifacts: int
+    message: str
+    seq: int | None = None
+    artifact: str | None = None
+
+    def raise_for_failure(self) -> None:
+        """Raise :class:`IntegrityError` if the case did not verify."""
+        if not self.ok:
+            raise IntegrityError(self.message, seq=self.seq, artifact=self.artifact)
+
+
+def referenced_artifacts(event: Event) -> set[str]:
+    """Digests the event refers to: string values under any key ending in ``_artifact``.
+
+    Searched at any depth, so a payload type added later that nests its references is covered
+    without this function having to know it.
+    """
+    found: set[str] = set()
+    _scan(event.payload, found)
+    return found
+
+
+def _scan(value: Any, found: set[str]) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(key, str) and key.endswith("_artifact") and isinstance(item, str):
+                found.add(item)
+            else:
+                _scan(item, found)
+    elif isinstance(value, list):
+        for item in value:
+            _scan(item, found)
+
+
+def verify_case(
+    events: Sequence[Event], artifact_lookup: ArtifactLookup, case_id: str | None = None
+) -> VerifyReport:
+    """Check every event's place, link and hash, and every referenced artifact's digest.
+
+    ``case_id``, if given, is the case the events must belong to (else the first event's).
+    """
+    expected_case = case_id if case_id is not None else (events[0].case_id if events else None)
+    checked: set[str] = set()
+
+    def failed(message: str, seq: int | None, artifact: str | None = None) -> VerifyReport:
+        return VerifyReport(
+            False, expected_case, len(events), len(checked), message, seq=seq, artifact=artifact
+        )
+
+    if not events:
+        return failed(f"case {expected_case}: no events", None)
+    prev_hash = GENESIS_HASH
+    for position, event in enumerate(events, start=1):
+        problem = event_problem(event, position, prev_hash, expected_case)
+        if problem is not None:
+            message, seq = problem
+            return failed(f"case {expected_case}: {message}", seq)
+        for digest in sorted(referenced_artifacts(event)):
+            if digest in checked:
+                continue
+            data = artifact_lookup(digest)
+            if data is None:
+                return failed(
+                    f"case {expected_case}: artifact {digest} referenced by seq {event.seq} "
+                    "is missing",
+                    event.seq,
+                    digest,
+                )
+            if sha256_hex(data) != digest:
+                return failed(
+                    f"case {expected_case}: artifact {digest} referenced by seq {event.seq} "
+                    "does not match its digest",
+                    event.seq,
+                    digest,
+                )
+            checked.add(digest)
+        prev_hash = event.hash
+    return VerifyReport(
+        True,
+        expected_case,
+        len(events),
+        len(checked),
+        f"case {expected_case}: {len(events)} events and {len(checked)} artifacts verify",
+    )
+
+
+def event_problem(
+    event: Event, position: int, prev_hash: str, case_id: str | None
+) -> tuple[str, int] | None:
+    """What is wrong with the event at ``position`` (1-based) after ``prev_hash``, if anything.
+
+    Returns a message and the seq to blame; shared by :func:`verify_case` and the case
+    directory reader so both describe damage in the same words.
+    """
+    if case_id is not None and event.case_id != case_id:
+        return f"seq {event.seq} belongs to case {event.case_id!r}, not {case_id!r}", event.seq
+    if event.seq != position:
+        if event.seq > position:
+            return (
+                f"seq {position} is missing (seq {position - 1} is followed by {event.seq})",
+                position,
+            )
+        return (
+            f"seq {event.seq} appears again after seq {position - 1} (duplicate or reordered)",
+            event.seq,
+        )
+    if event.prev_hash != prev_hash:
+        before = f"seq {position - 1}" if position > 1 else "the genesis hash"
+        return (
+            f"seq {event.seq}: prev_hash does not match the hash of {before} "
+            "(an event was changed, removed or reordered)",
+            event.seq,
+        )
+    try:
+        actual = event.compute_hash()
+    except (TypeError, ValueError):
+        return f"seq {event.seq}: content cannot be encoded canonically", event.seq
+    if actual != event.hash:
+        return f"seq {event.seq}: hash does not match the event's content", event.seq
+    return None
+
+
+@runtime_checkable
+class StrictLoader(Protocol):
+    """A store that can also refuse payload text that is not byte-for-byte canonical."""
+
+    def load_strict(self, case_id: str) -> list[Event]: ...
+
+
+def verify_stored_case(store: EventStore, case_id: str) -> VerifyReport:
+    """Verify a case as the store holds it; raises :class:`CaseNotFound` if it has no events."""
+    try:
+        if isinstance(store, StrictLoader):
+            events = store.load_strict(case_id)
+        else:
+            events = store.load(case_id)
+    except IntegrityError as error:
+        return VerifyReport(False, case_id, 0, 0, str(error), seq=error.seq)
+    if not events:
+        known = store.case_ids()
+        hint = f" (cases: {', '.join(known[:10])})" if known else " (the database has no cases)"
+        raise CaseNotFound(f"no case {case_id!r}{hint}")
+    wanted: set[str] = set()
+    for event in events:
+        wanted |= referenced_artifacts(event)
+    blobs: Mapping[str, bytes] = store.artifact_digests(wanted) if wanted else {}
+    return verify_case(events, blobs.get, case_id)
