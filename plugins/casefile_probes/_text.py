@@ -1,1 +1,286 @@
-"""Small helpers shared by the built-in parsers: cleaning pasted text, reading numbers."""
+"""Small helpers shared by the built-in parsers: cleaning pasted text, reading numbers.
+
+Outputs reach casefile through terminals, chat windows, issue trackers and Markdown notes, so
+before a parser looks at a line it wants the line as the tool printed it: no CRLF, no
+``> `` blockquote prefix, no ``$ nvidia-smi …`` prompt, no ``^C`` echo, no trailing blanks.
+:func:`clean` does that once, and keeps the commands it removed, because a command line can
+say what the output means (``--query-gpu=…`` names the columns of a header-less CSV).
+
+The value helpers encode one rule of the fact model: a value the tool could not read
+(``N/A``, ``[Not Supported]``, ``-``) is *absent*, never zero, so they return ``None`` for it
+and :meth:`ParseResult.add` drops the fact.
+
+Every helper here is total: it never raises, whatever text it is given.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+__all__ = [
+    "Cleaned",
+    "CommentedTable",
+    "clean",
+    "command_option",
+    "find_tool_error",
+    "is_missing",
+    "natural_key",
+    "normalise_bus_id",
+    "parse_quantity",
+    "read_commented_table",
+    "to_number",
+]
+
+#: Spellings nvidia-smi (and friends) use for "no value"; compared case-insensitively.
+_MISSING = frozenset(
+    {
+        "",
+        "-",
+        "n/a",
+        "[n/a]",
+        "na",
+        "not supported",
+        "[not supported]",
+        "unknown error",
+        "[unknown error]",
+        "[insufficient permissions]",
+        "insufficient permissions",
+        "[requested functionality has been deprecated]",
+        "[gpu requires reset]",
+        "[not found]",
+        "[unknown]",
+    }
+)
+
+# A prompt is some decoration ending in one of these characters, followed by the command.
+# Covers `$ cmd`, `user@host:~$ cmd`, `root@host:~# cmd`, `[user@host dir]$ cmd`,
+# `[root@esx:~] cmd`, `> cmd`, `(venv) user@host:~$ cmd`, `~ $ time cmd`, zsh's `➜  ~ cmd`.
+_PROMPT_PREFIX = re.compile(
+    r"""^(?:\(+[^)]*\)+\s*\)*\s*)*                 # (conda env) prefixes, even nested ones
+        (?:\[[^\]]*\]\s*[$#%>]?                   # [user@host dir]$   [root@esx:~]
+          |[^\s\[]*@\S*?[$#%>]                    # user@host:~$   root@host:~#
+          |[~/\w.-]*\s*[$#%>❯➜])                   # $   ~ $   Singularity>   ➜
+        \s*(?:[~/\w.-]+\s+)?                      # zsh shows the directory after ➜
+        (?:(?:sudo|time|command|exec)\s+)*         # wrappers in front of the tool
+        $""",
+    re.VERBOSE,
+)
+# A line that is only a prompt (the second line of a two-line prompt, or an empty prompt).
+_BARE_PROMPT = re.compile(r"^\s*(?:\[[^\]]*@[^\]]*\][$#]?|[\w.-]+@[\w.-]+:\S*[$#]|[$#])\s*$")
+
+#: Programs whose invocation marks a prompt line; lower-case, as typed in a shell.
+_PROGRAMS = ("nvidia-smi", "lspci", "nvbandwidth", "bandwidthTest", "p2pBandwidthLatencyTest")
+_PROGRAM_RE = re.compile(
+    r"(?P<cmd>(?:\S*/)?(?:" + "|".join(re.escape(p) for p in _PROGRAMS) + r")(?:\.exe)?(?:\s.*)?)$"
+)
+
+# Error messages that nvidia-smi prints *instead of* its output.
+_TOOL_ERRORS = (
+    re.compile(r"NVIDIA-SMI has failed.*", re.IGNORECASE),
+    re.compile(r"No devices were found.*", re.IGNORECASE),
+    re.compile(r"Failed to initialize NVML.*", re.IGNORECASE),
+    re.compile(r"NVML: Driver/library version mismatch.*", re.IGNORECASE),
+    re.compile(r"Unable to determine the device handle.*", re.IGNORECASE),
+    re.compile(r"nvidia-smi: command not found.*", re.IGNORECASE),
+    re.compile(r".*nvidia-smi.*: (?:not found|No such file or directory).*", re.IGNORECASE),
+    re.compile(r"Invalid combination of input arguments.*", re.IGNORECASE),
+    re.compile(r"Insufficient Permissions.*", re.IGNORECASE),
+)
+
+_QUANTITY = re.compile(r"^([-+]?(?:\d+(?:\.\d*)?|\.\d+))\s*([A-Za-z%°][A-Za-z%°/()]*)?$")
+_BUS_ID = re.compile(
+    r"^(?:(?P<dom>[0-9A-Fa-f]{1,8}):)?(?P<bus>[0-9A-Fa-f]{1,2}):(?P<dev>[0-9A-Fa-f]{1,2})\.(?P<fn>[0-7])$"
+)
+
+
+@dataclass(slots=True)
+class Cleaned:
+    """Pasted text reduced to the tool's own lines, plus the commands that were removed."""
+
+    lines: list[str] = field(default_factory=list)
+    commands: list[str] = field(default_factory=list)
+    #: True when every line had been quoted as a Markdown blockquote (``> …``)
+    blockquoted: bool = False
+
+
+def clean(text: str) -> Cleaned:
+    """Undo what pasting does to a tool's output, keeping indentation inside each line.
+
+    Line endings become ``\\n``; trailing blanks go; a ``> `` blockquote is removed when
+    (nearly) every line carries it, and so are Markdown's ``\\#`` escapes at line start;
+    ``^C`` echoes are dropped; prompt lines are removed and their commands kept in
+    ``commands``. Leading indentation is kept (``nvidia-smi -q`` nests by it), as are blank
+    lines (several tools use them to separate sections). Tabs are kept as they are: some tables
+    mark empty cells with consecutive tabs.
+    """
+    raw = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "").split("\n")
+    lines = [line.rstrip() for line in raw]
+    non_empty = [line for line in lines if line.strip()]
+    quoted = [line for line in non_empty if line.lstrip().startswith(">")]
+    # A single `> nvidia-smi …` line is a Windows/PowerShell-style prompt, not a blockquote.
+    blockquoted = len(non_empty) >= 2 and len(quoted) >= 0.8 * len(non_empty)
+    result = Cleaned(blockquoted=blockquoted)
+    for line in lines:
+        if blockquoted:
+            stripped = line.lstrip()
+            if stripped.startswith(">"):
+                line = stripped[2:] if stripped.startswith("> ") else stripped[1:]
+        if line.lstrip().startswith("\\#"):
+            line = line.replace("\\#", "#", 1)
+        while line.lstrip().startswith("^C"):
+            line = line.lstrip()[2:]
+        command = _prompt_command(line)
+        if command is not None:
+            if command:
+                result.commands.append(command)
+            continue
+        result.lines.append(line.rstrip())
+    return result
+
+
+def _prompt_command(line: str) -> str | None:
+    """The command typed on a prompt line, ``""`` for a bare prompt, None for other lines."""
+    if _BARE_PROMPT.match(line):
+        return ""
+    match = _PROGRAM_RE.search(line)
+    if match is None:
+        return None
+    prefix = line[: match.start("cmd")]
+    if prefix.strip() and not _PROMPT_PREFIX.match(prefix):
+        return None
+    return match.group("cmd").strip()
+
+
+def command_option(commands: list[str], *names: str) -> str | None:
+    """The value of the first of ``names`` (``-i``, ``--id``) given on any removed command.
+
+    Accepts ``-i 0``, ``-i=0``, ``--id=0`` and ``--query-gpu=a,b``; None when absent.
+    """
+    for command in commands:
+        tokens = command.split()
+        for position, token in enumerate(tokens):
+            for name in names:
+                if token == name and position + 1 < len(tokens):
+                    return tokens[position + 1]
+                if token.startswith(name + "="):
+                    return token[len(name) + 1 :]
+    return None
+
+
+def find_tool_error(lines: list[str]) -> str | None:
+    """The first line that is a known nvidia-smi failure message, or None.
+
+    Parsers call this when they found no output of their kind, so that the reason they give is
+    the tool's own ("NVIDIA-SMI has failed because …") rather than "no header found".
+    """
+    for line in lines:
+        stripped = line.strip()
+        for pattern in _TOOL_ERRORS:
+            if pattern.match(stripped):
+                return stripped
+    return None
+
+
+def is_missing(value: str) -> bool:
+    """Whether a cell says "no value" (``N/A``, ``[Not Supported]``, ``-`` …)."""
+    return value.strip().lower() in _MISSING
+
+
+def to_number(value: str) -> int | float | None:
+    """An int or float from a bare number (``"42"``, ``"74.71"``, ``"-8"``); None otherwise."""
+    text = value.strip()
+    if re.fullmatch(r"[-+]?\d+", text):
+        return int(text)
+    if re.fullmatch(r"[-+]?(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?", text):
+        return float(text)
+    return None
+
+
+def parse_quantity(value: str) -> tuple[int | float, str | None] | None:
+    """A number and its unit from a cell such as ``74.71 W``, ``16x``, ``1583MiB``, ``0 %``.
+
+    Returns None for missing values and for anything that is not a number with an optional
+    unit, so that callers never mistake text for a reading.
+    """
+    text = value.strip()
+    if is_missing(text):
+        return None
+    match = _QUANTITY.match(text)
+    if match is None:
+        return None
+    number = to_number(match.group(1))
+    if number is None:
+        return None
+    return number, match.group(2)
+
+
+def normalise_bus_id(value: str) -> str | None:
+    """A PCI address as ``dddd:bb:dd.f`` in lower case, the form lspci and sysfs use.
+
+    nvidia-smi prints an 8-digit domain (``00000000:18:00.0``); older versions and lspci print
+    four digits or none. One spelling lets rules join facts from different tools.
+    """
+    match = _BUS_ID.match(value.strip())
+    if match is None:
+        return None
+    domain = int(match.group("dom") or "0", 16)
+    bus = int(match.group("bus"), 16)
+    device = int(match.group("dev"), 16)
+    return f"{domain:04x}:{bus:02x}:{device:02x}.{match.group('fn')}"
+
+
+def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
+    """A sort key that puts ``gpu2`` before ``gpu10``, for stable, readable fact order."""
+    parts = re.split(r"(\d+)", text)
+    return tuple((0, int(part)) if part.isdigit() else (1, part) for part in parts if part)
+
+
+@dataclass(slots=True)
+class CommentedTable:
+    """A table whose column names and units sit on ``#`` comment lines (dmon, pmon).
+
+    ``rows`` are the whitespace-split data lines after the header, as printed; ``other``
+    the non-blank lines that were neither header nor data (workload output mixed into the
+    capture, say), so that a parser can report them.
+    """
+
+    names: list[str]
+    units: list[str]
+    rows: list[list[str]] = field(default_factory=list)
+    other: list[str] = field(default_factory=list)
+
+
+def read_commented_table(lines: list[str]) -> CommentedTable | None:
+    """Read the first ``# names`` / ``# units`` header pair and the data lines after it.
+
+    nvidia-smi's monitoring commands print two comment lines (``# gpu pwr …`` then
+    ``# Idx W …``, or ``#Date Time gpu …``) and repeat them every so often; repeats are
+    skipped. Non-blank lines before the header also land in ``other``. Returns None when no
+    such header pair exists.
+    """
+    table: CommentedTable | None = None
+    preamble: list[str] = []
+    header_lines: set[str] = set()
+    position = 0
+    while position < len(lines):
+        line = lines[position].strip()
+        following = lines[position + 1].strip() if position + 1 < len(lines) else ""
+        if line.startswith("#") and following.startswith("#") and line.lstrip("#").split():
+            if table is None:
+                names = line.lstrip("#").split()
+                table = CommentedTable(names=names, units=following.lstrip("#").split())
+                table.other.extend(preamble)
+            header_lines.update((line, following))
+            position += 2
+            continue
+        position += 1
+        if not line or line in header_lines:
+            continue
+        if table is None:
+            preamble.append(line)
+        elif line.startswith("#"):
+            table.other.append(line)
+        else:
+            table.rows.append(line.split())
+    return table

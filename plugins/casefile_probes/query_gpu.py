@@ -1,0 +1,418 @@
+"""``nvidia-smi --query-gpu=… --format=csv``: chosen fields, one CSV row per GPU (per sample).
+
+Columns are named by the CSV header (``power.draw [W]``: name and unit). With
+``--format=csv,noheader`` they can only be named from the command line, when the paste shows
+it; otherwise the parser says so instead of guessing. Fact names are the header's field names,
+with the long clock names shortened to the ``--query-gpu`` aliases (``clocks.current.sm`` →
+``clocks.sm``, ``clocks.current.memory`` → ``clocks.mem``, ``clocks.current.graphics`` →
+``clocks.gr``, ``clocks.max.memory`` → ``clocks.max.mem``), ``gpu_name`` → ``name``,
+``gpu_bus_id`` → ``pci.bus_id`` (normalised to ``0000:01:00.0``) and
+``clocks_throttle_reasons.*`` → ``clocks_event_reasons.*``. The ``…reasons.active`` bitmask
+is decoded into one bool per reason (``clocks_event_reasons.sw_power_cap`` …), using NVML's
+bit values. Units come from the header, or from a table of known fields when the header has
+none (``temperature.gpu`` → C) or is absent; numbers are int or float, names and versions
+stay strings, ``[N/A]`` / ``[Not Supported]`` make no fact. ``driver_version`` goes on
+``host``.
+
+Subjects: ``gpuN`` from an ``index`` column; else the normalised ``pci.bus_id`` when that
+column exists (the row order cannot be trusted to be the index after ``[...]`` elisions);
+else ``-i`` on the command line; else position within one sample (nvidia-smi lists GPUs in
+index order). A sample ends where the header repeats or the timestamp changes. Several
+samples of a GPU (``-l``/``-lms`` loops) are summarised: numbers by their mean (a float,
+rounded to 0.01), text by the last value; ``query.samples`` (int) counts the rows per GPU.
+
+Other queries (``--query-compute-apps`` …) are read generically: facts named after the header
+fields, subject ``pid<pid>`` (prefixed by the GPU's bus id or UUID when a column gives it),
+or ``row<n>`` when no pid or index column exists.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from casefile.domain.facts import FactValue, ParseResult
+from casefile.probes.api import Probe
+
+from ._text import (
+    clean,
+    find_tool_error,
+    is_missing,
+    natural_key,
+    normalise_bus_id,
+    parse_quantity,
+    to_number,
+)
+
+__all__ = ["PROBE", "parse_query_gpu"]
+
+QUERY_FIELDS = (
+    "index,pci.bus_id,name,utilization.gpu,utilization.memory,memory.used,memory.total,"
+    "power.draw,power.limit,temperature.gpu,clocks.sm,clocks.max.sm,pcie.link.gen.current,"
+    "pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max,clocks_event_reasons.active"
+)
+
+_HEADER_FIELD = re.compile(r"^(?P<name>[a-z][a-z0-9_.]*)(?:\s*\[(?P<unit>[^\]]+)\])?$")
+_QUERY_OPTION = re.compile(r"--query-(?P<kind>[a-z-]+)=(?P<fields>[^\s]+)")
+_ELISION = re.compile(r"^\s*(?:\[\.\.\.\]|\.\.\.|…)\s*$")
+
+# Aliases (command line or header) → the fact name casefile uses.
+_ALIASES = {
+    "gpu_name": "name",
+    "gpu_bus_id": "pci.bus_id",
+    "gpu_uuid": "uuid",
+    "gpu_serial": "serial",
+    "clocks.current.graphics": "clocks.gr",
+    "clocks.graphics": "clocks.gr",
+    "clocks.current.sm": "clocks.sm",
+    "clocks.current.memory": "clocks.mem",
+    "clocks.memory": "clocks.mem",
+    "clocks.current.video": "clocks.video",
+    "clocks.max.graphics": "clocks.max.gr",
+    "clocks.max.memory": "clocks.max.mem",
+    "clocks.applications.graphics": "clocks.applications.gr",
+    "clocks.applications.memory": "clocks.applications.mem",
+    "performance_state": "pstate",
+}
+
+# Units of fields whose header carries none (or when there is no header at all).
+_UNITS = (
+    ("temperature.", "C"),
+    ("fan.speed", "%"),
+    ("utilization.", "%"),
+    ("memory.", "MiB"),
+    ("power.draw", "W"),
+    ("power.limit", "W"),
+    ("power.default_limit", "W"),
+    ("power.min_limit", "W"),
+    ("power.max_limit", "W"),
+    ("enforced.power.limit", "W"),
+    ("clocks.", "MHz"),
+    ("used_memory", "MiB"),
+    ("used_gpu_memory", "MiB"),
+)
+_NO_UNIT = ("memory.ecc", "clocks_event_reasons", "clocks_throttle_reasons", "clocks_event")
+
+# Fields whose values stay text even when they look like numbers ("7.0", "535.86").
+_TEXT_FIELDS = frozenset(
+    {
+        "name",
+        "pci.bus_id",
+        "driver_version",
+        "vbios_version",
+        "uuid",
+        "serial",
+        "compute_cap",
+        "pstate",
+        "timestamp",
+        "inforom.img",
+        "inforom.oem",
+        "inforom.ecc",
+        "inforom.pwr",
+        "process_name",
+        "gpu_uuid",
+        "gpu_bus_id",
+        "pci.device_id",
+        "pci.sub_device_id",
+    }
+)
+
+# NVML's clocks event reason bits (nvmlClocksEventReason*), decoded from "…reasons.active".
+_REASON_BITS = (
+    (0x1, "gpu_idle"),
+    (0x2, "applications_clocks_setting"),
+    (0x4, "sw_power_cap"),
+    (0x8, "hw_slowdown"),
+    (0x10, "sync_boost"),
+    (0x20, "sw_thermal_slowdown"),
+    (0x40, "hw_thermal_slowdown"),
+    (0x80, "hw_power_brake_slowdown"),
+    (0x100, "display_clock_setting"),
+)
+
+
+@dataclass(slots=True)
+class _Column:
+    name: str
+    unit: str | None
+
+
+@dataclass(slots=True)
+class _Table:
+    columns: list[_Column]
+    rows: list[tuple[int, list[str]]] = field(default_factory=list)  # (sample number, cells)
+
+
+def _canonical(name: str) -> str:
+    name = name.strip()
+    name = _ALIASES.get(name, name)
+    if name.startswith("clocks_throttle_reasons."):
+        name = "clocks_event_reasons." + name.split(".", 1)[1]
+    return name
+
+
+def _known_unit(name: str) -> str | None:
+    if name.startswith(_NO_UNIT) or name.startswith("pcie."):
+        return None
+    for prefix, unit in _UNITS:
+        if name.startswith(prefix):
+            return unit
+    return None
+
+
+def _split(line: str) -> list[str]:
+    return [cell.strip() for cell in line.split(",")]
+
+
+def _header(line: str, expected: list[str] | None) -> list[_Column] | None:
+    """Columns when ``line`` is a CSV header of nvidia-smi's (``name, power.draw [W]``)."""
+    cells = _split(line)
+    columns: list[_Column] = []
+    for cell in cells:
+        match = _HEADER_FIELD.match(cell)
+        if match is None:
+            return None
+        columns.append(_Column(_canonical(match.group("name")), match.group("unit")))
+    looks_like_fields = any(
+        "." in cell or "_" in cell or "[" in cell or cell in {"name", "index", "pid", "uuid"}
+        for cell in cells
+    )
+    if not looks_like_fields and (expected is None or len(expected) != len(cells)):
+        return None
+    return columns
+
+
+def parse_query_gpu(text: str) -> ParseResult:
+    """Read ``--query-gpu`` (or another ``--query-*``) CSV output."""
+    cleaned = clean(text)
+    result = ParseResult()
+    kind = "gpu"
+    requested: list[str] | None = None
+    ids: list[int] = []
+    loop = False
+    for command in cleaned.commands:
+        query = _QUERY_OPTION.search(command)
+        if query:
+            kind = query.group("kind")
+            requested = [_canonical(name) for name in query.group("fields").split(",") if name]
+        id_match = re.search(r"(?:^|\s)(?:-i|--id)[=\s]+([\d,]+)(?:\s|$)", command)
+        if id_match:
+            ids = [int(part) for part in id_match.group(1).split(",") if part]
+        loop = loop or bool(re.search(r"\s-(?:l|lms)\b|--loop", command))
+
+    table: _Table | None = None
+    sample = 0
+    skipped: list[str] = []
+    elided = False
+    for line in cleaned.lines:
+        if not line.strip():
+            continue
+        if _ELISION.match(line):
+            elided = True
+            continue
+        header = _header(line, requested)
+        if header is not None:
+            if table is None or [c.name for c in table.columns] != [c.name for c in header]:
+                if table is not None and table.rows:
+                    result.problems.append("a second, different CSV header; later rows ignored")
+                    break
+                table = _Table(columns=header)
+            sample += 1
+            continue
+        if table is None:
+            if requested is not None and len(_split(line)) == len(requested):
+                # noheader: the command line names the columns
+                table = _Table(columns=[_Column(name, None) for name in requested])
+                sample += 1
+            else:
+                skipped.append(line.strip())
+                continue
+        cells = _split(line)
+        if len(cells) != len(table.columns):
+            skipped.append(line.strip())
+            continue
+        table.rows.append((sample, cells))
+
+    if table is None or not table.rows:
+        error = find_tool_error(cleaned.lines)
+        if error:
+            return ParseResult.unparsed(f"nvidia-smi reported an error: {error}")
+        if table is None and skipped and any("," in line for line in skipped):
+            return ParseResult.unparsed(
+                "CSV without a header and without the --query-gpu=… command line: "
+                "the columns cannot be named"
+            )
+        if table is not None:
+            return ParseResult.unparsed("CSV header found but no data rows")
+        return ParseResult.unparsed("no nvidia-smi --query CSV output found")
+
+    if skipped:
+        result.problems.append(
+            f"skipped {len(skipped)} line(s) that are not rows of the table "
+            f"(e.g. {skipped[0][:60]!r})"
+        )
+    if elided:
+        result.problems.append("rows elided ('[...]'); only the rows shown were read")
+    if kind == "gpu":
+        _emit_gpu_rows(table, result, ids, loop)
+    else:
+        _emit_generic_rows(table, result)
+    return result
+
+
+def _value(column: _Column, raw: str) -> FactValue | None:
+    """A cell as a fact value: text for names and versions, else a number when it is one."""
+    text = raw.strip()
+    if is_missing(text):
+        return None
+    name = column.name
+    if name == "pci.bus_id" or name == "gpu_bus_id":
+        return normalise_bus_id(text) or text
+    if name in _TEXT_FIELDS:
+        return text
+    unit = column.unit or _known_unit(name)
+    if unit and text.endswith(unit):
+        text = text[: -len(unit)].strip()
+    if text in {"Active", "Not Active", "Yes", "No", "Enabled", "Disabled"} and (
+        name.startswith("clocks_event_reasons.")
+    ):
+        return text in {"Active", "Yes", "Enabled"}
+    number = to_number(text)
+    if number is not None:
+        return number
+    quantity = parse_quantity(text)
+    return quantity[0] if quantity is not None else text
+
+
+def _gpu_subjects(table: _Table, ids: list[int]) -> list[str]:
+    names = [column.name for column in table.columns]
+    if "index" in names:
+        position = names.index("index")
+        return [f"gpu{cells[position].strip()}" for _, cells in table.rows]
+    if "pci.bus_id" in names:
+        position = names.index("pci.bus_id")
+        return [normalise_bus_id(cells[position]) or cells[position] for _, cells in table.rows]
+    stamp = names.index("timestamp") if "timestamp" in names else None
+    subjects: list[str] = []
+    previous: tuple[int, str] | None = None
+    slot = 0
+    for sample, cells in table.rows:
+        key = (sample, cells[stamp] if stamp is not None else "")
+        slot = slot + 1 if key == previous else 0
+        previous = key
+        subjects.append(f"gpu{ids[slot] if slot < len(ids) else slot}")
+    return subjects
+
+
+def _emit_gpu_rows(table: _Table, result: ParseResult, ids: list[int], loop: bool) -> None:
+    names = [column.name for column in table.columns]
+    if loop and not {"index", "pci.bus_id", "timestamp"} & set(names):
+        result.problems.append(
+            "looped query without index, bus id or timestamp: rows are assigned to GPUs by "
+            "position, which may be wrong"
+        )
+    subjects = _gpu_subjects(table, ids)
+    values: dict[tuple[str, str], list[FactValue]] = defaultdict(list)
+    counts: dict[str, int] = defaultdict(int)
+    units: dict[str, str | None] = {}
+    for subject, (_, cells) in zip(subjects, table.rows, strict=True):
+        counts[subject] += 1
+        for column, raw in zip(table.columns, cells, strict=True):
+            if column.name in {"index", "timestamp"}:
+                continue
+            value = _value(column, raw)
+            if value is None:
+                continue
+            if column.name.endswith("reasons.active") or column.name.endswith("reasons.supported"):
+                if column.name.endswith(".active"):
+                    _decode_reasons(raw, subject, values, result)
+                continue
+            target = "host" if column.name == "driver_version" else subject
+            values[(target, column.name)].append(value)
+            units[column.name] = column.unit or _known_unit(column.name)
+    for (subject, name), readings in sorted(
+        values.items(), key=lambda item: (natural_key(item[0][0]), item[0][1])
+    ):
+        result.add(name, _summary(readings), subject=subject, unit=units.get(name))
+    for subject, count in counts.items():
+        result.add("query.samples", count, subject=subject)
+
+
+def _decode_reasons(
+    raw: str, subject: str, values: dict[tuple[str, str], list[FactValue]], result: ParseResult
+) -> None:
+    try:
+        mask = int(raw.strip(), 16)
+    except ValueError:
+        result.problems.append(f"{subject}: unreadable clocks event reasons mask {raw.strip()!r}")
+        return
+    for bit, reason in _REASON_BITS:
+        values[(subject, f"clocks_event_reasons.{reason}")].append(bool(mask & bit))
+
+
+def _summary(readings: list[FactValue]) -> FactValue:
+    """One value for a GPU's readings: itself, the mean of numbers, or the last text."""
+    if len(readings) == 1:
+        return readings[0]
+    if all(isinstance(r, bool) for r in readings):
+        return any(bool(r) for r in readings)
+    numbers = [r for r in readings if isinstance(r, int | float) and not isinstance(r, bool)]
+    if len(numbers) == len(readings):
+        return round(sum(numbers) / len(numbers), 2)
+    return readings[-1]
+
+
+def _emit_generic_rows(table: _Table, result: ParseResult) -> None:
+    names = [column.name for column in table.columns]
+    for number, (_, cells) in enumerate(table.rows):
+        row = dict(zip(names, cells, strict=True))
+        if "pid" in row:
+            subject = f"pid{row['pid']}"
+            gpu = row.get("gpu_bus_id") or row.get("gpu_uuid") or row.get("uuid")
+            if gpu and not is_missing(gpu):
+                subject = f"{normalise_bus_id(gpu) or gpu}/{subject}"
+        elif "index" in row:
+            subject = f"gpu{row['index']}"
+        else:
+            subject = f"row{number}"
+        for column, raw in zip(table.columns, cells, strict=True):
+            if column.name in {"pid", "index"}:
+                continue
+            value = _value(column, raw)
+            result.add(
+                column.name, value, subject=subject, unit=column.unit or _known_unit(column.name)
+            )
+
+
+PROBE = Probe(
+    name="nvidia-smi-query",
+    summary="Per-GPU utilisation, memory, power, clocks and PCIe link as CSV (take under load)",
+    parse=parse_query_gpu,
+    argv=("nvidia-smi", f"--query-gpu={QUERY_FIELDS}", "--format=csv"),
+    cost="instant",
+    facts=(
+        "pci.bus_id",
+        "name",
+        "utilization.gpu",
+        "utilization.memory",
+        "memory.used",
+        "memory.total",
+        "power.draw",
+        "power.limit",
+        "temperature.gpu",
+        "clocks.sm",
+        "clocks.max.sm",
+        "pcie.link.gen.current",
+        "pcie.link.gen.max",
+        "pcie.link.width.current",
+        "pcie.link.width.max",
+        "clocks_event_reasons.gpu_idle",
+        "clocks_event_reasons.sw_power_cap",
+        "clocks_event_reasons.hw_slowdown",
+        "clocks_event_reasons.sw_thermal_slowdown",
+        "clocks_event_reasons.hw_thermal_slowdown",
+        "query.samples",
+    ),
+    needs_load=True,
+)
