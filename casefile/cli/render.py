@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 BAR_WIDTH = 20
@@ -43,15 +44,10 @@ def render_status(view: dict[str, Any]) -> str:
             )
     if view["warnings"]:
         lines += ["", "Warnings"]
-        lines += [f"  ⚠ [{w['code']}] {w['message']} (seq {w['seq']})" for w in view["warnings"]]
+        lines += warning_lines(view["warnings"])
     if view["next_steps"]:
         lines += ["", "Next steps (expected information gain about the question)"]
-        for rank, step in enumerate(view["next_steps"][:8], start=1):
-            load = " under load" if step["load"] == "under-load" else ""
-            lines.append(
-                f"  {rank}. {step['probe']}{load}  via rule {step['rule']}  "
-                f"{step['expected_gain_bits']:.3f} bits  ({step['cost']})"
-            )
+        lines += next_step_lines(view["next_steps"])
     if view["decisive_evidence"]:
         lines += ["", "Decisive evidence (leave-one-out, bits)"]
         for item in view["decisive_evidence"][:8]:
@@ -64,6 +60,48 @@ def render_status(view: dict[str, Any]) -> str:
         lines += ["", f"Concluded (seq {done['seq']}): {done['summary']}"]
         lines += [f"  → {r}" for r in done.get("recommendations", [])]
     return "\n".join(lines)
+
+
+def warning_lines(warnings: list[dict[str, Any]]) -> list[str]:
+    """Warnings, with the set-aside records of one reading folded into one line."""
+    lines: list[str] = []
+    folded: dict[str, list[dict[str, Any]]] = {}
+    for warning in warnings:
+        if warning["code"] == "set-aside":
+            reading = str(warning["subject"]).split(":", 1)[0]
+            folded.setdefault(reading, []).append(warning)
+            if len(folded[reading]) > 1:
+                continue
+        lines.append(f"  ⚠ [{warning['code']}] {warning['message']} (seq {warning['seq']})")
+    for reading, group in folded.items():
+        if len(group) > 1:
+            rules = ", ".join(str(w["subject"]).split(":", 1)[1] for w in group)
+            first = next(i for i, line in enumerate(lines) if f"reading {reading} set" in line)
+            lines[first] = (
+                f"  ⚠ [set-aside] reading {reading} set aside by {len(group)} rules ({rules}): "
+                f"{_generic(group[0]['message'])} (seq {group[0]['seq']})"
+            )
+    return lines
+
+
+def _generic(message: str) -> str:
+    reason = message.split(": ", 1)[-1]
+    return re.sub(r"rule \S+ ", "each rule ", reason, count=1)
+
+
+def next_step_lines(steps: list[dict[str, Any]], limit: int = 6) -> list[str]:
+    """Ranked rules, each with the probes that can feed it (cheapest first)."""
+    lines: list[str] = []
+    by_rule: dict[str, list[dict[str, Any]]] = {}
+    for step in steps:
+        by_rule.setdefault(step["rule"], []).append(step)
+    for rank, (rule, group) in enumerate(list(by_rule.items())[:limit], start=1):
+        load = " under load" if group[0]["load"] == "under-load" else ""
+        probes = ", ".join(f"{s['probe']} ({s['cost']})" for s in group)
+        lines.append(
+            f"  {rank}. {group[0]['expected_gain_bits']:.3f} bits  rule {rule}{load}: {probes}"
+        )
+    return lines
 
 
 def _short(text: str, width: int = 90) -> str:

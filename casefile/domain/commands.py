@@ -59,9 +59,14 @@ def propose_question(
     catch_all: float = 0.1,
     playbook: str | None = None,
 ) -> NewEvent:
-    qid = _check_id(question_id, "question") if question_id else _next_id("q", projection.questions)
+    taken = {*projection.questions, *projection.hypothesis_question}
+    qid = _check_id(question_id, "question") if question_id else _next_id("q", taken)
     if qid in projection.questions:
         raise DomainError(f"question {qid!r} already exists")
+    if qid in projection.hypothesis_question:
+        # One namespace: ``under`` accepts a question or a hypothesis id, so a question named
+        # like a hypothesis would hide that hypothesis as a parent.
+        raise DomainError(f"id {qid!r} is already taken by a hypothesis")
     if not 0.0 < catch_all < 1.0:
         raise DomainError(f"catch-all prior {catch_all} must be within (0, 1)")
     payload: dict[str, Any] = {"question_id": qid, "text": text, "catch_all": catch_all}

@@ -168,7 +168,13 @@ def evaluate(rule: Rule, facts: Sequence[Fact], load: str) -> Verdict:
     """Apply a rule to one observation's facts taken under ``load``."""
     if rule.load != "any" and load != rule.load:
         taken = "at idle" if load == "idle" else f"with load {load!r}"
-        return SetAside(rule, f"taken {taken}; rule {rule.id} needs {rule.load}")
+        needs = (
+            "counts only readings taken under load (an idle GPU says nothing about what "
+            "limits throughput)"
+            if rule.load == "under-load"
+            else f"needs a reading taken {rule.load}"
+        )
+        return SetAside(rule, f"taken {taken}; rule {rule.id} {needs}")
     statistic = compute_statistic(rule.statistic, [*facts, *derived_facts(facts)])
     if statistic is None:
         return NotApplicable(rule, f"no {' / '.join(rule.reads)} facts to read")

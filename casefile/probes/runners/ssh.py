@@ -22,8 +22,11 @@ Connections are pooled per ``(user, host, port)``: consecutive commands to one h
 TCP connection and SSH transport, each command on a new channel. A command that times out has
 its channel closed (after a best-effort ``signal KILL``, which OpenSSH ignores for root logins)
 but its connection stays in the pool and is reused; the remote process may outlive the channel,
-ending when it next writes to its closed output (SIGPIPE) or on its own. A connection that turns out to be
-dead when the next command needs it is discarded and dialled again once.
+ending when it next writes to its closed output (SIGPIPE) or on its own. A pooled connection
+found dead when the next command needs it is discarded and dialled again, once.
+
+TCP_NODELAY is set on every connection: without it each pooled command waited ~40 ms for the
+server's delayed ACK (see benchmarks/README.ssh.md).
 """
 
 from __future__ import annotations
