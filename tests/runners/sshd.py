@@ -1,0 +1,254 @@
+"""Throwaway OpenSSH servers on loopback, for the runner tests and the SSH benchmark.
+
+Everything lives in one temporary directory: a host key, a user key, an ``authorized_keys`` file,
+one ``sshd_config`` per port, a ``known_hosts`` that trusts the host key on every port, and an
+``ssh_config`` with one alias per port (``box0``, ``box1`` …). Nothing outside that directory is
+touched except ``/run/sshd``, the privilege separation directory that sshd insists on.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import socket
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import paramiko
+
+from casefile.probes.runners import SshRunner
+
+SSHD = Path("/usr/sbin/sshd")
+PRIVSEP_DIR = Path("/run/sshd")
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_for_port(port: int, timeout_s: float, proc: subprocess.Popen[bytes] | None = None) -> None:
+    """Block until 127.0.0.1:port accepts a connection, or fail with the server's complaint."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"sshd on port {port} exited with status {proc.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.02)
+    raise RuntimeError(f"sshd on port {port} did not start listening within {timeout_s}s")
+
+
+def write_key(key: paramiko.PKey, path: Path) -> None:
+    key.write_private_key_file(str(path))
+    path.chmod(0o600)  # sshd refuses host keys that others can read
+
+
+@dataclass
+class SshdCluster:
+    """Several sshd processes sharing one host key and one authorized user key."""
+
+    root: Path
+    user: str
+    host_key: paramiko.PKey
+    user_key_path: Path
+    known_hosts_path: Path
+    ssh_config_path: Path
+    addresses: tuple[str, ...] = ("127.0.0.1",)
+    ports: list[int] = field(default_factory=list)
+    processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
+
+    def target(self, index: int = 0) -> str:
+        """``user@127.0.0.1:port`` for the index-th server."""
+        return f"{self.user}@127.0.0.1:{self.ports[index % len(self.ports)]}"
+
+    def targets(self) -> list[str]:
+        """One ``user@address:port`` per (address, port): distinct pool keys."""
+        return [f"{self.user}@{a}:{p}" for a in self.addresses for p in self.ports]
+
+    def alias(self, index: int = 0) -> str:
+        """The ssh_config alias for the index-th server."""
+        return f"box{index % len(self.ports)}"
+
+    def stop(self) -> None:
+        for proc in self.processes:
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in self.processes:
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        self.processes.clear()
+
+
+def _sshd_config(
+    root: Path,
+    port: int,
+    host_key: Path,
+    authorized_keys: Path,
+    user: str,
+    addresses: tuple[str, ...],
+) -> str:
+    lines = [
+        # A clean HOME for the session: the login shell must not read the real account's dotfiles
+        # (a ~/.bashrc that runs `pyenv init` costs ~130 ms per command, and one that prints
+        # would corrupt the exact-output assertions). Authentication is unaffected because
+        # AuthorizedKeysFile is absolute.
+        f"SetEnv HOME={root / 'home'}",
+        *(f"ListenAddress {address}" for address in addresses),
+        f"Port {port}",
+        f"HostKey {host_key}",
+        f"PidFile {root / f'sshd-{port}.pid'}",
+        f"AuthorizedKeysFile {authorized_keys}",
+        "PubkeyAuthentication yes",
+        "PasswordAuthentication no",
+        "KbdInteractiveAuthentication no",
+        "UsePAM no",
+        "StrictModes no",
+        "PermitRootLogin prohibit-password",
+        f"AllowUsers {user}",
+        "MaxSessions 100",
+        "MaxStartups 100:30:200",
+        "MaxAuthTries 20",
+        "LogLevel ERROR",
+        "UseDNS no",
+        "PrintMotd no",
+        "PrintLastLog no",
+        "Subsystem sftp internal-sftp",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def start_cluster(
+    root: Path,
+    count: int = 4,
+    *,
+    addresses: tuple[str, ...] = ("127.0.0.1",),
+    startup_timeout_s: float = 10.0,
+) -> SshdCluster:
+    """Generate keys and configs under ``root`` and start ``count`` sshd processes.
+
+    Each server listens on every address in ``addresses`` (other 127.x addresses reach loopback
+    on Linux), so ``count`` ports × ``len(addresses)`` distinct targets exist, each its own
+    pooled connection: the benchmark uses that to stand in for many hosts.
+    """
+    if not SSHD.exists():
+        raise FileNotFoundError(f"{SSHD} is not installed")
+    root.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() == 0:
+        PRIVSEP_DIR.mkdir(mode=0o755, exist_ok=True)
+    user = getpass.getuser()
+    (root / "home").mkdir(exist_ok=True)
+
+    host_key = paramiko.ECDSAKey.generate()
+    host_key_path = root / "ssh_host_ecdsa_key"
+    write_key(host_key, host_key_path)
+    user_key = paramiko.ECDSAKey.generate()
+    user_key_path = root / "id_ecdsa"
+    write_key(user_key, user_key_path)
+    authorized_keys = root / "authorized_keys"
+    authorized_keys.write_text(f"{user_key.get_name()} {user_key.get_base64()} casefile-test\n")
+
+    cluster = SshdCluster(
+        root=root,
+        user=user,
+        host_key=host_key,
+        user_key_path=user_key_path,
+        known_hosts_path=root / "known_hosts",
+        ssh_config_path=root / "ssh_config",
+        addresses=addresses,
+    )
+    try:
+        for _ in range(count):
+            port = free_port()
+            config = root / f"sshd_config-{port}"
+            config.write_text(
+                _sshd_config(root, port, host_key_path, authorized_keys, user, addresses)
+            )
+            log = (root / f"sshd-{port}.log").open("wb")
+            proc = subprocess.Popen(
+                [str(SSHD), "-D", "-e", "-f", str(config)],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+            log.close()
+            cluster.ports.append(port)
+            cluster.processes.append(proc)
+        for port, proc in zip(cluster.ports, cluster.processes, strict=True):
+            try:
+                wait_for_port(port, startup_timeout_s, proc)
+            except RuntimeError as e:
+                log_text = (root / f"sshd-{port}.log").read_text(errors="replace")
+                raise RuntimeError(f"{e}: {log_text.strip()}") from None
+    except BaseException:
+        cluster.stop()
+        raise
+
+    cluster.known_hosts_path.write_text(
+        "".join(
+            f"[{address}]:{port} {host_key.get_name()} {host_key.get_base64()}\n"
+            for port in cluster.ports
+            for address in addresses
+        )
+    )
+    cluster.ssh_config_path.write_text(
+        "".join(
+            f"Host box{i}\n"
+            f"    HostName 127.0.0.1\n"
+            f"    Port {port}\n"
+            f"    User {user}\n"
+            f"    IdentityFile {user_key_path}\n"
+            f"    IdentitiesOnly yes\n"
+            for i, port in enumerate(cluster.ports)
+        )
+        + "Host jumpy\n    HostName 10.255.255.1\n    ProxyJump box0\n"
+    )
+    return cluster
+
+
+def make_runner(cluster: SshdCluster, **kwargs: object) -> SshRunner:
+    """A runner that trusts only the cluster and uses only the cluster's user key."""
+    options: dict[str, object] = {
+        "known_hosts_path": cluster.known_hosts_path,
+        "ssh_config_path": cluster.ssh_config_path,
+        "identity_files": [cluster.user_key_path],
+        "allow_agent": False,
+        "look_for_keys": False,
+        "connect_timeout_s": 5.0,
+    }
+    options.update(kwargs)
+    return SshRunner(**options)  # type: ignore[arg-type]
+
+
+class SilentListener:
+    """A TCP server that accepts connections and never says a word (a hung sshd)."""
+
+    def __init__(self) -> None:
+        self._server = socket.create_server(("127.0.0.1", 0))
+        self.port = int(self._server.getsockname()[1])
+        self._held: list[socket.socket] = []
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+        self._thread.start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self._server.accept()
+            except OSError:
+                return
+            self._held.append(conn)
+
+    def close(self) -> None:
+        self._server.close()
+        for conn in self._held:
+            conn.close()

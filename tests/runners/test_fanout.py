@@ -1,0 +1,87 @@
+"""fan_out with fake runners: ordering, isolation of failures, bounded concurrency."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from casefile.probes.runners import LocalRunner, RunResult, fan_out, fan_out_as_completed
+
+
+@dataclass
+class FakeRunner:
+    host: str
+    delay_s: float = 0.0
+    fail: bool = False
+    tracker: ConcurrencyTracker | None = None
+    source: str = "fake"
+
+    def run(self, argv: Sequence[str], *, timeout_s: float | None = None) -> RunResult:
+        if self.tracker:
+            self.tracker.enter()
+        try:
+            time.sleep(self.delay_s)
+            if self.fail:
+                raise RuntimeError("runner bug")
+            return RunResult(tuple(argv), self.host, 0, self.host, "", "t", "t", self.delay_s)
+        finally:
+            if self.tracker:
+                self.tracker.leave()
+
+
+@dataclass
+class ConcurrencyTracker:
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    now: int = 0
+    peak: int = 0
+
+    def enter(self) -> None:
+        with self.lock:
+            self.now += 1
+            self.peak = max(self.peak, self.now)
+
+    def leave(self) -> None:
+        with self.lock:
+            self.now -= 1
+
+
+def test_results_in_target_order() -> None:
+    runners = [FakeRunner(f"h{i}", delay_s=0.05 * (5 - i)) for i in range(5)]
+    results = fan_out(runners, ["x"])
+    assert [r.host for r in results] == ["h0", "h1", "h2", "h3", "h4"]
+
+
+def test_as_completed_yields_fast_hosts_first() -> None:
+    runners = [FakeRunner("slow", delay_s=0.5), FakeRunner("fast")]
+    order = [runners[i].host for i, _ in fan_out_as_completed(runners, ["x"])]
+    assert order == ["fast", "slow"]
+
+
+def test_a_runner_that_raises_becomes_an_error_result() -> None:
+    results = fan_out([FakeRunner("bad", fail=True), FakeRunner("good")], ["x"])
+    assert results[0].error == "runner failed: RuntimeError: runner bug"
+    assert results[0].error_kind == "internal"
+    assert results[0].host == "bad"
+    assert results[0].source == "fake"
+    assert results[1].ok
+
+
+def test_concurrency_is_bounded() -> None:
+    tracker = ConcurrencyTracker()
+    runners = [FakeRunner(f"h{i}", delay_s=0.05, tracker=tracker) for i in range(12)]
+    fan_out(runners, ["x"], max_workers=3)
+    assert tracker.peak == 3
+
+
+def test_runs_concurrently() -> None:
+    start = time.monotonic()
+    fan_out([FakeRunner(f"h{i}", delay_s=0.3) for i in range(8)], ["x"])
+    assert time.monotonic() - start < 0.9
+
+
+def test_empty_and_mixed_runners() -> None:
+    assert fan_out([], ["true"]) == []
+    results = fan_out([LocalRunner(), FakeRunner("f")], ["true"])
+    assert results[0].ok and results[0].source == "local"
