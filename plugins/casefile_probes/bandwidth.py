@@ -1,0 +1,285 @@
+"""Host-device copy bandwidth: CUDA samples ``bandwidthTest`` and NVIDIA ``nvbandwidth``.
+
+A measured host-to-device rate is the direct answer to "what does this PCIe link deliver?"
+(a Gen5 x16 link should move ~50 GB/s pinned; a VM without proper passthrough, a
+downgraded link or a far NUMA node shows much less). Both tools are read by one parser
+because people paste either under the same question.
+
+bandwidthTest facts (GB/s; older versions print MB/s, which are converted: their "MB" is
+2^20 bytes, so GB/s = MB/s × 1048576 / 1e9):
+
+- ``bandwidth.h2d`` / ``bandwidth.d2h`` / ``bandwidth.d2d`` for pinned memory,
+  ``bandwidth.h2d.pageable`` … for pageable memory; subject ``gpu<N>`` (the "Device N"
+  line, ``host`` when a run covers several devices together) holds the value at the
+  largest transfer size, and subject ``size=<bytes>`` holds every row;
+- ``bandwidth.memory`` (str, per gpu) "pinned", "pageable" or "pinned+pageable";
+- ``name`` (str, per gpu) from "Device N: name".
+
+nvbandwidth facts: ``nvbandwidth.<testcase>`` (e.g. ``nvbandwidth.host_to_device_memcpy_ce``,
+unit from the table title, usually GB/s) with subject ``gpu<j>`` when the other axis is a
+single CPU, else ``gpu<i>-gpu<j>`` (row-column, diagonal skipped); ``nvbandwidth.<testcase>.sum``
+on ``host`` from the SUM lines. ``N/A`` cells give no fact.
+
+Pastes whose tabs came through as vim ``listchars`` glyphs (``>---``) are read with the
+glyphs turned back into tabs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from casefile.domain.facts import ParseResult
+from casefile.probes.api import Probe
+from casefile_probes._clean import clean, to_float, to_int
+
+__all__ = ["PROBE", "parse_bandwidth"]
+
+_LISTCHARS = re.compile(r">+-*")
+_START = re.compile(r"\[CUDA Bandwidth Test\]")
+_DEVICE = re.compile(r"^\s*Device\s+(?P<index>\d+)\s*:\s*(?P<name>\S.*?)\s*$")
+_BUS_SUFFIX = re.compile(r"\s*\([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.\d)?\)\s*$")
+_DIRECTION = re.compile(
+    r"^\s*(?P<dir>Host to Device|Device to Host|Device to Device) Bandwidth,\s*"
+    r"(?P<count>\d+)\s*Device",
+    re.I,
+)
+_MEMORY = re.compile(r"^\s*(?P<memory>PINNED|PAGEABLE)\s+Memory Transfers", re.I)
+_UNIT = re.compile(r"Transfer Size \(Bytes\)\s*Bandwidth\s*\((?P<unit>[GM]B/s)\)", re.I)
+_SIZE_ROW = re.compile(r"^\s*(?P<size>[0-9]+)\s+(?P<value>[0-9]+(?:\.[0-9]+)?)\s*$")
+_RESULT = re.compile(r"^\s*Result\s*=\s*(?P<result>\w+)")
+_ERROR = re.compile(
+    r"(CUDA error|no CUDA-capable device|cudaGetDeviceCount returned|"
+    r"CUDA driver version is insufficient|command not found|No such file)",
+    re.I,
+)
+_NVB_RUNNING = re.compile(r"^\s*Running\s+(?:benchmark\s+)?(?P<test>[a-z0-9_]+)\.?\s*$")
+_NVB_TITLE = re.compile(
+    r"^\s*(?:memcpy|memory)\b.*?(?P<a>CPU|GPU)\((?P<a_axis>rows?|columns?)\)\s*"
+    r"(?:->|<-|<->)\s*(?P<b>CPU|GPU)\((?P<b_axis>rows?|columns?)\)"
+    r".*?\((?P<unit>[^()]*)\)\s*$",
+    re.I,
+)
+_NVB_COLUMNS = re.compile(r"^\s*[0-9]+(?:\s+[0-9]+)*\s*$")
+_NVB_ROW = re.compile(r"^\s*(?P<row>[0-9]+)\s+(?P<cells>\S.*)$")
+_NVB_CELL = re.compile(r"[0-9]+(?:\.[0-9]+)?|N/A")
+_NVB_SUM = re.compile(r"^\s*SUM\s+(?P<test>[a-z0-9_]+)\s+(?P<value>[0-9]+(?:\.[0-9]+)?)\s*$")
+_NVB_VERSION = re.compile(r"nvbandwidth Version:\s*(?P<version>\S+)", re.I)
+
+_DIRECTIONS = {"host to device": "h2d", "device to host": "d2h", "device to device": "d2d"}
+# bandwidthTest's old MB/s: bytes / 2^20 per second (see its bandwidthInMBs formula).
+_MB_TO_GB = 1048576 / 1e9
+
+
+@dataclass
+class _Table:
+    test: str
+    unit: str
+    row_kind: str
+    column_kind: str
+    columns: list[int] = field(default_factory=list)
+    cells: dict[tuple[int, int], float] = field(default_factory=dict)
+
+
+@dataclass
+class _Section:
+    fact: str
+    subject: str
+    unit_scale: float = 1.0
+    rows: list[tuple[int, float]] = field(default_factory=list)
+
+
+class _BandwidthTestReader:
+    """State machine over bandwidthTest's sections (one or several runs in a paste)."""
+
+    def __init__(self, result: ParseResult) -> None:
+        self.result = result
+        self.devices: list[int] = []
+        self.direction: str | None = None
+        self.count = 1
+        self.memory = "pinned"
+        self.scale = 1.0
+        self.section: _Section | None = None
+        self.memories: dict[str, list[str]] = {}
+        self.seen = False
+
+    def feed(self, line: str) -> bool:
+        if _START.search(line):
+            self._close()
+            self.devices = []
+            self.seen = True
+            return True
+        if m := _DIRECTION.match(line):
+            self._close()
+            self.direction = _DIRECTIONS[m.group("dir").lower()]
+            self.count = to_int(m.group("count")) or 1
+            self.memory = "pinned"
+            self.scale = 1.0
+            self.seen = True
+            return True
+        if m := _MEMORY.match(line):
+            self.memory = m.group("memory").lower()
+            return True
+        if m := _UNIT.search(line):
+            self.scale = _MB_TO_GB if m.group("unit").upper() == "MB/S" else 1.0
+            if self.direction is not None:
+                self._open()
+            return True
+        if self.section is not None and (m := _SIZE_ROW.match(line)):
+            value = to_float(m.group("value"))
+            size = to_int(m.group("size"))
+            if value is not None and size is not None:
+                self.section.rows.append((size, value * self.section.unit_scale))
+            return True
+        if m := _RESULT.match(line):
+            self._close()
+            if m.group("result").upper() != "PASS":
+                self.result.problems.append(f"bandwidthTest reported Result = {m.group('result')}")
+            return True
+        return False
+
+    def device(self, index: int) -> None:
+        self.devices.append(index)
+
+    def _subject(self) -> str:
+        if self.count == 1 and len(self.devices) == 1:
+            return f"gpu{self.devices[0]}"
+        if self.count == 1 and not self.devices:
+            return "gpu0"
+        return "host"
+
+    def _open(self) -> None:
+        assert self.direction is not None
+        suffix = "" if self.memory == "pinned" else f".{self.memory}"
+        self.section = _Section(f"bandwidth.{self.direction}{suffix}", self._subject(), self.scale)
+
+    def _close(self) -> None:
+        section = self.section
+        self.section = None
+        if section is None or not section.rows:
+            return
+        for size, value in section.rows:
+            self.result.add(section.fact, round(value, 4), f"size={size}", "GB/s")
+        headline = max(section.rows, key=lambda row: row[0])[1]
+        self.result.add(section.fact, round(headline, 4), section.subject, "GB/s")
+        memory = "pageable" if section.fact.endswith(".pageable") else "pinned"
+        kinds = self.memories.setdefault(section.subject, [])
+        if memory not in kinds:
+            kinds.append(memory)
+
+    def finish(self) -> None:
+        self._close()
+        for subject, kinds in self.memories.items():
+            self.result.add("bandwidth.memory", "+".join(sorted(kinds, reverse=True)), subject)
+
+
+def _nvb_subject(table: _Table, row: int, column: int) -> str | None:
+    if table.row_kind == "gpu" and table.column_kind == "gpu":
+        return None if row == column else f"gpu{row}-gpu{column}"
+    if table.row_kind == "cpu" and table.column_kind == "gpu":
+        return f"gpu{column}" if row == 0 else f"cpu{row}-gpu{column}"
+    if table.row_kind == "gpu" and table.column_kind == "cpu":
+        return f"gpu{row}" if column == 0 else f"gpu{row}-cpu{column}"
+    return f"{table.row_kind}{row}-{table.column_kind}{column}"
+
+
+def _nvb_title(line: str, test: str) -> _Table | None:
+    m = _NVB_TITLE.match(line)
+    if not m:
+        return None
+    a_kind, b_kind = m.group("a").lower(), m.group("b").lower()
+    a_is_row = m.group("a_axis").lower().startswith("row")
+    row_kind, column_kind = (a_kind, b_kind) if a_is_row else (b_kind, a_kind)
+    return _Table(test, m.group("unit").strip(), row_kind, column_kind)
+
+
+def parse_bandwidth(text: str) -> ParseResult:
+    """Facts from bandwidthTest or nvbandwidth output (or both in one paste)."""
+    cleaned = clean(text, hash_prompt=True)
+    lines = cleaned.lines
+    if any(">---" in line for line in lines):
+        lines = [_LISTCHARS.sub("\t", line) if ">-" in line else line for line in lines]
+    result = ParseResult()
+    reader = _BandwidthTestReader(result)
+    names: dict[int, str] = {}
+    tables: list[_Table] = []
+    sums: dict[str, float] = {}
+    test: str | None = None
+    table: _Table | None = None
+    version: str | None = None
+    for line in lines:
+        if m := _DEVICE.match(line):
+            index = int(m.group("index"))
+            names.setdefault(index, _BUS_SUFFIX.sub("", m.group("name")))
+            reader.device(index)
+            continue
+        if reader.feed(line):
+            continue
+        if m := _NVB_VERSION.search(line):
+            version = m.group("version")
+        elif m := _NVB_RUNNING.match(line):
+            test, table = m.group("test"), None
+        elif m := _NVB_SUM.match(line):
+            value = to_float(m.group("value"))
+            if value is not None:
+                sums[m.group("test")] = value
+            table = None
+        elif test is not None and (new := _nvb_title(line, test)) is not None:
+            table = new
+            tables.append(table)
+        elif table is not None and not table.columns and _NVB_COLUMNS.match(line):
+            table.columns = [int(c) for c in line.split()]
+        elif table is not None and table.columns and (m := _NVB_ROW.match(line)):
+            cells = m.group("cells").split()
+            if len(cells) == len(table.columns) and all(_NVB_CELL.fullmatch(c) for c in cells):
+                row = int(m.group("row"))
+                for column, cell in zip(table.columns, cells, strict=True):
+                    value = to_float(cell) if cell != "N/A" else None
+                    if value is not None:
+                        table.cells[(row, column)] = value
+            else:
+                result.problems.append(f"nvbandwidth {table.test}: row {m.group('row')} not read")
+    reader.finish()
+
+    for table in tables:
+        for (row, column), value in sorted(table.cells.items()):
+            subject = _nvb_subject(table, row, column)
+            if subject is not None:
+                result.add(f"nvbandwidth.{table.test}", value, subject, table.unit)
+    for name, value in sums.items():
+        result.add(f"nvbandwidth.{name}.sum", value, "host", "GB/s")
+    result.add("nvbandwidth.version", version, "host")
+    if result.facts or names:
+        for index, name in sorted(names.items()):
+            result.add("name", name, f"gpu{index}")
+    if not any(f.name.startswith(("bandwidth.", "nvbandwidth.")) for f in result.facts):
+        error = next((line.strip() for line in lines if _ERROR.search(line)), None)
+        if error:
+            return ParseResult.unparsed(f"the test printed an error, not results: {error}")
+        if reader.seen or tables:
+            return ParseResult.unparsed("bandwidth test output without any result rows")
+        return ParseResult.unparsed("no bandwidthTest or nvbandwidth results found")
+    return result
+
+
+PROBE = Probe(
+    name="cuda-bandwidth",
+    summary="Host<->device copy bandwidth (CUDA samples bandwidthTest; nvbandwidth pastes too)",
+    parse=parse_bandwidth,
+    argv=("bandwidthTest", "--memory=pinned", "--mode=quick"),
+    cost="moderate",
+    timeout_s=300.0,
+    facts=(
+        "bandwidth.h2d",
+        "bandwidth.d2h",
+        "bandwidth.d2d",
+        "bandwidth.h2d.pageable",
+        "bandwidth.d2h.pageable",
+        "bandwidth.memory",
+        "nvbandwidth.host_to_device_memcpy_ce",
+        "nvbandwidth.device_to_host_memcpy_ce",
+        "nvbandwidth.device_to_device_memcpy_write_ce",
+        "name",
+    ),
+    needs_load=False,
+)

@@ -1,0 +1,179 @@
+"""CUDA samples ``p2pBandwidthLatencyTest``: GPU-to-GPU bandwidth with and without P2P.
+
+Whether peer-to-peer works between two GPUs, and what it buys, decides whether GPU-to-GPU
+traffic crosses the CPU's memory. Virtual machines and consumer cards often lose P2P; this
+test shows it as "CANNOT Access Peer" lines and as matrices of copy bandwidth and latency
+with P2P off and on.
+
+Facts (pairs are ``gpu<row>-gpu<column>`` as printed, the diagonal is skipped):
+
+- ``p2p.enabled`` (bool, per ordered pair) from "Device=X CAN/CANNOT Access Peer Device=Y",
+  or from the "P2P Connectivity Matrix" when those lines are missing;
+- ``p2p.unidir_bw.disabled`` / ``p2p.unidir_bw.enabled`` / ``p2p.bidir_bw.disabled`` /
+  ``p2p.bidir_bw.enabled`` (GB/s per pair); the modified test's "(P2P Reads)" matrices add
+  ``.reads`` (``p2p.unidir_bw.enabled.reads``); "(P2P Writes)" is the default, no suffix;
+- ``p2p.latency.gpu.disabled`` / ``p2p.latency.gpu.enabled`` and ``p2p.latency.cpu.*``
+  (us per pair), ``.reads`` likewise;
+- on ``host``, for every bandwidth matrix above, ``<name>.min`` and ``<name>.max`` (GB/s)
+  over the off-diagonal pairs, e.g. ``p2p.unidir_bw.enabled.min``; ``p2p.gpus`` (int);
+- ``name`` (str) per ``gpu<N>`` from the "Device: N, name, pciBusID …" lines.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from casefile.domain.facts import ParseResult
+from casefile.probes.api import Probe
+from casefile_probes._clean import clean, to_float
+
+__all__ = ["PROBE", "parse_p2p"]
+
+_DEVICE = re.compile(r"^\s*Device:\s*(?P<index>\d+),\s*(?P<name>.+?),\s*pciBusID:")
+_ACCESS = re.compile(
+    r"Device=\s*(?P<a>\d+)\s+(?P<can>CAN|CANNOT)\s+Access Peer Device=\s*(?P<b>\d+)\b"
+)
+_BW_TITLE = re.compile(
+    r"^\s*(?P<dir>Unidirectional|Bidirectional)\s+P2P=(?P<state>Enabled|Disabled)\s+Bandwidth"
+    r"(?:\s*\(P2P (?P<mode>Writes|Reads)\))?\s+Matrix",
+    re.I,
+)
+_LAT_TITLE = re.compile(
+    r"^\s*P2P=(?P<state>Enabled|Disabled)\s+Latency(?:\s*\(P2P (?P<mode>Writes|Reads)\))?"
+    r"\s+Matrix",
+    re.I,
+)
+_CONNECTIVITY = re.compile(r"^\s*P2P Connectivity Matrix", re.I)
+_COLUMNS = re.compile(r"^\s*(?P<label>D\\D|GPU|CPU)\s+(?P<cols>[0-9][0-9\s]*)$")
+_ROW = re.compile(r"^\s*(?P<row>[0-9]+)\s+(?P<cells>\S.*)$")
+_CELL = re.compile(r"[0-9]+(?:\.[0-9]+)?")
+
+
+@dataclass
+class _Matrix:
+    name: str
+    unit: str | None
+    columns: list[int] = field(default_factory=list)
+    cells: dict[tuple[int, int], float] = field(default_factory=dict)
+
+
+def _section_name(line: str) -> tuple[str, str | None] | None:
+    if m := _BW_TITLE.match(line):
+        kind = "unidir_bw" if m.group("dir").lower().startswith("uni") else "bidir_bw"
+        suffix = ".reads" if (m.group("mode") or "").lower() == "reads" else ""
+        return f"p2p.{kind}.{m.group('state').lower()}{suffix}", "GB/s"
+    if m := _LAT_TITLE.match(line):
+        suffix = ".reads" if (m.group("mode") or "").lower() == "reads" else ""
+        # "{side}" is filled in by the GPU / CPU sub-table header.
+        return f"p2p.latency.{{side}}.{m.group('state').lower()}{suffix}", "us"
+    if _CONNECTIVITY.match(line):
+        return "connectivity", None
+    return None
+
+
+def parse_p2p(text: str) -> ParseResult:
+    """Facts from p2pBandwidthLatencyTest output, whole or in part."""
+    cleaned = clean(text)
+    result = ParseResult()
+    names: dict[int, str] = {}
+    access: dict[tuple[int, int], bool] = {}
+    matrices: list[_Matrix] = []
+    template: tuple[str, str | None] | None = None
+    current: _Matrix | None = None
+    bad_rows: list[str] = []
+    for line in cleaned.lines:
+        if m := _DEVICE.match(line):
+            names.setdefault(int(m.group("index")), m.group("name").strip())
+            continue
+        if m := _ACCESS.search(line):
+            access[(int(m.group("a")), int(m.group("b")))] = m.group("can") == "CAN"
+            continue
+        if (section := _section_name(line)) is not None:
+            template = section
+            current = None
+            continue
+        if template is None:
+            continue
+        if m := _COLUMNS.match(line):
+            side = m.group("label").lower()
+            name = template[0].replace("{side}", "cpu" if side == "cpu" else "gpu")
+            current = _Matrix(name, template[1], [int(c) for c in m.group("cols").split()])
+            matrices.append(current)
+            continue
+        if current is not None and (m := _ROW.match(line)):
+            cells = m.group("cells").split()
+            if len(cells) != len(current.columns) or not all(_CELL.fullmatch(c) for c in cells):
+                bad_rows.append(f"{current.name} row {m.group('row')}")
+                continue
+            row = int(m.group("row"))
+            for column, cell in zip(current.columns, cells, strict=True):
+                value = to_float(cell)
+                if value is not None:
+                    current.cells[(row, column)] = value
+            continue
+        if line.strip() and not line.strip().startswith("..."):
+            # Anything else (the NOTE, an elision) ends the table but not the section:
+            # latency sections carry a GPU and a CPU table under one title.
+            current = None
+
+    if not names and not access and not matrices:
+        return ParseResult.unparsed(
+            "no p2pBandwidthLatencyTest output found (no 'Device=X CAN Access Peer' lines "
+            "or P2P matrices)"
+        )
+    for index, name in sorted(names.items()):
+        result.add("name", name, f"gpu{index}")
+    gpus = set(names) | {i for pair in access for i in pair}
+    for matrix in matrices:
+        gpus |= set(matrix.columns)
+    result.add("p2p.gpus", len(gpus) or None, "host")
+    connectivity = [m for m in matrices if m.name == "connectivity"]
+    pairs = dict(access)
+    for matrix in connectivity:
+        for (a, b), value in matrix.cells.items():
+            if a != b and (a, b) not in pairs:
+                pairs[(a, b)] = value >= 1
+    for (a, b), enabled in sorted(pairs.items()):
+        if a != b:
+            result.add("p2p.enabled", enabled, f"gpu{a}-gpu{b}")
+    for matrix in matrices:
+        if matrix.name == "connectivity":
+            continue
+        off_diagonal = {pair: v for pair, v in sorted(matrix.cells.items()) if pair[0] != pair[1]}
+        for (a, b), value in off_diagonal.items():
+            result.add(matrix.name, value, f"gpu{a}-gpu{b}", matrix.unit)
+        if "_bw." in matrix.name and off_diagonal:
+            result.add(f"{matrix.name}.min", min(off_diagonal.values()), "host", matrix.unit)
+            result.add(f"{matrix.name}.max", max(off_diagonal.values()), "host", matrix.unit)
+    if not any(m.name != "connectivity" and m.cells for m in matrices):
+        result.problems.append("no bandwidth or latency matrix values (output cut short?)")
+    if bad_rows:
+        result.problems.append(f"rows not read (wrong number of values): {', '.join(bad_rows)}")
+    return result
+
+
+PROBE = Probe(
+    name="cuda-p2p-bandwidth",
+    summary="GPU-to-GPU bandwidth and latency with P2P off and on (p2pBandwidthLatencyTest)",
+    parse=parse_p2p,
+    argv=("p2pBandwidthLatencyTest",),
+    cost="moderate",
+    timeout_s=300.0,
+    facts=(
+        "p2p.enabled",
+        "p2p.unidir_bw.disabled",
+        "p2p.unidir_bw.enabled",
+        "p2p.bidir_bw.disabled",
+        "p2p.bidir_bw.enabled",
+        "p2p.latency.gpu.disabled",
+        "p2p.latency.gpu.enabled",
+        "p2p.unidir_bw.enabled.min",
+        "p2p.unidir_bw.enabled.max",
+        "p2p.bidir_bw.enabled.min",
+        "p2p.bidir_bw.enabled.max",
+        "p2p.gpus",
+        "name",
+    ),
+    needs_load=False,
+)

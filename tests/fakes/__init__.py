@@ -1,0 +1,1 @@
+"""Stand-ins for hardware and services, for tests that must run anywhere."""
