@@ -35,8 +35,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    words = list(sys.argv[1:] if argv is None else argv)
+    # Everything after a bare `--` is a command line to run (casefile probe C P -- ARGV…),
+    # passed through untouched: never re-parsed, never joined into a shell string.
+    command: list[str] = []
+    if "--" in words:
+        cut = words.index("--")
+        words, command = words[:cut], words[cut + 1 :]
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(words)
+    if command:
+        if not hasattr(args, "argv"):
+            parser.error("only `casefile probe` takes a command after --")
+        args.argv = command
     if not hasattr(args, "db"):
         args.db = None
     try:

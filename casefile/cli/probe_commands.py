@@ -167,12 +167,14 @@ def register(
         "probe",
         parents=[common],
         help="run a probe (locally, over SSH, or from pasted output) and record it",
+        usage="casefile probe CASE PROBE [options] [-- COMMAND ARG…]",
         description="Run PROBE and record its output, facts and what the rules make of them. "
-        "Give a different command after --, e.g. `casefile probe C lspci -- lspci -vvs 01:00.0`.",
+        "Give a different command after --, e.g. `casefile probe C lspci -- lspci -vvs 01:00.0`; "
+        "each word reaches the program as one argument, never through a shell.",
     )
     p.add_argument("case")
     p.add_argument("probe")
-    p.add_argument("argv", nargs="*", help="the command to run instead of the probe's default")
+    p.set_defaults(argv=[])
     p.add_argument("--host", action="append", help="SSH target [user@]host[:port] (repeatable)")
     p.add_argument("--load", choices=LOADS, default="unknown", help="load state when taken")
     p.add_argument("--paste", metavar="FILE", help="take output captured elsewhere ('-': stdin)")

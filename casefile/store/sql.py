@@ -77,12 +77,6 @@ _AC = _ARTIFACTS.c
 
 
 # Statements built once: constructing a select() costs more than running it on SQLite.
-_HEAD = (
-    select(_EC.seq, _EC.hash)
-    .where(_EC.case_id == bindparam("case_id"))
-    .order_by(_EC.seq.desc())
-    .limit(1)
-)
 _ANY_EVENT = select(_EC.seq).where(_EC.case_id == bindparam("case_id")).limit(1)
 _INSERT_EVENTS = insert(_EVENTS)
 _INSERT_ARTIFACTS = insert(_ARTIFACTS)
@@ -91,19 +85,30 @@ _ARTIFACT_DATA = select(_AC.data).where(_AC.digest == bindparam("digest"))
 _CASE_IDS = select(_EC.case_id).where(_EC.seq == 1).order_by(_EC.recorded_at, _EC.case_id)
 
 
-def _row(event: Event, payload_text: str) -> dict[str, Any]:
-    return {
-        "case_id": event.case_id,
-        "seq": event.seq,
-        "type": event.type,
-        "version": event.version,
-        "recorded_at": event.recorded_at,
-        "occurred_at": event.occurred_at,
-        "actor": event.actor,
-        "payload": payload_text,
-        "prev_hash": event.prev_hash,
-        "hash": event.hash,
-    }
+def _row(event: Event) -> tuple[Any, ...]:
+    """The event as a row for the driver, payload as its canonical JSON text."""
+    return (
+        event.case_id,
+        event.seq,
+        event.type,
+        event.version,
+        event.recorded_at,
+        event.occurred_at,
+        event.actor,
+        canonical_json(event.payload),
+        event.prev_hash,
+        event.hash,
+    )
+
+
+def _row_dict(event: Event) -> dict[str, Any]:
+    return dict(zip(_COLUMNS, _row(event), strict=True))
+
+
+_COLUMNS = (
+    "case_id", "seq", "type", "version", "recorded_at", "occurred_at", "actor", "payload",
+    "prev_hash", "hash",
+)  # fmt: skip
 
 
 class SqlEventStore:
@@ -117,21 +122,24 @@ class SqlEventStore:
         self.url = url
         self._engine = create_store_engine(url)
         self._where = display_url(url)
-        # Reads are single statements over immutable rows, so a server database runs them in
-        # autocommit: one round trip instead of BEGIN, SELECT, ROLLBACK. SQLite reads stay in a
-        # (deferred, lock-free under WAL) transaction: there they cost nothing.
-        self._read_engine: Engine = (
-            self._engine
-            if self._engine.dialect.name == "sqlite"
-            else self._engine.execution_options(isolation_level="AUTOCOMMIT")
-        )
-        placeholder = "?" if self._engine.dialect.paramstyle == "qmark" else "%s"
-        # The hot read as plain SQL for the driver's own cursor (see load()).
+        self._sqlite = self._engine.dialect.name == "sqlite"
+        self._dbapi_error: type[Exception] = self._engine.dialect.loaded_dbapi.Error
+        self._dbapi_integrity: type[Exception] = self._engine.dialect.loaded_dbapi.IntegrityError
+        # The hot statements (append, head, load) run as plain SQL on the driver's cursor:
+        # SQLAlchemy's execution machinery costs more per append than SQLite's own work.
+        # Identical SQL on both databases; only the placeholder differs (qmark / format).
+        p = "?" if self._engine.dialect.paramstyle == "qmark" else "%s"
         columns = "seq, type, version, recorded_at, occurred_at, actor, payload, prev_hash, hash"
-        self._load_sql = f"SELECT {columns} FROM events WHERE case_id = {placeholder} ORDER BY seq"
+        self._load_sql = f"SELECT {columns} FROM events WHERE case_id = {p} ORDER BY seq"
         self._load_upto_sql = (
-            f"SELECT {columns} FROM events WHERE case_id = {placeholder} "
-            f"AND seq <= {placeholder} ORDER BY seq"
+            f"SELECT {columns} FROM events WHERE case_id = {p} AND seq <= {p} ORDER BY seq"
+        )
+        self._head_sql = (
+            f"SELECT seq, hash FROM events WHERE case_id = {p} ORDER BY seq DESC LIMIT 1"
+        )
+        self._insert_sql = (
+            "INSERT INTO events (case_id, seq, type, version, recorded_at, occurred_at, actor, "
+            f"payload, prev_hash, hash) VALUES ({p}, {p}, {p}, {p}, {p}, {p}, {p}, {p}, {p}, {p})"
         )
         try:
             SQLModel.metadata.create_all(self._engine, tables=[_EVENTS, _ARTIFACTS])
@@ -170,18 +178,62 @@ class SqlEventStore:
 
     @contextmanager
     def _transaction(self, what: str, *, write: bool) -> Iterator[Connection]:
-        """One transaction; database errors leave as :class:`StoreError` naming ``what``."""
-        dbapi_error: type[BaseException] = self._engine.dialect.loaded_dbapi.Error
+        """A SQLAlchemy transaction; database errors leave as :class:`StoreError`.
+
+        Integrity errors pass through untranslated: the caller knows what they mean.
+        """
         try:
-            with (self._engine if write else self._read_engine).connect() as conn:
+            with self._engine.connect() as conn:
                 if write:
                     conn.execution_options(**{WRITE_OPTION: True})
                 with conn.begin():
                     yield conn
-        except (SQLAlchemyError, dbapi_error) as error:
-            if isinstance(error, SqlIntegrityError):
+        except (SQLAlchemyError, self._dbapi_error) as error:
+            if isinstance(error, SqlIntegrityError | self._dbapi_integrity):
                 raise
             raise self._error(what, error) from error
+
+    @contextmanager
+    def _cursor(self, what: str, *, write: bool) -> Iterator[Any]:
+        """A driver cursor on a pooled connection: one transaction if ``write``.
+
+        A write on SQLite begins with BEGIN IMMEDIATE (the write lock up front, as the engine's
+        begin hook does for SQLAlchemy transactions); PostgreSQL begins implicitly. A read is
+        one SELECT in autocommit: a consistent snapshot on its own, without a BEGIN/ROLLBACK
+        round trip. Integrity errors pass through untranslated.
+        """
+        try:
+            raw = self._engine.raw_connection()
+        except (SQLAlchemyError, self._dbapi_error) as error:
+            raise self._error(what, error) from error
+        driver = raw.driver_connection
+        autocommit = not write and not self._sqlite
+        try:
+            if autocommit:
+                driver.autocommit = True  # type: ignore[union-attr]
+            cursor = raw.cursor()
+            try:
+                if write and self._sqlite:
+                    cursor.execute("BEGIN IMMEDIATE")
+                yield cursor
+                if write:
+                    raw.commit()
+            finally:
+                cursor.close()
+        except BaseException as error:
+            try:
+                raw.rollback()
+            except self._dbapi_error:
+                raw.invalidate()  # the connection itself is broken: do not pool it
+            if isinstance(error, self._dbapi_error) and not isinstance(
+                error, self._dbapi_integrity
+            ):
+                raise self._error(what, error) from error
+            raise
+        finally:
+            if autocommit:
+                driver.autocommit = False  # type: ignore[union-attr]
+            raw.close()
 
     # -- events ---------------------------------------------------------------------------
 
@@ -199,22 +251,26 @@ class SqlEventStore:
         if not normalised:
             return []
         try:
-            with self._transaction(f"append to case {case_id}", write=True) as conn:
-                row = conn.execute(_HEAD, {"case_id": case_id}).first()
+            with self._cursor(f"append to case {case_id}", write=True) as cursor:
+                cursor.execute(self._head_sql, (case_id,))
+                row = cursor.fetchone()
                 seq, prev_hash = (row[0], row[1]) if row else (0, GENESIS_HASH)
                 if seq != expected_seq:
                     raise ConcurrencyError(case_id, expected_seq)
                 recorded_at = utc_now()
                 sealed: list[Event] = []
-                rows: list[dict[str, Any]] = []
+                rows: list[tuple[Any, ...]] = []
                 for new in normalised:
                     seq += 1
                     event = seal(case_id, seq, prev_hash, new, recorded_at)
                     sealed.append(event)
-                    rows.append(_row(event, canonical_json(event.payload)))
+                    rows.append(_row(event))
                     prev_hash = event.hash
-                conn.execute(_INSERT_EVENTS, rows)
-        except SqlIntegrityError as error:
+                if len(rows) == 1:
+                    cursor.execute(self._insert_sql, rows[0])
+                else:
+                    cursor.executemany(self._insert_sql, rows)
+        except (self._dbapi_integrity, SqlIntegrityError) as error:
             # The (case_id, seq) key refused us: another writer inserted that seq first.
             raise ConcurrencyError(case_id, expected_seq) from error
         return sealed
@@ -230,13 +286,9 @@ class SqlEventStore:
         sql, params = (
             (self._load_sql, (case_id,)) if upto is None else (self._load_upto_sql, (case_id, upto))
         )
-        with self._transaction(f"read case {case_id}", write=False) as conn:
-            cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-            try:
-                cursor.execute(sql, params)
-                rows = cursor.fetchall()
-            finally:
-                cursor.close()
+        with self._cursor(f"read case {case_id}", write=False) as cursor:
+            cursor.execute(sql, params)
+            rows = cursor.fetchall()
         loads = json.loads
         events: list[Event] = []
         append = events.append
@@ -274,8 +326,9 @@ class SqlEventStore:
         return self.load(case_id, strict=True)
 
     def head(self, case_id: str) -> tuple[int, str]:
-        with self._transaction(f"read case {case_id}", write=False) as conn:
-            row = conn.execute(_HEAD, {"case_id": case_id}).first()
+        with self._cursor(f"read case {case_id}", write=False) as cursor:
+            cursor.execute(self._head_sql, (case_id,))
+            row = cursor.fetchone()
         return (int(row[0]), str(row[1])) if row else (0, GENESIS_HASH)
 
     def case_ids(self) -> list[str]:
@@ -372,7 +425,7 @@ class SqlEventStore:
                 ]
                 if missing:
                     conn.execute(_INSERT_ARTIFACTS, missing)
-                conn.execute(_INSERT_EVENTS, [_row(e, canonical_json(e.payload)) for e in events])
+                conn.execute(_INSERT_EVENTS, [_row_dict(e) for e in events])
         except SqlIntegrityError as error:
             raise StoreError(
                 f"case {case_id} was written by someone else during the import; nothing imported"

@@ -129,7 +129,8 @@ def event_problem(
     if event.seq != position:
         if event.seq > position:
             return (
-                f"seq {position} is missing (seq {position - 1} is followed by {event.seq})",
+                f"expected seq {position}, found seq {event.seq} "
+                f"(seq {position} is missing or out of order)",
                 position,
             )
         return (

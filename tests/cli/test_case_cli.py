@@ -1,0 +1,124 @@
+"""Case commands end to end: new, note, cases, log, verify, export, import, directories."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from tests.cli.conftest import CLI
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT.parent / "shared" / "corpus"
+
+
+def test_new_note_log_cases(cli: CLI) -> None:
+    case_id = cli("new", "Slow decode", "--symptom", "11 tok/s", "--env", "gpus=8").out.strip()
+    assert cli("note", case_id, "first look", "--actor", "alice").out.strip() == "2"
+    assert cli("note", case_id[:6], "prefix works").code == 0
+    log = json.loads(cli("log", case_id, "--json").out)
+    assert [e["seq"] for e in log] == [1, 2, 3]
+    assert log[0]["payload"]["environment"] == {"gpus": "8"}
+    assert log[1]["actor"] == "alice"
+    assert "note: first look" in cli("log", case_id).out
+    cases = json.loads(cli("cases", "--json").out)
+    assert cases == [
+        {"id": case_id, "title": "Slow decode", "opened": log[0]["recorded_at"], "events": 3}
+    ]
+
+
+def test_export_import_round_trip_and_directory_as_case(cli: CLI, tmp_path: Path) -> None:
+    case_id = cli("new", "Round trip", "--id", "rt").out.strip()
+    cli("note", case_id, "hello")
+    export = tmp_path / "export"
+    assert cli("export", case_id, str(export)).code == 0
+    assert cli("verify", str(export)).code == 0
+    # A case directory works as CASE, read in place …
+    assert "note: hello" in cli("log", str(export)).out
+    # … and written in place.
+    assert cli("note", str(export), "appended to the directory").code == 0
+    assert cli("verify", str(export)).code == 0
+    assert "appended to the directory" in (export / "events.jsonl").read_text()
+    # Import into another database, export again: byte-identical.
+    other = f"sqlite:///{tmp_path / 'other.db'}"
+    assert cli("import", str(export), "--db", other).out.strip() == "rt"
+    again = tmp_path / "again"
+    assert cli("export", "rt", str(again), "--db", other).code == 0
+    for path in export.rglob("*"):
+        if path.is_file():
+            assert path.read_bytes() == (again / path.relative_to(export)).read_bytes()
+    # Importing the same case twice is refused with one line.
+    twice = cli("import", str(export), "--db", other)
+    assert twice.code == 1 and twice.err.count("\n") == 1
+
+
+def test_import_refuses_a_damaged_directory_and_changes_nothing(cli: CLI, tmp_path: Path) -> None:
+    case_id = cli("new", "Damaged").out.strip()
+    cli("note", case_id, "one")
+    export = tmp_path / "d"
+    cli("export", case_id, str(export))
+    damaged = tmp_path / "damaged"
+    shutil.copytree(export, damaged)
+    lines = (damaged / "events.jsonl").read_text().splitlines(keepends=True)
+    (damaged / "events.jsonl").write_text(lines[0] + lines[1][:-20] + "\n")
+    other = f"sqlite:///{tmp_path / 'other.db'}"
+    result = cli("import", str(damaged), "--db", other)
+    assert result.code == 1 and "events.jsonl:2" in result.err
+    assert json.loads(cli("cases", "--json", "--db", other).out) == []
+    verify = cli("verify", str(damaged))
+    assert verify.code == 1
+
+
+def test_probe_paste_records_run_observation_and_evidence(cli: CLI, tmp_path: Path) -> None:
+    case_id = cli("new", "Probe", "--playbook", "gpu-throughput").out.strip()
+    sample = CORPUS / "lspci" / "002.txt"
+    result = cli("probe", case_id, "lspci", "--paste", str(sample), "--host", "box1",
+                 "--taken-at", "2026-01-05T10:00:00Z", "--load", "under-load",
+                 "--", "lspci", "-vv")
+    assert result.code == 0, result.err
+    assert "facts" in result.out and "evidence" in result.out
+    log = json.loads(cli("log", case_id, "--json").out)
+    run = next(e for e in log if e["type"] == "probe.ran")
+    assert run["payload"]["source"] == "pasted" and run["payload"]["host"] == "box1"
+    assert run["occurred_at"] == "2026-01-05T10:00:00.000000Z"
+    observation = next(e for e in log if e["type"] == "observation.recorded")
+    assert observation["payload"]["probe_run_seq"] == run["seq"]
+    downgraded = [f for f in observation["payload"]["facts"] if f["name"] == "pcie.link.downgraded"]
+    assert downgraded and all(f["value"] for f in downgraded)
+    evidence = [e for e in log if e["type"] == "evidence.assessed"]
+    assert {e["payload"]["rule"]["id"] for e in evidence} >= {"lspci-link-downgraded"}
+
+
+def test_unparsable_output_is_kept_and_warned_about(cli: CLI, tmp_path: Path) -> None:
+    case_id = cli("new", "Garbage").out.strip()
+    garbage = tmp_path / "garbage.txt"
+    garbage.write_text("NVIDIA-SMI has failed because it couldn't communicate with the driver\n")
+    result = cli("probe", case_id, "nvidia-smi-topo", "--paste", str(garbage),
+                 "--", "nvidia-smi", "topo", "-m")
+    assert result.code == 0 and "did not parse" in result.out
+    status = json.loads(cli("status", case_id, "--json").out)
+    assert [w["code"] for w in status["warnings"]] == ["unparsed"]
+    export = tmp_path / "e"
+    cli("export", case_id, str(export))
+    blobs = [p.read_bytes() for p in (export / "artifacts").iterdir()]
+    assert garbage.read_bytes() in blobs
+
+
+def test_local_probe_failure_is_recorded_as_data(cli: CLI) -> None:
+    case_id = cli("new", "No GPU here").out.strip()
+    result = cli("probe", case_id, "command", "--", "definitely-not-a-command-xyz")
+    assert result.code == 1 and "definitely-not-a-command-xyz" in result.err
+    log = json.loads(cli("log", case_id, "--json").out)
+    assert [e["type"] for e in log] == ["case.opened", "probe.ran", "observation.recorded"]
+    assert log[1]["payload"]["error"]
+
+
+def test_parse_and_plugins(cli: CLI) -> None:
+    parsed = cli("parse", "nvidia-smi-topo", str(CORPUS / "topo" / "001.txt"), "--json")
+    assert parsed.code == 0
+    assert json.loads(parsed.out)["parsed"] is True
+    listing = cli("plugins").out
+    for name in ("nvidia-smi-topo", "lspci", "nvml-sampler", "gpu-throughput"):
+        assert name in listing
+    missing = cli("parse", "no-such-probe", str(CORPUS / "topo" / "001.txt"))
+    assert missing.code == 1 and "installed:" in missing.err
