@@ -195,7 +195,12 @@ def assess_evidence(
     if not likelihoods:
         raise DomainError("evidence must give P(E|h) for at least one hypothesis")
     for name, value in [*likelihoods.items(), ("otherwise", otherwise)]:
-        if not (isinstance(value, int | float) and math.isfinite(value) and 0.0 < value <= 1.0):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+            or not 0.0 < value <= 1.0
+        ):
             raise DomainError(f"likelihood for {name!r} is {value!r}: it must be within (0, 1]")
     questions = set()
     for hid in likelihoods:

@@ -74,12 +74,13 @@ def export_case(
                 raise StoreError(
                     f"cannot export case {case_id}: artifact {digest} (seq {event.seq}) is missing"
                 )
+    for digest in artifacts:
+        if not _DIGEST.fullmatch(digest):
+            raise StoreError(f"cannot export artifact {digest!r}: not a SHA-256 hex digest")
     _check_export_target(target, case_id)
     blobs = target / ARTIFACTS_DIR
     blobs.mkdir(parents=True, exist_ok=True)
     for digest in sorted(artifacts):
-        if not _DIGEST.fullmatch(digest):
-            raise StoreError(f"cannot export artifact {digest!r}: not a SHA-256 hex digest")
         path = blobs / digest
         data = bytes(artifacts[digest])
         if not (path.is_file() and path.read_bytes() == data):

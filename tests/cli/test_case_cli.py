@@ -72,9 +72,22 @@ def test_import_refuses_a_damaged_directory_and_changes_nothing(cli: CLI, tmp_pa
 def test_probe_paste_records_run_observation_and_evidence(cli: CLI, tmp_path: Path) -> None:
     case_id = cli("new", "Probe", "--playbook", "gpu-throughput").out.strip()
     sample = CORPUS / "lspci" / "002.txt"
-    result = cli("probe", case_id, "lspci", "--paste", str(sample), "--host", "box1",
-                 "--taken-at", "2026-01-05T10:00:00Z", "--load", "under-load",
-                 "--", "lspci", "-vv")
+    result = cli(
+        "probe",
+        case_id,
+        "lspci",
+        "--paste",
+        str(sample),
+        "--host",
+        "box1",
+        "--taken-at",
+        "2026-01-05T10:00:00Z",
+        "--load",
+        "under-load",
+        "--",
+        "lspci",
+        "-vv",
+    )
     assert result.code == 0, result.err
     assert "facts" in result.out and "evidence" in result.out
     log = json.loads(cli("log", case_id, "--json").out)
@@ -93,8 +106,17 @@ def test_unparsable_output_is_kept_and_warned_about(cli: CLI, tmp_path: Path) ->
     case_id = cli("new", "Garbage").out.strip()
     garbage = tmp_path / "garbage.txt"
     garbage.write_text("NVIDIA-SMI has failed because it couldn't communicate with the driver\n")
-    result = cli("probe", case_id, "nvidia-smi-topo", "--paste", str(garbage),
-                 "--", "nvidia-smi", "topo", "-m")
+    result = cli(
+        "probe",
+        case_id,
+        "nvidia-smi-topo",
+        "--paste",
+        str(garbage),
+        "--",
+        "nvidia-smi",
+        "topo",
+        "-m",
+    )
     assert result.code == 0 and "did not parse" in result.out
     status = json.loads(cli("status", case_id, "--json").out)
     assert [w["code"] for w in status["warnings"]] == ["unparsed"]

@@ -20,8 +20,9 @@ def case(cli: CLI) -> str:
         ("bandwidth saturated", "pcie", "0.6", "bw"),
         ("latency without P2P", "pcie", "0.4", "lat"),
     ]:
-        result = cli("hypothesis", "add", case_id, text, "--under", under, "--prior", prior,
-                     "--id", hid)
+        result = cli(
+            "hypothesis", "add", case_id, text, "--under", under, "--prior", prior, "--id", hid
+        )
         assert result.code == 0, result.err
         assert result.out.strip() == hid
     return case_id
@@ -30,10 +31,33 @@ def case(cli: CLI) -> str:
 def test_evidence_moves_confidences_and_status_json_has_the_documented_shape(
     cli: CLI, case: str
 ) -> None:
-    assert cli("evidence", "add", case, "--likelihood", "pcie=0.8", "--kind", "calculated",
-               "--because", "78 layers of all-reduce").code == 0
-    result = cli("evidence", "add", case, "--likelihood", "bw=0.05", "--likelihood",
-                 "compute=0.7", "--because", "PCIe ~1 GB/s of 64 under load", "--id", "pivot")
+    assert (
+        cli(
+            "evidence",
+            "add",
+            case,
+            "--likelihood",
+            "pcie=0.8",
+            "--kind",
+            "calculated",
+            "--because",
+            "78 layers of all-reduce",
+        ).code
+        == 0
+    )
+    result = cli(
+        "evidence",
+        "add",
+        case,
+        "--likelihood",
+        "bw=0.05",
+        "--likelihood",
+        "compute=0.7",
+        "--because",
+        "PCIe ~1 GB/s of 64 under load",
+        "--id",
+        "pivot",
+    )
     assert result.out.strip() == "pivot"
     status = json.loads(cli("status", case, "--json").out)
     rows = {h["id"]: h for h in status["hypotheses"]}
@@ -51,10 +75,30 @@ def test_evidence_moves_confidences_and_status_json_has_the_documented_shape(
 
 
 def test_replay_json_marks_the_pivot(cli: CLI, case: str) -> None:
-    cli("evidence", "add", case, "--likelihood", "pcie=0.8", "--because", "calc",
-        "--kind", "calculated")
-    cli("evidence", "add", case, "--likelihood", "bw=0.02", "--likelihood", "lat=0.3",
-        "--likelihood", "compute=0.9", "--because", "idle link under load")
+    cli(
+        "evidence",
+        "add",
+        case,
+        "--likelihood",
+        "pcie=0.8",
+        "--because",
+        "calc",
+        "--kind",
+        "calculated",
+    )
+    cli(
+        "evidence",
+        "add",
+        case,
+        "--likelihood",
+        "bw=0.02",
+        "--likelihood",
+        "lat=0.3",
+        "--likelihood",
+        "compute=0.9",
+        "--because",
+        "idle link under load",
+    )
     replay = json.loads(cli("replay", case, "--json").out)
     steps = replay["steps"]
     assert [s["seq"] for s in steps] == list(range(1, len(steps) + 1))

@@ -33,6 +33,23 @@ def tempered(likelihood: float, otherwise: float, reliability: float) -> float:
     return reliability * likelihood + (1.0 - reliability) * otherwise
 
 
+_TEMPERED_CACHE: dict[tuple[float, float, float], tuple[float, int]] = {}
+_CACHE_LIMIT = 1 << 16
+
+
+def tempered_log(likelihood: float, otherwise: float, reliability: float) -> tuple[float, int]:
+    """``(P', quantised log P')`` for one likelihood, memoised: cases repeat the same numbers."""
+    key = (likelihood, otherwise, reliability)
+    found = _TEMPERED_CACHE.get(key)
+    if found is None:
+        value = tempered(likelihood, otherwise, reliability)
+        found = (value, quantised_log(value))
+        if len(_TEMPERED_CACHE) >= _CACHE_LIMIT:
+            _TEMPERED_CACHE.clear()
+        _TEMPERED_CACHE[key] = found
+    return found
+
+
 def softmax(scores: Sequence[int]) -> list[float]:
     """Probabilities from integer log-scores; deterministic and order-independent."""
     if not scores:
@@ -50,6 +67,30 @@ def entropy_bits(distribution: Sequence[float]) -> float:
 def kl_bits(p: Sequence[float], q: Sequence[float]) -> float:
     """KL(p ‖ q) in bits; terms where p is 0 contribute nothing."""
     return max(0.0, math.fsum(a * math.log2(a / b) for a, b in zip(p, q, strict=True) if a > 0.0))
+
+
+def kl_bits_from_scores(p_scores: Sequence[int], q_scores: Sequence[int]) -> float:
+    """KL(softmax(p) ‖ softmax(q)) in bits, in log space from the integer log-scores.
+
+    A leaf far enough below the top underflows to probability 0 in one distribution while it
+    is a (denormal) non-zero in the other; working from the scores never divides by that 0.
+    """
+    if not p_scores:
+        return 0.0
+
+    def top_and_log_sum(scores: Sequence[int]) -> tuple[int, float]:
+        top = max(scores)
+        return top, math.log(math.fsum(math.exp((s - top) / SCALE) for s in scores))
+
+    p_top, p_log_sum = top_and_log_sum(p_scores)
+    q_top, q_log_sum = top_and_log_sum(q_scores)
+    shift = (p_top - q_top) / SCALE + p_log_sum - q_log_sum  # log Z_p − log Z_q, nats
+    terms = [
+        a * ((s - t) / SCALE - shift)
+        for a, s, t in zip(softmax(p_scores), p_scores, q_scores, strict=True)
+        if a > 0.0
+    ]
+    return max(0.0, math.fsum(terms) / math.log(2.0))
 
 
 def mutual_information_bits(prior: Sequence[float], table: Sequence[Sequence[float]]) -> float:

@@ -8,16 +8,16 @@ imported case, say) raise :class:`~casefile.errors.DomainError` naming the seq.
 
 from __future__ import annotations
 
+import gc
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-import networkx as nx
-
 from casefile.domain.beliefs.question import (
     EvidenceEffect,
     HypothesisNode,
+    QuestionSnapshot,
     QuestionState,
 )
 from casefile.domain.beliefs.warnings import Warning, WarningTracker
@@ -31,7 +31,7 @@ from casefile.errors import DomainError
 SURPRISE_FLAG_BITS = 1.0
 
 
-@dataclass
+@dataclass(slots=True)
 class EvidenceState:
     id: str
     seq: int
@@ -57,16 +57,7 @@ class EvidenceState:
         return self.superseded_by is None
 
 
-@dataclass(frozen=True)
-class QuestionSnapshot:
-    """One question's confidences at one point of the case."""
-
-    confidences: dict[str, float]
-    leader: str
-    leading_leaf: str
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Step:
     """The state right after one event: what replay shows for that step."""
 
@@ -94,8 +85,9 @@ class Projection:
     probe_runs: dict[int, dict[str, Any]] = field(default_factory=dict)
     trajectory: list[Step] = field(default_factory=list)
     warnings: WarningTracker = field(default_factory=WarningTracker)
-    graph: Any = field(default_factory=nx.MultiDiGraph)
+    set_asides: list[dict[str, Any]] = field(default_factory=list)
     concluded: dict[str, Any] | None = None
+    _graph: Any = None
     snapshots: dict[str, QuestionSnapshot] = field(default_factory=dict)
 
     @property
@@ -109,32 +101,80 @@ class Projection:
             out.update(question.confidences)
         return out
 
+    @property
+    def graph(self) -> Any:
+        """The networkx graph of questions, hypotheses, evidence, observations and probe runs.
+
+        Built from the folded state on first use (and again after more events are folded), so
+        folding a long case pays nothing for it until a view asks.
+        """
+        if self._graph is None:
+            from casefile.domain.beliefs.graph import build_graph
+
+            self._graph = build_graph(self)
+        return self._graph
+
     def pivots(self) -> list[Step]:
         return [step for step in self.trajectory if step.pivots]
 
 
 def project(events: Iterable[Event], into: Projection | None = None) -> Projection:
-    """Fold events into a new projection, or continue folding into ``into``."""
+    """Fold events into a new projection, or continue folding into ``into``.
+
+    The cyclic garbage collector is paused while folding: a fold allocates many small objects
+    that all stay alive (the trajectory), so each generation-2 pass would rescan a heap that only
+    grows, making a long fold quadratic. Nothing the fold builds forms a reference cycle.
+    """
     projection = Projection() if into is None else into
     folder = _Folder(projection)
-    for event in events:
-        folder.apply(event)
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        for event in events:
+            folder.apply(event)
+    finally:
+        if collecting:
+            gc.enable()
     return projection
+
+
+_NO_PIVOTS: dict[str, tuple[str, str]] = {}
+_NOTHING_CHANGED: frozenset[str] = frozenset()
 
 
 class _Folder:
     def __init__(self, projection: Projection) -> None:
         self.p = projection
         self.snapshots = projection.snapshots
+        # the snapshots dict of the last step, shared by every step that changed nothing
+        self.shared = dict(self.snapshots)
+        self.handlers: dict[str, Any] = {
+            name: getattr(self, "_" + name.replace(".", "_"))
+            for name in (
+                "case.opened",
+                "case.concluded",
+                "question.proposed",
+                "hypothesis.proposed",
+                "hypothesis.refined",
+                "hypothesis.retired",
+                "hypothesis.reinstated",
+                "probe.ran",
+                "observation.recorded",
+                "reading.set_aside",
+                "evidence.assessed",
+            )
+        }
 
     def apply(self, event: Event) -> None:
         p = self.p
         p.events.append(event)
-        handler = getattr(self, "_" + event.type.replace(".", "_"), None)
-        changed: set[str] = set()
+        p._graph = None
+        handler = self.handlers.get(event.type)
+        changed: set[str] | frozenset[str] = _NOTHING_CHANGED
         surprise: float | None = None
         unexpected: float | None = None
-        warnings_before = p.warnings.active_keys()
+        warnings = p.warnings
+        warnings.begin_step()
         try:
             if handler is not None:
                 result = handler(event, event.payload)
@@ -144,31 +184,30 @@ class _Folder:
                     changed = result
         except KeyError as error:
             raise DomainError(f"seq {event.seq} ({event.type}): unknown id {error}") from None
-        pivots: dict[str, tuple[str, str]] = {}
-        for qid in changed:
-            question = p.questions[qid]
-            before = self.snapshots.get(qid)
-            snap = QuestionSnapshot(
-                confidences=dict(question.confidences),
-                leader=question.leader(),
-                leading_leaf=question.leading_leaf(),
-            )
-            if before is not None and before.leader != snap.leader and question.evidence_count:
-                pivots[qid] = (before.leader, snap.leader)
-            self.snapshots[qid] = snap
-            p.warnings.check_question(event.seq, question)
-        raised, cleared = p.warnings.diff(warnings_before)
+        pivots = _NO_PIVOTS
+        if changed:
+            pivots = {}
+            for qid in changed:
+                question = p.questions[qid]
+                before = self.snapshots.get(qid)
+                snap = question.snapshot()
+                if before is not None and before.leader != snap.leader and question.evidence_count:
+                    pivots[qid] = (before.leader, snap.leader)
+                self.snapshots[qid] = snap
+                warnings.check_question(event.seq, question)
+            self.shared = dict(self.snapshots)
+        raised, cleared = warnings.end_step()
         p.trajectory.append(
             Step(
-                seq=event.seq,
-                type=event.type,
-                snapshots=dict(self.snapshots),
-                changed=frozenset(changed),
-                pivots=pivots,
-                surprise_bits=surprise,
-                unexpected_bits=unexpected,
-                raised=raised,
-                cleared=cleared,
+                event.seq,
+                event.type,
+                self.shared,
+                frozenset(changed),
+                pivots,
+                surprise,
+                unexpected,
+                raised,
+                cleared,
             )
         )
 
@@ -178,7 +217,6 @@ class _Folder:
         self.p.case_id = event.case_id
         self.p.title = payload["title"]
         self.p.symptom = payload.get("symptom")
-        self.p.graph.add_node(f"case:{event.case_id}", kind="case", label=payload["title"])
 
     def _case_concluded(self, event: Event, payload: dict[str, Any]) -> None:
         self.p.concluded = dict(payload, seq=event.seq)
@@ -198,12 +236,6 @@ class _Folder:
         )
         question.refresh_priors()
         self.p.questions[qid] = question
-        graph = self.p.graph
-        graph.add_node(f"q:{qid}", kind="question", label=payload["text"])
-        graph.add_node(
-            f"h:{question.catch_all_id}", kind="catch-all", label="something not yet named"
-        )
-        graph.add_edge(f"q:{qid}", f"h:{question.catch_all_id}", key="has", kind="has")
         return {qid}
 
     def _hypothesis_proposed(self, event: Event, payload: dict[str, Any]) -> set[str]:
@@ -227,12 +259,6 @@ class _Folder:
             )
         )
         self.p.hypothesis_question[hid] = qid
-        graph = self.p.graph
-        graph.add_node(f"h:{hid}", kind="hypothesis", label=payload["text"])
-        if parent is None:
-            graph.add_edge(f"q:{qid}", f"h:{hid}", key="has", kind="has")
-        else:
-            graph.add_edge(f"h:{parent}", f"h:{hid}", key="refines", kind="refines")
         return {qid}
 
     def _node(self, hid: str) -> tuple[QuestionState, HypothesisNode]:
@@ -242,7 +268,6 @@ class _Folder:
     def _hypothesis_refined(self, event: Event, payload: dict[str, Any]) -> set[str]:
         _, node = self._node(payload["hypothesis_id"])
         node.text = payload["text"]
-        self.p.graph.nodes[f"h:{node.id}"]["label"] = node.text
         return set()
 
     def _hypothesis_retired(self, event: Event, payload: dict[str, Any]) -> set[str]:
@@ -263,23 +288,15 @@ class _Folder:
 
     def _probe_ran(self, event: Event, payload: dict[str, Any]) -> None:
         self.p.probe_runs[event.seq] = payload
-        self.p.graph.add_node(f"run:{event.seq}", kind="probe_run", label=payload["probe"])
 
     def _observation_recorded(self, event: Event, payload: dict[str, Any]) -> None:
         self.p.observations[event.seq] = payload
-        graph = self.p.graph
-        graph.add_node(f"obs:{event.seq}", kind="observation", label=payload["probe"])
-        run = payload["probe_run_seq"]
-        if f"run:{run}" in graph:
-            graph.add_edge(f"run:{run}", f"obs:{event.seq}", key="produced", kind="produced")
         if not payload.get("parsed", True):
             self.p.warnings.unparsed(event.seq, payload)
 
     def _reading_set_aside(self, event: Event, payload: dict[str, Any]) -> None:
         self.p.warnings.set_aside(event.seq, payload)
-        obs = f"obs:{payload['observation_seq']}"
-        if obs in self.p.graph:
-            self.p.graph.nodes[obs].setdefault("set_aside", []).append(payload["reason"])
+        self.p.set_asides.append(dict(payload, seq=event.seq))
 
     # --- evidence --------------------------------------------------------------------------
 
@@ -332,25 +349,11 @@ class _Folder:
             probe_run_seq=payload.get("probe_run_seq"),
             supersedes=old_id,
             surprise_bits=surprise,
-            supports=supported_tops(question, effect, otherwise, reliability),
+            supports=supported_tops(question, likelihoods, otherwise, reliability),
         )
         p.evidence[eid] = state
         count_support(question, state, +1)
-        self._graph_evidence(state)
         return {qid}, surprise, max(0.0, unexpected)
-
-    def _graph_evidence(self, state: EvidenceState) -> None:
-        graph = self.p.graph
-        node = f"e:{state.id}"
-        graph.add_node(node, kind="evidence", label=state.rationale, evidence_kind=state.kind)
-        for hid, value in state.likelihoods.items():
-            graph.add_edge(node, f"h:{hid}", key="bears_on", kind="bears_on", likelihood=value)
-        if state.observation_seq is not None and f"obs:{state.observation_seq}" in graph:
-            graph.add_edge(f"obs:{state.observation_seq}", node, key="assessed", kind="assessed")
-        elif state.probe_run_seq is not None and f"run:{state.probe_run_seq}" in graph:
-            graph.add_edge(f"run:{state.probe_run_seq}", node, key="assessed", kind="assessed")
-        if state.supersedes is not None:
-            graph.add_edge(node, f"e:{state.supersedes}", key="supersedes", kind="supersedes")
 
 
 def question_of(p: Projection, likelihoods: dict[str, float], seq: int) -> str:
@@ -371,13 +374,10 @@ def count_support(question: QuestionState, state: EvidenceState, sign: int) -> N
 
 
 def supported_tops(
-    question: QuestionState, effect: EvidenceEffect, otherwise: float, reliability: float
+    question: QuestionState, likelihoods: dict[str, float], otherwise: float, reliability: float
 ) -> frozenset[str]:
-    """Top-level hypotheses that some leaf of which this evidence favours (P'(E|h) > o)."""
+    """Top-level hypotheses this evidence favours: it names one of their subtree with
+    P(E|h) > o (tempering keeps the direction, so only r = 0 supports nothing)."""
     if reliability <= 0.0:
         return frozenset()
-    favoured = set()
-    for node_id, value in effect.leaf_likelihoods.items():
-        if value > otherwise:
-            favoured.add(question.top_of(node_id))
-    return frozenset(favoured)
+    return frozenset(question.top_of(h) for h, value in likelihoods.items() if value > otherwise)

@@ -2,14 +2,23 @@
 
 Every hypothesis node owns one *leaf* of the distribution: for a node without children that is
 the node itself; for a parent it is the parent's own "other mechanism" (the share its children
-leave over). The question's catch-all is one more leaf. Each leaf's score is its log-prior plus
-the sum of the (quantised, tempered) log-likelihoods of all active evidence; a node's confidence
-is the sum of the leaves beneath it.
+leave over). The question's catch-all is one more leaf. A leaf's score is its log-prior plus the
+sum of the (quantised, tempered) log-likelihoods of all active evidence; a node's confidence is
+the sum of the leaves beneath it.
 
-Evidence is applied to *every* node's own leaf, retired ones included, so that proposing a
-hypothesis late, adding a child, or reinstating a retired hypothesis is O(1): a new top-level
-hypothesis has seen exactly what the catch-all has seen (evidence could not have named it), and a
-new child has seen exactly what its parent's own leaf has seen.
+Two observations keep folding fast without changing a single bit of the result:
+
+- A piece of evidence gives every leaf the same likelihood ``o`` except the subtrees of the
+  hypotheses it names. So each evidence adds its ``o`` term to one shared ``offset`` (which the
+  softmax cancels) and only the named subtrees get a per-node correction. Applying evidence costs
+  the size of the subtrees it names, not the size of the tree.
+- Evidence is applied to every node, retired ones included, so proposing a hypothesis late,
+  adding a child or reinstating is O(1): a new top-level hypothesis has seen exactly what the
+  catch-all has seen (evidence could not have named it), and a new child exactly what its
+  parent's own leaf has seen.
+
+The tree's shape lives in an immutable :class:`Structure`, replaced on every structural change,
+so snapshots taken earlier keep the shape they were taken under.
 """
 
 from __future__ import annotations
@@ -17,9 +26,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from casefile.domain.beliefs.arithmetic import SCALE, quantised_log, softmax, tempered
+from casefile.domain.beliefs.arithmetic import SCALE, tempered_log
 
 CATCH_ALL = "catch-all"
+INVERSE_SCALE = 1.0 / SCALE  # exact: SCALE is a power of two
+CATCH_ALL_LEAF = -1
 
 
 def catch_all_id(question_id: str) -> str:
@@ -38,17 +49,129 @@ class HypothesisNode:
     retired_reason: str | None = None
     proposed_seq: int = 0
     children: list[str] = field(default_factory=list)
-    evidence_sum: int = 0  # Σ quantised log P'(E | own leaf) over active evidence
+
+
+@dataclass(frozen=True)
+class Structure:
+    """The tree's shape at one moment, indexed for fast folding (never mutated)."""
+
+    catch_all: str
+    ids: tuple[str, ...]  # node ids by index, parents before children
+    parent: tuple[int, ...]  # parent index, -1 for top-level
+    subtree: tuple[tuple[int, ...], ...]  # node indices under each node, itself included
+    depth: tuple[int, ...]
+    top: tuple[int, ...]  # index of each node's top-level ancestor
+    tops: tuple[str, ...]  # open top-level ids in proposal order, then the catch-all
+    leaves: tuple[int, ...]  # node index of each leaf; CATCH_ALL_LEAF for the catch-all
+    log_priors: tuple[int, ...]  # aligned with leaves
+    leaf_top: tuple[int, ...]  # position in ``tops`` of each leaf's top-level hypothesis
+    retired: tuple[bool, ...]
+    leaf_position: dict[int, int]  # node index → its position among the leaves
+    catch_all_prior: float
+
+    def leaf_key(self, leaf: int) -> str:
+        return self.catch_all if leaf == CATCH_ALL_LEAF else self.ids[leaf]
+
+    def node_confidences(self, probs: tuple[float, ...] | list[float]) -> dict[str, float]:
+        """Every node's confidence (a parent is the sum of its subtree), plus the catch-all."""
+        values = [0.0] * len(self.ids)
+        catch_all = 0.0
+        for leaf, prob in zip(self.leaves, probs, strict=True):
+            if leaf == CATCH_ALL_LEAF:
+                catch_all = prob
+            else:
+                values[leaf] += prob
+        for index in range(len(values) - 1, -1, -1):
+            parent = self.parent[index]
+            if parent >= 0:
+                values[parent] += values[index]
+        out = dict(zip(self.ids, values, strict=True))
+        out[self.catch_all] = catch_all
+        return out
+
+    def top_confidences(self, probs: tuple[float, ...] | list[float]) -> list[float]:
+        sums = [0.0] * len(self.tops)
+        for position, prob in zip(self.leaf_top, probs, strict=True):
+            sums[position] += prob
+        return sums
+
+
+class QuestionSnapshot:
+    """One question's confidences at one point of the case (node sums computed on demand)."""
+
+    __slots__ = ("_confidences", "_leading_leaf", "leader", "probs", "structure")
+
+    def __init__(self, structure: Structure, probs: tuple[float, ...], leader: str) -> None:
+        self.structure = structure
+        self.probs = probs
+        self.leader = leader
+        self._confidences: dict[str, float] | None = None
+        self._leading_leaf: str | None = None
+
+    @property
+    def confidences(self) -> dict[str, float]:
+        if self._confidences is None:
+            self._confidences = self.structure.node_confidences(self.probs)
+        return self._confidences
+
+    @property
+    def leading_leaf(self) -> str:
+        if self._leading_leaf is None:
+            self._leading_leaf = leading_leaf(self.structure, self.confidences, self.leader)
+        return self._leading_leaf
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, QuestionSnapshot)
+            and self.structure.ids == other.structure.ids
+            and self.probs == other.probs
+            and self.leader == other.leader
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.structure.ids, self.probs, self.leader))
+
+
+def leading_leaf(structure: Structure, confidences: dict[str, float], leader: str) -> str:
+    """The most specific hypothesis under the leader that holds more than its siblings and
+    more than its parent's own "other mechanism"."""
+    current = leader
+    while current != structure.catch_all:
+        index = structure.ids.index(current)
+        kids = [
+            structure.ids[j]
+            for j in structure.subtree[index]
+            if structure.parent[j] == index and not structure.retired[j]
+        ]
+        if not kids:
+            break
+        best = max(kids, key=lambda c: confidences[c])
+        own = confidences[current] - math.fsum(confidences[c] for c in kids)
+        if confidences[best] < own:
+            break
+        current = best
+    return current
 
 
 @dataclass(frozen=True)
 class EvidenceEffect:
-    """The per-leaf log-likelihoods one piece of evidence contributes, kept for removal."""
+    """What one piece of evidence does: ``o`` everywhere, corrections under what it names."""
 
-    node_deltas: dict[str, int]
-    catch_all_delta: int
-    leaf_likelihoods: dict[str, float]  # tempered P'(E | leaf) by leaf key
-    catch_all_likelihood: float
+    base: float  # tempered P'(E | h) for every leaf outside the named subtrees (and catch-all)
+    base_delta: int
+    corrections: tuple[tuple[int, float, int], ...]  # (node index, P'(E|leaf), delta − base)
+    structure: Structure
+
+    @property
+    def leaf_likelihoods(self) -> dict[str, float]:
+        values = dict.fromkeys(self.structure.ids, self.base)
+        for index, value, _ in self.corrections:
+            values[self.structure.ids[index]] = value
+        return values
+
+    @property
+    def catch_all_likelihood(self) -> float:
+        return self.base
 
 
 @dataclass
@@ -60,21 +183,28 @@ class QuestionState:
     proposed_seq: int = 0
     top: list[str] = field(default_factory=list)
     nodes: dict[str, HypothesisNode] = field(default_factory=dict)
-    catch_all_sum: int = 0
     evidence_count: int = 0
     #: top-level hypothesis → evidence kind → number of active evidence events favouring it
     support: dict[str, dict[str, int]] = field(default_factory=dict)
-    # cached distribution, rebuilt when anything changes
-    _leaf_keys: list[str] = field(default_factory=list)
-    _leaf_probs: list[float] = field(default_factory=list)
-    _confidences: dict[str, float] = field(default_factory=dict)
-    _log_priors: dict[str, int] = field(default_factory=dict)
+    _index: dict[str, int] = field(default_factory=dict)
+    _sums: list[int] = field(default_factory=list)  # per node, relative to the catch-all
+    _structure: Structure | None = None
+    _probs: tuple[float, ...] = ()
+    _top_confidences: list[float] = field(default_factory=list)
+    _leader: str = ""
 
     # --- structure -------------------------------------------------------------------------
 
     @property
     def catch_all_id(self) -> str:
         return catch_all_id(self.id)
+
+    @property
+    def structure(self) -> Structure:
+        if self._structure is None:
+            self.refresh_priors()
+        assert self._structure is not None
+        return self._structure
 
     def catch_all_prior(self) -> float:
         return 1.0 - math.fsum(self.nodes[h].prior for h in self.top)
@@ -83,14 +213,15 @@ class QuestionState:
         return math.fsum(self.nodes[c].prior for c in self.nodes[node_id].children)
 
     def add(self, node: HypothesisNode) -> None:
-        """Insert a node; the new own-leaf inherits the evidence its mass was carved from."""
+        """Insert a node; its own leaf inherits the evidence its mass was carved from."""
         if node.parent_id is None:
-            node.evidence_sum = self.catch_all_sum
+            inherited = 0  # what the catch-all has seen, relative to the catch-all
             self.top.append(node.id)
         else:
-            parent = self.nodes[node.parent_id]
-            node.evidence_sum = parent.evidence_sum
-            parent.children.append(node.id)
+            inherited = self._sums[self._index[node.parent_id]]
+            self.nodes[node.parent_id].children.append(node.id)
+        self._index[node.id] = len(self._sums)
+        self._sums.append(inherited)
         self.nodes[node.id] = node
         self.refresh_priors()
 
@@ -116,25 +247,58 @@ class QuestionState:
         return out
 
     def refresh_priors(self) -> None:
-        """Recompute each leaf's log-prior from the tree (after any structural change)."""
-        log_priors: dict[str, int] = {}
+        """Rebuild the structure (shape, leaves, log-priors) after any structural change."""
+        ids = tuple(self.nodes)
+        index = self._index
+        parents = [self.nodes[i].parent_id for i in ids]
+        parent = tuple(-1 if up is None else index[up] for up in parents)
+        depth: list[int] = []
+        top: list[int] = []
+        for position in range(len(ids)):
+            up = parent[position]
+            depth.append(0 if up < 0 else depth[up] + 1)
+            top.append(position if up < 0 else top[up])
+        subtree = tuple(tuple(index[n] for n in self.subtree(i)) for i in ids)
+        open_tops = [h for h in self.top if not self.nodes[h].retired]
+        tops = (*open_tops, self.catch_all_id)
+        leaves: list[int] = []
+        log_priors: list[int] = []
+        leaf_top: list[int] = []
 
-        def walk(node_id: str, mass: float) -> None:
+        def walk(node_id: str, mass: float, top_position: int) -> None:
             node = self.nodes[node_id]
             if node.retired:
                 return
             own = mass * max(0.0, 1.0 - self.children_share(node_id))
             if own > 0.0:
-                log_priors[node_id] = round(math.log(own) * SCALE)
+                leaves.append(index[node_id])
+                log_priors.append(round(math.log(own) * SCALE))
+                leaf_top.append(top_position)
             for child in node.children:
-                walk(child, mass * self.nodes[child].prior)
+                walk(child, mass * self.nodes[child].prior, top_position)
 
-        for top in self.top:
-            walk(top, self.nodes[top].prior)
+        for position, top_id in enumerate(open_tops):
+            walk(top_id, self.nodes[top_id].prior, position)
         catch_all = self.catch_all_prior()
         if catch_all > 0.0:
-            log_priors[self.catch_all_id] = round(math.log(catch_all) * SCALE)
-        self._log_priors = log_priors
+            leaves.append(CATCH_ALL_LEAF)
+            log_priors.append(round(math.log(catch_all) * SCALE))
+            leaf_top.append(len(tops) - 1)
+        self._structure = Structure(
+            catch_all=self.catch_all_id,
+            ids=ids,
+            parent=parent,
+            subtree=subtree,
+            depth=tuple(depth),
+            top=tuple(top),
+            tops=tops,
+            leaves=tuple(leaves),
+            log_priors=tuple(log_priors),
+            leaf_top=tuple(leaf_top),
+            retired=tuple(self.nodes[i].retired for i in ids),
+            leaf_position={leaf: k for k, leaf in enumerate(leaves)},
+            catch_all_prior=catch_all,
+        )
         self.recompute()
 
     # --- evidence --------------------------------------------------------------------------
@@ -142,113 +306,122 @@ class QuestionState:
     def effect(
         self, likelihoods: dict[str, float], otherwise: float, reliability: float
     ) -> EvidenceEffect:
-        """What one piece of evidence does to every node's own leaf and to the catch-all."""
-        node_deltas: dict[str, int] = {}
-        leaf_likelihoods: dict[str, float] = {}
-        for node_id in self.nodes:
-            raw = otherwise
-            for ancestor in self.path(node_id):
-                if ancestor in likelihoods:
-                    raw = likelihoods[ancestor]
-                    break
-            value = tempered(raw, otherwise, reliability)
-            leaf_likelihoods[node_id] = value
-            node_deltas[node_id] = quantised_log(value)
-        catch_all = tempered(otherwise, otherwise, reliability)
-        return EvidenceEffect(node_deltas, quantised_log(catch_all), leaf_likelihoods, catch_all)
+        """What one piece of evidence does to every leaf, on today's tree.
+
+        Each node takes the likelihood of its nearest named ancestor-or-self: named hypotheses
+        are visited shallow first, so a deeper one overrides its ancestor within its subtree.
+        """
+        structure = self.structure
+        base, base_delta = tempered_log(otherwise, otherwise, reliability)
+        assigned: dict[int, tuple[float, int]] = {}
+        named = [self._index[h] for h in likelihoods if h in self._index]
+        if len(named) > 1:
+            named.sort(key=structure.depth.__getitem__)
+        for node in named:
+            value, delta = tempered_log(likelihoods[structure.ids[node]], otherwise, reliability)
+            correction = (value, delta - base_delta)
+            for member in structure.subtree[node]:
+                assigned[member] = correction
+        corrections = tuple([(i, v, d) for i, (v, d) in assigned.items()])
+        return EvidenceEffect(base, base_delta, corrections, structure)
 
     def apply(self, effect: EvidenceEffect, sign: int = 1) -> None:
-        for node_id, delta in effect.node_deltas.items():
-            self.nodes[node_id].evidence_sum += sign * delta
-        self.catch_all_sum += sign * effect.catch_all_delta
+        sums = self._sums
+        for index, _, delta in effect.corrections:
+            sums[index] += sign * delta
         self.evidence_count += sign
         self.recompute()
 
     def predictive(self, effect: EvidenceEffect) -> float:
-        """P(E) under the current belief: Σ_leaf P(leaf) · P'(E | leaf)."""
-        terms = []
-        for key, prob in zip(self._leaf_keys, self._leaf_probs, strict=True):
-            if key == self.catch_all_id:
-                terms.append(prob * effect.catch_all_likelihood)
-            else:
-                terms.append(prob * effect.leaf_likelihoods[key])
+        """P(E) under the current belief: Σ_leaf P(leaf) · P'(E | leaf).
+
+        Every leaf gives ``base`` except those under the named hypotheses, so
+        P(E) = base + Σ_named-leaves P(leaf) · (P'(E | leaf) − base).
+        """
+        position = self.structure.leaf_position
+        probs = self._probs
+        terms = [effect.base]
+        for index, value, _ in effect.corrections:
+            k = position.get(index)
+            if k is not None:
+                terms.append(probs[k] * (value - effect.base))
         return math.fsum(terms)
 
     def best_explanation(self, effect: EvidenceEffect) -> float:
         """The largest P'(E | leaf) among the leaves currently in the distribution."""
-        return max(
-            effect.catch_all_likelihood
-            if key == self.catch_all_id
-            else effect.leaf_likelihoods[key]
-            for key in self._leaf_keys
-        )
+        position = self.structure.leaf_position
+        best = effect.base
+        for index, value, _ in effect.corrections:
+            if value > best and index in position:
+                best = value
+        return best
 
     # --- the distribution ------------------------------------------------------------------
 
     def leaf_scores(self, without: EvidenceEffect | None = None) -> tuple[list[str], list[int]]:
-        keys = list(self._log_priors)
-        scores = []
-        for key in keys:
-            if key == self.catch_all_id:
-                score = self._log_priors[key] + self.catch_all_sum
-                if without is not None:
-                    score -= without.catch_all_delta
-            else:
-                score = self._log_priors[key] + self.nodes[key].evidence_sum
-                if without is not None:
-                    score -= without.node_deltas[key]
-            scores.append(score)
-        return keys, scores
+        """Leaf keys and scores (log-prior + evidence, relative to the catch-all's evidence)."""
+        structure = self.structure
+        sums = list(self._sums)
+        if without is not None:
+            for index, _, delta in without.corrections:
+                sums[index] -= delta
+        scores = [
+            prior + (0 if leaf == CATCH_ALL_LEAF else sums[leaf])
+            for leaf, prior in zip(structure.leaves, structure.log_priors, strict=True)
+        ]
+        return [structure.leaf_key(leaf) for leaf in structure.leaves], scores
 
     def recompute(self) -> None:
-        keys, scores = self.leaf_scores()
-        probs = softmax(scores)
-        self._leaf_keys = keys
-        self._leaf_probs = probs
-        self._confidences = self.confidences_from(dict(zip(keys, probs, strict=True)))
+        """The leaf probabilities and top-level sums after a change (the fold's hot path).
 
-    def confidences_from(self, leaf_probs: dict[str, float]) -> dict[str, float]:
-        """Node confidences (a parent is the sum of its subtree) from leaf probabilities."""
-        confidences: dict[str, float] = {}
+        A softmax with a plain ``sum`` in leaf order: the same scores always give the same bits.
+        """
+        structure = self.structure
+        sums = self._sums
+        scores = [
+            prior + sums[leaf] if leaf >= 0 else prior
+            for leaf, prior in zip(structure.leaves, structure.log_priors, strict=True)
+        ]
+        top = max(scores)
+        exp = math.exp
+        weights = [exp((score - top) * INVERSE_SCALE) for score in scores]
+        total = sum(weights)
+        probs = tuple([weight / total for weight in weights])
+        tops = [0.0] * len(structure.tops)
+        for position, prob in zip(structure.leaf_top, probs, strict=True):
+            tops[position] += prob
+        self._probs = probs
+        self._top_confidences = tops
+        # the leader: ties go to the one proposed first (the catch-all is last)
+        best, best_value = len(tops) - 1, -1.0
+        for position, value in enumerate(tops):
+            if value > best_value:
+                best, best_value = position, value
+        self._leader = structure.tops[best]
 
-        def total(node_id: str) -> float:
-            parts = [leaf_probs.get(node_id, 0.0)]
-            parts.extend(total(child) for child in self.nodes[node_id].children)
-            value = 0.0 if self.nodes[node_id].retired else math.fsum(parts)
-            confidences[node_id] = value
-            return value
-
-        for top in self.top:
-            total(top)
-        confidences[self.catch_all_id] = leaf_probs.get(self.catch_all_id, 0.0)
-        return confidences
+    def snapshot(self) -> QuestionSnapshot:
+        return QuestionSnapshot(self.structure, self._probs, self.leader())
 
     @property
     def confidences(self) -> dict[str, float]:
-        return self._confidences
+        return self.structure.node_confidences(self._probs)
 
     @property
     def leaf_distribution(self) -> tuple[list[str], list[float]]:
-        return self._leaf_keys, self._leaf_probs
+        structure = self.structure
+        return [structure.leaf_key(leaf) for leaf in structure.leaves], list(self._probs)
+
+    def catch_all_confidence(self) -> float:
+        return self._top_confidences[-1] if self._top_confidences else 0.0
 
     def leader(self) -> str:
         """The top-level hypothesis (or the catch-all) with the highest confidence.
 
         Ties go to the one proposed first, so the leader is deterministic.
         """
-        candidates = [h for h in self.top if not self.nodes[h].retired] + [self.catch_all_id]
-        return max(candidates, key=lambda h: (self._confidences.get(h, 0.0), -candidates.index(h)))
+        if self._structure is None:
+            self.refresh_priors()
+        return self._leader
 
     def leading_leaf(self) -> str:
-        """The most specific hypothesis under the leader that holds the most mass."""
-        current = self.leader()
-        while current != self.catch_all_id and self.nodes[current].children:
-            kids = [c for c in self.nodes[current].children if not self.nodes[c].retired]
-            if not kids:
-                break
-            best = max(kids, key=lambda c: self._confidences.get(c, 0.0))
-            own = self._confidences[current] - math.fsum(self._confidences[c] for c in kids)
-            if self._confidences[best] < own:
-                break
-            current = best
-        return current
+        return leading_leaf(self.structure, self.confidences, self.leader())

@@ -11,9 +11,8 @@ from dataclasses import dataclass
 
 from casefile.domain.beliefs.arithmetic import (
     entropy_bits,
-    kl_bits,
+    kl_bits_from_scores,
     mutual_information_bits,
-    softmax,
     tempered,
 )
 from casefile.domain.beliefs.projection import Projection
@@ -122,16 +121,15 @@ def decisive_evidence(projection: Projection) -> list[Decisive]:
             continue
         question = projection.questions[state.question_id]
         effect = question.effect(state.likelihoods, state.otherwise, state.reliability)
-        _, final = question.leaf_distribution
-        _, scores = question.leaf_scores(without=effect)
-        without = softmax(scores)
+        _, final = question.leaf_scores()
+        _, without = question.leaf_scores(without=effect)
         out.append(
             Decisive(
                 evidence_id=state.id,
                 seq=state.seq,
                 question_id=state.question_id,
                 kind=state.kind,
-                bits=kl_bits(final, without),
+                bits=kl_bits_from_scores(final, without),
                 rationale=state.rationale,
             )
         )

@@ -46,18 +46,28 @@ class Warning:
         }
 
 
+WarningKey = tuple[str, str | None, str | None]
+
+
 @dataclass
 class WarningTracker:
-    active: dict[tuple[str, str | None, str | None], Warning] = field(default_factory=dict)
+    active: dict[WarningKey, Warning] = field(default_factory=dict)
+    #: (code, question) → the keys active under it, so clearing a state costs O(1)
+    _slots: dict[tuple[str, str | None], set[WarningKey]] = field(default_factory=dict)
+    _raised: dict[WarningKey, Warning] = field(default_factory=dict)
+    _cleared: dict[WarningKey, Warning] = field(default_factory=dict)
 
-    def active_keys(self) -> dict[tuple[str, str | None, str | None], Warning]:
-        return dict(self.active)
+    def begin_step(self) -> None:
+        self._raised.clear()
+        self._cleared.clear()
 
-    def diff(
-        self, before: dict[tuple[str, str | None, str | None], Warning]
-    ) -> tuple[tuple[Warning, ...], tuple[Warning, ...]]:
-        raised = tuple(w for k, w in self.active.items() if k not in before)
-        cleared = tuple(w for k, w in before.items() if k not in self.active)
+    def end_step(self) -> tuple[tuple[Warning, ...], tuple[Warning, ...]]:
+        """Warnings raised and cleared by the event just folded (one raised and cleared in the
+        same event cancels out)."""
+        if not self._raised and not self._cleared:
+            return (), ()
+        raised = tuple(w for k, w in self._raised.items() if k in self.active)
+        cleared = tuple(w for k, w in self._cleared.items() if k not in self.active)
         return raised, cleared
 
     def all(self) -> list[Warning]:
@@ -66,10 +76,16 @@ class WarningTracker:
     def _raise(self, warning: Warning) -> None:
         if warning.key not in self.active:
             self.active[warning.key] = warning
+            self._slots.setdefault((warning.code, warning.question_id), set()).add(warning.key)
+            if self._cleared.pop(warning.key, None) is None:
+                self._raised[warning.key] = warning
 
     def _clear(self, code: str, question_id: str | None) -> None:
-        for key in [k for k in self.active if k[0] == code and k[1] == question_id]:
-            del self.active[key]
+        keys = self._slots.pop((code, question_id), None)
+        for key in sorted(keys or (), key=str):
+            warning = self.active.pop(key)
+            if self._raised.pop(key, None) is None:
+                self._cleared[key] = warning
 
     def unparsed(self, seq: int, observation: dict[str, Any]) -> None:
         problems = "; ".join(observation.get("problems", [])) or "no reason given"
@@ -124,8 +140,8 @@ class WarningTracker:
             self._clear("never-measured", question.id)
 
     def _check_catch_all(self, seq: int, question: QuestionState) -> None:
-        prior = question.catch_all_prior()
-        now = question.confidences.get(question.catch_all_id, 0.0)
+        prior = question.structure.catch_all_prior
+        now = question.catch_all_confidence()
         if prior > 0.0 and now > prior * CATCH_ALL_MARGIN:
             self._raise(
                 Warning(
