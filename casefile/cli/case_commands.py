@@ -11,7 +11,7 @@ from casefile.app.views import summarise
 from casefile.cli import context
 from casefile.cli.parsing import key_value, moment
 from casefile.domain.beliefs import project
-from casefile.errors import CasefileError, IntegrityError
+from casefile.errors import CasefileError, IntegrityError, StoreError
 from casefile.store.casedir import export_case, read_case_dir
 from casefile.store.directory import is_case_dir
 from casefile.store.verify import referenced_artifacts, verify_stored_case
@@ -141,8 +141,18 @@ def cmd_import(args: argparse.Namespace) -> int:
     events, artifacts = read_case_dir(args.directory)
     project(events)  # a case whose events the domain cannot fold is refused before any write
     store = context.database(args.db)
-    store.import_case(events, artifacts)
-    print(events[0].case_id)
+    case_id = events[0].case_id
+    if case_id in store.case_ids():
+        # Importing the same case again is harmless; a different case under that id is not.
+        if store.head(case_id) != (events[-1].seq, events[-1].hash):
+            raise StoreError(
+                f"case {case_id} already exists in the database with different events; "
+                "not imported"
+            )
+        print(f"casefile: case {case_id} is already imported, identical", file=sys.stderr)
+    else:
+        store.import_case(events, artifacts)
+    print(case_id)
     return 0
 
 

@@ -47,9 +47,13 @@ def test_export_import_round_trip_and_directory_as_case(cli: CLI, tmp_path: Path
     for path in export.rglob("*"):
         if path.is_file():
             assert path.read_bytes() == (again / path.relative_to(export)).read_bytes()
-    # Importing the same case twice is refused with one line.
+    # Importing the same case again is a no-op; a different case under that id is refused.
     twice = cli("import", str(export), "--db", other)
-    assert twice.code == 1 and twice.err.count("\n") == 1
+    assert twice.code == 0 and "already imported" in twice.err
+    cli("note", "rt", "diverges", "--db", other)
+    diverged = cli("import", str(export), "--db", other)
+    assert diverged.code == 1 and "different events" in diverged.err
+    assert diverged.err.count("\n") == 1
 
 
 def test_import_refuses_a_damaged_directory_and_changes_nothing(cli: CLI, tmp_path: Path) -> None:
