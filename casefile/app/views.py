@@ -158,10 +158,19 @@ def summarise(event: Event, projection: Projection) -> str:
         return f"observation from {p['probe']}: {len(p['facts'])} facts" + _fact_digest(p["facts"])
     if kind == "evidence.assessed":
         rule = p.get("rule")
-        origin = f"rule {rule['id']} v{rule['version']} → {p.get('outcome')}" if rule else p["kind"]
         sup = f", supersedes {p['supersedes']}" if p.get("supersedes") else ""
+        if rule:
+            statistic = p.get("statistic")
+            shown = f"{statistic:.3g}" if isinstance(statistic, float) else statistic
+            return (
+                f"evidence {p['evidence_id']}: rule {rule['id']} v{rule['version']} → "
+                f"{p.get('outcome')!r} (statistic {shown}), {p['kind']}, "
+                f"r={p['reliability']:g}{sup}"
+            )
+        named = ", ".join(f"{h}={v:g}" for h, v in p["likelihoods"].items())
         return (
-            f"evidence {p['evidence_id']} ({origin}, r={p['reliability']:g}{sup}): {p['rationale']}"
+            f"evidence {p['evidence_id']} ({p['kind']}, r={p['reliability']:g}{sup}): "
+            f"{p['rationale']} [P(E|h): {named}; otherwise {p.get('otherwise', 0.5):g}]"
         )
     if kind == "reading.set_aside":
         return f"set aside reading {p['observation_seq']} for rule {p['rule']['id']}: {p['reason']}"
@@ -172,9 +181,21 @@ def summarise(event: Event, projection: Projection) -> str:
     return kind
 
 
+def detail(event: Event) -> str | None:
+    """The why behind a step, shown under its summary: a rule's rationale, a probe's note."""
+    p = event.payload
+    if event.type == "evidence.assessed" and p.get("rule"):
+        return str(p["rationale"])
+    if event.type == "probe.ran" and p.get("note"):
+        return str(p["note"])
+    return None
+
+
 def _fact_digest(facts: list[dict[str, Any]], limit: int = 4) -> str:
+    # measurements (facts with units) say more than identity (names, versions, bus ids)
+    ordered = [f for f in facts if f.get("unit")] + [f for f in facts if not f.get("unit")]
     shown = []
-    for fact in facts[:limit]:
+    for fact in ordered[:limit]:
         unit = f" {fact['unit']}" if fact.get("unit") else ""
         shown.append(f"{fact['name']}[{fact['subject']}]={fact['value']}{unit}")
     more = f", … +{len(facts) - limit}" if len(facts) > limit else ""
@@ -208,6 +229,7 @@ def step_view(
         "actor": event.actor,
         "when": event.when,
         "summary": summarise(event, projection),
+        "detail": detail(event),
         "questions": questions,
         "changes": changes,
         "surprise_bits": surprise,

@@ -146,8 +146,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         # Importing the same case again is harmless; a different case under that id is not.
         if store.head(case_id) != (events[-1].seq, events[-1].hash):
             raise StoreError(
-                f"case {case_id} already exists in the database with different events; "
-                "not imported"
+                f"case {case_id} already exists in the database with different events; not imported"
             )
         print(f"casefile: case {case_id} is already imported, identical", file=sys.stderr)
     else:

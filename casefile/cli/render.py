@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import textwrap
 from typing import Any
 
 BAR_WIDTH = 20
@@ -112,6 +113,9 @@ def _short(text: str, width: int = 90) -> str:
 def render_step(step: dict[str, Any], names: dict[str, str]) -> list[str]:
     when = step["when"][:16].replace("T", " ")
     lines = [f"#{step['seq']:<4} {when}  {step['actor']:<9} {step['summary']}"]
+    if step.get("detail"):
+        wrapped = textwrap.wrap(step["detail"], width=100)
+        lines += ["        │ " + line for line in wrapped]
     changes = sorted(
         ((hid, delta) for hid, delta in step["changes"].items() if abs(delta) >= SHOWN_CHANGE),
         key=lambda item: -abs(item[1]),

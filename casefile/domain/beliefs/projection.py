@@ -178,9 +178,9 @@ class _Folder:
         try:
             if handler is not None:
                 result = handler(event, event.payload)
-                if isinstance(result, tuple):
+                if result.__class__ is tuple:
                     changed, surprise, unexpected = result
-                elif isinstance(result, set):
+                elif result is not None:
                     changed = result
         except KeyError as error:
             raise DomainError(f"seq {event.seq} ({event.type}): unknown id {error}") from None
@@ -202,7 +202,7 @@ class _Folder:
                 event.seq,
                 event.type,
                 self.shared,
-                frozenset(changed),
+                changed if changed.__class__ is frozenset else frozenset(changed),
                 pivots,
                 surprise,
                 unexpected,
@@ -310,11 +310,11 @@ class _Folder:
         likelihoods: dict[str, float] = payload["likelihoods"]
         qid = payload.get("question_id") or question_of(p, likelihoods, event.seq)
         question = p.questions[qid]
-        for hid in likelihoods:
-            if hid not in question.nodes:
-                raise DomainError(
-                    f"seq {event.seq}: evidence names {hid!r}, not a hypothesis of {qid!r}"
-                )
+        if not likelihoods.keys() <= question.nodes.keys():
+            hid = next(h for h in likelihoods if h not in question.nodes)
+            raise DomainError(
+                f"seq {event.seq}: evidence names {hid!r}, not a hypothesis of {qid!r}"
+            )
         otherwise = payload.get("otherwise", 0.5)
         reliability = payload["reliability"]
         effect = question.effect(likelihoods, otherwise, reliability)

@@ -58,8 +58,10 @@ class WarningTracker:
     _cleared: dict[WarningKey, Warning] = field(default_factory=dict)
 
     def begin_step(self) -> None:
-        self._raised.clear()
-        self._cleared.clear()
+        if self._raised:
+            self._raised.clear()
+        if self._cleared:
+            self._cleared.clear()
 
     def end_step(self) -> tuple[tuple[Warning, ...], tuple[Warning, ...]]:
         """Warnings raised and cleared by the event just folded (one raised and cleared in the

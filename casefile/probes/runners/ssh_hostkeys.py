@@ -1,0 +1,162 @@
+"""Host key verification: known_hosts files, fingerprints, the refusal errors and trust_host.
+
+Host keys are verified against ``known_hosts`` by default. An unknown key is refused (the message
+names the host, key type and SHA256 fingerprint, and how to trust it); a *changed* key is refused
+louder and is never accepted automatically, not even with ``trust_unknown_host``, because that is
+exactly what a man in the middle looks like.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import socket
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import paramiko
+
+from casefile.errors import RunnerError
+from casefile.probes.runners.ssh_targets import DEFAULT_CONNECT_TIMEOUT_S, resolve_target
+
+
+def default_known_hosts_path() -> Path:
+    return Path.home() / ".ssh" / "known_hosts"
+
+
+SYSTEM_KNOWN_HOSTS = Path("/etc/ssh/ssh_known_hosts")
+
+
+def fingerprint(key: paramiko.PKey) -> str:
+    """The key's fingerprint as OpenSSH prints it: ``SHA256:`` + unpadded base64."""
+    digest = hashlib.sha256(key.asbytes()).digest()
+    return "SHA256:" + base64.b64encode(digest).decode("ascii").rstrip("=")
+
+
+class HostKeyUnknown(RunnerError):
+    """The server's key is not in known_hosts and trusting it was not asked for."""
+
+    def __init__(self, target: str, name: str, key: paramiko.PKey, known_hosts: Path) -> None:
+        self.known_hosts_name = name
+        self.key_type = key.get_name()
+        self.fingerprint = fingerprint(key)
+        super().__init__(
+            f"host key for {target} ({name}) is not trusted: {self.key_type} {self.fingerprint} "
+            f"is not in {known_hosts}; check the fingerprint with the host's owner, then trust it "
+            f"with trust_host({target!r}) or trust_unknown_host=True"
+        )
+
+
+class HostKeyChanged(RunnerError):
+    """known_hosts has a different key for this host: possibly a man in the middle."""
+
+    def __init__(
+        self,
+        target: str,
+        name: str,
+        got: paramiko.PKey,
+        expected: paramiko.PKey,
+        known_hosts: Path,
+    ) -> None:
+        self.known_hosts_name = name
+        self.key_type = got.get_name()
+        self.fingerprint = fingerprint(got)
+        self.expected_fingerprint = fingerprint(expected)
+        super().__init__(
+            f"host key CHANGED for {target} ({name}) - POSSIBLE MAN-IN-THE-MIDDLE ATTACK, refusing "
+            f"to connect: server sent {self.key_type} {self.fingerprint}, {known_hosts} has "
+            f"{expected.get_name()} {self.expected_fingerprint}; if the host was reinstalled, "
+            f"remove the old key (ssh-keygen -R '{name}' -f {known_hosts}) and trust it again"
+        )
+
+
+_known_hosts_lock = threading.Lock()
+
+
+def _append_known_host(path: Path, name: str, key: paramiko.PKey) -> None:
+    """Append one entry, leaving the rest of the file (comments, hashed names) as it was."""
+    line = paramiko.hostkeys.HostKeyEntry([name], key).to_line()
+    if line is None:
+        raise RunnerError(f"cannot write a known_hosts entry for {name}")
+    with _known_hosts_lock:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        needs_newline = path.exists() and path.stat().st_size > 0 and not _ends_with_newline(path)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        with os.fdopen(fd, "a", encoding="ascii") as f:
+            f.write(("\n" if needs_newline else "") + line)
+
+
+def _ends_with_newline(path: Path) -> bool:
+    with path.open("rb") as f:
+        f.seek(-1, os.SEEK_END)
+        return f.read(1) == b"\n"
+
+
+class HostKeyPolicy(paramiko.MissingHostKeyPolicy):
+    """Refuse unknown keys, or accept and save them when the caller explicitly trusts."""
+
+    def __init__(self, target: str, known_hosts: Path, trust: bool) -> None:
+        self._target = target
+        self._known_hosts = known_hosts
+        self._trust = trust
+
+    def missing_host_key(
+        self, client: paramiko.SSHClient, hostname: str, key: paramiko.PKey
+    ) -> None:
+        if not self._trust:
+            raise HostKeyUnknown(self._target, hostname, key, self._known_hosts)
+        client.get_host_keys().add(hostname, key.get_name(), key)
+        _append_known_host(self._known_hosts, hostname, key)
+
+
+@dataclass(frozen=True, slots=True)
+class HostKeyInfo:
+    """What :func:`trust_host` found: the key and whether it was newly added."""
+
+    known_hosts_name: str
+    key_type: str
+    fingerprint: str
+    added: bool
+
+
+def trust_host(
+    target: str,
+    *,
+    known_hosts_path: Path | None = None,
+    ssh_config_path: Path | None = None,
+    connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
+) -> HostKeyInfo:
+    """Fetch ``target``'s host key and append it to known_hosts unless it is already there.
+
+    This is the explicit "I have checked the fingerprint" step. A host whose known key differs
+    raises :class:`HostKeyChanged`; nothing is replaced. Other failures raise ``RunnerError``.
+    """
+    resolved = resolve_target(target, config_path=ssh_config_path)
+    known_hosts = known_hosts_path or default_known_hosts_path()
+    try:
+        sock = socket.create_connection((resolved.hostname, resolved.port), connect_timeout_s)
+    except OSError as e:
+        raise RunnerError(f"cannot fetch the host key of {target}: {e}") from e
+    transport = paramiko.Transport(sock)
+    try:
+        transport.banner_timeout = connect_timeout_s
+        transport.start_client(timeout=connect_timeout_s)
+        key = transport.get_remote_server_key()
+    except (paramiko.SSHException, OSError, EOFError) as e:
+        raise RunnerError(f"cannot fetch the host key of {target}: {e}") from e
+    finally:
+        transport.close()
+    host_keys = paramiko.HostKeys()
+    if known_hosts.exists():
+        host_keys.load(str(known_hosts))
+    name = resolved.known_hosts_name
+    known = host_keys.lookup(name)
+    info = HostKeyInfo(name, key.get_name(), fingerprint(key), added=known is None)
+    if known is None:
+        _append_known_host(known_hosts, name, key)
+    elif known.get(key.get_name()) != key:
+        expected = known.get(key.get_name()) or next(iter(known.values()))
+        raise HostKeyChanged(target, name, key, expected, known_hosts)
+    return info
