@@ -1,0 +1,46 @@
+"""Writer processes for the concurrency and crash tests (spawned, so kept importable)."""
+
+from __future__ import annotations
+
+import random
+import time
+
+from casefile.domain.events import NewEvent
+from casefile.errors import ConcurrencyError
+from casefile.store.sql import SqlEventStore
+
+
+def append_with_retry(store: SqlEventStore, case_id: str, new: NewEvent) -> int:
+    """Re-read the head and retry until the append wins; return how many attempts lost."""
+    lost = 0
+    while True:
+        seq, _ = store.head(case_id)
+        try:
+            store.append(case_id, seq, [new])
+            return lost
+        except ConcurrencyError:
+            lost += 1
+            # Jittered backoff, as any real retry loop has: without it eight writers on two
+            # cores spend most of their time waking each other up to lose again.
+            time.sleep(random.uniform(0, 0.0005) * min(lost, 8))
+
+
+def append_many(url: str, case_id: str, worker: int, count: int) -> None:
+    store = SqlEventStore(url)
+    try:
+        for n in range(count):
+            append_with_retry(store, case_id, NewEvent("note.added", {"text": f"w{worker} #{n}"}))
+    finally:
+        store.close()
+
+
+def append_forever(url: str, case_id: str) -> None:
+    """Append until killed; each event carries a payload big enough to span pages."""
+    store = SqlEventStore(url)
+    n = 0
+    while True:
+        text = f"#{n} " + "x" * (2000 + n % 5000)
+        append_with_retry(store, case_id, NewEvent("note.added", {"text": text}))
+        n += 1
+        if n % 500 == 0:
+            time.sleep(0)
