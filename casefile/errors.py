@@ -45,7 +45,8 @@ class ConcurrencyError(StoreError):
 
     def __init__(self, case_id: str, expected_seq: int) -> None:
         super().__init__(
-            f"case {case_id}: another writer appended seq {expected_seq} first; re-read and retry"
+            f"case {case_id}: another writer appended after seq {expected_seq} first; "
+            "re-read and retry"
         )
         self.case_id = case_id
         self.expected_seq = expected_seq

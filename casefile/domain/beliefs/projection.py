@@ -12,7 +12,7 @@ import gc
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from casefile.domain.beliefs.question import (
     EvidenceEffect,
@@ -57,9 +57,12 @@ class EvidenceState:
         return self.superseded_by is None
 
 
-@dataclass(frozen=True, slots=True)
-class Step:
-    """The state right after one event: what replay shows for that step."""
+class Step(NamedTuple):
+    """The state right after one event: what replay shows for that step.
+
+    A named tuple rather than a frozen dataclass: a long fold makes one per event, and frozen
+    dataclasses pay for every field on construction.
+    """
 
     seq: int
     type: str
@@ -380,4 +383,4 @@ def supported_tops(
     P(E|h) > o (tempering keeps the direction, so only r = 0 supports nothing)."""
     if reliability <= 0.0:
         return frozenset()
-    return frozenset(question.top_of(h) for h, value in likelihoods.items() if value > otherwise)
+    return frozenset([question.top_id(h) for h, value in likelihoods.items() if value > otherwise])

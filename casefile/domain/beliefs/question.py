@@ -68,6 +68,7 @@ class Structure:
     retired: tuple[bool, ...]
     leaf_position: dict[int, int]  # node index → its position among the leaves
     catch_all_prior: float
+    leaf_priors: tuple[tuple[int, int], ...]  # (leaf, log-prior) pairs, for the hot loop
 
     def leaf_key(self, leaf: int) -> str:
         return self.catch_all if leaf == CATCH_ALL_LEAF else self.ids[leaf]
@@ -97,16 +98,39 @@ class Structure:
 
 
 class QuestionSnapshot:
-    """One question's confidences at one point of the case (node sums computed on demand)."""
+    """One question's confidences at one point of the case.
 
-    __slots__ = ("_confidences", "_leading_leaf", "leader", "probs", "structure")
+    Holds the softmax weights and their total; probabilities and node sums are computed when
+    first asked for (most steps of a long replay are never looked at).
+    """
 
-    def __init__(self, structure: Structure, probs: tuple[float, ...], leader: str) -> None:
+    __slots__ = (
+        "_confidences",
+        "_leading_leaf",
+        "_probs",
+        "leader",
+        "structure",
+        "total",
+        "weights",
+    )
+
+    def __init__(
+        self, structure: Structure, weights: tuple[float, ...], total: float, leader: str
+    ) -> None:
         self.structure = structure
-        self.probs = probs
+        self.weights = weights
+        self.total = total
         self.leader = leader
+        self._probs: tuple[float, ...] | None = None
         self._confidences: dict[str, float] | None = None
         self._leading_leaf: str | None = None
+
+    @property
+    def probs(self) -> tuple[float, ...]:
+        if self._probs is None:
+            total = self.total
+            self._probs = tuple([weight / total for weight in self.weights])
+        return self._probs
 
     @property
     def confidences(self) -> dict[str, float]:
@@ -189,15 +213,20 @@ class QuestionState:
     _index: dict[str, int] = field(default_factory=dict)
     _sums: list[int] = field(default_factory=list)  # per node, relative to the catch-all
     _structure: Structure | None = None
-    _probs: tuple[float, ...] = ()
-    _top_confidences: list[float] = field(default_factory=list)
+    _weights: tuple[float, ...] = ()
+    _total: float = 1.0
+    _probs: tuple[float, ...] | None = None
+    _top_weights: list[float] = field(default_factory=list)
     _leader: str = ""
 
     # --- structure -------------------------------------------------------------------------
 
+    def __post_init__(self) -> None:
+        self._catch_all_id = catch_all_id(self.id)
+
     @property
     def catch_all_id(self) -> str:
-        return catch_all_id(self.id)
+        return self._catch_all_id
 
     @property
     def structure(self) -> Structure:
@@ -236,6 +265,11 @@ class QuestionState:
 
     def top_of(self, node_id: str) -> str:
         return self.path(node_id)[-1]
+
+    def top_id(self, node_id: str) -> str:
+        """Like :meth:`top_of`, from the indexed structure (for the fold's hot path)."""
+        structure = self.structure
+        return structure.ids[structure.top[self._index[node_id]]]
 
     def is_active(self, node_id: str) -> bool:
         return not any(self.nodes[n].retired for n in self.path(node_id))
@@ -298,6 +332,7 @@ class QuestionState:
             retired=tuple(self.nodes[i].retired for i in ids),
             leaf_position={leaf: k for k, leaf in enumerate(leaves)},
             catch_all_prior=catch_all,
+            leaf_priors=tuple(zip(leaves, log_priors, strict=True)),
         )
         self.recompute()
 
@@ -313,14 +348,28 @@ class QuestionState:
         """
         structure = self.structure
         base, base_delta = tempered_log(otherwise, otherwise, reliability)
-        assigned: dict[int, tuple[float, int]] = {}
-        named = [self._index[h] for h in likelihoods if h in self._index]
+        index = self._index
+        named = [index[h] for h in likelihoods if h in index]
+        subtree = structure.subtree
+        if all(len(subtree[node]) == 1 for node in named):
+            # the common case: evidence about leaves, no inheritance to work out
+            corrections = tuple(
+                [
+                    (node, value, delta - base_delta)
+                    for node in named
+                    for value, delta in (
+                        tempered_log(likelihoods[structure.ids[node]], otherwise, reliability),
+                    )
+                ]
+            )
+            return EvidenceEffect(base, base_delta, corrections, structure)
         if len(named) > 1:
             named.sort(key=structure.depth.__getitem__)
+        assigned: dict[int, tuple[float, int]] = {}
         for node in named:
             value, delta = tempered_log(likelihoods[structure.ids[node]], otherwise, reliability)
             correction = (value, delta - base_delta)
-            for member in structure.subtree[node]:
+            for member in subtree[node]:
                 assigned[member] = correction
         corrections = tuple([(i, v, d) for i, (v, d) in assigned.items()])
         return EvidenceEffect(base, base_delta, corrections, structure)
@@ -339,12 +388,12 @@ class QuestionState:
         P(E) = base + Σ_named-leaves P(leaf) · (P'(E | leaf) − base).
         """
         position = self.structure.leaf_position
-        probs = self._probs
+        weights, total = self._weights, self._total
         terms = [effect.base]
         for index, value, _ in effect.corrections:
             k = position.get(index)
             if k is not None:
-                terms.append(probs[k] * (value - effect.base))
+                terms.append(weights[k] / total * (value - effect.base))
         return math.fsum(terms)
 
     def best_explanation(self, effect: EvidenceEffect) -> float:
@@ -372,26 +421,26 @@ class QuestionState:
         return [structure.leaf_key(leaf) for leaf in structure.leaves], scores
 
     def recompute(self) -> None:
-        """The leaf probabilities and top-level sums after a change (the fold's hot path).
+        """The softmax weights and the leader after a change (the fold's hot path).
 
-        A softmax with a plain ``sum`` in leaf order: the same scores always give the same bits.
+        Weights are summed with a plain ``sum`` in leaf order, so the same scores always give
+        the same bits; probabilities (weight / total) are divided out only when asked for.
         """
         structure = self.structure
         sums = self._sums
-        scores = [
-            prior + sums[leaf] if leaf >= 0 else prior
-            for leaf, prior in zip(structure.leaves, structure.log_priors, strict=True)
-        ]
+        pairs = structure.leaf_priors
+        scores = [prior + sums[leaf] if leaf >= 0 else prior for leaf, prior in pairs]
         top = max(scores)
         exp = math.exp
-        weights = [exp((score - top) * INVERSE_SCALE) for score in scores]
+        weights = tuple([exp((score - top) * INVERSE_SCALE) for score in scores])
         total = sum(weights)
-        probs = tuple([weight / total for weight in weights])
         tops = [0.0] * len(structure.tops)
-        for position, prob in zip(structure.leaf_top, probs, strict=True):
-            tops[position] += prob
-        self._probs = probs
-        self._top_confidences = tops
+        for position, weight in zip(structure.leaf_top, weights, strict=True):
+            tops[position] += weight
+        self._weights = weights
+        self._total = total
+        self._probs = None
+        self._top_weights = tops
         # the leader: ties go to the one proposed first (the catch-all is last)
         best, best_value = len(tops) - 1, -1.0
         for position, value in enumerate(tops):
@@ -399,20 +448,31 @@ class QuestionState:
                 best, best_value = position, value
         self._leader = structure.tops[best]
 
+    @property
+    def probs(self) -> tuple[float, ...]:
+        if self._probs is None:
+            total = self._total
+            self._probs = tuple([weight / total for weight in self._weights])
+        return self._probs
+
     def snapshot(self) -> QuestionSnapshot:
-        return QuestionSnapshot(self.structure, self._probs, self.leader())
+        snap = QuestionSnapshot(self.structure, self._weights, self._total, self.leader())
+        snap._probs = self._probs
+        return snap
 
     @property
     def confidences(self) -> dict[str, float]:
-        return self.structure.node_confidences(self._probs)
+        return self.structure.node_confidences(self.probs)
 
     @property
     def leaf_distribution(self) -> tuple[list[str], list[float]]:
         structure = self.structure
-        return [structure.leaf_key(leaf) for leaf in structure.leaves], list(self._probs)
+        return [structure.leaf_key(leaf) for leaf in structure.leaves], list(self.probs)
 
     def catch_all_confidence(self) -> float:
-        return self._top_confidences[-1] if self._top_confidences else 0.0
+        if not self._top_weights or self.structure.leaves[-1] != CATCH_ALL_LEAF:
+            return 0.0
+        return self._weights[-1] / self._total
 
     def leader(self) -> str:
         """The top-level hypothesis (or the catch-all) with the highest confidence.

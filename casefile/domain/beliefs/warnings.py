@@ -54,6 +54,10 @@ class WarningTracker:
     active: dict[WarningKey, Warning] = field(default_factory=dict)
     #: (code, question) → the keys active under it, so clearing a state costs O(1)
     _slots: dict[tuple[str, str | None], set[WarningKey]] = field(default_factory=dict)
+    #: the last inputs each state warning was decided on, per question: most events change
+    #: neither, and the check is then skipped
+    _last_leader_state: dict[str, tuple[str, bool]] = field(default_factory=dict)
+    _last_catch_all_state: dict[str, bool] = field(default_factory=dict)
     _raised: dict[WarningKey, Warning] = field(default_factory=dict)
     _cleared: dict[WarningKey, Warning] = field(default_factory=dict)
 
@@ -119,32 +123,41 @@ class WarningTracker:
 
     def _check_never_measured(self, seq: int, question: QuestionState) -> None:
         leader = question.leader()
-        if leader == question.catch_all_id or question.evidence_count == 0:
-            self._clear("never-measured", question.id)
+        counts = question.support.get(leader)
+        unmeasured = (
+            leader != question.catch_all_id
+            and question.evidence_count > 0
+            and counts is not None
+            and counts.get("measured", 0) <= 0
+            and any(n > 0 for n in counts.values())
+        )
+        state = (leader, unmeasured)
+        if self._last_leader_state.get(question.id) == state:
             return
-        support = {kind: n for kind, n in question.support.get(leader, {}).items() if n > 0}
-        current = self.active.get(("never-measured", question.id, leader))
-        if support and "measured" not in support:
-            if current is None:
-                self._clear("never-measured", question.id)
-                kinds = sorted(support)
-                text = question.nodes[leader].text
-                self._raise(
-                    Warning(
-                        "never-measured",
-                        f"{text!r} leads on {'/'.join(kinds)} evidence only: never measured",
-                        seq,
-                        question.id,
-                        leader,
-                    )
+        self._last_leader_state[question.id] = state
+        self._clear("never-measured", question.id)
+        if unmeasured:
+            assert counts is not None
+            kinds = sorted(kind for kind, n in counts.items() if n > 0)
+            text = question.nodes[leader].text
+            self._raise(
+                Warning(
+                    "never-measured",
+                    f"{text!r} leads on {'/'.join(kinds)} evidence only: never measured",
+                    seq,
+                    question.id,
+                    leader,
                 )
-        else:
-            self._clear("never-measured", question.id)
+            )
 
     def _check_catch_all(self, seq: int, question: QuestionState) -> None:
         prior = question.structure.catch_all_prior
         now = question.catch_all_confidence()
-        if prior > 0.0 and now > prior * CATCH_ALL_MARGIN:
+        rising = prior > 0.0 and now > prior * CATCH_ALL_MARGIN
+        if self._last_catch_all_state.get(question.id, False) == rising:
+            return
+        self._last_catch_all_state[question.id] = rising
+        if rising:
             self._raise(
                 Warning(
                     "catch-all-rising",
