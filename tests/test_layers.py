@@ -25,7 +25,9 @@ def test_domain_imports_no_infrastructure() -> None:
         "import casefile.domain.beliefs, casefile.domain.beliefs.views, casefile.domain.commands,"
         " casefile.domain.playbook, casefile.domain.rules, casefile.domain.catalogue"
     )
-    leaked = {m for m in loaded for bad in FORBIDDEN_IN_DOMAIN if m == bad or m.startswith(bad + ".")}
+    leaked = {
+        m for m in loaded for bad in FORBIDDEN_IN_DOMAIN if m == bad or m.startswith(bad + ".")
+    }
     assert not leaked
 
 

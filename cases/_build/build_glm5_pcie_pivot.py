@@ -18,17 +18,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import glm5_outputs as out  # noqa: E402
-from casefile_gpu_playbook import PLAYBOOK  # noqa: E402
-from casefile_probes import lspci, smi_q, topo  # noqa: E402
-from casefile_probes import query_gpu as query  # noqa: E402
+import glm5_outputs as out
+from casefile_gpu_playbook import PLAYBOOK
+from casefile_probes import lspci, smi_q, topo
+from casefile_probes import query_gpu as query
 
-from casefile.app.service import CaseService  # noqa: E402
-from casefile.plugins import Registry  # noqa: E402
-from casefile.probes.runners.pasted import from_text  # noqa: E402
-from casefile.store.casedir import export_case  # noqa: E402
-from casefile.store.memory import MemoryEventStore  # noqa: E402
-from casefile.store.verify import referenced_artifacts  # noqa: E402
+from casefile.app.service import CaseService
+from casefile.plugins import Registry
+from casefile.probes.runners.pasted import from_text
+from casefile.store.casedir import export_case
+from casefile.store.memory import MemoryEventStore
+from casefile.store.verify import referenced_artifacts
 
 CASE_ID = "glm5-pcie-pivot"
 HOST = "inference-vm"  # the seeds redact the address
@@ -68,20 +68,37 @@ def build(service: CaseService) -> str:
     note = lambda text, who=a: service.note(cid, text, actor=who, occurred_at=at())  # noqa: E731
 
     # Segment 0 — the environment.
-    note("Set up the ML environment: NVIDIA driver, CUDA Toolkit 13.1 and a Python venv on "
-         "Ubuntu 24.04; flash-attn build problems worked through.")
-    service.act(cid, "Deployed GLM-5-NVFP4 with SGLang, tensor parallel across 8 GPUs",
-                actor=a, occurred_at=at())
+    note(
+        "Set up the ML environment: NVIDIA driver, CUDA Toolkit 13.1 and a Python venv on "
+        "Ubuntu 24.04; flash-attn build problems worked through."
+    )
+    service.act(
+        cid,
+        "Deployed GLM-5-NVFP4 with SGLang, tensor parallel across 8 GPUs",
+        actor=a,
+        occurred_at=at(),
+    )
     # Segment 1 — the NaN crash.
     note("Decode crashes with NaN values on SM120 (Blackwell); trying attention backends.")
-    service.act(cid, "Switched to the trtllm NSA (native sparse attention) backends",
-                outcome="decode runs without NaN", actor=a, occurred_at=at())
+    service.act(
+        cid,
+        "Switched to the trtllm NSA (native sparse attention) backends",
+        outcome="decode runs without NaN",
+        actor=a,
+        occurred_at=at(),
+    )
     # Segment 2 — baseline and tuning.
-    note("Baseline benchmark: ~225 output tok/s with 64 concurrent requests; ~11 tok/s for a "
-         "single stream.")
-    service.act(cid, "Tuned the server: larger memory fraction, CUDA graphs, MoE runner backends",
-                outcome="~200–236 tok/s batched; single stream unchanged at ~11 tok/s",
-                actor=a, occurred_at=at())
+    note(
+        "Baseline benchmark: ~225 output tok/s with 64 concurrent requests; ~11 tok/s for a "
+        "single stream."
+    )
+    service.act(
+        cid,
+        "Tuned the server: larger memory fraction, CUDA graphs, MoE runner backends",
+        outcome="~200–236 tok/s batched; single stream unchanged at ~11 tok/s",
+        actor=a,
+        occurred_at=at(),
+    )
 
     # The question, with the playbook's hypotheses and priors.
     service.open_playbook(cid, PLAYBOOK.id, actor=a, occurred_at=at())
@@ -89,11 +106,19 @@ def build(service: CaseService) -> str:
     # The belief "PCIe-bound", built on calculations.
     service.assess(
         cid,
-        {"pcie-bandwidth": 0.7, "collective-latency": 0.75, "compute-launch": 0.35,
-         "memory-bandwidth": 0.4},
+        {
+            "pcie-bandwidth": 0.7,
+            "collective-latency": 0.75,
+            "compute-launch": 0.35,
+            "memory-bandwidth": 0.4,
+        },
         "Per token, TP8 runs two all-reduces in each of 78 layers across 8 GPUs over PCIe; with "
         "no NVLink, the assistant calculates that this communication dominates decode.",
-        kind="calculated", otherwise=0.45, actor=a, occurred_at=at(), evidence_id="calc-allreduce",
+        kind="calculated",
+        otherwise=0.45,
+        actor=a,
+        occurred_at=at(),
+        evidence_id="calc-allreduce",
     )
     note("Could expert parallelism (EP) improve the PCIe-bound performance?", who=u)
     service.assess(
@@ -102,65 +127,152 @@ def build(service: CaseService) -> str:
         "EP analysis: 453 GB of MoE experts against 96 GB per GPU rules out full expert "
         "replication; with hidden size 6144, all-to-all moves about as much as all-reduce, so "
         "EP8 offers no advantage — communication stays the assumed limit.",
-        kind="calculated", otherwise=0.5, actor=a, occurred_at=at(), evidence_id="calc-ep",
+        kind="calculated",
+        otherwise=0.5,
+        actor=a,
+        occurred_at=at(),
+        evidence_id="calc-ep",
     )
     note("Yeah you're right, can't do full duplicated EP load balancing.", who=u)
     service.assess(
         cid,
         {"pcie-bound": 0.75, "collective-latency": 0.7},
-        "\"The ~11 tok/s single-stream and ~200–236 tok/s batched throughput is fundamentally "
-        "limited by PCIe all-reduce latency across 78 layers × 8 GPUs.\"",
-        kind="reported", otherwise=0.4, actor=a, occurred_at=at(), evidence_id="belief-assistant",
+        '"The ~11 tok/s single-stream and ~200–236 tok/s batched throughput is fundamentally '
+        'limited by PCIe all-reduce latency across 78 layers × 8 GPUs."',
+        kind="reported",
+        otherwise=0.4,
+        actor=a,
+        occurred_at=at(),
+        evidence_id="belief-assistant",
     )
     note("Checked the remaining server-side tuning knobs.")
     service.assess(
         cid,
         {"pcie-bound": 0.75, "collective-latency": 0.6},
         "\"We're PCIe-bound at ~11 tok/s single-stream and ~236 tok/s batched; none of the "
-        "remaining tuning options will meaningfully change the PCIe bottleneck.\" — both sides "
+        'remaining tuning options will meaningfully change the PCIe bottleneck." — both sides '
         "now share the belief; nothing has measured the links.",
-        kind="reported", otherwise=0.4, actor=u, occurred_at=at(), evidence_id="belief-user",
+        kind="reported",
+        otherwise=0.4,
+        actor=u,
+        occurred_at=at(),
+        evidence_id="belief-user",
     )
 
     # The user's question about virtualisation.
-    note("Could cross-GPU latency from the Proxmox VM be the bottleneck? Is virtualisation "
-         "overhead degrading performance?", who=u)
+    note(
+        "Could cross-GPU latency from the Proxmox VM be the bottleneck? Is virtualisation "
+        "overhead degrading performance?",
+        who=u,
+    )
     service.assess(
         cid,
         {"collective-latency": 0.75},
         "The server is a Proxmox VM with the GPUs passed through; passed-through GPUs often "
         "lose peer-to-peer, which makes every collective slower.",
-        kind="reported", otherwise=0.45, actor=u, occurred_at=at(), evidence_id="vm-reported",
+        kind="reported",
+        otherwise=0.45,
+        actor=u,
+        occurred_at=at(),
+        evidence_id="vm-reported",
     )
 
     # The observation that breaks the belief.
-    record(service, cid, smi_q.PROBE, ("nvidia-smi", "-q"), out.pcie_excerpt_under_load(),
-           "under-load", u, at(),
-           "PCIe moves ~1 GB/s per GPU during the benchmark, on links capable of ~64 GB/s "
-           "(Gen5 x16); the seeds give the values, not the tool's output.")
-    note("Wait, that changes the picture significantly. If PCIe is only showing ~1 GB/s when it "
-         "should be capable of ~64 GB/s (PCIe Gen5 x16), the bottleneck is something else "
-         "entirely. Checking topology and link state.")
+    record(
+        service,
+        cid,
+        smi_q.PROBE,
+        ("nvidia-smi", "-q"),
+        out.pcie_excerpt_under_load(),
+        "under-load",
+        u,
+        at(),
+        "PCIe moves ~1 GB/s per GPU during the benchmark, on links capable of ~64 GB/s "
+        "(Gen5 x16); the seeds give the values, not the tool's output.",
+    )
+    note(
+        "Wait, that changes the picture significantly. If PCIe is only showing ~1 GB/s when it "
+        "should be capable of ~64 GB/s (PCIe Gen5 x16), the bottleneck is something else "
+        "entirely. Checking topology and link state."
+    )
 
-    record(service, cid, topo.PROBE, ("nvidia-smi", "topo", "-m"), out.topo_matrix(),
-           "idle", a, at(), "GPU pairs show PHB and PIX; no NVLink.")
-    record(service, cid, topo.PROBE, ("nvidia-smi", "topo", "-p2p", "r"), out.topo_p2p_read(),
-           "idle", a, at(), "Peer-to-peer reads not supported (NS) between any pair.")
-    record(service, cid, smi_q.PROBE, ("nvidia-smi", "-q", "-i", "0"), out.gpu0_pci_idle(),
-           "idle", a, at(), "Gen5 x16 confirmed on GPU 0 (seeds: messages 258–260).")
-    record(service, cid, lspci.PROBE, ("lspci", "-vvs", "00:10.0"), out.lspci_gpu0(),
-           "idle", a, at(), "LnkSta 32GT/s x16 = LnkCap (seeds: message 259).")
-    record(service, cid, smi_q.PROBE, ("nvidia-smi", "-q", "-i", "0"), out.gpu0_query_idle(),
-           "idle", a, at(), "Tx/Rx 581/693 KB/s and 0% utilisation — read while the GPUs "
-           "were idle between benchmarks (seeds: message 261).")
-    note("Tx/Rx is only 581/693 KB/s and utilisation 0%: that was read between benchmarks, with "
-         "the GPUs idle, so it says nothing about decode. Measuring during inference.")
+    record(
+        service,
+        cid,
+        topo.PROBE,
+        ("nvidia-smi", "topo", "-m"),
+        out.topo_matrix(),
+        "idle",
+        a,
+        at(),
+        "GPU pairs show PHB and PIX; no NVLink.",
+    )
+    record(
+        service,
+        cid,
+        topo.PROBE,
+        ("nvidia-smi", "topo", "-p2p", "r"),
+        out.topo_p2p_read(),
+        "idle",
+        a,
+        at(),
+        "Peer-to-peer reads not supported (NS) between any pair.",
+    )
+    record(
+        service,
+        cid,
+        smi_q.PROBE,
+        ("nvidia-smi", "-q", "-i", "0"),
+        out.gpu0_pci_idle(),
+        "idle",
+        a,
+        at(),
+        "Gen5 x16 confirmed on GPU 0 (seeds: messages 258–260).",
+    )
+    record(
+        service,
+        cid,
+        lspci.PROBE,
+        ("lspci", "-vvs", "00:10.0"),
+        out.lspci_gpu0(),
+        "idle",
+        a,
+        at(),
+        "LnkSta 32GT/s x16 = LnkCap (seeds: message 259).",
+    )
+    record(
+        service,
+        cid,
+        smi_q.PROBE,
+        ("nvidia-smi", "-q", "-i", "0"),
+        out.gpu0_query_idle(),
+        "idle",
+        a,
+        at(),
+        "Tx/Rx 581/693 KB/s and 0% utilisation — read while the GPUs "
+        "were idle between benchmarks (seeds: message 261).",
+    )
+    note(
+        "Tx/Rx is only 581/693 KB/s and utilisation 0%: that was read between benchmarks, with "
+        "the GPUs idle, so it says nothing about decode. Measuring during inference."
+    )
 
-    record(service, cid, query.PROBE, out.QUERY_UNDER_LOAD_ARGV, out.query_under_load(),
-           "under-load", a, at(), "During inference: all 8 GPUs at 100% utilisation, 52–53% "
-           "memory utilisation, ~328 W of 600 W (seeds: message 267).")
-    note("The real bottleneck is kernel launch overhead and small matmul efficiency in "
-         "single-token decode, not PCIe or power.")
+    record(
+        service,
+        cid,
+        query.PROBE,
+        out.QUERY_UNDER_LOAD_ARGV,
+        out.query_under_load(),
+        "under-load",
+        a,
+        at(),
+        "During inference: all 8 GPUs at 100% utilisation, 52–53% "
+        "memory utilisation, ~328 W of 600 W (seeds: message 267).",
+    )
+    note(
+        "The real bottleneck is kernel launch overhead and small matmul efficiency in "
+        "single-token decode, not PCIe or power."
+    )
     service.conclude(
         cid,
         "Decode is compute-bound by kernel-launch overhead and small matmuls at low batch: "
@@ -184,14 +296,24 @@ def build(service: CaseService) -> str:
     return cid
 
 
-def record(service: CaseService, cid: str, probe: object, argv: tuple[str, ...], text: str,
-           load: str, actor: str, when: str, note: str) -> None:
+def record(
+    service: CaseService,
+    cid: str,
+    probe: object,
+    argv: tuple[str, ...],
+    text: str,
+    load: str,
+    actor: str,
+    when: str,
+    note: str,
+) -> None:
     from casefile.probes.api import Probe
 
     assert isinstance(probe, Probe)
     result = from_text(argv, text, host=HOST, taken_at=when)
-    service.record_probe(cid, probe, result, load=load, reconstructed=True, note=note,
-                         actor=actor, occurred_at=when)
+    service.record_probe(
+        cid, probe, result, load=load, reconstructed=True, note=note, actor=actor, occurred_at=when
+    )
 
 
 def main(argv: list[str]) -> int:
