@@ -64,6 +64,17 @@ def hypothesis_rows(question: QuestionState, confidences: dict[str, float]) -> l
     return rows
 
 
+def runner_up(question: QuestionState) -> str | None:
+    """The strongest alternative: the open top-level hypothesis (or catch-all) second to the
+    leader."""
+    confidences = question.confidences
+    leader = question.leader()
+    others = [h for h in question.structure.tops if h != leader]
+    if not others:
+        return None
+    return max(others, key=lambda h: (confidences.get(h, 0.0), -others.index(h)))
+
+
 def case_header(projection: Projection) -> dict[str, Any]:
     return {
         "id": projection.case_id,
@@ -86,6 +97,7 @@ def status_view(
                 "text": question.text,
                 "leader": question.leader(),
                 "leading_leaf": question.leading_leaf(),
+                "runner_up": runner_up(question),
                 "entropy_bits": question_entropy(question),
                 "evidence": question.evidence_count,
                 "playbook": question.playbook,

@@ -32,6 +32,14 @@ def render_status(view: dict[str, Any]) -> str:
             "",
             f"{question['text']}  [{question['id']}]",
             f"  leader: {leader} — {names.get(leader, leader)}",
+            *(
+                [
+                    f"  strongest alternative: {question['runner_up']} — "
+                    f"{names.get(question['runner_up'], question['runner_up'])}"
+                ]
+                if question.get("runner_up")
+                else []
+            ),
             f"  most specific: {question['leading_leaf']}   "
             f"entropy {question['entropy_bits']:.2f} bits, {question['evidence']} evidence",
         ]

@@ -15,7 +15,7 @@ import pytest
 from casefile_gpu_playbook import PLAYBOOK
 from casefile_probes import dmon, lspci, nvml, query_gpu, smi_q, topo
 
-from casefile.app.views import replay_view
+from casefile.app.views import replay_view, runner_up
 from casefile.domain.beliefs import Projection, project
 from casefile.domain.beliefs.views import Candidate, decisive_evidence, rank_next_steps
 from casefile.domain.events import Event
@@ -162,6 +162,7 @@ def test_compute_bound_leads_at_the_end_with_collective_latency_the_strongest_al
         and question.nodes[h].parent_id is None
     }
     assert max(others, key=others.__getitem__) == "collective-latency"
+    assert runner_up(question) == "collective-latency"
     assert confidences["collective-latency"] > confidences["pcie-bound"]
     assert projection.concluded is not None
     assert projection.concluded["root_cause"] == "compute-launch"
