@@ -170,4 +170,26 @@ def render_replay(view: dict[str, Any], names: dict[str, str]) -> str:
     lines = [f"Replay of case {case['id']}: {case['title']}", ""]
     for step in view["steps"]:
         lines.extend(render_step(step, names))
+    lines.extend(replay_summary(view["steps"], names))
     return "\n".join(lines)
+
+
+def replay_summary(steps: list[dict[str, Any]], names: dict[str, str]) -> list[str]:
+    """Where the story went: each pivot, and who leads at the end."""
+    if not steps:
+        return []
+    lines = ["", "In short"]
+    for step in steps:
+        for qid, question in step["questions"].items():
+            if question["pivot"]:
+                lines.append(
+                    f"  #{step['seq']}: [{qid}] {question['previous_leader']} → "
+                    f"{question['leader']}"
+                )
+    for qid, question in steps[-1]["questions"].items():
+        leader = question["leader"]
+        share = percent(question["confidences"].get(leader, 0.0)).strip()
+        lines.append(
+            f"  [{qid}] leads at the end: {leader} ({share}) — {names.get(leader, leader)}"
+        )
+    return lines
