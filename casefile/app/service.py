@@ -111,7 +111,7 @@ class CaseService:
                 return self.store.append(case_id, events[-1].seq, stamped), result
             except ConcurrencyError:
                 continue
-        raise ConcurrencyError(case_id, events[-1].seq + 1)
+        raise ConcurrencyError(case_id, events[-1].seq)
 
     def new_case(
         self,
@@ -122,11 +122,14 @@ class CaseService:
         actor: str = "user",
         occurred_at: str | None = None,
     ) -> str:
-        cid = case_id or uuid.uuid4().hex[:12]
+        cid = commands.check_case_id(case_id) if case_id else uuid.uuid4().hex[:12]
         event = commands.open_case(title, symptom, **dict(environment or {}))
-        self.store.append(
-            cid, 0, [NewEvent(event.type, event.payload, actor, occurred_at, event.version)]
-        )
+        try:
+            self.store.append(
+                cid, 0, [NewEvent(event.type, event.payload, actor, occurred_at, event.version)]
+            )
+        except ConcurrencyError:
+            raise DomainError(f"case {cid!r} already exists; choose another --id") from None
         return cid
 
     def _one(
@@ -222,20 +225,40 @@ class CaseService:
         return str(event.payload["hypothesis_id"])
 
     def refine_hypothesis(
-        self, case_id: str, hid: str, text: str, reason: str | None = None, actor: str = "user"
+        self,
+        case_id: str,
+        hid: str,
+        text: str,
+        reason: str | None = None,
+        actor: str = "user",
+        occurred_at: str | None = None,
     ) -> Event:
         return self._one(
-            case_id, lambda p: commands.refine_hypothesis(p, hid, text, reason), actor, None
+            case_id, lambda p: commands.refine_hypothesis(p, hid, text, reason), actor, occurred_at
         )
 
-    def retire_hypothesis(self, case_id: str, hid: str, reason: str, actor: str = "user") -> Event:
-        return self._one(case_id, lambda p: commands.retire_hypothesis(p, hid, reason), actor, None)
-
-    def reinstate_hypothesis(
-        self, case_id: str, hid: str, reason: str | None = None, actor: str = "user"
+    def retire_hypothesis(
+        self,
+        case_id: str,
+        hid: str,
+        reason: str,
+        actor: str = "user",
+        occurred_at: str | None = None,
     ) -> Event:
         return self._one(
-            case_id, lambda p: commands.reinstate_hypothesis(p, hid, reason), actor, None
+            case_id, lambda p: commands.retire_hypothesis(p, hid, reason), actor, occurred_at
+        )
+
+    def reinstate_hypothesis(
+        self,
+        case_id: str,
+        hid: str,
+        reason: str | None = None,
+        actor: str = "user",
+        occurred_at: str | None = None,
+    ) -> Event:
+        return self._one(
+            case_id, lambda p: commands.reinstate_hypothesis(p, hid, reason), actor, occurred_at
         )
 
     def assess(

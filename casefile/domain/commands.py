@@ -31,6 +31,13 @@ def _check_id(value: str, what: str) -> str:
     return value
 
 
+def check_case_id(value: str) -> str:
+    """Case ids end up in file names, DOT graphs and one-line listings: keep them plain."""
+    if not ID_PATTERN.match(value) or len(value) > 100:
+        raise DomainError(f"case id {value!r}: use up to 100 letters, digits, '-', '_', '.' or ':'")
+    return value
+
+
 def _next_id(prefix: str, taken: set[str] | Mapping[str, Any]) -> str:
     n = 1
     while f"{prefix}{n}" in taken:
