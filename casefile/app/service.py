@@ -24,7 +24,7 @@ from casefile.domain.beliefs.views import (
 from casefile.domain.catalogue import validate_payload
 from casefile.domain.events import Event, NewEvent, seal
 from casefile.domain.facts import Fact, ParseResult
-from casefile.domain.rules import Applied, SetAside, evaluate
+from casefile.domain.rules import Applied, Rule, SetAside, evaluate
 from casefile.errors import CaseNotFound, ConcurrencyError, DomainError
 from casefile.plugins import Registry
 from casefile.probes.api import Probe
@@ -70,6 +70,16 @@ class ProbeRecord:
     evidence_ids: list[str]
     set_aside: list[str]
     result: RunResult
+
+
+def opened_from(projection: Projection, question_id: str, playbook_id: str) -> bool:
+    """Whether the case's question was opened from that playbook (any version)."""
+    question = projection.questions.get(question_id)
+    return (
+        question is not None
+        and question.playbook is not None
+        and question.playbook.split("@", 1)[0] == playbook_id
+    )
 
 
 class CaseService:
@@ -355,7 +365,10 @@ class CaseService:
             "reconstructed": reconstructed,
             "note": note,
         }
-        rules = self._rules_for(probe.name) if apply_rules else []
+        # A run that produced nothing readable gives the rules nothing to judge: no evidence and
+        # no set-aside records for a reading that does not exist (the unparsed warning stands).
+        readable = parsed.parsed and bool(parsed.facts)
+        rules = self._rules_for(probe.name) if apply_rules and readable else []
 
         def decide(draft: Draft) -> tuple[int, int, list[str], list[str]]:
             run_seq = draft.add(
@@ -382,20 +395,28 @@ class CaseService:
         )
         return ProbeRecord(run_seq, obs_seq, parsed, evidence_ids, set_aside, result)
 
-    def _rules_for(self, probe_name: str) -> list[Any]:
-        rules = []
+    def _rules_for(self, probe_name: str) -> list[tuple[str, Rule]]:
+        """(playbook id, rule) for every installed rule that reads this probe."""
+        rules: list[tuple[str, Rule]] = []
         for playbook in self.registry.all_playbooks().values():
-            rules.extend(playbook.rules_for_probe(probe_name))
+            rules.extend((playbook.id, rule) for rule in playbook.rules_for_probe(probe_name))
         return rules
 
     def _apply_rules(
-        self, draft: Draft, rules: Sequence[Any], facts: Sequence[Fact], load: str, obs_seq: int
+        self,
+        draft: Draft,
+        rules: Sequence[tuple[str, Rule]],
+        facts: Sequence[Fact],
+        load: str,
+        obs_seq: int,
     ) -> tuple[list[str], list[str]]:
+        """Apply each rule to a question opened from its own playbook (never to a question that
+        merely shares its id)."""
         evidence_ids: list[str] = []
         set_aside: list[str] = []
         run_seq = draft.projection.observations[obs_seq]["probe_run_seq"]
-        for rule in rules:
-            if rule.question not in draft.projection.questions:
+        for playbook_id, rule in rules:
+            if not opened_from(draft.projection, rule.question, playbook_id):
                 continue
             verdict = evaluate(rule, facts, load)
             if isinstance(verdict, SetAside):
@@ -405,7 +426,7 @@ class CaseService:
                 try:
                     event = commands.evidence_from_rule(draft.projection, verdict, obs_seq, run_seq)
                 except DomainError:
-                    continue  # every hypothesis the rule names is retired or absent here
+                    continue  # none of the hypotheses the rule names are in this case
                 draft.add(event)
                 evidence_ids.append(str(event.payload["evidence_id"]))
         return evidence_ids, set_aside
@@ -429,19 +450,21 @@ class CaseService:
 
     # --- views -----------------------------------------------------------------------------
 
-    def candidates(self) -> list[Candidate]:
-        """Every probe + rule pair that installed playbooks offer."""
+    def candidates(self, projection: Projection) -> list[Candidate]:
+        """Every probe + rule pair that the playbooks opened in this case offer."""
         probes = self.registry.all_probes()
         out = []
         for playbook in self.registry.all_playbooks().values():
             for rule in playbook.rules:
+                if not opened_from(projection, rule.question, playbook.id):
+                    continue
                 for name in rule.probes:
                     probe = probes.get(name)
                     out.append(Candidate(name, rule, probe.cost if probe else "moderate"))
         return out
 
     def next_steps(self, projection: Projection, limit: int | None = None) -> list[NextStep]:
-        ranked = rank_next_steps(projection, self.candidates())
+        ranked = rank_next_steps(projection, self.candidates(projection))
         return ranked if limit is None else ranked[:limit]
 
     def decisive(self, projection: Projection) -> list[Decisive]:

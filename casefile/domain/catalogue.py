@@ -8,7 +8,7 @@ these stored values: no logic that could change later runs again on replay.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -118,7 +118,7 @@ class EvidenceAssessed(Payload):
 
     evidence_id: str = Field(min_length=1)
     question_id: str | None = None
-    likelihoods: dict[str, float]
+    likelihoods: dict[str, Annotated[float, Field(gt=0.0, le=1.0)]] = Field(min_length=1)
     otherwise: float = Field(default=0.5, gt=0.0, le=1.0)
     kind: EvidenceKind = "measured"
     reliability: float = Field(ge=0.0, le=1.0)

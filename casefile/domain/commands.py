@@ -8,12 +8,12 @@ the problem and what exists instead. The application service appends what these 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 from typing import Any
 
-from casefile.domain.beliefs.projection import Projection
+from casefile.domain.beliefs.projection import MIN_CATCH_ALL_PRIOR, Projection
 from casefile.domain.events import NewEvent
+from casefile.domain.ids import ID_PATTERN
 from casefile.domain.rules import Applied, SetAside
 from casefile.errors import DomainError
 
@@ -21,7 +21,6 @@ from casefile.errors import DomainError
 #: still gets less than 1: a probe can be misread or taken at the wrong moment.
 DEFAULT_RELIABILITY = {"measured": 0.9, "calculated": 0.6, "reported": 0.5, "assumed": 0.3}
 KINDS = tuple(DEFAULT_RELIABILITY)
-ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
 _PRIOR_SLACK = 1e-9
 
 
@@ -112,7 +111,7 @@ def propose_hypothesis(
         holds = question.catch_all_prior()
         reserve = question.catch_all_reserve if question.evidence_count == 0 else 0.0
         available = holds - reserve
-        if prior > available + _PRIOR_SLACK or prior >= holds:
+        if prior > available + _PRIOR_SLACK or holds - prior < MIN_CATCH_ALL_PRIOR:
             raise DomainError(
                 f"prior {prior:g} is larger than the catch-all of {question.id!r} has left "
                 f"({max(0.0, available):.4g} of its {holds:.4g})"
@@ -196,7 +195,9 @@ def assess_evidence(
     rule: Mapping[str, Any] | None = None,
     outcome: str | None = None,
     statistic: float | str | None = None,
+    allow_retired: bool = False,
 ) -> NewEvent:
+    """Evidence from a person (or, with ``allow_retired``, from a rule: see evidence_from_rule)."""
     if kind not in DEFAULT_RELIABILITY:
         raise DomainError(f"evidence kind {kind!r}: use one of {', '.join(KINDS)}")
     if not likelihoods:
@@ -213,7 +214,7 @@ def assess_evidence(
     for hid in likelihoods:
         _existing(projection, hid)
         question = projection.questions[projection.hypothesis_question[hid]]
-        if not question.is_active(hid):
+        if not allow_retired and not question.is_active(hid):
             raise DomainError(f"hypothesis {hid!r} is retired; evidence cannot bear on it")
         questions.add(question.id)
     if len(questions) != 1:
@@ -280,17 +281,19 @@ def evidence_from_rule(
             and state.rule.get("id") == rule.id
         ):
             previous = state.id
-    active = {
+    # Retired hypotheses keep their row: a measurement says what it says about them, and if one
+    # is reinstated it must stand exactly where it would have without the retirement.
+    named = {
         h: v
         for h, v in verdict.likelihoods.items()
-        if h in projection.hypothesis_question
-        and projection.questions[projection.hypothesis_question[h]].is_active(h)
+        if projection.hypothesis_question.get(h) == rule.question
     }
-    if not active:
-        raise DomainError(f"rule {rule.id}: none of the hypotheses it names are open in this case")
+    if not named:
+        raise DomainError(f"rule {rule.id}: none of the hypotheses it names are in this case")
     return assess_evidence(
         projection,
-        active,
+        named,
+        allow_retired=True,
         rationale=f"{rule.title}: outcome {verdict.outcome!r}. {rule.rationale}",
         otherwise=verdict.otherwise,
         kind="measured",

@@ -180,7 +180,7 @@ def evaluate(rule: Rule, facts: Sequence[Fact], load: str) -> Verdict:
         return NotApplicable(rule, f"no {' / '.join(rule.reads)} facts to read")
     for outcome in rule.outcomes:
         if outcome.matches(statistic):
-            if outcome.load is not None and load != outcome.load:
+            if outcome.load not in (None, "any") and load != outcome.load:
                 taken = "at idle" if load == "idle" else f"with load {load!r}"
                 why = f": {outcome.why}" if outcome.why else ""
                 return SetAside(

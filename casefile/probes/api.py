@@ -13,6 +13,7 @@ it must never raise on bad input (the fuzz tests hold every built-in to that).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
@@ -44,10 +45,32 @@ class Probe:
     extra: dict[str, str] = field(default_factory=dict)
 
     def safe_parse(self, text: str) -> ParseResult:
-        """Parse, turning any parser bug into an unparsed result instead of an exception."""
+        """Parse, turning any parser bug into an unparsed result instead of an exception.
+
+        Facts that could not be stored (NaN, infinities, values that are not a number, string or
+        boolean) are dropped with a problem each, so a parser bug can never cost the raw output.
+        """
         try:
-            return self.parse(text)
+            result = self.parse(text)
         except Exception as error:  # a parser bug must never lose the output
             return ParseResult.unparsed(
                 f"parser {self.name} failed: {type(error).__name__}: {error}"
             )
+        if not isinstance(result, ParseResult):
+            return ParseResult.unparsed(f"parser {self.name} returned {type(result).__name__}")
+        kept = []
+        for fact in result.facts:
+            value = fact.value
+            storable = isinstance(value, str | bool | int) or (
+                isinstance(value, float) and math.isfinite(value)
+            )
+            if storable and isinstance(fact.name, str) and isinstance(fact.subject, str):
+                kept.append(fact)
+            else:
+                result.problems.append(
+                    f"dropped fact {fact.name!r} for {fact.subject!r}: {value!r} cannot be stored"
+                )
+        if len(kept) != len(result.facts):
+            result.facts = kept
+            result.parsed = result.parsed and bool(kept)
+        return result

@@ -45,7 +45,11 @@ def test_otherwise_outside_unit_interval_is_named(value: float) -> None:
 
 def test_likelihood_of_exactly_one_is_accepted() -> None:
     b = two_hypotheses()
-    ev(b, {"pcie": 1.0}, otherwise=1.0)
+    before = b.projection.confidences()
+    event = ev(b, {"pcie": 1.0}, otherwise=1.0)
+    assert event.payload["likelihoods"] == {"pcie": 1.0} and event.payload["otherwise"] == 1.0
+    # P(E|h) = 1 for every leaf says nothing: the distribution does not move
+    assert b.projection.confidences() == before
 
 
 def test_unknown_hypothesis_lists_known_ones() -> None:

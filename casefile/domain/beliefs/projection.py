@@ -22,6 +22,7 @@ from casefile.domain.beliefs.question import (
 )
 from casefile.domain.beliefs.warnings import Warning, WarningTracker
 from casefile.domain.events import Event
+from casefile.domain.ids import ID_PATTERN
 from casefile.errors import DomainError
 
 #: An observation is flagged as surprising when the hypothesis that best explains it made it at
@@ -230,6 +231,8 @@ class _Folder:
         qid = payload["question_id"]
         if qid in self.p.questions:
             raise DomainError(f"seq {event.seq}: question {qid!r} already exists")
+        if not ID_PATTERN.match(qid) or "/" in qid:
+            raise DomainError(f"seq {event.seq}: question id {qid!r} is not a plain id")
         question = QuestionState(
             id=qid,
             text=payload["text"],
@@ -250,6 +253,7 @@ class _Folder:
         parent = payload.get("parent_id")
         if parent is not None and parent not in question.nodes:
             raise DomainError(f"seq {event.seq}: parent {parent!r} is not in question {qid!r}")
+        check_tree_change(event.seq, question, hid, parent, payload["prior"])
         question.add(
             HypothesisNode(
                 id=hid,
@@ -323,7 +327,16 @@ class _Folder:
         effect = question.effect(likelihoods, otherwise, reliability)
         old_id = payload.get("supersedes")
         if old_id is not None:
-            old = p.evidence[old_id]
+            old = p.evidence.get(old_id)
+            if old is None or old.question_id != qid or not old.active:
+                why = (
+                    "is unknown"
+                    if old is None
+                    else f"bears on question {old.question_id!r}"
+                    if old.question_id != qid
+                    else f"was already superseded by {old.superseded_by!r}"
+                )
+                raise DomainError(f"seq {event.seq}: supersedes evidence {old_id!r}, which {why}")
             if old.active:
                 # Recomputed on today's tree: hypotheses proposed since then inherited the same
                 # numbers, so they must lose them too.
@@ -357,6 +370,29 @@ class _Folder:
         p.evidence[eid] = state
         count_support(question, state, +1)
         return {qid}, surprise, max(0.0, unexpected)
+
+
+#: The least prior the catch-all may be left with: "something not yet named" never reaches 0,
+#: or no later hypothesis could be carved out of it and no evidence could make it rise.
+MIN_CATCH_ALL_PRIOR = 1e-6
+
+
+def check_tree_change(
+    seq: int, question: QuestionState, hid: str, parent: str | None, prior: float
+) -> None:
+    """Refuse a hypothesis that would leave an impossible tree (an imported case may hold one
+    that the commands would never have written)."""
+    if not ID_PATTERN.match(hid) or "/" in hid:
+        raise DomainError(f"seq {seq}: hypothesis id {hid!r} is not a plain id")
+    if parent is None:
+        left = question.catch_all_prior() - prior
+        if left < MIN_CATCH_ALL_PRIOR:
+            raise DomainError(
+                f"seq {seq}: prior {prior:g} of {hid!r} leaves the catch-all of "
+                f"{question.id!r} nothing"
+            )
+    elif question.children_share(parent) + prior > 1.0 + 1e-9:
+        raise DomainError(f"seq {seq}: children of {parent!r} would have shares above 1")
 
 
 def question_of(p: Projection, likelihoods: dict[str, float], seq: int) -> str:
