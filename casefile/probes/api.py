@@ -34,13 +34,17 @@ class Probe:
     summary: str
     parse: Callable[[str], ParseResult]
     argv: tuple[str, ...] = ()
+    #: where it can run; a sampler-only probe (NVML) cannot be sent over SSH or pasted live
     where: frozenset[Where] = frozenset({"local", "ssh", "pasted"})
     cost: CostClass = "cheap"
-    #: fact names this probe can produce; next-step ranking matches them against rules
+    #: fact names this probe can produce (documentation for rule authors and `casefile plugins`;
+    #: rules name the probes they read in their own ``probes`` list)
     facts: tuple[str, ...] = ()
-    #: whether its readings mean something only under load (utilisation, throughput)
+    #: whether its readings mean something only under load (utilisation, throughput): rules
+    #: that read them require ``under-load`` and set aside readings taken otherwise
     needs_load: bool = False
     sampler: Sampler | None = None
+    #: how long a run may take before the runner gives up, unless the user says otherwise
     timeout_s: float = 60.0
     extra: dict[str, str] = field(default_factory=dict)
 

@@ -5,8 +5,9 @@ hypothesis's score is an exact integer sum: the same set of evidence gives the s
 whatever order it arrived in, and replay gives the same confidences to the last digit. The
 quantum (≈ 9·10⁻¹³ nats) is far below any meaningful difference between two likelihoods.
 
-Scores become probabilities only at the edge, through one softmax with an exactly rounded sum
-(``math.fsum``), so that step is order-independent too.
+Scores become probabilities only at the edge, through a softmax over the leaves in their fixed
+order (see ``QuestionState.recompute``): identical scores always give identical bits, so that
+step cannot reintroduce an order dependence either.
 """
 
 from __future__ import annotations
