@@ -79,13 +79,22 @@ class Registry:
 
     def _load_all(self, group: str) -> None:
         for key in [k for k in self._pending if k[0] == group]:
-            loaded = self._load(*key)
-            if group == PROBE_GROUP and isinstance(loaded, Probe):
-                self.probes.setdefault(loaded.name, loaded)
-            elif group == PLAYBOOK_GROUP and isinstance(loaded, Playbook):
-                self.playbooks.setdefault(loaded.id, loaded)
-            elif loaded is not None:
-                self.broken[f"{key[0]}:{key[1]}"] = f"not a {group} object: {type(loaded)!r}"
+            self._accept(group, key[1], self._load(*key))
+
+    def _accept(self, group: str, name: str, loaded: object) -> None:
+        """File a loaded plugin under its own name, or report it as broken if it is the wrong
+        kind of object (the entry-point name is only where to find it)."""
+        if group == PROBE_GROUP and isinstance(loaded, Probe):
+            self.probes.setdefault(loaded.name, loaded)
+            if loaded.name != name:
+                self.probes.setdefault(name, loaded)
+        elif group == PLAYBOOK_GROUP and isinstance(loaded, Playbook):
+            self.playbooks.setdefault(loaded.id, loaded)
+        elif loaded is not None:
+            message = f"not a {group} object but {type(loaded).__name__}"
+            self.broken[f"{group}:{name}"] = message
+            if self.on_broken is not None:
+                self.on_broken(f"{group}:{name}", message)
 
     def all_probes(self) -> dict[str, Probe]:
         self._load_all(PROBE_GROUP)
@@ -97,9 +106,7 @@ class Registry:
 
     def probe(self, name: str) -> Probe:
         if name not in self.probes and (PROBE_GROUP, name) in self._pending:
-            loaded = self._load(PROBE_GROUP, name)
-            if isinstance(loaded, Probe):
-                self.probes[name] = loaded
+            self._accept(PROBE_GROUP, name, self._load(PROBE_GROUP, name))
         if name in self.probes:
             return self.probes[name]
         if f"{PROBE_GROUP}:{name}" in self.broken:
