@@ -73,6 +73,7 @@ def synthetic_case(
     hyps = [[f"q{q}h{h}" for h in range(n)] for q, n in enumerate([17, 17, 16])]
     evidence = 0
     run_seq = 0
+    active: list[list[str]] = [[] for _ in range(QUESTIONS)]  # supersedable, per question
     while len(news) < total:
         roll = rng.random()
         seq = len(news) + 1
@@ -89,9 +90,10 @@ def synthetic_case(
                 "reliability": 0.9,
                 "rationale": "synthetic evidence " + "x" * 200,
             }
-            if evidence and rng.random() < 0.05:
-                payload["supersedes"] = f"e{rng.randrange(evidence)}"
-                payload["evidence_id"] = f"e{evidence}"
+            if active[q] and rng.random() < 0.05:
+                # a re-assessment of an earlier, still current piece about the same question
+                payload["supersedes"] = active[q].pop(rng.randrange(len(active[q])))
+            active[q].append(payload["evidence_id"])
             evidence += 1
             news.append(NewEvent("evidence.assessed", payload))
         elif roll < evidence_share + rest:
@@ -139,27 +141,16 @@ def synthetic_case(
 
 def fold_ready(news: list[NewEvent]) -> list[Event]:
     """Seal without spending the benchmark's setup time on SHA-256 (folding ignores hashes)."""
-    active: set[str] = set()
-    events = []
-    for seq, new in enumerate(news, start=1):
-        payload = new.payload
-        if new.type == "evidence.assessed":
-            old = payload.get("supersedes")
-            if old is not None and old not in active:
-                payload = {k: v for k, v in payload.items() if k != "supersedes"}
-            elif old is not None:
-                active.discard(old)
-            active.add(payload["evidence_id"])
-        events.append(
-            seal(
-                "bench",
-                seq,
-                GENESIS_HASH,
-                NewEvent(new.type, payload, "bench", None),
-                "2026-01-01T00:00:00Z",
-            )
+    return [
+        seal(
+            "bench",
+            seq,
+            GENESIS_HASH,
+            NewEvent(new.type, new.payload, "bench", None),
+            "2026-01-01T00:00:00Z",
         )
-    return events
+        for seq, new in enumerate(news, start=1)
+    ]
 
 
 def candidates(count: int = 30) -> list[Candidate]:
