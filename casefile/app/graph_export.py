@@ -34,17 +34,28 @@ def _label(node: str, data: dict[str, Any]) -> str:
     return label
 
 
+def dot_string(text: object) -> str:
+    """``text`` as the inside of a DOT double-quoted string: node ids and labels alike.
+
+    Backslash and double quote are escaped, so nothing in a hypothesis text or an id can end
+    the string and inject attributes, nodes or edges; line breaks become DOT's ``\\n``.
+    """
+    escaped = str(text).replace("\\", "\\\\").replace('"', '\\"')
+    return escaped.replace("\r\n", "\\n").replace("\r", "\\n").replace("\n", "\\n")
+
+
 def to_dot(projection: Projection) -> str:
     graph = annotated_graph(projection)
     shapes = {"question": "box", "evidence": "note", "observation": "ellipse"}
     lines = ["digraph casefile {", "  rankdir=LR;"]
     for node, data in sorted(graph.nodes(data=True)):
-        label = _label(node, data).replace("\\", "\\\\").replace('"', '\\"')
+        label = dot_string(_label(node, data))
         shape = shapes.get(str(data.get("kind")), "oval")
-        lines.append(f'  "{node}" [label="{label}", shape={shape}];')
+        lines.append(f'  "{dot_string(node)}" [label="{label}", shape={shape}];')
     for source, target, data in sorted(graph.edges(data=True), key=lambda e: (e[0], e[1])):
         extra = f", likelihood={data['likelihood']}" if "likelihood" in data else ""
-        lines.append(f'  "{source}" -> "{target}" [label="{data.get("kind", "")}{extra}"];')
+        label = dot_string(f"{data.get('kind', '')}{extra}")
+        lines.append(f'  "{dot_string(source)}" -> "{dot_string(target)}" [label="{label}"];')
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -55,15 +66,33 @@ def to_graphml(projection: Projection) -> str:
     return buffer.getvalue().decode("utf-8")
 
 
+#: characters that could end a quoted Mermaid label or an edge label, or start markup, as
+#: Mermaid's entity codes (brackets and parentheses are plain text inside the quotes)
+_MERMAID_ENTITIES = {
+    "#": "#35;",  # first, so that the codes below are not escaped again
+    '"': "#quot;",
+    "|": "#124;",
+    "<": "#lt;",
+    ">": "#gt;",
+    "`": "#96;",
+}
+
+
+def mermaid_text(text: object) -> str:
+    """``text`` safe inside a quoted Mermaid label or an edge's ``|…|``: one line, no markup."""
+    flat = " ".join(str(text).split())
+    return "".join(_MERMAID_ENTITIES.get(char, char) for char in flat)
+
+
 def to_mermaid(projection: Projection) -> str:
     graph = annotated_graph(projection)
     ids = {node: f"n{index}" for index, node in enumerate(sorted(graph.nodes))}
     lines = ["flowchart LR"]
     for node, data in sorted(graph.nodes(data=True)):
-        label = _label(node, data).replace('"', "'")
-        lines.append(f'  {ids[node]}["{label}"]')
+        lines.append(f'  {ids[node]}["{mermaid_text(_label(node, data))}"]')
     for source, target, data in sorted(graph.edges(data=True), key=lambda e: (e[0], e[1])):
-        lines.append(f"  {ids[source]} -->|{data.get('kind', '')}| {ids[target]}")
+        kind = mermaid_text(data.get("kind", ""))
+        lines.append(f"  {ids[source]} -->|{kind}| {ids[target]}")
     return "\n".join(lines) + "\n"
 
 

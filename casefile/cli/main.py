@@ -34,20 +34,38 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _subcommand(words: Sequence[str]) -> str | None:
+    """The first positional word (the subcommand), skipping the top-level options."""
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+        elif word == "--db":
+            skip = True  # its value is the next word
+        elif word == "--":
+            return None
+        elif not word.startswith("-"):
+            return word
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
-    # Everything after a bare `--` is a command line to run (casefile probe C P -- ARGV…),
-    # passed through untouched: never re-parsed, never joined into a shell string.
-    command: list[str] = []
-    if "--" in words:
+    # For `casefile probe`, everything after the first bare `--` is the command line to run
+    # (casefile probe C P -- ARGV…), passed through untouched: never re-parsed, never joined
+    # into a shell string. Every other command leaves `--` to argparse, where it ends the
+    # options as usual (casefile note C -- "-5 °C reading").
+    command: list[str] | None = None
+    if _subcommand(words) == "probe" and "--" in words:
         cut = words.index("--")
         words, command = words[:cut], words[cut + 1 :]
     parser = build_parser()
     args = parser.parse_args(words)
     if command:
-        if not hasattr(args, "argv"):
-            parser.error("only `casefile probe` takes a command after --")
         args.argv = command
+    validate = getattr(args, "validate", None)
+    if validate is not None:
+        validate(args)
     if not hasattr(args, "db"):
         args.db = None
     try:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from datetime import datetime
+import math
+from datetime import UTC, datetime
 
 from casefile.domain.events import format_time
 
@@ -13,6 +14,28 @@ def probability(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    return value
+
+
+def positive_seconds(text: str) -> float:
+    """A duration in seconds: a finite number greater than 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a finite number of seconds above 0")
+    return value
+
+
+def event_seq(text: str) -> int:
+    """An event's seq: a whole number from 1 (the first event of every case)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an event seq (1, 2, 3 …)") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: event seqs start at 1")
     return value
 
 
@@ -38,7 +61,11 @@ def moment(text: str) -> str:
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an ISO 8601 time") from None
     if parsed.tzinfo is None:
-        from datetime import UTC
-
         parsed = parsed.replace(tzinfo=UTC)
-    return format_time(parsed)
+    try:
+        return format_time(parsed)
+    except (OverflowError, ValueError):
+        # 0001-01-01T00:00:00+14:00 is a valid ISO time whose UTC instant is before year 1.
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is outside the times casefile can store (years 1 to 9999, in UTC)"
+        ) from None

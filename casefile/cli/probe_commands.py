@@ -6,11 +6,13 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from casefile.app.service import ProbeRecord
 from casefile.cli import context
-from casefile.cli.parsing import moment
+from casefile.cli.parsing import moment, positive_seconds
 from casefile.domain.events import utc_now
 from casefile.errors import RunnerError
 from casefile.plugins import list_plugins
@@ -79,6 +81,26 @@ def collect(args: argparse.Namespace, probe: Probe) -> list[RunResult]:
     return [LocalRunner().run(argv, timeout_s=args.timeout)]
 
 
+def failure(result: RunResult) -> str | None:
+    """Why a run failed, as one line for stderr; None when the command ran and exited 0."""
+    if result.error:
+        reason = result.error
+        if result.error_kind == "host_key_unknown":
+            # The runner's advice names its Python API; on the command line it is a flag.
+            reason = reason.split("; check the fingerprint", 1)[0] + (
+                "; check the fingerprint with the host's owner, then rerun with --trust-host "
+                "to accept it and save it"
+            )
+    elif result.timed_out:
+        reason = f"timed out after {result.duration_s:.1f}s"
+    elif result.exit_status not in (0, None):  # None: pasted output, whose status is unknown
+        program = result.argv[0] if result.argv else "the command"
+        reason = f"{program} exited with status {result.exit_status} (the run is recorded)"
+    else:
+        return None
+    return " ".join(reason.split())
+
+
 def describe(record: ProbeRecord) -> str:
     parse = record.parse
     state = f"{len(parse.facts)} facts" if parse.parsed else "did not parse"
@@ -108,11 +130,24 @@ def cmd_probe(args: argparse.Namespace) -> int:
             occurred_at=args.at or (result.started_at if result.source == "pasted" else None),
         )
         print(describe(record))
-        if result.error or result.timed_out:
+        reason = failure(result)
+        if reason is not None:  # recorded all the same: a failed run is data
             failures += 1
-            reason = result.error or f"timed out after {result.duration_s:.1f}s"
             print(f"casefile: {result.host}: {reason}", file=sys.stderr)
     return 1 if failures else 0
+
+
+def _probe_checks(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], None]:
+    """Checks across options that argparse cannot express; each failure is a usage error."""
+
+    def check(args: argparse.Namespace) -> None:
+        if args.paste is not None and args.host and len(args.host) > 1:
+            parser.error(
+                "--paste records the output of one host: give at most one --host "
+                f"(got {len(args.host)})"
+            )
+
+    return check
 
 
 def cmd_parse(args: argparse.Namespace) -> int:
@@ -179,17 +214,23 @@ def register(
     p.add_argument("--load", choices=LOADS, default="unknown", help="load state when taken")
     p.add_argument("--paste", metavar="FILE", help="take output captured elsewhere ('-': stdin)")
     p.add_argument("--taken-at", type=moment, help="when pasted output was taken (ISO 8601)")
-    p.add_argument("--timeout", type=float, default=60.0, help="command timeout, seconds")
-    p.add_argument("--connect-timeout", type=float, default=10.0, help="SSH connect timeout")
+    p.add_argument(
+        "--timeout", type=positive_seconds, default=60.0, help="command timeout, seconds"
+    )
+    p.add_argument(
+        "--connect-timeout", type=positive_seconds, default=10.0, help="SSH connect timeout"
+    )
     p.add_argument("--trust-host", action="store_true", help="accept and save an unknown host key")
-    p.add_argument("--known-hosts", help="known_hosts file (default ~/.ssh/known_hosts)")
-    p.add_argument("--ssh-config", help="ssh config file (default ~/.ssh/config)")
-    p.add_argument("--window", type=float, default=2.0, help="sampling window for samplers")
+    p.add_argument("--known-hosts", type=Path, help="known_hosts file (default ~/.ssh/known_hosts)")
+    p.add_argument("--ssh-config", type=Path, help="ssh config file (default ~/.ssh/config)")
+    p.add_argument(
+        "--window", type=positive_seconds, default=2.0, help="sampling window for samplers"
+    )
     p.add_argument("--reconstructed", action="store_true", help="output rebuilt, not captured")
     p.add_argument("--note", help="a remark stored with the probe run")
     p.add_argument("--actor", default="user")
     p.add_argument("--at", type=moment, help="when it happened, if not now")
-    p.set_defaults(handler=cmd_probe)
+    p.set_defaults(handler=cmd_probe, validate=_probe_checks(p))
 
     p = sub.add_parser("parse", help="parse a file with a probe's parser (no case)")
     p.add_argument("probe")

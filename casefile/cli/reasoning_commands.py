@@ -8,10 +8,11 @@ import json
 from casefile.app.graph_export import FORMATS, export_graph
 from casefile.app.views import replay_view, status_view
 from casefile.cli import context
-from casefile.cli.parsing import likelihood, moment, probability
+from casefile.cli.parsing import event_seq, likelihood, moment, probability
 from casefile.cli.render import render_replay, render_status
 from casefile.domain.beliefs import project
 from casefile.domain.commands import KINDS
+from casefile.errors import CasefileError
 
 
 def cmd_question_add(args: argparse.Namespace) -> int:
@@ -73,11 +74,25 @@ def cmd_hypothesis_reinstate(args: argparse.Namespace) -> int:
     return 0
 
 
+def likelihoods(pairs: list[tuple[str, float]]) -> dict[str, float]:
+    """The --likelihood options as a dict; a hypothesis given twice is refused, not overwritten."""
+    table: dict[str, float] = {}
+    for hid, value in pairs:
+        if hid in table:
+            raise CasefileError(
+                f"--likelihood for {hid!r} given twice ({table[hid]:g} and {value:g}): "
+                "give one P(E | hypothesis) for each hypothesis"
+            )
+        table[hid] = value
+    return table
+
+
 def cmd_evidence_add(args: argparse.Namespace) -> int:
+    table = likelihoods(args.likelihood)
     opened = context.open_case(args.case, args.db)
     event = opened.service.assess(
         opened.case_id,
-        dict(args.likelihood),
+        table,
         args.because,
         actor=args.actor,
         occurred_at=args.at,
@@ -191,8 +206,8 @@ def register(
     p.add_argument("--otherwise", type=probability, default=0.5, help="P(E) for all others (0.5)")
     p.add_argument("--kind", choices=KINDS, default="measured")
     p.add_argument("--reliability", type=probability, help="default depends on --kind")
-    p.add_argument("--probe-run", type=int, metavar="SEQ")
-    p.add_argument("--observation", type=int, metavar="SEQ")
+    p.add_argument("--probe-run", type=event_seq, metavar="SEQ")
+    p.add_argument("--observation", type=event_seq, metavar="SEQ")
     p.add_argument("--supersedes", metavar="EVIDENCE_ID", help="re-assess earlier evidence")
     p.add_argument("--id")
     p.add_argument("--because", required=True, help="the rationale")
@@ -200,13 +215,13 @@ def register(
 
     p = sub.add_parser("status", parents=[common], help="hypotheses, warnings, next steps")
     p.add_argument("case")
-    p.add_argument("--to", type=int, metavar="SEQ", help="as it stood after event SEQ")
+    p.add_argument("--to", type=event_seq, metavar="SEQ", help="as it stood after event SEQ")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_status)
 
     p = sub.add_parser("replay", parents=[common], help="step through the case event by event")
     p.add_argument("case")
-    p.add_argument("--to", type=int, metavar="SEQ", help="stop after event SEQ")
+    p.add_argument("--to", type=event_seq, metavar="SEQ", help="stop after event SEQ")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_replay)
 

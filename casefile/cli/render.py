@@ -15,6 +15,11 @@ def percent(value: float) -> str:
     return f"{value * 100:5.1f}%"
 
 
+def fixed(value: float, digits: int = 2) -> str:
+    """``value`` with ``digits`` decimals, never as ``-0.00`` (a rounding error below zero)."""
+    return f"{round(value, digits) + 0.0:.{digits}f}"
+
+
 def bar(value: float) -> str:
     filled = round(max(0.0, min(1.0, value)) * BAR_WIDTH)
     return "█" * filled + "·" * (BAR_WIDTH - filled)
@@ -41,7 +46,7 @@ def render_status(view: dict[str, Any]) -> str:
                 else []
             ),
             f"  most specific: {question['leading_leaf']}   "
-            f"entropy {question['entropy_bits']:.2f} bits, {question['evidence']} evidence",
+            f"entropy {fixed(question['entropy_bits'])} bits, {question['evidence']} evidence",
         ]
         for row in (h for h in view["hypotheses"] if h["question"] == question["id"]):
             indent = "  " * row["depth"]
@@ -60,8 +65,9 @@ def render_status(view: dict[str, Any]) -> str:
     if view["decisive_evidence"]:
         lines += ["", "Decisive evidence (leave-one-out, bits)"]
         for item in view["decisive_evidence"][:8]:
+            bits = fixed(item["bits"], 3)
             lines.append(
-                f"  {item['bits']:6.3f}  {item['evidence']} (seq {item['seq']}, {item['kind']}): "
+                f"  {bits:>6}  {item['evidence']} (seq {item['seq']}, {item['kind']}): "
                 f"{_short(item['rationale'])}"
             )
     if view.get("concluded"):
@@ -107,9 +113,8 @@ def next_step_lines(steps: list[dict[str, Any]], limit: int = 6) -> list[str]:
     for rank, (rule, group) in enumerate(list(by_rule.items())[:limit], start=1):
         load = " under load" if group[0]["load"] == "under-load" else ""
         probes = ", ".join(f"{s['probe']} ({s['cost']})" for s in group)
-        lines.append(
-            f"  {rank}. {group[0]['expected_gain_bits']:.3f} bits  rule {rule}{load}: {probes}"
-        )
+        gain = fixed(group[0]["expected_gain_bits"], 3)
+        lines.append(f"  {rank}. {gain} bits  rule {rule}{load}: {probes}")
     return lines
 
 
@@ -150,7 +155,7 @@ def render_step(step: dict[str, Any], names: dict[str, str]) -> list[str]:
             if step["surprising"]
             else ""
         )
-        lines.append(f"        surprise {step['surprise_bits']:.2f} bits{flag}")
+        lines.append(f"        surprise {fixed(step['surprise_bits'])} bits{flag}")
     for warning in step["warnings_raised"]:
         lines.append(f"        ⚠ [{warning['code']}] {warning['message']}")
     for warning in step["warnings_cleared"]:

@@ -1,12 +1,33 @@
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from casefile.cli import context
 from casefile.cli.main import main
+from casefile.plugins import Registry
+from casefile.probes.api import Probe
+
+#: the probes that ship with casefile (plugins/casefile_probes), by module
+BUILTIN_PROBE_MODULES = (
+    "topo",
+    "query_gpu",
+    "smi_q",
+    "smi_table",
+    "dmon",
+    "pmon",
+    "lspci",
+    "nccl",
+    "p2p",
+    "bandwidth",
+    "virt",
+    "nvml",
+    "command",
+)
 
 
 @dataclass
@@ -19,17 +40,52 @@ class Outcome:
 CLI = Callable[..., Outcome]
 
 
+def builtin_probes() -> list[Probe]:
+    """The built-in PROBE objects, imported directly rather than found through entry points."""
+    probes = []
+    for module in BUILTIN_PROBE_MODULES:
+        probe = importlib.import_module(f"casefile_probes.{module}").PROBE
+        assert isinstance(probe, Probe)
+        probes.append(probe)
+    return probes
+
+
+def builtin_registry() -> Registry:
+    """The built-in probes and the GPU playbook, whatever else is (or is not) installed."""
+    from casefile_gpu_playbook import PLAYBOOK
+
+    return Registry.of(probes=builtin_probes(), playbooks=[PLAYBOOK])
+
+
 @pytest.fixture
-def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> CLI:
-    """Run `casefile ARGS…` in-process against a fresh SQLite database."""
+def cli_registry() -> Registry:
+    """The plugins the `cli` fixture's commands see.
+
+    Override this fixture in a test module (or with ``@pytest.mark.parametrize(
+    "cli_registry", [...])``) to inject other probes or playbooks; the default is the built-in
+    ones, so that no CLI test depends on what happens to be installed. Only
+    test_plugin_discovery.py exercises real entry-point discovery, in a subprocess.
+    """
+    return builtin_registry()
+
+
+@pytest.fixture
+def cli(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    cli_registry: Registry,
+) -> CLI:
+    """Run `casefile ARGS…` in-process against a fresh SQLite database and `cli_registry`."""
     monkeypatch.setenv("CASEFILE_DB", f"sqlite:///{tmp_path / 'cli.db'}")
+    monkeypatch.setattr(context, "registry", lambda: cli_registry)
 
     def run(*args: str) -> Outcome:
         capsys.readouterr()
         try:
             code = main(list(args))
         except SystemExit as exit_:
-            code = int(exit_.code or 0)
+            code = 0 if exit_.code is None else exit_.code if isinstance(exit_.code, int) else 1
         captured = capsys.readouterr()
         return Outcome(code, captured.out, captured.err)
 

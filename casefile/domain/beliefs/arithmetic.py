@@ -62,7 +62,8 @@ def softmax(scores: Sequence[int]) -> list[float]:
 
 
 def entropy_bits(distribution: Sequence[float]) -> float:
-    return -math.fsum(p * math.log2(p) for p in distribution if p > 0.0)
+    # max() so a certain distribution reads 0.0, not -0.0
+    return max(0.0, -math.fsum(p * math.log2(p) for p in distribution if p > 0.0))
 
 
 def kl_bits(p: Sequence[float], q: Sequence[float]) -> float:
