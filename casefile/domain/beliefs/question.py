@@ -214,6 +214,9 @@ class QuestionState:
     _sums: list[int] = field(default_factory=list)  # per node, relative to the catch-all
     _structure: Structure | None = None
     _weights: tuple[float, ...] = ()
+    _scores: list[int] = field(default_factory=list)  # per leaf: log-prior + evidence
+    _top_score: int = 0
+    _top_leaf: int = 0
     _total: float = 1.0
     _probs: tuple[float, ...] | None = None
     _top_weights: list[float] = field(default_factory=list)
@@ -375,11 +378,35 @@ class QuestionState:
         return EvidenceEffect(base, base_delta, corrections, structure)
 
     def apply(self, effect: EvidenceEffect, sign: int = 1) -> None:
+        """Add (or with ``sign=-1`` remove) one piece of evidence.
+
+        Only the leaves under the named hypotheses change score. While the highest score stays
+        where it was, only their weights are recomputed — with the same reference, so each
+        weight is bit-for-bit what a full recompute would give.
+        """
         sums = self._sums
+        scores = self._scores
+        position = self.structure.leaf_position
+        changed: list[int] = []
         for index, _, delta in effect.corrections:
-            sums[index] += sign * delta
+            step = sign * delta
+            sums[index] += step
+            k = position.get(index)
+            if k is not None:
+                scores[k] += step
+                changed.append(k)
         self.evidence_count += sign
-        self.recompute()
+        top = self._top_score
+        if not changed:
+            return
+        if self._top_leaf in changed or max(scores[k] for k in changed) > top:
+            self.recompute()
+            return
+        exp = math.exp
+        weights = list(self._weights)
+        for k in changed:
+            weights[k] = exp((scores[k] - top) * INVERSE_SCALE)
+        self._settle(tuple(weights))
 
     def predictive(self, effect: EvidenceEffect) -> float:
         """P(E) under the current belief: Σ_leaf P(leaf) · P'(E | leaf).
@@ -431,8 +458,15 @@ class QuestionState:
         pairs = structure.leaf_priors
         scores = [prior + sums[leaf] if leaf >= 0 else prior for leaf, prior in pairs]
         top = max(scores)
+        self._scores = scores
+        self._top_score = top
+        self._top_leaf = scores.index(top)
         exp = math.exp
-        weights = tuple([exp((score - top) * INVERSE_SCALE) for score in scores])
+        self._settle(tuple([exp((score - top) * INVERSE_SCALE) for score in scores]))
+
+    def _settle(self, weights: tuple[float, ...]) -> None:
+        """Totals, top-level sums and the leader from a fresh set of weights."""
+        structure = self.structure
         total = sum(weights)
         tops = [0.0] * len(structure.tops)
         for position, weight in zip(structure.leaf_top, weights, strict=True):
