@@ -414,8 +414,8 @@ class SqlEventStore:
         """All events of a case in ``seq`` order (up to and including ``upto``).
 
         Raises :class:`~casefile.errors.IntegrityError` naming the seq whose stored payload is
-        not JSON. With ``strict``, also refuses a payload whose text is not exactly its
-        canonical form (a byte changed without changing the decoded value), which
+        not JSON or not a JSON object. With ``strict``, also refuses a payload whose text is not
+        exactly its canonical form (a byte changed without changing the decoded value), which
         verification wants and ordinary reads do not pay for.
         """
         sql, params = (
@@ -448,7 +448,13 @@ class SqlEventStore:
                 raise IntegrityError(
                     f"case {case_id} seq {seq}: stored payload is not valid JSON", seq=seq
                 )
-            if strict and (not isinstance(payload, dict) or _canonical_or_none(payload) != text):
+            if payload.__class__ is not dict:
+                # Valid JSON but not an object ([] or "x"): every view would fail later with a
+                # TypeError far from the cause, so refuse it here, by seq, in every mode.
+                raise IntegrityError(
+                    f"case {case_id} seq {seq}: stored payload is not a JSON object", seq=seq
+                )
+            if strict and _canonical_or_none(payload) != text:
                 raise IntegrityError(
                     f"case {case_id} seq {seq}: stored payload is not in canonical form",
                     seq=seq,

@@ -114,3 +114,19 @@ def test_intact_case_verifies_and_unknown_case_is_not_found(sql_store: SqlEventS
     assert (report.ok, report.events, report.artifacts) == (True, 6, 1)
     with pytest.raises(CaseNotFound, match="c1"):
         verify_stored_case(sql_store, "c2")
+
+
+@pytest.mark.parametrize("stored", ["[]", '"text"', "1", "null"])
+def test_a_payload_that_is_json_but_not_an_object_is_named_on_every_load(
+    sql_store: SqlEventStore, stored: str
+) -> None:
+    # Ordinary reads skip the canonical-form check for speed, but a non-object payload would
+    # crash every view with a TypeError far from the cause: it must be refused by seq here.
+    fill(sql_store)
+    run(sql_store, "UPDATE events SET payload = :stored WHERE seq = 3", stored=stored)
+    with pytest.raises(IntegrityError, match="seq 3: stored payload is not a JSON object") as e:
+        sql_store.load("c1")
+    assert e.value.seq == 3
+    assert len(sql_store.load("c1", upto=2)) == 2
+    report = verify_stored_case(sql_store, "c1")
+    assert (report.ok, report.seq) == (False, 3)

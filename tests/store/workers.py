@@ -44,3 +44,26 @@ def append_forever(url: str, case_id: str) -> None:
         n += 1
         if n % 500 == 0:
             time.sleep(0)
+
+
+def append_to_directory(directory: str, worker: int, count: int) -> None:
+    """Append ``count`` notes to a case directory, each through a freshly read store half the
+    time (as separate CLI runs do) and through a long-lived one the other half."""
+    from casefile.store.directory import DirectoryEventStore
+
+    kept = DirectoryEventStore(directory)
+    try:
+        for n in range(count):
+            store = kept if n % 2 else DirectoryEventStore(directory)
+            new = NewEvent("note.added", {"text": f"w{worker} #{n}"})
+            lost = 0
+            while True:
+                seq, _ = store.head(store.case_id)
+                try:
+                    store.append(store.case_id, seq, [new])
+                    break
+                except ConcurrencyError:
+                    lost += 1
+                    time.sleep(random.uniform(0, 0.002) * min(lost, 8))
+    finally:
+        kept.close()
