@@ -8,7 +8,7 @@ Payloads handed out are the store's own dicts: treat them as read-only, as with 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from casefile.domain.catalogue import validate_payload
@@ -20,7 +20,10 @@ from casefile.errors import ConcurrencyError, IntegrityError, StoreError
 class MemoryEventStore:
     """An :class:`~casefile.store.base.EventStore` held in dicts, safe across threads."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], str] = utc_now) -> None:
+        """``clock`` gives each append's ``recorded_at``; a fixed one makes a build reproducible
+        (the reference case is rebuilt byte for byte)."""
+        self._clock = clock
         self._lock = threading.Lock()
         self._streams: dict[str, list[Event]] = {}
         self._artifacts: dict[str, bytes] = {}
@@ -37,7 +40,7 @@ class MemoryEventStore:
             seq, prev_hash = (stream[-1].seq, stream[-1].hash) if stream else (0, GENESIS_HASH)
             if seq != expected_seq:
                 raise ConcurrencyError(case_id, expected_seq)
-            recorded_at = utc_now()
+            recorded_at = self._clock()
             sealed: list[Event] = []
             for new in normalised:
                 seq += 1

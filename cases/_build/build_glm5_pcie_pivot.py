@@ -12,7 +12,6 @@ Run from the repository root::
 
 from __future__ import annotations
 
-import shutil
 import sys
 from pathlib import Path
 
@@ -316,9 +315,42 @@ def record(
     )
 
 
+class BuildClock:
+    """``recorded_at`` for a reproducible build: when the case was reconstructed, one second a
+    write. The story's own times are the events' ``occurred_at``."""
+
+    def __init__(self) -> None:
+        self.second = 0
+
+    def __call__(self) -> str:
+        self.second += 1
+        minutes, seconds = divmod(self.second, 60)
+        return f"2026-11-29T12:{minutes:02d}:{seconds:02d}.000000Z"
+
+
+def clear_previous_build(target: Path) -> None:
+    """Remove an earlier build of this case (its own files only), so a changed story can be
+    written; anything that is not a build of this case is left alone and refused."""
+    if not target.exists():
+        return
+    events = target / "events.jsonl"
+    first = events.read_text(encoding="utf-8").split("\n", 1)[0] if events.is_file() else ""
+    if f'"case_id":"{CASE_ID}"' not in first:
+        raise SystemExit(f"{target} exists and is not a build of {CASE_ID}; not touching it")
+    for name in ("events.jsonl", "README.md"):
+        (target / name).unlink(missing_ok=True)
+    blobs = target / "artifacts"
+    if blobs.is_dir() and not blobs.is_symlink():
+        for blob in blobs.iterdir():
+            if blob.is_file() and not blob.is_symlink():
+                blob.unlink()
+        if not any(blobs.iterdir()):
+            blobs.rmdir()
+
+
 def main(argv: list[str]) -> int:
     target = Path(argv[1]) if len(argv) > 1 else DEFAULT_OUTPUT
-    store = MemoryEventStore()
+    store = MemoryEventStore(clock=BuildClock())
     registry = Registry.of(
         probes=[smi_q.PROBE, topo.PROBE, lspci.PROBE, query.PROBE], playbooks=[PLAYBOOK]
     )
@@ -327,8 +359,7 @@ def main(argv: list[str]) -> int:
     wanted: set[str] = set()
     for event in events:
         wanted |= referenced_artifacts(event)
-    if target.exists():
-        shutil.rmtree(target)
+    clear_previous_build(target)
     export_case(events, store.artifact_digests(wanted), target)
     print(f"{target}: {len(events)} events")
     return 0
