@@ -32,26 +32,88 @@ from casefile.errors import DomainError
 SURPRISE_FLAG_BITS = 1.0
 
 
-@dataclass(slots=True)
 class EvidenceState:
-    id: str
-    seq: int
-    question_id: str
-    likelihoods: dict[str, float]
-    otherwise: float
-    kind: str
-    reliability: float
-    rationale: str
-    effect: EvidenceEffect
-    rule: dict[str, Any] | None = None
-    outcome: str | None = None
-    statistic: float | str | None = None
-    observation_seq: int | None = None
-    probe_run_seq: int | None = None
-    supersedes: str | None = None
-    superseded_by: str | None = None
-    surprise_bits: float = 0.0
-    supports: frozenset[str] = frozenset()  # top-level hypotheses it favours
+    """One piece of evidence as folded: the numbers it applied and where it came from.
+
+    The fields a fold needs are set directly; the rest are read from the stored payload on
+    demand (a long case folds tens of thousands of these).
+    """
+
+    __slots__ = (
+        "effect",
+        "id",
+        "kind",
+        "likelihoods",
+        "otherwise",
+        "payload",
+        "question_id",
+        "reliability",
+        "seq",
+        "superseded_by",
+        "supports",
+        "surprise_bits",
+    )
+
+    def __init__(
+        self,
+        id: str,
+        seq: int,
+        question_id: str,
+        likelihoods: dict[str, float],
+        otherwise: float,
+        kind: str,
+        reliability: float,
+        payload: dict[str, Any],
+        effect: EvidenceEffect,
+        surprise_bits: float,
+        supports: frozenset[str],
+    ) -> None:
+        self.id = id
+        self.seq = seq
+        self.question_id = question_id
+        self.likelihoods = likelihoods
+        self.otherwise = otherwise
+        self.kind = kind
+        self.reliability = reliability
+        self.payload = payload
+        self.effect = effect
+        self.surprise_bits = surprise_bits
+        self.supports = supports
+        self.superseded_by: str | None = None
+
+    @property
+    def rationale(self) -> str:
+        return str(self.payload["rationale"])
+
+    @property
+    def rule(self) -> dict[str, Any] | None:
+        rule: dict[str, Any] | None = self.payload.get("rule")
+        return rule
+
+    @property
+    def outcome(self) -> str | None:
+        outcome: str | None = self.payload.get("outcome")
+        return outcome
+
+    @property
+    def statistic(self) -> float | str | None:
+        statistic: float | str | None = self.payload.get("statistic")
+        return statistic
+
+    @property
+    def observation_seq(self) -> int | None:
+        seq: int | None = self.payload.get("observation_seq")
+        return seq
+
+    @property
+    def probe_run_seq(self) -> int | None:
+        seq: int | None = self.payload.get("probe_run_seq")
+        return seq
+
+    @property
+    def supersedes(self) -> str | None:
+        old: str | None = self.payload.get("supersedes")
+        return old
 
     @property
     def active(self) -> bool:
@@ -349,23 +411,17 @@ class _Folder:
         unexpected = math.log2(best / predictive) if predictive > 0.0 else math.inf
         question.apply(effect)
         state = EvidenceState(
-            id=eid,
-            seq=event.seq,
-            question_id=qid,
-            likelihoods=likelihoods,
-            otherwise=otherwise,
-            kind=payload.get("kind", "measured"),
-            reliability=reliability,
-            rationale=payload["rationale"],
-            effect=effect,
-            rule=payload.get("rule"),
-            outcome=payload.get("outcome"),
-            statistic=payload.get("statistic"),
-            observation_seq=payload.get("observation_seq"),
-            probe_run_seq=payload.get("probe_run_seq"),
-            supersedes=old_id,
-            surprise_bits=surprise,
-            supports=supported_tops(question, likelihoods, otherwise, reliability),
+            eid,
+            event.seq,
+            qid,
+            likelihoods,
+            otherwise,
+            payload.get("kind", "measured"),
+            reliability,
+            payload,
+            effect,
+            surprise,
+            supported_tops(question, likelihoods, otherwise, reliability),
         )
         p.evidence[eid] = state
         count_support(question, state, +1)
