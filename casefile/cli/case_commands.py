@@ -9,7 +9,7 @@ import sys
 from casefile.app.service import CaseService
 from casefile.app.views import summarise
 from casefile.cli import context
-from casefile.cli.parsing import key_value, moment
+from casefile.cli.parsing import key_value, who_and_when
 from casefile.domain.beliefs import project
 from casefile.errors import CasefileError, IntegrityError, StoreError
 from casefile.store.casedir import export_case, read_case_dir
@@ -158,9 +158,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 def register(
     sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
 ) -> None:
-    who = argparse.ArgumentParser(add_help=False)
-    who.add_argument("--actor", default="user", help="who did this (default: user)")
-    who.add_argument("--at", type=moment, help="when it happened, if not now (ISO 8601)")
+    who = who_and_when()
 
     p = sub.add_parser("new", parents=[common, who], help="open a new case; prints its id")
     p.add_argument("title")

@@ -69,3 +69,11 @@ def moment(text: str) -> str:
         raise argparse.ArgumentTypeError(
             f"{text!r} is outside the times casefile can store (years 1 to 9999, in UTC)"
         ) from None
+
+
+def who_and_when() -> argparse.ArgumentParser:
+    """The ``--actor`` / ``--at`` options every command that records something takes."""
+    parent = argparse.ArgumentParser(add_help=False)
+    parent.add_argument("--actor", default="user", help="who did this (default: user)")
+    parent.add_argument("--at", type=moment, help="when it happened, if not now (ISO 8601)")
+    return parent

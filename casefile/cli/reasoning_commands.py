@@ -8,7 +8,7 @@ import json
 from casefile.app.graph_export import FORMATS, export_graph
 from casefile.app.views import replay_view, status_view
 from casefile.cli import context
-from casefile.cli.parsing import event_seq, likelihood, moment, probability
+from casefile.cli.parsing import event_seq, likelihood, probability, who_and_when
 from casefile.cli.render import render_replay, render_status
 from casefile.domain.beliefs import project
 from casefile.domain.commands import KINDS
@@ -151,9 +151,7 @@ def cmd_playbook_open(args: argparse.Namespace) -> int:
 def register(
     sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
 ) -> None:
-    who = argparse.ArgumentParser(add_help=False)
-    who.add_argument("--actor", default="user", help="who did this (default: user)")
-    who.add_argument("--at", type=moment, help="when it happened, if not now (ISO 8601)")
+    who = who_and_when()
 
     question = sub.add_parser("question", help="questions a case asks")
     qsub = question.add_subparsers(dest="action", required=True, metavar="ACTION")

@@ -13,8 +13,8 @@ from dataclasses import replace
 
 from casefile.domain.catalogue import validate_payload
 from casefile.domain.events import GENESIS_HASH, Event, NewEvent, seal, sha256_hex, utc_now
-from casefile.domain.events import verify_chain as _verify_chain
-from casefile.errors import ConcurrencyError, IntegrityError, StoreError
+from casefile.errors import ConcurrencyError, StoreError
+from casefile.store.verify import check_importable
 
 
 class MemoryEventStore:
@@ -80,19 +80,7 @@ class MemoryEventStore:
             return {d: self._artifacts[d] for d in set(digests) if d in self._artifacts}
 
     def import_case(self, events: Sequence[Event], artifacts: Mapping[str, bytes]) -> None:
-        if not events:
-            raise StoreError("nothing to import: the case has no events")
-        case_id = events[0].case_id
-        if any(e.case_id != case_id for e in events):
-            raise StoreError(f"cannot import: events of several cases ({case_id}, …)")
-        broken = _verify_chain(list(events))
-        if broken is not None:
-            raise IntegrityError(f"case {case_id}: chain breaks at seq {broken}", seq=broken)
-        for digest, data in artifacts.items():
-            if sha256_hex(data) != digest:
-                raise IntegrityError(
-                    f"artifact {digest} does not match its content", artifact=digest
-                )
+        case_id = check_importable(events, artifacts)
         with self._lock:
             if self._streams.get(case_id):
                 raise StoreError(

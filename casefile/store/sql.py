@@ -36,10 +36,10 @@ from casefile.domain.events import (
     seal,
     sha256_hex,
     utc_now,
-    verify_chain,
 )
 from casefile.errors import ConcurrencyError, IntegrityError, StoreError
 from casefile.store.database import WRITE_OPTION, create_store_engine, display_url
+from casefile.store.verify import check_importable
 
 # The C scanner json.loads calls after skipping whitespace; stored payloads are canonical
 # (no whitespace), so load() calls it directly and checks the whole text was consumed.
@@ -534,20 +534,7 @@ class SqlEventStore:
         The stream is re-checked here (one case, chain intact, artifacts matching their
         digests) because a store must never hold a chain that does not verify, whoever calls.
         """
-        if not events:
-            raise StoreError("nothing to import: the case has no events")
-        case_id = events[0].case_id
-        others = sorted({e.case_id for e in events} - {case_id})
-        if others:
-            raise StoreError(f"cannot import: events of several cases ({case_id}, {others[0]})")
-        broken = verify_chain(list(events))
-        if broken is not None:
-            raise IntegrityError(f"case {case_id}: chain breaks at seq {broken}", seq=broken)
-        for digest, data in artifacts.items():
-            if sha256_hex(data) != digest:
-                raise IntegrityError(
-                    f"artifact {digest} does not match its content", artifact=digest
-                )
+        case_id = check_importable(events, artifacts)
         try:
             with self._transaction(f"import case {case_id}", write=True) as conn:
                 exists = conn.execute(_ANY_EVENT, {"case_id": case_id}).first()

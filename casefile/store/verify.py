@@ -11,8 +11,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from casefile.domain.events import GENESIS_HASH, Event, sha256_hex
-from casefile.errors import CaseNotFound, IntegrityError
+from casefile.domain.events import GENESIS_HASH, Event, sha256_hex, verify_chain
+from casefile.errors import CaseNotFound, IntegrityError, StoreError
 from casefile.store.base import EventStore
 
 ArtifactLookup = Callable[[str], bytes | None]
@@ -178,3 +178,24 @@ def verify_stored_case(store: EventStore, case_id: str) -> VerifyReport:
         wanted |= referenced_artifacts(event)
     blobs: Mapping[str, bytes] = store.artifact_digests(wanted) if wanted else {}
     return verify_case(events, blobs.get, case_id)
+
+
+def check_importable(events: Sequence[Event], artifacts: Mapping[str, bytes]) -> str:
+    """What every store checks before importing a stream: one case, an intact chain, and
+    artifacts that match their names. Returns the case id.
+
+    A store must never hold a chain that does not verify, whoever calls it.
+    """
+    if not events:
+        raise StoreError("nothing to import: the case has no events")
+    case_id = events[0].case_id
+    others = sorted({e.case_id for e in events} - {case_id})
+    if others:
+        raise StoreError(f"cannot import: events of several cases ({case_id}, {others[0]})")
+    broken = verify_chain(list(events))
+    if broken is not None:
+        raise IntegrityError(f"case {case_id}: chain breaks at seq {broken}", seq=broken)
+    for digest, data in artifacts.items():
+        if sha256_hex(data) != digest:
+            raise IntegrityError(f"artifact {digest} does not match its content", artifact=digest)
+    return case_id
