@@ -9,7 +9,6 @@ imported case, say) raise :class:`~casefile.errors.DomainError` naming the seq.
 from __future__ import annotations
 
 import gc
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -19,6 +18,7 @@ from casefile.domain.beliefs.question import (
     HypothesisNode,
     QuestionSnapshot,
     QuestionState,
+    Surprise,
 )
 from casefile.domain.beliefs.warnings import Warning, WarningTracker
 from casefile.domain.events import Event
@@ -51,7 +51,7 @@ class EvidenceState:
         "seq",
         "superseded_by",
         "supports",
-        "surprise_bits",
+        "surprise",
     )
 
     def __init__(
@@ -65,7 +65,7 @@ class EvidenceState:
         reliability: float,
         payload: dict[str, Any],
         effect: EvidenceEffect,
-        surprise_bits: float,
+        surprise: Surprise,
         supports: frozenset[str],
     ) -> None:
         self.id = id
@@ -77,9 +77,13 @@ class EvidenceState:
         self.reliability = reliability
         self.payload = payload
         self.effect = effect
-        self.surprise_bits = surprise_bits
+        self.surprise = surprise
         self.supports = supports
         self.superseded_by: str | None = None
+
+    @property
+    def surprise_bits(self) -> float:
+        return self.surprise.bits
 
     @property
     def rationale(self) -> str:
@@ -132,10 +136,18 @@ class Step(NamedTuple):
     snapshots: dict[str, QuestionSnapshot]
     changed: frozenset[str]
     pivots: dict[str, tuple[str, str]]  # question → (old leader, new leader)
-    surprise_bits: float | None
-    unexpected_bits: float | None
+    surprise: Surprise | None
     raised: tuple[Warning, ...]
     cleared: tuple[Warning, ...]
+
+    @property
+    def surprise_bits(self) -> float | None:
+        """−log₂ P(E) of the evidence this step recorded, under the belief just before."""
+        return None if self.surprise is None else self.surprise.bits
+
+    @property
+    def unexpected_bits(self) -> float | None:
+        return None if self.surprise is None else self.surprise.unexpected_bits
 
 
 @dataclass
@@ -237,15 +249,14 @@ class _Folder:
         p._graph = None
         handler = self.handlers.get(event.type)
         changed: set[str] | frozenset[str] = _NOTHING_CHANGED
-        surprise: float | None = None
-        unexpected: float | None = None
+        surprise: Surprise | None = None
         warnings = p.warnings
         warnings.begin_step()
         try:
             if handler is not None:
                 result = handler(event, event.payload)
                 if result.__class__ is tuple:
-                    changed, surprise, unexpected = result
+                    changed, surprise = result
                 elif result is not None:
                     changed = result
         except KeyError as error:
@@ -271,7 +282,6 @@ class _Folder:
                 changed if changed.__class__ is frozenset else frozenset(changed),
                 pivots,
                 surprise,
-                unexpected,
                 raised,
                 cleared,
             )
@@ -371,7 +381,7 @@ class _Folder:
 
     def _evidence_assessed(
         self, event: Event, payload: dict[str, Any]
-    ) -> tuple[set[str], float, float]:
+    ) -> tuple[set[str], Surprise]:
         p = self.p
         eid = payload["evidence_id"]
         if eid in p.evidence:
@@ -405,10 +415,7 @@ class _Folder:
                 question.apply(question.effect(old.likelihoods, old.otherwise, old.reliability), -1)
                 count_support(question, old, -1)
             old.superseded_by = eid
-        predictive = question.predictive(effect)
-        surprise = -math.log2(predictive) if predictive > 0.0 else math.inf
-        best = question.best_explanation(effect)
-        unexpected = math.log2(best / predictive) if predictive > 0.0 else math.inf
+        surprise = question.surprise(effect)
         question.apply(effect)
         state = EvidenceState(
             eid,
@@ -425,7 +432,7 @@ class _Folder:
         )
         p.evidence[eid] = state
         count_support(question, state, +1)
-        return {qid}, surprise, max(0.0, unexpected)
+        return {qid}, surprise
 
 
 #: The least prior the catch-all may be left with: "something not yet named" never reaches 0,

@@ -198,6 +198,82 @@ class EvidenceEffect:
         return self.base
 
 
+class Surprise:
+    """How unlikely a piece of evidence was under the belief held just before it.
+
+    Holds that belief (immutable structure and weights) and the evidence's effect; the numbers
+    are computed on first use, since most steps of a long fold are never displayed.
+    """
+
+    __slots__ = ("_bits", "_effect", "_structure", "_total", "_unexpected", "_weights")
+
+    def __init__(
+        self,
+        structure: Structure,
+        weights: tuple[float, ...],
+        total: float,
+        effect: EvidenceEffect,
+    ) -> None:
+        self._structure = structure
+        self._weights = weights
+        self._total = total
+        self._effect = effect
+        self._bits: float | None = None
+        self._unexpected: float | None = None
+
+    @property
+    def predictive(self) -> float:
+        """P(E) = Σ_leaf P(leaf) · P'(E | leaf). Every leaf gives ``base`` except those under
+        the named hypotheses, so P(E) = base + Σ_named leaves P(leaf) · (P'(E | leaf) − base).
+        """
+        effect = self._effect
+        position = self._structure.leaf_position
+        weights, total = self._weights, self._total
+        terms = [effect.base]
+        for index, value, _ in effect.corrections:
+            k = position.get(index)
+            if k is not None:
+                terms.append(weights[k] / total * (value - effect.base))
+        return math.fsum(terms)
+
+    @property
+    def best(self) -> float:
+        """The largest P'(E | leaf) among the leaves in the distribution."""
+        position = self._structure.leaf_position
+        best = self._effect.base
+        for index, value, _ in self._effect.corrections:
+            if value > best and index in position:
+                best = value
+        return best
+
+    @property
+    def bits(self) -> float:
+        """−log₂ P(E)."""
+        if self._bits is None:
+            predictive = self.predictive
+            self._bits = -math.log2(predictive) if predictive > 0.0 else math.inf
+        return self._bits
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Surprise)
+            and self.bits == other.bits
+            and self.unexpected_bits == other.unexpected_bits
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.bits, self.unexpected_bits))
+
+    @property
+    def unexpected_bits(self) -> float:
+        """log₂ (max_leaf P'(E | leaf) / P(E)): how much likelier the best explanation made it."""
+        if self._unexpected is None:
+            predictive = self.predictive
+            ratio = math.log2(self.best / predictive) if predictive > 0.0 else math.inf
+            self._unexpected = max(0.0, ratio)
+        return self._unexpected
+
+
 @dataclass
 class QuestionState:
     id: str
@@ -409,28 +485,16 @@ class QuestionState:
         self._settle(tuple(weights))
 
     def predictive(self, effect: EvidenceEffect) -> float:
-        """P(E) under the current belief: Σ_leaf P(leaf) · P'(E | leaf).
-
-        Every leaf gives ``base`` except those under the named hypotheses, so
-        P(E) = base + Σ_named-leaves P(leaf) · (P'(E | leaf) − base).
-        """
-        position = self.structure.leaf_position
-        weights, total = self._weights, self._total
-        terms = [effect.base]
-        for index, value, _ in effect.corrections:
-            k = position.get(index)
-            if k is not None:
-                terms.append(weights[k] / total * (value - effect.base))
-        return math.fsum(terms)
+        """P(E) under the current belief (see :class:`Surprise`)."""
+        return Surprise(self.structure, self._weights, self._total, effect).predictive
 
     def best_explanation(self, effect: EvidenceEffect) -> float:
         """The largest P'(E | leaf) among the leaves currently in the distribution."""
-        position = self.structure.leaf_position
-        best = effect.base
-        for index, value, _ in effect.corrections:
-            if value > best and index in position:
-                best = value
-        return best
+        return Surprise(self.structure, self._weights, self._total, effect).best
+
+    def surprise(self, effect: EvidenceEffect) -> Surprise:
+        """How surprising ``effect`` is under the belief held now, worked out when asked."""
+        return Surprise(self.structure, self._weights, self._total, effect)
 
     # --- the distribution ------------------------------------------------------------------
 
