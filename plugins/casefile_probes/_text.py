@@ -1,14 +1,21 @@
-"""Small helpers shared by the built-in parsers: cleaning pasted text, reading numbers.
+"""Cleaning pasted text and reading numbers: the helpers the built-in parsers share.
 
 Outputs reach casefile through terminals, chat windows, issue trackers and Markdown notes, so
 before a parser looks at a line it wants the line as the tool printed it: no CRLF, no
 ``> `` blockquote prefix, no ``$ nvidia-smi …`` prompt, no ``^C`` echo, no trailing blanks.
-:func:`clean` does that once, and keeps the commands it removed, because a command line can
-say what the output means (``--query-gpu=…`` names the columns of a header-less CSV).
+Two cleaners do that once and keep the commands they removed, because a command line can say
+what the output means (``--query-gpu=…`` names the columns of a header-less CSV):
+
+- :func:`clean`, for the nvidia-smi parsers, takes a line for a prompt only when it is bare
+  or runs one of the GPU tools, since nvidia-smi's own lines can look like prompts;
+- :func:`clean_paste`, for lspci, nccl-tests, the CUDA samples, nvbandwidth and
+  systemd-detect-virt, knows the prompts of common shells whatever command they run.
 
 The value helpers encode one rule of the fact model: a value the tool could not read
 (``N/A``, ``[Not Supported]``, ``-``) is *absent*, never zero, so they return ``None`` for it
-and :meth:`ParseResult.add` drops the fact.
+and :meth:`ParseResult.add` drops the fact. :func:`to_number` and :func:`parse_quantity`
+read a whole cell; :func:`to_float` and :func:`to_int` find the number inside a token
+(``8GT/s``, ``x16``, ``1,234.5``).
 
 Every helper here is total: it never raises, whatever text it is given.
 """
@@ -23,14 +30,19 @@ __all__ = [
     "Cleaned",
     "CommentedTable",
     "clean",
+    "clean_paste",
     "command_option",
-    "find_tool_error",
+    "is_elision",
     "is_missing",
+    "is_prompt_line",
     "natural_key",
     "normalise_bus_id",
     "parse_quantity",
     "read_commented_table",
+    "to_float",
+    "to_int",
     "to_number",
+    "tool_error",
 ]
 
 #: Spellings nvidia-smi (and friends) use for "no value"; compared case-insensitively.
@@ -76,6 +88,35 @@ _PROGRAM_RE = re.compile(
     r"(?P<cmd>(?:\S*/)?(?:" + "|".join(re.escape(p) for p in _PROGRAMS) + r")(?:\.exe)?(?:\s.*)?)$"
 )
 
+# Prompts for clean_paste, as (pattern, group holding the command):
+#   $ lspci -vv                          user@host:~/dir$ ./p2p            ~$ cmd
+#   root@host:~# nvidia-smi              [user@host dir]# ./bandwidthTest  [root@esx:~] nvidia-smi
+#   [pancho@fedora]~$ ./p2pBandwidth...  Singularity> ./build/all_reduce_perf
+#   (venv) user@host:~$ cmd              PS C:\Users\me> nvidia-smi.exe
+_SHELL_PROMPTS: tuple[re.Pattern[str], ...] = (
+    re.compile(r"^\s*\$\s?(?P<cmd>.*)$"),
+    re.compile(r"^\s*(?:\([\w.-]+\)\s+)?[\w.-]+@[\w.-]+(?::\S*)?\s?[$#%](?:\s(?P<cmd>.*))?\s*$"),
+    re.compile(r"^\s*(?:\([\w.-]+\)\s+)?[\w.-]+@[\w.-]+(?::\S*)?[$#%](?P<cmd>\S.*)$"),
+    re.compile(r"^\s*\[[^\]\s]*@[^\]]*\][^\s$#]*\s?[$#]?\s?(?P<cmd>.*)$"),
+    re.compile(r"^\s*~[$#]\s?(?P<cmd>.*)$"),
+    re.compile(r"^\s*%\s(?P<cmd>.*)$"),
+    re.compile(r"^\s*(?:Singularity|Apptainer|bash-[\d.]+|sh-[\d.]+)[>$#]\s?(?P<cmd>.*)$"),
+    re.compile(r"^\s*PS [A-Za-z]:\\[^>]*>\s?(?P<cmd>.*)$"),
+)
+
+# "# cmd" is a root prompt in many pastes, but nccl-tests prints "# ..." comment lines of its
+# own, so parsers opt in; and then only when the rest looks like a command being run.
+_HASH_PROMPT = re.compile(
+    r"^\s*#\s?(?P<cmd>(?:sudo\s+)?(?:\.{0,2}/|[\w.-]+/)?[\w.-]*"
+    r"(?:lspci|nvidia-smi|bandwidthTest|nvbandwidth|p2pBandwidthLatencyTest|_perf|p2p)\b.*)$"
+)
+
+_BLOCKQUOTE = re.compile(r"^\s{0,3}>(?: |$)")
+_MD_ESCAPE = re.compile(r"\\([#*_|\[\]])")
+
+# Lines a person put in place of output they cut ("[...]", "...", "…").
+_ELISION = re.compile(r"^\s*(?:\[\.\.\.\]|\.\.\.|…)\s*$")
+
 # Error messages that nvidia-smi prints *instead of* its output.
 _TOOL_ERRORS = (
     re.compile(r"NVIDIA-SMI has failed.*", re.IGNORECASE),
@@ -89,6 +130,8 @@ _TOOL_ERRORS = (
     re.compile(r"Insufficient Permissions.*", re.IGNORECASE),
 )
 
+_NUMBER = re.compile(r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+_INT = re.compile(r"[-+]?[0-9]+")
 _QUANTITY = re.compile(r"^([-+]?(?:\d+(?:\.\d*)?|\.\d+))\s*([A-Za-z%°][A-Za-z%°/()]*)?$")
 _BUS_ID = re.compile(
     r"^(?:(?P<dom>[0-9A-Fa-f]{1,8}):)?(?P<bus>[0-9A-Fa-f]{1,2}):(?P<dev>[0-9A-Fa-f]{1,2})\.(?P<fn>[0-7])$"
@@ -104,6 +147,13 @@ class Cleaned:
     #: True when every line had been quoted as a Markdown blockquote (``> …``)
     blockquoted: bool = False
 
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+def _unify_line_ends(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+
 
 def clean(text: str) -> Cleaned:
     """Undo what pasting does to a tool's output, keeping indentation inside each line.
@@ -115,8 +165,7 @@ def clean(text: str) -> Cleaned:
     lines (several tools use them to separate sections). Tabs are kept as they are: some tables
     mark empty cells with consecutive tabs.
     """
-    raw = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "").split("\n")
-    lines = [line.rstrip() for line in raw]
+    lines = [line.rstrip() for line in _unify_line_ends(text).split("\n")]
     non_empty = [line for line in lines if line.strip()]
     quoted = [line for line in non_empty if line.lstrip().startswith(">")]
     # A single `> nvidia-smi …` line is a Windows/PowerShell-style prompt, not a blockquote.
@@ -153,6 +202,69 @@ def _prompt_command(line: str) -> str | None:
     return match.group("cmd").strip()
 
 
+def is_prompt_line(line: str, *, hash_prompt: bool = False) -> str | None:
+    """The command on a shell prompt line ("" for a bare prompt), or None if not a prompt.
+
+    Any command counts (the prompts :func:`clean_paste` removes); ``hash_prompt`` also takes
+    ``# ./tool …`` for a root prompt when the tool is one of the GPU tools.
+    """
+    for pattern in _SHELL_PROMPTS:
+        match = pattern.match(line)
+        if match:
+            return (match.group("cmd") or "").strip()
+    if hash_prompt:
+        match = _HASH_PROMPT.match(line)
+        if match:
+            return match.group("cmd").strip()
+    return None
+
+
+def _quoted_as_a_whole(lines: list[str]) -> bool:
+    # Only a paste that is quoted as a whole: a lone "> " line may be real output.
+    body = [line for line in lines if line.strip()]
+    if not body:
+        return False
+    quoted = sum(1 for line in body if _BLOCKQUOTE.match(line))
+    return quoted >= max(2, int(len(body) * 0.8))
+
+
+def clean_paste(text: str, *, hash_prompt: bool = False, keep_prompts: bool = False) -> Cleaned:
+    """Normalise line endings, strip quoting, shell prompts and trailing blanks.
+
+    Unlike :func:`clean`, any shell prompt counts, whatever command it runs (see
+    :func:`is_prompt_line`); a blockquote is unwrapped only when at most three spaces precede
+    its ``>``, and then Markdown's escapes of ``#*_|[]`` are undone anywhere in the line; a
+    byte-order mark or zero-width space is dropped. ``hash_prompt`` treats ``# ./tool ...``
+    lines as root prompts (off by default because nccl-tests prints ``#`` comment lines).
+    ``keep_prompts`` leaves prompt lines in place but still records their commands (for
+    parsers whose data could look like a prompt).
+    """
+    if not isinstance(text, str):
+        return Cleaned()
+    # A UTF-8 byte-order mark or zero-width space glued to the first token breaks matching.
+    text = _unify_line_ends(text).replace("\ufeff", "").replace("\u200b", "")
+    lines = [line.rstrip() for line in text.split("\n")]
+    blockquoted = _quoted_as_a_whole(lines)
+    if blockquoted:
+        lines = [_BLOCKQUOTE.sub("", line, count=1) for line in lines]
+        lines = [_MD_ESCAPE.sub(r"\1", line) for line in lines]
+    result = Cleaned(blockquoted=blockquoted)
+    for line in lines:
+        command = is_prompt_line(line, hash_prompt=hash_prompt)
+        if command is not None:
+            if command:
+                result.commands.append(command)
+            if not keep_prompts:
+                continue
+        result.lines.append(line)
+    return result
+
+
+def is_elision(line: str) -> bool:
+    """Whether a line stands for output the person cut (``[...]``, ``...``, ``…``)."""
+    return _ELISION.match(line) is not None
+
+
 def command_option(commands: list[str], *names: str) -> str | None:
     """The value of the first of ``names`` (``-i``, ``--id``) given on any removed command.
 
@@ -169,8 +281,8 @@ def command_option(commands: list[str], *names: str) -> str | None:
     return None
 
 
-def find_tool_error(lines: list[str]) -> str | None:
-    """The first line that is a known nvidia-smi failure message, or None.
+def tool_error(lines: list[str]) -> str | None:
+    """``nvidia-smi reported an error: <message>`` for the first known failure line, or None.
 
     Parsers call this when they found no output of their kind, so that the reason they give is
     the tool's own ("NVIDIA-SMI has failed because …") rather than "no header found".
@@ -179,7 +291,7 @@ def find_tool_error(lines: list[str]) -> str | None:
         stripped = line.strip()
         for pattern in _TOOL_ERRORS:
             if pattern.match(stripped):
-                return stripped
+                return f"nvidia-smi reported an error: {stripped}"
     return None
 
 
@@ -196,6 +308,39 @@ def to_number(value: str) -> int | float | None:
     if re.fullmatch(r"[-+]?(?:\d+\.\d*|\.\d+)(?:[eE][-+]?\d+)?", text):
         return float(text)
     return None
+
+
+def to_float(token: str | None) -> float | None:
+    """A float from a token such as ``12.3``, ``1,234.5`` or ``8GT/s``; None when absent.
+
+    ``N/A``, ``[Not Supported]``, ``-`` and empty strings give None: a missing reading is
+    never a zero.
+    """
+    if token is None:
+        return None
+    match = _NUMBER.search(token.replace(",", ""))
+    if not match:
+        return None
+    try:
+        value = float(match.group(0))
+    except ValueError:
+        return None
+    if value != value or value in (float("inf"), float("-inf")):
+        return None
+    return value
+
+
+def to_int(token: str | None) -> int | None:
+    """An int from a token such as ``x16`` or ``1024``; None when there is none."""
+    if token is None:
+        return None
+    match = _INT.search(token.replace(",", ""))
+    if not match:
+        return None
+    try:
+        return int(match.group(0))
+    except ValueError:
+        return None
 
 
 def parse_quantity(value: str) -> tuple[int | float, str | None] | None:

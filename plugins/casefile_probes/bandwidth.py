@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
-from casefile_probes._clean import clean, to_float, to_int
+from casefile_probes._text import clean_paste, to_float, to_int
 
 __all__ = ["PROBE", "parse_bandwidth"]
 
@@ -195,7 +195,7 @@ def _nvb_title(line: str, test: str) -> _Table | None:
 
 def parse_bandwidth(text: str) -> ParseResult:
     """Facts from bandwidthTest or nvbandwidth output (or both in one paste)."""
-    cleaned = clean(text, hash_prompt=True)
+    cleaned = clean_paste(text, hash_prompt=True)
     lines = cleaned.lines
     if any(">---" in line for line in lines):
         lines = [_LISTCHARS.sub("\t", line) if ">-" in line else line for line in lines]

@@ -44,11 +44,11 @@ from casefile.probes.api import Probe
 from ._text import (
     CommentedTable,
     clean,
-    find_tool_error,
     is_missing,
     natural_key,
     read_commented_table,
     to_number,
+    tool_error,
 )
 
 __all__ = ["PROBE", "parse_dmon"]
@@ -130,9 +130,9 @@ def parse_dmon(text: str) -> ParseResult:
                     )
                     break
     if table is None:
-        error = find_tool_error(cleaned.lines)
+        error = tool_error(cleaned.lines)
         if error:
-            return ParseResult.unparsed(f"nvidia-smi reported an error: {error}")
+            return ParseResult.unparsed(error)
         return ParseResult.unparsed("no dmon header found ('# gpu …' then '# Idx …')")
 
     names = [name.lower() for name in table.names]

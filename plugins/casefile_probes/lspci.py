@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
-from casefile_probes._clean import clean, to_float, to_int
+from casefile_probes._text import clean_paste, to_float, to_int
 
 __all__ = ["PROBE", "gen_from_speed", "normalise_address", "parse_lspci"]
 
@@ -229,7 +229,7 @@ def _downgrade_facts(subject: str, cap: _Link | None, sta: _Link, result: ParseR
 
 def parse_lspci(text: str) -> ParseResult:
     """Facts from ``lspci`` output (``-vv``, ``-v``, ``-nn``, plain listings)."""
-    cleaned = clean(text, hash_prompt=True)
+    cleaned = clean_paste(text, hash_prompt=True)
     devices: list[_Device] = []
     current: _Device | None = None
     for line in cleaned.lines:

@@ -31,7 +31,7 @@ from collections.abc import Iterator
 
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
-from casefile_probes._clean import clean, to_float, to_int
+from casefile_probes._text import clean_paste, to_float, to_int
 
 __all__ = ["PROBE", "parse_nccl"]
 
@@ -154,7 +154,7 @@ def _bw(values: list[str], index: int) -> float | None:
 
 def parse_nccl(text: str) -> ParseResult:
     """Facts from nccl-tests / rccl-tests output, INFO logs and all."""
-    cleaned = clean(text)
+    cleaned = clean_paste(text)
     raw_lines = cleaned.lines
     result = ParseResult()
     version = next((m.group("version") for line in raw_lines if (m := _VERSION.search(line))), None)

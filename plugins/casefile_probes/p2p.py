@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
-from casefile_probes._clean import clean, to_float
+from casefile_probes._text import clean_paste, to_float
 
 __all__ = ["PROBE", "parse_p2p"]
 
@@ -74,7 +74,7 @@ def _section_name(line: str) -> tuple[str, str | None] | None:
 
 def parse_p2p(text: str) -> ParseResult:
     """Facts from p2pBandwidthLatencyTest output, whole or in part."""
-    cleaned = clean(text)
+    cleaned = clean_paste(text)
     result = ParseResult()
     names: dict[int, str] = {}
     access: dict[tuple[int, int], bool] = {}

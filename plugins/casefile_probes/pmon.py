@@ -20,11 +20,11 @@ from casefile.probes.api import Probe
 
 from ._text import (
     clean,
-    find_tool_error,
     is_missing,
     natural_key,
     read_commented_table,
     to_number,
+    tool_error,
 )
 
 __all__ = ["PROBE", "parse_pmon"]
@@ -37,9 +37,9 @@ def parse_pmon(text: str) -> ParseResult:
     cleaned = clean(text)
     table = read_commented_table(cleaned.lines)
     if table is None:
-        error = find_tool_error(cleaned.lines)
+        error = tool_error(cleaned.lines)
         if error:
-            return ParseResult.unparsed(f"nvidia-smi reported an error: {error}")
+            return ParseResult.unparsed(error)
         return ParseResult.unparsed("no pmon header found ('# gpu pid type …' then '# Idx # …')")
     names = [name.lower() for name in table.names]
     if names[:2] != ["gpu", "pid"]:

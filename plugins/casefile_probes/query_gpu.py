@@ -37,12 +37,13 @@ from casefile.probes.api import Probe
 
 from ._text import (
     clean,
-    find_tool_error,
+    is_elision,
     is_missing,
     natural_key,
     normalise_bus_id,
     parse_quantity,
     to_number,
+    tool_error,
 )
 
 __all__ = ["PROBE", "parse_query_gpu"]
@@ -55,7 +56,6 @@ QUERY_FIELDS = (
 
 _HEADER_FIELD = re.compile(r"^(?P<name>[a-z][a-z0-9_.]*)(?:\s*\[(?P<unit>[^\]]+)\])?$")
 _QUERY_OPTION = re.compile(r"--query-(?P<kind>[a-z-]+)=(?P<fields>[^\s]+)")
-_ELISION = re.compile(r"^\s*(?:\[\.\.\.\]|\.\.\.|…)\s*$")
 
 # Aliases (command line or header) → the fact name casefile uses.
 _ALIASES = {
@@ -208,7 +208,7 @@ def parse_query_gpu(text: str) -> ParseResult:
     for line in cleaned.lines:
         if not line.strip():
             continue
-        if _ELISION.match(line):
+        if is_elision(line):
             elided = True
             continue
         header = _header(line, requested)
@@ -235,9 +235,9 @@ def parse_query_gpu(text: str) -> ParseResult:
         table.rows.append((sample, cells))
 
     if table is None or not table.rows:
-        error = find_tool_error(cleaned.lines)
+        error = tool_error(cleaned.lines)
         if error:
-            return ParseResult.unparsed(f"nvidia-smi reported an error: {error}")
+            return ParseResult.unparsed(error)
         if table is None and skipped and any("," in line for line in skipped):
             return ParseResult.unparsed(
                 "CSV without a header and without the --query-gpu=… command line: "

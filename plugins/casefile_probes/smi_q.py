@@ -49,17 +49,17 @@ from casefile.probes.api import Probe
 from ._text import (
     clean,
     command_option,
-    find_tool_error,
+    is_elision,
     is_missing,
     normalise_bus_id,
     parse_quantity,
+    tool_error,
 )
 
 __all__ = ["PROBE", "parse_smi_q"]
 
 _GPU_HEADER = re.compile(r"^GPU\s+([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s*$")
 _KEY_VALUE = re.compile(r"^(?P<key>\S.*?)\s+:\s?(?P<value>.*)$")
-_ELISION = re.compile(r"^\s*(?:\[\.\.\.\]|\.\.\.|…)\s*$")
 
 Converter = Callable[[str], FactValue | None]
 
@@ -262,7 +262,7 @@ def parse_smi_q(text: str) -> ParseResult:
     for line in cleaned.lines:
         if not line.strip():
             continue
-        if _ELISION.match(line):
+        if is_elision(line):
             elided = True
             continue
         indent = len(line) - len(line.lstrip(" "))
@@ -322,9 +322,9 @@ def parse_smi_q(text: str) -> ParseResult:
     if elided:
         result.problems.append("output elided ('[...]'); only the lines shown were read")
     if not result.facts:
-        error = find_tool_error(cleaned.lines)
+        error = tool_error(cleaned.lines)
         if error:
-            return ParseResult.unparsed(f"nvidia-smi reported an error: {error}")
+            return ParseResult.unparsed(error)
         reason = (
             "no recognised nvidia-smi -q fields"
             if key_lines or orphans

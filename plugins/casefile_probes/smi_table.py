@@ -29,7 +29,7 @@ from collections import defaultdict
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
 
-from ._text import clean, find_tool_error, is_missing, normalise_bus_id, parse_quantity
+from ._text import clean, is_missing, normalise_bus_id, parse_quantity, tool_error
 
 __all__ = ["PROBE", "parse_smi_table"]
 
@@ -140,9 +140,9 @@ def parse_smi_table(text: str) -> ParseResult:
                 pending = None
 
     if not gpus:
-        error = find_tool_error(cleaned.lines)
+        error = tool_error(cleaned.lines)
         if error:
-            return ParseResult.unparsed(f"nvidia-smi reported an error: {error}")
+            return ParseResult.unparsed(error)
         if banner_seen:
             return ParseResult(
                 facts=result.facts,

@@ -29,7 +29,7 @@ import re
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
 
-from ._text import clean, find_tool_error, is_missing, natural_key
+from ._text import clean, is_missing, natural_key, tool_error
 
 __all__ = ["PROBE", "parse_topo"]
 
@@ -145,9 +145,9 @@ def parse_topo(text: str) -> ParseResult:
         _read_row(current, tokens, result)
 
     if not matrices:
-        error = find_tool_error(lines)
+        error = tool_error(lines)
         if error:
-            return ParseResult.unparsed(f"nvidia-smi reported an error: {error}")
+            return ParseResult.unparsed(error)
         return ParseResult.unparsed("no topology matrix header found (a line starting 'GPU0 …')")
 
     for matrix in matrices:

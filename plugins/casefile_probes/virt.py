@@ -28,7 +28,7 @@ import re
 
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
-from casefile_probes._clean import clean, is_prompt_line
+from casefile_probes._text import clean_paste, is_prompt_line
 
 __all__ = ["PROBE", "classify_dmi", "parse_virt"]
 
@@ -125,7 +125,7 @@ def _kind(word: str) -> str:
 
 def _collect(text: str) -> tuple[dict[str, str], list[str]]:
     """Labelled values and unlabelled lines, in order."""
-    cleaned = clean(text, keep_prompts=True)
+    cleaned = clean_paste(text, keep_prompts=True)
     labelled: dict[str, str] = {}
     loose: list[str] = []
     pending: str | None = None

@@ -1,9 +1,11 @@
-"""Rewrite the golden results of the nvidia-smi parsers from the current code (by hand only).
+"""Rewrite golden results from the current code (by hand only).
 
     .venv/bin/python tests/parsers/regen_golden.py [folder ...]
 
-Regenerating is the easy half: read every changed file against its raw sample (and the
-corpus MANIFEST notes) before committing it. Not a test; pytest does not collect it.
+With no folder, every corpus folder of ``corpus.NVIDIA_SMI_PARSERS`` and
+``corpus.OTHER_PARSERS``. Regenerating is the easy half: read every changed file against its
+raw sample (and the corpus MANIFEST notes) before committing it; a golden file records what a
+person checked, not merely what the parser said. Not a test; pytest does not collect it.
 """
 
 from __future__ import annotations
@@ -16,27 +18,17 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from casefile_probes.dmon import parse_dmon
-from casefile_probes.pmon import parse_pmon
-from casefile_probes.query_gpu import parse_query_gpu
-from casefile_probes.smi_q import parse_smi_q
-from casefile_probes.smi_table import parse_smi_table
-from casefile_probes.topo import parse_topo
-
-from casefile.domain.facts import ParseResult
-from tests.parsers.corpus import corpus_files, facts_as_json, golden_path
-
-PARSERS: dict[str, Callable[[str], ParseResult]] = {
-    "topo": parse_topo,
-    "query-csv": parse_query_gpu,
-    "smi-q": parse_smi_q,
-    "smi-table": parse_smi_table,
-    "dmon": parse_dmon,
-    "pmon": parse_pmon,
-}
+from tests.parsers.corpus import (
+    NVIDIA_SMI_PARSERS,
+    OTHER_PARSERS,
+    corpus_files,
+    facts_as_json,
+    golden_path,
+    read_sample,
+)
 
 
-def _dump(data: dict[str, Any]) -> str:
+def _dump_nvidia_smi(data: dict[str, Any]) -> str:
     """JSON with one fact a line: small diffs, easy to read beside the raw sample."""
     facts = ",\n".join("  " + json.dumps(fact, ensure_ascii=False) for fact in data["facts"])
     facts_block = f"[\n{facts}\n ]" if facts else "[]"
@@ -49,13 +41,35 @@ def _dump(data: dict[str, Any]) -> str:
     )
 
 
+def _dump_other(data: dict[str, Any]) -> str:
+    """JSON with one fact a line, problems last (the layout the other folders' files have)."""
+    body = ",\n    ".join(json.dumps(fact, ensure_ascii=False) for fact in data["facts"])
+    problems = json.dumps(data["problems"], indent=4, ensure_ascii=False).replace("\n]", "\n  ]")
+    return (
+        "{\n"
+        f'  "parsed": {json.dumps(data["parsed"])},\n'
+        f'  "facts": [\n    {body}\n  ],\n'
+        f'  "problems": {problems}\n'
+        "}\n"
+    ).replace('"facts": [\n    \n  ]', '"facts": []')
+
+
+# Each family keeps the layout its files were written in, so that regenerating shows only
+# what changed.
+_DUMPS: dict[str, Callable[[dict[str, Any]], str]] = {
+    **dict.fromkeys(NVIDIA_SMI_PARSERS, _dump_nvidia_smi),
+    **dict.fromkeys(OTHER_PARSERS, _dump_other),
+}
+PARSERS = {**NVIDIA_SMI_PARSERS, **OTHER_PARSERS}
+
+
 def main(folders: list[str]) -> None:
     for folder in folders or list(PARSERS):
         for sample in corpus_files(folder):
-            data = facts_as_json(PARSERS[folder](sample.read_text(encoding="utf-8")))
+            data = facts_as_json(PARSERS[folder](read_sample(sample)))
             target = golden_path(folder, sample.stem)
             target.parent.mkdir(parents=True, exist_ok=True)
-            text = _dump(data)
+            text = _DUMPS[folder](data)
             old = target.read_text(encoding="utf-8") if target.exists() else None
             if old != text:
                 target.write_text(text, encoding="utf-8")

@@ -11,32 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from casefile_probes.dmon import parse_dmon
-from casefile_probes.pmon import parse_pmon
-from casefile_probes.query_gpu import parse_query_gpu
-from casefile_probes.smi_q import parse_smi_q
-from casefile_probes.smi_table import parse_smi_table
-from casefile_probes.topo import parse_topo
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from casefile.domain.facts import Fact, ParseResult
+from .corpus import CORPUS, check_result, corpus_files, read_sample
+from .corpus import NVIDIA_SMI_PARSERS as PARSERS
 
-from .corpus import CORPUS, corpus_files
-
-PARSERS: dict[str, Callable[[str], ParseResult]] = {
-    "topo": parse_topo,
-    "query-csv": parse_query_gpu,
-    "smi-q": parse_smi_q,
-    "smi-table": parse_smi_table,
-    "dmon": parse_dmon,
-    "pmon": parse_pmon,
-}
-
-SAMPLES = {
-    folder: [path.read_text(encoding="utf-8") for path in corpus_files(folder)]
-    for folder in PARSERS
-}
+SAMPLES = {folder: [read_sample(path) for path in corpus_files(folder)] for folder in PARSERS}
 
 _INSERTS = st.text(alphabet=st.characters(codec="utf-8"), min_size=1, max_size=8) | st.sampled_from(
     ["|", ":", "#", ",", " X ", "\t", "N/A", "[N/A]", "-", "GPU0", "0x", "\n"]
@@ -77,19 +58,6 @@ def _mutate(text: str, ops: list[tuple[str, int, int, str]]) -> str:
     return text
 
 
-def _check(result: object) -> None:
-    assert isinstance(result, ParseResult)
-    assert isinstance(result.parsed, bool)
-    assert all(isinstance(problem, str) and problem for problem in result.problems)
-    for fact in result.facts:
-        assert isinstance(fact, Fact)
-        assert fact.name and isinstance(fact.subject, str) and fact.subject
-        assert isinstance(fact.value, bool | int | float | str)
-    if not result.parsed:
-        assert result.problems, "an unparsed result must say why"
-        assert not result.facts
-
-
 def _fuzz(folder: str) -> Callable[[], None]:
     parse = PARSERS[folder]
 
@@ -99,7 +67,7 @@ def _fuzz(folder: str) -> Callable[[], None]:
         ops=st.lists(_OP, min_size=1, max_size=6),
     )
     def run(sample: str, ops: list[tuple[str, int, int, str]]) -> None:
-        _check(parse(_mutate(sample, ops)))
+        check_result(parse(_mutate(sample, ops)))
 
     return run
 
@@ -116,7 +84,7 @@ test_nvidia_smi_fuzz_pmon = _fuzz("pmon")
 @given(text=st.text(max_size=400))
 def test_nvidia_smi_fuzz_arbitrary_text(text: str) -> None:
     for parse in PARSERS.values():
-        _check(parse(text))
+        check_result(parse(text))
 
 
 GARBAGE = [
@@ -137,7 +105,7 @@ GARBAGE = [
 @pytest.mark.parametrize("text", GARBAGE, ids=[f"garbage{i}" for i in range(len(GARBAGE))])
 def test_nvidia_smi_empty_and_garbage_are_unparsed(folder: str, text: str) -> None:
     result = PARSERS[folder](text)
-    _check(result)
+    check_result(result)
     assert not result.parsed
 
 
@@ -155,6 +123,6 @@ def test_nvidia_smi_other_tools_output_is_not_claimed(folder: str) -> None:
     others = [path for path in CORPUS.glob("*/*.txt") if path.parent.name != folder]
     assert others
     for path in others:
-        result = parse(path.read_text(encoding="utf-8"))
-        _check(result)
+        result = parse(read_sample(path))
+        check_result(result)
         assert not result.parsed, f"{folder} parser claimed {path.parent.name}/{path.name}"

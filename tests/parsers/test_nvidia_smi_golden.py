@@ -7,29 +7,12 @@ message saying how to add one.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from casefile_probes.dmon import parse_dmon
-from casefile_probes.pmon import parse_pmon
-from casefile_probes.query_gpu import parse_query_gpu
-from casefile_probes.smi_q import parse_smi_q
-from casefile_probes.smi_table import parse_smi_table
-from casefile_probes.topo import parse_topo
 
-from casefile.domain.facts import ParseResult
-
-from .corpus import CORPUS, corpus_files, facts_as_json, golden_path, load_golden
-
-PARSERS: dict[str, Callable[[str], ParseResult]] = {
-    "topo": parse_topo,
-    "query-csv": parse_query_gpu,
-    "smi-q": parse_smi_q,
-    "smi-table": parse_smi_table,
-    "dmon": parse_dmon,
-    "pmon": parse_pmon,
-}
+from .corpus import CORPUS, assert_matches_golden, corpus_files
+from .corpus import NVIDIA_SMI_PARSERS as PARSERS
 
 SAMPLES = [(folder, path) for folder in PARSERS for path in corpus_files(folder)]
 
@@ -47,17 +30,4 @@ def test_nvidia_smi_corpus_is_present() -> None:
 @pytest.mark.parametrize("sample", SAMPLES, ids=[_id(s) for s in SAMPLES])
 def test_nvidia_smi_golden(sample: tuple[str, Path]) -> None:
     folder, path = sample
-    expected = load_golden(folder, path.stem)
-    assert expected is not None, (
-        f"no golden result for {folder}/{path.name}: run "
-        f"'.venv/bin/python tests/parsers/regen_golden.py {folder}', then check "
-        f"{golden_path(folder, path.stem)} against the sample by hand"
-    )
-    actual = facts_as_json(PARSERS[folder](path.read_text(encoding="utf-8")))
-    assert actual["parsed"] == expected["parsed"]
-    assert actual["problems"] == expected["problems"]
-    assert actual["facts"] == expected["facts"]
-    # bool and int compare equal in Python; the golden files must keep them apart
-    assert [type(f["value"]) for f in actual["facts"]] == [
-        type(f["value"]) for f in expected["facts"]
-    ]
+    assert_matches_golden(folder, path, PARSERS[folder])

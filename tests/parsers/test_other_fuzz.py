@@ -10,22 +10,19 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import pytest
-from casefile_probes.bandwidth import parse_bandwidth
 from casefile_probes.command import make_command_probe, parse_command
-from casefile_probes.lspci import parse_lspci
-from casefile_probes.nccl import parse_nccl
 from casefile_probes.nvml import parse_nvml, sample
-from casefile_probes.p2p import parse_p2p
 from casefile_probes.virt import parse_virt
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from casefile.domain.facts import Fact, ParseResult
+from casefile.domain.facts import ParseResult
 
-from .corpus import corpus_files
+from .corpus import OTHER_PARSERS, check_result, corpus_files, read_sample
 
 _REPO = Path(__file__).resolve().parents[2]
 if str(_REPO) not in sys.path:  # tests/ is not a package: reach tests/fakes from the repo root
@@ -55,7 +52,7 @@ def _nvml_samples() -> list[str]:
 
 
 def _corpus(folder: str) -> list[str]:
-    return [p.read_text(encoding="utf-8", errors="replace") for p in corpus_files(folder)]
+    return [read_sample(path) for path in corpus_files(folder)]
 
 
 def _command(text: str) -> ParseResult:
@@ -64,10 +61,7 @@ def _command(text: str) -> ParseResult:
 
 
 CASES: dict[str, tuple[Callable[[str], ParseResult], Callable[[], list[str]]]] = {
-    "lspci": (parse_lspci, lambda: _corpus("lspci")),
-    "nccl": (parse_nccl, lambda: _corpus("nccl")),
-    "p2p": (parse_p2p, lambda: _corpus("p2p")),
-    "bandwidth": (parse_bandwidth, lambda: _corpus("bandwidth")),
+    **{folder: (parse, partial(_corpus, folder)) for folder, parse in OTHER_PARSERS.items()},
     "virt": (parse_virt, lambda: VIRT_SAMPLES),
     "nvml": (parse_nvml, _nvml_samples),
     "command": (parse_command, lambda: _corpus("lspci")[:2] + VIRT_SAMPLES),
@@ -117,19 +111,6 @@ def mutated(draw: st.DrawFn, samples: list[str]) -> str:
     return "\n".join(lines)
 
 
-def check(result: ParseResult) -> None:
-    assert isinstance(result, ParseResult)
-    assert all(isinstance(fact, Fact) for fact in result.facts)
-    assert all(isinstance(p, str) for p in result.problems)
-    if not result.parsed:
-        assert result.facts == [] and result.problems
-    for fact in result.facts:
-        assert fact.name and isinstance(fact.subject, str)
-        assert isinstance(fact.value, float | int | str | bool)
-        if isinstance(fact.value, float):
-            assert fact.value == fact.value  # no NaN
-
-
 @pytest.mark.parametrize("name", CASES)
 def test_other_fuzz_mutated_outputs_never_raise(name: str) -> None:
     parse, load = CASES[name]
@@ -145,7 +126,7 @@ def test_other_fuzz_mutated_outputs_never_raise(name: str) -> None:
     )
     @given(mutated(samples))
     def run(text: str) -> None:
-        check(parse(text))
+        check_result(parse(text))
 
     run()
 
@@ -154,4 +135,4 @@ def test_other_fuzz_mutated_outputs_never_raise(name: str) -> None:
 @given(st.text(max_size=400))
 def test_other_fuzz_random_text_never_raises(text: str) -> None:
     for parse, _ in CASES.values():
-        check(parse(text))
+        check_result(parse(text))

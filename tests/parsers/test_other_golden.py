@@ -2,31 +2,18 @@
 
 Each sample in ``../shared/corpus/<folder>/`` has its expected result, checked by hand
 against the raw text, in ``tests/golden/<folder>/<stem>.json``. Regenerate with
-``tests/parsers/regen_golden_other.py`` only when a parser's behaviour changes on purpose,
+``tests/parsers/regen_golden.py`` only when a parser's behaviour changes on purpose,
 and read every changed file against its sample before committing it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from casefile_probes.bandwidth import parse_bandwidth
-from casefile_probes.lspci import parse_lspci
-from casefile_probes.nccl import parse_nccl
-from casefile_probes.p2p import parse_p2p
 
-from casefile.domain.facts import ParseResult
-
-from .corpus import CORPUS, corpus_files, facts_as_json, golden_path, load_golden
-
-PARSERS: dict[str, Callable[[str], ParseResult]] = {
-    "lspci": parse_lspci,
-    "nccl": parse_nccl,
-    "p2p": parse_p2p,
-    "bandwidth": parse_bandwidth,
-}
+from .corpus import CORPUS, assert_matches_golden, corpus_files, golden_path
+from .corpus import OTHER_PARSERS as PARSERS
 
 CASES = [
     pytest.param(folder, path, id=f"{folder}/{path.stem}")
@@ -38,15 +25,7 @@ CASES = [
 @pytest.mark.skipif(not CORPUS.is_dir(), reason=f"corpus not found at {CORPUS}")
 @pytest.mark.parametrize(("folder", "path"), CASES)
 def test_other_golden(folder: str, path: Path) -> None:
-    expected = load_golden(folder, path.stem)
-    if expected is None:
-        pytest.fail(
-            f"no golden result for corpus sample {folder}/{path.name}: write "
-            f"{golden_path(folder, path.stem)} (tests/parsers/regen_golden_other.py {folder}), "
-            "then check every value against the sample by hand"
-        )
-    text = path.read_text(encoding="utf-8", errors="replace")
-    assert facts_as_json(PARSERS[folder](text)) == expected
+    assert_matches_golden(folder, path, PARSERS[folder])
 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason=f"corpus not found at {CORPUS}")

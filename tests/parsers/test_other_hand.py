@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from casefile_probes._clean import clean, is_prompt_line, to_float, to_int
+from casefile_probes._text import clean_paste, is_prompt_line, to_float, to_int
 from casefile_probes.bandwidth import parse_bandwidth
 from casefile_probes.command import PROBE as COMMAND
 from casefile_probes.command import make_command_probe, parse_command
@@ -536,12 +536,12 @@ def test_output_lines_are_not_prompts(line: str) -> None:
 
 
 def test_clean_handles_crlf_blockquotes_and_hash_prompts() -> None:
-    cleaned = clean(
+    cleaned = clean_paste(
         "> # ./bandwidthTest --htod\r\n> Device 0: X  \r\n> \\# done\r\n", hash_prompt=True
     )
     assert cleaned.lines == ["Device 0: X", "# done", ""]
     assert cleaned.commands == ["./bandwidthTest --htod"]
-    assert clean("# nThread 1 nGpus 1\n").lines == ["# nThread 1 nGpus 1", ""]
+    assert clean_paste("# nThread 1 nGpus 1\n").lines == ["# nThread 1 nGpus 1", ""]
 
 
 def test_numbers() -> None:
