@@ -18,8 +18,10 @@ from casefile.domain.beliefs.views import (
     Candidate,
     Decisive,
     NextStep,
+    ProbeStep,
     decisive_evidence,
     rank_next_steps,
+    rank_probes,
 )
 from casefile.domain.catalogue import validate_payload
 from casefile.domain.events import Event, NewEvent, seal
@@ -466,6 +468,9 @@ class CaseService:
     def next_steps(self, projection: Projection, limit: int | None = None) -> list[NextStep]:
         ranked = rank_next_steps(projection, self.candidates(projection))
         return ranked if limit is None else ranked[:limit]
+
+    def best_probes(self, projection: Projection) -> list[ProbeStep]:
+        return rank_probes(projection, self.candidates(projection))
 
     def decisive(self, projection: Projection) -> list[Decisive]:
         return decisive_evidence(projection)

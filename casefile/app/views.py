@@ -17,7 +17,7 @@ from typing import Any
 from casefile.domain.beliefs import Projection, Step
 from casefile.domain.beliefs.projection import SURPRISE_FLAG_BITS
 from casefile.domain.beliefs.question import QuestionState
-from casefile.domain.beliefs.views import Decisive, NextStep, question_entropy
+from casefile.domain.beliefs.views import Decisive, NextStep, ProbeStep, question_entropy
 from casefile.domain.beliefs.warnings import Warning
 from casefile.domain.events import Event
 
@@ -86,7 +86,10 @@ def case_header(projection: Projection) -> dict[str, Any]:
 
 
 def status_view(
-    projection: Projection, next_steps: Sequence[NextStep], decisive: Sequence[Decisive]
+    projection: Projection,
+    next_steps: Sequence[NextStep],
+    decisive: Sequence[Decisive],
+    best_probes: Sequence[ProbeStep] = (),
 ) -> dict[str, Any]:
     questions = []
     hypotheses: list[dict[str, Any]] = []
@@ -121,6 +124,17 @@ def status_view(
                 "rationale": s.rationale,
             }
             for s in next_steps
+        ],
+        "best_probes": [
+            {
+                "probe": b.probe,
+                "question": b.question_id,
+                "expected_gain_bits": b.expected_gain_bits,
+                "rules": list(b.rules),
+                "cost": b.cost,
+                "load": b.load,
+            }
+            for b in best_probes
         ],
         "decisive_evidence": [
             {

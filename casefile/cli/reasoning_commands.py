@@ -111,8 +111,12 @@ def cmd_evidence_add(args: argparse.Namespace) -> int:
 def cmd_status(args: argparse.Namespace) -> int:
     opened = context.open_case(args.case, args.db)
     projection = opened.service.projection(opened.case_id, args.to)
+    service = opened.service
     view = status_view(
-        projection, opened.service.next_steps(projection), opened.service.decisive(projection)
+        projection,
+        service.next_steps(projection),
+        service.decisive(projection),
+        service.best_probes(projection),
     )
     if args.json:
         print(json.dumps(view, indent=2, ensure_ascii=False))

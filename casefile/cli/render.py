@@ -62,6 +62,14 @@ def render_status(view: dict[str, Any]) -> str:
     if view["next_steps"]:
         lines += ["", "Next steps (expected information gain about the question)"]
         lines += next_step_lines(view["next_steps"])
+    if view.get("best_probes"):
+        lines += ["", "Best single probes (everything one run would tell, all its rules together)"]
+        for rank, probe in enumerate(view["best_probes"][:5], start=1):
+            load = " under load" if probe["load"] == "under-load" else ""
+            lines.append(
+                f"  {rank}. {fixed(probe['expected_gain_bits'], 3)} bits  "
+                f"{probe['probe']}{load} ({probe['cost']}): {', '.join(probe['rules'])}"
+            )
     if view["decisive_evidence"]:
         lines += ["", "Decisive evidence (leave-one-out, bits)"]
         for item in view["decisive_evidence"][:8]:

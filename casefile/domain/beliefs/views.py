@@ -44,6 +44,18 @@ class NextStep:
 
 
 @dataclass(frozen=True)
+class ProbeStep:
+    """One probe, scored on everything its rules would learn from a single run."""
+
+    probe: str
+    question_id: str
+    expected_gain_bits: float
+    rules: tuple[str, ...]
+    cost: str
+    load: str
+
+
+@dataclass(frozen=True)
 class Decisive:
     evidence_id: str
     seq: int
@@ -99,6 +111,57 @@ def rank_next_steps(
                 cost=candidate.cost,
                 load=rule.load,
                 rationale=rule.rationale,
+            )
+        )
+    steps.sort(key=lambda s: (-round(s.expected_gain_bits, 12), COST_ORDER.get(s.cost, 9), s.probe))
+    return steps
+
+
+#: Joint outcome spaces larger than this are not enumerated (the probe is scored on its best
+#: single rule instead); the built-in probes stay far below it.
+MAX_JOINT_OUTCOMES = 20_000
+
+
+def rank_probes(projection: Projection, candidates: Sequence[Candidate]) -> list[ProbeStep]:
+    """Rank probes by the information all the rules they feed would give together.
+
+    One run of ``nvidia-smi -q`` feeds several rules at once, so its worth is the mutual
+    information between the hypothesis and the *joint* outcome of those rules, taking the
+    outcomes as independent given the hypothesis — the same assumption under which their
+    evidence is multiplied. Never less than its best single rule; ties go to the cheaper probe.
+    """
+    groups: dict[tuple[str, str], list[Candidate]] = {}
+    for candidate in candidates:
+        if candidate.rule.question in projection.questions:
+            groups.setdefault((candidate.probe, candidate.rule.question), []).append(candidate)
+    steps: list[ProbeStep] = []
+    for (probe, qid), members in groups.items():
+        question = projection.questions[qid]
+        keys, probs = question.leaf_distribution
+        tables = [outcome_table(question, keys, c.rule) for c in members]
+        size = 1
+        for table in tables:
+            size *= len(table)
+        if size <= MAX_JOINT_OUTCOMES:
+            rows: list[list[float]] = [[1.0] * len(keys)]
+            for table in tables:
+                rows = [
+                    [a * b for a, b in zip(row, outcome, strict=True)]
+                    for row in rows
+                    for outcome in table
+                ]
+            gain = mutual_information_bits(probs, rows)
+        else:
+            gain = max(mutual_information_bits(probs, table) for table in tables)
+        needs_load = any(c.rule.load == "under-load" for c in members)
+        steps.append(
+            ProbeStep(
+                probe=probe,
+                question_id=qid,
+                expected_gain_bits=gain,
+                rules=tuple(c.rule.id for c in members),
+                cost=members[0].cost,
+                load="under-load" if needs_load else "any",
             )
         )
     steps.sort(key=lambda s: (-round(s.expected_gain_bits, 12), COST_ORDER.get(s.cost, 9), s.probe))
