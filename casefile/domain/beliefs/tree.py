@@ -1,0 +1,244 @@
+"""The shape of one question's tree at one moment, and what is derived from it.
+
+:class:`Structure` is immutable and indexed for folding; a new one replaces it on every
+structural change (a hypothesis proposed, retired or reinstated), so everything built on an
+older one — snapshots, evidence effects, surprise — keeps the shape it was taken under.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from casefile.domain.beliefs.arithmetic import SCALE
+
+CATCH_ALL = "catch-all"
+INVERSE_SCALE = 1.0 / SCALE  # exact: SCALE is a power of two
+CATCH_ALL_LEAF = -1
+
+
+def catch_all_id(question_id: str) -> str:
+    return f"{question_id}/{CATCH_ALL}"
+
+
+@dataclass(frozen=True)
+class Structure:
+    """The tree's shape at one moment, indexed for fast folding (never mutated)."""
+
+    catch_all: str
+    ids: tuple[str, ...]  # node ids by index, parents before children
+    parent: tuple[int, ...]  # parent index, -1 for top-level
+    subtree: tuple[tuple[int, ...], ...]  # node indices under each node, itself included
+    depth: tuple[int, ...]
+    top: tuple[int, ...]  # index of each node's top-level ancestor
+    tops: tuple[str, ...]  # open top-level ids in proposal order, then the catch-all
+    leaves: tuple[int, ...]  # node index of each leaf; CATCH_ALL_LEAF for the catch-all
+    log_priors: tuple[int, ...]  # aligned with leaves
+    leaf_top: tuple[int, ...]  # position in ``tops`` of each leaf's top-level hypothesis
+    retired: tuple[bool, ...]
+    leaf_position: dict[int, int]  # node index → its position among the leaves
+    catch_all_prior: float
+    leaf_priors: tuple[tuple[int, int], ...]  # (leaf, log-prior) pairs, for the hot loop
+
+    def leaf_key(self, leaf: int) -> str:
+        return self.catch_all if leaf == CATCH_ALL_LEAF else self.ids[leaf]
+
+    def node_confidences(self, probs: tuple[float, ...] | list[float]) -> dict[str, float]:
+        """Every node's confidence (a parent is the sum of its subtree), plus the catch-all."""
+        values = [0.0] * len(self.ids)
+        catch_all = 0.0
+        for leaf, prob in zip(self.leaves, probs, strict=True):
+            if leaf == CATCH_ALL_LEAF:
+                catch_all = prob
+            else:
+                values[leaf] += prob
+        for index in range(len(values) - 1, -1, -1):
+            parent = self.parent[index]
+            if parent >= 0:
+                values[parent] += values[index]
+        out = dict(zip(self.ids, values, strict=True))
+        out[self.catch_all] = catch_all
+        return out
+
+    def top_confidences(self, probs: tuple[float, ...] | list[float]) -> list[float]:
+        sums = [0.0] * len(self.tops)
+        for position, prob in zip(self.leaf_top, probs, strict=True):
+            sums[position] += prob
+        return sums
+
+
+class QuestionSnapshot:
+    """One question's confidences at one point of the case.
+
+    Holds the softmax weights and their total; probabilities and node sums are computed when
+    first asked for (most steps of a long replay are never looked at).
+    """
+
+    __slots__ = (
+        "_confidences",
+        "_leading_leaf",
+        "_probs",
+        "leader",
+        "structure",
+        "total",
+        "weights",
+    )
+
+    def __init__(
+        self, structure: Structure, weights: tuple[float, ...], total: float, leader: str
+    ) -> None:
+        self.structure = structure
+        self.weights = weights
+        self.total = total
+        self.leader = leader
+        self._probs: tuple[float, ...] | None = None
+        self._confidences: dict[str, float] | None = None
+        self._leading_leaf: str | None = None
+
+    @property
+    def probs(self) -> tuple[float, ...]:
+        if self._probs is None:
+            total = self.total
+            self._probs = tuple([weight / total for weight in self.weights])
+        return self._probs
+
+    @property
+    def confidences(self) -> dict[str, float]:
+        if self._confidences is None:
+            self._confidences = self.structure.node_confidences(self.probs)
+        return self._confidences
+
+    @property
+    def leading_leaf(self) -> str:
+        if self._leading_leaf is None:
+            self._leading_leaf = leading_leaf(self.structure, self.confidences, self.leader)
+        return self._leading_leaf
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, QuestionSnapshot)
+            and self.structure.ids == other.structure.ids
+            and self.probs == other.probs
+            and self.leader == other.leader
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.structure.ids, self.probs, self.leader))
+
+
+def leading_leaf(structure: Structure, confidences: dict[str, float], leader: str) -> str:
+    """The most specific hypothesis under the leader that holds more than its siblings and
+    more than its parent's own "other mechanism"."""
+    current = leader
+    while current != structure.catch_all:
+        index = structure.ids.index(current)
+        kids = [
+            structure.ids[j]
+            for j in structure.subtree[index]
+            if structure.parent[j] == index and not structure.retired[j]
+        ]
+        if not kids:
+            break
+        best = max(kids, key=lambda c: confidences[c])
+        own = confidences[current] - math.fsum(confidences[c] for c in kids)
+        if confidences[best] < own:
+            break
+        current = best
+    return current
+
+
+@dataclass(frozen=True)
+class EvidenceEffect:
+    """What one piece of evidence does: ``o`` everywhere, corrections under what it names."""
+
+    base: float  # tempered P'(E | h) for every leaf outside the named subtrees (and catch-all)
+    base_delta: int
+    corrections: tuple[tuple[int, float, int], ...]  # (node index, P'(E|leaf), delta − base)
+    structure: Structure
+
+    @property
+    def leaf_likelihoods(self) -> dict[str, float]:
+        values = dict.fromkeys(self.structure.ids, self.base)
+        for index, value, _ in self.corrections:
+            values[self.structure.ids[index]] = value
+        return values
+
+    @property
+    def catch_all_likelihood(self) -> float:
+        return self.base
+
+
+class Surprise:
+    """How unlikely a piece of evidence was under the belief held just before it.
+
+    Holds that belief (immutable structure and weights) and the evidence's effect; the numbers
+    are computed on first use, since most steps of a long fold are never displayed.
+    """
+
+    __slots__ = ("_bits", "_effect", "_structure", "_total", "_unexpected", "_weights")
+
+    def __init__(
+        self,
+        structure: Structure,
+        weights: tuple[float, ...],
+        total: float,
+        effect: EvidenceEffect,
+    ) -> None:
+        self._structure = structure
+        self._weights = weights
+        self._total = total
+        self._effect = effect
+        self._bits: float | None = None
+        self._unexpected: float | None = None
+
+    @property
+    def predictive(self) -> float:
+        """P(E) = Σ_leaf P(leaf) · P'(E | leaf). Every leaf gives ``base`` except those under
+        the named hypotheses, so P(E) = base + Σ_named leaves P(leaf) · (P'(E | leaf) − base).
+        """
+        effect = self._effect
+        position = self._structure.leaf_position
+        weights, total = self._weights, self._total
+        terms = [effect.base]
+        for index, value, _ in effect.corrections:
+            k = position.get(index)
+            if k is not None:
+                terms.append(weights[k] / total * (value - effect.base))
+        return math.fsum(terms)
+
+    @property
+    def best(self) -> float:
+        """The largest P'(E | leaf) among the leaves in the distribution."""
+        position = self._structure.leaf_position
+        best = self._effect.base
+        for index, value, _ in self._effect.corrections:
+            if value > best and index in position:
+                best = value
+        return best
+
+    @property
+    def bits(self) -> float:
+        """−log₂ P(E)."""
+        if self._bits is None:
+            predictive = self.predictive
+            self._bits = -math.log2(predictive) if predictive > 0.0 else math.inf
+        return self._bits
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Surprise)
+            and self.bits == other.bits
+            and self.unexpected_bits == other.unexpected_bits
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.bits, self.unexpected_bits))
+
+    @property
+    def unexpected_bits(self) -> float:
+        """log₂ (max_leaf P'(E | leaf) / P(E)): how much likelier the best explanation made it."""
+        if self._unexpected is None:
+            predictive = self.predictive
+            ratio = math.log2(self.best / predictive) if predictive > 0.0 else math.inf
+            self._unexpected = max(0.0, ratio)
+        return self._unexpected
