@@ -131,6 +131,10 @@ def cmd_probe(args: argparse.Namespace) -> int:
         )
         print(describe(record))
         reason = failure(result)
+        if reason is None and not record.parse.parsed:
+            # a sampler that could not start, or output of another tool: nothing was learned
+            why = "; ".join(record.parse.problems[:1]) or "no reason given"
+            reason = f"output did not parse: {why} (the raw output is recorded)"
         if reason is not None:  # recorded all the same: a failed run is data
             failures += 1
             print(f"casefile: {result.host}: {reason}", file=sys.stderr)

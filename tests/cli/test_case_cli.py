@@ -121,7 +121,9 @@ def test_unparsable_output_is_kept_and_warned_about(cli: CLI, tmp_path: Path) ->
         "topo",
         "-m",
     )
-    assert result.code == 0 and "did not parse" in result.out
+    # nothing was learned: exit 1 with one line, but the run and its raw output are recorded
+    assert result.code == 1 and "did not parse" in result.out
+    assert "output did not parse" in result.err and result.err.count("\n") == 1
     status = json.loads(cli("status", case_id, "--json").out)
     assert [w["code"] for w in status["warnings"]] == ["unparsed"]
     export = tmp_path / "e"
