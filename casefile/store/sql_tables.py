@@ -1,0 +1,86 @@
+"""The two tables, as SQLModel rows, and the statements over them that are built only once.
+
+``events`` holds every case's stream, keyed by ``(case_id, seq)``: that key is what makes
+optimistic concurrency work, because two writers that both think the next ``seq`` is 7 cannot
+both insert it. ``artifacts`` holds content-addressed blobs. Times are stored as the exact ISO
+strings the events carry and the payload as its canonical JSON text, so what comes back out
+hashes, and exports, to the very same bytes. :mod:`casefile.store.sql` is the store over them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from sqlalchemy import Column, LargeBinary, Text, bindparam, insert, select
+from sqlmodel import Field, SQLModel
+
+from casefile.domain.events import Event, canonical_json
+
+
+class EventRow(SQLModel, table=True):
+    """One event of one case, exactly as sealed."""
+
+    __tablename__: ClassVar[str] = "events"
+
+    case_id: str = Field(primary_key=True)
+    seq: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    type: str
+    version: int
+    recorded_at: str
+    occurred_at: str | None = None
+    actor: str
+    # The canonical JSON text of the payload (canonical_json), never re-encoded on the way out.
+    payload: str = Field(sa_column=Column(Text, nullable=False))
+    prev_hash: str
+    hash: str
+
+
+class ArtifactRow(SQLModel, table=True):
+    """A blob, stored once under its SHA-256."""
+
+    __tablename__: ClassVar[str] = "artifacts"
+
+    digest: str = Field(primary_key=True)
+    data: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    size: int
+
+
+EVENTS = EventRow.__table__  # type: ignore[attr-defined]
+ARTIFACTS = ArtifactRow.__table__  # type: ignore[attr-defined]
+EC = EVENTS.c
+AC = ARTIFACTS.c
+
+
+# Statements built once: constructing a select() costs more than running it on SQLite.
+ANY_EVENT = select(EC.seq).where(EC.case_id == bindparam("case_id")).limit(1)
+INSERT_EVENTS = insert(EVENTS)
+INSERT_ARTIFACTS = insert(ARTIFACTS)
+ARTIFACT_EXISTS = select(AC.digest).where(AC.digest == bindparam("digest"))
+ARTIFACT_DATA = select(AC.data).where(AC.digest == bindparam("digest"))
+CASE_IDS = select(EC.case_id).where(EC.seq == 1).order_by(EC.recorded_at, EC.case_id)
+
+
+COLUMNS = (
+    "case_id", "seq", "type", "version", "recorded_at", "occurred_at", "actor", "payload",
+    "prev_hash", "hash",
+)  # fmt: skip
+
+
+def row_values(event: Event) -> tuple[Any, ...]:
+    """The event as a row for the driver, payload as its canonical JSON text."""
+    return (
+        event.case_id,
+        event.seq,
+        event.type,
+        event.version,
+        event.recorded_at,
+        event.occurred_at,
+        event.actor,
+        canonical_json(event.payload),
+        event.prev_hash,
+        event.hash,
+    )
+
+
+def row_dict(event: Event) -> dict[str, Any]:
+    return dict(zip(COLUMNS, row_values(event), strict=True))
