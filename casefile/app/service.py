@@ -472,5 +472,25 @@ class CaseService:
     def best_probes(self, projection: Projection) -> list[ProbeStep]:
         return rank_probes(projection, self.candidates(projection))
 
+    def suggestions_when_unmeasured(
+        self, events: Sequence[Event], limit: int = 20
+    ) -> dict[int, ProbeStep]:
+        """The best probe to run at each step where a "never measured" warning was raised.
+
+        This is what the tool would have told the responder at that moment: replay shows it
+        under the warning. Each needs the case as it stood then, so at most ``limit`` are made.
+        """
+        projection = project(events)
+        out: dict[int, ProbeStep] = {}
+        for step in projection.trajectory:
+            if len(out) >= limit:
+                break
+            if any(w.code == "never-measured" for w in step.raised):
+                before = project(events[: step.seq])
+                ranked = self.best_probes(before)
+                if ranked:
+                    out[step.seq] = ranked[0]
+        return out
+
     def decisive(self, projection: Projection) -> list[Decisive]:
         return decisive_evidence(projection)

@@ -127,8 +127,19 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     opened = context.open_case(args.case, args.db)
-    projection = project(opened.service.events(opened.case_id))
+    events = opened.service.events(opened.case_id)
+    projection = project(events)
     view = replay_view(projection, args.to)
+    suggestions = opened.service.suggestions_when_unmeasured(events)
+    for step in view["steps"]:
+        best = suggestions.get(step["seq"])
+        if best is not None:
+            step["suggestion"] = {
+                "probe": best.probe,
+                "expected_gain_bits": best.expected_gain_bits,
+                "rules": list(best.rules),
+                "load": best.load,
+            }
     if args.json:
         print(json.dumps(view, indent=2, ensure_ascii=False))
         return 0

@@ -166,6 +166,14 @@ def render_step(step: dict[str, Any], names: dict[str, str]) -> list[str]:
         lines.append(f"        surprise {fixed(step['surprise_bits'])} bits{flag}")
     for warning in step["warnings_raised"]:
         lines.append(f"        ⚠ [{warning['code']}] {warning['message']}")
+    if step.get("suggestion"):
+        best = step["suggestion"]
+        load = " under load" if best["load"] == "under-load" else ""
+        gain = fixed(best["expected_gain_bits"], 2)
+        lines.append(
+            f"        → measure next: {best['probe']}{load} "
+            f"({gain} bits expected, via {', '.join(best['rules'])})"
+        )
     for warning in step["warnings_cleared"]:
         lines.append(f"        ✓ cleared [{warning['code']}] {warning['message']}")
     return lines

@@ -150,3 +150,18 @@ def test_parse_and_plugins(cli: CLI) -> None:
         assert name in listing
     missing = cli("parse", "no-such-probe", str(CORPUS / "topo" / "001.txt"))
     assert missing.code == 1 and "installed:" in missing.err
+
+
+def test_replay_says_what_to_measure_when_the_leader_was_never_measured(
+    cli: CLI, tmp_path: Path
+) -> None:
+    case_dir = tmp_path / "glm5"
+    shutil.copytree(ROOT / "cases" / "glm5-pcie-pivot", case_dir)
+    replay = json.loads(cli("replay", str(case_dir), "--json").out)
+    suggested = [s for s in replay["steps"] if "suggestion" in s]
+    assert suggested, "no suggestion where the never-measured warning was raised"
+    first = suggested[0]
+    assert any(w["code"] == "never-measured" for w in first["warnings_raised"])
+    assert first["suggestion"]["load"] == "under-load"
+    assert "pcie-link-busy" in first["suggestion"]["rules"]
+    assert "→ measure next:" in cli("replay", str(case_dir)).out
