@@ -305,6 +305,11 @@ class SshRunner:
             transport.set_keepalive(30)  # keep pooled connections through idle NAT/firewalls
         return client
 
+    def _bind(
+        self, targets: Sequence[str], connect_timeout_s: float | None
+    ) -> list[SshTargetRunner]:
+        return [self.target(t, connect_timeout_s=connect_timeout_s) for t in targets]
+
     def fan_out(
         self,
         targets: Sequence[str],
@@ -315,7 +320,7 @@ class SshRunner:
         max_workers: int = DEFAULT_MAX_WORKERS,
     ) -> list[RunResult]:
         """Run ``argv`` on every target concurrently; results in the order of ``targets``."""
-        runners = [self.target(t, connect_timeout_s=connect_timeout_s) for t in targets]
+        runners = self._bind(targets, connect_timeout_s)
         return fan_out(runners, argv, timeout_s=timeout_s, max_workers=max_workers)
 
     def fan_out_as_completed(
@@ -328,7 +333,7 @@ class SshRunner:
         max_workers: int = DEFAULT_MAX_WORKERS,
     ) -> Iterator[RunResult]:
         """Yield each target's result as soon as it exists (``result.host`` is the target)."""
-        runners = [self.target(t, connect_timeout_s=connect_timeout_s) for t in targets]
+        runners = self._bind(targets, connect_timeout_s)
         for _, result in fan_out_as_completed(
             runners, argv, timeout_s=timeout_s, max_workers=max_workers
         ):
