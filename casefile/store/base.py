@@ -5,14 +5,34 @@ writer saw; if another writer got there first the store raises
 :class:`~casefile.errors.ConcurrencyError` and changes nothing. Several events appended in one
 call land together or not at all (a probe run, its observation and the evidence derived from it
 are one unit). Artifacts are content-addressed blobs, stored once.
+
+Snapshots are a cache of a fold, never truth: whoever folds a case may store the result (as
+bytes it serialised itself) with the ``seq`` and head hash it was folded up to, and later fold
+only the events after that seq (``load(case_id, after=seq)``) once it has checked that the
+stream still holds that hash at that seq. A store may lose or refuse snapshots at any time;
+the events alone always rebuild everything.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from casefile.domain.events import Event, NewEvent
+
+
+@dataclass(frozen=True, slots=True)
+class StoredSnapshot:
+    """A fold of a case's events 1..``seq`` (whose last hash was ``head_hash``), as ``engine``
+    serialised it. ``engine`` names the fold and its version: a snapshot is only ever read back
+    by the code that wrote it, so a changed fold uses a new name instead of misreading old
+    bytes."""
+
+    seq: int
+    head_hash: str
+    engine: str
+    data: bytes
 
 
 class EventStore(Protocol):
@@ -20,12 +40,25 @@ class EventStore(Protocol):
         """Append events after ``expected_seq`` (0 for a new case); validate, chain, hash them."""
         ...
 
-    def load(self, case_id: str, upto: int | None = None) -> list[Event]:
-        """All events of a case in ``seq`` order (up to and including ``upto``)."""
+    def load(self, case_id: str, upto: int | None = None, *, after: int = 0) -> list[Event]:
+        """The events of a case with ``after < seq <= upto``, in ``seq`` order.
+
+        ``after`` lets a reader that already holds events 1..n fetch only what came since;
+        ``upto`` (``None``: the head) stops at a point in the past, as replay does.
+        """
         ...
 
     def head(self, case_id: str) -> tuple[int, str]:
         """The last ``seq`` and its hash (``(0, GENESIS_HASH)`` for an empty stream)."""
+        ...
+
+    def change_token(self, case_id: str) -> object:
+        """A cheap value for a poller to compare with the one it saw last, on the same store.
+
+        Equal tokens mean nothing new was appended to the case in between; unequal tokens
+        mean "look" (there may be new events, or the store may only have changed otherwise).
+        Tokens from different store objects are not comparable.
+        """
         ...
 
     def case_ids(self) -> list[str]:
@@ -50,6 +83,25 @@ class EventStore(Protocol):
         Refuses (``StoreError``) when the case already exists; leaves the store unchanged on
         any failure.
         """
+        ...
+
+    def save_snapshot(
+        self, case_id: str, seq: int, head_hash: str, engine: str, data: bytes
+    ) -> None:
+        """Keep ``data`` as the case's snapshot for ``engine``, replacing the one saved before.
+
+        Raises only :class:`~casefile.errors.StoreError`, which a caller may ignore: a snapshot
+        that was not saved costs a longer fold next time, nothing else. A store may also keep
+        nothing (a case directory stays plain files).
+        """
+        ...
+
+    def load_snapshot(self, case_id: str, engine: str) -> StoredSnapshot | None:
+        """The snapshot last saved for the case and ``engine``, or ``None``."""
+        ...
+
+    def drop_snapshots(self, case_id: str | None = None) -> None:
+        """Forget the case's snapshots (every case's, without ``case_id``)."""
         ...
 
     def close(self) -> None: ...

@@ -11,6 +11,10 @@ re-reads the directory if it did; an append takes the directory's lock, brings t
 date under it, and raises :class:`~casefile.errors.ConcurrencyError` if the caller's
 ``expected_seq`` is no longer the head, which the application service answers by loading again
 and retrying. So no writer ever rewrites the directory from a stale copy.
+
+Snapshots are not kept: a directory stays plain files that anyone can read, diff and review,
+and folding one case from memory is cheap. :meth:`DirectoryEventStore.save_snapshot` does
+nothing and :meth:`~DirectoryEventStore.load_snapshot` finds nothing.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from pathlib import Path
 
 from casefile.domain.events import Event, NewEvent
 from casefile.errors import StoreError
+from casefile.store.base import StoredSnapshot
 from casefile.store.casedir import (
     EVENTS_FILE,
     directory_head,
@@ -112,13 +117,25 @@ class DirectoryEventStore:
             wanted |= referenced_artifacts(event)
         write_case_dir(events, self._memory.artifact_digests(wanted), self.directory)
 
-    def load(self, case_id: str, upto: int | None = None) -> list[Event]:
+    def load(self, case_id: str, upto: int | None = None, *, after: int = 0) -> list[Event]:
+        """Events ``after < seq <= upto`` from the in-memory copy, re-read first only if
+        ``events.jsonl`` changed (one ``lstat`` when it did not)."""
         self._refresh()
-        return self._memory.load(case_id, upto)
+        return self._memory.load(case_id, upto, after=after)
 
     def head(self, case_id: str) -> tuple[int, str]:
         self._refresh()
         return self._memory.head(case_id)
+
+    def change_token(self, case_id: str) -> object:
+        """The signature of ``events.jsonl`` (device, inode, size, mtime), without reading it.
+
+        Every write replaces or grows the file, so an unchanged signature means nothing new.
+        A case this directory does not hold never changes: its token is always ``None``.
+        """
+        if case_id != self.case_id:
+            return None
+        return events_signature(self.directory)
 
     def case_ids(self) -> list[str]:
         return [self.case_id]
@@ -142,6 +159,17 @@ class DirectoryEventStore:
         raise StoreError(
             f"cannot import into case directory {self.directory}; import into a database"
         )
+
+    def save_snapshot(
+        self, case_id: str, seq: int, head_hash: str, engine: str, data: bytes
+    ) -> None:
+        """Nothing is kept (see the module docstring)."""
+
+    def load_snapshot(self, case_id: str, engine: str) -> StoredSnapshot | None:
+        return None
+
+    def drop_snapshots(self, case_id: str | None = None) -> None:
+        """Nothing to drop."""
 
     def close(self) -> None:
         self._memory.close()

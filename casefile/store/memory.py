@@ -14,6 +14,7 @@ from dataclasses import replace
 from casefile.domain.catalogue import validate_payload
 from casefile.domain.events import GENESIS_HASH, Event, NewEvent, seal, sha256_hex, utc_now
 from casefile.errors import ConcurrencyError, StoreError
+from casefile.store.base import StoredSnapshot
 from casefile.store.verify import check_importable
 
 
@@ -27,6 +28,7 @@ class MemoryEventStore:
         self._lock = threading.Lock()
         self._streams: dict[str, list[Event]] = {}
         self._artifacts: dict[str, bytes] = {}
+        self._snapshots: dict[tuple[str, str], StoredSnapshot] = {}
 
     def append(self, case_id: str, expected_seq: int, events: Sequence[NewEvent]) -> list[Event]:
         normalised = [
@@ -50,15 +52,21 @@ class MemoryEventStore:
             self._streams[case_id] = [*stream, *sealed]
         return sealed
 
-    def load(self, case_id: str, upto: int | None = None) -> list[Event]:
+    def load(self, case_id: str, upto: int | None = None, *, after: int = 0) -> list[Event]:
         with self._lock:
             stream = self._streams.get(case_id, [])
-        return list(stream if upto is None else stream[: max(upto, 0)])
+        # Seqs run 1, 2, 3 … without gaps, so the event with seq n sits at index n - 1.
+        start = max(after, 0)
+        return stream[start:] if upto is None else stream[start : max(upto, 0)]
 
     def head(self, case_id: str) -> tuple[int, str]:
         with self._lock:
             stream = self._streams.get(case_id)
         return (stream[-1].seq, stream[-1].hash) if stream else (0, GENESIS_HASH)
+
+    def change_token(self, case_id: str) -> object:
+        """The head: a stream only grows, so an unchanged head means nothing was appended."""
+        return self.head(case_id)
 
     def case_ids(self) -> list[str]:
         with self._lock:
@@ -90,6 +98,27 @@ class MemoryEventStore:
             for digest, data in artifacts.items():
                 self._artifacts.setdefault(digest, bytes(data))
             self._streams[case_id] = list(events)
+
+    # -- snapshots (a cache of a fold; see casefile.store.base) ------------------------------
+
+    def save_snapshot(
+        self, case_id: str, seq: int, head_hash: str, engine: str, data: bytes
+    ) -> None:
+        snapshot = StoredSnapshot(seq, head_hash, engine, bytes(data))
+        with self._lock:
+            self._snapshots[case_id, engine] = snapshot
+
+    def load_snapshot(self, case_id: str, engine: str) -> StoredSnapshot | None:
+        with self._lock:
+            return self._snapshots.get((case_id, engine))
+
+    def drop_snapshots(self, case_id: str | None = None) -> None:
+        with self._lock:
+            if case_id is None:
+                self._snapshots.clear()
+            else:
+                for key in [k for k in self._snapshots if k[0] == case_id]:
+                    del self._snapshots[key]
 
     def close(self) -> None:
         """Nothing to release; present for the contract."""

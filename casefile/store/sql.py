@@ -1,10 +1,13 @@
 """The event store on SQLModel: one code path for SQLite and PostgreSQL.
 
-Two tables. ``events`` holds every case's stream, keyed by ``(case_id, seq)``: that key is what
-makes optimistic concurrency work, because two writers that both think the next ``seq`` is 7
-cannot both insert it. ``artifacts`` holds content-addressed blobs. Times are stored as the
-exact ISO strings the events carry and the payload as its canonical JSON text, so what comes
-back out hashes, and exports, to the very same bytes.
+Two tables hold the truth. ``events`` holds every case's stream, keyed by ``(case_id, seq)``:
+that key is what makes optimistic concurrency work, because two writers that both think the
+next ``seq`` is 7 cannot both insert it. ``artifacts`` holds content-addressed blobs. Times are
+stored as the exact ISO strings the events carry and the payload as its canonical JSON text, so
+what comes back out hashes, and exports, to the very same bytes.
+
+A third, ``snapshots``, caches folds; the schema's version and its migrations, run when a
+store opens a database, are :mod:`casefile.store.sql_schema`.
 
 Reading is the hot path (every view is a fold over a whole case), so :meth:`SqlEventStore.load`
 runs one plain SELECT on the driver's cursor and builds :class:`Event` objects directly,
@@ -24,33 +27,38 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError as SqlIntegrityError
 from sqlalchemy.exc import SQLAlchemyError
-from sqlmodel import SQLModel
 
 from casefile.domain.catalogue import validate_payload
 from casefile.domain.events import GENESIS_HASH, Event, NewEvent, seal, sha256_hex, utc_now
 from casefile.errors import ConcurrencyError, StoreError
+from casefile.store.base import StoredSnapshot
 from casefile.store.sql_connections import SqlConnections
 from casefile.store.sql_decode import decode_rows
+from casefile.store.sql_schema import migrate
 from casefile.store.sql_tables import (
     AC,
     ANY_EVENT,
     ARTIFACT_DATA,
     ARTIFACT_EXISTS,
-    ARTIFACTS,
     CASE_IDS,
     COLUMNS,
+    DROP_CASE_SNAPSHOTS,
+    DROP_SNAPSHOTS,
     EC,
     EVENTS,
     INSERT_ARTIFACTS,
     INSERT_EVENTS,
+    SNAPSHOT,
     ArtifactRow,
     EventRow,
+    SnapshotRow,
     row_dict,
     row_values,
+    snapshot_upsert,
 )
 from casefile.store.verify import check_importable
 
-__all__ = ["ArtifactRow", "EventRow", "SqlEventStore"]
+__all__ = ["ArtifactRow", "EventRow", "SnapshotRow", "SqlEventStore"]
 
 _CHUNK = 500  # parameters per IN (...) list: well under SQLite's and PostgreSQL's limits
 # Rows per INSERT statement: 10 parameters each stays far below SQLite's 32,766 and
@@ -62,7 +70,9 @@ class SqlEventStore(SqlConnections):
     """An :class:`~casefile.store.base.EventStore` over a SQLAlchemy URL.
 
     ``sqlite:///path`` or ``postgresql+psycopg://user@host/db``; see
-    :mod:`casefile.store.database` for how SQLite is tuned. Creates the tables if missing.
+    :mod:`casefile.store.database` for how SQLite is tuned. Creates the tables if missing and
+    migrates an older database to the current schema (:mod:`casefile.store.sql_schema`);
+    refuses one newer than this code with :class:`~casefile.errors.StoreError`.
     """
 
     def __init__(self, url: str) -> None:
@@ -76,6 +86,13 @@ class SqlEventStore(SqlConnections):
         self._load_upto_sql = (
             f"SELECT {columns} FROM events WHERE case_id = {p} AND seq <= {p} ORDER BY seq"
         )
+        self._load_after_sql = (
+            f"SELECT {columns} FROM events WHERE case_id = {p} AND seq > {p} ORDER BY seq"
+        )
+        self._load_between_sql = (
+            f"SELECT {columns} FROM events WHERE case_id = {p} AND seq > {p} AND seq <= {p} "
+            "ORDER BY seq"
+        )
         self._head_sql = (
             f"SELECT seq, hash FROM events WHERE case_id = {p} ORDER BY seq DESC LIMIT 1"
         )
@@ -85,26 +102,17 @@ class SqlEventStore(SqlConnections):
         )
         self._values_group = "(" + ", ".join([p] * len(COLUMNS)) + ")"
         self._insert_cache: dict[int, str] = {}
+        self._upsert_snapshot = snapshot_upsert(self.dialect)
         try:
-            SQLModel.metadata.create_all(self._engine, tables=[EVENTS, ARTIFACTS])
-        except SQLAlchemyError as error:
-            # Another process may have created the tables at the same moment (PostgreSQL
-            # reports that as a duplicate type); if they now exist, all is well.
-            if not self._tables_exist():
-                self._engine.dispose()
-                raise self._error("open database", error) from error
-
-    # -- plumbing -------------------------------------------------------------------------
-
-    def _tables_exist(self) -> bool:
-        try:
-            with self._engine.connect() as conn:
-                return bool(
-                    self._engine.dialect.has_table(conn, "events")
-                    and self._engine.dialect.has_table(conn, "artifacts")
-                )
-        except SQLAlchemyError:
-            return False
+            # Two processes opening one database at once are serialised by the migration's
+            # lock, so neither sees the other's half-made tables.
+            migrate(self._engine)
+        except StoreError:
+            self._engine.dispose()
+            raise
+        except (SQLAlchemyError, self._dbapi_error) as error:
+            self._engine.dispose()
+            raise self._error("open database", error) from error
 
     # -- events ---------------------------------------------------------------------------
 
@@ -186,17 +194,28 @@ class SqlEventStore(SqlConnections):
             self._insert_cache[rows] = sql
         return sql
 
-    def load(self, case_id: str, upto: int | None = None, *, strict: bool = False) -> list[Event]:
-        """All events of a case in ``seq`` order (up to and including ``upto``).
+    def load(
+        self, case_id: str, upto: int | None = None, *, after: int = 0, strict: bool = False
+    ) -> list[Event]:
+        """The events of a case with ``after < seq <= upto``, in ``seq`` order.
 
         Raises :class:`~casefile.errors.IntegrityError` naming the seq whose stored payload is
         not JSON or not a JSON object. With ``strict``, also refuses a payload whose text is not
         exactly its canonical form (a byte changed without changing the decoded value), which
         verification wants and ordinary reads do not pay for.
         """
-        sql, params = (
-            (self._load_sql, (case_id,)) if upto is None else (self._load_upto_sql, (case_id, upto))
-        )
+        sql: str
+        params: tuple[object, ...]
+        if after <= 0:  # seqs start at 1: the plain statements, without a bound that is no bound
+            sql, params = (
+                (self._load_sql, (case_id,))
+                if upto is None
+                else (self._load_upto_sql, (case_id, upto))
+            )
+        elif upto is None:
+            sql, params = self._load_after_sql, (case_id, after)
+        else:
+            sql, params = self._load_between_sql, (case_id, after, upto)
         with self._cursor(f"read case {case_id}", write=False) as cursor:
             cursor.execute(sql, params)
             rows = cursor.fetchall()
@@ -220,6 +239,26 @@ class SqlEventStore(SqlConnections):
             cursor.execute(self._head_sql, (case_id,))
             row = cursor.fetchone()
         return (int(row[0]), str(row[1])) if row else (0, GENESIS_HASH)
+
+    def change_token(self, case_id: str) -> object:
+        """What a poller compares (see :meth:`~casefile.store.base.EventStore.change_token`).
+
+        On PostgreSQL, the head. On SQLite, ``PRAGMA data_version`` with the head: the pragma
+        moves whenever another connection commits to the file (any case, or a snapshot, so it
+        may say "look" when this case has nothing new), but not for this connection's own
+        commits, which the head covers. The pragma is per connection and each thread has its
+        own, so tokens taken on two threads may differ with nothing new; never the reverse,
+        since every append moves the head.
+        """
+        with self._cursor(f"read case {case_id}", write=False) as cursor:
+            version: tuple[int, ...] = ()
+            if self._sqlite:
+                cursor.execute("PRAGMA data_version")
+                version = (int(cursor.fetchone()[0]),)
+            cursor.execute(self._head_sql, (case_id,))
+            row = cursor.fetchone()
+        head = (int(row[0]), str(row[1])) if row else (0, GENESIS_HASH)
+        return (*version, *head)
 
     def case_ids(self) -> list[str]:
         """Every case with at least one event, by the time its first event was recorded."""
@@ -307,6 +346,44 @@ class SqlEventStore(SqlConnections):
             raise StoreError(
                 f"case {case_id} was written by someone else during the import; nothing imported"
             ) from error
+
+    # -- snapshots (a cache of a fold; see casefile.store.base) ------------------------------
+
+    def save_snapshot(
+        self, case_id: str, seq: int, head_hash: str, engine: str, data: bytes
+    ) -> None:
+        """Upsert the case's snapshot for ``engine``: one row per (case, engine), the last
+        save wins. Every database error, integrity errors too, leaves as
+        :class:`StoreError`: a caller ignores a failed save."""
+        what = f"save a snapshot of case {case_id}"
+        values = {
+            "case_id": case_id,
+            "engine": engine,
+            "seq": seq,
+            "head_hash": head_hash,
+            "data": bytes(data),
+        }
+        try:
+            with self._transaction(what, write=True) as conn:
+                conn.execute(self._upsert_snapshot, values)
+        except (SqlIntegrityError, self._dbapi_integrity) as error:
+            raise self._error(what, error) from error
+
+    def load_snapshot(self, case_id: str, engine: str) -> StoredSnapshot | None:
+        with self._transaction(f"read a snapshot of case {case_id}", write=False) as conn:
+            row = conn.execute(SNAPSHOT, {"case_id": case_id, "engine": engine}).first()
+        if row is None:
+            return None
+        seq, head_hash, stored_engine, data = row
+        return StoredSnapshot(int(seq), str(head_hash), str(stored_engine), bytes(data))
+
+    def drop_snapshots(self, case_id: str | None = None) -> None:
+        what = "drop snapshots" if case_id is None else f"drop the snapshots of case {case_id}"
+        with self._transaction(what, write=True) as conn:
+            if case_id is None:
+                conn.execute(DROP_SNAPSHOTS)
+            else:
+                conn.execute(DROP_CASE_SNAPSHOTS, {"case_id": case_id})
 
     def __enter__(self) -> SqlEventStore:
         return self

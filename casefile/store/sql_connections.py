@@ -32,7 +32,7 @@ class SqlConnections:
     """
 
     def __init__(self, url: str) -> None:
-        self.url = url
+        self._url = url
         self._engine = create_store_engine(url)
         self._where = display_url(url)
         self._sqlite = self._engine.dialect.name == "sqlite"
@@ -41,6 +41,18 @@ class SqlConnections:
         self._held_lock = threading.Lock()
         self._dbapi_error: type[Exception] = self._engine.dialect.loaded_dbapi.Error
         self._dbapi_integrity: type[Exception] = self._engine.dialect.loaded_dbapi.IntegrityError
+
+    @property
+    def url(self) -> str:
+        """The SQLAlchemy URL the store was opened with, password included, so that a listener
+        can open a connection of its own. Show :func:`~casefile.store.database.display_url`
+        of it instead, never the URL itself."""
+        return self._url
+
+    @property
+    def dialect(self) -> str:
+        """``"sqlite"`` or ``"postgresql"``: which database the URL names."""
+        return str(self._engine.dialect.name)
 
     @property
     def engine(self) -> Engine:

@@ -1,17 +1,23 @@
-"""The two tables, as SQLModel rows, and the statements over them that are built only once.
+"""The tables, as SQLModel rows, and the statements over them that are built only once.
 
 ``events`` holds every case's stream, keyed by ``(case_id, seq)``: that key is what makes
 optimistic concurrency work, because two writers that both think the next ``seq`` is 7 cannot
 both insert it. ``artifacts`` holds content-addressed blobs. Times are stored as the exact ISO
 strings the events carry and the payload as its canonical JSON text, so what comes back out
-hashes, and exports, to the very same bytes. :mod:`casefile.store.sql` is the store over them.
+hashes, and exports, to the very same bytes. ``snapshots`` caches folds (never truth; see
+:mod:`casefile.store.base`). :mod:`casefile.store.sql` is the store over them.
+
+These rows are what the code reads and writes; the tables are *created* by the migrations in
+:mod:`casefile.store.sql_schema`, which keep their own copy of each version's DDL. A test
+checks that the two agree, so changing a row here without a migration fails.
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from sqlalchemy import Column, LargeBinary, Text, bindparam, insert, select
+from sqlalchemy import Column, Delete, Insert, LargeBinary, Text, bindparam, delete, insert, select
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Field, SQLModel
 
 from casefile.domain.events import Event, canonical_json
@@ -45,10 +51,24 @@ class ArtifactRow(SQLModel, table=True):
     size: int
 
 
+class SnapshotRow(SQLModel, table=True):
+    """The latest snapshot of one case for one fold engine: bytes the caller serialised."""
+
+    __tablename__: ClassVar[str] = "snapshots"
+
+    case_id: str = Field(primary_key=True)
+    engine: str = Field(primary_key=True)
+    seq: int
+    head_hash: str
+    data: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+
+
 EVENTS = EventRow.__table__  # type: ignore[attr-defined]
 ARTIFACTS = ArtifactRow.__table__  # type: ignore[attr-defined]
+SNAPSHOTS = SnapshotRow.__table__  # type: ignore[attr-defined]
 EC = EVENTS.c
 AC = ARTIFACTS.c
+SC = SNAPSHOTS.c
 
 
 # Statements built once: constructing a select() costs more than running it on SQLite.
@@ -58,6 +78,29 @@ INSERT_ARTIFACTS = insert(ARTIFACTS)
 ARTIFACT_EXISTS = select(AC.digest).where(AC.digest == bindparam("digest"))
 ARTIFACT_DATA = select(AC.data).where(AC.digest == bindparam("digest"))
 CASE_IDS = select(EC.case_id).where(EC.seq == 1).order_by(EC.recorded_at, EC.case_id)
+SNAPSHOT = select(SC.seq, SC.head_hash, SC.engine, SC.data).where(
+    SC.case_id == bindparam("case_id"), SC.engine == bindparam("engine")
+)
+
+
+DROP_SNAPSHOTS: Delete = delete(SNAPSHOTS)
+DROP_CASE_SNAPSHOTS: Delete = delete(SNAPSHOTS).where(SC.case_id == bindparam("case_id"))
+
+
+def snapshot_upsert(dialect: str) -> Insert:
+    """INSERT … ON CONFLICT (case_id, engine) DO UPDATE: the newest snapshot replaces the last.
+
+    Both databases spell it the same way, but SQLAlchemy builds it per dialect.
+    """
+    new = (sqlite.insert if dialect == "sqlite" else postgresql.insert)(SNAPSHOTS)
+    return new.on_conflict_do_update(
+        index_elements=[SC.case_id, SC.engine],
+        set_={
+            "seq": new.excluded.seq,
+            "head_hash": new.excluded.head_hash,
+            "data": new.excluded.data,
+        },
+    )
 
 
 COLUMNS = (

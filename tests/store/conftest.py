@@ -1,9 +1,11 @@
 """Fixtures for the store contract suite: one suite, every backend.
 
-``store`` runs a test against the in-memory store, SQLite (a file in tmp) and a real
-PostgreSQL server started once per session; ``sql_url`` gives the SQL backends only, for tests
-that need a URL (other processes) or raw SQL (tampering). Each PostgreSQL test gets a database
-of its own. Without the server binaries the PostgreSQL cases are skipped locally but fail when
+``store`` runs a test against the in-memory store, SQLite (a file in tmp), a real PostgreSQL
+server started once per session and a case directory (see :mod:`.backends` for what a
+directory cannot do and how those tests skip); ``backend`` is the same backend with a way to
+open a second handle on its storage. ``sql_url`` gives the SQL backends only, for tests that
+need a URL (other processes) or raw SQL (tampering). Each PostgreSQL test gets a database of
+its own. Without the server binaries the PostgreSQL cases are skipped locally but fail when
 ``CI=true``: CI must install them, so a silent skip there would hide a missing backend.
 """
 
@@ -17,9 +19,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
+from casefile.store.base import EventStore
 from casefile.store.memory import MemoryEventStore
 from casefile.store.sql import SqlEventStore
 
+from .backends import Backend, open_directory
 from .pg import PostgresServer, PostgresUnavailable, start_postgres
 
 _databases = itertools.count(1)
@@ -71,17 +75,33 @@ def sql_url(request: pytest.FixtureRequest) -> str:
     return str(request.getfixturevalue(name))
 
 
-@pytest.fixture(params=[pytest.param("memory", id="memory"), *_SQL_BACKENDS])
-def store(request: pytest.FixtureRequest) -> Iterator[SqlEventStore | MemoryEventStore]:
+@pytest.fixture(
+    params=[
+        pytest.param("memory", id="memory"),
+        *_SQL_BACKENDS,
+        pytest.param("directory", id="directory"),
+    ]
+)
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
     if request.param == "memory":
-        yield MemoryEventStore()
+        memory = MemoryEventStore()
+        yield Backend("memory", lambda: memory)
+        return
+    if request.param == "directory":
+        yield Backend("directory", lambda: open_directory(tmp_path / "case"))
         return
     name = "sqlite_url" if request.param == "sqlite" else "postgres_url"
-    sql = SqlEventStore(str(request.getfixturevalue(name)))
+    url = str(request.getfixturevalue(name))
+    yield Backend(request.param, lambda: SqlEventStore(url))
+
+
+@pytest.fixture
+def store(backend: Backend) -> Iterator[EventStore]:
+    opened = backend.open()
     try:
-        yield sql
+        yield opened
     finally:
-        sql.close()
+        opened.close()
 
 
 @pytest.fixture

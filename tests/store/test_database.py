@@ -83,3 +83,10 @@ def test_password_never_appears(tmp_path: Path) -> None:
     with pytest.raises(StoreError) as caught:
         SqlEventStore("postgresql+psycopg://x:hunter2@127.0.0.1:1/db?connect_timeout=2")
     assert "hunter2" not in str(caught.value)
+
+
+def test_url_and_dialect_are_read_only(sqlite_url: str) -> None:
+    with SqlEventStore(sqlite_url) as store:
+        assert (store.url, store.dialect) == (sqlite_url, "sqlite")
+        with pytest.raises(AttributeError):
+            store.dialect = "postgresql"  # type: ignore[misc]

@@ -130,3 +130,15 @@ def test_a_payload_that_is_json_but_not_an_object_is_named_on_every_load(
     assert len(sql_store.load("c1", upto=2)) == 2
     report = verify_stored_case(sql_store, "c1")
     assert (report.ok, report.seq) == (False, 3)
+
+
+def test_load_after_checks_only_the_events_it_returns(sql_store: SqlEventStore) -> None:
+    fill(sql_store)
+    run(sql_store, "UPDATE events SET payload = REPLACE(payload, ':', ': ') WHERE seq = 2")
+    assert [e.seq for e in sql_store.load("c1", after=2, strict=True)] == [3, 4, 5, 6]
+    assert [e.seq for e in sql_store.load("c1", 4, after=2, strict=True)] == [3, 4]
+    with pytest.raises(IntegrityError, match="seq 2: stored payload is not in canonical form"):
+        sql_store.load("c1", after=1, strict=True)
+    with pytest.raises(IntegrityError, match="seq 2: stored payload is not in canonical form"):
+        sql_store.load("c1", 3, after=1, strict=True)
+    assert len(sql_store.load("c1", after=1)) == 5  # ordinary reads skip the canonical check

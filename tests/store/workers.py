@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import time
+from typing import Any
 
 from casefile.domain.events import NewEvent
 from casefile.errors import ConcurrencyError
@@ -67,3 +68,9 @@ def append_to_directory(directory: str, worker: int, count: int) -> None:
                     time.sleep(random.uniform(0, 0.002) * min(lost, 8))
     finally:
         kept.close()
+
+
+def open_at_once(url: str, barrier: Any) -> None:
+    """Open the store at the same moment as the other processes waiting on ``barrier``."""
+    barrier.wait(timeout=120)
+    SqlEventStore(url).close()
