@@ -143,7 +143,9 @@ def test_tempering_by_reliability() -> None:
     # P'(E|A) = 0.5·0.9 + 0.5·0.5 = 0.7; B and the catch-all get o = 0.5 (tempering o is o).
     # joint: A = 0.5·0.7 = 0.35, B = 0.4·0.5 = 0.2, catch-all = 0.1·0.5 = 0.05; total 0.6.
     assert_distribution(conf(b), {"A": F(7, 12), "B": F(1, 3), CATCH: F(1, 12)})
-    assert b.projection.evidence["e1"].effect.leaf_likelihoods["A"] == pytest.approx(0.7)
+    effect = b.projection.evidence["e1"].effect
+    assert effect is not None  # folded here, not restored from a saved fold
+    assert effect.leaf_likelihoods["A"] == pytest.approx(0.7)
 
 
 def test_tempering_with_another_otherwise() -> None:

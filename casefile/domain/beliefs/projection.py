@@ -9,9 +9,10 @@ imported case, say) raise :class:`~casefile.errors.DomainError` naming the seq.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from casefile.domain.beliefs.question import (
     EvidenceEffect,
@@ -20,8 +21,8 @@ from casefile.domain.beliefs.question import (
     QuestionState,
     Surprise,
 )
-from casefile.domain.beliefs.warnings import Warning, WarningTracker
-from casefile.domain.events import Event
+from casefile.domain.beliefs.warnings import CaseWarning, WarningTracker
+from casefile.domain.events import GENESIS_HASH, Event
 from casefile.domain.ids import ID_PATTERN
 from casefile.errors import DomainError
 
@@ -32,20 +33,42 @@ from casefile.errors import DomainError
 SURPRISE_FLAG_BITS = 1.0
 
 
+class SavedEvidence(Protocol):
+    """Where restored evidence reads what it was not given up front (see ``fold_codec``)."""
+
+    def likelihoods(self, position: int) -> dict[str, float]: ...
+
+    def field(self, position: int, key: str) -> Any: ...
+
+    def payload(self, position: int, likelihoods: dict[str, float]) -> dict[str, Any]: ...
+
+    def beyond(self, position: int, known: frozenset[str]) -> dict[str, Any]: ...
+
+
 class EvidenceState:
     """One piece of evidence as folded: the numbers it applied and where it came from.
 
     The fields a fold needs are set directly; the rest are read from the stored payload on
-    demand (a long case folds tens of thousands of these).
+    demand (a long case folds tens of thousands of these). ``hash`` is the hash of its
+    ``evidence.assessed`` event, for views that link to it.
+
+    ``effect`` (on the tree of its day) and ``surprise`` (under the belief just before it)
+    describe the moment it was folded; evidence restored from a saved fold (``fold_codec``)
+    has neither, like the trajectory it belongs to, and they are then ``None``. Restored
+    evidence also reads its likelihoods and payload fields from the saved columns when first
+    asked (building ten thousand dicts nobody reads would be most of a restore's time).
     """
 
     __slots__ = (
+        "_likelihoods",
+        "_payload",
+        "_position",
+        "_saved",
         "effect",
+        "hash",
         "id",
         "kind",
-        "likelihoods",
         "otherwise",
-        "payload",
         "question_id",
         "reliability",
         "seq",
@@ -59,64 +82,113 @@ class EvidenceState:
         id: str,
         seq: int,
         question_id: str,
-        likelihoods: dict[str, float],
+        likelihoods: dict[str, float] | None,
         otherwise: float,
         kind: str,
         reliability: float,
-        payload: dict[str, Any],
-        effect: EvidenceEffect,
-        surprise: Surprise,
+        payload: dict[str, Any] | None,
+        effect: EvidenceEffect | None,
+        surprise: Surprise | None,
         supports: frozenset[str],
+        hash: str,
+        saved: SavedEvidence | None = None,
+        position: int = 0,
     ) -> None:
         self.id = id
         self.seq = seq
         self.question_id = question_id
-        self.likelihoods = likelihoods
+        self._likelihoods = likelihoods
         self.otherwise = otherwise
         self.kind = kind
         self.reliability = reliability
-        self.payload = payload
+        self._payload = payload
         self.effect = effect
         self.surprise = surprise
         self.supports = supports
+        self.hash = hash
         self.superseded_by: str | None = None
+        self._saved = saved
+        self._position = position
 
     @property
-    def surprise_bits(self) -> float:
-        return self.surprise.bits
+    def likelihoods(self) -> dict[str, float]:
+        """P(E | h) for each hypothesis the evidence names, as stored."""
+        found = self._likelihoods
+        if found is None:
+            assert self._saved is not None, "evidence without likelihoods or saved columns"
+            found = self._likelihoods = self._saved.likelihoods(self._position)
+        return found
+
+    @property
+    def payload(self) -> dict[str, Any]:
+        """The ``evidence.assessed`` payload (rebuilt from the saved columns if restored)."""
+        found = self._payload
+        if found is None:
+            assert self._saved is not None, "evidence without a payload or saved columns"
+            found = self._payload = self._saved.payload(self._position, self.likelihoods)
+        return found
+
+    @property
+    def held_payload(self) -> dict[str, Any] | None:
+        """The payload dict if this state holds one (restored evidence may not yet)."""
+        return self._payload
+
+    def fields_beyond(self, known: frozenset[str]) -> dict[str, Any]:
+        """The payload's fields not in ``known``, without building a restored payload."""
+        payload = self._payload
+        if payload is None:
+            assert self._saved is not None, "evidence without a payload or saved columns"
+            return self._saved.beyond(self._position, known)
+        if known.issuperset(payload):
+            return {}
+        return {key: value for key, value in payload.items() if key not in known}
+
+    def payload_field(self, key: str) -> Any:
+        """One field of the payload, ``None`` if absent (restored evidence builds no dict)."""
+        payload = self._payload
+        if payload is not None:
+            return payload.get(key)
+        assert self._saved is not None, "evidence without a payload or saved columns"
+        return self._saved.field(self._position, key)
+
+    @property
+    def surprise_bits(self) -> float | None:
+        """−log₂ P(E) under the belief just before; ``None`` when restored from a saved fold."""
+        return None if self.surprise is None else self.surprise.bits
 
     @property
     def rationale(self) -> str:
-        return str(self.payload["rationale"])
+        value = self.payload_field("rationale")
+        return "" if value is None else str(value)
 
     @property
     def rule(self) -> dict[str, Any] | None:
-        rule: dict[str, Any] | None = self.payload.get("rule")
+        rule: dict[str, Any] | None = self.payload_field("rule")
         return rule
 
     @property
     def outcome(self) -> str | None:
-        outcome: str | None = self.payload.get("outcome")
+        outcome: str | None = self.payload_field("outcome")
         return outcome
 
     @property
     def statistic(self) -> float | str | None:
-        statistic: float | str | None = self.payload.get("statistic")
+        statistic: float | str | None = self.payload_field("statistic")
         return statistic
 
     @property
     def observation_seq(self) -> int | None:
-        seq: int | None = self.payload.get("observation_seq")
+        seq: int | None = self.payload_field("observation_seq")
         return seq
 
     @property
     def probe_run_seq(self) -> int | None:
-        seq: int | None = self.payload.get("probe_run_seq")
+        seq: int | None = self.payload_field("probe_run_seq")
         return seq
 
     @property
     def supersedes(self) -> str | None:
-        old: str | None = self.payload.get("supersedes")
+        old: str | None = self.payload_field("supersedes")
         return old
 
     @property
@@ -137,8 +209,8 @@ class Step(NamedTuple):
     changed: frozenset[str]
     pivots: dict[str, tuple[str, str]]  # question → (old leader, new leader)
     surprise: Surprise | None
-    raised: tuple[Warning, ...]
-    cleared: tuple[Warning, ...]
+    raised: tuple[CaseWarning, ...]
+    cleared: tuple[CaseWarning, ...]
 
     @property
     def surprise_bits(self) -> float | None:
@@ -152,6 +224,18 @@ class Step(NamedTuple):
 
 @dataclass
 class Projection:
+    """Everything a fold of a case's events knows.
+
+    A projection either holds the whole history (``base_seq`` 0) or was restored from a saved
+    fold (``fold_codec``) up to ``base_seq`` and continued from there: then ``events`` and
+    ``trajectory`` hold only what came after ``base_seq``, and ``probe_runs`` and
+    ``observations`` before it are small stubs (the keys views and commands read, no facts).
+
+    Provenance: ``EvidenceState.hash``, each ``set_asides`` record's ``"hash"``, and
+    ``probe_run_hashes`` / ``observation_hashes`` (seq → hash, kept apart so the payload
+    dicts stay exactly the events' own) give the hash of the event each came from.
+    """
+
     case_id: str = ""
     title: str = ""
     symptom: str | None = None
@@ -167,10 +251,96 @@ class Projection:
     concluded: dict[str, Any] | None = None
     _graph: Any = None
     snapshots: dict[str, QuestionSnapshot] = field(default_factory=dict)
+    base_seq: int = 0
+    base_hash: str = GENESIS_HASH
+    probe_run_hashes: dict[int, str] = field(default_factory=dict)
+    observation_hashes: dict[int, str] = field(default_factory=dict)
+    #: results derived from one step, which never change once that step is folded (see
+    #: ``scoring``); keyed by (what, seq), bounded by whoever fills it
+    _derived: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def last_seq(self) -> int:
-        return self.events[-1].seq if self.events else 0
+        return self.events[-1].seq if self.events else self.base_seq
+
+    @property
+    def last_hash(self) -> str:
+        """The hash of the last event folded (what the next event must chain to)."""
+        return self.events[-1].hash if self.events else self.base_hash
+
+    @property
+    def event_count(self) -> int:
+        """Events in the case so far, restored ones included (seqs run 1, 2, …)."""
+        return self.last_seq
+
+    def step_at(self, seq: int) -> Step | None:
+        """The trajectory step of event ``seq``, or ``None`` if this projection does not hold
+        it (a restored projection's trajectory starts after ``base_seq``)."""
+        trajectory = self.trajectory
+        if not trajectory:
+            return None
+        position = seq - trajectory[0].seq
+        if 0 <= position < len(trajectory) and trajectory[position].seq == seq:
+            return trajectory[position]
+        # seqs not contiguous (a hand-built stream): search
+        low, high = 0, len(trajectory)
+        while low < high:
+            middle = (low + high) // 2
+            if trajectory[middle].seq < seq:
+                low = middle + 1
+            else:
+                high = middle
+        if low < len(trajectory) and trajectory[low].seq == seq:
+            return trajectory[low]
+        return None
+
+    def held_step(self, seq: int | None) -> Step | None:
+        """The step views should read for "the state right after ``seq``": ``None`` for the
+        live state (``seq`` is ``None`` or the last seq, even with no trajectory), else the
+        trajectory's step. Raises ``DomainError`` for a seq this projection does not hold."""
+        if seq is None or seq == self.last_seq:
+            return None
+        step = self.step_at(seq)
+        if step is None:
+            first = self.trajectory[0].seq if self.trajectory else self.last_seq
+            restored = f"; restored from a saved fold at {self.base_seq}" if self.base_seq else ""
+            raise DomainError(
+                f"seq {seq} is not a step of this case as held "
+                f"(steps {first}–{self.last_seq}{restored})"
+            )
+        return step
+
+    def adopt(self, sealed: Sequence[Event]) -> None:
+        """Swap the last events folded for the same events as the store sealed them.
+
+        A draft folds events sealed provisionally (their seq predicted, their hash not real);
+        once appended, the store's events carry the same seqs, types and payloads and the real
+        hashes, which the provenance fields then take. Raises ``DomainError`` if the sealed
+        events are not the ones folded last (the fold would no longer describe the case).
+        """
+        count = len(sealed)
+        if not count:
+            return
+        held = self.events[-count:]
+        if len(held) != count or any(
+            a.seq != b.seq or a.type != b.type or a.payload != b.payload
+            for a, b in zip(held, sealed, strict=True)
+        ):
+            raise DomainError("the sealed events are not the events folded last")
+        self.events[-count:] = list(sealed)
+        for event in sealed:
+            if event.type == "evidence.assessed":
+                self.evidence[event.payload["evidence_id"]].hash = event.hash
+            elif event.type == "probe.ran":
+                self.probe_run_hashes[event.seq] = event.hash
+            elif event.type == "observation.recorded":
+                self.observation_hashes[event.seq] = event.hash
+            elif event.type == "reading.set_aside":
+                for record in reversed(self.set_asides):
+                    if record["seq"] == event.seq:
+                        record["hash"] = event.hash
+                        break
+        self._derived.clear()  # cached results carry hashes
 
     def confidences(self) -> dict[str, float]:
         """Every hypothesis's (and catch-all's) current confidence, across questions."""
@@ -214,6 +384,20 @@ def project(events: Iterable[Event], into: Projection | None = None) -> Projecti
         if collecting:
             gc.enable()
     return projection
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector (see :func:`project`): work that allocates tens of
+    thousands of objects next to a long fold would otherwise trigger passes over the whole
+    heap, costing more than the work itself. Nothing built under it forms a cycle."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
 
 
 _NO_PIVOTS: dict[str, tuple[str, str]] = {}
@@ -367,15 +551,17 @@ class _Folder:
 
     def _probe_ran(self, event: Event, payload: dict[str, Any]) -> None:
         self.p.probe_runs[event.seq] = payload
+        self.p.probe_run_hashes[event.seq] = event.hash
 
     def _observation_recorded(self, event: Event, payload: dict[str, Any]) -> None:
         self.p.observations[event.seq] = payload
+        self.p.observation_hashes[event.seq] = event.hash
         if not payload.get("parsed", True):
             self.p.warnings.unparsed(event.seq, payload)
 
     def _reading_set_aside(self, event: Event, payload: dict[str, Any]) -> None:
         self.p.warnings.set_aside(event.seq, payload)
-        self.p.set_asides.append(dict(payload, seq=event.seq))
+        self.p.set_asides.append(dict(payload, seq=event.seq, hash=event.hash))
 
     # --- evidence --------------------------------------------------------------------------
 
@@ -429,6 +615,7 @@ class _Folder:
             effect,
             surprise,
             supported_tops(question, likelihoods, otherwise, reliability),
+            event.hash,
         )
         p.evidence[eid] = state
         count_support(question, state, +1)

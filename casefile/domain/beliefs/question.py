@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from casefile.domain.beliefs.arithmetic import SCALE, tempered_log
+from casefile.domain.beliefs.arithmetic import SCALE
 from casefile.domain.beliefs.tree import (
     CATCH_ALL,
     CATCH_ALL_LEAF,
@@ -36,6 +36,7 @@ from casefile.domain.beliefs.tree import (
     Structure,
     Surprise,
     catch_all_id,
+    evidence_effect,
     leading_leaf,
 )
 
@@ -126,6 +127,55 @@ class QuestionState:
         self.nodes[node.id] = node
         self.refresh_priors()
 
+    @classmethod
+    def restored(
+        cls,
+        *,
+        id: str,
+        text: str,
+        catch_all_reserve: float,
+        playbook: str | None,
+        proposed_seq: int,
+        nodes: list[HypothesisNode],
+        sums: list[int],
+        evidence_count: int,
+        support: dict[str, dict[str, int]],
+    ) -> QuestionState:
+        """A question rebuilt from saved state (see ``fold_codec``): its nodes in proposal
+        order (childless; children are linked here), and the per-node evidence sums.
+
+        The weights are recomputed from the sums, which gives the same bits the fold held: a
+        weight only ever depends on the integer scores (see :meth:`apply`).
+        """
+        if len(sums) != len(nodes):
+            raise ValueError(f"question {id!r}: {len(sums)} sums for {len(nodes)} nodes")
+        question = cls(
+            id=id,
+            text=text,
+            catch_all_reserve=catch_all_reserve,
+            playbook=playbook,
+            proposed_seq=proposed_seq,
+        )
+        for position, node in enumerate(nodes):
+            if node.id in question.nodes or node.children:
+                raise ValueError(f"question {id!r}: node {node.id!r} given twice or with children")
+            if node.parent_id is None:
+                question.top.append(node.id)
+            else:
+                question.nodes[node.parent_id].children.append(node.id)
+            question._index[node.id] = position
+            question.nodes[node.id] = node
+        question._sums = list(sums)
+        question.evidence_count = evidence_count
+        question.support = support
+        question.refresh_priors()
+        return question
+
+    @property
+    def node_sums(self) -> list[int]:
+        """Per node, in index order: the evidence it has seen, relative to the catch-all."""
+        return list(self._sums)
+
     def path(self, node_id: str) -> list[str]:
         """The node and its ancestors, most specific first."""
         chain = []
@@ -205,6 +255,7 @@ class QuestionState:
             leaf_position={leaf: k for k, leaf in enumerate(leaves)},
             catch_all_prior=catch_all,
             leaf_priors=tuple(zip(leaves, log_priors, strict=True)),
+            index=dict(index),
         )
         self.recompute()
 
@@ -213,38 +264,9 @@ class QuestionState:
     def effect(
         self, likelihoods: dict[str, float], otherwise: float, reliability: float
     ) -> EvidenceEffect:
-        """What one piece of evidence does to every leaf, on today's tree.
-
-        Each node takes the likelihood of its nearest named ancestor-or-self: named hypotheses
-        are visited shallow first, so a deeper one overrides its ancestor within its subtree.
-        """
-        structure = self.structure
-        base, base_delta = tempered_log(otherwise, otherwise, reliability)
-        index = self._index
-        named = [index[h] for h in likelihoods if h in index]
-        subtree = structure.subtree
-        if all(len(subtree[node]) == 1 for node in named):
-            # the common case: evidence about leaves, no inheritance to work out
-            corrections = tuple(
-                [
-                    (node, value, delta - base_delta)
-                    for node in named
-                    for value, delta in (
-                        tempered_log(likelihoods[structure.ids[node]], otherwise, reliability),
-                    )
-                ]
-            )
-            return EvidenceEffect(base, base_delta, corrections, structure)
-        if len(named) > 1:
-            named.sort(key=structure.depth.__getitem__)
-        assigned: dict[int, tuple[float, int]] = {}
-        for node in named:
-            value, delta = tempered_log(likelihoods[structure.ids[node]], otherwise, reliability)
-            correction = (value, delta - base_delta)
-            for member in subtree[node]:
-                assigned[member] = correction
-        corrections = tuple([(i, v, d) for i, (v, d) in assigned.items()])
-        return EvidenceEffect(base, base_delta, corrections, structure)
+        """What one piece of evidence does to every leaf, on today's tree (see
+        :func:`~casefile.domain.beliefs.tree.evidence_effect`)."""
+        return evidence_effect(self.structure, likelihoods, otherwise, reliability)
 
     def apply(self, effect: EvidenceEffect, sign: int = 1) -> None:
         """Add (or with ``sign=-1`` remove) one piece of evidence.

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from casefile.domain.beliefs.arithmetic import SCALE
+from casefile.domain.beliefs.arithmetic import SCALE, tempered_log
 
 CATCH_ALL = "catch-all"
 INVERSE_SCALE = 1.0 / SCALE  # exact: SCALE is a power of two
@@ -39,9 +39,30 @@ class Structure:
     leaf_position: dict[int, int]  # node index → its position among the leaves
     catch_all_prior: float
     leaf_priors: tuple[tuple[int, int], ...]  # (leaf, log-prior) pairs, for the hot loop
+    index: dict[str, int]  # node id → its index (``ids`` inverted)
 
     def leaf_key(self, leaf: int) -> str:
         return self.catch_all if leaf == CATCH_ALL_LEAF else self.ids[leaf]
+
+    def path(self, node: int) -> list[str]:
+        """Node ``node`` and its ancestors, most specific first (empty for the catch-all)."""
+        chain: list[str] = []
+        while node >= 0:
+            chain.append(self.ids[node])
+            node = self.parent[node]
+        return chain
+
+    def leaf_keys(self) -> list[str]:
+        return [self.leaf_key(leaf) for leaf in self.leaves]
+
+    def leaves_under(self, hypothesis_id: str) -> list[int]:
+        """Positions (among the leaves) of every leaf in a node's subtree, or of the catch-all
+        for its id; a retired subtree holds none. Raises ``KeyError`` for an unknown id."""
+        position = self.leaf_position
+        if hypothesis_id == self.catch_all:
+            return [k for k, leaf in enumerate(self.leaves) if leaf == CATCH_ALL_LEAF]
+        members = self.subtree[self.index[hypothesis_id]]
+        return sorted(position[m] for m in members if m in position)
 
     def node_confidences(self, probs: tuple[float, ...] | list[float]) -> dict[str, float]:
         """Every node's confidence (a parent is the sum of its subtree), plus the catch-all."""
@@ -145,6 +166,45 @@ def leading_leaf(structure: Structure, confidences: dict[str, float], leader: st
             break
         current = best
     return current
+
+
+def evidence_effect(
+    structure: Structure, likelihoods: dict[str, float], otherwise: float, reliability: float
+) -> EvidenceEffect:
+    """What one piece of evidence does to every leaf of the tree ``structure`` describes.
+
+    Each node takes the likelihood of its nearest named ancestor-or-self: named hypotheses
+    are visited shallow first, so a deeper one overrides its ancestor within its subtree. On an
+    older structure this is what the evidence did to that tree, since a node proposed later
+    inherited its parent's numbers (see :mod:`casefile.domain.beliefs.question`); names the
+    structure does not hold (proposed later) are ignored.
+    """
+    base, base_delta = tempered_log(otherwise, otherwise, reliability)
+    index = structure.index
+    named = [index[h] for h in likelihoods if h in index]
+    subtree = structure.subtree
+    if all(len(subtree[node]) == 1 for node in named):
+        # the common case: evidence about leaves, no inheritance to work out
+        corrections = tuple(
+            [
+                (node, value, delta - base_delta)
+                for node in named
+                for value, delta in (
+                    tempered_log(likelihoods[structure.ids[node]], otherwise, reliability),
+                )
+            ]
+        )
+        return EvidenceEffect(base, base_delta, corrections, structure)
+    if len(named) > 1:
+        named.sort(key=structure.depth.__getitem__)
+    assigned: dict[int, tuple[float, int]] = {}
+    for node in named:
+        value, delta = tempered_log(likelihoods[structure.ids[node]], otherwise, reliability)
+        correction = (value, delta - base_delta)
+        for member in subtree[node]:
+            assigned[member] = correction
+    corrections = tuple([(i, v, d) for i, (v, d) in assigned.items()])
+    return EvidenceEffect(base, base_delta, corrections, structure)
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,9 @@ CATCH_ALL_MARGIN = 1.5
 
 
 @dataclass(frozen=True)
-class Warning:
+class CaseWarning:
+    """One warning, raised at ``seq`` (named so as not to shadow the builtin ``Warning``)."""
+
     code: str
     message: str
     seq: int  # the event at which it was raised
@@ -46,20 +48,23 @@ class Warning:
         }
 
 
+#: The old name, kept while other modules still import it.
+Warning = CaseWarning
+
 WarningKey = tuple[str, str | None, str | None]
 
 
 @dataclass
 class WarningTracker:
-    active: dict[WarningKey, Warning] = field(default_factory=dict)
+    active: dict[WarningKey, CaseWarning] = field(default_factory=dict)
     #: (code, question) → the keys active under it, so clearing a state costs O(1)
     _slots: dict[tuple[str, str | None], set[WarningKey]] = field(default_factory=dict)
     #: the last inputs each state warning was decided on, per question: most events change
     #: neither, and the check is then skipped
     _last_leader_state: dict[str, tuple[str, bool]] = field(default_factory=dict)
     _last_catch_all_state: dict[str, bool] = field(default_factory=dict)
-    _raised: dict[WarningKey, Warning] = field(default_factory=dict)
-    _cleared: dict[WarningKey, Warning] = field(default_factory=dict)
+    _raised: dict[WarningKey, CaseWarning] = field(default_factory=dict)
+    _cleared: dict[WarningKey, CaseWarning] = field(default_factory=dict)
 
     def begin_step(self) -> None:
         if self._raised:
@@ -67,7 +72,7 @@ class WarningTracker:
         if self._cleared:
             self._cleared.clear()
 
-    def end_step(self) -> tuple[tuple[Warning, ...], tuple[Warning, ...]]:
+    def end_step(self) -> tuple[tuple[CaseWarning, ...], tuple[CaseWarning, ...]]:
         """Warnings raised and cleared by the event just folded (one raised and cleared in the
         same event cancels out)."""
         if not self._raised and not self._cleared:
@@ -76,10 +81,42 @@ class WarningTracker:
         cleared = tuple(w for k, w in self._cleared.items() if k not in self.active)
         return raised, cleared
 
-    def all(self) -> list[Warning]:
+    def all(self) -> list[CaseWarning]:
         return sorted(self.active.values(), key=lambda w: (w.seq, w.code))
 
-    def _raise(self, warning: Warning) -> None:
+    # --- saving and restoring (see fold_codec) ---------------------------------------------
+
+    def saved_state(
+        self,
+    ) -> tuple[list[CaseWarning], dict[str, tuple[str, bool]], dict[str, bool]]:
+        """What a restored tracker needs to carry on exactly as this one would: the active
+        warnings in the order they were raised, and the inputs each question's state warnings
+        were last decided on (without them a restored fold would re-raise or miss a change).
+        The per-step raised/cleared sets are scratch, emptied before every event."""
+        return (
+            list(self.active.values()),
+            dict(self._last_leader_state),
+            dict(self._last_catch_all_state),
+        )
+
+    @classmethod
+    def restored(
+        cls,
+        active: list[CaseWarning],
+        last_leader_state: dict[str, tuple[str, bool]],
+        last_catch_all_state: dict[str, bool],
+    ) -> WarningTracker:
+        """The tracker :meth:`saved_state` describes; ``_slots`` is derived from the active
+        warnings, exactly as raising them one by one would have built it."""
+        tracker = cls()
+        for warning in active:
+            tracker.active[warning.key] = warning
+            tracker._slots.setdefault((warning.code, warning.question_id), set()).add(warning.key)
+        tracker._last_leader_state.update(last_leader_state)
+        tracker._last_catch_all_state.update(last_catch_all_state)
+        return tracker
+
+    def _raise(self, warning: CaseWarning) -> None:
         if warning.key not in self.active:
             self.active[warning.key] = warning
             self._slots.setdefault((warning.code, warning.question_id), set()).add(warning.key)
@@ -96,7 +133,7 @@ class WarningTracker:
     def unparsed(self, seq: int, observation: dict[str, Any]) -> None:
         problems = "; ".join(observation.get("problems", [])) or "no reason given"
         self._raise(
-            Warning(
+            CaseWarning(
                 "unparsed",
                 f"output of {observation['probe']} (probe run {observation['probe_run_seq']}) "
                 f"did not parse: {problems}; the raw output is kept",
@@ -108,7 +145,7 @@ class WarningTracker:
     def set_aside(self, seq: int, payload: dict[str, Any]) -> None:
         rule = payload["rule"]
         self._raise(
-            Warning(
+            CaseWarning(
                 "set-aside",
                 f"reading {payload['observation_seq']} set aside by rule "
                 f"{rule['id']} v{rule['version']}: {payload['reason']}",
@@ -141,7 +178,7 @@ class WarningTracker:
             kinds = sorted(kind for kind, n in counts.items() if n > 0)
             text = question.nodes[leader].text
             self._raise(
-                Warning(
+                CaseWarning(
                     "never-measured",
                     f"{text!r} leads on {'/'.join(kinds)} evidence only: never measured",
                     seq,
@@ -159,7 +196,7 @@ class WarningTracker:
         self._last_catch_all_state[question.id] = rising
         if rising:
             self._raise(
-                Warning(
+                CaseWarning(
                     "catch-all-rising",
                     f"'something not yet named' is at {now:.0%} (prior {prior:.0%}): "
                     "the explanation may be something not yet named",

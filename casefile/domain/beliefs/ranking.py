@@ -1,0 +1,227 @@
+"""Triage arithmetic: which probe to run next, ranked by the information it is expected to give.
+
+Rankings read one question's belief — its tree's shape and the leaf probabilities — either as
+the projection holds it now (``seq=None`` or the last seq) or as a step of the trajectory
+captured it (any earlier seq), so replay can rank at every step without refolding. Both give
+the same numbers: a step's snapshot holds the very weights the live question had then.
+Nothing here writes anything; results are recomputed whenever they are shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from casefile.domain.beliefs.arithmetic import entropy_bits, mutual_information_bits, tempered
+from casefile.domain.beliefs.projection import Projection
+from casefile.domain.beliefs.question import QuestionSnapshot, QuestionState
+from casefile.domain.beliefs.tree import CATCH_ALL_LEAF, Structure
+from casefile.domain.rules import Rule
+from casefile.errors import DomainError
+
+COST_ORDER = {"instant": 0, "cheap": 1, "moderate": 2, "expensive": 3}
+
+#: Joint outcome spaces larger than this are not enumerated (the probe is scored on its best
+#: single rule instead); the built-in probes stay far below it.
+MAX_JOINT_OUTCOMES = 20_000
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A probe that some rule can interpret, offered for ranking."""
+
+    probe: str
+    rule: Rule
+    cost: str = "cheap"
+
+
+@dataclass(frozen=True)
+class NextStep:
+    probe: str
+    rule_id: str
+    rule_version: int
+    question_id: str
+    expected_gain_bits: float
+    cost: str
+    load: str
+    rationale: str
+
+
+@dataclass(frozen=True)
+class ProbeStep:
+    """One probe, scored on everything its rules would learn from a single run."""
+
+    probe: str
+    question_id: str
+    expected_gain_bits: float
+    rules: tuple[str, ...]
+    cost: str
+    load: str
+
+
+@dataclass(frozen=True)
+class Belief:
+    """One question's distribution at one step: the tree, its leaves and their probabilities."""
+
+    structure: Structure
+    keys: tuple[str, ...]  # leaf keys, catch-all last
+    probs: tuple[float, ...]
+
+    @classmethod
+    def of(cls, question: QuestionState | QuestionSnapshot) -> Belief:
+        structure = question.structure
+        return cls(structure, tuple(structure.leaf_keys()), tuple(question.probs))
+
+    def paths(self) -> list[list[str]]:
+        """For each leaf, its node and ancestors, most specific first (the catch-all: none)."""
+        structure = self.structure
+        return [[] if leaf == CATCH_ALL_LEAF else structure.path(leaf) for leaf in structure.leaves]
+
+
+def beliefs_at(projection: Projection, seq: int | None = None) -> dict[str, Belief]:
+    """Every question's belief right after event ``seq`` (``None``: now).
+
+    Raises :class:`~casefile.errors.DomainError` for a seq the projection does not hold (past
+    its last event, or before the history a restored projection carries).
+    """
+    if seq is None or seq == projection.last_seq:
+        return {qid: Belief.of(question) for qid, question in projection.questions.items()}
+    step = projection.step_at(seq)
+    if step is None:
+        raise DomainError(_not_held(projection, seq))
+    return {qid: Belief.of(snapshot) for qid, snapshot in step.snapshots.items()}
+
+
+def _not_held(projection: Projection, seq: int) -> str:
+    first = projection.trajectory[0].seq if projection.trajectory else projection.last_seq
+    return f"seq {seq} is not a step of this case as held (steps {first}–{projection.last_seq}" + (
+        f"; folded from a saved state at {projection.base_seq})" if projection.base_seq else ")"
+    )
+
+
+def _table(paths: Sequence[Sequence[str]], rule: Rule) -> list[list[float]]:
+    """P(outcome | leaf) per outcome: the likelihood of the leaf's nearest node the rule
+    names, else the rule's ``otherwise``, tempered by the rule's reliability."""
+    table: list[list[float]] = []
+    for outcome in rule.outcome_names:
+        other = rule.otherwise[outcome]
+        row = []
+        for path in paths:
+            value = other
+            for node in path:
+                if node in rule.likelihoods:
+                    value = rule.likelihoods[node][outcome]
+                    break
+            row.append(tempered(value, other, rule.reliability))
+        table.append(row)
+    return table
+
+
+def outcome_table(
+    question: QuestionState | Structure, keys: Sequence[str], rule: Rule
+) -> list[list[float]]:
+    """P(outcome | leaf) for each outcome of ``rule``, for the leaves ``keys`` of a question's
+    tree (live, or a step's structure), tempered by the rule's reliability."""
+    structure = question.structure if isinstance(question, QuestionState) else question
+    index = structure.index
+    paths = [[] if key == structure.catch_all else structure.path(index[key]) for key in keys]
+    return _table(paths, rule)
+
+
+def rank_next_steps(
+    projection: Projection,
+    candidates: Sequence[Candidate],
+    question_id: str | None = None,
+    *,
+    seq: int | None = None,
+) -> list[NextStep]:
+    """Rank probe + rule pairs by expected reduction in the question's entropy (bits).
+
+    The gain is the mutual information between the rule's outcome and the hypothesis, under the
+    belief held at ``seq`` (``None``: now): a probe whose outcomes are equally likely under
+    every hypothesis scores 0. Ties go to the cheaper probe.
+    """
+    beliefs = beliefs_at(projection, seq)
+    paths: dict[str, list[list[str]]] = {}
+    steps: list[NextStep] = []
+    for candidate in candidates:
+        rule = candidate.rule
+        qid = question_id or rule.question
+        belief = beliefs.get(rule.question)
+        if belief is None or (question_id is not None and rule.question != question_id):
+            continue
+        if rule.question not in paths:
+            paths[rule.question] = belief.paths()
+        gain = mutual_information_bits(belief.probs, _table(paths[rule.question], rule))
+        steps.append(
+            NextStep(
+                probe=candidate.probe,
+                rule_id=rule.id,
+                rule_version=rule.version,
+                question_id=qid,
+                expected_gain_bits=gain,
+                cost=candidate.cost,
+                load=rule.load,
+                rationale=rule.rationale,
+            )
+        )
+    steps.sort(key=lambda s: (-round(s.expected_gain_bits, 12), COST_ORDER.get(s.cost, 9), s.probe))
+    return steps
+
+
+def rank_probes(
+    projection: Projection, candidates: Sequence[Candidate], *, seq: int | None = None
+) -> list[ProbeStep]:
+    """Rank probes by the information all the rules they feed would give together.
+
+    One run of ``nvidia-smi -q`` feeds several rules at once, so its worth is the mutual
+    information between the hypothesis and the *joint* outcome of those rules, taking the
+    outcomes as independent given the hypothesis — the same assumption under which their
+    evidence is multiplied. Never less than its best single rule; ties go to the cheaper probe.
+    Ranked on the belief at ``seq`` (``None``: now).
+    """
+    beliefs = beliefs_at(projection, seq)
+    groups: dict[tuple[str, str], list[Candidate]] = {}
+    for candidate in candidates:
+        if candidate.rule.question in beliefs:
+            groups.setdefault((candidate.probe, candidate.rule.question), []).append(candidate)
+    paths: dict[str, list[list[str]]] = {}
+    steps: list[ProbeStep] = []
+    for (probe, qid), members in groups.items():
+        belief = beliefs[qid]
+        if qid not in paths:
+            paths[qid] = belief.paths()
+        probs = belief.probs
+        tables = [_table(paths[qid], c.rule) for c in members]
+        size = 1
+        for table in tables:
+            size *= len(table)
+        if size <= MAX_JOINT_OUTCOMES:
+            rows: list[list[float]] = [[1.0] * len(probs)]
+            for table in tables:
+                rows = [
+                    [a * b for a, b in zip(row, outcome, strict=True)]
+                    for row in rows
+                    for outcome in table
+                ]
+            gain = mutual_information_bits(probs, rows)
+        else:
+            gain = max(mutual_information_bits(probs, table) for table in tables)
+        needs_load = any(c.rule.load == "under-load" for c in members)
+        steps.append(
+            ProbeStep(
+                probe=probe,
+                question_id=qid,
+                expected_gain_bits=gain,
+                rules=tuple(c.rule.id for c in members),
+                cost=members[0].cost,
+                load="under-load" if needs_load else "any",
+            )
+        )
+    steps.sort(key=lambda s: (-round(s.expected_gain_bits, 12), COST_ORDER.get(s.cost, 9), s.probe))
+    return steps
+
+
+def question_entropy(question: QuestionState | QuestionSnapshot) -> float:
+    """Entropy (bits) of a question's leaf distribution, live or at a step."""
+    return entropy_bits(question.probs)
