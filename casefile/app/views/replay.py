@@ -1,0 +1,202 @@
+"""The replay view: the case event by event, how confidences moved, and where the story went.
+
+``build_replay`` reads the trajectory a fold already made (one snapshot per event) and the
+suggestions the service worked out; it never refolds. ``to_json`` is the README's ``replay
+--json`` shape plus, per step, ``hash`` (of the event), ``text`` (a note's or an action's own
+words; on those steps only) and ``outcome`` (an action's, when it has one); and, beside
+``steps``, ``summary`` (``pivots``, ``leaders`` at the end) and ``names`` (hypothesis id →
+text, catch-alls included).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from casefile.app.views.common import CaseHeader, build_case_header, gc_paused
+from casefile.app.views.names import names_table
+from casefile.app.views.replay_summary import ReplaySummary, summarise_replay
+from casefile.app.views.steps import Suggestion
+from casefile.app.views.summaries import detail, own_text, summarise
+from casefile.app.views.warning_groups import WarningRow, warning_rows
+from casefile.domain.beliefs import Projection, Step
+from casefile.domain.beliefs.projection import SURPRISE_FLAG_BITS
+from casefile.domain.beliefs.question import QuestionSnapshot
+from casefile.domain.beliefs.ranking import ProbeStep
+from casefile.domain.events import Event
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayQuestion:
+    """One question right after one event."""
+
+    leader: str
+    leading_leaf: str
+    pivot: bool
+    previous_leader: str | None
+    confidences: Mapping[str, float]  # a private copy; steps that changed nothing share it
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "leader": self.leader,
+            "leading_leaf": self.leading_leaf,
+            "pivot": self.pivot,
+            "previous_leader": self.previous_leader,
+            "confidences": dict(self.confidences),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayStep:
+    seq: int
+    type: str
+    actor: str
+    when: str
+    hash: str
+    summary: str
+    detail: str | None
+    text: str | None  # note.added / action.taken only
+    outcome: str | None  # action.taken only
+    questions: Mapping[str, ReplayQuestion]
+    changes: Mapping[str, float]  # hypothesis → confidence change this step
+    surprise_bits: float | None
+    unexpected_bits: float | None
+    surprising: bool
+    warnings_raised: tuple[WarningRow, ...]
+    warnings_cleared: tuple[WarningRow, ...]
+    suggestion: Suggestion | None
+
+    def confidence(self, hypothesis_id: str) -> float:
+        """A hypothesis's confidence right after this step (0.0 if no question has it)."""
+        for question in self.questions.values():
+            if hypothesis_id in question.confidences:
+                return float(question.confidences[hypothesis_id])
+        return 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "seq": self.seq,
+            "type": self.type,
+            "actor": self.actor,
+            "when": self.when,
+            "hash": self.hash,
+            "summary": self.summary,
+            "detail": self.detail,
+            "questions": {qid: q.to_json() for qid, q in self.questions.items()},
+            "changes": dict(self.changes),
+            "surprise_bits": self.surprise_bits,
+            "unexpected_bits": self.unexpected_bits,
+            "surprising": self.surprising,
+            "warnings_raised": [w.to_json() for w in self.warnings_raised],
+            "warnings_cleared": [w.to_json() for w in self.warnings_cleared],
+        }
+        if self.text is not None:
+            out["text"] = self.text
+        if self.outcome is not None:
+            out["outcome"] = self.outcome
+        if self.suggestion is not None:
+            out["suggestion"] = self.suggestion.to_json()
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayView:
+    case: CaseHeader
+    steps: tuple[ReplayStep, ...]
+    summary: ReplaySummary
+    names: Mapping[str, str]  # hypothesis id → current text, catch-alls included
+
+    def to_json(self) -> dict[str, Any]:
+        with gc_paused():
+            steps = [s.to_json() for s in self.steps]
+        return {
+            "case": self.case.to_json(),
+            "steps": steps,
+            "summary": self.summary.to_json(),
+            "names": dict(self.names),
+        }
+
+
+def build_replay(
+    projection: Projection,
+    *,
+    upto: int | None = None,
+    suggestions: Mapping[int, ProbeStep] | None = None,
+) -> ReplayView:
+    """Every step of ``projection`` up to seq ``upto``; ``suggestions`` (seq → best probe) are
+    what the service worked out where a "never measured" warning was raised."""
+    wanted = suggestions or {}
+    copies: dict[int, Mapping[str, float]] = {}  # id(snapshot) → its confidences, copied once
+    steps: list[ReplayStep] = []
+    previous: Step | None = None
+    with gc_paused():
+        for step, event in zip(projection.trajectory, projection.events, strict=True):
+            if upto is not None and step.seq > upto:
+                break
+            steps.append(replay_step(step, event, previous, wanted.get(step.seq), copies))
+            previous = step
+    names = names_table(projection)
+    return ReplayView(
+        build_case_header(projection), tuple(steps), summarise_replay(steps, names), names
+    )
+
+
+def _confidences(
+    snap: QuestionSnapshot, copies: dict[int, Mapping[str, float]]
+) -> Mapping[str, float]:
+    copied = copies.get(id(snap))
+    if copied is None:
+        copied = copies[id(snap)] = dict(snap.confidences)
+    return copied
+
+
+def replay_step(
+    step: Step,
+    event: Event,
+    previous: Step | None,
+    best: ProbeStep | None = None,
+    copies: dict[int, Mapping[str, float]] | None = None,
+) -> ReplayStep:
+    """One step; ``copies`` lets the steps of one replay share the confidences of a snapshot
+    that did not change (most steps change nothing)."""
+    copies = {} if copies is None else copies
+    questions: dict[str, ReplayQuestion] = {}
+    changes: dict[str, float] = {}
+    for qid, snap in step.snapshots.items():
+        pivot = step.pivots.get(qid)
+        confidences = _confidences(snap, copies)
+        questions[qid] = ReplayQuestion(
+            snap.leader,
+            snap.leading_leaf,
+            pivot is not None,
+            pivot[0] if pivot else None,
+            confidences,
+        )
+        if qid in step.changed:
+            before = previous.snapshots.get(qid) if previous else None
+            old = before.confidences if before is not None else {}
+            for hid, value in confidences.items():
+                if hid not in old or value != old[hid]:
+                    changes[hid] = value - old.get(hid, 0.0)
+    text, outcome = own_text(event)
+    unexpected = step.unexpected_bits
+    return ReplayStep(
+        seq=step.seq,
+        type=step.type,
+        actor=event.actor,
+        when=event.when,
+        hash=event.hash,
+        summary=summarise(event),
+        detail=detail(event),
+        text=text,
+        outcome=outcome,
+        questions=questions,
+        changes=changes,
+        surprise_bits=step.surprise_bits,
+        unexpected_bits=unexpected,
+        surprising=unexpected is not None and unexpected >= SURPRISE_FLAG_BITS,
+        warnings_raised=warning_rows(step.raised),
+        warnings_cleared=warning_rows(step.cleared),
+        suggestion=None if best is None else Suggestion.of(best),
+    )

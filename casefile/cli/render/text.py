@@ -1,0 +1,32 @@
+"""Small formatting helpers the terminal renderers share: percentages, bars, widths, times."""
+
+from __future__ import annotations
+
+BAR_WIDTH = 20
+
+
+def percent(value: float) -> str:
+    return f"{value * 100:5.1f}%"
+
+
+def fixed(value: float, digits: int = 2) -> str:
+    """``value`` with ``digits`` decimals, never as ``-0.00`` (a rounding error below zero)."""
+    return f"{round(value, digits) + 0.0:.{digits}f}"
+
+
+def bar(value: float) -> str:
+    filled = round(max(0.0, min(1.0, value)) * BAR_WIDTH)
+    return "█" * filled + "·" * (BAR_WIDTH - filled)
+
+
+def short(text: str, width: int = 90) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def under_load(load: str) -> str:
+    return " under load" if load == "under-load" else ""
+
+
+def timestamp(when: str) -> str:
+    return when[:16].replace("T", " ")
