@@ -40,12 +40,40 @@ def test_probes_never_import_paramiko() -> None:
     assert "paramiko" not in loaded and "pynvml" not in loaded
 
 
-def test_cli_help_imports_neither_the_database_nor_ssh() -> None:
-    loaded = modules_after(
+#: What a command that touches no case must not pay for: the database, SSH, the TUI, the
+#: payload models, the graph library and the fold.
+HEAVY = (
+    "sqlalchemy",
+    "sqlmodel",
+    "psycopg",
+    "paramiko",
+    "textual",
+    "pydantic",
+    "networkx",
+    "casefile.store",
+    "casefile.domain.beliefs",
+)
+
+
+def _run_cli(words: list[str]) -> str:
+    return (
         "import contextlib, io\n"
         "from casefile.cli.main import main\n"
-        "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
-        "    main(['--help'])"
+        "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()),"
+        " contextlib.redirect_stderr(io.StringIO()):\n"
+        f"    main({words!r})"
     )
-    for heavy in ("sqlalchemy", "paramiko", "textual"):
-        assert heavy not in loaded
+
+
+def heavy_in(loaded: set[str], heavy: tuple[str, ...] = HEAVY) -> set[str]:
+    return {m for m in loaded for bad in heavy if m == bad or m.startswith(bad + ".")}
+
+
+def test_cli_help_and_version_load_nothing_heavy() -> None:
+    for words in (["--help"], ["--version"], ["status", "--help"], ["probe", "--help"]):
+        assert not heavy_in(modules_after(_run_cli(words))), words
+
+
+def test_commands_without_a_database_do_not_load_one() -> None:
+    loaded = modules_after(_run_cli(["plugins"]))
+    assert not heavy_in(loaded, ("sqlalchemy", "sqlmodel", "psycopg", "paramiko", "textual"))

@@ -1,129 +1,328 @@
-"""The application service: every action a responder takes, over one event store.
+"""The application service: the one door every front end goes through.
 
-The CLI and the terminal UI are thin layers over this class. Each action re-reads the case,
-folds it, lets a domain command decide which events to append, and appends them stating the
-``seq`` it read; if another writer got in first, it re-reads and decides again.
+The CLI, the terminal UI and the report reach the core only through :class:`CaseService`: it
+opens sessions on cases, runs the verbs a responder uses (each decides its events on a folded
+case and appends them, retrying on a lost race), runs probes from typed requests, and builds
+the typed views the front ends render. None of them imports the store, the runners or the
+fold; import-linter contracts in ``pyproject.toml`` hold that.
+
+Verbs that need no belief state (a note, an action) append knowing only the case's head, so
+their cost does not grow with the case. Verbs that need the fold decide on a
+:class:`~casefile.app.session.CaseSession`, which a long-lived front end keeps current by
+folding only new events, and which a one-shot command starts from a stored snapshot.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
+from casefile.app.draft import Draft
+from casefile.app.recording import ProbeRecord, opened_from, rules_for
+from casefile.app.session import RETRIES, CaseSession
+from casefile.app.who import NOW, Who
 from casefile.domain import commands
-from casefile.domain.beliefs import Projection, project
-from casefile.domain.beliefs.views import (
-    Candidate,
-    Decisive,
-    NextStep,
-    ProbeStep,
-    decisive_evidence,
-    rank_next_steps,
-    rank_probes,
-)
-from casefile.domain.catalogue import validate_payload
-from casefile.domain.events import Event, NewEvent, seal
-from casefile.domain.facts import Fact, ParseResult
-from casefile.domain.rules import Applied, Rule, SetAside, evaluate
+from casefile.domain.events import NewEvent
 from casefile.errors import CaseNotFound, ConcurrencyError, DomainError
-from casefile.plugins import Registry
-from casefile.probes.api import Probe
-from casefile.probes.runners.result import RunResult
-from casefile.store.base import EventStore
 
-RETRIES = 8
+if TYPE_CHECKING:
+    from pathlib import Path
 
-
-@dataclass
-class Draft:
-    """Events decided but not yet appended, folded provisionally so later ones can refer to them.
-
-    A probe run, its observation and the evidence rules derive from it are one append: the
-    evidence must name the observation's ``seq``, which the draft predicts.
-    """
-
-    projection: Projection
-    case_id: str
-    events: list[NewEvent] = field(default_factory=list)
-
-    @property
-    def next_seq(self) -> int:
-        return self.projection.last_seq + 1
-
-    def add(self, new: NewEvent) -> int:
-        payload = validate_payload(new.type, new.version, new.payload)
-        normal = NewEvent(new.type, payload, new.actor, new.occurred_at, new.version)
-        seq = self.next_seq
-        provisional = seal(self.case_id, seq, "provisional", normal, recorded_at="")
-        project([provisional], into=self.projection)
-        self.events.append(normal)
-        return seq
-
-
-@dataclass(frozen=True)
-class ProbeRecord:
-    """What recording one probe run appended."""
-
-    probe_run_seq: int
-    observation_seq: int
-    parse: ParseResult
-    evidence_ids: list[str]
-    set_aside: list[str]
-    result: RunResult
-
-
-def opened_from(projection: Projection, question_id: str, playbook_id: str) -> bool:
-    """Whether the case's question was opened from that playbook (any version)."""
-    question = projection.questions.get(question_id)
-    return (
-        question is not None
-        and question.playbook is not None
-        and question.playbook.split("@", 1)[0] == playbook_id
+    from casefile.app.feed import ChangeFeed
+    from casefile.app.library import Imported, Verified
+    from casefile.app.probing import ProbeRequest
+    from casefile.app.views import (
+        CaseRow,
+        EventDetail,
+        HypothesisDetail,
+        LogRow,
+        ReplayView,
+        StatusView,
     )
+    from casefile.domain.beliefs import Projection
+    from casefile.domain.beliefs.views import Candidate, ProbeStep
+    from casefile.domain.events import Event
+    from casefile.domain.facts import ParseResult
+    from casefile.plugins import Registry
+    from casefile.probes.api import Probe
+    from casefile.probes.runners.result import RunResult
+    from casefile.store.base import EventStore
+
+__all__ = ["RETRIES", "CaseService", "ProbeRecord"]
+
+#: How many "never measured" steps of a replay get the suggestion the tool would have made.
+SUGGESTIONS_LIMIT = 20
+#: How many pieces of decisive evidence a status carries: the ones that moved the conclusion
+#: most (a long case has tens of thousands; every one of them is in its hypotheses' details).
+STATUS_DECISIVE = 20
 
 
 class CaseService:
+    """Every action and view over one event store."""
+
     def __init__(self, store: EventStore, registry: Registry | None = None) -> None:
+        if registry is None:
+            from casefile.plugins import Registry
+
+            registry = Registry()
         self.store = store
-        self.registry = registry or Registry()
+        self.registry = registry
+        self._sessions: dict[tuple[str, bool], CaseSession] = {}
+
+    def close(self) -> None:
+        self._sessions.clear()
+        self.store.close()
+
+    def __enter__(self) -> CaseService:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    # --- cases -----------------------------------------------------------------------------
+
+    def resolve(self, reference: str) -> str:
+        """The case id a reference names: exact (one indexed read), else a unique prefix."""
+        from casefile.app.opening import resolve_reference
+
+        if self.store.head(reference)[0] > 0:
+            return reference
+        return resolve_reference(self.store.case_ids(), reference)
+
+    def session(self, case_id: str, *, history: bool = True) -> CaseSession:
+        """The session on a case, kept for this service's lifetime (a TUI's case stays folded).
+
+        ``history=False`` may start from a stored snapshot: the state and its views are the
+        same, but the trajectory covers only events after it (one-shot commands use that).
+        """
+        key = (case_id, history)
+        session = self._sessions.get(key)
+        if session is None:
+            held = self._sessions.get((case_id, True))
+            if not history and held is not None:
+                return held  # a session with the whole history serves every view
+            session = CaseSession(self.store, case_id, history=history)
+            self._sessions[key] = session
+        return session
+
+    def _current(self, case_id: str, *, history: bool) -> Projection:
+        session = self.session(case_id, history=history)
+        session.refresh()
+        return session.projection
+
+    def cases(self, *, with_leaders: bool = False) -> list[CaseRow]:
+        """Every case in the database, oldest first (leaders cost a fold each: opt in)."""
+        from casefile.app.library import list_cases
+        from casefile.app.views import build_case_row
+
+        rows = []
+        for facts in list_cases(self.store):
+            projection = self._current(facts.case_id, history=False) if with_leaders else None
+            rows.append(
+                build_case_row(
+                    facts.case_id,
+                    facts.first,
+                    facts.last.seq,
+                    facts.last.hash,
+                    facts.last.recorded_at,
+                    projection,
+                )
+            )
+        return rows
+
+    def verify(self, case_id: str) -> Verified:
+        from casefile.app.library import verify, verify_directory
+
+        directory = getattr(self.store, "directory", None)
+        if directory is not None:
+            return verify_directory(directory)
+        return verify(self.store, case_id)
+
+    def export(self, case_id: str, directory: str | Path) -> Path:
+        from casefile.app.library import export
+
+        return export(self.store, case_id, directory)
+
+    def import_directory(self, directory: str | Path) -> Imported:
+        from casefile.app.library import import_directory
+
+        return import_directory(self.store, directory)
 
     # --- reading ---------------------------------------------------------------------------
 
-    def events(self, case_id: str, upto: int | None = None) -> list[Event]:
-        events = self.store.load(case_id, upto)
-        if not events:
+    def events(self, case_id: str, *, after: int = 0, upto: int | None = None) -> list[Event]:
+        events = self.store.load(case_id, upto, after=after)
+        if not events and after == 0:
             raise CaseNotFound(f"no case {case_id!r} (see `casefile cases`)")
         return events
 
     def projection(self, case_id: str, upto: int | None = None) -> Projection:
-        return project(self.events(case_id, upto))
+        """The case folded with its whole history (up to ``upto``)."""
+        from casefile.domain.beliefs import project
 
-    def cases(self) -> list[tuple[str, Projection]]:
-        return [(cid, project(self.store.load(cid, 1))) for cid in self.store.case_ids()]
+        if upto is None:
+            return self._current(case_id, history=True)
+        return project(self.events(case_id, upto=upto))
+
+    def candidates(self, projection: Projection) -> list[Candidate]:
+        """Every probe + rule pair that the playbooks opened in this case offer."""
+        from casefile.domain.beliefs.views import Candidate
+
+        probes = self.registry.all_probes()
+        out = []
+        for playbook in self.registry.all_playbooks().values():
+            for rule in playbook.rules:
+                if not opened_from(projection, rule.question, playbook.id):
+                    continue
+                for name in rule.probes:
+                    probe = probes.get(name)
+                    out.append(Candidate(name, rule, probe.cost if probe else "moderate"))
+        return out
+
+    def status(self, case_id: str, upto: int | None = None) -> StatusView:
+        """The hypothesis tree, warnings, ranked next steps and decisive evidence."""
+        from casefile.app.views import build_status
+        from casefile.domain.beliefs.scoring import decisive_at
+        from casefile.domain.beliefs.views import rank_next_steps, rank_probes
+
+        if upto is None:
+            projection = self._current(case_id, history=False)
+        else:
+            projection = self.projection(case_id, upto)
+        offered = self.candidates(projection)
+        return build_status(
+            projection,
+            next_steps=rank_next_steps(projection, offered),
+            best_probes=rank_probes(projection, offered),
+            decisive=decisive_at(projection)[:STATUS_DECISIVE],
+        )
+
+    def replay(self, case_id: str, upto: int | None = None) -> ReplayView:
+        """Every step: how confidences moved, pivots, surprise, warnings, and, where the leader
+        had never been measured, the probe the tool would have suggested at that moment."""
+        from casefile.app.views import build_replay
+
+        projection = self._current(case_id, history=True)
+        return build_replay(
+            projection, upto=upto, suggestions=self.suggestions_when_unmeasured(projection, upto)
+        )
+
+    def suggestions_when_unmeasured(
+        self, projection: Projection, upto: int | None = None, limit: int = SUGGESTIONS_LIMIT
+    ) -> dict[int, ProbeStep]:
+        """The best probe at each step that raised a "never measured" warning, ranked on that
+        step's captured belief (no refold)."""
+        from casefile.domain.beliefs.views import rank_probes
+
+        offered = self.candidates(projection)
+        out: dict[int, ProbeStep] = {}
+        for step in projection.trajectory:
+            if len(out) >= limit or (upto is not None and step.seq > upto):
+                break
+            if any(w.code == "never-measured" for w in step.raised):
+                ranked = rank_probes(projection, offered, seq=step.seq)
+                if ranked:
+                    out[step.seq] = ranked[0]
+        return out
+
+    def log(self, case_id: str) -> list[LogRow]:
+        from casefile.app.views import build_log
+
+        projection = self._current(case_id, history=True)
+        return build_log(projection.events, projection)
+
+    def log_rows(self, case_id: str, events: Sequence[Event]) -> list[LogRow]:
+        """Log rows for events just read (a follower's new ones): no fold needed."""
+        from casefile.app.views import build_log
+
+        session = self._sessions.get((case_id, True)) or self._sessions.get((case_id, False))
+        projection = session.projection if session is not None and session.loaded else None
+        return build_log(list(events), projection)
+
+    def event_detail(self, case_id: str, seq: int) -> EventDetail:
+        """One event in full: raw output, parsed facts, likelihoods, why it was set aside."""
+        from casefile.app.views import build_event_detail
+        from casefile.store.verify import referenced_artifacts
+
+        projection = self._current(case_id, history=True)
+        if not 1 <= seq <= projection.last_seq:
+            raise DomainError(f"case {case_id} has no event {seq} (events 1–{projection.last_seq})")
+        event = projection.events[seq - 1]
+        wanted = set(referenced_artifacts(event))
+        if event.type == "evidence.assessed":
+            run = projection.probe_runs.get(event.payload.get("probe_run_seq") or -1)
+            if run is not None:
+                wanted |= {d for d in (run.get("stdout_artifact"), run.get("stderr_artifact")) if d}
+        blobs = self.store.artifact_digests(wanted) if wanted else {}
+        return build_event_detail(event, projection, blobs)
+
+    def hypothesis_detail(
+        self, case_id: str, hypothesis_id: str, upto: int | None = None
+    ) -> HypothesisDetail:
+        """Why a hypothesis's confidence is what it is: its prior and each evidence, in bits."""
+        from casefile.app.views import build_hypothesis_detail
+        from casefile.domain.beliefs.scoring import contributions, prior_log_odds_bits
+
+        projection = self._current(case_id, history=True)
+        if hypothesis_id not in projection.hypothesis_question and not any(
+            q.catch_all_id == hypothesis_id for q in projection.questions.values()
+        ):
+            raise DomainError(f"no hypothesis {hypothesis_id!r} in case {case_id}")
+        return build_hypothesis_detail(
+            projection,
+            hypothesis_id,
+            contributions=contributions(projection, hypothesis_id, upto),
+            prior_log_odds_bits=prior_log_odds_bits(projection, hypothesis_id),
+        )
+
+    def graph(self, case_id: str, fmt: str) -> str:
+        from casefile.app.graph_export import export_graph
+
+        return export_graph(self._current(case_id, history=True), fmt)
+
+    def follow(
+        self,
+        case_id: str,
+        after_seq: int,
+        after_hash: str,
+        on_notice: Callable[[str], None] | None = None,
+    ) -> ChangeFeed:
+        """A change feed of the events others append after that position (``on_notice`` hears,
+        once, when the feed has to poll instead of being told)."""
+        from casefile.app.feed import ChangeFeed
+
+        return ChangeFeed(
+            self.store, case_id, after_seq=after_seq, after_hash=after_hash, on_notice=on_notice
+        )
+
+    def head(self, case_id: str) -> tuple[int, str]:
+        return self.store.head(case_id)
 
     # --- writing ---------------------------------------------------------------------------
 
     def _execute(
-        self, case_id: str, decide: Callable[[Draft], Any], actor: str, occurred_at: str | None
+        self, case_id: str, decide: Callable[[Draft], Any], who: Who
     ) -> tuple[list[Event], Any]:
-        """Decide events against the current state and append them; retry on a lost race."""
+        return self.session(case_id, history=False).execute(decide, who)
+
+    def _append_at_head(self, case_id: str, event: NewEvent, who: Who) -> Event:
+        """Append one event that needs no belief state, knowing only the head: its cost does
+        not grow with the case."""
+        stamped = NewEvent(event.type, event.payload, who.actor, who.at, event.version)
         for _attempt in range(RETRIES):
-            events = self.store.load(case_id)
-            if not events:
+            seq, _ = self.store.head(case_id)
+            if seq == 0:
                 raise CaseNotFound(f"no case {case_id!r} (see `casefile cases`)")
-            draft = Draft(project(events), case_id)
-            result = decide(draft)
-            stamped = [
-                NewEvent(e.type, e.payload, actor, e.occurred_at or occurred_at, e.version)
-                for e in draft.events
-            ]
             try:
-                return self.store.append(case_id, events[-1].seq, stamped), result
+                return self.store.append(case_id, seq, [stamped])[0]
             except ConcurrencyError:
                 continue
-        raise ConcurrencyError(case_id, events[-1].seq)
+        raise ConcurrencyError(case_id, seq)
+
+    def _one(self, case_id: str, make: Callable[[Projection], NewEvent], who: Who) -> Event:
+        appended, _ = self._execute(case_id, lambda draft: draft.add(make(draft.projection)), who)
+        return appended[0]
 
     def new_case(
         self,
@@ -131,50 +330,32 @@ class CaseService:
         symptom: str | None = None,
         environment: Mapping[str, str] | None = None,
         case_id: str | None = None,
-        actor: str = "user",
-        occurred_at: str | None = None,
+        playbook: str | None = None,
+        who: Who = NOW,
     ) -> str:
         cid = commands.check_case_id(case_id) if case_id else uuid.uuid4().hex[:12]
+        if playbook is not None:
+            self.registry.playbook(playbook)  # an unknown playbook opens no case
         event = commands.open_case(title, symptom, **dict(environment or {}))
+        stamped = NewEvent(event.type, event.payload, who.actor, who.at, event.version)
         try:
-            self.store.append(
-                cid, 0, [NewEvent(event.type, event.payload, actor, occurred_at, event.version)]
-            )
+            self.store.append(cid, 0, [stamped])
         except ConcurrencyError:
             raise DomainError(f"case {cid!r} already exists; choose another --id") from None
+        if playbook is not None:
+            self.open_playbook(cid, playbook, who)
         return cid
 
-    def _one(
-        self,
-        case_id: str,
-        make: Callable[[Projection], NewEvent],
-        actor: str,
-        occurred_at: str | None,
-    ) -> Event:
-        appended, _ = self._execute(
-            case_id, lambda draft: draft.add(make(draft.projection)), actor, occurred_at
-        )
-        return appended[0]
-
-    def note(
-        self, case_id: str, text: str, actor: str = "user", occurred_at: str | None = None
-    ) -> Event:
+    def note(self, case_id: str, text: str, who: Who = NOW) -> Event:
         if not text.strip():
             raise DomainError("a note needs some text")
-        return self._one(
-            case_id, lambda _: NewEvent("note.added", {"text": text}), actor, occurred_at
-        )
+        return self._append_at_head(case_id, NewEvent("note.added", {"text": text}), who)
 
-    def act(
-        self,
-        case_id: str,
-        text: str,
-        outcome: str | None = None,
-        actor: str = "user",
-        occurred_at: str | None = None,
-    ) -> Event:
+    def act(self, case_id: str, text: str, outcome: str | None = None, who: Who = NOW) -> Event:
+        if not text.strip():
+            raise DomainError("an action needs some text")
         payload = {"text": text, **({"outcome": outcome} if outcome else {})}
-        return self._one(case_id, lambda _: NewEvent("action.taken", payload), actor, occurred_at)
+        return self._append_at_head(case_id, NewEvent("action.taken", payload), who)
 
     def conclude(
         self,
@@ -183,8 +364,7 @@ class CaseService:
         root_cause: str | None = None,
         recommendations: Sequence[str] = (),
         lessons: Sequence[str] = (),
-        actor: str = "user",
-        occurred_at: str | None = None,
+        who: Who = NOW,
     ) -> Event:
         def make(p: Projection) -> NewEvent:
             if root_cause is not None and root_cause not in p.hypothesis_question:
@@ -198,7 +378,7 @@ class CaseService:
                 payload["root_cause"] = root_cause
             return NewEvent("case.concluded", payload)
 
-        return self._one(case_id, make, actor, occurred_at)
+        return self._one(case_id, make, who)
 
     def add_question(
         self,
@@ -206,14 +386,10 @@ class CaseService:
         text: str,
         question_id: str | None = None,
         catch_all: float = 0.1,
-        actor: str = "user",
-        occurred_at: str | None = None,
+        who: Who = NOW,
     ) -> str:
         event = self._one(
-            case_id,
-            lambda p: commands.propose_question(p, text, question_id, catch_all),
-            actor,
-            occurred_at,
+            case_id, lambda p: commands.propose_question(p, text, question_id, catch_all), who
         )
         return str(event.payload["question_id"])
 
@@ -225,74 +401,44 @@ class CaseService:
         prior: float,
         hypothesis_id: str | None = None,
         meaning: str | None = None,
-        actor: str = "user",
-        occurred_at: str | None = None,
+        who: Who = NOW,
     ) -> str:
         event = self._one(
             case_id,
             lambda p: commands.propose_hypothesis(p, text, under, prior, hypothesis_id, meaning),
-            actor,
-            occurred_at,
+            who,
         )
         return str(event.payload["hypothesis_id"])
 
     def refine_hypothesis(
-        self,
-        case_id: str,
-        hid: str,
-        text: str,
-        reason: str | None = None,
-        actor: str = "user",
-        occurred_at: str | None = None,
+        self, case_id: str, hid: str, text: str, reason: str | None = None, who: Who = NOW
     ) -> Event:
-        return self._one(
-            case_id, lambda p: commands.refine_hypothesis(p, hid, text, reason), actor, occurred_at
-        )
+        return self._one(case_id, lambda p: commands.refine_hypothesis(p, hid, text, reason), who)
 
-    def retire_hypothesis(
-        self,
-        case_id: str,
-        hid: str,
-        reason: str,
-        actor: str = "user",
-        occurred_at: str | None = None,
-    ) -> Event:
-        return self._one(
-            case_id, lambda p: commands.retire_hypothesis(p, hid, reason), actor, occurred_at
-        )
+    def retire_hypothesis(self, case_id: str, hid: str, reason: str, who: Who = NOW) -> Event:
+        return self._one(case_id, lambda p: commands.retire_hypothesis(p, hid, reason), who)
 
     def reinstate_hypothesis(
-        self,
-        case_id: str,
-        hid: str,
-        reason: str | None = None,
-        actor: str = "user",
-        occurred_at: str | None = None,
+        self, case_id: str, hid: str, reason: str | None = None, who: Who = NOW
     ) -> Event:
-        return self._one(
-            case_id, lambda p: commands.reinstate_hypothesis(p, hid, reason), actor, occurred_at
-        )
+        return self._one(case_id, lambda p: commands.reinstate_hypothesis(p, hid, reason), who)
 
     def assess(
         self,
         case_id: str,
         likelihoods: Mapping[str, float],
         rationale: str,
-        actor: str = "user",
-        occurred_at: str | None = None,
+        who: Who = NOW,
         **options: Any,
     ) -> Event:
         """Record evidence; ``options`` are those of :func:`commands.assess_evidence`."""
         return self._one(
             case_id,
             lambda p: commands.assess_evidence(p, likelihoods, rationale, **options),
-            actor,
-            occurred_at,
+            who,
         )
 
-    def open_playbook(
-        self, case_id: str, playbook_id: str, actor: str = "user", occurred_at: str | None = None
-    ) -> str:
+    def open_playbook(self, case_id: str, playbook_id: str, who: Who = NOW) -> str:
         """Propose a playbook's question and hypothesis tree in the case, as ordinary events."""
         playbook = self.registry.playbook(playbook_id)
 
@@ -319,10 +465,39 @@ class CaseService:
                 )
             return playbook.question_id
 
-        _, qid = self._execute(case_id, decide, actor, occurred_at)
+        _, qid = self._execute(case_id, decide, who)
         return str(qid)
 
     # --- probes ----------------------------------------------------------------------------
+
+    def probe(self, name: str) -> Probe:
+        return self.registry.probe(name)
+
+    def run_probe(
+        self, case_id: str, request: ProbeRequest, who: Who = NOW
+    ) -> Iterator[ProbeRecord]:
+        """Run a probe where the request says and record each host's run as it lands.
+
+        A failed run is recorded like any other (it is data) and its record says why it
+        failed; pasted output takes the time it was taken unless ``who`` says otherwise.
+        """
+        from casefile.app.probing import collect, failure_reason
+
+        probe = self.registry.probe(request.probe)
+        if self.store.head(case_id)[0] == 0:
+            raise CaseNotFound(f"no case {case_id!r} (see `casefile cases`)")
+        for result in collect(probe, request):
+            at = who.when(result.started_at if result.source == "pasted" else None)
+            yield self.record_probe(
+                case_id,
+                probe,
+                result,
+                load=request.load,
+                reconstructed=request.reconstructed,
+                note=request.note,
+                who=Who(who.actor, at),
+                failure=failure_reason(result),
+            )
 
     def record_probe(
         self,
@@ -332,165 +507,41 @@ class CaseService:
         load: str = "unknown",
         reconstructed: bool = False,
         note: str | None = None,
-        actor: str = "user",
-        occurred_at: str | None = None,
+        who: Who = NOW,
         apply_rules: bool = True,
+        failure: str | None = None,
     ) -> ProbeRecord:
-        """Store a run's raw output, its parsed facts, and what the rules make of them.
+        """Store a run's raw output, its parsed facts, and what the rules make of them."""
+        from casefile.app.recording import decide_run, outcome_failure, parse_run
 
-        One append: the probe run, the observation (even when nothing parsed — the raw
-        output is kept and the observation says why), then for each rule of an open playbook
-        that reads this probe either an evidence event or a visible set-aside record.
-        """
         stdout_digest = self.store.put_artifact(result.stdout.encode("utf-8"))
         stderr_digest = (
             self.store.put_artifact(result.stderr.encode("utf-8")) if result.stderr else None
         )
-        parsed = probe.safe_parse(result.stdout)
-        if result.error and not result.stdout:
-            parsed = ParseResult.unparsed(f"no output: {result.error}")
-        conditions: dict[str, Any] = {"load": load, "host": result.host}
-        run_payload: dict[str, Any] = {
-            "probe": probe.name,
-            "argv": list(result.argv),
-            "host": result.host,
-            "source": result.source,
-            "exit_status": result.exit_status,
-            "timed_out": result.timed_out,
-            "started_at": result.started_at,
-            "finished_at": result.finished_at,
-            "duration_s": result.duration_s,
-            "stdout_artifact": stdout_digest,
-            "stderr_artifact": stderr_digest,
-            "error": result.error,
-            "conditions": conditions,
-            "reconstructed": reconstructed,
-            "note": note,
-        }
-        # A run that produced nothing readable gives the rules nothing to judge: no evidence and
-        # no set-aside records for a reading that does not exist (the unparsed warning stands).
-        readable = parsed.parsed and bool(parsed.facts)
-        rules = self._rules_for(probe.name) if apply_rules and readable else []
-
-        def decide(draft: Draft) -> tuple[int, int, list[str], list[str]]:
-            run_seq = draft.add(
-                NewEvent("probe.ran", {k: v for k, v in run_payload.items() if v is not None})
-            )
-            obs_seq = draft.add(
-                NewEvent(
-                    "observation.recorded",
-                    {
-                        "probe_run_seq": run_seq,
-                        "probe": probe.name,
-                        "facts": [fact.to_dict() for fact in parsed.facts],
-                        "parsed": parsed.parsed,
-                        "problems": parsed.problems,
-                        "conditions": conditions,
-                    },
-                )
-            )
-            evidence_ids, set_aside = self._apply_rules(draft, rules, parsed.facts, load, obs_seq)
-            return run_seq, obs_seq, evidence_ids, set_aside
-
-        _, (run_seq, obs_seq, evidence_ids, set_aside) = self._execute(
-            case_id, decide, actor, occurred_at
+        collected = parse_run(
+            probe,
+            result,
+            stdout_digest=stdout_digest,
+            stderr_digest=stderr_digest,
+            load=load,
+            reconstructed=reconstructed,
+            note=note,
+            rules=rules_for(self.registry, probe.name) if apply_rules else [],
         )
-        return ProbeRecord(run_seq, obs_seq, parsed, evidence_ids, set_aside, result)
+        appended, (run_seq, obs_seq, evidence_ids, set_aside) = self._execute(
+            case_id, lambda draft: decide_run(draft, collected), who
+        )
+        return ProbeRecord(
+            run_seq,
+            obs_seq,
+            collected.parsed,
+            evidence_ids,
+            set_aside,
+            result,
+            outcome_failure(collected.parsed, result, failure),
+            tuple(event.seq for event in appended),
+        )
 
-    def _rules_for(self, probe_name: str) -> list[tuple[str, Rule]]:
-        """(playbook id, rule) for every installed rule that reads this probe."""
-        rules: list[tuple[str, Rule]] = []
-        for playbook in self.registry.all_playbooks().values():
-            rules.extend((playbook.id, rule) for rule in playbook.rules_for_probe(probe_name))
-        return rules
-
-    def _apply_rules(
-        self,
-        draft: Draft,
-        rules: Sequence[tuple[str, Rule]],
-        facts: Sequence[Fact],
-        load: str,
-        obs_seq: int,
-    ) -> tuple[list[str], list[str]]:
-        """Apply each rule to a question opened from its own playbook (never to a question that
-        merely shares its id)."""
-        evidence_ids: list[str] = []
-        set_aside: list[str] = []
-        run_seq = draft.projection.observations[obs_seq]["probe_run_seq"]
-        for playbook_id, rule in rules:
-            if not opened_from(draft.projection, rule.question, playbook_id):
-                continue
-            verdict = evaluate(rule, facts, load)
-            if isinstance(verdict, SetAside):
-                draft.add(commands.set_aside(verdict, obs_seq))
-                set_aside.append(rule.id)
-            elif isinstance(verdict, Applied):
-                try:
-                    event = commands.evidence_from_rule(draft.projection, verdict, obs_seq, run_seq)
-                except DomainError:
-                    continue  # none of the hypotheses the rule names are in this case
-                draft.add(event)
-                evidence_ids.append(str(event.payload["evidence_id"]))
-        return evidence_ids, set_aside
-
-    def reapply_rules(self, case_id: str, observation_seq: int, actor: str = "user") -> list[str]:
-        """Run today's rules again over a recorded observation (superseding earlier verdicts)."""
-
-        def decide(draft: Draft) -> list[str]:
-            obs = draft.projection.observations.get(observation_seq)
-            if obs is None:
-                raise DomainError(f"seq {observation_seq} is not an observation of this case")
-            facts = [Fact.from_dict(f) for f in obs["facts"]]
-            load = obs.get("conditions", {}).get("load", "unknown")
-            ids, _ = self._apply_rules(
-                draft, self._rules_for(obs["probe"]), facts, load, observation_seq
-            )
-            return ids
-
-        _, ids = self._execute(case_id, decide, actor, None)
-        return list(ids)
-
-    # --- views -----------------------------------------------------------------------------
-
-    def candidates(self, projection: Projection) -> list[Candidate]:
-        """Every probe + rule pair that the playbooks opened in this case offer."""
-        probes = self.registry.all_probes()
-        out = []
-        for playbook in self.registry.all_playbooks().values():
-            for rule in playbook.rules:
-                if not opened_from(projection, rule.question, playbook.id):
-                    continue
-                for name in rule.probes:
-                    probe = probes.get(name)
-                    out.append(Candidate(name, rule, probe.cost if probe else "moderate"))
-        return out
-
-    def next_steps(self, projection: Projection, limit: int | None = None) -> list[NextStep]:
-        ranked = rank_next_steps(projection, self.candidates(projection))
-        return ranked if limit is None else ranked[:limit]
-
-    def best_probes(self, projection: Projection) -> list[ProbeStep]:
-        return rank_probes(projection, self.candidates(projection))
-
-    def suggestions_when_unmeasured(
-        self, events: Sequence[Event], limit: int = 20
-    ) -> dict[int, ProbeStep]:
-        """The best probe to run at each step where a "never measured" warning was raised.
-
-        This is what the tool would have told the responder at that moment: replay shows it
-        under the warning. Each needs the case as it stood then, so at most ``limit`` are made.
-        """
-        projection = project(events)
-        out: dict[int, ProbeStep] = {}
-        for step in projection.trajectory:
-            if len(out) >= limit:
-                break
-            if any(w.code == "never-measured" for w in step.raised):
-                before = project(events[: step.seq])
-                ranked = self.best_probes(before)
-                if ranked:
-                    out[step.seq] = ranked[0]
-        return out
-
-    def decisive(self, projection: Projection) -> list[Decisive]:
-        return decisive_evidence(projection)
+    def parse(self, probe_name: str, text: str) -> ParseResult:
+        """Parse text with a probe's parser, no case involved."""
+        return self.registry.probe(probe_name).safe_parse(text)

@@ -1,166 +1,173 @@
-"""Commands about whole cases: new, note, act, conclude, cases, log, verify, export, import."""
+"""Commands about whole cases: new, note, act, conclude, cases, log, verify, export, import.
+
+Each is argparse → one service call → text; modules import nothing heavy at import time, so
+``casefile --help`` stays fast.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
-from casefile.app.service import CaseService
-from casefile.app.views import summarise
-from casefile.cli import context
-from casefile.cli.parsing import key_value, who_and_when
-from casefile.domain.beliefs import project
-from casefile.errors import CasefileError, IntegrityError, StoreError
-from casefile.store.casedir import export_case, read_case_dir
-from casefile.store.directory import is_case_dir
-from casefile.store.verify import referenced_artifacts, verify_stored_case
+from casefile.cli.parsing import key_value, who, who_and_when
+
+if TYPE_CHECKING:
+    from casefile.app.service import CaseService
+    from casefile.domain.events import Event
 
 
 def cmd_new(args: argparse.Namespace) -> int:
-    service = CaseService(context.database(args.db), context.registry())
-    case_id = service.new_case(
-        args.title,
-        symptom=args.symptom,
-        environment=dict(args.env or []),
-        case_id=args.id,
-        actor=args.actor,
-        occurred_at=args.at,
-    )
-    if args.playbook:
-        service.open_playbook(case_id, args.playbook, actor=args.actor)
+    from casefile.app.opening import open_service
+
+    with open_service(args.db) as service:
+        case_id = service.new_case(
+            args.title,
+            symptom=args.symptom,
+            environment=dict(args.env or []),
+            case_id=args.id,
+            playbook=args.playbook,
+            who=who(args),
+        )
     print(case_id)
     return 0
 
 
 def cmd_note(args: argparse.Namespace) -> int:
-    opened = context.open_case(args.case, args.db)
-    event = opened.service.note(opened.case_id, args.text, actor=args.actor, occurred_at=args.at)
+    from casefile.app.opening import open_case
+
+    with open_case(args.case, args.db) as opened:
+        event = opened.service.note(opened.case_id, args.text, who(args))
     print(event.seq)
     return 0
 
 
 def cmd_act(args: argparse.Namespace) -> int:
-    opened = context.open_case(args.case, args.db)
-    event = opened.service.act(
-        opened.case_id, args.text, args.outcome, actor=args.actor, occurred_at=args.at
-    )
+    from casefile.app.opening import open_case
+
+    with open_case(args.case, args.db) as opened:
+        event = opened.service.act(opened.case_id, args.text, args.outcome, who(args))
     print(event.seq)
     return 0
 
 
 def cmd_conclude(args: argparse.Namespace) -> int:
-    opened = context.open_case(args.case, args.db)
-    event = opened.service.conclude(
-        opened.case_id,
-        args.summary,
-        root_cause=args.root_cause,
-        recommendations=args.recommend or [],
-        lessons=args.lesson or [],
-        actor=args.actor,
-        occurred_at=args.at,
-    )
+    from casefile.app.opening import open_case
+
+    with open_case(args.case, args.db) as opened:
+        event = opened.service.conclude(
+            opened.case_id,
+            args.summary,
+            root_cause=args.root_cause,
+            recommendations=args.recommend or [],
+            lessons=args.lesson or [],
+            who=who(args),
+        )
     print(event.seq)
     return 0
 
 
 def cmd_cases(args: argparse.Namespace) -> int:
-    store = context.database(args.db)
-    rows = []
-    for case_id in store.case_ids():
-        first = store.load(case_id, 1)
-        head_seq, _ = store.head(case_id)
-        rows.append(
-            {
-                "id": case_id,
-                "title": first[0].payload.get("title", "") if first else "",
-                "opened": first[0].when if first else None,
-                "events": head_seq,
-            }
-        )
+    from casefile.app.opening import open_service
+    from casefile.cli.render import render_cases
+
+    with open_service(args.db) as service:
+        rows = service.cases()
     if args.json:
-        print(json.dumps(rows, indent=2))
-    else:
-        for row in rows:
-            print(
-                f"{row['id']}  {str(row['opened'])[:16]}  {row['events']:>5} events  {row['title']}"
-            )
+        print(json.dumps([row.to_json() for row in rows], indent=2, ensure_ascii=False))
+    elif rows:
+        print(render_cases(rows))
     return 0
 
 
 def cmd_log(args: argparse.Namespace) -> int:
-    opened = context.open_case(args.case, args.db)
-    events = opened.service.events(opened.case_id)
-    projection = project(events)
-    if args.json:
-        print(json.dumps([e.to_dict() for e in events], indent=2, ensure_ascii=False))
-        return 0
-    print(f"Case {projection.case_id}: {projection.title}")
-    for event in events:
-        when = event.when[:16].replace("T", " ")
-        print(f"#{event.seq:<4} {when}  {event.actor:<9} {summarise(event, projection)}")
+    from casefile.app.opening import open_case
+    from casefile.cli.render import render_log
+
+    with open_case(args.case, args.db) as opened:
+        service, case_id = opened.service, opened.case_id
+        if args.follow:
+            return _follow(service, case_id, as_json=args.json)
+        if args.json:
+            events = service.events(case_id)
+            print(json.dumps([e.to_dict() for e in events], indent=2, ensure_ascii=False))
+            return 0
+        print(render_log(service.log(case_id), service.projection(case_id).title, case_id))
+    return 0
+
+
+def _follow(service: CaseService, case_id: str, *, as_json: bool) -> int:
+    """Print every event, then each new one as it arrives, flushed (also into a pipe), until
+    Ctrl-C."""
+    from casefile.cli.render import render_log_row
+
+    def emit(events: list[Event]) -> None:
+        if as_json:
+            for event in events:
+                print(json.dumps(event.to_dict(), ensure_ascii=False), flush=True)
+            return
+        for row in service.log_rows(case_id, events):
+            print(render_log_row(row), flush=True)
+
+    def notice(message: str) -> None:
+        print(f"casefile: {message}", file=sys.stderr, flush=True)
+
+    events = service.events(case_id)
+    emit(events)
+    last = events[-1]
+    try:
+        with service.follow(case_id, last.seq, last.hash, on_notice=notice) as feed:
+            for batch in feed.batches():
+                if isinstance(batch, list):
+                    emit(batch)
+                    continue
+                # The history changed under us: what was printed is no longer the case's.
+                print(f"casefile: error: {batch.message}", file=sys.stderr, flush=True)
+                return 1
+    except KeyboardInterrupt:
+        pass  # Ctrl-C is how a follower stops: not an error
     return 0
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    if is_case_dir(args.case):
-        try:
-            events, _ = read_case_dir(args.case)
-        except CasefileError as error:
-            print(f"casefile: verify failed: {error}", file=sys.stderr)
-            return 1
-        print(f"ok: {len(events)} events, chain and artifacts verify ({args.case})")
-        return 0
-    opened = context.open_case(args.case, args.db)
-    report = verify_stored_case(opened.service.store, opened.case_id)
+    from casefile.app.opening import open_case
+
+    with open_case(args.case, args.db) as opened:
+        report = opened.service.verify(opened.case_id)
     if not report.ok:
         print(f"casefile: verify failed: {report.message}", file=sys.stderr)
         return 1
-    print(
-        f"ok: {report.events} events, {report.artifacts} artifacts verify (case {opened.case_id})"
-    )
+    print(f"ok: {report.message}")
     return 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    opened = context.open_case(args.case, args.db)
-    store = opened.service.store
-    events = opened.service.events(opened.case_id)
-    wanted: set[str] = set()
-    for event in events:
-        wanted |= referenced_artifacts(event)
-    report = verify_stored_case(store, opened.case_id)
-    if not report.ok:
-        raise IntegrityError(f"not exported: {report.message}", seq=report.seq)
-    export_case(events, store.artifact_digests(wanted), args.directory)
+    from casefile.app.opening import open_case
+
+    with open_case(args.case, args.db) as opened:
+        opened.service.export(opened.case_id, args.directory)
     print(args.directory)
     return 0
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    events, artifacts = read_case_dir(args.directory)
-    project(events)  # a case whose events the domain cannot fold is refused before any write
-    store = context.database(args.db)
-    case_id = events[0].case_id
-    if case_id in store.case_ids():
-        # Importing the same case again is harmless; a different case under that id is not.
-        if store.head(case_id) != (events[-1].seq, events[-1].hash):
-            raise StoreError(
-                f"case {case_id} already exists in the database with different events; not imported"
-            )
-        print(f"casefile: case {case_id} is already imported, identical", file=sys.stderr)
-    else:
-        store.import_case(events, artifacts)
-    print(case_id)
+    from casefile.app.opening import open_service
+
+    with open_service(args.db) as service:
+        imported = service.import_directory(args.directory)
+    if imported.already:
+        print(f"casefile: case {imported.case_id} is already imported, identical", file=sys.stderr)
+    print(imported.case_id)
     return 0
 
 
 def register(
     sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
 ) -> None:
-    who = who_and_when()
+    stamp = who_and_when()
 
-    p = sub.add_parser("new", parents=[common, who], help="open a new case; prints its id")
+    p = sub.add_parser("new", parents=[common, stamp], help="open a new case; prints its id")
     p.add_argument("title")
     p.add_argument("--symptom", help="the symptom, with numbers")
     p.add_argument("--env", action="append", type=key_value, metavar="KEY=VALUE")
@@ -168,18 +175,18 @@ def register(
     p.add_argument("--playbook", help="open a playbook's question and hypotheses in the case")
     p.set_defaults(handler=cmd_new)
 
-    p = sub.add_parser("note", parents=[common, who], help="add a note; prints its seq")
+    p = sub.add_parser("note", parents=[common, stamp], help="add a note; prints its seq")
     p.add_argument("case")
     p.add_argument("text")
     p.set_defaults(handler=cmd_note)
 
-    p = sub.add_parser("act", parents=[common, who], help="record an action taken")
+    p = sub.add_parser("act", parents=[common, stamp], help="record an action taken")
     p.add_argument("case")
     p.add_argument("text")
     p.add_argument("--outcome")
     p.set_defaults(handler=cmd_act)
 
-    p = sub.add_parser("conclude", parents=[common, who], help="record the conclusion")
+    p = sub.add_parser("conclude", parents=[common, stamp], help="record the conclusion")
     p.add_argument("case")
     p.add_argument("summary")
     p.add_argument("--root-cause", help="the hypothesis id found to be the cause")
@@ -194,6 +201,13 @@ def register(
     p = sub.add_parser("log", parents=[common], help="the case's events, one line each")
     p.add_argument("case")
     p.add_argument("--json", action="store_true", help="the full events as JSON")
+    p.add_argument(
+        "--follow",
+        "-f",
+        action="store_true",
+        help="keep printing new events as others append them (Ctrl-C to stop); "
+        "with --json, one JSON object per line",
+    )
     p.set_defaults(handler=cmd_log)
 
     p = sub.add_parser("verify", parents=[common], help="check the hash chain and artifacts")

@@ -6,6 +6,7 @@ import argparse
 import math
 from datetime import UTC, datetime
 
+from casefile.app.who import Who
 from casefile.domain.events import format_time
 
 
@@ -77,3 +78,8 @@ def who_and_when() -> argparse.ArgumentParser:
     parent.add_argument("--actor", default="user", help="who did this (default: user)")
     parent.add_argument("--at", type=moment, help="when it happened, if not now (ISO 8601)")
     return parent
+
+
+def who(args: argparse.Namespace) -> Who:
+    """The ``--actor`` / ``--at`` of a recording command, as the one value the service takes."""
+    return Who(args.actor, args.at)

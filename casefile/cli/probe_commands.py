@@ -1,104 +1,62 @@
-"""Commands about probes: run or paste one into a case, parse a file, list plugins."""
+"""Commands about probes: run or paste one into a case, parse a file, list plugins.
+
+``casefile probe`` turns its options into a :class:`~casefile.app.probing.ProbeRequest` and
+hands it to the service, which chooses the runners; it prints each host's record as it lands.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from casefile.app.service import ProbeRecord
-from casefile.cli import context
-from casefile.cli.parsing import moment, positive_seconds
-from casefile.domain.events import utc_now
+from casefile.cli.parsing import moment, positive_seconds, who, who_and_when
 from casefile.errors import RunnerError
-from casefile.plugins import list_plugins
-from casefile.probes.runners.result import RunResult
 
 if TYPE_CHECKING:
+    from casefile.app.probing import ProbeRequest
+    from casefile.app.recording import ProbeRecord
     from casefile.probes.api import Probe
 
 LOADS = ("idle", "under-load", "unknown")
 
 
-def _sample(probe: Probe, window_s: float) -> RunResult:
-    assert probe.sampler is not None
-    started, t0 = utc_now(), time.monotonic()
-    try:
-        output, error = probe.sampler(window_s), None
-    except Exception as exc:  # a sampler failure is data, like a dead host
-        output, error = "", f"{type(exc).__name__}: {exc}"
-    return RunResult(
-        argv=(probe.name, f"--window={window_s:g}"),
-        host="localhost",
-        exit_status=0 if error is None else None,
-        stdout=output,
-        stderr="",
-        started_at=started,
-        finished_at=utc_now(),
-        duration_s=time.monotonic() - t0,
-        error=error,
-        source="sampler",
-    )
+def request_from(args: argparse.Namespace, probe: Probe) -> ProbeRequest:
+    """The probe request the options describe."""
+    from casefile.app.probing import Pasted, ProbeRequest, Sample, Ssh, Where, default_where
 
-
-def collect(args: argparse.Namespace, probe: Probe) -> list[RunResult]:
-    """Run the probe where the arguments say, or take pasted output."""
-    argv = tuple(args.argv) if args.argv else probe.argv
+    argv = tuple(args.argv)
+    where: Where
     if args.paste is not None:
-        from casefile.probes.runners import pasted
-
-        if not argv:
-            raise RunnerError(
-                f"probe {probe.name}: say which command produced the output (-- ARGV)"
-            )
         host = args.host[0] if args.host else "unknown"
-        taken = args.taken_at or utc_now()
         if args.paste == "-":
-            return [pasted.from_stream(argv, sys.stdin, host=host, taken_at=taken)]
-        return [pasted.from_file(argv, args.paste, host=host, taken_at=taken)]
-    if probe.sampler is not None and not args.host and not args.argv:
-        return [_sample(probe, args.window)]
-    if not argv:
-        raise RunnerError(f"probe {probe.name} has no default command: give one after --")
-    if args.host:
-        from casefile.probes.runners.fanout import fan_out
-        from casefile.probes.runners.ssh import SshRunner
-
-        with SshRunner(
-            trust_unknown_host=args.trust_host,
-            known_hosts_path=args.known_hosts,
-            ssh_config_path=args.ssh_config,
+            where = Pasted(text=sys.stdin.read(), host=host, taken_at=args.taken_at)
+        else:
+            where = Pasted(path=Path(args.paste), host=host, taken_at=args.taken_at)
+    elif args.host:
+        where = Ssh(
+            tuple(args.host),
+            trust_host=args.trust_host,
+            known_hosts=args.known_hosts,
+            ssh_config=args.ssh_config,
             connect_timeout_s=args.connect_timeout,
-        ) as ssh:
-            runners = [ssh.target(host) for host in args.host]
-            return fan_out(runners, argv, timeout_s=args.timeout)
-    from casefile.probes.runners.local import LocalRunner
-
-    return [LocalRunner().run(argv, timeout_s=args.timeout)]
-
-
-def failure(result: RunResult) -> str | None:
-    """Why a run failed, as one line for stderr; None when the command ran and exited 0."""
-    if result.error:
-        reason = result.error
-        if result.error_kind == "host_key_unknown":
-            # The runner's advice names its Python API; on the command line it is a flag.
-            reason = reason.split("; check the fingerprint", 1)[0] + (
-                "; check the fingerprint with the host's owner, then rerun with --trust-host "
-                "to accept it and save it"
-            )
-    elif result.timed_out:
-        reason = f"timed out after {result.duration_s:.1f}s"
-    elif result.exit_status not in (0, None):  # None: pasted output, whose status is unknown
-        program = result.argv[0] if result.argv else "the command"
-        reason = f"{program} exited with status {result.exit_status} (the run is recorded)"
+        )
     else:
-        return None
-    return " ".join(reason.split())
+        where = default_where(probe, argv)
+        if isinstance(where, Sample):
+            where = Sample(args.window)
+    return ProbeRequest(
+        probe=probe.name,
+        where=where,
+        argv=argv,
+        load=args.load,
+        timeout_s=args.timeout,
+        reconstructed=args.reconstructed,
+        note=args.note,
+    )
 
 
 def describe(record: ProbeRecord) -> str:
@@ -115,29 +73,17 @@ def describe(record: ProbeRecord) -> str:
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
-    opened = context.open_case(args.case, args.db)
-    probe = opened.service.registry.probe(args.probe)
+    from casefile.app.opening import open_case
+
     failures = 0
-    for result in collect(args, probe):
-        record = opened.service.record_probe(
-            opened.case_id,
-            probe,
-            result,
-            load=args.load,
-            reconstructed=args.reconstructed,
-            note=args.note,
-            actor=args.actor,
-            occurred_at=args.at or (result.started_at if result.source == "pasted" else None),
-        )
-        print(describe(record))
-        reason = failure(result)
-        if reason is None and not record.parse.parsed:
-            # a sampler that could not start, or output of another tool: nothing was learned
-            why = "; ".join(record.parse.problems[:1]) or "no reason given"
-            reason = f"output did not parse: {why} (the raw output is recorded)"
-        if reason is not None:  # recorded all the same: a failed run is data
-            failures += 1
-            print(f"casefile: {result.host}: {reason}", file=sys.stderr)
+    with open_case(args.case, args.db) as opened:
+        service = opened.service
+        request = request_from(args, service.probe(args.probe))
+        for record in service.run_probe(opened.case_id, request, who(args)):
+            print(describe(record), flush=True)
+            if record.failure is not None:  # recorded all the same: a failed run is data
+                failures += 1
+                print(f"casefile: {record.result.host}: {record.failure}", file=sys.stderr)
     return 1 if failures else 0
 
 
@@ -155,26 +101,19 @@ def _probe_checks(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespa
 
 
 def cmd_parse(args: argparse.Namespace) -> int:
-    probe = context.registry().probe(args.probe)
+    from casefile.app.opening import registry
+    from casefile.app.probing import parse_output
+
     try:
         with open(args.file, encoding="utf-8", errors="replace") as handle:
             text = handle.read()
     except OSError as error:
         raise RunnerError(f"cannot read {args.file}: {error.strerror}") from None
-    result = probe.safe_parse(text)
+    result = parse_output(registry(), args.probe, text)
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "probe": probe.name,
-                    "parsed": result.parsed,
-                    "facts": [f.to_dict() for f in result.facts],
-                    "problems": result.problems,
-                },
-                indent=2,
-                ensure_ascii=False,
-            )
-        )
+        facts = [f.to_dict() for f in result.facts]
+        shape = {"probe": args.probe, "parsed": result.parsed, "facts": facts}
+        print(json.dumps({**shape, "problems": result.problems}, indent=2, ensure_ascii=False))
     else:
         for fact in result.facts:
             unit = f" {fact.unit}" if fact.unit else ""
@@ -182,17 +121,21 @@ def cmd_parse(args: argparse.Namespace) -> int:
         for problem in result.problems:
             print(f"problem: {problem}", file=sys.stderr)
     if not result.parsed:
-        print(f"casefile: {args.file} did not parse as {probe.name}", file=sys.stderr)
+        print(f"casefile: {args.file} did not parse as {args.probe}", file=sys.stderr)
         return 1
     return 0
 
 
 def cmd_plugins(args: argparse.Namespace) -> int:
+    from casefile.plugins import list_plugins
+
     infos = list_plugins()
     if args.check:
-        registry = context.registry()
-        registry.all_probes()
-        registry.all_playbooks()
+        from casefile.app.opening import registry
+
+        found = registry()
+        found.all_probes()
+        found.all_playbooks()
     for info in infos:
         kind = info.group.split(".")[-1].rstrip("s")
         print(f"{kind:<9} {info.name:<22} {info.target:<44} {info.distribution or ''}")
@@ -204,7 +147,7 @@ def register(
 ) -> None:
     p = sub.add_parser(
         "probe",
-        parents=[common],
+        parents=[common, who_and_when()],
         help="run a probe (locally, over SSH, or from pasted output) and record it",
         usage="casefile probe CASE PROBE [options] [-- COMMAND ARG…]",
         description="Run PROBE and record its output, facts and what the rules make of them. "
@@ -219,7 +162,10 @@ def register(
     p.add_argument("--paste", metavar="FILE", help="take output captured elsewhere ('-': stdin)")
     p.add_argument("--taken-at", type=moment, help="when pasted output was taken (ISO 8601)")
     p.add_argument(
-        "--timeout", type=positive_seconds, default=60.0, help="command timeout, seconds"
+        "--timeout",
+        type=positive_seconds,
+        default=None,
+        help="command timeout, seconds (default: the probe's own, e.g. 600 for nccl-tests)",
     )
     p.add_argument(
         "--connect-timeout", type=positive_seconds, default=10.0, help="SSH connect timeout"
@@ -232,8 +178,6 @@ def register(
     )
     p.add_argument("--reconstructed", action="store_true", help="output rebuilt, not captured")
     p.add_argument("--note", help="a remark stored with the probe run")
-    p.add_argument("--actor", default="user")
-    p.add_argument("--at", type=moment, help="when it happened, if not now")
     p.set_defaults(handler=cmd_probe, validate=_probe_checks(p))
 
     p = sub.add_parser("parse", help="parse a file with a probe's parser (no case)")

@@ -1,76 +1,88 @@
-"""Commands about reasoning: questions, hypotheses, evidence, status, replay, graph, playbooks."""
+"""Commands about reasoning: questions, hypotheses, evidence, status, replay, graph, playbooks.
+
+Each is argparse → one service call → text; nothing heavy is imported until a command runs.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 
-from casefile.app.graph_export import FORMATS, export_graph
-from casefile.app.views import replay_view, status_view
-from casefile.cli import context
-from casefile.cli.parsing import event_seq, likelihood, probability, who_and_when
-from casefile.cli.render import render_replay, render_status
-from casefile.domain.beliefs import project
-from casefile.domain.commands import KINDS
+from casefile.cli.parsing import event_seq, likelihood, probability, who, who_and_when
+from casefile.domain.kinds import KINDS
 from casefile.errors import CasefileError
+
+#: the graph formats (casefile.app.graph_export.FORMATS; a test keeps the two equal)
+GRAPH_FORMATS = ("dot", "graphml", "mermaid")
 
 
 def cmd_question_add(args: argparse.Namespace) -> int:
-    opened = context.open_case(args.case, args.db)
-    print(
-        opened.service.add_question(
-            opened.case_id,
-            args.text,
-            args.id,
-            args.catch_all,
-            actor=args.actor,
-            occurred_at=args.at,
+    from casefile.app.opening import open_case
+
+    with open_case(args.case, args.db) as opened:
+        print(
+            opened.service.add_question(
+                opened.case_id, args.text, args.id, args.catch_all, who(args)
+            )
         )
-    )
     return 0
 
 
 def cmd_hypothesis_add(args: argparse.Namespace) -> int:
-    opened = context.open_case(args.case, args.db)
-    print(
-        opened.service.add_hypothesis(
-            opened.case_id,
-            args.text,
-            args.under,
-            args.prior,
-            args.id,
-            args.meaning,
-            actor=args.actor,
-            occurred_at=args.at,
+    from casefile.app.opening import open_case
+
+    with open_case(args.case, args.db) as opened:
+        print(
+            opened.service.add_hypothesis(
+                opened.case_id, args.text, args.under, args.prior, args.id, args.meaning, who(args)
+            )
         )
-    )
     return 0
 
 
 def cmd_hypothesis_refine(args: argparse.Namespace) -> int:
-    opened = context.open_case(args.case, args.db)
-    event = opened.service.refine_hypothesis(
-        opened.case_id, args.hypothesis, args.text, args.because, actor=args.actor
-    )
+    from casefile.app.opening import open_case
+
+    with open_case(args.case, args.db) as opened:
+        event = opened.service.refine_hypothesis(
+            opened.case_id, args.hypothesis, args.text, args.because, who(args)
+        )
     print(event.seq)
     return 0
 
 
 def cmd_hypothesis_retire(args: argparse.Namespace) -> int:
-    opened = context.open_case(args.case, args.db)
-    event = opened.service.retire_hypothesis(
-        opened.case_id, args.hypothesis, args.because, actor=args.actor
-    )
+    from casefile.app.opening import open_case
+
+    with open_case(args.case, args.db) as opened:
+        event = opened.service.retire_hypothesis(
+            opened.case_id, args.hypothesis, args.because, who(args)
+        )
     print(event.seq)
     return 0
 
 
 def cmd_hypothesis_reinstate(args: argparse.Namespace) -> int:
-    opened = context.open_case(args.case, args.db)
-    event = opened.service.reinstate_hypothesis(
-        opened.case_id, args.hypothesis, args.because, actor=args.actor
-    )
+    from casefile.app.opening import open_case
+
+    with open_case(args.case, args.db) as opened:
+        event = opened.service.reinstate_hypothesis(
+            opened.case_id, args.hypothesis, args.because, who(args)
+        )
     print(event.seq)
+    return 0
+
+
+def cmd_hypothesis_show(args: argparse.Namespace) -> int:
+    from casefile.app.opening import open_case
+    from casefile.cli.render import render_hypothesis_detail
+
+    with open_case(args.case, args.db) as opened:
+        view = opened.service.hypothesis_detail(opened.case_id, args.hypothesis, args.to)
+    if args.json:
+        print(json.dumps(view.to_json(), indent=2, ensure_ascii=False))
+    else:
+        print(render_hypothesis_detail(view))
     return 0
 
 
@@ -88,89 +100,92 @@ def likelihoods(pairs: list[tuple[str, float]]) -> dict[str, float]:
 
 
 def cmd_evidence_add(args: argparse.Namespace) -> int:
+    from casefile.app.opening import open_case
+
     table = likelihoods(args.likelihood)
-    opened = context.open_case(args.case, args.db)
-    event = opened.service.assess(
-        opened.case_id,
-        table,
-        args.because,
-        actor=args.actor,
-        occurred_at=args.at,
-        otherwise=args.otherwise,
-        kind=args.kind,
-        reliability=args.reliability,
-        probe_run_seq=args.probe_run,
-        observation_seq=args.observation,
-        supersedes=args.supersedes,
-        evidence_id=args.id,
-    )
+    with open_case(args.case, args.db) as opened:
+        event = opened.service.assess(
+            opened.case_id,
+            table,
+            args.because,
+            who(args),
+            otherwise=args.otherwise,
+            kind=args.kind,
+            reliability=args.reliability,
+            probe_run_seq=args.probe_run,
+            observation_seq=args.observation,
+            supersedes=args.supersedes,
+            evidence_id=args.id,
+        )
     print(event.payload["evidence_id"])
     return 0
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    opened = context.open_case(args.case, args.db)
-    projection = opened.service.projection(opened.case_id, args.to)
-    service = opened.service
-    view = status_view(
-        projection,
-        service.next_steps(projection),
-        service.decisive(projection),
-        service.best_probes(projection),
-    )
+    from casefile.app.opening import open_case
+    from casefile.cli.render import render_status
+
+    with open_case(args.case, args.db) as opened:
+        view = opened.service.status(opened.case_id, args.to)
     if args.json:
-        print(json.dumps(view, indent=2, ensure_ascii=False))
+        print(json.dumps(view.to_json(), indent=2, ensure_ascii=False))
     else:
         print(render_status(view))
     return 0
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    opened = context.open_case(args.case, args.db)
-    events = opened.service.events(opened.case_id)
-    projection = project(events)
-    view = replay_view(projection, args.to)
-    suggestions = opened.service.suggestions_when_unmeasured(events)
-    for step in view["steps"]:
-        best = suggestions.get(step["seq"])
-        if best is not None:
-            step["suggestion"] = {
-                "probe": best.probe,
-                "expected_gain_bits": best.expected_gain_bits,
-                "rules": list(best.rules),
-                "load": best.load,
-            }
+    from casefile.app.opening import open_case
+    from casefile.cli.render import render_replay
+
+    with open_case(args.case, args.db) as opened:
+        view = opened.service.replay(opened.case_id, args.to)
     if args.json:
-        print(json.dumps(view, indent=2, ensure_ascii=False))
-        return 0
-    names = {}
-    for question in projection.questions.values():
-        names[question.catch_all_id] = "something not yet named"
-        names.update({hid: node.text for hid, node in question.nodes.items()})
-    print(render_replay(view, names))
+        # One line: a replay is thousands of steps, and an indent would send it through
+        # json's pure-Python encoder, three times slower than the C one.
+        print(json.dumps(view.to_json(), ensure_ascii=False))
+    else:
+        print(render_replay(view))
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from casefile.app.opening import open_case
+    from casefile.cli.render import render_event_detail
+
+    with open_case(args.case, args.db) as opened:
+        view = opened.service.event_detail(opened.case_id, args.seq)
+    if args.json:
+        print(json.dumps(view.to_json(), indent=2, ensure_ascii=False))
+    else:
+        print(render_event_detail(view))
     return 0
 
 
 def cmd_graph(args: argparse.Namespace) -> int:
-    opened = context.open_case(args.case, args.db)
-    print(export_graph(opened.service.projection(opened.case_id), args.format), end="")
+    from casefile.app.opening import open_case
+
+    with open_case(args.case, args.db) as opened:
+        print(opened.service.graph(opened.case_id, args.format), end="")
     return 0
 
 
 def cmd_playbook_open(args: argparse.Namespace) -> int:
-    opened = context.open_case(args.case, args.db)
-    print(opened.service.open_playbook(opened.case_id, args.playbook, actor=args.actor))
+    from casefile.app.opening import open_case
+
+    with open_case(args.case, args.db) as opened:
+        print(opened.service.open_playbook(opened.case_id, args.playbook, who(args)))
     return 0
 
 
 def register(
     sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
 ) -> None:
-    who = who_and_when()
+    stamp = who_and_when()
 
     question = sub.add_parser("question", help="questions a case asks")
     qsub = question.add_subparsers(dest="action", required=True, metavar="ACTION")
-    p = qsub.add_parser("add", parents=[common, who], help="propose a question; prints its id")
+    p = qsub.add_parser("add", parents=[common, stamp], help="propose a question; prints its id")
     p.add_argument("case")
     p.add_argument("text")
     p.add_argument("--id")
@@ -179,7 +194,7 @@ def register(
 
     hyp = sub.add_parser("hypothesis", help="propose, refine, retire or reinstate hypotheses")
     hsub = hyp.add_subparsers(dest="action", required=True, metavar="ACTION")
-    p = hsub.add_parser("add", parents=[common, who], help="propose a hypothesis; prints its id")
+    p = hsub.add_parser("add", parents=[common, stamp], help="propose a hypothesis; prints its id")
     p.add_argument("case")
     p.add_argument("text")
     p.add_argument("--under", required=True, help="question id, or parent hypothesis id")
@@ -187,26 +202,34 @@ def register(
     p.add_argument("--id")
     p.add_argument("--meaning", help="one line: what would be true if this is the answer")
     p.set_defaults(handler=cmd_hypothesis_add)
-    p = hsub.add_parser("refine", parents=[common, who], help="reword a hypothesis")
+    p = hsub.add_parser("refine", parents=[common, stamp], help="reword a hypothesis")
     p.add_argument("case")
     p.add_argument("hypothesis")
     p.add_argument("text")
     p.add_argument("--because")
     p.set_defaults(handler=cmd_hypothesis_refine)
-    p = hsub.add_parser("retire", parents=[common, who], help="retire a hypothesis (with reason)")
+    p = hsub.add_parser("retire", parents=[common, stamp], help="retire a hypothesis (with reason)")
     p.add_argument("case")
     p.add_argument("hypothesis")
     p.add_argument("--because", required=True)
     p.set_defaults(handler=cmd_hypothesis_retire)
-    p = hsub.add_parser("reinstate", parents=[common, who], help="reinstate a retired hypothesis")
+    p = hsub.add_parser("reinstate", parents=[common, stamp], help="reinstate a retired hypothesis")
     p.add_argument("case")
     p.add_argument("hypothesis")
     p.add_argument("--because")
     p.set_defaults(handler=cmd_hypothesis_reinstate)
+    p = hsub.add_parser(
+        "show", parents=[common], help="why a hypothesis's confidence is what it is"
+    )
+    p.add_argument("case")
+    p.add_argument("hypothesis")
+    p.add_argument("--to", type=event_seq, metavar="SEQ", help="as it stood after event SEQ")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_hypothesis_show)
 
     ev = sub.add_parser("evidence", help="assess evidence")
     esub = ev.add_subparsers(dest="action", required=True, metavar="ACTION")
-    p = esub.add_parser("add", parents=[common, who], help="record evidence; prints its id")
+    p = esub.add_parser("add", parents=[common, stamp], help="record evidence; prints its id")
     p.add_argument("case")
     p.add_argument(
         "--likelihood",
@@ -238,14 +261,20 @@ def register(
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_replay)
 
+    p = sub.add_parser("show", parents=[common], help="one event in full, with its raw output")
+    p.add_argument("case")
+    p.add_argument("seq", type=event_seq)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_show)
+
     p = sub.add_parser("graph", parents=[common], help="the hypothesis graph")
     p.add_argument("case")
-    p.add_argument("--format", choices=FORMATS, default="dot")
+    p.add_argument("--format", choices=GRAPH_FORMATS, default="dot")
     p.set_defaults(handler=cmd_graph)
 
     pb = sub.add_parser("playbook", help="playbooks")
     psub = pb.add_subparsers(dest="action", required=True, metavar="ACTION")
-    p = psub.add_parser("open", parents=[common, who], help="open a playbook in a case")
+    p = psub.add_parser("open", parents=[common, stamp], help="open a playbook in a case")
     p.add_argument("case")
     p.add_argument("playbook")
     p.set_defaults(handler=cmd_playbook_open)

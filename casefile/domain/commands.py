@@ -14,13 +14,10 @@ from typing import Any
 from casefile.domain.beliefs.projection import MIN_CATCH_ALL_PRIOR, Projection
 from casefile.domain.events import NewEvent
 from casefile.domain.ids import ID_PATTERN
+from casefile.domain.kinds import DEFAULT_RELIABILITY, KINDS
 from casefile.domain.rules import Applied, SetAside
 from casefile.errors import DomainError
 
-#: How far each kind of evidence is trusted unless the assessor says otherwise. A measurement
-#: still gets less than 1: a probe can be misread or taken at the wrong moment.
-DEFAULT_RELIABILITY = {"measured": 0.9, "calculated": 0.6, "reported": 0.5, "assumed": 0.3}
-KINDS = tuple(DEFAULT_RELIABILITY)
 _PRIOR_SLACK = 1e-9
 
 

@@ -23,6 +23,7 @@ from casefile_probes import lspci, smi_q, topo
 from casefile_probes import query_gpu as query
 
 from casefile.app.service import CaseService
+from casefile.app.who import Who
 from casefile.plugins import Registry
 from casefile.probes.runners.pasted import from_text
 from casefile.store.casedir import export_case
@@ -61,10 +62,9 @@ def build(service: CaseService) -> str:
             "source": "reconstructed from two articles about one debugging session",
         },
         case_id=CASE_ID,
-        actor=u,
-        occurred_at=at(0),
+        who=Who(u, at(0)),
     )
-    note = lambda text, who=a: service.note(cid, text, actor=who, occurred_at=at())  # noqa: E731
+    note = lambda text, who=a: service.note(cid, text, who=Who(who, at()))  # noqa: E731
 
     # Segment 0 — the environment.
     note(
@@ -74,8 +74,7 @@ def build(service: CaseService) -> str:
     service.act(
         cid,
         "Deployed GLM-5-NVFP4 with SGLang, tensor parallel across 8 GPUs",
-        actor=a,
-        occurred_at=at(),
+        who=Who(a, at()),
     )
     # Segment 1 — the NaN crash.
     note("Decode crashes with NaN values on SM120 (Blackwell); trying attention backends.")
@@ -83,8 +82,7 @@ def build(service: CaseService) -> str:
         cid,
         "Switched to the trtllm NSA (native sparse attention) backends",
         outcome="decode runs without NaN",
-        actor=a,
-        occurred_at=at(),
+        who=Who(a, at()),
     )
     # Segment 2 — baseline and tuning.
     note(
@@ -95,12 +93,11 @@ def build(service: CaseService) -> str:
         cid,
         "Tuned the server: larger memory fraction, CUDA graphs, MoE runner backends",
         outcome="~200–236 tok/s batched; single stream unchanged at ~11 tok/s",
-        actor=a,
-        occurred_at=at(),
+        who=Who(a, at()),
     )
 
     # The question, with the playbook's hypotheses and priors.
-    service.open_playbook(cid, PLAYBOOK.id, actor=a, occurred_at=at())
+    service.open_playbook(cid, PLAYBOOK.id, who=Who(a, at()))
 
     # The belief "PCIe-bound", built on calculations.
     service.assess(
@@ -115,8 +112,7 @@ def build(service: CaseService) -> str:
         "no NVLink, the assistant calculates that this communication dominates decode.",
         kind="calculated",
         otherwise=0.45,
-        actor=a,
-        occurred_at=at(),
+        who=Who(a, at()),
         evidence_id="calc-allreduce",
     )
     note("Could expert parallelism (EP) improve the PCIe-bound performance?", who=u)
@@ -128,8 +124,7 @@ def build(service: CaseService) -> str:
         "EP8 offers no advantage — communication stays the assumed limit.",
         kind="calculated",
         otherwise=0.5,
-        actor=a,
-        occurred_at=at(),
+        who=Who(a, at()),
         evidence_id="calc-ep",
     )
     note("Yeah you're right, can't do full duplicated EP load balancing.", who=u)
@@ -140,8 +135,7 @@ def build(service: CaseService) -> str:
         'limited by PCIe all-reduce latency across 78 layers × 8 GPUs."',
         kind="reported",
         otherwise=0.4,
-        actor=a,
-        occurred_at=at(),
+        who=Who(a, at()),
         evidence_id="belief-assistant",
     )
     note("Checked the remaining server-side tuning knobs.")
@@ -153,8 +147,7 @@ def build(service: CaseService) -> str:
         "now share the belief; nothing has measured the links.",
         kind="reported",
         otherwise=0.4,
-        actor=u,
-        occurred_at=at(),
+        who=Who(u, at()),
         evidence_id="belief-user",
     )
 
@@ -171,8 +164,7 @@ def build(service: CaseService) -> str:
         "lose peer-to-peer, which makes every collective slower.",
         kind="reported",
         otherwise=0.45,
-        actor=u,
-        occurred_at=at(),
+        who=Who(u, at()),
         evidence_id="vm-reported",
     )
 
@@ -289,8 +281,7 @@ def build(service: CaseService) -> str:
             "Measure a suspected bottleneck under load before building on it.",
             "A reading taken at idle says nothing about what limits decode.",
         ],
-        actor=a,
-        occurred_at=at(),
+        who=Who(a, at()),
     )
     return cid
 
@@ -311,7 +302,7 @@ def record(
     assert isinstance(probe, Probe)
     result = from_text(argv, text, host=HOST, taken_at=when)
     service.record_probe(
-        cid, probe, result, load=load, reconstructed=True, note=note, actor=actor, occurred_at=when
+        cid, probe, result, load=load, reconstructed=True, note=note, who=Who(actor, when)
     )
 
 

@@ -88,7 +88,7 @@ def test_rules_apply_only_to_questions_opened_from_their_playbook() -> None:
     svc.add_hypothesis(case, "compute-bound", "throughput", 0.5, "compute-launch")
     record = svc.record_probe(case, query_gpu.PROBE, paste(UNDER_LOAD), load="under-load")
     assert record.evidence_ids == [] and record.set_aside == []
-    assert svc.next_steps(svc.projection(case)) == []
+    assert svc.status(case).next_steps == ()
 
 
 def test_a_fact_that_cannot_be_stored_is_dropped_and_the_raw_output_kept() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from casefile.cli import context
+from casefile.app import opening
 from casefile.cli.main import main
 from casefile.plugins import Registry
 from casefile.probes.api import Probe
@@ -78,7 +78,7 @@ def cli(
 ) -> CLI:
     """Run `casefile ARGS…` in-process against a fresh SQLite database and `cli_registry`."""
     monkeypatch.setenv("CASEFILE_DB", f"sqlite:///{tmp_path / 'cli.db'}")
-    monkeypatch.setattr(context, "registry", lambda: cli_registry)
+    monkeypatch.setattr(opening, "registry", lambda: cli_registry)
 
     def run(*args: str) -> Outcome:
         capsys.readouterr()

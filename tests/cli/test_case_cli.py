@@ -22,9 +22,11 @@ def test_new_note_log_cases(cli: CLI) -> None:
     assert log[1]["actor"] == "alice"
     assert "note: first look" in cli("log", case_id).out
     cases = json.loads(cli("cases", "--json").out)
-    assert cases == [
+    # the README's keys, exactly; the typed row adds more beside them
+    assert [{k: c[k] for k in ("id", "title", "opened", "events")} for c in cases] == [
         {"id": case_id, "title": "Slow decode", "opened": log[0]["recorded_at"], "events": 3}
     ]
+    assert cases[0]["head_hash"] == log[-1]["hash"]
 
 
 def test_export_import_round_trip_and_directory_as_case(cli: CLI, tmp_path: Path) -> None:

@@ -157,3 +157,10 @@ def test_a_fresh_question_has_entropy_0_00_not_minus_0_00(cli: CLI, case: str) -
     cli("question", "add", case, "Anything yet?", "--id", "q")
     out = cli("status", case).out
     assert "entropy 0.00 bits" in out and "-0.00" not in out
+
+
+def test_graph_format_choices_are_the_exporters() -> None:
+    from casefile.app.graph_export import FORMATS
+    from casefile.cli.reasoning_commands import GRAPH_FORMATS
+
+    assert GRAPH_FORMATS == FORMATS

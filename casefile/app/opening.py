@@ -1,0 +1,113 @@
+"""Opening what a front end names: the database, a case by id, prefix or directory, plugins.
+
+This is the composition root every front end shares (the CLI today, the TUI and the report
+next): it picks the store for a reference and builds the :class:`CaseService` over it, so no
+front end ever constructs a store itself. A CASE reference is a case id in the database (a
+unique prefix will do) or a path to a case directory, which is then read and written in place
+without importing it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from casefile.errors import CaseNotFound
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+    from casefile.app.service import CaseService
+    from casefile.plugins import Registry
+    from casefile.store.base import EventStore
+
+
+def report_broken_plugin(name: str, message: str) -> None:
+    print(f"casefile: warning: plugin {name} failed to load: {message}", file=sys.stderr)
+
+
+def registry() -> Registry:
+    """The installed plugins, discovered lazily (a broken one is reported, the rest work)."""
+    from casefile.plugins import Registry
+
+    return Registry.discover(on_broken=report_broken_plugin)
+
+
+def database(db: str | None) -> EventStore:
+    """The database store for ``--db`` (or ``CASEFILE_DB``, or the default SQLite file)."""
+    # SQLAlchemy takes a third of a second to import: only commands that use a database pay.
+    from casefile.store.database import resolve_url
+    from casefile.store.sql import SqlEventStore
+
+    return SqlEventStore(resolve_url(db))
+
+
+def looks_like_directory(reference: str) -> bool:
+    """Whether ``reference`` names a case directory rather than a case id."""
+    from casefile.store.directory import is_case_dir
+
+    return is_case_dir(reference)
+
+
+def open_service(db: str | None, plugins: Registry | None = None) -> CaseService:
+    """The service over the database, for verbs that name no case yet (new, cases, import)."""
+    from casefile.app.service import CaseService
+
+    return CaseService(database(db), plugins if plugins is not None else registry())
+
+
+@dataclass
+class OpenCase:
+    """A service bound to the store holding one case, and that case's id; close it after use."""
+
+    service: CaseService
+    case_id: str
+    where: str
+
+    def close(self) -> None:
+        self.service.close()
+
+    def __enter__(self) -> OpenCase:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def open_case(reference: str, db: str | None, plugins: Registry | None = None) -> OpenCase:
+    """Resolve a CASE reference: a case directory, an exact case id, or a unique prefix."""
+    from casefile.app.service import CaseService
+
+    found = plugins if plugins is not None else registry()
+    if looks_like_directory(reference):
+        from casefile.store.directory import DirectoryEventStore
+
+        directory = DirectoryEventStore(reference)
+        return OpenCase(CaseService(directory, found), directory.case_id, os.fspath(reference))
+    service = CaseService(database(db), found)
+    try:
+        case_id = service.resolve(reference)
+    except BaseException:
+        service.close()
+        raise
+    return OpenCase(service, case_id, "database")
+
+
+def resolve_reference(ids: list[str], reference: str) -> str:
+    """The one case id that ``reference`` names among ``ids`` (exact, else unique prefix)."""
+    if reference in ids:
+        return reference
+    matches = [cid for cid in ids if cid.startswith(reference)]
+    if len(matches) == 1:
+        return matches[0]
+    if len(matches) > 1:
+        raise CaseNotFound(f"case id {reference!r} is ambiguous: {', '.join(matches[:5])}")
+    hint = f"cases: {', '.join(ids[:8])}" if ids else "the database has no cases"
+    raise CaseNotFound(f"no case {reference!r} and no case directory at that path ({hint})")

@@ -1,0 +1,192 @@
+"""Where a probe runs, from a typed request: locally, over SSH, from pasted output, or sampled.
+
+A front end turns what the user asked for into a :class:`ProbeRequest` (the CLI from its
+options, the TUI from its probe dialog) and the service collects with :func:`collect`, which
+chooses and drives the runners. Results are yielded as each host's lands, so a slow host never
+holds back the others' records and a UI can show one progress line per host.
+
+The probe's own declarations are honoured here: ``timeout_s`` is the default command timeout
+(nccl-tests declares 600 s; a CLI default must not cut it to 60), and ``where`` says which
+runners may carry it (a sampler-only probe cannot be sent over SSH).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from casefile.domain.events import utc_now
+from casefile.errors import RunnerError
+from casefile.probes.runners.result import RunResult
+
+if TYPE_CHECKING:
+    from casefile.domain.facts import ParseResult
+    from casefile.plugins import Registry
+    from casefile.probes.api import Probe
+
+LOADS = ("idle", "under-load", "unknown")
+
+
+@dataclass(frozen=True)
+class Local:
+    """Run on this machine."""
+
+
+@dataclass(frozen=True)
+class Ssh:
+    """Run on each host over SSH, at once (bounded concurrency, per-host timeouts)."""
+
+    hosts: tuple[str, ...]
+    trust_host: bool = False
+    known_hosts: Path | None = None
+    ssh_config: Path | None = None
+    connect_timeout_s: float = 10.0
+
+
+@dataclass(frozen=True)
+class Pasted:
+    """Output captured elsewhere: ``text`` as given, or read from ``path``."""
+
+    text: str | bytes | None = None
+    path: Path | None = None
+    host: str = "unknown"
+    #: when the output was taken (ISO 8601 UTC, stored form); None: now
+    taken_at: str | None = None
+
+
+@dataclass(frozen=True)
+class Sample:
+    """Collect in-process for ``window_s`` seconds with the probe's sampler (NVML)."""
+
+    window_s: float = 2.0
+
+
+Where = Local | Ssh | Pasted | Sample
+
+
+@dataclass(frozen=True)
+class ProbeRequest:
+    """One probe to run somewhere and record, as a dialog or the command line states it."""
+
+    probe: str
+    where: Where = field(default_factory=Local)
+    #: the command to run (or that produced pasted output); empty: the probe's own argv
+    argv: tuple[str, ...] = ()
+    load: str = "unknown"
+    #: None: the probe's declared timeout
+    timeout_s: float | None = None
+    reconstructed: bool = False
+    note: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.load not in LOADS:
+            raise RunnerError(f"load {self.load!r}: use one of {', '.join(LOADS)}")
+
+
+def default_where(probe: Probe, argv: tuple[str, ...]) -> Where:
+    """Where a probe runs when the user said nothing: its sampler if it has one and no command
+    was given, else this machine."""
+    return Sample() if probe.sampler is not None and not argv else Local()
+
+
+#: What to do about a failure, by the runner's ``error_kind``: data, not string surgery on the
+#: runner's message (whose advice names its Python API).
+ADVICE = {
+    "host_key_unknown": "check the fingerprint with the host's owner, then rerun with "
+    "--trust-host to accept it and save it",
+}
+
+
+def failure_reason(result: RunResult) -> str | None:
+    """Why a run failed, as one line; None when the command ran and exited 0 (or was pasted)."""
+    if result.error:
+        reason = result.error
+        advice = ADVICE.get(result.error_kind or "")
+        if advice is not None:
+            reason = reason.split("; check the fingerprint", 1)[0] + "; " + advice
+    elif result.timed_out:
+        reason = f"timed out after {result.duration_s:.1f}s"
+    elif result.exit_status not in (0, None):  # None: pasted output, whose status is unknown
+        program = result.argv[0] if result.argv else "the command"
+        reason = f"{program} exited with status {result.exit_status} (the run is recorded)"
+    else:
+        return None
+    return " ".join(reason.split())
+
+
+def _check_where(probe: Probe, where: Where) -> None:
+    allowed = probe.where
+    needs = {Local: "local", Ssh: "ssh", Pasted: "pasted", Sample: "sampler"}[type(where)]
+    if needs == "sampler":
+        if probe.sampler is None:
+            raise RunnerError(f"probe {probe.name} has no sampler: run a command instead")
+        return
+    if needs == "pasted" and "sampler" in allowed:
+        return  # a sampler's output captured elsewhere reads like any other
+    if needs not in allowed:
+        ways = ", ".join(sorted(allowed))
+        raise RunnerError(f"probe {probe.name} cannot run {needs} (it runs: {ways})")
+
+
+def collect(probe: Probe, request: ProbeRequest) -> Iterator[RunResult]:
+    """Run the request's probe where it says, yielding each host's result as it lands.
+
+    Raises :class:`RunnerError` before running anything when the request cannot be carried
+    out (no command to run, a place the probe cannot run, unreadable pasted output); once
+    running, every failure is a result.
+    """
+    where = request.where
+    _check_where(probe, where)
+    argv = request.argv or probe.argv
+    timeout = request.timeout_s if request.timeout_s is not None else probe.timeout_s
+    if isinstance(where, Sample):
+        from casefile.probes.runners.sampler import sample
+
+        yield sample(probe, where.window_s)
+        return
+    if isinstance(where, Pasted):
+        yield _pasted(probe, argv, where)
+        return
+    if not argv:
+        raise RunnerError(f"probe {probe.name} has no default command: give one after --")
+    if isinstance(where, Ssh):
+        yield from _over_ssh(argv, where, timeout)
+        return
+    from casefile.probes.runners.local import LocalRunner
+
+    yield LocalRunner().run(argv, timeout_s=timeout)
+
+
+def _pasted(probe: Probe, argv: tuple[str, ...], where: Pasted) -> RunResult:
+    from casefile.probes.runners import pasted
+
+    if not argv:
+        raise RunnerError(f"probe {probe.name}: say which command produced the output (-- ARGV)")
+    taken = where.taken_at or utc_now()
+    if where.text is not None:
+        return pasted.from_text(argv, where.text, host=where.host, taken_at=taken)
+    if where.path is None:
+        raise RunnerError("pasted output: give the text or a file to read it from")
+    return pasted.from_file(argv, where.path, host=where.host, taken_at=taken)
+
+
+def _over_ssh(argv: tuple[str, ...], where: Ssh, timeout: float) -> Iterator[RunResult]:
+    from casefile.probes.runners.fanout import fan_out_as_completed
+    from casefile.probes.runners.ssh import SshRunner
+
+    with SshRunner(
+        trust_unknown_host=where.trust_host,
+        known_hosts_path=where.known_hosts,
+        ssh_config_path=where.ssh_config,
+        connect_timeout_s=where.connect_timeout_s,
+    ) as ssh:
+        runners = [ssh.target(host) for host in where.hosts]
+        for _index, result in fan_out_as_completed(runners, argv, timeout_s=timeout):
+            yield result
+
+
+def parse_output(registry: Registry, probe_name: str, text: str) -> ParseResult:
+    """Parse text with a probe's parser, no case involved (``casefile parse``)."""
+    return registry.probe(probe_name).safe_parse(text)

@@ -1,0 +1,179 @@
+"""Recording one probe run: its raw output, its parsed facts, and what the rules make of them.
+
+One append per run: the probe run, the observation (even when nothing parsed: the raw output is
+kept and the observation says why), then, for each rule of an open playbook that reads this
+probe, either an evidence event or a visible set-aside record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from casefile.domain import commands
+from casefile.domain.events import NewEvent
+from casefile.domain.facts import Fact, ParseResult
+from casefile.domain.rules import Applied, Rule, SetAside, evaluate
+from casefile.errors import DomainError
+
+if TYPE_CHECKING:
+    from casefile.app.draft import Draft
+    from casefile.domain.beliefs import Projection
+    from casefile.plugins import Registry
+    from casefile.probes.api import Probe
+    from casefile.probes.runners.result import RunResult
+
+
+@dataclass(frozen=True)
+class ProbeRecord:
+    """What recording one probe run appended, and why it failed if it did."""
+
+    probe_run_seq: int
+    observation_seq: int
+    parse: ParseResult
+    evidence_ids: list[str]
+    set_aside: list[str]
+    result: RunResult
+    #: one line: why the run failed or taught nothing (None when it ran and parsed)
+    failure: str | None = None
+    #: every seq this run appended, in order
+    seqs: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Collected:
+    """A run's output stored and parsed, ready to be decided into events."""
+
+    probe: Probe
+    result: RunResult
+    parsed: ParseResult
+    run_payload: dict[str, Any]
+    conditions: dict[str, Any]
+    rules: list[tuple[str, Rule]]
+
+
+def opened_from(projection: Projection, question_id: str, playbook_id: str) -> bool:
+    """Whether the case's question was opened from that playbook (any version)."""
+    question = projection.questions.get(question_id)
+    return (
+        question is not None
+        and question.playbook is not None
+        and question.playbook.split("@", 1)[0] == playbook_id
+    )
+
+
+def rules_for(registry: Registry, probe_name: str) -> list[tuple[str, Rule]]:
+    """(playbook id, rule) for every installed rule that reads this probe."""
+    rules: list[tuple[str, Rule]] = []
+    for playbook in registry.all_playbooks().values():
+        rules.extend((playbook.id, rule) for rule in playbook.rules_for_probe(probe_name))
+    return rules
+
+
+def parse_run(
+    probe: Probe,
+    result: RunResult,
+    *,
+    stdout_digest: str,
+    stderr_digest: str | None,
+    load: str,
+    reconstructed: bool,
+    note: str | None,
+    rules: list[tuple[str, Rule]],
+) -> Collected:
+    """Parse a run and build the probe run's payload (artifacts already stored)."""
+    parsed = probe.safe_parse(result.stdout)
+    if result.error and not result.stdout:
+        parsed = ParseResult.unparsed(f"no output: {result.error}")
+    conditions: dict[str, Any] = {"load": load, "host": result.host}
+    payload: dict[str, Any] = {
+        "probe": probe.name,
+        "argv": list(result.argv),
+        "host": result.host,
+        "source": result.source,
+        "exit_status": result.exit_status,
+        "timed_out": result.timed_out,
+        "started_at": result.started_at,
+        "finished_at": result.finished_at,
+        "duration_s": result.duration_s,
+        "stdout_artifact": stdout_digest,
+        "stderr_artifact": stderr_digest,
+        "error": result.error,
+        "conditions": conditions,
+        "reconstructed": reconstructed,
+        "note": note,
+    }
+    # A run that produced nothing readable gives the rules nothing to judge: no evidence and
+    # no set-aside records for a reading that does not exist (the unparsed warning stands).
+    readable = parsed.parsed and bool(parsed.facts)
+    return Collected(
+        probe,
+        result,
+        parsed,
+        {k: v for k, v in payload.items() if v is not None},
+        conditions,
+        rules if readable else [],
+    )
+
+
+def decide_run(draft: Draft, collected: Collected) -> tuple[int, int, list[str], list[str]]:
+    """Add the probe run, its observation and the rules' verdicts to the draft."""
+    run_seq = draft.add(NewEvent("probe.ran", collected.run_payload))
+    parsed = collected.parsed
+    obs_seq = draft.add(
+        NewEvent(
+            "observation.recorded",
+            {
+                "probe_run_seq": run_seq,
+                "probe": collected.probe.name,
+                "facts": [fact.to_dict() for fact in parsed.facts],
+                "parsed": parsed.parsed,
+                "problems": parsed.problems,
+                "conditions": collected.conditions,
+            },
+        )
+    )
+    load = str(collected.conditions["load"])
+    evidence_ids, set_aside = apply_rules(
+        draft, collected.rules, parsed.facts, load, obs_seq, run_seq
+    )
+    return run_seq, obs_seq, evidence_ids, set_aside
+
+
+def apply_rules(
+    draft: Draft,
+    rules: Sequence[tuple[str, Rule]],
+    facts: Sequence[Fact],
+    load: str,
+    obs_seq: int,
+    run_seq: int,
+) -> tuple[list[str], list[str]]:
+    """Apply each rule to a question opened from its own playbook (never to a question that
+    merely shares its id)."""
+    evidence_ids: list[str] = []
+    set_aside: list[str] = []
+    for playbook_id, rule in rules:
+        if not opened_from(draft.projection, rule.question, playbook_id):
+            continue
+        verdict = evaluate(rule, facts, load)
+        if isinstance(verdict, SetAside):
+            draft.add(commands.set_aside(verdict, obs_seq))
+            set_aside.append(rule.id)
+        elif isinstance(verdict, Applied):
+            try:
+                event = commands.evidence_from_rule(draft.projection, verdict, obs_seq, run_seq)
+            except DomainError:
+                continue  # none of the hypotheses the rule names are in this case
+            draft.add(event)
+            evidence_ids.append(str(event.payload["evidence_id"]))
+    return evidence_ids, set_aside
+
+
+def outcome_failure(record_parse: ParseResult, result: RunResult, reason: str | None) -> str | None:
+    """The run's failure, or, for a run that worked but taught nothing, why it did not parse."""
+    if reason is None and not record_parse.parsed:
+        # a sampler that could not start, or output of another tool: nothing was learned
+        why = "; ".join(record_parse.problems[:1]) or "no reason given"
+        return f"output did not parse: {why} (the raw output is recorded)"
+    return reason

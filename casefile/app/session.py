@@ -1,0 +1,159 @@
+"""One case held folded: fold once, then only what is new.
+
+A :class:`CaseSession` keeps a case's fold and the position it has reached (seq and hash).
+:meth:`CaseSession.refresh` reads only the events after that seq, checks that the first of them
+chains onto the hash it holds, and folds just the tail. If it does not chain, the history was
+rewritten under the session (a database restored from a backup, a case directory replaced):
+the session folds the whole case again and says so with an integrity warning.
+
+Writes decide on the session's fold, and this is the one rule that keeps a cached fold
+correct: **a fold that a failed write touched is never used again.** A verb's draft folds its
+provisional events into the session's projection as it decides (the evidence it derives must
+name the observation's seq). If the append then succeeds, the provisional events are exactly
+the appended ones (same seqs, types and payloads), so the session swaps in the sealed events
+and keeps its fold. If anything fails once the draft has folded an event (a lost race, a
+domain error half-way through opening a playbook, a store error), the session drops its fold
+and builds it again from the store before the next use; a verb refused before its first event
+leaves the fold untouched, and the session keeps it.
+
+A session is not thread-safe: it lives in one thread (a TUI worker), and what leaves it for a
+UI is an immutable view model, never the projection itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypeVar
+
+from casefile.app.draft import Draft
+from casefile.app.who import Who
+from casefile.domain.events import NewEvent
+from casefile.errors import CaseNotFound, ConcurrencyError
+
+if TYPE_CHECKING:
+    from casefile.domain.beliefs import Projection
+    from casefile.domain.events import Event
+    from casefile.store.base import EventStore
+
+T = TypeVar("T")
+
+#: Attempts at a write that keeps losing the race to other writers.
+RETRIES = 8
+
+
+@dataclass(frozen=True)
+class Refreshed:
+    """What one refresh brought in."""
+
+    events: list[Event]
+    #: the history changed under the session, which folded the whole case again
+    rewritten: bool = False
+
+
+@dataclass
+class CaseSession:
+    """A case folded and kept current; ``history=False`` may start from a stored snapshot
+    (the state and views are the same; the trajectory then covers only the events after it)."""
+
+    store: EventStore
+    case_id: str
+    history: bool = True
+    integrity_warnings: list[str] = field(default_factory=list)
+    _projection: Projection | None = None
+
+    @property
+    def projection(self) -> Projection:
+        """The fold as of the last refresh (folding the case first if nothing is held)."""
+        if self._projection is None:
+            self._projection = self._fold_all()
+        return self._projection
+
+    @property
+    def loaded(self) -> bool:
+        return self._projection is not None
+
+    def _fold_all(self) -> Projection:
+        from casefile.domain.beliefs import project
+
+        if self.history:
+            projection = project(self.store.load(self.case_id))
+        else:
+            from casefile.app.fold_cache import fold_case
+
+            projection = fold_case(self.store, self.case_id)
+        if projection.last_seq == 0:
+            raise CaseNotFound(f"no case {self.case_id!r} (see `casefile cases`)")
+        return projection
+
+    def drop(self) -> None:
+        """Forget the fold; the next use folds the case again from the store."""
+        self._projection = None
+
+    def refresh(self) -> Refreshed:
+        """Fold the events appended since the last refresh (by anyone)."""
+        from casefile.domain.beliefs import project
+
+        if self._projection is None:
+            self._projection = self._fold_all()
+            return Refreshed([])
+        held = self._projection
+        new = self.store.load(self.case_id, after=held.last_seq)
+        if not new:
+            # Nothing after our seq: either nothing new, or a history no longer than ours that
+            # is not ours (a shorter one, or one whose event at our seq has another hash).
+            head = self.store.head(self.case_id)
+            if head != (held.last_seq, held.last_hash):
+                return self._rewritten(
+                    f"case {self.case_id}: the stored head is {head[0]}@{head[1][:12]}, not the "
+                    f"{held.last_seq}@{held.last_hash[:12]} this view holds: the history was "
+                    "rewritten; folded again"
+                )
+            return Refreshed([])
+        if new[0].seq != held.last_seq + 1 or new[0].prev_hash != held.last_hash:
+            return self._rewritten(
+                f"case {self.case_id}: event {new[0].seq} does not chain onto the event "
+                f"{held.last_seq} this view holds: the history was rewritten; folded again"
+            )
+        project(new, into=held)
+        return Refreshed(new)
+
+    def _rewritten(self, message: str) -> Refreshed:
+        self.integrity_warnings.append(message)
+        self._projection = None
+        projection = self.projection
+        return Refreshed(list(projection.events), rewritten=True)
+
+    def execute(
+        self, decide: Callable[[Draft], T], who: Who, *, retries: int = RETRIES
+    ) -> tuple[list[Event], T]:
+        """Decide events on the current fold and append them; on a lost race, refresh and
+        decide again (see the module docstring for what happens to the fold on failure)."""
+        for _attempt in range(retries):
+            self.refresh()
+            projection = self.projection
+            expected = projection.last_seq
+            draft = Draft(projection, self.case_id)
+            try:
+                result = decide(draft)
+            except BaseException:
+                if draft.touched:
+                    self.drop()
+                raise
+            if not draft.events:
+                return [], result
+            stamped = [
+                NewEvent(e.type, e.payload, who.actor, e.occurred_at or who.at, e.version)
+                for e in draft.events
+            ]
+            try:
+                sealed = self.store.append(self.case_id, expected, stamped)
+            except ConcurrencyError:
+                self.drop()
+                continue
+            except BaseException:
+                self.drop()
+                raise
+            projection.adopt(sealed)
+            return sealed, result
+        raise ConcurrencyError(self.case_id, self.projection.last_seq)

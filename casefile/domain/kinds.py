@@ -1,0 +1,12 @@
+"""The kinds of evidence and how far each is trusted by default.
+
+A module of its own because front ends offer the kinds as choices before anything else is
+loaded (``casefile evidence add --kind`` must not pay for the fold to print its help).
+"""
+
+from __future__ import annotations
+
+#: How far each kind of evidence is trusted unless the assessor says otherwise. A measurement
+#: still gets less than 1: a probe can be misread or taken at the wrong moment.
+DEFAULT_RELIABILITY = {"measured": 0.9, "calculated": 0.6, "reported": 0.5, "assumed": 0.3}
+KINDS = tuple(DEFAULT_RELIABILITY)

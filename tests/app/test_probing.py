@@ -1,0 +1,118 @@
+"""Probe requests: where a probe runs, for how long, and what a failure says."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from casefile.app.probing import (
+    Local,
+    Pasted,
+    ProbeRequest,
+    Sample,
+    Ssh,
+    collect,
+    default_where,
+    failure_reason,
+)
+from casefile.app.service import CaseService
+from casefile.domain.facts import ParseResult
+from casefile.errors import RunnerError
+from casefile.plugins import Registry
+from casefile.probes.api import Probe
+from casefile.probes.runners.result import RunResult
+from casefile.store.memory import MemoryEventStore
+
+
+def parse_anything(text: str) -> ParseResult:
+    return ParseResult(facts=[], parsed=bool(text), problems=[])
+
+
+SLOW = Probe(
+    name="slow",
+    summary="declares a short timeout",
+    parse=parse_anything,
+    argv=("sleep", "30"),
+    timeout_s=0.5,
+)
+SAMPLER = Probe(
+    name="sampler-only",
+    summary="an in-process sampler",
+    parse=parse_anything,
+    where=frozenset({"sampler"}),
+    sampler=lambda window: f"sampled {window:g}s\n",
+)
+
+
+def test_the_probes_declared_timeout_is_used_when_the_request_gives_none() -> None:
+    started = time.monotonic()
+    (result,) = collect(SLOW, ProbeRequest("slow"))
+    elapsed = time.monotonic() - started
+    assert result.timed_out
+    assert elapsed < 10  # 0.5 s declared; 30 s if the declaration were ignored
+    assert failure_reason(result) is not None and "timed out" in str(failure_reason(result))
+
+
+def test_a_timeout_in_the_request_overrides_the_declared_one() -> None:
+    probe = Probe(name="p", summary="", parse=parse_anything, argv=("sleep", "2"), timeout_s=0.2)
+    (result,) = collect(probe, ProbeRequest("p", timeout_s=20))
+    assert not result.timed_out and result.exit_status == 0
+
+
+def test_a_sampler_only_probe_is_not_sent_over_ssh_or_run_as_a_command() -> None:
+    with pytest.raises(RunnerError, match="cannot run ssh"):
+        list(collect(SAMPLER, ProbeRequest("sampler-only", Ssh(("box",)), argv=("x",))))
+    with pytest.raises(RunnerError, match="cannot run local"):
+        list(collect(SAMPLER, ProbeRequest("sampler-only", Local(), argv=("x",))))
+    assert default_where(SAMPLER, ()) == Sample()
+    (sampled,) = collect(SAMPLER, ProbeRequest("sampler-only", Sample(0.25)))
+    assert sampled.source == "sampler" and sampled.stdout == "sampled 0.25s\n"
+
+
+def test_pasted_output_needs_the_command_that_printed_it() -> None:
+    with pytest.raises(RunnerError, match="which command"):
+        list(collect(SAMPLER, ProbeRequest("sampler-only", Pasted(text="x"))))
+    (pasted,) = collect(
+        SLOW,
+        ProbeRequest(
+            "slow", Pasted(text="out", host="gpu-1", taken_at="2026-01-01T00:00:00.000000Z")
+        ),
+    )
+    assert (pasted.host, pasted.source, pasted.started_at) == (
+        "gpu-1",
+        "pasted",
+        "2026-01-01T00:00:00.000000Z",
+    )
+
+
+def test_an_unknown_load_condition_is_refused() -> None:
+    with pytest.raises(RunnerError, match="load"):
+        ProbeRequest("slow", load="busy")
+
+
+def test_advice_is_keyed_by_the_failure_kind_not_read_from_the_message() -> None:
+    result = RunResult(
+        argv=("true",),
+        host="box",
+        exit_status=None,
+        stdout="",
+        stderr="",
+        started_at="2026-01-01T00:00:00.000000Z",
+        finished_at="2026-01-01T00:00:00.000000Z",
+        duration_s=0.1,
+        error="host key for box is not trusted: ssh-ed25519 SHA256:x is not in ~/.ssh/known_hosts",
+        error_kind="host_key_unknown",
+        source="ssh",
+    )
+    assert "--trust-host" in str(failure_reason(result))
+
+
+def test_the_service_records_each_run_with_the_reason_it_failed() -> None:
+    service = CaseService(MemoryEventStore(), Registry.of(probes=[SLOW]))
+    case = service.new_case("t")
+    (record,) = service.run_probe(case, ProbeRequest("slow"))
+    assert record.result.timed_out and record.failure is not None
+    assert record.seqs == (record.probe_run_seq, record.observation_seq)
+    ran = service.events(case)[record.probe_run_seq - 1]
+    assert ran.type == "probe.ran" and ran.payload["timed_out"] is True
