@@ -1,5 +1,5 @@
 import sys
 
-from casefile.cli.main import main
+from casefile.cli.main import program
 
-sys.exit(main())
+sys.exit(program())

@@ -195,7 +195,7 @@ class CaseService:
             projection,
             next_steps=rank_next_steps(projection, offered),
             best_probes=rank_probes(projection, offered),
-            decisive=decisive_at(projection)[:STATUS_DECISIVE],
+            decisive=decisive_at(projection, limit=STATUS_DECISIVE),
         )
 
     def replay(self, case_id: str, upto: int | None = None) -> ReplayView:

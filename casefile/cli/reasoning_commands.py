@@ -143,7 +143,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if args.json:
         # One line: a replay is thousands of steps, and an indent would send it through
         # json's pure-Python encoder, three times slower than the C one.
-        print(json.dumps(view.to_json(), ensure_ascii=False))
+        print(view.to_json_text())
     else:
         print(render_replay(view))
     return 0

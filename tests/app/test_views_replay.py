@@ -145,3 +145,12 @@ def test_steps_that_changed_nothing_share_one_copy_of_the_confidences() -> None:
     evidence, note = steps[7].questions["q"], steps[8].questions["q"]  # the note moves nothing
     assert note.confidences is evidence.confidences
     assert steps[9].questions["q"].confidences is not evidence.confidences
+
+
+def test_the_fast_json_text_is_exactly_the_json_of_the_view(glm5_replay: ReplayView) -> None:
+    import json
+
+    projection = small_case().projection
+    suggested = build_replay(projection, suggestions={})
+    for view in (glm5_replay, suggested, build_replay(projection, upto=3)):
+        assert view.to_json_text() == json.dumps(view.to_json(), ensure_ascii=False)

@@ -274,8 +274,8 @@ def reference_fold() -> bytes:
         b"",
         b"\n",
         b"casefile-fold",
-        b"casefile-fold fold-1\n",
-        b"casefile-fold fold-1 00\n{}",
+        b"casefile-fold fold-2\n",
+        b"casefile-fold fold-2 00\n{}",
         b"\x80\x04\x95pickle",
         "not bytes",
         None,
@@ -289,9 +289,9 @@ def test_garbage_is_unreadable(data: Any) -> None:
 
 def test_another_engine_version_is_refused_by_name() -> None:
     _, state, binary = split(reference_fold())
-    with pytest.raises(FoldUnreadable, match=r"engine 'fold-0'; this is 'fold-1'"):
+    with pytest.raises(FoldUnreadable, match=r"engine 'fold-0'; this is 'fold-2'"):
         restore_fold(seal(state, binary, version="fold-0"))
-    assert ENGINE_VERSION == "fold-1"
+    assert ENGINE_VERSION == "fold-2"
     assert issubclass(FoldUnreadable, DomainError)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from functools import cache
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -145,13 +146,13 @@ def test_decisive_on_the_reference_case_at_every_seq() -> None:
 
 def test_decisive_is_computed_once_per_step(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[int | None] = []
-    real = scoring_module._decisive
+    real = scoring_module._ranking
 
-    def counting(projection: Projection, seq: int | None) -> list[Decisive]:
+    def counting(projection: Projection, seq: int | None) -> list[tuple[float, Any]]:
         calls.append(seq)
         return real(projection, seq)
 
-    monkeypatch.setattr(scoring_module, "_decisive", counting)
+    monkeypatch.setattr(scoring_module, "_ranking", counting)
     b = new_case(incremental=True)
     hyp(b, "A", QID, 0.5)
     hyp(b, "B", QID, 0.4)

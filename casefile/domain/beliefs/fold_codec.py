@@ -54,6 +54,8 @@ The JSON (lists are in the projection's own order, so a restored fold dumps to t
     observations  {seq, hash, shape, shapes, probe_run_seq}
                   a stub is its shape (the keys that repeat from run to run) plus columns
     set_asides    the folded set-aside records (payload, seq, hash)
+    decisive      the current decisive ranking: [positions in the evidence columns, bits]
+                  (scored once, when the fold was saved: a warm status reads it back)
     warnings      {active: [[code, message, seq, question, subject], …] in raised order,
                    leaders: [[question, leader, unmeasured], …], catch_all: [[question,
                    rising], …]}
@@ -76,7 +78,7 @@ from casefile.domain.beliefs.question import HypothesisNode, QuestionState
 from casefile.domain.beliefs.warnings import CaseWarning, WarningTracker
 from casefile.errors import DomainError
 
-ENGINE_VERSION = "fold-1"
+ENGINE_VERSION = "fold-2"
 
 #: The keys of a probe run's payload that a restored projection keeps (graph building and
 #: event detail read them; ``assess_evidence`` only needs the seq).
@@ -223,12 +225,40 @@ def _state(p: Projection, binary: _Binary) -> dict[str, Any]:
             p.observations, p.observation_hashes, OBSERVATION_KEYS, _OBSERVATION_VARYING, binary
         ),
         "set_asides": p.set_asides,
+        "decisive": _decisive(p, binary),
         "warnings": {
             "active": [[w.code, w.message, w.seq, w.question_id, w.subject] for w in active],
             "leaders": [[q, leader, unmeasured] for q, (leader, unmeasured) in leaders.items()],
             "catch_all": [[q, rising] for q, rising in catch_all.items()],
         },
     }
+
+
+def _decisive(p: Projection, binary: _Binary) -> list[Any]:
+    from casefile.domain.beliefs.scoring import decisive_ranking
+
+    position = {eid: k for k, eid in enumerate(p.evidence)}
+    ranked = decisive_ranking(p)
+    return [
+        binary.ints([position[state.id] for _, state in ranked], below=len(position)),
+        binary.floats([bits for bits, _ in ranked]),
+    ]
+
+
+def _restore_decisive(p: Projection, saved: Any, section: _Section) -> None:
+    from casefile.domain.beliefs.scoring import keep_ranking
+
+    _check(saved.__class__ is list and len(saved) == 2, "decisive ranking")
+    positions = section.ints(saved[0], "decisive ranking")
+    bits = section.floats(saved[1], len(positions), "decisive bits")
+    states = list(p.evidence.values())
+    _check(all(0 <= k < len(states) for k in positions), "decisive ranking")
+    _check(len(set(positions)) == len(positions), "decisive ranking")
+    _check(_only(bits, float) and all(b >= 0.0 for b in bits), "decisive bits")
+    ranked = [(b, states[k]) for k, b in zip(positions, bits, strict=True)]
+    _check(all(state.active for _, state in ranked), "decisive ranking")
+    _check(len(ranked) == sum(1 for s in states if s.active), "decisive ranking")
+    keep_ranking(p, ranked)
 
 
 def _question(q: QuestionState) -> dict[str, Any]:
@@ -596,6 +626,7 @@ def _projection(state: dict[str, Any], section: _Section) -> Projection:
         _check(_is_rule(record.get("rule")), "set-aside rule")
     p.set_asides = set_asides
     p.warnings = _restore_warnings(state["warnings"], p)
+    _restore_decisive(p, state["decisive"], section)
     return p
 
 

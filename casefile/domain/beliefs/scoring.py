@@ -46,6 +46,9 @@ _RESUM_BELOW = 1e-3
 #: case one step's results hold tens of thousands of objects, so few are kept.
 CACHE_ENTRIES = 12
 
+#: The cache key of a step's decisive ranking.
+RANKING = "ranking"
+
 
 @dataclass(frozen=True)
 class Decisive:
@@ -164,16 +167,29 @@ def _corrected(effect: EvidenceEffect, position: dict[int, int]) -> list[tuple[i
 # --- decisive evidence ------------------------------------------------------------------------
 
 
-def decisive_at(projection: Projection, seq: int | None = None) -> list[Decisive]:
+def decisive_at(
+    projection: Projection, seq: int | None = None, limit: int | None = None
+) -> list[Decisive]:
     """How much each active piece of evidence moved its question's distribution, largest first.
 
     Leave-one-out: the KL divergence (bits) between the distribution at ``seq`` (``None``:
     now) and the one it would have been without that evidence. Ties go to the earlier seq.
+    ``limit``: only the first so many (every one is scored either way; a view showing eight
+    of thirty thousand need not build the rest).
     """
-    resolved = _resolve(projection, seq)
-    key = ("decisive", projection.last_seq if resolved is None else resolved)
-    found: list[Decisive] = _cached(projection, key, lambda: _decisive(projection, resolved))
-    return list(found)
+    ranked = decisive_ranking(projection, seq)
+    return [
+        Decisive(
+            evidence_id=state.id,
+            seq=state.seq,
+            question_id=state.question_id,
+            kind=state.kind,
+            bits=bits,
+            rationale=state.rationale,
+            hash=state.hash,
+        )
+        for bits, state in (ranked if limit is None else ranked[:limit])
+    ]
 
 
 def decisive_evidence(projection: Projection) -> list[Decisive]:
@@ -181,8 +197,27 @@ def decisive_evidence(projection: Projection) -> list[Decisive]:
     return decisive_at(projection)
 
 
-def _decisive(projection: Projection, seq: int | None) -> list[Decisive]:
-    out: list[Decisive] = []
+def decisive_ranking(
+    projection: Projection, seq: int | None = None
+) -> list[tuple[float, EvidenceState]]:
+    """(bits, evidence) for each active evidence at ``seq``, largest first, scored once per
+    step and kept on the projection (a saved fold carries its current ranking: see
+    :mod:`~casefile.domain.beliefs.fold_codec`)."""
+    resolved = _resolve(projection, seq)
+    key = (RANKING, projection.last_seq if resolved is None else resolved)
+    found: list[tuple[float, EvidenceState]] = _cached(
+        projection, key, lambda: _ranking(projection, resolved)
+    )
+    return found
+
+
+def keep_ranking(projection: Projection, ranked: list[tuple[float, EvidenceState]]) -> None:
+    """Install the current state's ranking, as restored from a saved fold."""
+    projection._derived[(RANKING, projection.last_seq)] = ranked
+
+
+def _ranking(projection: Projection, seq: int | None) -> list[tuple[float, EvidenceState]]:
+    out: list[tuple[float, EvidenceState]] = []
     log, exp = math.log, math.exp
     for step in _steps(projection, seq).values():
         total = step.total
@@ -212,18 +247,8 @@ def _decisive(projection: Projection, seq: int | None) -> list[Decisive]:
                 bits = max(0.0, (first + log(z)) / LN2)
             else:
                 bits = 0.0  # it moves no leaf in the distribution: exactly nothing
-            out.append(
-                Decisive(
-                    evidence_id=state.id,
-                    seq=state.seq,
-                    question_id=state.question_id,
-                    kind=state.kind,
-                    bits=bits,
-                    rationale=state.rationale,
-                    hash=state.hash,
-                )
-            )
-    out.sort(key=lambda d: (-d.bits, d.seq))
+            out.append((bits, state))
+    out.sort(key=lambda ranked: (-ranked[0], ranked[1].seq))
     return out
 
 
