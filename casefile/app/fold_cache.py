@@ -31,26 +31,32 @@ def engine_key() -> str:
     return f"{ENGINE_VERSION}/casefile-{__version__}"
 
 
-def fold_case(store: EventStore, case_id: str, *, save: bool = True) -> Projection:
-    """The case folded to its head, from a matching snapshot and the events after it when one
-    exists, else from every event; saves a fresh snapshot when many events were folded."""
+def fold_case(store: EventStore, case_id: str, *, save: bool = True) -> tuple[Projection, bool]:
+    """The case's current state (no trajectory: see ``project``), from a matching snapshot and
+    the events after it when one exists, else from every event; saves a fresh snapshot when
+    many events were folded (``save=False``: says whether one is due instead, so that it can
+    be written after the answer is out)."""
     from casefile.domain.beliefs import project
 
     key = engine_key()
     start = _from_snapshot(store, case_id, key)
     base = start.last_seq if start is not None else 0
     if start is None:
-        projection = project(store.load(case_id))
+        projection = project(store.load(case_id), trajectory=False)
     else:
         tail = store.load(case_id, after=base)
         if tail and tail[0].prev_hash != start.last_hash:
-            projection = project(store.load(case_id))  # history rewritten after the snapshot
+            # history rewritten after the snapshot
+            projection = project(store.load(case_id), trajectory=False)
             base = 0
         else:
+            start.keeps_trajectory = False
             projection = project(tail, into=start)
-    if save and projection.last_seq - base >= SNAPSHOT_AFTER:
+    due = projection.last_seq - base >= SNAPSHOT_AFTER
+    if save and due:
         save_snapshot(store, projection, key)
-    return projection
+        due = False
+    return projection, due
 
 
 def save_snapshot(store: EventStore, projection: Projection, key: str | None = None) -> bool:

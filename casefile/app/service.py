@@ -70,7 +70,14 @@ class CaseService:
         self.registry = registry
         self._sessions: dict[tuple[str, bool], CaseSession] = {}
 
+    def flush(self) -> None:
+        """Write the fold snapshots that folding big cases made due (after a command has
+        answered: the next one on that case then starts from it)."""
+        for session in self._sessions.values():
+            session.save_snapshot()
+
     def close(self) -> None:
+        self.flush()
         self._sessions.clear()
         self.store.close()
 

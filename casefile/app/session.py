@@ -60,6 +60,8 @@ class CaseSession:
     case_id: str
     history: bool = True
     integrity_warnings: list[str] = field(default_factory=list)
+    #: a snapshot of the fold is worth writing (see :meth:`save_snapshot`)
+    snapshot_due: bool = False
     _projection: Projection | None = None
 
     @property
@@ -81,10 +83,19 @@ class CaseSession:
         else:
             from casefile.app.fold_cache import fold_case
 
-            projection = fold_case(self.store, self.case_id)
+            projection, self.snapshot_due = fold_case(self.store, self.case_id, save=False)
         if projection.last_seq == 0:
             raise CaseNotFound(f"no case {self.case_id!r} (see `casefile cases`)")
         return projection
+
+    def save_snapshot(self) -> None:
+        """Write the snapshot a fold from many events made due (a cache: failures are no
+        error). Kept apart from folding so a one-shot command answers first."""
+        if self.snapshot_due and self._projection is not None:
+            from casefile.app.fold_cache import save_snapshot
+
+            save_snapshot(self.store, self._projection)
+        self.snapshot_due = False
 
     def drop(self) -> None:
         """Forget the fold; the next use folds the case again from the store."""

@@ -127,10 +127,11 @@ def cmd_status(args: argparse.Namespace) -> int:
 
     with open_case(args.case, args.db) as opened:
         view = opened.service.status(opened.case_id, args.to)
-    if args.json:
-        print(json.dumps(view.to_json(), indent=2, ensure_ascii=False))
-    else:
-        print(render_status(view))
+        # answer first, flushed; the fold snapshot (if due) is written on close
+        if args.json:
+            print(json.dumps(view.to_json(), indent=2, ensure_ascii=False), flush=True)
+        else:
+            print(render_status(view), flush=True)
     return 0
 
 

@@ -33,7 +33,7 @@ def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SqlEventS
 
 
 def state(store: SqlEventStore) -> dict[str, Any]:
-    return fingerprint(fold_cache.fold_case(store, CASE), trajectory=False)
+    return fingerprint(fold_cache.fold_case(store, CASE)[0], trajectory=False)
 
 
 def truth(store: SqlEventStore) -> dict[str, Any]:
@@ -41,7 +41,11 @@ def truth(store: SqlEventStore) -> dict[str, Any]:
 
 
 def status(store: SqlEventStore) -> dict[str, Any]:
-    return CaseService(store).status(CASE).to_json()
+    """A status as the CLI makes one: answered, then the snapshot written (flush)."""
+    service = CaseService(store)
+    view = service.status(CASE).to_json()
+    service.flush()
+    return view
 
 
 def restores(monkeypatch: pytest.MonkeyPatch) -> list[int]:
@@ -64,6 +68,12 @@ def test_the_first_fold_writes_a_snapshot_and_the_next_one_starts_from_it(
     store: SqlEventStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     assert store.load_snapshot(CASE, fold_cache.engine_key()) is None
+    answering = CaseService(store)
+    answering.status(CASE)
+    assert store.load_snapshot(CASE, fold_cache.engine_key()) is None  # answered first …
+    answering.flush()
+    assert store.load_snapshot(CASE, fold_cache.engine_key()) is not None  # … then written
+    store.drop_snapshots(CASE)
     cold = status(store)
     saved = store.load_snapshot(CASE, fold_cache.engine_key())
     assert saved is not None and saved.seq == store.head(CASE)[0]

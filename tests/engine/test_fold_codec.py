@@ -392,3 +392,20 @@ def test_a_fold_with_any_value_changed_is_refused_or_fully_usable(data: Any) -> 
     except FoldUnreadable:
         return
     use(restored)
+
+
+def test_a_state_only_fold_is_the_full_fold_without_its_steps() -> None:
+    """``trajectory=False`` (what one-shot commands fold) changes nothing but the steps."""
+    from casefile.store.casedir import read_case_dir
+    from tests.app.folds import fingerprint
+
+    events, _ = read_case_dir(REFERENCE)
+    full = project(events)
+    state = project(events, trajectory=False)
+    assert state.trajectory == [] and not state.keeps_trajectory
+    assert fingerprint(state, trajectory=False) == fingerprint(full, trajectory=False)
+    assert dump_fold(state) == dump_fold(full)
+    for cut in range(1, len(events)):
+        partial = project(events[:cut], trajectory=False)
+        project(events[cut:], into=partial)
+        assert fingerprint(partial, trajectory=False) == fingerprint(full, trajectory=False)

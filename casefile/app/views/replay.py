@@ -129,6 +129,14 @@ class ReplayView:
             "names": dict(self.names),
         }
 
+    @staticmethod
+    def _step_text(encode: Any, step: ReplayStep, questions: str) -> str:
+        shell = step._head()
+        shell["questions"] = 0
+        shell.update(step._tail())
+        # the key cannot occur earlier: a quote inside a string is written \"
+        return str(encode(shell)).replace('"questions": 0', f'"questions": {questions}', 1)
+
     def to_json_text(self) -> str:
         """Exactly ``json.dumps(self.to_json(), ensure_ascii=False)``, made faster.
 
@@ -140,7 +148,12 @@ class ReplayView:
         seen: dict[tuple[Any, ...], str] = {}
         parts: list[str] = []
         with gc_paused():
+            by_object: dict[int, str] = {}
             for step in self.steps:
+                questions = by_object.get(id(step.questions))
+                if questions is not None:
+                    parts.append(self._step_text(encode, step, questions))
+                    continue
                 key = tuple(
                     (qid, id(q.confidences), q.leader, q.leading_leaf, q.pivot, q.previous_leader)
                     for qid, q in step.questions.items()
@@ -150,13 +163,8 @@ class ReplayView:
                     questions = seen[key] = encode(
                         {qid: q.to_json() for qid, q in step.questions.items()}
                     )
-                shell = step._head()
-                shell["questions"] = 0
-                shell.update(step._tail())
-                # the key cannot occur earlier: a quote inside a string is written \"
-                parts.append(
-                    encode(shell).replace('"questions": 0', f'"questions": {questions}', 1)
-                )
+                by_object[id(step.questions)] = questions
+                parts.append(self._step_text(encode, step, questions))
         return (
             f'{{"case": {encode(self.case.to_json())}, "steps": [{", ".join(parts)}], '
             f'"summary": {encode(self.summary.to_json())}, "names": {encode(dict(self.names))}}}'
@@ -173,7 +181,7 @@ def build_replay(
     what the service worked out where a "never measured" warning was raised."""
     wanted = suggestions or {}
     # id(snapshot) → its confidences, copied once; −id(snapshot) → its unpivoted question row
-    copies: dict[int, Any] = {}
+    copies: dict[Any, Any] = {}
     steps: list[ReplayStep] = []
     previous: Step | None = None
     with gc_paused():
@@ -188,7 +196,7 @@ def build_replay(
     )
 
 
-def _confidences(snap: QuestionSnapshot, copies: dict[int, Any]) -> Mapping[str, float]:
+def _confidences(snap: QuestionSnapshot, copies: dict[Any, Any]) -> Mapping[str, float]:
     copied = copies.get(id(snap))
     if copied is None:
         copied = copies[id(snap)] = dict(snap.confidences)
@@ -200,14 +208,19 @@ def replay_step(
     event: Event,
     previous: Step | None,
     best: ProbeStep | None = None,
-    copies: dict[int, Any] | None = None,
+    copies: dict[Any, Any] | None = None,
 ) -> ReplayStep:
     """One step; ``copies`` lets the steps of one replay share the confidences of a snapshot
     that did not change (most steps change nothing)."""
     copies = {} if copies is None else copies
     questions: dict[str, ReplayQuestion] = {}
     changes: dict[str, float] = {}
-    for qid, snap in step.snapshots.items():
+    # a step that changed no question holds the snapshots dict the step before held: its
+    # questions are that step's too (the fold shares the dict between such steps)
+    shared = copies.get(("questions", id(step.snapshots))) if not step.pivots else None
+    if shared is not None and not step.changed:
+        questions = shared
+    for qid, snap in () if questions else step.snapshots.items():
         pivot = step.pivots.get(qid)
         if pivot is None:
             # a question this step left alone is the one the step before showed: one object
@@ -230,6 +243,8 @@ def replay_step(
             for hid, value in confidences.items():
                 if hid not in old or value != old[hid]:
                     changes[hid] = value - old.get(hid, 0.0)
+    if not step.pivots:
+        copies[("questions", id(step.snapshots))] = questions
     text, outcome = own_text(event)
     unexpected = step.unexpected_bits
     return ReplayStep(

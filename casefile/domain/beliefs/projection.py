@@ -258,6 +258,9 @@ class Projection:
     #: results derived from one step, which never change once that step is folded (see
     #: ``scoring``); keyed by (what, seq), bounded by whoever fills it
     _derived: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+    #: whether folding records a step per event (replay, pivots, surprise); a fold for the
+    #: current state only (a one-shot status, a write) skips it: same state, a third faster
+    keeps_trajectory: bool = True
 
     @property
     def last_seq(self) -> int:
@@ -366,21 +369,30 @@ class Projection:
         return [step for step in self.trajectory if step.pivots]
 
 
-def project(events: Iterable[Event], into: Projection | None = None) -> Projection:
+def project(
+    events: Iterable[Event], into: Projection | None = None, *, trajectory: bool = True
+) -> Projection:
     """Fold events into a new projection, or continue folding into ``into``.
+
+    ``trajectory=False`` makes a projection of the current state only: no step per event
+    (so no replay, pivots or surprise from it), the same questions, evidence, warnings and
+    confidences to the bit. A projection keeps the mode it was made with.
 
     The cyclic garbage collector is paused while folding: a fold allocates many small objects
     that all stay alive (the trajectory), so each generation-2 pass would rescan a heap that only
     grows, making a long fold quadratic. Nothing the fold builds forms a reference cycle.
     """
-    projection = Projection() if into is None else into
+    projection = Projection(keeps_trajectory=trajectory) if into is None else into
     folder = _Folder(projection)
+    apply = folder.apply if projection.keeps_trajectory else folder.apply_state
     collecting = gc.isenabled()
     gc.disable()
     try:
         for event in events:
-            folder.apply(event)
+            apply(event)
     finally:
+        if not projection.keeps_trajectory:
+            folder.settle_snapshots()
         if collecting:
             gc.enable()
     return projection
@@ -410,6 +422,8 @@ class _Folder:
         self.snapshots = projection.snapshots
         # the snapshots dict of the last step, shared by every step that changed nothing
         self.shared = dict(self.snapshots)
+        #: questions a state-only fold changed, whose snapshot is taken once at the end
+        self.dirty: set[str] = set()
         self.handlers: dict[str, Any] = {
             name: getattr(self, "_" + name.replace(".", "_"))
             for name in (
@@ -470,6 +484,33 @@ class _Folder:
                 cleared,
             )
         )
+
+    def apply_state(self, event: Event) -> None:
+        """:meth:`apply` without the step: the state changes exactly as there."""
+        p = self.p
+        p.events.append(event)
+        p._graph = None
+        handler = self.handlers.get(event.type)
+        warnings = p.warnings
+        warnings.begin_step()
+        changed: Any = None
+        try:
+            if handler is not None:
+                result = handler(event, event.payload)
+                changed = result[0] if result.__class__ is tuple else result
+        except KeyError as error:
+            raise DomainError(f"seq {event.seq} ({event.type}): unknown id {error}") from None
+        if changed:
+            self.dirty.update(changed)
+            for qid in changed:
+                warnings.check_question(event.seq, p.questions[qid])
+        warnings.end_step()
+
+    def settle_snapshots(self) -> None:
+        """The current snapshot of every question a state-only fold changed."""
+        for qid in self.dirty:
+            self.snapshots[qid] = self.p.questions[qid].snapshot()
+        self.dirty.clear()
 
     # --- case ------------------------------------------------------------------------------
 
