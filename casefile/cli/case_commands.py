@@ -113,10 +113,12 @@ def _follow(service: CaseService, case_id: str, *, as_json: bool) -> int:
     def notice(message: str) -> None:
         print(f"casefile: {message}", file=sys.stderr, flush=True)
 
-    events = service.events(case_id)
-    emit(events)
-    last = events[-1]
     try:
+        # Ctrl-C while the history is still printing (a big case, a reader that is slow to
+        # read the pipe) ends the follower the same way as Ctrl-C while it waits.
+        events = service.events(case_id)
+        emit(events)
+        last = events[-1]
         with service.follow(case_id, last.seq, last.hash, on_notice=notice) as feed:
             for batch in feed.batches():
                 if isinstance(batch, list):
