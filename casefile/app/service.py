@@ -43,7 +43,6 @@ if TYPE_CHECKING:
     from casefile.domain.beliefs import Projection
     from casefile.domain.beliefs.views import Candidate, ProbeStep
     from casefile.domain.events import Event
-    from casefile.domain.facts import ParseResult
     from casefile.plugins import Registry
     from casefile.probes.api import Probe
     from casefile.probes.runners.result import RunResult
@@ -100,17 +99,21 @@ class CaseService:
     def session(self, case_id: str, *, history: bool = True) -> CaseSession:
         """The session on a case, kept for this service's lifetime (a TUI's case stays folded).
 
-        ``history=False`` may start from a stored snapshot: the state and its views are the
-        same, but the trajectory covers only events after it (one-shot commands use that).
+        ``history=False`` holds the current state only (no trajectory) and may start from a
+        stored snapshot: the state and its views are the same (one-shot commands use that).
         """
+        full = self._sessions.get((case_id, True))
+        if full is not None:
+            return full  # a session with the whole history serves every view and verb
         key = (case_id, history)
         session = self._sessions.get(key)
         if session is None:
-            held = self._sessions.get((case_id, True))
-            if not history and held is not None:
-                return held  # a session with the whole history serves every view
             session = CaseSession(self.store, case_id, history=history)
             self._sessions[key] = session
+            if history:
+                state_only = self._sessions.pop((case_id, False), None)
+                if state_only is not None:  # one fold per case: the full one from now on
+                    state_only.save_snapshot()
         return session
 
     def _current(self, case_id: str, *, history: bool) -> Projection:
@@ -203,7 +206,17 @@ class CaseService:
             next_steps=rank_next_steps(projection, offered),
             best_probes=rank_probes(projection, offered),
             decisive=decisive_at(projection, limit=STATUS_DECISIVE),
+            integrity=self.integrity_warnings(case_id),
         )
+
+    def integrity_warnings(self, case_id: str) -> list[str]:
+        """What this service's sessions noticed about the record (a rewritten history)."""
+        return [
+            message
+            for (cid, _), session in self._sessions.items()
+            if cid == case_id
+            for message in session.integrity_warnings
+        ]
 
     def replay(self, case_id: str, upto: int | None = None) -> ReplayView:
         """Every step: how confidences moved, pivots, surprise, warnings, and, where the leader
@@ -234,10 +247,14 @@ class CaseService:
         return out
 
     def log(self, case_id: str) -> list[LogRow]:
+        """One row per event: read, not folded (a row says what its own event recorded)."""
         from casefile.app.views import build_log
 
-        projection = self._current(case_id, history=True)
-        return build_log(projection.events, projection)
+        return build_log(self.events(case_id), None)
+
+    def title(self, case_id: str) -> str:
+        """The case's title, from its first event."""
+        return str(self.events(case_id, upto=1)[0].payload.get("title", ""))
 
     def log_rows(self, case_id: str, events: Sequence[Event]) -> list[LogRow]:
         """Log rows for events just read (a follower's new ones): no fold needed."""
@@ -271,15 +288,16 @@ class CaseService:
         from casefile.app.views import build_hypothesis_detail
         from casefile.domain.beliefs.scoring import contributions, prior_log_odds_bits
 
-        projection = self._current(case_id, history=True)
+        projection = self.projection(case_id, upto)
         if hypothesis_id not in projection.hypothesis_question and not any(
             q.catch_all_id == hypothesis_id for q in projection.questions.values()
         ):
-            raise DomainError(f"no hypothesis {hypothesis_id!r} in case {case_id}")
+            when = f" at seq {upto}" if upto is not None else ""
+            raise DomainError(f"no hypothesis {hypothesis_id!r} in case {case_id}{when}")
         return build_hypothesis_detail(
             projection,
             hypothesis_id,
-            contributions=contributions(projection, hypothesis_id, upto),
+            contributions=contributions(projection, hypothesis_id),
             prior_log_odds_bits=prior_log_odds_bits(projection, hypothesis_id),
         )
 
@@ -548,7 +566,3 @@ class CaseService:
             outcome_failure(collected.parsed, result, failure),
             tuple(event.seq for event in appended),
         )
-
-    def parse(self, probe_name: str, text: str) -> ParseResult:
-        """Parse text with a probe's parser, no case involved."""
-        return self.registry.probe(probe_name).safe_parse(text)

@@ -53,8 +53,9 @@ class Refreshed:
 
 @dataclass
 class CaseSession:
-    """A case folded and kept current; ``history=False`` may start from a stored snapshot
-    (the state and views are the same; the trajectory then covers only the events after it)."""
+    """A case folded and kept current. ``history=False`` folds the current state only (no
+    trajectory, so no replay from it) and may start from a stored snapshot; the state and
+    its views are the same."""
 
     store: EventStore
     case_id: str
@@ -109,24 +110,29 @@ class CaseSession:
             self._projection = self._fold_all()
             return Refreshed([])
         held = self._projection
-        new = self.store.load(self.case_id, after=held.last_seq)
+        # One read from the event held, so that "nothing new" and "not our history any more"
+        # are told apart without a second query another writer could slip in between.
+        read = self.store.load(self.case_id, after=held.last_seq - 1)
+        if not read or read[0].seq != held.last_seq or read[0].hash != held.last_hash:
+            found = f"{read[0].seq}@{read[0].hash[:12]}" if read else "nothing"
+            return self._rewritten(
+                f"case {self.case_id}: the store has {found} where this view holds "
+                f"{held.last_seq}@{held.last_hash[:12]}: the history was rewritten; folded again"
+            )
+        new = read[1:]
         if not new:
-            # Nothing after our seq: either nothing new, or a history no longer than ours that
-            # is not ours (a shorter one, or one whose event at our seq has another hash).
-            head = self.store.head(self.case_id)
-            if head != (held.last_seq, held.last_hash):
-                return self._rewritten(
-                    f"case {self.case_id}: the stored head is {head[0]}@{head[1][:12]}, not the "
-                    f"{held.last_seq}@{held.last_hash[:12]} this view holds: the history was "
-                    "rewritten; folded again"
-                )
             return Refreshed([])
-        if new[0].seq != held.last_seq + 1 or new[0].prev_hash != held.last_hash:
+        if new[0].prev_hash != held.last_hash:
             return self._rewritten(
                 f"case {self.case_id}: event {new[0].seq} does not chain onto the event "
                 f"{held.last_seq} this view holds: the history was rewritten; folded again"
             )
-        project(new, into=held)
+        try:
+            project(new, into=held)
+        except BaseException:
+            # half-folded: never used again (nor saved as a snapshot)
+            self.drop()
+            raise
         return Refreshed(new)
 
     def _rewritten(self, message: str) -> Refreshed:
@@ -153,18 +159,19 @@ class CaseSession:
                 raise
             if not draft.events:
                 return [], result
-            stamped = [
-                NewEvent(e.type, e.payload, who.actor, e.occurred_at or who.at, e.version)
-                for e in draft.events
-            ]
             try:
+                stamped = [
+                    NewEvent(e.type, e.payload, who.actor, e.occurred_at or who.at, e.version)
+                    for e in draft.events
+                ]
                 sealed = self.store.append(self.case_id, expected, stamped)
+                projection.adopt(sealed)
             except ConcurrencyError:
                 self.drop()
                 continue
             except BaseException:
+                # whether or not the append landed, the fold holds provisional events
                 self.drop()
                 raise
-            projection.adopt(sealed)
             return sealed, result
         raise ConcurrencyError(self.case_id, self.projection.last_seq)

@@ -93,7 +93,7 @@ def cmd_log(args: argparse.Namespace) -> int:
             events = service.events(case_id)
             print(json.dumps([e.to_dict() for e in events], indent=2, ensure_ascii=False))
             return 0
-        print(render_log(service.log(case_id), service.projection(case_id).title, case_id))
+        print(render_log(service.log(case_id), service.title(case_id), case_id))
     return 0
 
 

@@ -70,10 +70,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not hasattr(args, "db"):
         args.db = None
     collecting = gc.isenabled()
-    if collecting and not getattr(args, "follow", False):
+    # not for a follower or a probe: both may run for minutes, and SSH sessions make cycles
+    if collecting and not getattr(args, "follow", False) and args.command != "probe":
         # A one-shot command builds a fold of long-lived objects that form no cycles and then
         # exits: the cyclic collector would only rescan them (a tenth of a second on a big
-        # case). Reference counting still frees everything; a follower keeps it on.
+        # case). Reference counting frees everything else.
         gc.disable()
     try:
         return _run(args)

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from casefile.app.probing import LOADS
 from casefile.cli.parsing import moment, positive_seconds, who, who_and_when
 from casefile.errors import RunnerError
 
@@ -20,8 +21,6 @@ if TYPE_CHECKING:
     from casefile.app.probing import ProbeRequest
     from casefile.app.recording import ProbeRecord
     from casefile.probes.api import Probe
-
-LOADS = ("idle", "under-load", "unknown")
 
 
 def request_from(args: argparse.Namespace, probe: Probe) -> ProbeRequest:

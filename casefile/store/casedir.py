@@ -36,7 +36,7 @@ from casefile.domain.events import Event
 from casefile.errors import CaseNotFound, StoreError
 from casefile.store.base import EventStore
 from casefile.store.case_layout import ARTIFACTS_DIR, DIGEST, EVENTS_FILE, README_FILE, readme
-from casefile.store.casedir_import import import_case_dir, read_case_dir
+from casefile.store.casedir_import import read_case_dir
 from casefile.store.safe_files import (
     LOCK_FILE,
     Unreadable,
@@ -58,7 +58,6 @@ __all__ = [
     "events_signature",
     "export_case",
     "export_stored_case",
-    "import_case_dir",
     "locked_case_dir",
     "read_case_dir",
     "refuse_links",

@@ -17,7 +17,6 @@ from typing import Any
 from casefile.domain.catalogue import validate_payload
 from casefile.domain.events import GENESIS_HASH, Event, sha256_hex
 from casefile.errors import CaseNotFound, ImportRefused, InvalidEvent
-from casefile.store.base import EventStore
 from casefile.store.case_layout import ARTIFACTS_DIR, DIGEST, EVENTS_FILE
 from casefile.store.safe_files import Unreadable, read_regular
 from casefile.store.verify import event_problem, referenced_artifacts
@@ -65,17 +64,6 @@ def read_case_dir(directory: str | os.PathLike[str]) -> tuple[list[Event], dict[
                 f"which is missing from {ARTIFACTS_DIR}/"
             )
     return events, {digest: artifacts[digest] for digest in sorted(references)}
-
-
-def import_case_dir(store: EventStore, directory: str | os.PathLike[str]) -> str:
-    """Verify a case directory, then import it in one transaction; return the case id.
-
-    Nothing is written unless everything verifies, and the store's import is all or nothing,
-    so on any failure the database is exactly as it was.
-    """
-    events, artifacts = read_case_dir(directory)
-    store.import_case(events, artifacts)
-    return events[0].case_id
 
 
 def _parse_events(path: Path, data: bytes) -> tuple[list[Event], dict[str, tuple[int, int]]]:

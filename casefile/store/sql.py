@@ -60,6 +60,8 @@ from casefile.store.verify import check_importable
 
 __all__ = ["ArtifactRow", "EventRow", "SnapshotRow", "SqlEventStore"]
 
+#: How long a snapshot save waits for another writer's lock on SQLite before giving up.
+SNAPSHOT_BUSY_MS = 200
 _CHUNK = 500  # parameters per IN (...) list: well under SQLite's and PostgreSQL's limits
 # Rows per INSERT statement: 10 parameters each stays far below SQLite's 32,766 and
 # PostgreSQL's 65,535 bound parameters.
@@ -364,7 +366,8 @@ class SqlEventStore(SqlConnections):
             "data": bytes(data),
         }
         try:
-            with self._transaction(what, write=True) as conn:
+            # a cache: never keep a command waiting on another writer's lock for it
+            with self._transaction(what, write=True, busy_ms=SNAPSHOT_BUSY_MS) as conn:
                 conn.execute(self._upsert_snapshot, values)
         except (SqlIntegrityError, self._dbapi_integrity) as error:
             raise self._error(what, error) from error

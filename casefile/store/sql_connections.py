@@ -21,7 +21,12 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import PoolProxiedConnection
 
 from casefile.errors import StoreError
-from casefile.store.database import WRITE_OPTION, create_store_engine, display_url
+from casefile.store.database import (
+    BUSY_TIMEOUT_MS,
+    WRITE_OPTION,
+    create_store_engine,
+    display_url,
+)
 
 
 class SqlConnections:
@@ -69,17 +74,28 @@ class SqlConnections:
         return StoreError(f"cannot {what} in {self._where}: {first_line}")
 
     @contextmanager
-    def _transaction(self, what: str, *, write: bool) -> Iterator[Connection]:
+    def _transaction(
+        self, what: str, *, write: bool, busy_ms: int | None = None
+    ) -> Iterator[Connection]:
         """A SQLAlchemy transaction; database errors leave as :class:`StoreError`.
 
         Integrity errors pass through untranslated: the caller knows what they mean.
+        ``busy_ms`` (SQLite): wait at most that long for another writer's lock, for writes
+        that may give up (a cache) rather than keep a command waiting.
         """
         try:
             with self._engine.connect() as conn:
                 if write:
                     conn.execution_options(**{WRITE_OPTION: True})
-                with conn.begin():
-                    yield conn
+                raw = conn.connection.driver_connection if busy_ms and self._sqlite else None
+                if raw is not None:
+                    raw.execute(f"PRAGMA busy_timeout = {int(busy_ms or 0)}")
+                try:
+                    with conn.begin():
+                        yield conn
+                finally:
+                    if raw is not None:
+                        raw.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         except (SQLAlchemyError, self._dbapi_error) as error:
             if isinstance(error, SqlIntegrityError | self._dbapi_integrity):
                 raise

@@ -258,6 +258,106 @@ def test_the_session_never_rereads_what_it_holds() -> None:
     store.load = counting  # type: ignore[method-assign]
     service.note(CASE, "one more")
     session.refresh()
-    assert reads == [1]
+    assert reads == [2]  # the event held (to check it is still ours) and the new one
     with pytest.raises(ConcurrencyError):
         store.append(CASE, 1, [NewEvent("note.added", {"text": "stale"})])
+
+
+def test_a_refresh_that_fails_half_way_drops_the_fold_and_is_never_saved() -> None:
+    """An event the fold refuses (from another writer or an older build) must not leave a
+    half-folded session behind, let alone a snapshot every later command would trust."""
+    store = MemoryEventStore()
+    service = CaseService(store)
+    seed(service)
+    session = service.session(CASE, history=False)
+    session.refresh()
+    session.snapshot_due = True  # as after folding a big case
+    bad = NewEvent(
+        "hypothesis.proposed",
+        {"hypothesis_id": "z", "question_id": "q", "text": "too big", "prior": 0.95},
+    )
+    store.append(CASE, store.head(CASE)[0], [bad])
+    with pytest.raises(DomainError, match="catch-all"):
+        session.refresh()
+    assert not session.loaded
+    service.flush()
+    assert store.load_snapshot(CASE, "any") is None and not store._snapshots  # type: ignore[attr-defined]
+    with pytest.raises(DomainError, match="catch-all"):
+        session.refresh()  # and every later use folds again, and refuses again
+
+
+def test_an_append_landing_between_two_reads_is_not_taken_for_a_rewrite() -> None:
+    store = MemoryEventStore()
+    service = CaseService(store)
+    seed(service)
+    session = CaseSession(store, CASE)
+    session.refresh()
+    original = store.load
+
+    def load_then_someone_appends(case_id: str, upto: int | None = None, *, after: int = 0) -> Any:
+        events = original(case_id, upto, after=after)
+        store.load = original  # type: ignore[method-assign]
+        CaseService(store).note(CASE, "landed just after our read")
+        return events
+
+    store.load = load_then_someone_appends  # type: ignore[method-assign]
+    assert not session.refresh().rewritten
+    assert session.integrity_warnings == []
+    assert [e.seq for e in session.refresh().events] == [store.head(CASE)[0]]
+    assert fingerprint(session.projection) == full_fold(store)
+
+
+def test_a_failure_after_the_append_landed_drops_the_fold(monkeypatch: pytest.MonkeyPatch) -> None:
+    from casefile.domain.beliefs import Projection
+
+    store = MemoryEventStore()
+    service = CaseService(store)
+    seed(service)
+    session = service.session(CASE, history=True)
+    session.refresh()
+
+    def interrupted(self: Projection, sealed: Any) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Projection, "adopt", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        service.assess(CASE, {"a": 0.4}, "interrupted right after it was stored")
+    assert not session.loaded  # its fold holds provisional hashes: never used again
+    monkeypatch.undo()
+    assert not session.refresh().rewritten and session.integrity_warnings == []
+    assert fingerprint(session.projection) == full_fold(store)
+
+
+def test_a_rewritten_history_reaches_the_status_view(tmp_path: Path) -> None:
+    store = SqlEventStore(f"sqlite:///{tmp_path / 'cases.db'}")
+    service = CaseService(store)
+    seed(service)
+    assert service.status(CASE).integrity == ()
+    other = MemoryEventStore()
+    seed(CaseService(other))
+    with sqlite3.connect(tmp_path / "cases.db") as raw:
+        raw.execute("DELETE FROM events WHERE case_id = ?", (CASE,))
+    store.import_case(other.load(CASE), {})
+    view = service.status(CASE)
+    assert len(view.integrity) == 1 and "rewritten" in view.integrity[0]
+    assert view.to_json()["integrity"] == list(view.integrity)
+    store.close()
+
+
+def test_a_fold_is_freed_by_reference_counting_alone() -> None:
+    """One-shot commands pause the cyclic collector: a dropped fold must still be freed."""
+    import gc
+    import weakref
+
+    store = MemoryEventStore()
+    seed(CaseService(store))
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        projection = project(store.load(CASE))
+        alive = weakref.ref(projection)
+        del projection
+        assert alive() is None
+    finally:
+        if collecting:
+            gc.enable()

@@ -43,7 +43,7 @@ def test_json_keeps_the_documented_shape_and_only_adds_keys(glm5_status: StatusV
     data = glm5_status.to_json()
     assert set(data) == {
         "case", "questions", "hypotheses", "warnings", "warning_groups", "next_steps",
-        "next_step_groups", "best_probes", "decisive_evidence", "concluded",
+        "next_step_groups", "best_probes", "decisive_evidence", "concluded", "integrity",
     }  # fmt: skip
     assert set(data["case"]) == {"id", "title", "symptom", "events", "last_seq", "head_hash"}
     assert set(data["questions"][0]) >= {

@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
+from casefile.app.library import import_directory
 from casefile.domain.events import Event, NewEvent, canonical_json, compute_hash, sha256_hex
 from casefile.errors import CaseNotFound, ImportRefused, StoreError
 from casefile.store.casedir import (
     export_case,
     export_stored_case,
-    import_case_dir,
     read_case_dir,
 )
 from casefile.store.memory import MemoryEventStore
@@ -88,7 +88,7 @@ def test_export_import_export_is_byte_identical(sql_store: SqlEventStore, tmp_pa
     with SqlEventStore(f"sqlite:///{tmp_path / 'a.db'}") as source:
         build_case(source)
         first = export_stored_case(source, "pcie", tmp_path / "one")
-    assert import_case_dir(sql_store, first) == "pcie"
+    assert import_directory(sql_store, first).case_id == "pcie"
     second = export_stored_case(sql_store, "pcie", tmp_path / "two")
     assert files(first) == files(second)
     assert sorted(files(first)) == sorted(
@@ -272,7 +272,7 @@ def test_damaged_case_dir_is_refused_and_database_unchanged(
     change, name, line, words = DAMAGE[damage]
     change(exported)
     with pytest.raises(ImportRefused) as caught:
-        import_case_dir(sql_store, exported)
+        import_directory(sql_store, exported)
     message = str(caught.value)
     assert "\n" not in message
     where = f"{exported / name}:{line}:" if line is not None else f"{exported / name}:"
@@ -282,11 +282,20 @@ def test_damaged_case_dir_is_refused_and_database_unchanged(
     assert sql_store.case_ids() == ["bystander"]
 
 
-def test_import_of_an_existing_case_is_refused_and_changes_nothing(
-    exported: Path, sql_store: SqlEventStore
+def test_import_of_an_existing_case_is_a_no_op_when_identical_and_refused_when_not(
+    exported: Path, sql_store: SqlEventStore, tmp_path: Path
 ) -> None:
-    import_case_dir(sql_store, exported)
+    assert not import_directory(sql_store, exported).already
     before = rows(sql_store)
-    with pytest.raises(StoreError, match="already exists"):
-        import_case_dir(sql_store, exported)
+    assert import_directory(sql_store, exported).already  # the same case again: nothing
     assert rows(sql_store) == before
+    other = MemoryEventStore()
+    other.append("pcie", 0, [NewEvent("case.opened", {"title": "another case, same id"})])
+    elsewhere = tmp_path / "elsewhere"
+    export_case(other.load("pcie"), {}, elsewhere)
+    with pytest.raises(StoreError, match="different events"):
+        import_directory(sql_store, elsewhere)
+    assert rows(sql_store) == before
+    # and the store itself refuses any second stream under an existing id
+    with pytest.raises(StoreError, match="already exists"):
+        sql_store.import_case(other.load("pcie"), {})

@@ -76,6 +76,8 @@ class StatusView:
     best_probes: tuple[ProbeRow, ...]
     decisive_evidence: tuple[DecisiveRow, ...]
     concluded: Conclusion | None
+    #: what the session noticed about the record itself (a history rewritten under it)
+    integrity: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -89,6 +91,7 @@ class StatusView:
             "best_probes": [b.to_json() for b in self.best_probes],
             "decisive_evidence": [d.to_json() for d in self.decisive_evidence],
             "concluded": None if self.concluded is None else self.concluded.to_json(),
+            "integrity": list(self.integrity),
         }
 
 
@@ -98,6 +101,7 @@ def build_status(
     next_steps: Sequence[NextStep] = (),
     best_probes: Sequence[ProbeStep] = (),
     decisive: Sequence[Decisive] = (),
+    integrity: Sequence[str] = (),
 ) -> StatusView:
     """The status of ``projection``, with the domain's rankings copied in as plain rows."""
     warnings = warning_rows(projection.warnings.all())
@@ -116,6 +120,7 @@ def build_status(
         best_probes=tuple(ProbeRow.of(b) for b in best_probes),
         decisive_evidence=tuple(_decisive_row(d) for d in decisive),
         concluded=_conclusion(projection),
+        integrity=tuple(integrity),
     )
 
 

@@ -17,6 +17,7 @@ SHOWN_DECISIVE = 8
 def render_status(view: StatusView) -> str:
     case = view.case
     lines = [f"Case {case.id}: {case.title}  ({case.events} events)"]
+    lines += [f"⚠ integrity: {message}" for message in view.integrity]
     if case.symptom:
         lines.append(f"Symptom: {case.symptom}")
     for question in view.questions:

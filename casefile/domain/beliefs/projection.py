@@ -393,6 +393,9 @@ def project(
     finally:
         if not projection.keeps_trajectory:
             folder.settle_snapshots()
+        # the handler table holds the folder's bound methods: a cycle that would keep the
+        # projection alive until the cyclic collector ran (and one-shot commands pause it)
+        folder.handlers.clear()
         if collecting:
             gc.enable()
     return projection
@@ -698,7 +701,9 @@ def question_of(p: Projection, likelihoods: dict[str, float], seq: int) -> str:
 
 
 def count_support(question: QuestionState, state: EvidenceState, sign: int) -> None:
-    for top in state.supports:
+    # sorted: a frozenset's order follows string hashing, which changes from run to run, and
+    # ``support`` is saved with the fold in its own order
+    for top in sorted(state.supports):
         kinds = question.support.setdefault(top, {})
         kinds[state.kind] = kinds.get(state.kind, 0) + sign
 
