@@ -6,14 +6,12 @@ built in a worker thread can be handed to a UI while the fold carries on.
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from casefile.app.views.names import CATCH_ALL_MEANING, CATCH_ALL_TEXT, hypothesis_text
 from casefile.domain.beliefs import Projection
+from casefile.domain.beliefs.projection import collector_paused
 from casefile.domain.beliefs.question import QuestionState
 from casefile.domain.beliefs.ranking import question_entropy
 from casefile.domain.events import Event
@@ -193,18 +191,7 @@ def event_at(projection: Projection, seq: int) -> Event | None:
     return next((e for e in events if e.seq == seq), None)
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic collector while a view of a long case is built or encoded.
-
-    Such a view allocates one object per event that all stay alive, so each full collection
-    rescans the whole fold beside it and the cost grows with the square of the case (the same
-    reason ``project`` pauses it). Views form no reference cycles.
-    """
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
-            gc.enable()
+#: Pause the cyclic collector while a view of a long case is built: such a view allocates one
+#: object per event that all stay alive, so each full collection would rescan the whole fold
+#: beside it (the same reason ``project`` pauses it). Views form no reference cycles.
+gc_paused = collector_paused
