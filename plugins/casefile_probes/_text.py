@@ -70,22 +70,35 @@ _MISSING = frozenset(
 # Covers `$ cmd`, `user@host:~$ cmd`, `root@host:~# cmd`, `[user@host dir]$ cmd`,
 # `[root@esx:~] cmd`, `> cmd`, `(venv) user@host:~$ cmd`, `~ $ time cmd`, zsh's `➜  ~ cmd`.
 _PROMPT_PREFIX = re.compile(
-    r"""^(?:\(+[^)]*\)+\s*\)*\s*)*                 # (conda env) prefixes, even nested ones
+    r"""^(?:\([^)]*\)+(?:\s+\)+)?\s*)*          # (conda env) prefixes, even nested ones
         (?:\[[^\]]*\]\s*[$#%>]?                   # [user@host dir]$   [root@esx:~]
-          |[^\s\[]*@\S*?[$#%>]                    # user@host:~$   root@host:~#
+          |[^\s\[@]*+@\S*?[$#%>]                  # user@host:~$   root@host:~#
           |[~/\w.-]*\s*[$#%>❯➜])                   # $   ~ $   Singularity>   ➜
         \s*(?:[~/\w.-]+\s+)?                      # zsh shows the directory after ➜
         (?:(?:sudo|time|command|exec)\s+)*         # wrappers in front of the tool
         $""",
     re.VERBOSE,
 )
+# Each "(env)" group above parses one way only (one "(", text up to the first ")", then the
+# closing run): the former "\(+[^)]*\)+\s*\)*\s*" matched the same strings in many ways, and
+# a failing match tried them all (exponential in the number of groups).
+
+# Decoration over this length in front of a GPU tool is not a prompt. Prompts are far shorter,
+# and the cap keeps _PROMPT_PREFIX's remaining backtracking (an alternative retried after each
+# "(env)" group) to a bounded cost per line: matching stays linear in the line's length.
+_MAX_PROMPT_PREFIX = 512
+
 # A line that is only a prompt (the second line of a two-line prompt, or an empty prompt).
 _BARE_PROMPT = re.compile(r"^\s*(?:\[[^\]]*@[^\]]*\][$#]?|[\w.-]+@[\w.-]+:\S*[$#]|[$#])\s*$")
 
 #: Programs whose invocation marks a prompt line; lower-case, as typed in a shell.
 _PROGRAMS = ("nvidia-smi", "lspci", "nvbandwidth", "bandwidthTest", "p2pBandwidthLatencyTest")
-_PROGRAM_RE = re.compile(
-    r"(?P<cmd>(?:\S*/)?(?:" + "|".join(re.escape(p) for p in _PROGRAMS) + r")(?:\.exe)?(?:\s.*)?)$"
+# Where a program name starts and is followed by ``.exe``, whitespace or the end of the line.
+# A zero-width lookahead, so that each offset costs a constant amount of work; the directory
+# in front of the program (``./``, ``/usr/bin/``) is found by scanning back from there (see
+# _program_start), not by a ``\S*/`` tried at every offset, which was quadratic.
+_PROGRAM_AT = re.compile(
+    r"(?=(?:" + "|".join(re.escape(p) for p in _PROGRAMS) + r")(?:\.exe)?(?:\s|\Z))"
 )
 
 # Prompts for clean_paste, as (pattern, group holding the command):
@@ -193,13 +206,33 @@ def _prompt_command(line: str) -> str | None:
     """The command typed on a prompt line, ``""`` for a bare prompt, None for other lines."""
     if _BARE_PROMPT.match(line):
         return ""
-    match = _PROGRAM_RE.search(line)
-    if match is None:
+    start = _program_start(line)
+    if start is None:
         return None
-    prefix = line[: match.start("cmd")]
+    prefix = line[:start]
+    if len(prefix) > _MAX_PROMPT_PREFIX:
+        return None
     if prefix.strip() and not _PROMPT_PREFIX.match(prefix):
         return None
-    return match.group("cmd").strip()
+    return line[start:].strip()
+
+
+def _program_start(line: str) -> int | None:
+    """Where the command starts on a line that runs one of the GPU tools, or None.
+
+    The leftmost offset from which the rest of the line is ``[dir/]program[.exe][ args]``: the
+    first program name followed by ``.exe``, whitespace or the end, taken back to the start of
+    its word when a ``/`` precedes it. Linear in the length of the line.
+    """
+    for found in _PROGRAM_AT.finditer(line):
+        position = found.start()
+        if position == 0 or line[position - 1] != "/":
+            return position
+        start = position - 1
+        while start > 0 and not line[start - 1].isspace():
+            start -= 1
+        return start
+    return None
 
 
 def is_prompt_line(line: str, *, hash_prompt: bool = False) -> str | None:

@@ -36,7 +36,12 @@ from casefile_probes._text import clean_paste, to_float, to_int
 __all__ = ["PROBE", "parse_nccl"]
 
 _LOG_START = re.compile(r"^(?P<host>[A-Za-z0-9][\w.-]*):\d+:\d+ \[\d+\] NCCL (?:INFO|WARN|TRACE)")
-_LOG_ANYWHERE = re.compile(r"[A-Za-z][\w.-]*:\d+:\d+ \[\d+\] NCCL (?:INFO|WARN|TRACE)\b.*$")
+# The part of an NCCL log line after its host name, wherever it starts (a log line glued to the
+# output): zero-width, so finditer costs constant work per offset; the host name in front of
+# it is found by scanning back (see _log_start). A ``[A-Za-z][\w.-]*:…`` searched at every
+# offset rescanned the word each time and was quadratic in the line length.
+_LOG_TAIL = re.compile(r"(?=:\d+:\d+ \[\d+\] NCCL (?:INFO|WARN|TRACE)\b)")
+_HOST_CHAR = re.compile(r"[\w.-]")
 _VERSION = re.compile(r"\b[RN]CCL version (?P<version>[0-9]+\.[0-9]+\.[0-9]+)")
 _TEST_NAME = re.compile(r"(?:^|[/\s])(?P<test>[a-z_]+_perf)(?:_mpi)?\b")
 _STARTING = re.compile(r"^#\s*Collective test starting:\s*(?P<test>\S+)")
@@ -101,9 +106,26 @@ def _strip_logs(lines: list[str]) -> list[str]:
     for line in lines:
         for pattern in glued:
             line = pattern.sub("", line)
-        line = _LOG_ANYWHERE.sub("", line)
-        out.append(line)
+        start = _log_start(line)
+        out.append(line if start is None else line[:start])
     return out
+
+
+def _log_start(line: str) -> int | None:
+    r"""Where the first NCCL log line glued into ``line`` starts (its host name), or None.
+
+    The leftmost ``[A-Za-z][\w.-]*`` word ending right before a log tail; words that end at
+    different tails never overlap (a tail starts with ``:``), so each character is scanned
+    back over at most once.
+    """
+    for tail in _LOG_TAIL.finditer(line):
+        word = tail.start()
+        while word > 0 and _HOST_CHAR.match(line, word - 1, word):
+            word -= 1
+        for position in range(word, tail.start()):
+            if line[position].isascii() and line[position].isalpha():
+                return position
+    return None
 
 
 def _header_columns(line: str) -> list[str] | None:

@@ -1,0 +1,88 @@
+"""Long single lines: every built-in parser is linear in the length of a line.
+
+A regex tried at every offset of a line, or one with nested quantifiers, costs seconds on an
+80 KB line and about half an hour on a megabyte (issue 9, defect 7). Each parser here gets
+~200 KB lines of the shapes that used to be slow and must return a result well within a bound
+that a quadratic parser cannot meet at that size, without raising.
+"""
+
+from __future__ import annotations
+
+import time
+from importlib import import_module
+
+import pytest
+
+from casefile.domain.facts import ParseResult
+from casefile.probes.api import Probe
+
+MODULES = (
+    "topo",
+    "query_gpu",
+    "smi_q",
+    "smi_table",
+    "dmon",
+    "pmon",
+    "lspci",
+    "nccl",
+    "p2p",
+    "bandwidth",
+    "virt",
+    "nvml",
+    "command",
+)
+
+SIZE = 200_000
+BOUND_S = 5.0
+
+#: (repeated unit, suffix): plain runs, then shapes that end in a tool's invocation so that the
+#: prompt matchers see a long prefix, then nccl-tests' log and row shapes.
+SHAPES: dict[str, tuple[str, str]] = {
+    "letters": ("a", ""),
+    "spaces": (" ", ""),
+    "gpu": ("GPU ", ""),
+    "pipes": ("|", ""),
+    "digits": ("1", ""),
+    "colons": (": ", ""),
+    "slashes": ("/", "nvidia-smi"),
+    "at-signs": ("a@", " nvidia-smi"),
+    "env-groups": ("(a)", " nvidia-smi"),
+    "nested-env": ("((x)) ", " nvidia-smi -q"),
+    "mixed": ("GPU0 | 1.5 W: x@y$ ", ""),
+    "nccl-log": ("a:1:2 [0] NCCL INFO ", ""),
+    "nccl-words": ("a ", ""),
+    "nccl-rows": ("8 2 float sum -1 ", ""),
+}
+
+
+def _line(unit: str, suffix: str) -> str:
+    return (unit * (SIZE // len(unit) + 1))[:SIZE] + suffix
+
+
+def _probe(module: str) -> Probe:
+    probe = import_module(f"casefile_probes.{module}").PROBE
+    assert isinstance(probe, Probe)
+    return probe
+
+
+@pytest.mark.parametrize("module", MODULES)
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_a_long_line_parses_in_linear_time(module: str, shape: str) -> None:
+    probe = _probe(module)
+    text = _line(*SHAPES[shape])
+    started = time.perf_counter()
+    result = probe.parse(text)  # the parse itself must not raise, not only safe_parse
+    elapsed = time.perf_counter() - started
+    assert isinstance(result, ParseResult)
+    assert elapsed < BOUND_S, f"{module} took {elapsed:.1f}s on a {SIZE}-char {shape} line"
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_long_lines_among_normal_ones(module: str) -> None:
+    probe = _probe(module)
+    text = "\n".join(["$ nvidia-smi", _line("(a)", " nvidia-smi"), _line("a@", ""), "ok"])
+    started = time.perf_counter()
+    result = probe.safe_parse(text)
+    assert time.perf_counter() - started < BOUND_S
+    assert isinstance(result, ParseResult)
+    assert not any(p.startswith(f"parser {probe.name} failed") for p in result.problems)
