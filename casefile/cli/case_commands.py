@@ -12,6 +12,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from casefile.cli.parsing import key_value, who, who_and_when
+from casefile.cli.terminal import say, say_json
 
 if TYPE_CHECKING:
     from casefile.app.service import CaseService
@@ -30,7 +31,7 @@ def cmd_new(args: argparse.Namespace) -> int:
             playbook=args.playbook,
             who=who(args),
         )
-    print(case_id)
+    say(case_id)
     return 0
 
 
@@ -39,7 +40,7 @@ def cmd_note(args: argparse.Namespace) -> int:
 
     with open_case(args.case, args.db) as opened:
         event = opened.service.note(opened.case_id, args.text, who(args))
-    print(event.seq)
+    say(str(event.seq))
     return 0
 
 
@@ -48,7 +49,7 @@ def cmd_act(args: argparse.Namespace) -> int:
 
     with open_case(args.case, args.db) as opened:
         event = opened.service.act(opened.case_id, args.text, args.outcome, who(args))
-    print(event.seq)
+    say(str(event.seq))
     return 0
 
 
@@ -64,7 +65,7 @@ def cmd_conclude(args: argparse.Namespace) -> int:
             lessons=args.lesson or [],
             who=who(args),
         )
-    print(event.seq)
+    say(str(event.seq))
     return 0
 
 
@@ -75,9 +76,9 @@ def cmd_cases(args: argparse.Namespace) -> int:
     with open_service(args.db) as service:
         rows = service.cases()
     if args.json:
-        print(json.dumps([row.to_json() for row in rows], indent=2, ensure_ascii=False))
+        say_json(json.dumps([row.to_json() for row in rows], indent=2, ensure_ascii=False))
     elif rows:
-        print(render_cases(rows))
+        say(render_cases(rows))
     return 0
 
 
@@ -91,9 +92,9 @@ def cmd_log(args: argparse.Namespace) -> int:
             return _follow(service, case_id, as_json=args.json)
         if args.json:
             events = service.events(case_id)
-            print(json.dumps([e.to_dict() for e in events], indent=2, ensure_ascii=False))
+            say_json(json.dumps([e.to_dict() for e in events], indent=2, ensure_ascii=False))
             return 0
-        print(render_log(service.log(case_id), service.title(case_id), case_id))
+        say(render_log(service.log(case_id), service.title(case_id), case_id))
     return 0
 
 
@@ -105,13 +106,13 @@ def _follow(service: CaseService, case_id: str, *, as_json: bool) -> int:
     def emit(events: list[Event]) -> None:
         if as_json:
             for event in events:
-                print(json.dumps(event.to_dict(), ensure_ascii=False), flush=True)
+                say_json(json.dumps(event.to_dict(), ensure_ascii=False), flush=True)
             return
         for row in service.log_rows(case_id, events):
-            print(render_log_row(row), flush=True)
+            say(render_log_row(row), flush=True)
 
     def notice(message: str) -> None:
-        print(f"casefile: {message}", file=sys.stderr, flush=True)
+        say(f"casefile: {message}", file=sys.stderr, flush=True)
 
     try:
         # Ctrl-C while the history is still printing (a big case, a reader that is slow to
@@ -125,7 +126,7 @@ def _follow(service: CaseService, case_id: str, *, as_json: bool) -> int:
                     emit(batch)
                     continue
                 # The history changed under us: what was printed is no longer the case's.
-                print(f"casefile: error: {batch.message}", file=sys.stderr, flush=True)
+                say(f"casefile: error: {batch.message}", file=sys.stderr, flush=True)
                 return 1
     except KeyboardInterrupt:
         pass  # Ctrl-C is how a follower stops: not an error
@@ -138,9 +139,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
     with open_case(args.case, args.db) as opened:
         report = opened.service.verify(opened.case_id)
     if not report.ok:
-        print(f"casefile: verify failed: {report.message}", file=sys.stderr)
+        say(f"casefile: verify failed: {report.message}", file=sys.stderr)
         return 1
-    print(f"ok: {report.message}")
+    say(f"ok: {report.message}")
     return 0
 
 
@@ -149,7 +150,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     with open_case(args.case, args.db) as opened:
         opened.service.export(opened.case_id, args.directory)
-    print(args.directory)
+    say(args.directory)
     return 0
 
 
@@ -159,8 +160,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     with open_service(args.db) as service:
         imported = service.import_directory(args.directory)
     if imported.already:
-        print(f"casefile: case {imported.case_id} is already imported, identical", file=sys.stderr)
-    print(imported.case_id)
+        say(f"casefile: case {imported.case_id} is already imported, identical", file=sys.stderr)
+    say(imported.case_id)
     return 0
 
 

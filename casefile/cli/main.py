@@ -7,28 +7,45 @@ import gc
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, cast
 
 from casefile import __version__
+from casefile.cli.terminal import say, terminal_safe
 from casefile.errors import CasefileError
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, with what it prints (usage errors quote the words given) made terminal-safe;
+    its subcommand parsers are of the same class."""
+
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        super()._print_message(terminal_safe(message), file)
 
 
 def build_parser() -> argparse.ArgumentParser:
     from casefile.cli import case_commands, probe_commands, reasoning_commands
 
-    common = argparse.ArgumentParser(add_help=False)
+    common = Parser(add_help=False)
     common.add_argument(
         "--db",
         default=argparse.SUPPRESS,
         metavar="URL",
         help="database URL or SQLite path (default: $CASEFILE_DB, else a file in your data dir)",
     )
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="casefile",
         description="An event-sourced investigation log and hypothesis tracker.",
     )
     parser.add_argument("--version", action="version", version=f"casefile {__version__}")
     parser.add_argument("--db", default=None, metavar="URL", help=argparse.SUPPRESS)
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    # (the subcommand parsers are Parsers too: argparse makes them of the parent's class)
+    sub = cast(
+        "argparse._SubParsersAction[argparse.ArgumentParser]",
+        parser.add_subparsers(dest="command", required=True, metavar="COMMAND"),
+    )
     case_commands.register(sub, common)
     reasoning_commands.register(sub, common)
     probe_commands.register(sub, common)
@@ -88,10 +105,10 @@ def _run(args: argparse.Namespace) -> int:
         code: int = args.handler(args)
         return code
     except CasefileError as error:
-        print(f"casefile: error: {error}", file=sys.stderr)
+        say(f"casefile: error: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("casefile: interrupted", file=sys.stderr)
+        say("casefile: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         devnull = os.open(os.devnull, os.O_WRONLY)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from casefile.app.probing import LOADS
 from casefile.cli.parsing import moment, positive_seconds, who, who_and_when
+from casefile.cli.terminal import say, say_json
 from casefile.errors import RunnerError
 
 if TYPE_CHECKING:
@@ -79,10 +80,10 @@ def cmd_probe(args: argparse.Namespace) -> int:
         service = opened.service
         request = request_from(args, service.probe(args.probe))
         for record in service.run_probe(opened.case_id, request, who(args)):
-            print(describe(record), flush=True)
+            say(describe(record), flush=True)
             if record.failure is not None:  # recorded all the same: a failed run is data
                 failures += 1
-                print(f"casefile: {record.result.host}: {record.failure}", file=sys.stderr)
+                say(f"casefile: {record.result.host}: {record.failure}", file=sys.stderr)
     return 1 if failures else 0
 
 
@@ -112,15 +113,15 @@ def cmd_parse(args: argparse.Namespace) -> int:
     if args.json:
         facts = [f.to_dict() for f in result.facts]
         shape = {"probe": args.probe, "parsed": result.parsed, "facts": facts}
-        print(json.dumps({**shape, "problems": result.problems}, indent=2, ensure_ascii=False))
+        say_json(json.dumps({**shape, "problems": result.problems}, indent=2, ensure_ascii=False))
     else:
         for fact in result.facts:
             unit = f" {fact.unit}" if fact.unit else ""
-            print(f"{fact.subject:<16} {fact.name:<36} {fact.value}{unit}")
+            say(f"{fact.subject:<16} {fact.name:<36} {fact.value}{unit}")
         for problem in result.problems:
-            print(f"problem: {problem}", file=sys.stderr)
+            say(f"problem: {problem}", file=sys.stderr)
     if not result.parsed:
-        print(f"casefile: {args.file} did not parse as {args.probe}", file=sys.stderr)
+        say(f"casefile: {args.file} did not parse as {args.probe}", file=sys.stderr)
         return 1
     return 0
 
@@ -137,7 +138,7 @@ def cmd_plugins(args: argparse.Namespace) -> int:
         found.all_playbooks()
     for info in infos:
         kind = info.group.split(".")[-1].rstrip("s")
-        print(f"{kind:<9} {info.name:<22} {info.target:<44} {info.distribution or ''}")
+        say(f"{kind:<9} {info.name:<22} {info.target:<44} {info.distribution or ''}")
     return 0
 
 

@@ -9,6 +9,7 @@ import argparse
 import json
 
 from casefile.cli.parsing import event_seq, likelihood, probability, who, who_and_when
+from casefile.cli.terminal import say, say_json, terminal_safe, xml_safe
 from casefile.domain.kinds import KINDS
 from casefile.errors import CasefileError
 
@@ -20,7 +21,7 @@ def cmd_question_add(args: argparse.Namespace) -> int:
     from casefile.app.opening import open_case
 
     with open_case(args.case, args.db) as opened:
-        print(
+        say(
             opened.service.add_question(
                 opened.case_id, args.text, args.id, args.catch_all, who(args)
             )
@@ -32,7 +33,7 @@ def cmd_hypothesis_add(args: argparse.Namespace) -> int:
     from casefile.app.opening import open_case
 
     with open_case(args.case, args.db) as opened:
-        print(
+        say(
             opened.service.add_hypothesis(
                 opened.case_id, args.text, args.under, args.prior, args.id, args.meaning, who(args)
             )
@@ -47,7 +48,7 @@ def cmd_hypothesis_refine(args: argparse.Namespace) -> int:
         event = opened.service.refine_hypothesis(
             opened.case_id, args.hypothesis, args.text, args.because, who(args)
         )
-    print(event.seq)
+    say(str(event.seq))
     return 0
 
 
@@ -58,7 +59,7 @@ def cmd_hypothesis_retire(args: argparse.Namespace) -> int:
         event = opened.service.retire_hypothesis(
             opened.case_id, args.hypothesis, args.because, who(args)
         )
-    print(event.seq)
+    say(str(event.seq))
     return 0
 
 
@@ -69,7 +70,7 @@ def cmd_hypothesis_reinstate(args: argparse.Namespace) -> int:
         event = opened.service.reinstate_hypothesis(
             opened.case_id, args.hypothesis, args.because, who(args)
         )
-    print(event.seq)
+    say(str(event.seq))
     return 0
 
 
@@ -80,9 +81,9 @@ def cmd_hypothesis_show(args: argparse.Namespace) -> int:
     with open_case(args.case, args.db) as opened:
         view = opened.service.hypothesis_detail(opened.case_id, args.hypothesis, args.to)
     if args.json:
-        print(json.dumps(view.to_json(), indent=2, ensure_ascii=False))
+        say_json(json.dumps(view.to_json(), indent=2, ensure_ascii=False))
     else:
-        print(render_hypothesis_detail(view))
+        say(render_hypothesis_detail(view))
     return 0
 
 
@@ -117,7 +118,7 @@ def cmd_evidence_add(args: argparse.Namespace) -> int:
             supersedes=args.supersedes,
             evidence_id=args.id,
         )
-    print(event.payload["evidence_id"])
+    say(str(event.payload["evidence_id"]))
     return 0
 
 
@@ -129,9 +130,9 @@ def cmd_status(args: argparse.Namespace) -> int:
         view = opened.service.status(opened.case_id, args.to)
         # answer first, flushed; the fold snapshot (if due) is written on close
         if args.json:
-            print(json.dumps(view.to_json(), indent=2, ensure_ascii=False), flush=True)
+            say_json(json.dumps(view.to_json(), indent=2, ensure_ascii=False), flush=True)
         else:
-            print(render_status(view), flush=True)
+            say(render_status(view), flush=True)
     return 0
 
 
@@ -144,9 +145,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if args.json:
         # One line: a replay is thousands of steps, and an indent would send it through
         # json's pure-Python encoder, three times slower than the C one.
-        print(view.to_json_text())
+        say_json(view.to_json_text())
     else:
-        print(render_replay(view))
+        say(render_replay(view))
     return 0
 
 
@@ -157,9 +158,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     with open_case(args.case, args.db) as opened:
         view = opened.service.event_detail(opened.case_id, args.seq)
     if args.json:
-        print(json.dumps(view.to_json(), indent=2, ensure_ascii=False))
+        say_json(json.dumps(view.to_json(), indent=2, ensure_ascii=False))
     else:
-        print(render_event_detail(view))
+        say(render_event_detail(view))
     return 0
 
 
@@ -167,7 +168,9 @@ def cmd_graph(args: argparse.Namespace) -> int:
     from casefile.app.opening import open_case
 
     with open_case(args.case, args.db) as opened:
-        print(opened.service.graph(opened.case_id, args.format), end="")
+        text = opened.service.graph(opened.case_id, args.format)
+    # dot and mermaid are text for people too; GraphML keeps its meaning with char references
+    print(xml_safe(text) if args.format == "graphml" else terminal_safe(text), end="")
     return 0
 
 
@@ -175,7 +178,7 @@ def cmd_playbook_open(args: argparse.Namespace) -> int:
     from casefile.app.opening import open_case
 
     with open_case(args.case, args.db) as opened:
-        print(opened.service.open_playbook(opened.case_id, args.playbook, who(args)))
+        say(opened.service.open_playbook(opened.case_id, args.playbook, who(args)))
     return 0
 
 

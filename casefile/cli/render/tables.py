@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from casefile.app.views import CaseHeader, CaseRow, LogRow
 from casefile.cli.render.text import percent, timestamp
+from casefile.cli.terminal import one_line
 
 
 def render_log(rows: Iterable[LogRow], header: CaseHeader | str, case_id: str = "") -> str:
@@ -15,11 +16,13 @@ def render_log(rows: Iterable[LogRow], header: CaseHeader | str, case_id: str = 
         case_id, title = header.id, header.title
     else:
         title = header
-    return "\n".join([f"Case {case_id}: {title}", *(render_log_row(r) for r in rows)])
+    header_line = one_line(f"Case {case_id}: {title}")
+    return "\n".join([header_line, *(render_log_row(r) for r in rows)])
 
 
 def render_log_row(row: LogRow) -> str:
-    return f"#{row.seq:<4} {timestamp(row.when)}  {row.actor:<9} {row.summary}"
+    # one line per event, whatever its text holds (the whole line is made terminal-safe)
+    return one_line(f"#{row.seq:<4} {timestamp(row.when)}  {row.actor:<9} {row.summary}")
 
 
 def render_cases(rows: Iterable[CaseRow]) -> str:
@@ -29,5 +32,5 @@ def render_cases(rows: Iterable[CaseRow]) -> str:
         line = f"{row.id}  {str(row.opened)[:16]}  {row.events:>5} events  {row.title}"
         for leader in row.leaders or ():
             line += f"  [{leader.question}: {leader.id} {percent(leader.confidence).strip()}]"
-        lines.append(line)
+        lines.append(one_line(line))
     return "\n".join(lines)

@@ -1,0 +1,98 @@
+"""Text made safe for a terminal, where the CLI prints: :func:`say` for human-readable text
+(every command, stdout and stderr, ``casefile: error: …`` and argparse's messages included),
+:func:`say_json` for JSON, and ``graph`` (:func:`terminal_safe` or :func:`xml_safe`).
+
+Everything casefile prints can quote what someone typed, imported or pasted (titles, notes,
+actors, hypothesis texts, raw probe output, error messages that quote an argument), so an escape
+sequence in it (``ESC ] 0 ; … BEL`` sets the window title, ``ESC [ 2 J`` clears the screen, a
+C1 ``CSI`` does the same in one character) must not reach the terminal as it is.
+
+The escape form, for human-readable output (:func:`terminal_safe`): every C0 control but the
+newline and the tab, DEL, every C1 control (U+0080–U+009F) and any lone surrogate (an argument
+that was not UTF-8) is written as a hex escape, one form for all: ``\\x1b``, ``\\x07``,
+``\\x0d``, ``\\x9b``, ``\\x7f``, ``\\udcff``. The newline is kept (casefile prints
+multi-line blocks on purpose); a renderer that means one line per row escapes it too
+(:func:`one_line`, ``\\x0a``).
+A backslash is left as it is, so ``\\x1b`` typed literally looks like an escaped ESC:
+``--json`` always has the exact text.
+
+GraphML keeps its meaning too (:func:`xml_safe`: DEL and C1 as ``&#x9b;``).
+
+JSON output stays exact (:func:`json_safe`): ``json.dumps(…, ensure_ascii=False)`` already
+writes C0 controls as ``\\u001b``; DEL, the C1 controls, U+2028/U+2029 and lone surrogates,
+which it writes raw, become ``\\u`` escapes too, which decode to the same strings.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from typing import TextIO
+
+_UNSAFE = "".join(chr(c) for c in [*range(0x00, 0x20), *range(0x7F, 0xA0)] if c not in (9, 10))
+_SURROGATES = "\ud800-\udfff"
+#: characters JSON allows raw inside a string that a terminal may act on (or cannot encode)
+_JSON_UNSAFE = "".join(chr(c) for c in range(0x7F, 0xA0)) + "\u2028\u2029"
+
+# One regex scan finds what needs escaping (none, nearly always: the text comes back as it is),
+# and only what it finds is replaced: faster than str.translate over the whole text either way.
+_TERMINAL = re.compile(f"[{re.escape(_UNSAFE)}{_SURROGATES}]")
+_ONE_LINE = re.compile(f"[{re.escape(_UNSAFE)}\n{_SURROGATES}]")
+_JSON = re.compile(f"[{re.escape(_JSON_UNSAFE)}{_SURROGATES}]")
+_XML = _TERMINAL  # the same characters, replaced differently
+
+
+def _hex(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def _xml_escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if 0x7F <= code < 0xA0:
+        return f"&#x{code:x};"  # the same document
+    return _hex(match)  # what XML 1.0 cannot hold at all: made visible
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every control character but ``\\n`` and ``\\t`` escaped (``\\x1b``); the
+    same object when there is none."""
+    return _TERMINAL.sub(_hex, text)
+
+
+def one_line(text: str) -> str:
+    """:func:`terminal_safe`, with the newline escaped too (``\\x0a``): for a field printed on a
+    line of its own kind (a log row, a table row), so that it cannot pose as another line."""
+    return _ONE_LINE.sub(_hex, text)
+
+
+def json_safe(text: str) -> str:
+    """JSON text (from ``json.dumps(…, ensure_ascii=False)``) with DEL, C1 controls,
+    U+2028/U+2029 and lone surrogates written as ``\\u`` escapes: the same JSON value, safe to
+    print. (Outside strings JSON text is ASCII, so every such character is inside a string.)"""
+    if text.isascii() and "\x7f" not in text:  # isascii is O(1) on CPython's ASCII strings
+        return text
+    return _JSON.sub(_json_escape, text)
+
+
+def xml_safe(text: str) -> str:
+    """XML text (GraphML) with DEL and the C1 controls written as character references (the
+    same document), and what XML 1.0 cannot hold at all (other C0 controls, lone surrogates)
+    escaped as :func:`terminal_safe` does."""
+    return _XML.sub(_xml_escape, text)
+
+
+def say(
+    text: str = "", *, file: TextIO | None = None, end: str = "\n", flush: bool = False
+) -> None:
+    """``print(terminal_safe(text))``: how the CLI prints human-readable text."""
+    print(terminal_safe(text), file=sys.stdout if file is None else file, end=end, flush=flush)
+
+
+def say_json(text: str, *, flush: bool = False) -> None:
+    """``print(json_safe(text))``: how the CLI prints JSON."""
+    print(json_safe(text), flush=flush)
