@@ -4,7 +4,9 @@ This is the composition root every front end shares (the CLI today, the TUI and 
 next): it picks the store for a reference and builds the :class:`CaseService` over it, so no
 front end ever constructs a store itself. A CASE reference is a case id in the database (a
 unique prefix will do) or a path to a case directory, which is then read and written in place
-without importing it.
+without importing it. A reference is a path only when it looks like one (it contains ``/``, is
+``.`` or ``..``, or starts with ``~``): a directory named like a case id never shadows the
+database case, whatever the current directory (``./inc42`` opens the directory).
 """
 
 from __future__ import annotations
@@ -44,11 +46,20 @@ def database(db: str | None) -> EventStore:
     return SqlEventStore(resolve_url(db))
 
 
+def looks_like_path(reference: str) -> bool:
+    """Whether ``reference`` is written as a path (case ids never contain ``/`` or start ``~``)."""
+    return "/" in reference or reference in {".", ".."} or reference.startswith("~")
+
+
 def looks_like_directory(reference: str) -> bool:
-    """Whether ``reference`` names a case directory rather than a case id."""
+    """Whether ``reference`` names a case directory rather than a case id.
+
+    Only a reference written as a path (see :func:`looks_like_path`) does: a bare ``inc42``
+    is a case id even when the current directory holds a case directory of that name.
+    """
     from casefile.store.directory import is_case_dir
 
-    return is_case_dir(reference)
+    return looks_like_path(reference) and is_case_dir(os.path.expanduser(reference))
 
 
 def open_service(db: str | None, plugins: Registry | None = None) -> CaseService:
@@ -86,14 +97,24 @@ def open_case(reference: str, db: str | None, plugins: Registry | None = None) -
     from casefile.app.service import CaseService
 
     found = plugins if plugins is not None else registry()
-    if looks_like_directory(reference):
+    if looks_like_path(reference):
         from casefile.store.directory import DirectoryEventStore
 
-        directory = DirectoryEventStore(reference)
-        return OpenCase(CaseService(directory, found), directory.case_id, os.fspath(reference))
+        path = os.path.expanduser(reference)
+        directory = DirectoryEventStore(path)
+        return OpenCase(CaseService(directory, found), directory.case_id, path)
     service = CaseService(database(db), found)
     try:
         case_id = service.resolve(reference)
+    except CaseNotFound as missing:
+        service.close()
+        from casefile.store.directory import is_case_dir
+
+        if is_case_dir(reference):
+            raise CaseNotFound(
+                f"{missing}; a case directory {reference!r} is here: use ./{reference} to open it"
+            ) from None
+        raise
     except BaseException:
         service.close()
         raise
@@ -110,4 +131,4 @@ def resolve_reference(ids: list[str], reference: str) -> str:
     if len(matches) > 1:
         raise CaseNotFound(f"case id {reference!r} is ambiguous: {', '.join(matches[:5])}")
     hint = f"cases: {', '.join(ids[:8])}" if ids else "the database has no cases"
-    raise CaseNotFound(f"no case {reference!r} and no case directory at that path ({hint})")
+    raise CaseNotFound(f"no case {reference!r} in the database ({hint})")

@@ -13,7 +13,7 @@ from typing import Any
 
 from casefile.domain.beliefs.projection import MIN_CATCH_ALL_PRIOR, Projection
 from casefile.domain.events import NewEvent
-from casefile.domain.ids import ID_PATTERN
+from casefile.domain.ids import CASE_ID_LIMIT, ID_PATTERN, is_case_id
 from casefile.domain.kinds import DEFAULT_RELIABILITY, KINDS
 from casefile.domain.rules import Applied, SetAside
 from casefile.errors import DomainError
@@ -22,15 +22,17 @@ _PRIOR_SLACK = 1e-9
 
 
 def _check_id(value: str, what: str) -> str:
-    if not ID_PATTERN.match(value) or "/" in value:
+    if not ID_PATTERN.fullmatch(value) or "/" in value:
         raise DomainError(f"{what} id {value!r}: use letters, digits, '-', '_', '.' or ':'")
     return value
 
 
 def check_case_id(value: str) -> str:
     """Case ids end up in file names, DOT graphs and one-line listings: keep them plain."""
-    if not ID_PATTERN.match(value) or len(value) > 100:
-        raise DomainError(f"case id {value!r}: use up to 100 letters, digits, '-', '_', '.' or ':'")
+    if not is_case_id(value):
+        raise DomainError(
+            f"case id {value!r}: use up to {CASE_ID_LIMIT} letters, digits, '-', '_', '.' or ':'"
+        )
     return value
 
 

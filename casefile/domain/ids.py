@@ -2,14 +2,32 @@
 
 Ids appear in file names, DOT graphs, one-line listings and JSON keys, and ``/`` is reserved for
 derived ids such as ``<question>/catch-all``: a plain id keeps all of them unambiguous.
+
+The pattern is anchored with ``\\Z``, not ``$`` (which also matches before a trailing newline),
+so ``ID_PATTERN.match`` and ``ID_PATTERN.fullmatch`` agree; use ``fullmatch``.
 """
 
 from __future__ import annotations
 
 import re
 
-ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
+ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]*\Z")
+
+CASE_ID_LIMIT = 100
+"""The longest case id, in characters (ids are ASCII, so in bytes too)."""
+
+CASE_ID_MAX_BYTES = 255
+"""No file name may be longer; a case id names a directory and appears in file names."""
 
 
 def is_plain_id(value: str, limit: int = 100) -> bool:
-    return bool(ID_PATTERN.match(value)) and len(value) <= limit
+    return bool(ID_PATTERN.fullmatch(value)) and len(value) <= limit
+
+
+def is_case_id(value: object) -> bool:
+    """Whether the commands would accept ``value`` as a case id."""
+    return (
+        isinstance(value, str)
+        and is_plain_id(value, CASE_ID_LIMIT)
+        and len(value.encode("utf-8")) <= CASE_ID_MAX_BYTES
+    )

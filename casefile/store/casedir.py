@@ -47,7 +47,7 @@ from casefile.store.safe_files import (
     sync_directory,
     write_atomically,
 )
-from casefile.store.verify import referenced_artifacts, verify_case
+from casefile.store.verify import envelope_problem, referenced_artifacts, verify_case
 
 __all__ = [
     "ARTIFACTS_DIR",
@@ -90,6 +90,7 @@ def export_case(
     for digest in artifacts:
         if not DIGEST.fullmatch(digest):
             raise StoreError(f"cannot export artifact {digest!r}: not a SHA-256 hex digest")
+    _refuse_unreadable(events, target)
     refuse_links(target)
     if target.exists() and not target.is_dir():
         raise StoreError(f"cannot export to {target}: it is a file, not a directory")
@@ -108,6 +109,7 @@ def write_case_dir(events: Sequence[Event], artifacts: Mapping[str, bytes], targ
     The checks are repeated here, under the lock, because what they look at may have changed
     since the caller last looked: the check and the write must be one step.
     """
+    _refuse_unreadable(events, target)
     refuse_links(target)
     _check_export_target(target, events)
     blobs = target / ARTIFACTS_DIR
@@ -140,6 +142,17 @@ def write_case_dir(events: Sequence[Event], artifacts: Mapping[str, bytes], targ
     except OSError as error:
         where = error.filename or target
         raise StoreError(f"cannot write {where}: {error.strerror or error}") from error
+
+
+def _refuse_unreadable(events: Sequence[Event], target: Path) -> None:
+    """Refuse to write events that import would refuse: the directory could never be read back."""
+    for event in events:
+        problem = envelope_problem(event)
+        if problem is not None:
+            raise StoreError(
+                f"cannot write case {event.case_id!r} to {target}: {problem}; "
+                "import would refuse it"
+            )
 
 
 def export_stored_case(store: EventStore, case_id: str, directory: str | os.PathLike[str]) -> Path:

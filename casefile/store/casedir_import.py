@@ -19,7 +19,7 @@ from casefile.domain.events import GENESIS_HASH, Event, sha256_hex
 from casefile.errors import CaseNotFound, ImportRefused, InvalidEvent
 from casefile.store.case_layout import ARTIFACTS_DIR, DIGEST, EVENTS_FILE
 from casefile.store.safe_files import Unreadable, read_regular
-from casefile.store.verify import event_problem, referenced_artifacts
+from casefile.store.verify import envelope_problem, event_problem, referenced_artifacts
 
 _FIELDS: dict[str, tuple[type, ...]] = {
     "case_id": (str,),
@@ -86,6 +86,9 @@ def _parse_events(path: Path, data: bytes) -> tuple[list[Event], dict[str, tuple
         problem = event_problem(event, len(events) + 1, prev_hash, case_id)
         if problem is not None:
             raise ImportRefused(f"{where}: {problem[0]}")
+        envelope = envelope_problem(event)
+        if envelope is not None:
+            raise ImportRefused(f"{where}: {envelope}")
         try:
             validate_payload(event.type, event.version, event.payload)
         except InvalidEvent as error:

@@ -7,12 +7,15 @@ not verify, walking the stream in order so the earliest damage is the one report
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from datetime import UTC, datetime
+from typing import Protocol, runtime_checkable
 
-from casefile.domain.events import GENESIS_HASH, Event, sha256_hex, verify_chain
-from casefile.errors import CaseNotFound, IntegrityError, StoreError
+from casefile.domain.events import GENESIS_HASH, Event, format_time, sha256_hex, verify_chain
+from casefile.domain.ids import CASE_ID_LIMIT, CASE_ID_MAX_BYTES, is_case_id
+from casefile.errors import CaseNotFound, ImportRefused, IntegrityError, StoreError
 from casefile.store.base import EventStore
 
 ArtifactLookup = Callable[[str], bytes | None]
@@ -41,27 +44,23 @@ class VerifyReport:
             raise IntegrityError(self.message, seq=self.seq, artifact=self.artifact)
 
 
+ARTIFACT_FIELDS: Mapping[str, tuple[str, ...]] = {
+    "probe.ran": ("stdout_artifact", "stderr_artifact"),
+}
+"""For each event type, the payload fields that hold an artifact digest (from the catalogue).
+
+Explicit on purpose: a key that merely *ends* in ``_artifact`` (an environment entry such as
+``build_artifact=v1.2``) is not a reference. A new schema field that holds a digest is added
+here; a test checks this table against the catalogue.
+"""
+
+
 def referenced_artifacts(event: Event) -> set[str]:
-    """Digests the event refers to: string values under any key ending in ``_artifact``.
-
-    Searched at any depth, so a payload type added later that nests its references is covered
-    without this function having to know it.
-    """
-    found: set[str] = set()
-    _scan(event.payload, found)
-    return found
-
-
-def _scan(value: Any, found: set[str]) -> None:
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if isinstance(key, str) and key.endswith("_artifact") and isinstance(item, str):
-                found.add(item)
-            else:
-                _scan(item, found)
-    elif isinstance(value, list):
-        for item in value:
-            _scan(item, found)
+    """Digests the event refers to: the string values of its type's :data:`ARTIFACT_FIELDS`."""
+    fields = ARTIFACT_FIELDS.get(event.type, ())
+    if not fields or not isinstance(event.payload, dict):
+        return set()
+    return {value for name in fields if isinstance(value := event.payload.get(name), str)}
 
 
 def verify_case(
@@ -180,15 +179,72 @@ def verify_stored_case(store: EventStore, case_id: str) -> VerifyReport:
     return verify_case(events, blobs.get, case_id)
 
 
+ACTOR_LIMIT = 255
+"""The longest actor, in characters."""
+
+_STORED_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z\Z")
+
+
+def is_stored_time(value: object) -> bool:
+    """Whether ``value`` is a time in the one form casefile stores (see ``format_time``)."""
+    if not isinstance(value, str) or not _STORED_TIME.fullmatch(value):
+        return False
+    try:
+        moment = datetime.strptime(value, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+    except ValueError:
+        return False
+    return format_time(moment) == value
+
+
+def _has_control(text: str) -> bool:
+    return any(ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F for ch in text)
+
+
+def envelope_problem(event: Event) -> str | None:
+    """What is wrong with the event's envelope by the rules the commands follow, if anything.
+
+    A case id the commands would refuse, a time not in casefile's stored form
+    (``YYYY-MM-DDTHH:MM:SS.ffffffZ``; ``occurred_at`` may be null), or an actor that is empty,
+    has control characters or is longer than :data:`ACTOR_LIMIT`. One line, values quoted.
+    """
+    if not is_case_id(event.case_id):
+        return (
+            f"seq {event.seq}: case id {event.case_id!r} is not one the commands accept "
+            f"(up to {CASE_ID_LIMIT} letters, digits, '-', '_', '.' or ':', starting with a "
+            f"letter or digit, at most {CASE_ID_MAX_BYTES} bytes)"
+        )
+    if not is_stored_time(event.recorded_at):
+        return (
+            f"seq {event.seq}: recorded_at {event.recorded_at!r} is not a stored time "
+            "(YYYY-MM-DDTHH:MM:SS.ffffffZ, UTC)"
+        )
+    if event.occurred_at is not None and not is_stored_time(event.occurred_at):
+        return (
+            f"seq {event.seq}: occurred_at {event.occurred_at!r} is not a stored time "
+            "(YYYY-MM-DDTHH:MM:SS.ffffffZ, UTC, or null)"
+        )
+    if not isinstance(event.actor, str) or not event.actor:
+        return f"seq {event.seq}: actor is empty"
+    if _has_control(event.actor):
+        return f"seq {event.seq}: actor {event.actor!r} has control characters"
+    if len(event.actor) > ACTOR_LIMIT:
+        return f"seq {event.seq}: actor is longer than {ACTOR_LIMIT} characters"
+    return None
+
+
 def check_importable(events: Sequence[Event], artifacts: Mapping[str, bytes]) -> str:
-    """What every store checks before importing a stream: one case, an intact chain, and
-    artifacts that match their names. Returns the case id.
+    """What every store checks before importing a stream: one case, an intact chain, envelopes
+    the commands could have written, and artifacts that match their names. Returns the case id.
 
     A store must never hold a chain that does not verify, whoever calls it.
     """
     if not events:
         raise StoreError("nothing to import: the case has no events")
     case_id = events[0].case_id
+    for event in events:
+        problem = envelope_problem(event)
+        if problem is not None:
+            raise ImportRefused(f"cannot import: {problem}")
     others = sorted({e.case_id for e in events} - {case_id})
     if others:
         raise StoreError(f"cannot import: events of several cases ({case_id}, {others[0]})")
