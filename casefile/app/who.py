@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from casefile.domain.ids import actor_problem
+from casefile.errors import DomainError
+
 DEFAULT_ACTOR = "user"
 
 
@@ -23,6 +26,11 @@ class Who:
 
     actor: str = DEFAULT_ACTOR
     at: str | None = None
+
+    def __post_init__(self) -> None:
+        problem = actor_problem(self.actor)
+        if problem is not None:
+            raise DomainError(f"the actor {problem}")
 
     def when(self, fallback: str | None) -> str | None:
         """``at`` if given, else ``fallback`` (say, when pasted output was taken)."""

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 from casefile.app.who import Who
 from casefile.domain.events import format_time
+from casefile.domain.ids import actor_problem
 
 
 def probability(text: str) -> float:
@@ -72,10 +73,19 @@ def moment(text: str) -> str:
         ) from None
 
 
+def actor(text: str) -> str:
+    """Who did something: non-empty, no control characters, at most 255 characters (the rule
+    import enforces too, so every case the commands write can be exported and imported)."""
+    problem = actor_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(f"the actor {problem}")
+    return text
+
+
 def who_and_when() -> argparse.ArgumentParser:
     """The ``--actor`` / ``--at`` options every command that records something takes."""
     parent = argparse.ArgumentParser(add_help=False)
-    parent.add_argument("--actor", default="user", help="who did this (default: user)")
+    parent.add_argument("--actor", type=actor, default="user", help="who did this (default: user)")
     parent.add_argument("--at", type=moment, help="when it happened, if not now (ISO 8601)")
     return parent
 

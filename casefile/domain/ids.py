@@ -31,3 +31,19 @@ def is_case_id(value: object) -> bool:
         and is_plain_id(value, CASE_ID_LIMIT)
         and len(value.encode("utf-8")) <= CASE_ID_MAX_BYTES
     )
+
+
+#: The longest actor, in characters.
+ACTOR_LIMIT = 255
+
+
+def actor_problem(actor: object) -> str | None:
+    """What is wrong with an actor (who did something), or None: the one rule the commands and
+    import share. Actors are printed everywhere, so no control characters."""
+    if not isinstance(actor, str) or not actor.strip():
+        return "is empty"
+    if any(ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F for ch in actor):
+        return f"{actor!r} has control characters"
+    if len(actor) > ACTOR_LIMIT:
+        return f"is longer than {ACTOR_LIMIT} characters"
+    return None

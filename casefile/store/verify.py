@@ -14,7 +14,12 @@ from datetime import UTC, datetime
 from typing import Protocol, runtime_checkable
 
 from casefile.domain.events import GENESIS_HASH, Event, format_time, sha256_hex, verify_chain
-from casefile.domain.ids import CASE_ID_LIMIT, CASE_ID_MAX_BYTES, is_case_id
+from casefile.domain.ids import (
+    CASE_ID_LIMIT,
+    CASE_ID_MAX_BYTES,
+    actor_problem,
+    is_case_id,
+)
 from casefile.errors import CaseNotFound, ImportRefused, IntegrityError, StoreError
 from casefile.store.base import EventStore
 
@@ -179,9 +184,6 @@ def verify_stored_case(store: EventStore, case_id: str) -> VerifyReport:
     return verify_case(events, blobs.get, case_id)
 
 
-ACTOR_LIMIT = 255
-"""The longest actor, in characters."""
-
 _STORED_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z\Z")
 
 
@@ -194,10 +196,6 @@ def is_stored_time(value: object) -> bool:
     except ValueError:
         return False
     return format_time(moment) == value
-
-
-def _has_control(text: str) -> bool:
-    return any(ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F for ch in text)
 
 
 def envelope_problem(event: Event) -> str | None:
@@ -223,12 +221,9 @@ def envelope_problem(event: Event) -> str | None:
             f"seq {event.seq}: occurred_at {event.occurred_at!r} is not a stored time "
             "(YYYY-MM-DDTHH:MM:SS.ffffffZ, UTC, or null)"
         )
-    if not isinstance(event.actor, str) or not event.actor:
-        return f"seq {event.seq}: actor is empty"
-    if _has_control(event.actor):
-        return f"seq {event.seq}: actor {event.actor!r} has control characters"
-    if len(event.actor) > ACTOR_LIMIT:
-        return f"seq {event.seq}: actor is longer than {ACTOR_LIMIT} characters"
+    problem = actor_problem(event.actor)
+    if problem is not None:
+        return f"seq {event.seq}: actor {problem}"
     return None
 
 

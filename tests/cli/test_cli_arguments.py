@@ -164,3 +164,23 @@ def test_graph_format_choices_are_the_exporters() -> None:
     from casefile.cli.reasoning_commands import GRAPH_FORMATS
 
     assert GRAPH_FORMATS == FORMATS
+
+
+@pytest.mark.parametrize("bad", ["", "   ", "x\x1b[2Jy", "tab\there", "a" * 256])
+def test_an_actor_import_would_refuse_is_refused_by_every_recording_command(
+    cli: CLI, bad: str
+) -> None:
+    case = cli("new", "t").out.strip()
+    before = cli("log", case, "--json").out
+    result = cli("note", case, "text", "--actor", bad)
+    assert result.code == 2 and "actor" in result.err
+    assert cli("log", case, "--json").out == before
+
+
+def test_the_service_refuses_such_an_actor_too() -> None:
+    from casefile.app.who import Who
+    from casefile.errors import DomainError
+
+    with pytest.raises(DomainError, match="control characters"):
+        Who("x\x07")
+    assert Who("alice").actor == "alice"
