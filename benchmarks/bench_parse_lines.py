@@ -13,26 +13,17 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 import time
 from importlib import import_module
+from pathlib import Path
 
 from casefile.probes.api import Probe
 
-MODULES = (
-    "topo",
-    "query_gpu",
-    "smi_q",
-    "smi_table",
-    "dmon",
-    "pmon",
-    "lspci",
-    "nccl",
-    "p2p",
-    "bandwidth",
-    "virt",
-    "nvml",
-    "command",
-)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.cli.conftest import BUILTIN_PROBE_MODULES
+
+MODULES = BUILTIN_PROBE_MODULES
 SHAPES: dict[str, tuple[str, str]] = {
     "letters": ("a", ""),
     "slashes": ("/", "nvidia-smi"),

@@ -15,22 +15,9 @@ import pytest
 
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
+from tests.cli.conftest import BUILTIN_PROBE_MODULES
 
-MODULES = (
-    "topo",
-    "query_gpu",
-    "smi_q",
-    "smi_table",
-    "dmon",
-    "pmon",
-    "lspci",
-    "nccl",
-    "p2p",
-    "bandwidth",
-    "virt",
-    "nvml",
-    "command",
-)
+MODULES = BUILTIN_PROBE_MODULES
 
 SIZE = 200_000
 BOUND_S = 5.0
