@@ -67,16 +67,20 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import sys
 import zlib
-from array import array
 from collections.abc import Callable
 from typing import Any, cast
 
+from casefile.domain.beliefs.fold_columns import Binary as _Binary
+from casefile.domain.beliefs.fold_columns import FoldUnreadable as FoldUnreadable
+from casefile.domain.beliefs.fold_columns import Section as _Section
+from casefile.domain.beliefs.fold_columns import all_of as _all
+from casefile.domain.beliefs.fold_columns import check as _check
+from casefile.domain.beliefs.fold_columns import only as _only
+from casefile.domain.beliefs.fold_columns import picks as _picks
 from casefile.domain.beliefs.projection import EvidenceState, Projection, collector_paused
 from casefile.domain.beliefs.question import HypothesisNode, QuestionState
 from casefile.domain.beliefs.warnings import CaseWarning, WarningTracker
-from casefile.errors import DomainError
 
 ENGINE_VERSION = "fold-2"
 
@@ -102,7 +106,6 @@ MAX_BODY_BYTES = 1 << 30
 
 _MAGIC = b"casefile-fold"
 _COMPRESSION = 1  # level 1 already gets most of it: the JSON left is mostly text
-_DIGEST = 32
 _RUN_VARYING = ("stdout_artifact", "stderr_artifact")
 _OBSERVATION_VARYING = ("probe_run_seq",)
 #: Evidence payload fields beyond the ones every evidence has, kept as nullable columns.
@@ -113,21 +116,6 @@ _CORE = frozenset(
 _KNOWN = _CORE.union(_OPTIONAL)
 _NUMBER = (float, int)
 _NONE = type(None)
-#: Array typecodes by the range they hold, narrowest first (sizes checked: they are the
-#: on-disk widths, whatever the platform's C types are).
-_INT_CODES = (
-    ("B", 0, 0xFF),
-    ("H", 0, 0xFFFF),
-    ("I", 0, 0xFFFF_FFFF),
-    ("q", -(1 << 63), (1 << 63) - 1),
-)
-_WIDTHS = {"B": 1, "H": 2, "I": 4, "q": 8}
-assert all(array(code).itemsize == size for code, size in _WIDTHS.items())
-_SWAP = sys.byteorder != "little"
-
-
-class FoldUnreadable(DomainError):
-    """Saved fold data that cannot be restored: damaged, not a fold, or another engine's."""
 
 
 # --- dump -------------------------------------------------------------------------------------
@@ -143,72 +131,6 @@ def dump_fold(projection: Projection) -> bytes:
     rest = zlib.compress(text.encode("ascii"), _COMPRESSION) + b"".join(binary.parts)
     digest = hashlib.sha256(rest).hexdigest().encode("ascii")
     return b" ".join((_MAGIC, ENGINE_VERSION.encode("ascii"), digest)) + b"\n" + rest
-
-
-class _Binary:
-    """The binary section being written: integer arrays and digests, referred to by offset."""
-
-    def __init__(self) -> None:
-        self.parts: list[bytes] = []
-        self.size = 0
-
-    def _add(self, raw: bytes) -> int:
-        offset = self.size
-        self.parts.append(raw)
-        self.size += len(raw)
-        return offset
-
-    def floats(self, values: list[Any]) -> Any:
-        """A float column as float64s (exact, -0.0 and all), or the list if not all floats."""
-        if not _only(values, float):
-            return values
-        packed = array("d", values)
-        if _SWAP:
-            packed.byteswap()
-        return {"floats": [self._add(packed.tobytes()), len(values)]}
-
-    def ints(self, values: list[Any], *, below: int | None = None) -> Any:
-        """An integer column as an array, or the list itself if it holds anything else
-        (``below``: the caller built it from indices under that bound; nothing to check)."""
-        if below is not None:
-            low, high = 0, below
-        elif not _only(values, int):
-            if values.count(None) == len(values):
-                return {"none": len(values)}
-            return values
-        else:
-            low, high = (min(values), max(values)) if values else (0, 0)
-        for code, least, most in _INT_CODES:
-            if least <= low and high <= most:
-                packed = array(code, values)
-                if _SWAP:
-                    packed.byteswap()
-                return {"ints": [code, self._add(packed.tobytes()), len(values)]}
-        return values
-
-    def digests(self, hashes: list[Any]) -> Any:
-        """A column of hashes as raw digests (absent ones listed apart), or as a list."""
-        present = [h for h in hashes if h is not None]
-        if not present:
-            return {"none": len(hashes)}
-        try:
-            joined = "".join(present)
-            raw = bytes.fromhex(joined)
-        except (TypeError, ValueError):  # not all strings, or not all hex
-            joined, raw = "", b""
-        # lowercase, and 64 digits each (the total alone could hide a 63 beside a 65)
-        if raw and joined.lower() == joined and set(map(len, present)) == {2 * _DIGEST}:
-            column: dict[str, Any] = {"digests": [self._add(raw), len(present)]}
-            if len(present) < len(hashes):
-                column["absent"] = self.ints([k for k, h in enumerate(hashes) if h is None])
-            return column
-        return hashes
-
-    def values(self, values: list[Any]) -> Any:
-        """Any column: ints as an array, all-null as a count, the rest as JSON."""
-        if values.count(None) == len(values):
-            return {"none": len(values)}
-        return self.ints(values)
 
 
 def _state(p: Projection, binary: _Binary) -> dict[str, Any]:
@@ -475,98 +397,6 @@ def _unwrap(data: object) -> tuple[bytes, bytes]:
     return text, inflater.unused_data
 
 
-def _check(condition: bool, what: str) -> None:
-    if not condition:
-        raise FoldUnreadable(f"saved fold is malformed: {what}")
-
-
-class _Section:
-    """The binary section being read; every reference is checked against its bounds."""
-
-    def __init__(self, raw: bytes) -> None:
-        self.raw = raw
-
-    def _slice(self, offset: Any, size: int, what: str) -> bytes:
-        _check(offset.__class__ is int and size >= 0, what)
-        _check(offset >= 0 and offset + size <= len(self.raw), what)
-        return self.raw[offset : offset + size]
-
-    def ints(self, column: Any, what: str) -> list[int]:
-        """An integer column (no nulls)."""
-        if column.__class__ is dict:
-            code, offset, count = column["ints"]
-            _check(code in _WIDTHS and count.__class__ is int and count >= 0, what)
-            packed = array(code)
-            packed.frombytes(self._slice(offset, count * _WIDTHS[code], what))
-            if _SWAP:
-                packed.byteswap()
-            return packed.tolist()
-        _check(column.__class__ is list and _only(column, int), what)
-        result: list[int] = column
-        return result
-
-    def floats(self, column: Any, count: int, what: str) -> list[Any]:
-        """A float column of ``count`` entries (a JSON list if it was not all floats)."""
-        if column.__class__ is dict:
-            offset, size = column["floats"]
-            _check(size == count, what)
-            packed = array("d")
-            packed.frombytes(self._slice(offset, 8 * count, what))
-            if _SWAP:
-                packed.byteswap()
-            return packed.tolist()
-        _check(column.__class__ is list and len(column) == count, what)
-        result: list[Any] = column
-        return result
-
-    def values(self, column: Any, count: int, what: str) -> list[Any]:
-        """Any column of ``count`` entries."""
-        if column.__class__ is dict and "none" in column:
-            _check(column["none"] == count, what)
-            return [None] * count
-        values: list[Any] = self.ints(column, what) if column.__class__ is dict else column
-        _check(values.__class__ is list and len(values) == count, what)
-        return values
-
-    def digests(self, column: Any, count: int, what: str) -> list[Any]:
-        """A hash column of ``count`` entries (``None`` where absent)."""
-        if column.__class__ is dict and "none" in column:
-            return self.values(column, count, what)
-        if column.__class__ is not dict:
-            _check(column.__class__ is list and len(column) == count, what)
-            _check(_only(column, str, _NONE), what)
-            result: list[Any] = column
-            return result
-        offset, present = column["digests"]
-        _check(present.__class__ is int, what)
-        text = self._slice(offset, present * _DIGEST, what).hex()
-        hexes: list[Any] = [text[i : i + 64] for i in range(0, len(text), 64)]
-        absent = self.ints(column["absent"], what) if "absent" in column else []
-        _check(present + len(absent) == count, what)
-        if not absent:
-            return hexes
-        _check(absent == sorted(set(absent)) and absent[0] >= 0 and absent[-1] < count, what)
-        out: list[Any] = [None] * count
-        gaps = set(absent)
-        fill = iter(hexes)
-        for k in range(count):
-            if k not in gaps:
-                out[k] = next(fill)
-        return out
-
-
-def _picks(indices: list[int], table: list[Any], what: str) -> list[Any]:
-    """``table[i]`` for each ``i`` (checked: a negative index would silently wrap)."""
-    _check(table.__class__ is list, what)
-    _check(not indices or (min(indices) >= 0 and max(indices) < len(table)), what)
-    return list(map(table.__getitem__, indices))
-
-
-def _only(values: list[Any], *types: type) -> bool:
-    """Whether every value is of exactly one of ``types`` (no bool for int), at C speed."""
-    return set(map(type, values)) <= set(types)
-
-
 def _is_rule(rule: Any) -> bool:
     """A rule reference as evidence and set-asides carry it: ``{"id": str, "version": int}``."""
     return (
@@ -574,12 +404,6 @@ def _is_rule(rule: Any) -> bool:
         and rule.get("id").__class__ is str
         and rule.get("version").__class__ is int
     )
-
-
-def _all(values: Any, types: tuple[type, ...], what: str) -> list[Any]:
-    _check(values.__class__ is list and _only(values, *types), what)
-    result: list[Any] = values
-    return result
 
 
 def _projection(state: dict[str, Any], section: _Section) -> Projection:
