@@ -1,0 +1,128 @@
+"""A case held open for a screen: fold once, index every step, hand out immutable frames.
+
+The terminal UI keeps one :class:`Board` per open case, inside the one thread that talks to the
+service (see ``casefile/tui/backend.py``). The board holds the case's history session (every
+step's snapshot), a :class:`~casefile.app.views.board.BoardIndex` extended as events arrive, and
+a small cache of frames by seq, so replay scrubbing and live updates both cost a lookup plus the
+rows of one frame. What leaves the board is a frozen view (frames, timeline rows as a tuple,
+details); nothing a UI holds is ever written to again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from casefile.app.views.board import BoardIndex, Frame, TimelineRow, build_frame
+
+if TYPE_CHECKING:
+    from casefile.app.service import CaseService
+    from casefile.app.views import EventDetail, HypothesisDetail
+    from casefile.domain.beliefs import Projection
+    from casefile.domain.beliefs.views import Candidate, ProbeStep
+
+#: Frames kept by seq (a replay walks back and forth over a few of them).
+FRAME_CACHE = 64
+
+
+@dataclass(frozen=True, slots=True)
+class BoardState:
+    """What a screen needs after opening or refreshing a case."""
+
+    case_id: str
+    rows: tuple[TimelineRow, ...]
+    pivots: tuple[int, ...]
+    warnings: tuple[int, ...]  # steps that raised a warning
+    frame: Frame  # at the head
+    new_rows: int  # rows added by this refresh (all of them on open)
+    rewritten: bool = False  # the history changed under the board, which started again
+    integrity: tuple[str, ...] = ()
+
+
+class Board:
+    """One case, folded with its history, for a long-lived front end (single-threaded)."""
+
+    def __init__(self, service: CaseService, case_id: str) -> None:
+        self.service = service
+        self.case_id = case_id
+        self._index = BoardIndex()
+        self._frames: OrderedDict[int, Frame] = OrderedDict()
+        self._offered: list[Candidate] | None = None
+        self._names: dict[str, str] | None = None
+
+    @property
+    def projection(self) -> Projection:
+        return self.service.session(self.case_id, history=True).projection
+
+    def refresh(self) -> BoardState:
+        """Fold what was appended since the last look (by anyone) and index it."""
+        refreshed = self.service.session(self.case_id, history=True).refresh()
+        if refreshed.rewritten:
+            self._index = BoardIndex()
+        before = self._index.covered
+        added = self._index.extend(self.projection)
+        if added or refreshed.rewritten or before == 0:
+            self._frames.clear()
+            self._offered = None
+            self._names = None
+        return self._state(len(added), rewritten=refreshed.rewritten)
+
+    def _state(self, new_rows: int, *, rewritten: bool = False) -> BoardState:
+        projection = self.projection
+        return BoardState(
+            case_id=self.case_id,
+            rows=tuple(self._index.rows),
+            pivots=tuple(self._index.pivot_seqs),
+            warnings=tuple(self._index.warning_seqs),
+            frame=self.frame(projection.last_seq),
+            new_rows=new_rows,
+            rewritten=rewritten,
+            integrity=tuple(self.service.integrity_warnings(self.case_id)),
+        )
+
+    def frame(self, seq: int) -> Frame:
+        """The screen right after event ``seq``: tree, warnings and next steps as they were."""
+        projection = self.projection
+        seq = max(1, min(seq, projection.last_seq))
+        cached = self._frames.get(seq)
+        if cached is not None:
+            self._frames.move_to_end(seq)
+            return cached
+        if self._names is None:
+            from casefile.app.views import names_table
+
+            self._names = names_table(projection)
+        frame = build_frame(projection, self._index, seq, ranked=self._ranked, names=self._names)
+        self._frames[seq] = frame
+        if len(self._frames) > FRAME_CACHE:
+            self._frames.popitem(last=False)
+        return frame
+
+    def _ranked(self, seq: int) -> list[ProbeStep]:
+        from casefile.domain.beliefs.views import rank_probes
+
+        projection = self.projection
+        if self._offered is None:
+            self._offered = self.service.candidates(projection)
+        held = None if seq == projection.last_seq else seq
+        return rank_probes(projection, self._offered, seq=held)
+
+    def event_detail(self, seq: int) -> EventDetail:
+        return self.service.event_detail(self.case_id, seq)
+
+    def hypothesis_detail(self, hypothesis_id: str, seq: int | None = None) -> HypothesisDetail:
+        """Why a confidence is what it is at step ``seq`` (``None``: now), without refolding:
+        the evidence recorded after that step is left out, the confidence is the step's."""
+        detail = self.service.hypothesis_detail(self.case_id, hypothesis_id)
+        projection = self.projection
+        if seq is None or seq >= projection.last_seq:
+            return detail
+        frame = self.frame(seq)
+        confidence = next((r.confidence for r in frame.tree if r.id == hypothesis_id), 0.0)
+        return dataclasses.replace(
+            detail,
+            confidence=confidence,
+            contributions=tuple(c for c in detail.contributions if c.seq <= seq),
+        )

@@ -1,0 +1,339 @@
+"""What a case screen shows at one step: the hypothesis tree, warnings and next steps as the tool
+held them right after event ``seq``, and one marked row per event for the timeline.
+
+Everything is read from the trajectory a history fold captured (one snapshot per step), so
+moving the focus to any step costs a lookup, never a refold: the TUI's replay scrubs through a
+10,000-event case at the speed of a key press. :class:`BoardIndex` is the part worth computing
+once per fold (which steps carry evidence, pivots, surprises and warnings, and the warnings
+active after each change); :func:`build_frame` turns it and a step into immutable rows.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from casefile.app.views.common import CaseHeader, build_case_header
+from casefile.app.views.names import names_table
+from casefile.app.views.steps import ProbeRow
+from casefile.app.views.summaries import summarise
+from casefile.app.views.warning_groups import WarningRow
+from casefile.domain.beliefs.projection import SURPRISE_FLAG_BITS
+
+if TYPE_CHECKING:
+    from casefile.domain.beliefs import Projection
+    from casefile.domain.beliefs.projection import Step
+    from casefile.domain.beliefs.views import ProbeStep
+    from casefile.domain.events import Event
+
+#: How many evidence steps a hypothesis's sparkline spans (the newest ones up to the focus).
+SPARK_POINTS = 16
+#: Below this confidence at the end an open hypothesis reads as "ruled out".
+RULED_OUT_BELOW = 0.05
+
+#: Marks a timeline row can carry, each with a glyph so meaning never rests on colour alone.
+MARK_GLYPHS = {"pivot": "◆", "surprise": "!", "set-aside": "⊘", "warning": "⚠", "evidence": "•"}
+
+
+@dataclass(frozen=True, slots=True)
+class TimelineRow:
+    """One event as the timeline lists it, with what happened to the belief there."""
+
+    seq: int
+    when: str
+    actor: str
+    type: str
+    summary: str
+    hash: str
+    marks: tuple[str, ...]  # among MARK_GLYPHS' keys, strongest first
+
+    @property
+    def glyphs(self) -> str:
+        return "".join(MARK_GLYPHS[m] for m in self.marks)
+
+
+@dataclass(frozen=True, slots=True)
+class TreeRow:
+    """One hypothesis (or a question's catch-all) at the focused step."""
+
+    question: str
+    id: str
+    text: str
+    depth: int
+    confidence: float
+    status: str  # "open", "retired", "ruled out" or "catch-all"
+    leader: bool  # the question's most likely top-level hypothesis
+    runner_up: bool  # its strongest alternative
+    trend: float  # change since the step before the latest evidence (0 when none)
+    series: tuple[float, ...]  # confidence at each of the last evidence steps, oldest first
+
+
+@dataclass(frozen=True, slots=True)
+class FrameQuestion:
+    id: str
+    text: str
+    leader: str | None
+    leader_text: str | None
+    leader_confidence: float
+    runner_up: str | None
+    runner_up_text: str | None
+    #: the leader has never been the subject of a measurement (a "never measured" warning)
+    never_measured: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """The whole case screen at one step (``seq``) of a case whose newest event is ``head``."""
+
+    case: CaseHeader
+    seq: int
+    head: int
+    questions: tuple[FrameQuestion, ...]
+    tree: tuple[TreeRow, ...]
+    warnings: tuple[WarningRow, ...]
+    next_steps: tuple[ProbeRow, ...]
+    pivot: bool  # the focused step changed a leader
+    changes: Mapping[str, float] = field(default_factory=dict)  # hypothesis → change here
+
+    @property
+    def live(self) -> bool:
+        return self.seq == self.head
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "case": self.case.to_json(),
+            "seq": self.seq,
+            "head": self.head,
+            "questions": [
+                {
+                    "id": q.id,
+                    "text": q.text,
+                    "leader": q.leader,
+                    "leader_confidence": q.leader_confidence,
+                    "runner_up": q.runner_up,
+                    "never_measured": q.never_measured,
+                }
+                for q in self.questions
+            ],
+            "tree": [
+                {
+                    "question": r.question,
+                    "id": r.id,
+                    "confidence": r.confidence,
+                    "status": r.status,
+                    "leader": r.leader,
+                    "trend": r.trend,
+                }
+                for r in self.tree
+            ],
+            "warnings": [w.to_json() for w in self.warnings],
+            "next_steps": [p.to_json() for p in self.next_steps],
+            "pivot": self.pivot,
+        }
+
+
+@dataclass
+class BoardIndex:
+    """Per-fold facts about every step, extended as the case grows (never rebuilt)."""
+
+    #: steps that moved a confidence (evidence, and hypotheses proposed or retired)
+    evidence_seqs: list[int] = field(default_factory=list)
+    pivot_seqs: list[int] = field(default_factory=list)
+    surprise_seqs: list[int] = field(default_factory=list)
+    warning_seqs: list[int] = field(default_factory=list)  # steps that raised a warning
+    #: (seq, warnings active right after it) at each step that raised or cleared one
+    warning_changes: list[tuple[int, tuple[WarningRow, ...]]] = field(default_factory=list)
+    rows: list[TimelineRow] = field(default_factory=list)
+    covered: int = 0  # the steps indexed so far
+
+    def extend(self, projection: Projection) -> list[TimelineRow]:
+        """Index the steps of ``projection`` not indexed yet; the timeline rows they add."""
+        steps = projection.trajectory
+        events = projection.events
+        start = self.covered
+        active: dict[tuple[str, str | None, str | None], WarningRow] = {}
+        if self.warning_changes:
+            for row in self.warning_changes[-1][1]:
+                active[(row.code, row.question, row.subject)] = row
+        added: list[TimelineRow] = []
+        for step, event in zip(steps[start:], events[start:], strict=True):
+            added.append(self._index(step, event, active))
+        self.rows.extend(added)
+        self.covered = len(steps)
+        return added
+
+    def _index(
+        self,
+        step: Step,
+        event: Event,
+        active: dict[tuple[str, str | None, str | None], WarningRow],
+    ) -> TimelineRow:
+        seq = step.seq
+        marks: list[str] = []
+        if step.pivots:
+            self.pivot_seqs.append(seq)
+            marks.append("pivot")
+        unexpected = step.unexpected_bits
+        if unexpected is not None and unexpected >= SURPRISE_FLAG_BITS:
+            self.surprise_seqs.append(seq)
+            marks.append("surprise")
+        if step.changed:
+            self.evidence_seqs.append(seq)
+            if step.type == "evidence.assessed":
+                marks.append("evidence")
+        if step.raised or step.cleared:
+            for warning in step.cleared:
+                active.pop(warning.key, None)
+            for warning in step.raised:
+                active[warning.key] = WarningRow.of(warning)
+            self.warning_changes.append((seq, tuple(active.values())))
+        if step.raised:
+            self.warning_seqs.append(seq)
+            codes = {w.code for w in step.raised}
+            marks.append("set-aside" if codes == {"set-aside"} else "warning")
+        return TimelineRow(
+            seq=seq,
+            when=event.when,
+            actor=event.actor,
+            type=event.type,
+            summary=summarise(event),
+            hash=event.hash,
+            marks=tuple(marks),
+        )
+
+    def warnings_at(self, seq: int) -> tuple[WarningRow, ...]:
+        at = bisect_right(self.warning_changes, seq, key=lambda change: change[0])
+        return self.warning_changes[at - 1][1] if at else ()
+
+    def evidence_upto(self, seq: int, limit: int) -> list[int]:
+        end = bisect_right(self.evidence_seqs, seq)
+        return self.evidence_seqs[max(0, end - limit) : end]
+
+
+def build_frame(
+    projection: Projection,
+    index: BoardIndex,
+    seq: int,
+    *,
+    ranked: Callable[[int], Sequence[ProbeStep]] | None = None,
+    names: Mapping[str, str] | None = None,
+) -> Frame:
+    """The screen right after event ``seq`` (clamped to the case), from captured snapshots.
+
+    ``ranked(seq)`` ranks the probes on that step's belief (the service knows the playbooks'
+    candidates); without it the frame has no next steps.
+    """
+    seq = max(1, min(seq, projection.last_seq))
+    step = projection.step_at(seq)
+    names = names if names is not None else names_table(projection)
+    warnings = index.warnings_at(seq)
+    unmeasured = {w.question for w in warnings if w.code == "never-measured"}
+    spark_seqs = index.evidence_upto(seq, SPARK_POINTS)
+    series_steps = [s for s in (projection.step_at(q) for q in spark_seqs) if s is not None]
+    before_latest = (
+        projection.step_at(spark_seqs[-1] - 1) if spark_seqs and spark_seqs[-1] > 1 else None
+    )
+    questions: list[FrameQuestion] = []
+    tree: list[TreeRow] = []
+    changes: dict[str, float] = {}
+    snapshots = step.snapshots if step is not None else {}
+    for qid, snap in snapshots.items():
+        question = projection.questions.get(qid)
+        confidences = snap.confidences
+        structure = snap.structure
+        tops = [t for t in structure.tops if t != structure.catch_all]
+        ranked_tops = sorted(tops, key=lambda hid: -confidences.get(hid, 0.0))
+        leader = snap.leader if snap.leader in confidences else None
+        runner = next((hid for hid in ranked_tops if hid != leader), None)
+        questions.append(
+            FrameQuestion(
+                id=qid,
+                text=question.text if question is not None else qid,
+                leader=leader,
+                leader_text=names.get(leader) if leader else None,
+                leader_confidence=confidences.get(leader, 0.0) if leader else 0.0,
+                runner_up=runner,
+                runner_up_text=names.get(runner) if runner else None,
+                never_measured=qid in unmeasured,
+            )
+        )
+        if step is not None and qid in step.changed:
+            previous = projection.step_at(seq - 1) if seq > 1 else None
+            old = previous.snapshots.get(qid) if previous is not None else None
+            old_conf = old.confidences if old is not None else {}
+            for hid, value in confidences.items():
+                if value != old_conf.get(hid, 0.0):
+                    changes[hid] = value - old_conf.get(hid, 0.0)
+        tree.extend(_tree_rows(qid, snap, names, leader, runner, series_steps, before_latest))
+    return Frame(
+        case=build_case_header(projection),
+        seq=seq,
+        head=projection.last_seq,
+        questions=tuple(questions),
+        tree=tuple(tree),
+        warnings=warnings,
+        next_steps=tuple(ProbeRow.of(p) for p in (ranked(seq) if ranked else ())),
+        pivot=bool(step is not None and step.pivots),
+        changes=changes,
+    )
+
+
+def _tree_rows(
+    qid: str,
+    snap: Any,
+    names: Mapping[str, str],
+    leader: str | None,
+    runner: str | None,
+    series_steps: Iterable[Step],
+    before_latest: Step | None,
+) -> list[TreeRow]:
+    structure = snap.structure
+    confidences = snap.confidences
+    history = [s.snapshots.get(qid) for s in series_steps]
+    before = before_latest.snapshots.get(qid) if before_latest is not None else None
+    rows: list[TreeRow] = []
+
+    def row(hid: str, depth: int, status: str) -> TreeRow:
+        value = confidences.get(hid, 0.0)
+        series = tuple(h.confidences.get(hid, 0.0) for h in history if h is not None)
+        trend = value - before.confidences.get(hid, 0.0) if before is not None else 0.0
+        return TreeRow(
+            question=qid,
+            id=hid,
+            text=names.get(hid, hid),
+            depth=depth,
+            confidence=value,
+            status=status,
+            leader=hid == leader,
+            runner_up=hid == runner,
+            trend=trend,
+            series=series,
+        )
+
+    for position in _depth_first(structure.parent):
+        hid = structure.ids[position]
+        value = confidences.get(hid, 0.0)
+        if structure.retired[position]:
+            status = "retired"
+        else:
+            status = "ruled out" if value < RULED_OUT_BELOW else "open"
+        rows.append(row(hid, structure.depth[position], status))
+    rows.append(row(structure.catch_all, 0, "catch-all"))
+    return rows
+
+
+def _depth_first(parent: Sequence[int]) -> list[int]:
+    """Node indices with each node's children right under it, in proposal order (the
+    structure lists parents before children, not subtrees together)."""
+    children: dict[int, list[int]] = {}
+    for node, up in enumerate(parent):
+        children.setdefault(up, []).append(node)
+    order: list[int] = []
+    pending = list(reversed(children.get(-1, [])))
+    while pending:
+        node = pending.pop()
+        order.append(node)
+        pending.extend(reversed(children.get(node, [])))
+    return order

@@ -1,0 +1,114 @@
+"""The Textual application: wiring only (screens, the case thread, palette commands)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+
+from casefile.tui.backend import CaseThread
+
+#: The palette's case actions: title, help, the case screen's action.
+CASE_COMMANDS = (
+    ("Note", "Add a note to the case (n)", "write('note')"),
+    ("Evidence", "Assess evidence with a likelihood table (e)", "write('evidence')"),
+    ("Action", "Record an action taken (a)", "write('action')"),
+    ("Question", "Ask a new question (A)", "write('question')"),
+    ("Hypothesis: add", "Propose a hypothesis (+)", "write('hypothesis')"),
+    ("Hypothesis: refine", "Reword the selected hypothesis (f)", "write('refine')"),
+    ("Hypothesis: retire", "Retire the selected hypothesis (-)", "write('retire')"),
+    ("Hypothesis: reinstate", "Reinstate a retired hypothesis (i)", "write('reinstate')"),
+    ("Playbook", "Open a playbook's question and hypotheses (o)", "write('playbook')"),
+    ("Probe", "Run a probe here, over SSH, or from pasted output (p)", "probe"),
+    ("Conclude", "Record the conclusion (c)", "write('conclude')"),
+    ("Export case", "Write the case as a directory (x)", "write('export')"),
+    ("Replay: first step", "Go to the first event (ctrl+home)", "jump_first"),
+    ("Replay: jump", "Go to a seq or a time (:)", "jump"),
+    ("Replay: next pivot", "The next change of leader (])", "pivot(1)"),
+    ("Replay: previous pivot", "The previous change of leader ([)", "pivot(-1)"),
+    ("Replay: next warning", "The next step that raised a warning (w)", "warning(1)"),
+    ("Replay: play / pause", "Step through the case (space)", "play"),
+    ("Live", "Back to the head, following new events (esc)", "live"),
+    ("Filter timeline", "Show only matching events (/)", "filter"),
+)
+
+
+class CasefileApp(App[None]):
+    """casefile's terminal UI over one service (opened by :func:`casefile.tui.make_app`)."""
+
+    CSS_PATH = "casefile.tcss"
+    TITLE = "casefile"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "quit", "quit"),
+        Binding("ctrl+c", "quit", "quit", show=False, priority=True),
+    ]
+
+    def __init__(
+        self,
+        backend: CaseThread,
+        *,
+        case_id: str | None,
+        actor: str,
+        database_label: str,
+        read_only: bool = False,
+        probe_names: Callable[[], list[str]] | None = None,
+    ) -> None:
+        super().__init__()
+        self.backend = backend
+        self.initial_case = case_id
+        self.actor = actor
+        self.database_label = database_label
+        self.read_only = read_only
+        self._probe_names = probe_names
+
+    def on_mount(self) -> None:
+        from casefile.tui.screens.case_list import CaseListScreen
+
+        self.push_screen(CaseListScreen())
+        if self.initial_case is not None:
+            self.open_case(self.initial_case)
+
+    def open_case(self, case_id: str) -> None:
+        from casefile.tui.screens.case import CaseScreen
+
+        self.push_screen(CaseScreen(case_id, read_only=self.read_only))
+
+    def probe_names(self) -> list[str]:
+        return self._probe_names() if self._probe_names is not None else []
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        from casefile.tui.screens.case import CaseScreen
+
+        if isinstance(screen, CaseScreen):
+            for title, help_text, action in CASE_COMMANDS:
+                yield SystemCommand(title, help_text, _runner(screen, action))
+        yield from super().get_system_commands(screen)
+
+    def action_quit(self) -> None:  # type: ignore[override]
+        from casefile.tui.dialogs.form import FormDialog
+
+        screen = self.screen
+        if isinstance(screen, FormDialog) and screen.dirty():
+            screen.notify(
+                "the dialog holds unsaved input: Esc to drop it, ctrl+s to record", title="Quit"
+            )
+            return
+        self.exit()
+
+    def on_unmount(self) -> None:
+        self.backend.close()
+
+
+def _runner(screen: Screen[Any], action: str) -> Callable[[], object]:
+    async def run() -> None:
+        await screen.run_action(action)
+
+    return run
+
+
+def stylesheet() -> Path:
+    return Path(__file__).with_name("casefile.tcss")

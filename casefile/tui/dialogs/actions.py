@@ -1,0 +1,247 @@
+"""The dialogs of the recording actions: each one a list of fields and a builder.
+
+The builders are plain functions over the typed text, so the validation rules are tested
+without a screen; the dialogs are :class:`~casefile.tui.dialogs.form.FormDialog` instances.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from casefile.domain.kinds import KINDS
+from casefile.tui.dialogs.form import (
+    Field,
+    FormDialog,
+    lines_of,
+    optional,
+    probability_of,
+    required,
+)
+from casefile.tui.requests import (
+    ActionRequest,
+    ConcludeRequest,
+    EvidenceRequest,
+    ExportRequest,
+    HypothesisRequest,
+    NewCaseRequest,
+    NoteRequest,
+    PlaybookRequest,
+    QuestionRequest,
+    RefineRequest,
+    ReinstateRequest,
+    RetireRequest,
+)
+
+
+def build_note(values: Mapping[str, str]) -> NoteRequest:
+    text = values.get("text", "")
+    if not text.strip():
+        raise ValueError("the note is empty")
+    return NoteRequest(text.rstrip("\n"))
+
+
+def build_action(values: Mapping[str, str]) -> ActionRequest:
+    return ActionRequest(required(values, "text", "the action"), optional(values, "outcome"))
+
+
+def build_question(values: Mapping[str, str]) -> QuestionRequest:
+    return QuestionRequest(
+        required(values, "text", "the question"),
+        optional(values, "id"),
+        probability_of(values, "catch_all", "the catch-all prior", default=0.1),
+    )
+
+
+def build_hypothesis(values: Mapping[str, str]) -> HypothesisRequest:
+    return HypothesisRequest(
+        required(values, "text", "the hypothesis"),
+        required(values, "under", "'under' (a question or parent hypothesis id)"),
+        probability_of(values, "prior", "the prior"),
+        optional(values, "id"),
+        optional(values, "meaning"),
+    )
+
+
+def build_refine(values: Mapping[str, str]) -> RefineRequest:
+    return RefineRequest(
+        required(values, "hypothesis", "the hypothesis id"),
+        required(values, "text", "the new wording"),
+        optional(values, "because"),
+    )
+
+
+def build_retire(values: Mapping[str, str]) -> RetireRequest:
+    return RetireRequest(
+        required(values, "hypothesis", "the hypothesis id"),
+        required(values, "because", "the reason"),
+    )
+
+
+def build_reinstate(values: Mapping[str, str]) -> ReinstateRequest:
+    return ReinstateRequest(
+        required(values, "hypothesis", "the hypothesis id"), optional(values, "because")
+    )
+
+
+def build_evidence(values: Mapping[str, str]) -> EvidenceRequest:
+    table: dict[str, float] = {}
+    for raw in values.get("likelihoods", "").replace(",", "\n").splitlines():
+        item = raw.strip()
+        if not item:
+            continue
+        hid, sep, number = item.partition("=")
+        if not sep or not hid.strip():
+            raise ValueError(f"{item!r}: write each likelihood as HYPOTHESIS=P")
+        if hid.strip() in table:
+            raise ValueError(f"the likelihood of {hid.strip()!r} is given twice")
+        table[hid.strip()] = probability_of({"p": number}, "p", f"P(E | {hid.strip()})")
+    if not table:
+        raise ValueError("give at least one likelihood (HYPOTHESIS=P)")
+    kind = values.get("kind", "").strip() or "measured"
+    if kind not in KINDS:
+        raise ValueError(f"kind {kind!r} is not one of {', '.join(KINDS)}")
+    reliability = values.get("reliability", "").strip()
+    return EvidenceRequest(
+        table,
+        required(values, "because", "the rationale"),
+        probability_of(values, "otherwise", "P(E) for the others", default=0.5),
+        kind,
+        probability_of(values, "reliability", "the reliability") if reliability else None,
+    )
+
+
+def build_conclude(values: Mapping[str, str]) -> ConcludeRequest:
+    return ConcludeRequest(
+        required(values, "summary", "the summary"),
+        optional(values, "root_cause"),
+        lines_of(values, "recommend"),
+        lines_of(values, "lessons"),
+    )
+
+
+def build_playbook(values: Mapping[str, str]) -> PlaybookRequest:
+    return PlaybookRequest(required(values, "playbook", "the playbook id"))
+
+
+def build_export(values: Mapping[str, str]) -> ExportRequest:
+    return ExportRequest(required(values, "directory", "the directory"))
+
+
+def build_new_case(values: Mapping[str, str]) -> NewCaseRequest:
+    environment: dict[str, str] = {}
+    for item in lines_of(values, "environment"):
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"{item!r}: write the environment as KEY=VALUE, one per line")
+        environment[key.strip()] = value.strip()
+    return NewCaseRequest(
+        required(values, "title", "the title"),
+        optional(values, "symptom"),
+        environment,
+        optional(values, "playbook"),
+    )
+
+
+def dialog(
+    kind: str, *, case_id: str, actor: str, preset: Mapping[str, str] | None = None
+) -> FormDialog:  # type: ignore[type-arg]
+    """The dialog for one action, its fields prefilled from ``preset``."""
+    preset = preset or {}
+
+    def f(name: str, label: str, placeholder: str = "", multiline: bool = False) -> Field:
+        return Field(name, label, placeholder, preset.get(name, ""), multiline)
+
+    specs: dict[str, tuple[str, Sequence[Field], object]] = {
+        "note": (
+            "Add a note",
+            [f("text", "Note (several lines allowed)", multiline=True)],
+            build_note,
+        ),
+        "action": (
+            "Record an action",
+            [f("text", "What was done"), f("outcome", "Outcome (optional)")],
+            build_action,
+        ),
+        "question": (
+            "Ask a question",
+            [
+                f("text", "Question"),
+                f("id", "Id (optional)", "e.g. throughput"),
+                f("catch_all", "Catch-all prior", "0.1"),
+            ],
+            build_question,
+        ),
+        "hypothesis": (
+            "Propose a hypothesis",
+            [
+                f("text", "Hypothesis"),
+                f("under", "Under (question or parent hypothesis id)"),
+                f("prior", "Prior (absolute, or share of the parent)", "0.2"),
+                f("id", "Id (optional)"),
+                f("meaning", "Meaning (optional): what would be true if this is the answer"),
+            ],
+            build_hypothesis,
+        ),
+        "refine": (
+            "Reword a hypothesis",
+            [
+                f("hypothesis", "Hypothesis id"),
+                f("text", "New wording"),
+                f("because", "Because (optional)"),
+            ],
+            build_refine,
+        ),
+        "retire": (
+            "Retire a hypothesis",
+            [f("hypothesis", "Hypothesis id"), f("because", "Because")],
+            build_retire,
+        ),
+        "reinstate": (
+            "Reinstate a hypothesis",
+            [f("hypothesis", "Hypothesis id"), f("because", "Because (optional)")],
+            build_reinstate,
+        ),
+        "evidence": (
+            "Assess evidence",
+            [
+                f(
+                    "likelihoods",
+                    "Likelihoods, one HYPOTHESIS=P per line (P(E | h))",
+                    multiline=True,
+                ),
+                f("otherwise", "P(E) for every other hypothesis", "0.5"),
+                f("kind", f"Kind ({', '.join(KINDS)})", "measured"),
+                f("reliability", "Reliability (optional; default by kind)"),
+                f("because", "Rationale"),
+            ],
+            build_evidence,
+        ),
+        "conclude": (
+            "Conclude the case",
+            [
+                f("summary", "Summary"),
+                f("root_cause", "Root cause (hypothesis id, optional)"),
+                f("recommend", "Recommendations, one per line", multiline=True),
+                f("lessons", "Lessons, one per line", multiline=True),
+            ],
+            build_conclude,
+        ),
+        "playbook": (
+            "Open a playbook",
+            [f("playbook", "Playbook id", "gpu-throughput")],
+            build_playbook,
+        ),
+        "export": ("Export the case", [f("directory", "Directory to write")], build_export),
+        "new": (
+            "New case",
+            [
+                f("title", "Title"),
+                f("symptom", "Symptom, with numbers"),
+                f("environment", "Environment, KEY=VALUE per line", multiline=True),
+                f("playbook", "Playbook (optional)", "gpu-throughput"),
+            ],
+            build_new_case,
+        ),
+    }
+    title, fields, build = specs[kind]
+    return FormDialog(title, fields, build, case_id=case_id, actor=actor)  # type: ignore[arg-type]

@@ -1,0 +1,182 @@
+"""A modal form that validates as you type and returns a typed request, or ``None``.
+
+Each dialog is a list of fields and one function that turns their text into a request or
+raises ``ValueError`` with what is wrong. The form shows that message inline while the input is
+not valid, and the ``casefile …`` command line that would record the same thing once it is;
+nothing is appended until the user confirms (``ctrl+s`` or the Record button), and ``escape``
+cancels (asking first if something was typed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import ClassVar, Generic, TypeVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Static, TextArea
+
+from casefile.text_safety import line
+from casefile.tui.requests import Request, command_line
+
+R = TypeVar("R", bound=Request)
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    label: str
+    placeholder: str = ""
+    value: str = ""
+    multiline: bool = False
+
+
+class FormDialog(ModalScreen[R | None], Generic[R]):
+    """Fields → ``build(values)`` → a request, checked on every keystroke."""
+
+    #: text cursors blink (tests turn it off so screenshots are the same every run)
+    BLINK: ClassVar[bool] = True
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("ctrl+s", "confirm", "Record"),
+    ]
+
+    def __init__(
+        self,
+        title: str,
+        fields: Sequence[Field],
+        build: Callable[[Mapping[str, str]], R],
+        *,
+        case_id: str,
+        actor: str,
+        confirm_label: str = "Record",
+    ) -> None:
+        super().__init__()
+        self.form_title = title
+        self.fields = list(fields)
+        self.build = build
+        self.case_id = case_id
+        self.actor = actor
+        self.confirm_label = confirm_label
+        self.request: R | None = None
+        self.problem: str | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="form"):
+            yield Label(self.form_title, id="form-title")
+            with VerticalScroll(id="form-fields"):
+                for spec in self.fields:
+                    yield Label(spec.label, classes="form-label")
+                    if spec.multiline:
+                        area = TextArea(spec.value, id=f"field-{spec.name}", soft_wrap=True)
+                        area.show_line_numbers = False
+                        yield area
+                    else:
+                        yield Input(
+                            spec.value, placeholder=spec.placeholder, id=f"field-{spec.name}"
+                        )
+            yield Static("", id="form-problem", markup=False)
+            yield Static("", id="form-command", markup=False)
+            with Horizontal(id="form-buttons"):
+                yield Button(self.confirm_label, variant="primary", id="form-confirm")
+                yield Button("Cancel", id="form-cancel")
+
+    def on_mount(self) -> None:
+        self.check()
+        first = self.query("Input, TextArea").first()
+        first.focus()
+
+    def values(self) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for spec in self.fields:
+            widget = self.query_one(f"#field-{spec.name}")
+            out[spec.name] = widget.text if isinstance(widget, TextArea) else widget.value  # type: ignore[attr-defined]
+        return out
+
+    def dirty(self) -> bool:
+        return any(self.values()[f.name] != f.value for f in self.fields)
+
+    def check(self) -> None:
+        """Build the request from what is typed now; show what is wrong, or what will run."""
+        try:
+            self.request = self.build(self.values())
+            self.problem = None
+        except ValueError as error:
+            self.request = None
+            self.problem = str(error)
+        problem = self.query_one("#form-problem", Static)
+        command = self.query_one("#form-command", Static)
+        confirm = self.query_one("#form-confirm", Button)
+        if self.problem is not None:
+            problem.update(f"✗ {line(self.problem)}")
+            command.update("")
+            confirm.disabled = True
+        else:
+            problem.update("")
+            assert self.request is not None
+            command.update(f"$ {line(command_line(self.request, self.case_id, self.actor))}")
+            confirm.disabled = False
+
+    def on_input_changed(self, _event: Input.Changed) -> None:
+        self.check()
+
+    def on_text_area_changed(self, _event: TextArea.Changed) -> None:
+        self.check()
+
+    def on_input_submitted(self, _event: Input.Submitted) -> None:
+        self.action_confirm()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "form-confirm":
+            self.action_confirm()
+        else:
+            self.dismiss(None)
+
+    def action_confirm(self) -> None:
+        self.check()
+        if self.request is not None:
+            self.dismiss(self.request)
+        elif self.problem:
+            self.notify(self.problem, title=self.form_title, severity="warning")
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def required(values: Mapping[str, str], name: str, what: str) -> str:
+    text = values.get(name, "").strip()
+    if not text:
+        raise ValueError(f"{what} is empty")
+    return text
+
+
+def optional(values: Mapping[str, str], name: str) -> str | None:
+    text = values.get(name, "").strip()
+    return text or None
+
+
+def probability_of(
+    values: Mapping[str, str], name: str, what: str, *, default: float | None = None
+) -> float:
+    """A probability strictly between 0 and 1 (0 and 1 would be certainty, which no evidence
+    can move; NaN and infinities are not numbers a belief can hold)."""
+    text = values.get(name, "").strip()
+    if not text:
+        if default is not None:
+            return default
+        raise ValueError(f"{what} is empty")
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{what}: {text!r} is not a number") from None
+    if value != value or not 0.0 < value < 1.0:
+        raise ValueError(f"{what} must be between 0 and 1 (exclusive), not {text}")
+    return value
+
+
+def lines_of(values: Mapping[str, str], name: str) -> tuple[str, ...]:
+    return tuple(item.strip() for item in values.get(name, "").splitlines() if item.strip())

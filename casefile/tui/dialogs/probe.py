@@ -1,0 +1,124 @@
+"""The probe dialog: which probe, where (this machine, SSH hosts, or pasted output) and under
+what load; it returns a :class:`ProbeOutcome` holding the service's own
+:class:`~casefile.app.probing.ProbeRequest` and the equivalent command line."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from casefile.app.probing import LOADS, Local, Pasted, ProbeRequest, Ssh
+from casefile.tui.dialogs.form import Field, FormDialog, optional, required
+
+if TYPE_CHECKING:
+    from casefile.app.service import CaseService
+    from casefile.app.who import Who
+
+#: Hosts one dialog may fan out to (the CLI takes more; a dialog line is for a handful).
+MAX_HOSTS = 64
+
+
+@dataclass(frozen=True)
+class ProbeOutcome:
+    request: ProbeRequest
+    command: str
+    title: str = "Probe"
+
+    # the FormDialog shows the command line of what it built
+    def argv(self, case_id: str) -> list[str]:
+        return shlex.split(self.command)[1:]
+
+    def run(self, service: CaseService, case_id: str, who: Who) -> str:  # pragma: no cover
+        raise NotImplementedError("probes run through run_probe_request")
+
+
+def build_probe(values: Mapping[str, str], probes: Sequence[str], case_id: str) -> ProbeOutcome:
+    name = required(values, "probe", "the probe")
+    if name not in probes:
+        raise ValueError(f"no probe {name!r} (installed: {', '.join(probes)})")
+    load = values.get("load", "").strip() or "unknown"
+    if load not in LOADS:
+        raise ValueError(f"load must be one of {', '.join(LOADS)}")
+    hosts = [h for h in values.get("hosts", "").replace(",", " ").split() if h]
+    pasted = values.get("paste", "")
+    if hosts and pasted.strip():
+        raise ValueError("give SSH hosts or pasted output, not both")
+    if len(hosts) > MAX_HOSTS:
+        raise ValueError(f"at most {MAX_HOSTS} hosts from the dialog")
+    for host in hosts:
+        if host.startswith("-"):
+            raise ValueError(f"{host!r} is not a host")
+    argv_text = values.get("argv", "").strip()
+    try:
+        argv = tuple(shlex.split(argv_text)) if argv_text else ()
+    except ValueError as error:
+        raise ValueError(f"the command line does not split: {error}") from None
+    note = optional(values, "note")
+    words = ["casefile", "probe", case_id, name, "--load", load]
+    if pasted.strip():
+        where: Local | Ssh | Pasted = Pasted(
+            text=pasted, host=optional(values, "paste_host") or "unknown"
+        )
+        words += ["--paste", "-"]
+    elif hosts:
+        where = Ssh(tuple(hosts))
+        for host in hosts:
+            words += ["--host", host]
+    else:
+        where = Local()
+    if note:
+        words += ["--note", note]
+    if argv:
+        words += ["--", *argv]
+    request = ProbeRequest(name, where, argv=argv, load=load, note=note)
+    return ProbeOutcome(request, shlex.join(words))
+
+
+class ProbeDialog(FormDialog):  # type: ignore[type-arg]
+    def __init__(
+        self, probes: Sequence[str], *, probe: str | None, load: str, case_id: str, actor: str
+    ) -> None:
+        fields = [
+            Field("probe", f"Probe ({', '.join(probes)})", "nvidia-smi-q", probe or ""),
+            Field("load", "Load (idle, under-load, unknown)", "unknown", load),
+            Field("hosts", "SSH hosts, space-separated (empty: this machine)", "gpu-node-1"),
+            Field("argv", "Command line (empty: the probe's own)"),
+            Field("paste", "…or paste output taken elsewhere", multiline=True),
+            Field("paste_host", "Host the pasted output came from", "unknown"),
+            Field("note", "Note (optional)"),
+        ]
+        super().__init__(
+            "Run a probe",
+            fields,
+            lambda values: build_probe(values, probes, case_id),
+            case_id=case_id,
+            actor=actor,
+            confirm_label="Run",
+        )
+
+
+def run_probe_request(
+    service: CaseService,
+    case_id: str,
+    request: ProbeRequest,
+    who: Who,
+    progress: Callable[[str], None] | None = None,
+) -> list[str]:
+    """Run and record on the case thread; one line per host as each lands."""
+    lines: list[str] = []
+    for record in service.run_probe(case_id, request, who):
+        host = record.result.host or "local"
+        if record.failure:
+            text = f"{host}: recorded as failed run #{record.probe_run_seq}: {record.failure}"
+        else:
+            facts = len(record.parse.facts)
+            text = (
+                f"{host}: run #{record.probe_run_seq}, {facts} facts, "
+                f"{len(record.evidence_ids)} evidence, {len(record.set_aside)} set aside"
+            )
+        lines.append(text)
+        if progress is not None:
+            progress(text)
+    return lines

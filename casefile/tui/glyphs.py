@@ -1,0 +1,49 @@
+"""Text for numbers: confidence bars, fixed-scale sparklines, trend arrows, time stamps.
+
+Pure functions, so they are tested on their text. Every meaning drawn in colour also has a
+glyph or a word here (the TUI stays readable with ``NO_COLOR`` and in a 16-colour terminal).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+#: One glyph per eighth, from empty to full.
+SPARK = " ▁▂▃▄▅▆▇█"
+#: A change smaller than this reads as "steady".
+STEADY = 0.005
+
+
+def sparkline(values: Sequence[float], width: int | None = None) -> str:
+    """Confidences on a fixed 0–1 scale: 5 % → 6 % stays a small step, not a full swing
+    (Textual's own ``Sparkline`` rescales each series to its min and max)."""
+    chosen = list(values) if width is None else list(values)[-width:]
+    text = "".join(SPARK[max(0, min(8, round(v * 8)))] for v in chosen)
+    return text if width is None else text.rjust(width)
+
+
+def bar(value: float, width: int = 10) -> str:
+    """A confidence as a bar of ``width`` cells, in eighths."""
+    eighths = max(0, min(width * 8, round(value * width * 8)))
+    full, part = divmod(eighths, 8)
+    text = "█" * full + (SPARK[part] if part else "")
+    return text.ljust(width, "·")
+
+
+def trend(change: float) -> str:
+    if change > STEADY:
+        return "↑"
+    if change < -STEADY:
+        return "↓"
+    return "→"
+
+
+def percent(value: float) -> str:
+    return f"{value * 100:5.1f}%"
+
+
+def short_time(when: str) -> str:
+    """``2026-03-02T09:00:00.000000Z`` → ``03-02 09:00Z``: stored times are UTC, and say so."""
+    if len(when) >= 16 and when[10] == "T":
+        return f"{when[5:10]} {when[11:16]}Z"
+    return when

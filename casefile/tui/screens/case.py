@@ -1,0 +1,572 @@
+"""The case screen: timeline | hypothesis tree over detail tabs, a status bar, the footer.
+
+Live, the screen shows the head and follows new events (anyone's, through the change feed).
+Replay is the same screen stopped at a step: the timeline cursor is the focus, every pane shows
+the state right after it (read from the captured snapshots, never refolded) and later rows are
+dimmed. The screen only wires: the case thread builds every view, widgets draw them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Input, RichLog, Static, TabbedContent, TabPane
+
+from casefile.app.board import BoardState
+from casefile.app.views.board import Frame
+from casefile.app.who import Who
+from casefile.errors import CasefileError
+from casefile.text_safety import line
+from casefile.tui.dialogs.actions import dialog
+from casefile.tui.messages import (
+    BoardReady,
+    CaseGrew,
+    FeedNotice,
+    FrameReady,
+    RowChosen,
+    RowHighlighted,
+)
+from casefile.tui.requests import Request, command_line
+from casefile.tui.widgets.detail import DetailPane, event_renderable, hypothesis_renderable
+from casefile.tui.widgets.hypotheses import HypothesisTree
+from casefile.tui.widgets.next_steps import NextSteps
+from casefile.tui.widgets.status_bar import StatusBar
+from casefile.tui.widgets.timeline import Timeline
+
+if TYPE_CHECKING:
+    from casefile.domain.events import Event
+    from casefile.tui.app import CasefileApp
+
+#: Below this width the panes stack (an 80×24 terminal).
+NARROW = 110
+#: Seconds between steps while replay plays.
+PLAY_INTERVAL = 0.6
+
+#: The actions a read-only view refuses.
+WRITES = {
+    "note",
+    "action",
+    "question",
+    "hypothesis",
+    "refine",
+    "retire",
+    "reinstate",
+    "evidence",
+    "conclude",
+    "playbook",
+    "probe",
+}
+
+
+class CaseScreen(Screen[None]):
+    """One case, live or replayed."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("1", "pane('timeline')", "Timeline", show=False),
+        Binding("2", "pane('tree')", "Tree", show=False),
+        Binding("3", "pane('detail')", "Detail", show=False),
+        Binding("4", "pane('next')", "Next steps", show=False),
+        Binding("left,h", "step(-1)", "◀ step"),
+        Binding("right,l", "step(1)", "step ▶"),
+        Binding("[", "pivot(-1)", "◆ prev pivot", show=False),
+        Binding("]", "pivot(1)", "next pivot ◆"),
+        Binding("w", "warning(1)", "next ⚠", show=False),
+        Binding("W", "warning(-1)", "prev ⚠", show=False),
+        Binding("space", "play", "play/pause", show=False),
+        Binding("ctrl+home", "jump_first", "first step", show=False),
+        Binding("ctrl+end,escape", "live", "live"),
+        Binding("colon", "jump", "jump to", show=False),
+        Binding("slash", "filter", "filter"),
+        Binding("n", "write('note')", "note"),
+        Binding("e", "write('evidence')", "evidence", show=False),
+        Binding("a", "write('action')", "action", show=False),
+        Binding("A", "write('question')", "ask a question", show=False),
+        Binding("plus", "write('hypothesis')", "add hypothesis", show=False),
+        Binding("f", "write('refine')", "refine hypothesis", show=False),
+        Binding("minus", "write('retire')", "retire hypothesis", show=False),
+        Binding("i", "write('reinstate')", "reinstate hypothesis", show=False),
+        Binding("o", "write('playbook')", "open playbook", show=False),
+        Binding("c", "write('conclude')", "conclude", show=False),
+        Binding("x", "write('export')", "export case", show=False),
+        Binding("p", "probe", "probe"),
+        Binding("question_mark,f1", "help", "help"),
+        Binding("b", "back", "cases", show=False),
+    ]
+
+    def __init__(self, case_id: str, *, read_only: bool = False) -> None:
+        super().__init__()
+        self.case_id = case_id
+        self.read_only = read_only
+        self.state: BoardState | None = None
+        self.frame: Frame | None = None
+        self.focus_seq: int | None = None  # None: live
+        self.playing = False
+        self._play_timer: object | None = None
+        self.commands: list[str] = []
+        self.other_writers: set[str] = set()
+
+    @property
+    def casefile(self) -> CasefileApp:
+        return self.app  # type: ignore[return-value]
+
+    # --- layout ----------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="panes"):
+            with Vertical(id="left"):
+                yield Input(
+                    placeholder="filter: text, type or actor (Enter to apply, Esc to clear)",
+                    id="filter",
+                )
+                yield Timeline(id="timeline")
+            with Vertical(id="side"):
+                yield HypothesisTree(id="tree")
+                with TabbedContent(id="tabs", initial="tab-detail"):
+                    with TabPane("Detail", id="tab-detail"):
+                        yield DetailPane(id="detail")
+                    with TabPane("Next steps", id="tab-next"):
+                        yield NextSteps(id="next")
+                    with TabPane("Warnings", id="tab-warnings"):
+                        yield Static("", id="warnings", markup=False)
+                    with TabPane("Commands", id="tab-commands"):
+                        yield RichLog(id="commands", markup=False, wrap=True)
+        yield StatusBar(id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#filter", Input).display = False
+        self.query_one(StatusBar).change(
+            case_id=self.case_id,
+            database=self.casefile.database_label,
+            read_only=self.read_only,
+        )
+        self.query_one(Timeline).focus()
+        self._layout(self.size.width)
+        self._spawn(self._open, name="open-case", group="case", exclusive=True)
+
+    def on_resize(self, event: object) -> None:
+        self._layout(self.size.width)
+
+    def _layout(self, width: int) -> None:
+        self.set_class(width < NARROW, "narrow")
+
+    # --- the case thread -------------------------------------------------------------------
+
+    def _spawn(
+        self,
+        work: Callable[..., Awaitable[None]],
+        *args: object,
+        name: str,
+        group: str,
+        exclusive: bool = False,
+    ) -> None:
+        """Run ``work(*args)`` in a named worker (the coroutine is made only when it starts,
+        so a worker cancelled by a newer one leaves nothing un-awaited)."""
+
+        async def run() -> None:
+            await work(*args)
+
+        # (Textual types a coroutine function as returning Coroutine[None, None, T])
+        self.run_worker(run, name=name, group=group, exclusive=exclusive)  # type: ignore[arg-type]
+
+    async def _open(self) -> None:
+        backend = self.casefile.backend
+        try:
+            state = await backend.call(lambda: backend.board(self.case_id).refresh())
+        except CasefileError as error:
+            self.notify(str(error), title="Cannot open the case", severity="error")
+            return
+        self.post_message(BoardReady(state))
+        head = state.rows[-1] if state.rows else None
+        if head is not None:
+
+            def grew(events: list[Event]) -> None:
+                self.post_message(CaseGrew(len(events), tuple(sorted({e.actor for e in events}))))
+
+            def failed(error: CasefileError) -> None:
+                self.post_message(FeedNotice(f"change feed: {error}"))
+
+            def notice(text: str) -> None:
+                self.post_message(FeedNotice(text))
+
+            backend.watch(self.case_id, (head.seq, head.hash), grew, failed, notice)
+        self._spawn(self._verify, name="verify-chain", group="verify")
+
+    async def _verify(self) -> None:
+        backend = self.casefile.backend
+        try:
+            verified = await backend.call(lambda: backend.service.verify(self.case_id))
+        except CasefileError as error:
+            self.query_one(StatusBar).change(chain=f"✗ chain: {error}")
+            return
+        ok = getattr(verified, "ok", True)
+        problems = getattr(verified, "problems", ())
+        self.query_one(StatusBar).change(
+            chain="✓ chain verifies"
+            if ok and not problems
+            else f"✗ chain: {len(problems)} problem(s)"
+        )
+
+    async def _refresh(self) -> None:
+        backend = self.casefile.backend
+        try:
+            state = await backend.call(lambda: backend.board(self.case_id).refresh())
+        except CasefileError as error:
+            self.notify(str(error), title="Reading the case failed", severity="error")
+            return
+        self.post_message(BoardReady(state))
+
+    async def _frame(self, seq: int) -> None:
+        backend = self.casefile.backend
+        frame = await backend.call(lambda: backend.board(self.case_id).frame(seq))
+        self.post_message(FrameReady(frame))
+
+    async def _event_detail(self, seq: int) -> None:
+        backend = self.casefile.backend
+        try:
+            detail = await backend.call(lambda: backend.board(self.case_id).event_detail(seq))
+        except CasefileError as error:
+            self.query_one(DetailPane).show(f"#{seq}: {error}")
+            return
+        if self.query_one(Timeline).chosen_seq() == seq:  # stale results are dropped
+            self.query_one(DetailPane).show(event_renderable(detail))
+
+    async def _hypothesis_detail(self, hypothesis_id: str, seq: int | None) -> None:
+        backend = self.casefile.backend
+        try:
+            detail = await backend.call(
+                lambda: backend.board(self.case_id).hypothesis_detail(hypothesis_id, seq)
+            )
+        except CasefileError as error:
+            self.query_one(DetailPane).show(f"{hypothesis_id}: {error}")
+            return
+        if self.query_one(HypothesisTree).chosen_id() == hypothesis_id:
+            self.query_one(DetailPane).show(hypothesis_renderable(detail, seq))
+
+    async def _write(self, request: Request) -> None:
+        backend = self.casefile.backend
+        who = Who(self.casefile.actor)
+        try:
+            said = await backend.call(lambda: request.run(backend.service, self.case_id, who))
+        except CasefileError as error:
+            # nothing half-written: the service appends a verb's events in one transaction
+            self.notify(line(str(error)), title=f"{request.title} not recorded", severity="error")
+            return
+        command = command_line(request, self.case_id, self.casefile.actor)
+        self.commands.append(command)
+        self.query_one("#commands", RichLog).write(f"$ {command}")
+        self.notify(f"{said}\n$ {command}", title=request.title)
+        await self._refresh()
+
+    # --- messages from the case thread -------------------------------------------------------
+
+    def on_board_ready(self, message: BoardReady) -> None:
+        state = message.state
+        first = self.state is None
+        self.state = state
+        timeline = self.query_one(Timeline)
+        live = self.focus_seq is None
+        timeline.set_rows(state.rows, follow=live and (first or self._at_bottom()))
+        bar = self.query_one(StatusBar)
+        bar.change(head=state.frame.head)
+        if state.integrity:
+            self.notify(line(state.integrity[-1]), title="History rewritten", severity="warning")
+        if live:
+            self._show_frame(state.frame)
+        elif self.focus_seq is not None:
+            self._spawn(self._frame, self.focus_seq, name="frame", group="frame", exclusive=True)
+
+    def _at_bottom(self) -> bool:
+        timeline = self.query_one(Timeline)
+        return timeline.cursor >= timeline.row_count() - 2
+
+    def on_frame_ready(self, message: FrameReady) -> None:
+        wanted = (
+            self.focus_seq
+            if self.focus_seq is not None
+            else (self.state.frame.head if self.state else None)
+        )
+        if wanted is not None and message.frame.seq != wanted:
+            return  # a stale frame: the focus has moved on
+        self._show_frame(message.frame)
+
+    def _show_frame(self, frame: Frame) -> None:
+        self.frame = frame
+        self.query_one(HypothesisTree).set_frame(frame)
+        self.query_one(NextSteps).set_steps(frame.next_steps)
+        warnings = (
+            "\n".join(f"⚠ [{w.code}] #{w.seq} {line(w.message)}" for w in frame.warnings)
+            or "no warnings at this step"
+        )
+        self.query_one("#warnings", Static).update(warnings)
+        self.query_one(Timeline).set_focus_seq(self.focus_seq)
+        self.query_one(StatusBar).change(focus=self.focus_seq, playing=self.playing)
+
+    def on_case_grew(self, message: CaseGrew) -> None:
+        mine = {self.casefile.actor}
+        self.other_writers |= set(message.actors) - mine
+        if self.other_writers:
+            self.query_one(StatusBar).change(writers=tuple(sorted(self.other_writers)))
+        self._spawn(self._refresh, name="refresh", group="refresh", exclusive=False)
+
+    def on_feed_notice(self, message: FeedNotice) -> None:
+        self.query_one(StatusBar).change(notice=message.text)
+
+    @on(RowHighlighted)
+    def _highlighted(self, message: RowHighlighted) -> None:
+        if message.sender_id == "timeline":
+            seq = self.query_one(Timeline).chosen_seq()
+            if seq is None:
+                return
+            if self.focus_seq is not None:
+                self._focus(seq, move_cursor=False)
+            self._spawn(
+                self._event_detail,
+                seq,
+                name="event-detail",
+                group="detail",
+                exclusive=True,
+            )
+        elif message.sender_id == "tree":
+            hid = self.query_one(HypothesisTree).chosen_id()
+            if hid is not None:
+                self._spawn(
+                    self._hypothesis_detail,
+                    hid,
+                    self.focus_seq,
+                    name="hypothesis-detail",
+                    group="detail",
+                    exclusive=True,
+                )
+
+    @on(RowChosen)
+    def _chosen(self, message: RowChosen) -> None:
+        if message.sender_id == "next":
+            step = self.query_one(NextSteps).chosen()
+            if step is not None:
+                self.action_probe(step.probe, step.load)
+        elif message.sender_id in ("timeline", "tree"):
+            self.query_one("#tabs", TabbedContent).active = "tab-detail"
+
+    # --- replay ----------------------------------------------------------------------------
+
+    def _focus(self, seq: int, *, move_cursor: bool = True) -> None:
+        if self.state is None:
+            return
+        head = self.state.frame.head
+        seq = max(1, min(seq, head))
+        self.focus_seq = seq
+        if move_cursor:
+            self.query_one(Timeline).select_seq(seq)
+        self.query_one(StatusBar).change(focus=seq)
+        self.query_one(Timeline).set_focus_seq(seq)
+        self._spawn(self._frame, seq, name="frame", group="frame", exclusive=True)
+
+    def _current(self) -> int:
+        if self.focus_seq is not None:
+            return self.focus_seq
+        return self.state.frame.head if self.state else 1
+
+    def action_step(self, delta: int) -> None:
+        self._focus(self._current() + delta)
+
+    def action_jump_first(self) -> None:
+        self._focus(1)
+
+    def _marker(self, seqs: Iterable[int], direction: int) -> None:
+        here = self._current()
+        if direction > 0:
+            target = next((s for s in seqs if s > here), None)
+        else:
+            target = next((s for s in reversed(list(seqs)) if s < here), None)
+        if target is None:
+            self.notify("no more in that direction", title="Replay")
+            return
+        self._focus(target)
+
+    def action_pivot(self, direction: int) -> None:
+        if self.state is not None:
+            self._marker(self.state.pivots, direction)
+
+    def action_warning(self, direction: int) -> None:
+        if self.state is not None:
+            self._marker(self.state.warnings, direction)
+
+    def action_live(self) -> None:
+        if self.query_one("#filter", Input).display:
+            self._close_filter(clear=True)
+            return
+        self._stop_play()
+        self.focus_seq = None
+        if self.state is not None:
+            self.query_one(Timeline).select_seq(self.state.frame.head)
+            self._spawn(self._refresh, name="refresh", group="refresh")
+
+    def action_play(self) -> None:
+        if self.playing:
+            self._stop_play()
+            return
+        if self.focus_seq is None:
+            self._focus(1)
+        self.playing = True
+        self._play_timer = self.set_interval(PLAY_INTERVAL, self._tick)
+        self.query_one(StatusBar).change(playing=True)
+
+    def _tick(self) -> None:
+        if self.state is None or self._current() >= self.state.frame.head:
+            self._stop_play()
+            return
+        self.action_step(1)
+
+    def _stop_play(self) -> None:
+        self.playing = False
+        timer = self._play_timer
+        if timer is not None:
+            timer.stop()  # type: ignore[attr-defined]
+        self._play_timer = None
+        self.query_one(StatusBar).change(playing=False)
+
+    def action_jump(self) -> None:
+        from casefile.tui.dialogs.jump import JumpDialog
+
+        if self.state is None:
+            return
+
+        def jumped(seq: int | None) -> None:
+            if seq is not None:
+                self._focus(seq)
+
+        self.app.push_screen(JumpDialog(self.state.rows), jumped)
+
+    # --- filter, panes, help ---------------------------------------------------------------
+
+    def action_filter(self) -> None:
+        box = self.query_one("#filter", Input)
+        box.display = True
+        box.focus()
+
+    @on(Input.Submitted, "#filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        self.query_one(Timeline).set_filter(event.value)
+        self._close_filter(clear=False)
+
+    def _close_filter(self, *, clear: bool) -> None:
+        box = self.query_one("#filter", Input)
+        if clear:
+            box.value = ""
+            self.query_one(Timeline).set_filter("")
+        box.display = False
+        self.query_one(Timeline).focus()
+
+    def action_pane(self, name: str) -> None:
+        tabs = self.query_one("#tabs", TabbedContent)
+        if name == "detail":
+            tabs.active = "tab-detail"
+            self.query_one(DetailPane).focus()
+        elif name == "next":
+            tabs.active = "tab-next"
+            self.query_one(NextSteps).focus()
+        else:
+            self.query_one(f"#{name}").focus()
+
+    def action_help(self) -> None:
+        if self.app.screen.query("HelpPanel"):
+            self.app.action_hide_help_panel()
+        else:
+            self.app.action_show_help_panel()
+
+    def action_back(self) -> None:
+        if len(self.app.screen_stack) > 2:
+            self.app.pop_screen()
+
+    # --- writing ---------------------------------------------------------------------------
+
+    def _preset(self, kind: str) -> dict[str, str]:
+        tree = self.query_one(HypothesisTree)
+        hid = tree.chosen_id()
+        preset: dict[str, str] = {}
+        if kind in ("refine", "retire", "reinstate") and hid:
+            preset["hypothesis"] = hid
+            if kind == "refine" and self.frame is not None:
+                text = next((r.text for r in self.frame.tree if r.id == hid), "")
+                preset["text"] = text
+        if kind == "hypothesis":
+            preset["under"] = hid or tree.chosen_question() or ""
+        if kind == "conclude" and self.frame is not None and self.frame.questions:
+            leader = self.frame.questions[0].leader
+            preset["root_cause"] = leader or ""
+        return preset
+
+    def action_write(self, kind: str) -> None:
+        if self.read_only and kind in WRITES:
+            self.notify("this case is open read-only", title="Not recorded", severity="warning")
+            return
+        if self.focus_seq is not None and kind in WRITES:
+            self.notify(
+                "you are replaying an earlier step; new events go at the head (Esc returns live)",
+                title="Recording at the head",
+            )
+        form = dialog(
+            kind, case_id=self.case_id, actor=self.casefile.actor, preset=self._preset(kind)
+        )
+
+        def confirmed(request: Request | None) -> None:
+            if request is not None:
+                self._spawn(self._write, request, name=f"write-{kind}", group="write")
+
+        self.app.push_screen(form, confirmed)
+
+    def action_probe(self, probe: str | None = None, load: str | None = None) -> None:
+        from casefile.tui.dialogs.probe import ProbeDialog, ProbeOutcome
+
+        if self.read_only:
+            self.notify("this case is open read-only", title="Not recorded", severity="warning")
+            return
+        names = self.casefile.probe_names()
+        dialog_screen = ProbeDialog(
+            names,
+            probe=probe,
+            load=load or "unknown",
+            case_id=self.case_id,
+            actor=self.casefile.actor,
+        )
+
+        def confirmed(outcome: ProbeOutcome | None) -> None:
+            if outcome is not None:
+                self._spawn(self._run_probe, outcome, name="probe", group="probe")
+
+        self.app.push_screen(dialog_screen, confirmed)
+
+    async def _run_probe(self, outcome: object) -> None:
+        from casefile.tui.dialogs.probe import ProbeOutcome, run_probe_request
+
+        assert isinstance(outcome, ProbeOutcome)
+        backend = self.casefile.backend
+        who = Who(self.casefile.actor)
+        self.notify(f"running {outcome.request.probe}…", title="Probe")
+
+        def progress(text: str) -> None:
+            self.app.call_from_thread(self.query_one("#commands", RichLog).write, text)
+
+        try:
+            lines = await backend.call(
+                lambda: run_probe_request(
+                    backend.service, self.case_id, outcome.request, who, progress
+                )
+            )
+        except CasefileError as error:
+            self.notify(line(str(error)), title="Probe not recorded", severity="error")
+            return
+        self.commands.append(outcome.command)
+        log = self.query_one("#commands", RichLog)
+        log.write(f"$ {outcome.command}")
+        for text in lines:
+            log.write(f"  {text}")
+        self.notify("\n".join(lines[-3:]) + f"\n$ {outcome.command}", title="Probe recorded")
+        await self._refresh()

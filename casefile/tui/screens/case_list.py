@@ -1,0 +1,191 @@
+"""The case list: every case with title, symptom, events, last activity and its leader; open
+one, start a new one, import a case directory, filter."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Static
+
+from casefile.app.views import CaseRow
+from casefile.app.who import Who
+from casefile.errors import CasefileError
+from casefile.text_safety import line
+from casefile.tui.glyphs import percent, short_time
+
+if TYPE_CHECKING:
+    from casefile.tui.app import CasefileApp
+
+
+class CaseListScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open", "open"),
+        Binding("n", "new", "new case"),
+        Binding("i", "import_dir", "import"),
+        Binding("slash", "filter", "filter"),
+        Binding("r", "reload", "reload", show=False),
+        Binding("question_mark,f1", "help", "help"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: Sequence[CaseRow] = ()
+
+    @property
+    def casefile(self) -> CasefileApp:
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        yield Static("Cases", id="list-title")
+        yield Input(placeholder="filter cases (Enter)", id="case-filter")
+        table: DataTable[str] = DataTable(id="cases", cursor_type="row", zebra_stripes=True)
+        yield table
+        yield Static("", id="list-empty", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#case-filter", Input).display = False
+        table = self.query_one("#cases", DataTable)
+        for label in ("case", "title", "symptom", "events", "last activity", "leader"):
+            table.add_column(label, key=label)
+        table.focus()
+        self.run_worker(self._load(), name="list-cases", group="cases", exclusive=True)
+
+    async def _load(self) -> None:
+        backend = self.casefile.backend
+        try:
+            rows = await backend.call(lambda: backend.service.cases(with_leaders=True))
+        except CasefileError as error:
+            self.notify(line(str(error)), title="Cannot list cases", severity="error")
+            return
+        self.rows = rows
+        self._fill("")
+
+    def _fill(self, needle: str) -> None:
+        table = self.query_one("#cases", DataTable)
+        table.clear()
+        needle = needle.lower()
+        for row in self.rows:
+            text = f"{row.id} {row.title} {row.symptom or ''}".lower()
+            if needle and needle not in text:
+                continue
+            leader = row.leaders[0] if row.leaders else None
+            table.add_row(
+                line(row.id),
+                line(row.title)[:60],
+                line(row.symptom or "")[:50],
+                str(row.events),
+                short_time(row.last_activity or ""),
+                f"{leader.id} {percent(leader.confidence).strip()}" if leader else "—",
+                key=row.id,
+            )
+        empty = self.query_one("#list-empty", Static)
+        empty.update(
+            "" if table.row_count else "no cases yet: n starts one, i imports a case directory"
+        )
+
+    def action_open(self) -> None:
+        table = self.query_one("#cases", DataTable)
+        if not table.row_count:
+            return
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        if key:
+            self.casefile.open_case(key)
+
+    @on(DataTable.RowSelected)
+    def _selected(self, _event: DataTable.RowSelected) -> None:
+        self.action_open()
+
+    def action_filter(self) -> None:
+        box = self.query_one("#case-filter", Input)
+        box.display = True
+        box.focus()
+
+    @on(Input.Submitted, "#case-filter")
+    def _filtered(self, event: Input.Submitted) -> None:
+        self._fill(event.value)
+        self.query_one("#cases", DataTable).focus()
+
+    def action_reload(self) -> None:
+        self.run_worker(self._load(), name="list-cases", group="cases", exclusive=True)
+
+    def action_help(self) -> None:
+        if self.app.screen.query("HelpPanel"):
+            self.app.action_hide_help_panel()
+        else:
+            self.app.action_show_help_panel()
+
+    def action_new(self) -> None:
+        from casefile.tui.dialogs.actions import dialog
+        from casefile.tui.requests import NewCaseRequest, Request, command_line
+
+        if self.casefile.read_only:
+            self.notify("opened read-only", title="No new case", severity="warning")
+            return
+
+        def confirmed(request: Request | None) -> None:
+            if isinstance(request, NewCaseRequest):
+                self.run_worker(
+                    self._create(request, command_line(request, "", self.casefile.actor))
+                )
+
+        self.app.push_screen(dialog("new", case_id="", actor=self.casefile.actor), confirmed)
+
+    async def _create(self, request: object, command: str) -> None:
+        from casefile.tui.requests import NewCaseRequest
+
+        assert isinstance(request, NewCaseRequest)
+        backend = self.casefile.backend
+        who = Who(self.casefile.actor)
+        try:
+            case_id = await backend.call(lambda: request.run(backend.service, "", who))
+        except CasefileError as error:
+            self.notify(line(str(error)), title="Case not created", severity="error")
+            return
+        self.notify(f"case {case_id} opened\n$ {command}", title="New case")
+        self.casefile.open_case(case_id)
+
+    def action_import_dir(self) -> None:
+        from casefile.tui.dialogs.form import Field, FormDialog, required
+
+        class _Import:
+            title = "Import"
+
+            def __init__(self, directory: str) -> None:
+                self.directory = directory
+
+            def argv(self, case_id: str) -> list[str]:
+                return ["import", self.directory]
+
+            def run(self, *_a: object) -> str:  # pragma: no cover
+                return ""
+
+        form = FormDialog(
+            "Import a case directory",
+            [Field("directory", "Directory", "cases/glm5-pcie-pivot")],
+            lambda values: _Import(required(values, "directory", "the directory")),
+            case_id="",
+            actor=self.casefile.actor,
+            confirm_label="Import",
+        )
+
+        def confirmed(request: object) -> None:
+            if isinstance(request, _Import):
+                self.run_worker(self._import(request.directory))
+
+        self.app.push_screen(form, confirmed)
+
+    async def _import(self, directory: str) -> None:
+        backend = self.casefile.backend
+        try:
+            imported = await backend.call(lambda: backend.service.import_directory(directory))
+        except CasefileError as error:
+            self.notify(line(str(error)), title="Not imported", severity="error")
+            return
+        self.notify(f"imported {getattr(imported, 'case_id', directory)}", title="Import")
+        await self._load()

@@ -1,0 +1,37 @@
+"""Fixtures for the TUI: a service over a fresh SQLite store holding the reference case, and
+the app built through :func:`casefile.tui.make_app` with a fixed database label (so snapshots
+do not show a temporary path) and the built-in plugins only."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from casefile.app.service import CaseService
+from casefile.store.sql import SqlEventStore
+from casefile.tui import make_app
+from casefile.tui.app import CasefileApp
+from tests.cli.conftest import builtin_registry
+
+REFERENCE = Path(__file__).resolve().parents[2] / "cases" / "glm5-pcie-pivot"
+CASE = "glm5-pcie-pivot"
+
+
+@pytest.fixture
+def db_url(tmp_path: Path) -> str:
+    url = f"sqlite:///{tmp_path / 'tui.db'}"
+    with CaseService(SqlEventStore(url), builtin_registry()) as service:
+        service.import_directory(REFERENCE)
+    return url
+
+
+def build_app(url: str, case: str | None = CASE, **options: object) -> CasefileApp:
+    service = CaseService(SqlEventStore(url), builtin_registry())
+    return make_app(service, case, database_label="sqlite:///tui.db", **options)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def app(db_url: str) -> Iterator[CasefileApp]:
+    yield build_app(db_url)

@@ -1,0 +1,183 @@
+"""Every recording action through its dialog: what the TUI appends equals, event for event,
+what the matching CLI command appends; bad input is an inline error and appends nothing."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from casefile.app.service import CaseService
+from casefile.cli.main import main
+from casefile.store.sql import SqlEventStore
+from casefile.tui.dialogs.form import FormDialog
+from casefile.tui.screens.case import CaseScreen
+from tests.cli.conftest import builtin_registry
+from tests.tui.conftest import CASE, build_app
+from tests.tui.helpers import settle
+
+#: (key that opens the dialog, field values typed into it)
+ACTIONS = {
+    "note": ("n", {"text": "First line\nsecond line: 1.2 GB/s"}),
+    "action": ("a", {"text": "Pinned the clocks", "outcome": "no change"}),
+    "question": ("A", {"text": "Why is single-stream slow?", "id": "single", "catch_all": "0.2"}),
+    "hypothesis": (
+        "plus",
+        {
+            "text": "CPU launch overhead",
+            "under": "compute-launch",
+            "prior": "0.4",
+            "id": "cpu-launch",
+        },
+    ),
+    "refine": ("f", {"hypothesis": "host-side", "text": "Host-side limits", "because": "shorter"}),
+    "retire": ("minus", {"hypothesis": "power-thermal", "because": "55% of the power limit"}),
+    "evidence": (
+        "e",
+        {
+            "likelihoods": "compute-launch=0.8\npcie-bound=0.1",
+            "otherwise": "0.3",
+            "kind": "measured",
+            "because": "nsys shows launch gaps",
+        },
+    ),
+    "conclude": (
+        "c",
+        {
+            "summary": "Launch-bound",
+            "root_cause": "compute-launch",
+            "recommend": "CUDA graphs\nbigger batches",
+        },
+    ),
+}
+
+
+def events_after(url: str, seq: int) -> list[tuple[str, dict[str, object], str]]:
+    with CaseService(SqlEventStore(url), builtin_registry()) as service:
+        return [(e.type, dict(e.payload), e.actor) for e in service.events(CASE, after=seq)]
+
+
+def fill(dialog: FormDialog, values: dict[str, str]) -> None:  # type: ignore[type-arg]
+    from textual.widgets import Input, TextArea
+
+    for name, value in values.items():
+        widget = dialog.query_one(f"#field-{name}")
+        if isinstance(widget, TextArea):
+            widget.text = value
+        else:
+            assert isinstance(widget, Input)
+            widget.value = value
+    dialog.check()
+
+
+@pytest.mark.parametrize("kind", sorted(ACTIONS))
+async def test_tui_appends_what_the_cli_appends(
+    kind: str, db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    twin = tmp_path / "twin.db"
+    shutil.copy(db_url.removeprefix("sqlite:///"), twin)
+    key, values = ACTIONS[kind]
+    app = build_app(db_url, actor="alice")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(
+            pilot, lambda: isinstance(app.screen, CaseScreen) and app.screen.frame is not None
+        )
+        await pilot.press(key)
+        await settle(pilot, lambda: isinstance(app.screen, FormDialog))
+        dialog = app.screen
+        assert isinstance(dialog, FormDialog)
+        fill(dialog, values)
+        assert dialog.problem is None, dialog.problem
+        request = dialog.request
+        assert request is not None
+        await pilot.press("ctrl+s")
+        screen = app.screen_stack[-1]
+        await settle(
+            pilot, lambda: isinstance(app.screen, CaseScreen) and bool(app.screen.commands)
+        )
+        command = screen.commands[-1]  # type: ignore[attr-defined]
+    tui = events_after(db_url, 68)
+    assert tui, "the TUI appended nothing"
+    # the same action through the CLI, on a copy of the database as it was
+    monkeypatch.setenv("CASEFILE_DB", f"sqlite:///{twin}")
+    argv = [*request.argv(CASE), "--actor", "alice"]
+    assert main(argv) == 0
+    cli = events_after(f"sqlite:///{twin}", 68)
+    assert tui == cli
+    assert command.startswith("casefile ") and "--actor alice" in command
+
+
+@pytest.mark.parametrize(
+    ("key", "values", "problem"),
+    [
+        ("n", {"text": "   "}, "empty"),
+        ("plus", {"text": "x", "under": "throughput", "prior": "0"}, "between 0 and 1"),
+        ("plus", {"text": "x", "under": "throughput", "prior": "1.5"}, "between 0 and 1"),
+        ("plus", {"text": "x", "under": "throughput", "prior": "nan"}, "between 0 and 1"),
+        ("plus", {"text": "x", "under": "throughput", "prior": "lots"}, "not a number"),
+        ("e", {"likelihoods": "compute-launch", "because": "b"}, "HYPOTHESIS=P"),
+        ("e", {"likelihoods": "a=0.5\na=0.6", "because": "b"}, "twice"),
+        ("A", {"text": ""}, "empty"),
+    ],
+)
+async def test_bad_input_is_an_inline_error_and_appends_nothing(
+    key: str, values: dict[str, str], problem: str, db_url: str
+) -> None:
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(
+            pilot, lambda: isinstance(app.screen, CaseScreen) and app.screen.frame is not None
+        )
+        await pilot.press(key)
+        await settle(pilot, lambda: isinstance(app.screen, FormDialog))
+        dialog = app.screen
+        assert isinstance(dialog, FormDialog)
+        fill(dialog, values)
+        assert dialog.problem is not None and problem in dialog.problem
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, FormDialog)  # still open, nothing confirmed
+        shown = str(dialog.query_one("#form-problem").render())
+        assert problem in shown
+    assert events_after(db_url, 68) == []
+
+
+async def test_a_refused_action_is_a_notification_and_appends_nothing(db_url: str) -> None:
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(
+            pilot, lambda: isinstance(app.screen, CaseScreen) and app.screen.frame is not None
+        )
+        await pilot.press("minus")
+        await settle(pilot, lambda: isinstance(app.screen, FormDialog))
+        dialog = app.screen
+        assert isinstance(dialog, FormDialog)
+        fill(dialog, {"hypothesis": "no-such-hypothesis", "because": "typo"})
+        await pilot.press("ctrl+s")
+        await settle(pilot, lambda: isinstance(app.screen, CaseScreen) and bool(app._notifications))
+        titles = [n.title for n in app._notifications]
+        assert any("not recorded" in (t or "") for t in titles)
+    assert events_after(db_url, 68) == []
+
+
+async def test_pasted_probe_output_is_recorded_like_the_cli(db_url: str) -> None:
+    corpus = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "topo"
+    sample = next(p for p in sorted(corpus.iterdir()) if p.is_file() and p.suffix != ".tsv")
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(
+            pilot, lambda: isinstance(app.screen, CaseScreen) and app.screen.frame is not None
+        )
+        await pilot.press("p")
+        await settle(pilot, lambda: isinstance(app.screen, FormDialog))
+        dialog = app.screen
+        assert isinstance(dialog, FormDialog)
+        fill(dialog, {"probe": "nvidia-smi-topo", "paste": sample.read_text(errors="replace")})
+        assert dialog.problem is None, dialog.problem
+        await pilot.press("ctrl+s")
+        await settle(
+            pilot, lambda: isinstance(app.screen, CaseScreen) and bool(app.screen.commands)
+        )
+    types = [t for t, _p, _a in events_after(db_url, 68)]
+    assert types[:2] == ["probe.ran", "observation.recorded"]

@@ -1,0 +1,141 @@
+"""The case screen under Pilot: the reference case live, replayed across its pivot, and the
+panes agreeing with the headless views."""
+
+from __future__ import annotations
+
+from casefile.app.service import CaseService
+from casefile.store.sql import SqlEventStore
+from casefile.tui.screens.case import CaseScreen
+from casefile.tui.widgets.hypotheses import HypothesisTree
+from casefile.tui.widgets.status_bar import StatusBar
+from casefile.tui.widgets.timeline import Timeline
+from tests.cli.conftest import builtin_registry
+from tests.tui.conftest import CASE, build_app
+from tests.tui.helpers import settle
+
+
+def screen_of(app: object) -> CaseScreen:
+    screen = app.screen  # type: ignore[attr-defined]
+    assert isinstance(screen, CaseScreen)
+    return screen
+
+
+def leader(screen: CaseScreen) -> str | None:
+    assert screen.frame is not None
+    return screen.frame.questions[0].leader
+
+
+async def test_opens_the_reference_case_live_at_its_head(db_url: str) -> None:
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(
+            pilot, lambda: isinstance(app.screen, CaseScreen) and app.screen.frame is not None
+        )
+        screen = screen_of(app)
+        await settle(pilot, lambda: "verifies" in screen.query_one(StatusBar).status.chain)
+        timeline = screen.query_one(Timeline)
+        assert timeline.row_count() == 68
+        assert timeline.chosen_seq() == 68  # live follows the newest event
+        assert leader(screen) == "compute-launch"
+        assert screen.query_one(StatusBar).status.focus is None
+        assert "LIVE" in screen.query_one(StatusBar).status.text()
+
+
+async def test_replay_before_at_and_after_the_pivot_matches_status_to(db_url: str) -> None:
+    app = build_app(db_url)
+    with CaseService(SqlEventStore(db_url), builtin_registry()) as service:
+        expected = {seq: service.status(CASE, upto=seq) for seq in (28, 29, 30)}
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(
+            pilot, lambda: isinstance(app.screen, CaseScreen) and app.screen.frame is not None
+        )
+        screen = screen_of(app)
+        await pilot.press("colon")
+        await pilot.press(*"28", "enter")
+        await settle(pilot, lambda: screen.frame is not None and screen.frame.seq == 28)
+        for seq in (28, 29, 30):
+            if seq > 28:
+                await pilot.press("l")
+                await settle(
+                    pilot, lambda s=seq: screen.frame is not None and screen.frame.seq == s
+                )
+            frame = screen.frame
+            assert frame is not None
+            status = expected[seq]
+            assert frame.questions[0].leader == status.questions[0].leader
+            shown = {r.id: r.confidence for r in frame.tree}
+            for row in status.hypotheses:
+                assert shown[row.id] == row.confidence  # the same numbers, to the last digit
+        assert screen.query_one(StatusBar).status.focus == 30
+        assert screen.query_one(Timeline).focus_seq == 30
+
+
+async def test_the_pivot_keys_and_the_never_measured_warning(db_url: str) -> None:
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(
+            pilot, lambda: isinstance(app.screen, CaseScreen) and app.screen.frame is not None
+        )
+        screen = screen_of(app)
+        await pilot.press("ctrl+home")
+        await settle(pilot, lambda: screen.frame is not None and screen.frame.seq == 1)
+        await pilot.press("right_square_bracket")
+        await settle(pilot, lambda: screen.frame is not None and screen.frame.seq == 29)
+        assert screen.frame is not None and screen.frame.pivot
+        await pilot.press("h")
+        await settle(pilot, lambda: screen.frame is not None and screen.frame.seq == 28)
+        assert leader(screen) == "pcie-bound"
+        assert screen.frame is not None and screen.frame.questions[0].never_measured
+        tree = screen.query_one(HypothesisTree)
+        assert any(
+            "never measured" in str(line.question.never_measured) or line.summary
+            for line in tree.lines
+        )
+        await pilot.press("escape")
+        await settle(
+            pilot,
+            lambda: (
+                screen.focus_seq is None and screen.frame is not None and screen.frame.seq == 68
+            ),
+        )
+        assert leader(screen) == "compute-launch"
+
+
+async def test_narrow_terminal_stacks_the_panes(db_url: str) -> None:
+    app = build_app(db_url)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(
+            pilot, lambda: isinstance(app.screen, CaseScreen) and app.screen.frame is not None
+        )
+        assert app.screen.has_class("narrow")
+
+
+async def test_read_only_refuses_every_write(db_url: str) -> None:
+    app = build_app(db_url, read_only=True)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(
+            pilot, lambda: isinstance(app.screen, CaseScreen) and app.screen.frame is not None
+        )
+        for key in ("n", "e", "a", "p", "c"):
+            await pilot.press(key)
+            await pilot.pause()
+            assert isinstance(app.screen, CaseScreen), f"{key} opened a dialog in read-only mode"
+    with CaseService(SqlEventStore(db_url), builtin_registry()) as service:
+        assert service.head(CASE)[0] == 68
+
+
+async def test_filter_hides_rows_that_do_not_match(db_url: str) -> None:
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(
+            pilot, lambda: isinstance(app.screen, CaseScreen) and app.screen.frame is not None
+        )
+        screen = screen_of(app)
+        await pilot.press("slash", *"set aside", "enter")
+        await pilot.pause()
+        timeline = screen.query_one(Timeline)
+        assert 0 < timeline.row_count() < 68
+        assert all(
+            "set aside" in (timeline.row_at(i).summary.lower())  # type: ignore[union-attr]
+            for i in range(timeline.row_count())
+        )
