@@ -1,0 +1,208 @@
+"""``casefile report``: a postmortem of a case (Markdown, HTML or JSON), and ``report verify``.
+
+argparse → one service call (the report package's ``build_report``) → bytes written. Every
+file is rendered in memory first and then written whole (a temporary beside it, renamed), so a
+failure leaves no half-written report, chart or map. ``verify`` is the one word that is not a
+case id here: ``casefile report verify REPORT CASE`` re-checks every ``seq@hash`` of a report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import sys
+from collections.abc import Callable
+from contextlib import suppress
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from casefile.cli.parsing import event_seq, refuse_undecodable
+from casefile.cli.terminal import say
+from casefile.errors import CasefileError
+
+if TYPE_CHECKING:
+    from casefile.report import Report
+
+#: the report formats (casefile.report.FORMATS; a test keeps the two equal)
+REPORT_FORMATS = ("md", "html", "json")
+
+
+def chart_name(output: Path) -> Path:
+    """Where a Markdown report's chart goes: beside it, named after it."""
+    stem = output.stem if output.suffix.lower() != ".svg" else f"{output.stem}-chart"
+    return output.with_name(f"{stem}.svg")
+
+
+def write_whole(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` so that no reader (or failure) sees half a file."""
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+    try:
+        with open(temporary, "xb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except OSError as error:
+        with suppress(OSError):
+            os.unlink(temporary)
+        raise CasefileError(f"cannot write {path}: {error.strerror or error}") from None
+
+
+def _outputs(args: argparse.Namespace, report: Report) -> list[tuple[Path | None, bytes]]:
+    """(path, bytes) for everything to write, rendered before anything is written; a None path
+    is standard output."""
+    from casefile.report import render, render_chart
+
+    to_stdout = args.output in (None, "-")
+    target = None if to_stdout else Path(args.output)
+    chart: Path | None = None
+    if args.format == "md" and target is not None:
+        chart = chart_name(target)
+    files: list[tuple[Path | None, bytes]] = []
+    if chart is not None:
+        files.append((chart, render_chart(report)))
+    body = render(report, args.format, chart_file=None if chart is None else chart.name)
+    files.append((target, body))
+    return files
+
+
+def _to_stdout(data: bytes) -> None:
+    """The report's bytes as they are (every format is already terminal-safe: control
+    characters are written as escapes), through a text stream when there is no byte one."""
+    sys.stdout.flush()
+    raw = getattr(sys.stdout, "buffer", None)
+    if raw is None:
+        sys.stdout.write(data.decode("utf-8"))
+        sys.stdout.flush()
+    else:
+        raw.write(data)
+        raw.flush()
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    if args.case == "verify":
+        return cmd_report_verify(args)
+    from casefile.app.opening import open_case
+    from casefile.report import ReportOptions, build_report, redact_report
+
+    patterns = tuple(args.redact_pattern or ())
+    with open_case(args.case, args.db) as opened:
+        report = build_report(opened.service, opened.case_id, ReportOptions(upto=args.to))
+    mapping: dict[str, str] | None = None
+    if args.redact:
+        report, mapping = redact_report(report, patterns)
+    files = _outputs(args, report)
+    if args.redact_map is not None and mapping is not None:
+        text = json.dumps({"pseudonyms": mapping}, indent=2, ensure_ascii=False, sort_keys=True)
+        files.insert(0, (Path(args.redact_map), (text + "\n").encode("utf-8")))
+    for path, data in files:
+        if path is None:
+            _to_stdout(data)
+        else:
+            write_whole(path, data)
+    if args.format == "md" and args.output in (None, "-"):
+        say(
+            "casefile: report: no chart file written (the report went to standard output); "
+            "give -o FILE to write the chart beside it",
+            file=sys.stderr,
+        )
+    for path, _ in files:
+        if path is not None and args.output not in (None, "-"):
+            say(f"wrote {path}", file=sys.stderr)
+    return 0
+
+
+def cmd_report_verify(args: argparse.Namespace) -> int:
+    from casefile.app.opening import open_case
+    from casefile.report import verify_report
+
+    report_path, case = args.rest
+    try:
+        data = Path(report_path).read_bytes()
+    except OSError as error:
+        raise CasefileError(f"cannot read {report_path}: {error.strerror or error}") from None
+    with open_case(case, args.db) as opened:
+        checked = verify_report(opened.service, opened.case_id, data.decode("utf-8", "replace"))
+    if checked.problem is not None:
+        say(f"casefile: report verify failed: {checked.problem}", file=sys.stderr)
+        return 1
+    say(f"ok: {checked.references} references, each an event of case {opened.case_id}")
+    return 0
+
+
+def _checks(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], None]:
+    """Checks argparse cannot express; each failure is a usage error (exit 2)."""
+
+    def check(args: argparse.Namespace) -> None:
+        refuse_undecodable(args)
+        if args.case == "verify":
+            if len(args.rest) != 2:
+                parser.error("usage: casefile report verify REPORT CASE")
+            given = [
+                name
+                for name, value in (
+                    ("--format", args.format != "md"),
+                    ("-o", args.output is not None),
+                    ("--to", args.to is not None),
+                    ("--redact", args.redact),
+                    ("--redact-map", args.redact_map is not None),
+                    ("--redact-pattern", bool(args.redact_pattern)),
+                )
+                if value
+            ]
+            if given:
+                parser.error(f"report verify takes no {', '.join(given)}")
+            return
+        if args.rest:
+            parser.error(f"unexpected argument {args.rest[0]!r} (one CASE per report)")
+        if (args.redact_map is not None or args.redact_pattern) and not args.redact:
+            parser.error("--redact-map and --redact-pattern need --redact")
+        if args.redact_map is not None and args.redact_map == args.output:
+            parser.error("--redact-map must not be the report itself")
+        if args.redact_pattern:  # a bad pattern is refused before anything is opened
+            from casefile.report.redact import compile_patterns
+
+            try:
+                compile_patterns(args.redact_pattern)
+            except CasefileError as error:
+                parser.error(str(error))
+
+    return check
+
+
+def register(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
+    p = sub.add_parser(
+        "report",
+        parents=[common],
+        help="a postmortem of a case, every claim linked to its events (or: report verify)",
+        usage="casefile report CASE [--format md|html|json] [-o FILE|-] [--to SEQ] "
+        "[--redact [--redact-map FILE] [--redact-pattern REGEX ...]]\n"
+        "       casefile report verify REPORT CASE",
+        description="Write a postmortem report of CASE, or check one: "
+        "`casefile report verify REPORT CASE` confirms that every seq@hash in REPORT is an "
+        "event of CASE with that hash.",
+    )
+    p.add_argument("case", metavar="CASE", help="the case (or `verify`, then REPORT CASE)")
+    p.add_argument("rest", nargs="*", default=[], metavar="…", help=argparse.SUPPRESS)
+    p.add_argument(
+        "--format", choices=REPORT_FORMATS, default="md", help="md (default), html, json"
+    )
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default, or -: stdout)")
+    p.add_argument("--to", type=event_seq, metavar="SEQ", help="the case as it stood after SEQ")
+    p.add_argument(
+        "--redact",
+        action="store_true",
+        help="replace host names, addresses, user names and identifiers with pseudonyms",
+    )
+    p.add_argument("--redact-map", metavar="FILE", help="write the pseudonym map here (only here)")
+    p.add_argument(
+        "--redact-pattern",
+        action="append",
+        metavar="REGEX",
+        help="also redact what this regex matches (repeatable)",
+    )
+    p.set_defaults(handler=cmd_report, validate=_checks(p))

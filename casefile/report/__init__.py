@@ -1,0 +1,95 @@
+"""Postmortem reports that prove every claim: model → redaction → one writer per format.
+
+The one entry point for every front end (the CLI now, the TUI next)::
+
+    report = build_report(service, case_id, ReportOptions(upto=None, redact=False))
+    data = render(report, "html")          # bytes; "md" and "json" too
+
+Every claim carries the events it rests on as ``seq@hash`` (:class:`Ref`), checked against
+the case by :func:`verify_report` (``casefile report verify``). The package reads the case
+only through :class:`~casefile.app.service.CaseService` and its views, and imports no store,
+runner or UI library.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from casefile.report.model import Ref, Report
+
+if TYPE_CHECKING:
+    from casefile.app.service import CaseService
+    from casefile.report.verify import Checked
+
+__all__ = [
+    "FORMATS",
+    "Ref",
+    "Report",
+    "ReportOptions",
+    "build_report",
+    "redact_report",
+    "render",
+    "render_chart",
+    "verify_report",
+]
+
+#: The formats ``render`` writes.
+FORMATS = ("md", "html", "json")
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    upto: int | None = None  # the case as it stood after this event
+    redact: bool = False
+    redact_patterns: tuple[str, ...] = ()
+
+
+def build_report(service: CaseService, case_id: str, options: ReportOptions) -> Report:
+    """The report of ``case_id`` (redacted if ``options`` say so; the pseudonym map is then
+    dropped: use :func:`redact_report` on an unredacted report to keep it)."""
+    from casefile.report.build import build
+
+    report = build(service, case_id, options.upto)
+    if options.redact:
+        report, _ = redact_report(report, options.redact_patterns)
+    return report
+
+
+def redact_report(report: Report, patterns: tuple[str, ...] = ()) -> tuple[Report, dict[str, str]]:
+    """``report`` pseudonymised, and the map pseudonym → original (never part of a report)."""
+    from casefile.report.redact import redact_report as redact
+
+    return redact(report, patterns)
+
+
+def render(report: Report, fmt: str, *, chart_file: str | None = None) -> bytes:
+    """``report`` in ``fmt`` as UTF-8 bytes; a Markdown report links its chart as
+    ``chart_file`` (written beside it by the caller, from :func:`render_chart`)."""
+    if fmt == "md":
+        from casefile.report.markdown import render_markdown
+
+        return render_markdown(report, chart_file).encode("utf-8")
+    if fmt == "html":
+        from casefile.report.html import render_html
+
+        return render_html(report).encode("utf-8")
+    if fmt == "json":
+        from casefile.report.jsonfmt import render_json
+
+        return render_json(report).encode("utf-8")
+    raise ValueError(f"unknown report format {fmt!r} (one of {', '.join(FORMATS)})")
+
+
+def render_chart(report: Report) -> bytes:
+    """The trajectory chart as a standalone SVG file."""
+    from casefile.report.svg import render_svg
+
+    return render_svg(report.charts, standalone=True).encode("utf-8")
+
+
+def verify_report(service: CaseService, case_id: str, text: str) -> Checked:
+    """Whether every ``seq@hash`` in ``text`` is an event of ``case_id`` with that hash."""
+    from casefile.report.verify import check
+
+    return check(text, service.events(case_id), case_id)

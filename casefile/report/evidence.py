@@ -1,0 +1,287 @@
+"""The evidence with its provenance, what it ruled out, and the readings it could not use."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from casefile.app.views import ProbeRunDetail
+from casefile.domain.beliefs.arithmetic import mutual_information_bits
+from casefile.domain.beliefs.projection import EvidenceState
+from casefile.domain.beliefs.ranking import COST_ORDER, beliefs_at, outcome_table
+from casefile.domain.beliefs.scoring import decisive_at
+from casefile.report.model import (
+    Alternative,
+    EvidenceRow,
+    Excerpt,
+    Likelihood,
+    Ref,
+    RootCause,
+    RuledOut,
+    SetAside,
+    Unparsed,
+)
+from casefile.report.sources import Sources, conditions_text, quote, reading_of, statistic_text
+
+#: Below this final confidence a hypothesis counts as ruled out.
+RULED_OUT_BELOW = 0.05
+#: Raw output excerpts: for at most this many probe runs, this many lines of this many chars.
+EXCERPT_RUNS = 12
+EXCERPT_LINES = 12
+EXCERPT_CHARS = 160
+
+
+def build_evidence(src: Sources) -> tuple[EvidenceRow, ...]:
+    """Every piece of evidence, decisive first (leave-one-out bits, largest first), then the
+    superseded ones in the order they were recorded."""
+    bits = {d.evidence_id: d.bits for d in decisive_at(src.projection)}
+    states = sorted(src.projection.evidence.values(), key=lambda s: s.seq)
+    runs = src.projection.probe_runs
+    rows = []
+    for state in states:
+        payload = src.event(state.seq).payload
+        run_seq = payload.get("probe_run_seq")
+        if run_seq is None and payload.get("observation_seq") is not None:
+            observation = src.projection.observations.get(payload["observation_seq"], {})
+            run_seq = observation.get("probe_run_seq")
+        run = runs.get(run_seq) if run_seq is not None else None
+        rule = payload.get("rule") or {}
+        rows.append(
+            EvidenceRow(
+                evidence=state.id,
+                ref=Ref(state.seq, state.hash),
+                question=state.question_id,
+                kind=state.kind,
+                reliability=state.reliability,
+                rule=rule.get("id"),
+                rule_version=rule.get("version"),
+                outcome=None if payload.get("outcome") is None else str(payload["outcome"]),
+                statistic=statistic_text(payload.get("statistic")),
+                likelihoods=tuple(
+                    Likelihood(h, float(v)) for h, v in sorted(state.likelihoods.items())
+                ),
+                otherwise=state.otherwise,
+                artifact=None if run is None else run.get("stdout_artifact"),
+                conditions=None if run is None else conditions_text(run.get("conditions")),
+                bits=bits.get(state.id) if state.superseded_by is None else None,
+                rationale=str(payload.get("rationale", "")),
+            )
+        )
+    rows.sort(key=lambda r: (r.bits is None, -(r.bits or 0.0), r.ref.seq))
+    return tuple(rows)
+
+
+def build_excerpts(
+    src: Sources,
+    rows: Sequence[EvidenceRow],
+    detail: Callable[[int], ProbeRunDetail | None],
+) -> tuple[Excerpt, ...]:
+    """The first lines of the raw output behind the most decisive evidence (``detail`` reads a
+    probe run with its artifacts through the service)."""
+    seqs: list[int] = []
+    for row in rows:
+        payload = src.event(row.ref.seq).payload
+        run_seq = payload.get("probe_run_seq")
+        if run_seq is not None and run_seq not in seqs:
+            seqs.append(int(run_seq))
+        if len(seqs) >= EXCERPT_RUNS:
+            break
+    out = []
+    for seq in sorted(seqs):
+        run = detail(seq)
+        if run is None or run.stdout is None:
+            continue
+        text = run.stdout.text
+        lines = [] if text is None else text.splitlines()
+        shown = tuple(_cut(line) for line in lines[:EXCERPT_LINES])
+        out.append(
+            Excerpt(
+                ref=src.ref(seq),
+                probe=run.probe,
+                command=run.command,
+                host=run.host,
+                artifact=run.stdout.digest,
+                lines=shown if text is not None else ("(artifact missing)",),
+                more=max(0, len(lines) - EXCERPT_LINES),
+            )
+        )
+    return tuple(out)
+
+
+def _cut(line: str) -> str:
+    return line if len(line) <= EXCERPT_CHARS else line[: EXCERPT_CHARS - 1] + "…"
+
+
+def build_ruled_out(src: Sources) -> tuple[RuledOut, ...]:
+    """Every hypothesis that ended retired or below 5 %, with what ruled it out: its
+    retirement, else the active evidence that spoke against it most — the smallest likelihood
+    ratio (bits, log₂ of its tempered P(E|h) over the ``otherwise`` it gave the rest), read
+    from the numbers each evidence event stored."""
+    retirements: dict[str, tuple[int, str]] = {}
+    for event in src.events:
+        if event.type == "hypothesis.retired":
+            retirements[str(event.payload["hypothesis_id"])] = (event.seq, event.payload["reason"])
+        elif event.type == "hypothesis.reinstated":
+            retirements.pop(str(event.payload["hypothesis_id"]), None)
+    by_question: dict[str, list[EvidenceState]] = {}
+    for state in src.projection.evidence.values():
+        if state.superseded_by is None:
+            by_question.setdefault(state.question_id, []).append(state)
+    out = []
+    for row in src.status.hypotheses:
+        if row.id.endswith("/catch-all"):
+            continue
+        retired = row.status == "retired"
+        if not retired and row.confidence >= RULED_OUT_BELOW:
+            continue
+        if retired and row.id in retirements:
+            seq, reason = retirements[row.id]
+            out.append(
+                RuledOut(row.id, row.text, row.confidence, True, str(reason), src.ref(seq), None)
+            )
+            continue
+        chain = _chain(src, row.question, row.id)
+        weighed = [
+            (_against(state, chain), state.seq, state)
+            for state in by_question.get(row.question, ())
+        ]
+        worst = min((w for w in weighed if w[0] < 0.0), default=None, key=lambda w: (w[0], w[1]))
+        if worst is None:
+            reason, ref, bits = "a small prior that no evidence raised", None, None
+        else:
+            bits, _, state = worst
+            payload = src.event(state.seq).payload
+            reason = f"{state.id}: {reading_of(payload)} — {quote(state.rationale)}"
+            ref = Ref(state.seq, state.hash)
+        out.append(RuledOut(row.id, row.text, row.confidence, retired, reason, ref, bits))
+    return tuple(out)
+
+
+def _chain(src: Sources, qid: str, hypothesis: str) -> list[str]:
+    """The hypothesis and its ancestors, most specific first."""
+    nodes = src.projection.questions[qid].nodes
+    chain = []
+    node = nodes.get(hypothesis)
+    while node is not None:
+        chain.append(node.id)
+        node = nodes.get(node.parent_id) if node.parent_id is not None else None
+    return chain
+
+
+def _against(state: EvidenceState, chain: Sequence[str]) -> float:
+    """log₂ of the evidence's tempered likelihood for the hypothesis over its ``otherwise``."""
+    likelihoods = state.likelihoods
+    value = next((likelihoods[n] for n in chain if n in likelihoods), state.otherwise)
+    other = state.otherwise
+    tempered = state.reliability * value + (1.0 - state.reliability) * other
+    if other <= 0.0 or tempered <= 0.0:
+        return 0.0 if tempered == other else -math.inf if tempered <= 0.0 else math.inf
+    return math.log2(tempered / other)
+
+
+def build_alternatives(src: Sources, causes: Sequence[RootCause]) -> tuple[Alternative, ...]:
+    """For each question, the strongest alternative to its root cause (the open top-level
+    hypothesis, or catch-all, with the highest confidence outside the root cause's branch) and
+    the probe + rule expected to tell the two apart best (mutual information, bits)."""
+    out = []
+    for cause in causes:
+        question = src.projection.questions[cause.question]
+        top = cause.hypothesis
+        node = question.nodes.get(top)
+        while node is not None and node.parent_id is not None:
+            top = node.parent_id
+            node = question.nodes.get(top)
+        confidences = question.confidences
+        others = [h for h in question.structure.tops if h != top]
+        if not others:
+            continue
+        alt = max(others, key=lambda h: (confidences.get(h, 0.0), -others.index(h)))
+        probe, rule, gain = _discriminating(src, cause.question, cause.hypothesis, alt)
+        out.append(
+            Alternative(
+                question=cause.question,
+                hypothesis=alt,
+                text=src.names.get(alt, alt),
+                confidence=confidences.get(alt, 0.0),
+                against=cause.hypothesis,
+                probe=probe,
+                rule=rule,
+                gain_bits=gain,
+            )
+        )
+    return tuple(out)
+
+
+def _discriminating(
+    src: Sources, qid: str, first: str, second: str
+) -> tuple[str | None, str | None, float | None]:
+    belief = beliefs_at(src.projection)[qid]
+    structure = belief.structure
+    try:
+        inside = structure.leaves_under(first), structure.leaves_under(second)
+    except KeyError:
+        return None, None, None
+    probs = belief.probs
+    mass = [sum(probs[k] for k in leaves) for leaves in inside]
+    if min(mass) <= 0.0:
+        return None, None, None
+    prior = [m / sum(mass) for m in mass]
+    best: tuple[Any, ...] | None = None
+    for candidate in src.candidates:
+        if candidate.rule.question != qid:
+            continue
+        table = outcome_table(structure, belief.keys, candidate.rule)
+        rows = [
+            [
+                sum(probs[k] * row[k] for k in leaves) / m
+                for leaves, m in zip(inside, mass, strict=True)
+            ]
+            for row in table
+        ]
+        gain = mutual_information_bits(prior, rows)
+        key = (-round(gain, 12), COST_ORDER.get(candidate.cost, 9), candidate.probe)
+        if best is None or key < best[0]:
+            best = (key, candidate.probe, candidate.rule.id, gain)
+    if best is None:
+        return None, None, None
+    return best[1], best[2], best[3]
+
+
+def build_set_aside(src: Sources) -> tuple[SetAside, ...]:
+    observations = src.projection.observations
+    out = []
+    for record in src.projection.set_asides:
+        obs_seq = record.get("observation_seq")
+        observation = observations.get(obs_seq, {}) if obs_seq is not None else {}
+        out.append(
+            SetAside(
+                ref=Ref(int(record["seq"]), str(record["hash"])),
+                observation=None if obs_seq is None else src.ref(int(obs_seq)),
+                probe=observation.get("probe"),
+                rule=str(record["rule"]["id"]),
+                rule_version=int(record["rule"]["version"]),
+                conditions=conditions_text(observation.get("conditions")),
+                reason=str(record["reason"]),
+            )
+        )
+    return tuple(out)
+
+
+def build_unparsed(src: Sources) -> tuple[Unparsed, ...]:
+    runs = src.projection.probe_runs
+    out = []
+    for seq in sorted(src.projection.observations):
+        observation = src.projection.observations[seq]
+        if observation.get("parsed", True):
+            continue
+        run = runs.get(observation.get("probe_run_seq", -1), {})
+        out.append(
+            Unparsed(
+                ref=src.ref(seq),
+                probe=str(observation.get("probe", "")),
+                problems="; ".join(str(p) for p in observation.get("problems", ())),
+                artifact=run.get("stdout_artifact"),
+            )
+        )
+    return tuple(out)

@@ -1,0 +1,484 @@
+"""The report's document, independent of format: headings, paragraphs, tables, lists, code.
+
+Both writers (Markdown, HTML) render this one layout, so the two formats carry the same
+sections, the same claims and the same references; a writer only decides how a block looks
+and how text is escaped. Inline content is a sequence of spans: plain strings (text from the
+case, escaped by the writer), :class:`Strong` and :class:`~casefile.report.model.Ref`
+(written as ``seq@hash``; a link to the event's timeline row in HTML).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from casefile.report.model import Chart, PivotAdvice, Ref, Report
+from casefile.report.numbers import bits, likelihoods, pct, prob, ref_label
+
+
+@dataclass(frozen=True)
+class Strong:
+    text: str
+
+
+Span = str | Strong | Ref
+Cell = tuple[Span, ...]
+
+
+@dataclass(frozen=True)
+class Heading:
+    level: int
+    text: str
+    anchor: str
+
+
+@dataclass(frozen=True)
+class Para:
+    spans: Cell
+
+
+@dataclass(frozen=True)
+class Table:
+    headers: tuple[str, ...]
+    rows: tuple[tuple[Cell, ...], ...]
+    anchors: tuple[str | None, ...] = ()  # a row id each (the timeline's event rows)
+    widths: tuple[int, ...] = ()  # relative column widths (HTML), summing to about 100
+
+
+@dataclass(frozen=True)
+class Bullets:
+    items: tuple[Cell, ...]
+
+
+@dataclass(frozen=True)
+class Code:
+    caption: Cell
+    lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ChartBlock:
+    charts: tuple[Chart, ...]
+
+
+Block = Heading | Para | Table | Bullets | Code | ChartBlock
+
+
+def _refs(refs: Sequence[Ref | None]) -> Cell:
+    out: list[Span] = []
+    for ref in refs:
+        if ref is None:
+            continue
+        if out:
+            out.append(", ")
+        out.append(ref)
+    return tuple(out) if out else ("—",)
+
+
+def _opt(value: str | None) -> Cell:
+    return (value,) if value else ("—",)
+
+
+def layout(report: Report) -> list[Block]:
+    blocks: list[Block] = []
+    blocks += _summary(report)
+    blocks += _trajectory(report)
+    blocks += _timeline(report)
+    blocks += _pivots(report)
+    blocks += _ruled_out(report)
+    blocks += _evidence(report)
+    blocks += _set_aside(report)
+    blocks += _health(report)
+    blocks += _closing(report)
+    blocks += _integrity(report)
+    return blocks
+
+
+def _summary(report: Report) -> list[Block]:
+    s = report.summary
+    i = report.integrity
+    made = f"casefile {i.casefile_version}; times in {s.zone}"
+    if i.upto is not None:
+        made += f"; as of event {i.upto}"
+    if report.redacted:
+        made += "; redacted (host names, addresses, user names and identifiers are pseudonyms)"
+    rows: list[tuple[Cell, ...]] = [
+        (("Title",), (s.title,)),
+        (("Case",), (s.case_id,)),
+        (("Symptom",), _opt(s.symptom)),
+    ]
+    for key, value in s.environment:
+        rows.append(((f"Environment: {key}",), (value,)))
+    rows.append(
+        (("Outcome",), (*_opt(s.outcome), *((" — ", s.outcome_ref) if s.outcome_ref else ())))
+    )
+    for cause in s.root_causes:
+        label = "Root cause" if cause.concluded else "Leading (not concluded)"
+        cell: list[Span] = [
+            Strong(cause.text),
+            f" ({cause.hypothesis}, question {cause.question}): {pct(cause.confidence)} at the end",
+        ]
+        if cause.rests_on:
+            cell.append("; rests on ")
+            for n, support in enumerate(cause.rests_on):
+                if n:
+                    cell.append("; ")
+                cell += [support.ref, f" {support.evidence} ({bits(support.bits, True)}: "]
+                cell.append(f"{support.reading})")
+        rows.append(((label,), tuple(cell)))
+    rows.append(
+        (
+            ("Duration",),
+            (
+                f"{s.duration} (by event time, {s.started} to {s.ended}: ",
+                s.first,
+                " to ",
+                s.last,
+                ")",
+            ),
+        )
+    )
+    people = ", ".join(f"{p.actor} ({p.events} events)" for p in s.participants)
+    rows.append((("Took part",), (people,)))
+    return [
+        Heading(1, f"Postmortem: {s.title}", "top"),
+        Para((made,)),
+        Heading(2, "1. Summary", "summary"),
+        Table(("", ""), tuple(rows), widths=(18, 82)),
+    ]
+
+
+def _trajectory(report: Report) -> list[Block]:
+    blocks: list[Block] = [
+        Heading(2, "2. Confidence trajectory", "trajectory"),
+        Para(
+            (
+                "Each top-level hypothesis (and the final leader's children, dashed) at every "
+                "evidence event and pivot; x is the step, labelled with its event time.",
+            )
+        ),
+        ChartBlock(report.charts),
+    ]
+    for chart in report.charts:
+        headers = ("pivot", "time", *(s.hypothesis for s in chart.series))
+        rows: tuple[tuple[Cell, ...], ...] = tuple(
+            ((p.ref,), (p.when,), *((pct(v),) for v in p.values)) for p in chart.pivots
+        )
+        blocks.append(Para((Strong(f"Numbers at each pivot ({chart.question})"),)))
+        if rows:
+            blocks.append(Table(headers, rows))
+        else:
+            blocks.append(Para(("No pivot: the leader never changed.",)))
+    return blocks
+
+
+def _timeline(report: Report) -> list[Block]:
+    rows = []
+    anchors = []
+    for row in report.timeline:
+        when = row.when if row.recorded is None else f"{row.when} (recorded {row.recorded})"
+        shown_host = row.host and f"host={row.host}" not in (row.conditions or "")
+        where = [x for x in (shown_host and f"host {row.host}", row.conditions) if x]
+        detail = "; ".join(where)
+        if row.facts:
+            detail = f"{detail}; facts: {row.facts}" if detail else f"facts: {row.facts}"
+        rows.append(((row.ref,), (when,), (row.kind,), (row.actor,), (row.text,), _opt(detail)))
+        anchors.append(row.ref.anchor)
+    return [
+        Heading(2, "3. Timeline", "timeline"),
+        Table(
+            ("event", "time", "kind", "actor", "what", "host and conditions"),
+            tuple(rows),
+            tuple(anchors),
+            widths=(12, 13, 10, 10, 35, 20),
+        ),
+    ]
+
+
+def _pivots(report: Report) -> list[Block]:
+    rows = []
+    for p in report.pivots:
+        where = p.question if p.parent is None else f"{p.question}, under {p.parent}"
+        before = ", ".join(f"{s.hypothesis} {pct(s.confidence)}" for s in p.belief_before)
+        after = ", ".join(f"{s.hypothesis} {pct(s.confidence)}" for s in p.belief_after)
+        reading: list[Span] = [p.reading]
+        if p.reading_ref is not None:
+            reading += [" (reading ", p.reading_ref, ")"]
+        rows.append(
+            (
+                (p.ref,),
+                (where,),
+                (f"{p.before} → {p.after}",),
+                tuple(reading),
+                (bits(p.surprise_bits),),
+                (before or "—",),
+                (after or "—",),
+            )
+        )
+    blocks: list[Block] = [Heading(2, "4. Pivots", "pivots")]
+    if rows:
+        blocks.append(
+            Table(
+                ("event", "where", "leader", "reading", "surprise", "before", "after"),
+                tuple(rows),
+                widths=(12, 10, 14, 24, 8, 16, 16),
+            )
+        )
+    else:
+        blocks.append(Para(("The leader never changed.",)))
+    return blocks
+
+
+def _ruled_out(report: Report) -> list[Block]:
+    rows = tuple(
+        (
+            (Strong(r.hypothesis),),
+            (r.text,),
+            (pct(r.confidence) + (", retired" if r.retired else ""),),
+            (r.reason,),
+            _refs([r.ref]),
+            (bits(r.bits, True),),
+        )
+        for r in report.ruled_out
+    )
+    blocks: list[Block] = [Heading(2, "5. Ruled out", "ruled-out")]
+    if rows:
+        blocks.append(
+            Table(
+                ("hypothesis", "text", "final", "ruled out by", "event", "weight"),
+                rows,
+                widths=(13, 22, 9, 37, 12, 7),
+            )
+        )
+        blocks.append(
+            Para(
+                (
+                    "Weight: log₂ of the likelihood that evidence gave the hypothesis over the "
+                    "one it gave the others (tempered by its reliability); a retirement has none.",
+                )
+            )
+        )
+    else:
+        blocks.append(Para(("No hypothesis ended below 5 % or retired.",)))
+    for alt in report.alternatives:
+        spans: list[Span] = [
+            Strong("Strongest alternative"),
+            f" to {alt.against} ({alt.question}): {alt.text} ({alt.hypothesis}), "
+            f"{pct(alt.confidence)} at the end.",
+        ]
+        if alt.probe is not None:
+            spans.append(
+                f" The probe expected to tell the two apart best: {alt.probe} with rule "
+                f"{alt.rule} ({bits(alt.gain_bits)} of expected information between them)."
+            )
+        else:
+            spans.append(" No probe offered by the case's playbooks tells the two apart.")
+        blocks.append(Para(tuple(spans)))
+    return blocks
+
+
+def _evidence(report: Report) -> list[Block]:
+    rows = []
+    for e in report.evidence:
+        rule = f"{e.rule} v{e.rule_version} → " if e.rule else ""
+        outcome = " ".join(x for x in (e.outcome, e.statistic and f"({e.statistic})") if x)
+        provenance = "; ".join(
+            x for x in (e.artifact and f"artifact {e.artifact[:16]}", e.conditions) if x
+        )
+        rows.append(
+            (
+                (e.ref, f" {e.evidence}, {e.kind}, r={prob(e.reliability)}"),
+                ((rule + outcome) or "—",),
+                (likelihoods(e.likelihoods, e.otherwise),),
+                _opt(provenance),
+                ("superseded",) if e.bits is None else (bits(e.bits),),
+                (e.rationale,),
+            )
+        )
+    blocks: list[Block] = [
+        Heading(2, "6. Evidence", "evidence"),
+        Para(
+            (
+                "Decisive first: the bits each active piece moved its question's distribution "
+                "(leave-one-out); superseded evidence counts for nothing and comes last. The "
+                "artifact is the SHA-256 of the raw output (first 16 hex digits), the "
+                "conditions those the probe ran under.",
+            )
+        ),
+    ]
+    if rows:
+        blocks.append(
+            Table(
+                (
+                    "evidence",
+                    "rule → outcome",
+                    "likelihoods applied",
+                    "raw output, conditions",
+                    "bits",
+                    "rationale",
+                ),
+                tuple(rows),
+                widths=(14, 14, 22, 15, 7, 28),
+            )
+        )
+    else:
+        blocks.append(Para(("No evidence was recorded.",)))
+    for ex in report.excerpts:
+        more = f" (… {ex.more} more lines)" if ex.more else ""
+        blocks.append(
+            Code(
+                (
+                    "Raw output of ",
+                    ex.ref,
+                    f" {ex.probe} on {ex.host}: {ex.command} — artifact {ex.artifact[:16]}{more}",
+                ),
+                ex.lines,
+            )
+        )
+    return blocks
+
+
+def _set_aside(report: Report) -> list[Block]:
+    blocks: list[Block] = [Heading(2, "7. Readings set aside, and unparsed outputs", "set-aside")]
+    if report.set_aside:
+        blocks.append(
+            Table(
+                ("event", "reading", "probe", "rule", "conditions", "why"),
+                tuple(
+                    (
+                        (r.ref,),
+                        _refs([r.observation]),
+                        _opt(r.probe),
+                        (f"{r.rule} v{r.rule_version}",),
+                        _opt(r.conditions),
+                        (r.reason,),
+                    )
+                    for r in report.set_aside
+                ),
+                widths=(13, 13, 12, 16, 16, 30),
+            )
+        )
+    else:
+        blocks.append(Para(("No reading was set aside.",)))
+    if report.unparsed:
+        blocks.append(
+            Table(
+                ("event", "probe", "problems", "artifact"),
+                tuple(
+                    ((u.ref,), (u.probe,), (u.problems,), _opt(u.artifact and u.artifact[:16]))
+                    for u in report.unparsed
+                ),
+                widths=(14, 16, 52, 18),
+            )
+        )
+    else:
+        blocks.append(Para(("Every probe output parsed.",)))
+    return blocks
+
+
+def _health(report: Report) -> list[Block]:
+    health = report.health
+    blocks: list[Block] = [Heading(2, "8. Reasoning health", "health")]
+    spans: list[Cell] = []
+    for span in health.unmeasured:
+        end: Cell = (
+            (" until ", span.end) if span.end is not None else (" to the end of the report",)
+        )
+        spans.append(
+            (
+                f"{span.leader} led {span.question} without a measurement from ",
+                span.start,
+                *end,
+                f": {span.events} events, {span.duration}.",
+            )
+        )
+    if not health.unmeasured:
+        spans.append(("The leader never went without a measurement.",))
+    if health.first_measurement is not None and health.first_pivot_after is not None:
+        spans.append(
+            (
+                "From the first measurement (",
+                health.first_measurement,
+                ") to the pivot (",
+                health.first_pivot_after,
+                f"): {health.measurement_to_pivot}.",
+            )
+        )
+    elif health.first_measurement is not None:
+        spans.append(("First measurement ", health.first_measurement, "; no pivot followed it."))
+    else:
+        spans.append(("Nothing was measured.",))
+    blocks.append(Bullets(tuple(spans)))
+    if health.advice:
+        blocks.append(
+            Table(
+                ("pivot", "question", "next step suggested", "expected", "taken"),
+                tuple(
+                    (
+                        (a.pivot,),
+                        (a.question,),
+                        _opt(
+                            a.probe
+                            and (a.probe + (" under load" if a.load == "under-load" else ""))
+                        ),
+                        (bits(a.gain_bits),),
+                        _taken(a),
+                    )
+                    for a in health.advice
+                ),
+                widths=(18, 16, 28, 14, 24),
+            )
+        )
+    return blocks
+
+
+def _taken(advice: PivotAdvice) -> Cell:
+    if advice.taken is not None:
+        return (advice.taken,)
+    if advice.otherwise is not None:
+        return ("not taken (run not under load at ", advice.otherwise, ")")
+    return ("not taken",)
+
+
+def _closing(report: Report) -> list[Block]:
+    closing = report.closing
+    blocks: list[Block] = [Heading(2, "9. Actions, recommendations, lessons", "closing")]
+    if closing.actions:
+        blocks.append(
+            Table(
+                ("event", "action", "outcome"),
+                tuple(((a.ref,), (a.text,), _opt(a.outcome)) for a in closing.actions),
+                widths=(16, 50, 34),
+            )
+        )
+    source: Cell = ("(from the conclusion, ", closing.conclusion, ")") if closing.conclusion else ()
+    blocks.append(Para((Strong("Recommendations"), " ", *source)))
+    blocks.append(Bullets(tuple((r,) for r in closing.recommendations) or (("none recorded",),)))
+    blocks.append(Para((Strong("Lessons"), " ", *source)))
+    blocks.append(Bullets(tuple((x,) for x in closing.lessons) or (("none recorded",),)))
+    return blocks
+
+
+def _integrity(report: Report) -> list[Block]:
+    i = report.integrity
+    digits = len(ref_label(i.head).split("@")[1])
+    return [
+        Heading(2, "10. Integrity", "integrity"),
+        Bullets(
+            (
+                ("Chain head: ", i.head, f" (full hash {i.head.hash})"),
+                (f"Events: {i.events}" + (f" (report as of event {i.upto})" if i.upto else ""),),
+                (f"casefile version: {i.casefile_version}",),
+                (
+                    f"Re-check every reference against the case: {i.verify_command} "
+                    "(exit 1 names the first reference the case does not hold).",
+                ),
+            )
+        ),
+        Para(
+            (
+                f"References are written seq@hash (the first {digits} hex digits of the event's "
+                "SHA-256).",
+            )
+        ),
+    ]

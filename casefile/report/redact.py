@@ -1,0 +1,313 @@
+"""Redaction: personal and site data replaced by consistent pseudonyms across the whole report.
+
+Modelled on ``sos clean``: the same host is ``host-1`` wherever it occurs (notes, commands, raw
+output, the environment, fact subjects), and the mapping from pseudonym back to the original is
+returned to the caller (``--redact-map``), never written into the report.
+
+Two passes over every string of the model. The first learns the names the case itself gives:
+probe hosts and SSH targets (``[user@]host[:port]``), actors other than the roles ``user`` and
+``assistant``, the user part of ``user@host``, home directories, database URLs' credentials,
+and host-like environment entries. The second replaces, in one regex scan per string, those
+names (inside other tokens too: ``gpu-node-7.example``) and whatever the patterns find on
+their own: IPv4 (dotted and dashed, ``dhcp-192-168-0-66``) and IPv6 addresses, MAC addresses,
+UUIDs (GPU and system), serial numbers, host names with a domain, and the user's own patterns.
+Event references (``seq@hash``) and artifact digests are not personal data and stay as they are.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import ipaddress
+import re
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
+
+from casefile.errors import CasefileError
+from casefile.report.model import Participant, Ref, Report
+
+#: Actor names that are roles, not people: never redacted as user names.
+ROLES = frozenset({"user", "assistant"})
+#: Fields that hold digests (content addresses), which are not personal data.
+KEPT_FIELDS = frozenset({"artifact"})
+#: Environment keys whose (single-word) values are host names.
+HOST_KEYS = frozenset({"host", "hostname", "node", "server", "machine", "fqdn"})
+#: Domain suffixes that make a dotted word a host name in free text.
+DOMAINS = (
+    "com|net|org|edu|gov|io|dev|ai|cloud|example|invalid|test|localhost|local|localdomain|lan|"
+    "internal|intranet|corp|home|private|priv|site|cluster|svc"
+)
+#: ssh options that take a value (the target is the first word that is neither).
+SSH_VALUE_OPTIONS = frozenset("BbcDEeFIiJLlmOopQRSWw")
+
+_OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
+_HOSTNAME = r"[A-Za-z0-9](?:[\w-]|\.(?=[\w-]))*"
+_HEX = "0-9A-Fa-f"
+
+_USER_AT_HOST = re.compile(rf"(?<![\w.+-])([A-Za-z_][\w.+-]*)@({_HOSTNAME})")
+_HOME = re.compile(r"(?:/home/|/Users/|\\Users\\)([A-Za-z0-9_][\w.-]*)")
+_DB_URL = re.compile(r"\b([A-Za-z][\w+.-]*://)([^\s/@:]+)(?::([^\s/@]*))?@([^\s/:?#@]+)")
+
+T = TypeVar("T")
+
+
+class RedactionError(CasefileError):
+    """A pattern given to ``--redact-pattern`` is not a valid regular expression."""
+
+
+def compile_patterns(patterns: Sequence[str]) -> list[re.Pattern[str]]:
+    out = []
+    for pattern in patterns:
+        try:
+            compiled = re.compile(pattern)
+        except re.error as error:
+            raise RedactionError(
+                f"--redact-pattern {pattern!r} is not a valid regex: {error}"
+            ) from None
+        if compiled.match(""):
+            raise RedactionError(f"--redact-pattern {pattern!r} matches the empty string")
+        out.append(compiled)
+    return out
+
+
+def split_target(target: str) -> tuple[str | None, str]:
+    """``[user@]host[:port]`` → (user, host)."""
+    user, at, host = target.rpartition("@")
+    if host.startswith("[") and "]" in host:  # [v6]:port
+        host = host[1 : host.index("]")]
+    elif host.count(":") == 1:
+        host = host.split(":", 1)[0]
+    return (user or None) if at else None, host
+
+
+class Redactor:
+    """Learns the names a report gives, then replaces them (and what the patterns find)."""
+
+    def __init__(self, patterns: Sequence[str] = ()) -> None:
+        self.patterns = compile_patterns(patterns)
+        self.mapping: dict[str, str] = {}  # original → pseudonym
+        self.counts: dict[str, int] = {}
+        self.hosts: dict[str, None] = {}
+        self.users: dict[str, None] = {}
+        self._scan: re.Pattern[str] | None = None
+
+    # --- learning ------------------------------------------------------------------------
+
+    def learn_host(self, text: str | None) -> None:
+        if not text or not text.strip() or any(c.isspace() for c in text):
+            return
+        user, host = split_target(text)
+        if user:
+            self.learn_user(user)
+        if host and host not in ("localhost", "local", "pasted", "127.0.0.1", "::1"):
+            self.hosts.setdefault(host, None)
+
+    def learn_user(self, name: str | None) -> None:
+        if name and name not in ROLES and not any(c.isspace() for c in name):
+            self.users.setdefault(name, None)
+
+    def learn_text(self, text: str) -> None:
+        for match in _DB_URL.finditer(text):
+            self.learn_user(match.group(2))
+            self.learn_host(match.group(4))
+        for match in _USER_AT_HOST.finditer(text):
+            self.learn_user(match.group(1))
+            self.learn_host(match.group(2))
+        for match in _HOME.finditer(text):
+            self.learn_user(match.group(1))
+        words = text.split()
+        for index, word in enumerate(words):
+            if word.rsplit("/", 1)[-1] == "ssh":
+                self._learn_ssh(words[index + 1 :])
+
+    def _learn_ssh(self, words: Sequence[str]) -> None:
+        """The user and host of an ``ssh [options] [user@]host`` command line."""
+        index = 0
+        while index < len(words):
+            word = words[index]
+            if word == "-l" and index + 1 < len(words):
+                self.learn_user(words[index + 1])
+                index += 2
+            elif word.startswith("-l") and len(word) > 2:
+                self.learn_user(word[2:])
+                index += 1
+            elif word.startswith("-") and len(word) >= 2:
+                index += 2 if len(word) == 2 and word[1] in SSH_VALUE_OPTIONS else 1
+            else:
+                self.learn_host(word.strip("'\""))
+                return
+
+    # --- replacing -----------------------------------------------------------------------
+
+    def pseudonym(self, kind: str, original: str) -> str:
+        found = self.mapping.get(original)
+        if found is None:
+            self.counts[kind] = self.counts.get(kind, 0) + 1
+            found = self.mapping[original] = f"{kind}-{self.counts[kind]}"
+        return found
+
+    def _compiled(self) -> re.Pattern[str]:
+        if self._scan is not None:
+            return self._scan
+        parts = [f"(?P<pat{i}>{p.pattern})" for i, p in enumerate(self.patterns)]
+        parts.append(rf"(?P<url>{_DB_URL.pattern})")
+        parts.append(rf"(?P<userhost>{_USER_AT_HOST.pattern})")
+        parts.append(rf"(?P<home>{_HOME.pattern})")
+        known = sorted({*self.hosts, *self.users, *self.mapping}, key=lambda s: (-len(s), s))
+        if known:
+            alternation = "|".join(re.escape(k) for k in known)
+            parts.append(rf"(?P<known>(?<![A-Za-z0-9])(?:{alternation})(?![A-Za-z0-9]))")
+        parts += [
+            rf"(?P<uuid>(?<![{_HEX}])[{_HEX}]{{8}}(?:-[{_HEX}]{{4}}){{3}}-[{_HEX}]{{12}}"
+            rf"(?![{_HEX}]))",
+            rf"(?P<mac>(?<![{_HEX}:-])[{_HEX}]{{2}}(?P<macsep>[:-])[{_HEX}]{{2}}"
+            rf"(?:(?P=macsep)[{_HEX}]{{2}}){{4}}(?![{_HEX}:-]))",
+            rf"(?P<ipv6>(?<![{_HEX}:.])(?:[{_HEX}]{{0,4}}:){{2,7}}[{_HEX}]{{0,4}}(?![{_HEX}:]))",
+            rf"(?P<ipv4>(?<![\d.]){_OCTET}(?:\.{_OCTET}){{3}}(?!\.?\d))",
+            rf"(?P<ipdash>(?<!\d)(?<!\d-){_OCTET}(?:-{_OCTET}){{3}}(?![\d]))",
+            r"(?P<serial>(?i:serial[\w.]*(?:[ _-]?(?:number|no))?(?:\[[^\]\s]*\])?\s*[:=]\s*)"
+            r"(?P<serialvalue>[A-Za-z0-9][\w-]{3,}))",
+            rf"(?P<fqdn>(?<![\w.-])(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+"
+            rf"(?i:{DOMAINS})(?![\w-]))",
+        ]
+        self._scan = re.compile("|".join(parts))
+        return self._scan
+
+    def _replace(self, match: re.Match[str]) -> str:
+        kind = match.lastgroup
+        text = match.group()
+        if kind is None:
+            return text
+        groups = match.groupdict()
+        if groups.get("serialvalue") is not None and groups.get("serial") is not None:
+            value = groups["serialvalue"]
+            return text[: len(text) - len(value)] + self.pseudonym("serial", value)
+        if any(groups.get(f"pat{i}") is not None for i in range(len(self.patterns))):
+            return self.pseudonym("redacted", text)
+        if groups.get("url") is not None:
+            return self._url(text)
+        if groups.get("userhost") is not None:
+            user, _, host = text.partition("@")
+            return f"{self.pseudonym('user', user)}@{self._host(host)}"
+        if groups.get("home") is not None:
+            home = _HOME.match(text)
+            assert home is not None
+            name = home.group(1)
+            return text[: len(text) - len(name)] + self.pseudonym("user", name)
+        if groups.get("known") is not None:
+            found = self.mapping.get(text)
+            if found is not None:
+                return found
+            return self._host(text) if text in self.hosts else self.pseudonym("user", text)
+        if groups.get("uuid") is not None:
+            return self.pseudonym("uuid", text)
+        if groups.get("mac") is not None:
+            return self.pseudonym("mac", text)
+        if groups.get("ipv6") is not None:
+            return self._ipv6(text)
+        if groups.get("ipv4") is not None or groups.get("ipdash") is not None:
+            return self.mapping.get(text) or self.pseudonym("ip", text)
+        if groups.get("fqdn") is not None:
+            return self._host(text)
+        return text
+
+    def _host(self, host: str) -> str:
+        return self.mapping.get(host) or self.pseudonym("host", host)
+
+    def _url(self, text: str) -> str:
+        match = _DB_URL.match(text)
+        assert match is not None
+        scheme, user, secret, host = match.groups()
+        out = f"{scheme}{self.pseudonym('user', user)}"
+        if secret is not None:
+            out += ":" + (self.pseudonym("secret", secret) if secret else "")
+        return out + "@" + self._host(host)
+
+    def _ipv6(self, text: str) -> str:
+        groups = [g for g in text.split(":") if g]
+        if len(groups) < 2 or ("::" not in text and len(groups) != 8):
+            return text
+        try:
+            address = ipaddress.IPv6Address(text)
+        except ValueError:
+            return text
+        if address.is_loopback or address.is_unspecified:
+            return text
+        return self.mapping.get(text) or self.pseudonym("ipv6", text)
+
+    def redact(self, text: str) -> str:
+        return self._compiled().sub(self._replace, text)
+
+    def settle(self, texts: Iterable[str]) -> None:
+        """Redact ``texts`` once to learn what the patterns find in context (a serial after
+        ``Serial Number :``), so that the same value is caught anywhere else (a fact subject
+        alone): every original found becomes a name matched on its own."""
+        for text in texts:
+            self.redact(text)
+        self._scan = None
+
+    def pseudonyms(self) -> dict[str, str]:
+        """Pseudonym → original, for ``--redact-map`` (never part of the report)."""
+        return {pseudonym: original for original, pseudonym in self.mapping.items()}
+
+
+def strings(value: Any) -> Iterable[tuple[str | None, str]]:
+    """Every (field name, string) in a model value, digests and references left out."""
+    if isinstance(value, str):
+        yield None, value
+    elif isinstance(value, Ref):
+        return
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            if f.name in KEPT_FIELDS:
+                continue
+            inner = getattr(value, f.name)
+            if isinstance(inner, str):
+                yield f.name, inner
+            else:
+                yield from strings(inner)
+    elif isinstance(value, tuple | list):
+        for item in value:
+            yield from strings(item)
+
+
+def mapped(value: T, change: Callable[[str], str]) -> T:
+    """``value`` with ``change`` applied to every string in it, digests and references kept."""
+    if isinstance(value, str):
+        return change(value)  # type: ignore[return-value]
+    if isinstance(value, Ref):
+        return value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        updates = {
+            f.name: mapped(getattr(value, f.name), change)
+            for f in dataclasses.fields(value)
+            if f.name not in KEPT_FIELDS
+        }
+        return dataclasses.replace(value, **updates)
+    if isinstance(value, tuple):
+        return tuple(mapped(item, change) for item in value)  # type: ignore[return-value]
+    return value
+
+
+def redact_report(report: Report, patterns: Sequence[str] = ()) -> tuple[Report, dict[str, str]]:
+    """``report`` with its personal and site data pseudonymised, and the pseudonym map."""
+    redactor = Redactor(patterns)
+    for row in report.timeline:
+        redactor.learn_host(row.host)
+        redactor.learn_user(row.actor)
+    for excerpt in report.excerpts:
+        redactor.learn_host(excerpt.host)
+    for participant in report.summary.participants:
+        _learn_participant(redactor, participant)
+    for key, value in report.summary.environment:
+        if key.lower() in HOST_KEYS:
+            redactor.learn_host(value)
+    texts = [text for _, text in strings(report)]
+    for text in texts:
+        redactor.learn_text(text)
+    redactor.settle(texts)
+    redacted = mapped(report, redactor.redact)
+    return dataclasses.replace(redacted, redacted=True), redactor.pseudonyms()
+
+
+def _learn_participant(redactor: Redactor, participant: Participant) -> None:
+    redactor.learn_user(participant.actor)

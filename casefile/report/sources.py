@@ -1,0 +1,123 @@
+"""What a report is built from: one fold of the case, read through the service's views.
+
+The report folds the case once (with its history, up to ``--to``) and derives every section
+from that fold: the status view for where the case ended, and the fold's own trajectory (one
+captured step per event, the same steps the replay view is built from, never refolded) for
+how it got there, so its numbers are the ones ``status`` and ``replay`` show at the same seq.
+Helpers here turn events into references and short readings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import tzinfo
+from typing import TYPE_CHECKING, Any
+
+from casefile.app.views import StatusView, build_status, names_table
+from casefile.domain.beliefs import Projection, Step
+from casefile.domain.beliefs.ranking import Candidate
+from casefile.domain.events import Event
+from casefile.errors import DomainError
+from casefile.report.model import Ref
+from casefile.report.times import case_zone, show
+
+if TYPE_CHECKING:
+    from casefile.app.service import CaseService
+
+#: Readings and reasons quoted inside another claim are cut to this many characters.
+QUOTE_CHARS = 200
+
+
+@dataclass(frozen=True)
+class Sources:
+    case_id: str
+    events: Sequence[Event]
+    projection: Projection
+    trajectory: Sequence[Step]
+    names: Mapping[str, str]  # hypothesis id → its wording, catch-alls included
+    status: StatusView
+    candidates: Sequence[Candidate]
+    zone: tzinfo
+    zone_name: str
+    upto: int | None
+
+    def ref(self, seq: int) -> Ref:
+        return Ref(seq, self.events[seq - 1].hash)
+
+    def event(self, seq: int) -> Event:
+        return self.events[seq - 1]
+
+    def when(self, seq: int) -> str:
+        """The event time of ``seq`` as the report prints it."""
+        return show(self.events[seq - 1].when, self.zone)
+
+
+def gather(service: CaseService, case_id: str, upto: int | None) -> Sources:
+    """Fold ``case_id`` once, up to ``upto``, and build the views the sections read."""
+    head, _ = service.head(case_id)
+    if upto is not None and upto > head:
+        raise DomainError(f"case {case_id} has no event {upto} (events 1–{head})")
+    projection = service.projection(case_id, upto)
+    if projection.base_seq != 0 or not projection.events:
+        raise DomainError(f"case {case_id}: the report needs the whole history, not a snapshot")
+    events = projection.events
+    status = build_status(projection)
+    environment = events[0].payload.get("environment") or {}
+    zone, zone_name = case_zone({str(k): str(v) for k, v in environment.items()})
+    return Sources(
+        case_id=case_id,
+        events=events,
+        projection=projection,
+        trajectory=projection.trajectory,
+        names=names_table(projection),
+        status=status,
+        candidates=service.candidates(projection),
+        zone=zone,
+        zone_name=zone_name,
+        upto=upto,
+    )
+
+
+def quote(text: str, limit: int = QUOTE_CHARS) -> str:
+    """``text`` on one line, cut to ``limit`` characters (a claim quotes, the table holds all)."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def statistic_text(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+def reading_of(payload: Mapping[str, Any]) -> str:
+    """What an evidence event read, in one line: its rule's outcome, else its rationale."""
+    rule = payload.get("rule")
+    if rule:
+        shown = statistic_text(payload.get("statistic"))
+        stat = f" (statistic {shown})" if shown is not None else ""
+        return f"rule {rule['id']} v{rule['version']} → {payload.get('outcome')}{stat}"
+    return quote(str(payload.get("rationale", "")))
+
+
+def conditions_text(conditions: Mapping[str, Any] | None) -> str | None:
+    """``host=…, load=…`` (sorted, so the same conditions always read the same)."""
+    if not conditions:
+        return None
+    return ", ".join(f"{key}={conditions[key]}" for key in sorted(conditions))
+
+
+def fact_digest(facts: Sequence[Mapping[str, Any]], limit: int = 4) -> str | None:
+    """A few facts, measurements (facts with units) first: ``name[subject]=value unit``."""
+    ordered = [f for f in facts if f.get("unit")] + [f for f in facts if not f.get("unit")]
+    shown = []
+    for fact in ordered[:limit]:
+        unit = f" {fact['unit']}" if fact.get("unit") else ""
+        shown.append(f"{fact.get('name')}[{fact.get('subject', 'host')}]={fact.get('value')}{unit}")
+    if not shown:
+        return None
+    more = f", … +{len(facts) - limit}" if len(facts) > limit else ""
+    return ", ".join(shown) + more
