@@ -15,7 +15,8 @@ bandwidthTest facts (GB/s; older versions print MB/s, which are converted: their
 - ``bandwidth.memory`` (str, per gpu) "pinned", "pageable" or "pinned+pageable";
 - ``name`` (str, per gpu) from "Device N: name".
 
-nvbandwidth facts: ``nvbandwidth.<testcase>`` (e.g. ``nvbandwidth.host_to_device_memcpy_ce``,
+nvbandwidth facts (read by :mod:`casefile_probes.nvbandwidth`, whose probe reports more):
+``nvbandwidth.<testcase>`` (e.g. ``nvbandwidth.host_to_device_memcpy_ce``,
 unit from the table title, usually GB/s) with subject ``gpu<j>`` when the other axis is a
 single CPU, else ``gpu<i>-gpu<j>`` (row-column, diagonal skipped); ``nvbandwidth.<testcase>.sum``
 on ``host`` from the SUM lines. ``N/A`` cells give no fact.
@@ -32,13 +33,12 @@ from dataclasses import dataclass, field
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
 from casefile_probes._text import clean_paste, to_float, to_int
+from casefile_probes.nvbandwidth import add_cell_facts, device_line, read_nvbandwidth
 
 __all__ = ["PROBE", "parse_bandwidth"]
 
 _LISTCHARS = re.compile(r">+-*")
 _START = re.compile(r"\[CUDA Bandwidth Test\]")
-_DEVICE = re.compile(r"^\s*Device\s+(?P<index>\d+)\s*:\s*(?P<name>\S.*?)\s*$")
-_BUS_SUFFIX = re.compile(r"\s*\([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.\d)?\)\s*$")
 _DIRECTION = re.compile(
     r"^\s*(?P<dir>Host to Device|Device to Host|Device to Device) Bandwidth,\s*"
     r"(?P<count>\d+)\s*Device",
@@ -53,32 +53,10 @@ _ERROR = re.compile(
     r"CUDA driver version is insufficient|command not found|No such file)",
     re.I,
 )
-_NVB_RUNNING = re.compile(r"^\s*Running\s+(?:benchmark\s+)?(?P<test>[a-z0-9_]+)\.?\s*$")
-_NVB_TITLE = re.compile(
-    r"^\s*(?:memcpy|memory)\b.*?(?P<a>CPU|GPU)\((?P<a_axis>rows?|columns?)\)\s*"
-    r"(?:->|<-|<->)\s*(?P<b>CPU|GPU)\((?P<b_axis>rows?|columns?)\)"
-    r".*?\((?P<unit>[^()]*)\)\s*$",
-    re.I,
-)
-_NVB_COLUMNS = re.compile(r"^\s*[0-9]+(?:\s+[0-9]+)*\s*$")
-_NVB_ROW = re.compile(r"^\s*(?P<row>[0-9]+)\s+(?P<cells>\S.*)$")
-_NVB_CELL = re.compile(r"[0-9]+(?:\.[0-9]+)?|N/A")
-_NVB_SUM = re.compile(r"^\s*SUM\s+(?P<test>[a-z0-9_]+)\s+(?P<value>[0-9]+(?:\.[0-9]+)?)\s*$")
-_NVB_VERSION = re.compile(r"nvbandwidth Version:\s*(?P<version>\S+)", re.I)
 
 _DIRECTIONS = {"host to device": "h2d", "device to host": "d2h", "device to device": "d2d"}
 # bandwidthTest's old MB/s: bytes / 2^20 per second (see its bandwidthInMBs formula).
 _MB_TO_GB = 1048576 / 1e9
-
-
-@dataclass
-class _Table:
-    test: str
-    unit: str
-    row_kind: str
-    column_kind: str
-    columns: list[int] = field(default_factory=list)
-    cells: dict[tuple[int, int], float] = field(default_factory=dict)
 
 
 @dataclass
@@ -173,26 +151,6 @@ class _BandwidthTestReader:
             self.result.add("bandwidth.memory", "+".join(sorted(kinds, reverse=True)), subject)
 
 
-def _nvb_subject(table: _Table, row: int, column: int) -> str | None:
-    if table.row_kind == "gpu" and table.column_kind == "gpu":
-        return None if row == column else f"gpu{row}-gpu{column}"
-    if table.row_kind == "cpu" and table.column_kind == "gpu":
-        return f"gpu{column}" if row == 0 else f"cpu{row}-gpu{column}"
-    if table.row_kind == "gpu" and table.column_kind == "cpu":
-        return f"gpu{row}" if column == 0 else f"gpu{row}-cpu{column}"
-    return f"{table.row_kind}{row}-{table.column_kind}{column}"
-
-
-def _nvb_title(line: str, test: str) -> _Table | None:
-    m = _NVB_TITLE.match(line)
-    if not m:
-        return None
-    a_kind, b_kind = m.group("a").lower(), m.group("b").lower()
-    a_is_row = m.group("a_axis").lower().startswith("row")
-    row_kind, column_kind = (a_kind, b_kind) if a_is_row else (b_kind, a_kind)
-    return _Table(test, m.group("unit").strip(), row_kind, column_kind)
-
-
 def parse_bandwidth(text: str) -> ParseResult:
     """Facts from bandwidthTest or nvbandwidth output (or both in one paste)."""
     cleaned = clean_paste(text, hash_prompt=True)
@@ -202,53 +160,22 @@ def parse_bandwidth(text: str) -> ParseResult:
     result = ParseResult()
     reader = _BandwidthTestReader(result)
     names: dict[int, str] = {}
-    tables: list[_Table] = []
-    sums: dict[str, float] = {}
-    test: str | None = None
-    table: _Table | None = None
-    version: str | None = None
     for line in lines:
-        if m := _DEVICE.match(line):
-            index = int(m.group("index"))
-            names.setdefault(index, _BUS_SUFFIX.sub("", m.group("name")))
+        if (device := device_line(line)) is not None:
+            # shared with nvbandwidth, which prints "Device 0: name (00000000:34:00)"
+            index, name, _ = device
+            names.setdefault(index, name)
             reader.device(index)
             continue
-        if reader.feed(line):
-            continue
-        if m := _NVB_VERSION.search(line):
-            version = m.group("version")
-        elif m := _NVB_RUNNING.match(line):
-            test, table = m.group("test"), None
-        elif m := _NVB_SUM.match(line):
-            value = to_float(m.group("value"))
-            if value is not None:
-                sums[m.group("test")] = value
-            table = None
-        elif test is not None and (new := _nvb_title(line, test)) is not None:
-            table = new
-            tables.append(table)
-        elif table is not None and not table.columns and _NVB_COLUMNS.match(line):
-            table.columns = [int(c) for c in line.split()]
-        elif table is not None and table.columns and (m := _NVB_ROW.match(line)):
-            cells = m.group("cells").split()
-            if len(cells) == len(table.columns) and all(_NVB_CELL.fullmatch(c) for c in cells):
-                row = int(m.group("row"))
-                for column, cell in zip(table.columns, cells, strict=True):
-                    value = to_float(cell) if cell != "N/A" else None
-                    if value is not None:
-                        table.cells[(row, column)] = value
-            else:
-                result.problems.append(f"nvbandwidth {table.test}: row {m.group('row')} not read")
+        reader.feed(line)
     reader.finish()
 
-    for table in tables:
-        for (row, column), value in sorted(table.cells.items()):
-            subject = _nvb_subject(table, row, column)
-            if subject is not None:
-                result.add(f"nvbandwidth.{table.test}", value, subject, table.unit)
-    for name, value in sums.items():
-        result.add(f"nvbandwidth.{name}.sum", value, "host", "GB/s")
-    result.add("nvbandwidth.version", version, "host")
+    # nvbandwidth's matrices, read by the nvbandwidth probe's own reader (rows cut short are
+    # read as far as they go); the nvbandwidth probe reports more about them than this one.
+    report = read_nvbandwidth(lines)
+    add_cell_facts(result, report)
+    result.problems.extend(report.problems)
+    result.add("nvbandwidth.version", report.header.get("nvbandwidth.version"), "host")
     if result.facts or names:
         for index, name in sorted(names.items()):
             result.add("name", name, f"gpu{index}")
@@ -256,7 +183,7 @@ def parse_bandwidth(text: str) -> ParseResult:
         error = next((line.strip() for line in lines if _ERROR.search(line)), None)
         if error:
             return ParseResult.unparsed(f"the test printed an error, not results: {error}")
-        if reader.seen or tables:
+        if reader.seen or report.tables:
             return ParseResult.unparsed("bandwidth test output without any result rows")
         return ParseResult.unparsed("no bandwidthTest or nvbandwidth results found")
     return result

@@ -1,9 +1,16 @@
-"""Any command: keep its raw output, and optionally pull named values out with regexes.
+"""Any command: keep its raw output, how long it took and how it exited; pull values out with
+regexes where asked.
 
-Not every reading has a parser. The generic probe records a command's output as evidence
-(parsed, with no facts) so that a responder can still cite it. ``make_command_probe`` builds
-a probe whose facts come from regular expressions with *named groups*: each group name is a
-fact name, each match a value (a number when it reads as one, else the text), so::
+Not every reading has a parser. The generic probe records a command's output as evidence, with
+two facts about the run itself — ``command.exit_status`` and ``command.duration`` (seconds;
+none for pasted output, which nobody timed) — so that a responder can cite it, and a run that
+printed nothing on stdout says where its output went ("nothing on stdout (3,847 bytes on
+stderr)"). From the command line, ``casefile probe CASE command --fact NAME=REGEX -- CMD …``
+pulls more facts out of any output (see :mod:`casefile.probes.patterns`).
+
+``make_command_probe`` builds a probe whose facts come from regular expressions with *named
+groups*: each group name is a fact name, each match a value (a number when it reads as one,
+else the text), so::
 
     make_command_probe(
         "numa-hit",
@@ -18,14 +25,14 @@ same pattern sets the subject of the match's facts instead (e.g. ``(?P<subject>g
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Callable, Mapping
 
 from casefile.domain.facts import FactValue, ParseResult
-from casefile.probes.api import Probe
+from casefile.probes.api import Probe, RunOutput
+from casefile.probes.patterns import read_value
 
-__all__ = ["PROBE", "make_command_probe", "parse_command", "regex_parser"]
-
-_NUMBER = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+__all__ = ["PROBE", "make_command_probe", "parse_command", "parse_command_run", "regex_parser"]
 
 
 def parse_command(text: str) -> ParseResult:
@@ -35,17 +42,33 @@ def parse_command(text: str) -> ParseResult:
     return ParseResult()
 
 
+def _bytes(count: int) -> str:
+    return f"{count:,} byte{'s' if count != 1 else ''}"
+
+
+def parse_command_run(run: RunOutput) -> ParseResult:
+    """The run's exit status and duration as facts; its stdout, if any, kept as it is.
+
+    A run with nothing on stdout says how much went to stderr instead (where a tool's error,
+    or a tool that reports on stderr, put it): the run still taught how it exited.
+    """
+    result = parse_command(run.stdout)
+    if result.problems:
+        stderr = len(run.stderr.encode("utf-8", errors="surrogateescape"))
+        result.problems = [
+            f"nothing on stdout ({_bytes(stderr)} on stderr)"
+            if stderr
+            else "nothing on stdout or stderr"
+        ]
+    if run.exit_status is not None:
+        result.add("command.exit_status", run.exit_status)
+    if run.duration_s is not None:
+        result.add("command.duration", round(run.duration_s, 6), unit="s")
+    return result
+
+
 def _value(raw: str) -> FactValue:
-    text = raw.strip()
-    if _NUMBER.fullmatch(text):
-        try:
-            number = float(text)
-        except ValueError:
-            return text
-        if number.is_integer() and re.fullmatch(r"[-+]?[0-9]+", text):
-            return int(text)
-        return number
-    return text
+    return read_value(raw)
 
 
 def regex_parser(patterns: Mapping[str, str | None]) -> Callable[[str], ParseResult]:
@@ -92,7 +115,7 @@ def make_command_probe(
     )
     return Probe(
         name=name,
-        summary=summary or f"run {' '.join(argv)}",
+        summary=summary or f"run {shlex.join(argv)}",
         parse=parse,
         argv=argv,
         cost="cheap",
@@ -110,10 +133,12 @@ def _group_names(pattern: str) -> list[str]:
 
 PROBE = Probe(
     name="command",
-    summary="Any command; its raw output is kept as evidence (no facts unless configured)",
+    summary="Any command; its raw output is kept as evidence, with its exit status and duration "
+    "(--fact NAME=REGEX pulls out more)",
     parse=parse_command,
+    parse_run=parse_command_run,
     argv=(),
     cost="cheap",
-    facts=(),
+    facts=(),  # command.exit_status and command.duration are about the run, not its output
     needs_load=False,
 )

@@ -27,6 +27,15 @@ Plus ``dmon.samples`` (int): the rows read for that GPU. Throughput is converted
 that it compares directly with ``nvidia-smi -q``'s "Tx/Rx Throughput" (NVML reports KB/s;
 dmon divides by 1000).
 
+Every averaged metric with two or more samples on a GPU is also kept as a time series, with
+its summaries (see :mod:`casefile_probes.series`): ``<fact>.series`` (str) and
+``<fact>.series.min`` / ``.max`` / ``.first`` / ``.last`` / ``.slope`` (per second), e.g.
+``temperature.gpu.series.slope`` in C/s. Sample times come from the ``Date``/``Time`` columns
+of ``-o DT`` / ``-o T`` when printed (``clock`` = ``measured``; a ``Time`` that goes back is
+taken to have crossed midnight), otherwise from the sample's number times the interval
+(``-d N`` on a pasted command line, else dmon's default of one second; ``clock`` =
+``interval``).
+
 Pastes that collapsed the whole output onto one line (HTML-to-Markdown conversions do this)
 are read by cutting the token stream at the two ``#`` headers and chunking the rest by the
 number of columns.
@@ -37,6 +46,8 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
 
 from casefile.domain.facts import FactValue, ParseResult
 from casefile.probes.api import Probe
@@ -44,12 +55,14 @@ from casefile.probes.api import Probe
 from ._text import (
     CommentedTable,
     clean,
+    command_option,
     is_missing,
     natural_key,
     read_commented_table,
     to_number,
     tool_error,
 )
+from .series import Series, add_series_facts, parse_clock_time
 
 __all__ = ["PROBE", "parse_dmon"]
 
@@ -143,9 +156,14 @@ def parse_dmon(text: str) -> ParseResult:
     gpu_at = names.index("gpu")
     units = table.units + [""] * (len(names) - len(table.units))
     readings: dict[tuple[str, int], list[float]] = defaultdict(list)
+    # the sample time of each reading above, in the same order; a reading without a time
+    # (an unreadable Time cell) leaves its metric without a series
+    times: dict[tuple[str, int], list[float]] = defaultdict(list)
+    untimed: set[tuple[str, int]] = set()
     samples: dict[str, int] = defaultdict(int)
     bad_rows: list[str] = []
     other = list(table.other)
+    clock = _SampleClock(names, _interval(cleaned.commands))
     for row in table.rows:
         if not row[0][:1].isdigit():
             other.append(" ".join(row))
@@ -154,6 +172,7 @@ def parse_dmon(text: str) -> ParseResult:
             bad_rows.append(" ".join(row))
             continue
         subject = f"gpu{int(row[gpu_at])}"
+        when = clock.time_of(row, samples[subject])
         samples[subject] += 1
         for column, cell in enumerate(row):
             if names[column] in _SKIP or is_missing(cell):
@@ -163,6 +182,10 @@ def parse_dmon(text: str) -> ParseResult:
                 bad_rows.append(" ".join(row))
                 break
             readings[(subject, column)].append(float(number))
+            if when is None:
+                untimed.add((subject, column))
+            else:
+                times[(subject, column)].append(when)
 
     if other:
         result.problems.append(
@@ -177,12 +200,85 @@ def parse_dmon(text: str) -> ParseResult:
     ):
         metric = _metric(table.names[column], units[column])
         result.add(metric.fact, _summarise(values, metric), subject=subject, unit=metric.unit)
+        if metric.how == "mean" and len(values) >= 2 and (subject, column) not in untimed:
+            scaled = values if metric.scale == 1.0 else [round(v * metric.scale, 6) for v in values]
+            series = Series(
+                times=tuple(times[(subject, column)]),
+                values=tuple(scaled),
+                clock=clock.kind,
+                start=clock.start,
+            )
+            add_series_facts(result, metric.fact, subject, metric.unit, series)
     for subject in sorted(samples, key=natural_key):
         result.add("dmon.samples", samples[subject], subject=subject)
     if not samples:
         result.parsed = False
         result.problems.insert(0, "dmon header found but no sample rows")
     return result
+
+
+def _interval(commands: list[str]) -> float:
+    """Seconds between samples: ``-d N`` on a pasted dmon command line, else dmon's 1 s."""
+    dmon_commands = [command for command in commands if " dmon" in f" {command}"]
+    value = to_number(command_option(dmon_commands, "-d", "--delay") or "")
+    if value is None or isinstance(value, bool) or not 0 < value < 86_400:
+        return 1.0
+    return float(value)
+
+
+class _SampleClock:
+    """When each row was sampled, in seconds since the first row of the table.
+
+    From the ``Date``/``Time`` columns when dmon printed them (``-o DT``, ``-o T``); a row
+    whose time cannot be read gets no time (its values still count towards the means).
+    Without those columns, the n-th sample of a GPU is at n × the interval.
+    """
+
+    def __init__(self, names: list[str], interval: float) -> None:
+        self.time_at = names.index("time") if "time" in names else None
+        self.date_at = names.index("date") if "date" in names else None
+        self.interval = interval
+        self.kind: Literal["measured", "interval"] = (
+            "measured" if self.time_at is not None else "interval"
+        )
+        self.start: str | None = None
+        self._first: float | None = None
+        self._last: float | None = None
+        self._days = 0
+
+    def time_of(self, row: list[str], sample: int) -> float | None:
+        if self.time_at is None:
+            return sample * self.interval
+        seconds = parse_clock_time(row[self.time_at])
+        if seconds is None:
+            return None
+        if self.date_at is not None:
+            date = row[self.date_at]
+            if len(date) != 8 or not date.isdigit():
+                return None
+            day = _day_number(date)
+            if day is None:
+                return None
+            seconds += day * 86_400.0
+        else:
+            # Time only: a time earlier than the previous row's means midnight passed.
+            if self._last is not None and seconds + self._days * 86_400.0 < self._last:
+                self._days += 1
+            seconds += self._days * 86_400.0
+        if self._first is None:
+            self._first = seconds
+            stamp = row[self.time_at]
+            self.start = f"{row[self.date_at]} {stamp}" if self.date_at is not None else stamp
+        self._last = seconds
+        return seconds - self._first
+
+
+def _day_number(date: str) -> int | None:
+    """Days since 0001-01-01 for ``YYYYMMDD``; None when it is not a calendar date."""
+    try:
+        return datetime.strptime(date, "%Y%m%d").toordinal()
+    except ValueError:
+        return None
 
 
 def _summarise(values: list[float], metric: _Metric) -> FactValue:

@@ -1,10 +1,19 @@
-"""lspci: the PCIe link each device trained at, against what it is capable of.
+"""lspci: the PCIe link each device trained at, the bridges above it, and their ACS state.
 
 A GPU that trained at a lower generation or fewer lanes than it supports is a classic
 "PCIe-bound" culprit, and ``lspci -vv`` is where that shows: ``LnkCap`` (what the device
-can do) against ``LnkSta`` (what it runs at now). The probe runs ``lspci -vv -d 10de:``
-(NVIDIA only; a runner may add ``-s ADDR``); pasted outputs of the whole bus are read too,
-bridges and root ports included, because the port above a GPU can be the narrow one.
+can do) against ``LnkSta`` (what it runs at now). Between two GPUs, the bridges matter too:
+ACS redirection on a switch or root port sends peer-to-peer traffic up through the root
+complex, and that shows only on the bridges.
+
+The probe runs plain ``lspci -vvv`` (as root, or capabilities read ``<access denied>``), the
+whole bus, because a single invocation has to show the GPUs and the bridges between them:
+``-d`` takes one vendor (or class) filter and the bridges are other vendors' (Broadcom/PLX,
+AMD, Intel) of another class; ``-t`` draws the tree but prints no capability, so it cannot
+show ACS. ``-vvv`` prints each bridge's ``Bus: primary=…, secondary=…, subordinate=…``,
+from which the tree is rebuilt here, so nothing is lost by not drawing it. The price is the
+other devices' links in the facts (a NIC, an empty slot's port), as any pasted whole-bus
+output has always given; the ``pci.path…`` facts single out the GPUs' own paths.
 
 Facts, per device, subject = PCI address with its domain (``0000:01:00.0``):
 
@@ -19,22 +28,52 @@ Facts, per device, subject = PCI address with its domain (``0000:01:00.0``):
   ``pcie.link.downgraded`` (bool, either): lspci's own "(downgraded)" marker, or current
   below max. Idle GPUs often drop speed to save power, so the width flag is the one that
   points at hardware; the speed flag means more when taken under load;
-- ``pci.iommu_group`` (int), ``pci.numa_node`` (int), ``pci.kernel_driver`` (str).
+- ``pci.iommu_group`` (int), ``pci.numa_node`` (int), ``pci.kernel_driver`` (str);
+- ACS (``Access Control Services`` capability, on bridges and some endpoints):
+  ``pci.acs.supported`` = True when ``ACSCap`` is shown; ``pci.acs.cap.<bit>`` and
+  ``pci.acs.ctl.<bit>`` (bool) for each of ``src_valid``, ``trans_blk``, ``req_redir``,
+  ``cmplt_redir``, ``upstream_fwd``, ``egress_ctrl``, ``direct_trans`` as ``ACSCap`` /
+  ``ACSCtl`` print them (``+`` / ``-``); ``pci.acs.enabled`` (any control bit set) and
+  ``pci.acs.redirect`` (``ReqRedir+``, ``CmpltRedir+`` or ``EgressCtrl+``: peer requests are
+  sent up to the root complex instead of across the switch);
+- the tree, from the bridges' bus numbers: ``pci.parent`` (str, the bridge directly above a
+  device, when that bridge is in the output); for NVIDIA GPUs (VGA, 3D or display class)
+  ``pci.path`` (bridges from the root port down, joined by ``>``), ``pci.root_port`` and
+  ``pci.path.acs_redirect`` (bool: a bridge on the path redirects; absent when a bridge's
+  capabilities were not readable); per pair of GPUs (subject ``A-B``)
+  ``pci.pair.common_bridge`` (the deepest shared bridge, or ``root-complex``) and
+  ``pci.pair.acs_redirect`` (ACS redirection on a port the pair's traffic enters).
 
 ``LnkCap2`` / ``LnkSta2`` lines are a different capability and are ignored. Without root,
 lspci prints ``Capabilities: <access denied>`` and shows no link at all; that is reported
 as a problem, as are ``-v`` (single v) outputs and plain ``lspci`` listings, which still
 give device names.
+
+Fragments are read too. ``lspci -vvv | grep -i lnk`` (or ``grep ACSCtl``) leaves link and
+ACS lines without the device line that says whose they are: each run of ``LnkCap`` /
+``LnkSta`` / ``ACSCap`` / ``ACSCtl`` lines (a new run starts when a kind repeats or comes out
+of order) becomes a device with an unknown subject, ``unknown1``, ``unknown2`` … in the
+order printed, and a problem says so; when the paste shows ``lspci -s ADDR … | grep`` and
+there is one record, ADDR is its subject. Link and ACS lines before the first device line
+(a paste that starts mid-device) are read the same way. A tree (``lspci -t``, ``-tv``) is read by
+:mod:`casefile_probes.lspci_tree`.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
-from casefile_probes._text import clean_paste, to_float, to_int
+from casefile_probes._text import clean_paste, natural_key, to_float, to_int
+from casefile_probes.lspci_tree import (
+    add_path_facts,
+    looks_like_tree,
+    parse_lspci_tree,
+    read_tree,
+)
 
 __all__ = ["PROBE", "gen_from_speed", "normalise_address", "parse_lspci"]
 
@@ -55,6 +94,32 @@ _DEVCAP = re.compile(r"\bDevCap:")
 _DENIED = re.compile(r"^\s+Capabilities:\s*<access denied>")
 _IDS = re.compile(r"\s*\[(?P<vendor>[0-9a-fA-F]{4}):(?P<device>[0-9a-fA-F]{4})\]")
 _TAIL = re.compile(r"\s*\((?:rev [0-9a-fA-F]+|prog-if [^)]*\)?)\)\s*$")
+_ACS = re.compile(r"\b(?P<kind>ACSCap|ACSCtl):\s*(?P<body>.*)$")
+_ACS_BIT = re.compile(r"(?P<name>[A-Za-z]+)(?P<state>[+-])(?=\s|$)")
+_BUS_RANGE = re.compile(
+    r"^\s+Bus:\s*primary=(?P<primary>[0-9a-fA-F]{2}),\s*secondary=(?P<secondary>[0-9a-fA-F]{2}),"
+    r"\s*subordinate=(?P<subordinate>[0-9a-fA-F]{2})"
+)
+# A line of a fragment that has lost its device line, and the order lspci prints them in.
+_FRAGMENT = re.compile(r"^\s*(?P<kind>LnkCap|LnkSta|ACSCap|ACSCtl):")
+# "lspci -s 2f:00.0 -vv | grep …": the one device a fragment is about. Searched for once, after
+# the first "lspci" of a line, so that a line of many "lspci" words costs its length only.
+_SLOT_OPTION = re.compile(
+    r"\s-[a-zA-Z]*s\s*(?P<slot>(?:[0-9a-fA-F]{1,8}:)?[0-9a-fA-F]{1,2}:[0-9a-fA-F]{1,2}\.[0-7])"
+    r"(?:\s|$)"
+)
+_FRAGMENT_ORDER = {"LnkCap": 0, "LnkSta": 1, "ACSCap": 2, "ACSCtl": 3}
+_ACS_NAMES = {
+    "SrcValid": "src_valid",
+    "TransBlk": "trans_blk",
+    "ReqRedir": "req_redir",
+    "CmpltRedir": "cmplt_redir",
+    "UpstreamFwd": "upstream_fwd",
+    "EgressCtrl": "egress_ctrl",
+    "DirectTrans": "direct_trans",
+}
+_REDIRECTING = ("req_redir", "cmplt_redir", "egress_ctrl")
+_GPU_CLASSES = ("vga compatible controller", "3d controller", "display controller")
 _ERRORS = re.compile(
     r"(pcilib:|lspci: |Cannot open|command not found|No such file|Permission denied)", re.I
 )
@@ -104,6 +169,11 @@ class _Device:
     name: str
     nvidia: bool
     body: list[str] = field(default_factory=list)
+    #: secondary and subordinate bus of a bridge (``Bus: primary=…``), as read
+    buses: tuple[int, int] | None = None
+    #: whether ACSCtl redirects peer requests; None when not shown
+    redirect: bool | None = None
+    denied: bool = False
 
 
 def _read_link(body: str) -> _Link:
@@ -179,8 +249,13 @@ def _device_facts(device: _Device, result: ParseResult, gaps: dict[str, list[str
             result.add("pci.numa_node", to_int(match.group("node")), subject)
         elif match := _DRIVER.match(line):
             result.add("pci.kernel_driver", match.group("driver"), subject)
+        elif match := _ACS.search(line):
+            _acs_facts(device, match.group("kind"), match.group("body"), result)
+        elif match := _BUS_RANGE.match(line):
+            device.buses = (int(match.group("secondary"), 16), int(match.group("subordinate"), 16))
         elif _DENIED.match(line):
             denied = True
+            device.denied = True
         elif match := _EXPRESS.match(line):
             # Root-complex integrated endpoints have no link to report.
             express = "Root Complex" not in line
@@ -204,6 +279,106 @@ def _device_facts(device: _Device, result: ParseResult, gaps: dict[str, list[str
             gaps.setdefault("truncated", []).append(subject)
         elif express or (device.nvidia and device.body):
             gaps.setdefault("single_v", []).append(subject)
+
+
+def _acs_facts(device: _Device, kind: str, body: str, result: ParseResult) -> None:
+    """``ACSCap`` / ``ACSCtl``: one bool per bit, and what the control bits add up to."""
+    bits: dict[str, bool] = {}
+    for match in _ACS_BIT.finditer(body):
+        name = match.group("name")
+        bits[_ACS_NAMES.get(name, name.lower())] = match.group("state") == "+"
+    if not bits:
+        return
+    subject = device.address
+    section = "cap" if kind == "ACSCap" else "ctl"
+    if section == "cap":
+        result.add("pci.acs.supported", True, subject)
+    for name, state in bits.items():
+        result.add(f"pci.acs.{section}.{name}", state, subject)
+    if section == "ctl":
+        device.redirect = any(bits.get(name, False) for name in _REDIRECTING)
+        result.add("pci.acs.enabled", any(bits.values()), subject)
+        result.add("pci.acs.redirect", device.redirect, subject)
+
+
+def _topology_facts(devices: list[_Device], result: ParseResult) -> None:
+    """``pci.parent`` from the bridges' bus ranges, then the GPUs' paths and pairs."""
+    # Records without an address (a fragment's unknown1 …) have no place in the tree.
+    devices = [device for device in devices if device.address.count(":") == 2]
+    bridges: dict[tuple[str, int], _Device] = {}
+    for device in devices:
+        if device.buses is not None:
+            domain = device.address.split(":", 1)[0]
+            bridges.setdefault((domain, device.buses[0]), device)
+    if not bridges:
+        return
+    parents: dict[str, str | None] = {}
+    roots = _root_buses(devices, bridges)
+    for device in devices:
+        domain, bus = device.address.split(":")[:2]
+        above = bridges.get((domain, int(bus, 16)))
+        if above is not None and above is not device:
+            parents[device.address] = above.address
+            result.add("pci.parent", above.address, device.address)
+        elif device.buses is not None and (_is_root_port(device) or (domain, bus) in roots):
+            parents[device.address] = None
+    redirect: dict[str, bool | None] = {}
+    for device in devices:
+        if device.buses is not None:
+            # A bridge without an ACS capability does not redirect, if its capabilities
+            # could be read at all.
+            shown = device.redirect if device.redirect is not None else False
+            redirect[device.address] = None if device.denied else shown
+    gpus = [
+        device.address
+        for device in devices
+        if device.nvidia and device.cls.lower() in _GPU_CLASSES and device.address in parents
+    ]
+    add_path_facts(result, parents, sorted(set(gpus), key=natural_key), redirect)
+
+
+def _root_buses(
+    devices: list[_Device], bridges: dict[tuple[str, int], _Device]
+) -> set[tuple[str, str]]:
+    """Buses known to be root buses: a host bridge sits on them and no bridge leads to them.
+
+    A bridge whose capabilities could not be read (no root) does not say "Root Port"; a host
+    bridge on its bus (AMD lists one per root complex, Intel at 00:00.0) says it instead.
+    """
+    covered: dict[str, bytearray] = {}
+    for (domain, _), bridge in bridges.items():
+        if bridge.buses is not None:
+            marks = covered.setdefault(domain, bytearray(256))
+            low, high = bridge.buses
+            marks[low : high + 1] = b"\x01" * len(marks[low : high + 1])
+    roots: set[tuple[str, str]] = set()
+    for device in devices:
+        if device.cls.lower() != "host bridge":
+            continue
+        domain, bus = device.address.split(":")[:2]
+        if not covered.get(domain, bytearray(256))[int(bus, 16)]:
+            roots.add((domain, bus))
+    return roots
+
+
+def _is_root_port(device: _Device) -> bool:
+    return any("Root Port" in line and "Express" in line for line in device.body)
+
+
+def _fragment_devices(lines: list[str]) -> list[_Device]:
+    """Link and ACS lines without a device line, grouped into devices named unknown1, …"""
+    devices: list[_Device] = []
+    last = -1
+    for line in lines:
+        match = _FRAGMENT.search(line)
+        if match is None:
+            continue
+        order = _FRAGMENT_ORDER[match.group("kind")]
+        if not devices or order <= last:
+            devices.append(_Device(f"unknown{len(devices) + 1}", "", "", False))
+        last = order
+        devices[-1].body.append(line if line[:1] in (" ", "\t") else "\t" + line)
+    return devices
 
 
 def _downgrade_facts(subject: str, cap: _Link | None, sta: _Link, result: ParseResult) -> None:
@@ -232,6 +407,7 @@ def parse_lspci(text: str) -> ParseResult:
     cleaned = clean_paste(text, hash_prompt=True)
     devices: list[_Device] = []
     current: _Device | None = None
+    before: list[str] = []
     for line in cleaned.lines:
         device = _header(line) if line[:1] not in (" ", "\t") else None
         if device is not None:
@@ -241,14 +417,20 @@ def parse_lspci(text: str) -> ParseResult:
             # Indented lines belong to the device above; the hex dump of -xxx
             # ("00: de 10 ...") is not indented but carries nothing we read.
             current.body.append(line)
+        elif current is None:
+            before.append(line)
     if not devices:
-        error = next((line.strip() for line in cleaned.lines if _ERRORS.search(line)), None)
-        if error:
-            return ParseResult.unparsed(f"lspci printed an error, not devices: {error}")
-        return ParseResult.unparsed(
-            "no lspci device lines found (expected 'BB:DD.F class: vendor device')"
-        )
+        return _without_device_lines(cleaned.lines, cleaned.commands)
     result = ParseResult()
+    # A paste that starts inside a device block: its link and ACS lines have no address.
+    orphans = _fragment_devices(before)
+    if orphans:
+        names = _some(device.address for device in orphans)
+        result.problems.append(
+            f"link/ACS lines before the first device line (the paste starts mid-device): "
+            f"read as {names}"
+        )
+        devices = [*orphans, *devices]
     seen: set[str] = set()
     gaps: dict[str, list[str]] = {}
     for device in devices:
@@ -262,14 +444,76 @@ def parse_lspci(text: str) -> ParseResult:
         result.problems.append(
             "a plain lspci listing: device names only, no link status (run lspci -vv as root)"
         )
+    _topology_facts(devices, result)
     return result
+
+
+def _some(names: Iterable[str]) -> str:
+    """Names for a problem line: all of a few, or the first three and the last of many."""
+    listed = list(names)
+    if len(listed) <= 6:
+        return ", ".join(listed)
+    return f"{', '.join(listed[:3])} … {listed[-1]}"
+
+
+def _slot(lines: list[str], commands: list[str]) -> str | None:
+    """The address given by ``-s`` on an lspci command line in the paste, when full."""
+    for line in [*commands, *lines]:
+        start = line.find("lspci")
+        if start < 0:
+            continue
+        match = _SLOT_OPTION.search(line, start + len("lspci"))
+        if match:
+            parts = match.group("slot").split(":")
+            domain = parts[0] if len(parts) == 3 else None
+            bus, rest = parts[-2], parts[-1]
+            dev, fn = rest.split(".")
+            return normalise_address(domain, bus.zfill(2), dev.zfill(2), fn)
+    return None
+
+
+def _without_device_lines(lines: list[str], commands: list[str]) -> ParseResult:
+    """A tree, a grep'd fragment, an error message, or not lspci output at all."""
+    if looks_like_tree(lines):
+        tree = read_tree(lines)
+        if tree:
+            return parse_lspci_tree("\n".join(lines))
+    fragment = _fragment_devices(lines)
+    if fragment:
+        slot = _slot(lines, commands) if len(fragment) == 1 else None
+        if slot is not None:
+            fragment[0].address = slot
+        result = ParseResult()
+        gaps: dict[str, list[str]] = {}
+        for device in fragment:
+            _device_facts(device, result, gaps)
+        if result.facts:
+            if slot is not None:
+                result.problems.append(
+                    f"no device line (a grep'd fragment?): the address {slot} is taken from "
+                    "the lspci -s on the command line"
+                )
+            else:
+                names = _some(device.address for device in fragment)
+                result.problems.append(
+                    f"no device lines (a grep'd fragment?): {len(fragment)} link/ACS "
+                    f"record(s) without an address, given the subjects {names} in the order "
+                    "printed"
+                )
+            return result
+    error = next((line.strip() for line in lines if _ERRORS.search(line)), None)
+    if error:
+        return ParseResult.unparsed(f"lspci printed an error, not devices: {error}")
+    return ParseResult.unparsed(
+        "no lspci device lines found (expected 'BB:DD.F class: vendor device')"
+    )
 
 
 PROBE = Probe(
     name="lspci",
-    summary="PCIe link capability and status of NVIDIA devices (lspci -vv)",
+    summary="PCIe link status, bridges and ACS on the path between GPUs (lspci -vvv)",
     parse=parse_lspci,
-    argv=("lspci", "-vv", "-d", "10de:"),
+    argv=("lspci", "-vvv"),
     cost="instant",
     facts=(
         "pci.device",
@@ -287,6 +531,17 @@ PROBE = Probe(
         "pci.iommu_group",
         "pci.numa_node",
         "pci.kernel_driver",
+        "pci.acs.supported",
+        "pci.acs.enabled",
+        "pci.acs.redirect",
+        "pci.acs.ctl.req_redir",
+        "pci.acs.ctl.cmplt_redir",
+        "pci.parent",
+        "pci.path",
+        "pci.root_port",
+        "pci.path.acs_redirect",
+        "pci.pair.common_bridge",
+        "pci.pair.acs_redirect",
     ),
     needs_load=False,
 )

@@ -17,21 +17,32 @@ Facts:
   (GB/s, largest out-of-place busbw over sizes), ``nccl.test`` (str, the binary, e.g.
   "all_reduce_perf"), ``nccl.ranks`` (int, "Rank" lines = GPUs in the communicator),
   ``nccl.gpus`` (int, distinct host+device pairs), ``nccl.hosts`` (int), ``nccl.version``
-  (str, e.g. "2.19.3"), ``nccl.out_of_bounds`` (int, from "# Out of bounds values").
+  (str, e.g. "2.19.3"), ``nccl.out_of_bounds`` (int, from "# Out of bounds values");
+- on ``host``, from the ``# nThread 1 nGpus 8 minBytes 8 maxBytes …`` banner:
+  ``nccl.threads``, ``nccl.gpus_per_thread``, ``nccl.min_bytes``, ``nccl.max_bytes``,
+  ``nccl.warmup_iters``, ``nccl.iters`` (int).
 
 With ``NCCL_DEBUG=INFO`` the library's log lines are printed into the middle of result rows;
-they are cut out before the rows are read. A run that failed before printing any row
-("Test NCCL failure …") is unparsed, with the error as the reason.
+they are cut out before the rows are read, and read themselves by the ``nccl-debug`` parser
+(:mod:`casefile_probes.nccl_debug`), whose facts (the transport of each connection, settings
+from the environment, warnings …) are added here. Whatever rows exist are read: a row the
+paste cut short gives the values it still has (its last one dropped, as it may be cut too)
+and a problem naming its size. Output that ends before the first row still gives its banner,
+rank and log facts, with the reason as a problem. A run that failed before printing a row
+("Test NCCL failure …") is unparsed with the error as the reason, unless NCCL log lines came
+with it: then their facts are kept and the failure is the first problem. Banner, rank
+and header lines are recognised without their ``#`` too (Markdown ate it in many pastes).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from dataclasses import dataclass, field
 
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
 from casefile_probes._text import clean_paste, to_float, to_int
+from casefile_probes.nccl_debug import NcclLog, add_log_facts, log_lines, log_start
 
 __all__ = ["PROBE", "parse_nccl"]
 
@@ -46,11 +57,20 @@ _VERSION = re.compile(r"\b[RN]CCL version (?P<version>[0-9]+\.[0-9]+\.[0-9]+)")
 _TEST_NAME = re.compile(r"(?:^|[/\s])(?P<test>[a-z_]+_perf)(?:_mpi)?\b")
 _STARTING = re.compile(r"^#\s*Collective test starting:\s*(?P<test>\S+)")
 _RANK = re.compile(
-    r"^#\s*Rank\s+(?P<rank>\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(?P<host>\S+)\s+"
+    r"^#?\s*Rank\s+(?P<rank>\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(?P<host>\S+)\s+"
     r"device\s+(?P<device>\d+)\s+\[(?P<bus>[^\]]*)\]"
 )
 _AVG = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*(?P<value>\S+)")
 _OOB = re.compile(r"^#\s*Out of bounds values\s*:\s*(?P<value>\d+)")
+_BANNER = re.compile(r"^#?\s*nThreads?:?\s+\d+")
+_BANNER_FIELDS = (
+    ("nccl.threads", re.compile(r"\bnThreads?:?\s+(\d+)")),
+    ("nccl.gpus_per_thread", re.compile(r"\bnGpus:?\s+(\d+)")),
+    ("nccl.min_bytes", re.compile(r"\bminBytes:?\s+(\d+)")),
+    ("nccl.max_bytes", re.compile(r"\bmaxBytes:?\s+(\d+)")),
+    ("nccl.warmup_iters", re.compile(r"\bwarmup iters:?\s+(\d+)")),
+    ("nccl.iters", re.compile(r"(?<!warmup )(?<!agg )\biters:?\s+(\d+)")),
+)
 _FAILURE = re.compile(r"Test (?:NCCL |CUDA |HIP |RCCL )?failure.*|Test FAILED.*")
 _TYPES = frozenset(
     [
@@ -107,6 +127,9 @@ def _strip_logs(lines: list[str]) -> list[str]:
         for pattern in glued:
             line = pattern.sub("", line)
         start = _log_start(line)
+        if start is None:
+            # a host name the patterns above do not take (``<cluster_name>``, ``pod-id:num:num``)
+            start = log_start(line)
         out.append(line if start is None else line[:start])
     return out
 
@@ -135,43 +158,175 @@ def _header_columns(line: str) -> list[str] | None:
     return None
 
 
-def _is_int(token: str) -> bool:
-    return bool(re.fullmatch(r"[0-9]+", token))
+_INT = re.compile(r"[0-9]+")
+_ROOT = re.compile(r"-?[0-9]+")
+_VALUE = re.compile(r"[0-9]+(?:\.[0-9]+)?|N/A")
+_WRONG = re.compile(r"[0-9]+(?:\.[0-9]+)?(?:e[+-][0-9]+)?|N/A")
 
 
-def _rows(tokens: list[str], columns: list[str]) -> Iterator[dict[str, list[str]]]:
-    """Rows from a token stream, resynchronising on anything that does not fit a row."""
+def _fits(column: str, token: str) -> bool:
+    """Whether ``token`` can be the value of ``column`` in a result row."""
+    if column in ("size", "count"):
+        return _INT.fullmatch(token) is not None
+    if column == "type":
+        return token in _TYPES
+    if column == "redop":
+        return token in _REDOPS
+    if column == "root":
+        return _ROOT.fullmatch(token) is not None
+    if column in ("#wrong", "error"):
+        return _WRONG.fullmatch(token) is not None
+    return _VALUE.fullmatch(token) is not None
+
+
+def _fitting(tokens: list[str], start: int, columns: list[str]) -> int:
+    """How many tokens from ``start`` fit the columns in order (at most ``len(columns)``)."""
+    count = 0
+    for column in columns:
+        if start + count >= len(tokens) or not _fits(column, tokens[start + count]):
+            break
+        count += 1
+    return count
+
+
+@dataclass
+class _Row:
+    values: dict[str, list[str]]
+    #: how many values the row had when the paste cut it short; None for a whole row
+    cut_at: int | None = None
+
+
+def _rows(tokens: list[str], columns: list[str], typed: list[bool]) -> list[_Row]:
+    """Rows from a token stream, resynchronising on anything that does not fit a row.
+
+    A row that stops before its last column, at the end of the stream or right where another
+    row starts, is kept as far as it goes, less its last value (the cut may have split it).
+    """
     width = len(columns)
+    type_at = columns.index("type") if "type" in columns else -1
+    rows: list[_Row] = []
     i = 0
-    while i + width <= len(tokens):
-        chunk = tokens[i : i + width]
-        row: dict[str, list[str]] = {}
-        for name, token in zip(columns, chunk, strict=True):
-            row.setdefault(name, []).append(token)
-        if _row_ok(row):
-            yield row
+    while i < len(tokens):
+        if type_at >= 0 and (i + type_at >= len(tokens) or not typed[i + type_at]):
+            i += 1  # no data type where a row has one: skip without matching the rest
+            continue
+        fit = _fitting(tokens, i, columns)
+        if fit == width:
+            rows.append(_Row(_row_values(columns, tokens[i : i + width])))
             i += width
-        else:
-            i += 1
+            continue
+        if fit >= 3 and (i + fit == len(tokens) or _fitting(tokens, i + fit, columns[:3]) == 3):
+            kept = tokens[i : i + fit - 1] if i + fit == len(tokens) else tokens[i : i + fit]
+            rows.append(_Row(_row_values(columns, kept), cut_at=fit))
+            i += fit
+            continue
+        i += 1
+    return rows
 
 
-def _row_ok(row: dict[str, list[str]]) -> bool:
-    size = row.get("size", [""])[0]
-    count = row.get("count", [""])[0]
-    dtype = row.get("type", [""])[0]
-    if not (_is_int(size) and _is_int(count) and dtype in _TYPES):
-        return False
-    redop = row.get("redop")
-    if redop and redop[0] not in _REDOPS:
-        return False
-    times = row.get("time", [])
-    return bool(times) and re.fullmatch(r"[0-9]+(?:\.[0-9]+)?", times[0]) is not None
+def _row_values(columns: list[str], chunk: list[str]) -> dict[str, list[str]]:
+    row: dict[str, list[str]] = {}
+    for name, token in zip(columns, chunk, strict=False):
+        row.setdefault(name, []).append(token)
+    return row
+
+
+# Layouts to try on rows pasted without their header: today's, then older ones without a
+# "root" column, and without "redop" and "root" (broadcast-style tables of nccl-tests 1.x).
+_LAYOUTS = (
+    _DEFAULT_COLUMNS,
+    [c for c in _DEFAULT_COLUMNS if c != "root"],
+    [c for c in _DEFAULT_COLUMNS if c not in ("root", "redop")],
+)
+
+
+def _best_rows(tokens: list[str], columns: list[str] | None) -> list[_Row]:
+    """The rows under the header's layout, or under the layout that reads most whole rows."""
+    typed = [token in _TYPES for token in tokens]
+    if columns is not None:
+        return _rows(tokens, columns, typed)
+    best: list[_Row] = []
+    best_whole = -1
+    for layout in _LAYOUTS:
+        rows = _rows(tokens, list(layout), typed)
+        whole = sum(1 for row in rows if row.cut_at is None)
+        if whole > best_whole:
+            best, best_whole = rows, whole
+    return best
 
 
 def _bw(values: list[str], index: int) -> float | None:
     if index >= len(values) or not re.fullmatch(r"[0-9]+(?:\.[0-9]+)?", values[index]):
         return None
     return to_float(values[index])
+
+
+def _banner(line: str, into: dict[str, int]) -> None:
+    for name, pattern in _BANNER_FIELDS:
+        if name not in into and (m := pattern.search(line)):
+            into[name] = int(m.group(1))
+
+
+@dataclass
+class _Scan:
+    """What one pass over the cleaned lines found, besides the result rows' tokens."""
+
+    test: str | None = None
+    hosts: set[str] = field(default_factory=set)
+    devices: set[tuple[str, str, str]] = field(default_factory=set)
+    ranks: int = 0
+    columns: list[str] | None = None
+    tokens: list[str] = field(default_factory=list)
+    avg: float | None = None
+    oob: int | None = None
+    banner: dict[str, int] = field(default_factory=dict)
+    #: a result row has been seen: a later banner or command belongs to another run
+    rows_seen: bool = False
+
+
+def _scan(lines: list[str], commands: list[str]) -> _Scan:
+    scan = _Scan()
+    in_table = False
+    for command in commands:
+        if scan.test is None and (m := _TEST_NAME.search(command)):
+            scan.test = m.group("test")
+    seen_ranks: set[str] = set()
+    for line in lines:
+        stripped = line.strip()
+        if not stripped:
+            continue
+        hashed = stripped.startswith("#")
+        if m := _STARTING.match(stripped):
+            scan.test = m.group("test")
+        elif _BANNER.match(stripped):
+            if not scan.rows_seen:
+                _banner(stripped, scan.banner)
+        elif m := _RANK.match(stripped):
+            # every rank of an MPI run may print the whole banner: count each rank line once
+            if stripped not in seen_ranks:
+                seen_ranks.add(stripped)
+                scan.ranks += 1
+                scan.hosts.add(m.group("host"))
+                # host, bus and device together: MPI ranks each see "device 0" under
+                # CUDA_VISIBLE_DEVICES, and old nccl-tests print "[0x00]" for every bus
+                scan.devices.add((m.group("host"), m.group("bus"), m.group("device")))
+        elif (header := _header_columns(stripped)) is not None:
+            scan.columns = header
+            in_table = True
+        elif m := _AVG.match(stripped):
+            scan.avg = to_float(m.group("value"))
+            in_table = False
+        elif m := _OOB.match(stripped):
+            scan.oob = to_int(m.group("value"))
+            in_table = False
+        elif not hashed:
+            words = stripped.split()
+            if scan.test is None and not scan.rows_seen and (m := _TEST_NAME.search(stripped)):
+                scan.test = m.group("test")
+            scan.rows_seen = scan.rows_seen or _fitting(words, 0, _DEFAULT_COLUMNS[:3]) == 3
+            if in_table or scan.columns is None:
+                scan.tokens.extend(words)
+    return scan
 
 
 def parse_nccl(text: str) -> ParseResult:
@@ -181,66 +336,20 @@ def parse_nccl(text: str) -> ParseResult:
     result = ParseResult()
     version = next((m.group("version") for line in raw_lines if (m := _VERSION.search(line))), None)
     failures = [m.group(0).strip() for line in raw_lines if (m := _FAILURE.search(line))]
-    lines = _strip_logs(raw_lines)
-
-    test: str | None = None
-    hosts: set[str] = set()
-    devices: set[tuple[str, str]] = set()
-    ranks = 0
-    columns: list[str] | None = None
-    tokens: list[str] = []
-    avg: float | None = None
-    oob: int | None = None
-    in_table = False
-    for command in cleaned.commands:
-        if test is None and (m := _TEST_NAME.search(command)):
-            test = m.group("test")
-    for line in lines:
-        stripped = line.strip()
-        if not stripped:
-            continue
-        if stripped.startswith("#"):
-            if m := _STARTING.match(stripped):
-                test = m.group("test")
-            elif m := _RANK.match(stripped):
-                ranks += 1
-                hosts.add(m.group("host"))
-                devices.add((m.group("host"), m.group("bus") or m.group("device")))
-            elif (header := _header_columns(stripped)) is not None:
-                columns = header
-                in_table = True
-            elif m := _AVG.match(stripped):
-                avg = to_float(m.group("value"))
-                in_table = False
-            elif m := _OOB.match(stripped):
-                oob = to_int(m.group("value"))
-                in_table = False
-            continue
-        if test is None and (m := _TEST_NAME.search(stripped)):
-            test = m.group("test")
-        if in_table or columns is None:
-            tokens.extend(stripped.split())
-
-    rows = list(_rows(tokens, columns or list(_DEFAULT_COLUMNS)))
-    if not rows and columns is None:
-        # Older nccl-tests without a "root" column, pasted without the header.
-        rows = list(_rows(tokens, [c for c in _DEFAULT_COLUMNS if c != "root"]))
-    if not rows and avg is None:
-        if failures:
-            return ParseResult.unparsed(f"nccl-tests failed before any result: {failures[0]}")
-        if ranks or test:
-            return ParseResult.unparsed(
-                "nccl-tests output without a results table (truncated before the first row?)"
-            )
-        return ParseResult.unparsed("no nccl-tests results table or 'Avg bus bandwidth' line")
+    log = log_lines(raw_lines)
+    scan = _scan(_strip_logs(raw_lines), cleaned.commands)
+    rows = _best_rows(scan.tokens, scan.columns)
 
     max_busbw: float | None = None
     wrong_sizes: list[str] = []
+    cut: list[str] = []
+    width = len(scan.columns or _DEFAULT_COLUMNS)
     for row in rows:
-        subject = f"size={row['size'][0]}"
-        times = row.get("time", [])
-        algbw = row.get("algbw", [])
-        busbw = row.get("busbw", [])
+        size = row.values["size"][0]
+        subject = f"size={size}"
+        times = row.values.get("time", [])
+        algbw = row.values.get("algbw", [])
+        busbw = row.values.get("busbw", [])
         out_busbw = _bw(busbw, 0)
         result.add("nccl.time", _bw(times, 0), subject, "us")
         result.add("nccl.algbw", _bw(algbw, 0), subject, "GB/s")
@@ -249,25 +358,58 @@ def parse_nccl(text: str) -> ParseResult:
         result.add("nccl.busbw.inplace", _bw(busbw, 1), subject, "GB/s")
         if out_busbw is not None and (max_busbw is None or out_busbw > max_busbw):
             max_busbw = out_busbw
-        wrong = [to_int(w) for w in row.get("#wrong", row.get("error", []))]
+        wrong = [to_float(w) for w in row.values.get("#wrong", row.values.get("error", []))]
         if any(w for w in wrong if w is not None):
-            wrong_sizes.append(row["size"][0])
-    result.add("nccl.avg_busbw", avg, "host", "GB/s")
+            wrong_sizes.append(size)
+        if row.cut_at is not None:
+            cut.append(f"{size} ({row.cut_at} of {width} values)")
+    result.add("nccl.avg_busbw", scan.avg, "host", "GB/s")
     result.add("nccl.max_busbw", max_busbw, "host", "GB/s")
-    result.add("nccl.test", test, "host")
-    result.add("nccl.ranks", ranks or None, "host")
-    result.add("nccl.gpus", len(devices) or None, "host")
-    result.add("nccl.hosts", len(hosts) or None, "host")
+    result.add("nccl.test", scan.test, "host")
+    result.add("nccl.ranks", scan.ranks or None, "host")
+    result.add("nccl.gpus", len(scan.devices) or None, "host")
+    result.add("nccl.hosts", len(scan.hosts) or None, "host")
     result.add("nccl.version", version, "host")
-    result.add("nccl.out_of_bounds", oob, "host")
+    result.add("nccl.out_of_bounds", scan.oob, "host")
+    for name, _ in _BANNER_FIELDS:
+        result.add(name, scan.banner.get(name), "host")
+    _add_log(result, log)
+
+    measured = bool(rows) or scan.avg is not None
+    if not measured:
+        if failures:
+            reason = f"nccl-tests failed before any result: {failures[0]}"
+        elif scan.ranks or scan.test or scan.banner or scan.columns is not None:
+            reason = "nccl-tests output without a results table (truncated before the first row?)"
+        else:
+            reason = "no nccl-tests results table or 'Avg bus bandwidth' line"
+        # A failed run stays unparsed (its error is the answer) unless NCCL's own log came
+        # with it: the transports and warnings it printed before failing are the diagnosis.
+        if not result.facts or (failures and not log.lines):
+            return ParseResult.unparsed(reason)
+        result.problems.insert(0, reason)
     if wrong_sizes:
         result.problems.append(f"validation errors (#wrong > 0) at sizes {', '.join(wrong_sizes)}")
-    if oob:
-        result.problems.append(f"{oob} out-of-bounds values: results are not trustworthy")
-    result.problems.extend(f"reported failure: {failure}" for failure in failures[:3])
-    if avg is None and rows:
+    if scan.oob:
+        result.problems.append(f"{scan.oob} out-of-bounds values: results are not trustworthy")
+    if cut:
+        result.problems.append(f"rows cut short, read as far as they go: sizes {', '.join(cut)}")
+    start = 1 if not measured and failures else 0
+    result.problems.extend(f"reported failure: {failure}" for failure in failures[start:3])
+    if scan.avg is None and rows:
         result.problems.append("no '# Avg bus bandwidth' line (run cut short or pasted in part)")
     return result
+
+
+def _add_log(result: ParseResult, log: NcclLog) -> None:
+    """The facts of the interleaved NCCL log, less those the tables already gave."""
+    if not log.lines and not log.versions:
+        return
+    from_log = ParseResult()
+    add_log_facts(from_log, log)
+    have = {(fact.name, fact.subject) for fact in result.facts}
+    result.facts.extend(f for f in from_log.facts if (f.name, f.subject) not in have)
+    result.problems.extend(from_log.problems)
 
 
 PROBE = Probe(
@@ -291,6 +433,16 @@ PROBE = Probe(
         "nccl.hosts",
         "nccl.version",
         "nccl.out_of_bounds",
+        "nccl.threads",
+        "nccl.gpus_per_thread",
+        "nccl.min_bytes",
+        "nccl.max_bytes",
+        "nccl.warmup_iters",
+        "nccl.iters",
+        "nccl.transport",
+        "nccl.transports",
+        "nccl.env.NCCL_P2P_LEVEL",
+        "nccl.warnings",
     ),
     needs_load=False,
     extra={"argv_note": "usually set by the user: binary path, -g GPUs per process, mpirun"},

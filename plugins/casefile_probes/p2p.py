@@ -17,6 +17,13 @@ Facts (pairs are ``gpu<row>-gpu<column>`` as printed, the diagonal is skipped):
 - on ``host``, for every bandwidth matrix above, ``<name>.min`` and ``<name>.max`` (GB/s)
   over the off-diagonal pairs, e.g. ``p2p.unidir_bw.enabled.min``; ``p2p.gpus`` (int);
 - ``name`` (str) per ``gpu<N>`` from the "Device: N, name, pciBusID …" lines.
+
+A matrix row with fewer values than its header has columns (a paste cut mid-row) is read as
+far as it goes, less its last value when it is the last line of the paste (that value may be
+cut too); a row with more values keeps the first ones, one per column. Either way a problem
+names the matrix and the row. The GPU count is the largest of the device list, the access
+lines and the matrix headers, so a cut device list does not make the box look smaller; when
+a header names more GPUs than the device list, that is stated too.
 """
 
 from __future__ import annotations
@@ -82,7 +89,8 @@ def parse_p2p(text: str) -> ParseResult:
     template: tuple[str, str | None] | None = None
     current: _Matrix | None = None
     bad_rows: list[str] = []
-    for line in cleaned.lines:
+    last = max((i for i, line in enumerate(cleaned.lines) if line.strip()), default=-1)
+    for position, line in enumerate(cleaned.lines):
         if m := _DEVICE.match(line):
             names.setdefault(int(m.group("index")), m.group("name").strip())
             continue
@@ -102,15 +110,9 @@ def parse_p2p(text: str) -> ParseResult:
             matrices.append(current)
             continue
         if current is not None and (m := _ROW.match(line)):
-            cells = m.group("cells").split()
-            if len(cells) != len(current.columns) or not all(_CELL.fullmatch(c) for c in cells):
-                bad_rows.append(f"{current.name} row {m.group('row')}")
-                continue
-            row = int(m.group("row"))
-            for column, cell in zip(current.columns, cells, strict=True):
-                value = to_float(cell)
-                if value is not None:
-                    current.cells[(row, column)] = value
+            problem = _read_row(current, int(m.group("row")), m.group("cells"), position == last)
+            if problem:
+                bad_rows.append(problem)
             continue
         if line.strip() and not line.strip().startswith("..."):
             # Anything else (the NOTE, an elision) ends the table but not the section:
@@ -149,8 +151,37 @@ def parse_p2p(text: str) -> ParseResult:
     if not any(m.name != "connectivity" and m.cells for m in matrices):
         result.problems.append("no bandwidth or latency matrix values (output cut short?)")
     if bad_rows:
-        result.problems.append(f"rows not read (wrong number of values): {', '.join(bad_rows)}")
+        result.problems.append(f"rows read in part: {'; '.join(bad_rows)}")
+    header_gpus = max((len(m.columns) for m in matrices), default=0)
+    if names and header_gpus > len(names):
+        result.problems.append(
+            f"the matrices have {header_gpus} GPUs but only {len(names)} 'Device:' lines "
+            "(device list cut short?)"
+        )
     return result
+
+
+def _read_row(matrix: _Matrix, row: int, text: str, at_end: bool) -> str | None:
+    """Read one matrix row as far as it goes; a problem when it does not fit the header."""
+    tokens = text.split()
+    cells: list[str] = []
+    for token in tokens:
+        if not _CELL.fullmatch(token):
+            break
+        cells.append(token)
+    width = len(matrix.columns)
+    short = len(cells) < width
+    if short and at_end and cells and len(cells) == len(tokens):
+        cells.pop()  # the paste ends inside this row: its last number may be cut as well
+    for column, cell in zip(matrix.columns, cells, strict=False):
+        value = to_float(cell)
+        if value is not None:
+            matrix.cells[(row, column)] = value
+    if short:
+        return f"{matrix.name} row {row}: {min(len(cells), width)} of {width} values (cut short?)"
+    if len(tokens) > width:
+        return f"{matrix.name} row {row}: {len(tokens)} values for {width} columns, extra ignored"
+    return None
 
 
 PROBE = Probe(

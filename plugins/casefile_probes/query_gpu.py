@@ -21,6 +21,14 @@ index order). A sample ends where the header repeats or the timestamp changes. S
 samples of a GPU (``-l``/``-lms`` loops) are summarised: numbers by their mean (a float,
 rounded to 0.01), text by the last value; ``query.samples`` (int) counts the rows per GPU.
 
+A numeric field with two or more timed samples on a GPU is also kept as a time series with
+its summaries (see :mod:`casefile_probes.series`): ``<field>.series`` (str), and
+``<field>.series.min`` / ``.max`` / ``.first`` / ``.last`` / ``.slope`` (per second). Times
+come from the ``timestamp`` column when there is one (``clock`` = ``measured``), else from
+the sample's number times the loop interval on the pasted command line (``-l N`` seconds,
+``-lms N`` milliseconds; ``clock`` = ``interval``); without either, no series is made, since
+its times would be guesses.
+
 Other queries (``--query-compute-apps`` …) are read generically: facts named after the header
 fields, subject ``pid<pid>`` (prefixed by the GPU's bus id or UUID when a column gives it),
 or ``row<n>`` when no pid or index column exists.
@@ -45,6 +53,7 @@ from ._text import (
     to_number,
     tool_error,
 )
+from .series import Series, add_series_facts, parse_timestamp
 
 __all__ = ["PROBE", "parse_query_gpu"]
 
@@ -191,6 +200,7 @@ def parse_query_gpu(text: str) -> ParseResult:
     requested: list[str] | None = None
     ids: list[int] = []
     loop = False
+    interval = _loop_interval(cleaned.commands)
     for command in cleaned.commands:
         query = _QUERY_OPTION.search(command)
         if query:
@@ -255,7 +265,7 @@ def parse_query_gpu(text: str) -> ParseResult:
     if elided:
         result.problems.append("rows elided ('[...]'); only the rows shown were read")
     if kind == "gpu":
-        _emit_gpu_rows(table, result, ids, loop)
+        _emit_gpu_rows(table, result, ids, loop, interval)
     else:
         _emit_generic_rows(table, result)
     return result
@@ -305,7 +315,60 @@ def _gpu_subjects(table: _Table, ids: list[int]) -> list[str]:
     return subjects
 
 
-def _emit_gpu_rows(table: _Table, result: ParseResult, ids: list[int], loop: bool) -> None:
+def _loop_interval(commands: list[str]) -> float | None:
+    """Seconds between samples from ``-l N`` / ``--loop=N`` or ``-lms N`` / ``--loop-ms=N``."""
+    for command in commands:
+        match = re.search(
+            r"(?:^|\s)(-lms|--loop-ms|-l|--loop)(?:=|\s+)(\d+(?:\.\d+)?)(?:\s|$)", command
+        )
+        if match is None:
+            continue
+        value = float(match.group(2))
+        seconds = value / 1000.0 if match.group(1) in ("-lms", "--loop-ms") else value
+        if 0 < seconds < 86_400:
+            return seconds
+    return None
+
+
+def _sample_times(
+    table: _Table, subjects: list[str], interval: float | None
+) -> tuple[list[float | None], str | None, bool]:
+    """Each row's time in seconds since the first row, the first timestamp as printed, and
+    whether the times were measured (a timestamp column) rather than counted."""
+    names = [column.name for column in table.columns]
+    if "timestamp" in names:
+        position = names.index("timestamp")
+        first = None
+        start: str | None = None
+        times: list[float | None] = []
+        previous: tuple[str, float | None] = ("", None)
+        for _, cells in table.rows:
+            raw = cells[position]
+            if raw == previous[0]:  # every GPU of one sample has the same stamp
+                times.append(previous[1])
+                continue
+            stamp = parse_timestamp(raw)
+            seconds: float | None = None
+            if stamp is not None:
+                if first is None:
+                    first, start = stamp, raw.strip()
+                seconds = (stamp - first).total_seconds()
+            times.append(seconds)
+            previous = (raw, seconds)
+        return times, start, True
+    if interval is None:
+        return [None] * len(table.rows), None, False
+    seen: dict[str, int] = defaultdict(int)
+    counted: list[float | None] = []
+    for subject in subjects:
+        counted.append(seen[subject] * interval)
+        seen[subject] += 1
+    return counted, None, False
+
+
+def _emit_gpu_rows(
+    table: _Table, result: ParseResult, ids: list[int], loop: bool, interval: float | None
+) -> None:
     names = [column.name for column in table.columns]
     if loop and not {"index", "pci.bus_id", "timestamp"} & set(names):
         result.problems.append(
@@ -313,10 +376,13 @@ def _emit_gpu_rows(table: _Table, result: ParseResult, ids: list[int], loop: boo
             "position, which may be wrong"
         )
     subjects = _gpu_subjects(table, ids)
+    times, start, measured = _sample_times(table, subjects, interval)
     values: dict[tuple[str, str], list[FactValue]] = defaultdict(list)
+    # each reading's sample time, in the same order; only numbers get one
+    timed: dict[tuple[str, str], list[float]] = defaultdict(list)
     counts: dict[str, int] = defaultdict(int)
     units: dict[str, str | None] = {}
-    for subject, (_, cells) in zip(subjects, table.rows, strict=True):
+    for subject, when, (_, cells) in zip(subjects, times, table.rows, strict=True):
         counts[subject] += 1
         for column, raw in zip(table.columns, cells, strict=True):
             if column.name in {"index", "timestamp"}:
@@ -331,10 +397,21 @@ def _emit_gpu_rows(table: _Table, result: ParseResult, ids: list[int], loop: boo
             target = "host" if column.name == "driver_version" else subject
             values[(target, column.name)].append(value)
             units[column.name] = column.unit or _known_unit(column.name)
+            if when is not None and target != "host" and type(value) in (int, float):
+                timed[(target, column.name)].append(when)
     for (subject, name), readings in sorted(
         values.items(), key=lambda item: (natural_key(item[0][0]), item[0][1])
     ):
         result.add(name, _summary(readings), subject=subject, unit=units.get(name))
+        stamps = timed.get((subject, name), [])
+        if len(stamps) >= 2 and len(stamps) == len(readings):
+            series = Series(
+                times=tuple(stamps),
+                values=tuple(float(v) for v in readings if type(v) in (int, float)),
+                clock="measured" if measured else "interval",
+                start=start,
+            )
+            add_series_facts(result, name, subject, units.get(name), series)
     for subject, count in counts.items():
         result.add("query.samples", count, subject=subject)
 

@@ -29,6 +29,13 @@ line names a single GPU ``gpuN``):
   ``applications_clocks_setting``, ``sw_power_cap``, ``hw_slowdown``,
   ``hw_thermal_slowdown``, ``hw_power_brake_slowdown``, ``sync_boost``,
   ``sw_thermal_slowdown``, ``display_clock_setting``;
+- ``clocks_event_reasons_counters.<reason>`` (us, "Clocks Event Reasons Counters", 550+
+  drivers: time held back since the driver loaded) for ``sw_power_cap``, ``sync_boost``,
+  ``sw_thermal_slowdown``, ``hw_thermal_slowdown``, ``hw_power_brake_slowdown``;
+- ``-d TEMPERATURE``: ``temperature.gpu.shutdown``, ``.slowdown``, ``.max_operating``,
+  ``.target``, ``.tlimit`` and ``temperature.memory.max_operating`` (C);
+- ``-d CLOCK``: ``clocks.applications.gr`` / ``.mem``, ``clocks.default_applications.gr`` /
+  ``.mem``, ``clocks.max_customer_boost.gr`` (MHz), beside the current and max clocks;
 - ``ecc.errors.{corrected,uncorrected}.{volatile,aggregate}.{dram,sram,total}`` (int);
 - ``retired_pages.sbe``, ``retired_pages.dbe`` (int), ``retired_pages.pending`` (bool);
 - ``remapped_rows.correctable``, ``.uncorrectable`` (int), ``.pending``, ``.failure`` (bool);
@@ -56,7 +63,7 @@ from ._text import (
     tool_error,
 )
 
-__all__ = ["PROBE", "parse_smi_q"]
+__all__ = ["PERFORMANCE_PROBE", "PROBE", "parse_smi_q"]
 
 _GPU_HEADER = re.compile(r"^GPU\s+([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s*$")
 _KEY_VALUE = re.compile(r"^(?P<key>\S.*?)\s+:\s?(?P<value>.*)$")
@@ -153,6 +160,19 @@ _FIELDS: dict[str, _Field] = {
     "temperature/gpu current temp": _Field("temperature.gpu", _CELSIUS, "C"),
     "temperature/memory current temp": _Field("temperature.memory", _CELSIUS, "C"),
     "temperature/memory temp": _Field("temperature.memory", _CELSIUS, "C"),
+    "temperature/gpu shutdown temp": _Field("temperature.gpu.shutdown", _CELSIUS, "C"),
+    "temperature/gpu slowdown temp": _Field("temperature.gpu.slowdown", _CELSIUS, "C"),
+    "temperature/gpu max operating temp": _Field("temperature.gpu.max_operating", _CELSIUS, "C"),
+    "temperature/gpu target temperature": _Field("temperature.gpu.target", _CELSIUS, "C"),
+    "temperature/gpu t.limit temp": _Field("temperature.gpu.tlimit", _CELSIUS, "C"),
+    "temperature/memory max operating temp": _Field(
+        "temperature.memory.max_operating", _CELSIUS, "C"
+    ),
+    "applications clocks/graphics": _Field("clocks.applications.gr", _MHZ, "MHz"),
+    "applications clocks/memory": _Field("clocks.applications.mem", _MHZ, "MHz"),
+    "default applications clocks/graphics": _Field("clocks.default_applications.gr", _MHZ, "MHz"),
+    "default applications clocks/memory": _Field("clocks.default_applications.mem", _MHZ, "MHz"),
+    "max customer boost clocks/graphics": _Field("clocks.max_customer_boost.gr", _MHZ, "MHz"),
     "clocks/graphics": _Field("clocks.gr", _MHZ, "MHz"),
     "clocks/sm": _Field("clocks.sm", _MHZ, "MHz"),
     "clocks/memory": _Field("clocks.mem", _MHZ, "MHz"),
@@ -216,6 +236,21 @@ _REASONS = {
 }
 _REASON_SECTIONS = ("clocks throttle reasons", "clocks event reasons")
 
+# "Clocks Event Reasons Counters" (550+ drivers): time spent held back since the driver
+# loaded, in microseconds; the flags above say only what holds the clocks right now.
+_COUNTERS = {
+    "sw power capping": "sw_power_cap",
+    "sync boost": "sync_boost",
+    "sw thermal slowdown": "sw_thermal_slowdown",
+    "hw thermal slowdown": "hw_thermal_slowdown",
+    "hw power braking": "hw_power_brake_slowdown",
+}
+_MICROSECONDS = _quantity("us")
+for _key, _reason in _COUNTERS.items():
+    _FIELDS[f"clocks event reasons counters/{_key}"] = _Field(
+        f"clocks_event_reasons_counters.{_reason}", _MICROSECONDS, "us"
+    )
+
 _HOST_FIELDS: dict[str, _Field] = {
     "driver version": _Field("driver_version", _text),
     "cuda version": _Field("cuda_version", _text),
@@ -259,6 +294,7 @@ def parse_smi_q(text: str) -> ParseResult:
         gpus.append(gpu)
         return gpu
 
+    host_section = False
     for line in cleaned.lines:
         if not line.strip():
             continue
@@ -280,6 +316,11 @@ def parse_smi_q(text: str) -> ParseResult:
             if host_field is not None and value is not None:
                 key_lines += 1
                 result.add(host_field.name, host_field.convert(value), unit=host_field.unit)
+            # A host-level section ("vGPU Driver Capability" in 580-era drivers) nests its
+            # keys under it, before any GPU: those lines are not a fragment of a GPU's.
+            host_section = current is None and value is None
+            continue
+        if current is None and host_section:
             continue
         if current is None:
             current = new_gpu()
@@ -379,4 +420,37 @@ PROBE = Probe(
         "processes.count",
     ),
     needs_load=False,
+)
+
+#: The sections that say why clocks are low: clock event reasons (and their counters),
+#: temperatures against their slowdown thresholds, clocks against their maxima, power
+#: against its limits. Small enough to take every few seconds under load.
+PERFORMANCE_PROBE = Probe(
+    name="nvidia-smi-q-perf",
+    summary="Why clocks are low: event reasons and counters, temperatures, clocks, power",
+    parse=parse_smi_q,
+    argv=("nvidia-smi", "-q", "-d", "PERFORMANCE,TEMPERATURE,CLOCK,POWER"),
+    cost="cheap",
+    facts=(
+        "pstate",
+        "clocks_event_reasons.sw_power_cap",
+        "clocks_event_reasons.hw_slowdown",
+        "clocks_event_reasons.hw_thermal_slowdown",
+        "clocks_event_reasons.sw_thermal_slowdown",
+        "clocks_event_reasons.hw_power_brake_slowdown",
+        "clocks_event_reasons_counters.sw_power_cap",
+        "clocks_event_reasons_counters.sw_thermal_slowdown",
+        "clocks_event_reasons_counters.hw_thermal_slowdown",
+        "temperature.gpu",
+        "temperature.gpu.slowdown",
+        "temperature.gpu.shutdown",
+        "temperature.gpu.max_operating",
+        "clocks.sm",
+        "clocks.max.sm",
+        "clocks.applications.gr",
+        "power.draw",
+        "power.limit",
+        "enforced.power.limit",
+    ),
+    needs_load=True,
 )

@@ -14,6 +14,10 @@ a problem), ``pci.bus_id`` (``0000:01:00.0``), ``persistence_mode`` ("Enabled"/"
 ``utilization.gpu`` (%), ``ecc.errors.uncorrected.volatile.total`` (int) or
 ``ecc.mode.current`` ("Enabled"/"Disabled") from the ECC cell.
 
+Fragments are read as far as they go: a block cut after its first line still gives the
+name, bus id and persistence mode, and a first line cut after the bus id (no ECC cell) or a
+second line cut after the memory cell (no utilisation cell) still give what they show.
+
 Processes (only when the Processes section is complete): ``processes.count`` (int) per GPU,
 and per process (subject ``gpuN/pid<pid>``) ``process.name``, ``process.type`` (str),
 ``process.used_memory`` (MiB). MIG devices: ``mig.devices`` (int) per GPU and, per device
@@ -39,14 +43,15 @@ _BANNER = re.compile(
 )
 _BUS = r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]"
 # |   0  NVIDIA GeForce RTX 4090        Off |   00000000:01:00.0 Off |                  Off |
+# The ECC cell may be missing when the paste was cut after the bus id.
 _GPU_LINE1 = re.compile(
     r"^\|\s*(?P<index>\d+)\s+(?P<name>.+?)\s+(?P<persist>On|Off|WDDM|TCC|N/A)\s*\|"
-    rf"\s*(?P<bus>{_BUS})\s+(?P<disp>\S+)\s*\|\s*(?P<ecc>[^|]*?)\s*\|"
+    rf"\s*(?P<bus>{_BUS})\s+(?P<disp>\S+)\s*\|(?:(?P<ecc>[^|]*)\|)?"
 )
 # |  0%   30C    P8             29W /  400W |    1583MiB /  24564MiB |      0%      Default |
 _GPU_LINE2 = re.compile(
     r"^\|\s*(?P<fan>\S+)\s+(?P<temp>\S+)\s+(?P<perf>\S+)\s+(?P<pwr>\S+)\s*/\s*(?P<cap>\S+)\s*\|"
-    r"\s*(?P<used>\S+)\s*/\s*(?P<total>\S+)\s*\|\s*(?P<util>\S+)\s+(?P<compute>[^|]*?)\s*\|"
+    r"\s*(?P<used>\S+)\s*/\s*(?P<total>\S+)\s*\|(?:\s*(?P<util>\S+)\s+(?P<compute>[^|]*)\|)?"
 )
 _GPU_LINE3 = re.compile(r"^\|\s*\|\s*\|\s*(?P<mig>[^|]*?)\s*\|$")
 # with GI/CI columns (450+) or without (older)
@@ -185,7 +190,7 @@ def _read_first(match: re.Match[str], result: ParseResult) -> str:
     elif persist in ("WDDM", "TCC"):
         result.add("driver_model.current", persist, subject)
     result.add("pci.bus_id", normalise_bus_id(match.group("bus")), subject)
-    ecc = match.group("ecc").strip()
+    ecc = (match.group("ecc") or "").strip()
     if ecc.isdigit():
         result.add("ecc.errors.uncorrected.volatile.total", int(ecc), subject)
     elif ecc in ("On", "Off"):
@@ -202,8 +207,9 @@ def _read_second(match: re.Match[str], subject: str, result: ParseResult) -> Non
     result.add("power.limit", _quantity(match.group("cap"), "W"), subject, "W")
     result.add("memory.used", _quantity(match.group("used"), "MiB"), subject, "MiB")
     result.add("memory.total", _quantity(match.group("total"), "MiB"), subject, "MiB")
-    result.add("utilization.gpu", _quantity(match.group("util"), "%"), subject, "%")
-    compute = match.group("compute").strip()
+    util = match.group("util")
+    result.add("utilization.gpu", None if util is None else _quantity(util, "%"), subject, "%")
+    compute = (match.group("compute") or "").strip()
     result.add("compute_mode", None if is_missing(compute) else compute, subject)
 
 

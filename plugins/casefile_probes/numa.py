@@ -1,0 +1,232 @@
+"""``numactl -H`` and ``lscpu``: NUMA nodes, the CPUs on each, and the distances between them.
+
+A GPU's data loader or NCCL proxy thread running on the far socket pays the inter-socket link
+on every host-memory copy, and two GPUs on different nodes reach each other across it. The
+lspci probe gives each GPU's ``pci.numa_node``; these give the nodes themselves.
+
+Facts on ``host``: ``numa.nodes`` (int: "available: N nodes" or "NUMA node(s): N"); from
+lscpu also ``cpu.count`` (int, "CPU(s)"), ``cpu.sockets``, ``cpu.threads_per_core``,
+``cpu.cores_per_socket`` (int) and ``cpu.model`` (str).
+
+Per node (subject ``node0``, ``node1`` …): ``numa.cpus`` (str, the CPU list written as ranges,
+``0-5,24-29``, whichever way the tool printed it; absent for a node without CPUs, as GPU
+memory nodes on Grace systems are) and ``numa.cpu_count`` (int, 0 for such a node); from
+numactl ``numa.memory.total`` and ``numa.memory.free`` (MB, as printed).
+
+Per pair of nodes (subject ``node0-node1``, lower number first): ``numa.distance`` (int, the
+SLIT distance; 10 is local). The matrix is read by its header row of node numbers, so sparse
+node numbers work; a row that is not symmetric with its mirror is reported as a problem.
+
+Output with none of these lines is unparsed, with the tool's words when it printed an error
+("No NUMA available on this system", command not found).
+"""
+
+from __future__ import annotations
+
+import re
+
+from casefile.domain.facts import ParseResult
+from casefile.probes.api import Probe
+
+from ._text import clean_paste, natural_key
+
+__all__ = ["LSCPU_PROBE", "PROBE", "compact_cpus", "parse_numa"]
+
+_AVAILABLE = re.compile(r"^available:\s*(?P<count>\d+)\s+nodes?\b")
+_NODE_CPUS = re.compile(r"^node\s+(?P<node>\d+)\s+cpus:\s*(?P<cpus>[\d\s]*)$")
+_NODE_SIZE = re.compile(r"^node\s+(?P<node>\d+)\s+(?P<kind>size|free):\s*(?P<mb>\d+)\s*MB\s*$")
+_DISTANCE_HEADER = re.compile(r"^node\s+(?P<nodes>\d+(?:\s+\d+)*)\s*$")
+_DISTANCE_ROW = re.compile(r"^\s*(?P<node>\d+):\s*(?P<values>\d+(?:\s+\d+)*)\s*$")
+_LSCPU = re.compile(r"^\s*(?P<key>[A-Za-z][A-Za-z0-9 ()/-]*?):(?P<value>.*)$")
+_LSCPU_NODE = re.compile(r"^NUMA node(?P<node>\d+) CPU\(s\)$")
+# "No NUMA available on this system" (a kernel without NUMA), a missing numactl or lscpu.
+_TOOL_ERROR = re.compile(
+    r"No NUMA available|numactl: command not found|lscpu: command not found"
+    r"|(?:numactl|lscpu):.*(?:not found|No such file)",
+    re.I,
+)
+_RANGE = re.compile(r"^(?P<low>\d+)(?:-(?P<high>\d+))?$")
+
+_LSCPU_INTS = {
+    "CPU(s)": "cpu.count",
+    "Socket(s)": "cpu.sockets",
+    "Thread(s) per core": "cpu.threads_per_core",
+    "Core(s) per socket": "cpu.cores_per_socket",
+    "NUMA node(s)": "numa.nodes",
+}
+
+#: A CPU list longer than this is not a CPU list (and would be slow to write out).
+_MAX_CPU = 1 << 20
+
+
+def compact_cpus(cpus: list[int]) -> str:
+    """CPU numbers as ranges: ``[0, 1, 2, 5]`` → ``0-2,5``."""
+    return _write(_merge([(cpu, cpu) for cpu in cpus]))
+
+
+def _merge(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted, overlapping and adjacent ranges joined (never expanded into CPUs)."""
+    merged: list[tuple[int, int]] = []
+    for low, high in sorted(ranges):
+        if merged and low <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], high))
+        else:
+            merged.append((low, high))
+    return merged
+
+
+def _write(ranges: list[tuple[int, int]]) -> str:
+    return ",".join(str(low) if low == high else f"{low}-{high}" for low, high in ranges)
+
+
+def _ranges(text: str) -> list[tuple[int, int]] | None:
+    """``0-5,24-29`` as ``[(0, 5), (24, 29)]``; None when it is not a CPU list."""
+    ranges = []
+    for part in text.split(","):
+        match = _RANGE.match(part.strip())
+        if match is None:
+            return None
+        low = int(match.group("low"))
+        high = int(match.group("high") or low)
+        if high < low or high > _MAX_CPU:
+            return None
+        ranges.append((low, high))
+    return ranges
+
+
+def _node_cpus(result: ParseResult, node: str, ranges: list[tuple[int, int]]) -> None:
+    subject = f"node{node}"
+    merged = _merge(ranges)
+    if merged:
+        result.add("numa.cpus", _write(merged), subject)
+    result.add("numa.cpu_count", sum(high - low + 1 for low, high in merged), subject)
+
+
+def _read_distances(lines: list[str], start: int, result: ParseResult) -> int:
+    """The matrix under ``node distances:``; returns the index of the first line after it."""
+    header = _DISTANCE_HEADER.match(lines[start].strip()) if start < len(lines) else None
+    if header is None:
+        result.problems.append("'node distances:' without the row of node numbers")
+        return start
+    columns = header.group("nodes").split()
+    matrix: dict[tuple[str, str], int] = {}
+    position = start + 1
+    while position < len(lines):
+        row = _DISTANCE_ROW.match(lines[position])
+        if row is None:
+            break
+        values = row.group("values").split()
+        if len(values) != len(columns):
+            result.problems.append(f"distance row {row.group('node')} has {len(values)} values")
+        for column, value in zip(columns, values, strict=False):
+            matrix[(row.group("node"), column)] = int(value)
+        position += 1
+    asymmetric = []
+    for (a, b), value in sorted(matrix.items(), key=lambda item: natural_key(" ".join(item[0]))):
+        if int(a) >= int(b):
+            continue
+        mirror = matrix.get((b, a))
+        if mirror is not None and mirror != value:
+            asymmetric.append(f"node{a}-node{b}")
+        result.add("numa.distance", value, f"node{a}-node{b}")
+    if asymmetric:
+        result.problems.append(f"distances differ by direction for {', '.join(asymmetric)}")
+    return position
+
+
+def parse_numa(text: str) -> ParseResult:
+    """Facts from ``numactl -H`` (``--hardware``) or ``lscpu`` output."""
+    cleaned = clean_paste(text, hash_prompt=True)
+    lines = cleaned.lines
+    result = ParseResult()
+    read = 0
+    position = 0
+    while position < len(lines):
+        line = lines[position].strip()
+        position += 1
+        if match := _AVAILABLE.match(line):
+            result.add("numa.nodes", int(match.group("count")))
+        elif match := _NODE_CPUS.match(line):
+            cpus = [(int(c), int(c)) for c in match.group("cpus").split()]
+            _node_cpus(result, match.group("node"), cpus)
+        elif match := _NODE_SIZE.match(line):
+            name = "numa.memory.total" if match.group("kind") == "size" else "numa.memory.free"
+            result.add(name, int(match.group("mb")), f"node{match.group('node')}", "MB")
+        elif line == "node distances:":
+            position = _read_distances(lines, position, result)
+        elif match := _LSCPU.match(lines[position - 1]):
+            read += _lscpu_line(match.group("key"), match.group("value").strip(), result)
+            continue
+        else:
+            continue
+        read += 1
+    if not read or not result.facts:
+        error = next((line.strip() for line in lines if _TOOL_ERROR.search(line)), None)
+        if error:
+            return ParseResult.unparsed(f"the tool printed an error, not NUMA state: {error}")
+        return ParseResult.unparsed(
+            "no NUMA lines found (expected numactl -H's 'available: N nodes' or lscpu's "
+            "'NUMA node(s):')"
+        )
+    if "numa.nodes" not in {fact.name for fact in result.facts}:
+        result.problems.append("no node count ('available: N nodes' / 'NUMA node(s):'): cut?")
+    return result
+
+
+def _lscpu_line(key: str, value: str, result: ParseResult) -> int:
+    """One ``Key: value`` line of lscpu; 1 when it gave a fact."""
+    if key in _LSCPU_INTS:
+        if value.isdigit():
+            result.add(_LSCPU_INTS[key], int(value))
+            return 1
+        return 0
+    if key == "Model name" and value:
+        result.add("cpu.model", value)
+        return 1
+    node = _LSCPU_NODE.match(key)
+    if node is None:
+        return 0
+    if not value:
+        _node_cpus(result, node.group("node"), [])
+        return 1
+    ranges = _ranges(value)
+    if ranges is None:
+        result.problems.append(f"unreadable CPU list for node{node.group('node')}: {value[:40]!r}")
+        return 0
+    _node_cpus(result, node.group("node"), ranges)
+    return 1
+
+
+_FACTS = (
+    "numa.nodes",
+    "numa.cpus",
+    "numa.cpu_count",
+    "numa.memory.total",
+    "numa.memory.free",
+    "numa.distance",
+    "cpu.count",
+    "cpu.sockets",
+    "cpu.threads_per_core",
+    "cpu.cores_per_socket",
+    "cpu.model",
+)
+
+PROBE = Probe(
+    name="numactl",
+    summary="NUMA nodes: CPUs and memory per node, distances between nodes (numactl -H)",
+    parse=parse_numa,
+    argv=("numactl", "-H"),
+    cost="instant",
+    facts=_FACTS,
+    needs_load=False,
+)
+
+LSCPU_PROBE = Probe(
+    name="lscpu",
+    summary="CPU sockets, cores and NUMA nodes with their CPU lists (lscpu)",
+    parse=parse_numa,
+    argv=("lscpu",),
+    cost="instant",
+    facts=_FACTS,
+    needs_load=False,
+)

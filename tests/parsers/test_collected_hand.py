@@ -1,0 +1,525 @@
+"""Hand-written expectations for issue 11 items 3-5: values typed out from the collected samples
+and small made-up cases (marked as such) for what no public sample shows.
+
+The golden files pin everything a parser says; these pin what rules and people read: which GPU
+sits under which bridge, whether ACS redirects, what the IOMMU does, where the CPUs are, and
+the series beside each averaged metric.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import entry_points
+
+import pytest
+from casefile_probes.dmon import parse_dmon
+from casefile_probes.iommu_dmesg import parse_iommu_dmesg
+from casefile_probes.kernel_cmdline import parse_cmdline
+from casefile_probes.lspci import PROBE as LSPCI
+from casefile_probes.lspci import parse_lspci
+from casefile_probes.lspci_tree import MAX_PAIRED, ROOT_COMPLEX, parse_lspci_tree
+from casefile_probes.numa import compact_cpus, parse_numa
+from casefile_probes.query_gpu import parse_query_gpu
+from casefile_probes.series import MAX_POINTS, Series, decode, encode, slope
+from casefile_probes.smi_q import parse_smi_q
+from casefile_probes.smi_table import parse_smi_table
+
+from casefile.domain.facts import ParseResult
+from casefile.probes.api import Probe
+
+from .corpus import CORPUS, GOLDEN
+
+needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"corpus not found at {CORPUS}")
+
+
+def fixture(name: str) -> str:
+    return (GOLDEN / name).read_text(encoding="utf-8")
+
+
+def corpus(name: str) -> str:
+    return (CORPUS / name).read_text(encoding="utf-8", errors="replace")
+
+
+def at(result: ParseResult, name: str, subject: str = "host") -> object:
+    return result.values(name).get(subject)
+
+
+# --- lspci: fragments without a device line -----------------------------------------------
+
+
+def test_acsctl_grep_gives_one_unknown_device_per_line_and_says_so() -> None:
+    result = parse_lspci(fixture("lspci-fragment/004.txt"))
+    redirecting = sorted(s for s, v in result.values("pci.acs.redirect").items() if v is True)
+    # lines 3, 5, 6, 9 and 10 of the paste read "ReqRedir+ CmpltRedir+"
+    assert redirecting == ["unknown10", "unknown3", "unknown5", "unknown6", "unknown9"]
+    assert at(result, "pci.acs.ctl.src_valid", "unknown15") is True
+    assert at(result, "pci.acs.enabled", "unknown1") is False
+    assert len(result.values("pci.acs.redirect")) == 15
+    assert "15 link/ACS record(s) without an address" in result.problems[0]
+
+
+def test_a_grepd_link_pair_takes_the_address_from_lspci_s() -> None:
+    result = parse_lspci(fixture("lspci-fragment/002.txt"))
+    assert at(result, "pcie.link.speed.current", "0000:2f:00.0") == 32.0
+    assert at(result, "pcie.link.width.max", "0000:2f:00.0") == 16
+    assert at(result, "pcie.link.downgraded", "0000:2f:00.0") is False
+    assert "taken from the lspci -s" in result.problems[0]
+
+
+def test_a_link_pair_without_anything_else_is_unknown1() -> None:
+    result = parse_lspci(fixture("lspci-fragment/003.txt"))
+    assert at(result, "pcie.link.speed.downgraded", "unknown1") is True
+    assert at(result, "pcie.link.width.downgraded", "unknown1") is False
+    assert at(result, "pcie.link.gen.current", "unknown1") == 1
+
+
+def test_acs_lines_before_the_first_device_line_are_not_lost() -> None:
+    result = parse_lspci(fixture("lspci-acs/002.txt"))
+    assert at(result, "pci.acs.redirect", "unknown1") is True
+    assert at(result, "pci.acs.cap.direct_trans", "unknown1") is True
+    assert at(result, "pci.class", "0000:02:08.0") == "PCI bridge"
+    assert "the paste starts mid-device" in result.problems[0]
+
+
+def test_acs_on_an_emulated_root_port() -> None:
+    result = parse_lspci(fixture("lspci-acs/001.txt"))
+    port = "0000:00:00.0"
+    assert at(result, "pci.acs.supported", port) is True
+    assert at(result, "pci.acs.cap.egress_ctrl", port) is False
+    assert at(result, "pci.acs.cap.req_redir", port) is True
+    assert at(result, "pci.acs.enabled", port) is False
+    assert at(result, "pci.acs.redirect", port) is False
+
+
+# --- lspci: the tree from -vvv bus ranges --------------------------------------------------
+
+# Made up (no public -vvv paste of a GPU pair under a switch was found): a root port, a switch
+# with two downstream ports (ACS redirecting on one), a GPU under each, a third GPU on another
+# root port whose capabilities were not readable.
+SWITCH = """\
+00:01.1 PCI bridge: Advanced Micro Devices, Inc. [AMD] Starship/Matisse GPP Bridge
+\tBus: primary=00, secondary=01, subordinate=04, sec-latency=0
+\tCapabilities: [58] Express (v2) Root Port (Slot+), MSI 00
+\t\tLnkCap:\tPort #0, Speed 16GT/s, Width x16, ASPM L1, Exit Latency L1 <64us
+\t\tLnkSta:\tSpeed 16GT/s (ok), Width x16 (ok)
+01:00.0 PCI bridge: PLX Technology, Inc. PEX 8747 48-Lane, 5-Port PCI Express Gen 3 Switch (rev ca)
+\tBus: primary=01, secondary=02, subordinate=04, sec-latency=0
+\tCapabilities: [68] Express (v2) Upstream Port, MSI 00
+02:00.0 PCI bridge: PLX Technology, Inc. PEX 8747 48-Lane, 5-Port PCI Express Gen 3 Switch (rev ca)
+\tBus: primary=02, secondary=03, subordinate=03, sec-latency=0
+\tCapabilities: [68] Express (v2) Downstream Port (Slot+), MSI 00
+\tCapabilities: [148 v1] Access Control Services
+\t\tACSCap:\tSrcValid+ TransBlk+ ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl+ DirectTrans+
+\t\tACSCtl:\tSrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-
+02:08.0 PCI bridge: PLX Technology, Inc. PEX 8747 48-Lane, 5-Port PCI Express Gen 3 Switch (rev ca)
+\tBus: primary=02, secondary=04, subordinate=04, sec-latency=0
+\tCapabilities: [68] Express (v2) Downstream Port (Slot+), MSI 00
+\tCapabilities: [148 v1] Access Control Services
+\t\tACSCap:\tSrcValid+ TransBlk+ ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl+ DirectTrans+
+\t\tACSCtl:\tSrcValid- TransBlk- ReqRedir- CmpltRedir- UpstreamFwd- EgressCtrl- DirectTrans-
+03:00.0 3D controller: NVIDIA Corporation GA100 [A100 PCIe 40GB] (rev a1)
+\tCapabilities: [78] Express (v2) Endpoint, MSI 00
+04:00.0 3D controller: NVIDIA Corporation GA100 [A100 PCIe 40GB] (rev a1)
+\tCapabilities: [78] Express (v2) Endpoint, MSI 00
+40:00.0 Host bridge: Advanced Micro Devices, Inc. [AMD] Starship/Matisse Root Complex
+40:03.1 PCI bridge: Advanced Micro Devices, Inc. [AMD] Starship/Matisse GPP Bridge
+\tBus: primary=40, secondary=41, subordinate=41, sec-latency=0
+\tCapabilities: <access denied>
+41:00.0 3D controller: NVIDIA Corporation GA100 [A100 PCIe 40GB] (rev a1)
+\tCapabilities: <access denied>
+"""
+
+
+def test_vvv_bus_ranges_give_each_gpu_its_path_and_acs() -> None:
+    result = parse_lspci(SWITCH)
+    a, b, c = "0000:03:00.0", "0000:04:00.0", "0000:41:00.0"
+    assert at(result, "pci.parent", a) == "0000:02:00.0"
+    assert at(result, "pci.parent", "0000:02:00.0") == "0000:01:00.0"
+    assert at(result, "pci.path", a) == "0000:00:01.1>0000:01:00.0>0000:02:00.0"
+    assert at(result, "pci.root_port", b) == "0000:00:01.1"
+    assert at(result, "pci.path.acs_redirect", a) is True
+    assert at(result, "pci.path.acs_redirect", b) is False
+    assert at(result, "pci.path.acs_redirect", c) is None  # the root port was not readable
+    assert at(result, "pci.path", c) == "0000:40:03.1"
+    assert at(result, "pci.pair.common_bridge", f"{a}-{b}") == "0000:01:00.0"
+    assert at(result, "pci.pair.acs_redirect", f"{a}-{b}") is True
+    assert at(result, "pci.pair.common_bridge", f"{a}-{c}") == ROOT_COMPLEX
+    assert at(result, "pci.pair.acs_redirect", f"{b}-{c}") is None
+
+
+def test_a_gpu_whose_bridge_is_missing_gets_no_path() -> None:
+    # the root port's block cut from the paste: the chain above 01:00.0 is not complete
+    text = SWITCH[SWITCH.index("01:00.0 PCI bridge") : SWITCH.index("40:00.0")]
+    result = parse_lspci(text)
+    assert result.values("pci.path") == {}
+    assert at(result, "pci.parent", "0000:03:00.0") == "0000:02:00.0"
+    assert at(result, "pci.pair.common_bridge", "0000:03:00.0-0000:04:00.0") is None
+
+
+@needs_corpus
+def test_corpus_p100s_sit_on_root_ports_of_different_sockets() -> None:
+    result = parse_lspci(corpus("lspci/001.txt"))
+    assert at(result, "pci.root_port", "0000:04:00.0") == "0000:00:02.0"
+    assert at(result, "pci.root_port", "0000:82:00.0") == "0000:80:02.0"
+    assert at(result, "pci.pair.common_bridge", "0000:04:00.0-0000:82:00.0") == ROOT_COMPLEX
+    assert at(result, "pci.pair.acs_redirect", "0000:04:00.0-0000:82:00.0") is False
+
+
+def test_default_argv_reads_the_whole_bus_as_an_argument_list() -> None:
+    assert LSPCI.argv == ("lspci", "-vvv")
+    assert all(" " not in arg and "|" not in arg for arg in LSPCI.argv)
+    assert "pci.pair.acs_redirect" in LSPCI.facts
+
+
+# --- lspci -t -------------------------------------------------------------------------------
+
+
+def test_tree_without_names_gives_parents() -> None:
+    result = parse_lspci_tree(fixture("lspci-tree/001.txt"))
+    assert at(result, "pci.parent", "0000:04:00.0") == "0000:00:02.1"
+    assert at(result, "pci.parent", "0000:05:0d.0") == "0000:04:00.0"
+    assert at(result, "pci.parent", "0000:06:00.0") == "0000:05:00.0"
+    assert at(result, "pci.parent", "0000:10:00.0") == "0000:05:0d.0"
+    assert at(result, "pci.parent", "0000:12:00.6") == "0000:00:08.1"
+    assert at(result, "pci.parent", "0000:00:14.0") is None
+    assert at(result, "pci.devices") == 44
+    assert "without names" in result.problems[0]
+
+
+def test_tree_across_root_buses() -> None:
+    result = parse_lspci_tree(fixture("lspci-tree/002.txt"))
+    assert at(result, "pci.parent", "0000:22:00.4") == "0000:20:08.1"
+    assert at(result, "pci.parent", "0000:62:02.0") == "0000:61:00.0"
+    assert at(result, "pci.parent", "0000:63:00.0") == "0000:62:02.0"
+
+
+# Made up in lspci -tvnn's layout: two GPUs under one switch, a third on another root port.
+TREE_NAMED = """\
+$ lspci -tvnn
+-[0000:00]-+-00.0  Advanced Micro Devices, Inc. [AMD] Starship/Matisse Root Complex [1022:1480]
+           +-01.1-[01-04]----00.0-[02-04]--+-00.0-[03]--+-00.0  NVIDIA Corporation GA102 [10de:2204]
+           |                               |            \\-00.1  NVIDIA GA102 Audio [10de:1aef]
+           |                               \\-08.0-[04]----00.0  NVIDIA GA102 [10de:2204]
+           \\-03.1-[05]----00.0  NVIDIA Corporation GA102 (rev a1) [10de:2204]
+"""
+
+
+def test_named_tree_says_which_gpu_sits_under_which_switch() -> None:
+    for result in (parse_lspci_tree(TREE_NAMED), parse_lspci(TREE_NAMED)):
+        a, b, c = "0000:03:00.0", "0000:04:00.0", "0000:05:00.0"
+        assert at(result, "pci.path", a) == "0000:00:01.1>0000:01:00.0>0000:02:00.0"
+        assert at(result, "pci.path", b) == "0000:00:01.1>0000:01:00.0>0000:02:08.0"
+        assert at(result, "pci.root_port", c) == "0000:00:03.1"
+        assert at(result, "pci.pair.common_bridge", f"{a}-{b}") == "0000:01:00.0"
+        assert at(result, "pci.pair.common_bridge", f"{a}-{c}") == ROOT_COMPLEX
+        assert f"{a}-0000:03:00.1" not in result.values("pci.pair.common_bridge")
+        assert at(result, "pci.device", c) == "NVIDIA Corporation GA102"
+        assert at(result, "pci.vendor", "0000:03:00.1") == "nvidia"
+        assert at(result, "pci.vendor", "0000:00:00.0") is None
+        assert result.problems == []
+
+
+# --- /proc/cmdline and dmesg ----------------------------------------------------------------
+
+
+def test_cmdline_iommu_passthrough() -> None:
+    result = parse_cmdline(fixture("cmdline/001.txt"))
+    assert at(result, "kernel.iommu") == "pt"
+    assert at(result, "kernel.iommu.passthrough") is True
+    assert at(result, "kernel.pci.noacs") is None
+    assert result.problems == []
+
+
+def test_cmdline_noacs_and_flags() -> None:  # made up
+    text = (
+        "BOOT_IMAGE=/boot/vmlinuz root=UUID=1 ro pci=realloc,noacs amd_iommu=off "
+        "iommu.strict=0 iommu.passthrough=maybe quiet\n"
+    )
+    result = parse_cmdline(text)
+    assert at(result, "kernel.pci") == "realloc,noacs"
+    assert at(result, "kernel.pci.noacs") is True
+    assert at(result, "kernel.amd_iommu") == "off"
+    assert at(result, "kernel.iommu.strict") is False
+    assert at(result, "kernel.iommu.passthrough") is None
+    assert at(result, "kernel.parameters") == 8
+    assert result.problems == ["iommu.passthrough='maybe' is neither on nor off"]
+
+
+def test_cmdline_refuses_prose() -> None:
+    assert not parse_cmdline("this is not a kernel command line at all\n").parsed
+    assert not parse_cmdline("").parsed
+
+
+def test_wrapped_dmesg_command_line_is_joined_and_the_last_value_wins() -> None:
+    result = parse_iommu_dmesg(fixture("iommu-dmesg/004.txt"))
+    assert at(result, "kernel.intel_iommu") == "on"
+    assert at(result, "kernel.iommu") == "pt"
+    assert at(result, "kernel.iommu.passthrough") is True  # =1, =0, then =1 again
+
+
+def test_dmesg_intel_units_and_passthrough_domain() -> None:
+    result = parse_iommu_dmesg(fixture("iommu-dmesg/002.txt"))
+    assert at(result, "iommu.enabled") is True
+    assert at(result, "iommu.vendor") == "intel"
+    assert at(result, "iommu.units") == 7
+    assert at(result, "iommu.faults") is None
+    single = parse_iommu_dmesg(fixture("iommu-dmesg/003.txt"))
+    assert at(single, "iommu.default_domain") == "passthrough"
+    assert at(single, "iommu.passthrough") is True
+    assert at(single, "iommu.enabled") is True
+
+
+def test_dmesg_amd_faults_and_translated_domain() -> None:  # made up
+    text = "\n".join(
+        [
+            "[    1.10] pci 0000:00:00.2: AMD-Vi: Found IOMMU cap 0x40",
+            "[    1.20] iommu: Default domain type: Translated",
+            "[    1.21] iommu: DMA domain TLB invalidation policy: lazy mode",
+            "[    1.30] pci 0000:41:00.0: Adding to iommu group 12",
+            "[    1.31] pci 0000:41:00.1: Adding to iommu group 12",
+            "[   90.00] nvidia 0000:41:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x000e "
+            "address=0xf0000000 flags=0x0020]",
+            "[   90.01] nvidia 0000:41:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x000e "
+            "address=0xf0001000 flags=0x0020]",
+        ]
+    )
+    result = parse_iommu_dmesg(text)
+    assert at(result, "iommu.vendor") == "amd"
+    assert at(result, "iommu.units") == 1
+    assert at(result, "iommu.passthrough") is False
+    assert at(result, "iommu.tlb_policy") == "lazy"
+    assert at(result, "iommu.groups") == 1
+    assert at(result, "iommu.faults") == 2
+    assert not parse_iommu_dmesg("[    0.0] Linux version 6.8.0\n").parsed
+
+
+# --- numactl and lscpu ---------------------------------------------------------------------
+
+
+def test_numactl_nodes_memory_and_distances() -> None:
+    result = parse_numa(fixture("numa/001.txt"))
+    assert at(result, "numa.nodes") == 4
+    assert at(result, "numa.cpus", "node1") == "6-11,30-35"
+    assert at(result, "numa.cpu_count", "node3") == 12
+    assert at(result, "numa.memory.total", "node2") == 64472
+    assert at(result, "numa.memory.total", "node0") == 0
+    assert at(result, "numa.distance", "node0-node3") == 12
+    assert "node1-node0" not in result.values("numa.distance")
+    assert result.problems == []
+
+
+def test_lscpu_cpu_less_nodes() -> None:
+    result = parse_numa(fixture("numa/002.txt"))
+    assert at(result, "numa.nodes") == 9
+    assert at(result, "numa.cpu_count", "node0") == 72
+    assert at(result, "numa.cpu_count", "node8") == 0
+    assert at(result, "numa.cpus", "node8") is None
+    cut = parse_numa(fixture("numa/003.txt"))
+    assert (
+        at(cut, "cpu.sockets") == 2 and at(cut, "cpu.model") == "Intel(R) Xeon(R) Platinum 8462Y+"
+    )
+    assert "no node count" in cut.problems[0]
+
+
+def test_numa_made_up_edges() -> None:
+    asymmetric = (
+        "available: 2 nodes (0-1)\nnode distances:\nnode   0   1\n  0:  10  21\n  1:  20  10\n"
+    )
+    result = parse_numa(asymmetric)
+    assert at(result, "numa.distance", "node0-node1") == 21
+    assert result.problems == ["distances differ by direction for node0-node1"]
+    ranges = parse_numa(
+        "NUMA node(s): 2\nNUMA node0 CPU(s): 0-27,56-83\nNUMA node1 CPU(s): 28-55,84\n"
+    )
+    assert at(ranges, "numa.cpu_count", "node0") == 56
+    assert at(ranges, "numa.cpus", "node1") == "28-55,84"
+    assert compact_cpus([5, 0, 1, 2, 2]) == "0-2,5"
+    huge = parse_numa("NUMA node(s): 1\nNUMA node0 CPU(s): " + ",".join(["0-1048576"] * 2000))
+    assert at(huge, "numa.cpu_count", "node0") == 1048577
+
+
+# --- nvidia-smi -q sections and table fragments ---------------------------------------------
+
+
+def test_q_temperature_thresholds() -> None:
+    result = parse_smi_q(fixture("smi-q-sections/001.txt"))
+    assert at(result, "temperature.gpu", "gpu0") == 56
+    assert at(result, "temperature.gpu.slowdown", "gpu0") == 97
+    assert at(result, "temperature.gpu.shutdown", "gpu0") == 102
+    assert at(result, "temperature.gpu.max_operating", "gpu0") == 57
+    assert at(result, "temperature.gpu.target", "gpu0") is None
+
+
+def test_q_counters_and_a_host_section_before_the_gpu() -> None:
+    """580-era drivers print "vGPU Driver Capability" with a nested key before the first GPU:
+    that is not a header-less fragment, and the GPU below it is gpu0 (it was gpu1)."""
+    result = parse_smi_q(fixture("smi-q-sections/002.txt"))
+    assert at(result, "clocks_event_reasons_counters.sw_power_cap", "gpu0") == 1202176
+    assert at(result, "clocks_event_reasons.sw_power_cap", "gpu0") is False
+    assert at(result, "pstate", "gpu0") == "P8"
+    assert "gpu1" not in {fact.subject for fact in result.facts}
+    assert result.problems == []
+
+
+def test_q_clock_sections() -> None:
+    result = parse_smi_q(fixture("smi-q-sections/004.txt"))
+    assert at(result, "clocks.max.sm", "gpu0") == 1911
+    assert at(result, "clocks.applications.gr", "gpu0") is None  # N/A
+    assert at(result, "power.limit", "gpu0") == 250.0
+
+
+def test_table_row_cut_after_the_bus_id_is_still_a_gpu() -> None:
+    result = parse_smi_table(fixture("smi-table-fragment/001.txt"))
+    assert at(result, "pci.bus_id", "gpu3") == "0007:01:00.0"
+    assert at(result, "persistence_mode", "gpu3") == "Enabled"
+    assert at(result, "ecc.errors.uncorrected.volatile.total", "gpu3") is None
+    assert at(result, "temperature.gpu", "gpu1") == 26
+    indented = parse_smi_table(fixture("smi-table-fragment/002.txt"))
+    assert at(indented, "utilization.gpu", "gpu0") == 7
+
+
+# --- time series ----------------------------------------------------------------------------
+
+
+@needs_corpus
+def test_dmon_series_with_printed_times() -> None:
+    result = parse_dmon(corpus("dmon/003.txt"))
+    series = decode(str(at(result, "clocks.sm.series", "gpu0")))
+    assert series is not None and series.clock == "measured"
+    assert series.start == "20240104 13:54:35"
+    assert series.times == (0.0, 1.0, 2.0, 3.0, 4.0, 5.0)
+    assert at(result, "clocks.sm", "gpu0") == 1695.0  # the mean, as before
+    assert at(result, "clocks.sm.series.slope", "gpu0") == 0.0
+
+
+@needs_corpus
+def test_query_loop_series_with_timestamps() -> None:
+    result = parse_query_gpu(corpus("query-csv/002.txt"))
+    series = decode(str(at(result, "utilization.gpu.series", "gpu0")))
+    assert series is not None and series.start == "2026/02/25 10:04:37.416"
+    assert series.times[:2] == (0.0, 1.007)
+    assert len(series.values) == at(result, "query.samples", "gpu0")
+    assert at(result, "utilization.gpu.series.max", "gpu0") == max(series.values)
+    assert "name.series" not in {fact.name for fact in result.facts}  # text has no series
+
+
+def test_dmon_trend_rising_temperature_falling_clock() -> None:  # made up
+    rows = [f"    0   {300 - i}    {60 + 2 * i}     -   {1980 - 15 * i}" for i in range(6)]
+    text = (
+        "$ nvidia-smi dmon -s pc -d 2\n"
+        "# gpu   pwr  gtemp  mtemp   pclk\n"
+        "# Idx     W      C      C    MHz\n"
+    )
+    result = parse_dmon(text + "\n".join(rows) + "\n")
+    assert at(result, "temperature.gpu.series.slope", "gpu0") == 1.0  # 2 C every 2 s
+    assert at(result, "clocks.sm.series.slope", "gpu0") == -7.5
+    assert at(result, "temperature.gpu.series.first", "gpu0") == 60
+    assert at(result, "temperature.gpu.series.last", "gpu0") == 70
+    assert at(result, "temperature.gpu", "gpu0") == 65.0
+    series = decode(str(at(result, "temperature.gpu.series", "gpu0")))
+    assert series is not None and series.clock == "interval" and series.times[-1] == 10.0
+    assert "temperature.memory.series" not in {fact.name for fact in result.facts}
+
+
+def test_dmon_time_column_across_midnight() -> None:  # made up
+    text = "#Time      gpu   sm\n#HH:MM:SS  Idx    %\n 23:59:59    0   10\n 00:00:00    0   20\n"
+    series = decode(str(at(parse_dmon(text), "utilization.gpu.series", "gpu0")))
+    assert series is not None and series.times == (0.0, 1.0)
+
+
+def test_query_loop_without_timestamps_uses_the_interval() -> None:  # made up
+    text = (
+        "$ nvidia-smi --query-gpu=index,temperature.gpu --format=csv,noheader -l 5\n"
+        "0, 40\n1, 50\n0, 45\n1, 50\n"
+    )
+    result = parse_query_gpu(text)
+    series = decode(str(at(result, "temperature.gpu.series", "gpu0")))
+    assert series is not None and series.clock == "interval" and series.times == (0.0, 5.0)
+    assert at(result, "temperature.gpu.series.slope", "gpu0") == 1.0
+    assert at(result, "temperature.gpu.series.slope", "gpu1") == 0.0
+    no_interval = parse_query_gpu(text.replace(" -l 5", ""))
+    assert "temperature.gpu.series" not in {fact.name for fact in no_interval.facts}
+
+
+def test_series_encoding_is_small_and_deterministic() -> None:
+    long = Series(
+        times=tuple(float(i) for i in range(1000)), values=tuple(float(i % 7) for i in range(1000))
+    )
+    text = encode(long)
+    assert text == encode(long)
+    back = decode(text)
+    assert back is not None and len(back.values) == MAX_POINTS
+    assert back.times[0] == 0.0 and back.times[-1] == 999.0
+    assert '"n":1000' in text and " " not in text
+    assert decode('{"clock":"measured","t":[0],"v":[true]}') is None
+    assert decode("[1, 2]") is None and decode("nope") is None
+    assert slope((0.0, 0.0), (1.0, 2.0)) is None
+
+
+# --- registration --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "program"),
+    [
+        ("lspci-tree", "lspci"),
+        ("kernel-cmdline", "cat"),
+        ("iommu-dmesg", "dmesg"),
+        ("numactl", "numactl"),
+        ("lscpu", "lscpu"),
+        ("nvidia-smi-q-perf", "nvidia-smi"),
+    ],
+)
+def test_new_probes_are_registered(name: str, program: str) -> None:
+    found = {ep.name: ep for ep in entry_points(group="casefile.probes")}
+    probe = found[name].load()
+    assert isinstance(probe, Probe) and probe.name == name
+    assert probe.argv[0] == program and probe.facts
+    assert not probe.safe_parse("").parsed
+
+
+def test_tool_errors_are_unparsed_with_the_tools_words() -> None:
+    denied = parse_iommu_dmesg("dmesg: read kernel buffer failed: Operation not permitted\n")
+    assert not denied.parsed and "read kernel buffer failed" in denied.problems[0]
+    no_numa = parse_numa("No NUMA available on this system\n")
+    assert not no_numa.parsed and "No NUMA available" in no_numa.problems[0]
+    lspci_error = parse_lspci("pcilib: Cannot open /proc/bus/pci\n")
+    assert not lspci_error.parsed and "lspci printed an error" in lspci_error.problems[0]
+
+
+def test_table_second_line_cut_after_the_memory_cell() -> None:  # made up
+    text = (
+        "|   0  NVIDIA GeForce RTX 4090        Off |   00000000:01:00.0 Off |       Off |\n"
+        "|  0%   30C    P8             29W /  450W |    1583MiB /  24564MiB |\n"
+    )
+    result = parse_smi_table(text)
+    assert at(result, "memory.used", "gpu0") == 1583
+    assert at(result, "power.limit", "gpu0") == 450
+    assert at(result, "utilization.gpu", "gpu0") is None
+    assert at(result, "compute_mode", "gpu0") is None
+
+
+def test_nvswitches_in_a_tree_are_not_gpus() -> None:  # made up, in lspci -tvnn's layout
+    text = (
+        "-[0000:00]-+-01.0-[01]----00.0  NVIDIA Corporation GH100 [H100 SXM5 80GB] [10de:2330]\n"
+        "           +-02.0-[02]----00.0  NVIDIA Corporation GH100 [H100 SXM5 80GB] [10de:2330]\n"
+        "           \\-03.0-[03]----00.0  NVIDIA Corporation GH100 [H100 NVSwitch] [10de:22a3]\n"
+    )
+    result = parse_lspci_tree(text)
+    assert set(result.values("pci.path")) == {"0000:01:00.0", "0000:02:00.0"}
+    assert result.values("pci.pair.common_bridge") == {"0000:01:00.0-0000:02:00.0": ROOT_COMPLEX}
+    assert at(result, "pci.vendor", "0000:03:00.0") == "nvidia"
+
+
+def test_pair_facts_stop_at_max_paired_gpus() -> None:  # made up
+    blocks = []
+    for bus in range(1, MAX_PAIRED + 2):
+        blocks += [
+            f"00:{bus % 32:02x}.{bus // 32} PCI bridge: Intel Corporation Root Port",
+            f"\tBus: primary=00, secondary={bus:02x}, subordinate={bus:02x}, sec-latency=0",
+            "\tCapabilities: [40] Express (v2) Root Port (Slot+), MSI 00",
+            f"{bus:02x}:00.0 3D controller: NVIDIA Corporation GA100",
+        ]
+    result = parse_lspci("\n".join(blocks))
+    assert len(result.values("pci.path")) == MAX_PAIRED + 1
+    assert result.values("pci.pair.common_bridge") == {}
+    assert f"more than {MAX_PAIRED}, so no pair facts" in result.problems[-1]
