@@ -13,12 +13,17 @@ it must never raise on bad input (the fuzz tests hold every built-in to that).
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Callable
+import shlex
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from casefile.domain.facts import ParseResult
+
+if TYPE_CHECKING:
+    from casefile.probes.patterns import FactPattern
 
 Where = Literal["local", "ssh", "pasted", "sampler"]
 CostClass = Literal["instant", "cheap", "moderate", "expensive"]
@@ -26,6 +31,20 @@ CostClass = Literal["instant", "cheap", "moderate", "expensive"]
 #: A sampler collects in-process (e.g. through NVML) for ``window_s`` seconds and returns the
 #: raw text it gathered (JSON lines, say); that text is stored and parsed like any output.
 Sampler = Callable[[float], str]
+
+
+@dataclass(frozen=True, slots=True)
+class RunOutput:
+    """Everything a run gave, for a probe whose facts need more than its stdout (the generic
+    ``command`` probe: how long the command took, how it exited, what went to stderr)."""
+
+    argv: tuple[str, ...]
+    stdout: str
+    stderr: str = ""
+    exit_status: int | None = None
+    #: None where nobody timed it (pasted output)
+    duration_s: float | None = None
+    source: str = "local"
 
 
 @dataclass(frozen=True)
@@ -47,15 +66,66 @@ class Probe:
     #: how long a run may take before the runner gives up, unless the user says otherwise
     timeout_s: float = 60.0
     extra: dict[str, str] = field(default_factory=dict)
+    #: reads the whole run instead of ``parse`` when the recorder has one (see RunOutput)
+    parse_run: Callable[[RunOutput], ParseResult] | None = None
 
-    def safe_parse(self, text: str) -> ParseResult:
+    def with_facts(self, patterns: Sequence[FactPattern]) -> Probe:
+        """This probe, also pulling ``patterns`` out of the output (stdout, then stderr).
+
+        A run where a pattern matched taught what was asked of it, so it counts as parsed even
+        if the probe's own parser found nothing; a pattern that matched nothing says so.
+        """
+        if not patterns:
+            return self
+        inner_text, inner_run = self.parse, self.parse_run
+
+        def add(result: ParseResult, *texts: str) -> ParseResult:
+            for pattern in patterns:
+                if not sum(pattern.add_to(result, text) for text in texts):
+                    result.problems.append(f"--fact {pattern.name}: no match in the output")
+                elif not result.parsed:
+                    result.parsed = True
+            return result
+
+        def parse(text: str) -> ParseResult:
+            return add(inner_text(text), text)
+
+        def parse_run(run: RunOutput) -> ParseResult:
+            base = inner_run(run) if inner_run is not None else inner_text(run.stdout)
+            return add(base, run.stdout, run.stderr)
+
+        names = tuple(p.name for p in patterns if p.name not in self.facts)
+        return dataclasses.replace(
+            self, parse=parse, parse_run=parse_run, facts=(*self.facts, *names)
+        )
+
+    def _with_command_line(self, text: str, run: RunOutput) -> ParseResult | None:
+        """Pasted output that did not parse on its own, read again after a ``$ COMMAND``
+        prompt line naming the command the user said produced it (``-- ARGV``, with a shell's
+        quoting): a parser that names columns from the command line (``--query-gpu=…`` with
+        ``noheader``) can then read a paste holding only the output. None if that does not
+        parse either, or there is no such command to give. Output that parsed alone is kept
+        as it was read: the command line only helps where the output alone could not."""
+        if run.source != "pasted" or len(run.argv) < 2:
+            return None
+        retried = self.parse(f"$ {shlex.join(run.argv)}\n{text}")
+        return retried if isinstance(retried, ParseResult) and retried.parsed else None
+
+    def safe_parse(self, text: str, run: RunOutput | None = None) -> ParseResult:
         """Parse, turning any parser bug into an unparsed result instead of an exception.
 
-        Facts that could not be stored (NaN, infinities, values that are not a number, string or
-        boolean) are dropped with a problem each, so a parser bug can never cost the raw output.
+        With ``run`` (what a recorder has), a probe that reads whole runs reads it; every other
+        probe parses ``text``. Facts that could not be stored (NaN, infinities, values that are
+        not a number, string or boolean) are dropped with a problem each, so a parser bug can
+        never cost the raw output.
         """
         try:
-            result = self.parse(text)
+            if run is not None and self.parse_run is not None:
+                result = self.parse_run(run)
+            else:
+                result = self.parse(text)
+                if not result.parsed and run is not None:
+                    result = self._with_command_line(text, run) or result
         except Exception as error:  # a parser bug must never lose the output
             return ParseResult.unparsed(
                 f"parser {self.name} failed: {type(error).__name__}: {error}"

@@ -8,6 +8,7 @@ touched except ``/run/sshd``, the privilege separation directory that sshd insis
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import os
 import socket
@@ -97,6 +98,7 @@ def _sshd_config(
     authorized_keys: Path,
     user: str,
     addresses: tuple[str, ...],
+    extra: tuple[str, ...] = (),
 ) -> str:
     lines = [
         # A clean HOME for the session: the login shell must not read the real account's dotfiles
@@ -124,8 +126,18 @@ def _sshd_config(
         "PrintMotd no",
         "PrintLastLog no",
         "Subsystem sftp internal-sftp",
+        # ProxyJump tests open direct-tcpip channels through these servers: forwarding is allowed
+        # to the cluster's own loopback addresses only, so no test can make sshd dial out.
+        "AllowTcpForwarding local",
+        "PermitOpen " + " ".join(f"{host_port_pattern(address)}:*" for address in addresses),
+        *extra,
     ]
     return "\n".join(lines) + "\n"
+
+
+def host_port_pattern(address: str) -> str:
+    """An address as sshd's PermitOpen writes it (IPv6 in brackets)."""
+    return f"[{address}]" if ":" in address else address
 
 
 def start_cluster(
@@ -134,12 +146,15 @@ def start_cluster(
     *,
     addresses: tuple[str, ...] = ("127.0.0.1",),
     startup_timeout_s: float = 10.0,
+    extra_config: tuple[str, ...] = (),
 ) -> SshdCluster:
     """Generate keys and configs under ``root`` and start ``count`` sshd processes.
 
     Each server listens on every address in ``addresses`` (other 127.x addresses reach loopback
     on Linux), so ``count`` ports × ``len(addresses)`` distinct targets exist, each its own
-    pooled connection: the benchmark uses that to stand in for many hosts.
+    pooled connection: the benchmark uses that to stand in for many hosts. ``extra_config``
+    lines are appended to every server's sshd_config: they add options, and override only those
+    sshd takes the last value of (``MaxStartups`` is one; for most, the first value wins).
     """
     if not SSHD.exists():
         raise FileNotFoundError(f"{SSHD} is not installed")
@@ -172,7 +187,9 @@ def start_cluster(
             port = free_port()
             config = root / f"sshd_config-{port}"
             config.write_text(
-                _sshd_config(root, port, host_key_path, authorized_keys, user, addresses)
+                _sshd_config(
+                    root, port, host_key_path, authorized_keys, user, addresses, extra_config
+                )
             )
             log = (root / f"sshd-{port}.log").open("wb")
             proc = subprocess.Popen(
@@ -211,7 +228,7 @@ def start_cluster(
             f"    IdentitiesOnly yes\n"
             for i, port in enumerate(cluster.ports)
         )
-        + "Host jumpy\n    HostName 10.255.255.1\n    ProxyJump box0\n"
+        + "Host jumpy\n    HostName 127.0.0.254\n    Port 9\n    ProxyJump box0\n"
     )
     return cluster
 
@@ -252,3 +269,99 @@ class SilentListener:
         self._server.close()
         for conn in self._held:
             conn.close()
+
+
+class ClosingListener:
+    """A TCP server that hangs up on every connection, optionally after sending ``greeting``.
+
+    Stands in for a server that drops connections during the handshake (sshd past MaxStartups,
+    a load balancer with no backend, or an SSH banner followed by nothing).
+    """
+
+    def __init__(self, greeting: bytes = b"") -> None:
+        self._server = socket.create_server(("127.0.0.1", 0))
+        self.port = int(self._server.getsockname()[1])
+        self._greeting = greeting
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+        self._thread.start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self._server.accept()
+            except OSError:
+                return
+            with conn:
+                if self._greeting:
+                    conn.sendall(self._greeting)
+                    conn.settimeout(0.5)
+                    with contextlib.suppress(OSError):
+                        conn.recv(4096)  # the client's banner, then hang up
+
+    def close(self) -> None:
+        self._server.close()
+
+
+SSH_AGENT = Path("/usr/bin/ssh-agent")
+SSH_ADD = Path("/usr/bin/ssh-add")
+
+
+@dataclass
+class SshAgent:
+    """A throwaway ``ssh-agent`` on its own socket, holding the keys added with :meth:`add`."""
+
+    socket_path: Path
+    process: subprocess.Popen[bytes]
+
+    def add(self, key_path: Path) -> None:
+        env = {"SSH_AUTH_SOCK": str(self.socket_path), "PATH": os.environ.get("PATH", "")}
+        subprocess.run(
+            [str(SSH_ADD), "-q", str(key_path)],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            check=True,
+            timeout=10,
+        )
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=5)
+
+
+def start_agent(socket_path: Path, timeout_s: float = 5.0) -> SshAgent:
+    """Start ``ssh-agent -D -a socket_path`` (a short path: Unix sockets allow ~100 bytes)."""
+    proc = subprocess.Popen(
+        [str(SSH_AGENT), "-D", "-a", str(socket_path)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + timeout_s
+    while True:  # the socket file appears before the agent listens on it
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+            try:
+                probe.connect(str(socket_path))
+                return SshAgent(socket_path, proc)
+            except OSError:
+                pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            proc.wait()
+            raise RuntimeError(f"ssh-agent did not listen on {socket_path}")
+        time.sleep(0.02)
+
+
+def host_block(alias: str, cluster: SshdCluster, index: int, *extra: str) -> str:
+    """An ssh_config ``Host`` block naming the index-th server of ``cluster`` as ``alias``."""
+    lines = [
+        f"Host {alias}",
+        "    HostName 127.0.0.1",
+        f"    Port {cluster.ports[index % len(cluster.ports)]}",
+        f"    User {cluster.user}",
+        f"    IdentityFile {cluster.user_key_path}",
+        "    IdentitiesOnly yes",
+        *(f"    {line}" for line in extra),
+    ]
+    return "\n".join(lines) + "\n"

@@ -85,3 +85,29 @@ def test_empty_and_mixed_runners() -> None:
     assert fan_out([], ["true"]) == []
     results = fan_out([LocalRunner(), FakeRunner("f")], ["true"])
     assert results[0].ok and results[0].source == "local"
+
+
+def test_cancel_answers_within_the_grace_even_for_runners_that_ignore_it() -> None:
+    from casefile.probes.runners.cancel import CancelToken
+    from casefile.probes.runners.fanout import CANCEL_GRACE_S
+
+    token = CancelToken()
+    runners = [
+        FakeRunner("quick"),
+        FakeRunner("stuck", delay_s=5),
+        FakeRunner("stuck too", delay_s=5),
+        FakeRunner("queued"),  # behind the stuck two: never starts
+    ]
+    threading.Timer(0.2, token.cancel, args=("test",)).start()
+    start = time.monotonic()
+    got = {
+        runners[i].host: (result, time.monotonic() - start)
+        for i, result in fan_out_as_completed(runners, ["x"], max_workers=2, cancel=token)
+    }
+    elapsed = time.monotonic() - start
+    assert elapsed < 0.2 + CANCEL_GRACE_S + 0.3
+    assert got["quick"][0].ok and got["quick"][1] < 0.2
+    for host in ("stuck", "stuck too", "queued"):
+        result = got[host][0]
+        assert result.cancelled and result.host == host and result.source == "fake"
+        assert result.error is not None and "cancelled (test)" in result.error

@@ -68,6 +68,9 @@ def from_text(
         finished_at=when,
         duration_s=0.0,
         source=SOURCE,
+        # pasted bytes are kept exactly as the raw output; only the parsers' text is decoded
+        stdout_bytes=bytes(output) if isinstance(output, bytes) else None,
+        stderr_bytes=bytes(stderr) if isinstance(stderr, bytes) else None,
     )
 
 

@@ -30,10 +30,20 @@ found dead when the next command needs it is discarded and dialled again, once.
 
 TCP_NODELAY is set on every connection: without it each pooled command waited ~40 ms for the
 server's delayed ACK (see benchmarks/README.ssh.md).
+
+Every wait after the connection is bounded (see :mod:`.ssh_channel`), output is kept in bounded
+captures, and a runner built with a :class:`~.cancel.CancelToken` stops within a poll interval
+once it is cancelled. paramiko's own threads log what goes wrong on a dead connection (a silent
+host's missing banner, with its traceback) to the ``paramiko`` logger; with no handler anywhere,
+Python's last-resort handler printed those tracebacks on stderr. A :class:`logging.NullHandler`
+on that logger keeps them off the terminal; an application that configures logging still gets
+them through propagation.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import logging
 import shlex
 import socket
 import threading
@@ -47,22 +57,29 @@ import paramiko
 
 from casefile.domain.events import utc_now
 from casefile.errors import RunnerError
+from casefile.probes.runners.cancel import CANCELLED, CancelToken
+from casefile.probes.runners.capture import DEFAULT_CAPTURE_BYTES
 from casefile.probes.runners.fanout import DEFAULT_MAX_WORKERS, fan_out, fan_out_as_completed
 from casefile.probes.runners.result import RunResult
-from casefile.probes.runners.ssh_channel import SOURCE, run_on_channel, ssh_result
+from casefile.probes.runners.ssh_agent import agent_at
+from casefile.probes.runners.ssh_channel import SOURCE, Limits, run_on_channel, ssh_result
 from casefile.probes.runners.ssh_hostkeys import (
     SYSTEM_KNOWN_HOSTS,
     HostKeyChanged,
     HostKeyInfo,
     HostKeyPolicy,
+    HostKeyRevoked,
     HostKeyUnknown,
     default_known_hosts_path,
     fingerprint,
     trust_host,
 )
+from casefile.probes.runners.ssh_known_hosts import load_known_hosts
 from casefile.probes.runners.ssh_pool import ConnectFailure, ConnectionPool
 from casefile.probes.runners.ssh_targets import (
     DEFAULT_CONNECT_TIMEOUT_S,
+    MAX_JUMP_HOPS,
+    NO_AGENT,
     SSH_PORT,
     PoolKey,
     SshTarget,
@@ -81,6 +98,7 @@ __all__ = [
     "ConnectionPool",
     "HostKeyChanged",
     "HostKeyInfo",
+    "HostKeyRevoked",
     "HostKeyUnknown",
     "PoolKey",
     "SshRunner",
@@ -96,6 +114,8 @@ __all__ = [
 
 DEFAULT_COMMAND_TIMEOUT_S = 60.0
 
+logging.getLogger("paramiko").addHandler(logging.NullHandler())
+
 
 class SshRunner:
     """Runs argv lists on SSH targets, reusing one connection per (user, host, port).
@@ -103,7 +123,8 @@ class SshRunner:
     Every failure (bad target, DNS, refused, timeout, auth, host key) comes back as a
     :class:`RunResult` with ``error`` and ``error_kind`` set and ``exit_status`` None; the kinds
     are ``config``, ``dns``, ``refused``, ``connect``, ``connect_timeout``, ``auth``,
-    ``host_key_unknown``, ``host_key_changed``, ``ssh``, ``channel`` and ``no_exit_status``.
+    ``host_key_unknown``, ``host_key_changed``, ``ssh``, ``channel``, ``exec_timeout``,
+    ``no_exit_status`` and ``cancelled``.
     """
 
     source = SOURCE
@@ -119,8 +140,14 @@ class SshRunner:
         allow_agent: bool = True,
         look_for_keys: bool = True,
         identity_files: Sequence[str | Path] = (),
+        capture_bytes: int = DEFAULT_CAPTURE_BYTES,
+        cancel: CancelToken | None = None,
     ) -> None:
-        """Paths default to ``~/.ssh/config`` and ``~/.ssh/known_hosts`` (plus the system file)."""
+        """Paths default to ``~/.ssh/config`` and ``~/.ssh/known_hosts`` (plus the system file).
+
+        ``capture_bytes`` bounds what is kept of each stream; ``cancel``, once cancelled, stops
+        every command of this runner (results say ``cancelled``).
+        """
         self._ssh_config_path = ssh_config_path or default_ssh_config_path()
         self._known_hosts_path = known_hosts_path or default_known_hosts_path()
         self._use_system_known_hosts = known_hosts_path is None
@@ -130,6 +157,8 @@ class SshRunner:
         self._allow_agent = allow_agent
         self._look_for_keys = look_for_keys
         self._identity_files = tuple(str(p) for p in identity_files)
+        self._capture_bytes = capture_bytes
+        self.cancel = cancel
         self._ssh_config: paramiko.SSHConfig | None = None
         self._config_lock = threading.Lock()
         self._resolved: dict[str, SshTarget] = {}
@@ -186,6 +215,9 @@ class SshRunner:
 
         if not args:
             return failed("empty command", "invalid")
+        cancel = self.cancel
+        if cancel is not None and cancel.cancelled:
+            return failed(cancel.message(0.0), CANCELLED)
         try:
             resolved = self.resolve(target)
         except RunnerError as e:
@@ -200,6 +232,8 @@ class SshRunner:
                 )
             except ConnectFailure as e:
                 return failed(str(e), e.kind, e.timed_out)
+            if cancel is not None and cancel.cancelled:  # the connect itself cannot be stopped
+                return failed(cancel.message(time.monotonic() - t0), CANCELLED)
             transport = client.get_transport()
             try:
                 if transport is None:
@@ -212,45 +246,51 @@ class SshRunner:
                 if attempt:
                     return failed(f"cannot open a session on {resolved.address}: {e}", "channel")
         command = " ".join(shlex.quote(a) for a in args)
-        return run_on_channel(channel, command, timeout, target, args, started_at, t0)
+        limits = Limits(timeout, connect_timeout, self._capture_bytes, cancel)
+        return run_on_channel(channel, command, limits, target, args, started_at, t0)
 
-    def _connect(self, target: SshTarget, timeout: float) -> paramiko.SSHClient:
-        """Dial, verify the host key and authenticate, all within ``timeout`` seconds or so."""
+    def _connect(
+        self, target: SshTarget, timeout: float, chain: tuple[PoolKey, ...] = ()
+    ) -> paramiko.SSHClient:
+        """Dial (directly, or through the target's ProxyJump hops), verify the host key and
+        authenticate, all within ``timeout`` seconds or so.
+
+        ``chain`` holds the pool keys of the connections waiting on this one (the hosts this is
+        a jump host for), to refuse a ProxyJump loop instead of waiting on ourselves.
+        """
         deadline = time.monotonic() + timeout
         where = host_port(target.hostname, target.port)
+        sock: socket.socket | paramiko.Channel
+        if target.proxy_jump:
+            sock = self._through_jump(target, timeout, (*chain, target.key))
+        else:
+            sock = _dial(target, timeout)
+        name = target.known_hosts_name
+        files = [SYSTEM_KNOWN_HOSTS] if self._use_system_known_hosts else []
         try:
-            sock = socket.create_connection((target.hostname, target.port), timeout)
-        except socket.gaierror as e:
-            raise ConnectFailure(
-                f"cannot resolve host {target.hostname}: {e.strerror}", "dns"
-            ) from e
-        except ConnectionRefusedError as e:
-            raise ConnectFailure(f"connection refused by {where}", "refused") from e
-        except TimeoutError as e:
-            raise ConnectFailure(
-                f"connecting to {where} timed out after {timeout:g}s", "connect_timeout", True
-            ) from e
-        except OSError as e:
-            raise ConnectFailure(f"cannot connect to {where}: {e.strerror or e}", "connect") from e
-
-        # Without TCP_NODELAY, a channel-open written right after the previous channel's close
-        # waits for the server's delayed ACK (Nagle): ~40 ms added to every pooled command.
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        client = paramiko.SSHClient()
-        host_keys = client.get_host_keys()
-        try:
-            if self._use_system_known_hosts and SYSTEM_KNOWN_HOSTS.exists():
-                client.load_system_host_keys(str(SYSTEM_KNOWN_HOSTS))
-            if self._known_hosts_path.exists():
-                host_keys.load(str(self._known_hosts_path))
-        except (OSError, paramiko.SSHException) as e:
+            known = load_known_hosts([*files, self._known_hosts_path])
+        except RunnerError as e:
             sock.close()
-            raise ConnectFailure(f"cannot read known_hosts: {e}", "config") from e
+            raise ConnectFailure(str(e), "config") from e
+        client = paramiko.SSHClient()
+        known.for_host(name, into=client.get_host_keys())  # revoked keys left out: see policy
         client.set_missing_host_key_policy(
-            HostKeyPolicy(target.spec, self._known_hosts_path, self.trust_unknown_host)
+            HostKeyPolicy(
+                target.spec,
+                self._known_hosts_path,
+                self.trust_unknown_host,
+                known=known,
+                hash_names=target.hash_known_hosts,
+            )
         )
         key_files = [p for p in (*target.identity_files, *self._identity_files) if Path(p).exists()]
         use_defaults = not target.identities_only
+        allow_agent = self._allow_agent and use_defaults and target.identity_agent != NO_AGENT
+        agent_note = ""
+        if allow_agent and target.identity_agent is not None:
+            agent, agent_note = agent_at(target.identity_agent)
+            # paramiko asks only $SSH_AUTH_SOCK's agent unless one is in place before connect().
+            setattr(client, "_agent", agent)  # noqa: B010
         remaining = max(deadline - time.monotonic(), 0.1)
         try:
             client.connect(
@@ -259,9 +299,9 @@ class SshRunner:
                 username=target.user,
                 # paramiko takes a list here although its stubs only admit one path
                 key_filename=cast(str, key_files) if key_files else None,
-                allow_agent=self._allow_agent and use_defaults,
+                allow_agent=allow_agent,
                 look_for_keys=self._look_for_keys and use_defaults,
-                sock=sock,
+                sock=cast(socket.socket, sock),  # a Channel is a socket as far as paramiko cares
                 timeout=remaining,
                 banner_timeout=remaining,
                 auth_timeout=remaining,
@@ -271,27 +311,44 @@ class SshRunner:
         except HostKeyUnknown as e:
             client.close()
             raise ConnectFailure(str(e), "host_key_unknown") from e
+        except HostKeyRevoked as e:
+            client.close()
+            raise ConnectFailure(str(e), "host_key_revoked") from e
         except paramiko.BadHostKeyException as e:
             client.close()
-            changed = HostKeyChanged(
-                target.spec, target.known_hosts_name, e.key, e.expected_key, self._known_hosts_path
-            )
+            if known.is_revoked(name, e.key):
+                revoked = HostKeyRevoked(target.spec, name, e.key, self._known_hosts_path)
+                raise ConnectFailure(str(revoked), "host_key_revoked") from e
+            expected = e.expected_key
+            changed = HostKeyChanged(target.spec, name, e.key, expected, self._known_hosts_path)
             raise ConnectFailure(str(changed), "host_key_changed") from e
         except Exception as e:  # SSHException, EOFError, socket errors mid-handshake …
             # paramiko often reports a failed login as the last key-loading error rather than
             # AuthenticationException, so the phase decides: past key exchange means auth failed.
             past_kex = _key_exchange_done(client)
             client.close()
-            timed_out = time.monotonic() >= deadline - 0.05 or "banner" in str(e)
+            closed = _closed_by_peer(e)
+            timed_out = not closed and (time.monotonic() >= deadline - 0.05 or "banner" in str(e))
             if isinstance(e, paramiko.AuthenticationException) or (past_kex and not timed_out):
                 tried = [f"identity files {key_files}" if key_files else "no identity files"]
                 if self._look_for_keys and use_defaults:
                     tried.append("default keys in ~/.ssh")
-                if self._allow_agent and use_defaults:
-                    tried.append("the SSH agent")
+                if allow_agent:
+                    at = target.identity_agent
+                    tried.append(f"the SSH agent at {at}{agent_note}" if at else "the SSH agent")
+                detail = str(e) or ("the server closed the connection" if closed else repr(e))
                 raise ConnectFailure(
-                    f"authentication failed for {target.address} (tried {', '.join(tried)}): {e}",
+                    f"authentication failed for {target.address} "
+                    f"(tried {', '.join(tried)}): {detail}",
                     "auth",
+                ) from e
+            if closed:
+                banner = "banner" in str(e)
+                phase = "before sending its SSH banner" if banner else "during key exchange"
+                raise ConnectFailure(
+                    f"connection closed by {where} {phase} (the server dropped the connection: "
+                    "sshd's MaxStartups or access rules, or not an SSH server)",
+                    "closed",
                 ) from e
             if timed_out:
                 raise ConnectFailure(
@@ -304,6 +361,59 @@ class SshRunner:
         if transport is not None:
             transport.set_keepalive(30)  # keep pooled connections through idle NAT/firewalls
         return client
+
+    def _through_jump(
+        self, target: SshTarget, timeout: float, chain: tuple[PoolKey, ...]
+    ) -> paramiko.Channel:
+        """A ``direct-tcpip`` channel to ``target`` from its last ProxyJump hop.
+
+        As with OpenSSH, the hops before the last are the last hop's own jump chain, and the
+        first hop is dialled as its own config says (its own ProxyJump included). Each hop is an
+        ordinary pooled connection, its host key verified like any other.
+        """
+        started = time.monotonic()
+        *before, last = target.proxy_jump
+        where = host_port(target.hostname, target.port)
+        try:
+            jump = self.resolve(last)
+        except RunnerError as e:
+            raise ConnectFailure(f"jump host {last} for {target.spec}: {e}", "config") from e
+        if before:
+            jump = dataclasses.replace(jump, proxy_jump=tuple(before))
+        if jump.key in chain or len(chain) > MAX_JUMP_HOPS:
+            raise ConnectFailure(
+                f"ProxyJump for {target.spec} loops back through {jump.address} (or is longer "
+                f"than {MAX_JUMP_HOPS} hops); check ProxyJump in the SSH config",
+                "config",
+            )
+
+        def dial_jump() -> paramiko.SSHClient:
+            return self._connect(jump, max(timeout - (time.monotonic() - started), 0.1), chain)
+
+        for attempt in range(2):
+            left = max(timeout - (time.monotonic() - started), 0.1)
+            try:
+                client = self.pool.acquire(jump.key, dial_jump)
+            except ConnectFailure as e:
+                raise ConnectFailure(f"jump host {last}: {e}", e.kind, e.timed_out) from e
+            transport = client.get_transport()
+            try:
+                if transport is None:
+                    raise paramiko.SSHException("connection is closed")
+                return transport.open_channel(
+                    "direct-tcpip", (target.hostname, target.port), ("127.0.0.1", 0), timeout=left
+                )
+            except paramiko.ChannelException as e:
+                raise ConnectFailure(
+                    f"jump host {last} could not connect to {where}: {e.text}", "jump"
+                ) from e
+            except (paramiko.SSHException, OSError, EOFError) as e:
+                self.pool.discard(jump.key, client)  # dropped since it was pooled: dial again
+                if attempt:
+                    raise ConnectFailure(
+                        f"cannot open a channel to {where} through jump host {last}: {e}", "jump"
+                    ) from e
+        raise AssertionError("unreachable")
 
     def _bind(
         self, targets: Sequence[str], connect_timeout_s: float | None
@@ -357,6 +467,40 @@ class SshTargetRunner:
         return self.runner.run(
             self.target, argv, timeout_s=timeout_s, connect_timeout_s=self.connect_timeout_s
         )
+
+
+def _dial(target: SshTarget, timeout: float) -> socket.socket:
+    """A TCP connection to the target, failures named by cause (DNS, refused, timeout)."""
+    where = host_port(target.hostname, target.port)
+    try:
+        sock = socket.create_connection((target.hostname, target.port), timeout)
+    except socket.gaierror as e:
+        raise ConnectFailure(f"cannot resolve host {target.hostname}: {e.strerror}", "dns") from e
+    except ConnectionRefusedError as e:
+        raise ConnectFailure(f"connection refused by {where}", "refused") from e
+    except TimeoutError as e:
+        raise ConnectFailure(
+            f"connecting to {where} timed out after {timeout:g}s", "connect_timeout", True
+        ) from e
+    except OSError as e:
+        raise ConnectFailure(f"cannot connect to {where}: {e.strerror or e}", "connect") from e
+    # Without TCP_NODELAY, a channel-open written right after the previous channel's close
+    # waits for the server's delayed ACK (Nagle): ~40 ms added to every pooled command.
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return sock
+
+
+def _closed_by_peer(error: BaseException) -> bool:
+    """Whether the server hung up: paramiko wraps the EOF (a banner read that hit EOF becomes
+    "Error reading SSH protocol banner"), so the whole cause/context chain is looked at."""
+    seen: BaseException | None = error
+    for _ in range(8):
+        if seen is None:
+            return False
+        if isinstance(seen, EOFError | ConnectionResetError | BrokenPipeError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _key_exchange_done(client: paramiko.SSHClient) -> bool:

@@ -3,7 +3,9 @@
 Host keys are verified against ``known_hosts`` by default. An unknown key is refused (the message
 names the host, key type and SHA256 fingerprint, and how to trust it); a *changed* key is refused
 louder and is never accepted automatically, not even with ``trust_unknown_host``, because that is
-exactly what a man in the middle looks like.
+exactly what a man in the middle looks like. A key marked ``@revoked`` is refused for every host
+it is revoked for, whatever else known_hosts says and whatever the caller trusts. New entries are
+hashed when the target's config says ``HashKnownHosts yes``, as ``ssh`` would write them.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 import paramiko
 
 from casefile.errors import RunnerError
+from casefile.probes.runners.ssh_known_hosts import KnownHosts, known_hosts_line, load_known_hosts
 from casefile.probes.runners.ssh_targets import DEFAULT_CONNECT_TIMEOUT_S, resolve_target
 
 
@@ -38,14 +41,30 @@ def fingerprint(key: paramiko.PKey) -> str:
 class HostKeyUnknown(RunnerError):
     """The server's key is not in known_hosts and trusting it was not asked for."""
 
-    def __init__(self, target: str, name: str, key: paramiko.PKey, known_hosts: Path) -> None:
+    def __init__(
+        self, target: str, name: str, key: paramiko.PKey, known_hosts: Path, note: str = ""
+    ) -> None:
         self.known_hosts_name = name
         self.key_type = key.get_name()
         self.fingerprint = fingerprint(key)
         super().__init__(
             f"host key for {target} ({name}) is not trusted: {self.key_type} {self.fingerprint} "
-            f"is not in {known_hosts}; check the fingerprint with the host's owner, then trust it "
-            f"with trust_host({target!r}) or trust_unknown_host=True"
+            f"is not in {known_hosts}{note}; check the fingerprint with the host's owner, then "
+            f"trust it with trust_host({target!r}) or trust_unknown_host=True"
+        )
+
+
+class HostKeyRevoked(RunnerError):
+    """known_hosts marks the server's key ``@revoked``: never accepted, not even when trusting."""
+
+    def __init__(self, target: str, name: str, key: paramiko.PKey, known_hosts: Path) -> None:
+        self.known_hosts_name = name
+        self.key_type = key.get_name()
+        self.fingerprint = fingerprint(key)
+        super().__init__(
+            f"host key for {target} ({name}) is REVOKED, refusing to connect: the server sent "
+            f"{self.key_type} {self.fingerprint}, which {known_hosts} marks @revoked; the host's "
+            "owner must give it a new key"
         )
 
 
@@ -75,11 +94,9 @@ class HostKeyChanged(RunnerError):
 _known_hosts_lock = threading.Lock()
 
 
-def _append_known_host(path: Path, name: str, key: paramiko.PKey) -> None:
+def _append_known_host(path: Path, name: str, key: paramiko.PKey, *, hashed: bool) -> None:
     """Append one entry, leaving the rest of the file (comments, hashed names) as it was."""
-    line = paramiko.hostkeys.HostKeyEntry([name], key).to_line()
-    if line is None:
-        raise RunnerError(f"cannot write a known_hosts entry for {name}")
+    line = known_hosts_line(name, key, hashed=hashed)
     with _known_hosts_lock:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         needs_newline = path.exists() and path.stat().st_size > 0 and not _ends_with_newline(path)
@@ -95,20 +112,37 @@ def _ends_with_newline(path: Path) -> bool:
 
 
 class HostKeyPolicy(paramiko.MissingHostKeyPolicy):
-    """Refuse unknown keys, or accept and save them when the caller explicitly trusts."""
+    """Refuse unknown keys, or accept and save them when the caller explicitly trusts.
 
-    def __init__(self, target: str, known_hosts: Path, trust: bool) -> None:
+    A revoked key is refused first, trusted or not (paramiko calls this policy for it because
+    :meth:`KnownHosts.for_host` leaves revoked keys out of what paramiko checks against).
+    """
+
+    def __init__(
+        self,
+        target: str,
+        known_hosts: Path,
+        trust: bool,
+        *,
+        known: KnownHosts | None = None,
+        hash_names: bool = False,
+    ) -> None:
         self._target = target
         self._known_hosts = known_hosts
         self._trust = trust
+        self._known = known or KnownHosts()
+        self._hash_names = hash_names
 
     def missing_host_key(
         self, client: paramiko.SSHClient, hostname: str, key: paramiko.PKey
     ) -> None:
+        if self._known.is_revoked(hostname, key):
+            raise HostKeyRevoked(self._target, hostname, key, self._known_hosts)
         if not self._trust:
-            raise HostKeyUnknown(self._target, hostname, key, self._known_hosts)
+            note = self._known.unknown_note()
+            raise HostKeyUnknown(self._target, hostname, key, self._known_hosts, note)
         client.get_host_keys().add(hostname, key.get_name(), key)
-        _append_known_host(self._known_hosts, hostname, key)
+        _append_known_host(self._known_hosts, hostname, key, hashed=self._hash_names)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,10 +165,18 @@ def trust_host(
     """Fetch ``target``'s host key and append it to known_hosts unless it is already there.
 
     This is the explicit "I have checked the fingerprint" step. A host whose known key differs
-    raises :class:`HostKeyChanged`; nothing is replaced. Other failures raise ``RunnerError``.
+    raises :class:`HostKeyChanged`, a revoked key :class:`HostKeyRevoked`; nothing is replaced.
+    The name is hashed when the config says ``HashKnownHosts yes``. Other failures raise
+    ``RunnerError``. The key is fetched directly: a target behind ProxyJump is refused here
+    (``SshRunner(trust_unknown_host=True)`` goes through the jump).
     """
     resolved = resolve_target(target, config_path=ssh_config_path)
     known_hosts = known_hosts_path or default_known_hosts_path()
+    if resolved.proxy_jump:
+        raise RunnerError(
+            f"cannot fetch the host key of {target} directly: it is reached through ProxyJump "
+            f"{','.join(resolved.proxy_jump)}; trust it with SshRunner(trust_unknown_host=True)"
+        )
     try:
         sock = socket.create_connection((resolved.hostname, resolved.port), connect_timeout_s)
     except OSError as e:
@@ -148,14 +190,14 @@ def trust_host(
         raise RunnerError(f"cannot fetch the host key of {target}: {e}") from e
     finally:
         transport.close()
-    host_keys = paramiko.HostKeys()
-    if known_hosts.exists():
-        host_keys.load(str(known_hosts))
+    loaded = load_known_hosts([known_hosts])
     name = resolved.known_hosts_name
-    known = host_keys.lookup(name)
+    if loaded.is_revoked(name, key):
+        raise HostKeyRevoked(target, name, key, known_hosts)
+    known = loaded.for_host(name).lookup(name)
     info = HostKeyInfo(name, key.get_name(), fingerprint(key), added=known is None)
     if known is None:
-        _append_known_host(known_hosts, name, key)
+        _append_known_host(known_hosts, name, key, hashed=resolved.hash_known_hosts)
     elif known.get(key.get_name()) != key:
         expected = known.get(key.get_name()) or next(iter(known.values()))
         raise HostKeyChanged(target, name, key, expected, known_hosts)

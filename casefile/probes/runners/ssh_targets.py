@@ -1,9 +1,11 @@
-"""What an SSH target spec means: parse ``[user@]host[:port]`` and apply ``~/.ssh/config``.
+"""What an SSH target spec means: parse ``[user@]host[:port]`` and apply the SSH config.
 
 Targets are written the way people type them to ``ssh``: ``[user@]host[:port]`` or a ``Host``
-alias from ``~/.ssh/config`` (``HostName``, ``User``, ``Port``, ``IdentityFile``,
-``IdentitiesOnly`` and ``ConnectTimeout`` are honoured; ``ProxyJump``/``ProxyCommand`` are refused
-with a clear error rather than silently connecting somewhere else).
+alias. The options come from OpenSSH itself where it is installed (see :mod:`.ssh_config`), so
+``Include``, ``Match`` and ``/etc/ssh/ssh_config`` count as they do for ``ssh``. Honoured:
+``HostName``, ``User``, ``Port``, ``IdentityFile``, ``IdentitiesOnly``, ``IdentityAgent``,
+``ConnectTimeout``, ``HashKnownHosts`` and ``ProxyJump``; ``ProxyCommand`` is refused with a clear
+error rather than silently connecting somewhere else.
 """
 
 from __future__ import annotations
@@ -16,11 +18,20 @@ from pathlib import Path
 import paramiko
 
 from casefile.errors import RunnerError
+from casefile.probes.runners.ssh_config import OpenSshConfig
 
 SSH_PORT = 22
 DEFAULT_CONNECT_TIMEOUT_S = 10.0
 
-PoolKey = tuple[str, str, int]
+#: ``(user, host, port, route)``: ``route`` is the ProxyJump chain (``""`` when dialled directly),
+#: so a host reached through a jump never shares a connection with the same host dialled direct.
+PoolKey = tuple[str, str, int, str]
+
+#: The most ProxyJump hops behind one target, counting the hops' own jump hosts.
+MAX_JUMP_HOPS = 8
+
+#: ``IdentityAgent none``: do not ask any agent.
+NO_AGENT = "none"
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,11 +45,17 @@ class SshTarget:
     identity_files: tuple[str, ...] = ()
     identities_only: bool = False
     connect_timeout_s: float | None = None
+    #: ProxyJump hops, first dialled first; empty when the host is dialled directly.
+    proxy_jump: tuple[str, ...] = ()
+    #: Agent socket path, :data:`NO_AGENT`, or None for ``$SSH_AUTH_SOCK`` (the default).
+    identity_agent: str | None = None
+    #: ``HashKnownHosts yes``: names written to known_hosts are hashed.
+    hash_known_hosts: bool = False
 
     @property
     def key(self) -> PoolKey:
-        """The connection-pool key: one connection per (user, host, port)."""
-        return (self.user, self.hostname, self.port)
+        """The connection-pool key: one connection per (user, host, port, jump route)."""
+        return (self.user, self.hostname, self.port, ",".join(self.proxy_jump))
 
     @property
     def address(self) -> str:
@@ -84,14 +101,14 @@ def parse_target(spec: str) -> tuple[str | None, str, int | None]:
     return user, host, port
 
 
-def load_ssh_config(path: Path) -> paramiko.SSHConfig:
-    """Read an ssh config file (an empty config if it does not exist)."""
-    if not path.exists():
-        return paramiko.SSHConfig()
-    try:
-        return paramiko.SSHConfig.from_path(str(path))
-    except Exception as e:  # a syntax error or an unsupported Match keyword
-        raise RunnerError(f"cannot read SSH config {path}: {e}") from e
+def load_ssh_config(path: Path | None) -> paramiko.SSHConfig:
+    """The SSH config that ``path`` names; None or ``~/.ssh/config`` means what ``ssh`` reads.
+
+    Only an explicitly named other file is passed to ``ssh -G -F``: the default file is left to
+    ``ssh`` itself, which then also reads ``/etc/ssh/ssh_config``.
+    """
+    explicit = path if path is not None and path != default_ssh_config_path() else None
+    return OpenSshConfig(explicit)
 
 
 def resolve_target(
@@ -100,22 +117,22 @@ def resolve_target(
     """Apply the ssh config to ``spec``; explicit ``user@`` and ``:port`` win over the config."""
     user, host, port = parse_target(spec)
     if ssh_config is None:
-        ssh_config = load_ssh_config(config_path or default_ssh_config_path())
+        ssh_config = load_ssh_config(config_path)
     try:
         options = ssh_config.lookup(host)
+    except RunnerError as e:
+        raise RunnerError(f"SSH target {spec!r}: {e}") from e
     except Exception as e:
         raise RunnerError(f"SSH target {spec!r}: cannot apply SSH config: {e}") from e
-    for unsupported in ("proxyjump", "proxycommand"):
-        if options.get(unsupported, "none").lower() != "none":
-            raise RunnerError(
-                f"SSH target {spec!r}: {unsupported} is set in the SSH config but casefile's SSH "
-                "runner does not support jump hosts; run the probe on the jump host, or paste "
-                "the output"
-            )
+    if str(options.get("proxycommand", "none")).lower() != "none":
+        raise RunnerError(
+            f"SSH target {spec!r}: proxycommand is set in the SSH config but casefile's SSH "
+            "runner does not run proxy commands; use ProxyJump instead, run the probe on the "
+            "jump host, or paste the output"
+        )
     try:
         config_port = int(options.get("port", SSH_PORT))
-        config_timeout = options.get("connecttimeout")
-        connect_timeout = float(config_timeout) if config_timeout else None
+        connect_timeout = _timeout(options.get("connecttimeout"))
     except ValueError as e:
         raise RunnerError(f"SSH target {spec!r}: bad value in SSH config: {e}") from e
     identity_files = tuple(
@@ -127,9 +144,54 @@ def resolve_target(
         port=port if port is not None else config_port,
         user=user or options.get("user") or getpass.getuser(),
         identity_files=identity_files,
-        identities_only=options.get("identitiesonly", "no").lower() == "yes",
+        identities_only=str(options.get("identitiesonly", "no")).lower() == "yes",
         connect_timeout_s=connect_timeout,
+        proxy_jump=parse_proxy_jump(spec, str(options.get("proxyjump", "none"))),
+        identity_agent=identity_agent(options.get("identityagent")),
+        hash_known_hosts=str(options.get("hashknownhosts", "no")).lower() == "yes",
     )
+
+
+def _timeout(value: object) -> float | None:
+    if value is None or str(value).lower() == "none":
+        return None
+    seconds = float(str(value))
+    return seconds if seconds > 0 else None
+
+
+def parse_proxy_jump(spec: str, value: str) -> tuple[str, ...]:
+    """ProxyJump's comma-separated hops (``[user@]host[:port]`` or ``ssh://…``), each checked."""
+    if value.strip().lower() in ("", "none"):
+        return ()
+    hops: list[str] = []
+    for raw in value.split(","):
+        hop = raw.strip()
+        if hop.lower().startswith("ssh://"):
+            hop = hop[len("ssh://") :].rstrip("/")
+        try:
+            parse_target(hop)
+        except RunnerError as e:
+            raise RunnerError(f"SSH target {spec!r}: bad ProxyJump hop {raw.strip()!r}: {e}") from e
+        hops.append(hop)
+    return tuple(hops)
+
+
+def identity_agent(value: object) -> str | None:
+    """IdentityAgent as a socket path, :data:`NO_AGENT`, or None for ``$SSH_AUTH_SOCK``.
+
+    ``SSH_AUTH_SOCK`` and ``$NAME`` name environment variables (an unset one means no agent, as
+    for OpenSSH); ``~`` and ``${NAME}`` are expanded in a path.
+    """
+    if value is None:
+        return None
+    text = str(value).strip()
+    if text == "SSH_AUTH_SOCK" or not text:
+        return None
+    if text.lower() == NO_AGENT:
+        return NO_AGENT
+    if text.startswith("$") and not text.startswith("${"):
+        return os.environ.get(text[1:]) or NO_AGENT
+    return os.path.expanduser(os.path.expandvars(text))
 
 
 def default_ssh_config_path() -> Path:

@@ -1,0 +1,76 @@
+"""Facts pulled out of any output with regular expressions: ``--fact NAME=REGEX``.
+
+Not every tool has a parser, and a responder often wants one number out of a run (tokens per
+second from a benchmark's last line, a latency from a log). A :class:`FactPattern` names a fact
+and the regex that finds it: the first capture group is the value (the whole match when the
+regex has no group), a number when it reads as one, else the text. Every match is one fact on
+``host``. :meth:`casefile.probes.api.Probe.with_facts` adds patterns to any probe; the
+``command`` probe's ``make_command_probe`` uses the same reading of values.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from casefile.domain.facts import FactValue, ParseResult
+
+__all__ = ["FactPattern", "fact_pattern", "read_value"]
+
+_NUMBER = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+#: fact names as casefile writes them (nvidia-smi's ``--query-gpu`` style: ``power.draw``)
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]{0,127}")
+
+
+def read_value(raw: str) -> FactValue:
+    """``raw`` as a fact value: an int when it is written as one, a float when it reads as a
+    number, else the text (stripped)."""
+    text = raw.strip()
+    if _NUMBER.fullmatch(text):
+        try:
+            number = float(text)
+        except ValueError:
+            return text
+        if number.is_integer() and re.fullmatch(r"[-+]?[0-9]+", text):
+            return int(text)
+        return number
+    return text
+
+
+@dataclass(frozen=True)
+class FactPattern:
+    """One fact to find in output: ``name`` and the compiled regex that finds its value."""
+
+    name: str
+    regex: re.Pattern[str]
+
+    def add_to(self, result: ParseResult, text: str) -> int:
+        """Add a fact for every match in ``text``; returns how many were added."""
+        added = 0
+        for match in self.regex.finditer(text):
+            raw = match.group(1) if self.regex.groups else match.group(0)
+            if raw is not None and raw.strip():
+                result.add(self.name, read_value(raw), "host")
+                added += 1
+        return added
+
+
+def fact_pattern(name: str, regex: str) -> FactPattern:
+    """A :class:`FactPattern`; ``ValueError`` (a one-line message) for a name casefile cannot
+    store or a regex that does not compile."""
+    if not _NAME.fullmatch(name):
+        raise ValueError(
+            f"fact name {name!r}: start with a letter or '_', then letters, digits, '_', '.', "
+            "':' or '-'"
+        )
+    try:
+        compiled = re.compile(regex, re.MULTILINE)
+    except re.error as error:
+        raise ValueError(f"fact {name}: regex {regex!r} does not compile: {error}") from None
+    if compiled.groups > 1:
+        # one value per match: which of several groups would it be?
+        raise ValueError(
+            f"fact {name}: regex {regex!r} has {compiled.groups} groups; give at most one "
+            "(its text is the value), using (?:…) for the others"
+        )
+    return FactPattern(name, compiled)

@@ -1,0 +1,276 @@
+"""Host options as OpenSSH itself computes them: ``ssh -G``, or paramiko's parser as a fallback.
+
+OpenSSH's rules for which value wins (first match, ``Include``, ``Match``, the system-wide
+``/etc/ssh/ssh_config``, built-in defaults) are subtle, and a reimplementation drifts: an alias
+defined in an included file, or a ``ProxyJump`` set there, used to be silently missed. So where the
+``ssh`` binary exists its own answer is used: ``ssh -G HOST`` prints the options it would use,
+without connecting. It is run with an argument list (never a shell), stdin closed and a timeout,
+and with ``-F FILE`` when a config file other than ``~/.ssh/config`` was named (which, as with
+``ssh -F``, replaces both the user's and the system file).
+
+Without ``ssh``, paramiko's parser reads the user's file and then the system file (first value
+obtained wins, so the user's file takes precedence), with ``Include`` expanded here: glob
+patterns, relative paths taken from ``~/.ssh`` (``/etc/ssh`` in the system file), nested at most
+:data:`MAX_INCLUDE_DEPTH` deep, an included file applying only within the block that includes
+it (tests/runners/test_ssh_config.py checks the two ways agree).
+"""
+
+from __future__ import annotations
+
+import getpass
+import glob
+import io
+import os
+import re
+import shlex
+import shutil
+import socket
+import subprocess
+import threading
+from pathlib import Path
+from typing import Any
+
+import paramiko
+
+from casefile.errors import RunnerError
+
+SYSTEM_SSH_CONFIG = Path("/etc/ssh/ssh_config")
+SSH_G_TIMEOUT_S = 5.0
+MAX_INCLUDE_DEPTH = 16  # OpenSSH's own READCONF_MAX_DEPTH
+
+#: What ``ssh -G`` lists when no IdentityFile is configured: the default key paths, which the
+#: runner's ``look_for_keys`` already covers (and which must not count as configured keys).
+OPENSSH_DEFAULT_IDENTITIES = (
+    "~/.ssh/id_rsa",
+    "~/.ssh/id_ecdsa",
+    "~/.ssh/id_ecdsa_sk",
+    "~/.ssh/id_ed25519",
+    "~/.ssh/id_ed25519_sk",
+    "~/.ssh/id_xmss",
+    "~/.ssh/id_dsa",
+)
+
+#: Options that may appear several times in ``ssh -G`` output; paramiko keeps these as lists.
+_MULTI_VALUED = frozenset({"identityfile", "certificatefile", "localforward", "remoteforward"})
+_KEYWORD = re.compile(r"^\s*([A-Za-z]+)(?:\s*=\s*|\s+)(.*?)\s*$")
+
+
+class OpenSshConfig(paramiko.SSHConfig):
+    """An :class:`paramiko.SSHConfig` whose ``lookup`` answers as OpenSSH would.
+
+    ``path`` None means "what plain ``ssh`` reads" (``~/.ssh/config`` and the system file);
+    a path is read alone, like ``ssh -F``. A missing file counts as empty.
+    ``ssh_binary`` defaults to ``ssh`` on PATH; ``use_ssh=False`` forces the fallback parser
+    (for tests), as does a missing ``ssh`` or one that cannot be executed.
+    """
+
+    def __init__(
+        self,
+        path: Path | None,
+        *,
+        ssh_binary: str | None = None,
+        use_ssh: bool = True,
+        system_path: Path = SYSTEM_SSH_CONFIG,
+        ssh_dir: Path | None = None,
+    ) -> None:
+        super().__init__()
+        self.path = path
+        self.ssh_binary = (ssh_binary or shutil.which("ssh")) if use_ssh else None
+        self._system_path = system_path
+        self._ssh_dir = ssh_dir or Path.home() / ".ssh"
+        self._answers: dict[str, paramiko.SSHConfigDict] = {}
+        self._answers_lock = threading.Lock()
+        if self.ssh_binary is None:
+            self._parse_fallback()
+
+    def _parse_fallback(self) -> None:
+        text = _fallback_text(self.path, self._ssh_dir, self._system_path)
+        try:
+            self.parse(io.StringIO(text))
+        except Exception as e:  # a syntax error or an unsupported keyword
+            raise RunnerError(f"cannot read SSH config {self.describe()}: {e}") from e
+
+    def describe(self) -> str:
+        """The file(s) this config comes from, for messages."""
+        return str(self.path) if self.path is not None else "~/.ssh/config"
+
+    def lookup(self, hostname: str) -> paramiko.SSHConfigDict:
+        """The options for ``hostname`` (paramiko's shape: lower-case keys, identityfile a list)."""
+        if self.ssh_binary is None:
+            return super().lookup(hostname)
+        # One `ssh -G` per host name (a few ms each): targets that differ only in user@ or :port
+        # share it. A copy goes out, so a caller's edits never reach the next lookup.
+        with self._answers_lock:
+            answer = self._answers.get(hostname)
+        if answer is None:
+            try:
+                answer = self._ssh_g(hostname)
+            except OSError:  # ssh is there but cannot be run: read the files ourselves
+                with self._answers_lock:
+                    if self.ssh_binary is not None:
+                        self.ssh_binary = None
+                        self._parse_fallback()
+                return super().lookup(hostname)
+            with self._answers_lock:
+                self._answers[hostname] = answer
+        return paramiko.SSHConfigDict(
+            {k: list(v) if isinstance(v, list) else v for k, v in answer.items()}
+        )
+
+    def _ssh_g(self, hostname: str) -> paramiko.SSHConfigDict:
+        """Ask ``ssh -G``; ``RunnerError`` for what it refuses, ``OSError`` if it cannot run."""
+        assert self.ssh_binary is not None
+        argv = [self.ssh_binary, "-G", "-T"]
+        if self.path is not None:
+            argv += ["-F", str(self.path) if self.path.exists() else os.devnull]
+        argv += ["--", hostname]
+        try:
+            done = subprocess.run(
+                argv,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=SSH_G_TIMEOUT_S,
+                check=False,
+            )
+        except subprocess.TimeoutExpired as e:
+            raise RunnerError(
+                f"cannot apply SSH config {self.describe()} to {hostname!r}: `ssh -G` took more "
+                f"than {SSH_G_TIMEOUT_S:g}s (a slow `Match exec` in the config?)"
+            ) from e
+        if done.returncode != 0:
+            complaint = _first_line(done.stderr) or f"exit status {done.returncode}"
+            raise RunnerError(f"cannot apply SSH config {self.describe()}: {complaint}")
+        return _options_from_ssh_g(done.stdout.decode("utf-8", errors="replace"), hostname)
+
+
+def _first_line(raw: bytes) -> str:
+    lines = [
+        line.strip()
+        for line in raw.decode("utf-8", errors="replace").splitlines()
+        if line.strip() and not line.startswith("Pseudo-terminal")
+    ]
+    return lines[0] if lines else ""
+
+
+def _options_from_ssh_g(text: str, original_host: str) -> paramiko.SSHConfigDict:
+    """Parse ``key value`` lines; expand the tokens ``ssh`` leaves for later in IdentityFile."""
+    options: dict[str, Any] = {}
+    identities: list[str] = []
+    for line in text.splitlines():
+        key, _, value = line.partition(" ")
+        key = key.lower()
+        if not key:
+            continue
+        if key == "identityfile":
+            identities.append(value)
+        elif key in _MULTI_VALUED:
+            options.setdefault(key, []).append(value)
+        else:
+            options[key] = value
+    if tuple(identities) != OPENSSH_DEFAULT_IDENTITIES:
+        options["identityfile"] = [_expand_tokens(p, options, original_host) for p in identities]
+    return paramiko.SSHConfigDict(options)
+
+
+def _expand_tokens(value: str, options: dict[str, Any], original_host: str) -> str:
+    """The ssh_config TOKENS that IdentityFile may use (``%h``, ``%r``, ``%u``, ``%d`` …)."""
+    home = str(Path.home())
+    tokens = {
+        "%": "%",
+        "h": str(options.get("hostname", original_host)),
+        "n": original_host,
+        "p": str(options.get("port", "22")),
+        "r": str(options.get("user", "")),
+        "u": getpass.getuser(),
+        "d": home,
+        "i": str(os.getuid()),
+        "l": socket.gethostname(),  # with its domain, as ssh_config(5) says; %L without
+        "L": socket.gethostname().split(".")[0],
+    }
+    out = re.sub(r"%(.)", lambda m: tokens.get(m.group(1), m.group(0)), value)
+    return os.path.expanduser(out)
+
+
+# --- the fallback: paramiko's parser, with Include expanded -----------------------------------
+
+
+def _fallback_text(path: Path | None, user_dir: Path, system_path: Path) -> str:
+    """The user's config, then the system file (under a fresh ``Host *``), includes inlined."""
+    if path is not None:
+        return expand_includes(path, base_dir=user_dir)
+    user = expand_includes(user_dir / "config", base_dir=user_dir)
+    system = expand_includes(system_path, base_dir=system_path.parent)
+    return f"{user}\nHost *\n{system}"
+
+
+def expand_includes(path: Path, *, base_dir: Path, depth: int = 0, guard: str = "") -> str:
+    """The text of ``path`` with every ``Include`` replaced by the files it names.
+
+    A missing file is empty (as for OpenSSH, whose Include ignores patterns matching nothing).
+    OpenSSH applies an included file only within the block that includes it: a ``Host`` line in
+    a file included from ``Host gpu*`` can match only gpu hosts, and the lines after the
+    ``Include`` still belong to the enclosing block. Inlined for paramiko, the enclosing block
+    becomes ``guard`` (``Match`` criteria) and the included ``Host``/``Match`` lines are rewritten
+    to ``Match GUARD originalhost PATTERNS``; after the included text, the enclosing block's
+    line is repeated.
+    """
+    if depth > MAX_INCLUDE_DEPTH:
+        raise RunnerError(
+            f"SSH config {path}: Include nested more than {MAX_INCLUDE_DEPTH} deep (a loop?)"
+        )
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return ""
+    except OSError as e:
+        raise RunnerError(f"cannot read SSH config {path}: {e.strerror or e}") from e
+    out: list[str] = []
+    header = ""  # the current block's line, as emitted
+    for line in text.splitlines():
+        match = _KEYWORD.match(line)
+        keyword = match.group(1).lower() if match else ""
+        if match is not None and keyword in ("host", "match"):
+            line = _guarded(keyword, match.group(2), guard) if guard else line
+            header = line
+        if keyword != "include" or match is None:
+            out.append(line)
+            continue
+        try:
+            patterns = shlex.split(match.group(2))
+        except ValueError as e:
+            raise RunnerError(f"SSH config {path}: bad Include line {line.strip()!r}: {e}") from e
+        inner = _criteria(header) if header else guard
+        for pattern in patterns:
+            expanded = os.path.expanduser(pattern)
+            full = expanded if os.path.isabs(expanded) else str(base_dir / expanded)
+            for included in sorted(glob.glob(full)):
+                if os.path.isfile(included):
+                    out.append(
+                        expand_includes(
+                            Path(included), base_dir=base_dir, depth=depth + 1, guard=inner
+                        )
+                    )
+        # Back to the enclosing block (lines before any Host apply to every host).
+        out.append(header or (f"Match {guard}" if guard else "Host *"))
+    return "\n".join(out) + "\n"
+
+
+def _guarded(keyword: str, args: str, guard: str) -> str:
+    """A ``Host``/``Match`` line of an included file, restricted to the including block."""
+    if keyword == "host":
+        return f"Match {guard} originalhost {','.join(args.split())}"
+    if args.strip().lower() == "all":
+        return f"Match {guard}"
+    return f"Match {guard} {args}"
+
+
+def _criteria(header: str) -> str:
+    """The ``Match`` criteria a block line stands for ("" for one that matches every host)."""
+    match = _KEYWORD.match(header)
+    if match is None:
+        return ""
+    keyword, args = match.group(1).lower(), match.group(2)
+    if keyword == "host":
+        patterns = args.split()
+        return "" if patterns == ["*"] else f"originalhost {','.join(patterns)}"
+    return "" if args.strip().lower() == "all" else args
