@@ -18,6 +18,7 @@ from casefile.errors import IntegrityError, StoreError
 if TYPE_CHECKING:
     from casefile.domain.events import Event
     from casefile.store.base import EventStore
+    from casefile.store.head_file import Head
 
 
 @dataclass(frozen=True)
@@ -29,9 +30,22 @@ class CaseFacts:
     last: Event
 
 
+GUARANTEE = (
+    "every event from seq 1 to the head follows from the one before it and matches its hash, "
+    "and every artifact they reference matches its digest; the chain cannot show that events "
+    "after the head were removed, or that the whole chain was rewritten with new hashes: "
+    "compare the head with one kept elsewhere (verify --head SEQ@HASH)"
+)
+"""What a passing ``verify`` proves, and what it cannot: printed with every result."""
+
+
 @dataclass(frozen=True)
 class Verified:
-    """The outcome of checking a case's chain and artifacts."""
+    """The outcome of checking a case's chain and artifacts (and, if known, its head).
+
+    ``head_seq``/``head_hash`` are the chain's last event as read (``0``/``""`` when nothing
+    could be read); ``notes`` say what was or could not be checked beyond the chain itself.
+    """
 
     ok: bool
     events: int
@@ -40,6 +54,27 @@ class Verified:
     head_seq: int
     head_hash: str
     seq: int | None = None
+    case_id: str | None = None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def head(self) -> str | None:
+        """The head as ``SEQ@HASH``, full hash, to compare out of band; ``None`` if unknown."""
+        return f"{self.head_seq}@{self.head_hash}" if self.head_seq else None
+
+    def to_json(self) -> dict[str, object]:
+        """The ``verify --json`` shape."""
+        return {
+            "ok": self.ok,
+            "case_id": self.case_id,
+            "events": self.events,
+            "artifacts": self.artifacts,
+            "head": self.head,
+            "failed_seq": self.seq,
+            "message": self.message,
+            "notes": list(self.notes),
+            "guarantee": GUARANTEE,
+        }
 
 
 @dataclass(frozen=True)
@@ -65,32 +100,134 @@ def list_cases(store: EventStore) -> list[CaseFacts]:
     return [facts for facts in found if facts is not None]
 
 
-def verify(store: EventStore, case_id: str) -> Verified:
-    """Check the chain (every hash, every link) and every artifact a stored case references."""
+def _expected(head: str | None) -> Head | None:
+    from casefile.store.head_file import parse_head
+
+    if head is None:
+        return None
+    parsed = parse_head(head)
+    if parsed is None:
+        raise StoreError(f"--head {head!r} is not SEQ@HASH (a seq from 1 and a full hash)")
+    return parsed
+
+
+def _against(expected: Head, last_seq: int, hash_at: str | None) -> tuple[str | None, str]:
+    """A failure message if the chain does not hold ``expected``, else a note saying it does."""
+    from casefile.store.head_file import head_mismatch
+
+    mismatch = head_mismatch(expected, last_seq, hash_at, "--head")
+    after = last_seq - expected.seq
+    grown = f"; {after} event{'s' if after != 1 else ''} after it" if after > 0 else ""
+    return mismatch, f"the chain holds the head given with --head ({expected}){grown}"
+
+
+def verify(store: EventStore, case_id: str, head: str | None = None) -> Verified:
+    """Check the chain (every hash, every link) and every artifact a stored case references,
+    and, given ``head`` (``SEQ@HASH`` recorded elsewhere), that the chain still holds it."""
     from casefile.store.verify import verify_stored_case
 
+    expected = _expected(head)
     report = verify_stored_case(store, case_id)
-    seq, head = store.head(case_id)
-    message = (
-        report.message
-        if not report.ok
-        else f"{report.events} events, {report.artifacts} artifacts verify (case {case_id})"
+    seq, last_hash = store.head(case_id)
+    if not report.ok:
+        return Verified(
+            False,
+            report.events,
+            report.artifacts,
+            report.message,
+            seq,
+            last_hash,
+            report.seq,
+            case_id,
+        )
+    notes: list[str] = []
+    if expected is not None:
+        at = (
+            store.load(case_id, expected.seq, after=expected.seq - 1) if expected.seq <= seq else []
+        )
+        mismatch, note = _against(expected, seq, at[0].hash if at else None)
+        if mismatch is not None:
+            return Verified(
+                False,
+                report.events,
+                report.artifacts,
+                f"case {case_id}: {mismatch}",
+                seq,
+                last_hash,
+                min(expected.seq, seq + 1),
+                case_id,
+            )
+        notes.append(note)
+    message = f"{report.events} events, {report.artifacts} artifacts verify (case {case_id})"
+    return Verified(
+        True,
+        report.events,
+        report.artifacts,
+        message,
+        seq,
+        last_hash,
+        None,
+        case_id,
+        tuple(notes),
     )
-    return Verified(report.ok, report.events, report.artifacts, message, seq, head, report.seq)
 
 
-def verify_directory(directory: str | os.PathLike[str]) -> Verified:
-    """Check a case directory as import would, without importing it."""
+def verify_directory(directory: str | os.PathLike[str], head: str | None = None) -> Verified:
+    """Check a case directory as import would (its ``events.head`` included), without
+    importing it; and, given ``head``, that the chain still holds it."""
     from casefile.errors import CasefileError
-    from casefile.store.casedir import read_case_dir
+    from casefile.store.casedir_import import load_case_dir
+    from casefile.store.head_file import HEAD_FILE
 
+    expected = _expected(head)
     try:
-        events, artifacts = read_case_dir(directory)
+        loaded = load_case_dir(directory)
     except CasefileError as error:
         return Verified(False, 0, 0, str(error), 0, "", getattr(error, "seq", None))
-    last = events[-1]
+    events, last = loaded.events, loaded.events[-1]
+    notes: list[str] = []
+    recorded = loaded.recorded_head
+    if recorded is None:
+        notes.append(
+            f"no {HEAD_FILE} (an export from an older casefile): whether events were removed "
+            "from the end cannot be checked from the directory alone"
+        )
+    elif recorded.seq < last.seq:
+        notes.append(
+            f"{HEAD_FILE} records {recorded}, behind the chain's last seq {last.seq} (a write "
+            "stopped between the events and the head): accepted, the chain holds it"
+        )
+    else:
+        notes.append(f"{HEAD_FILE} records this head")
+    if expected is not None:
+        at = events[expected.seq - 1].hash if expected.seq <= len(events) else None
+        mismatch, note = _against(expected, last.seq, at)
+        if mismatch is not None:
+            message = f"{os.fspath(directory)}: {mismatch}"
+            return Verified(
+                False,
+                len(events),
+                len(loaded.artifacts),
+                message,
+                last.seq,
+                last.hash,
+                min(expected.seq, last.seq + 1),
+                last.case_id,
+                tuple(notes),
+            )
+        notes.append(note)
     message = f"{len(events)} events, chain and artifacts verify ({os.fspath(directory)})"
-    return Verified(True, len(events), len(artifacts), message, last.seq, last.hash)
+    return Verified(
+        True,
+        len(events),
+        len(loaded.artifacts),
+        message,
+        last.seq,
+        last.hash,
+        None,
+        last.case_id,
+        tuple(notes),
+    )
 
 
 def export(store: EventStore, case_id: str, directory: str | os.PathLike[str]) -> Path:

@@ -8,10 +8,17 @@ holds back the others' records and a UI can show one progress line per host.
 The probe's own declarations are honoured here: ``timeout_s`` is the default command timeout
 (nccl-tests declares 600 s; a CLI default must not cut it to 60), and ``where`` says which
 runners may carry it (a sampler-only probe cannot be sent over SSH).
+
+A :class:`CancelToken` given to :func:`collect` stops it (a front end cancels it on Ctrl-C): the
+hosts that finished have been yielded already, each one still running is yielded within about
+a second as a cancelled result (``error_kind="cancelled"``), and the caller records those as
+failed runs like any other.
 """
 
 from __future__ import annotations
 
+import sys
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,12 +26,31 @@ from typing import TYPE_CHECKING
 
 from casefile.domain.events import utc_now
 from casefile.errors import RunnerError
-from casefile.probes.runners.result import RunResult
+from casefile.probes.runners.cancel import CancelToken
+from casefile.probes.runners.result import RunResult, Truncation
+
+__all__ = [
+    "ADVICE",
+    "LOADS",
+    "CancelToken",
+    "Local",
+    "Pasted",
+    "ProbeRequest",
+    "Sample",
+    "Ssh",
+    "Truncation",
+    "Where",
+    "collect",
+    "default_where",
+    "failure_reason",
+    "parse_output",
+]
 
 if TYPE_CHECKING:
     from casefile.domain.facts import ParseResult
     from casefile.plugins import Registry
     from casefile.probes.api import Probe
+    from casefile.probes.patterns import FactPattern
 
 LOADS = ("idle", "under-load", "unknown")
 
@@ -79,6 +105,8 @@ class ProbeRequest:
     timeout_s: float | None = None
     reconstructed: bool = False
     note: str | None = None
+    #: facts to pull out of the output besides the probe's own (``--fact NAME=REGEX``)
+    facts: tuple[FactPattern, ...] = ()
 
     def __post_init__(self) -> None:
         if self.load not in LOADS:
@@ -130,12 +158,14 @@ def _check_where(probe: Probe, where: Where) -> None:
         raise RunnerError(f"probe {probe.name} cannot run {needs} (it runs: {ways})")
 
 
-def collect(probe: Probe, request: ProbeRequest) -> Iterator[RunResult]:
+def collect(
+    probe: Probe, request: ProbeRequest, cancel: CancelToken | None = None
+) -> Iterator[RunResult]:
     """Run the request's probe where it says, yielding each host's result as it lands.
 
     Raises :class:`RunnerError` before running anything when the request cannot be carried
     out (no command to run, a place the probe cannot run, unreadable pasted output); once
-    running, every failure is a result.
+    running, every failure is a result, and so is a run that ``cancel`` stopped.
     """
     where = request.where
     _check_where(probe, where)
@@ -152,11 +182,11 @@ def collect(probe: Probe, request: ProbeRequest) -> Iterator[RunResult]:
     if not argv:
         raise RunnerError(f"probe {probe.name} has no default command: give one after --")
     if isinstance(where, Ssh):
-        yield from _over_ssh(argv, where, timeout)
+        yield from _over_ssh(argv, where, timeout, cancel)
         return
     from casefile.probes.runners.local import LocalRunner
 
-    yield LocalRunner().run(argv, timeout_s=timeout)
+    yield LocalRunner(cancel=cancel).run(argv, timeout_s=timeout)
 
 
 def _pasted(probe: Probe, argv: tuple[str, ...], where: Pasted) -> RunResult:
@@ -172,19 +202,31 @@ def _pasted(probe: Probe, argv: tuple[str, ...], where: Pasted) -> RunResult:
     return pasted.from_file(argv, where.path, host=where.host, taken_at=taken)
 
 
-def _over_ssh(argv: tuple[str, ...], where: Ssh, timeout: float) -> Iterator[RunResult]:
+def _over_ssh(
+    argv: tuple[str, ...], where: Ssh, timeout: float, cancel: CancelToken | None
+) -> Iterator[RunResult]:
     from casefile.probes.runners.fanout import fan_out_as_completed
     from casefile.probes.runners.ssh import SshRunner
 
-    with SshRunner(
+    ssh = SshRunner(
         trust_unknown_host=where.trust_host,
         known_hosts_path=where.known_hosts,
         ssh_config_path=where.ssh_config,
         connect_timeout_s=where.connect_timeout_s,
-    ) as ssh:
+        cancel=cancel,
+    )
+    try:
         runners = [ssh.target(host) for host in where.hosts]
-        for _index, result in fan_out_as_completed(runners, argv, timeout_s=timeout):
+        for _index, result in fan_out_as_completed(runners, argv, timeout_s=timeout, cancel=cancel):
             yield result
+    finally:
+        stopped_early = sys.exc_info()[0] is not None  # Ctrl-C, or the caller stopped reading
+        if stopped_early or (cancel is not None and cancel.cancelled):
+            # A worker still dialling holds its connection's pool entry until its connect
+            # timeout; closing waits for that, so it happens behind the caller's back.
+            threading.Thread(target=ssh.close, name="casefile-ssh-close", daemon=True).start()
+        else:
+            ssh.close()
 
 
 def parse_output(registry: Registry, probe_name: str, text: str) -> ParseResult:

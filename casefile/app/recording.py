@@ -3,19 +3,24 @@
 One append per run: the probe run, the observation (even when nothing parsed: the raw output is
 kept and the observation says why), then, for each rule of an open playbook that reads this
 probe, either an evidence event or a visible set-aside record.
+
+The raw output is stored first, as the exact bytes the runner captured (never re-encoded from
+the decoded text, which replaced what was not UTF-8). A run whose output could not be stored is
+still recorded, as a failed run that says why; a stream the runner cut to its head and tail is
+named, with its byte counts, in the observation's problems.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from casefile.domain import commands
 from casefile.domain.events import NewEvent
 from casefile.domain.facts import Fact, ParseResult
 from casefile.domain.rules import Applied, Rule, SetAside, evaluate
-from casefile.errors import DomainError
+from casefile.errors import DomainError, StoreError
 
 if TYPE_CHECKING:
     from casefile.app.draft import Draft
@@ -75,7 +80,7 @@ def parse_run(
     probe: Probe,
     result: RunResult,
     *,
-    stdout_digest: str,
+    stdout_digest: str | None,
     stderr_digest: str | None,
     load: str,
     reconstructed: bool,
@@ -83,9 +88,24 @@ def parse_run(
     rules: list[tuple[str, Rule]],
 ) -> Collected:
     """Parse a run and build the probe run's payload (artifacts already stored)."""
-    parsed = probe.safe_parse(result.stdout)
+    from casefile.app.probing import failure_reason
+    from casefile.probes.api import RunOutput
+
+    timed = result.source != "pasted"
+    output = RunOutput(
+        result.argv,
+        result.stdout,
+        result.stderr,
+        result.exit_status,
+        result.duration_s if timed else None,
+        result.source,
+    )
+    parsed = probe.safe_parse(result.stdout, output)
     if result.error and not result.stdout:
-        parsed = ParseResult.unparsed(f"no output: {result.error}")
+        parsed = ParseResult.unparsed(f"no output: {failure_reason(result)}")
+    if result.truncated:
+        cuts = [cut.describe() for cut in result.truncated]
+        parsed = ParseResult(list(parsed.facts), [*parsed.problems, *cuts], parsed.parsed)
     conditions: dict[str, Any] = {"load": load, "host": result.host}
     payload: dict[str, Any] = {
         "probe": probe.name,
@@ -99,7 +119,9 @@ def parse_run(
         "duration_s": result.duration_s,
         "stdout_artifact": stdout_digest,
         "stderr_artifact": stderr_digest,
-        "error": result.error,
+        # recorded with the advice a front end gives (--trust-host), not the runner's own
+        "error": failure_reason(result) if result.error else None,
+        "error_kind": result.error_kind,
         "conditions": conditions,
         "reconstructed": reconstructed,
         "note": note,
@@ -115,6 +137,31 @@ def parse_run(
         conditions,
         rules if readable else [],
     )
+
+
+@dataclass(frozen=True)
+class StoredOutput:
+    """The digests of a run's raw output, and the run as it is to be recorded."""
+
+    stdout_digest: str | None
+    stderr_digest: str | None
+    #: the run itself, or, when its output could not be stored, the run marked failed
+    result: RunResult
+
+
+def store_output(put: Callable[[bytes], str], result: RunResult) -> StoredOutput:
+    """Store the run's exact output bytes with ``put``; a store that refuses them makes the
+    run a failed one (recorded all the same) rather than an exception that loses it."""
+    try:
+        stdout_digest = put(result.raw_stdout())
+        stderr = result.raw_stderr()
+        stderr_digest = put(stderr) if stderr else None
+    except StoreError as error:
+        why = f"raw output could not be stored: {error}"
+        message = f"{result.error}; {why}" if result.error else why
+        failed = replace(result, error=message, error_kind=result.error_kind or "artifact")
+        return StoredOutput(None, None, failed)
+    return StoredOutput(stdout_digest, stderr_digest, result)
 
 
 def decide_run(draft: Draft, collected: Collected) -> tuple[int, int, list[str], list[str]]:

@@ -40,13 +40,15 @@ if TYPE_CHECKING:
         ReplayView,
         StatusView,
     )
+    from casefile.app.views.lists import HypothesisList, QuestionList
     from casefile.domain.beliefs import Projection
     from casefile.domain.beliefs.views import Candidate, ProbeStep
     from casefile.domain.events import Event
     from casefile.plugins import Registry
     from casefile.probes.api import Probe
+    from casefile.probes.runners.cancel import CancelToken
     from casefile.probes.runners.result import RunResult
-    from casefile.store.base import EventStore
+    from casefile.store.base import EventStore, Removed
 
 __all__ = ["RETRIES", "CaseService", "ProbeRecord"]
 
@@ -141,13 +143,14 @@ class CaseService:
             )
         return rows
 
-    def verify(self, case_id: str) -> Verified:
+    def verify(self, case_id: str, head: str | None = None) -> Verified:
+        """Check the case; ``head`` (``SEQ@HASH`` kept elsewhere) must be in its chain too."""
         from casefile.app.library import verify, verify_directory
 
         directory = getattr(self.store, "directory", None)
         if directory is not None:
-            return verify_directory(directory)
-        return verify(self.store, case_id)
+            return verify_directory(directory, head)
+        return verify(self.store, case_id, head)
 
     def export(self, case_id: str, directory: str | Path) -> Path:
         from casefile.app.library import export
@@ -306,6 +309,27 @@ class CaseService:
 
         return export_graph(self._current(case_id, history=True), fmt)
 
+    def graph_json(self, case_id: str) -> dict[str, Any]:
+        """The hypothesis graph as plain data (``graph --format json``): nodes sorted by id,
+        each with its attributes as the fold holds them (hypotheses with their confidence),
+        and edges sorted by source, target and key."""
+        projection = self._current(case_id, history=True)
+        confidences = projection.confidences()
+        graph = projection.graph
+        nodes = []
+        for node, data in sorted(graph.nodes(data=True)):
+            row = {"id": node, **data}
+            if node.startswith("h:"):  # rounded as the other formats show it
+                row["confidence"] = round(confidences.get(node[2:], 0.0), 6)
+            nodes.append(row)
+        edges = [
+            {"source": source, "target": target, "key": key, **data}
+            for source, target, key, data in sorted(
+                graph.edges(keys=True, data=True), key=lambda e: (e[0], e[1], str(e[2]))
+            )
+        ]
+        return {"nodes": nodes, "edges": edges}
+
     def follow(
         self,
         case_id: str,
@@ -323,6 +347,15 @@ class CaseService:
 
     def head(self, case_id: str) -> tuple[int, str]:
         return self.store.head(case_id)
+
+    def location(self) -> str:
+        """Where the store keeps its cases, for a status line: a database URL with any
+        password masked, or a case directory's path."""
+        engine = getattr(self.store, "_engine", None)
+        if engine is not None:
+            return str(engine.url.render_as_string(hide_password=True))
+        directory = getattr(self.store, "directory", None)
+        return str(directory) if directory is not None else type(self.store).__name__
 
     # --- writing ---------------------------------------------------------------------------
 
@@ -499,19 +532,25 @@ class CaseService:
         return self.registry.probe(name)
 
     def run_probe(
-        self, case_id: str, request: ProbeRequest, who: Who = NOW
+        self,
+        case_id: str,
+        request: ProbeRequest,
+        who: Who = NOW,
+        cancel: CancelToken | None = None,
     ) -> Iterator[ProbeRecord]:
         """Run a probe where the request says and record each host's run as it lands.
 
         A failed run is recorded like any other (it is data) and its record says why it
         failed; pasted output takes the time it was taken unless ``who`` says otherwise.
+        Once ``cancel`` is cancelled (Ctrl-C), each run still going is recorded within about a
+        second as a cancelled, failed run (``record.result.cancelled``).
         """
         from casefile.app.probing import collect, failure_reason
 
-        probe = self.registry.probe(request.probe)
+        probe = self.registry.probe(request.probe).with_facts(request.facts)
         if self.store.head(case_id)[0] == 0:
             raise CaseNotFound(f"no case {case_id!r} (see `casefile cases`)")
-        for result in collect(probe, request):
+        for result in collect(probe, request, cancel):
             at = who.when(result.started_at if result.source == "pasted" else None)
             yield self.record_probe(
                 case_id,
@@ -537,17 +576,18 @@ class CaseService:
         failure: str | None = None,
     ) -> ProbeRecord:
         """Store a run's raw output, its parsed facts, and what the rules make of them."""
-        from casefile.app.recording import decide_run, outcome_failure, parse_run
+        from casefile.app.probing import failure_reason
+        from casefile.app.recording import decide_run, outcome_failure, parse_run, store_output
 
-        stdout_digest = self.store.put_artifact(result.stdout.encode("utf-8"))
-        stderr_digest = (
-            self.store.put_artifact(result.stderr.encode("utf-8")) if result.stderr else None
-        )
+        stored = store_output(self.store.put_artifact, result)
+        if stored.result is not result:  # the output could not be stored: a failed run now
+            result = stored.result
+            failure = failure_reason(result)
         collected = parse_run(
             probe,
             result,
-            stdout_digest=stdout_digest,
-            stderr_digest=stderr_digest,
+            stdout_digest=stored.stdout_digest,
+            stderr_digest=stored.stderr_digest,
             load=load,
             reconstructed=reconstructed,
             note=note,
@@ -566,3 +606,79 @@ class CaseService:
             outcome_failure(collected.parsed, result, failure),
             tuple(event.seq for event in appended),
         )
+
+    # --- lists, priors, removal ------------------------------------------------------------
+
+    def hypothesis_list(self, case_id: str, question_id: str | None = None) -> HypothesisList:
+        """Every hypothesis (or one question's) with its id, text, status and confidence."""
+        from casefile.app.views.lists import build_hypothesis_list
+
+        projection = self._current(case_id, history=False)
+        if question_id is not None and question_id not in projection.questions:
+            known = ", ".join(sorted(projection.questions)) or "none yet"
+            raise DomainError(f"no question {question_id!r} in case {case_id} (questions: {known})")
+        return build_hypothesis_list(projection, question_id)
+
+    def question_list(self, case_id: str) -> QuestionList:
+        """Every question with its leader, its leader's confidence and its catch-all."""
+        from casefile.app.views.lists import build_question_list
+
+        return build_question_list(self._current(case_id, history=False))
+
+    def add_hypothesis_rebalanced(
+        self,
+        case_id: str,
+        text: str,
+        under: str,
+        prior: float,
+        hypothesis_id: str | None = None,
+        meaning: str | None = None,
+        *,
+        force: bool = False,
+        who: Who = NOW,
+    ) -> str:
+        """Propose a hypothesis, first scaling the others down in proportion where it would
+        not fit (one ``priors.rebalanced`` event, then the proposal, in one append)."""
+
+        def decide(draft: Draft) -> str:
+            room = commands.room_for_hypothesis(draft.projection, under, prior, force)
+            if room is not None:
+                draft.add(room)
+            event = commands.propose_hypothesis(
+                draft.projection, text, under, prior, hypothesis_id, meaning
+            )
+            draft.add(event)
+            return str(event.payload["hypothesis_id"])
+
+        _, hid = self._execute(case_id, decide, who)
+        return str(hid)
+
+    def set_prior(
+        self,
+        case_id: str,
+        hypothesis_id: str,
+        prior: float,
+        reason: str | None = None,
+        *,
+        force: bool = False,
+        who: Who = NOW,
+    ) -> Event:
+        """Correct one hypothesis's prior, its siblings making room in proportion."""
+        return self._one(
+            case_id,
+            lambda p: commands.set_prior(p, hypothesis_id, prior, reason, force),
+            who,
+        )
+
+    def remove_case(self, case_id: str) -> Removed:
+        """Delete a case from the database: its events, snapshots and the artifacts no other
+        case refers to. A case directory is refused: its folder is the user's to delete."""
+        directory = getattr(self.store, "directory", None)
+        if directory is not None:
+            raise DomainError(
+                f"{directory} is a case directory: casefile does not delete folders; "
+                "delete the folder yourself if you mean to"
+            )
+        for key in [k for k in self._sessions if k[0] == case_id]:
+            del self._sessions[key]  # a removed case leaves no fold to snapshot on close
+        return self.store.remove_case(case_id)

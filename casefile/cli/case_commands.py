@@ -11,7 +11,15 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from casefile.cli.parsing import key_value, who, who_and_when
+from casefile.cli.parsing import (
+    head_reference,
+    key_value,
+    refuse_undecodable,
+    refuse_undecodable_db,
+    text_argument,
+    who,
+    who_and_when,
+)
 from casefile.cli.terminal import say, say_json
 
 if TYPE_CHECKING:
@@ -39,7 +47,7 @@ def cmd_note(args: argparse.Namespace) -> int:
     from casefile.app.opening import open_case
 
     with open_case(args.case, args.db) as opened:
-        event = opened.service.note(opened.case_id, args.text, who(args))
+        event = opened.service.note(opened.case_id, text_argument(args.text), who(args))
     say(str(event.seq))
     return 0
 
@@ -71,20 +79,20 @@ def cmd_conclude(args: argparse.Namespace) -> int:
 
 def cmd_cases(args: argparse.Namespace) -> int:
     from casefile.app.opening import open_service
-    from casefile.cli.render import render_cases
+    from casefile.cli.render import LOCAL, render_cases
 
     with open_service(args.db) as service:
         rows = service.cases()
     if args.json:
         say_json(json.dumps([row.to_json() for row in rows], indent=2, ensure_ascii=False))
     elif rows:
-        say(render_cases(rows))
+        say(render_cases(rows, zone=LOCAL))
     return 0
 
 
 def cmd_log(args: argparse.Namespace) -> int:
     from casefile.app.opening import open_case
-    from casefile.cli.render import render_log
+    from casefile.cli.render import LOCAL, render_log
 
     with open_case(args.case, args.db) as opened:
         service, case_id = opened.service, opened.case_id
@@ -94,14 +102,14 @@ def cmd_log(args: argparse.Namespace) -> int:
             events = service.events(case_id)
             say_json(json.dumps([e.to_dict() for e in events], indent=2, ensure_ascii=False))
             return 0
-        say(render_log(service.log(case_id), service.title(case_id), case_id))
+        say(render_log(service.log(case_id), service.title(case_id), case_id, zone=LOCAL))
     return 0
 
 
 def _follow(service: CaseService, case_id: str, *, as_json: bool) -> int:
     """Print every event, then each new one as it arrives, flushed (also into a pipe), until
     Ctrl-C."""
-    from casefile.cli.render import render_log_row
+    from casefile.cli.render import LOCAL, render_log_row
 
     def emit(events: list[Event]) -> None:
         if as_json:
@@ -109,7 +117,7 @@ def _follow(service: CaseService, case_id: str, *, as_json: bool) -> int:
                 say_json(json.dumps(event.to_dict(), ensure_ascii=False), flush=True)
             return
         for row in service.log_rows(case_id, events):
-            say(render_log_row(row), flush=True)
+            say(render_log_row(row, zone=LOCAL), flush=True)
 
     def notice(message: str) -> None:
         say(f"casefile: {message}", file=sys.stderr, flush=True)
@@ -134,14 +142,22 @@ def _follow(service: CaseService, case_id: str, *, as_json: bool) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    from casefile.app.library import GUARANTEE
     from casefile.app.opening import open_case
 
     with open_case(args.case, args.db) as opened:
-        report = opened.service.verify(opened.case_id)
+        report = opened.service.verify(opened.case_id, args.head)
+    if args.json:
+        say_json(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+        return 0 if report.ok else 1
     if not report.ok:
         say(f"casefile: verify failed: {report.message}", file=sys.stderr)
         return 1
     say(f"ok: {report.message}")
+    say(f"head: {report.head}")
+    for note in report.notes:
+        say(f"note: {note}")
+    say(f"verified: {GUARANTEE}")
     return 0
 
 
@@ -165,6 +181,50 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_rm(args: argparse.Namespace) -> int:
+    from casefile.app.opening import looks_like_path, open_case
+    from casefile.errors import CasefileError
+
+    with open_case(args.case, args.db) as opened:
+        service, case_id = opened.service, opened.case_id
+        if not looks_like_path(args.case):
+            if case_id != args.case:  # a prefix is fine to read with, not to delete with
+                raise CasefileError(
+                    f"rm needs the whole case id: {args.case!r} is short for {case_id!r}"
+                )
+            if not args.yes:
+                _confirm_removal(service, case_id)
+        removed = service.remove_case(case_id)
+    gone, kept = removed.artifacts_removed, removed.artifacts_kept
+    shared = f" ({kept} kept: other cases refer to them)" if kept else ""
+    say(
+        f"removed case {removed.case_id}: {removed.events} events, "
+        f"{gone} artifact{'' if gone == 1 else 's'}{shared}"
+    )
+    return 0
+
+
+def _confirm_removal(service: CaseService, case_id: str) -> None:
+    """Ask for the case id to be typed back; refuse without a terminal to ask on."""
+    from casefile.errors import CasefileError
+
+    if not sys.stdin.isatty():
+        raise CasefileError(
+            f"rm asks you to type the case id to confirm, and stdin is not a terminal: "
+            f"pass --yes to remove case {case_id} without asking"
+        )
+    events, _ = service.head(case_id)
+    say(
+        f"This removes case {case_id} ({service.title(case_id)!r}): {events} events, its "
+        "snapshots, and the raw outputs no other case refers to. It cannot be undone.",
+        file=sys.stderr,
+    )
+    say("Type the case id to confirm: ", file=sys.stderr, end="", flush=True)
+    answer = sys.stdin.readline().strip()
+    if answer != case_id:
+        raise CasefileError(f"the answer did not match {case_id!r}: nothing removed")
+
+
 def register(
     sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
 ) -> None:
@@ -180,7 +240,7 @@ def register(
 
     p = sub.add_parser("note", parents=[common, stamp], help="add a note; prints its seq")
     p.add_argument("case")
-    p.add_argument("text")
+    p.add_argument("text", help="the note, or - to read it from stdin")
     p.set_defaults(handler=cmd_note)
 
     p = sub.add_parser("act", parents=[common, stamp], help="record an action taken")
@@ -215,13 +275,27 @@ def register(
 
     p = sub.add_parser("verify", parents=[common], help="check the hash chain and artifacts")
     p.add_argument("case")
-    p.set_defaults(handler=cmd_verify)
+    p.add_argument(
+        "--head",
+        type=head_reference,
+        metavar="SEQ@HASH",
+        help="a head recorded elsewhere (as verify prints it): the chain must still hold it",
+    )
+    p.add_argument("--json", action="store_true", help="the result as JSON (exit 1 if it fails)")
+    p.set_defaults(handler=cmd_verify, validate=refuse_undecodable)
 
     p = sub.add_parser("export", parents=[common], help="write the case as a case directory")
     p.add_argument("case")
     p.add_argument("directory")
-    p.set_defaults(handler=cmd_export)
+    p.set_defaults(handler=cmd_export, validate=refuse_undecodable_db)
+
+    p = sub.add_parser(
+        "rm", parents=[common], help="remove a case from the database (asks to type its id)"
+    )
+    p.add_argument("case", help="the whole case id")
+    p.add_argument("--yes", action="store_true", help="do not ask (needed without a terminal)")
+    p.set_defaults(handler=cmd_rm)
 
     p = sub.add_parser("import", parents=[common], help="import a case directory (verified)")
     p.add_argument("directory")
-    p.set_defaults(handler=cmd_import)
+    p.set_defaults(handler=cmd_import, validate=refuse_undecodable_db)

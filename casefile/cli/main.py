@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import gc
+import io
 import os
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, cast
 
 from casefile import __version__
-from casefile.cli.terminal import say, terminal_safe
+from casefile.cli.terminal import fit, is_unicode, say, terminal_safe
 from casefile.errors import CasefileError
 
 if TYPE_CHECKING:
@@ -22,25 +23,37 @@ class Parser(argparse.ArgumentParser):
     its subcommand parsers are of the same class."""
 
     def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
-        super()._print_message(terminal_safe(message), file)
+        stream = sys.stderr if file is None else file
+        safe = terminal_safe(message)
+        super()._print_message(fit(safe, stream), file)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from casefile.cli import case_commands, probe_commands, reasoning_commands
+    from casefile.cli import (
+        case_commands,
+        completion,
+        probe_commands,
+        reasoning_commands,
+        report_commands,
+        tui_commands,
+    )
 
     common = Parser(add_help=False)
     common.add_argument(
         "--db",
         default=argparse.SUPPRESS,
         metavar="URL",
-        help="database URL or SQLite path (default: $CASEFILE_DB, else a file in your data dir)",
+        help="database URL or SQLite path (default: $CASEFILE_DB, else the config file's, "
+        "else a file in your data dir)",
     )
+    _output_options(common, default=argparse.SUPPRESS)
     parser = Parser(
         prog="casefile",
         description="An event-sourced investigation log and hypothesis tracker.",
     )
     parser.add_argument("--version", action="version", version=f"casefile {__version__}")
     parser.add_argument("--db", default=None, metavar="URL", help=argparse.SUPPRESS)
+    _output_options(parser, default=None)
     # (the subcommand parsers are Parsers too: argparse makes them of the parent's class)
     sub = cast(
         "argparse._SubParsersAction[argparse.ArgumentParser]",
@@ -49,7 +62,85 @@ def build_parser() -> argparse.ArgumentParser:
     case_commands.register(sub, common)
     reasoning_commands.register(sub, common)
     probe_commands.register(sub, common)
+    tui_commands.register(sub, common)
+    report_commands.register(sub, common)
+    completion.register(sub)
+    _everywhere(parser)
     return parser
+
+
+def _everywhere(parser: argparse.ArgumentParser) -> None:
+    """Give every command (those made without ``common`` too: plugins, parse, completion)
+    ``--color`` and ``--no-pager``, so they work after any command as before it."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in set(action.choices.values()):
+                if any(isinstance(a, argparse._SubParsersAction) for a in child._actions):
+                    _everywhere(child)
+                elif "--color" not in child._option_string_actions:
+                    _output_options(child, default=argparse.SUPPRESS)
+
+
+def _output_options(parser: argparse.ArgumentParser, default: object) -> None:
+    """``--color`` and ``--no-pager``, taken before the command or after it (the command's
+    copy has no default of its own, so it never undoes one given before)."""
+    from casefile.cli.colour import MODES
+
+    parser.add_argument(
+        "--color",
+        "--colour",
+        dest="color",
+        choices=MODES,
+        default=default,
+        help="colour the output: auto (on a terminal, unless NO_COLOR is set), always, never",
+    )
+    parser.add_argument(
+        "--no-pager",
+        action="store_true",
+        default=default if default is not None else False,
+        help="never send long output through the pager",
+    )
+
+
+#: top-level options that take the next word as their value
+_VALUED = frozenset({"--db", "--color", "--colour"})
+
+
+def _subparser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser | None:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            found: argparse.ArgumentParser | None = action.choices.get(name)
+            return found
+    return None
+
+
+def _apply_config(parser: argparse.ArgumentParser) -> None:
+    """The config file's defaults for ``probe``'s SSH options (a flag given still wins)."""
+    from casefile.cli.config import load_config, ssh_defaults
+
+    probe = _subparser(parser, "probe")
+    defaults = ssh_defaults(load_config())
+    if probe is not None and defaults:
+        probe.set_defaults(**defaults)
+
+
+def _settle(args: argparse.Namespace) -> None:
+    """What the config file and the environment decide once the words are parsed: the
+    database (``--db`` > ``CASEFILE_DB`` > the config file > the default), and the echo of
+    each time given without a zone."""
+    from casefile.cli.config import load_config
+    from casefile.cli.parsing import assumed_local_times
+    from casefile.cli.render.text import LOCAL, timestamp
+
+    if args.db is None and not os.environ.get("CASEFILE_DB"):
+        args.db = load_config().db
+    for flag, value in assumed_local_times(args):
+        say(
+            f"casefile: {flag} {value.given} has no zone: taken as local time, "
+            f"{timestamp(value, LOCAL, seconds=True)} "
+            f"({timestamp(value, seconds=True)})",
+            file=sys.stderr,
+        )
 
 
 def _subcommand(words: Sequence[str]) -> str | None:
@@ -58,7 +149,7 @@ def _subcommand(words: Sequence[str]) -> str | None:
     for word in words:
         if skip:
             skip = False
-        elif word == "--db":
+        elif word in _VALUED:
             skip = True  # its value is the next word
         elif word == "--":
             return None
@@ -69,6 +160,11 @@ def _subcommand(words: Sequence[str]) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == ["__complete"]:
+        # the completion helper: answered before any parser is built, to stay fast
+        from casefile.cli.completion import helper
+
+        return helper(words[1:])
     # For `casefile probe`, everything after the first bare `--` is the command line to run
     # (casefile probe C P -- ARGV…), passed through untouched: never re-parsed, never joined
     # into a shell string. Every other command leaves `--` to argparse, where it ends the
@@ -78,6 +174,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         cut = words.index("--")
         words, command = words[:cut], words[cut + 1 :]
     parser = build_parser()
+    if _subcommand(words) == "probe":
+        try:
+            _apply_config(parser)
+        except CasefileError as error:
+            say(f"casefile: error: {error}", file=sys.stderr)
+            return 1
     args = parser.parse_args(words)
     if command:
         args.argv = command
@@ -86,6 +188,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         validate(args)
     if not hasattr(args, "db"):
         args.db = None
+    from casefile.cli.parsing import refuse_undecodable_db
+
+    refuse_undecodable_db(args)  # every command: a --db that is not UTF-8 is a usage error
     collecting = gc.isenabled()
     # not for a follower or a probe: both may run for minutes, and SSH sessions make cycles
     if collecting and not getattr(args, "follow", False) and args.command != "probe":
@@ -101,10 +206,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from casefile.cli.config import load_config
+    from casefile.cli.output import session
+
     try:
-        code: int = args.handler(args)
-        return code
-    except CasefileError as error:
+        _settle(args)
+        config = load_config()
+        with session(args, configured_color=config.color, configured_pager=config.pager):
+            return _handle(args)
+    except CasefileError as error:  # the config file's, a pager setting's
         say(f"casefile: error: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
@@ -116,10 +226,26 @@ def _run(args: argparse.Namespace) -> int:
         return 1
 
 
+def _handle(args: argparse.Namespace) -> int:
+    """The command, its error as one line, printed while the output session lasts (so in
+    colour on a terminal)."""
+    try:
+        code: int = args.handler(args)
+    except CasefileError as error:
+        say(f"casefile: error: {error}", file=sys.stderr)
+        return 1
+    return code
+
+
 def program() -> int:
     """The ``casefile`` executable: :func:`main`, then the heap frozen out of the collector's
     reach, so the interpreter's collection at shutdown does not walk a fold about to be
     thrown away (a tenth of a second on a big case)."""
+    for stream in (sys.stdout, sys.stderr):
+        # Whatever prints outside casefile's own functions (which fit their text to the
+        # encoding) must not crash on a terminal that is not UTF-8 (LANG=C): `?` instead.
+        if isinstance(stream, io.TextIOWrapper) and not is_unicode(stream.encoding):
+            stream.reconfigure(errors="replace")
     code = main()
     gc.freeze()
     return code

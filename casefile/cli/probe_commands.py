@@ -8,34 +8,77 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
+import signal
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from casefile.app.probing import LOADS
-from casefile.cli.parsing import moment, positive_seconds, who, who_and_when
+from casefile.cli.parsing import (
+    moment,
+    positive_seconds,
+    read_input,
+    refuse_undecodable,
+    who,
+    who_and_when,
+)
 from casefile.cli.terminal import say, say_json
-from casefile.errors import RunnerError
+from casefile.errors import CasefileError
 
 if TYPE_CHECKING:
-    from casefile.app.probing import ProbeRequest
+    from casefile.app.probing import CancelToken, ProbeRequest
     from casefile.app.recording import ProbeRecord
     from casefile.probes.api import Probe
+    from casefile.probes.patterns import FactPattern
+
+
+def fact_option(text: str) -> FactPattern:
+    """``--fact NAME=REGEX``: a fact to pull out of the output (see casefile.probes.patterns)."""
+    from casefile.probes.patterns import fact_pattern
+
+    name, sep, regex = text.partition("=")
+    if not sep or not name or not regex:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give NAME=REGEX, e.g. 'tokens_per_s=([0-9.]+) tok/s'"
+        )
+    try:
+        return fact_pattern(name, regex)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def pasted_command(argv: list[str]) -> tuple[str, ...]:
+    """The command that produced pasted output, as argv: a command line pasted as one word
+    (``-- 'nvidia-smi --query-gpu="index,name"'``) is split as a shell would, quotes removed.
+
+    Only for pasted output, where the words describe what ran elsewhere; a command casefile
+    runs itself reaches the program word for word, never re-split.
+    """
+    if len(argv) != 1 or argv[0].split() == [argv[0]]:
+        return tuple(argv)
+    try:
+        words = shlex.split(argv[0])
+    except ValueError as error:
+        raise CasefileError(
+            f"the pasted command line {argv[0]!r} does not split: {error}"
+        ) from None
+    return tuple(words) or tuple(argv)
 
 
 def request_from(args: argparse.Namespace, probe: Probe) -> ProbeRequest:
     """The probe request the options describe."""
     from casefile.app.probing import Pasted, ProbeRequest, Sample, Ssh, Where, default_where
 
-    argv = tuple(args.argv)
+    argv = pasted_command(args.argv) if args.paste is not None else tuple(args.argv)
     where: Where
     if args.paste is not None:
         host = args.host[0] if args.host else "unknown"
-        if args.paste == "-":
-            where = Pasted(text=sys.stdin.read(), host=host, taken_at=args.taken_at)
-        else:
-            where = Pasted(path=Path(args.paste), host=host, taken_at=args.taken_at)
+        # A regular file or stdin, at most INPUT_LIMIT bytes: never a FIFO or a device.
+        where = Pasted(text=read_input(args.paste), host=host, taken_at=args.taken_at)
     elif args.host:
         where = Ssh(
             tuple(args.host),
@@ -56,6 +99,7 @@ def request_from(args: argparse.Namespace, probe: Probe) -> ProbeRequest:
         timeout_s=args.timeout,
         reconstructed=args.reconstructed,
         note=args.note,
+        facts=tuple(args.fact),
     )
 
 
@@ -72,18 +116,82 @@ def describe(record: ProbeRecord) -> str:
     return " — ".join(parts)
 
 
+def record_json(record: ProbeRecord) -> dict[str, object]:
+    """One host's line of ``probe --json``: what was appended, and how the run went."""
+    result = record.result
+    status = "cancelled" if result.cancelled else "failed" if record.failure else "ok"
+    return {
+        "host": result.host,
+        "ok": record.failure is None,
+        "status": status,
+        "probe_run_seq": record.probe_run_seq,
+        "observation_seq": record.observation_seq,
+        "seqs": list(record.seqs),
+        "failure": record.failure,
+        "error_kind": result.error_kind,
+        "exit_status": result.exit_status,
+        "timed_out": result.timed_out,
+        "truncated": [cut.to_dict() for cut in result.truncated],
+        "evidence": record.evidence_ids,
+        "set_aside": record.set_aside,
+    }
+
+
+@contextmanager
+def ctrl_c_cancels(cancel: CancelToken) -> Iterator[None]:
+    """While running probes, the first Ctrl-C cancels them (what finished is kept, the rest is
+    recorded as cancelled); a second one aborts at once."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is not signal.default_int_handler:  # ignored, or someone else's: leave it
+        yield
+        return
+
+    def on_sigint(signum: int, frame: object) -> None:
+        if cancel.cancelled:
+            raise KeyboardInterrupt
+        cancel.cancel("Ctrl-C")
+
+    signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def cmd_probe(args: argparse.Namespace) -> int:
     from casefile.app.opening import open_case
+    from casefile.app.probing import CancelToken
 
-    failures = 0
+    failures = finished = cancelled = 0
+    cancel = CancelToken()
     with open_case(args.case, args.db) as opened:
         service = opened.service
         request = request_from(args, service.probe(args.probe))
-        for record in service.run_probe(opened.case_id, request, who(args)):
-            say(describe(record), flush=True)
-            if record.failure is not None:  # recorded all the same: a failed run is data
-                failures += 1
-                say(f"casefile: {record.result.host}: {record.failure}", file=sys.stderr)
+        runs = service.run_probe(opened.case_id, request, who(args), cancel=cancel)
+        with ctrl_c_cancels(cancel):
+            for record in runs:
+                host = record.result.host
+                if args.json:
+                    say_json(json.dumps(record_json(record), ensure_ascii=False), flush=True)
+                else:
+                    say(describe(record), flush=True)
+                cancelled += record.result.cancelled
+                finished += not record.result.cancelled
+                if record.failure is not None:  # recorded all the same: a failed run is data
+                    failures += 1
+                    say(f"casefile: {host}: {record.failure}", file=sys.stderr)
+                for cut in record.result.truncated:
+                    say(f"casefile: {host}: {cut.describe()}", file=sys.stderr)
+    if cancel.cancelled:
+        say(
+            f"casefile: interrupted: {finished} finished run(s) recorded; {cancelled} "
+            "cancelled and recorded as failed run(s)",
+            file=sys.stderr,
+        )
+        return 130
     return 1 if failures else 0
 
 
@@ -91,6 +199,7 @@ def _probe_checks(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespa
     """Checks across options that argparse cannot express; each failure is a usage error."""
 
     def check(args: argparse.Namespace) -> None:
+        refuse_undecodable(args)  # this validate replaces the one who_and_when() gives
         if args.paste is not None and args.host and len(args.host) > 1:
             parser.error(
                 "--paste records the output of one host: give at most one --host "
@@ -104,11 +213,7 @@ def cmd_parse(args: argparse.Namespace) -> int:
     from casefile.app.opening import registry
     from casefile.app.probing import parse_output
 
-    try:
-        with open(args.file, encoding="utf-8", errors="replace") as handle:
-            text = handle.read()
-    except OSError as error:
-        raise RunnerError(f"cannot read {args.file}: {error.strerror}") from None
+    text = read_input(args.file).decode("utf-8", errors="replace")
     result = parse_output(registry(), args.probe, text)
     if args.json:
         facts = [f.to_dict() for f in result.facts]
@@ -136,6 +241,19 @@ def cmd_plugins(args: argparse.Namespace) -> int:
         found = registry()
         found.all_probes()
         found.all_playbooks()
+    if args.json:
+        rows = [
+            {
+                "kind": info.group.split(".")[-1].rstrip("s"),
+                "name": info.name,
+                "group": info.group,
+                "target": info.target,
+                "distribution": info.distribution,
+            }
+            for info in infos
+        ]
+        say_json(json.dumps(rows, indent=2, ensure_ascii=False))
+        return 0
     for info in infos:
         kind = info.group.split(".")[-1].rstrip("s")
         say(f"{kind:<9} {info.name:<22} {info.target:<44} {info.distribution or ''}")
@@ -170,7 +288,11 @@ def register(
     p.add_argument(
         "--connect-timeout", type=positive_seconds, default=10.0, help="SSH connect timeout"
     )
-    p.add_argument("--trust-host", action="store_true", help="accept and save an unknown host key")
+    p.add_argument(
+        "--trust-host",
+        action="store_true",
+        help="accept and save an unknown host key (hashed if the SSH config says HashKnownHosts)",
+    )
     p.add_argument("--known-hosts", type=Path, help="known_hosts file (default ~/.ssh/known_hosts)")
     p.add_argument("--ssh-config", type=Path, help="ssh config file (default ~/.ssh/config)")
     p.add_argument(
@@ -178,14 +300,27 @@ def register(
     )
     p.add_argument("--reconstructed", action="store_true", help="output rebuilt, not captured")
     p.add_argument("--note", help="a remark stored with the probe run")
+    p.add_argument(
+        "--fact",
+        action="append",
+        type=fact_option,
+        default=[],
+        metavar="NAME=REGEX",
+        help="also record fact NAME from each match of REGEX in the output (its one group, "
+        "else the whole match); repeatable",
+    )
+    p.add_argument(
+        "--json", action="store_true", help="one JSON line per host: its seqs and how it went"
+    )
     p.set_defaults(handler=cmd_probe, validate=_probe_checks(p))
 
     p = sub.add_parser("parse", help="parse a file with a probe's parser (no case)")
     p.add_argument("probe")
-    p.add_argument("file")
+    p.add_argument("file", help="a regular file, or - for stdin")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_parse)
 
     p = sub.add_parser("plugins", help="list installed probes and playbooks (without importing)")
     p.add_argument("--check", action="store_true", help="also import each, reporting failures")
+    p.add_argument("--json", action="store_true", help="the list as JSON")
     p.set_defaults(handler=cmd_plugins)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 
 from casefile.cli.parsing import event_seq, likelihood, probability, who, who_and_when
 from casefile.cli.terminal import say, say_json, terminal_safe, xml_safe
@@ -33,11 +34,38 @@ def cmd_hypothesis_add(args: argparse.Namespace) -> int:
     from casefile.app.opening import open_case
 
     with open_case(args.case, args.db) as opened:
-        say(
-            opened.service.add_hypothesis(
+        if args.rebalance:
+            hid = opened.service.add_hypothesis_rebalanced(
+                opened.case_id,
+                args.text,
+                args.under,
+                args.prior,
+                args.id,
+                args.meaning,
+                force=args.force,
+                who=who(args),
+            )
+        else:
+            hid = opened.service.add_hypothesis(
                 opened.case_id, args.text, args.under, args.prior, args.id, args.meaning, who(args)
             )
+        say(hid)
+    return 0
+
+
+def cmd_hypothesis_prior(args: argparse.Namespace) -> int:
+    from casefile.app.opening import open_case
+
+    with open_case(args.case, args.db) as opened:
+        event = opened.service.set_prior(
+            opened.case_id,
+            args.hypothesis,
+            args.prior,
+            args.because,
+            force=args.force,
+            who=who(args),
         )
+    say(str(event.seq))
     return 0
 
 
@@ -84,6 +112,32 @@ def cmd_hypothesis_show(args: argparse.Namespace) -> int:
         say_json(json.dumps(view.to_json(), indent=2, ensure_ascii=False))
     else:
         say(render_hypothesis_detail(view))
+    return 0
+
+
+def cmd_hypothesis_list(args: argparse.Namespace) -> int:
+    from casefile.app.opening import open_case
+    from casefile.cli.render.lists import render_hypothesis_list
+
+    with open_case(args.case, args.db) as opened:
+        view = opened.service.hypothesis_list(opened.case_id, args.question)
+    if args.json:
+        say_json(json.dumps(view.to_json(), indent=2, ensure_ascii=False))
+    else:
+        say(render_hypothesis_list(view))
+    return 0
+
+
+def cmd_question_list(args: argparse.Namespace) -> int:
+    from casefile.app.opening import open_case
+    from casefile.cli.render.lists import render_question_list
+
+    with open_case(args.case, args.db) as opened:
+        view = opened.service.question_list(opened.case_id)
+    if args.json:
+        say_json(json.dumps(view.to_json(), indent=2, ensure_ascii=False))
+    else:
+        say(render_question_list(view))
     return 0
 
 
@@ -138,7 +192,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     from casefile.app.opening import open_case
-    from casefile.cli.render import render_replay
+    from casefile.cli.render import LOCAL, render_replay
 
     with open_case(args.case, args.db) as opened:
         view = opened.service.replay(opened.case_id, args.to)
@@ -147,20 +201,20 @@ def cmd_replay(args: argparse.Namespace) -> int:
         # json's pure-Python encoder, three times slower than the C one.
         say_json(view.to_json_text())
     else:
-        say(render_replay(view))
+        say(render_replay(view, zone=LOCAL))
     return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
     from casefile.app.opening import open_case
-    from casefile.cli.render import render_event_detail
+    from casefile.cli.render import LOCAL, render_event_detail
 
     with open_case(args.case, args.db) as opened:
         view = opened.service.event_detail(opened.case_id, args.seq)
     if args.json:
         say_json(json.dumps(view.to_json(), indent=2, ensure_ascii=False))
     else:
-        say(render_event_detail(view))
+        say(render_event_detail(view, zone=LOCAL))
     return 0
 
 
@@ -168,6 +222,10 @@ def cmd_graph(args: argparse.Namespace) -> int:
     from casefile.app.opening import open_case
 
     with open_case(args.case, args.db) as opened:
+        if args.format == "json":
+            data = opened.service.graph_json(opened.case_id)
+            say_json(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True, default=str))
+            return 0
         text = opened.service.graph(opened.case_id, args.format)
     # dot and mermaid are text for people too; GraphML keeps its meaning with char references
     print(xml_safe(text) if args.format == "graphml" else terminal_safe(text), end="")
@@ -180,6 +238,16 @@ def cmd_playbook_open(args: argparse.Namespace) -> int:
     with open_case(args.case, args.db) as opened:
         say(opened.service.open_playbook(opened.case_id, args.playbook, who(args)))
     return 0
+
+
+def _rebalance_checks(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], None]:
+    def check(args: argparse.Namespace) -> None:
+        if args.force and not args.rebalance:
+            parser.error(
+                "--force only goes with --rebalance (it lets priors change after evidence)"
+            )
+
+    return check
 
 
 def register(
@@ -195,6 +263,10 @@ def register(
     p.add_argument("--id")
     p.add_argument("--catch-all", type=probability, default=0.1, help="catch-all prior (0.1)")
     p.set_defaults(handler=cmd_question_add)
+    p = qsub.add_parser("list", parents=[common], help="the case's questions and their leaders")
+    p.add_argument("case")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_question_list)
 
     hyp = sub.add_parser("hypothesis", help="propose, refine, retire or reinstate hypotheses")
     hsub = hyp.add_subparsers(dest="action", required=True, metavar="ACTION")
@@ -205,7 +277,26 @@ def register(
     p.add_argument("--prior", required=True, type=probability, help="absolute, or parent share")
     p.add_argument("--id")
     p.add_argument("--meaning", help="one line: what would be true if this is the answer")
-    p.set_defaults(handler=cmd_hypothesis_add)
+    p.add_argument(
+        "--rebalance",
+        action="store_true",
+        help="if the prior does not fit, scale the other hypotheses down in proportion",
+    )
+    p.add_argument(
+        "--force", action="store_true", help="with --rebalance: even after evidence arrived"
+    )
+    p.set_defaults(handler=cmd_hypothesis_add, validate=_rebalance_checks(p))
+    p = hsub.add_parser(
+        "prior",
+        parents=[common, stamp],
+        help="set a hypothesis's prior (siblings make room in proportion); prints its seq",
+    )
+    p.add_argument("case")
+    p.add_argument("hypothesis")
+    p.add_argument("prior", type=probability, help="absolute, or its share of its parent's")
+    p.add_argument("--because", help="why the prior changes")
+    p.add_argument("--force", action="store_true", help="even after evidence arrived")
+    p.set_defaults(handler=cmd_hypothesis_prior)
     p = hsub.add_parser("refine", parents=[common, stamp], help="reword a hypothesis")
     p.add_argument("case")
     p.add_argument("hypothesis")
@@ -230,6 +321,13 @@ def register(
     p.add_argument("--to", type=event_seq, metavar="SEQ", help="as it stood after event SEQ")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_hypothesis_show)
+    p = hsub.add_parser(
+        "list", parents=[common], help="every hypothesis: id, text, status, confidence"
+    )
+    p.add_argument("case")
+    p.add_argument("--question", metavar="QID", help="only this question's hypotheses")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_hypothesis_list)
 
     ev = sub.add_parser("evidence", help="assess evidence")
     esub = ev.add_subparsers(dest="action", required=True, metavar="ACTION")
@@ -273,7 +371,8 @@ def register(
 
     p = sub.add_parser("graph", parents=[common], help="the hypothesis graph")
     p.add_argument("case")
-    p.add_argument("--format", choices=GRAPH_FORMATS, default="dot")
+    # json is the graph as data (CaseService.graph_json), not one of the exporter's formats
+    p.add_argument("--format", choices=(*GRAPH_FORMATS, "json"), default="dot")
     p.set_defaults(handler=cmd_graph)
 
     pb = sub.add_parser("playbook", help="playbooks")

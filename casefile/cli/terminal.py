@@ -18,6 +18,10 @@ A backslash is left as it is, so ``\\x1b`` typed literally looks like an escaped
 
 GraphML keeps its meaning too (:func:`xml_safe`: DEL and C1 as ``&#x9b;``).
 
+A stream that is not UTF-8 (``LANG=C`` with a non-UTF-8 locale, ``PYTHONIOENCODING=ascii``)
+gets what it can encode (:func:`fit`, :func:`fit_json`): casefile's glyphs in ASCII, ``?`` for
+anything else, ``\\u`` escapes in JSON; printing never raises.
+
 JSON output stays exact (:func:`json_safe`): ``json.dumps(…, ensure_ascii=False)`` already
 writes C0 controls as ``\\u001b``; DEL, the C1 controls, U+2028/U+2029 and lone surrogates,
 which it writes raw, become ``\\u`` escapes too, which decode to the same strings.
@@ -86,13 +90,86 @@ def xml_safe(text: str) -> str:
     return _XML.sub(_xml_escape, text)
 
 
+#: what a terminal that cannot show casefile's glyphs gets instead (same meaning, in ASCII)
+ASCII_GLYPHS = str.maketrans(
+    {
+        "█": "#",
+        "·": ".",
+        "⚠": "!",
+        "⚑": "!",
+        "✓": "+",
+        "▲": "^",
+        "▼": "v",
+        "→": "->",
+        "←": "<-",
+        "—": "-",
+        "–": "-",
+        "│": "|",
+        "…": "...",
+        "×": "x",
+    }
+)
+
+
+def is_unicode(encoding: str | None) -> bool:
+    """Whether ``encoding`` can encode every character (UTF-8, -16 or -32)."""
+    return (encoding or "").lower().replace("-", "").replace("_", "") in {
+        "utf8",
+        "utf8sig",
+        "utf16",
+        "utf32",
+    }
+
+
+def fit(text: str, stream: object) -> str:
+    """``text`` as ``stream`` can encode it: unchanged on a UTF-8 stream; elsewhere (``LANG=C``,
+    ``PYTHONIOENCODING=ascii``) casefile's glyphs become ASCII (:data:`ASCII_GLYPHS`) and any
+    other character the encoding lacks becomes ``?``, so printing never raises."""
+    encoding = getattr(stream, "encoding", None)
+    if encoding is None or is_unicode(encoding) or text.isascii():
+        return text  # (no encoding: a StringIO, which holds any text)
+    try:
+        text.encode(encoding)
+        return text
+    except UnicodeEncodeError:
+        pass
+    except LookupError:  # an encoding Python does not know: ASCII is the safe subset
+        encoding = "ascii"
+    return text.translate(ASCII_GLYPHS).encode(encoding, "replace").decode(encoding)
+
+
+def _json_unicode(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code > 0xFFFF:  # JSON writes an astral character as its UTF-16 surrogate pair
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def fit_json(text: str, stream: object) -> str:
+    """JSON text as ``stream`` can encode it: on a stream that is not UTF-8 every non-ASCII
+    character becomes its ``\\u`` escape (outside strings JSON text is ASCII, so each is inside
+    a string), which decodes to the same value: JSON output stays exact on any terminal."""
+    encoding = getattr(stream, "encoding", None)
+    if encoding is None or is_unicode(encoding) or text.isascii():
+        return text
+    return _NON_ASCII.sub(_json_unicode, text)
+
+
 def say(
     text: str = "", *, file: TextIO | None = None, end: str = "\n", flush: bool = False
 ) -> None:
-    """``print(terminal_safe(text))``: how the CLI prints human-readable text."""
-    print(terminal_safe(text), file=sys.stdout if file is None else file, end=end, flush=flush)
+    """``print(terminal_safe(text))``, in colour where :mod:`casefile.cli.colour` says so and
+    in the glyphs the stream can encode: how the CLI prints human-readable text."""
+    from casefile.cli.colour import paint
+
+    stream = sys.stdout if file is None else file
+    print(fit(paint(terminal_safe(text), stream), stream), file=stream, end=end, flush=flush)
 
 
 def say_json(text: str, *, flush: bool = False) -> None:
-    """``print(json_safe(text))``: how the CLI prints JSON."""
-    print(json_safe(text), flush=flush)
+    """``print(json_safe(text))``: how the CLI prints JSON (never in colour)."""
+    print(fit_json(json_safe(text), sys.stdout), flush=flush)

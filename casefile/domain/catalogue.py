@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from casefile.domain.upcasters import upcast
 from casefile.errors import InvalidEvent
 
 EvidenceKind = Literal["measured", "calculated", "reported", "assumed"]
@@ -64,6 +65,16 @@ class HypothesisReinstated(Payload):
     reason: str | None = None
 
 
+class PriorsRebalanced(Payload):
+    """New priors for hypotheses of one question (absolute at the top, shares below), so that
+    another hypothesis fits or a prior is corrected; ``forced`` when evidence had arrived."""
+
+    question_id: str = Field(min_length=1)
+    priors: dict[str, Annotated[float, Field(gt=0.0, le=1.0)]] = Field(min_length=1)
+    reason: str | None = None
+    forced: bool = False
+
+
 class Conditions(Payload):
     load: LoadState = "unknown"
     host: str | None = None
@@ -85,6 +96,8 @@ class ProbeRan(Payload):
     stdout_artifact: str | None = None
     stderr_artifact: str | None = None
     error: str | None = None
+    #: the runner's tag for ``error`` (``not_found``, ``dns``, ``host_key_unknown`` …)
+    error_kind: str | None = None
     conditions: Conditions = Field(default_factory=Conditions)
     reconstructed: bool = False
     note: str | None = None
@@ -159,6 +172,7 @@ CATALOGUE: dict[str, tuple[int, type[Payload]]] = {
     "hypothesis.refined": (1, HypothesisRefined),
     "hypothesis.retired": (1, HypothesisRetired),
     "hypothesis.reinstated": (1, HypothesisReinstated),
+    "priors.rebalanced": (1, PriorsRebalanced),
     "probe.ran": (1, ProbeRan),
     "observation.recorded": (1, ObservationRecorded),
     "evidence.assessed": (1, EvidenceAssessed),
@@ -168,9 +182,16 @@ CATALOGUE: dict[str, tuple[int, type[Payload]]] = {
 }
 
 
+#: Each event type's current version: what the fold reads every stored event as.
+CURRENT_VERSIONS: dict[str, int] = {name: version for name, (version, _) in CATALOGUE.items()}
+
+
 def validate_payload(event_type: str, version: int, payload: Any) -> dict[str, Any]:
     """Validate a payload and return it in normal form (defaults filled in, JSON-ready).
 
+    A payload of an older version is validated as it reads today (through the upcasters of
+    :mod:`casefile.domain.upcasters`) and returned as written: normal form is defined for the
+    current version only, and its hash covers it as written. A newer version is refused.
     Raises :class:`InvalidEvent` naming the event type and the first offending field.
     """
     entry = CATALOGUE.get(event_type)
@@ -178,12 +199,15 @@ def validate_payload(event_type: str, version: int, payload: Any) -> dict[str, A
         known = ", ".join(sorted(CATALOGUE))
         raise InvalidEvent(f"unknown event type {event_type!r} (known: {known})")
     current_version, model = entry
-    if version != current_version:
-        raise InvalidEvent(
-            f"{event_type}: schema version {version} is not supported (current: {current_version})"
-        )
     if not isinstance(payload, dict):
         raise InvalidEvent(f"{event_type}: payload must be a JSON object")
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise InvalidEvent(f"{event_type}: version {version!r} is not a number")
+    if version != current_version:
+        validate_payload(
+            event_type, current_version, upcast(event_type, version, current_version, payload)
+        )
+        return payload
     try:
         parsed = model.model_validate(payload)
     except ValidationError as error:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from casefile.domain.beliefs.projection import MIN_CATCH_ALL_PRIOR, Projection
+from casefile.domain.beliefs.question import QuestionState
 from casefile.domain.events import NewEvent
 from casefile.domain.ids import CASE_ID_LIMIT, ID_PATTERN, is_case_id
 from casefile.domain.kinds import DEFAULT_RELIABILITY, KINDS
@@ -111,9 +112,11 @@ def propose_hypothesis(
         reserve = question.catch_all_reserve if question.evidence_count == 0 else 0.0
         available = holds - reserve
         if prior > available + _PRIOR_SLACK or holds - prior < MIN_CATCH_ALL_PRIOR:
+            left = available if available > _PRIOR_SLACK else 0.0
             raise DomainError(
                 f"prior {prior:g} is larger than the catch-all of {question.id!r} has left "
-                f"({max(0.0, available):.4g} of its {holds:.4g})"
+                f"({left:.4g} of its {holds:.4g}); --rebalance scales the other hypotheses "
+                "down in proportion to make room"
             )
     elif under in projection.hypothesis_question:
         question = projection.questions[projection.hypothesis_question[under]]
@@ -317,3 +320,116 @@ def set_aside(verdict: SetAside, observation_seq: int) -> NewEvent:
             "reason": verdict.reason,
         },
     )
+
+
+# --- rebalancing priors ----------------------------------------------------------------------
+
+
+def _siblings(question: QuestionState, parent: str | None) -> list[str]:
+    return list(question.top if parent is None else question.nodes[parent].children)
+
+
+def _refuse_after_evidence(question: QuestionState, force: bool) -> None:
+    """Priors say what was believed before any evidence: set after it, they would be chosen
+    knowing how the evidence came out, and that evidence would count twice."""
+    if question.evidence_count and not force:
+        n = question.evidence_count
+        raise DomainError(
+            f"question {question.id!r} already has {n} piece{'s' if n != 1 else ''} of "
+            "evidence: priors say what was believed before any, and changing them now would "
+            "count that evidence twice; pass --force to change them anyway (the event records "
+            "that it was forced)"
+        )
+
+
+def make_room(
+    question: QuestionState, parent: str | None, prior: float, keep: str | None = None
+) -> dict[str, float]:
+    """The new priors of ``parent``'s other children (the question's top-level hypotheses when
+    ``parent`` is None) so that one more (or ``keep``, at a new value) with ``prior`` fits.
+
+    The room comes first from what is free — what the catch-all holds beyond its reserve (at
+    least :data:`MIN_CATCH_ALL_PRIOR` once there is evidence), or a parent's own remainder —
+    and only the rest from the others, scaled in proportion to their priors, so their ratios
+    stay as they were. Empty when it already fits. Raises :class:`DomainError` when the
+    others together hold too little.
+    """
+    others = [h for h in _siblings(question, parent) if h != keep]
+    held = math.fsum(question.nodes[h].prior for h in others)
+    if parent is None:
+        reserve = question.catch_all_reserve if question.evidence_count == 0 else 0.0
+        # twice the least, so that rounding can never leave the catch-all under it
+        free = 1.0 - held - max(reserve, 2 * MIN_CATCH_ALL_PRIOR)
+    else:
+        free = 1.0 - held
+    need = prior - free
+    if need <= _PRIOR_SLACK:
+        return {}
+    if need >= held:
+        whose = "the other hypotheses" if parent is None else f"the other children of {parent!r}"
+        raise DomainError(
+            f"prior {prior:g} cannot fit: {whose} hold {held:.4g} together, and "
+            f"{max(0.0, free):.4g} is free"
+        )
+    factor = (held - need) / held
+    return {h: question.nodes[h].prior * factor for h in others}
+
+
+def rebalance_priors(
+    projection: Projection,
+    question_id: str,
+    priors: Mapping[str, float],
+    reason: str | None = None,
+    force: bool = False,
+) -> NewEvent:
+    """The event that gives hypotheses of one question new priors (see :func:`make_room`)."""
+    question = projection.questions[question_id]
+    _refuse_after_evidence(question, force)
+    payload: dict[str, Any] = {"question_id": question_id, "priors": dict(priors)}
+    if reason:
+        payload["reason"] = reason
+    if force and question.evidence_count:
+        payload["forced"] = True
+    return NewEvent("priors.rebalanced", payload)
+
+
+def set_prior(
+    projection: Projection,
+    hid: str,
+    prior: float,
+    reason: str | None = None,
+    force: bool = False,
+) -> NewEvent:
+    """Set one hypothesis's prior (absolute at the top, a share of its parent's below it).
+
+    A smaller prior gives the difference back to the catch-all (or the parent's own
+    remainder); a larger one takes what is free first and the rest from its siblings in
+    proportion, all in one ``priors.rebalanced`` event.
+    """
+    _existing(projection, hid)
+    if not 0.0 < prior <= 1.0:
+        raise DomainError(f"prior {prior} must be within (0, 1]")
+    question = projection.questions[projection.hypothesis_question[hid]]
+    _refuse_after_evidence(question, force)
+    node = question.nodes[hid]
+    priors = {hid: float(prior), **make_room(question, node.parent_id, prior, keep=hid)}
+    return rebalance_priors(projection, question.id, priors, reason, force)
+
+
+def room_for_hypothesis(
+    projection: Projection, under: str, prior: float, force: bool = False
+) -> NewEvent | None:
+    """The ``priors.rebalanced`` event that makes room under ``under`` for a new hypothesis
+    with ``prior`` (None when it fits as things are); refused after evidence unless forced."""
+    if not 0.0 < prior <= 1.0:
+        raise DomainError(f"prior {prior} must be within (0, 1]")
+    if under in projection.questions:
+        question, parent = projection.questions[under], None
+    elif under in projection.hypothesis_question:
+        question, parent = projection.questions[projection.hypothesis_question[under]], under
+    else:
+        return None  # propose_hypothesis names what exists instead
+    room = make_room(question, parent, prior)
+    if not room:
+        return None
+    return rebalance_priors(projection, question.id, room, "room for a new hypothesis", force)

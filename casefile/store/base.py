@@ -35,6 +35,17 @@ class StoredSnapshot:
     data: bytes
 
 
+@dataclass(frozen=True, slots=True)
+class Removed:
+    """What removing a case took away: its events, its snapshots, and the artifacts no other
+    case refers to (``artifacts_kept`` are shared with another case and stay)."""
+
+    case_id: str
+    events: int
+    artifacts_removed: int
+    artifacts_kept: int
+
+
 class EventStore(Protocol):
     def append(self, case_id: str, expected_seq: int, events: Sequence[NewEvent]) -> list[Event]:
         """Append events after ``expected_seq`` (0 for a new case); validate, chain, hash them."""
@@ -102,6 +113,11 @@ class EventStore(Protocol):
 
     def drop_snapshots(self, case_id: str | None = None) -> None:
         """Forget the case's snapshots (every case's, without ``case_id``)."""
+        ...
+
+    def remove_case(self, case_id: str) -> Removed:
+        """Delete the case's events and snapshots, and the artifacts only it refers to, in one
+        transaction; raises :class:`~casefile.errors.CaseNotFound` for a case with no events."""
         ...
 
     def close(self) -> None: ...

@@ -3,6 +3,7 @@
 Layout of ``cases/<name>/``::
 
     events.jsonl          one event per line, Event.to_line() + "\\n", in seq order
+    events.head           ``SEQ@HASH`` of the last event, written after it (see head_file)
     artifacts/<sha256>    raw blobs (probe output …), named by their digest
     README.md             a few lines for humans: title, symptom, counts, how to verify
 
@@ -14,10 +15,10 @@ reported as ``<file>:<line>: <problem>`` so the damage can be found with an edit
 Overwriting: export refuses a non-empty directory unless it already holds an export of the
 *same* case whose events are a prefix of (or equal to) the events being exported: a directory
 is also a store that ``casefile note <dir>`` appends to, and overwriting it with an older copy
-from a database would silently drop that work. Then it rewrites ``events.jsonl`` and
-``README.md``, adds new artifacts and removes artifact files the case no longer references.
-Other files in the directory are left alone. Import reads only the artifacts the events
-reference (all artifact files are still checked against their names).
+from a database would silently drop that work. Then it rewrites ``events.jsonl``,
+``events.head`` and ``README.md``, adds new artifacts and removes artifact files the case no
+longer references. Other files in the directory are left alone. Import reads only the
+artifacts the events reference (all artifact files are still checked against their names).
 
 Safety and concurrency (symlinks refused, atomic writes, the directory's lock) are
 :mod:`casefile.store.safe_files`; the file names and README are
@@ -37,6 +38,7 @@ from casefile.errors import CaseNotFound, StoreError
 from casefile.store.base import EventStore
 from casefile.store.case_layout import ARTIFACTS_DIR, DIGEST, EVENTS_FILE, README_FILE, readme
 from casefile.store.casedir_import import read_case_dir
+from casefile.store.head_file import HEAD_FILE, Head, head_line
 from casefile.store.safe_files import (
     LOCK_FILE,
     Unreadable,
@@ -44,6 +46,7 @@ from casefile.store.safe_files import (
     locked_case_dir,
     read_regular,
     refuse_links,
+    remove_stale_temporaries,
     sync_directory,
     write_atomically,
 )
@@ -52,6 +55,7 @@ from casefile.store.verify import envelope_problem, referenced_artifacts, verify
 __all__ = [
     "ARTIFACTS_DIR",
     "EVENTS_FILE",
+    "HEAD_FILE",
     "LOCK_FILE",
     "README_FILE",
     "directory_head",
@@ -66,6 +70,9 @@ __all__ = [
 
 
 # -- export -----------------------------------------------------------------------------------
+
+_WRITTEN = frozenset({EVENTS_FILE, HEAD_FILE, README_FILE})
+"""The files export writes in the case directory itself (besides ``artifacts/<digest>``)."""
 
 
 def export_case(
@@ -114,6 +121,10 @@ def write_case_dir(events: Sequence[Event], artifacts: Mapping[str, bytes], targ
     _check_export_target(target, events)
     blobs = target / ARTIFACTS_DIR
     try:
+        # Under the lock, any temporary is a dead writer's (see remove_stale_temporaries).
+        remove_stale_temporaries(target, _WRITTEN.__contains__)
+        if blobs.is_dir():
+            remove_stale_temporaries(blobs, lambda name: DIGEST.fullmatch(name) is not None)
         blobs.mkdir(exist_ok=True)
         changed = False
         for digest in sorted(artifacts):
@@ -125,6 +136,11 @@ def write_case_dir(events: Sequence[Event], artifacts: Mapping[str, bytes], targ
         # the events that stopped referencing them: a lock-free reader always finds its blobs.
         lines = "".join(event.to_line() + "\n" for event in events)
         write_atomically(target / EVENTS_FILE, lines.encode("utf-8"))
+        sync_directory(target)  # the events' rename is durable before the head's can be
+        # The head after the events it names: a crash in between leaves a head behind a valid
+        # chain, which readers accept, never one past its end (see casefile.store.head_file).
+        last = events[-1]
+        write_atomically(target / HEAD_FILE, head_line(Head(last.seq, last.hash)))
         write_atomically(target / README_FILE, readme(events, len(artifacts)).encode("utf-8"))
         with os.scandir(blobs) as entries:
             stale = sorted(
@@ -244,6 +260,6 @@ def _check_export_target(target: Path, events: Sequence[Event]) -> None:
 def _line_field(raw: bytes, name: str) -> object:
     try:
         data = json.loads(raw)
-    except ValueError:
-        return None
+    except (ValueError, RecursionError):
+        return None  # not a line casefile wrote: the caller treats it as foreign or damaged
     return data.get(name) if isinstance(data, dict) else None

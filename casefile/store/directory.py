@@ -1,8 +1,9 @@
 """A case directory used directly as an event store, without importing it anywhere.
 
 ``casefile status cases/x`` reads the directory; ``casefile note cases/x …`` appends to it. The
-directory is verified when opened (chain and artifacts) and rewritten atomically after each
-append, so it always holds a complete, verifiable case.
+directory is verified when opened (chain, artifacts and ``events.head``) and rewritten
+atomically after each append (the events, then the head), so it always holds a complete,
+verifiable case.
 
 Several processes may write the same directory at once (a team's checkout, parallel CLI runs),
 and each holds its own in-memory copy. The directory on disk is the truth, the copy only a
@@ -26,7 +27,7 @@ from pathlib import Path
 
 from casefile.domain.events import Event, NewEvent
 from casefile.errors import StoreError
-from casefile.store.base import StoredSnapshot
+from casefile.store.base import Removed, StoredSnapshot
 from casefile.store.casedir import (
     EVENTS_FILE,
     directory_head,
@@ -170,6 +171,13 @@ class DirectoryEventStore:
 
     def drop_snapshots(self, case_id: str | None = None) -> None:
         """Nothing to drop."""
+
+    def remove_case(self, case_id: str) -> Removed:
+        """Refused: casefile never deletes a folder it did not make; the user does."""
+        raise StoreError(
+            f"case {case_id} is the case directory {self.directory}; casefile does not delete "
+            "folders: delete it yourself if you mean to"
+        )
 
     def close(self) -> None:
         self._memory.close()

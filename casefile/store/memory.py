@@ -13,9 +13,9 @@ from dataclasses import replace
 
 from casefile.domain.catalogue import validate_payload
 from casefile.domain.events import GENESIS_HASH, Event, NewEvent, seal, sha256_hex, utc_now
-from casefile.errors import ConcurrencyError, StoreError
-from casefile.store.base import StoredSnapshot
-from casefile.store.verify import check_importable
+from casefile.errors import CaseNotFound, ConcurrencyError, StoreError
+from casefile.store.base import Removed, StoredSnapshot
+from casefile.store.verify import check_importable, referenced_artifacts
 
 
 class MemoryEventStore:
@@ -119,6 +119,27 @@ class MemoryEventStore:
             else:
                 for key in [k for k in self._snapshots if k[0] == case_id]:
                     del self._snapshots[key]
+
+    def remove_case(self, case_id: str) -> Removed:
+        with self._lock:
+            stream = self._streams.get(case_id)
+            if not stream:
+                raise CaseNotFound(f"no case {case_id!r} (see `casefile cases`)")
+            mine = {d for event in stream for d in referenced_artifacts(event)}
+            others = {
+                d
+                for other, events in self._streams.items()
+                if other != case_id
+                for event in events
+                for d in referenced_artifacts(event)
+            }
+            drop = mine - others
+            del self._streams[case_id]
+            for key in [k for k in self._snapshots if k[0] == case_id]:
+                del self._snapshots[key]
+            for digest in drop:
+                self._artifacts.pop(digest, None)
+        return Removed(case_id, len(stream), len(drop), len(mine) - len(drop))
 
     def close(self) -> None:
         """Nothing to release; present for the contract."""

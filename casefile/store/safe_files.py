@@ -3,10 +3,11 @@
 Safety. Case directories arrive through ``git clone``, so their contents are untrusted: a
 symlink placed in one must never make casefile write (or delete) outside it, and a FIFO or
 device must never make a read hang. Writers therefore refuse a target directory,
-``artifacts/``, ``events.jsonl`` or ``README.md`` that is a symlink, write through unique
-temporaries made as ``mkstemp`` makes them (random name, ``O_EXCL``, so a planted name is never
-followed) renamed into place, open the lock file with ``O_NOFOLLOW``, and readers open files
-with ``O_NOFOLLOW`` and read only regular files.
+``artifacts/``, ``events.jsonl``, ``events.head`` or ``README.md`` that is a symlink, write
+through unique temporaries made as ``mkstemp`` makes them (random name, ``O_EXCL``, so a planted
+name is never followed) renamed into place, open the lock file with ``O_NOFOLLOW``, and readers
+open files with ``O_NOFOLLOW`` and read only regular files. A writer killed mid-write leaves its
+temporary behind; the next writer removes it under the lock (:func:`remove_stale_temporaries`).
 
 Concurrency. Every write of a directory (export, or an append through
 :class:`~casefile.store.directory.DirectoryEventStore`) holds an exclusive ``flock`` on
@@ -22,14 +23,16 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import re
 import secrets
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from casefile.errors import StoreError
 from casefile.store.case_layout import ARTIFACTS_DIR, EVENTS_FILE, README_FILE
+from casefile.store.head_file import HEAD_FILE
 
 LOCK_FILE = ".casefile.lock"
 
@@ -40,7 +43,8 @@ def refuse_links(target: Path) -> None:
     Writing through a link planted in a cloned case directory would overwrite (or, for
     ``artifacts/``, fill and prune) whatever it points at, anywhere the user can write.
     """
-    for path in (target, target / ARTIFACTS_DIR, target / EVENTS_FILE, target / README_FILE):
+    names = (ARTIFACTS_DIR, EVENTS_FILE, HEAD_FILE, README_FILE)
+    for path in (target, *(target / name for name in names)):
         if path.is_symlink():
             raise StoreError(
                 f"refusing to write {path}: it is a symbolic link, "
@@ -166,13 +170,15 @@ class Unreadable(Exception):
     """Why a file in a case directory was not read: a symlink or not a regular file."""
 
 
-def read_regular(path: Path) -> bytes:
+def read_regular(path: Path, *, limit: int | None = None) -> bytes:
     """The bytes of a regular file, refusing symlinks and anything else without blocking.
 
     ``O_NOFOLLOW`` refuses a link; ``O_NONBLOCK`` lets a FIFO open without a writer, and the
     ``fstat`` of the opened file (not of the name, which could change in between) then refuses
-    it, a device such as ``/dev/zero``, or a directory. Raises ``FileNotFoundError`` if absent,
-    :class:`Unreadable` if refused and ``OSError`` for any other failure.
+    it, a device such as ``/dev/zero``, or a directory. A file of more than ``limit`` bytes, if
+    given, is refused too (read no further than one byte past it, in case it is still growing).
+    Raises ``FileNotFoundError`` if absent, :class:`Unreadable` if refused and ``OSError`` for
+    any other failure.
     """
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -183,6 +189,44 @@ def read_regular(path: Path) -> bytes:
             raise Unreadable("is a symbolic link; casefile does not follow links here") from None
         raise
     with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
             raise Unreadable("is not a regular file")
-        return handle.read()
+        if limit is None:
+            return handle.read()
+        data = handle.read(limit + 1)
+        if len(data) > limit:
+            raise Unreadable(f"is larger than {limit} bytes")
+        return data
+
+
+_TEMPORARY = re.compile(r"\..+\.[0-9a-f]{16}\.tmp")
+
+
+def remove_stale_temporaries(directory: Path, written: Callable[[str], bool]) -> int:
+    """Remove left-over temporaries of :func:`write_atomically` in ``directory``: those for
+    the file names casefile writes there (``written(name)`` is true).
+
+    A writer killed between creating its temporary and renaming it (SIGKILL, a power cut)
+    leaves a full-size ``.<name>.<random>.tmp`` that nothing would ever remove. Only a holder of
+    :func:`locked_case_dir` may call this: every writer holds that lock while its temporary
+    exists, so any temporary found then belongs to a writer that is gone. A name is removed
+    only if it is exactly of the form :func:`_create_temporary` makes for such a name
+    (``unlink`` removes a planted link itself, never what it points at). Returns the count.
+    """
+    removed = 0
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return 0
+    for entry in entries:
+        if not _TEMPORARY.fullmatch(entry.name):
+            continue
+        if not written(entry.name[1 : -len(".0123456789abcdef.tmp")]):
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            continue
+        with suppress(FileNotFoundError):
+            os.unlink(entry.path)
+            removed += 1
+    return removed

@@ -21,17 +21,18 @@ back into events, :mod:`casefile.store.sql_decode`; the connections and error tr
 from __future__ import annotations
 
 import gc
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError as SqlIntegrityError
 from sqlalchemy.exc import SQLAlchemyError
 
 from casefile.domain.catalogue import validate_payload
 from casefile.domain.events import GENESIS_HASH, Event, NewEvent, seal, sha256_hex, utc_now
-from casefile.errors import ConcurrencyError, StoreError
-from casefile.store.base import StoredSnapshot
+from casefile.errors import CaseNotFound, ConcurrencyError, StoreError
+from casefile.store.base import Removed, StoredSnapshot
 from casefile.store.sql_connections import SqlConnections
 from casefile.store.sql_decode import decode_rows
 from casefile.store.sql_schema import migrate
@@ -40,6 +41,7 @@ from casefile.store.sql_tables import (
     ANY_EVENT,
     ARTIFACT_DATA,
     ARTIFACT_EXISTS,
+    ARTIFACTS,
     CASE_IDS,
     COLUMNS,
     DROP_CASE_SNAPSHOTS,
@@ -56,7 +58,7 @@ from casefile.store.sql_tables import (
     row_values,
     snapshot_upsert,
 )
-from casefile.store.verify import check_importable
+from casefile.store.verify import ARTIFACT_FIELDS, check_importable
 
 __all__ = ["ArtifactRow", "EventRow", "SnapshotRow", "SqlEventStore"]
 
@@ -132,6 +134,10 @@ class SqlEventStore(SqlConnections):
         change, so the head hash we chained to is still the head. Compared with one explicit
         transaction this halves the round trips and, more importantly, the time a winning
         writer holds the index entry that every losing writer waits on.
+
+        A lost race pauses (with jitter, see :meth:`SqlConnections._lost_race`) before it is
+        raised as :class:`~casefile.errors.ConcurrencyError`, so the caller's retries spread
+        out instead of colliding again.
         """
         normalised = [
             NewEvent(
@@ -162,9 +168,14 @@ class SqlEventStore(SqlConnections):
                     values.extend(row_values(event))
                     prev_hash = event.hash
                 self._insert_rows(cursor, values)
+        except ConcurrencyError:
+            self._lost_race(case_id)  # outside the cursor: SQLite's write lock is already released
+            raise
         except (self._dbapi_integrity, SqlIntegrityError) as error:
             # The (case_id, seq) key refused us: another writer inserted that seq first.
+            self._lost_race(case_id)
             raise ConcurrencyError(case_id, expected_seq) from error
+        self._won_race(case_id)
         return sealed
 
     def _insert_rows(self, cursor: Any, values: list[Any]) -> None:
@@ -388,8 +399,46 @@ class SqlEventStore(SqlConnections):
             else:
                 conn.execute(DROP_CASE_SNAPSHOTS, {"case_id": case_id})
 
+    # -- removing a case -------------------------------------------------------------------
+
+    def remove_case(self, case_id: str) -> Removed:
+        """Delete the case's events, its snapshots and the artifacts no other case refers to,
+        in one transaction (see the Protocol)."""
+        with self._transaction(f"remove case {case_id}", write=True) as conn:
+            count = conn.execute(
+                select(func.count()).select_from(EVENTS).where(EC.case_id == case_id)
+            ).scalar_one()
+            if not count:
+                raise CaseNotFound(f"no case {case_id!r} in {self._where} (see `casefile cases`)")
+            referring = EC.type.in_(sorted(ARTIFACT_FIELDS))
+            mine = _digests(
+                conn.execute(select(EC.type, EC.payload).where(EC.case_id == case_id, referring))
+            )
+            others = _digests(
+                conn.execute(select(EC.type, EC.payload).where(EC.case_id != case_id, referring))
+            )
+            drop = sorted(mine - others)
+            conn.execute(DROP_CASE_SNAPSHOTS, {"case_id": case_id})
+            conn.execute(delete(EVENTS).where(EC.case_id == case_id))
+            for start in range(0, len(drop), _CHUNK):
+                conn.execute(delete(ARTIFACTS).where(AC.digest.in_(drop[start : start + _CHUNK])))
+        return Removed(case_id, int(count), len(drop), len(mine) - len(drop))
+
     def __enter__(self) -> SqlEventStore:
         return self
 
     def __exit__(self, *_exc: object) -> None:
         self.close()
+
+
+def _digests(rows: Iterable[Any]) -> set[str]:
+    """The artifact digests that rows of (type, payload text) refer to."""
+    found: set[str] = set()
+    for event_type, payload in rows:
+        data = json.loads(payload)
+        found.update(
+            value
+            for name in ARTIFACT_FIELDS.get(event_type, ())
+            if isinstance(value := data.get(name), str)
+        )
+    return found

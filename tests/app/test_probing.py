@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
 
 from casefile.app.probing import (
+    CancelToken,
     Local,
     Pasted,
     ProbeRequest,
@@ -18,7 +20,7 @@ from casefile.app.probing import (
 )
 from casefile.app.service import CaseService
 from casefile.domain.facts import ParseResult
-from casefile.errors import RunnerError
+from casefile.errors import RunnerError, StoreError
 from casefile.plugins import Registry
 from casefile.probes.api import Probe
 from casefile.probes.runners.result import RunResult
@@ -116,3 +118,49 @@ def test_the_service_records_each_run_with_the_reason_it_failed() -> None:
     assert record.seqs == (record.probe_run_seq, record.observation_seq)
     ran = service.events(case)[record.probe_run_seq - 1]
     assert ran.type == "probe.ran" and ran.payload["timed_out"] is True
+
+
+class RefusingArtifacts(MemoryEventStore):
+    """A store that cannot keep blobs (a full disk, a blob over the database's limit)."""
+
+    def put_artifact(self, data: bytes) -> str:
+        raise StoreError("string or blob too big")
+
+
+def test_a_run_whose_output_cannot_be_stored_is_recorded_as_a_failed_run() -> None:
+    probe = Probe(name="p", summary="", parse=parse_anything, argv=("echo", "hi"))
+    service = CaseService(RefusingArtifacts(), Registry.of(probes=[probe]))
+    case = service.new_case("t")
+    (record,) = service.run_probe(case, ProbeRequest("p"))
+    assert record.failure is not None and "could not be stored" in record.failure
+    assert record.result.error_kind == "artifact"
+    ran = service.events(case)[record.probe_run_seq - 1]
+    assert ran.type == "probe.ran"
+    assert "string or blob too big" in ran.payload["error"]
+    assert "stdout_artifact" not in ran.payload
+
+
+def test_the_exact_bytes_are_stored_not_the_decoded_text() -> None:
+    probe = Probe(name="p", summary="", parse=parse_anything, argv=("printf", "\\377ok"))
+    store = MemoryEventStore()
+    service = CaseService(store, Registry.of(probes=[probe]))
+    case = service.new_case("t")
+    (record,) = service.run_probe(case, ProbeRequest("p"))
+    assert record.result.stdout == "\ufffdok"
+    ran = service.events(case)[record.probe_run_seq - 1]
+    assert store.get_artifact(ran.payload["stdout_artifact"]) == b"\xffok"
+
+
+def test_a_cancelled_request_records_the_run_as_cancelled() -> None:
+    probe = Probe(name="p", summary="", parse=parse_anything, argv=("sleep", "30"))
+    service = CaseService(MemoryEventStore(), Registry.of(probes=[probe]))
+    case = service.new_case("t")
+    token = CancelToken()
+    threading.Timer(0.2, token.cancel, args=("test",)).start()
+    started = time.monotonic()
+    (record,) = service.run_probe(case, ProbeRequest("p"), cancel=token)
+    assert time.monotonic() - started < 1.0
+    assert record.result.cancelled and record.failure is not None
+    assert "cancelled (test)" in record.failure
+    ran = service.events(case)[record.probe_run_seq - 1]
+    assert "cancelled (test)" in ran.payload["error"]

@@ -236,6 +236,7 @@ def test_a_rewritten_directory_is_detected_on_refresh(tmp_path: Path) -> None:
     replacement = tmp_path / "replacement"
     export_case(second.load(CASE), {}, replacement)
     (replacement / "events.jsonl").replace(directory / "events.jsonl")
+    (replacement / "events.head").replace(directory / "events.head")  # as a `git pull` would
     refreshed = session.refresh()
     assert refreshed.rewritten
     assert fingerprint(session.projection) == fingerprint(project(second.load(CASE)))

@@ -33,8 +33,9 @@ def test_log_rows_carry_times_actor_summary_and_hash() -> None:
     text = render_log(rows, build_case_header(projection)).splitlines()
     assert text[0] == f"Case glm5-pcie-pivot: {projection.title}"
     assert text[2] == (
-        "#2    2026-03-02 09:03  assistant note: Set up the ML environment: NVIDIA driver, CUDA "
-        "Toolkit 13.1 and a Python venv on Ubuntu 24.04; flash-attn build problems worked through."
+        "#2    2026-03-02 09:03 UTC  assistant note: Set up the ML environment: NVIDIA driver, "
+        "CUDA Toolkit 13.1 and a Python venv on Ubuntu 24.04; flash-attn build problems worked "
+        "through."
     )
     assert render_log(rows, projection.title, "glm5-pcie-pivot").splitlines() == text
     assert render_log_row(rows[1]) == text[2]
@@ -63,7 +64,9 @@ def test_a_case_row_without_a_fold_keeps_the_cases_json_keys() -> None:
     assert data["last_activity"] == events[-1].recorded_at and data["head_hash"] == events[-1].hash
     assert data["leaders"] is None
     assert (
-        render_cases([row]) == f"views-1  {events[0].recorded_at[:16]}      2 events  Slow decode"
+        render_cases([row])
+        == f"views-1  {events[0].recorded_at[:10]} {events[0].recorded_at[11:16]} UTC"
+        "      2 events  Slow decode"
     )
 
 

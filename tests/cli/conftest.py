@@ -24,6 +24,8 @@ BUILTIN_PROBE_MODULES = (
     "nccl",
     "p2p",
     "bandwidth",
+    "nccl_debug",
+    "nvbandwidth",
     "virt",
     "nvml",
     "command",
@@ -78,6 +80,8 @@ def cli(
 ) -> CLI:
     """Run `casefile ARGS…` in-process against a fresh SQLite database and `cli_registry`."""
     monkeypatch.setenv("CASEFILE_DB", f"sqlite:///{tmp_path / 'cli.db'}")
+    # a developer's own config file (say, color = "always") must not reach the tests
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     monkeypatch.setattr(opening, "registry", lambda: cli_registry)
 
     def run(*args: str) -> Outcome:

@@ -94,6 +94,7 @@ def test_export_import_export_is_byte_identical(sql_store: SqlEventStore, tmp_pa
     assert sorted(files(first)) == sorted(
         [
             "README.md",
+            "events.head",
             "events.jsonl",
             f"artifacts/{sha256_hex(STDOUT)}",
             f"artifacts/{sha256_hex(STDERR)}",

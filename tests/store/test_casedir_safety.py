@@ -93,6 +93,7 @@ def test_concurrent_writer_processes_lose_nothing(tmp_path: Path) -> None:
         "README.md",
         "artifacts",
         f"artifacts/{sha256_hex(BLOB)}",
+        "events.head",
         "events.jsonl",
     ]
 
@@ -298,6 +299,7 @@ def test_export_over_a_prefix_of_itself_is_allowed(tmp_path: Path) -> None:
         "README.md",
         "artifacts",
         f"artifacts/{sha256_hex(BLOB)}",
+        "events.head",
         "events.jsonl",
     ]
 

@@ -32,7 +32,8 @@ def chain(
     """Two sealed events (valid hashes), the one at ``bad_line`` carrying the given envelope."""
     events: list[Event] = []
     prev = GENESIS_HASH
-    news = [NewEvent("case.opened", {"title": "t"}), NewEvent("note.added", {"text": "n"})]
+    opened = {"title": "t", "environment": {}}  # the payload in the form casefile writes it
+    news = [NewEvent("case.opened", opened), NewEvent("note.added", {"text": "n"})]
     for seq, new in enumerate(news, start=1):
         if seq == bad_line:
             new = NewEvent(new.type, new.payload, actor=actor, occurred_at=occurred_at)

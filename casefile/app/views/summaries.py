@@ -6,11 +6,15 @@ schema read by an older casefile) is summarised by its name rather than refused.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 from typing import Any
 
 from casefile.domain.beliefs import Projection
+from casefile.domain.catalogue import CURRENT_VERSIONS
 from casefile.domain.events import Event
+from casefile.domain.upcasters import upcast
+from casefile.errors import InvalidEvent
 
 Payload = dict[str, Any]
 
@@ -34,7 +38,7 @@ def _probe_ran(p: Payload) -> str:
     status = f"exit {p['exit_status']}" if p.get("exit_status") is not None else p["source"]
     if p.get("error"):
         status = f"error: {p['error']}"
-    argv = " ".join(p["argv"])
+    argv = shlex.join(p["argv"])  # as a shell would take it back: copy, paste, rerun
     return f"probe {p['probe']} on {p['host']} [{load}]{origin}: `{argv}` ({status})"
 
 
@@ -62,6 +66,13 @@ def _evidence_assessed(p: Payload) -> str:
     )
 
 
+def _priors_rebalanced(p: Payload) -> str:
+    priors = ", ".join(f"{h}={v:.4g}" for h, v in p["priors"].items())
+    forced = " (forced, after evidence)" if p.get("forced") else ""
+    why = f": {p['reason']}" if p.get("reason") else ""
+    return f"priors of {p['question_id']} rebalanced{forced} [{priors}]{why}"
+
+
 def _action_taken(p: Payload) -> str:
     return f"action: {p['text']}" + (f" → {p['outcome']}" if p.get("outcome") else "")
 
@@ -74,6 +85,7 @@ _SUMMARIES: dict[str, Callable[[Payload], str]] = {
     "hypothesis.refined": lambda p: f"hypothesis {p['hypothesis_id']} refined: {p['text']}",
     "hypothesis.retired": lambda p: f"hypothesis {p['hypothesis_id']} retired: {p['reason']}",
     "hypothesis.reinstated": lambda p: f"hypothesis {p['hypothesis_id']} reinstated",
+    "priors.rebalanced": _priors_rebalanced,
     "probe.ran": _probe_ran,
     "observation.recorded": _observation_recorded,
     "evidence.assessed": _evidence_assessed,
@@ -89,7 +101,15 @@ def summarise(event: Event, projection: Projection | None = None) -> str:
     """One line saying what an event recorded (``projection`` is accepted for the callers of
     the old signature and not needed)."""
     describe = _SUMMARIES.get(event.type)
-    return event.type if describe is None else describe(event.payload)
+    if describe is None:
+        return event.type
+    current = CURRENT_VERSIONS.get(event.type, event.version)
+    if event.version != current:  # an older shape, read as today's (a newer one: its name)
+        try:
+            return describe(upcast(event.type, event.version, current, event.payload))
+        except InvalidEvent:
+            return f"{event.type} v{event.version}"
+    return describe(event.payload)
 
 
 def detail(event: Event) -> str | None:

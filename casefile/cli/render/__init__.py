@@ -9,9 +9,11 @@ from casefile.cli.render.detail import render_event_detail, render_hypothesis_de
 from casefile.cli.render.replay import render_replay, render_step
 from casefile.cli.render.status import render_status, warning_lines
 from casefile.cli.render.tables import render_cases, render_log, render_log_row
-from casefile.cli.render.text import bar, fixed, percent
+from casefile.cli.render.text import LOCAL, Zone, bar, fixed, percent, timestamp
 
 __all__ = [
+    "LOCAL",
+    "Zone",
     "bar",
     "fixed",
     "percent",
@@ -23,5 +25,6 @@ __all__ = [
     "render_replay",
     "render_status",
     "render_step",
+    "timestamp",
     "warning_lines",
 ]

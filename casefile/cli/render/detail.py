@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import textwrap
+from datetime import UTC
 
 from casefile.app.views import (
     EventDetail,
@@ -14,17 +15,21 @@ from casefile.app.views import (
     RawOutput,
     SetAsideDetail,
 )
-from casefile.cli.render.text import fixed, percent, short
+from casefile.cli.render.text import Zone, fixed, percent, short, timestamp
 
 #: facts and lines of raw output shown (the JSON has them all)
 SHOWN_FACTS = 40
 SHOWN_OUTPUT_LINES = 60
 
 
-def render_event_detail(view: EventDetail) -> str:
+def render_event_detail(view: EventDetail, *, zone: Zone = UTC) -> str:
+    """The event in full, its times shown to the second in ``zone`` (UTC unless told), with
+    the zone (``--json`` has them as stored)."""
+    when = timestamp(view.when, zone, seconds=True)
+    recorded = timestamp(view.recorded_at, zone, seconds=True)
     lines = [
         f"#{view.seq} {view.type} (v{view.version}) by {view.actor}",
-        f"  when: {view.when}   recorded: {view.recorded_at}",
+        f"  when: {when}   recorded: {recorded}",
         f"  hash: {view.hash}",
         f"  prev: {view.prev_hash}",
         "",

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Mapping
+from datetime import UTC
 
 from casefile.app.views import ReplayStep, ReplayView
-from casefile.cli.render.text import fixed, percent, timestamp, under_load
+from casefile.cli.render.text import Zone, fixed, percent, timestamp, under_load
 
 #: confidence changes smaller than this (absolute) are not listed
 SHOWN_CHANGE = 0.005
@@ -14,11 +15,12 @@ SHOWN_CHANGE = 0.005
 SHOWN_CHANGES = 6
 
 
-def render_replay(view: ReplayView) -> str:
+def render_replay(view: ReplayView, *, zone: Zone = UTC) -> str:
+    """The replay, its times shown in ``zone`` (UTC unless told), with the zone."""
     case = view.case
     lines = [f"Replay of case {case.id}: {case.title}", ""]
     for step in view.steps:
-        lines.extend(render_step(step, view.names))
+        lines.extend(render_step(step, view.names, zone=zone))
     if view.steps:
         lines += ["", "In short"]
         for pivot in view.summary.pivots:
@@ -33,8 +35,8 @@ def render_replay(view: ReplayView) -> str:
     return "\n".join(lines)
 
 
-def render_step(step: ReplayStep, names: Mapping[str, str]) -> list[str]:
-    lines = [f"#{step.seq:<4} {timestamp(step.when)}  {step.actor:<9} {step.summary}"]
+def render_step(step: ReplayStep, names: Mapping[str, str], *, zone: Zone = UTC) -> list[str]:
+    lines = [f"#{step.seq:<4} {timestamp(step.when, zone)}  {step.actor:<9} {step.summary}"]
     if step.detail:
         lines += ["        │ " + line for line in textwrap.wrap(step.detail, width=100)]
     changes = sorted(

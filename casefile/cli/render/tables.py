@@ -3,33 +3,40 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import UTC
 
 from casefile.app.views import CaseHeader, CaseRow, LogRow
-from casefile.cli.render.text import percent, timestamp
+from casefile.cli.render.text import Zone, percent, timestamp
 from casefile.cli.terminal import one_line
 
 
-def render_log(rows: Iterable[LogRow], header: CaseHeader | str, case_id: str = "") -> str:
+def render_log(
+    rows: Iterable[LogRow], header: CaseHeader | str, case_id: str = "", *, zone: Zone = UTC
+) -> str:
     """The log under a ``Case ID: TITLE`` line; ``header`` is the case's header, or its title
-    with ``case_id`` beside it (for callers that hold no header)."""
+    with ``case_id`` beside it (for callers that hold no header). Times are shown in ``zone``
+    (UTC unless told), with the zone."""
     if isinstance(header, CaseHeader):
         case_id, title = header.id, header.title
     else:
         title = header
     header_line = one_line(f"Case {case_id}: {title}")
-    return "\n".join([header_line, *(render_log_row(r) for r in rows)])
+    return "\n".join([header_line, *(render_log_row(r, zone=zone) for r in rows)])
 
 
-def render_log_row(row: LogRow) -> str:
+def render_log_row(row: LogRow, *, zone: Zone = UTC) -> str:
     # one line per event, whatever its text holds (the whole line is made terminal-safe)
-    return one_line(f"#{row.seq:<4} {timestamp(row.when)}  {row.actor:<9} {row.summary}")
+    when = timestamp(row.when, zone)
+    return one_line(f"#{row.seq:<4} {when}  {row.actor:<9} {row.summary}")
 
 
-def render_cases(rows: Iterable[CaseRow]) -> str:
-    """One line per case; a case folded for the listing also shows who leads each question."""
+def render_cases(rows: Iterable[CaseRow], *, zone: Zone = UTC) -> str:
+    """One line per case (with when it was opened, in ``zone``); a case folded for the listing
+    also shows who leads each question."""
     lines = []
     for row in rows:
-        line = f"{row.id}  {str(row.opened)[:16]}  {row.events:>5} events  {row.title}"
+        opened = "-" if row.opened is None else timestamp(row.opened, zone)
+        line = f"{row.id}  {opened}  {row.events:>5} events  {row.title}"
         for leader in row.leaders or ():
             line += f"  [{leader.question}: {leader.id} {percent(leader.confidence).strip()}]"
         lines.append(one_line(line))

@@ -82,7 +82,7 @@ from casefile.domain.beliefs.projection import EvidenceState, Projection, collec
 from casefile.domain.beliefs.question import HypothesisNode, QuestionState
 from casefile.domain.beliefs.warnings import CaseWarning, WarningTracker
 
-ENGINE_VERSION = "fold-2"
+ENGINE_VERSION = "fold-3"
 
 #: The keys of a probe run's payload that a restored projection keeps (graph building and
 #: event detail read them; ``assess_evidence`` only needs the seq).
@@ -96,6 +96,7 @@ PROBE_RUN_KEYS = (
     "stderr_artifact",
     "exit_status",
     "error",
+    "error_kind",
     "reconstructed",
 )
 #: The keys of an observation's payload a restored projection keeps (no facts).

@@ -23,9 +23,11 @@ from casefile.domain.beliefs.question import (
     Surprise,
 )
 from casefile.domain.beliefs.warnings import CaseWarning, WarningTracker
+from casefile.domain.catalogue import CURRENT_VERSIONS
 from casefile.domain.events import GENESIS_HASH, Event
 from casefile.domain.ids import ID_PATTERN
-from casefile.errors import DomainError
+from casefile.domain.upcasters import read_event
+from casefile.errors import DomainError, InvalidEvent
 
 #: An observation is flagged as surprising when the hypothesis that best explains it made it at
 #: least this many bits likelier than the belief held just before did (log₂ max_h P(E|h) / P(E)).
@@ -226,7 +228,10 @@ def project(
     collecting = gc.isenabled()
     gc.disable()
     try:
+        current = CURRENT_VERSIONS
         for event in events:
+            if event.version != current.get(event.type, event.version):
+                event = _read_through_upcasters(event)
             apply(event)
     finally:
         if not projection.keeps_trajectory:
@@ -237,6 +242,15 @@ def project(
         if collecting:
             gc.enable()
     return projection
+
+
+def _read_through_upcasters(event: Event) -> Event:
+    """An event of an older version of its type, as today's fold reads it (see
+    :mod:`casefile.domain.upcasters`); a newer one is refused naming its seq."""
+    try:
+        return read_event(event, CURRENT_VERSIONS)
+    except InvalidEvent as error:
+        raise DomainError(f"seq {event.seq}: {error}") from None
 
 
 @contextmanager
@@ -275,6 +289,7 @@ class _Folder:
                 "hypothesis.refined",
                 "hypothesis.retired",
                 "hypothesis.reinstated",
+                "priors.rebalanced",
                 "probe.ran",
                 "observation.recorded",
                 "reading.set_aside",
@@ -429,6 +444,14 @@ class _Folder:
         question.refresh_priors()
         return {question.id}
 
+    def _priors_rebalanced(self, event: Event, payload: dict[str, Any]) -> set[str]:
+        question = self.p.questions[payload["question_id"]]
+        try:
+            question.reweigh(payload["priors"], MIN_CATCH_ALL_PRIOR)
+        except ValueError as error:
+            raise DomainError(f"seq {event.seq}: {error}") from None
+        return {question.id}
+
     # --- probes and observations -----------------------------------------------------------
 
     def _probe_ran(self, event: Event, payload: dict[str, Any]) -> None:
@@ -439,7 +462,8 @@ class _Folder:
         self.p.observations[event.seq] = payload
         self.p.observation_hashes[event.seq] = event.hash
         if not payload.get("parsed", True):
-            self.p.warnings.unparsed(event.seq, payload)
+            run = self.p.probe_runs.get(payload["probe_run_seq"])
+            self.p.warnings.unparsed(event.seq, payload, run)
 
     def _reading_set_aside(self, event: Event, payload: dict[str, Any]) -> None:
         self.p.warnings.set_aside(event.seq, payload)

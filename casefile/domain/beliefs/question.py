@@ -127,6 +127,34 @@ class QuestionState:
         self.nodes[node.id] = node
         self.refresh_priors()
 
+    def reweigh(self, priors: dict[str, float], least_catch_all: float) -> None:
+        """Give the named nodes new priors (absolute for top-level ones, a share of the
+        parent's for children) and rebuild the structure; the evidence each has seen stays.
+
+        Raises ``ValueError`` naming the problem for priors that would leave an impossible
+        tree — the catch-all under ``least_catch_all``, children above their parent's whole —
+        and then changes nothing (an imported case may hold what the commands never write).
+        """
+        unknown = sorted(h for h in priors if h not in self.nodes)
+        if unknown:
+            raise ValueError(f"question {self.id!r} has no hypothesis {unknown[0]!r}")
+        for hid, value in priors.items():
+            if not 0.0 < value <= 1.0:
+                raise ValueError(f"prior {value!r} of {hid!r} is not within (0, 1]")
+
+        def prior_of(hid: str) -> float:
+            return priors.get(hid, self.nodes[hid].prior)
+
+        catch_all = 1.0 - math.fsum(prior_of(h) for h in self.top)
+        if catch_all < least_catch_all:
+            raise ValueError(f"these priors leave the catch-all of {self.id!r} nothing")
+        for node in self.nodes.values():
+            if node.children and math.fsum(prior_of(c) for c in node.children) > 1.0 + 1e-9:
+                raise ValueError(f"children of {node.id!r} would have shares above 1")
+        for hid, value in priors.items():
+            self.nodes[hid].prior = value
+        self.refresh_priors()
+
     @classmethod
     def restored(
         cls,

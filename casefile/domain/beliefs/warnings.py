@@ -6,7 +6,8 @@ Four kinds:
   evidence — no measurement supports it yet;
 - ``catch-all-rising``: "something not yet named" holds more than its prior;
 - ``set-aside``: a reading a rule could not use because of the conditions it was taken under;
-- ``unparsed``: probe output that could not be read (the raw output is kept).
+- ``unparsed``: probe output that could not be read (the raw output is kept) — but not the
+  output of a run that was a mistake rather than a measurement (see :func:`is_mistake`).
 
 The first two are states (raised and cleared as the case moves); the last two are records that
 stay raised.
@@ -22,6 +23,28 @@ if TYPE_CHECKING:
 
 #: The catch-all is flagged once it exceeds its prior by this factor.
 CATCH_ALL_MARGIN = 1.5
+
+#: Runner error kinds that say the command never reached what it was meant to measure: a
+#: program that does not exist, an empty command line, a host name that does not resolve, a
+#: host key nobody has accepted yet. Fixing the command is the next step, not reading output.
+MISTAKE_ERROR_KINDS = frozenset({"not_found", "invalid", "dns", "host_key_unknown"})
+#: Exit statuses a POSIX shell gives a command it could not find (127) or could not execute
+#: (126): what a typo run over SSH, where a remote shell starts the command, comes back as.
+MISTAKE_EXIT_STATUSES = frozenset({126, 127})
+
+
+def is_mistake(run: dict[str, Any] | None) -> bool:
+    """Whether a probe run was a mistake (a typo'd command, an unknown host) rather than
+    evidence: it stays recorded as a failed run, but its empty output is no "unparsed" reading.
+
+    Decided from what the run recorded (its ``error_kind`` and exit status), never from the
+    wording of its message.
+    """
+    if run is None:
+        return False
+    if run.get("error_kind") in MISTAKE_ERROR_KINDS:
+        return True
+    return run.get("exit_status") in MISTAKE_EXIT_STATUSES and run.get("source") != "pasted"
 
 
 @dataclass(frozen=True)
@@ -130,7 +153,13 @@ class WarningTracker:
             if self._raised.pop(key, None) is None:
                 self._cleared[key] = warning
 
-    def unparsed(self, seq: int, observation: dict[str, Any]) -> None:
+    def unparsed(
+        self, seq: int, observation: dict[str, Any], run: dict[str, Any] | None = None
+    ) -> None:
+        """Raise "unparsed" for an observation that did not parse, unless its ``run`` was a
+        mistake (:func:`is_mistake`)."""
+        if is_mistake(run):
+            return
         problems = "; ".join(observation.get("problems", [])) or "no reason given"
         self._raise(
             CaseWarning(
