@@ -218,6 +218,17 @@ def test_banner_and_rank_lines_whose_hash_markdown_ate() -> None:
     assert result.values("nccl.max_bytes") == {"host": 8589934592}
 
 
+def test_gpus_that_old_nccl_tests_print_with_the_same_bus_are_told_apart_by_device() -> None:
+    text = (
+        "#   Rank  0 Pid  11 on hostA device  0 [0x00] Tesla V100-SXM2-16GB\n"
+        "#   Rank  1 Pid  11 on hostA device  1 [0x00] Tesla V100-SXM2-16GB\n"
+        "#   Rank  2 Pid  12 on hostB device  0 [0x00] Tesla V100-SXM2-16GB\n"
+    )
+    result = parse_nccl(text + HEADER)
+    assert result.values("nccl.gpus") == {"host": 3}
+    assert result.values("nccl.hosts") == {"host": 2}
+
+
 def test_a_banner_printed_by_every_rank_counts_each_rank_once() -> None:
     banner = "#  Rank  0 Group  0 Pid 9 on h device  0 [0x00] GPU\n"
     result = parse_nccl(banner + banner + HEADER)
