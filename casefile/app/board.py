@@ -15,7 +15,14 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from casefile.app.views.board import BoardIndex, Frame, TimelineRow, build_frame
+from casefile.app.views.board import (
+    BoardIndex,
+    EvidencePreview,
+    Frame,
+    TimelineRow,
+    build_frame,
+    preview_evidence,
+)
 
 if TYPE_CHECKING:
     from casefile.app.service import CaseService
@@ -126,3 +133,19 @@ class Board:
             confidence=confidence,
             contributions=tuple(c for c in detail.contributions if c.seq <= seq),
         )
+
+    def preview_evidence(
+        self,
+        likelihoods: dict[str, float],
+        otherwise: float,
+        kind: str,
+        reliability: float | None,
+    ) -> EvidencePreview:
+        """What recording this evidence now would do to its question (nothing is folded)."""
+        from casefile.domain.kinds import DEFAULT_RELIABILITY
+        from casefile.errors import DomainError
+
+        if kind not in DEFAULT_RELIABILITY:
+            raise DomainError(f"evidence kind {kind!r} is not known")
+        trust = DEFAULT_RELIABILITY[kind] if reliability is None else reliability
+        return preview_evidence(self.projection, likelihoods, otherwise, trust)

@@ -44,6 +44,7 @@ __all__ = [
     "default_where",
     "failure_reason",
     "parse_output",
+    "ssh_hosts",
 ]
 
 if TYPE_CHECKING:
@@ -124,6 +125,20 @@ def default_where(probe: Probe, argv: tuple[str, ...]) -> Where:
 ADVICE = {
     "host_key_unknown": "check the fingerprint with the host's owner, then rerun with "
     "--trust-host to accept it and save it",
+    "host_key_revoked": "known_hosts lists this key as @revoked: do not trust it (--trust-host "
+    "will not accept it either); check with the host's owner, who must give the host a new key",
+    "closed": "check that the port is the host's SSH server, that sshd lets you in (AllowUsers, "
+    "DenyUsers, ListenAddress) and, when many hosts are probed at once, sshd's MaxStartups; "
+    "then rerun",
+    "jump": "check that the jump host can reach the target at that address and port, and that "
+    "its sshd allows forwarding (AllowTcpForwarding); see ProxyJump in the SSH config",
+}
+
+#: Where the runner's own advice begins in its message, by ``error_kind``: replaced by ADVICE
+#: (the runner's names its Python API, or says what the CLI's advice says again).
+_RUNNER_ADVICE = {
+    "host_key_unknown": "; check the fingerprint",
+    "host_key_revoked": "; the host's owner must",
 }
 
 
@@ -131,9 +146,13 @@ def failure_reason(result: RunResult) -> str | None:
     """Why a run failed, as one line; None when the command ran and exited 0 (or was pasted)."""
     if result.error:
         reason = result.error
-        advice = ADVICE.get(result.error_kind or "")
+        kind = result.error_kind or ""
+        advice = ADVICE.get(kind)
         if advice is not None:
-            reason = reason.split("; check the fingerprint", 1)[0] + "; " + advice
+            runner_advice = _RUNNER_ADVICE.get(kind)
+            if runner_advice is not None:
+                reason = reason.split(runner_advice, 1)[0]
+            reason += "; " + advice
     elif result.timed_out:
         reason = f"timed out after {result.duration_s:.1f}s"
     elif result.exit_status not in (0, None):  # None: pasted output, whose status is unknown
@@ -232,3 +251,10 @@ def _over_ssh(
 def parse_output(registry: Registry, probe_name: str, text: str) -> ParseResult:
     """Parse text with a probe's parser, no case involved (``casefile parse``)."""
     return registry.probe(probe_name).safe_parse(text)
+
+
+def ssh_hosts(config: Path | None = None) -> list[str]:
+    """The hosts the user's ssh config names (for a host picker; includes followed)."""
+    from casefile.probes.runners.ssh_config import host_aliases
+
+    return host_aliases(config)

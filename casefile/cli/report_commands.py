@@ -10,11 +10,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import secrets
 import sys
 from collections.abc import Callable
-from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,43 +26,12 @@ if TYPE_CHECKING:
 REPORT_FORMATS = ("md", "html", "json")
 
 
-def chart_name(output: Path) -> Path:
-    """Where a Markdown report's chart goes: beside it, named after it."""
-    stem = output.stem if output.suffix.lower() != ".svg" else f"{output.stem}-chart"
-    return output.with_name(f"{stem}.svg")
-
-
-def write_whole(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` so that no reader (or failure) sees half a file."""
-    temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
-    try:
-        with open(temporary, "xb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except OSError as error:
-        with suppress(OSError):
-            os.unlink(temporary)
-        raise CasefileError(f"cannot write {path}: {error.strerror or error}") from None
-
-
 def _outputs(args: argparse.Namespace, report: Report) -> list[tuple[Path | None, bytes]]:
-    """(path, bytes) for everything to write, rendered before anything is written; a None path
-    is standard output."""
-    from casefile.report import render, render_chart
+    """(path, bytes) for everything to write; a None path is standard output."""
+    from casefile.report.files import report_files
 
-    to_stdout = args.output in (None, "-")
-    target = None if to_stdout else Path(args.output)
-    chart: Path | None = None
-    if args.format == "md" and target is not None:
-        chart = chart_name(target)
-    files: list[tuple[Path | None, bytes]] = []
-    if chart is not None:
-        files.append((chart, render_chart(report)))
-    body = render(report, args.format, chart_file=None if chart is None else chart.name)
-    files.append((target, body))
-    return files
+    target = None if args.output in (None, "-") else Path(args.output)
+    return report_files(report, args.format, target)
 
 
 def _to_stdout(data: bytes) -> None:
@@ -101,6 +67,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         if path is None:
             _to_stdout(data)
         else:
+            from casefile.report.files import write_whole
+
             write_whole(path, data)
     if args.format == "md" and args.output in (None, "-"):
         say(

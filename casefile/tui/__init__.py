@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from casefile.app.service import CaseService
     from casefile.tui.app import CasefileApp
 
@@ -21,6 +23,7 @@ def make_app(
     actor: str = "user",
     read_only: bool = False,
     database_label: str | None = None,
+    ssh_hosts: Callable[[], list[str]] | None = None,
 ) -> CasefileApp:
     """The app over ``service``, opened on ``case_id`` (or on the case list)."""
     from casefile.tui.app import CasefileApp
@@ -36,4 +39,5 @@ def make_app(
         database_label=database_label if database_label is not None else service.location(),
         read_only=read_only,
         probe_names=probe_names,
+        ssh_hosts=ssh_hosts,
     )

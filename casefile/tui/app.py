@@ -26,6 +26,7 @@ CASE_COMMANDS = (
     ("Probe", "Run a probe here, over SSH, or from pasted output (p)", "probe"),
     ("Conclude", "Record the conclusion (c)", "write('conclude')"),
     ("Export case", "Write the case as a directory (x)", "write('export')"),
+    ("Export report", "Write the postmortem report: Markdown, HTML or JSON (r)", "write('report')"),
     ("Replay: first step", "Go to the first event (ctrl+home)", "jump_first"),
     ("Replay: jump", "Go to a seq or a time (:)", "jump"),
     ("Replay: next pivot", "The next change of leader (])", "pivot(1)"),
@@ -56,6 +57,7 @@ class CasefileApp(App[None]):
         database_label: str,
         read_only: bool = False,
         probe_names: Callable[[], list[str]] | None = None,
+        ssh_hosts: Callable[[], list[str]] | None = None,
     ) -> None:
         super().__init__()
         self.backend = backend
@@ -64,6 +66,7 @@ class CasefileApp(App[None]):
         self.database_label = database_label
         self.read_only = read_only
         self._probe_names = probe_names
+        self._ssh_hosts = ssh_hosts
 
     def on_mount(self) -> None:
         from casefile.tui.screens.case_list import CaseListScreen
@@ -79,6 +82,14 @@ class CasefileApp(App[None]):
 
     def probe_names(self) -> list[str]:
         return self._probe_names() if self._probe_names is not None else []
+
+    def ssh_hosts(self) -> list[str]:
+        """The hosts a probe dialog offers (the user's ssh config, unless a test says)."""
+        if self._ssh_hosts is not None:
+            return self._ssh_hosts()
+        from casefile.app.probing import ssh_hosts
+
+        return ssh_hosts()
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         from casefile.tui.screens.case import CaseScreen

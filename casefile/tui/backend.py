@@ -33,6 +33,13 @@ class CaseThread:
     def __init__(self, service: CaseService) -> None:
         self.service = service
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="casefile-case")
+        # Probes run for seconds to minutes: on a thread and a service of their own, so the
+        # case thread keeps drawing frames (replay, live) meanwhile. Their events reach the
+        # board like anyone else's, through the change feed and the next refresh.
+        self._probe_executor = ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="casefile-probe"
+        )
+        self._probe_service: CaseService | None = None
         self._boards: dict[str, Board] = {}
         self._watchers: dict[str, FeedWatcher] = {}
 
@@ -42,6 +49,18 @@ class CaseThread:
     async def call(self, fn: Callable[[], T]) -> T:
         """Run ``fn`` on the case thread and wait for it without blocking the event loop."""
         return await asyncio.wrap_future(self._executor.submit(fn))
+
+    async def probe_call(self, fn: Callable[[CaseService], T]) -> T:
+        """Run ``fn`` with the probe service on the probe thread (one probe at a time)."""
+
+        def run() -> T:
+            if self._probe_service is None:
+                from casefile.app.service import CaseService
+
+                self._probe_service = CaseService(self.service.store, self.service.registry)
+            return fn(self._probe_service)
+
+        return await asyncio.wrap_future(self._probe_executor.submit(run))
 
     def board(self, case_id: str) -> Board:
         """The board of a case (case thread only)."""
@@ -82,6 +101,8 @@ class CaseThread:
         """Stop following, then close the service on its own thread."""
         for case_id in list(self._watchers):
             self.unwatch(case_id)
+        # a probe still running was cancelled by its screen; its thread ends with the run
+        self._probe_executor.shutdown(wait=False, cancel_futures=True)
         with contextlib.suppress(Exception):  # closing at exit: nothing left to tell
             self._executor.submit(self.service.close).result(timeout=10)
         self._executor.shutdown(wait=False, cancel_futures=True)

@@ -47,3 +47,10 @@ def short_time(when: str) -> str:
     if len(when) >= 16 and when[10] == "T":
         return f"{when[5:10]} {when[11:16]}Z"
     return when
+
+
+def long_time(when: str) -> str:
+    """``2026-03-02T09:00:00.000000Z`` → ``2026-03-02 09:00:00 UTC``."""
+    if len(when) >= 19 and when[10] == "T" and when.endswith("Z"):
+        return f"{when[:10]} {when[11:19]} UTC"
+    return when

@@ -240,6 +240,34 @@ class ExportRequest:
 
 
 @dataclass(frozen=True)
+class ReportRequest:
+    """Write the postmortem report (and, for Markdown, its chart beside it)."""
+
+    path: str
+    fmt: str = "md"
+    redact: bool = False
+    title: str = "Report"
+
+    def run(self, service: CaseService, case_id: str, who: Who) -> str:
+        from pathlib import Path
+
+        from casefile.report import ReportOptions, build_report
+        from casefile.report.files import report_files, write_whole
+
+        del who
+        report = build_report(service, case_id, ReportOptions(redact=self.redact))
+        files = report_files(report, self.fmt, Path(self.path))
+        for target, data in files:  # every file rendered before the first is written
+            assert target is not None
+            write_whole(target, data)
+        return "wrote " + ", ".join(str(target) for target, _ in files)
+
+    def argv(self, case_id: str) -> list[str]:
+        words = ["report", case_id, "--format", self.fmt, "-o", self.path]
+        return [*words, "--redact"] if self.redact else words
+
+
+@dataclass(frozen=True)
 class NewCaseRequest:
     """Not a request on an open case: the case list runs it and opens what it made."""
 

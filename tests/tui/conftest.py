@@ -29,7 +29,13 @@ def db_url(tmp_path: Path) -> str:
 
 def build_app(url: str, case: str | None = CASE, **options: object) -> CasefileApp:
     service = CaseService(SqlEventStore(url), builtin_registry())
-    return make_app(service, case, database_label="sqlite:///tui.db", **options)  # type: ignore[arg-type]
+    return make_app(
+        service,
+        case,
+        database_label="sqlite:///tui.db",
+        ssh_hosts=lambda: ["gpu-node-1", "gpu-node-2"],  # never the machine's own ssh config
+        **options,  # type: ignore[arg-type]
+    )
 
 
 @pytest.fixture

@@ -31,3 +31,14 @@ def case_ready(app: object) -> Callable[[], bool]:
         return isinstance(screen, CaseScreen) and screen.frame is not None
 
     return ready
+
+
+def recorded(app: object) -> Callable[[], bool]:
+    """Whether the case screen is back and has logged a command (an action went through)."""
+    from casefile.tui.screens.case import CaseScreen
+
+    def done() -> bool:
+        screen = app.screen  # type: ignore[attr-defined]
+        return isinstance(screen, CaseScreen) and bool(screen.commands)
+
+    return done

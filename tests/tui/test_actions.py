@@ -15,7 +15,7 @@ from casefile.tui.dialogs.form import FormDialog
 from casefile.tui.screens.case import CaseScreen
 from tests.cli.conftest import builtin_registry
 from tests.tui.conftest import CASE, build_app
-from tests.tui.helpers import settle
+from tests.tui.helpers import case_ready, settle
 
 #: (key that opens the dialog, field values typed into it)
 ACTIONS = {
@@ -181,3 +181,54 @@ async def test_pasted_probe_output_is_recorded_like_the_cli(db_url: str) -> None
         )
     types = [t for t, _p, _a in events_after(db_url, 68)]
     assert types[:2] == ["probe.ran", "observation.recorded"]
+
+
+@pytest.mark.parametrize("fmt", ["md", "html"])
+async def test_the_report_from_the_tui_is_the_cli_report(
+    fmt: str, db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mine = tmp_path / f"tui.{fmt}"
+    app = build_app(db_url, read_only=True)  # a report is not a write: read-only may export
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot, case_ready(app))
+        await pilot.press("r")
+        await settle(pilot, lambda: isinstance(app.screen, FormDialog))
+        dialog = app.screen
+        assert isinstance(dialog, FormDialog)
+        fill(dialog, {"path": str(mine)})
+        assert dialog.problem is None, dialog.problem
+        await pilot.press("ctrl+s")
+        await settle(
+            pilot, lambda: isinstance(app.screen, CaseScreen) and bool(app.screen.commands)
+        )
+    theirs = tmp_path / f"cli.{fmt}"
+    monkeypatch.setenv("CASEFILE_DB", db_url)
+    assert main(["report", CASE, "--format", fmt, "-o", str(theirs)]) == 0
+    if fmt == "md":  # each links its own chart file, written beside it
+        assert (tmp_path / "tui.svg").read_bytes() == (tmp_path / "cli.svg").read_bytes()
+        assert mine.read_text().replace("tui.svg", "cli.svg") == theirs.read_text()
+    else:
+        assert mine.read_bytes() == theirs.read_bytes()
+
+
+async def test_the_evidence_dialog_shows_the_posterior_before_recording(db_url: str) -> None:
+    from textual.widgets import Static
+
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot, case_ready(app))
+        await pilot.press("e")
+        await settle(pilot, lambda: isinstance(app.screen, FormDialog))
+        dialog = app.screen
+        assert isinstance(dialog, FormDialog)
+        fill(
+            dialog, {"likelihoods": "collective-latency=0.95\ncompute-launch=0.05", "because": "b"}
+        )
+        shown = dialog.query_one("#form-preview", Static)
+        await settle(pilot, lambda: "If recorded now" in str(shown.render()))
+        text = str(shown.render())
+        assert "compute-launch" in text and "↓" in text
+        assert "the leader would change: compute-launch → collective-latency" in text
+        fill(dialog, {"likelihoods": "no-such=0.5"})
+        await settle(pilot, lambda: "no-such" in str(shown.render()))
+    assert events_after(db_url, 68) == []  # a preview records nothing

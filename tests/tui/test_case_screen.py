@@ -11,7 +11,7 @@ from casefile.tui.widgets.status_bar import StatusBar
 from casefile.tui.widgets.timeline import Timeline
 from tests.cli.conftest import builtin_registry
 from tests.tui.conftest import CASE, build_app
-from tests.tui.helpers import settle
+from tests.tui.helpers import case_ready, settle
 
 
 def screen_of(app: object) -> CaseScreen:
@@ -139,3 +139,29 @@ async def test_filter_hides_rows_that_do_not_match(db_url: str) -> None:
             "set aside" in (timeline.row_at(i).summary.lower())  # type: ignore[union-attr]
             for i in range(timeline.row_count())
         )
+
+
+async def test_escape_sequences_in_case_text_reach_the_screen_as_text(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from casefile.app.who import Who
+    from tests.tui.conftest import build_app as build
+
+    assert isinstance(tmp_path, Path)
+    url = f"sqlite:///{tmp_path / 'hostile.db'}"
+    hostile = "\x1b]0;owned\x07\x1b[2Jtitle"
+    with CaseService(SqlEventStore(url), builtin_registry()) as service:
+        case_id = service.new_case(hostile, symptom="\x9b31m red", playbook="gpu-throughput")
+        service.note(case_id, "line one\x1b[1A\nline two", Who("eve"))
+    app = build(url, case_id)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot, case_ready(app))
+        timeline = app.screen.query_one(Timeline)
+        drawn = [
+            "".join(seg.text for seg in timeline.row_segments(i, 160, timeline.rich_style))
+            for i in range(timeline.row_count())
+        ]
+        text = "\n".join(drawn)
+        assert "\x1b" not in text and "\x9b" not in text and "\x07" not in text
+        assert "\\x1b]0;owned\\x07" in text
+        assert "\\x0a" in text  # a note's newline cannot pose as another row

@@ -337,3 +337,73 @@ def _depth_first(parent: Sequence[int]) -> list[int]:
         order.append(node)
         pending.extend(reversed(children.get(node, [])))
     return order
+
+
+@dataclass(frozen=True, slots=True)
+class PreviewRow:
+    id: str
+    depth: int
+    before: float
+    after: float
+
+
+@dataclass(frozen=True, slots=True)
+class EvidencePreview:
+    """What a piece of evidence would do to its question, before it is recorded."""
+
+    question: str
+    reliability: float
+    rows: tuple[PreviewRow, ...]  # every node of the question, catch-all last
+    leader_before: str | None
+    leader_after: str | None
+
+
+def preview_evidence(
+    projection: Projection,
+    likelihoods: Mapping[str, float],
+    otherwise: float,
+    reliability: float,
+) -> EvidencePreview:
+    """Bayes' rule on the belief held now: each leaf's probability times its tempered
+    likelihood, renormalised (the fold works in quantised log scores, so the recorded numbers
+    can differ in the last digits; the preview never touches the fold)."""
+    from casefile.errors import DomainError
+
+    questions = {projection.hypothesis_question.get(hid) for hid in likelihoods}
+    if not likelihoods or None in questions:
+        unknown = sorted(h for h in likelihoods if h not in projection.hypothesis_question)
+        raise DomainError(f"no hypothesis {', '.join(unknown) or '(none given)'} in this case")
+    if len(questions) != 1:
+        raise DomainError("one piece of evidence bears on one question")
+    qid = questions.pop()
+    assert qid is not None
+    question = projection.questions[qid]
+    effect = question.effect(dict(likelihoods), otherwise, reliability)
+    keys, probs = question.leaf_distribution
+    named = effect.leaf_likelihoods
+    weights = [
+        p
+        * (
+            effect.catch_all_likelihood
+            if key == question.catch_all_id
+            else named.get(key, effect.base)
+        )
+        for key, p in zip(keys, probs, strict=True)
+    ]
+    total = sum(weights) or 1.0
+    structure = question.structure
+    after = structure.node_confidences([w / total for w in weights])
+    before = question.confidences
+    rows = [
+        PreviewRow(hid, structure.depth[i], before.get(hid, 0.0), after.get(hid, 0.0))
+        for i, hid in enumerate(structure.ids)
+        if not structure.retired[i]
+    ]
+    catch_all = structure.catch_all
+    rows.append(PreviewRow(catch_all, 0, before.get(catch_all, 0.0), after.get(catch_all, 0.0)))
+    tops = [hid for hid in structure.tops if hid != catch_all]
+
+    def leader(values: Mapping[str, float]) -> str | None:
+        return max(tops, key=lambda hid: values.get(hid, 0.0)) if tops else None
+
+    return EvidencePreview(qid, reliability, tuple(rows), leader(before), leader(after))

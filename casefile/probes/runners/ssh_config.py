@@ -274,3 +274,26 @@ def _criteria(header: str) -> str:
         patterns = args.split()
         return "" if patterns == ["*"] else f"originalhost {','.join(patterns)}"
     return "" if args.strip().lower() == "all" else args
+
+
+_HOST_LINE = re.compile(r"^\s*Host\s+(.+)$", re.IGNORECASE | re.MULTILINE)
+_ORIGINAL_HOST = re.compile(r"\boriginalhost\s+(\S+)", re.IGNORECASE)
+
+
+def host_aliases(path: Path | None = None, *, ssh_dir: Path | None = None) -> list[str]:
+    """The concrete host names an ssh config declares (``Host`` patterns without wildcards or
+    negations), includes followed, in the order written: what a host picker offers. A config
+    that cannot be read offers none."""
+    user_dir = ssh_dir or Path.home() / ".ssh"
+    try:
+        text = expand_includes(path or user_dir / "config", base_dir=user_dir)
+    except (OSError, ValueError, RunnerError):
+        return []
+    names: list[str] = []
+    found = [m.group(1) for m in _HOST_LINE.finditer(text)]
+    found += [m.group(1) for m in _ORIGINAL_HOST.finditer(text)]
+    for patterns in found:
+        for name in patterns.replace(",", " ").split():
+            if not any(c in name for c in "*?!") and name not in names:
+                names.append(name)
+    return names

@@ -6,7 +6,8 @@ without a screen; the dialogs are :class:`~casefile.tui.dialogs.form.FormDialog`
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any
 
 from casefile.domain.kinds import KINDS
 from casefile.tui.dialogs.form import (
@@ -29,6 +30,7 @@ from casefile.tui.requests import (
     QuestionRequest,
     RefineRequest,
     ReinstateRequest,
+    ReportRequest,
     RetireRequest,
 )
 
@@ -127,6 +129,17 @@ def build_export(values: Mapping[str, str]) -> ExportRequest:
     return ExportRequest(required(values, "directory", "the directory"))
 
 
+def build_report(values: Mapping[str, str]) -> ReportRequest:
+    path = required(values, "path", "the file to write")
+    fmt = values.get("format", "").strip() or path.rsplit(".", 1)[-1].lower()
+    if fmt not in ("md", "html", "json"):
+        raise ValueError("format must be md, html or json (or name the file .md, .html, .json)")
+    redact = values.get("redact", "").strip().lower()
+    if redact not in ("", "yes", "no", "y", "n"):
+        raise ValueError("redact: yes or no")
+    return ReportRequest(path, fmt, redact in ("yes", "y"))
+
+
 def build_new_case(values: Mapping[str, str]) -> NewCaseRequest:
     environment: dict[str, str] = {}
     for item in lines_of(values, "environment"):
@@ -143,7 +156,12 @@ def build_new_case(values: Mapping[str, str]) -> NewCaseRequest:
 
 
 def dialog(
-    kind: str, *, case_id: str, actor: str, preset: Mapping[str, str] | None = None
+    kind: str,
+    *,
+    case_id: str,
+    actor: str,
+    preset: Mapping[str, str] | None = None,
+    preview: Callable[[Any], Awaitable[str]] | None = None,
 ) -> FormDialog:  # type: ignore[type-arg]
     """The dialog for one action, its fields prefilled from ``preset``."""
     preset = preset or {}
@@ -232,6 +250,15 @@ def dialog(
             build_playbook,
         ),
         "export": ("Export the case", [f("directory", "Directory to write")], build_export),
+        "report": (
+            "Export the postmortem report",
+            [
+                f("path", "File to write (.md, .html or .json)", "postmortem.html"),
+                f("format", "Format (md, html, json; empty: from the file name)"),
+                f("redact", "Redact host names, addresses, users, UUIDs? (yes/no)", "no"),
+            ],
+            build_report,
+        ),
         "new": (
             "New case",
             [
@@ -244,4 +271,29 @@ def dialog(
         ),
     }
     title, fields, build = specs[kind]
-    return FormDialog(title, fields, build, case_id=case_id, actor=actor)  # type: ignore[arg-type]
+    return FormDialog(
+        title,
+        fields,
+        build,  # type: ignore[arg-type]
+        case_id=case_id,
+        actor=actor,
+        preview=preview,
+    )
+
+
+def preview_text(preview: Any) -> str:
+    """An :class:`~casefile.app.views.board.EvidencePreview` as the dialog shows it."""
+    lines = [f"If recorded now (reliability {preview.reliability:g}):"]
+    for row in preview.rows:
+        if abs(row.after - row.before) < 0.0005 and row.depth > 0:
+            continue
+        arrow = (
+            "↑"
+            if row.after > row.before + 0.0005
+            else ("↓" if row.after < row.before - 0.0005 else "→")
+        )
+        name = f"{'  ' * row.depth}{row.id}"
+        lines.append(f"  {name:<26} {row.before * 100:5.1f}% {arrow} {row.after * 100:5.1f}%")
+    if preview.leader_after != preview.leader_before:
+        lines.append(f"◆ the leader would change: {preview.leader_before} → {preview.leader_after}")
+    return "\n".join(lines)

@@ -9,7 +9,7 @@ cancels (asking first if something was typed).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Generic, TypeVar
 
@@ -19,6 +19,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static, TextArea
 
+from casefile.errors import CasefileError
+from casefile.text_safety import block as line_block
 from casefile.text_safety import line
 from casefile.tui.requests import Request, command_line
 
@@ -54,8 +56,12 @@ class FormDialog(ModalScreen[R | None], Generic[R]):
         case_id: str,
         actor: str,
         confirm_label: str = "Record",
+        preview: Callable[[R], Awaitable[str]] | None = None,
     ) -> None:
         super().__init__()
+        #: what the request would do, worked out on the case thread (the evidence dialog
+        #: shows the posterior before anything is recorded)
+        self.preview = preview
         self.form_title = title
         self.fields = list(fields)
         self.build = build
@@ -80,6 +86,7 @@ class FormDialog(ModalScreen[R | None], Generic[R]):
                             spec.value, placeholder=spec.placeholder, id=f"field-{spec.name}"
                         )
             yield Static("", id="form-problem", markup=False)
+            yield Static("", id="form-preview", markup=False)
             yield Static("", id="form-command", markup=False)
             with Horizontal(id="form-buttons"):
                 yield Button(self.confirm_label, variant="primary", id="form-confirm")
@@ -120,6 +127,22 @@ class FormDialog(ModalScreen[R | None], Generic[R]):
             assert self.request is not None
             command.update(f"$ {line(command_line(self.request, self.case_id, self.actor))}")
             confirm.disabled = False
+            if self.preview is not None:
+                request = self.request
+
+                async def preview() -> None:  # made when it starts: a cancelled one leaves none
+                    await self._preview(request)
+
+                self.run_worker(preview, name="preview", group="preview", exclusive=True)  # type: ignore[arg-type]
+
+    async def _preview(self, request: R) -> None:
+        assert self.preview is not None
+        try:
+            text = await self.preview(request)
+        except CasefileError as error:
+            text = f"✗ {error}"
+        if request is self.request:  # still what is typed: stale previews are dropped
+            self.query_one("#form-preview", Static).update(line_block(text))
 
     def on_input_changed(self, _event: Input.Changed) -> None:
         self.check()

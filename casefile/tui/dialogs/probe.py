@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from casefile.app.probing import LOADS, Local, Pasted, ProbeRequest, Ssh
+from casefile.app.probing import LOADS, CancelToken, Local, Pasted, ProbeRequest, Ssh
 from casefile.tui.dialogs.form import Field, FormDialog, optional, required
 
 if TYPE_CHECKING:
@@ -78,12 +78,24 @@ def build_probe(values: Mapping[str, str], probes: Sequence[str], case_id: str) 
 
 class ProbeDialog(FormDialog):  # type: ignore[type-arg]
     def __init__(
-        self, probes: Sequence[str], *, probe: str | None, load: str, case_id: str, actor: str
+        self,
+        probes: Sequence[str],
+        *,
+        probe: str | None,
+        load: str,
+        case_id: str,
+        actor: str,
+        hosts: Sequence[str] = (),
     ) -> None:
+        known = f" — from ~/.ssh/config: {' '.join(hosts[:12])}" if hosts else ""
         fields = [
             Field("probe", f"Probe ({', '.join(probes)})", "nvidia-smi-q", probe or ""),
             Field("load", "Load (idle, under-load, unknown)", "unknown", load),
-            Field("hosts", "SSH hosts, space-separated (empty: this machine)", "gpu-node-1"),
+            Field(
+                "hosts",
+                f"SSH hosts, space-separated (empty: this machine){known}",
+                hosts[0] if hosts else "gpu-node-1",
+            ),
             Field("argv", "Command line (empty: the probe's own)"),
             Field("paste", "…or paste output taken elsewhere", multiline=True),
             Field("paste_host", "Host the pasted output came from", "unknown"),
@@ -105,10 +117,11 @@ def run_probe_request(
     request: ProbeRequest,
     who: Who,
     progress: Callable[[str], None] | None = None,
+    cancel: CancelToken | None = None,
 ) -> list[str]:
-    """Run and record on the case thread; one line per host as each lands."""
+    """Run and record (on the probe thread); one line per host as each lands."""
     lines: list[str] = []
-    for record in service.run_probe(case_id, request, who):
+    for record in service.run_probe(case_id, request, who, cancel=cancel):
         host = record.result.host or "local"
         if record.failure:
             text = f"{host}: recorded as failed run #{record.probe_run_seq}: {record.failure}"

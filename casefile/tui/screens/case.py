@@ -16,6 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer, Input, RichLog, Static, TabbedContent, TabPane
 
 from casefile.app.board import BoardState
@@ -40,11 +41,14 @@ from casefile.tui.widgets.status_bar import StatusBar
 from casefile.tui.widgets.timeline import Timeline
 
 if TYPE_CHECKING:
+    from casefile.app.probing import CancelToken
     from casefile.domain.events import Event
     from casefile.tui.app import CasefileApp
 
 #: Below this width the panes stack (an 80×24 terminal).
 NARROW = 110
+#: Seconds the timeline cursor must rest before the detail pane fetches its event.
+DETAIL_DELAY = 0.12
 #: Seconds between steps while replay plays.
 PLAY_INTERVAL = 0.6
 
@@ -94,6 +98,7 @@ class CaseScreen(Screen[None]):
         Binding("o", "write('playbook')", "open playbook", show=False),
         Binding("c", "write('conclude')", "conclude", show=False),
         Binding("x", "write('export')", "export case", show=False),
+        Binding("r", "write('report')", "report", show=False),
         Binding("p", "probe", "probe"),
         Binding("question_mark,f1", "help", "help"),
         Binding("b", "back", "cases", show=False),
@@ -108,6 +113,8 @@ class CaseScreen(Screen[None]):
         self.focus_seq: int | None = None  # None: live
         self.playing = False
         self._play_timer: object | None = None
+        self._detail_timer: Timer | None = None
+        self.probe_cancel: CancelToken | None = None
         self.commands: list[str] = []
         self.other_writers: set[str] = set()
 
@@ -324,15 +331,9 @@ class CaseScreen(Screen[None]):
             seq = self.query_one(Timeline).chosen_seq()
             if seq is None:
                 return
-            if self.focus_seq is not None:
+            if self.focus_seq is not None and seq != self.focus_seq:
                 self._focus(seq, move_cursor=False)
-            self._spawn(
-                self._event_detail,
-                seq,
-                name="event-detail",
-                group="detail",
-                exclusive=True,
-            )
+            self._detail_soon(seq)
         elif message.sender_id == "tree":
             hid = self.query_one(HypothesisTree).chosen_id()
             if hid is not None:
@@ -356,14 +357,34 @@ class CaseScreen(Screen[None]):
 
     # --- replay ----------------------------------------------------------------------------
 
+    def _detail_soon(self, seq: int) -> None:
+        """Fetch the event detail once the cursor rests: scrubbing through a replay redraws
+        the tree and the timeline at every step, and the detail of the step it stops on."""
+        timer = self._detail_timer
+        if timer is not None:
+            timer.stop()
+
+        def fetch() -> None:
+            self._detail_timer = None
+            if self.query_one(Timeline).chosen_seq() == seq:
+                self._spawn(
+                    self._event_detail, seq, name="event-detail", group="detail", exclusive=True
+                )
+
+        self._detail_timer = self.set_timer(DETAIL_DELAY, fetch)
+
     def _focus(self, seq: int, *, move_cursor: bool = True) -> None:
         if self.state is None:
             return
         head = self.state.frame.head
         seq = max(1, min(seq, head))
+        previous = self.focus_seq if self.focus_seq is not None else head
         self.focus_seq = seq
         if move_cursor:
-            self.query_one(Timeline).select_seq(seq)
+            timeline = self.query_one(Timeline)
+            timeline.select_seq(seq)
+            if abs(seq - previous) > 1:  # a jump: show what came before it too
+                timeline.centre()
         self.query_one(StatusBar).change(focus=seq)
         self.query_one(Timeline).set_focus_seq(seq)
         self._spawn(self._frame, seq, name="frame", group="frame", exclusive=True)
@@ -399,6 +420,12 @@ class CaseScreen(Screen[None]):
             self._marker(self.state.warnings, direction)
 
     def action_live(self) -> None:
+        if self.probe_cancel is not None and not self.probe_cancel.cancelled:
+            # Esc while a probe runs stops it: finished hosts stay recorded, the rest are
+            # recorded as cancelled runs
+            self.probe_cancel.cancel("cancelled from the TUI")
+            self.query_one(StatusBar).change(notice="cancelling the probe…")
+            return
         if self.query_one("#filter", Input).display:
             self._close_filter(clear=True)
             return
@@ -512,8 +539,13 @@ class CaseScreen(Screen[None]):
                 "you are replaying an earlier step; new events go at the head (Esc returns live)",
                 title="Recording at the head",
             )
+        preview = self._evidence_preview if kind == "evidence" else None
         form = dialog(
-            kind, case_id=self.case_id, actor=self.casefile.actor, preset=self._preset(kind)
+            kind,
+            case_id=self.case_id,
+            actor=self.casefile.actor,
+            preset=self._preset(kind),
+            preview=preview,
         )
 
         def confirmed(request: Request | None) -> None:
@@ -521,6 +553,19 @@ class CaseScreen(Screen[None]):
                 self._spawn(self._write, request, name=f"write-{kind}", group="write")
 
         self.app.push_screen(form, confirmed)
+
+    async def _evidence_preview(self, request: object) -> str:
+        from casefile.tui.dialogs.actions import preview_text
+        from casefile.tui.requests import EvidenceRequest
+
+        assert isinstance(request, EvidenceRequest)
+        backend = self.casefile.backend
+        preview = await backend.call(
+            lambda: backend.board(self.case_id).preview_evidence(
+                dict(request.likelihoods), request.otherwise, request.kind, request.reliability
+            )
+        )
+        return preview_text(preview)
 
     def action_probe(self, probe: str | None = None, load: str | None = None) -> None:
         from casefile.tui.dialogs.probe import ProbeDialog, ProbeOutcome
@@ -535,6 +580,7 @@ class CaseScreen(Screen[None]):
             load=load or "unknown",
             case_id=self.case_id,
             actor=self.casefile.actor,
+            hosts=self.casefile.ssh_hosts(),
         )
 
         def confirmed(outcome: ProbeOutcome | None) -> None:
@@ -544,29 +590,37 @@ class CaseScreen(Screen[None]):
         self.app.push_screen(dialog_screen, confirmed)
 
     async def _run_probe(self, outcome: object) -> None:
+        from casefile.app.probing import CancelToken
         from casefile.tui.dialogs.probe import ProbeOutcome, run_probe_request
 
         assert isinstance(outcome, ProbeOutcome)
         backend = self.casefile.backend
         who = Who(self.casefile.actor)
-        self.notify(f"running {outcome.request.probe}…", title="Probe")
+        name = outcome.request.probe
+        cancel = self.probe_cancel = CancelToken()
+        log = self.query_one("#commands", RichLog)
+        log.write(f"$ {outcome.command}")
+        bar = self.query_one(StatusBar)
+        bar.change(notice=f"probe {name} running… (Esc cancels)")
 
         def progress(text: str) -> None:
-            self.app.call_from_thread(self.query_one("#commands", RichLog).write, text)
+            # from the probe thread: one line per host as each lands
+            self.app.call_from_thread(log.write, f"  {text}")
+            self.app.call_from_thread(bar.change, notice=f"probe {name}: {text}")
 
         try:
-            lines = await backend.call(
-                lambda: run_probe_request(
-                    backend.service, self.case_id, outcome.request, who, progress
+            lines = await backend.probe_call(
+                lambda service: run_probe_request(
+                    service, self.case_id, outcome.request, who, progress, cancel
                 )
             )
         except CasefileError as error:
             self.notify(line(str(error)), title="Probe not recorded", severity="error")
             return
+        finally:
+            self.probe_cancel = None
+            bar.change(notice="")
         self.commands.append(outcome.command)
-        log = self.query_one("#commands", RichLog)
-        log.write(f"$ {outcome.command}")
-        for text in lines:
-            log.write(f"  {text}")
-        self.notify("\n".join(lines[-3:]) + f"\n$ {outcome.command}", title="Probe recorded")
+        title = "Probe cancelled" if cancel.cancelled else "Probe recorded"
+        self.notify("\n".join(lines[-3:]) + f"\n$ {outcome.command}", title=title)
         await self._refresh()

@@ -15,7 +15,7 @@ from textual.widgets import Static
 
 from casefile.app.views import EventDetail, HypothesisDetail
 from casefile.text_safety import block, line
-from casefile.tui.glyphs import percent
+from casefile.tui.glyphs import long_time, percent
 
 #: Raw output shown inline, in characters (the rest: `casefile show CASE SEQ`).
 RAW_LIMIT = 6000
@@ -48,10 +48,10 @@ def event_renderable(detail: EventDetail) -> RenderableType:
     rows = [
         ("hash", f"{detail.seq}@{detail.hash}"),
         ("actor", line(detail.actor)),
-        ("when", detail.when),
+        ("when", long_time(detail.when)),
     ]
     if detail.occurred_at and detail.occurred_at != detail.recorded_at:
-        rows.append(("recorded", detail.recorded_at))
+        rows.append(("recorded", long_time(detail.recorded_at)))
     rows.append(("summary", line(detail.summary)))
     if detail.text:
         rows.append(("text", block(detail.text)))

@@ -26,7 +26,7 @@ class StatusLine:
             mode = "● LIVE"
         else:
             mode = (
-                f"⏸ REPLAY at #{self.focus} of {self.head}"
+                f"‖ REPLAY at #{self.focus} of {self.head}"
                 if not self.playing
                 else f"▶ PLAYING #{self.focus}"
             )

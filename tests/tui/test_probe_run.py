@@ -1,0 +1,50 @@
+"""A probe run from the TUI: the screen stays live while it runs (replay still answers), Esc
+cancels it, and the cancelled run is recorded as a failed run, nothing lost."""
+
+from __future__ import annotations
+
+import time
+
+from casefile.tui.dialogs.form import FormDialog
+from casefile.tui.screens.case import CaseScreen
+from tests.tui.conftest import build_app
+from tests.tui.helpers import case_ready, settle
+from tests.tui.test_actions import events_after, fill
+
+
+async def test_a_long_probe_leaves_the_screen_live_and_esc_cancels_it(db_url: str) -> None:
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot, case_ready(app))
+        screen = app.screen
+        assert isinstance(screen, CaseScreen)
+        await pilot.press("p")
+        await settle(pilot, lambda: isinstance(app.screen, FormDialog))
+        dialog = app.screen
+        assert isinstance(dialog, FormDialog)
+        fill(dialog, {"probe": "command", "argv": "sleep 30"})
+        assert dialog.problem is None, dialog.problem
+        await pilot.press("ctrl+s")
+        deadline = time.monotonic() + 15
+        while screen.probe_cancel is None:
+            assert time.monotonic() < deadline, "the probe never started"
+            await pilot.pause(0.05)
+        # while it runs, replay still answers: the case thread is not the probe's
+        started = time.monotonic()
+        await pilot.press("ctrl+home")
+        deadline = time.monotonic() + 15
+        while not (screen.frame is not None and screen.frame.seq == 1):
+            assert time.monotonic() < deadline, "a frame never came while the probe ran"
+            await pilot.pause(0.02)
+        assert time.monotonic() - started < 10
+        await pilot.press("escape")  # cancels the probe (not "back to live")
+        deadline = time.monotonic() + 20
+        while screen.probe_cancel is not None:
+            assert time.monotonic() < deadline, "Esc did not stop the probe"
+            await pilot.pause(0.05)
+        assert screen.focus_seq == 1  # Esc went to the probe, not to the replay
+        await pilot.app.workers.wait_for_complete()
+    recorded = events_after(db_url, 68)
+    runs = [payload for kind, payload, _actor in recorded if kind == "probe.ran"]
+    assert len(runs) == 1
+    assert runs[0].get("error_kind") == "cancelled"
