@@ -154,11 +154,42 @@ async def live_latency(url: str, case_id: str, rounds: int) -> list[float]:
     return out
 
 
+async def input_during_probe(url: str, case_id: str, seconds: float) -> list[float]:
+    """Key press → idle latencies while a local probe runs for ``seconds`` (then cancelled)."""
+    from casefile.app.probing import ProbeRequest
+    from casefile.tui.dialogs.probe import ProbeOutcome
+
+    app = make_app(CaseService(SqlEventStore(url), builtin_registry()), case_id)
+    out: list[float] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, case_ready(app))
+        screen = app.screen
+        assert isinstance(screen, CaseScreen)
+        request = ProbeRequest("command", argv=("sleep", str(int(seconds) + 5)))
+        screen._spawn(
+            screen._run_probe, ProbeOutcome(request, "casefile probe …"), name="p", group="p"
+        )
+        await until(pilot, lambda: screen.probe_cancel is not None)
+        end = time.monotonic() + seconds
+        key = "k"
+        while time.monotonic() < end:
+            key = "j" if key == "k" else "k"
+            start = time.perf_counter()
+            await pilot.press(key)
+            await pilot.pause()
+            out.append(time.perf_counter() - start)
+            await asyncio.sleep(0.05)
+        await pilot.press("escape")
+        await until(pilot, lambda: screen.probe_cancel is None)
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--mid", type=int, default=10_000)
     parser.add_argument("--big", type=int, default=100_000)
+    parser.add_argument("--probe-seconds", type=float, default=30.0)
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="casefile-bench-tui-"))
     mid = build(work / "mid.db", args.mid, "mid")
@@ -171,6 +202,7 @@ def main() -> int:
     steps_case = asyncio.run(step_case(mid, "mid", 30))
     steps_bare = asyncio.run(step_bare(args.mid, 30))
     live = asyncio.run(live_latency(mid, "mid", 10))
+    during = asyncio.run(input_during_probe(mid, "mid", args.probe_seconds))
     med = {k: statistics.median(v) for k, v in opened.items()}
     result = {
         "open_bare_datatable_s": med["bare"],
@@ -183,6 +215,8 @@ def main() -> int:
         "step_ratio": statistics.median(steps_case) / statistics.median(steps_bare),
         "live_median_s": statistics.median(live),
         "live_max_s": max(live),
+        "input_during_probe_median_ms": statistics.median(during) * 1000,
+        "input_during_probe_max_ms": max(during) * 1000,
     }
     for key, value in result.items():
         print(f"{key:26} {value:10.3f}")

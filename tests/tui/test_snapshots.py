@@ -107,6 +107,13 @@ class TestCaseScreen:
             build_app(db_url), terminal_size=WIDE, run_before=opened("question_mark")
         )
 
+    def test_no_color(
+        self, snap_compare: Any, db_url: str, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        # meaning survives without colour: glyphs and words mark leader, pivots, warnings
+        monkeypatch.setenv("NO_COLOR", "1")
+        assert snap_compare(build_app(db_url), terminal_size=WIDE, run_before=at(28))
+
     def test_read_only(self, snap_compare: Any, db_url: str) -> None:
         assert snap_compare(
             build_app(db_url, read_only=True), terminal_size=WIDE, run_before=opened()
