@@ -32,6 +32,10 @@ if TYPE_CHECKING:
 
 #: Frames kept by seq (a replay walks back and forth over a few of them).
 FRAME_CACHE = 64
+#: Cases longer than this open with a glance (head and newest rows) before the full fold.
+GLANCE_AFTER = 20_000
+#: The newest events a glance lists.
+GLANCE_ROWS = 1_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +50,8 @@ class BoardState:
     new_rows: int  # rows added by this refresh (all of them on open)
     rewritten: bool = False  # the history changed under the board, which started again
     integrity: tuple[str, ...] = ()
+    #: only the newest events and the head, from the saved fold: the history is on its way
+    partial: bool = False
 
 
 class Board:
@@ -62,6 +68,36 @@ class Board:
     @property
     def projection(self) -> Projection:
         return self.service.session(self.case_id, history=True).projection
+
+    def glance(self) -> BoardState:
+        """A first screen for a long case, before its history is folded: the head as the
+        saved fold (snapshot) knows it, and the newest :data:`GLANCE_ROWS` events. Replay,
+        sparklines and markers come with :meth:`refresh`."""
+        from casefile.app.views.board import tail_rows
+
+        session = self.service.session(self.case_id, history=False)
+        session.refresh()
+        projection = session.projection
+        head = projection.last_seq
+        events = self.service.events(self.case_id, after=max(0, head - GLANCE_ROWS))
+        offered = self.service.candidates(projection)
+
+        def ranked(_seq: int) -> list[ProbeStep]:
+            from casefile.domain.beliefs.views import rank_probes
+
+            return rank_probes(projection, offered)
+
+        frame = build_frame(projection, BoardIndex(), head, ranked=ranked)
+        return BoardState(
+            case_id=self.case_id,
+            rows=tuple(tail_rows(events)),
+            pivots=(),
+            warnings=(),
+            frame=frame,
+            new_rows=len(events),
+            integrity=tuple(self.service.integrity_warnings(self.case_id)),
+            partial=True,
+        )
 
     def refresh(self) -> BoardState:
         """Fold what was appended since the last look (by anyone) and index it."""

@@ -7,7 +7,7 @@ probe, either an evidence event or a visible set-aside record.
 The raw output is stored first, as the exact bytes the runner captured (never re-encoded from
 the decoded text, which replaced what was not UTF-8). A run whose output could not be stored is
 still recorded, as a failed run that says why; a stream the runner cut to its head and tail is
-named, with its byte counts, in the observation's problems.
+named, with its byte counts, in the probe run's ``truncated`` and in the observation's problems.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from casefile.domain.beliefs import Projection
     from casefile.plugins import Registry
     from casefile.probes.api import Probe
-    from casefile.probes.runners.result import RunResult
+    from casefile.probes.runners.result import RunResult, Truncation
 
 
 @dataclass(frozen=True)
@@ -125,6 +125,8 @@ def parse_run(
         "conditions": conditions,
         "reconstructed": reconstructed,
         "note": note,
+        # absent, not empty, when nothing was cut: earlier runs' payloads stay as they were
+        "truncated": [_truncation(cut) for cut in result.truncated] or None,
     }
     # A run that produced nothing readable gives the rules nothing to judge: no evidence and
     # no set-aside records for a reading that does not exist (the unparsed warning stands).
@@ -137,6 +139,16 @@ def parse_run(
         conditions,
         rules if readable else [],
     )
+
+
+def _truncation(cut: Truncation) -> dict[str, Any]:
+    """A stream's cut as the probe run records it (what was omitted follows from these)."""
+    return {
+        "stream": cut.stream,
+        "total_bytes": cut.total_bytes,
+        "head_bytes": cut.head_bytes,
+        "tail_bytes": cut.tail_bytes,
+    }
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,8 @@ panes agreeing with the headless views."""
 
 from __future__ import annotations
 
+import pytest
+
 from casefile.app.service import CaseService
 from casefile.store.sql import SqlEventStore
 from casefile.tui.screens.case import CaseScreen
@@ -165,3 +167,29 @@ async def test_escape_sequences_in_case_text_reach_the_screen_as_text(tmp_path: 
         assert "\x1b" not in text and "\x9b" not in text and "\x07" not in text
         assert "\\x1b]0;owned\\x07" in text
         assert "\\x0a" in text  # a note's newline cannot pose as another row
+
+
+async def test_a_long_case_opens_with_a_glance_then_its_history(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import casefile.app.board as board_module
+    from casefile.tui.messages import BoardReady
+
+    monkeypatch.setattr(board_module, "GLANCE_AFTER", 10)  # the reference case counts as long
+    monkeypatch.setattr(board_module, "GLANCE_ROWS", 5)
+    seen: list[bool] = []
+    original = CaseScreen.on_board_ready
+
+    def spy(self: CaseScreen, message: BoardReady) -> None:
+        seen.append(message.state.partial)
+        original(self, message)
+
+    monkeypatch.setattr(CaseScreen, "on_board_ready", spy)
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot, lambda: case_ready(app)() and seen[-1:] == [False])
+        screen = screen_of(app)
+        assert seen[0] is True  # the glance came first
+        assert screen.query_one(Timeline).row_count() == 68
+        assert screen.query_one(Timeline).chosen_seq() == 68
+        assert leader(screen) == "compute-launch"

@@ -96,6 +96,8 @@ class Frame:
     next_steps: tuple[ProbeRow, ...]
     pivot: bool  # the focused step changed a leader
     changes: Mapping[str, float] = field(default_factory=dict)  # hypothesis → change here
+    #: built from the whole history (False: the quick first screen, without sparklines)
+    history: bool = True
 
     @property
     def live(self) -> bool:
@@ -212,6 +214,11 @@ class BoardIndex:
         return self.evidence_seqs[max(0, end - limit) : end]
 
 
+def tail_rows(events: Iterable[Event]) -> list[TimelineRow]:
+    """Timeline rows read straight from events, before any fold has marked them."""
+    return [TimelineRow(e.seq, e.when, e.actor, e.type, summarise(e), e.hash, ()) for e in events]
+
+
 def build_frame(
     projection: Projection,
     index: BoardIndex,
@@ -228,7 +235,13 @@ def build_frame(
     seq = max(1, min(seq, projection.last_seq))
     step = projection.step_at(seq)
     names = names if names is not None else names_table(projection)
-    warnings = index.warnings_at(seq)
+    # a fold without its history (the quick first screen of a long case) shows the head
+    # from the questions themselves, without sparklines or trends
+    held = step is None and seq == projection.last_seq
+    if held:
+        warnings = tuple(WarningRow.of(w) for w in projection.warnings.all())
+    else:
+        warnings = index.warnings_at(seq)
     unmeasured = {w.question for w in warnings if w.code == "never-measured"}
     spark_seqs = index.evidence_upto(seq, SPARK_POINTS)
     series_steps = [s for s in (projection.step_at(q) for q in spark_seqs) if s is not None]
@@ -238,7 +251,12 @@ def build_frame(
     questions: list[FrameQuestion] = []
     tree: list[TreeRow] = []
     changes: dict[str, float] = {}
-    snapshots = step.snapshots if step is not None else {}
+    if step is not None:
+        snapshots = step.snapshots
+    elif held:
+        snapshots = {qid: q.snapshot() for qid, q in projection.questions.items()}
+    else:
+        snapshots = {}
     for qid, snap in snapshots.items():
         question = projection.questions.get(qid)
         confidences = snap.confidences
@@ -277,6 +295,7 @@ def build_frame(
         next_steps=tuple(ProbeRow.of(p) for p in (ranked(seq) if ranked else ())),
         pivot=bool(step is not None and step.pivots),
         changes=changes,
+        history=not held,
     )
 
 

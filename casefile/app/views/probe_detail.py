@@ -2,7 +2,8 @@
 
 The raw output is the evidence behind the evidence: the run's stdout and stderr are decoded
 from the artifacts the caller passes in (UTF-8, undecodable bytes replaced), checked against
-their digests, and a missing artifact is said to be missing rather than shown as empty.
+their digests, and a missing artifact is said to be missing rather than shown as empty. A
+stream the runner cut to its head and tail says so, with what it printed and what was kept.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 from casefile.domain.beliefs import Projection
 from casefile.domain.events import sha256_hex
+from casefile.probes.runners.result import Truncation
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +72,8 @@ class ProbeRunDetail:
     stdout: RawOutput | None
     stderr: RawOutput | None
     observation_seq: int | None  # the observation recorded from this run
+    #: each stream the runner cut to its head and tail (empty: the whole output was kept)
+    truncated: tuple[Truncation, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -93,6 +97,7 @@ class ProbeRunDetail:
             "stdout": None if self.stdout is None else self.stdout.to_json(),
             "stderr": None if self.stderr is None else self.stderr.to_json(),
             "observation_seq": self.observation_seq,
+            "truncated": [cut.to_dict() for cut in self.truncated],
         }
 
 
@@ -126,6 +131,15 @@ def probe_run_detail(
         stdout=raw_output("stdout", p.get("stdout_artifact"), artifacts),
         stderr=raw_output("stderr", p.get("stderr_artifact"), artifacts),
         observation_seq=_observation_of(projection, seq),
+        truncated=tuple(
+            Truncation(
+                str(cut["stream"]),
+                int(cut["total_bytes"]),
+                int(cut["head_bytes"]),
+                int(cut["tail_bytes"]),
+            )
+            for cut in p.get("truncated", ())
+        ),
     )
 
 

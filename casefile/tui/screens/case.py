@@ -183,12 +183,23 @@ class CaseScreen(Screen[None]):
         self.run_worker(run, name=name, group=group, exclusive=exclusive)  # type: ignore[arg-type]
 
     async def _open(self) -> None:
+        from casefile.app.board import GLANCE_AFTER
+
         backend = self.casefile.backend
+        board = backend.board(self.case_id)
+        bar = self.query_one(StatusBar)
         try:
-            state = await backend.call(lambda: backend.board(self.case_id).refresh())
+            seq, _ = await backend.call(lambda: backend.service.head(self.case_id))
+            if seq > GLANCE_AFTER:
+                # a long case: its head and newest events first, the history folded after
+                bar.change(notice=f"folding the history of {seq:,} events…")
+                self.post_message(BoardReady(await backend.call(board.glance)))
+            state = await backend.call(board.refresh)
         except CasefileError as error:
             self.notify(str(error), title="Cannot open the case", severity="error")
             return
+        finally:
+            bar.change(notice="")
         self.post_message(BoardReady(state))
         head = state.rows[-1] if state.rows else None
         if head is not None:
@@ -375,6 +386,9 @@ class CaseScreen(Screen[None]):
 
     def _focus(self, seq: int, *, move_cursor: bool = True) -> None:
         if self.state is None:
+            return
+        if self.state.partial:
+            self.notify("the case's history is still being folded", title="Replay")
             return
         head = self.state.frame.head
         seq = max(1, min(seq, head))
