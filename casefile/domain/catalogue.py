@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from casefile.domain.upcasters import upcast
 from casefile.errors import InvalidEvent
@@ -81,8 +81,29 @@ class Conditions(Payload):
     detail: str | None = None
 
 
+class StreamTruncation(Payload):
+    """One output stream the runner cut to its head and tail: it printed ``total_bytes``, and the
+    artifact holds exactly the first ``head_bytes`` followed by the last ``tail_bytes``."""
+
+    stream: Literal["stdout", "stderr"]
+    total_bytes: int = Field(ge=0)
+    head_bytes: int = Field(ge=0)
+    tail_bytes: int = Field(ge=0)
+
+    @model_validator(mode="after")
+    def _kept_within_printed(self) -> StreamTruncation:
+        if self.head_bytes + self.tail_bytes > self.total_bytes:
+            raise ValueError("head_bytes + tail_bytes exceed total_bytes")
+        return self
+
+
 class ProbeRan(Payload):
-    """A probe ran (or its output was pasted); raw output lives in artifacts."""
+    """A probe ran (or its output was pasted); raw output lives in artifacts.
+
+    ``truncated`` names each stream that printed more than the runner keeps; it is absent (not
+    written at all) when the whole output was kept, so runs recorded before it existed, and
+    every run that printed little, hash as they always did.
+    """
 
     probe: str
     argv: list[str]
@@ -101,6 +122,7 @@ class ProbeRan(Payload):
     conditions: Conditions = Field(default_factory=Conditions)
     reconstructed: bool = False
     note: str | None = None
+    truncated: list[StreamTruncation] | None = Field(default=None, min_length=1)
 
 
 class FactRecord(Payload):

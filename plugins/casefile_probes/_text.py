@@ -23,6 +23,7 @@ Every helper here is total: it never raises, whatever text it is given.
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -39,6 +40,7 @@ __all__ = [
     "normalise_bus_id",
     "parse_quantity",
     "read_commented_table",
+    "split_command",
     "to_float",
     "to_int",
     "to_number",
@@ -312,6 +314,18 @@ def command_option(commands: list[str], *names: str) -> str | None:
                 if token.startswith(name + "="):
                     return token[len(name) + 1 :]
     return None
+
+
+def split_command(command: str) -> list[str]:
+    """A command line's words as a POSIX shell splits them, its quoting taken off
+    (``--query-gpu="index,name"`` → ``--query-gpu=index,name``); split on whitespace when the
+    line does not read as shell (an unclosed quote, as when a paste cut it short)."""
+    if not isinstance(command, str):
+        return []
+    try:
+        return shlex.split(command)
+    except ValueError:
+        return command.split()
 
 
 def tool_error(lines: list[str]) -> str | None:

@@ -2,11 +2,12 @@
 
 Columns are named by the CSV header (``power.draw [W]``: name and unit). With
 ``--format=csv,noheader`` they can only be named from the command line, when the paste shows
-it; otherwise the parser says so instead of guessing. Fact names are the header's field names,
-with the long clock names shortened to the ``--query-gpu`` aliases (``clocks.current.sm`` →
-``clocks.sm``, ``clocks.current.memory`` → ``clocks.mem``, ``clocks.current.graphics`` →
-``clocks.gr``, ``clocks.max.memory`` → ``clocks.max.mem``), ``gpu_name`` → ``name``,
-``gpu_bus_id`` → ``pci.bus_id`` (normalised to ``0000:01:00.0``) and
+it (read as a shell splits it, quotes taken off); otherwise the parser says so instead of
+guessing. Fact names are the header's field names, with the long clock names shortened to
+the ``--query-gpu`` aliases (``clocks.current.sm`` → ``clocks.sm``, ``clocks.current.memory``
+→ ``clocks.mem``, ``clocks.current.graphics`` → ``clocks.gr``, ``clocks.max.memory`` →
+``clocks.max.mem``), ``gpu_name`` → ``name``, ``gpu_bus_id`` → ``pci.bus_id`` (normalised to
+``0000:01:00.0``) and
 ``clocks_throttle_reasons.*`` → ``clocks_event_reasons.*``. The ``…reasons.active`` bitmask
 is decoded into one bool per reason (``clocks_event_reasons.sw_power_cap`` …), using NVML's
 bit values. Units come from the header, or from a table of known fields when the header has
@@ -50,6 +51,7 @@ from ._text import (
     natural_key,
     normalise_bus_id,
     parse_quantity,
+    split_command,
     to_number,
     tool_error,
 )
@@ -64,7 +66,9 @@ QUERY_FIELDS = (
 )
 
 _HEADER_FIELD = re.compile(r"^(?P<name>[a-z][a-z0-9_.]*)(?:\s*\[(?P<unit>[^\]]+)\])?$")
-_QUERY_OPTION = re.compile(r"--query-(?P<kind>[a-z-]+)=(?P<fields>[^\s]+)")
+#: one word of the command line, its shell quoting already taken off (see ``split_command``)
+_QUERY_OPTION = re.compile(r"--query-(?P<kind>[a-z-]+)=(?P<fields>.+)", re.DOTALL)
+_QUOTES = " \t\"'"
 
 # Aliases (command line or header) → the fact name casefile uses.
 _ALIASES = {
@@ -200,12 +204,17 @@ def parse_query_gpu(text: str) -> ParseResult:
     requested: list[str] | None = None
     ids: list[int] = []
     loop = False
-    interval = _loop_interval(cleaned.commands)
-    for command in cleaned.commands:
-        query = _QUERY_OPTION.search(command)
+    # each command as the shell read it: --query-gpu="index,name" names index, not "index
+    words = [split_command(command) for command in cleaned.commands]
+    commands = [" ".join(each) for each in words]
+    interval = _loop_interval(commands)
+    for command, each in zip(commands, words, strict=True):
+        query = next(filter(None, map(_QUERY_OPTION.fullmatch, each)), None)
         if query:
             kind = query.group("kind")
-            requested = [_canonical(name) for name in query.group("fields").split(",") if name]
+            fields = query.group("fields").split(",")
+            # a field name never holds a quote: one left is a quote the split could not read
+            requested = [_canonical(name.strip(_QUOTES)) for name in fields if name.strip(_QUOTES)]
         id_match = re.search(r"(?:^|\s)(?:-i|--id)[=\s]+([\d,]+)(?:\s|$)", command)
         if id_match:
             ids = [int(part) for part in id_match.group(1).split(",") if part]

@@ -68,6 +68,8 @@ def probe_run_lines(run: ProbeRunDetail) -> list[str]:
         lines += textwrap.wrap(
             run.note, width=100, initial_indent="  note: ", subsequent_indent="  "
         )
+    # the raw output below is the head then the tail, with nothing between to mark the cut
+    lines += [f"  {cut.describe()}" for cut in run.truncated]
     for output in (run.stdout, run.stderr):
         if output is not None:
             lines += output_lines(output)

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from casefile.probes.runners.ssh import (
         HostKeyChanged,
         HostKeyInfo,
+        HostKeyRevoked,
         HostKeyUnknown,
         SshRunner,
         SshTarget,
@@ -39,6 +40,7 @@ _HOMES = {
     "from_text": "pasted",
     "HostKeyChanged": "ssh",
     "HostKeyInfo": "ssh",
+    "HostKeyRevoked": "ssh",
     "HostKeyUnknown": "ssh",
     "SshRunner": "ssh",
     "SshTarget": "ssh",
@@ -58,6 +60,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "HostKeyChanged",
     "HostKeyInfo",
+    "HostKeyRevoked",
     "HostKeyUnknown",
     "LocalRunner",
     "RunResult",

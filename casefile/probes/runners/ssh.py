@@ -4,16 +4,27 @@ This module dials, authenticates and hands each command to a channel; the rest l
 one job a module, and is re-exported here so callers import everything from this one place:
 
 * :mod:`.ssh_targets`: what a target spec means (``[user@]host[:port]``, ``~/.ssh/config``).
-* :mod:`.ssh_hostkeys`: known_hosts, fingerprints, the host-key errors and :func:`trust_host`.
+* :mod:`.ssh_config`: a host's options as OpenSSH computes them (``ssh -G``, or paramiko's
+  parser with ``Include`` expanded where there is no ``ssh``).
+* :mod:`.ssh_hostkeys`: the host-key policy, fingerprints, the host-key errors
+  (unknown, changed, revoked) and :func:`trust_host`.
+* :mod:`.ssh_known_hosts`: known_hosts read as OpenSSH reads it (``@revoked``,
+  ``@cert-authority``, hashed names, patterns), and the lines written to it.
+* :mod:`.ssh_agent`: the agent an ``IdentityAgent`` option names (paramiko knows only
+  ``$SSH_AUTH_SOCK``'s).
 * :mod:`.ssh_pool`: one reusable connection per ``(user, host, port)``.
 * :mod:`.ssh_channel`: one command on one channel, with its deadline.
+
+A failure is a result, never an exception; its ``error_kind`` is one of those listed on
+:class:`SshRunner` (``closed``, ``jump`` and ``host_key_revoked`` among them).
 
 Security choices, and why:
 
 * Host keys are verified against ``known_hosts`` by default. An unknown key is refused (the
   message names the host, key type and SHA256 fingerprint, and how to trust it); a *changed* key
   is refused louder and is never accepted automatically, not even with ``trust_unknown_host``,
-  because that is exactly what a man in the middle looks like.
+  because that is exactly what a man in the middle looks like; nor is a key known_hosts marks
+  ``@revoked`` (``host_key_revoked``).
 * The remote command is built by ``shlex.quote``-ing every argv element, so an argument such as
   ``$(touch /tmp/pwned)`` reaches the program as one literal string. This assumes a POSIX login
   shell on the remote side (the case for the Linux GPU hosts casefile targets).
@@ -120,11 +131,18 @@ logging.getLogger("paramiko").addHandler(logging.NullHandler())
 class SshRunner:
     """Runs argv lists on SSH targets, reusing one connection per (user, host, port).
 
-    Every failure (bad target, DNS, refused, timeout, auth, host key) comes back as a
+    Every failure (bad target, DNS, refused, timeout, auth, host key, jump host) comes back as a
     :class:`RunResult` with ``error`` and ``error_kind`` set and ``exit_status`` None; the kinds
-    are ``config``, ``dns``, ``refused``, ``connect``, ``connect_timeout``, ``auth``,
-    ``host_key_unknown``, ``host_key_changed``, ``ssh``, ``channel``, ``exec_timeout``,
-    ``no_exit_status`` and ``cancelled``.
+    are ``invalid`` (an empty command), ``config``, ``dns``, ``refused``, ``connect``,
+    ``connect_timeout``, ``closed`` (the server dropped the connection before or during key
+    exchange), ``auth``, ``host_key_unknown``, ``host_key_changed``, ``host_key_revoked``
+    (known_hosts marks the key ``@revoked``; never accepted, not even when trusting), ``jump``
+    (a ProxyJump hop could not reach the target; a hop that fails to connect itself gives its
+    own kind), ``ssh``, ``channel``, ``exec_timeout``, ``no_exit_status`` and ``cancelled``.
+
+    Options come from the SSH config as OpenSSH computes them (:mod:`.ssh_config`), host keys
+    from known_hosts as OpenSSH reads it (:mod:`.ssh_known_hosts`) and agent keys from the
+    agent that ``IdentityAgent`` names (:mod:`.ssh_agent`).
     """
 
     source = SOURCE
