@@ -121,8 +121,8 @@ def event_renderable(detail: EventDetail) -> RenderableType:
             rows.append(("exit", str(run.exit_status)))
         if run.error:
             rows.append(("error", line(run.error)))
-        for cut in run.truncated:
-            rows.append(("cut", cut.describe()))
+        for truncation in run.truncated:
+            rows.append(("cut", truncation.describe()))
         parts.append(_pairs(rows))
         for raw in (run.stdout, run.stderr):
             if raw is None:
