@@ -10,7 +10,6 @@ details); nothing a UI holds is ever written to again.
 
 from __future__ import annotations
 
-import dataclasses
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -156,19 +155,14 @@ class Board:
         return self.service.event_detail(self.case_id, seq)
 
     def hypothesis_detail(self, hypothesis_id: str, seq: int | None = None) -> HypothesisDetail:
-        """Why a confidence is what it is at step ``seq`` (``None``: now), without refolding:
-        the evidence recorded after that step is left out, the confidence is the step's."""
-        detail = self.service.hypothesis_detail(self.case_id, hypothesis_id)
-        projection = self.projection
-        if seq is None or seq >= projection.last_seq:
-            return detail
-        frame = self.frame(seq)
-        confidence = next((r.confidence for r in frame.tree if r.id == hypothesis_id), 0.0)
-        return dataclasses.replace(
-            detail,
-            confidence=confidence,
-            contributions=tuple(c for c in detail.contributions if c.seq <= seq),
-        )
+        """Why a confidence is what it is right after step ``seq`` (``None``: now), exactly as
+        ``casefile hypothesis show --to SEQ`` says it. The bits of each evidence depend on the
+        tree and the evidence of that moment, which the captured snapshots do not hold, so a
+        step in the past is folded up to it: this one view, asked for when the cursor rests
+        on a hypothesis, is the replay's only refold."""
+        if seq is None or seq >= self.projection.last_seq:
+            return self.service.hypothesis_detail(self.case_id, hypothesis_id)
+        return self.service.hypothesis_detail(self.case_id, hypothesis_id, upto=seq)
 
     def preview_evidence(
         self,

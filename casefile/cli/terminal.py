@@ -8,11 +8,12 @@ sequence in it (``ESC ] 0 ; … BEL`` sets the window title, ``ESC [ 2 J`` clear
 C1 ``CSI`` does the same in one character) must not reach the terminal as it is.
 
 The escape form, for human-readable output (:func:`terminal_safe`): every C0 control but the
-newline and the tab, DEL, every C1 control (U+0080–U+009F) and any lone surrogate (an argument
-that was not UTF-8) is written as a hex escape, one form for all: ``\\x1b``, ``\\x07``,
-``\\x0d``, ``\\x9b``, ``\\x7f``, ``\\udcff``. The newline is kept (casefile prints
-multi-line blocks on purpose); a renderer that means one line per row escapes it too
-(:func:`one_line`, ``\\x0a``).
+newline and the tab, DEL, every C1 control (U+0080–U+009F), the bidirectional overrides and
+isolates (U+202A–U+202E, U+2066–U+2069, which reorder what a reader sees) and any lone
+surrogate (an argument that was not UTF-8) is written as a hex escape, one form for all:
+``\\x1b``, ``\\x07``, ``\\x0d``, ``\\x9b``, ``\\x7f``, ``\\u202e``, ``\\udcff``.
+The newline is kept (casefile prints multi-line blocks on purpose); a renderer that means one
+line per row escapes it too (:func:`one_line`, ``\\x0a``).
 A backslash is left as it is, so ``\\x1b`` typed literally looks like an escaped ESC:
 ``--json`` always has the exact text.
 
@@ -33,22 +34,18 @@ import re
 import sys
 from typing import TextIO
 
-_UNSAFE = "".join(chr(c) for c in [*range(0x00, 0x20), *range(0x7F, 0xA0)] if c not in (9, 10))
-_SURROGATES = "\ud800-\udfff"
+from casefile.text_safety import CONTROLS, SURROGATES, block, hex_escape, line
+
+_UNSAFE = CONTROLS
+_SURROGATES = SURROGATES
 #: characters JSON allows raw inside a string that a terminal may act on (or cannot encode)
 _JSON_UNSAFE = "".join(chr(c) for c in range(0x7F, 0xA0)) + "\u2028\u2029"
 
 # One regex scan finds what needs escaping (none, nearly always: the text comes back as it is),
 # and only what it finds is replaced: faster than str.translate over the whole text either way.
-_TERMINAL = re.compile(f"[{re.escape(_UNSAFE)}{_SURROGATES}]")
-_ONE_LINE = re.compile(f"[{re.escape(_UNSAFE)}\n{_SURROGATES}]")
 _JSON = re.compile(f"[{re.escape(_JSON_UNSAFE)}{_SURROGATES}]")
-_XML = _TERMINAL  # the same characters, replaced differently
-
-
-def _hex(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+# GraphML: the controls and surrogates (bidirectional marks are valid text in a document)
+_XML = re.compile(f"[{re.escape(_UNSAFE)}{_SURROGATES}]")
 
 
 def _json_escape(match: re.Match[str]) -> str:
@@ -59,19 +56,19 @@ def _xml_escape(match: re.Match[str]) -> str:
     code = ord(match.group())
     if 0x7F <= code < 0xA0:
         return f"&#x{code:x};"  # the same document
-    return _hex(match)  # what XML 1.0 cannot hold at all: made visible
+    return hex_escape(match)  # what XML 1.0 cannot hold at all: made visible
 
 
 def terminal_safe(text: str) -> str:
-    """``text`` with every control character but ``\\n`` and ``\\t`` escaped (``\\x1b``); the
-    same object when there is none."""
-    return _TERMINAL.sub(_hex, text)
+    """``text`` with every control character but ``\\n`` and ``\\t``, and every bidirectional
+    override, escaped (``\\x1b``, ``\\u202e``); see :mod:`casefile.text_safety`."""
+    return block(text)
 
 
 def one_line(text: str) -> str:
     """:func:`terminal_safe`, with the newline escaped too (``\\x0a``): for a field printed on a
     line of its own kind (a log row, a table row), so that it cannot pose as another line."""
-    return _ONE_LINE.sub(_hex, text)
+    return line(text)
 
 
 def json_safe(text: str) -> str:

@@ -19,9 +19,10 @@ def register(
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+    if not (sys.stdin.isatty() and sys.stdout.isatty() and sys.stderr.isatty()):
+        # (Textual draws on stderr: redirected, the screen would go into the file)
         say(
-            "casefile: error: tui needs a terminal (stdin and stdout are not both a TTY)",
+            "casefile: error: tui needs a terminal (stdin, stdout and stderr must all be one)",
             file=sys.stderr,
         )
         return 2
@@ -37,4 +38,4 @@ def cmd_tui(args: argparse.Namespace) -> int:
         opened = open_case(args.case, args.db)
         app = make_app(opened.service, opened.case_id, actor=actor, read_only=args.read_only)
     app.run()
-    return 0
+    return app.return_code or 0

@@ -13,9 +13,9 @@ from __future__ import annotations
 import html
 import re
 
-_CONTROLS = "".join(chr(c) for c in [*range(0x00, 0x20), *range(0x7F, 0xA0)] if c not in (9, 10))
-_BIDI = "\u202a-\u202e\u2066-\u2069"
-_VISIBLE = re.compile(f"[{re.escape(_CONTROLS)}{_BIDI}\ud800-\udfff]")
+from casefile.text_safety import UNSAFE_CLASS
+from casefile.text_safety import block as visible
+
 #: Markdown's inline syntax, backslash-escaped (CommonMark allows it before any punctuation).
 _MD_PUNCT = re.compile(r"([\\`*_\[\]|~#])")
 #: What would start a block if it opened a line (a list item's content is a block too).
@@ -23,17 +23,7 @@ _MD_LEADING = re.compile(r"^(\s*)([-+=>]|\d+[.)])")
 
 
 #: Anything :func:`md` would change (most text has none: it is then returned as it is).
-_MD_ANY = re.compile(f"[\\\\`*_\\[\\]|~#&<>\t\r\n{re.escape(_CONTROLS)}{_BIDI}\ud800-\udfff]")
-
-
-def _hex(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def visible(text: str) -> str:
-    """``text`` with every control character but newline and tab written as an escape."""
-    return _VISIBLE.sub(_hex, text)
+_MD_ANY = re.compile(f"[\\\\`*_\\[\\]|~#&<>\t\r\n{UNSAFE_CLASS}]")
 
 
 def one_line(text: str) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from pathlib import Path
 from typing import Any, ClassVar
 
 from textual.app import App, SystemCommand
@@ -67,6 +66,7 @@ class CasefileApp(App[None]):
         self.read_only = read_only
         self._probe_names = probe_names
         self._ssh_hosts = ssh_hosts
+        self._quit_asked = False
 
     def on_mount(self) -> None:
         from casefile.tui.screens.case_list import CaseListScreen
@@ -96,6 +96,8 @@ class CasefileApp(App[None]):
 
         if isinstance(screen, CaseScreen):
             for title, help_text, action in CASE_COMMANDS:
+                if screen.read_only and _writes(action):
+                    continue
                 yield SystemCommand(title, help_text, _runner(screen, action))
         yield from super().get_system_commands(screen)
 
@@ -103,9 +105,27 @@ class CasefileApp(App[None]):
         from casefile.tui.dialogs.form import FormDialog
 
         screen = self.screen
+        from casefile.tui.screens.case import CaseScreen
+
+        running = [
+            s for s in self.screen_stack if isinstance(s, CaseScreen) and s.probe_cancel is not None
+        ]
+        if running and not self._quit_asked:
+            self._quit_asked = True
+            screen.notify(
+                "a probe is running: q again cancels it (what finished stays recorded) and quits",
+                title="Quit",
+                markup=False,
+            )
+            return
+        for case_screen in running:
+            assert case_screen.probe_cancel is not None
+            case_screen.probe_cancel.cancel("the TUI quit")
         if isinstance(screen, FormDialog) and screen.dirty():
             screen.notify(
-                "the dialog holds unsaved input: Esc to drop it, ctrl+s to record", title="Quit"
+                "the dialog holds unsaved input: Esc to drop it, ctrl+s to record",
+                title="Quit",
+                markup=False,
             )
             return
         self.exit()
@@ -114,12 +134,16 @@ class CasefileApp(App[None]):
         self.backend.close()
 
 
+def _writes(action: str) -> bool:
+    from casefile.tui.screens.case import WRITES
+
+    if action == "probe":
+        return True
+    return action.startswith("write('") and action[7:-2] in WRITES
+
+
 def _runner(screen: Screen[Any], action: str) -> Callable[[], object]:
     async def run() -> None:
         await screen.run_action(action)
 
     return run
-
-
-def stylesheet() -> Path:
-    return Path(__file__).with_name("casefile.tcss")

@@ -2,10 +2,13 @@
 
 A :class:`~casefile.app.session.CaseSession` is not thread-safe and the SQL store keeps a
 connection per thread, so the TUI never calls the service from its event loop nor from a fresh
-thread per task: every call is queued on :class:`CaseThread`, one long-lived thread, and the
-event loop awaits the result (Textual workers await :meth:`CaseThread.call`). What comes back
-is an immutable view; the fold stays on this thread (the dolphie failure mode, live refresh and
-replay sharing mutable state, cannot happen). No Textual import here.
+thread per task: every call on the case's service, its boards and its feeds is queued on
+:class:`CaseThread`, one long-lived thread, and the event loop awaits the result (Textual
+workers await :meth:`CaseThread.call`). Probes are the one exception, by design: they run on a
+second thread with a service of their own over the same store (:meth:`CaseThread.probe_call`),
+so a long probe never holds up the case thread; their events come back through the feed.
+What comes back is an immutable view; the fold stays on this thread (the dolphie failure mode,
+live refresh and replay sharing mutable state, cannot happen). No Textual import here.
 """
 
 from __future__ import annotations
@@ -85,7 +88,7 @@ class CaseThread:
         def rewritten(_rewrite: object) -> None:
             # the board sees the rewrite itself on its next refresh and folds again; the feed
             # only needs to carry on from the store's new head
-            feed.resync(*self.service.head(case_id))
+            feed.resync(*feed.store.head(case_id))  # (the feed's thread: the store is shared)
             on_events([])
 
         watcher = feed.watch(on_events, on_error=on_error, on_rewrite=rewritten)
@@ -98,11 +101,15 @@ class CaseThread:
             watcher.feed.close()
 
     def close(self) -> None:
-        """Stop following, then close the service on its own thread."""
-        for case_id in list(self._watchers):
-            self.unwatch(case_id)
+        """Stop following and close the service, on the case thread (where they live)."""
+
+        def close_all() -> None:
+            for case_id in list(self._watchers):
+                self.unwatch(case_id)
+            self.service.close()
+
+        with contextlib.suppress(Exception):  # closing at exit: nothing left to tell
+            self._executor.submit(close_all).result(timeout=10)
+        self._executor.shutdown(wait=False, cancel_futures=True)
         # a probe still running was cancelled by its screen; its thread ends with the run
         self._probe_executor.shutdown(wait=False, cancel_futures=True)
-        with contextlib.suppress(Exception):  # closing at exit: nothing left to tell
-            self._executor.submit(self.service.close).result(timeout=10)
-        self._executor.shutdown(wait=False, cancel_futures=True)

@@ -18,8 +18,15 @@ def sparkline(values: Sequence[float], width: int | None = None) -> str:
     """Confidences on a fixed 0–1 scale: 5 % → 6 % stays a small step, not a full swing
     (Textual's own ``Sparkline`` rescales each series to its min and max)."""
     chosen = list(values) if width is None else list(values)[-width:]
-    text = "".join(SPARK[max(0, min(8, round(v * 8)))] for v in chosen)
-    return text if width is None else text.rjust(width)
+    text = "".join(SPARK[_eighths(v)] for v in chosen)
+    # padding is a dot: a point of (near) zero is a blank, and the two must not look alike
+    return text if width is None else text.rjust(width, "·")
+
+
+def _eighths(value: float) -> int:
+    """0–8; anything above zero draws at least the lowest glyph (1 % is not nothing)."""
+    eighths = max(0, min(8, round(value * 8)))
+    return 1 if eighths == 0 and value > 0.001 else eighths
 
 
 def bar(value: float, width: int = 10) -> str:

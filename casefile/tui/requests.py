@@ -38,7 +38,9 @@ def command_line(request: Request, case_id: str, actor: str) -> str:
     """The request as a command a shell can run (quoted with :func:`shlex.join`)."""
     words = ["casefile", *request.argv(case_id)]
     if actor != "user":
-        words += ["--actor", actor]
+        # before a `--` (everything after it is the probe's own command line)
+        cut = words.index("--") if "--" in words else len(words)
+        words[cut:cut] = ["--actor", actor]
     return shlex.join(words)
 
 

@@ -193,3 +193,60 @@ async def test_a_long_case_opens_with_a_glance_then_its_history(
         assert screen.query_one(Timeline).row_count() == 68
         assert screen.query_one(Timeline).chosen_seq() == 68
         assert leader(screen) == "compute-launch"
+
+
+async def test_why_this_confidence_in_replay_is_hypothesis_show_to(db_url: str) -> None:
+    with CaseService(SqlEventStore(db_url), builtin_registry()) as service:
+        expected = service.hypothesis_detail(CASE, "pcie-bound", upto=30)
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot, case_ready(app))
+        screen = screen_of(app)
+        backend = app.backend
+        shown = await backend.call(lambda: backend.board(CASE).hypothesis_detail("pcie-bound", 30))
+        await pilot.pause()
+    assert shown == expected
+    assert screen is not None
+
+
+async def test_markup_in_case_text_is_drawn_as_text(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from tests.tui.conftest import build_app as build
+
+    assert isinstance(tmp_path, Path)
+    url = f"sqlite:///{tmp_path / 'markup.db'}"
+    with CaseService(SqlEventStore(url), builtin_registry()) as service:
+        case_id = service.new_case("[bold]title[/]", symptom="[/] oops", playbook="gpu-throughput")
+        service.note(case_id, "bad [/] markup [link=x]y[/link]")
+    app = build(url, case_id)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot, case_ready(app))
+        await pilot.pause(0.3)  # the detail pane draws the selected note
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, CaseScreen)  # still up: nothing crashed
+        await pilot.press("b")  # the case list, with the same title
+        await pilot.pause(0.3)
+    assert app.return_code in (None, 0)
+
+
+async def test_a_chain_that_does_not_verify_says_why(db_url: str) -> None:
+    import sqlite3
+
+    path = db_url.removeprefix("sqlite:///")
+    with sqlite3.connect(path) as conn:
+        conn.execute(
+            "UPDATE events SET payload = replace(payload, 'Yeah', 'Nope') "
+            "WHERE case_id = ? AND seq = 21",
+            (CASE,),
+        )
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot, case_ready(app))
+        bar = app.screen.query_one(StatusBar)
+        await settle(
+            pilot, lambda: "chain" in bar.status.chain and "checking" not in bar.status.chain
+        )
+        assert bar.status.chain.startswith("✗ chain:")
+        assert "21" in bar.status.chain

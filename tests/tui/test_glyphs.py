@@ -9,11 +9,11 @@ from casefile.tui.widgets.rows import settle_top
 
 def test_the_sparkline_has_a_fixed_scale() -> None:
     # 5 % → 6 % is a small step, not a full swing (Textual's own Sparkline rescales)
-    assert sparkline([0.05, 0.06]) == "  "
-    assert sparkline([0.05, 0.2]) == " ▂"
+    assert sparkline([0.05, 0.06]) == "▁▁"  # small, not a full swing, and not nothing
+    assert sparkline([0.05, 0.2]) == "▁▂"
     assert sparkline([0.0, 0.5, 1.0]) == " ▄█"
     assert sparkline([0.46, 0.08]) == "▄▁"
-    assert sparkline([1.0], width=4) == "   █"
+    assert sparkline([1.0], width=4) == "···█"  # padding is not a zero
 
 
 def test_bars_percent_and_trend() -> None:

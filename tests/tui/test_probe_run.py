@@ -48,3 +48,34 @@ async def test_a_long_probe_leaves_the_screen_live_and_esc_cancels_it(db_url: st
     runs = [payload for kind, payload, _actor in recorded if kind == "probe.ran"]
     assert len(runs) == 1
     assert runs[0].get("error_kind") == "cancelled"
+
+
+async def test_quitting_during_a_probe_asks_then_cancels_it(db_url: str) -> None:
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot, case_ready(app))
+        screen = app.screen
+        assert isinstance(screen, CaseScreen)
+        await pilot.press("p")
+        await settle(pilot, lambda: isinstance(app.screen, FormDialog))
+        dialog = app.screen
+        assert isinstance(dialog, FormDialog)
+        fill(dialog, {"probe": "command", "argv": "sleep 30"})
+        await pilot.press("ctrl+s")
+        deadline = time.monotonic() + 15
+        while screen.probe_cancel is None:
+            assert time.monotonic() < deadline, "the probe never started"
+            await pilot.pause(0.05)
+        token = screen.probe_cancel
+        await pilot.press("q")
+        await pilot.pause()
+        assert app.is_running and not token.cancelled  # asked first
+        await pilot.press("q")
+        await pilot.pause()
+        assert token.cancelled
+    deadline = time.monotonic() + 20
+    while not [k for k, _p, _a in events_after(db_url, 68) if k == "probe.ran"]:
+        assert time.monotonic() < deadline, "the cancelled run was never recorded"
+        time.sleep(0.1)
+    (run,) = [p for k, p, _a in events_after(db_url, 68) if k == "probe.ran"]
+    assert run.get("error_kind") == "cancelled"

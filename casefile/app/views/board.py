@@ -140,7 +140,8 @@ class Frame:
 class BoardIndex:
     """Per-fold facts about every step, extended as the case grows (never rebuilt)."""
 
-    #: steps that moved a confidence (evidence, and hypotheses proposed or retired)
+    #: evidence steps that moved a confidence (what sparklines and trends are made of:
+    #: proposing or retiring a hypothesis reshapes the tree, it is not a measurement)
     evidence_seqs: list[int] = field(default_factory=list)
     pivot_seqs: list[int] = field(default_factory=list)
     surprise_seqs: list[int] = field(default_factory=list)
@@ -181,10 +182,9 @@ class BoardIndex:
         if unexpected is not None and unexpected >= SURPRISE_FLAG_BITS:
             self.surprise_seqs.append(seq)
             marks.append("surprise")
-        if step.changed:
+        if step.changed and step.type == "evidence.assessed":
             self.evidence_seqs.append(seq)
-            if step.type == "evidence.assessed":
-                marks.append("evidence")
+            marks.append("evidence")
         if step.raised or step.cleared:
             for warning in step.cleared:
                 active.pop(warning.key, None)

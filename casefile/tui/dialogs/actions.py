@@ -96,7 +96,7 @@ def build_evidence(values: Mapping[str, str]) -> EvidenceRequest:
             raise ValueError(f"{item!r}: write each likelihood as HYPOTHESIS=P")
         if hid.strip() in table:
             raise ValueError(f"the likelihood of {hid.strip()!r} is given twice")
-        table[hid.strip()] = probability_of({"p": number}, "p", f"P(E | {hid.strip()})")
+        table[hid.strip()] = probability_of({"p": number}, "p", f"P(E | {hid.strip()})", high=True)
     if not table:
         raise ValueError("give at least one likelihood (HYPOTHESIS=P)")
     kind = values.get("kind", "").strip() or "measured"
@@ -106,9 +106,11 @@ def build_evidence(values: Mapping[str, str]) -> EvidenceRequest:
     return EvidenceRequest(
         table,
         required(values, "because", "the rationale"),
-        probability_of(values, "otherwise", "P(E) for the others", default=0.5),
+        probability_of(values, "otherwise", "P(E) for the others", default=0.5, high=True),
         kind,
-        probability_of(values, "reliability", "the reliability") if reliability else None,
+        probability_of(values, "reliability", "the reliability", low=True, high=True)
+        if reliability
+        else None,
     )
 
 

@@ -70,6 +70,10 @@ class FormDialog(ModalScreen[R | None], Generic[R]):
         self.confirm_label = confirm_label
         self.request: R | None = None
         self.problem: str | None = None
+        self._cancel_asked = False
+        self._tried = False  # a confirm was attempted: say what is wrong even if untouched
+        #: a request the preview found the case refuses, and why
+        self._refused: tuple[R, str] | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="form"):
@@ -119,7 +123,10 @@ class FormDialog(ModalScreen[R | None], Generic[R]):
         command = self.query_one("#form-command", Static)
         confirm = self.query_one("#form-confirm", Button)
         if self.problem is not None:
-            problem.update(f"✗ {line(self.problem)}")
+            # an untouched form says nothing yet (a jump dialog opening on "give a seq" reads
+            # as an error); the button stays disabled all the same
+            shown = self.dirty() or self._tried
+            problem.update(f"✗ {line(self.problem)}" if shown else "")
             command.update("")
             confirm.disabled = True
         else:
@@ -141,6 +148,9 @@ class FormDialog(ModalScreen[R | None], Generic[R]):
             text = await self.preview(request)
         except CasefileError as error:
             text = f"✗ {error}"
+            if request is self.request:  # the case refuses it: nothing to record
+                self._refused = (request, str(error))
+                self.query_one("#form-confirm", Button).disabled = True
         if request is self.request:  # still what is typed: stale previews are dropped
             self.query_one("#form-preview", Static).update(line_block(text))
 
@@ -150,8 +160,14 @@ class FormDialog(ModalScreen[R | None], Generic[R]):
     def on_text_area_changed(self, _event: TextArea.Changed) -> None:
         self.check()
 
-    def on_input_submitted(self, _event: Input.Submitted) -> None:
-        self.action_confirm()
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        # Enter goes to the next field; only ctrl+s or the button records (a form of one
+        # field is the exception: Enter there can only mean "done")
+        event.stop()
+        if len(self.fields) == 1:
+            self.action_confirm()
+        else:
+            self.focus_next()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "form-confirm":
@@ -160,13 +176,27 @@ class FormDialog(ModalScreen[R | None], Generic[R]):
             self.dismiss(None)
 
     def action_confirm(self) -> None:
+        self._tried = True
         self.check()
+        refused = self._refused
+        if refused is not None and refused[0] == self.request:
+            self.notify(refused[1], title=self.form_title, severity="warning", markup=False)
+            return
         if self.request is not None:
             self.dismiss(self.request)
         elif self.problem:
-            self.notify(self.problem, title=self.form_title, severity="warning")
+            self.notify(self.problem, title=self.form_title, severity="warning", markup=False)
 
     def action_cancel(self) -> None:
+        """Esc: close, unless something was typed, which takes a second Esc to drop."""
+        if self.dirty() and not self._cancel_asked:
+            self._cancel_asked = True
+            self.notify(
+                "Esc again drops what you typed; ctrl+s records it",
+                title=self.form_title,
+                markup=False,
+            )
+            return
         self.dismiss(None)
 
 
@@ -183,10 +213,18 @@ def optional(values: Mapping[str, str], name: str) -> str | None:
 
 
 def probability_of(
-    values: Mapping[str, str], name: str, what: str, *, default: float | None = None
+    values: Mapping[str, str],
+    name: str,
+    what: str,
+    *,
+    default: float | None = None,
+    low: bool = False,
+    high: bool = False,
 ) -> float:
-    """A probability strictly between 0 and 1 (0 and 1 would be certainty, which no evidence
-    can move; NaN and infinities are not numbers a belief can hold)."""
+    """A probability between 0 and 1, the ends allowed only where the CLI allows them (``low``
+    takes 0, ``high`` takes 1: a likelihood may be 1, a reliability 0 or 1, a prior neither,
+    since certainty is what no evidence can move). NaN and infinities are never numbers a
+    belief can hold."""
     text = values.get(name, "").strip()
     if not text:
         if default is not None:
@@ -196,8 +234,11 @@ def probability_of(
         value = float(text)
     except ValueError:
         raise ValueError(f"{what}: {text!r} is not a number") from None
-    if value != value or not 0.0 < value < 1.0:
-        raise ValueError(f"{what} must be between 0 and 1 (exclusive), not {text}")
+    above = value >= 0.0 if low else value > 0.0
+    below = value <= 1.0 if high else value < 1.0
+    if value != value or not (above and below):
+        ends = f"{'[' if low else '('}0, 1{']' if high else ')'}"
+        raise ValueError(f"{what} must be within {ends}, not {text}")
     return value
 
 

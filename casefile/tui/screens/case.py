@@ -79,14 +79,14 @@ class CaseScreen(Screen[None]):
         Binding("left,h", "step(-1)", "◀ step"),
         Binding("right,l", "step(1)", "step ▶"),
         Binding("[", "pivot(-1)", "◆ prev pivot", show=False),
-        Binding("]", "pivot(1)", "next pivot ◆"),
+        Binding("]", "pivot(1)", "next pivot ◆", show=False),
         Binding("w", "warning(1)", "next ⚠", show=False),
         Binding("W", "warning(-1)", "prev ⚠", show=False),
         Binding("space", "play", "play/pause", show=False),
         Binding("ctrl+home", "jump_first", "first step", show=False),
         Binding("ctrl+end,escape", "live", "live"),
         Binding("colon", "jump", "jump to", show=False),
-        Binding("slash", "filter", "filter"),
+        Binding("slash", "filter", "filter", show=False),
         Binding("n", "write('note')", "note"),
         Binding("e", "write('evidence')", "evidence", show=False),
         Binding("a", "write('action')", "action", show=False),
@@ -157,6 +157,20 @@ class CaseScreen(Screen[None]):
         self._layout(self.size.width)
         self._spawn(self._open, name="open-case", group="case", exclusive=True)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Read-only: the writing actions are not offered at all (footer, keys, palette)."""
+        if not self.read_only:
+            return True
+        writes = action == "write" and bool(parameters) and parameters[0] in WRITES
+        return not (writes or action == "probe")
+
+    def on_unmount(self) -> None:
+        backend = self.casefile.backend
+        case_id = self.case_id
+        backend.submit(lambda: backend.unwatch(case_id))
+        if self.probe_cancel is not None:
+            self.probe_cancel.cancel("the case screen closed")
+
     def on_resize(self, event: object) -> None:
         self._layout(self.size.width)
 
@@ -177,26 +191,43 @@ class CaseScreen(Screen[None]):
         so a worker cancelled by a newer one leaves nothing un-awaited)."""
 
         async def run() -> None:
-            await work(*args)
+            try:
+                await work(*args)
+            except CasefileError as error:
+                self.notify(line(str(error)), title="casefile", severity="error", markup=False)
+            except Exception as error:  # a bug: say so, keep the screen
+                self.notify(
+                    line(f"{type(error).__name__}: {error}"),
+                    title="Internal error (please report it)",
+                    severity="error",
+                    markup=False,
+                )
 
         # (Textual types a coroutine function as returning Coroutine[None, None, T])
-        self.run_worker(run, name=name, group=group, exclusive=exclusive)  # type: ignore[arg-type]
+        self.run_worker(
+            run,  # type: ignore[arg-type]
+            name=name,
+            group=group,
+            exclusive=exclusive,
+            exit_on_error=False,
+        )
 
     async def _open(self) -> None:
         from casefile.app.board import GLANCE_AFTER
 
         backend = self.casefile.backend
-        board = backend.board(self.case_id)
+        case_id = self.case_id
         bar = self.query_one(StatusBar)
         try:
-            seq, _ = await backend.call(lambda: backend.service.head(self.case_id))
+            seq, _ = await backend.call(lambda: backend.service.head(case_id))
             if seq > GLANCE_AFTER:
                 # a long case: its head and newest events first, the history folded after
                 bar.change(notice=f"folding the history of {seq:,} events…")
-                self.post_message(BoardReady(await backend.call(board.glance)))
-            state = await backend.call(board.refresh)
+                glance = await backend.call(lambda: backend.board(case_id).glance())
+                self.post_message(BoardReady(glance))
+            state = await backend.call(lambda: backend.board(case_id).refresh())
         except CasefileError as error:
-            self.notify(str(error), title="Cannot open the case", severity="error")
+            self.notify(str(error), title="Cannot open the case", severity="error", markup=False)
             return
         finally:
             bar.change(notice="")
@@ -213,7 +244,8 @@ class CaseScreen(Screen[None]):
             def notice(text: str) -> None:
                 self.post_message(FeedNotice(text))
 
-            backend.watch(self.case_id, (head.seq, head.hash), grew, failed, notice)
+            position = (head.seq, head.hash)
+            await backend.call(lambda: backend.watch(case_id, position, grew, failed, notice))
         self._spawn(self._verify, name="verify-chain", group="verify")
 
     async def _verify(self) -> None:
@@ -223,20 +255,23 @@ class CaseScreen(Screen[None]):
         except CasefileError as error:
             self.query_one(StatusBar).change(chain=f"✗ chain: {error}")
             return
-        ok = getattr(verified, "ok", True)
-        problems = getattr(verified, "problems", ())
         self.query_one(StatusBar).change(
-            chain="✓ chain verifies"
-            if ok and not problems
-            else f"✗ chain: {len(problems)} problem(s)"
+            chain="✓ chain verifies" if verified.ok else f"✗ chain: {verified.message}"
         )
+        if not verified.ok:
+            self.notify(
+                line(verified.message),
+                title="The chain does not verify",
+                severity="error",
+                markup=False,
+            )
 
     async def _refresh(self) -> None:
         backend = self.casefile.backend
         try:
             state = await backend.call(lambda: backend.board(self.case_id).refresh())
         except CasefileError as error:
-            self.notify(str(error), title="Reading the case failed", severity="error")
+            self.notify(str(error), title="Reading the case failed", severity="error", markup=False)
             return
         self.post_message(BoardReady(state))
 
@@ -274,12 +309,17 @@ class CaseScreen(Screen[None]):
             said = await backend.call(lambda: request.run(backend.service, self.case_id, who))
         except CasefileError as error:
             # nothing half-written: the service appends a verb's events in one transaction
-            self.notify(line(str(error)), title=f"{request.title} not recorded", severity="error")
+            self.notify(
+                line(str(error)),
+                title=f"{request.title} not recorded",
+                severity="error",
+                markup=False,
+            )
             return
         command = command_line(request, self.case_id, self.casefile.actor)
         self.commands.append(command)
         self.query_one("#commands", RichLog).write(f"$ {command}")
-        self.notify(f"{said}\n$ {command}", title=request.title)
+        self.notify(f"{said}\n$ {command}", title=request.title, markup=False)
         await self._refresh()
 
     # --- messages from the case thread -------------------------------------------------------
@@ -293,8 +333,13 @@ class CaseScreen(Screen[None]):
         timeline.set_rows(state.rows, follow=live and (first or self._at_bottom()))
         bar = self.query_one(StatusBar)
         bar.change(head=state.frame.head)
-        if state.integrity:
-            self.notify(line(state.integrity[-1]), title="History rewritten", severity="warning")
+        if state.rewritten and state.integrity:
+            self.notify(
+                line(state.integrity[-1]),
+                title="History rewritten",
+                severity="warning",
+                markup=False,
+            )
         if live:
             self._show_frame(state.frame)
         elif self.focus_seq is not None:
@@ -388,7 +433,7 @@ class CaseScreen(Screen[None]):
         if self.state is None:
             return
         if self.state.partial:
-            self.notify("the case's history is still being folded", title="Replay")
+            self.notify("the case's history is still being folded", title="Replay", markup=False)
             return
         head = self.state.frame.head
         seq = max(1, min(seq, head))
@@ -409,7 +454,13 @@ class CaseScreen(Screen[None]):
         return self.state.frame.head if self.state else 1
 
     def action_step(self, delta: int) -> None:
-        self._focus(self._current() + delta)
+        if self.focus_seq is None and delta > 0:
+            return  # forward from live is still live
+        target = self._current() + delta
+        if self.state is not None and target >= self.state.frame.head and delta > 0:
+            self.action_live()  # stepping onto the head returns to following it
+            return
+        self._focus(target)
 
     def action_jump_first(self) -> None:
         self._focus(1)
@@ -421,7 +472,7 @@ class CaseScreen(Screen[None]):
         else:
             target = next((s for s in reversed(list(seqs)) if s < here), None)
         if target is None:
-            self.notify("no more in that direction", title="Replay")
+            self.notify("no more in that direction", title="Replay", markup=False)
             return
         self._focus(target)
 
@@ -538,20 +589,29 @@ class CaseScreen(Screen[None]):
                 text = next((r.text for r in self.frame.tree if r.id == hid), "")
                 preset["text"] = text
         if kind == "hypothesis":
-            preset["under"] = hid or tree.chosen_question() or ""
-        if kind == "conclude" and self.frame is not None and self.frame.questions:
-            leader = self.frame.questions[0].leader
-            preset["root_cause"] = leader or ""
+            # a new hypothesis goes under the question unless a parent is chosen on purpose
+            # (`+` on a hypothesis row would nest it, the catch-all cannot hold one)
+            preset["under"] = tree.chosen_question() or ""
+        head = self.state.frame if self.state is not None else None
+        if kind == "conclude" and head is not None and head.questions:
+            # the leader now, not at the step a replay shows
+            preset["root_cause"] = head.questions[0].leader or ""
         return preset
 
     def action_write(self, kind: str) -> None:
         if self.read_only and kind in WRITES:
-            self.notify("this case is open read-only", title="Not recorded", severity="warning")
+            self.notify(
+                "this case is open read-only",
+                title="Not recorded",
+                severity="warning",
+                markup=False,
+            )
             return
         if self.focus_seq is not None and kind in WRITES:
             self.notify(
                 "you are replaying an earlier step; new events go at the head (Esc returns live)",
                 title="Recording at the head",
+                markup=False,
             )
         preview = self._evidence_preview if kind == "evidence" else None
         form = dialog(
@@ -585,7 +645,19 @@ class CaseScreen(Screen[None]):
         from casefile.tui.dialogs.probe import ProbeDialog, ProbeOutcome
 
         if self.read_only:
-            self.notify("this case is open read-only", title="Not recorded", severity="warning")
+            self.notify(
+                "this case is open read-only",
+                title="Not recorded",
+                severity="warning",
+                markup=False,
+            )
+            return
+        if self.probe_cancel is not None:  # one at a time: Esc must reach the running one
+            self.notify(
+                "a probe is running: wait for it, or Esc to cancel it",
+                title="Probe",
+                markup=False,
+            )
             return
         names = self.casefile.probe_names()
         dialog_screen = ProbeDialog(
@@ -629,12 +701,14 @@ class CaseScreen(Screen[None]):
                 )
             )
         except CasefileError as error:
-            self.notify(line(str(error)), title="Probe not recorded", severity="error")
+            self.notify(
+                line(str(error)), title="Probe not recorded", severity="error", markup=False
+            )
             return
         finally:
             self.probe_cancel = None
             bar.change(notice="")
         self.commands.append(outcome.command)
         title = "Probe cancelled" if cancel.cancelled else "Probe recorded"
-        self.notify("\n".join(lines[-3:]) + f"\n$ {outcome.command}", title=title)
+        self.notify("\n".join(lines[-3:]) + f"\n$ {outcome.command}", title=title, markup=False)
         await self._refresh()

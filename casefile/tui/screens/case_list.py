@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -51,7 +52,8 @@ class CaseListScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#case-filter", Input).display = False
         table = self.query_one("#cases", DataTable)
-        for label in ("case", "title", "symptom", "events", "last activity", "leader"):
+        # the leader before the long texts, so it stays on screen
+        for label in ("case", "leader", "events", "last activity", "title", "symptom"):
             table.add_column(label, key=label)
         table.focus()
         self.run_worker(self._load(), name="list-cases", group="cases", exclusive=True)
@@ -61,7 +63,7 @@ class CaseListScreen(Screen[None]):
         try:
             rows = await backend.call(lambda: backend.service.cases(with_leaders=True))
         except CasefileError as error:
-            self.notify(line(str(error)), title="Cannot list cases", severity="error")
+            self.notify(line(str(error)), title="Cannot list cases", severity="error", markup=False)
             return
         self.rows = rows
         self._fill("")
@@ -75,19 +77,23 @@ class CaseListScreen(Screen[None]):
             if needle and needle not in text:
                 continue
             leader = row.leaders[0] if row.leaders else None
+            # Text cells: a str cell would be read as markup (a title saying "[/]" would crash)
             table.add_row(
-                line(row.id),
-                line(row.title)[:60],
-                line(row.symptom or "")[:50],
-                str(row.events),
-                short_time(row.last_activity or ""),
-                f"{leader.id} {percent(leader.confidence).strip()}" if leader else "—",
+                Text(line(row.id)),
+                Text(f"{leader.id} {percent(leader.confidence).strip()}" if leader else "—"),
+                Text(str(row.events)),
+                Text(short_time(row.last_activity or "")),
+                Text(line(row.title)[:60]),
+                Text(line(row.symptom or "")[:50]),
                 key=row.id,
             )
         empty = self.query_one("#list-empty", Static)
-        empty.update(
-            "" if table.row_count else "no cases yet: n starts one, i imports a case directory"
-        )
+        if table.row_count:
+            empty.update("")
+        elif needle:
+            empty.update(f"no case matches {needle!r} (/ to change the filter)")
+        else:
+            empty.update("no cases yet: n starts one, i imports a case directory")
 
     def action_open(self) -> None:
         table = self.query_one("#cases", DataTable)
@@ -111,6 +117,19 @@ class CaseListScreen(Screen[None]):
         self._fill(event.value)
         self.query_one("#cases", DataTable).focus()
 
+    def on_screen_resume(self) -> None:
+        # back from a case: its events and leader may have moved
+        if self.rows:
+            self.action_reload()
+
+    def key_escape(self) -> None:
+        box = self.query_one("#case-filter", Input)
+        if box.display:
+            box.value = ""
+            box.display = False
+            self._fill("")
+            self.query_one("#cases", DataTable).focus()
+
     def action_reload(self) -> None:
         self.run_worker(self._load(), name="list-cases", group="cases", exclusive=True)
 
@@ -125,14 +144,13 @@ class CaseListScreen(Screen[None]):
         from casefile.tui.requests import NewCaseRequest, Request, command_line
 
         if self.casefile.read_only:
-            self.notify("opened read-only", title="No new case", severity="warning")
+            self.notify("opened read-only", title="No new case", severity="warning", markup=False)
             return
 
         def confirmed(request: Request | None) -> None:
             if isinstance(request, NewCaseRequest):
-                self.run_worker(
-                    self._create(request, command_line(request, "", self.casefile.actor))
-                )
+                command = command_line(request, "", self.casefile.actor)
+                self.run_worker(self._create(request, command), name="new-case", group="cases")
 
         self.app.push_screen(dialog("new", case_id="", actor=self.casefile.actor), confirmed)
 
@@ -145,9 +163,9 @@ class CaseListScreen(Screen[None]):
         try:
             case_id = await backend.call(lambda: request.run(backend.service, "", who))
         except CasefileError as error:
-            self.notify(line(str(error)), title="Case not created", severity="error")
+            self.notify(line(str(error)), title="Case not created", severity="error", markup=False)
             return
-        self.notify(f"case {case_id} opened\n$ {command}", title="New case")
+        self.notify(f"case {case_id} opened\n$ {command}", title="New case", markup=False)
         self.casefile.open_case(case_id)
 
     def action_import_dir(self) -> None:
@@ -176,7 +194,7 @@ class CaseListScreen(Screen[None]):
 
         def confirmed(request: object) -> None:
             if isinstance(request, _Import):
-                self.run_worker(self._import(request.directory))
+                self.run_worker(self._import(request.directory), name="import", group="cases")
 
         self.app.push_screen(form, confirmed)
 
@@ -185,7 +203,9 @@ class CaseListScreen(Screen[None]):
         try:
             imported = await backend.call(lambda: backend.service.import_directory(directory))
         except CasefileError as error:
-            self.notify(line(str(error)), title="Not imported", severity="error")
+            self.notify(line(str(error)), title="Not imported", severity="error", markup=False)
             return
-        self.notify(f"imported {getattr(imported, 'case_id', directory)}", title="Import")
+        self.notify(
+            f"imported {getattr(imported, 'case_id', directory)}", title="Import", markup=False
+        )
         await self._load()

@@ -37,8 +37,14 @@ def _pairs(rows: list[tuple[str, str]]) -> Table:
     table.add_column(style="bold", no_wrap=True)
     table.add_column(overflow="fold")
     for key, value in rows:
-        table.add_row(key, value)
+        table.add_row(Text(key), Text(value))  # Text, never str: a str cell is read as markup
     return table
+
+
+def _cells(*values: str) -> list[Text]:
+    """Table cells from case text: escaped, and as ``Text`` (a ``str`` cell is parsed as Rich
+    markup, and a note saying ``[/]`` would stop the pane from drawing)."""
+    return [Text(line(value)) for value in values]
 
 
 def event_renderable(detail: EventDetail) -> RenderableType:
@@ -70,9 +76,7 @@ def event_renderable(detail: EventDetail) -> RenderableType:
         for column in ("subject", "fact", "value", "unit"):
             facts.add_column(column, overflow="fold")
         for fact in obs.facts[:200]:
-            facts.add_row(
-                line(fact.subject), line(fact.name), line(str(fact.value)), fact.unit or ""
-            )
+            facts.add_row(*_cells(fact.subject, fact.name, str(fact.value), fact.unit or ""))
         parts.append(facts)
     if detail.evidence is not None:
         ev = detail.evidence
@@ -91,8 +95,8 @@ def event_renderable(detail: EventDetail) -> RenderableType:
         table.add_column("hypothesis")
         table.add_column("P(E|h)", justify="right")
         for item in ev.likelihoods:
-            table.add_row(line(item.hypothesis), f"{item.likelihood:g}")
-        table.add_row("otherwise", f"{ev.otherwise:g}")
+            table.add_row(*_cells(item.hypothesis, f"{item.likelihood:g}"))
+        table.add_row(*_cells("otherwise", f"{ev.otherwise:g}"))
         parts.append(table)
     if detail.set_aside is not None:
         aside = detail.set_aside
@@ -164,7 +168,7 @@ def hypothesis_renderable(detail: HypothesisDetail, seq: int | None) -> Renderab
     table.add_column("seq", justify="right")
     table.add_column("rationale", overflow="fold")
     for item in detail.contributions:
-        table.add_row(f"{item.bits:+.3f}", line(item.evidence), str(item.seq), line(item.rationale))
+        table.add_row(*_cells(f"{item.bits:+.3f}", item.evidence, str(item.seq), item.rationale))
     if not detail.contributions:
         parts.append(Text("no evidence has moved it yet: its confidence is its prior"))
     else:
