@@ -135,7 +135,7 @@ class CasefileApp(App[None]):
 
 
 def _writes(action: str) -> bool:
-    from casefile.tui.screens.case import WRITES
+    from casefile.tui.screens.case_writing import WRITES
 
     if action == "probe":
         return True

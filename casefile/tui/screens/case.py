@@ -8,23 +8,17 @@ dimmed. The screen only wires: the case thread builds every view, widgets draw t
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
-from textual.timer import Timer
 from textual.widgets import Footer, Input, RichLog, Static, TabbedContent, TabPane
 
-from casefile.app.board import BoardState
 from casefile.app.views.board import Frame
-from casefile.app.who import Who
 from casefile.errors import CasefileError
 from casefile.text_safety import line
-from casefile.tui.dialogs.actions import dialog
 from casefile.tui.messages import (
     BoardReady,
     CaseGrew,
@@ -33,7 +27,8 @@ from casefile.tui.messages import (
     RowChosen,
     RowHighlighted,
 )
-from casefile.tui.requests import Request, command_line
+from casefile.tui.screens.case_replay import ReplayControls
+from casefile.tui.screens.case_writing import WRITES, CaseWriting
 from casefile.tui.widgets.detail import DetailPane, event_renderable, hypothesis_renderable
 from casefile.tui.widgets.hypotheses import HypothesisTree
 from casefile.tui.widgets.next_steps import NextSteps
@@ -41,34 +36,15 @@ from casefile.tui.widgets.status_bar import StatusBar
 from casefile.tui.widgets.timeline import Timeline
 
 if TYPE_CHECKING:
-    from casefile.app.probing import CancelToken
     from casefile.domain.events import Event
-    from casefile.tui.app import CasefileApp
 
-#: Below this width the panes stack (an 80×24 terminal).
-NARROW = 110
 #: Seconds the timeline cursor must rest before the detail pane fetches its event.
 DETAIL_DELAY = 0.12
-#: Seconds between steps while replay plays.
-PLAY_INTERVAL = 0.6
-
-#: The actions a read-only view refuses.
-WRITES = {
-    "note",
-    "action",
-    "question",
-    "hypothesis",
-    "refine",
-    "retire",
-    "reinstate",
-    "evidence",
-    "conclude",
-    "playbook",
-    "probe",
-}
+#: Below this width the panes stack (an 80×24 terminal).
+NARROW = 110
 
 
-class CaseScreen(Screen[None]):
+class CaseScreen(CaseWriting, ReplayControls):
     """One case, live or replayed."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -103,24 +79,6 @@ class CaseScreen(Screen[None]):
         Binding("question_mark,f1", "help", "help"),
         Binding("b", "back", "cases", show=False),
     ]
-
-    def __init__(self, case_id: str, *, read_only: bool = False) -> None:
-        super().__init__()
-        self.case_id = case_id
-        self.read_only = read_only
-        self.state: BoardState | None = None
-        self.frame: Frame | None = None
-        self.focus_seq: int | None = None  # None: live
-        self.playing = False
-        self._play_timer: object | None = None
-        self._detail_timer: Timer | None = None
-        self.probe_cancel: CancelToken | None = None
-        self.commands: list[str] = []
-        self.other_writers: set[str] = set()
-
-    @property
-    def casefile(self) -> CasefileApp:
-        return self.app  # type: ignore[return-value]
 
     # --- layout ----------------------------------------------------------------------------
 
@@ -179,39 +137,6 @@ class CaseScreen(Screen[None]):
 
     # --- the case thread -------------------------------------------------------------------
 
-    def _spawn(
-        self,
-        work: Callable[..., Awaitable[None]],
-        *args: object,
-        name: str,
-        group: str,
-        exclusive: bool = False,
-    ) -> None:
-        """Run ``work(*args)`` in a named worker (the coroutine is made only when it starts,
-        so a worker cancelled by a newer one leaves nothing un-awaited)."""
-
-        async def run() -> None:
-            try:
-                await work(*args)
-            except CasefileError as error:
-                self.notify(line(str(error)), title="casefile", severity="error", markup=False)
-            except Exception as error:  # a bug: say so, keep the screen
-                self.notify(
-                    line(f"{type(error).__name__}: {error}"),
-                    title="Internal error (please report it)",
-                    severity="error",
-                    markup=False,
-                )
-
-        # (Textual types a coroutine function as returning Coroutine[None, None, T])
-        self.run_worker(
-            run,  # type: ignore[arg-type]
-            name=name,
-            group=group,
-            exclusive=exclusive,
-            exit_on_error=False,
-        )
-
     async def _open(self) -> None:
         from casefile.app.board import GLANCE_AFTER
 
@@ -266,20 +191,6 @@ class CaseScreen(Screen[None]):
                 markup=False,
             )
 
-    async def _refresh(self) -> None:
-        backend = self.casefile.backend
-        try:
-            state = await backend.call(lambda: backend.board(self.case_id).refresh())
-        except CasefileError as error:
-            self.notify(str(error), title="Reading the case failed", severity="error", markup=False)
-            return
-        self.post_message(BoardReady(state))
-
-    async def _frame(self, seq: int) -> None:
-        backend = self.casefile.backend
-        frame = await backend.call(lambda: backend.board(self.case_id).frame(seq))
-        self.post_message(FrameReady(frame))
-
     async def _event_detail(self, seq: int) -> None:
         backend = self.casefile.backend
         try:
@@ -301,26 +212,6 @@ class CaseScreen(Screen[None]):
             return
         if self.query_one(HypothesisTree).chosen_id() == hypothesis_id:
             self.query_one(DetailPane).show(hypothesis_renderable(detail, seq))
-
-    async def _write(self, request: Request) -> None:
-        backend = self.casefile.backend
-        who = Who(self.casefile.actor)
-        try:
-            said = await backend.call(lambda: request.run(backend.service, self.case_id, who))
-        except CasefileError as error:
-            # nothing half-written: the service appends a verb's events in one transaction
-            self.notify(
-                line(str(error)),
-                title=f"{request.title} not recorded",
-                severity="error",
-                markup=False,
-            )
-            return
-        command = command_line(request, self.case_id, self.casefile.actor)
-        self.commands.append(command)
-        self.query_one("#commands", RichLog).write(f"$ {command}")
-        self.notify(f"{said}\n$ {command}", title=request.title, markup=False)
-        await self._refresh()
 
     # --- messages from the case thread -------------------------------------------------------
 
@@ -381,6 +272,22 @@ class CaseScreen(Screen[None]):
     def on_feed_notice(self, message: FeedNotice) -> None:
         self.query_one(StatusBar).change(notice=message.text)
 
+    def _detail_soon(self, seq: int) -> None:
+        """Fetch the event detail once the cursor rests: scrubbing through a replay redraws
+        the tree and the timeline at every step, and the detail of the step it stops on."""
+        timer = self._detail_timer
+        if timer is not None:
+            timer.stop()
+
+        def fetch() -> None:
+            self._detail_timer = None
+            if self.query_one(Timeline).chosen_seq() == seq:
+                self._spawn(
+                    self._event_detail, seq, name="event-detail", group="detail", exclusive=True
+                )
+
+        self._detail_timer = self.set_timer(DETAIL_DELAY, fetch)
+
     @on(RowHighlighted)
     def _highlighted(self, message: RowHighlighted) -> None:
         if message.sender_id == "timeline":
@@ -413,148 +320,7 @@ class CaseScreen(Screen[None]):
 
     # --- replay ----------------------------------------------------------------------------
 
-    def _detail_soon(self, seq: int) -> None:
-        """Fetch the event detail once the cursor rests: scrubbing through a replay redraws
-        the tree and the timeline at every step, and the detail of the step it stops on."""
-        timer = self._detail_timer
-        if timer is not None:
-            timer.stop()
-
-        def fetch() -> None:
-            self._detail_timer = None
-            if self.query_one(Timeline).chosen_seq() == seq:
-                self._spawn(
-                    self._event_detail, seq, name="event-detail", group="detail", exclusive=True
-                )
-
-        self._detail_timer = self.set_timer(DETAIL_DELAY, fetch)
-
-    def _focus(self, seq: int, *, move_cursor: bool = True) -> None:
-        if self.state is None:
-            return
-        if self.state.partial:
-            self.notify("the case's history is still being folded", title="Replay", markup=False)
-            return
-        head = self.state.frame.head
-        seq = max(1, min(seq, head))
-        previous = self.focus_seq if self.focus_seq is not None else head
-        self.focus_seq = seq
-        if move_cursor:
-            timeline = self.query_one(Timeline)
-            timeline.select_seq(seq)
-            if abs(seq - previous) > 1:  # a jump: show what came before it too
-                timeline.centre()
-        self.query_one(StatusBar).change(focus=seq)
-        self.query_one(Timeline).set_focus_seq(seq)
-        self._spawn(self._frame, seq, name="frame", group="frame", exclusive=True)
-
-    def _current(self) -> int:
-        if self.focus_seq is not None:
-            return self.focus_seq
-        return self.state.frame.head if self.state else 1
-
-    def action_step(self, delta: int) -> None:
-        if self.focus_seq is None and delta > 0:
-            return  # forward from live is still live
-        target = self._current() + delta
-        if self.state is not None and target >= self.state.frame.head and delta > 0:
-            self.action_live()  # stepping onto the head returns to following it
-            return
-        self._focus(target)
-
-    def action_jump_first(self) -> None:
-        self._focus(1)
-
-    def _marker(self, seqs: Iterable[int], direction: int) -> None:
-        here = self._current()
-        if direction > 0:
-            target = next((s for s in seqs if s > here), None)
-        else:
-            target = next((s for s in reversed(list(seqs)) if s < here), None)
-        if target is None:
-            self.notify("no more in that direction", title="Replay", markup=False)
-            return
-        self._focus(target)
-
-    def action_pivot(self, direction: int) -> None:
-        if self.state is not None:
-            self._marker(self.state.pivots, direction)
-
-    def action_warning(self, direction: int) -> None:
-        if self.state is not None:
-            self._marker(self.state.warnings, direction)
-
-    def action_live(self) -> None:
-        if self.probe_cancel is not None and not self.probe_cancel.cancelled:
-            # Esc while a probe runs stops it: finished hosts stay recorded, the rest are
-            # recorded as cancelled runs
-            self.probe_cancel.cancel("cancelled from the TUI")
-            self.query_one(StatusBar).change(notice="cancelling the probe…")
-            return
-        if self.query_one("#filter", Input).display:
-            self._close_filter(clear=True)
-            return
-        self._stop_play()
-        self.focus_seq = None
-        if self.state is not None:
-            self.query_one(Timeline).select_seq(self.state.frame.head)
-            self._spawn(self._refresh, name="refresh", group="refresh")
-
-    def action_play(self) -> None:
-        if self.playing:
-            self._stop_play()
-            return
-        if self.focus_seq is None:
-            self._focus(1)
-        self.playing = True
-        self._play_timer = self.set_interval(PLAY_INTERVAL, self._tick)
-        self.query_one(StatusBar).change(playing=True)
-
-    def _tick(self) -> None:
-        if self.state is None or self._current() >= self.state.frame.head:
-            self._stop_play()
-            return
-        self.action_step(1)
-
-    def _stop_play(self) -> None:
-        self.playing = False
-        timer = self._play_timer
-        if timer is not None:
-            timer.stop()  # type: ignore[attr-defined]
-        self._play_timer = None
-        self.query_one(StatusBar).change(playing=False)
-
-    def action_jump(self) -> None:
-        from casefile.tui.dialogs.jump import JumpDialog
-
-        if self.state is None:
-            return
-
-        def jumped(seq: int | None) -> None:
-            if seq is not None:
-                self._focus(seq)
-
-        self.app.push_screen(JumpDialog(self.state.rows), jumped)
-
     # --- filter, panes, help ---------------------------------------------------------------
-
-    def action_filter(self) -> None:
-        box = self.query_one("#filter", Input)
-        box.display = True
-        box.focus()
-
-    @on(Input.Submitted, "#filter")
-    def _filter_submitted(self, event: Input.Submitted) -> None:
-        self.query_one(Timeline).set_filter(event.value)
-        self._close_filter(clear=False)
-
-    def _close_filter(self, *, clear: bool) -> None:
-        box = self.query_one("#filter", Input)
-        if clear:
-            box.value = ""
-            self.query_one(Timeline).set_filter("")
-        box.display = False
-        self.query_one(Timeline).focus()
 
     def action_pane(self, name: str) -> None:
         tabs = self.query_one("#tabs", TabbedContent)
@@ -578,137 +344,3 @@ class CaseScreen(Screen[None]):
             self.app.pop_screen()
 
     # --- writing ---------------------------------------------------------------------------
-
-    def _preset(self, kind: str) -> dict[str, str]:
-        tree = self.query_one(HypothesisTree)
-        hid = tree.chosen_id()
-        preset: dict[str, str] = {}
-        if kind in ("refine", "retire", "reinstate") and hid:
-            preset["hypothesis"] = hid
-            if kind == "refine" and self.frame is not None:
-                text = next((r.text for r in self.frame.tree if r.id == hid), "")
-                preset["text"] = text
-        if kind == "hypothesis":
-            # a new hypothesis goes under the question unless a parent is chosen on purpose
-            # (`+` on a hypothesis row would nest it, the catch-all cannot hold one)
-            preset["under"] = tree.chosen_question() or ""
-        head = self.state.frame if self.state is not None else None
-        if kind == "conclude" and head is not None and head.questions:
-            # the leader now, not at the step a replay shows
-            preset["root_cause"] = head.questions[0].leader or ""
-        return preset
-
-    def action_write(self, kind: str) -> None:
-        if self.read_only and kind in WRITES:
-            self.notify(
-                "this case is open read-only",
-                title="Not recorded",
-                severity="warning",
-                markup=False,
-            )
-            return
-        if self.focus_seq is not None and kind in WRITES:
-            self.notify(
-                "you are replaying an earlier step; new events go at the head (Esc returns live)",
-                title="Recording at the head",
-                markup=False,
-            )
-        preview = self._evidence_preview if kind == "evidence" else None
-        form = dialog(
-            kind,
-            case_id=self.case_id,
-            actor=self.casefile.actor,
-            preset=self._preset(kind),
-            preview=preview,
-        )
-
-        def confirmed(request: Request | None) -> None:
-            if request is not None:
-                self._spawn(self._write, request, name=f"write-{kind}", group="write")
-
-        self.app.push_screen(form, confirmed)
-
-    async def _evidence_preview(self, request: object) -> str:
-        from casefile.tui.dialogs.actions import preview_text
-        from casefile.tui.requests import EvidenceRequest
-
-        assert isinstance(request, EvidenceRequest)
-        backend = self.casefile.backend
-        preview = await backend.call(
-            lambda: backend.board(self.case_id).preview_evidence(
-                dict(request.likelihoods), request.otherwise, request.kind, request.reliability
-            )
-        )
-        return preview_text(preview)
-
-    def action_probe(self, probe: str | None = None, load: str | None = None) -> None:
-        from casefile.tui.dialogs.probe import ProbeDialog, ProbeOutcome
-
-        if self.read_only:
-            self.notify(
-                "this case is open read-only",
-                title="Not recorded",
-                severity="warning",
-                markup=False,
-            )
-            return
-        if self.probe_cancel is not None:  # one at a time: Esc must reach the running one
-            self.notify(
-                "a probe is running: wait for it, or Esc to cancel it",
-                title="Probe",
-                markup=False,
-            )
-            return
-        names = self.casefile.probe_names()
-        dialog_screen = ProbeDialog(
-            names,
-            probe=probe,
-            load=load or "unknown",
-            case_id=self.case_id,
-            actor=self.casefile.actor,
-            hosts=self.casefile.ssh_hosts(),
-        )
-
-        def confirmed(outcome: ProbeOutcome | None) -> None:
-            if outcome is not None:
-                self._spawn(self._run_probe, outcome, name="probe", group="probe")
-
-        self.app.push_screen(dialog_screen, confirmed)
-
-    async def _run_probe(self, outcome: object) -> None:
-        from casefile.app.probing import CancelToken
-        from casefile.tui.dialogs.probe import ProbeOutcome, run_probe_request
-
-        assert isinstance(outcome, ProbeOutcome)
-        backend = self.casefile.backend
-        who = Who(self.casefile.actor)
-        name = outcome.request.probe
-        cancel = self.probe_cancel = CancelToken()
-        log = self.query_one("#commands", RichLog)
-        log.write(f"$ {outcome.command}")
-        bar = self.query_one(StatusBar)
-        bar.change(notice=f"probe {name} running… (Esc cancels)")
-
-        def progress(text: str) -> None:
-            # from the probe thread: one line per host as each lands
-            self.app.call_from_thread(log.write, f"  {text}")
-            self.app.call_from_thread(bar.change, notice=f"probe {name}: {text}")
-
-        try:
-            lines = await backend.probe_call(
-                lambda service: run_probe_request(
-                    service, self.case_id, outcome.request, who, progress, cancel
-                )
-            )
-        except CasefileError as error:
-            self.notify(
-                line(str(error)), title="Probe not recorded", severity="error", markup=False
-            )
-            return
-        finally:
-            self.probe_cancel = None
-            bar.change(notice="")
-        self.commands.append(outcome.command)
-        title = "Probe cancelled" if cancel.cancelled else "Probe recorded"
-        self.notify("\n".join(lines[-3:]) + f"\n$ {outcome.command}", title=title, markup=False)
-        await self._refresh()
