@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from casefile.tui.dialogs.form import FormDialog
 from casefile.tui.screens.case import CaseScreen
 from tests.tui.conftest import build_app
-from tests.tui.helpers import case_ready, settle
+from tests.tui.helpers import case_ready, recorded, settle
 from tests.tui.test_actions import events_after, fill
 
 
@@ -44,8 +46,8 @@ async def test_a_long_probe_leaves_the_screen_live_and_esc_cancels_it(db_url: st
             await pilot.pause(0.05)
         assert screen.focus_seq == 1  # Esc went to the probe, not to the replay
         await pilot.app.workers.wait_for_complete()
-    recorded = events_after(db_url, 68)
-    runs = [payload for kind, payload, _actor in recorded if kind == "probe.ran"]
+    appended = events_after(db_url, 68)
+    runs = [payload for kind, payload, _actor in appended if kind == "probe.ran"]
     assert len(runs) == 1
     assert runs[0].get("error_kind") == "cancelled"
 
@@ -79,3 +81,50 @@ async def test_quitting_during_a_probe_asks_then_cancels_it(db_url: str) -> None
         time.sleep(0.1)
     (run,) = [p for k, p, _a in events_after(db_url, 68) if k == "probe.ran"]
     assert run.get("error_kind") == "cancelled"
+
+
+async def test_a_sampler_probe_samples_here_with_the_window_given(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The NVML sampler behind the same interface, with a fake NVML (no GPU here)."""
+    import dataclasses
+
+    import casefile_probes.nvml as nvml_probe
+
+    from casefile.app.service import CaseService
+    from casefile.plugins import Registry
+    from casefile.store.sql import SqlEventStore
+    from casefile.tui import make_app
+    from tests.cli.conftest import builtin_probes
+    from tests.fakes.nvml import FakeClock, FakeGpu, FakeNvml
+
+    windows: list[float] = []
+
+    def fake_sampler(window_s: float) -> str:
+        windows.append(window_s)
+        clock = FakeClock()
+        return nvml_probe.sample(
+            FakeNvml([FakeGpu()]), window_s, 0.25, clock=clock, sleep=clock.sleep
+        )
+
+    from casefile_gpu_playbook import PLAYBOOK
+
+    probes = [
+        dataclasses.replace(p, sampler=fake_sampler) if p.name == "nvml-sampler" else p
+        for p in builtin_probes()
+    ]
+    service = CaseService(SqlEventStore(db_url), Registry.of(probes=probes, playbooks=[PLAYBOOK]))
+    app = make_app(service, "glm5-pcie-pivot", database_label="sqlite:///tui.db", ssh_hosts=list)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot, case_ready(app))
+        await pilot.press("p")
+        await settle(pilot, lambda: isinstance(app.screen, FormDialog))
+        dialog = app.screen
+        assert isinstance(dialog, FormDialog)
+        fill(dialog, {"probe": "nvml-sampler", "load": "under-load", "window": "1.5"})
+        assert dialog.problem is None, dialog.problem
+        await pilot.press("ctrl+s")
+        await settle(pilot, recorded(app))
+    assert windows == [1.5]
+    kinds = [k for k, _p, _a in events_after(db_url, 68)]
+    assert kinds[:2] == ["probe.ran", "observation.recorded"]

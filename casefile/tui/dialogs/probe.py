@@ -6,10 +6,19 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from casefile.app.probing import LOADS, CancelToken, Local, Pasted, ProbeRequest, Ssh
+from casefile.app.probing import (
+    LOADS,
+    CancelToken,
+    Local,
+    Pasted,
+    ProbeRequest,
+    Sample,
+    Ssh,
+    default_where,
+)
 from casefile.tui.dialogs.form import Field, FormDialog, optional, required
 
 if TYPE_CHECKING:
@@ -25,6 +34,8 @@ class ProbeOutcome:
     request: ProbeRequest
     command: str
     title: str = "Probe"
+    #: seconds a sampler probe (NVML) samples for, when it runs here
+    window_s: float = 2.0
 
     # the FormDialog shows the command line of what it built
     def argv(self, case_id: str) -> list[str]:
@@ -56,12 +67,20 @@ def build_probe(values: Mapping[str, str], probes: Sequence[str], case_id: str) 
     except ValueError as error:
         raise ValueError(f"the command line does not split: {error}") from None
     note = optional(values, "note")
+    window_text = values.get("window", "").strip()
+    try:
+        window = float(window_text) if window_text else 2.0
+    except ValueError:
+        raise ValueError(f"the sampling window {window_text!r} is not a number") from None
+    if window != window or not 0 < window <= 3600:
+        raise ValueError("the sampling window must be more than 0 and at most 3600 seconds")
     words = ["casefile", "probe", case_id, name, "--load", load]
     if pasted.strip():
-        where: Local | Ssh | Pasted = Pasted(
-            text=pasted, host=optional(values, "paste_host") or "unknown"
-        )
+        pasted_host = optional(values, "paste_host") or "unknown"
+        where: Local | Ssh | Pasted = Pasted(text=pasted, host=pasted_host)
         words += ["--paste", "-"]
+        if pasted_host != "unknown":
+            words += ["--host", pasted_host]
     elif hosts:
         where = Ssh(tuple(hosts))
         for host in hosts:
@@ -72,8 +91,10 @@ def build_probe(values: Mapping[str, str], probes: Sequence[str], case_id: str) 
         words += ["--note", note]
     if argv:
         words += ["--", *argv]
+    if window_text:
+        words += ["--window", f"{window:g}"]
     request = ProbeRequest(name, where, argv=argv, load=load, note=note)
-    return ProbeOutcome(request, shlex.join(words))
+    return ProbeOutcome(request, shlex.join(words), window_s=window)
 
 
 class ProbeDialog(FormDialog):  # type: ignore[type-arg]
@@ -89,7 +110,9 @@ class ProbeDialog(FormDialog):  # type: ignore[type-arg]
     ) -> None:
         known = f" — from ~/.ssh/config: {' '.join(hosts[:12])}" if hosts else ""
         fields = [
-            Field("probe", f"Probe ({', '.join(probes)})", "nvidia-smi-q", probe or ""),
+            Field(
+                "probe", "Probe (`casefile plugins` lists them)", "e.g. nvidia-smi-q", probe or ""
+            ),
             Field("load", "Load (idle, under-load, unknown)", "unknown", load),
             Field(
                 "hosts",
@@ -99,6 +122,7 @@ class ProbeDialog(FormDialog):  # type: ignore[type-arg]
             Field("argv", "Command line (empty: the probe's own)"),
             Field("paste", "…or paste output taken elsewhere", multiline=True),
             Field("paste_host", "Host the pasted output came from", "unknown"),
+            Field("window", "Sampling window, seconds (samplers such as nvml-sampler)", "2"),
             Field("note", "Note (optional)"),
         ]
         super().__init__(
@@ -118,8 +142,14 @@ def run_probe_request(
     who: Who,
     progress: Callable[[str], None] | None = None,
     cancel: CancelToken | None = None,
+    window_s: float = 2.0,
 ) -> list[str]:
     """Run and record (on the probe thread); one line per host as each lands."""
+    if isinstance(request.where, Local) and not request.argv:
+        # as the CLI does: a sampler probe given nothing to run samples here (NVML)
+        where = default_where(service.probe(request.probe), ())
+        if isinstance(where, Sample):
+            request = replace(request, where=Sample(window_s))
     lines: list[str] = []
     for record in service.run_probe(case_id, request, who, cancel=cancel):
         host = record.result.host or "local"

@@ -180,7 +180,7 @@ class CaseWriting(CaseScreenBase):
         try:
             lines = await backend.probe_call(
                 lambda service: run_probe_request(
-                    service, self.case_id, outcome.request, who, progress, cancel
+                    service, self.case_id, outcome.request, who, progress, cancel, outcome.window_s
                 )
             )
         except CasefileError as error:
@@ -192,6 +192,10 @@ class CaseWriting(CaseScreenBase):
             self.probe_cancel = None
             bar.change(notice="")
         self.commands.append(outcome.command)
-        title = "Probe cancelled" if cancel.cancelled else "Probe recorded"
+        failed = any("failed run" in text for text in lines)
+        if cancel.cancelled:
+            title = "Probe cancelled"
+        else:
+            title = "Probe recorded as a failed run" if failed else "Probe recorded"
         self.notify("\n".join(lines[-3:]) + f"\n$ {outcome.command}", title=title, markup=False)
         await self._refresh()
