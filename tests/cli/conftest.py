@@ -21,6 +21,10 @@ BUILTIN_PROBE_MODULES = (
     "dmon",
     "pmon",
     "lspci",
+    "lspci_tree",
+    "kernel_cmdline",
+    "iommu_dmesg",
+    "numa",
     "nccl",
     "p2p",
     "bandwidth",
@@ -42,11 +46,17 @@ class Outcome:
 CLI = Callable[..., Outcome]
 
 
+#: modules that ship a second probe beside their PROBE (module, attribute)
+BUILTIN_EXTRA_PROBES = (("numa", "LSCPU_PROBE"), ("smi_q", "PERFORMANCE_PROBE"))
+
+
 def builtin_probes() -> list[Probe]:
-    """The built-in PROBE objects, imported directly rather than found through entry points."""
+    """The built-in probe objects, imported directly rather than found through entry points
+    (a test that compares them with pyproject.toml's entry points keeps the lists equal)."""
+    found = [(module, "PROBE") for module in BUILTIN_PROBE_MODULES] + list(BUILTIN_EXTRA_PROBES)
     probes = []
-    for module in BUILTIN_PROBE_MODULES:
-        probe = importlib.import_module(f"casefile_probes.{module}").PROBE
+    for module, attribute in found:
+        probe = getattr(importlib.import_module(f"casefile_probes.{module}"), attribute)
         assert isinstance(probe, Probe)
         probes.append(probe)
     return probes
