@@ -15,7 +15,7 @@ from casefile.tui.dialogs.form import FormDialog
 from casefile.tui.screens.case import CaseScreen
 from tests.cli.conftest import builtin_registry
 from tests.tui.conftest import CASE, build_app
-from tests.tui.helpers import case_ready, settle
+from tests.tui.helpers import case_ready, recorded, settle
 
 #: (key that opens the dialog, field values typed into it)
 ACTIONS = {
@@ -236,3 +236,82 @@ async def test_the_evidence_dialog_shows_the_posterior_before_recording(db_url: 
         fill(dialog, {"likelihoods": "no-such=0.5"})
         await settle(pilot, lambda: "no-such" in str(shown.render()))
     assert events_after(db_url, 68) == []  # a preview records nothing
+
+
+async def test_reinstate_from_the_tui_is_the_cli_reinstate(
+    db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from casefile.app.who import Who
+
+    with CaseService(SqlEventStore(db_url), builtin_registry()) as service:
+        service.retire_hypothesis(CASE, "host-side", "CPU is idle", Who("alice"))
+    twin = tmp_path / "twin.db"
+    shutil.copy(db_url.removeprefix("sqlite:///"), twin)
+    app = build_app(db_url, actor="alice")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot, case_ready(app))
+        await pilot.press("i")
+        await settle(pilot, lambda: isinstance(app.screen, FormDialog))
+        dialog = app.screen
+        assert isinstance(dialog, FormDialog)
+        fill(dialog, {"hypothesis": "host-side", "because": "the tokenizer is single-threaded"})
+        request = dialog.request
+        assert request is not None
+        await pilot.press("ctrl+s")
+        await settle(pilot, recorded(app))
+    monkeypatch.setenv("CASEFILE_DB", f"sqlite:///{twin}")
+    assert main([*request.argv(CASE), "--actor", "alice"]) == 0
+    assert events_after(db_url, 69) == events_after(f"sqlite:///{twin}", 69)
+    assert [k for k, _p, _a in events_after(db_url, 69)] == ["hypothesis.reinstated"]
+
+
+async def test_opening_a_playbook_from_the_tui_is_the_cli_playbook_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from casefile.app.who import Who
+
+    mine, twin = tmp_path / "mine.db", tmp_path / "twin.db"
+    for path in (mine, twin):
+        with CaseService(SqlEventStore(f"sqlite:///{path}"), builtin_registry()) as service:
+            service.new_case("Slow decode", "11 tok/s", case_id="pb", who=Who("alice"))
+    app = build_app(f"sqlite:///{mine}", case="pb", actor="alice")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot, case_ready(app))
+        await pilot.press("o")
+        await settle(pilot, lambda: isinstance(app.screen, FormDialog))
+        dialog = app.screen
+        assert isinstance(dialog, FormDialog)
+        fill(dialog, {"playbook": "gpu-throughput"})
+        request = dialog.request
+        assert request is not None
+        await pilot.press("ctrl+s")
+        await settle(pilot, recorded(app))
+    monkeypatch.setenv("CASEFILE_DB", f"sqlite:///{twin}")
+    assert main([*request.argv("pb"), "--actor", "alice"]) == 0
+
+    def after(path: Path) -> list[tuple[str, dict[str, object], str]]:
+        with CaseService(SqlEventStore(f"sqlite:///{path}"), builtin_registry()) as service:
+            return [(e.type, dict(e.payload), e.actor) for e in service.events("pb", after=1)]
+
+    assert after(mine) == after(twin) and len(after(mine)) > 3
+
+
+async def test_export_from_the_tui_writes_what_the_cli_writes(
+    db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mine, theirs = tmp_path / "tui-export", tmp_path / "cli-export"
+    app = build_app(db_url, read_only=True)  # an export writes no event: read-only may
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot, case_ready(app))
+        await pilot.press("x")
+        await settle(pilot, lambda: isinstance(app.screen, FormDialog))
+        dialog = app.screen
+        assert isinstance(dialog, FormDialog)
+        fill(dialog, {"directory": str(mine)})
+        await pilot.press("ctrl+s")
+        await settle(pilot, recorded(app))
+    monkeypatch.setenv("CASEFILE_DB", db_url)
+    assert main(["export", CASE, str(theirs)]) == 0
+    files = sorted(p.relative_to(mine) for p in mine.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(theirs) for p in theirs.rglob("*") if p.is_file())
+    assert all((mine / f).read_bytes() == (theirs / f).read_bytes() for f in files)

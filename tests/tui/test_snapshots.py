@@ -147,8 +147,59 @@ class TestDialogs:
         run = dialog_open("p", probe="nvidia-smi-q", load="under-load")
         assert snap_compare(build_app(db_url), terminal_size=WIDE, run_before=run)
 
+    def test_conclude(self, snap_compare: Any, db_url: str) -> None:
+        run = dialog_open("c", summary="Launch-bound at low batch", recommend="CUDA graphs")
+        assert snap_compare(build_app(db_url), terminal_size=WIDE, run_before=run)
+
+    def test_report(self, snap_compare: Any, db_url: str) -> None:
+        run = dialog_open("r", path="postmortem.html", redact="yes")
+        assert snap_compare(build_app(db_url), terminal_size=WIDE, run_before=run)
+
+    def test_jump(self, snap_compare: Any, db_url: str) -> None:
+        run = dialog_open("colon", where="09:51")
+        assert snap_compare(build_app(db_url), terminal_size=WIDE, run_before=run)
+
+
+class TestProbeRun:
+    def test_a_probe_in_progress(self, snap_compare: Any, db_url: str) -> None:
+        async def running(pilot: Pilot[None]) -> None:
+            from tests.tui.test_actions import fill as fill_fields
+
+            screen = pilot.app.screen
+            await pilot.press("p")
+            await settle(pilot, lambda: isinstance(pilot.app.screen, FormDialog))
+            dialog = pilot.app.screen
+            assert isinstance(dialog, FormDialog)
+            fill_fields(dialog, {"probe": "command", "argv": "sleep 30"})
+            await pilot.press("ctrl+s")
+            # (not settle(): it waits for every worker, the 30-second probe included)
+            for _ in range(300):
+                if getattr(screen, "probe_cancel", None) is not None:
+                    break
+                await pilot.pause(0.05)
+            await pilot.press("4")  # the next steps tab: the same screen whatever the timing
+            await pilot.pause(0.2)
+
+        assert snap_compare(build_app(db_url), terminal_size=WIDE, run_before=opened(then=running))
+
 
 class TestCaseList:
+    def test_new_case_dialog(self, snap_compare: Any, db_url: str) -> None:
+        async def new(pilot: Pilot[None]) -> None:
+            from tests.tui.test_actions import fill as fill_fields
+
+            screen = pilot.app.screen
+            await settle(pilot, lambda: isinstance(screen, CaseListScreen) and bool(screen.rows))
+            await pilot.press("n")
+            await settle(pilot, lambda: isinstance(pilot.app.screen, FormDialog))
+            dialog = pilot.app.screen
+            assert isinstance(dialog, FormDialog)
+            fill_fields(dialog, {"title": "Slow decode", "environment": "gpu=H100\nnodes=2"})
+            dialog.query_one("#form-cancel").focus()
+            await pilot.pause(0.1)
+
+        assert snap_compare(build_app(db_url, case=None), terminal_size=WIDE, run_before=new)
+
     def test_case_list(self, snap_compare: Any, db_url: str) -> None:
         async def listed(pilot: Pilot[None]) -> None:
             screen = pilot.app.screen
