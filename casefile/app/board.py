@@ -116,7 +116,8 @@ class Board:
         return BoardState(
             case_id=self.case_id,
             rows=tuple(self._index.rows),
-            pivots=tuple(self._index.pivot_seqs),
+            # every change of leader, at any depth of the tree ([ and ] step through them)
+            pivots=tuple(sorted({*self._index.pivot_seqs, *self._index.subpivot_seqs})),
             warnings=tuple(self._index.warning_seqs),
             frame=self.frame(projection.last_seq),
             new_rows=new_rows,

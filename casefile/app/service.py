@@ -179,7 +179,10 @@ class CaseService:
         return project(self.events(case_id, upto=upto))
 
     def candidates(self, projection: Projection) -> list[Candidate]:
-        """Every probe + rule pair that the playbooks opened in this case offer."""
+        """Every probe + rule pair that the playbooks opened in this case offer, less the pairs
+        whose rule reads facts the probe says it cannot give (see ``ranking.feeds``): a probe
+        is credited only with the rules its run can feed."""
+        from casefile.domain.beliefs.ranking import feeds
         from casefile.domain.beliefs.views import Candidate
 
         probes = self.registry.all_probes()
@@ -190,6 +193,8 @@ class CaseService:
                     continue
                 for name in rule.probes:
                     probe = probes.get(name)
+                    if probe is not None and not feeds(rule, probe.facts):
+                        continue
                     out.append(Candidate(name, rule, probe.cost if probe else "moderate"))
         return out
 

@@ -56,8 +56,10 @@ class Probe:
     #: where it can run; a sampler-only probe (NVML) cannot be sent over SSH or pasted live
     where: frozenset[Where] = frozenset({"local", "ssh", "pasted"})
     cost: CostClass = "cheap"
-    #: fact names this probe can produce (documentation for rule authors and `casefile plugins`;
-    #: rules name the probes they read in their own ``probes`` list)
+    #: fact names (or ``fnmatch`` patterns, e.g. ``"pci.acs.*"``) this probe can produce: for
+    #: rule authors and `casefile plugins`, and for the ranking, which credits a probe only with
+    #: the rules (named in their own ``probes`` list) whose facts it can give. Empty: not
+    #: declared, so taken to feed any rule that names it (third-party probes keep working).
     facts: tuple[str, ...] = ()
     #: whether its readings mean something only under load (utilisation, throughput): rules
     #: that read them require ``under-load`` and set aside readings taken otherwise

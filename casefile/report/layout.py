@@ -198,7 +198,9 @@ def _timeline(report: Report) -> list[Block]:
 def _pivots(report: Report) -> list[Block]:
     rows = []
     for p in report.pivots:
-        where = p.question if p.parent is None else f"{p.question}, under {p.parent}"
+        where = (
+            p.question if p.parent is None else f"{p.question}, under {p.parent} (depth {p.depth})"
+        )
         before = ", ".join(f"{s.hypothesis} {pct(s.confidence)}" for s in p.belief_before)
         after = ", ".join(f"{s.hypothesis} {pct(s.confidence)}" for s in p.belief_after)
         reading: list[Span] = [p.reading]

@@ -145,6 +145,7 @@ class Pivot:
     surprise_bits: float | None
     belief_before: tuple[Share, ...]
     belief_after: tuple[Share, ...]
+    depth: int = 0  # of the hypotheses whose leader changed: 0 top level, 1 their children, …
 
 
 @dataclass(frozen=True, slots=True)

@@ -101,6 +101,8 @@ def _pivot(
     event = src.event(step.seq)
     is_evidence = event.type == "evidence.assessed"
     observation = event.payload.get("observation_seq") if is_evidence else None
+    structure = src.projection.questions[qid].structure
+    index = structure.index.get(parent) if parent is not None else None
     return Pivot(
         ref=src.ref(step.seq),
         question=qid,
@@ -112,6 +114,7 @@ def _pivot(
         surprise_bits=step.surprise_bits,
         belief_before=tuple(_shares(src, members, before)),
         belief_after=tuple(_shares(src, members, after)),
+        depth=0 if index is None else structure.depth[index] + 1,
     )
 
 

@@ -207,6 +207,8 @@ PROBE = Probe(
         "nvbandwidth.device_to_host_memcpy_ce",
         "nvbandwidth.device_to_device_memcpy_write_ce",
         "name",
+        # patterns (fnmatch): families the parser names per field, section or test
+        "nvbandwidth.*",
     ),
     needs_load=False,
 )

@@ -306,6 +306,12 @@ PROBE = Probe(
         "pcie.rx_throughput",
         "pcie.tx_throughput",
         "dmon.samples",
+        # patterns (fnmatch): families the parser names per field, section or test
+        "dmon.*",
+        "gpm.*",
+        "utilization.*",
+        "*.series",
+        "*.series.*",
     ),
     needs_load=True,
     timeout_s=30.0,

@@ -176,6 +176,8 @@ PROBE = Probe(
         "iommu.groups",
         "iommu.faults",
         "iommu.swiotlb",
+        # patterns (fnmatch): families the parser names per field, section or test
+        "kernel.*",
     ),
     needs_load=False,
 )

@@ -542,6 +542,8 @@ PROBE = Probe(
         "pci.path.acs_redirect",
         "pci.pair.common_bridge",
         "pci.pair.acs_redirect",
+        # patterns (fnmatch): families the parser names per field, section or test
+        "pci.acs.*",
     ),
     needs_load=False,
 )

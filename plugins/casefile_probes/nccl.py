@@ -443,6 +443,8 @@ PROBE = Probe(
         "nccl.transports",
         "nccl.env.NCCL_P2P_LEVEL",
         "nccl.warnings",
+        # patterns (fnmatch): families the parser names per field, section or test
+        "nccl.*",
     ),
     needs_load=False,
     extra={"argv_note": "usually set by the user: binary path, -g GPUs per process, mpirun"},

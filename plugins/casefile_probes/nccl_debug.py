@@ -481,6 +481,8 @@ PROBE = Probe(
         "nccl.log.hosts",
         "nccl.log.lines",
         "nccl.warnings",
+        # patterns (fnmatch): families the parser names per field, section or test
+        "nccl.env.*",
     ),
     needs_load=False,
     extra={"argv_note": "or paste any program's output run with NCCL_DEBUG=INFO"},

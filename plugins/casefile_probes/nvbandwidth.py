@@ -315,6 +315,8 @@ PROBE = Probe(
         "nvbandwidth.gpus",
         "name",
         "pci.bus_id",
+        # patterns (fnmatch): families the parser names per field, section or test
+        "nvbandwidth.*",
     ),
     needs_load=False,
     extra={"argv_note": "-t <testcase> runs one test; the full run takes minutes"},

@@ -205,6 +205,8 @@ PROBE = Probe(
         "p2p.bidir_bw.enabled.max",
         "p2p.gpus",
         "name",
+        # patterns (fnmatch): families the parser names per field, section or test
+        "p2p.*",
     ),
     needs_load=False,
 )

@@ -117,6 +117,8 @@ PROBE = Probe(
         "process.type",
         "process.fb",
         "pmon.processes",
+        # patterns (fnmatch): families the parser names per field, section or test
+        "process.*",
     ),
     needs_load=True,
     timeout_s=30.0,

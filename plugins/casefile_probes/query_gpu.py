@@ -499,6 +499,17 @@ PROBE = Probe(
         "clocks_event_reasons.sw_thermal_slowdown",
         "clocks_event_reasons.hw_thermal_slowdown",
         "query.samples",
+        # patterns (fnmatch): families the parser names per field, section or test
+        "clocks.*",
+        "compute_cap",
+        "compute_mode",
+        "driver_version",
+        "fan.speed",
+        "memory.*",
+        "pstate",
+        "vbios_version",
+        "*.series",
+        "*.series.*",
     ),
     needs_load=True,
 )

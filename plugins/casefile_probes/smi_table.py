@@ -246,6 +246,12 @@ PROBE = Probe(
         "pstate",
         "processes.count",
         "mig.mode.current",
+        # patterns (fnmatch): families the parser names per field, section or test
+        "compute_mode",
+        "persistence_mode",
+        "ecc.*",
+        "mig.*",
+        "process.*",
     ),
     needs_load=True,
 )

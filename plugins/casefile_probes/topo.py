@@ -273,6 +273,8 @@ PROBE = Probe(
         "topo.gpu_numa_id",
         "topo.nic_device",
         "topo.p2p_supported",
+        # patterns (fnmatch): families the parser names per field, section or test
+        "topo.p2p.*",
     ),
     needs_load=False,
 )

@@ -43,7 +43,8 @@ def test_every_step_keeps_its_shape_and_names_its_event(
         assert step["hash"] == event.hash
         for question in step["questions"].values():
             assert set(question) == {
-                "leader", "leading_leaf", "pivot", "previous_leader", "confidences",
+                "leader", "leading_leaf", "pivot", "previous_leader", "pivot_depth",
+                "previous_leading_leaf", "confidences",
             }  # fmt: skip
 
 

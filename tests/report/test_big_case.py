@@ -57,6 +57,8 @@ def test_pivots_at_every_depth() -> None:
     (pivot,) = report.pivots
     assert (pivot.ref.seq, pivot.question, pivot.parent) == (7, "q", "link")
     assert (pivot.before, pivot.after) == ("narrow", "slow")
+    assert pivot.depth == 1  # the children of a top-level hypothesis
+    assert "q, under link (depth 1)" in render(report, "md").decode()
     assert [s.hypothesis for s in pivot.belief_after] == ["slow", "narrow"]
     assert report.health.advice == ()  # advice is for the question's own pivots
 

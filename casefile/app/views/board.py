@@ -34,7 +34,16 @@ SPARK_POINTS = 16
 RULED_OUT_BELOW = 0.05
 
 #: Marks a timeline row can carry, each with a glyph so meaning never rests on colour alone.
-MARK_GLYPHS = {"pivot": "◆", "surprise": "!", "set-aside": "⊘", "warning": "⚠", "evidence": "•"}
+#: "pivot": the top-level leader changed; "subpivot": it held, but the leader inside its subtree
+#: changed (one child of the same parent overtook another, at any depth).
+MARK_GLYPHS = {
+    "pivot": "◆",
+    "subpivot": "◇",
+    "surprise": "!",
+    "set-aside": "⊘",
+    "warning": "⚠",
+    "evidence": "•",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +153,8 @@ class BoardIndex:
     #: proposing or retiring a hypothesis reshapes the tree, it is not a measurement)
     evidence_seqs: list[int] = field(default_factory=list)
     pivot_seqs: list[int] = field(default_factory=list)
+    #: steps where the leader changed inside a subtree, the top-level leader held
+    subpivot_seqs: list[int] = field(default_factory=list)
     surprise_seqs: list[int] = field(default_factory=list)
     warning_seqs: list[int] = field(default_factory=list)  # steps that raised a warning
     #: (seq, warnings active right after it) at each step that raised or cleared one
@@ -178,6 +189,9 @@ class BoardIndex:
         if step.pivots:
             self.pivot_seqs.append(seq)
             marks.append("pivot")
+        elif step.pivot_depths:
+            self.subpivot_seqs.append(seq)
+            marks.append("subpivot")
         unexpected = step.unexpected_bits
         if unexpected is not None and unexpected >= SURPRISE_FLAG_BITS:
             self.surprise_seqs.append(seq)

@@ -30,13 +30,20 @@ from casefile.domain.events import Event
 
 @dataclass(frozen=True, slots=True)
 class ReplayQuestion:
-    """One question right after one event."""
+    """One question right after one event.
+
+    ``pivot`` keeps its meaning (the top-level leader changed); ``pivot_depth`` is the
+    shallowest depth at which the leader path changed (0 with ``pivot``, deeper for a pivot
+    inside the leader's subtree, ``None`` for neither), with the leading leaf held before.
+    """
 
     leader: str
     leading_leaf: str
     pivot: bool
     previous_leader: str | None
     confidences: Mapping[str, float]  # a private copy; steps that changed nothing share it
+    pivot_depth: int | None = None
+    previous_leading_leaf: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -44,6 +51,8 @@ class ReplayQuestion:
             "leading_leaf": self.leading_leaf,
             "pivot": self.pivot,
             "previous_leader": self.previous_leader,
+            "pivot_depth": self.pivot_depth,
+            "previous_leading_leaf": self.previous_leading_leaf,
             "confidences": dict(self.confidences),
         }
 
@@ -155,7 +164,16 @@ class ReplayView:
                     parts.append(self._step_text(encode, step, questions))
                     continue
                 key = tuple(
-                    (qid, id(q.confidences), q.leader, q.leading_leaf, q.pivot, q.previous_leader)
+                    (
+                        qid,
+                        id(q.confidences),
+                        q.leader,
+                        q.leading_leaf,
+                        q.pivot,
+                        q.previous_leader,
+                        q.pivot_depth,
+                        q.previous_leading_leaf,
+                    )
                     for qid, q in step.questions.items()
                 )
                 questions = seen.get(key)
@@ -217,12 +235,13 @@ def replay_step(
     changes: dict[str, float] = {}
     # a step that changed no question holds the snapshots dict the step before held: its
     # questions are that step's too (the fold shares the dict between such steps)
-    shared = copies.get(("questions", id(step.snapshots))) if not step.pivots else None
+    moved = step.pivot_depths  # every question whose leader path changed (pivots included)
+    shared = copies.get(("questions", id(step.snapshots))) if not moved else None
     if shared is not None and not step.changed:
         questions = shared
     for qid, snap in () if questions else step.snapshots.items():
-        pivot = step.pivots.get(qid)
-        if pivot is None:
+        depth = moved.get(qid)
+        if depth is None:
             # a question this step left alone is the one the step before showed: one object
             # per snapshot, not one per step (most steps change nothing)
             key = -id(snap)
@@ -233,8 +252,15 @@ def replay_step(
                 )
             questions[qid] = same
         else:
+            pivot = step.pivots.get(qid)
             questions[qid] = ReplayQuestion(
-                snap.leader, snap.leading_leaf, True, pivot[0], _confidences(snap, copies)
+                snap.leader,
+                snap.leading_leaf,
+                pivot is not None,
+                None if pivot is None else pivot[0],
+                _confidences(snap, copies),
+                depth[0],
+                depth[1],
             )
         confidences = questions[qid].confidences
         if qid in step.changed:
@@ -243,7 +269,7 @@ def replay_step(
             for hid, value in confidences.items():
                 if hid not in old or value != old[hid]:
                     changes[hid] = value - old.get(hid, 0.0)
-    if not step.pivots:
+    if not moved:
         copies[("questions", id(step.snapshots))] = questions
     text, outcome = own_text(event)
     unexpected = step.unexpected_bits

@@ -1,4 +1,5 @@
-"""The end of a replay in a few lines: each pivot, and who leads each question at the end."""
+"""The end of a replay in a few lines: each pivot (of the top-level leader, and inside the
+leader's subtree), and who leads each question at the end."""
 
 from __future__ import annotations
 
@@ -27,6 +28,27 @@ class PivotRow:
 
 
 @dataclass(frozen=True, slots=True)
+class SubpivotRow:
+    """A pivot inside the leader's subtree: the top-level leader held, the leader at
+    ``depth`` changed (so the leading leaf went from ``previous_leaf`` to ``leaf``)."""
+
+    seq: int
+    question: str
+    depth: int
+    previous_leaf: str
+    leaf: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "question": self.question,
+            "depth": self.depth,
+            "previous_leaf": self.previous_leaf,
+            "leaf": self.leaf,
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class FinalLeader:
     question: str
     leader: str
@@ -48,21 +70,38 @@ class ReplaySummary:
 
     pivots: tuple[PivotRow, ...]
     leaders: tuple[FinalLeader, ...]
+    subpivots: tuple[SubpivotRow, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
             "pivots": [p.to_json() for p in self.pivots],
             "leaders": [f.to_json() for f in self.leaders],
+            "subpivots": [p.to_json() for p in self.subpivots],
         }
 
 
 def summarise_replay(steps: Sequence[ReplayStep], names: Mapping[str, str]) -> ReplaySummary:
-    """Each pivot among ``steps``, and who leads each question after the last of them."""
+    """Each pivot among ``steps`` (top-level ones in ``pivots``, those inside the leader's
+    subtree in ``subpivots``), and who leads each question after the last of them."""
     pivots = tuple(
         PivotRow(step.seq, qid, question.previous_leader, question.leader)
         for step in steps
         for qid, question in step.questions.items()
         if question.pivot and question.previous_leader is not None
+    )
+    subpivots = tuple(
+        SubpivotRow(
+            step.seq,
+            qid,
+            question.pivot_depth,
+            question.previous_leading_leaf,
+            question.leading_leaf,
+        )
+        for step in steps
+        for qid, question in step.questions.items()
+        if not question.pivot
+        and question.pivot_depth is not None
+        and question.previous_leading_leaf is not None
     )
     last = steps[-1].questions if steps else {}
     leaders = tuple(
@@ -74,4 +113,4 @@ def summarise_replay(steps: Sequence[ReplayStep], names: Mapping[str, str]) -> R
         )
         for qid, question in last.items()
     )
-    return ReplaySummary(pivots, leaders)
+    return ReplaySummary(pivots, leaders, subpivots)

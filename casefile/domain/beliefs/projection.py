@@ -22,6 +22,7 @@ from casefile.domain.beliefs.question import (
     QuestionState,
     Surprise,
 )
+from casefile.domain.beliefs.tree import moved_depth
 from casefile.domain.beliefs.warnings import CaseWarning, WarningTracker
 from casefile.domain.catalogue import CURRENT_VERSIONS
 from casefile.domain.events import GENESIS_HASH, Event
@@ -34,6 +35,11 @@ from casefile.errors import DomainError, InvalidEvent
 #: Raw surprise (−log₂ P(E)) is shown too, but its scale depends on how finely the evidence's
 #: outcomes are cut, so it is a poor threshold on its own.
 SURPRISE_FLAG_BITS = 1.0
+
+
+#: question → (depth, old leading leaf, new leading leaf): see :attr:`Step.pivot_depths`
+PivotDepths = dict[str, tuple[int, str, str]]
+_NO_DEPTHS: PivotDepths = {}
 
 
 class Step(NamedTuple):
@@ -51,6 +57,10 @@ class Step(NamedTuple):
     surprise: Surprise | None
     raised: tuple[CaseWarning, ...]
     cleared: tuple[CaseWarning, ...]
+    #: where the leader path (the leader, then the leading child at each depth down to the
+    #: leading leaf) changed: depth 0 with every entry of ``pivots``, deeper where the leader
+    #: at that depth changed under the same top-level leader (a pivot inside a subtree)
+    pivot_depths: PivotDepths = _NO_DEPTHS
 
     @property
     def surprise_bits(self) -> float | None:
@@ -316,14 +326,23 @@ class _Folder:
         except KeyError as error:
             raise DomainError(f"seq {event.seq} ({event.type}): unknown id {error}") from None
         pivots = _NO_PIVOTS
+        depths = _NO_DEPTHS
         if changed:
             pivots = {}
+            depths = {}
             for qid in changed:
                 question = p.questions[qid]
                 before = self.snapshots.get(qid)
                 snap = question.snapshot()
-                if before is not None and before.leader != snap.leader and question.evidence_count:
-                    pivots[qid] = (before.leader, snap.leader)
+                if before is not None and question.evidence_count:
+                    if before.leader != snap.leader:
+                        pivots[qid] = (before.leader, snap.leader)
+                        depths[qid] = (0, before.leading_leaf, snap.leading_leaf)
+                    elif snap.leads_a_subtree() or before.leads_a_subtree():
+                        # only a leader with children can move inside its subtree
+                        depth = moved_depth(before.leader_path, snap.leader_path)
+                        if depth is not None:
+                            depths[qid] = (depth, before.leading_leaf, snap.leading_leaf)
                 self.snapshots[qid] = snap
                 warnings.check_question(event.seq, question)
             self.shared = dict(self.snapshots)
@@ -338,6 +357,7 @@ class _Folder:
                 surprise,
                 raised,
                 cleared,
+                depths or _NO_DEPTHS,
             )
         )
 

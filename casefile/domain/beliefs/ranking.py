@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 
 from casefile.domain.beliefs.arithmetic import entropy_bits, mutual_information_bits, tempered
 from casefile.domain.beliefs.projection import Projection
@@ -24,6 +25,43 @@ COST_ORDER = {"instant": 0, "cheap": 1, "moderate": 2, "expensive": 3}
 #: Joint outcome spaces larger than this are not enumerated (the probe is scored on its best
 #: single rule instead); the built-in probes stay far below it.
 MAX_JOINT_OUTCOMES = 20_000
+
+
+#: Facts a rule may read that no probe states: :func:`casefile.domain.rules.derived_facts`
+#: computes them from others of the same observation (one of each group needed).
+DERIVED_FROM: dict[str, tuple[tuple[str, ...], ...]] = {
+    "pcie.link.capacity": (
+        ("pcie.link.gen.max", "pcie.link.gen.current"),
+        ("pcie.link.width.max", "pcie.link.width.current"),
+    ),
+}
+
+
+def can_produce(patterns: Sequence[str], name: str) -> bool:
+    """Whether a probe declaring ``patterns`` (fact names or ``fnmatch`` patterns) can give
+    fact ``name``, directly or as a fact derived from others it gives."""
+    if any(fnmatchcase(name, pattern) for pattern in patterns):
+        return True
+    groups = DERIVED_FROM.get(name)
+    return groups is not None and all(
+        any(can_produce(patterns, member) for member in group) for group in groups
+    )
+
+
+def feeds(rule: Rule, patterns: Sequence[str]) -> bool:
+    """Whether one run of a probe declaring ``patterns`` can give ``rule`` something to read.
+
+    The rule pools its statistic's facts (any one will do); a ratio (``per``) of a mean, max
+    or min also needs the denominator from the same observation. A probe that declares no
+    facts (a third-party probe, the generic command) is taken to feed any rule it is named by.
+    """
+    if not patterns:
+        return True
+    statistic = rule.statistic
+    if not any(can_produce(patterns, name) for name in statistic.facts):
+        return False
+    needs_per = statistic.per is not None and statistic.aggregate in ("mean", "max", "min")
+    return not needs_per or can_produce(patterns, str(statistic.per))
 
 
 @dataclass(frozen=True)

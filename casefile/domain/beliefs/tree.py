@@ -97,7 +97,7 @@ class QuestionSnapshot:
 
     __slots__ = (
         "_confidences",
-        "_leading_leaf",
+        "_leader_path",
         "_probs",
         "leader",
         "structure",
@@ -114,7 +114,7 @@ class QuestionSnapshot:
         self.leader = leader
         self._probs: tuple[float, ...] | None = None
         self._confidences: dict[str, float] | None = None
-        self._leading_leaf: str | None = None
+        self._leader_path: tuple[str, ...] | None = None
 
     @property
     def probs(self) -> tuple[float, ...]:
@@ -130,10 +130,20 @@ class QuestionSnapshot:
         return self._confidences
 
     @property
+    def leader_path(self) -> tuple[str, ...]:
+        """The leader, then the leading child at each depth down to the leading leaf."""
+        if self._leader_path is None:
+            self._leader_path = leader_path(self.structure, self.confidences, self.leader)
+        return self._leader_path
+
+    @property
     def leading_leaf(self) -> str:
-        if self._leading_leaf is None:
-            self._leading_leaf = leading_leaf(self.structure, self.confidences, self.leader)
-        return self._leading_leaf
+        return self.leader_path[-1]
+
+    def leads_a_subtree(self) -> bool:
+        """Whether the leader has children (else its path is the leader alone)."""
+        index = self.structure.index.get(self.leader)
+        return index is not None and len(self.structure.subtree[index]) > 1
 
     def __eq__(self, other: object) -> bool:
         return (
@@ -150,7 +160,16 @@ class QuestionSnapshot:
 def leading_leaf(structure: Structure, confidences: dict[str, float], leader: str) -> str:
     """The most specific hypothesis under the leader that holds more than its siblings and
     more than its parent's own "other mechanism"."""
+    return leader_path(structure, confidences, leader)[-1]
+
+
+def leader_path(
+    structure: Structure, confidences: dict[str, float], leader: str
+) -> tuple[str, ...]:
+    """``leader``, then at each depth the child that leads its siblings and its parent's own
+    "other mechanism", down to the leading leaf (depth ``i`` of the tree is ``path[i]``)."""
     current = leader
+    path = [leader]
     while current != structure.catch_all:
         index = structure.ids.index(current)
         kids = [
@@ -165,7 +184,21 @@ def leading_leaf(structure: Structure, confidences: dict[str, float], leader: st
         if confidences[best] < own:
             break
         current = best
-    return current
+        path.append(current)
+    return tuple(path)
+
+
+def moved_depth(before: tuple[str, ...], after: tuple[str, ...]) -> int | None:
+    """The shallowest depth at which two leader paths name different hypotheses, or ``None``.
+
+    A path that only grows or shrinks (the leader at some depth gives way to its parent's own
+    "other mechanism", or a child comes to lead it) is a change of precision, not of leader:
+    no depth holds two different leaders, so it is not a pivot.
+    """
+    for depth, (old, new) in enumerate(zip(before, after, strict=False)):
+        if old != new:
+            return depth
+    return None
 
 
 def evidence_effect(
