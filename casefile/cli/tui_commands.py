@@ -27,15 +27,23 @@ def cmd_tui(args: argparse.Namespace) -> int:
         )
         return 2
     from casefile.app.opening import open_case, open_service
+    from casefile.cli.config import load_config
     from casefile.cli.parsing import who
     from casefile.tui import make_app
+    from casefile.tui.dialogs.probe import SshOptions
 
     actor = who(args).actor
+    config = load_config()  # the probe dialog connects as `casefile probe` would
+    ssh = SshOptions(
+        ssh_config=config.ssh_config,
+        known_hosts=config.ssh_known_hosts,
+        connect_timeout_s=config.ssh_connect_timeout or 10.0,
+    )
+    options = {"actor": actor, "read_only": args.read_only, "ssh": ssh}
     if args.case is None:
-        service = open_service(args.db)
-        app = make_app(service, None, actor=actor, read_only=args.read_only)
+        app = make_app(open_service(args.db), None, **options)
     else:
         opened = open_case(args.case, args.db)
-        app = make_app(opened.service, opened.case_id, actor=actor, read_only=args.read_only)
+        app = make_app(opened.service, opened.case_id, **options)
     app.run()
     return app.return_code or 0

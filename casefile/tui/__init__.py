@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
     from casefile.app.service import CaseService
     from casefile.tui.app import CasefileApp
+    from casefile.tui.dialogs.probe import SshOptions
 
 
 def make_app(
@@ -24,6 +25,7 @@ def make_app(
     read_only: bool = False,
     database_label: str | None = None,
     ssh_hosts: Callable[[], list[str]] | None = None,
+    ssh: SshOptions | None = None,
 ) -> CasefileApp:
     """The app over ``service``, opened on ``case_id`` (or on the case list)."""
     from casefile.tui.app import CasefileApp
@@ -40,4 +42,5 @@ def make_app(
         read_only=read_only,
         probe_names=probe_names,
         ssh_hosts=ssh_hosts,
+        ssh=ssh,
     )

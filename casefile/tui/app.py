@@ -10,6 +10,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from casefile.tui.backend import CaseThread
+from casefile.tui.dialogs.probe import SshOptions
 
 #: The palette's case actions: title, help, the case screen's action.
 CASE_COMMANDS = (
@@ -57,6 +58,7 @@ class CasefileApp(App[None]):
         read_only: bool = False,
         probe_names: Callable[[], list[str]] | None = None,
         ssh_hosts: Callable[[], list[str]] | None = None,
+        ssh: SshOptions | None = None,
     ) -> None:
         super().__init__()
         self.backend = backend
@@ -67,6 +69,7 @@ class CasefileApp(App[None]):
         self._probe_names = probe_names
         self._ssh_hosts = ssh_hosts
         self._quit_asked = False
+        self.ssh = ssh
 
     def on_mount(self) -> None:
         from casefile.tui.screens.case_list import CaseListScreen
@@ -89,7 +92,7 @@ class CasefileApp(App[None]):
             return self._ssh_hosts()
         from casefile.app.probing import ssh_hosts
 
-        return ssh_hosts()
+        return ssh_hosts(self.ssh.ssh_config if self.ssh is not None else None)
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         from casefile.tui.screens.case import CaseScreen

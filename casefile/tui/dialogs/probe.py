@@ -7,6 +7,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from casefile.app.probing import (
@@ -30,6 +31,16 @@ MAX_HOSTS = 64
 
 
 @dataclass(frozen=True)
+class SshOptions:
+    """How the TUI's SSH probes connect: the CLI's ``--ssh-config``, ``--known-hosts`` and
+    ``--connect-timeout``, from the config file (or a test)."""
+
+    ssh_config: Path | None = None
+    known_hosts: Path | None = None
+    connect_timeout_s: float = 10.0
+
+
+@dataclass(frozen=True)
 class ProbeOutcome:
     request: ProbeRequest
     command: str
@@ -45,7 +56,12 @@ class ProbeOutcome:
         raise NotImplementedError("probes run through run_probe_request")
 
 
-def build_probe(values: Mapping[str, str], probes: Sequence[str], case_id: str) -> ProbeOutcome:
+def build_probe(
+    values: Mapping[str, str],
+    probes: Sequence[str],
+    case_id: str,
+    ssh: SshOptions | None = None,
+) -> ProbeOutcome:
     name = required(values, "probe", "the probe")
     if name not in probes:
         raise ValueError(f"no probe {name!r} (installed: {', '.join(probes)})")
@@ -82,7 +98,13 @@ def build_probe(values: Mapping[str, str], probes: Sequence[str], case_id: str) 
         if pasted_host != "unknown":
             words += ["--host", pasted_host]
     elif hosts:
-        where = Ssh(tuple(hosts))
+        options = ssh or SshOptions()
+        where = Ssh(
+            tuple(hosts),
+            known_hosts=options.known_hosts,
+            ssh_config=options.ssh_config,
+            connect_timeout_s=options.connect_timeout_s,
+        )
         for host in hosts:
             words += ["--host", host]
     else:
@@ -107,6 +129,7 @@ class ProbeDialog(FormDialog):  # type: ignore[type-arg]
         case_id: str,
         actor: str,
         hosts: Sequence[str] = (),
+        ssh: SshOptions | None = None,
     ) -> None:
         known = f" — from ~/.ssh/config: {' '.join(hosts[:12])}" if hosts else ""
         fields = [
@@ -128,7 +151,7 @@ class ProbeDialog(FormDialog):  # type: ignore[type-arg]
         super().__init__(
             "Run a probe",
             fields,
-            lambda values: build_probe(values, probes, case_id),
+            lambda values: build_probe(values, probes, case_id, ssh),
             case_id=case_id,
             actor=actor,
             confirm_label="Run",

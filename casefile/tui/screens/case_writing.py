@@ -150,6 +150,7 @@ class CaseWriting(CaseScreenBase):
             case_id=self.case_id,
             actor=self.casefile.actor,
             hosts=self.casefile.ssh_hosts(),
+            ssh=self.casefile.ssh,
         )
 
         def confirmed(outcome: ProbeOutcome | None) -> None:
