@@ -101,3 +101,14 @@ def test_moved_depth_ignores_a_path_that_only_grows_or_shrinks() -> None:
     assert moved_depth(("a", "b", "c"), ("a",)) is None
     assert moved_depth(("a", "b", "c"), ("a", "d")) == 1
     assert moved_depth(("a",), ("x",)) == 0
+
+
+def test_the_text_replay_says_where_the_leader_moved_within_its_parent(
+    case: tuple[Projection, dict[str, int]],
+) -> None:
+    from casefile.cli.render.replay import render_replay
+
+    projection, seqs = case
+    text = render_replay(build_replay(projection))
+    assert "◇ PIVOT within pcie [q], depth 1: now lat" in text
+    assert f"#{seqs['vm']}: [q] within the leader, at depth 2: acs → vm" in text

@@ -27,6 +27,11 @@ def render_replay(view: ReplayView, *, zone: Zone = UTC) -> str:
             lines.append(
                 f"  #{pivot.seq}: [{pivot.question}] {pivot.previous_leader} → {pivot.leader}"
             )
+        for sub in view.summary.subpivots:
+            lines.append(
+                f"  #{sub.seq}: [{sub.question}] within the leader, at depth {sub.depth}: "
+                f"{sub.previous_leaf} → {sub.leaf}"
+            )
         for end in view.summary.leaders:
             share = percent(end.confidence).strip()
             lines.append(
@@ -56,6 +61,13 @@ def render_step(step: ReplayStep, names: Mapping[str, str], *, zone: Zone = UTC)
             lines.append(
                 f"        ⚑ PIVOT [{qid}]: the leading explanation is now {new} "
                 f"({names.get(new, new)}), was {question.previous_leader}"
+            )
+        elif question.pivot_depth is not None:
+            leaf = question.leading_leaf
+            lines.append(
+                f"        ◇ PIVOT within {question.leader} [{qid}], depth "
+                f"{question.pivot_depth}: now {leaf} ({names.get(leaf, leaf)}), "
+                f"was {question.previous_leading_leaf}"
             )
     if step.surprise_bits is not None:
         flag = ""
