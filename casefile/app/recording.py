@@ -176,9 +176,12 @@ def store_output(put: Callable[[bytes], str], result: RunResult) -> StoredOutput
     return StoredOutput(stdout_digest, stderr_digest, result)
 
 
-def decide_run(draft: Draft, collected: Collected) -> tuple[int, int, list[str], list[str]]:
-    """Add the probe run, its observation and the rules' verdicts to the draft."""
-    run_seq = draft.add(NewEvent("probe.ran", collected.run_payload))
+def decide_run(
+    draft: Draft, collected: Collected, at: str | None = None
+) -> tuple[int, int, list[str], list[str]]:
+    """Add the probe run, its observation and the rules' verdicts to the draft (the run and
+    its observation occurred ``at``, when given: a run read from a recording)."""
+    run_seq = draft.add(NewEvent("probe.ran", collected.run_payload, occurred_at=at))
     parsed = collected.parsed
     obs_seq = draft.add(
         NewEvent(
@@ -191,6 +194,7 @@ def decide_run(draft: Draft, collected: Collected) -> tuple[int, int, list[str],
                 "problems": parsed.problems,
                 "conditions": collected.conditions,
             },
+            occurred_at=at,
         )
     )
     load = str(collected.conditions["load"])

@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from casefile.app.feed import ChangeFeed
     from casefile.app.library import Imported, Verified
     from casefile.app.probing import ProbeRequest
+    from casefile.app.transcripts.ingest import IngestedRun
+    from casefile.app.transcripts.proposal import Proposal
     from casefile.app.views import (
         CaseRow,
         EventDetail,
@@ -687,3 +689,52 @@ class CaseService:
         for key in [k for k in self._sessions if k[0] == case_id]:
             del self._sessions[key]  # a removed case leaves no fold to snapshot on close
         return self.store.remove_case(case_id)
+
+    # --- transcripts -----------------------------------------------------------------------
+
+    def propose_ingest(
+        self,
+        data: bytes,
+        fmt: str = "auto",
+        timing: bytes | None = None,
+        load: str = "unknown",
+        exclude: Callable[[str], bool] | None = None,
+        host: str = "unknown",
+    ) -> Proposal:
+        """What a recorded session proposes (nothing is stored): runs and notes to review."""
+        from casefile.app.transcripts.ingest import shapes
+        from casefile.app.transcripts.proposal import propose
+
+        return propose(
+            data,
+            shapes(self.registry),
+            fmt=fmt,
+            timing=timing,
+            load=load,
+            exclude=exclude,
+            host=host,
+        )
+
+    def ingest(
+        self,
+        case_id: str,
+        proposal: Proposal,
+        accept: Sequence[int] | None = None,
+        who: Who = NOW,
+    ) -> list[IngestedRun]:
+        """Append the accepted items of ``proposal`` (all for None) in one append, the source
+        stored as an artifact each event points into; the same file twice is refused."""
+        from casefile.app.transcripts import ingest
+
+        if self.store.head(case_id)[0] == 0:
+            raise CaseNotFound(f"no case {case_id!r} (see `casefile cases`)")
+        digest = self.store.put_artifact(proposal.source)
+        seen = ingest.already_ingested(self.store.load(case_id), digest)
+        if seen is not None:
+            raise DomainError(
+                f"this transcript was ingested into {case_id} already (events {seen[0]}–"
+                f"{seen[1]}); nothing appended"
+            )
+        prepared = ingest.prepare(proposal, accept, digest, self.store.put_artifact, self.registry)
+        self._execute(case_id, lambda draft: ingest.decide_ingest(draft, prepared, digest), who)
+        return prepared.runs

@@ -32,8 +32,10 @@ def build_parser() -> argparse.ArgumentParser:
     from casefile.cli import (
         case_commands,
         completion,
+        ingest_commands,
         probe_commands,
         reasoning_commands,
+        record_commands,
         report_commands,
         tui_commands,
     )
@@ -64,6 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
     probe_commands.register(sub, common)
     tui_commands.register(sub, common)
     report_commands.register(sub, common)
+    ingest_commands.register(sub, common)
+    record_commands.register(sub, common)
     completion.register(sub)
     _everywhere(parser)
     return parser

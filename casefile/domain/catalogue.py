@@ -29,8 +29,24 @@ class CaseOpened(Payload):
     environment: dict[str, str] = Field(default_factory=dict)
 
 
+class TranscriptRef(Payload):
+    """Where in an ingested transcript (the event's ``transcript_artifact``) an event came
+    from; absent, with that field, on events that did not come from one, so their payloads hash
+    as they always did."""
+
+    offset: int = Field(ge=0)
+    length: int = Field(ge=0)
+    format: str = Field(min_length=1)
+    #: the pipeline stages that filtered the command's output (``grep -i pcie | head -80``)
+    filter: str | None = None
+    #: the kinds of secret scrubbed before sealing (``Authorization header`` …)
+    scrubbed: list[str] | None = Field(default=None, min_length=1)
+
+
 class NoteAdded(Payload):
     text: str = Field(min_length=1)
+    transcript_artifact: str | None = None
+    transcript: TranscriptRef | None = None
 
 
 class QuestionProposed(Payload):
@@ -123,6 +139,9 @@ class ProbeRan(Payload):
     reconstructed: bool = False
     note: str | None = None
     truncated: list[StreamTruncation] | None = Field(default=None, min_length=1)
+    #: the ingested transcript this run was read from, and where in it (``casefile ingest``)
+    transcript_artifact: str | None = None
+    transcript: TranscriptRef | None = None
 
 
 class FactRecord(Payload):

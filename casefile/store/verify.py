@@ -50,7 +50,8 @@ class VerifyReport:
 
 
 ARTIFACT_FIELDS: Mapping[str, tuple[str, ...]] = {
-    "probe.ran": ("stdout_artifact", "stderr_artifact"),
+    "probe.ran": ("stdout_artifact", "stderr_artifact", "transcript_artifact"),
+    "note.added": ("transcript_artifact",),
 }
 """For each event type, the payload fields that hold an artifact digest (from the catalogue).
 

@@ -78,4 +78,8 @@ def test_every_artifact_field_of_the_schema_is_listed() -> None:
         for kind, (_, model) in CATALOGUE.items()
         if _artifact_fields(model)
     }
-    assert listed == in_schema == {"probe.ran": {"stdout_artifact", "stderr_artifact"}}
+    expected = {
+        "probe.ran": {"stdout_artifact", "stderr_artifact", "transcript_artifact"},
+        "note.added": {"transcript_artifact"},
+    }
+    assert listed == in_schema == expected

@@ -1,0 +1,216 @@
+"""Which probe a recorded command line ran, and where.
+
+The line is split as a shell would (:mod:`shlex`, never re-joined into a shell string), then
+unwrapped: ``sudo`` and ``env``/``time`` prefixes, ``ssh [OPTIONS] HOST 'CMD'`` (the host is
+recorded and ``CMD`` is split in turn), redirections such as ``2>&1``, and a pipeline's later
+stages (``| grep …``, ``| head``), which are kept as the run's filter. The program is then
+matched against the argv each installed probe declares: the same program (by basename; any
+``*_perf`` binary is an nccl-tests binary), the same subcommand word where one is declared
+(``nvidia-smi topo``), and the most declared options in common (``-q -d`` over ``-q``). A line
+that matches no probe is a ``command`` run.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+__all__ = ["COMMAND_PROBE", "Matched", "ProbeShape", "match_command", "shapes_of"]
+
+COMMAND_PROBE = "command"
+
+_WRAPPERS = frozenset({"sudo", "doas", "time", "nohup", "exec", "command"})
+#: sudo's options that take a value
+_SUDO_VALUED = frozenset({"-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T"})
+#: ssh's options that take a value (``man ssh``)
+_SSH_VALUED = frozenset("BbcDEeFIiJLlmOopQRSWw")
+_REDIRECTS = frozenset({">", ">>", "<", ">&", "&>", "<&", ">|", "&>>", "<<<"})
+_SEPARATORS = frozenset({";", "&&", "||", "&"})
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+class CommandLineError(ValueError):
+    """A command line that does not split (an unclosed quote)."""
+
+
+@dataclass(frozen=True)
+class ProbeShape:
+    """What a probe's declared argv says about the commands it reads."""
+
+    probe: str
+    program: str
+    subcommand: str | None
+    marks: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Matched:
+    """A command line understood: the probe, the command it ran, where, and what filtered it."""
+
+    probe: str
+    argv: tuple[str, ...]
+    host: str | None
+    #: the pipeline stages after the command (``grep -i pcie | head -80``), or None
+    filter: str | None
+    sudo: bool = False
+
+
+def _program(word: str) -> str:
+    name = word.rsplit("/", 1)[-1]
+    return "all_reduce_perf" if name.endswith("_perf") else name
+
+
+def _strip_prefixes(words: list[str]) -> tuple[list[str], list[str], bool]:
+    """(the command, the environment assignments before it, whether sudo ran it)."""
+    assignments: list[str] = []
+    sudo = False
+    while words:
+        head = words[0]
+        if _ASSIGNMENT.match(head):
+            assignments.append(words.pop(0))
+        elif head == "env":
+            words.pop(0)
+            while words and (words[0].startswith("-") or _ASSIGNMENT.match(words[0])):
+                word = words.pop(0)
+                if _ASSIGNMENT.match(word):
+                    assignments.append(word)
+        elif head in _WRAPPERS:
+            sudo = sudo or head in ("sudo", "doas")
+            valued = _SUDO_VALUED if head in ("sudo", "doas") else frozenset()
+            words.pop(0)
+            while words and words[0].startswith("-") and words[0] != "--":
+                option = words.pop(0)
+                if option in valued and words:
+                    words.pop(0)
+            if words and words[0] == "--":
+                words.pop(0)
+        else:
+            break
+    return words, assignments, sudo
+
+
+def _marks(words: Iterable[str]) -> set[str]:
+    """The words that tell one mode from another: option names (a short-option cluster as its
+    letters), assignments, and plain words without digits or commas (values are not marks)."""
+    marks: set[str] = set()
+    for word in words:
+        if _ASSIGNMENT.match(word):
+            marks.add(word)
+        elif word.startswith("--"):
+            marks.add(word.split("=", 1)[0])
+        elif word.startswith("-") and len(word) > 1:
+            marks.update(f"-{letter}" for letter in word[1:] if letter.isalpha())
+        elif not any(ch.isdigit() or ch == "," for ch in word):
+            marks.add(word)
+    return marks
+
+
+def shapes_of(declared: Iterable[tuple[str, Sequence[str]]]) -> list[ProbeShape]:
+    """The shapes of probes given as (name, declared argv); probes without an argv are left out
+    (a sampler, the generic command probe)."""
+    shapes = []
+    for name, argv in declared:
+        words, assignments, _ = _strip_prefixes(list(argv))
+        if not words or name == COMMAND_PROBE:
+            continue
+        rest = words[1:]
+        sub = rest[0] if rest and not rest[0].startswith("-") else None
+        marks = _marks([*assignments, *rest])
+        shapes.append(ProbeShape(name, _program(words[0]), sub, frozenset(marks)))
+    return shapes
+
+
+def _split(line: str) -> list[str]:
+    lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|<>")
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    try:
+        return list(lexer)
+    except ValueError as error:
+        raise CommandLineError(f"{line!r} does not split: {error}") from None
+
+
+def _stages(words: list[str]) -> list[list[str]]:
+    """The first command's pipeline stages, redirections dropped."""
+    stages: list[list[str]] = [[]]
+    index = 0
+    while index < len(words):
+        word = words[index]
+        if word in _SEPARATORS:
+            break
+        if word == "|" or word == "|&":
+            stages.append([])
+        elif word in _REDIRECTS:
+            if stages[-1] and stages[-1][-1].isdigit():
+                stages[-1].pop()  # the descriptor of ``2>&1``
+            index += 1  # and its target
+        else:
+            stages[-1].append(word)
+        index += 1
+    return [stage for stage in stages if stage]
+
+
+def _unwrap_ssh(words: list[str]) -> tuple[str | None, list[str]] | None:
+    """(host, remote command words) for ``ssh [OPTIONS] HOST CMD…``, or None if not ssh."""
+    if not words or _program(words[0]) != "ssh":
+        return None
+    index = 1
+    while index < len(words) and words[index].startswith("-"):
+        option = words[index]
+        index += 1
+        if len(option) == 2 and option[1] in _SSH_VALUED:
+            index += 1
+    if index >= len(words):
+        return None
+    host = words[index].rsplit("@", 1)[-1]
+    remote = words[index + 1 :]
+    if len(remote) == 1:
+        return host, _split(remote[0])
+    return host, _split(" ".join(remote)) if remote else []
+
+
+def match_command(line: str, shapes: Sequence[ProbeShape]) -> Matched:
+    """The probe ``line`` ran (``command`` when none matches). Raises
+    :class:`CommandLineError` for a line that does not split."""
+    words = _split(line)
+    host: str | None = None
+    stages = _stages(words)
+    filters: list[str] = []
+    if stages:
+        remote = _unwrap_ssh(_strip_prefixes(list(stages[0]))[0])
+        if remote is not None:
+            host, remote_words = remote
+            filters = [shlex.join(stage) for stage in stages[1:]]
+            stages = _stages(remote_words)
+    if not stages:
+        return Matched(COMMAND_PROBE, tuple(words), host, None)
+    command, assignments, sudo = _strip_prefixes(list(stages[0]))
+    filters = [shlex.join(stage) for stage in stages[1:]] + filters
+    shown = (*assignments, *command)
+    probe = _best(command, assignments, shapes) if command else None
+    return Matched(probe or COMMAND_PROBE, shown, host, " | ".join(filters) or None, sudo)
+
+
+def _best(command: list[str], assignments: list[str], shapes: Sequence[ProbeShape]) -> str | None:
+    program = _program(command[0])
+    rest = command[1:]
+    sub = rest[0] if rest and not rest[0].startswith("-") else None
+    marks = _marks([*assignments, *rest])
+    best: tuple[int, int, str] | None = None
+    for shape in shapes:
+        if shape.program != program:
+            continue
+        if shape.subcommand != sub and (shape.subcommand is not None or _is_word(sub)):
+            continue
+        common = len(shape.marks & marks)
+        score = (common, -len(shape.marks - marks), shape.probe)
+        if best is None or score[:2] > best[:2]:
+            best = score
+    return best[2] if best is not None else None
+
+
+def _is_word(word: str | None) -> bool:
+    """Whether a positional word is a subcommand (``nvlink``) rather than a value (``0``)."""
+    return word is not None and not any(ch.isdigit() or ch in ",/" for ch in word)

@@ -1,0 +1,508 @@
+"""Readers for recorded terminal sessions: each gives the commands (with their raw output, the
+offset and length in the source file they came from, and when they ran where the recording
+says) and the prose in between.
+
+- ``typescript``: what ``script(1)`` wrote, optionally with its timing file (``-t``/``-T``);
+- ``asciicast``: an asciinema v2 cast (a JSON header, then one JSON event per line);
+- ``shell-log``: plain text with prompts (``$ cmd``, ``user@host:~$ cmd``);
+- ``markdown``: a chat or Markdown transcript where commands are ``[bash] CMD`` lines or fenced
+  shell blocks, each followed by its output.
+
+In a terminal stream, commands start at prompt lines (or at OSC 133 command marks where the
+shell emitted them, whose ``D;N`` mark gives the exit status). A truncated or malformed file is
+refused with :class:`TranscriptError`, naming the line or offset.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from casefile.errors import CasefileError
+
+__all__ = [
+    "FORMATS",
+    "Command",
+    "Prose",
+    "Step",
+    "TranscriptError",
+    "detect",
+    "read",
+]
+
+FORMATS = ("typescript", "asciicast", "shell-log", "markdown")
+
+
+class TranscriptError(CasefileError):
+    """A transcript that cannot be read: one line naming where."""
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command as recorded: the line typed, the raw bytes it printed, where in the file."""
+
+    line: str
+    output: bytes
+    offset: int
+    length: int
+    #: when it ran (ISO 8601 UTC) where the recording says
+    at: str | None = None
+    exit_status: int | None = None
+
+
+@dataclass(frozen=True)
+class Prose:
+    """Text between commands (a chat message, a paragraph)."""
+
+    text: str
+    offset: int
+    length: int
+
+
+Step = Command | Prose
+
+#: a prompt: ``$ cmd``, or ``user@host:dir$ cmd`` / ``[user@host dir]# cmd`` (a bare ``#`` is
+#: not a prompt: nccl-tests and many tools print comment lines that start with it)
+_PROMPT = re.compile(
+    r"^(?:\([^)]*\)\s*)?(?:(?:[\w.-]+@[\w.-]+(?::\S*)?|\[[^\]]*\])\s?[$#%]|\$)\s(.*)$"
+)
+_OSC133 = re.compile(rb"\x1b\]133;([A-D])(?:;([^\x07\x1b]*))?(?:\x07|\x1b\\)")
+_ESC = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[ -/]*[0-~]")
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _visible(line: bytes) -> str:
+    from casefile.app.transcripts.screen_text import render
+
+    text = line.decode("utf-8", errors="replace")
+    if "\x1b" in text or "\r" in text or "\b" in text:
+        text = render(text)
+    return text.strip("\r\n")
+
+
+def _may_prompt(line: bytes) -> bool:
+    """Cheap test before rendering: a prompt line holds ``$``, ``#`` or ``%``."""
+    return b"$" in line or b"#" in line or b"%" in line
+
+
+def split_stream(
+    data: bytes, locate: Callable[[int], tuple[int, str | None]], ends_at: int
+) -> list[Step]:
+    """Commands in a terminal stream. ``locate`` maps a position in ``data`` to (the offset in
+    the source file, the time then); ``ends_at`` is the file offset where the stream ends."""
+    marked = b"\x1b]133;" in data
+    starts: list[tuple[int, int, str]] = []  # (line start, output start, command line)
+    statuses: dict[int, int] = {}
+    #: where each command's output begins (its C mark) and ends (its D mark), where marked:
+    #: a continuation line of the command is not output, nor the first line of a 2-line prompt
+    output_from: dict[int, int] = {}
+    output_to: dict[int, int] = {}
+    position = 0
+    for raw in data.splitlines(keepends=True):
+        end = position + len(raw)
+        if marked:
+            for mark in _OSC133.finditer(raw):
+                kind, argument = mark.group(1), mark.group(2)
+                if kind == b"B":
+                    typed_end = raw.find(b"\x1b]133;C", mark.end())
+                    typed = raw[mark.end() : typed_end if typed_end >= 0 else len(raw)]
+                    # (the leading space kept: a command typed after one is not recorded)
+                    starts.append((position, end, _visible(typed).rstrip()))
+                elif kind == b"C" and starts and len(starts) - 1 not in output_from:
+                    output_from[len(starts) - 1] = position + mark.end()
+                elif kind == b"D" and starts and len(starts) - 1 not in output_to:
+                    output_to[len(starts) - 1] = position + mark.start()
+                    if argument and argument.strip().isdigit():
+                        statuses[len(starts) - 1] = int(argument)
+        else:
+            found = _PROMPT.match(_visible(raw)) if _may_prompt(raw) else None
+            if found is not None:
+                starts.append((position, end, found.group(1).rstrip()))
+        position = end
+    steps: list[Step] = []
+    for index, (line_start, output_start, line) in enumerate(starts):
+        output_end = starts[index + 1][0] if index + 1 < len(starts) else len(data)
+        if not line.strip():
+            continue
+        offset, at = locate(line_start)
+        end_offset = locate(output_end)[0] if output_end < len(data) else ends_at
+        output = data[output_from.get(index, output_start) : output_to.get(index, output_end)]
+        if marked:
+            output = _OSC133.sub(b"", output)
+        steps.append(Command(line, output, offset, end_offset - offset, at, statuses.get(index)))
+    return steps
+
+
+# --- typescript ------------------------------------------------------------------------------
+
+_HEADER = re.compile(rb"^Script started on (\S+(?: \S+)?)")
+
+
+def _header_time(header: bytes) -> datetime | None:
+    words = header.decode("utf-8", errors="replace").split(" [", 1)[0].strip()
+    for candidate in (words, words.replace(" ", "T")):
+        try:
+            moment = datetime.fromisoformat(candidate)
+        except ValueError:
+            continue
+        return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    return None
+
+
+def _timing(timing: bytes, size: int) -> tuple[list[int], list[float]]:
+    """(stream position, seconds since start) after each chunk of a ``script`` timing file
+    (``DELAY BYTES`` or the advanced ``O DELAY BYTES``); input chunks are skipped."""
+    positions: list[int] = []
+    seconds: list[float] = []
+    position, elapsed = 0, 0.0
+    for number, line in enumerate(timing.decode("utf-8", errors="replace").splitlines(), 1):
+        words = line.split()
+        if not words:
+            continue
+        if words[0] in ("I", "S", "H"):
+            continue
+        if words[0] == "O":
+            words = words[1:]
+        try:
+            delay, count = float(words[0]), int(words[1])
+        except (ValueError, IndexError):
+            raise TranscriptError(
+                f"timing file line {number}: {line.strip()[:40]!r} is not 'DELAY BYTES'"
+            ) from None
+        if delay < 0 or count < 0:
+            raise TranscriptError(f"timing file line {number}: a negative delay or count")
+        positions.append(position)
+        seconds.append(elapsed + delay)
+        position += count
+        elapsed += delay
+        if position > size:
+            raise TranscriptError(
+                f"timing file line {number}: runs past the typescript's end ({size} bytes of "
+                "output): the typescript is truncated or not this timing file's"
+            )
+    return positions, seconds
+
+
+def read_typescript(data: bytes, timing: bytes | None = None) -> list[Step]:
+    lines = data.split(b"\n", 1)
+    header = _HEADER.match(lines[0])
+    body_start = len(lines[0]) + 1 if header else 0
+    body = data[body_start:]
+    footer = body.rfind(b"\nScript done on ")
+    if header and footer < 0:
+        raise TranscriptError(
+            f"typescript: truncated: no 'Script done' line after offset {len(data)}"
+        )
+    if footer >= 0:
+        body = body[: footer + 1]
+    started = _header_time(header.group(1)) if header else None
+    if timing is not None:
+        positions, seconds = _timing(timing, len(body) + 1)
+    else:
+        positions, seconds = [], []
+
+    def locate(position: int) -> tuple[int, str | None]:
+        if started is None:
+            return body_start + position, None
+        if not positions:
+            return body_start + position, _iso(started)
+        index = max(0, bisect.bisect_right(positions, position) - 1)
+        return body_start + position, _iso(started + timedelta(seconds=seconds[index]))
+
+    return split_stream(body, locate, body_start + len(body))
+
+
+# --- asciicast ------------------------------------------------------------------------------
+
+
+def read_asciicast(data: bytes) -> list[Step]:
+    stream = bytearray()
+    positions: list[int] = []  # stream position where each output event starts
+    offsets: list[int] = []  # its line's offset in the file
+    times: list[float] = []
+    offset = 0
+    started: datetime | None = None
+    for number, raw in enumerate(data.splitlines(keepends=True), 1):
+        line_offset = offset
+        offset += len(raw)
+        if not raw.strip():
+            continue
+        try:
+            value = json.loads(raw)
+        except (ValueError, UnicodeDecodeError) as error:
+            raise TranscriptError(
+                f"cast line {number} (offset {line_offset}): not JSON ({error}): "
+                "truncated or damaged"
+            ) from None
+        if number == 1:
+            if not isinstance(value, dict) or value.get("version") != 2:
+                raise TranscriptError(
+                    "cast line 1: not an asciinema v2 header (a JSON object with version 2)"
+                )
+            stamp = value.get("timestamp")
+            if isinstance(stamp, int | float) and not isinstance(stamp, bool):
+                started = datetime.fromtimestamp(stamp, UTC)
+            continue
+        if (
+            not isinstance(value, list)
+            or len(value) < 3
+            or not isinstance(value[0], int | float)
+            or isinstance(value[0], bool)
+            or not isinstance(value[1], str)
+            or not isinstance(value[2], str)
+        ):
+            raise TranscriptError(
+                f"cast line {number} (offset {line_offset}): not an event [time, code, data]"
+            )
+        if value[1] != "o":
+            continue
+        if times and value[0] < times[-1]:
+            raise TranscriptError(f"cast line {number}: time goes backwards ({value[0]})")
+        positions.append(len(stream))
+        offsets.append(line_offset)
+        times.append(float(value[0]))
+        stream += value[2].encode("utf-8", errors="surrogatepass")
+    if not data.strip():
+        raise TranscriptError("cast: empty file")
+
+    def locate(position: int) -> tuple[int, str | None]:
+        if not positions:
+            return 0, None
+        index = max(0, bisect.bisect_right(positions, position) - 1)
+        at = _iso(started + timedelta(seconds=times[index])) if started else None
+        return offsets[index], at
+
+    return split_stream(bytes(stream), locate, len(data))
+
+
+# --- shell log ------------------------------------------------------------------------------
+
+
+def read_shell_log(data: bytes) -> list[Step]:
+    return split_stream(data, lambda position: (position, None), len(data))
+
+
+# --- markdown / chat ------------------------------------------------------------------------
+
+_TAG = re.compile(r"^\[([A-Za-z][\w -]*)\]\s?")
+_BASH = re.compile(r"\[(?:bash|sh|shell|zsh)\]\s*")
+_AT = re.compile(r"^\[at (\S+)\]\s*$")
+_FENCE = re.compile(r"^(`{3,}|~{3,})\s*([\w+-]*)")
+_SHELL_LANGS = frozenset({"bash", "sh", "shell", "zsh", "console", "terminal", "shell-session"})
+
+
+@dataclass
+class _Pending:
+    line: str
+    offset: int
+    at: str | None
+    output: bytearray
+    end: int
+    has_output: bool = False
+
+
+def read_markdown(data: bytes) -> list[Step]:
+    text_lines = data.splitlines(keepends=True)
+    steps: list[Step] = []
+    prose: list[tuple[str, int, int]] = []
+    pending: _Pending | None = None
+    at: str | None = None
+    offset = 0
+
+    def flush_prose() -> None:
+        if prose:
+            text = "\n".join(line for line, _, _ in prose).strip()
+            if text:
+                start = prose[0][1]
+                steps.append(Prose(text, start, prose[-1][2] - start))
+            prose.clear()
+
+    def close() -> None:
+        nonlocal pending
+        if pending is not None:
+            steps.append(
+                Command(
+                    pending.line,
+                    bytes(pending.output),
+                    pending.offset,
+                    pending.end - pending.offset,
+                    pending.at,
+                )
+            )
+        pending = None
+
+    def open_command(line: str, start: int, end: int) -> None:
+        nonlocal pending
+        flush_prose()
+        close()
+        pending = _Pending(line.strip(), start, at, bytearray(), end)
+
+    index = 0
+    while index < len(text_lines):
+        raw = text_lines[index]
+        start = offset
+        offset += len(raw)
+        index += 1
+        line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+        fence = _FENCE.match(line)
+        if fence:
+            marker, lang = fence.group(1), fence.group(2).lower()
+            body: list[tuple[bytes, int]] = []
+            closed = False
+            while index < len(text_lines):
+                inner = text_lines[index]
+                inner_start = offset
+                offset += len(inner)
+                index += 1
+                if inner.decode("utf-8", errors="replace").strip().startswith(marker):
+                    closed = True
+                    break
+                body.append((inner, inner_start))
+            if not closed:
+                raise TranscriptError(
+                    f"markdown line {index}: a fenced block opened at offset "
+                    f"{start} is never closed: truncated"
+                )
+            if lang in _SHELL_LANGS:
+                dollar = any(b.lstrip().startswith(b"$ ") for b, _ in body)
+                for inner, inner_start in body:
+                    decoded = inner.decode("utf-8", errors="replace").rstrip("\r\n")
+                    if dollar and decoded.lstrip().startswith("$ "):
+                        open_command(decoded.lstrip()[2:], inner_start, inner_start + len(inner))
+                    elif not dollar and decoded.strip():
+                        open_command(decoded, inner_start, inner_start + len(inner))
+                    elif pending is not None:
+                        pending.output += inner
+                        pending.has_output = True
+                        pending.end = inner_start + len(inner)
+                if pending is not None:
+                    pending.end = offset
+                if dollar:
+                    close()
+            elif pending is not None and not pending.has_output:
+                for inner, _ in body:
+                    pending.output += inner
+                pending.has_output = True
+                pending.end = offset
+                close()
+            else:
+                close()
+                prose.append((line, start, start))
+                prose.extend(
+                    (b.decode("utf-8", errors="replace").rstrip("\r\n"), s, s) for b, s in body
+                )
+                prose[-1] = (prose[-1][0], prose[-1][1], offset)
+            continue
+        clock = _AT.match(line)
+        if clock:
+            at = _clock(clock.group(1), index)
+            continue
+        parts = _BASH.split(line)
+        if len(parts) > 1:
+            before = _TAG.sub("", parts[0]).strip()
+            if before:
+                close()
+                prose.append((before, start, offset))
+            for command in parts[1:]:
+                if command.strip():
+                    typed, shown = _inline_output(command)
+                    open_command(typed, start, offset)
+                    if shown and pending is not None:
+                        pending.output += shown.encode() + b"\n"
+                        pending.has_output = True
+            continue
+        tagged = _TAG.match(line)
+        if tagged:
+            close()
+            flush_prose()
+            rest = line[tagged.end() :].strip()
+            if rest:
+                prose.append((rest, start, offset))
+            continue
+        if pending is not None and (line.strip() or pending.has_output):
+            if not pending.has_output and not line.strip():
+                continue
+            pending.output += raw
+            pending.has_output = True
+            pending.end = offset
+            continue
+        if not line.strip():
+            flush_prose()
+            continue
+        prose.append((line, start, offset))
+    close()
+    flush_prose()
+    return steps
+
+
+def _inline_output(text: str) -> tuple[str, str]:
+    """(the command, the output after it on the same line) for ``ssh HOST 'CMD' OUTPUT…``, the
+    way a chat export flattens a command and what it printed into one line; other commands
+    take the whole line."""
+    stripped = text.strip()
+    if not stripped.startswith("ssh "):
+        return stripped, ""
+    for index, char in enumerate(stripped):
+        if char in "'\"":
+            close = stripped.find(char, index + 1)
+            while char == '"' and close > 0 and stripped[close - 1] == "\\":
+                close = stripped.find(char, close + 1)
+            if close < 0:
+                return stripped, ""
+            return stripped[: close + 1], stripped[close + 1 :].strip()
+    return stripped, ""
+
+
+def _clock(value: str, line: int) -> str:
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        raise TranscriptError(
+            f"markdown line {line}: [at {value}] is not an ISO 8601 time"
+        ) from None
+    if moment.tzinfo is None:
+        raise TranscriptError(f"markdown line {line}: [at {value}] has no time zone")
+    return _iso(moment)
+
+
+# --- choosing -------------------------------------------------------------------------------
+
+
+def detect(data: bytes) -> str:
+    """The format a file looks like."""
+    head = data[:4096].lstrip()
+    if head.startswith(b"{") and b'"version"' in head.split(b"\n", 1)[0]:
+        return "asciicast"
+    if head.startswith(b"Script started on "):
+        return "typescript"
+    start = data[:65536]
+    if _BASH.search(start.decode("utf-8", errors="replace")):
+        return "markdown"  # (before the escapes test: a chat export may have CRLF endings)
+    if b"\x1b" in start or b"\r" in start:
+        return "typescript"
+    if b"```" in start:
+        return "markdown"
+    return "shell-log"
+
+
+def read(data: bytes, fmt: str = "auto", timing: bytes | None = None) -> tuple[str, list[Step]]:
+    """(the format read, the steps) of a transcript; ``fmt`` ``auto`` detects it."""
+    chosen = detect(data) if fmt == "auto" else fmt
+    if chosen not in FORMATS:
+        raise TranscriptError(f"unknown format {fmt!r} (use auto, {', '.join(FORMATS)})")
+    if timing is not None and chosen != "typescript":
+        raise TranscriptError(f"a timing file goes with a typescript, not a {chosen} file")
+    if chosen == "typescript":
+        return chosen, read_typescript(data, timing)
+    if chosen == "asciicast":
+        return chosen, read_asciicast(data)
+    if chosen == "shell-log":
+        return chosen, read_shell_log(data)
+    return chosen, read_markdown(data)

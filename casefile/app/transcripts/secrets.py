@@ -1,0 +1,115 @@
+"""Known secret shapes scrubbed from command lines and output before anything is sealed.
+
+A sealed event cannot be edited, so this runs before the append. What is scrubbed is replaced
+by ``[scrubbed]`` and named (by kind, never by value) so the run can say so.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["MASK", "Scrubbed", "scrub"]
+
+MASK = "[scrubbed]"
+
+#: names that hold a secret in an environment assignment (``GITHUB_TOKEN=…``, ``export X=…``)
+_SECRET_NAME = (
+    r"[A-Za-z_][A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|PASS|API_?KEY|KEY|AUTH|CREDENTIALS?)"
+)
+
+#: (kind, pattern, group holding the secret)
+_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "Authorization header",
+        re.compile(
+            r"(?i)(\b(?:proxy-)?authorization:\s*(?:(?:bearer|basic|token)\s+)?)([^\s'\"]+)"
+        ),
+    ),
+    (
+        "environment secret",
+        re.compile(rf"(?i)(\b{_SECRET_NAME}\s*=\s*['\"]?)([^\s'\"]+)"),
+    ),
+    (
+        "password in URL",
+        re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@'\"]+:)([^\s@/'\"]+)(?=@)"),
+    ),
+    ("-p<password>", re.compile(r"((?:^|\s)-p)([^\s'\"]{3,})")),
+    (
+        "token",
+        re.compile(
+            r"()(\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|"
+            r"xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|sk-[A-Za-z0-9_-]{20,}|"
+            r"hf_[A-Za-z0-9]{20,}|glpat-[A-Za-z0-9_-]{20,})\b)"
+        ),
+    ),
+)
+
+
+#: substrings (lowercase) without one of which a shape cannot match
+_HINTS: dict[str, tuple[str, ...]] = {
+    "Authorization header": ("authorization:",),
+    "environment secret": ("token", "secret", "pass", "key", "auth", "credential"),
+    "password in URL": ("://",),
+    "-p<password>": ("-p",),
+    "token": (
+        "ghp_",
+        "gho_",
+        "ghu_",
+        "ghs_",
+        "ghr_",
+        "github_pat_",
+        "xox",
+        "akia",
+        "sk-",
+        "hf_",
+        "glpat-",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Scrubbed:
+    """Text with its secrets masked, and the kinds that were found."""
+
+    text: str
+    kinds: tuple[str, ...] = ()
+    #: the secrets themselves, to mask wherever else they occur (never recorded)
+    values: tuple[str, ...] = ()
+
+
+def scrub(text: str, *, program_line: bool = False, keep_length: bool = False) -> Scrubbed:
+    """``text`` with every known secret shape masked. ``-p<password>`` is only looked for in a
+    command line (``program_line``): in output, ``-p`` is too common to mean a password.
+    ``keep_length`` overwrites each secret with ``*`` of its length instead."""
+    kinds: list[str] = []
+    values: list[str] = []
+    lowered = text.lower()
+    for kind, pattern in _SHAPES:
+        if kind == "-p<password>" and not program_line:
+            continue
+        if not any(hint in lowered for hint in _HINTS[kind]):
+            continue  # (a substring test is far cheaper than the pattern on long output)
+
+        def mask(match: re.Match[str], kind: str = kind) -> str:
+            if match.group(2) == MASK or set(match.group(2)) == {"*"}:
+                return match.group(0)
+            if kind not in kinds:
+                kinds.append(kind)
+            values.append(match.group(2))
+            if keep_length:
+                return match.group(1) + "*" * len(match.group(2))
+            return match.group(1) + MASK
+
+        text = pattern.sub(mask, text)
+    return Scrubbed(text, tuple(kinds), tuple(values))
+
+
+def mask_values(data: bytes, values: tuple[str, ...] | list[str]) -> bytes:
+    """``data`` with every occurrence of each secret overwritten by ``*`` of the same length,
+    so offsets into it stay true (the source file kept as an artifact)."""
+    for value in sorted(set(values), key=len, reverse=True):
+        raw = value.encode("utf-8", errors="surrogateescape")
+        if len(raw) >= 4:  # a shorter one would mask ordinary text; the shapes catch it
+            data = data.replace(raw, b"*" * len(raw))
+    return data

@@ -1,0 +1,152 @@
+"""``casefile ingest CASE FILE``: a past terminal session or transcript read into the case.
+
+The proposal is shown as a table (one row per run or note), then appended as the user accepts
+it, in one append: all with ``--yes``; on a terminal, by answering (all, none, or the numbers
+to keep); without a terminal and without ``--yes``, refused. Exit 0 when something was
+appended, 1 when nothing was.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+from casefile.cli.terminal import say
+
+if TYPE_CHECKING:
+    from casefile.app.transcripts.proposal import Proposal
+
+FORMAT_CHOICES = ("auto", "typescript", "asciicast", "shell-log", "markdown")
+LOAD_CHOICES = ("idle", "under-load", "unknown")
+#: the largest transcript read (a 10,000-command session is a few MiB)
+TRANSCRIPT_LIMIT = 256 * 1024 * 1024
+
+
+def register(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
+    from casefile.cli.parsing import who_and_when
+
+    p = sub.add_parser(
+        "ingest",
+        parents=[common, who_and_when()],
+        help="read a recorded session or transcript into a case (runs and notes, reviewed)",
+    )
+    p.add_argument("case", help="case id, unique prefix, or case directory")
+    p.add_argument("file", help="typescript, asciinema cast, shell log or Markdown transcript")
+    p.add_argument("--format", choices=FORMAT_CHOICES, default="auto", help="default: detect")
+    p.add_argument("--timing", metavar="FILE", help="script(1)'s timing file for a typescript")
+    p.add_argument("--load", choices=LOAD_CHOICES, default="unknown", help="load state then")
+    p.add_argument("--yes", action="store_true", help="accept everything proposed")
+    p.set_defaults(handler=cmd_ingest)
+
+
+def _clip(text: str, width: int) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def review_table(proposal: Proposal) -> list[str]:
+    """The proposal, one row per item."""
+    from casefile.app.transcripts.proposal import ProposedRun
+
+    rows = [f"{'#':>4}  {'kind':<5} {'probe':<18} {'host':<14} {'at':<20} text"]
+    for item in proposal.items:
+        if isinstance(item, ProposedRun):
+            extra = f"  [{item.filter}]" if item.filter else ""
+            scrubbed = f"  (scrubbed: {', '.join(item.scrubbed)})" if item.scrubbed else ""
+            rows.append(
+                f"{item.index + 1:>4}  {'run':<5} {_clip(item.probe, 18):<18} "
+                f"{_clip(item.host, 14):<14} {(item.at or '-')[:19]:<20} "
+                f"{_clip(item.line, 60)}{extra}{scrubbed}"
+            )
+        else:
+            rows.append(
+                f"{item.index + 1:>4}  {'note':<5} {'':<18} {'':<14} {'':<20} "
+                f"{_clip(item.text, 60)}"
+            )
+    return rows
+
+
+def _numbers(answer: str, count: int) -> list[int] | None:
+    """The 0-based indexes an answer keeps (``1,3-5``), or None when it does not read."""
+    kept: list[int] = []
+    for part in answer.replace(" ", "").split(","):
+        low, _, high = part.partition("-")
+        if not low.isdigit() or (high and not high.isdigit()):
+            return None
+        first, last = int(low), int(high or low)
+        if not 1 <= first <= last <= count:
+            return None
+        kept.extend(range(first - 1, last))
+    return kept
+
+
+def _ask(count: int) -> list[int]:
+    from casefile.errors import CasefileError
+
+    say(
+        f"Append all {count}? [a]ll, [n]one, or the numbers to keep (e.g. 1,3-5): ",
+        file=sys.stderr,
+        end="",
+        flush=True,
+    )
+    answer = sys.stdin.readline().strip().lower()
+    if answer in ("a", "all", "y", "yes"):
+        return list(range(count))
+    if answer in ("", "n", "no", "none"):
+        return []
+    kept = _numbers(answer, count)
+    if kept is None:
+        raise CasefileError(f"{answer!r} is not all, none, or numbers such as 1,3-5")
+    return kept
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from casefile.app.opening import open_case
+    from casefile.cli.parsing import read_input, who
+    from casefile.errors import CasefileError
+
+    actor = who(args)
+    data = read_input(args.file, TRANSCRIPT_LIMIT)
+    timing = read_input(args.timing, TRANSCRIPT_LIMIT) if args.timing else None
+    with open_case(args.case, args.db) as opened:
+        service, case_id = opened.service, opened.case_id
+        proposal = service.propose_ingest(data, args.format, timing, args.load)
+        for row in review_table(proposal):
+            say(row)
+        count = len(proposal.items)
+        if args.yes:
+            keep: list[int] = list(range(count))
+        elif not sys.stdin.isatty():
+            raise CasefileError(
+                f"ingest asks which of the {count} proposed events to append, and stdin is not "
+                "a terminal: pass --yes to append them all"
+            )
+        else:
+            keep = _ask(count)
+        if not keep:
+            say("casefile: nothing appended", file=sys.stderr)
+            return 1
+        runs = service.ingest(case_id, proposal, keep, actor)
+    notes = len(keep) - len(runs)
+    say(f"appended {len(runs)} run(s) and {notes} note(s) from {args.file} ({proposal.format})")
+    for run in runs:
+        if not run.parsed:
+            why = "; ".join(run.problems[:1]) or "no reason given"
+            say(
+                f"casefile: run #{run.index + 1} ({run.probe}) did not parse: {why}",
+                file=sys.stderr,
+            )
+        if run.truncated:
+            say(
+                f"casefile: run #{run.index + 1}: output over the cap, recorded truncated",
+                file=sys.stderr,
+            )
+        if run.scrubbed:
+            say(
+                f"casefile: run #{run.index + 1}: scrubbed {', '.join(run.scrubbed)}",
+                file=sys.stderr,
+            )
+    return 0

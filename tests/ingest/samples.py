@@ -1,0 +1,71 @@
+"""Transcripts the ingest tests write: outputs from the reference case, in each format."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "cases" / "glm5-pcie-pivot" / "artifacts"
+TOPO = (ARTIFACTS / "cf361f834325b6ef92ffb30d36a49547b80cd93bbbe629f227589988068776ce").read_text()
+QUERY = (ARTIFACTS / "2962102382aa9817a0bdccf0054968502bda19f194c362adac480825fc2dcc12").read_text()
+QUERY_ARGV = (
+    "nvidia-smi --query-gpu=index,utilization.gpu,utilization.memory,power.draw,power.limit "
+    "--format=csv"
+)
+
+#: the reference story as the chat-driven session showed it (the seed's style)
+MARKDOWN = f"""# GLM-5 on eight RTX PRO 6000: the pivot
+
+[user] We're PCIe-bound at ~11 tok/s single-stream and ~236 tok/s batched.
+
+[at 2026-03-02T09:57:00Z]
+[assistant] Wait, that changes the picture significantly. Let me look at the topology.
+[bash] ssh inference-vm 'nvidia-smi topo -m'
+```
+{TOPO}```
+
+[assistant] Every pair goes through the host bridge. Now the GPUs under load:
+
+[at 2026-03-02T10:15:00Z]
+[bash] ssh inference-vm '{QUERY_ARGV}'
+{QUERY}
+[assistant] All eight at 100 % while drawing 328 W of 600 W: compute-bound, not PCIe-bound.
+"""
+
+
+def typescript(prompt_colour: bool = True) -> tuple[bytes, bytes]:
+    """A script(1) typescript and its timing file: two commands, ANSI prompts, CRLF output, a
+    carriage-return progress bar and a backspace."""
+    prompt = (
+        "\x1b[01;32mroot@inference-vm\x1b[00m:\x1b[01;34m~\x1b[00m# " if prompt_colour else "$ "
+    )
+    chunks = [
+        prompt + "nvidia-smi topo -m\r\n",
+        TOPO.replace("\n", "\r\n"),
+        prompt + "echo done\x08\x08\x08\x08done\r\n",
+        "10%\r50%\r100%\r\n",
+        prompt + QUERY_ARGV + "\r\n",
+        QUERY.replace("\n", "\r\n"),
+        prompt + "exit\r\n",
+    ]
+    header = b'Script started on 2026-03-02 09:57:00+00:00 [TERM="xterm" COLUMNS="200"]\n'
+    body = "".join(chunks).encode()
+    footer = b'\nScript done on 2026-03-02 10:16:00+00:00 [COMMAND_EXIT_CODE="0"]\n'
+    delays = [0.1, 0.5, 60.0, 0.2, 1019.2, 0.5, 3.0]  # the query at 10:15:00
+    timing = "".join(f"{d} {len(c.encode())}\n" for d, c in zip(delays, chunks, strict=True))
+    return header + body + footer, timing.encode()
+
+
+def asciicast() -> bytes:
+    """An asciinema v2 cast of the same two probe commands."""
+    header = {"version": 2, "width": 200, "height": 50, "timestamp": 1772445420}  # 09:57:00Z
+    events = [
+        [0.1, "o", "$ "],
+        [0.2, "o", "ssh inference-vm 'nvidia-smi topo -m'\r\n"],
+        [0.9, "o", TOPO.replace("\n", "\r\n")],
+        [1080.0, "o", f"$ ssh inference-vm '{QUERY_ARGV}'\r\n"],
+        [1080.5, "o", QUERY.replace("\n", "\r\n")],
+        [1081.0, "o", "$ "],
+    ]
+    lines = [json.dumps(header)] + [json.dumps(event) for event in events]
+    return ("\n".join(lines) + "\n").encode()

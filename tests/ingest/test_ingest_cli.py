@@ -1,0 +1,230 @@
+"""``casefile ingest``: each format lands the right runs; damage and repeats append nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cli.conftest import CLI
+from tests.ingest.samples import MARKDOWN, asciicast, typescript
+
+
+def _events(cli: CLI, case: str) -> list[dict[str, Any]]:
+    outcome = cli("log", case, "--json")
+    assert outcome.code == 0, outcome.err
+    events: list[dict[str, Any]] = json.loads(outcome.out)
+    return events
+
+
+def _runs(cli: CLI, case: str) -> list[dict[str, Any]]:
+    return [e for e in _events(cli, case) if e["type"] == "probe.ran"]
+
+
+def _new_case(cli: CLI) -> str:
+    outcome = cli("new", "GLM-5 throughput", "--id", "glm", "--playbook", "gpu-throughput")
+    assert outcome.code == 0, outcome.err
+    return "glm"
+
+
+def _observations(cli: CLI, case: str) -> dict[int, dict[str, Any]]:
+    return {
+        e["payload"]["probe_run_seq"]: e["payload"]
+        for e in _events(cli, case)
+        if e["type"] == "observation.recorded"
+    }
+
+
+def test_markdown_story_lands_runs_notes_times_and_evidence(cli: CLI, tmp_path: Path) -> None:
+    case = _new_case(cli)
+    source = tmp_path / "story.md"
+    source.write_text(MARKDOWN)
+    outcome = cli("ingest", case, str(source), "--load", "under-load", "--yes")
+    assert outcome.code == 0, outcome.err
+    assert "appended 2 run(s)" in outcome.out
+    events = _events(cli, case)
+    runs = [e for e in events if e["type"] == "probe.ran"]
+    assert [r["payload"]["probe"] for r in runs] == ["nvidia-smi-topo", "nvidia-smi-query"]
+    assert {r["payload"]["host"] for r in runs} == {"inference-vm"}
+    assert [r["occurred_at"][:16] for r in runs] == ["2026-03-02T09:57", "2026-03-02T10:15"]
+    raw = source.read_bytes()
+    for run in runs:
+        ref = run["payload"]["transcript"]
+        assert ref["format"] == "markdown"
+        piece = raw[ref["offset"] : ref["offset"] + ref["length"]]
+        assert run["payload"]["argv"][0].encode() in piece
+    observations = _observations(cli, case)
+    facts = observations[runs[1]["seq"]]["facts"]
+    assert {"name": "utilization.gpu", "value": 100} in [
+        {"name": f["name"], "value": f["value"]} for f in facts if f["subject"] == "gpu0"
+    ]
+    assert any(e["type"] == "evidence.assessed" for e in events)  # the playbook's rules ran
+    notes = [e["payload"]["text"] for e in events if e["type"] == "note.added"]
+    assert any("PCIe-bound at ~11 tok/s" in text for text in notes)
+    assert any("compute-bound, not PCIe-bound" in text for text in notes)
+    # the transcript is an artifact the case verifies
+    assert cli("verify", case).code == 0
+
+
+def test_second_ingest_of_the_same_file_is_refused(cli: CLI, tmp_path: Path) -> None:
+    case = _new_case(cli)
+    source = tmp_path / "story.md"
+    source.write_text(MARKDOWN)
+    assert cli("ingest", case, str(source), "--yes").code == 0
+    before = len(_events(cli, case))
+    again = cli("ingest", case, str(source), "--yes")
+    assert again.code == 1
+    assert "ingested into glm already" in again.err
+    assert len(again.err.strip().splitlines()) == 1
+    assert len(_events(cli, case)) == before
+
+
+def test_typescript_with_timing(cli: CLI, tmp_path: Path) -> None:
+    case = _new_case(cli)
+    data, timing = typescript()
+    (tmp_path / "session").write_bytes(data)
+    (tmp_path / "session.tm").write_bytes(timing)
+    outcome = cli(
+        "ingest",
+        case,
+        str(tmp_path / "session"),
+        "--timing",
+        str(tmp_path / "session.tm"),
+        "--load",
+        "under-load",
+        "--yes",
+    )
+    assert outcome.code == 0, outcome.err
+    runs = _runs(cli, case)
+    assert [r["payload"]["probe"] for r in runs] == [
+        "nvidia-smi-topo",
+        "command",
+        "nvidia-smi-query",
+        "command",
+    ]
+    assert runs[0]["occurred_at"].startswith("2026-03-02T09:57:00")
+    assert runs[2]["occurred_at"].startswith("2026-03-02T10:15:00")
+    assert runs[1]["payload"]["argv"] == ["echo", "done"]  # the backspaces applied
+    observations = _observations(cli, case)
+    assert observations[runs[0]["seq"]]["parsed"] is True
+    assert (
+        len([f for f in observations[runs[2]["seq"]]["facts"] if f["name"] == "utilization.gpu"])
+        == 8
+    )
+
+
+def test_asciicast(cli: CLI, tmp_path: Path) -> None:
+    case = _new_case(cli)
+    (tmp_path / "demo.cast").write_bytes(asciicast())
+    outcome = cli("ingest", case, str(tmp_path / "demo.cast"), "--yes")
+    assert outcome.code == 0, outcome.err
+    runs = _runs(cli, case)
+    assert [(r["payload"]["probe"], r["payload"]["host"]) for r in runs] == [
+        ("nvidia-smi-topo", "inference-vm"),
+        ("nvidia-smi-query", "inference-vm"),
+    ]
+    assert runs[0]["occurred_at"].startswith("2026-03-02T09:57:00")
+    assert runs[1]["occurred_at"].startswith("2026-03-02T10:15:00")
+    assert runs[0]["payload"]["transcript"]["format"] == "asciicast"
+
+
+def _damaged() -> list[tuple[str, bytes, str]]:
+    data, _ = typescript()
+    cast = asciicast().splitlines(keepends=True)
+    return [
+        ("typescript", data[: len(data) // 2], "truncated"),
+        ("asciicast", b"".join(cast[:3]) + cast[3][:20] + b"\n", "cast line 4"),
+        ("asciicast", b'{"version": 1}\n[0.1, "o", "$ ls\\r\\n"]\n', "cast line 1"),
+        ("markdown", b"[bash] nvidia-smi topo -m\n```\nGPU0 X\n", "never closed"),
+        ("shell-log", b"just some words\nno prompt at all\n", "no recognisable command"),
+    ]
+
+
+@pytest.mark.parametrize(("fmt", "data", "said"), _damaged(), ids=lambda v: str(v)[:20])
+def test_damaged_inputs_append_nothing(
+    cli: CLI, tmp_path: Path, fmt: str, data: bytes, said: str
+) -> None:
+    case = _new_case(cli)
+    before = len(_events(cli, case))
+    (tmp_path / "bad").write_bytes(data)
+    outcome = cli("ingest", case, str(tmp_path / "bad"), "--format", fmt, "--yes")
+    assert outcome.code == 1
+    assert said in outcome.err
+    assert len(outcome.err.strip().splitlines()) == 1
+    assert len(_events(cli, case)) == before
+
+
+def test_damaged_timing_file_names_its_line(cli: CLI, tmp_path: Path) -> None:
+    case = _new_case(cli)
+    data, timing = typescript()
+    (tmp_path / "s").write_bytes(data)
+    (tmp_path / "t").write_bytes(timing + b"0.1 999999\n")
+    outcome = cli("ingest", case, str(tmp_path / "s"), "--timing", str(tmp_path / "t"), "--yes")
+    assert outcome.code == 1
+    assert "timing file line 8" in outcome.err
+
+
+def test_without_a_terminal_and_without_yes_it_refuses(cli: CLI, tmp_path: Path) -> None:
+    case = _new_case(cli)
+    (tmp_path / "story.md").write_text(MARKDOWN)
+    before = len(_events(cli, case))
+    outcome = cli("ingest", case, str(tmp_path / "story.md"))
+    assert outcome.code == 1
+    assert "pass --yes" in outcome.err
+    assert len(_events(cli, case)) == before
+
+
+def test_secrets_are_scrubbed_before_sealing(cli: CLI, tmp_path: Path) -> None:
+    case = _new_case(cli)
+    log = (
+        "$ GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123 curl -H 'Authorization: Bearer "
+        "sekrit-bearer-value' https://admin:hunter2pass@example.invalid/api\n"
+        "ok\n"
+        "$ mysql -uroot -pS3cretPw -e 'select 1'\n"
+        "1\n"
+        "$ env\n"
+        "AWS_SECRET_ACCESS_KEY=abcdEFGH1234secret\n"
+    )
+    (tmp_path / "shell.log").write_text(log)
+    outcome = cli("ingest", case, str(tmp_path / "shell.log"), "--yes")
+    assert outcome.code == 0, outcome.err
+    assert "scrubbed" in outcome.err
+    dump = json.dumps(_events(cli, case))
+    for secret in ("ghp_abcdefghij", "sekrit-bearer", "hunter2pass", "S3cretPw", "abcdEFGH1234"):
+        assert secret not in dump
+        assert secret not in outcome.out
+    runs = _runs(cli, case)
+    assert "Authorization header" in runs[0]["payload"]["transcript"]["scrubbed"]
+    assert runs[1]["payload"]["transcript"]["scrubbed"] == ["-p<password>"]
+    # the artifacts (each output and the transcript itself) hold no secret either
+    export = tmp_path / "out"
+    assert cli("export", case, str(export)).code == 0
+    for artifact in (export / "artifacts").iterdir():
+        content = artifact.read_bytes()
+        for secret in (
+            b"ghp_abcdefghij",
+            b"sekrit-bearer",
+            b"hunter2pass",
+            b"S3cretPw",
+            b"abcdEFGH",
+        ):
+            assert secret not in content
+
+
+def test_output_over_the_cap_is_recorded_truncated(
+    cli: CLI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from casefile.app.transcripts import proposal
+
+    monkeypatch.setattr(proposal, "OUTPUT_CAP", 100)
+    case = _new_case(cli)
+    (tmp_path / "long.log").write_text("$ seq 1 1000\n" + "".join(f"{n}\n" for n in range(1000)))
+    outcome = cli("ingest", case, str(tmp_path / "long.log"), "--yes")
+    assert outcome.code == 0, outcome.err
+    assert "recorded truncated" in outcome.err
+    [run] = _runs(cli, case)
+    [cut] = run["payload"]["truncated"]
+    assert (cut["stream"], cut["head_bytes"] + cut["tail_bytes"]) == ("stdout", 100)
+    assert cut["total_bytes"] == len("".join(f"{n}\n" for n in range(1000)))

@@ -1,0 +1,130 @@
+"""The pieces ingest is built from: screen text, command matching, secret scrubbing."""
+
+from __future__ import annotations
+
+import pytest
+
+from casefile.app.transcripts.commands import CommandLineError, match_command
+from casefile.app.transcripts.ingest import shapes
+from casefile.app.transcripts.screen_text import render
+from casefile.app.transcripts.secrets import scrub
+from tests.cli.conftest import builtin_registry
+
+SHAPES = shapes(builtin_registry())
+
+
+def test_screen_text_applies_escapes_carriage_returns_and_backspaces() -> None:
+    assert render("\x1b[1;31mred\x1b[0m plain") == "red plain"
+    assert render("10%\r50%\r100%\r\ndone\r\n") == "100%\ndone\n"
+    assert render("abc\x08\x08XY") == "aXY"
+    assert render("\x1b]0;title\x07text") == "text"
+
+
+@pytest.mark.parametrize(
+    ("line", "probe", "host", "filter_"),
+    [
+        ("ssh inference-vm 'nvidia-smi topo -m'", "nvidia-smi-topo", "inference-vm", None),
+        (
+            "ssh [REDACTED] 'nvidia-smi -q -d PERFORMANCE | grep -A5 \"Tx\\|Rx\" | head -80'",
+            "nvidia-smi-q-perf",
+            "[REDACTED]",
+            "grep -A5 'Tx\\|Rx' | head -80",
+        ),
+        ("sudo lspci -vvv 2>&1 | grep -i width", "lspci", None, "grep -i width"),
+        ("lspci -tv", "lspci-tree", None, None),
+        ("nvidia-smi", "nvidia-smi", None, None),
+        ("nvidia-smi -q -i 0", "nvidia-smi-q", None, None),
+        ("nvidia-smi nvlink -s", "command", None, None),
+        ("nvidia-smi dmon -s u -c 3", "nvidia-smi-dmon", None, None),
+        (
+            "nvidia-smi --query-gpu=index,utilization.gpu --format=csv",
+            "nvidia-smi-query",
+            None,
+            None,
+        ),
+        ("./all_gather_perf -b 8 -e 1G -g 8", "nccl-tests", None, None),
+        ("NCCL_DEBUG=INFO all_reduce_perf -b 8", "nccl-debug", None, None),
+        ("/usr/local/cuda/samples/bin/p2pBandwidthLatencyTest", "cuda-p2p-bandwidth", None, None),
+        ("numactl -H", "numactl", None, None),
+        ("lscpu | head -5", "lscpu", None, "head -5"),
+        ("ssh -p 2222 root@h1 nvidia-smi -q", "nvidia-smi-q", "h1", None),
+        ("echo hi", "command", None, None),
+    ],
+)
+def test_commands_match_the_probes_they_ran(
+    line: str, probe: str, host: str | None, filter_: str | None
+) -> None:
+    matched = match_command(line, SHAPES)
+    assert (matched.probe, matched.host, matched.filter) == (probe, host, filter_)
+
+
+def test_sudo_is_noted_and_left_out_of_the_argv() -> None:
+    matched = match_command("sudo -E nvidia-smi -q", SHAPES)
+    assert matched.sudo and matched.argv == ("nvidia-smi", "-q")
+
+
+def test_a_line_that_does_not_split_is_refused() -> None:
+    with pytest.raises(CommandLineError):
+        match_command("echo 'unclosed", SHAPES)
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "secret"),
+    [
+        ("export HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyz", "environment secret", "hf_abc"),
+        ("curl -H 'Authorization: Bearer abc.def.ghi'", "Authorization header", "abc.def"),
+        ("git clone https://me:pa55word@git.example.invalid/x", "password in URL", "pa55word"),
+        ("token ghp_0123456789abcdefghijABCDEFGHIJ", "token", "ghp_0123"),
+    ],
+)
+def test_secret_shapes_are_scrubbed_and_named(text: str, kind: str, secret: str) -> None:
+    clean = scrub(text)
+    assert secret not in clean.text
+    assert kind in clean.kinds
+
+
+def test_dash_p_password_only_in_command_lines() -> None:
+    assert "hunter22" not in scrub("mysql -phunter22", program_line=True).text
+    assert scrub("gcc -pthread main.c").text == "gcc -pthread main.c"
+    assert scrub("ssh -p 2222 host", program_line=True).kinds == ()
+
+
+@pytest.mark.parametrize(
+    ("data", "fmt"),
+    [
+        (b'{"version": 2, "width": 80}\n[0.1, "o", "$ ls\\r\\n"]\n', "asciicast"),
+        (b"Script started on 2026-03-02 09:57:00+00:00\n$ ls\n", "typescript"),
+        (b"\x1b[1m$\x1b[0m ls\r\n", "typescript"),
+        (b"[assistant] look\r\n[bash] nvidia-smi\r\n", "markdown"),
+        (b"Some notes\n```bash\n$ ls\n```\n", "markdown"),
+        (b"$ ls\nfile\n", "shell-log"),
+    ],
+)
+def test_formats_are_detected(data: bytes, fmt: str) -> None:
+    from casefile.app.transcripts.formats import detect
+
+    assert detect(data) == fmt
+
+
+def test_review_answers_read_as_the_numbers_to_keep() -> None:
+    from casefile.cli.ingest_commands import _numbers
+
+    assert _numbers("1,3-5", 6) == [0, 2, 3, 4]
+    assert _numbers("7", 6) is None
+    assert _numbers("2-x", 6) is None
+
+
+def test_a_chat_line_with_the_output_flattened_after_the_command() -> None:
+    from casefile.app.transcripts.formats import Command, read
+
+    line = (
+        b'[assistant] [bash] ssh 10.1.230.175 \'nvidia-smi -q 2>&1 | grep -E "Link Width|Gen" '
+        b"| head -30' PCIe Generation Link Width\n"
+    )
+    fmt, steps = read(line)
+    [command] = [step for step in steps if isinstance(step, Command)]
+    assert fmt == "markdown"
+    assert command.line.endswith("head -30'")
+    assert command.output == b"PCIe Generation Link Width\n"
+    matched = match_command(command.line, SHAPES)
+    assert (matched.probe, matched.host) == ("nvidia-smi-q", "10.1.230.175")
