@@ -1,0 +1,151 @@
+"""The service's probe verbs: run a probe from a typed request, record a run, and ingest what a
+recorded terminal session shows."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING
+
+from casefile.app.recording import ProbeRecord, rules_for
+from casefile.app.who import NOW, Who
+from casefile.errors import CaseNotFound, DomainError
+
+if TYPE_CHECKING:
+    from casefile.app.probing import ProbeRequest
+    from casefile.app.transcripts.ingest import IngestedRun
+    from casefile.app.transcripts.proposal import Proposal
+    from casefile.probes.api import Probe
+    from casefile.probes.runners.cancel import CancelToken
+    from casefile.probes.runners.result import RunResult
+
+from casefile.app.service_core import ServiceCore
+
+
+class ProbeVerbs(ServiceCore):
+    """Running, recording and ingesting probe output."""
+
+    def probe(self, name: str) -> Probe:
+        return self.registry.probe(name)
+
+    def run_probe(
+        self,
+        case_id: str,
+        request: ProbeRequest,
+        who: Who = NOW,
+        cancel: CancelToken | None = None,
+    ) -> Iterator[ProbeRecord]:
+        """Run a probe where the request says and record each host's run as it lands.
+
+        A failed run is recorded like any other (it is data) and its record says why it
+        failed; pasted output takes the time it was taken unless ``who`` says otherwise.
+        Once ``cancel`` is cancelled (Ctrl-C), each run still going is recorded within about a
+        second as a cancelled, failed run (``record.result.cancelled``).
+        """
+        from casefile.app.probing import collect, failure_reason
+
+        probe = self.registry.probe(request.probe).with_facts(request.facts)
+        if self.store.head(case_id)[0] == 0:
+            raise CaseNotFound(f"no case {case_id!r} (see `casefile cases`)")
+        for result in collect(probe, request, cancel):
+            at = who.when(result.started_at if result.source == "pasted" else None)
+            yield self.record_probe(
+                case_id,
+                probe,
+                result,
+                load=request.load,
+                reconstructed=request.reconstructed,
+                note=request.note,
+                who=Who(who.actor, at),
+                failure=failure_reason(result),
+            )
+
+    def record_probe(
+        self,
+        case_id: str,
+        probe: Probe,
+        result: RunResult,
+        load: str = "unknown",
+        reconstructed: bool = False,
+        note: str | None = None,
+        who: Who = NOW,
+        apply_rules: bool = True,
+        failure: str | None = None,
+    ) -> ProbeRecord:
+        """Store a run's raw output, its parsed facts, and what the rules make of them."""
+        from casefile.app.probing import failure_reason
+        from casefile.app.recording import decide_run, outcome_failure, parse_run, store_output
+
+        stored = store_output(self.store.put_artifact, result)
+        if stored.result is not result:  # the output could not be stored: a failed run now
+            result = stored.result
+            failure = failure_reason(result)
+        collected = parse_run(
+            probe,
+            result,
+            stdout_digest=stored.stdout_digest,
+            stderr_digest=stored.stderr_digest,
+            load=load,
+            reconstructed=reconstructed,
+            note=note,
+            rules=rules_for(self.registry, probe.name) if apply_rules else [],
+        )
+        appended, (run_seq, obs_seq, evidence_ids, set_aside) = self._execute(
+            case_id, lambda draft: decide_run(draft, collected), who
+        )
+        return ProbeRecord(
+            run_seq,
+            obs_seq,
+            collected.parsed,
+            evidence_ids,
+            set_aside,
+            result,
+            outcome_failure(collected.parsed, result, failure),
+            tuple(event.seq for event in appended),
+        )
+
+    def propose_ingest(
+        self,
+        data: bytes,
+        fmt: str = "auto",
+        timing: bytes | None = None,
+        load: str = "unknown",
+        exclude: Callable[[str], bool] | None = None,
+        host: str = "unknown",
+    ) -> Proposal:
+        """What a recorded session proposes (nothing is stored): runs and notes to review."""
+        from casefile.app.transcripts.ingest import shapes
+        from casefile.app.transcripts.proposal import propose
+
+        return propose(
+            data,
+            shapes(self.registry),
+            fmt=fmt,
+            timing=timing,
+            load=load,
+            exclude=exclude,
+            host=host,
+        )
+
+    def ingest(
+        self,
+        case_id: str,
+        proposal: Proposal,
+        accept: Sequence[int] | None = None,
+        who: Who = NOW,
+    ) -> list[IngestedRun]:
+        """Append the accepted items of ``proposal`` (all for None) in one append, the source
+        stored as an artifact each event points into; the same file twice is refused."""
+        from casefile.app.transcripts import ingest
+
+        if self.store.head(case_id)[0] == 0:
+            raise CaseNotFound(f"no case {case_id!r} (see `casefile cases`)")
+        digest = self.store.put_artifact(proposal.source)
+        seen = ingest.already_ingested(self.store.load(case_id), digest)
+        if seen is not None:
+            raise DomainError(
+                f"this transcript was ingested into {case_id} already (events {seen[0]}–"
+                f"{seen[1]}); nothing appended"
+            )
+        prepared = ingest.prepare(proposal, accept, digest, self.store.put_artifact, self.registry)
+        self._execute(case_id, lambda draft: ingest.decide_ingest(draft, prepared, digest), who)
+        return prepared.runs
