@@ -484,3 +484,25 @@ def read_commented_table(lines: list[str]) -> CommentedTable | None:
         else:
             table.rows.append(line.split())
     return table
+
+
+def row_cells(
+    text: str, cell: re.Pattern[str], width: int, at_end: bool, label: str
+) -> tuple[list[str], str | None]:
+    """A matrix row's leading cells, read as far as they go, and a problem when the row does
+    not fit its ``width`` columns (``label`` names the row in it). A short row at the very end
+    of a paste loses its last cell as well: the number may have been cut mid-way."""
+    tokens = text.split()
+    cells: list[str] = []
+    for token in tokens:
+        if not cell.fullmatch(token):
+            break
+        cells.append(token)
+    short = len(cells) < width
+    if short and at_end and cells and len(cells) == len(tokens):
+        cells.pop()
+    if short:
+        return cells, f"{label}: {min(len(cells), width)} of {width} values (cut short?)"
+    if len(tokens) > width:
+        return cells, f"{label}: {len(tokens)} values for {width} columns, extra ignored"
+    return cells, None

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
-from casefile_probes._text import clean_paste, normalise_bus_id, to_float
+from casefile_probes._text import clean_paste, normalise_bus_id, row_cells, to_float
 
 __all__ = [
     "PROBE",
@@ -140,31 +140,16 @@ def _title(line: str, test: str | None) -> NvbTable | None:
 
 def _read_row(table: NvbTable, row: int, text: str, at_end: bool) -> str | None:
     """Read a row as far as it goes; a problem when it does not fit the column header."""
-    tokens = text.split()
-    cells: list[str] = []
-    for token in tokens:
-        if not _CELL.fullmatch(token):
-            break
-        cells.append(token)
-    width = len(table.columns)
-    short = len(cells) < width
-    if short and at_end and cells and len(cells) == len(tokens):
-        cells.pop()  # the paste ends inside this row: its last number may be cut as well
+    name = table.test or "(unnamed test)"
+    cells, problem = row_cells(
+        text, _CELL, len(table.columns), at_end, f"nvbandwidth {name} row {row}"
+    )
     table.rows_seen += 1
     for column, cell in zip(table.columns, cells, strict=False):
         value = to_float(cell) if cell != "N/A" else None
         if value is not None:
             table.cells[(row, column)] = value
-    name = table.test or "(unnamed test)"
-    if short:
-        return (
-            f"nvbandwidth {name} row {row}: {min(len(cells), width)} of {width} values (cut short?)"
-        )
-    if len(tokens) > width:
-        return (
-            f"nvbandwidth {name} row {row}: {len(tokens)} values for {width} columns, extra ignored"
-        )
-    return None
+    return problem
 
 
 def read_nvbandwidth(lines: list[str]) -> NvbReport:

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
-from casefile_probes._text import clean_paste, to_float
+from casefile_probes._text import clean_paste, row_cells, to_float
 
 __all__ = ["PROBE", "parse_p2p"]
 
@@ -163,25 +163,12 @@ def parse_p2p(text: str) -> ParseResult:
 
 def _read_row(matrix: _Matrix, row: int, text: str, at_end: bool) -> str | None:
     """Read one matrix row as far as it goes; a problem when it does not fit the header."""
-    tokens = text.split()
-    cells: list[str] = []
-    for token in tokens:
-        if not _CELL.fullmatch(token):
-            break
-        cells.append(token)
-    width = len(matrix.columns)
-    short = len(cells) < width
-    if short and at_end and cells and len(cells) == len(tokens):
-        cells.pop()  # the paste ends inside this row: its last number may be cut as well
+    cells, problem = row_cells(text, _CELL, len(matrix.columns), at_end, f"{matrix.name} row {row}")
     for column, cell in zip(matrix.columns, cells, strict=False):
         value = to_float(cell)
         if value is not None:
             matrix.cells[(row, column)] = value
-    if short:
-        return f"{matrix.name} row {row}: {min(len(cells), width)} of {width} values (cut short?)"
-    if len(tokens) > width:
-        return f"{matrix.name} row {row}: {len(tokens)} values for {width} columns, extra ignored"
-    return None
+    return problem
 
 
 PROBE = Probe(
