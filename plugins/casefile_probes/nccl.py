@@ -18,6 +18,8 @@ Facts:
   "all_reduce_perf"), ``nccl.ranks`` (int, "Rank" lines = GPUs in the communicator),
   ``nccl.gpus`` (int, distinct host+device pairs), ``nccl.hosts`` (int), ``nccl.version``
   (str, e.g. "2.19.3"), ``nccl.out_of_bounds`` (int, from "# Out of bounds values");
+- per rank's device, subject ``HOST/gpuN/BUS`` ("Using devices"): ``nccl.device`` (str, the
+  GPU's name, e.g. "NVIDIA H100 80GB HBM3"), which tells a rule what path to expect;
 - on ``host``, from the ``# nThread 1 nGpus 8 minBytes 8 maxBytes …`` banner:
   ``nccl.threads``, ``nccl.gpus_per_thread``, ``nccl.min_bytes``, ``nccl.max_bytes``,
   ``nccl.warmup_iters``, ``nccl.iters`` (int).
@@ -58,7 +60,7 @@ _TEST_NAME = re.compile(r"(?:^|[/\s])(?P<test>[a-z_]+_perf)(?:_mpi)?\b")
 _STARTING = re.compile(r"^#\s*Collective test starting:\s*(?P<test>\S+)")
 _RANK = re.compile(
     r"^#?\s*Rank\s+(?P<rank>\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(?P<host>\S+)\s+"
-    r"device\s+(?P<device>\d+)\s+\[(?P<bus>[^\]]*)\]"
+    r"device\s+(?P<device>\d+)\s+\[(?P<bus>[^\]]*)\]\s*(?P<name>.*)$"
 )
 _AVG = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*(?P<value>\S+)")
 _OOB = re.compile(r"^#\s*Out of bounds values\s*:\s*(?P<value>\d+)")
@@ -274,6 +276,7 @@ class _Scan:
     test: str | None = None
     hosts: set[str] = field(default_factory=set)
     devices: set[tuple[str, str, str]] = field(default_factory=set)
+    names: dict[tuple[str, str, str], str] = field(default_factory=dict)
     ranks: int = 0
     columns: list[str] | None = None
     tokens: list[str] = field(default_factory=list)
@@ -309,7 +312,10 @@ def _scan(lines: list[str], commands: list[str]) -> _Scan:
                 scan.hosts.add(m.group("host"))
                 # host, bus and device together: MPI ranks each see "device 0" under
                 # CUDA_VISIBLE_DEVICES, and old nccl-tests print "[0x00]" for every bus
-                scan.devices.add((m.group("host"), m.group("bus"), m.group("device")))
+                key = (m.group("host"), m.group("bus"), m.group("device"))
+                scan.devices.add(key)
+                if m.group("name").strip():
+                    scan.names[key] = m.group("name").strip()
         elif (header := _header_columns(stripped)) is not None:
             scan.columns = header
             in_table = True
@@ -371,6 +377,8 @@ def parse_nccl(text: str) -> ParseResult:
     result.add("nccl.hosts", len(scan.hosts) or None, "host")
     result.add("nccl.version", version, "host")
     result.add("nccl.out_of_bounds", scan.oob, "host")
+    for (host, bus, device), name in sorted(scan.names.items()):
+        result.add("nccl.device", name, f"{host}/gpu{device}/{bus}")
     for name, _ in _BANNER_FIELDS:
         result.add(name, scan.banner.get(name), "host")
     _add_log(result, log)
@@ -433,6 +441,7 @@ PROBE = Probe(
         "nccl.hosts",
         "nccl.version",
         "nccl.out_of_bounds",
+        "nccl.device",
         "nccl.threads",
         "nccl.gpus_per_thread",
         "nccl.min_bytes",
