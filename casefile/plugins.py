@@ -46,7 +46,10 @@ class Registry:
     """
 
     probes: dict[str, Probe] = field(default_factory=dict)
+    #: the newest version of each playbook, by id (what ``--playbook ID`` opens)
     playbooks: dict[str, Playbook] = field(default_factory=dict)
+    #: every version installed, by ``ID@VERSION`` (a case opened from an older one keeps it)
+    versions: dict[str, Playbook] = field(default_factory=dict)
     broken: dict[str, str] = field(default_factory=dict)
     _pending: dict[tuple[str, str], EntryPoint] = field(default_factory=dict)
     on_broken: Callable[[str, str], None] | None = None
@@ -61,7 +64,16 @@ class Registry:
 
     @classmethod
     def of(cls, probes: Iterable[Probe] = (), playbooks: Iterable[Playbook] = ()) -> Registry:
-        return cls(probes={p.name: p for p in probes}, playbooks={b.id: b for b in playbooks})
+        registry = cls(probes={p.name: p for p in probes})
+        for playbook in playbooks:
+            registry._file_playbook(playbook)
+        return registry
+
+    def _file_playbook(self, playbook: Playbook) -> None:
+        self.versions.setdefault(playbook.ref, playbook)
+        newest = self.playbooks.get(playbook.id)
+        if newest is None or newest.version < playbook.version:
+            self.playbooks[playbook.id] = playbook
 
     def _load(self, group: str, name: str) -> object | None:
         ep = self._pending.pop((group, name), None)
@@ -89,7 +101,7 @@ class Registry:
             if loaded.name != name:
                 self.probes.setdefault(name, loaded)
         elif group == PLAYBOOK_GROUP and isinstance(loaded, Playbook):
-            self.playbooks.setdefault(loaded.id, loaded)
+            self._file_playbook(loaded)
         elif loaded is not None:
             message = f"not a {group} object but {type(loaded).__name__}"
             self.broken[f"{group}:{name}"] = message
@@ -118,8 +130,19 @@ class Registry:
         )
         raise PluginError(f"no probe {name!r} (installed: {known or 'none'})")
 
+    def all_playbook_versions(self) -> list[Playbook]:
+        """Every installed version of every playbook, oldest first within an id."""
+        self._load_all(PLAYBOOK_GROUP)
+        return sorted(self.versions.values(), key=lambda b: (b.id, b.version))
+
     def playbook(self, pid: str) -> Playbook:
+        """A playbook by ``ID`` (its newest version) or ``ID@VERSION``."""
         playbooks = self.all_playbooks()
+        if "@" in pid:
+            if pid in self.versions:
+                return self.versions[pid]
+            known = ", ".join(sorted(self.versions)) or "none"
+            raise PluginError(f"no playbook {pid!r} (installed: {known})")
         if pid not in playbooks:
             known = ", ".join(sorted(playbooks)) or "none"
             raise PluginError(f"no playbook {pid!r} (installed: {known})")

@@ -25,6 +25,7 @@ from casefile.errors import DomainError, StoreError
 if TYPE_CHECKING:
     from casefile.app.draft import Draft
     from casefile.domain.beliefs import Projection
+    from casefile.domain.playbook import Playbook
     from casefile.plugins import Registry
     from casefile.probes.api import Probe
     from casefile.probes.runners.result import RunResult, Truncation
@@ -55,24 +56,29 @@ class Collected:
     parsed: ParseResult
     run_payload: dict[str, Any]
     conditions: dict[str, Any]
-    rules: list[tuple[str, Rule]]
+    rules: list[tuple[Playbook, Rule]]
 
 
-def opened_from(projection: Projection, question_id: str, playbook_id: str) -> bool:
-    """Whether the case's question was opened from that playbook (any version)."""
+def opened_from(projection: Projection, question_id: str, playbook_ref: str) -> bool:
+    """Whether the case's question was opened from that playbook version (``ID@VERSION``).
+
+    A case keeps the version it was opened from: installing a newer playbook never changes
+    which rules read its runs. A question that names a playbook without a version (written by
+    hand) takes any version's rules."""
     question = projection.questions.get(question_id)
-    return (
-        question is not None
-        and question.playbook is not None
-        and question.playbook.split("@", 1)[0] == playbook_id
-    )
+    if question is None or question.playbook is None:
+        return False
+    if "@" not in question.playbook:
+        return question.playbook == playbook_ref.split("@", 1)[0]
+    return question.playbook == playbook_ref
 
 
-def rules_for(registry: Registry, probe_name: str) -> list[tuple[str, Rule]]:
-    """(playbook id, rule) for every installed rule that reads this probe."""
-    rules: list[tuple[str, Rule]] = []
-    for playbook in registry.all_playbooks().values():
-        rules.extend((playbook.id, rule) for rule in playbook.rules_for_probe(probe_name))
+def rules_for(registry: Registry, probe_name: str) -> list[tuple[Playbook, Rule]]:
+    """(playbook, rule) for every installed rule, of every playbook version, that reads this
+    probe; each is applied only to a question opened from its own version."""
+    rules: list[tuple[Playbook, Rule]] = []
+    for playbook in registry.all_playbook_versions():
+        rules.extend((playbook, rule) for rule in playbook.rules_for_probe(probe_name))
     return rules
 
 
@@ -85,7 +91,7 @@ def parse_run(
     load: str,
     reconstructed: bool,
     note: str | None,
-    rules: list[tuple[str, Rule]],
+    rules: list[tuple[Playbook, Rule]],
 ) -> Collected:
     """Parse a run and build the probe run's payload (artifacts already stored)."""
     from casefile.app.probing import failure_reason
@@ -206,7 +212,7 @@ def decide_run(
 
 def apply_rules(
     draft: Draft,
-    rules: Sequence[tuple[str, Rule]],
+    rules: Sequence[tuple[Playbook, Rule]],
     facts: Sequence[Fact],
     load: str,
     obs_seq: int,
@@ -216,10 +222,13 @@ def apply_rules(
     merely shares its id)."""
     evidence_ids: list[str] = []
     set_aside: list[str] = []
-    for playbook_id, rule in rules:
-        if not opened_from(draft.projection, rule.question, playbook_id):
+    context: dict[str, list[Fact]] = {}
+    for playbook, rule in rules:
+        if not opened_from(draft.projection, rule.question, playbook.ref):
             continue
-        verdict = evaluate(rule, facts, load)
+        if playbook.ref not in context:
+            context[playbook.ref] = [*facts, *playbook.context_facts(list(facts))]
+        verdict = evaluate(rule, context[playbook.ref], load)
         if isinstance(verdict, SetAside):
             draft.add(commands.set_aside(verdict, obs_seq))
             set_aside.append(rule.id)

@@ -22,6 +22,7 @@ from casefile.app.draft import Draft
 from casefile.app.recording import ProbeRecord
 from casefile.app.service_core import ServiceCore
 from casefile.app.service_probes import ProbeVerbs
+from casefile.app.service_triage import TriageVerbs
 from casefile.app.service_views import ViewVerbs
 from casefile.app.session import RETRIES
 from casefile.app.who import NOW, Who
@@ -38,12 +39,13 @@ if TYPE_CHECKING:
 __all__ = ["RETRIES", "CaseService", "ProbeRecord"]
 
 
-class CaseService(ProbeVerbs, ViewVerbs, ServiceCore):
+class CaseService(TriageVerbs, ProbeVerbs, ViewVerbs, ServiceCore):
     """Every action and view over one event store.
 
     The verbs that record reasoning live here; reading and views are in
     :mod:`casefile.app.service_views`, probes and transcripts in
-    :mod:`casefile.app.service_probes`, and what they all stand on (sessions, the write
+    :mod:`casefile.app.service_probes`, intake and experiments in
+    :mod:`casefile.app.service_triage`, and what they all stand on (sessions, the write
     loop) in :mod:`casefile.app.service_core`.
     """
 

@@ -94,21 +94,32 @@ class ServiceCore:
     def candidates(self, projection: Projection) -> list[Candidate]:
         """Every probe + rule pair that the playbooks opened in this case offer, less the pairs
         whose rule reads facts the probe says it cannot give (see ``ranking.feeds``): a probe
-        is credited only with the rules its run can feed."""
-        from casefile.domain.beliefs.ranking import feeds
+        is credited only with the rules its run can feed. Each experiment rule not yet read in
+        the case is offered too, as ``A/B <id>`` at the experiment's own cost (a benchmark
+        rerun, or a reboot into firmware settings)."""
+        from casefile.domain.beliefs.ranking import EXPERIMENT_PREFIX, feeds
         from casefile.domain.beliefs.views import Candidate
 
         probes = self.registry.all_probes()
         out = []
-        for playbook in self.registry.all_playbooks().values():
+        read = {
+            str(state.rule.get("id"))
+            for state in projection.evidence.values()
+            if state.active and state.rule is not None
+        }
+        for playbook in self.registry.all_playbook_versions():
             for rule in playbook.rules:
-                if not opened_from(projection, rule.question, playbook.id):
+                if not opened_from(projection, rule.question, playbook.ref):
                     continue
                 for name in rule.probes:
                     probe = probes.get(name)
                     if probe is not None and not feeds(rule, probe.facts):
                         continue
                     out.append(Candidate(name, rule, probe.cost if probe else "moderate"))
+            for experiment in playbook.experiments:
+                rule = experiment.rule
+                if opened_from(projection, rule.question, playbook.ref) and rule.id not in read:
+                    out.append(Candidate(EXPERIMENT_PREFIX + experiment.id, rule, experiment.cost))
         return out
 
     def integrity_warnings(self, case_id: str) -> list[str]:

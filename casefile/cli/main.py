@@ -37,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
         reasoning_commands,
         record_commands,
         report_commands,
+        triage_commands,
         tui_commands,
     )
 
@@ -68,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     report_commands.register(sub, common)
     ingest_commands.register(sub, common)
     record_commands.register(sub, common)
+    triage_commands.register(sub, common)
     completion.register(sub)
     _everywhere(parser)
     return parser
@@ -169,12 +171,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         from casefile.cli.completion import helper
 
         return helper(words[1:])
-    # For `casefile probe`, everything after the first bare `--` is the command line to run
-    # (casefile probe C P -- ARGV…), passed through untouched: never re-parsed, never joined
-    # into a shell string. Every other command leaves `--` to argparse, where it ends the
-    # options as usual (casefile note C -- "-5 °C reading").
+    # For `casefile probe` and `casefile experiment`, everything after the first bare `--` is
+    # the command line to run (casefile probe C P -- ARGV…, casefile experiment C --run P --
+    # ARGV…), passed through untouched: never re-parsed, never joined into a shell string.
+    # Every other command leaves `--` to argparse, where it ends the options as usual
+    # (casefile note C -- "-5 °C reading").
     command: list[str] | None = None
-    if _subcommand(words) == "probe" and "--" in words:
+    if _subcommand(words) in ("probe", "experiment") and "--" in words:
         cut = words.index("--")
         words, command = words[:cut], words[cut + 1 :]
     parser = build_parser()

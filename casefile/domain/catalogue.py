@@ -167,6 +167,36 @@ class RuleRef(Payload):
     version: int
 
 
+class IntakeRef(Payload):
+    """The intake answer an evidence event came from: which question, what was answered, and
+    whether a person answered it or the case's own records did."""
+
+    id: str = Field(min_length=1)
+    answer: str = Field(min_length=1)
+    source: Literal["answered", "environment", "observation"] = "answered"
+    basis: str | None = None
+
+
+class ExperimentRecorded(Payload):
+    """Two runs of one benchmark that differ in one stated change, and what each measured.
+
+    ``speedup`` is how much better the variant did (above 1 is better, whichever way the
+    metric runs), stored so that replay never recomputes it."""
+
+    experiment_id: str = Field(min_length=1)
+    change: str = Field(min_length=1)
+    baseline_seq: int = Field(ge=1)
+    variant_seq: int = Field(ge=1)
+    probe: str = Field(min_length=1)
+    metric: str = Field(min_length=1)
+    baseline_value: float = Field(gt=0.0)
+    variant_value: float = Field(gt=0.0)
+    speedup: float = Field(gt=0.0)
+    higher_is_better: bool = True
+    unit: str | None = None
+    note: str | None = None
+
+
 class EvidenceAssessed(Payload):
     """How likely an observation is under each hypothesis; stores the numbers it applied."""
 
@@ -183,6 +213,10 @@ class EvidenceAssessed(Payload):
     outcome: str | None = None
     statistic: float | str | None = None
     supersedes: str | None = None
+    #: the intake answer this evidence is (``casefile intake``); absent otherwise
+    intake: IntakeRef | None = None
+    #: the experiment this evidence reads (``casefile experiment``); absent otherwise
+    experiment_id: str | None = None
 
 
 class ReadingSetAside(Payload):
@@ -220,6 +254,7 @@ CATALOGUE: dict[str, tuple[int, type[Payload]]] = {
     "reading.set_aside": (1, ReadingSetAside),
     "action.taken": (1, ActionTaken),
     "case.concluded": (1, CaseConcluded),
+    "experiment.recorded": (1, ExperimentRecorded),
 }
 
 

@@ -36,6 +36,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from casefile.domain.expected import ExpectedRate, expected_facts, rate_from_dict
+from casefile.domain.experiments import ExperimentRule, experiment_from_dict
+from casefile.domain.facts import Fact
+from casefile.domain.intake import IntakeQuestion, intake_from_dict
 from casefile.domain.rules import Rule, rule_from_dict
 from casefile.errors import RuleError
 
@@ -60,9 +64,31 @@ class Playbook:
     hypotheses: tuple[HypothesisSpec, ...]
     rules: tuple[Rule, ...]
     probes: tuple[str, ...] = ()
+    #: questions about the symptom's shape, asked before any probe (``casefile intake``)
+    intake: tuple[IntakeQuestion, ...] = ()
+    #: A/B rules: which stated changes they read and what faster / same / slower means
+    experiments: tuple[ExperimentRule, ...] = ()
+    #: what each kind of path should carry, for rules that judge a rate against it
+    expected_rates: tuple[ExpectedRate, ...] = ()
+
+    @property
+    def ref(self) -> str:
+        """``ID@VERSION``: what a question opened from this playbook records."""
+        return f"{self.id}@{self.version}"
 
     def rules_for_probe(self, probe: str) -> list[Rule]:
         return [rule for rule in self.rules if probe in rule.probes]
+
+    def context_facts(self, facts: list[Fact]) -> list[Fact]:
+        """Facts this playbook adds to a run's before its rules read them (expected rates)."""
+        return expected_facts(self.expected_rates, facts)
+
+    def intake_question(self, iid: str) -> IntakeQuestion:
+        for question in self.intake:
+            if question.id == iid:
+                return question
+        known = ", ".join(q.id for q in self.intake) or "none"
+        raise KeyError(f"no intake question {iid!r} in {self.ref} (known: {known})")
 
     def hypothesis(self, hid: str) -> HypothesisSpec:
         for spec in self.hypotheses:
@@ -107,6 +133,22 @@ def playbook_from_dict(data: Mapping[str, Any], source: str = "playbook") -> Pla
     ids = [r.id for r in rules]
     if len(set(ids)) != len(ids):
         raise RuleError(f"{source}: rule ids must be unique")
+    intake = tuple(
+        intake_from_dict(raw, qid, known, f"{source}: intake #{n + 1}")
+        for n, raw in enumerate(data.get("intake", []))
+    )
+    experiments = tuple(
+        experiment_from_dict(raw, qid, known, f"{source}: experiment #{n + 1}")
+        for n, raw in enumerate(data.get("experiment", []))
+    )
+    rates = tuple(
+        rate_from_dict(raw, f"{source}: expected_rate #{n + 1}")
+        for n, raw in enumerate(data.get("expected_rate", []))
+    )
+    for group, what in ((intake, "intake"), (experiments, "experiment")):
+        names = [item.id for item in group]
+        if len(set(names)) != len(names):
+            raise RuleError(f"{source}: {what} ids must be unique")
     return Playbook(
         id=pid,
         version=int(head.get("version", 1)),
@@ -117,6 +159,9 @@ def playbook_from_dict(data: Mapping[str, Any], source: str = "playbook") -> Pla
         hypotheses=hypotheses,
         rules=tuple(rules),
         probes=tuple(str(p) for p in head.get("probes", [])),
+        intake=intake,
+        experiments=experiments,
+        expected_rates=rates,
     )
 
 

@@ -47,17 +47,37 @@ DEFAULT_RULE_RELIABILITY = 0.9
 #: (8b/10b for Gen1–2, 128b/130b for Gen3–5, FLIT for Gen6): the basis of "link capacity".
 PCIE_LANE_KBPS = {1: 250_000, 2: 500_000, 3: 984_615, 4: 1_969_231, 5: 3_938_462, 6: 7_876_923}
 
+#: The smallest message whose bus bandwidth says what a path can carry. Below a few MB a
+#: collective is latency-bound (8- and 16-byte rows read 0.00 GB/s on any hardware), so a
+#: table cut after its small rows says nothing about bandwidth.
+LARGE_MESSAGE_BYTES = 32 * 1024 * 1024
+
 
 def derived_facts(facts: Sequence[Fact]) -> list[Fact]:
     """Facts computed from others that rules may read, e.g. ``pcie.link.capacity``.
 
     ``pcie.link.capacity`` (KB/s per direction) uses the link's *maximum* generation and width:
     the question a rule asks is how much of what the link can carry is in use.
+    ``nccl.busbw.large`` (GB/s, on ``host``) is the best out-of-place bus bandwidth among
+    messages of at least :data:`LARGE_MESSAGE_BYTES`; absent when the table stops short of them.
+    ``p2p.enabled_gain`` is the best unidirectional bandwidth with peer-to-peer enabled over
+    the best without: about 1 when enabling it changes nothing (no P2P, or P2P rerouted).
     """
     by_subject: dict[str, dict[str, FactValue]] = {}
+    large: list[float] = []
     for fact in facts:
         by_subject.setdefault(fact.subject, {})[fact.name] = fact.value
+        if fact.name == "nccl.busbw" and fact.subject.startswith("size="):
+            size = fact.subject[5:]
+            if size.isdigit() and int(size) >= LARGE_MESSAGE_BYTES and _is_number(fact.value):
+                large.append(float(fact.value))
     out: list[Fact] = []
+    if large:
+        out.append(Fact("nccl.busbw.large", max(large), "host", "GB/s"))
+    p2p_on = by_subject.get("host", {}).get("p2p.unidir_bw.enabled.max")
+    p2p_off = by_subject.get("host", {}).get("p2p.unidir_bw.disabled.max")
+    if _positive(p2p_on) and _positive(p2p_off):
+        out.append(Fact("p2p.enabled_gain", float(p2p_on) / float(p2p_off), "host"))  # type: ignore[arg-type]
     for subject, values in by_subject.items():
         gen = values.get("pcie.link.gen.max", values.get("pcie.link.gen.current"))
         width = values.get("pcie.link.width.max", values.get("pcie.link.width.current"))
@@ -66,6 +86,14 @@ def derived_facts(facts: Sequence[Fact]) -> list[Fact]:
             if lane is not None and width > 0:
                 out.append(Fact("pcie.link.capacity", lane * float(width), subject, "KB/s"))
     return out
+
+
+def _is_number(value: FactValue | None) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _positive(value: FactValue | None) -> bool:
+    return _is_number(value) and value > 0  # type: ignore[operator]
 
 
 @dataclass(frozen=True)

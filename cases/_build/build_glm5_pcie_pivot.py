@@ -18,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import glm5_outputs as out
-from casefile_gpu_playbook import PLAYBOOK
+from casefile_gpu_playbook import PLAYBOOK_V1 as PLAYBOOK
 from casefile_probes import lspci, smi_q, topo
 from casefile_probes import query_gpu as query
 
@@ -97,7 +97,7 @@ def build(service: CaseService) -> str:
     )
 
     # The question, with the playbook's hypotheses and priors.
-    service.open_playbook(cid, PLAYBOOK.id, who=Who(a, at()))
+    service.open_playbook(cid, PLAYBOOK.ref, who=Who(a, at()))
 
     # The belief "PCIe-bound", built on calculations.
     service.assess(

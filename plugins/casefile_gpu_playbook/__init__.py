@@ -1,8 +1,10 @@
 """The GPU throughput playbook: what limits a multi-GPU inference or training job.
 
-The question, the hypothesis tree and the rules are data in ``gpu_throughput.toml``, so a
-reviewer can read every prior and likelihood beside its rationale. This module only loads it and
-registers it (entry point ``casefile.playbooks: gpu-throughput``), as a third party would.
+The question, the hypothesis tree, the rules, the intake questions and the experiment rules
+are data in TOML, so a reviewer can read every prior and likelihood beside its rationale. This
+module only loads the versions and registers them (entry points ``casefile.playbooks``:
+``gpu-throughput`` is the newest, ``gpu-throughput@1`` the first), as a third party would.
+Every version stays installed: a case opened from version 1 keeps version 1's rules.
 """
 
 from __future__ import annotations
@@ -11,8 +13,14 @@ from importlib.resources import files
 
 from casefile.domain.playbook import Playbook, load_playbook
 
-SOURCE = "gpu_throughput.toml"
 
-PLAYBOOK: Playbook = load_playbook(
-    files(__package__).joinpath(SOURCE).read_text(encoding="utf-8"), source=SOURCE
-)
+def _load(source: str) -> Playbook:
+    return load_playbook(files(__package__).joinpath(source).read_text(encoding="utf-8"), source)
+
+
+#: version 1: the seed story's tree (the reference case was opened from it)
+PLAYBOOK_V1: Playbook = _load("gpu_throughput.toml")
+#: version 2: the failure classes of public investigations, intake, experiments, expected rates
+PLAYBOOK_V2: Playbook = _load("gpu_throughput_v2.toml")
+#: the newest version, what ``--playbook gpu-throughput`` opens
+PLAYBOOK: Playbook = PLAYBOOK_V2

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from casefile_gpu_playbook import PLAYBOOK
+from casefile_gpu_playbook import PLAYBOOK_V1 as PLAYBOOK
 from casefile_probes import (
     bandwidth,
     dmon,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from casefile_gpu_playbook import PLAYBOOK
+from casefile_gpu_playbook import PLAYBOOK_V1 as PLAYBOOK
 from casefile_probes import query_gpu, smi_q
 
 from casefile.app.service import CaseService

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from casefile_gpu_playbook import PLAYBOOK
+from casefile_gpu_playbook import PLAYBOOK_V1 as PLAYBOOK
 from casefile_probes import dmon, lspci, nvml, query_gpu, smi_q, topo
 
 from casefile.app.views import replay_view, runner_up

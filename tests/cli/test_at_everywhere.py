@@ -44,7 +44,7 @@ COMMANDS: dict[str, list[str]] = {
         "t1",
         "a child",
         "--under",
-        "pcie-bound",
+        "compute-launch",
         "--prior",
         "0.1",
     ],

@@ -113,7 +113,8 @@ def test_probe_names_and_case_ids_come_from_casefile(
     assert all(p.startswith("nvidia-smi") for p in probes)
     assert "lspci" in complete(bash_script, env, "casefile", "parse", "ls")
     assert complete(bash_script, env, "casefile", "playbook", "open", "alpha-1", "g") == [
-        "gpu-throughput"
+        "gpu-throughput",
+        "gpu-throughput@1",
     ]
     # --db on the line is the database asked
     other = tmp_path / "other.db"

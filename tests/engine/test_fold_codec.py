@@ -54,7 +54,7 @@ def reference_events() -> tuple[Event, ...]:
 
 
 def reference_candidates() -> list[Candidate]:
-    from casefile_gpu_playbook import PLAYBOOK
+    from casefile_gpu_playbook import PLAYBOOK_V1 as PLAYBOOK
 
     return [Candidate(name, rule) for rule in PLAYBOOK.rules for name in rule.probes]
 
@@ -289,9 +289,9 @@ def test_garbage_is_unreadable(data: Any) -> None:
 
 def test_another_engine_version_is_refused_by_name() -> None:
     _, state, binary = split(reference_fold())
-    with pytest.raises(FoldUnreadable, match=r"engine 'fold-0'; this is 'fold-3'"):
+    with pytest.raises(FoldUnreadable, match=r"engine 'fold-0'; this is 'fold-4'"):
         restore_fold(seal(state, binary, version="fold-0"))
-    assert ENGINE_VERSION == "fold-3"
+    assert ENGINE_VERSION == "fold-4"
     assert issubclass(FoldUnreadable, DomainError)
 
 

@@ -18,6 +18,7 @@ from casefile.probes.runners.result import RunResult, Truncation
 if TYPE_CHECKING:
     from casefile.app.draft import Draft
     from casefile.domain.events import Event
+    from casefile.domain.playbook import Playbook
     from casefile.domain.rules import Rule
     from casefile.plugins import Registry
 
@@ -101,7 +102,7 @@ def prepare(
 ) -> Prepared:
     """Store each accepted run's output and parse it (before deciding, as a probe run is)."""
     probes = registry.all_probes()
-    rules: dict[str, list[tuple[str, Rule]]] = {}
+    rules: dict[str, list[tuple[Playbook, Rule]]] = {}
     now = utc_now()
     prepared: list[tuple[ProposedNote | ProposedRun, Collected | None, dict[str, Any]]] = []
     for item in accepted(proposal, indexes):

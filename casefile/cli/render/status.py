@@ -45,7 +45,11 @@ def render_status(view: StatusView) -> str:
         lines += ["", "Warnings"]
         lines += warning_lines(view.warning_groups)
     if view.next_step_groups:
-        lines += ["", "Next steps (expected information gain about the question)"]
+        lines += [
+            "",
+            "Next steps (expected information gain about the question; cheaper steps first "
+            "unless a costlier one tells clearly more)",
+        ]
         for rank, group in enumerate(view.next_step_groups[:SHOWN_NEXT_STEPS], start=1):
             probes = ", ".join(f"{p.probe} ({p.cost})" for p in group.probes)
             lines.append(

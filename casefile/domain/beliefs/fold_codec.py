@@ -54,6 +54,8 @@ The JSON (lists are in the projection's own order, so a restored fold dumps to t
     observations  {seq, hash, shape, shapes, probe_run_seq}
                   a stub is its shape (the keys that repeat from run to run) plus columns
     set_asides    the folded set-aside records (payload, seq, hash)
+    experiments   the folded experiment records (payload, seq, hash), in seq order
+    environment   the case's environment (``--env`` when it was opened)
     decisive      the current decisive ranking: [positions in the evidence columns, bits]
                   (scored once, when the fold was saved: a warm status reads it back)
     warnings      {active: [[code, message, seq, question, subject], …] in raised order,
@@ -82,7 +84,7 @@ from casefile.domain.beliefs.projection import EvidenceState, Projection, collec
 from casefile.domain.beliefs.question import HypothesisNode, QuestionState
 from casefile.domain.beliefs.warnings import CaseWarning, WarningTracker
 
-ENGINE_VERSION = "fold-3"
+ENGINE_VERSION = "fold-4"
 
 #: The keys of a probe run's payload that a restored projection keeps (graph building and
 #: event detail read them; ``assess_evidence`` only needs the seq).
@@ -148,6 +150,8 @@ def _state(p: Projection, binary: _Binary) -> dict[str, Any]:
             p.observations, p.observation_hashes, OBSERVATION_KEYS, _OBSERVATION_VARYING, binary
         ),
         "set_asides": p.set_asides,
+        "experiments": list(p.experiments.values()),
+        "environment": p.environment,
         "decisive": _decisive(p, binary),
         "warnings": {
             "active": [[w.code, w.message, w.seq, w.question_id, w.subject] for w in active],
@@ -450,6 +454,22 @@ def _projection(state: dict[str, Any], section: _Section) -> Projection:
         _check(record.get("reason").__class__ is str, "set-aside reason")
         _check(_is_rule(record.get("rule")), "set-aside rule")
     p.set_asides = set_asides
+    for record in _all(state["experiments"], (dict,), "experiment records"):
+        _check(record.get("seq").__class__ is int, "experiment seq")
+        _check(record.get("experiment_id").__class__ is str, "experiment id")
+        _check(record.get("hash").__class__ is str, "experiment hash")
+        for key in ("baseline_seq", "variant_seq"):
+            _check(record.get(key).__class__ is int, f"experiment {key}")
+        _check(record.get("speedup").__class__ in _NUMBER, "experiment speedup")
+        _check(record["experiment_id"] not in p.experiments, "experiment twice")
+        p.experiments[record["experiment_id"]] = record
+    environment = state["environment"]
+    _check(
+        environment.__class__ is dict
+        and all(k.__class__ is str and v.__class__ is str for k, v in environment.items()),
+        "environment",
+    )
+    p.environment = environment
     p.warnings = _restore_warnings(state["warnings"], p)
     _restore_decisive(p, state["decisive"], section)
     return p

@@ -98,6 +98,10 @@ class Projection:
     trajectory: list[Step] = field(default_factory=list)
     warnings: WarningTracker = field(default_factory=WarningTracker)
     set_asides: list[dict[str, Any]] = field(default_factory=list)
+    #: experiment id → the ``experiment.recorded`` payload with its ``seq`` and ``hash``
+    experiments: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: the case's environment as opened (``--env KEY=VALUE``): intake reads it
+    environment: dict[str, str] = field(default_factory=dict)
     concluded: dict[str, Any] | None = None
     _graph: Any = None
     snapshots: dict[str, QuestionSnapshot] = field(default_factory=dict)
@@ -304,6 +308,7 @@ class _Folder:
                 "observation.recorded",
                 "reading.set_aside",
                 "evidence.assessed",
+                "experiment.recorded",
             )
         }
 
@@ -394,6 +399,7 @@ class _Folder:
         self.p.case_id = event.case_id
         self.p.title = payload["title"]
         self.p.symptom = payload.get("symptom")
+        self.p.environment = dict(payload.get("environment") or {})
 
     def _case_concluded(self, event: Event, payload: dict[str, Any]) -> None:
         self.p.concluded = dict(payload, seq=event.seq)
@@ -488,6 +494,15 @@ class _Folder:
     def _reading_set_aside(self, event: Event, payload: dict[str, Any]) -> None:
         self.p.warnings.set_aside(event.seq, payload)
         self.p.set_asides.append(dict(payload, seq=event.seq, hash=event.hash))
+
+    def _experiment_recorded(self, event: Event, payload: dict[str, Any]) -> None:
+        eid = payload["experiment_id"]
+        if eid in self.p.experiments:
+            raise DomainError(f"seq {event.seq}: experiment {eid!r} already exists")
+        for key in ("baseline_seq", "variant_seq"):
+            if payload[key] not in self.p.probe_runs:
+                raise DomainError(f"seq {event.seq}: {key} {payload[key]} is not a probe run")
+        self.p.experiments[eid] = dict(payload, seq=event.seq, hash=event.hash)
 
     # --- evidence --------------------------------------------------------------------------
 

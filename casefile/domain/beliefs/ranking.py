@@ -20,7 +20,19 @@ from casefile.domain.beliefs.tree import CATCH_ALL_LEAF, Structure
 from casefile.domain.rules import Rule
 from casefile.errors import DomainError
 
-COST_ORDER = {"instant": 0, "cheap": 1, "moderate": 2, "expensive": 3}
+COST_ORDER = {"instant": 0, "cheap": 1, "moderate": 2, "expensive": 3, "intrusive": 4}
+#: What a step's information is worth at its cost, for ordering only (the bits shown are the
+#: bits expected): a query beats a ten-minute benchmark unless the benchmark is expected to
+#: tell noticeably more, and a benchmark beats a reboot into firmware settings the same way.
+COST_WEIGHT = {"instant": 1.0, "cheap": 0.95, "moderate": 0.85, "expensive": 0.7, "intrusive": 0.45}
+#: the name an experiment rule is offered under in next steps (``A/B p2p-disable``)
+EXPERIMENT_PREFIX = "A/B "
+
+
+def ordering(gain: float, cost: str, name: str) -> tuple[float, int, str]:
+    """The sort key of a ranked step: information weighted by cost, then cheaper, then name."""
+    return (-round(gain * COST_WEIGHT.get(cost, 0.5), 12), COST_ORDER.get(cost, 9), name)
+
 
 #: Joint outcome spaces larger than this are not enumerated (the probe is scored on its best
 #: single rule instead); the built-in probes stay far below it.
@@ -34,6 +46,11 @@ DERIVED_FROM: dict[str, tuple[tuple[str, ...], ...]] = {
         ("pcie.link.gen.max", "pcie.link.gen.current"),
         ("pcie.link.width.max", "pcie.link.width.current"),
     ),
+    "nccl.busbw.large": (("nccl.busbw",),),
+    "p2p.enabled_gain": (("p2p.unidir_bw.enabled.max",), ("p2p.unidir_bw.disabled.max",)),
+    # from a playbook's expected-rate table, for the GPUs a run names
+    "nccl.busbw.expected": (("nccl.device",),),
+    "p2p.bw.expected": (("name",),),
 }
 
 
@@ -177,7 +194,8 @@ def rank_next_steps(
 
     The gain is the mutual information between the rule's outcome and the hypothesis, under the
     belief held at ``seq`` (``None``: now): a probe whose outcomes are equally likely under
-    every hypothesis scores 0. Ties go to the cheaper probe.
+    every hypothesis scores 0. They are ordered by gain weighted by cost (:data:`COST_WEIGHT`),
+    so at equal information the cheaper, less intrusive step comes first.
     """
     beliefs = beliefs_at(projection, seq)
     paths: dict[str, list[list[str]]] = {}
@@ -203,7 +221,7 @@ def rank_next_steps(
                 rationale=rule.rationale,
             )
         )
-    steps.sort(key=lambda s: (-round(s.expected_gain_bits, 12), COST_ORDER.get(s.cost, 9), s.probe))
+    steps.sort(key=lambda s: ordering(s.expected_gain_bits, s.cost, s.probe))
     return steps
 
 
@@ -256,7 +274,7 @@ def rank_probes(
                 load="under-load" if needs_load else "any",
             )
         )
-    steps.sort(key=lambda s: (-round(s.expected_gain_bits, 12), COST_ORDER.get(s.cost, 9), s.probe))
+    steps.sort(key=lambda s: ordering(s.expected_gain_bits, s.cost, s.probe))
     return steps
 
 

@@ -1,0 +1,354 @@
+"""Intake and experiments: the verbs that turn what a responder knows or compared into evidence.
+
+Both read the playbook a case's question was opened from (the version it was opened with), so
+the likelihoods always come from a reviewed table, never from the person at the keyboard.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from casefile.app.draft import Draft
+from casefile.app.who import NOW, Who
+from casefile.domain import triage
+from casefile.domain.facts import Fact
+from casefile.errors import DomainError, PluginError
+
+if TYPE_CHECKING:
+    from casefile.app.service_core import ServiceCore
+    from casefile.domain.beliefs import Projection
+    from casefile.domain.experiments import ExperimentRule
+    from casefile.domain.intake import IntakeQuestion, Known
+    from casefile.domain.playbook import Playbook
+
+    _Base = ServiceCore
+else:
+    _Base = object
+
+
+@dataclass(frozen=True)
+class IntakeItem:
+    """One intake question as the case stands: its answer in force, or one it already holds."""
+
+    playbook: str
+    id: str
+    text: str
+    answers: tuple[str, ...]
+    help: str
+    answer: str | None = None
+    source: str | None = None  # answered / environment / observation
+    known: Known | None = None  # an answer the case holds but has not recorded yet
+    #: why a known answer is not recorded: a rule already counted the same fact
+    counted_by: str | None = None
+
+
+@dataclass(frozen=True)
+class IntakeOutcome:
+    """What answering recorded: (question, answer, where it came from) per evidence, and the
+    questions whose answer was already in force or already counted by a probe's rule."""
+
+    recorded: tuple[tuple[str, str, str, str], ...]  # question, answer, evidence id, source
+    unchanged: tuple[str, ...]
+    counted_elsewhere: tuple[tuple[str, str], ...]  # question, evidence id
+
+
+@dataclass(frozen=True)
+class ExperimentOutcome:
+    experiment_id: str
+    seq: int
+    change: str
+    metric: str
+    baseline_value: float
+    variant_value: float
+    speedup: float
+    rule_id: str | None
+    outcome: str | None
+    evidence_id: str | None
+    #: why no rule read it (no rule knows the change, or its hypotheses are not in the case)
+    unread: str | None = None
+
+
+class TriageVerbs(_Base):
+    """Intake questions and A/B experiments over the case's playbooks."""
+
+    def case_playbooks(self, projection: Projection) -> list[Playbook]:
+        """The playbook versions the case's questions were opened from (installed ones)."""
+        out: list[Playbook] = []
+        for question in projection.questions.values():
+            if question.playbook is None:
+                continue
+            try:
+                playbook = self.registry.playbook(question.playbook)
+            except PluginError:
+                continue  # opened from a playbook this installation does not have
+            if playbook.question_id == question.id and playbook not in out:
+                out.append(playbook)
+        return out
+
+    # --- intake ----------------------------------------------------------------------------
+
+    def intake(self, case_id: str) -> list[IntakeItem]:
+        """Every intake question of the case's playbooks, with its answer or a known one."""
+        projection = self._current(case_id, history=False)
+        return self._intake_items(case_id, projection)
+
+    def _intake_items(self, case_id: str, projection: Projection) -> list[IntakeItem]:
+        items = []
+        facts = _LazyFacts(self, case_id, projection)
+        for playbook in self.case_playbooks(projection):
+            for question in playbook.intake:
+                found = triage.active_answer(projection, question)
+                if found is not None:
+                    state = projection.evidence[found[0]]
+                    source = (state.payload_field("intake") or {}).get("source", "answered")
+                    items.append(_item(playbook, question, found[1], str(source)))
+                    continue
+                known = question.from_environment(projection.environment) or facts.known(question)
+                counted = _counted_by(projection, playbook, known) if known else None
+                items.append(_item(playbook, question, None, None, known, counted))
+        return items
+
+    def answer_intake(
+        self, case_id: str, answers: Mapping[str, str], *, known: bool = True, who: Who = NOW
+    ) -> IntakeOutcome:
+        """Record answers (question id → answer) and, with ``known``, every answer the case
+        already holds, in one append. An unknown question or answer refuses the lot."""
+
+        def decide(draft: Draft) -> IntakeOutcome:
+            projection = draft.projection
+            items = {item.id: item for item in self._intake_items(case_id, projection)}
+            playbooks = {p.ref: p for p in self.case_playbooks(projection)}
+            if not items:
+                raise DomainError(
+                    "no intake questions: open a playbook that has them (casefile playbook "
+                    "open CASE gpu-throughput)"
+                )
+            for qid in answers:
+                if qid not in items:
+                    raise DomainError(f"no intake question {qid!r} (questions: {', '.join(items)})")
+            recorded: list[tuple[str, str, str, str]] = []
+            unchanged: list[str] = []
+            counted: list[tuple[str, str]] = []
+            for qid, item in items.items():
+                question = playbooks[item.playbook].intake_question(qid)
+                given: Known | None = None
+                if qid in answers:
+                    value = answers[qid]
+                elif known and item.answer is None and item.known is not None:
+                    if item.counted_by is not None:
+                        counted.append((qid, item.counted_by))
+                        continue
+                    given = item.known
+                    value = given.answer
+                else:
+                    continue
+                event = triage.answer_intake(draft.projection, question, value, given)
+                if event is None:
+                    unchanged.append(qid)
+                    continue
+                draft.add(event)
+                eid = str(event.payload["evidence_id"])
+                recorded.append((qid, str(event.payload["outcome"]), eid, _source(given)))
+            return IntakeOutcome(tuple(recorded), tuple(unchanged), tuple(counted))
+
+        _, outcome = self._execute(case_id, decide, who)
+        result: IntakeOutcome = outcome
+        return result
+
+    # --- experiments -------------------------------------------------------------------------
+
+    def experiment_rules(self, case_id: str) -> list[ExperimentRule]:
+        projection = self._current(case_id, history=False)
+        return [rule for p in self.case_playbooks(projection) for rule in p.experiments]
+
+    def record_experiment(
+        self,
+        case_id: str,
+        change: str,
+        baseline_seq: int,
+        variant_seq: int,
+        *,
+        metric: Sequence[str] = (),
+        rule_id: str | None = None,
+        note: str | None = None,
+        who: Who = NOW,
+    ) -> ExperimentOutcome:
+        """Record an A/B of one benchmark and, when a rule of the case's playbook reads the
+        stated change, the evidence its verdict gives — in one append."""
+        runs = {seq: self._measured(case_id, seq) for seq in (baseline_seq, variant_seq)}
+
+        def decide(draft: Draft) -> ExperimentOutcome:
+            projection = draft.projection
+            baseline, variant = runs[baseline_seq], runs[variant_seq]
+            triage.check_pair(projection, baseline, variant)
+            rule = self._experiment_rule(projection, change, baseline.probe, rule_id)
+            usual = tuple(
+                dict.fromkeys(
+                    name
+                    for p in self.case_playbooks(projection)
+                    for r in p.experiments
+                    if baseline.probe in r.probes
+                    for name in r.metric
+                )
+            )
+            name, old, new = triage.choose_metric(
+                rule, tuple(metric) or (() if rule else usual), baseline, variant
+            )
+            higher = rule.higher_is_better if rule is not None else True
+            unit = _unit(name, baseline.facts)
+            event = triage.record_experiment(
+                projection, change, baseline, variant, name, old, new, higher, unit, note
+            )
+            seq = draft.add(event)
+            record = draft.projection.experiments[str(event.payload["experiment_id"])]
+            evidence = None
+            unread = None
+            if rule is None:
+                unread = "no rule of the case's playbook reads this change"
+            else:
+                evidence = triage.evidence_from_experiment(draft.projection, rule, record)
+                if evidence is None:
+                    unread = f"rule {rule.rule.id}: none of its hypotheses are in this case"
+                else:
+                    draft.add(evidence)
+            return ExperimentOutcome(
+                experiment_id=str(record["experiment_id"]),
+                seq=seq,
+                change=str(record["change"]),
+                metric=name,
+                baseline_value=old,
+                variant_value=new,
+                speedup=float(record["speedup"]),
+                rule_id=rule.rule.id if rule is not None and evidence is not None else None,
+                outcome=str(evidence.payload["outcome"]) if evidence is not None else None,
+                evidence_id=str(evidence.payload["evidence_id"]) if evidence else None,
+                unread=unread,
+            )
+
+        _, outcome = self._execute(case_id, decide, who)
+        result: ExperimentOutcome = outcome
+        return result
+
+    def _experiment_rule(
+        self, projection: Projection, change: str, probe: str, rule_id: str | None
+    ) -> ExperimentRule | None:
+        rules = [r for p in self.case_playbooks(projection) for r in p.experiments]
+        if rule_id is not None:
+            for rule in rules:
+                if rule.id == rule_id:
+                    if probe not in rule.probes:
+                        raise DomainError(
+                            f"experiment rule {rule_id} reads {', '.join(rule.probes)}, not {probe}"
+                        )
+                    return rule
+            known = ", ".join(r.id for r in rules) or "none"
+            raise DomainError(f"no experiment rule {rule_id!r} (rules: {known})")
+        for rule in rules:
+            if probe in rule.probes and rule.matches(change):
+                return rule
+        return None
+
+    def _measured(self, case_id: str, seq: int) -> triage.Measured:
+        """A probe run and the facts its observation parsed, read from the store."""
+        projection = self._current(case_id, history=False)
+        run = projection.probe_runs.get(seq)
+        if run is None:
+            raise DomainError(f"seq {seq} is not a probe run of case {case_id}")
+        observation = next(
+            (s for s, o in projection.observations.items() if o.get("probe_run_seq") == seq),
+            None,
+        )
+        facts: list[Fact] = []
+        if observation is not None:
+            event = self.events(case_id, after=observation - 1, upto=observation)[0]
+            facts = [Fact.from_dict(f) for f in event.payload.get("facts", [])]
+        return triage.Measured(seq, str(run["probe"]), str(run.get("host", "")), facts)
+
+
+class _LazyFacts:
+    """Observation facts read from the store only for the probes that could answer intake."""
+
+    def __init__(self, service: ServiceCore, case_id: str, projection: Projection) -> None:
+        self.service = service
+        self.case_id = case_id
+        self.projection = projection
+        self.cache: dict[int, list[Fact]] = {}
+
+    def known(self, question: IntakeQuestion) -> Known | None:
+        if not question.facts:
+            return None
+        wanted = {spec.fact for spec in question.facts}
+        probes = self.service.registry.all_probes()
+        from casefile.domain.beliefs.ranking import can_produce
+
+        for seq in sorted(self.projection.observations, reverse=True):
+            stub = self.projection.observations[seq]
+            probe = probes.get(str(stub.get("probe")))
+            if (
+                probe is not None
+                and probe.facts
+                and not any(can_produce(probe.facts, name) for name in wanted)
+            ):
+                continue
+            found = question.from_facts(seq, self._facts(seq))
+            if found is not None:
+                return found
+        return None
+
+    def _facts(self, seq: int) -> list[Fact]:
+        if seq not in self.cache:
+            event = self.service.events(self.case_id, after=seq - 1, upto=seq)[0]
+            self.cache[seq] = [Fact.from_dict(f) for f in event.payload.get("facts", [])]
+        return self.cache[seq]
+
+
+def _counted_by(projection: Projection, playbook: Playbook, known: Known) -> str | None:
+    """The evidence that already counted the fact a known answer rests on, if any: the same
+    reading is never counted twice, once by a probe's rule and again as an answer."""
+    if known.observation_seq is None or known.fact is None:
+        return None
+    reads = {rule.id for rule in playbook.rules if known.fact in rule.reads}
+    for state in projection.evidence.values():
+        rule: dict[str, Any] | None = state.rule
+        if (
+            state.active
+            and state.observation_seq == known.observation_seq
+            and rule is not None
+            and rule.get("id") in reads
+        ):
+            return state.id
+    return None
+
+
+def _item(
+    playbook: Playbook,
+    question: IntakeQuestion,
+    answer: str | None,
+    source: str | None,
+    known: Known | None = None,
+    counted_by: str | None = None,
+) -> IntakeItem:
+    return IntakeItem(
+        playbook.ref,
+        question.id,
+        question.text,
+        question.answers,
+        question.help,
+        answer,
+        source,
+        known,
+        counted_by,
+    )
+
+
+def _source(known: Known | None) -> str:
+    return "answered" if known is None else known.source
+
+
+def _unit(name: str, facts: Sequence[Fact]) -> str | None:
+    for fact in facts:
+        if fact.name == name:
+            return fact.unit
+    return "GB/s" if name.startswith(("nccl.busbw", "p2p.")) and "gain" not in name else None

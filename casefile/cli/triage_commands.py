@@ -1,0 +1,304 @@
+"""``casefile intake`` and ``casefile experiment``: what you know, and what one change did.
+
+``intake`` asks the case's playbook questions about the symptom's shape at a terminal (or
+takes ``--answer KEY=VALUE``), first recording the answers the case already holds and saying
+where each came from. ``experiment`` records an A/B of one benchmark — two recorded runs, or
+both run here with an environment change — and the evidence the playbook's rule gives it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from typing import TYPE_CHECKING, Any, cast
+
+from casefile.cli.parsing import event_seq, who, who_and_when
+from casefile.cli.terminal import say, say_json, terminal_safe
+from casefile.errors import CasefileError
+
+if TYPE_CHECKING:
+    from casefile.app.service_triage import ExperimentOutcome, IntakeItem, IntakeOutcome
+
+#: an environment assignment an experiment can apply itself (``NCCL_P2P_DISABLE=1``)
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=\S*")
+
+
+def _answer(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip() or not value.strip():
+        raise argparse.ArgumentTypeError(f"{text!r}: use QUESTION=ANSWER (e.g. scaling=no)")
+    return key.strip(), value.strip()
+
+
+def register(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
+    p = sub.add_parser(
+        "intake",
+        parents=[common, who_and_when()],
+        help="answer the playbook's questions about the symptom (no probabilities to type)",
+    )
+    p.add_argument("case", help="case id, unique prefix, or case directory")
+    p.add_argument(
+        "--answer",
+        action="append",
+        type=_answer,
+        default=[],
+        metavar="QUESTION=ANSWER",
+        help="answer one question (repeatable); nothing is asked at the terminal",
+    )
+    p.add_argument("--list", action="store_true", help="show the questions; record nothing")
+    p.add_argument(
+        "--no-known",
+        action="store_true",
+        help="do not record answers the case already holds (--env, earlier probes)",
+    )
+    p.add_argument("--json", action="store_true", help="what was recorded (or --list) as JSON")
+    p.set_defaults(handler=cmd_intake)
+
+    e = sub.add_parser(
+        "experiment",
+        parents=[common, who_and_when()],
+        help="record an A/B: two runs of one benchmark that differ in one stated change",
+        usage="casefile experiment CASE --change TEXT (--baseline SEQ --variant SEQ | "
+        "--run PROBE [-- COMMAND ARG…]) [options]",
+    )
+    e.add_argument("case", help="case id, unique prefix, or case directory")
+    e.add_argument("--change", required=True, help="the one change (NCCL_P2P_DISABLE=1, iommu=pt)")
+    e.add_argument("--baseline", type=event_seq, metavar="SEQ", help="the run without the change")
+    e.add_argument("--variant", type=event_seq, metavar="SEQ", help="the run with the change")
+    e.add_argument(
+        "--run",
+        metavar="PROBE",
+        help="run both here: the command after -- as is, then with the change's environment",
+    )
+    e.add_argument("--load", default="unknown", help="load state of both runs (with --run)")
+    e.add_argument("--timeout", type=float, help="seconds per run (with --run)")
+    e.add_argument(
+        "--metric",
+        action="append",
+        default=[],
+        metavar="FACT",
+        help="the fact to compare (default: the rule's; repeatable, first found wins)",
+    )
+    e.add_argument("--rule", metavar="ID", help="the experiment rule to apply (default: by change)")
+    e.add_argument("--note", help="a remark stored with the experiment")
+    e.add_argument("--json", action="store_true", help="what was recorded as JSON")
+    e.set_defaults(argv=[])
+    e.set_defaults(handler=cmd_experiment)
+
+
+# --- intake ------------------------------------------------------------------------------------
+
+
+def cmd_intake(args: argparse.Namespace) -> int:
+    from casefile.app.opening import open_case
+
+    with open_case(args.case, args.db) as opened:
+        service, cid = opened.service, opened.case_id
+        items = service.intake(cid)
+        if not items:
+            raise CasefileError(
+                f"case {cid} has no intake questions: open a playbook that has them "
+                f"(casefile playbook open {cid} gpu-throughput)"
+            )
+        if args.list:
+            _show_items(items, args.json)
+            return 0
+        answers = dict(args.answer)
+        interactive = not answers and sys.stdin.isatty() and not args.json
+        if interactive:
+            answers = _ask(items)
+        outcome = service.answer_intake(cid, answers, known=not args.no_known, who=who(args))
+        pending = [
+            item.id
+            for item in service.intake(cid)
+            if item.answer is None and item.counted_by is None
+        ]
+    if args.json:
+        say_json(json.dumps(_outcome_json(outcome, pending), indent=2, ensure_ascii=False))
+        return 0
+    for qid, answer, eid, source in outcome.recorded:
+        said = "" if source == "answered" else f" (from {source})"
+        say(terminal_safe(f"{qid}: {answer}{said} → evidence {eid}"))
+    for qid in outcome.unchanged:
+        say(terminal_safe(f"{qid}: unchanged"))
+    for qid, eid in outcome.counted_elsewhere:
+        say(terminal_safe(f"{qid}: already counted by evidence {eid}"))
+    if pending:
+        say(terminal_safe(f"not answered yet: {', '.join(pending)}"))
+    return 0
+
+
+def _ask(items: list[IntakeItem]) -> dict[str, str]:
+    """Each unanswered question at the terminal; an empty line skips it."""
+    answers: dict[str, str] = {}
+    for item in items:
+        if item.answer is not None or item.known is not None:
+            continue
+        choices = " / ".join(item.answers)
+        hint = f"  ({item.help})" if item.help else ""
+        while True:
+            say(terminal_safe(f"{item.text} [{choices}]{hint}"))
+            try:
+                reply = input("> ").strip()
+            except EOFError:
+                return answers
+            if not reply:
+                break
+            normal = reply.lower().replace("_", "-")
+            if normal in item.answers:
+                answers[item.id] = normal
+                break
+            say(terminal_safe(f"  {reply!r} is not one of {choices}; empty to skip"))
+    return answers
+
+
+def _show_items(items: list[IntakeItem], as_json: bool) -> None:
+    if as_json:
+        rows = [
+            {
+                "id": i.id,
+                "playbook": i.playbook,
+                "text": i.text,
+                "answers": list(i.answers),
+                "answer": i.answer,
+                "source": i.source,
+                "known": None
+                if i.known is None
+                else {"answer": i.known.answer, "source": i.known.source, "basis": i.known.basis},
+                "counted_by": i.counted_by,
+            }
+            for i in items
+        ]
+        say_json(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    for item in items:
+        if item.answer is not None:
+            state = f"{item.answer}" + ("" if item.source == "answered" else f" ({item.source})")
+        elif item.counted_by is not None:
+            state = (
+                f"known: {item.known.answer if item.known else '?'} (counted by {item.counted_by})"
+            )
+        elif item.known is not None:
+            state = f"known: {item.known.answer} (from {item.known.basis})"
+        else:
+            state = "—"
+        say(terminal_safe(f"{item.id:<20} {state:<28} {item.text} [{' / '.join(item.answers)}]"))
+
+
+def _outcome_json(outcome: IntakeOutcome, pending: list[str]) -> dict[str, Any]:
+    return {
+        "recorded": [
+            {"question": q, "answer": a, "evidence_id": e, "source": s}
+            for q, a, e, s in outcome.recorded
+        ],
+        "unchanged": list(outcome.unchanged),
+        "counted_elsewhere": [
+            {"question": q, "evidence_id": e} for q, e in outcome.counted_elsewhere
+        ],
+        "pending": pending,
+    }
+
+
+# --- experiments ---------------------------------------------------------------------------------
+
+
+def cmd_experiment(args: argparse.Namespace) -> int:
+    from casefile.app.opening import open_case
+
+    argv = list(args.argv)
+    if args.run is None:
+        if argv:
+            raise CasefileError("a command after -- needs --run PROBE (to run both sides here)")
+        if args.baseline is None or args.variant is None:
+            missing = "--baseline" if args.baseline is None else "--variant"
+            raise CasefileError(
+                f"an experiment needs both runs: {missing} SEQ is missing (or use --run)"
+            )
+    elif args.baseline is not None or args.variant is not None:
+        raise CasefileError("--run runs both sides itself: drop --baseline / --variant")
+    with open_case(args.case, args.db) as opened:
+        service, cid = opened.service, opened.case_id
+        given = cast("tuple[int, int]", (args.baseline, args.variant))
+        baseline, variant = _run_both(service, cid, args, argv) if args.run else given
+        outcome = service.record_experiment(
+            cid,
+            args.change,
+            baseline,
+            variant,
+            metric=tuple(args.metric),
+            rule_id=args.rule,
+            note=args.note,
+            who=who(args),
+        )
+    if args.json:
+        say_json(json.dumps(_experiment_json(outcome, baseline, variant), indent=2))
+    else:
+        say(terminal_safe(describe_experiment(outcome)))
+    return 0
+
+
+def _run_both(service: Any, cid: str, args: argparse.Namespace, argv: list[str]) -> tuple[int, int]:
+    """Run the command as given, then under the change's environment; (baseline, variant)."""
+    from casefile.app.probing import Local, ProbeRequest
+
+    tokens = args.change.split()
+    if not tokens or not all(_ASSIGNMENT.fullmatch(t) for t in tokens):
+        raise CasefileError(
+            f"--run applies only environment changes (NAME=VALUE …), not {args.change!r}: run "
+            "the variant yourself and pass --baseline SEQ --variant SEQ"
+        )
+    probe = service.probe(args.run)
+    command = tuple(argv) or tuple(probe.argv)
+    if not command:
+        raise CasefileError(f"probe {args.run} has no default command: give one after --")
+    seqs = []
+    for label, run_argv in (("baseline", command), ("variant", ("env", *tokens, *command))):
+        request = ProbeRequest(
+            probe=probe.name,
+            where=Local(),
+            argv=run_argv,
+            load=args.load,
+            timeout_s=args.timeout,
+            note=f"experiment {label}: {args.change}",
+        )
+        records = list(service.run_probe(cid, request, who(args)))
+        record = records[0]
+        if record.failure is not None:
+            raise CasefileError(
+                f"the {label} run (seq {record.probe_run_seq}, recorded) failed: {record.failure}"
+            )
+        seqs.append(record.probe_run_seq)
+    return seqs[0], seqs[1]
+
+
+def describe_experiment(outcome: ExperimentOutcome) -> str:
+    head = (
+        f"experiment {outcome.experiment_id} (seq {outcome.seq}): {outcome.change}: "
+        f"{outcome.metric} {outcome.baseline_value:g} → {outcome.variant_value:g} "
+        f"({outcome.speedup:.2f}×)"
+    )
+    if outcome.evidence_id is not None:
+        return f"{head}; rule {outcome.rule_id}: {outcome.outcome} → evidence {outcome.evidence_id}"
+    return f"{head}; no evidence: {outcome.unread}"
+
+
+def _experiment_json(outcome: ExperimentOutcome, baseline: int, variant: int) -> dict[str, Any]:
+    return {
+        "experiment_id": outcome.experiment_id,
+        "seq": outcome.seq,
+        "change": outcome.change,
+        "baseline_seq": baseline,
+        "variant_seq": variant,
+        "metric": outcome.metric,
+        "baseline_value": outcome.baseline_value,
+        "variant_value": outcome.variant_value,
+        "speedup": outcome.speedup,
+        "rule": outcome.rule_id,
+        "outcome": outcome.outcome,
+        "evidence_id": outcome.evidence_id,
+        "unread": outcome.unread,
+    }

@@ -1,0 +1,169 @@
+"""Experiments: two runs of one benchmark that differ in one stated change, read as evidence.
+
+Most real investigations are settled by an A/B — the all-reduce with ``NCCL_P2P_DISABLE=1``,
+the same box after ``iommu=pt`` — not by a reading of one run. An experiment rule says which
+changes it knows (a pattern over the stated change), which fact of the benchmark it compares,
+how much run-to-run noise that benchmark has (so a 2 % wobble is "same", not "faster"), and how
+likely "faster", "same" and "slower" are under each hypothesis that predicts an effect of that
+change. The rule reads the speedup in noise units (log speedup / log(1 + noise)): "same" is
+within one margin either way. The measured numbers are stored in an ``experiment.recorded``
+event; the rule's verdict is an ordinary evidence event pointing at it.
+
+In TOML::
+
+    [[experiment]]
+    id = "p2p-disable"
+    version = 1
+    title = "Peer-to-peer disabled in the collective library"
+    change = 'NCCL_P2P_DISABLE\\s*=\\s*1'         # matched against the stated change
+    suggest = "NCCL_P2P_DISABLE=1"                 # what next steps propose
+    probes = ["nccl-tests", "command"]
+    metric = ["nccl.busbw.large", "throughput"]    # the first both runs have is compared
+    higher_is_better = true
+    noise = { nccl-tests = 0.05, command = 0.10 }  # or one number for every probe
+    noise_why = "nccl-tests bus bandwidth at large sizes varies by 1-3 % between runs"
+    cost = "expensive"
+    rationale = "..."
+    [experiment.likelihoods]
+    acs-iommu = { faster = 0.55, same = 0.35, slower = 0.10 }
+    otherwise = { faster = 0.05, same = 0.25, slower = 0.70 }
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from casefile.domain.facts import Fact
+from casefile.domain.rules import Rule, Statistic, compute_statistic, derived_facts, rule_from_dict
+from casefile.errors import RuleError
+
+OUTCOMES = ("faster", "same", "slower")
+SPEEDUP_FACT = "experiment.speedup"
+RULE_PREFIX = "experiment."
+COSTS = ("instant", "cheap", "moderate", "expensive", "intrusive")
+
+
+@dataclass(frozen=True)
+class ExperimentRule:
+    id: str
+    version: int
+    title: str
+    change: str
+    suggest: str
+    probes: tuple[str, ...]
+    metric: tuple[str, ...]
+    higher_is_better: bool
+    #: the benchmark's run-to-run spread, as a fraction: per probe, ``*`` for any other
+    noise: Mapping[str, float]
+    noise_why: str
+    cost: str
+    rule: Rule
+
+    def matches(self, change: str) -> bool:
+        return re.search(self.change, change, re.IGNORECASE) is not None
+
+    def measure(self, facts: Sequence[Fact]) -> dict[str, float]:
+        return measure(self.metric, facts)
+
+    def speedup(self, baseline: float, variant: float) -> float:
+        """How much better the variant did: above 1 is better, whichever way the metric runs."""
+        return variant / baseline if self.higher_is_better else baseline / variant
+
+    def margin(self, probe: str) -> float:
+        return self.noise.get(probe, self.noise.get("*", min(self.noise.values())))
+
+    def in_noise_units(self, speedup: float, probe: str) -> float:
+        """The speedup on the rule's scale: log(speedup) / log(1 + noise), so "same" is
+        within one noise margin either way whatever the benchmark's own spread."""
+        return math.log(speedup) / math.log1p(self.margin(probe))
+
+
+def measure(metrics: Sequence[str], facts: Sequence[Fact]) -> dict[str, float]:
+    """Each metric a run gives (derived ones too): its largest positive value over subjects."""
+    pool = [*facts, *derived_facts(facts)]
+    out: dict[str, float] = {}
+    for name in metrics:
+        value = compute_statistic(Statistic("max", (name,)), pool)
+        if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+            out[name] = float(value)
+    return out
+
+
+def experiment_from_dict(data: Any, question: str, known: set[str], where: str) -> ExperimentRule:
+    """Build and check an experiment rule; every problem names the rule and the field."""
+    if not isinstance(data, Mapping):
+        raise RuleError(f"{where}: each [[experiment]] must be a table")
+    eid = data.get("id")
+    if not isinstance(eid, str) or not eid:
+        raise RuleError(f"{where}: 'id' must be a non-empty string")
+    label = f"experiment {eid}"
+    change = data.get("change")
+    if not isinstance(change, str) or not change:
+        raise RuleError(f"{label}: 'change' must be a pattern over the stated change")
+    try:
+        re.compile(change)
+    except re.error as error:
+        raise RuleError(f"{label}: 'change' is not a valid pattern: {error}") from None
+    metric = data.get("metric")
+    if isinstance(metric, str):
+        metric = [metric]
+    if not isinstance(metric, list) or not metric or not all(isinstance(m, str) for m in metric):
+        raise RuleError(f"{label}: 'metric' must name the fact (or facts) compared")
+    raw_noise = data.get("noise")
+    noise: dict[str, Any] = dict(raw_noise) if isinstance(raw_noise, Mapping) else {"*": raw_noise}
+    if not noise or not all(
+        isinstance(v, int | float) and not isinstance(v, bool) and 0.0 < v < 1.0
+        for v in noise.values()
+    ):
+        raise RuleError(
+            f"{label}: 'noise' must be a fraction within (0, 1), or a table of them by probe"
+        )
+    noise_why = data.get("noise_why")
+    if not isinstance(noise_why, str) or not noise_why.strip():
+        raise RuleError(f"{label}: 'noise_why' must justify the noise margin")
+    cost = data.get("cost", "expensive")
+    if cost not in COSTS:
+        raise RuleError(f"{label}: 'cost' must be one of {', '.join(COSTS)}")
+    higher = data.get("higher_is_better", True)
+    if not isinstance(higher, bool):
+        raise RuleError(f"{label}: 'higher_is_better' must be true or false")
+    rule = rule_from_dict(
+        {
+            "id": RULE_PREFIX + eid,
+            "version": data.get("version"),
+            "title": str(data.get("title", eid)),
+            "probes": data.get("probes"),
+            "statistic": {"aggregate": "max", "fact": SPEEDUP_FACT},
+            "outcomes": [
+                {"name": "slower", "below": -1.0},
+                {"name": "same", "below": 1.0},
+                {"name": "faster"},
+            ],
+            "likelihoods": data.get("likelihoods"),
+            "rationale": data.get("rationale"),
+            "reliability": data.get("reliability", 0.9),
+        },
+        question,
+        where=label,
+    )
+    unknown = sorted(set(rule.likelihoods) - known)
+    if unknown:
+        raise RuleError(f"{label}: likelihoods name unknown hypotheses {unknown}")
+    return ExperimentRule(
+        id=eid,
+        version=rule.version,
+        title=rule.title,
+        change=change,
+        suggest=str(data.get("suggest", change)),
+        probes=rule.probes,
+        metric=tuple(metric),
+        higher_is_better=higher,
+        noise={str(k): float(v) for k, v in noise.items()},
+        noise_why=noise_why.strip(),
+        cost=str(cost),
+        rule=rule,
+    )

@@ -1,0 +1,211 @@
+"""Intake: a playbook's questions about the shape of the symptom, answered without probabilities.
+
+A responder knows things before any probe runs: the job does not scale past two GPUs, it got
+slower after an upgrade, it runs in a VM. Those answers carry real information, but asking a
+new user for P(answer | hypothesis) is asking them to invent numbers. So a playbook declares
+each intake question with its discrete answers and a likelihood table per answer (a rule whose
+outcomes are the answers), and an answer becomes evidence of kind ``reported`` carrying exactly
+that table. Answers the case already holds — the ``--env`` it was opened with, a fact an
+earlier probe recorded — answer a question on their own and say where they came from.
+
+In TOML::
+
+    [[intake]]
+    id = "scaling"
+    version = 1
+    text = "Does throughput scale with the number of GPUs?"
+    answers = ["yes", "no", "worse"]
+    help = "yes: close to linear; no: flat; worse: more GPUs are slower"
+    environment = ["scaling"]                   # --env keys that answer it
+    synonyms = { linear = "yes", flat = "no" }  # other words for the answers
+    facts = [ { fact = "host.virtualized", equals = true, answer = "vm" } ]  # or any_of,
+                                                # matches (a pattern), at_least (a number)
+    reliability = 0.7
+    rationale = "..."
+    [intake.likelihoods]
+    compute-launch = { yes = 0.5, no = 0.4, worse = 0.1 }
+    otherwise = { yes = 0.3, no = 0.4, worse = 0.3 }
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from casefile.domain.facts import Fact, FactValue
+from casefile.domain.rules import Rule, rule_from_dict
+from casefile.errors import RuleError
+
+#: How far an intake answer is trusted unless its question says otherwise: what a person
+#: reports about their own system, firmer than a guess and weaker than a measurement.
+DEFAULT_INTAKE_RELIABILITY = 0.7
+#: The prefix of an intake question's rule id, so evidence shows where it came from.
+RULE_PREFIX = "intake."
+ANSWER_FACT = "intake.answer"
+
+
+@dataclass(frozen=True)
+class FactAnswer:
+    """A fact that answers an intake question when it holds (``gpu.name`` matching GeForce)."""
+
+    fact: str
+    answer: str
+    equals: FactValue | None = None
+    any_of: tuple[str, ...] = ()
+    matches: str | None = None
+    at_least: float | None = None
+
+    def holds(self, value: FactValue) -> bool:
+        if self.at_least is not None:
+            number = isinstance(value, int | float) and not isinstance(value, bool)
+            return number and float(value) >= self.at_least
+        if self.equals is not None:
+            return value == self.equals
+        if self.any_of:
+            return str(value) in self.any_of
+        if self.matches is not None:
+            return re.search(self.matches, str(value), re.IGNORECASE) is not None
+        return bool(value)
+
+
+@dataclass(frozen=True)
+class Known:
+    """An answer the case already holds, and where it came from."""
+
+    answer: str
+    source: str  # "environment" or "observation"
+    basis: str
+    observation_seq: int | None = None
+    fact: str | None = None
+
+
+@dataclass(frozen=True)
+class IntakeQuestion:
+    id: str
+    version: int
+    text: str
+    answers: tuple[str, ...]
+    rule: Rule
+    help: str = ""
+    environment: tuple[str, ...] = ()
+    synonyms: Mapping[str, str] = field(default_factory=dict)
+    facts: tuple[FactAnswer, ...] = ()
+
+    @property
+    def rule_id(self) -> str:
+        return self.rule.id
+
+    def normalise(self, value: str) -> str | None:
+        """The declared answer ``value`` names (case and spacing aside), or None."""
+        key = " ".join(value.strip().lower().replace("_", "-").split())
+        if key in self.answers:
+            return key
+        return self.synonyms.get(key)
+
+    def from_environment(self, environment: Mapping[str, str]) -> Known | None:
+        for key in self.environment:
+            if key in environment:
+                answer = self.normalise(environment[key])
+                if answer is not None:
+                    return Known(answer, "environment", f"--env {key}={environment[key]}")
+        return None
+
+    def from_facts(self, seq: int, facts: Sequence[Fact]) -> Known | None:
+        for spec in self.facts:
+            for fact in facts:
+                if fact.name == spec.fact and spec.holds(fact.value):
+                    basis = f"{fact.name} = {fact.value} on {fact.subject} (seq {seq})"
+                    return Known(spec.answer, "observation", basis, seq, fact.name)
+        return None
+
+    def answer_fact(self, answer: str) -> Fact:
+        """The answer as the one fact its rule reads."""
+        return Fact(ANSWER_FACT, answer)
+
+
+def intake_from_dict(data: Any, question: str, known: set[str], where: str) -> IntakeQuestion:
+    """Build and check an intake question; every problem names the question and the field."""
+    if not isinstance(data, Mapping):
+        raise RuleError(f"{where}: each [[intake]] must be a table")
+    qid = data.get("id")
+    if not isinstance(qid, str) or not qid:
+        raise RuleError(f"{where}: 'id' must be a non-empty string")
+    label = f"intake {qid}"
+    text = data.get("text")
+    if not isinstance(text, str) or not text.strip():
+        raise RuleError(f"{label}: 'text' (the question asked) is required")
+    answers = data.get("answers")
+    if (
+        not isinstance(answers, list)
+        or len(answers) < 2
+        or not all(isinstance(a, str) and a == a.strip().lower() and a for a in answers)
+        or len(set(answers)) != len(answers)
+    ):
+        raise RuleError(f"{label}: 'answers' must list at least two distinct lower-case answers")
+    synonyms = data.get("synonyms", {})
+    if not isinstance(synonyms, Mapping) or not all(
+        isinstance(k, str) and v in answers for k, v in synonyms.items()
+    ):
+        raise RuleError(f"{label}: 'synonyms' must map words to declared answers")
+    environment = data.get("environment", [])
+    if not isinstance(environment, list) or not all(isinstance(k, str) for k in environment):
+        raise RuleError(f"{label}: 'environment' must list --env keys")
+    facts = tuple(_fact_answer(item, answers, label) for item in data.get("facts", []))
+    rule = rule_from_dict(
+        {
+            "id": RULE_PREFIX + qid,
+            "version": data.get("version"),
+            "title": f"Intake: {text.strip()}",
+            "probes": ["intake"],
+            "statistic": {"aggregate": "values", "fact": ANSWER_FACT},
+            "outcomes": [{"name": a, "any_of": [a]} for a in answers],
+            "likelihoods": data.get("likelihoods"),
+            "rationale": data.get("rationale"),
+            "reliability": data.get("reliability", DEFAULT_INTAKE_RELIABILITY),
+        },
+        question,
+        where=label,
+    )
+    unknown = sorted(set(rule.likelihoods) - known)
+    if unknown:
+        raise RuleError(f"{label}: likelihoods name unknown hypotheses {unknown}")
+    return IntakeQuestion(
+        id=qid,
+        version=rule.version,
+        text=text.strip(),
+        answers=tuple(answers),
+        rule=rule,
+        help=str(data.get("help", "")),
+        environment=tuple(environment),
+        synonyms={" ".join(k.lower().split()): v for k, v in synonyms.items()},
+        facts=facts,
+    )
+
+
+def _fact_answer(item: Any, answers: list[str], label: str) -> FactAnswer:
+    if not isinstance(item, Mapping) or not isinstance(item.get("fact"), str):
+        raise RuleError(f"{label}: each of 'facts' needs a 'fact' name")
+    answer = item.get("answer")
+    if answer not in answers:
+        raise RuleError(f"{label}: facts answer {answer!r}, which is not a declared answer")
+    matches = item.get("matches")
+    if matches is not None:
+        try:
+            re.compile(str(matches))
+        except re.error as error:
+            raise RuleError(f"{label}: facts 'matches' is not a valid pattern: {error}") from None
+    at_least = item.get("at_least")
+    if at_least is not None and (
+        isinstance(at_least, bool) or not isinstance(at_least, int | float)
+    ):
+        raise RuleError(f"{label}: facts 'at_least' must be a number")
+    return FactAnswer(
+        at_least=float(at_least) if at_least is not None else None,
+        fact=str(item["fact"]),
+        answer=str(answer),
+        equals=item.get("equals"),
+        any_of=tuple(str(v) for v in item.get("any_of", ())),
+        matches=str(matches) if matches is not None else None,
+    )

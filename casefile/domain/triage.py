@@ -1,0 +1,229 @@
+"""Commands for intake answers and A/B experiments: check them, and produce the events.
+
+Both turn something a responder knows or measured into evidence whose likelihoods come from
+the playbook, never from the responder: an intake answer is evidence of kind ``reported``
+carrying its question's table; an experiment is an ``experiment.recorded`` event holding the
+two runs and their numbers, then (when a rule of the playbook reads that change) a measured
+evidence event carrying the rule's verdict on the speedup.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from casefile.domain import commands
+from casefile.domain.beliefs.projection import Projection
+from casefile.domain.events import NewEvent
+from casefile.domain.experiments import SPEEDUP_FACT, ExperimentRule, measure
+from casefile.domain.facts import Fact
+from casefile.domain.intake import IntakeQuestion, Known
+from casefile.domain.rules import Applied, evaluate
+from casefile.errors import DomainError
+
+#: facts that name the GPU a run measured: two runs on different GPU models are no A/B
+GPU_MODEL_FACTS = ("nccl.device", "name", "gpu.name")
+
+
+def active_answer(projection: Projection, question: IntakeQuestion) -> tuple[str, str] | None:
+    """(evidence id, answer) of the answer in force for an intake question, if any."""
+    found = None
+    for state in projection.evidence.values():
+        rule = state.rule
+        if state.active and rule is not None and rule.get("id") == question.rule_id:
+            found = (state.id, str(state.outcome))
+    return found
+
+
+def answer_intake(
+    projection: Projection,
+    question: IntakeQuestion,
+    value: str,
+    known: Known | None = None,
+) -> NewEvent | None:
+    """The evidence an answer gives (``None`` when the same answer is already in force).
+
+    A new answer to a question answered before supersedes the old one, so changing your mind
+    never counts twice. ``known`` says the answer came from the case's own records."""
+    answer = question.normalise(value)
+    if answer is None:
+        choices = " / ".join(question.answers)
+        raise DomainError(f"intake {question.id}: {value!r} is not an answer ({choices})")
+    if question.rule.question not in projection.questions:
+        raise DomainError(
+            f"intake {question.id}: the case has no question {question.rule.question!r} "
+            "(open the playbook first)"
+        )
+    previous = active_answer(projection, question)
+    if previous is not None and previous[1] == answer:
+        return None
+    verdict = evaluate(question.rule, [question.answer_fact(answer)], "any")
+    if not isinstance(verdict, Applied):  # the answers are the outcomes: cannot happen
+        raise DomainError(f"intake {question.id}: answer {answer!r} matches no outcome")
+    named = {
+        h: v
+        for h, v in verdict.likelihoods.items()
+        if projection.hypothesis_question.get(h) == question.rule.question
+    }
+    if not named:
+        raise DomainError(f"intake {question.id}: none of its hypotheses are in this case")
+    source = "answered" if known is None else known.source
+    said = "answered" if known is None else f"from {known.basis}"
+    event = commands.assess_evidence(
+        projection,
+        named,
+        allow_retired=True,
+        rationale=(f"Intake: {question.text} {answer!r} ({said}). {question.rule.rationale}"),
+        otherwise=verdict.otherwise,
+        kind="reported",
+        reliability=question.rule.reliability,
+        observation_seq=known.observation_seq if known is not None else None,
+        supersedes=previous[0] if previous is not None else None,
+        rule={"id": question.rule_id, "version": question.version},
+        outcome=answer,
+        statistic=answer,
+    )
+    intake: dict[str, Any] = {"id": question.id, "answer": answer, "source": source}
+    if known is not None:
+        intake["basis"] = known.basis
+    return NewEvent(event.type, {**event.payload, "intake": intake})
+
+
+@dataclass(frozen=True)
+class Measured:
+    """What one run of an experiment measured: the metric and its value."""
+
+    seq: int
+    probe: str
+    host: str
+    facts: Sequence[Fact]
+
+
+def _models(facts: Sequence[Fact]) -> set[str]:
+    return {str(f.value) for f in facts if f.name in GPU_MODEL_FACTS}
+
+
+def check_pair(projection: Projection, baseline: Measured, variant: Measured) -> None:
+    """Refuse two runs that are not an A/B of one benchmark."""
+    if baseline.seq == variant.seq:
+        raise DomainError("the baseline and the variant are the same run")
+    for run in (baseline, variant):
+        if run.seq not in projection.probe_runs:
+            raise DomainError(f"seq {run.seq} is not a probe run of this case")
+    if baseline.probe != variant.probe:
+        raise DomainError(
+            f"the baseline (seq {baseline.seq}) ran {baseline.probe} and the variant "
+            f"(seq {variant.seq}) {variant.probe}: an experiment compares one benchmark"
+        )
+    old, new = _models(baseline.facts), _models(variant.facts)
+    if old and new and not old & new:
+        raise DomainError(
+            f"the baseline ran on {', '.join(sorted(old))} and the variant on "
+            f"{', '.join(sorted(new))}: not the same kind of GPU, so not one change"
+        )
+
+
+def choose_metric(
+    rule: ExperimentRule | None, metrics: Sequence[str], baseline: Measured, variant: Measured
+) -> tuple[str, float, float]:
+    """The first metric both runs measured: (name, baseline value, variant value)."""
+    names = tuple(metrics) or (rule.metric if rule is not None else ())
+    if not names:
+        raise DomainError("name the fact to compare (--metric), or state a change a rule reads")
+    old, new = measure(names, baseline.facts), measure(names, variant.facts)
+    for name in names:
+        if name in old and name in new:
+            return name, old[name], new[name]
+    missing = [f"seq {r.seq}" for r, got in ((baseline, old), (variant, new)) if not got]
+    raise DomainError(
+        f"no {' / '.join(names)} measured in both runs"
+        + (f" (none in {', '.join(missing)})" if missing else "")
+    )
+
+
+def record_experiment(
+    projection: Projection,
+    change: str,
+    baseline: Measured,
+    variant: Measured,
+    metric: str,
+    baseline_value: float,
+    variant_value: float,
+    higher_is_better: bool,
+    unit: str | None = None,
+    note: str | None = None,
+) -> NewEvent:
+    if not change.strip():
+        raise DomainError("state the one change between the two runs (--change)")
+    check_pair(projection, baseline, variant)
+    for value in (baseline_value, variant_value):
+        if not math.isfinite(value) or value <= 0:
+            raise DomainError(f"{metric} = {value!r}: an experiment compares positive numbers")
+    for record in projection.experiments.values():
+        if {record["baseline_seq"], record["variant_seq"]} == {baseline.seq, variant.seq}:
+            raise DomainError(
+                f"experiment {record['experiment_id']} already compares seqs {baseline.seq} "
+                f"and {variant.seq}"
+            )
+    number = 1 + len(projection.experiments)
+    while f"x{number}" in projection.experiments:
+        number += 1
+    speedup = variant_value / baseline_value if higher_is_better else baseline_value / variant_value
+    payload: dict[str, Any] = {
+        "experiment_id": f"x{number}",
+        "change": change.strip(),
+        "baseline_seq": baseline.seq,
+        "variant_seq": variant.seq,
+        "probe": baseline.probe,
+        "metric": metric,
+        "baseline_value": float(baseline_value),
+        "variant_value": float(variant_value),
+        "speedup": float(speedup),
+        "higher_is_better": higher_is_better,
+        "unit": unit,
+        "note": note,
+    }
+    return NewEvent("experiment.recorded", {k: v for k, v in payload.items() if v is not None})
+
+
+def evidence_from_experiment(
+    projection: Projection, rule: ExperimentRule, experiment: dict[str, Any]
+) -> NewEvent | None:
+    """The rule's verdict on an experiment's speedup, as measured evidence (``None`` when none
+    of the hypotheses it names are in the case)."""
+    ratio = float(experiment["speedup"])
+    scaled = rule.in_noise_units(ratio, str(experiment["probe"]))
+    verdict = evaluate(rule.rule, [Fact(SPEEDUP_FACT, scaled)], "any")
+    if not isinstance(verdict, Applied):
+        return None
+    named = {
+        h: v
+        for h, v in verdict.likelihoods.items()
+        if projection.hypothesis_question.get(h) == rule.rule.question
+    }
+    if not named:
+        return None
+    margin = rule.margin(str(experiment["probe"]))
+    event = commands.assess_evidence(
+        projection,
+        named,
+        allow_retired=True,
+        rationale=(
+            f"{rule.title}: {experiment['change']} made {experiment['metric']} "
+            f"{experiment['baseline_value']:g} → {experiment['variant_value']:g} "
+            f"({ratio:.2f}×, outcome {verdict.outcome!r}; noise margin ±{margin:.0%}: "
+            f"{rule.noise_why}). {rule.rule.rationale}"
+        ),
+        otherwise=verdict.otherwise,
+        kind="measured",
+        reliability=rule.rule.reliability,
+        probe_run_seq=int(experiment["variant_seq"]),
+        rule={"id": rule.rule.id, "version": rule.version},
+        outcome=verdict.outcome,
+        statistic=round(ratio, 6),
+    )
+    return NewEvent(
+        event.type, {**event.payload, "experiment_id": str(experiment["experiment_id"])}
+    )

@@ -1,0 +1,275 @@
+"""``casefile experiment``: an A/B of one benchmark, and the evidence its rule gives."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from casefile_gpu_playbook import PLAYBOOK_V2
+
+from tests.cli.conftest import CLI
+from tests.triage.conftest import nccl_table
+
+
+def log(cli: CLI, case: str) -> list[dict[str, object]]:
+    result = cli("log", case, "--json")
+    assert result.code == 0, result.err
+    events: list[dict[str, object]] = json.loads(result.out)
+    return events
+
+
+def paste(
+    cli: CLI, case: str, tmp_path: Path, name: str, text: str, probe: str = "nccl-tests"
+) -> int:
+    path = tmp_path / name
+    path.write_text(text)
+    result = cli("probe", case, probe, "--paste", str(path), "--json")
+    assert result.code == 0, result.err
+    return int(json.loads(result.out.splitlines()[0])["probe_run_seq"])
+
+
+@pytest.fixture
+def case(cli: CLI) -> str:
+    assert cli("new", "slow all-reduce", "--id", "x1", "--playbook", "gpu-throughput").code == 0
+    return "x1"
+
+
+def test_an_experiment_records_both_numbers_and_the_rules_verdict(
+    cli: CLI, case: str, tmp_path: Path
+) -> None:
+    base = paste(cli, case, tmp_path, "a.txt", nccl_table(6.0, "NVIDIA A40"))
+    variant = paste(cli, case, tmp_path, "b.txt", nccl_table(18.0, "NVIDIA A40"))
+    result = cli(
+        "experiment",
+        case,
+        "--change",
+        "NCCL_P2P_DISABLE=1",
+        "--baseline",
+        str(base),
+        "--variant",
+        str(variant),
+        "--json",
+    )
+    assert result.code == 0, result.err
+    out = json.loads(result.out)
+    assert out["experiment_id"] == "x1"
+    assert out["metric"] == "nccl.busbw.large"
+    assert (out["baseline_value"], out["variant_value"]) == (6.0, 18.0)
+    assert out["speedup"] == pytest.approx(3.0)
+    assert (out["rule"], out["outcome"]) == ("experiment.p2p-disable", "faster")
+    events = log(cli, case)
+    recorded = next(e for e in events if e["type"] == "experiment.recorded")
+    assert recorded["payload"]["change"] == "NCCL_P2P_DISABLE=1"  # type: ignore[index]
+    assert recorded["payload"]["baseline_seq"] == base  # type: ignore[index]
+    verdict = events[-1]
+    assert verdict["type"] == "evidence.assessed"
+    payload = verdict["payload"]
+    assert payload["experiment_id"] == "x1"  # type: ignore[index]
+    assert payload["probe_run_seq"] == variant  # type: ignore[index]
+    rule = next(r for r in PLAYBOOK_V2.experiments if r.id == "p2p-disable")
+    assert payload["likelihoods"] == {h: row["faster"] for h, row in rule.rule.likelihoods.items()}  # type: ignore[index]
+
+
+def test_a_change_within_the_noise_margin_is_same(cli: CLI, case: str, tmp_path: Path) -> None:
+    base = paste(cli, case, tmp_path, "a.txt", nccl_table(20.0, "NVIDIA A40"))
+    variant = paste(cli, case, tmp_path, "b.txt", nccl_table(20.6, "NVIDIA A40"))  # +3 %
+    result = cli(
+        "experiment",
+        case,
+        "--change",
+        "NCCL_P2P_DISABLE=1",
+        "--baseline",
+        str(base),
+        "--variant",
+        str(variant),
+    )
+    assert result.code == 0, result.err
+    assert "rule experiment.p2p-disable: same" in result.out
+
+
+def test_a_change_no_rule_reads_is_recorded_without_evidence(
+    cli: CLI, case: str, tmp_path: Path
+) -> None:
+    base = paste(cli, case, tmp_path, "a.txt", nccl_table(20.0, "NVIDIA A40"))
+    variant = paste(cli, case, tmp_path, "b.txt", nccl_table(10.0, "NVIDIA A40"))
+    result = cli(
+        "experiment",
+        case,
+        "--change",
+        "moved the box to rack 7",
+        "--baseline",
+        str(base),
+        "--variant",
+        str(variant),
+    )
+    assert result.code == 0, result.err
+    assert "no evidence: no rule of the case's playbook reads this change" in result.out
+    assert log(cli, case)[-1]["type"] == "experiment.recorded"
+
+
+def test_a_slower_metric_counts_when_lower_is_better(cli: CLI, case: str, tmp_path: Path) -> None:
+    """With a throughput fact from the command probe, a batch-size change that doubles it is
+    "faster" (compute-launch's signature)."""
+    seqs = []
+    for name, rate in (("a.txt", 410.0), ("b.txt", 1630.0)):
+        path = tmp_path / name
+        path.write_text(f"Throughput: {rate} tokens/s\n")
+        result = cli(
+            "probe",
+            case,
+            "command",
+            "--paste",
+            str(path),
+            "--json",
+            "--fact",
+            r"throughput=Throughput: (?P<throughput>[0-9.]+)",
+            "--",
+            "bench",
+        )
+        assert result.code == 0, result.err
+        seqs.append(int(json.loads(result.out.splitlines()[0])["probe_run_seq"]))
+    result = cli(
+        "experiment",
+        case,
+        "--change",
+        "batch size 1 -> 16",
+        "--baseline",
+        str(seqs[0]),
+        "--variant",
+        str(seqs[1]),
+        "--json",
+    )
+    out = json.loads(result.out)
+    assert (out["rule"], out["outcome"], out["metric"]) == (
+        "experiment.batch-size",
+        "faster",
+        "throughput",
+    )
+
+
+@pytest.mark.parametrize(
+    ("setup", "args", "message"),
+    [
+        ("probes", [], "an experiment compares one benchmark"),
+        ("gpus", [], "not the same kind of GPU"),
+        ("same", [], "the baseline and the variant are the same run"),
+        ("none", ["--variant", "1"], "--baseline SEQ is missing"),
+        ("none", ["--baseline", "1"], "--variant SEQ is missing"),
+        ("note", [], "is not a probe run"),
+    ],
+)
+def test_bad_experiments_are_one_line_and_record_nothing(
+    cli: CLI, case: str, tmp_path: Path, setup: str, args: list[str], message: str
+) -> None:
+    a = paste(cli, case, tmp_path, "a.txt", nccl_table(6.0, "NVIDIA A40"))
+    pair: list[str] = []
+    if setup == "probes":
+        smi = paste(cli, case, tmp_path, "q.txt", "name\nNVIDIA A40\n", "nvidia-smi-query")
+        pair = ["--baseline", str(a), "--variant", str(smi)]
+    elif setup == "gpus":
+        b = paste(cli, case, tmp_path, "b.txt", nccl_table(200.0, "NVIDIA H100 80GB HBM3"))
+        pair = ["--baseline", str(a), "--variant", str(b)]
+    elif setup == "same":
+        pair = ["--baseline", str(a), "--variant", str(a)]
+    elif setup == "note":
+        note = int(cli("note", case, "a note").out.strip() or 0) or len(log(cli, case))
+        pair = ["--baseline", str(a), "--variant", str(note)]
+    before = len(log(cli, case))
+    result = cli("experiment", case, "--change", "NCCL_P2P_DISABLE=1", *pair, *args)
+    assert result.code != 0
+    assert message in result.err, result.err
+    assert len(result.err.strip().splitlines()) == 1
+    assert len(log(cli, case)) == before
+
+
+def test_the_same_pair_is_not_compared_twice(cli: CLI, case: str, tmp_path: Path) -> None:
+    a = paste(cli, case, tmp_path, "a.txt", nccl_table(6.0, "NVIDIA A40"))
+    b = paste(cli, case, tmp_path, "b.txt", nccl_table(12.0, "NVIDIA A40"))
+    args = ["--change", "NCCL_P2P_DISABLE=1", "--baseline", str(a), "--variant", str(b)]
+    assert cli("experiment", case, *args).code == 0
+    again = cli("experiment", case, *args)
+    assert again.code == 1 and "already compares" in again.err
+
+
+FAKE_BENCH = """#!/bin/sh
+# all_reduce_perf stand-in: faster with P2P disabled, as on a box whose ACS reroutes P2P
+here="$(dirname "$0")"
+if [ "$NCCL_P2P_DISABLE" = "1" ]; then cat "$here/fast.txt"; else cat "$here/slow.txt"; fi
+"""
+
+
+def test_run_both_sides_here_with_an_environment_change(
+    cli: CLI, case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "slow.txt").write_text(nccl_table(5.0, "NVIDIA A40"))
+    (bin_dir / "fast.txt").write_text(nccl_table(19.0, "NVIDIA A40"))
+    script = bin_dir / "all_reduce_perf"
+    script.write_text(FAKE_BENCH)
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    result = cli(
+        "experiment",
+        case,
+        "--change",
+        "NCCL_P2P_DISABLE=1",
+        "--run",
+        "nccl-tests",
+        "--json",
+        "--",
+        "all_reduce_perf",
+        "-b",
+        "8",
+        "-e",
+        "1G",
+    )
+    assert result.code == 0, result.err
+    out = json.loads(result.out)
+    assert out["outcome"] == "faster" and out["speedup"] == pytest.approx(3.8)
+    runs = [e for e in log(cli, case) if e["type"] == "probe.ran"]
+    assert [r["payload"]["argv"] for r in runs] == [  # type: ignore[index]
+        ["all_reduce_perf", "-b", "8", "-e", "1G"],
+        ["env", "NCCL_P2P_DISABLE=1", "all_reduce_perf", "-b", "8", "-e", "1G"],
+    ]
+
+
+def test_run_both_refuses_a_change_it_cannot_apply(cli: CLI, case: str) -> None:
+    before = len(log(cli, case))
+    result = cli("experiment", case, "--change", "iommu=pt in GRUB", "--run", "nccl-tests")
+    assert result.code == 1
+    assert "--run applies only environment changes" in result.err
+    assert len(log(cli, case)) == before
+
+
+def test_experiments_survive_a_saved_fold(cli: CLI, case: str, tmp_path: Path) -> None:
+    """The fold a one-shot command restores knows the experiment (a second identical one is
+    still refused) and the case's environment."""
+    from casefile.domain.beliefs import project
+    from casefile.domain.beliefs.fold_codec import dump_fold, restore_fold
+    from casefile.domain.events import Event
+
+    a = paste(cli, case, tmp_path, "a.txt", nccl_table(6.0, "NVIDIA A40"))
+    b = paste(cli, case, tmp_path, "b.txt", nccl_table(12.0, "NVIDIA A40"))
+    assert (
+        cli(
+            "experiment",
+            case,
+            "--change",
+            "NCCL_P2P_DISABLE=1",
+            "--baseline",
+            str(a),
+            "--variant",
+            str(b),
+        ).code
+        == 0
+    )
+    events = [Event(**{k: v for k, v in e.items()}) for e in log(cli, case)]  # type: ignore[arg-type]
+    folded = project(events)
+    restored = restore_fold(dump_fold(folded))
+    assert restored.experiments == folded.experiments
+    assert restored.environment == folded.environment
+    assert dump_fold(restored) == dump_fold(folded)

@@ -1,0 +1,197 @@
+"""``casefile intake``: answers become reported evidence carrying the playbook's own table."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from casefile_gpu_playbook import PLAYBOOK_V2
+
+from casefile.cli import triage_commands
+from tests.cli.conftest import CLI
+
+
+def log(cli: CLI, case: str) -> list[dict[str, object]]:
+    result = cli("log", case, "--json")
+    assert result.code == 0, result.err
+    events: list[dict[str, object]] = json.loads(result.out)
+    return events
+
+
+def evidence(cli: CLI, case: str) -> list[dict[str, object]]:
+    return [e["payload"] for e in log(cli, case) if e["type"] == "evidence.assessed"]  # type: ignore[misc]
+
+
+@pytest.fixture
+def case(cli: CLI) -> str:
+    result = cli(
+        "new",
+        "slow all-reduce",
+        "--id",
+        "c1",
+        "--playbook",
+        "gpu-throughput",
+        "--env",
+        "nvlink=no",
+        "--env",
+        "gpus=8x A40",
+    )
+    assert result.code == 0, result.err
+    return "c1"
+
+
+def test_an_answer_is_reported_evidence_with_the_playbooks_likelihoods(cli: CLI, case: str) -> None:
+    result = cli("intake", case, "--answer", "scaling=worse", "--no-known")
+    assert result.code == 0, result.err
+    assert "scaling: worse → evidence e1" in result.out
+    (payload,) = evidence(cli, case)
+    question = PLAYBOOK_V2.intake_question("scaling")
+    assert payload["kind"] == "reported"
+    assert payload["rule"] == {"id": "intake.scaling", "version": 1}
+    assert payload["outcome"] == "worse"
+    assert payload["intake"] == {"id": "scaling", "answer": "worse", "source": "answered"}
+    assert payload["reliability"] == question.rule.reliability
+    expected = {h: row["worse"] for h, row in question.rule.likelihoods.items()}
+    assert payload["likelihoods"] == expected
+    assert payload["otherwise"] == question.rule.otherwise["worse"]
+
+
+def test_known_answers_are_recorded_and_say_where_they_came_from(cli: CLI, case: str) -> None:
+    listed = json.loads(cli("intake", case, "--list", "--json").out)
+    nvlink = next(item for item in listed if item["id"] == "nvlink")
+    assert nvlink["known"] == {"answer": "no", "source": "environment", "basis": "--env nvlink=no"}
+    result = cli("intake", case, "--json")
+    assert result.code == 0, result.err
+    out = json.loads(result.out)
+    assert out["recorded"] == [
+        {"question": "nvlink", "answer": "no", "evidence_id": "e1", "source": "environment"}
+    ]
+    assert "scaling" in out["pending"]
+    (payload,) = evidence(cli, case)
+    assert payload["intake"]["basis"] == "--env nvlink=no"  # type: ignore[index]
+    assert "from --env nvlink=no" in str(payload["rationale"])
+
+
+def test_a_changed_answer_supersedes_and_the_same_answer_records_nothing(
+    cli: CLI, case: str
+) -> None:
+    assert cli("intake", case, "--answer", "scope=all", "--no-known").code == 0
+    before = len(log(cli, case))
+    again = cli("intake", case, "--answer", "scope=ALL", "--no-known")
+    assert again.code == 0 and "scope: unchanged" in again.out
+    assert len(log(cli, case)) == before
+    assert cli("intake", case, "--answer", "scope=one-pair", "--no-known").code == 0
+    first, second = evidence(cli, case)
+    assert second["supersedes"] == first["evidence_id"]
+    assert second["outcome"] == "one-pair"
+
+
+def test_synonyms_answer_too(cli: CLI, case: str) -> None:
+    assert cli("intake", case, "--answer", "after-upgrade=NCCL", "--no-known").code == 0
+    (payload,) = evidence(cli, case)
+    assert payload["outcome"] == "collective-library"
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        ("scaling=maybe", "intake scaling: 'maybe' is not an answer (yes / no / worse)"),
+        ("colour=blue", "no intake question 'colour'"),
+    ],
+)
+def test_a_bad_answer_is_one_line_and_records_nothing(
+    cli: CLI, case: str, answer: str, message: str
+) -> None:
+    before = len(log(cli, case))
+    result = cli("intake", case, "--answer", "nodes=single", "--answer", answer)
+    assert result.code != 0
+    assert message in result.err
+    assert len(result.err.strip().splitlines()) == 1
+    assert "Traceback" not in result.err
+    assert len(log(cli, case)) == before  # not even the good answer, nor the known ones
+
+
+def test_a_malformed_answer_option_is_a_usage_error(cli: CLI, case: str) -> None:
+    result = cli("intake", case, "--answer", "scaling")
+    assert result.code == 2
+    assert "use QUESTION=ANSWER" in result.err
+
+
+def test_a_case_without_a_playbook_has_no_intake(cli: CLI) -> None:
+    assert cli("new", "bare", "--id", "b1").code == 0
+    result = cli("intake", "b1", "--answer", "scaling=no")
+    assert result.code == 1
+    assert "has no intake questions" in result.err
+
+
+def test_a_case_opened_from_version_1_has_no_intake(cli: CLI) -> None:
+    assert cli("new", "old", "--id", "o1", "--playbook", "gpu-throughput@1").code == 0
+    result = cli("intake", "o1", "--list")
+    assert result.code == 1
+    assert "has no intake questions" in result.err
+
+
+VIRT = "systemd-detect-virt: kvm\n"
+
+
+def test_an_answer_an_observation_holds_is_not_counted_twice(
+    cli: CLI, case: str, tmp_path: Path
+) -> None:
+    """virt-detect said "kvm": its own rule counted that; the platform question is answered
+    by it, and recording it again as an answer would count the same reading twice."""
+    paste = tmp_path / "virt.txt"
+    paste.write_text("kvm\n")
+    assert (
+        cli("probe", case, "virt-detect", "--paste", str(paste), "--", "systemd-detect-virt").code
+        == 0
+    )
+    rule_evidence = [e for e in evidence(cli, case) if e["rule"]["id"] == "virtualised-host"]  # type: ignore[index]
+    assert len(rule_evidence) == 1
+    listed = {item["id"]: item for item in json.loads(cli("intake", case, "--list", "--json").out)}
+    assert listed["platform"]["known"]["answer"] == "vm"
+    assert listed["platform"]["counted_by"] == rule_evidence[0]["evidence_id"]
+    result = cli("intake", case)
+    assert result.code == 0, result.err
+    assert f"platform: already counted by evidence {rule_evidence[0]['evidence_id']}" in result.out
+    assert not [e for e in evidence(cli, case) if e["rule"]["id"] == "intake.platform"]  # type: ignore[index]
+
+
+def test_an_observation_answers_a_question_no_rule_reads(
+    cli: CLI, case: str, tmp_path: Path
+) -> None:
+    """No version-2 rule reads topo.link, so a topology with NVLink answers the NVLink question
+    (and overrides nothing: the --env answer in force stays unless asked)."""
+    assert cli("new", "nv", "--id", "n1", "--playbook", "gpu-throughput").code == 0
+    topo = tmp_path / "topo.txt"
+    topo.write_text(
+        "\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\n"
+        "GPU0\t X \tNV12\t0-63\t0\n"
+        "GPU1\tNV12\t X \t0-63\t0\n"
+    )
+    assert cli("probe", "n1", "nvidia-smi-topo", "--paste", str(topo)).code == 0
+    result = cli("intake", "n1", "--json")
+    out = json.loads(result.out)
+    (nvlink,) = [r for r in out["recorded"] if r["question"] == "nvlink"]
+    assert nvlink["answer"] == "yes" and nvlink["source"] == "observation"
+    payload = next(e for e in evidence(cli, "n1") if e["rule"]["id"] == "intake.nvlink")  # type: ignore[index]
+    assert "topo.link = NV12" in payload["intake"]["basis"]  # type: ignore[index]
+    assert isinstance(payload["observation_seq"], int)
+
+
+def test_the_terminal_asks_each_open_question(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from casefile.app.service_triage import IntakeItem
+
+    items = [
+        IntakeItem("p@2", "scaling", "Does it scale?", ("yes", "no", "worse"), "help"),
+        IntakeItem("p@2", "nodes", "Nodes?", ("single", "multi"), "", answer="single"),
+        IntakeItem("p@2", "scope", "Scope?", ("one-pair", "all"), ""),
+    ]
+    replies = iter(["perhaps", "Worse", ""])
+    monkeypatch.setattr("builtins.input", lambda _prompt="": next(replies))
+    assert triage_commands._ask(items) == {"scaling": "worse"}
+    out = capsys.readouterr().out
+    assert "'perhaps' is not one of yes / no / worse" in out
+    assert "Nodes?" not in out  # answered already: not asked
