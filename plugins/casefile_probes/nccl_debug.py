@@ -175,6 +175,17 @@ def log_start(line: str) -> int | None:
     return None
 
 
+_BARE_INFO = re.compile(r"^\s*(?:>\s*)*(?:NCCL\s+INFO\s+)?")
+
+
+def _bare_setting(line: str, found: list[tuple[bool, str, int | None, str, str]]) -> None:
+    """A setting quoted on its own, without the log's ``host:pid:tid [dev]`` prefix (a
+    maintainer citing the one line that matters): still what NCCL read from the environment."""
+    bare = _BARE_INFO.sub("", line, count=1).strip()
+    if _ENV.match(bare):
+        found.append((True, "", None, "INFO", bare))
+
+
 def log_lines(lines: list[str]) -> NcclLog:
     """Every NCCL log message in ``lines``, wherever on a line it starts (linear time).
 
@@ -189,6 +200,7 @@ def log_lines(lines: list[str]) -> NcclLog:
         if m := _BARE_VERSION.match(line):
             log.versions.append(m.group("version"))
         if "NCCL " not in line:
+            _bare_setting(line, found)
             continue
         lead = len(line) - len(line.lstrip())
         starts: list[tuple[int, int, str, int | None, str]] = []
@@ -197,6 +209,8 @@ def log_lines(lines: list[str]) -> NcclLog:
             if origin is not None:
                 start, host, device = origin
                 starts.append((start, marker.end(), host, device, marker.group(1)))
+        if not starts:
+            _bare_setting(line, found)
         for index, (start, end, host, device, level) in enumerate(starts):
             stop = starts[index + 1][0] if index + 1 < len(starts) else len(line)
             message = _without_repeats(line[end:stop].strip())
@@ -388,7 +402,7 @@ def add_log_facts(result: ParseResult, log: NcclLog) -> None:
     for name, value in sorted(c.env.items()):
         result.add(f"nccl.env.{name}", value, "host")
     if log.lines:
-        result.add("nccl.log.hosts", len({line.host for line in log.lines}), "host")
+        result.add("nccl.log.hosts", len({line.host for line in log.lines if line.host}), "host")
         result.add("nccl.log.lines", len(log.lines), "host")
         result.add("nccl.warnings", len(c.warnings), "host")
     for (a, b), kinds in sorted(c.transports.items()):

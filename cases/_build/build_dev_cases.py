@@ -1,0 +1,177 @@
+"""Encode the development set (``cases/dev/material/*.json``) as cases, through the CLI.
+
+Each public investigation is lived as a user would live it with casefile: open a case from
+``gpu-throughput@2`` with the environment the thread states, answer the intake questions the
+thread answers, paste each output the thread shows (with its command and load), record the A/B
+the thread ran, write the maintainers' and reporters' findings as notes, and conclude with the
+known root cause. Every evidence event comes from a rule (probe, intake or experiment rules):
+nothing here types a likelihood. Times are illustrative (the threads' own dates are not kept
+in the material); they keep the threads' order.
+
+Run from the repository root::
+
+    python cases/_build/build_dev_cases.py [SLUG ...]       # writes cases/dev/<slug>/
+
+and see ``benchmarks/bench_dev_set.py`` for what the playbook makes of them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
+from io import StringIO
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+MATERIAL = ROOT / "cases" / "dev" / "material"
+OUTPUT = ROOT / "cases" / "dev"
+PLAYBOOK = "gpu-throughput@2"
+ACTOR = "responder"
+#: command lines a thread shows only in words ("all_reduce_perf, 4 GB message …")
+_NOT_A_COMMAND = ("(", ",", "exact command")
+
+
+class Clock:
+    """Illustrative times, four minutes apart, in the thread's order."""
+
+    def __init__(self) -> None:
+        self.minute = 0
+
+    def __call__(self) -> str:
+        self.minute += 4
+        hours, minutes = divmod(self.minute, 60)
+        return f"2026-01-05T{9 + hours:02d}:{minutes:02d}:00Z"
+
+
+class CommandFailed(RuntimeError):
+    pass
+
+
+def casefile(*args: str) -> str:
+    """Run one ``casefile`` command in this process; its standard output, or raise."""
+    from casefile.cli.main import main
+
+    out, err = StringIO(), StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        try:
+            code = main(list(args))
+        except SystemExit as exit_:
+            code = exit_.code if isinstance(exit_.code, int) else 1
+    if code not in (0,):
+        raise CommandFailed(f"casefile {shlex.join(args)}: exit {code}: {err.getvalue().strip()}")
+    return out.getvalue()
+
+
+@contextmanager
+def database() -> Iterator[Path]:
+    with tempfile.TemporaryDirectory(prefix="casefile-dev-") as scratch:
+        old = os.environ.get("CASEFILE_DB")
+        os.environ["CASEFILE_DB"] = f"sqlite:///{Path(scratch) / 'dev.db'}"
+        try:
+            yield Path(scratch)
+        finally:
+            if old is None:
+                os.environ.pop("CASEFILE_DB", None)
+            else:
+                os.environ["CASEFILE_DB"] = old
+
+
+def command_words(step: dict[str, Any]) -> list[str]:
+    line = str(step.get("command") or "").strip()
+    if not line or any(mark in line for mark in _NOT_A_COMMAND):
+        return []
+    try:
+        return shlex.split(line)
+    except ValueError:
+        return []
+
+
+def encode(material: dict[str, Any], scratch: Path) -> str:
+    """One investigation as CLI commands; the case id."""
+    at = Clock()
+    slug = str(material["slug"])
+    who = ["--actor", ACTOR]
+    env = [f"{k}={v}" for k, v in sorted(material.get("environment", {}).items())]
+    casefile(
+        "new", str(material["title"]), "--id", slug, "--symptom", str(material["symptom"]),
+        "--playbook", PLAYBOOK, *[w for e in env for w in ("--env", e)], "--at", at(), *who,
+    )  # fmt: skip
+    casefile("note", slug, f"Source: {material['url']}", "--at", at(), *who)
+    answers = [f"{k}={v}" for k, v in material.get("intake", {}).items()]
+    casefile("intake", slug, *[w for a in answers for w in ("--answer", a)], "--at", at(), *who)
+    seqs: dict[int, int] = {}
+    for index, step in enumerate(material["steps"]):
+        kind = step["kind"]
+        if kind == "note":
+            casefile("note", slug, str(step["text"]), "--at", at(), *who)
+        elif kind == "paste":
+            path = scratch / f"{slug}-{index}.txt"
+            path.write_text(str(step["output"]), encoding="utf-8")
+            load = step.get("load") or "unknown"
+            note = str(step.get("said") or "")
+            if step.get("excerpt_cut"):
+                note += " (the thread's paste is longer: cut where the excerpt ends)"
+            words = command_words(step)
+            if not words and step["probe"] == "command":
+                # the thread shows the output but not the command: say so rather than guess
+                words = ["(command not shown in the thread)"]
+            args = [
+                "probe", slug, str(step["probe"]), "--paste", str(path), "--load", load,
+                "--host", str(step.get("host") or "gpu-box"), "--note", note.strip() or "pasted",
+                "--at", at(), *who, "--json",
+            ]  # fmt: skip
+            before = _probe_runs(slug)
+            try:
+                casefile(*args, *(["--", *words] if words else []))
+            except CommandFailed as failed:
+                if "exit 1" not in str(failed) or _probe_runs(slug) == before:
+                    raise  # exit 1 with a new run: recorded, but the output did not parse
+            seqs[index] = _probe_runs(slug)[-1]
+        elif kind == "experiment":
+            casefile(
+                "experiment", slug, "--change", str(step["change"]),
+                "--baseline", str(seqs[int(step["baseline_step"])]),
+                "--variant", str(seqs[int(step["variant_step"])]),
+                "--at", at(), *who,
+            )  # fmt: skip
+        else:
+            raise SystemExit(f"{slug}: step {index}: unknown kind {kind!r}")
+    casefile(
+        "conclude", slug, str(material["root_cause"]), "--root-cause",
+        str(material["root_cause_class"]), "--at", at(), *who,
+    )  # fmt: skip
+    return slug
+
+
+def _probe_runs(slug: str) -> list[int]:
+    events = json.loads(casefile("log", slug, "--json"))
+    return [int(e["seq"]) for e in events if e["type"] == "probe.ran"]
+
+
+def build(slugs: list[str]) -> list[str]:
+    files = sorted(MATERIAL.glob("*.json"))
+    chosen = [f for f in files if not slugs or f.stem in slugs]
+    built = []
+    for path in chosen:
+        material = json.loads(path.read_text(encoding="utf-8"))
+        with database() as scratch:
+            slug = encode(material, scratch)
+            target = OUTPUT / slug
+            if target.exists():
+                shutil.rmtree(target)
+            casefile("export", slug, str(target))
+        built.append(slug)
+        print(f"{target.relative_to(ROOT)}")
+    return built
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    build(sys.argv[1:])

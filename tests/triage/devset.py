@@ -1,0 +1,151 @@
+"""What the playbook makes of the development set (``cases/dev``): shared by the test that
+holds the figures and the benchmark script that reports them case by case.
+
+Two figures per case:
+
+- **leads at the end**: the known root cause (the case's ``--root-cause``) is the most specific
+  leader (the leading leaf) after the last event;
+- **first suggestion bears on it**: right after intake, the first next step's probe has a rule
+  whose likelihood ratio between the root cause and the leader then is at least 2 (or at most
+  ½) for some outcome — so running it could move the two apart. When the root cause already
+  leads, the comparison is with the strongest alternative.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from casefile.app.service import CaseService
+from casefile.domain.beliefs import Projection, project
+from casefile.domain.beliefs.ranking import Candidate, beliefs_at, rank_next_steps
+from casefile.domain.events import Event
+from casefile.domain.rules import Rule
+from casefile.store.casedir import read_case_dir
+from casefile.store.memory import MemoryEventStore
+from tests.cli.conftest import builtin_registry
+
+ROOT = Path(__file__).resolve().parents[2]
+DEV = ROOT / "cases" / "dev"
+QUESTION = "throughput"
+BEARS = 2.0
+
+
+def case_dirs() -> list[Path]:
+    return sorted(p for p in DEV.iterdir() if (p / "events.jsonl").is_file())
+
+
+@dataclass(frozen=True)
+class DevResult:
+    slug: str
+    root_cause: str
+    final_leaf: str
+    root_confidence: float
+    rank: int  # the root cause's place among the leaves at the end (1: it leads)
+    after_intake_seq: int
+    first_probe: str
+    first_rule: str
+    compared_with: str
+    ratio: float  # the most telling likelihood ratio of the first probe's rules
+    evidence: int
+    experiments: int
+
+    @property
+    def leads(self) -> bool:
+        return self.final_leaf == self.root_cause
+
+    @property
+    def bears(self) -> bool:
+        return self.ratio >= BEARS or self.ratio <= 1 / BEARS
+
+
+def after_intake(events: list[Event]) -> int:
+    """The seq right after intake: the last event before the first that is neither the case's
+    opening (case, question, hypotheses, the source note) nor an intake answer."""
+    last = 0
+    for event in events:
+        opening = event.type in ("case.opened", "question.proposed", "hypothesis.proposed")
+        source_note = event.type == "note.added" and str(event.payload["text"]).startswith(
+            "Source: "
+        )
+        intake = event.type == "evidence.assessed" and "intake" in event.payload
+        if not (opening or source_note or intake):
+            break
+        last = event.seq
+    return last
+
+
+def _row(rule: Rule, path: list[str]) -> dict[str, float]:
+    for node in path:
+        if node in rule.likelihoods:
+            return dict(rule.likelihoods[node])
+    return dict(rule.otherwise)
+
+
+def most_telling_ratio(
+    rules: list[Rule], projection: Projection, seq: int, a: str, b: str
+) -> float:
+    """The likelihood ratio P(o | a) / P(o | b) furthest from 1 over the rules' outcomes."""
+    belief = beliefs_at(projection, seq)[QUESTION]
+    structure = belief.structure
+    path_a = structure.path(structure.index[a]) if a in structure.index else []
+    path_b = structure.path(structure.index[b]) if b in structure.index else []
+    best = 1.0
+    for rule in rules:
+        row_a, row_b = _row(rule, path_a), _row(rule, path_b)
+        for outcome in rule.outcome_names:
+            ratio = row_a[outcome] / row_b[outcome]
+            if abs(_log(ratio)) > abs(_log(best)):
+                best = ratio
+    return best
+
+
+def _log(x: float) -> float:
+    import math
+
+    return math.log(x)
+
+
+def evaluate(case_dir: Path) -> DevResult:
+    events, _ = read_case_dir(case_dir)
+    projection = project(events)
+    concluded = projection.concluded or {}
+    root = str(concluded.get("root_cause"))
+    question = projection.questions[QUESTION]
+    now = question.snapshot()
+    confidences = now.confidences
+    leaves = sorted(
+        (h for h in question.nodes if not question.nodes[h].children),
+        key=lambda h: -confidences[h],
+    )
+    service = CaseService(MemoryEventStore(), builtin_registry())
+    candidates: list[Candidate] = service.candidates(project(events[: after_intake(events)]))
+    seq = after_intake(events)
+    steps = rank_next_steps(projection, candidates, QUESTION, seq=seq)
+    first = steps[0]
+    snapshot = projection.step_at(seq)
+    assert snapshot is not None
+    then = snapshot.snapshots[QUESTION]
+    leader = then.leading_leaf
+    if leader == root:
+        ranked = sorted(
+            (h for h in then.confidences if h != root and h in question.nodes),
+            key=lambda h: -then.confidences[h],
+        )
+        leader = next(h for h in ranked if not question.nodes[h].children)
+    rules = [c.rule for c in candidates if c.probe == first.probe]
+    ratio = most_telling_ratio(rules, projection, seq, root, leader)
+    return DevResult(
+        slug=case_dir.name,
+        root_cause=root,
+        final_leaf=now.leading_leaf,
+        root_confidence=confidences[root],
+        rank=leaves.index(root) + 1,
+        after_intake_seq=seq,
+        first_probe=first.probe,
+        first_rule=first.rule_id,
+        compared_with=leader,
+        ratio=ratio,
+        evidence=sum(1 for e in projection.evidence.values() if e.active),
+        experiments=len(projection.experiments),
+    )
