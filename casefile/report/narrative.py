@@ -114,6 +114,14 @@ def build_timeline(src: Sources) -> tuple[TimelineRow, ...]:
                 facts = fact_digest(observation.get("facts", ()))
         elif event.type == "evidence.assessed":
             text = f"{p['evidence_id']} ({p.get('kind', 'measured')}): {reading_of(p)}"
+        elif event.type == "experiment.recorded":
+            kind = "experiment"
+            unit = f" {p['unit']}" if p.get("unit") else ""
+            text = (
+                f"{p['experiment_id']}: {p['change']} — {p['probe']} seq {p['baseline_seq']} "
+                f"vs seq {p['variant_seq']}: {p['metric']} {p['baseline_value']:g} → "
+                f"{p['variant_value']:g}{unit} ({p['speedup']:.2f}×)"
+            )
         elif event.type == "question.proposed":
             text = f"question {p['question_id']}: {p['text']}"
         elif event.type == "hypothesis.proposed":

@@ -96,6 +96,18 @@ def statistic_text(value: Any) -> str | None:
 def reading_of(payload: Mapping[str, Any]) -> str:
     """What an evidence event read, in one line: its rule's outcome, else its rationale."""
     rule = payload.get("rule")
+    intake = payload.get("intake")
+    if intake:
+        source = intake.get("source", "answered")
+        said = "answered" if source == "answered" else f"from {intake.get('basis') or source}"
+        return f"intake {intake['id']} → {intake['answer']} ({said})"
+    if rule and payload.get("experiment_id"):
+        ratio = payload.get("statistic")
+        times = f"{ratio:.2f}×" if isinstance(ratio, int | float) else str(ratio)
+        return (
+            f"experiment {payload['experiment_id']} read by rule {rule['id']} "
+            f"v{rule['version']} → {payload.get('outcome')} ({times})"
+        )
     if rule:
         shown = statistic_text(payload.get("statistic"))
         stat = f" (statistic {shown})" if shown is not None else ""

@@ -273,3 +273,21 @@ def test_experiments_survive_a_saved_fold(cli: CLI, case: str, tmp_path: Path) -
     assert restored.experiments == folded.experiments
     assert restored.environment == folded.environment
     assert dump_fold(restored) == dump_fold(folded)
+
+
+def test_log_and_report_show_the_experiment_as_such(cli: CLI, case: str, tmp_path: Path) -> None:
+    a = paste(cli, case, tmp_path, "a.txt", nccl_table(6.0, "NVIDIA A40"))
+    b = paste(cli, case, tmp_path, "b.txt", nccl_table(18.0, "NVIDIA A40"))
+    assert cli("intake", case, "--answer", "scaling=worse").code == 0
+    assert cli("experiment", case, "--change", "NCCL_P2P_DISABLE=1", "--baseline", str(a),
+               "--variant", str(b)).code == 0  # fmt: skip
+    text = cli("log", case).out
+    assert f"experiment x1: NCCL_P2P_DISABLE=1 — nccl-tests seq {a} vs seq {b}" in text
+    assert "nccl.busbw.large 6 → 18 GB/s (3.00×)" in text
+    assert "read by rule experiment.p2p-disable v1 → 'faster' (3.00×)" in text
+    assert "intake scaling: 'worse' → evidence" in text
+    out = tmp_path / "report.md"
+    assert cli("report", case, "--format", "md", "-o", str(out)).code == 0
+    report = out.read_text(encoding="utf-8")
+    assert "| experiment |" in report
+    assert "intake scaling → worse (answered)" in report

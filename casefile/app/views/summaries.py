@@ -51,6 +51,22 @@ def _observation_recorded(p: Payload) -> str:
 def _evidence_assessed(p: Payload) -> str:
     rule = p.get("rule")
     sup = f", supersedes {p['supersedes']}" if p.get("supersedes") else ""
+    intake = p.get("intake")
+    if intake:
+        source = intake.get("source", "answered")
+        said = "" if source == "answered" else f" (from {intake.get('basis') or source})"
+        return (
+            f"intake {intake['id']}: {intake['answer']!r}{said} → evidence {p['evidence_id']}, "
+            f"{p['kind']}, r={p['reliability']:g}{sup}"
+        )
+    if rule and p.get("experiment_id"):
+        statistic = p.get("statistic")
+        ratio = f"{statistic:.2f}×" if isinstance(statistic, float | int) else statistic
+        return (
+            f"evidence {p['evidence_id']}: experiment {p['experiment_id']} read by rule "
+            f"{rule['id']} v{rule['version']} → {p.get('outcome')!r} ({ratio}), {p['kind']}, "
+            f"r={p['reliability']:g}{sup}"
+        )
     if rule:
         statistic = p.get("statistic")
         shown = f"{statistic:.3g}" if isinstance(statistic, float) else statistic
@@ -63,6 +79,15 @@ def _evidence_assessed(p: Payload) -> str:
     return (
         f"evidence {p['evidence_id']} ({p['kind']}, r={p['reliability']:g}{sup}): "
         f"{p['rationale']} [P(E|h): {named}; otherwise {p.get('otherwise', 0.5):g}]"
+    )
+
+
+def _experiment_recorded(p: Payload) -> str:
+    unit = f" {p['unit']}" if p.get("unit") else ""
+    return (
+        f"experiment {p['experiment_id']}: {p['change']} — {p['probe']} seq "
+        f"{p['baseline_seq']} vs seq {p['variant_seq']}: {p['metric']} "
+        f"{p['baseline_value']:g} → {p['variant_value']:g}{unit} ({p['speedup']:.2f}×)"
     )
 
 
@@ -94,6 +119,7 @@ _SUMMARIES: dict[str, Callable[[Payload], str]] = {
     ),
     "action.taken": _action_taken,
     "case.concluded": lambda p: f"concluded: {p['summary']}",
+    "experiment.recorded": _experiment_recorded,
 }
 
 
