@@ -37,6 +37,9 @@ def ordering(gain: float, cost: str, name: str) -> tuple[float, int, str]:
 #: Joint outcome spaces larger than this are not enumerated (the probe is scored on its best
 #: single rule instead); the built-in probes stay far below it.
 MAX_JOINT_OUTCOMES = 20_000
+#: The most joint outcomes × hypothesis classes enumerated for one probe (see
+#: :func:`joint_information_bits`): about 15 ms of arithmetic; every built-in probe fits.
+MAX_JOINT_WORK = 30_000
 
 
 #: Facts a rule may read that no probe states: :func:`casefile.domain.rules.derived_facts`
@@ -249,20 +252,7 @@ def rank_probes(
             paths[qid] = belief.paths()
         probs = belief.probs
         tables = [_table(paths[qid], c.rule) for c in members]
-        size = 1
-        for table in tables:
-            size *= len(table)
-        if size <= MAX_JOINT_OUTCOMES:
-            rows: list[list[float]] = [[1.0] * len(probs)]
-            for table in tables:
-                rows = [
-                    [a * b for a, b in zip(row, outcome, strict=True)]
-                    for row in rows
-                    for outcome in table
-                ]
-            gain = mutual_information_bits(probs, rows)
-        else:
-            gain = max(mutual_information_bits(probs, table) for table in tables)
+        gain = joint_information_bits(probs, tables)
         needs_load = any(c.rule.load == "under-load" for c in members)
         steps.append(
             ProbeStep(
@@ -276,6 +266,61 @@ def rank_probes(
         )
     steps.sort(key=lambda s: ordering(s.expected_gain_bits, s.cost, s.probe))
     return steps
+
+
+def collapse(
+    probs: Sequence[float], tables: Sequence[Sequence[Sequence[float]]]
+) -> tuple[list[float], list[list[list[float]]]]:
+    """Leaves that every table treats alike, merged into one class with their summed prior.
+
+    The outcomes depend on a leaf only through its column in each table, so the information
+    about the hypothesis equals the information about these classes: exact, and with rules
+    naming a handful of nodes each, 80 hypotheses become a few dozen classes."""
+    classes: dict[tuple[float, ...], float] = {}
+    for leaf, prob in enumerate(probs):
+        key = tuple(row[leaf] for table in tables for row in table)
+        classes[key] = classes.get(key, 0.0) + prob
+    keys = list(classes)
+    merged: list[list[list[float]]] = []
+    offset = 0
+    for table in tables:
+        merged.append([[key[offset + o] for key in keys] for o in range(len(table))])
+        offset += len(table)
+    return [classes[key] for key in keys], merged
+
+
+def joint_information_bits(
+    probs: Sequence[float], tables: Sequence[Sequence[Sequence[float]]]
+) -> float:
+    """The information one run gives through all its rules at once: the mutual information
+    between the hypothesis and the joint outcome, the rules' outcomes taken as independent
+    given the hypothesis.
+
+    Enumerated exactly over hypothesis classes (:func:`collapse`) while the joint outcomes ×
+    classes stay within :data:`MAX_JOINT_WORK`. Past that, the most informative rules that fit
+    are enumerated together and the rest left out: the information of some of a run's rules is
+    never more than of all of them, so this is a lower bound, and the rules left out are the
+    ones that tell least on their own."""
+    if len(tables) == 1:
+        return mutual_information_bits(probs, tables[0])
+    prior, merged = collapse(probs, tables)
+    singles = [mutual_information_bits(prior, table) for table in merged]
+    order = sorted(range(len(merged)), key=lambda i: -singles[i])
+    chosen: list[int] = []
+    size = 1
+    for index in order:
+        grown = size * len(merged[index])
+        if grown * len(prior) > MAX_JOINT_WORK:
+            continue
+        chosen.append(index)
+        size = grown
+    rows: list[list[float]] = [[1.0] * len(prior)]
+    for index in sorted(chosen):
+        table = merged[index]
+        rows = [
+            [a * b for a, b in zip(row, outcome, strict=True)] for row in rows for outcome in table
+        ]
+    return max(mutual_information_bits(prior, rows), max(singles))
 
 
 def question_entropy(question: QuestionState | QuestionSnapshot) -> float:

@@ -1,0 +1,128 @@
+"""Ranking whole probes: the joint information of every rule one run feeds.
+
+Target (issue "Triage that reasons like an expert"): ranking over 80 hypotheses and 60
+probe/rule pairs, up to 12 rules per probe, stays under 100 ms. The case is synthetic and
+seeded: 16 top-level hypotheses with 4 children each (80 nodes, 64 leaves), 5 probes with 12
+rules each, every rule naming 3 to 8 random nodes with 2 or 3 outcomes (like the playbook's).
+Also timed: the real gpu-throughput@2 candidates on a development-set case.
+
+    .venv/bin/python benchmarks/bench_ranking.py
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from casefile.domain import commands
+from casefile.domain.beliefs import project
+from casefile.domain.beliefs.ranking import Candidate, rank_probes
+from casefile.domain.events import GENESIS_HASH, seal
+from casefile.domain.rules import rule_from_dict
+
+RUNS = 7
+
+
+def synthetic() -> tuple[object, list[Candidate]]:
+    rng = random.Random(20261201)
+    events = []
+    prev = GENESIS_HASH
+
+    def add(new: object) -> None:
+        nonlocal prev
+        event = seal("bench", len(events) + 1, prev, new, recorded_at="2026-01-01T00:00:00Z")  # type: ignore[arg-type]
+        events.append(event)
+        prev = event.hash
+
+    add(commands.open_case("ranking bench"))
+    projection = project(events)
+    add(commands.propose_question(projection, "What limits it?", "q", 0.1))
+    ids: list[str] = []
+    for top in range(16):
+        projection = project(events)
+        add(commands.propose_hypothesis(projection, f"top {top}", "q", 0.9 / 16, f"t{top}"))
+        ids.append(f"t{top}")
+        for child in range(4):
+            projection = project(events)
+            hid = f"t{top}c{child}"
+            add(commands.propose_hypothesis(projection, hid, f"t{top}", 0.25, hid))
+            ids.append(f"t{top}c{child}")
+    projection = project(events)
+    assert len(ids) == 80
+    candidates = []
+    for probe in range(5):
+        for number in range(12):
+            outcomes = ["a", "b", "c"][: rng.choice((2, 3))]
+            named = rng.sample(ids, rng.randint(3, 8))
+            table = {}
+            for hid in [*named, "otherwise"]:
+                weights = [rng.random() + 0.05 for _ in outcomes]
+                total = sum(weights)
+                row = [round(w / total, 4) for w in weights]
+                row[-1] = round(1.0 - sum(row[:-1]), 4)
+                table[hid] = dict(zip(outcomes, row, strict=True))
+            rule = rule_from_dict(
+                {
+                    "id": f"p{probe}r{number}",
+                    "version": 1,
+                    "probes": [f"probe{probe}"],
+                    "rationale": "bench",
+                    "statistic": {"aggregate": "max", "fact": f"f{number}"},
+                    "outcomes": [
+                        *({"name": o, "below": float(i)} for i, o in enumerate(outcomes[:-1])),
+                        {"name": outcomes[-1]},
+                    ],
+                    "likelihoods": table,
+                },
+                "q",
+            )
+            candidates.append(Candidate(f"probe{probe}", rule, "cheap"))
+    return projection, candidates
+
+
+def timed(projection: object, candidates: list[Candidate]) -> float:
+    samples = []
+    for _ in range(RUNS):
+        start = time.perf_counter()
+        rank_probes(projection, candidates)  # type: ignore[arg-type]
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
+def dev_case() -> tuple[object, list[Candidate]]:
+    from casefile.app.service import CaseService
+    from casefile.store.casedir import read_case_dir
+    from casefile.store.memory import MemoryEventStore
+    from tests.cli.conftest import builtin_registry
+
+    path = Path(__file__).resolve().parents[1] / "cases" / "dev" / "nccl-tests-152-a100-nv-peer-mem"
+    events, _ = read_case_dir(path)
+    projection = project(events)
+    service = CaseService(MemoryEventStore(), builtin_registry())
+    return projection, service.candidates(projection)
+
+
+def main() -> None:
+    projection, candidates = synthetic()
+    median = timed(projection, candidates)
+    steps = rank_probes(projection, candidates)  # type: ignore[arg-type]
+    print(
+        f"synthetic: 80 hypotheses, {len(candidates)} probe/rule pairs, 12 rules per probe: "
+        f"median {median * 1000:.1f} ms over {RUNS} runs (target < 100 ms); "
+        f"best {steps[0].probe} {steps[0].expected_gain_bits:.3f} bits"
+    )
+    projection, candidates = dev_case()
+    median = timed(projection, candidates)
+    print(
+        f"gpu-throughput@2 on a development case: {len(candidates)} pairs: "
+        f"median {median * 1000:.1f} ms"
+    )
+
+
+if __name__ == "__main__":
+    main()
