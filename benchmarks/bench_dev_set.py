@@ -1,0 +1,42 @@
+"""What gpu-throughput@2 makes of the development set (cases/dev), case by case.
+
+Figures (issue "Triage that reasons like an expert"): the known root cause leads at the end in
+every case, and the first suggestion after intake bears on it (a likelihood ratio of at least
+2, or at most ½, between the root cause and the leader then) in at least three quarters.
+
+    .venv/bin/python benchmarks/bench_dev_set.py
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.triage.devset import case_dirs, evaluate
+
+
+def main() -> None:
+    results = [evaluate(path) for path in case_dirs()]
+    print(
+        f"{'case':<38} {'root cause':<19} {'at the end':<20} {'conf':>6} {'#':>2}  "
+        f"{'first suggestion after intake':<42} {'vs':<19} {'LR':>5} bears"
+    )
+    for r in results:
+        first = f"{r.first_probe} ({r.first_rule})"
+        print(
+            f"{r.slug:<38} {r.root_cause:<19} {r.final_leaf:<20} {r.root_confidence:>6.1%} "
+            f"{r.rank:>2}  {first[:42]:<42} {r.compared_with[:19]:<19} {r.ratio:>5.2f} "
+            f"{'yes' if r.bears else 'no'}"
+        )
+    leads = sum(r.leads for r in results)
+    bears = sum(r.bears for r in results)
+    print(
+        f"\nroot cause leads at the end: {leads}/{len(results)}; "
+        f"first suggestion bears on it: {bears}/{len(results)} ({bears / len(results):.0%})"
+    )
+
+
+if __name__ == "__main__":
+    main()
