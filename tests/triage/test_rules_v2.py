@@ -1,0 +1,131 @@
+"""gpu-throughput@2's rules on real outputs (the shared corpus) and on the shapes the issue
+names: a table cut after its smallest rows, P2P that the driver allows but ACS reroutes, a
+topology with host-bridge pairs, clocks sagging over a sustained run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from casefile_gpu_playbook import PLAYBOOK_V1, PLAYBOOK_V2
+from casefile_probes import dmon, nccl, p2p, topo
+
+from casefile.domain.facts import Fact
+from casefile.domain.rules import Applied, NotApplicable, Rule, SetAside, evaluate
+from tests.triage.conftest import nccl_table
+
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
+needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"no corpus at {CORPUS}")
+
+
+def rule(rule_id: str) -> Rule:
+    return next(r for r in PLAYBOOK_V2.rules if r.id == rule_id)
+
+
+def verdict(rule_id: str, facts: list[Fact], load: str = "under-load") -> object:
+    return evaluate(rule(rule_id), [*facts, *PLAYBOOK_V2.context_facts(facts)], load)
+
+
+def test_a_table_cut_after_its_small_rows_says_nothing_about_bandwidth() -> None:
+    """8- and 16-byte rows read 0.00 GB/s on any hardware: version 1 read them as "low"."""
+    cut = "\n".join(nccl_table(200.0, "NVIDIA A100-SXM4-80GB").splitlines()[:17]) + "\n"
+    facts = nccl.parse_nccl(cut).facts
+    assert [f.subject for f in facts if f.name == "nccl.busbw"] == ["size=8", "size=1024"]
+    v1 = next(r for r in PLAYBOOK_V1.rules if r.id == "nccl-bus-bandwidth")
+    old = evaluate(v1, facts, "any")
+    assert isinstance(old, Applied) and old.outcome == "low"  # what the issue reported
+    assert isinstance(verdict("nccl-bus-bandwidth", facts), NotApplicable)
+
+
+@pytest.mark.parametrize(
+    ("busbw", "device", "outcome"),
+    [
+        (210.0, "NVIDIA A100-SXM4-80GB", "as-expected"),  # NVLink 3: ~230 expected
+        (40.0, "NVIDIA A100-SXM4-80GB", "far-below"),  # an NVLink box at PCIe speed
+        (19.0, "NVIDIA A40", "as-expected"),  # PCIe Gen4: ~20 expected
+        (8.0, "NVIDIA GeForce RTX 4090", "below"),
+        (2.5, "NVIDIA GeForce RTX 4090", "far-below"),
+    ],
+)
+def test_bus_bandwidth_is_judged_against_the_paths_expected_rate(
+    busbw: float, device: str, outcome: str
+) -> None:
+    result = verdict("nccl-bus-bandwidth", nccl.parse_nccl(nccl_table(busbw, device)).facts)
+    assert isinstance(result, Applied) and result.outcome == outcome
+
+
+@needs_corpus
+@pytest.mark.parametrize(
+    ("sample", "outcome"),
+    [("001", "as-expected"), ("006", "as-expected"), ("007", "as-expected")],
+)
+def test_corpus_tables_read_against_their_gpus(sample: str, outcome: str) -> None:
+    text = (CORPUS / "nccl" / f"{sample}.txt").read_text(encoding="utf-8", errors="replace")
+    result = verdict("nccl-bus-bandwidth", nccl.parse_nccl(text).facts)
+    assert isinstance(result, Applied) and result.outcome == outcome
+
+
+def test_p2p_the_driver_allows_is_nearly_neutral_for_rerouting() -> None:
+    """Version 1 took a P2P-capable answer as evidence against P2P trouble while ACS was
+    rerouting it; version 2's row for acs-iommu is within 20 % of its other row."""
+    result = verdict("p2p-supported", [Fact("p2p.enabled", True, "gpu0-gpu1")], "any")
+    assert isinstance(result, Applied) and result.outcome == "p2p"
+    ratio = result.likelihoods["acs-iommu"] / result.otherwise
+    assert 0.8 <= ratio <= 1.2
+    assert result.likelihoods["consumer-no-p2p"] < 0.2
+
+
+@needs_corpus
+def test_a_p2p_test_where_enabling_p2p_gains_nothing() -> None:
+    """corpus/p2p/003: eight GPUs at ~11 GB/s with P2P enabled and disabled alike."""
+    text = (CORPUS / "p2p" / "003.txt").read_text(encoding="utf-8", errors="replace")
+    result = verdict("p2p-enabled-gain", p2p.PROBE.parse(text).facts, "any")
+    assert isinstance(result, Applied) and result.outcome == "no-gain"
+
+
+@needs_corpus
+def test_nvlink_bridged_pairs_gain_from_p2p() -> None:
+    text = (CORPUS / "p2p" / "002.txt").read_text(encoding="utf-8", errors="replace")
+    facts = p2p.PROBE.parse(text).facts
+    gain = verdict("p2p-enabled-gain", facts, "any")
+    assert isinstance(gain, Applied) and gain.outcome == "gain"
+    expected = verdict("p2p-bandwidth-expected", facts, "any")
+    assert isinstance(expected, Applied) and expected.outcome == "as-expected"
+
+
+@needs_corpus
+def test_topo_p2p_possible_is_read() -> None:
+    """corpus/topo/003: two RTX 5090 on PHB, a pair without a P2P path."""
+    text = (CORPUS / "topo" / "003.txt").read_text(encoding="utf-8", errors="replace")
+    result = verdict("topology-p2p-path", topo.PROBE.parse(text).facts, "any")
+    assert isinstance(result, Applied) and result.outcome == "some-via-host"
+
+
+DMON_SAG = """# gpu    pwr  gtemp  mtemp     sm    mem    enc    dec    jpg    ofa   mclk   pclk
+# Idx      W      C      C      %      %      %      %      %      %    MHz    MHz
+    0    300     62      -    100     60      0      0      0      0   1593   1980
+    0    300     70      -    100     60      0      0      0      0   1593   1980
+    0    300     78      -    100     60      0      0      0      0   1593   1890
+    0    300     85      -    100     60      0      0      0      0   1593   1710
+    0    300     88      -    100     60      0      0      0      0   1593   1605
+"""
+
+
+def test_clocks_falling_and_temperature_rising_over_a_sustained_run() -> None:
+    facts = dmon.PROBE.parse(DMON_SAG).facts
+    sag = verdict("clock-sag", facts)
+    assert isinstance(sag, Applied) and sag.outcome == "sagging"
+    trend = verdict("temperature-trend", facts)
+    assert isinstance(trend, Applied) and trend.outcome == "rising"
+    assert isinstance(verdict("clock-sag", facts, "idle"), SetAside)  # counts only under load
+
+
+def test_every_rule_of_version_2_is_fed_by_a_probe_it_names() -> None:
+    """The ranking credits a probe only with rules its facts can feed (ranking.feeds)."""
+    from casefile.domain.beliefs.ranking import feeds
+    from tests.cli.conftest import builtin_probes
+
+    probes = {p.name: p for p in builtin_probes()}
+    for candidate in PLAYBOOK_V2.rules:
+        fed = [name for name in candidate.probes if feeds(candidate, probes[name].facts)]
+        assert fed, f"rule {candidate.id}: none of {candidate.probes} can feed it"
