@@ -187,6 +187,19 @@ def cmd_status(args: argparse.Namespace) -> int:
             say_json(json.dumps(view.to_json(), indent=2, ensure_ascii=False), flush=True)
         else:
             say(render_status(view), flush=True)
+            if args.to is None and view.concluded is None:
+                open_questions = [
+                    item.id
+                    for item in opened.service.intake(opened.case_id)
+                    if item.answer is None and item.counted_by is None
+                ]
+                if open_questions:
+                    say(
+                        terminal_safe(
+                            f"\nIntake: {len(open_questions)} question(s) not answered yet "
+                            f"({', '.join(open_questions)}): casefile intake {args.case}"
+                        )
+                    )
     return 0
 
 

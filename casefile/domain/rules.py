@@ -61,7 +61,8 @@ def derived_facts(facts: Sequence[Fact]) -> list[Fact]:
     ``nccl.busbw.large`` (GB/s, on ``host``) is the best out-of-place bus bandwidth among
     messages of at least :data:`LARGE_MESSAGE_BYTES`; absent when the table stops short of them.
     ``p2p.enabled_gain`` is the best unidirectional bandwidth with peer-to-peer enabled over
-    the best without: about 1 when enabling it changes nothing (no P2P, or P2P rerouted).
+    the best without (bidirectional when only that part was pasted): about 1 when enabling it
+    changes nothing (no P2P, or P2P rerouted).
     """
     by_subject: dict[str, dict[str, FactValue]] = {}
     large: list[float] = []
@@ -74,8 +75,13 @@ def derived_facts(facts: Sequence[Fact]) -> list[Fact]:
     out: list[Fact] = []
     if large:
         out.append(Fact("nccl.busbw.large", max(large), "host", "GB/s"))
-    p2p_on = by_subject.get("host", {}).get("p2p.unidir_bw.enabled.max")
-    p2p_off = by_subject.get("host", {}).get("p2p.unidir_bw.disabled.max")
+    host = by_subject.get("host", {})
+    p2p_on, p2p_off = host.get("p2p.unidir_bw.enabled.max"), host.get("p2p.unidir_bw.disabled.max")
+    if not (_positive(p2p_on) and _positive(p2p_off)):  # a paste of the bidirectional part only
+        p2p_on, p2p_off = (
+            host.get("p2p.bidir_bw.enabled.max"),
+            host.get("p2p.bidir_bw.disabled.max"),
+        )
     if _positive(p2p_on) and _positive(p2p_off):
         out.append(Fact("p2p.enabled_gain", float(p2p_on) / float(p2p_off), "host"))  # type: ignore[arg-type]
     for subject, values in by_subject.items():

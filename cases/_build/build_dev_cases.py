@@ -35,7 +35,7 @@ OUTPUT = ROOT / "cases" / "dev"
 PLAYBOOK = "gpu-throughput@2"
 ACTOR = "responder"
 #: command lines a thread shows only in words ("all_reduce_perf, 4 GB message …")
-_NOT_A_COMMAND = ("(", ",", "exact command")
+_NOT_A_COMMAND = ("(", ", ", "exact command", "not shown")
 
 
 class Clock:

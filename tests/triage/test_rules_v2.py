@@ -129,3 +129,16 @@ def test_every_rule_of_version_2_is_fed_by_a_probe_it_names() -> None:
     for candidate in PLAYBOOK_V2.rules:
         fed = [name for name in candidate.probes if feeds(candidate, probes[name].facts)]
         assert fed, f"rule {candidate.id}: none of {candidate.probes} can feed it"
+
+
+def test_a_paste_of_the_bidirectional_matrices_only_still_shows_the_gain() -> None:
+    """nccl-tests#74 as retrieved: only the bidirectional part of the P2P test survives."""
+    import json
+
+    material = Path(__file__).resolve().parents[2] / "cases" / "dev" / "material"
+    steps = json.loads((material / "nccl-tests-74-a40-nps4.json").read_text())["steps"]
+    (paste,) = [s for s in steps if s.get("probe") == "cuda-p2p-bandwidth"]
+    facts = p2p.PROBE.parse(paste["output"]).facts
+    assert not [f for f in facts if f.name.startswith("p2p.unidir_bw")]
+    result = verdict("p2p-enabled-gain", facts, "any")
+    assert isinstance(result, Applied) and result.outcome == "gain"  # NVLink pairs: ~5x

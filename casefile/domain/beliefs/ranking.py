@@ -50,7 +50,10 @@ DERIVED_FROM: dict[str, tuple[tuple[str, ...], ...]] = {
         ("pcie.link.width.max", "pcie.link.width.current"),
     ),
     "nccl.busbw.large": (("nccl.busbw",),),
-    "p2p.enabled_gain": (("p2p.unidir_bw.enabled.max",), ("p2p.unidir_bw.disabled.max",)),
+    "p2p.enabled_gain": (
+        ("p2p.unidir_bw.enabled.max", "p2p.bidir_bw.enabled.max"),
+        ("p2p.unidir_bw.disabled.max", "p2p.bidir_bw.disabled.max"),
+    ),
     # from a playbook's expected-rate table, for the GPUs a run names
     "nccl.busbw.expected": (("nccl.device",),),
     "p2p.bw.expected": (("name",),),
