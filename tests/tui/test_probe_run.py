@@ -107,7 +107,7 @@ async def test_a_sampler_probe_samples_here_with_the_window_given(
             FakeNvml([FakeGpu()]), window_s, 0.25, clock=clock, sleep=clock.sleep
         )
 
-    from casefile_gpu_playbook import PLAYBOOK
+    from casefile_gpu_playbook import PLAYBOOK_V1 as PLAYBOOK
 
     probes = [
         dataclasses.replace(p, sampler=fake_sampler) if p.name == "nvml-sampler" else p
