@@ -24,6 +24,9 @@ CASE_COMMANDS = (
     ("Hypothesis: reinstate", "Reinstate a retired hypothesis (i)", "write('reinstate')"),
     ("Playbook", "Open a playbook's question and hypotheses (o)", "write('playbook')"),
     ("Probe", "Run a probe here, over SSH, or from pasted output (p)", "probe"),
+    ("Ingest transcript", "Review a recorded session or transcript, append it (t)", "ingest"),
+    ("Intake", "Answer the playbook's questions about the symptom (I)", "intake"),
+    ("Experiment", "Record an A/B of two runs that differ in one change (X)", "experiment"),
     ("Conclude", "Record the conclusion (c)", "write('conclude')"),
     ("Export case", "Write the case as a directory (x)", "write('export')"),
     ("Export report", "Write the postmortem report: Markdown, HTML or JSON (r)", "write('report')"),
@@ -78,10 +81,12 @@ class CasefileApp(App[None]):
         if self.initial_case is not None:
             self.open_case(self.initial_case)
 
-    def open_case(self, case_id: str) -> None:
+    def open_case(self, case_id: str, *, intake: bool = False) -> None:
+        """Show a case; ``intake``: a case just opened from a playbook, whose intake questions
+        are asked first (the CLI's ``casefile intake``)."""
         from casefile.tui.screens.case import CaseScreen
 
-        self.push_screen(CaseScreen(case_id, read_only=self.read_only))
+        self.push_screen(CaseScreen(case_id, read_only=self.read_only, intake=intake))
 
     def probe_names(self) -> list[str]:
         return self._probe_names() if self._probe_names is not None else []
@@ -140,7 +145,7 @@ class CasefileApp(App[None]):
 def _writes(action: str) -> bool:
     from casefile.tui.screens.case_writing import WRITES
 
-    if action == "probe":
+    if action in ("probe", "ingest", "intake", "experiment"):
         return True
     return action.startswith("write('") and action[7:-2] in WRITES
 

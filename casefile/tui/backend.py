@@ -7,6 +7,9 @@ thread per task: every call on the case's service, its boards and its feeds is q
 workers await :meth:`CaseThread.call`). Probes are the one exception, by design: they run on a
 second thread with a service of their own over the same store (:meth:`CaseThread.probe_call`),
 so a long probe never holds up the case thread; their events come back through the feed.
+An ingest proposal (parsing a transcript, which reads no case) runs on a Textual thread worker
+with a service of its own (:meth:`CaseThread.proposer`); appending what the review kept goes
+through the case thread like any other write.
 What comes back is an immutable view; the fold stays on this thread (the dolphie failure mode,
 live refresh and replay sharing mutable state, cannot happen). No Textual import here.
 """
@@ -43,6 +46,7 @@ class CaseThread:
             max_workers=1, thread_name_prefix="casefile-probe"
         )
         self._probe_service: CaseService | None = None
+        self._proposer: CaseService | None = None
         self._boards: dict[str, Board] = {}
         self._watchers: dict[str, FeedWatcher] = {}
 
@@ -64,6 +68,16 @@ class CaseThread:
             return fn(self._probe_service)
 
         return await asyncio.wrap_future(self._probe_executor.submit(run))
+
+    def proposer(self) -> CaseService:
+        """A service for work that reads no case and holds no session (an ingest proposal
+        parses a file against the registry's probe shapes), safe to use off the case thread:
+        it shares only the store object (which it does not touch) and the registry."""
+        if self._proposer is None:
+            from casefile.app.service import CaseService
+
+            self._proposer = CaseService(self.service.store, self.service.registry)
+        return self._proposer
 
     def board(self, case_id: str) -> Board:
         """The board of a case (case thread only)."""

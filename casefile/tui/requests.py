@@ -168,13 +168,28 @@ class EvidenceRequest:
     otherwise: float = 0.5
     kind: str = "measured"
     reliability: float | None = None
+    #: what it rests on: a probe run's seq, an observation's seq, the evidence it re-assesses
+    probe_run_seq: int | None = None
+    observation_seq: int | None = None
+    supersedes: str | None = None
     title: str = "Evidence"
 
-    def run(self, service: CaseService, case_id: str, who: Who) -> str:
+    def options(self) -> dict[str, object]:
+        """The service's keyword arguments beyond the table and the rationale (only those
+        given, so the service's own defaults apply as they do for the CLI)."""
         options: dict[str, object] = {"otherwise": self.otherwise, "kind": self.kind}
         if self.reliability is not None:
             options["reliability"] = self.reliability
-        event = service.assess(case_id, dict(self.likelihoods), self.because, who, **options)
+        if self.probe_run_seq is not None:
+            options["probe_run_seq"] = self.probe_run_seq
+        if self.observation_seq is not None:
+            options["observation_seq"] = self.observation_seq
+        if self.supersedes is not None:
+            options["supersedes"] = self.supersedes
+        return options
+
+    def run(self, service: CaseService, case_id: str, who: Who) -> str:
+        event = service.assess(case_id, dict(self.likelihoods), self.because, who, **self.options())
         return f"evidence {event.payload.get('evidence_id', '')} recorded (event {event.seq})"
 
     def argv(self, case_id: str) -> list[str]:
@@ -187,6 +202,12 @@ class EvidenceRequest:
             words += ["--kind", self.kind]
         if self.reliability is not None:
             words += ["--reliability", f"{self.reliability:g}"]
+        if self.probe_run_seq is not None:
+            words += ["--probe-run", str(self.probe_run_seq)]
+        if self.observation_seq is not None:
+            words += ["--observation", str(self.observation_seq)]
+        if self.supersedes is not None:
+            words += ["--supersedes", self.supersedes]
         return [*words, "--because", self.because]
 
 
@@ -295,3 +316,59 @@ class NewCaseRequest:
         if self.playbook:
             words += ["--playbook", self.playbook]
         return words
+
+
+@dataclass(frozen=True)
+class IntakeRequest:
+    """Answers to the playbook's intake questions; the answers the case already holds are
+    recorded with them, as ``casefile intake`` does."""
+
+    answers: tuple[tuple[str, str], ...]
+    title: str = "Intake"
+
+    def run(self, service: CaseService, case_id: str, who: Who) -> str:
+        outcome = service.answer_intake(case_id, dict(self.answers), who=who)
+        said = [
+            f"{q}: {a}" + ("" if s == "answered" else f" ({s})") for q, a, _, s in outcome.recorded
+        ]
+        said += [f"{q}: counted by {e}" for q, e in outcome.counted_elsewhere]
+        return "intake: " + ("; ".join(said) if said else "nothing new to record")
+
+    def argv(self, case_id: str) -> list[str]:
+        words = ["intake", case_id]
+        for question, answer in self.answers:
+            words += ["--answer", f"{question}={answer}"]
+        return words
+
+
+@dataclass(frozen=True)
+class ExperimentRequest:
+    """An A/B of two recorded runs of one benchmark that differ in one stated change."""
+
+    change: str
+    baseline_seq: int
+    variant_seq: int
+    metric: str | None = None
+    title: str = "Experiment"
+
+    def run(self, service: CaseService, case_id: str, who: Who) -> str:
+        outcome = service.record_experiment(
+            case_id,
+            self.change,
+            self.baseline_seq,
+            self.variant_seq,
+            metric=(self.metric,) if self.metric else (),
+            who=who,
+        )
+        head = (
+            f"experiment {outcome.experiment_id}: {outcome.metric} "
+            f"{outcome.baseline_value:g} → {outcome.variant_value:g} ({outcome.speedup:.2f}×)"
+        )
+        if outcome.evidence_id is None:
+            return f"{head}; no evidence: {outcome.unread}"
+        return f"{head}; {outcome.rule_id}: {outcome.outcome} → evidence {outcome.evidence_id}"
+
+    def argv(self, case_id: str) -> list[str]:
+        words = ["experiment", case_id, "--change", self.change]
+        words += ["--baseline", str(self.baseline_seq), "--variant", str(self.variant_seq)]
+        return [*words, "--metric", self.metric] if self.metric else words

@@ -315,3 +315,154 @@ async def test_export_from_the_tui_writes_what_the_cli_writes(
     files = sorted(p.relative_to(mine) for p in mine.rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(theirs) for p in theirs.rglob("*") if p.is_file())
     assert all((mine / f).read_bytes() == (theirs / f).read_bytes() for f in files)
+
+
+#: what evidence rests on, typed into the dialog: the reference case's last query run (62), its
+#: observation (63), and the evidence about it that is re-assessed (e14)
+RESTS_ON = {
+    "likelihoods": "compute-launch=0.7\ncollective-latency=0.3",
+    "because": "re-read the query output",
+    "probe_run": "62",
+    "observation": "#63",
+    "supersedes": "e14",
+}
+
+
+async def _evidence_dialog(app: object, pilot: object, values: dict[str, str]) -> FormDialog:  # type: ignore[type-arg]
+    await settle(pilot, case_ready(app))  # type: ignore[arg-type]
+    await pilot.press("e")  # type: ignore[attr-defined]
+    await settle(pilot, lambda: isinstance(app.screen, FormDialog))  # type: ignore[arg-type, attr-defined]
+    dialog = app.screen  # type: ignore[attr-defined]
+    assert isinstance(dialog, FormDialog)
+    fill(dialog, values)
+    return dialog
+
+
+async def test_evidence_resting_on_a_run_an_observation_and_superseding_is_the_cli_one(
+    db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from textual.widgets import Static
+
+    twin = tmp_path / "twin.db"
+    shutil.copy(db_url.removeprefix("sqlite:///"), twin)
+    app = build_app(db_url, actor="alice")
+    async with app.run_test(size=(160, 45)) as pilot:
+        dialog = await _evidence_dialog(app, pilot, RESTS_ON)
+        assert dialog.problem is None, dialog.problem
+        shown = dialog.query_one("#form-preview", Static)
+        await settle(pilot, lambda: "If recorded now" in str(shown.render()))
+        request = dialog.request
+        assert request is not None
+        await pilot.press("ctrl+s")
+        await settle(pilot, recorded(app))
+    argv = request.argv(CASE)
+    assert argv[argv.index("--probe-run") + 1] == "62"
+    assert argv[argv.index("--observation") + 1] == "63"
+    assert argv[argv.index("--supersedes") + 1] == "e14"
+    monkeypatch.setenv("CASEFILE_DB", f"sqlite:///{twin}")
+    assert main([*argv, "--actor", "alice"]) == 0
+    tui = events_after(db_url, 68)
+    assert tui == events_after(f"sqlite:///{twin}", 68)
+    payload = tui[0][1]
+    assert (payload["probe_run_seq"], payload["observation_seq"], payload["supersedes"]) == (
+        62,
+        63,
+        "e14",
+    )
+
+
+@pytest.mark.parametrize(
+    ("values", "problem"),
+    [
+        ({"probe_run": "63"}, "seq 63 is not a probe run of this case"),
+        ({"observation": "62"}, "seq 62 is not an observation of this case"),
+        ({"supersedes": "e99"}, "no evidence 'e99' to supersede"),
+    ],
+)
+async def test_what_evidence_rests_on_is_checked_against_the_case_as_you_type(
+    values: dict[str, str], problem: str, db_url: str
+) -> None:
+    from textual.widgets import Button, Static
+
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        dialog = await _evidence_dialog(app, pilot, {**RESTS_ON, **values})
+        assert dialog.problem is None  # it reads; the case refuses it
+        shown = dialog.query_one("#form-preview", Static)
+        await settle(pilot, lambda: problem in str(shown.render()))
+        assert dialog.query_one("#form-confirm", Button).disabled
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.screen is dialog  # still open: nothing confirmed
+        fill(dialog, RESTS_ON)  # corrected, it records
+        await settle(pilot, lambda: "If recorded now" in str(shown.render()))
+        assert not dialog.query_one("#form-confirm", Button).disabled
+    assert events_after(db_url, 68) == []
+
+
+async def test_evidence_on_another_question_cannot_supersede(db_url: str) -> None:
+    from textual.widgets import Static
+
+    from casefile.app.who import Who
+
+    with CaseService(SqlEventStore(db_url), builtin_registry()) as service:
+        qid = service.add_question(CASE, "Why is start-up slow?", "startup", 0.1, Who("bob"))
+        service.add_hypothesis(CASE, "Cold page cache", qid, 0.5, "cold-cache", None, Who("bob"))
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        dialog = await _evidence_dialog(app, pilot, {**RESTS_ON, "likelihoods": "cold-cache=0.9"})
+        shown = dialog.query_one("#form-preview", Static)
+        await settle(pilot, lambda: "bears on another question" in str(shown.render()))
+
+
+async def test_superseded_evidence_cannot_be_superseded_again(db_url: str) -> None:
+    from textual.widgets import Static
+
+    from casefile.app.who import Who
+
+    with CaseService(SqlEventStore(db_url), builtin_registry()) as service:
+        service.assess(CASE, {"compute-launch": 0.6}, "first re-read", Who("bob"), supersedes="e14")
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        dialog = await _evidence_dialog(app, pilot, RESTS_ON)
+        shown = dialog.query_one("#form-preview", Static)
+        await settle(pilot, lambda: "already superseded by" in str(shown.render()))
+    assert events_after(db_url, 69) == []
+
+
+@pytest.mark.parametrize(
+    ("values", "problem"),
+    [
+        ({"probe_run": "x1"}, "not an event seq"),
+        ({"observation": "0"}, "event seqs start at 1"),
+        ({"probe_run": "²"}, "not an event seq"),
+        ({"supersedes": "e1 e2"}, "one evidence id"),
+    ],
+)
+async def test_a_seq_that_does_not_read_is_an_inline_error(
+    values: dict[str, str], problem: str, db_url: str
+) -> None:
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        dialog = await _evidence_dialog(app, pilot, {**RESTS_ON, **values})
+        assert dialog.problem is not None and problem in dialog.problem
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.screen is dialog
+    assert events_after(db_url, 68) == []
+
+
+async def test_the_open_case_is_kept_from_the_collector_until_its_screen_closes(
+    db_url: str,
+) -> None:
+    """(Not an action, but the case screen's: the fold is frozen out of the cyclic collector
+    while the case is open, so a full collection does not stall a key; closing hands it back.)"""
+    import gc
+
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot, case_ready(app))
+        assert gc.get_freeze_count() > 0
+        await pilot.press("b")  # back to the case list: the case screen closes
+        await settle(pilot, lambda: not isinstance(app.screen, CaseScreen))
+        assert gc.get_freeze_count() == 0

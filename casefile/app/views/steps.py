@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from casefile.domain.beliefs.ranking import EXPERIMENT_PREFIX as EXPERIMENT_PREFIX
 from casefile.domain.beliefs.ranking import NextStep, ProbeStep
 
 

@@ -103,6 +103,9 @@ def build_evidence(values: Mapping[str, str]) -> EvidenceRequest:
     if kind not in KINDS:
         raise ValueError(f"kind {kind!r} is not one of {', '.join(KINDS)}")
     reliability = values.get("reliability", "").strip()
+    supersedes = optional(values, "supersedes")
+    if supersedes is not None and len(supersedes.split()) > 1:
+        raise ValueError(f"{supersedes!r}: give one evidence id to supersede")
     return EvidenceRequest(
         table,
         required(values, "because", "the rationale"),
@@ -111,7 +114,24 @@ def build_evidence(values: Mapping[str, str]) -> EvidenceRequest:
         probability_of(values, "reliability", "the reliability", low=True, high=True)
         if reliability
         else None,
+        seq_of(values, "probe_run", "the probe run"),
+        seq_of(values, "observation", "the observation"),
+        supersedes,
     )
+
+
+def seq_of(values: Mapping[str, str], name: str, what: str) -> int | None:
+    """An optional event seq (``12`` or ``#12``), as the CLI's ``SEQ`` arguments take it;
+    whether the case holds such an event is the preview's to say (it asks the case)."""
+    text = values.get(name, "").strip()
+    if not text:
+        return None
+    digits = text.removeprefix("#")
+    if not (digits.isascii() and digits.isdigit()):
+        raise ValueError(f"{what}: {text!r} is not an event seq (1, 2, 3 …)")
+    if int(digits) < 1:
+        raise ValueError(f"{what}: {text!r}: event seqs start at 1")
+    return int(digits)
 
 
 def build_conclude(values: Mapping[str, str]) -> ConcludeRequest:
@@ -233,6 +253,9 @@ def dialog(
                 f("kind", f"Kind ({', '.join(KINDS)})", "measured"),
                 f("reliability", "Reliability (optional; default by kind)"),
                 f("because", "Rationale"),
+                f("probe_run", "Rests on probe run (seq, optional)", "e.g. 33"),
+                f("observation", "Rests on observation (seq, optional)", "e.g. 34"),
+                f("supersedes", "Re-assesses evidence (id, optional)", "e.g. e3"),
             ],
             build_evidence,
         ),

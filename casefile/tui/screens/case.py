@@ -8,6 +8,7 @@ dimmed. The screen only wires: the case thread builds every view, widgets draw t
 
 from __future__ import annotations
 
+import gc
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
@@ -17,6 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Input, RichLog, Static, TabbedContent, TabPane
 
 from casefile.app.views.board import Frame
+from casefile.app.views.steps import EXPERIMENT_PREFIX
 from casefile.errors import CasefileError
 from casefile.text_safety import line
 from casefile.tui.messages import (
@@ -76,6 +78,9 @@ class CaseScreen(CaseWriting, ReplayControls):
         Binding("x", "write('export')", "export case", show=False),
         Binding("r", "write('report')", "report", show=False),
         Binding("p", "probe", "probe"),
+        Binding("t", "ingest", "ingest transcript", show=False),
+        Binding("I", "intake", "intake questions", show=False),
+        Binding("X", "experiment", "A/B experiment", show=False),
         Binding("question_mark,f1", "help", "help"),
         Binding("b", "back", "cases", show=False),
     ]
@@ -120,9 +125,12 @@ class CaseScreen(CaseWriting, ReplayControls):
         if not self.read_only:
             return True
         writes = action == "write" and bool(parameters) and parameters[0] in WRITES
-        return not (writes or action == "probe")
+        return not (writes or action in ("probe", "ingest", "intake", "experiment"))
 
     def on_unmount(self) -> None:
+        # what was frozen at open may hold cycles now garbage (this screen's widgets, an
+        # earlier screen's): collectable again, and frozen afresh by the next case opened
+        gc.unfreeze()
         backend = self.casefile.backend
         case_id = self.case_id
         backend.submit(lambda: backend.unwatch(case_id))
@@ -156,6 +164,12 @@ class CaseScreen(CaseWriting, ReplayControls):
             return
         finally:
             bar.change(notice="")
+        # The fold just built lives as long as the screen and forms no cycles (see
+        # casefile.domain.beliefs.projection): out of the cyclic collector's reach, a full
+        # collection stops rescanning it, which took ~0.2 s on a 10,000-event case and
+        # stalled whatever key was being handled. Reference counting still frees it; closing
+        # the screen hands the heap back to the collector (on_unmount).
+        gc.freeze()
         self.post_message(BoardReady(state))
         head = state.rows[-1] if state.rows else None
         if head is not None:
@@ -224,6 +238,9 @@ class CaseScreen(CaseWriting, ReplayControls):
         timeline.set_rows(state.rows, follow=live and (first or self._at_bottom()))
         bar = self.query_one(StatusBar)
         bar.change(head=state.frame.head)
+        if first and self.start_with_intake:
+            self.start_with_intake = False
+            self.action_intake()
         if state.rewritten and state.integrity:
             self.notify(
                 line(state.integrity[-1]),
@@ -313,7 +330,9 @@ class CaseScreen(CaseWriting, ReplayControls):
     def _chosen(self, message: RowChosen) -> None:
         if message.sender_id == "next":
             step = self.query_one(NextSteps).chosen()
-            if step is not None:
+            if step is not None and step.probe.startswith(EXPERIMENT_PREFIX):
+                self.action_experiment(step.probe[len(EXPERIMENT_PREFIX) :])
+            elif step is not None:
                 self.action_probe(step.probe, step.load)
         elif message.sender_id in ("timeline", "tree"):
             self.query_one("#tabs", TabbedContent).active = "tab-detail"

@@ -23,10 +23,12 @@ if TYPE_CHECKING:
 class CaseScreenBase(Screen[None]):
     """The case screen's state and its calls to the case thread."""
 
-    def __init__(self, case_id: str, *, read_only: bool = False) -> None:
+    def __init__(self, case_id: str, *, read_only: bool = False, intake: bool = False) -> None:
         super().__init__()
         self.case_id = case_id
         self.read_only = read_only
+        #: open the intake questions once the case is drawn (a case just made from a playbook)
+        self.start_with_intake = intake and not read_only
         self.state: BoardState | None = None
         self.frame: Frame | None = None
         self.focus_seq: int | None = None  # None: live

@@ -166,7 +166,7 @@ class CaseListScreen(Screen[None]):
             self.notify(line(str(error)), title="Case not created", severity="error", markup=False)
             return
         self.notify(f"case {case_id} opened\n$ {command}", title="New case", markup=False)
-        self.casefile.open_case(case_id)
+        self.casefile.open_case(case_id, intake=request.playbook is not None)
 
     def action_import_dir(self) -> None:
         from casefile.tui.dialogs.form import Field, FormDialog, required

@@ -2,25 +2,29 @@
 
 Every action goes through a typed request (``casefile.tui.requests``) run on the case thread,
 and its ``casefile …`` command line goes to the Commands tab. Probes run on a thread of their
-own (see ``casefile/tui/backend.py``), one at a time, cancelled by Esc.
+own (see ``casefile/tui/backend.py``), one at a time, cancelled by Esc. An ingest reads and
+proposes on a thread worker, opens the review on what it proposes, and appends what the review
+kept as any other request.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.widgets import RichLog
+from textual.worker import get_current_worker
 
 from casefile.app.who import Who
-from casefile.errors import CasefileError
+from casefile.errors import CasefileError, DomainError
 from casefile.text_safety import line
 from casefile.tui.dialogs.actions import dialog
-from casefile.tui.requests import Request, command_line
+from casefile.tui.dialogs.ingest import IngestRequest, IngestSelection
+from casefile.tui.requests import EvidenceRequest, Request, command_line
 from casefile.tui.widgets.hypotheses import HypothesisTree
 from casefile.tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
-    pass
+    from casefile.app.transcripts.proposal import Proposal
 from casefile.tui.screens.case_base import CaseScreenBase
 
 #: The actions a read-only view refuses.
@@ -57,6 +61,8 @@ class CaseWriting(CaseScreenBase):
             )
             return
         command = command_line(request, self.case_id, self.casefile.actor)
+        if isinstance(request, IngestSelection):
+            command += request.remark()  # a subset has no flag: the log says so
         self.commands.append(command)
         self.query_one("#commands", RichLog).write(f"$ {command}")
         self.notify(f"{said}\n$ {command}", title=request.title, markup=False)
@@ -113,16 +119,20 @@ class CaseWriting(CaseScreenBase):
 
     async def _evidence_preview(self, request: object) -> str:
         from casefile.tui.dialogs.actions import preview_text
-        from casefile.tui.requests import EvidenceRequest
 
         assert isinstance(request, EvidenceRequest)
         backend = self.casefile.backend
-        preview = await backend.call(
-            lambda: backend.board(self.case_id).preview_evidence(
+        case_id = self.case_id
+
+        def preview() -> object:
+            board = backend.board(case_id)
+            if request.probe_run_seq or request.observation_seq or request.supersedes:
+                _check_references(board.projection, request)
+            return board.preview_evidence(
                 dict(request.likelihoods), request.otherwise, request.kind, request.reliability
             )
-        )
-        return preview_text(preview)
+
+        return preview_text(await backend.call(preview))
 
     def action_probe(self, probe: str | None = None, load: str | None = None) -> None:
         from casefile.tui.dialogs.probe import ProbeDialog, ProbeOutcome
@@ -200,3 +210,185 @@ class CaseWriting(CaseScreenBase):
             title = "Probe recorded as a failed run" if failed else "Probe recorded"
         self.notify("\n".join(lines[-3:]) + f"\n$ {outcome.command}", title=title, markup=False)
         await self._refresh()
+
+    # --- intake and experiments ---------------------------------------------------------------
+
+    def _refuse_when_read_only(self) -> bool:
+        if self.read_only:
+            self.notify(
+                "this case is open read-only",
+                title="Not recorded",
+                severity="warning",
+                markup=False,
+            )
+            return True
+        return False
+
+    def action_intake(self) -> None:
+        """The playbook's intake questions, fetched on the case thread, in one form."""
+        if not self._refuse_when_read_only():
+            self._spawn(self._open_intake, name="intake-questions", group="write")
+
+    async def _open_intake(self) -> None:
+        from casefile.tui.dialogs.triage import intake_dialog
+
+        backend = self.casefile.backend
+        case_id = self.case_id
+        try:
+            items = await backend.call(lambda: backend.service.intake(case_id))
+        except CasefileError as error:
+            self.notify(line(str(error)), title="No intake", severity="error", markup=False)
+            return
+        if not items:
+            self.notify(
+                "the case's playbook asks no intake questions (open gpu-throughput with o)",
+                title="No intake",
+                markup=False,
+            )
+            return
+        form = intake_dialog(items, case_id=case_id, actor=self.casefile.actor)
+
+        def confirmed(request: Request | None) -> None:
+            if request is not None:
+                self._spawn(self._write, request, name="write-intake", group="write")
+
+        self.app.push_screen(form, confirmed)
+
+    def action_experiment(self, rule_id: str | None = None) -> None:
+        """An A/B of two recorded runs; from next steps, with the rule's suggestion shown."""
+        if not self._refuse_when_read_only():
+            self._spawn(self._open_experiment, rule_id, name="experiment-form", group="write")
+
+    async def _open_experiment(self, rule_id: str | None) -> None:
+        from casefile.tui.dialogs.triage import experiment_dialog
+
+        hint = ""
+        if rule_id is not None:
+            backend = self.casefile.backend
+            case_id = self.case_id
+            rules = await backend.call(lambda: backend.service.experiment_rules(case_id))
+            hint = next((r.suggest for r in rules if r.id == rule_id), "")
+        form = experiment_dialog(case_id=self.case_id, actor=self.casefile.actor, hint=hint)
+
+        def confirmed(request: Request | None) -> None:
+            if request is not None:
+                self._spawn(self._write, request, name="write-experiment", group="write")
+
+        self.app.push_screen(form, confirmed)
+
+    # --- ingest ----------------------------------------------------------------------------
+
+    def action_ingest(self) -> None:
+        from casefile.tui.dialogs.ingest import IngestDialog
+
+        if self.read_only:
+            self.notify(
+                "this case is open read-only",
+                title="Not recorded",
+                severity="warning",
+                markup=False,
+            )
+            return
+        if self.focus_seq is not None:
+            self.notify(
+                "you are replaying an earlier step; new events go at the head (Esc returns live)",
+                title="Recording at the head",
+                markup=False,
+            )
+
+        def confirmed(request: IngestRequest | None) -> None:
+            if request is not None:
+                self._propose(request)
+
+        self.app.push_screen(
+            IngestDialog(case_id=self.case_id, actor=self.casefile.actor), confirmed
+        )
+
+    def _propose(self, request: IngestRequest) -> None:
+        """Read the transcript and build its proposal on a thread worker (a big session takes
+        seconds to parse); a newer ingest replaces it, and a replaced one's result is dropped."""
+        service = self.casefile.backend.proposer()
+        bar = self.query_one(StatusBar)
+        bar.change(notice=f"reading {line(request.path)}…")
+
+        def work() -> None:
+            worker = get_current_worker()
+            try:
+                proposal = request.propose(service)
+            except CasefileError as error:
+                if not worker.is_cancelled:
+                    self.app.call_from_thread(self._not_proposed, request, str(error))
+                return
+            except Exception as error:  # a bug: say so, keep the screen
+                if not worker.is_cancelled:
+                    text = f"{type(error).__name__}: {error}"
+                    self.app.call_from_thread(self._not_proposed, request, text, True)
+                return
+            if not worker.is_cancelled:
+                self.app.call_from_thread(self._review, request, proposal)
+
+        self.run_worker(
+            work,
+            name="ingest-propose",
+            group="ingest",
+            exclusive=True,
+            thread=True,
+            exit_on_error=False,  # (the app outlives a worker that failed to report back)
+        )
+
+    def _not_proposed(self, request: IngestRequest, text: str, bug: bool = False) -> None:
+        self.query_one(StatusBar).change(notice="")
+        self.notify(
+            line(text),
+            title="Internal error (please report it)" if bug else "Ingest: nothing appended",
+            severity="error",
+            markup=False,
+        )
+
+    def _review(self, request: IngestRequest, proposal: Proposal) -> None:
+        from casefile.tui.screens.ingest_review import IngestReviewScreen
+
+        self.query_one(StatusBar).change(notice="")
+        if not self.is_attached:
+            return  # the case screen was left meanwhile
+        if self.app.screen is not self:
+            self.notify(
+                f"{line(request.path)} was read while another screen was open: t again",
+                title="Ingest: nothing appended",
+                markup=False,
+            )
+            return
+        review = IngestReviewScreen(
+            request, proposal, case_id=self.case_id, actor=self.casefile.actor
+        )
+
+        def reviewed(selection: IngestSelection | None) -> None:
+            if selection is not None:
+                self._spawn(self._write, selection, name="write-ingest", group="write")
+
+        self.app.push_screen(review, reviewed)
+
+
+def _check_references(projection: Any, request: EvidenceRequest) -> None:
+    """What the evidence rests on must be in the case, as the service will check on record:
+    a probe run, an observation, active evidence. The form shows the refusal as you type
+    (the record itself still goes through the service, which checks again)."""
+    seq = request.probe_run_seq
+    if seq is not None and seq not in projection.probe_runs:
+        raise DomainError(f"seq {seq} is not a probe run of this case")
+    seq = request.observation_seq
+    if seq is not None and seq not in projection.observations:
+        raise DomainError(f"seq {seq} is not an observation of this case")
+    eid = request.supersedes
+    if eid is not None:
+        old = projection.evidence.get(eid)
+        if old is None:
+            known = sorted(e for e, item in projection.evidence.items() if item.active)
+            raise DomainError(
+                f"no evidence {eid!r} to supersede (active: {', '.join(known[:12]) or 'none'})"
+            )
+        if not old.active:
+            raise DomainError(f"evidence {eid!r} was already superseded by {old.superseded_by}")
+        questions = {projection.hypothesis_question.get(hid) for hid in request.likelihoods}
+        if old.question_id not in questions:
+            raise DomainError(f"evidence {eid!r} bears on another question")
