@@ -157,13 +157,60 @@ class Board:
 
     def hypothesis_detail(self, hypothesis_id: str, seq: int | None = None) -> HypothesisDetail:
         """Why a confidence is what it is right after step ``seq`` (``None``: now), exactly as
-        ``casefile hypothesis show --to SEQ`` says it. The bits of each evidence depend on the
-        tree and the evidence of that moment, which the captured snapshots do not hold, so a
-        step in the past is folded up to it: this one view, asked for when the cursor rests
-        on a hypothesis, is the replay's only refold."""
-        if seq is None or seq >= self.projection.last_seq:
+        ``casefile hypothesis show --to SEQ`` says it.
+
+        An earlier step is read from the captured trajectory (the bits of each evidence on
+        that step's tree, the confidence of its snapshot): no refold. Only when the node itself
+        changed after that step (reworded, re-prioritised, retired or reinstated) do its text,
+        prior or status differ from today's; then, and only then, the case is folded up to it.
+        """
+        from casefile.app.views import build_hypothesis_detail
+        from casefile.domain.beliefs.scoring import contributions, prior_log_odds_bits
+
+        projection = self.projection
+        if seq is None or seq >= projection.last_seq:
             return self.service.hypothesis_detail(self.case_id, hypothesis_id)
-        return self.service.hypothesis_detail(self.case_id, hypothesis_id, upto=seq)
+        step = projection.step_at(seq)
+        qid = projection.hypothesis_question.get(hypothesis_id) or hypothesis_id.rsplit("/", 1)[0]
+        snapshot = step.snapshots.get(qid) if step is not None else None
+        if snapshot is None or self._node_changed_after(hypothesis_id, qid, seq):
+            return self.service.hypothesis_detail(self.case_id, hypothesis_id, upto=seq)
+        structure = snapshot.structure
+        node = structure.index.get(hypothesis_id)
+        if node is None and not hypothesis_id.endswith("/catch-all"):
+            return self.service.hypothesis_detail(self.case_id, hypothesis_id, upto=seq)
+        children = (
+            ()
+            if node is None
+            else tuple(structure.ids[i] for i, up in enumerate(structure.parent) if up == node)
+        )
+        return build_hypothesis_detail(
+            projection,
+            hypothesis_id,
+            contributions=contributions(projection, hypothesis_id, seq),
+            prior_log_odds_bits=prior_log_odds_bits(projection, hypothesis_id, seq),
+            confidence=snapshot.confidences.get(hypothesis_id, 0.0),
+            children=children,
+        )
+
+    def _node_changed_after(self, hypothesis_id: str, question_id: str, seq: int) -> bool:
+        """Whether anything after ``seq`` changed what the detail shows of the node itself."""
+        for event in self.projection.events:
+            if event.seq <= seq:
+                continue
+            payload = event.payload
+            if event.type in ("hypothesis.refined", "hypothesis.retired", "hypothesis.reinstated"):
+                if payload.get("hypothesis_id") == hypothesis_id:
+                    return True
+            elif event.type == "priors.rebalanced" and payload.get("question_id") == question_id:
+                return True  # shares moved
+            elif (
+                event.type == "hypothesis.proposed"
+                and hypothesis_id.endswith("/catch-all")
+                and payload.get("question_id") == question_id
+            ):
+                return True  # the catch-all gave up some of its prior
+        return False
 
     def preview_evidence(
         self,

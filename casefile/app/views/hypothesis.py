@@ -104,18 +104,22 @@ def build_hypothesis_detail(
     *,
     contributions: Iterable[Contribution],
     prior_log_odds_bits: float,
+    confidence: float | None = None,
+    children: tuple[str, ...] | None = None,
 ) -> HypothesisDetail:
-    """The detail of one hypothesis (or of a question's ``<q>/catch-all``)."""
+    """The detail of one hypothesis (or of a question's ``<q>/catch-all``); ``confidence`` and
+    ``children``: as they were at an earlier step (default: now)."""
     question = _question_of(projection, hypothesis_id)
     rows = tuple(sorted((ContributionRow.of(c) for c in contributions), key=lambda r: -r.seq))
     node = question.nodes.get(hypothesis_id)
-    confidence = question.confidences.get(hypothesis_id, 0.0)
+    if confidence is None:
+        confidence = question.confidences.get(hypothesis_id, 0.0)
     return HypothesisDetail(
         id=hypothesis_id,
         text=CATCH_ALL_TEXT if node is None else node.text,
         question=question.id,
         parent=None if node is None else node.parent_id,
-        children=() if node is None else tuple(node.children),
+        children=(() if node is None else tuple(node.children)) if children is None else children,
         prior=question.catch_all_prior() if node is None else node.prior,
         confidence=confidence,
         status="retired" if node is not None and node.retired else "open",
