@@ -206,3 +206,13 @@ class TestCaseList:
             await settle(pilot, lambda: isinstance(screen, CaseListScreen) and bool(screen.rows))
 
         assert snap_compare(build_app(db_url, case=None), terminal_size=WIDE, run_before=listed)
+
+
+class TestLargeCase:
+    def test_a_10000_event_case_live_and_in_replay(self, snap_compare: Any, tmp_path: Any) -> None:
+        """The synthetic 10,000-event case of the benchmarks (fixed times), scrolled to a step
+        in the middle of its history: timeline, tree and sparklines as they were there."""
+        from benchmarks.bench_tui import build
+
+        url = build(tmp_path / "big.db", 10_000, "big")
+        assert snap_compare(build_app(url, case="big"), terminal_size=WIDE, run_before=at(5_000))
