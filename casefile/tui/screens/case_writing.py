@@ -88,13 +88,7 @@ class CaseWriting(CaseScreenBase):
         return preset
 
     def action_write(self, kind: str) -> None:
-        if self.read_only and kind in WRITES:
-            self.notify(
-                "this case is open read-only",
-                title="Not recorded",
-                severity="warning",
-                markup=False,
-            )
+        if kind in WRITES and self._refuse_when_read_only():
             return
         if self.focus_seq is not None and kind in WRITES:
             self.notify(
@@ -137,13 +131,7 @@ class CaseWriting(CaseScreenBase):
     def action_probe(self, probe: str | None = None, load: str | None = None) -> None:
         from casefile.tui.dialogs.probe import ProbeDialog, ProbeOutcome
 
-        if self.read_only:
-            self.notify(
-                "this case is open read-only",
-                title="Not recorded",
-                severity="warning",
-                markup=False,
-            )
+        if self._refuse_when_read_only():
             return
         if self.probe_cancel is not None:  # one at a time: Esc must reach the running one
             self.notify(
@@ -214,6 +202,7 @@ class CaseWriting(CaseScreenBase):
     # --- intake and experiments ---------------------------------------------------------------
 
     def _refuse_when_read_only(self) -> bool:
+        """Say so and refuse when the case is open read-only (every write action asks)."""
         if self.read_only:
             self.notify(
                 "this case is open read-only",
@@ -281,13 +270,7 @@ class CaseWriting(CaseScreenBase):
     def action_ingest(self) -> None:
         from casefile.tui.dialogs.ingest import IngestDialog
 
-        if self.read_only:
-            self.notify(
-                "this case is open read-only",
-                title="Not recorded",
-                severity="warning",
-                markup=False,
-            )
+        if self._refuse_when_read_only():
             return
         if self.focus_seq is not None:
             self.notify(
