@@ -202,34 +202,79 @@ class TriageVerbs(_Base):
                 projection, change, baseline, variant, name, old, new, higher, unit, note
             )
             seq = draft.add(event)
-            record = draft.projection.experiments[str(event.payload["experiment_id"])]
-            evidence = None
-            unread = None
-            if rule is None:
-                unread = "no rule of the case's playbook reads this change"
-            else:
-                evidence = triage.evidence_from_experiment(draft.projection, rule, record)
-                if evidence is None:
-                    unread = f"rule {rule.rule.id}: none of its hypotheses are in this case"
-                else:
-                    draft.add(evidence)
-            return ExperimentOutcome(
-                experiment_id=str(record["experiment_id"]),
-                seq=seq,
-                change=str(record["change"]),
-                metric=name,
-                baseline_value=old,
-                variant_value=new,
-                speedup=float(record["speedup"]),
-                rule_id=rule.rule.id if rule is not None and evidence is not None else None,
-                outcome=str(evidence.payload["outcome"]) if evidence is not None else None,
-                evidence_id=str(evidence.payload["evidence_id"]) if evidence else None,
-                unread=unread,
-            )
+            return self._read_experiment(draft, rule, str(event.payload["experiment_id"]), seq)
 
         _, outcome = self._execute(case_id, decide, who)
         result: ExperimentOutcome = outcome
         return result
+
+    def record_reported_experiment(
+        self,
+        case_id: str,
+        change: str,
+        probe: str,
+        baseline_value: float,
+        variant_value: float,
+        *,
+        metric: str | None = None,
+        unit: str | None = None,
+        rule_id: str | None = None,
+        note: str | None = None,
+        who: Who = NOW,
+    ) -> ExperimentOutcome:
+        """Record an A/B whose figures a person states (a thread's "27 GB/s before, 48 after"),
+        and the evidence of the rule that reads the change, as reported evidence."""
+        if probe not in self.registry.all_probes():
+            known = ", ".join(sorted(self.registry.all_probes()))
+            raise DomainError(f"no probe {probe!r} measured those figures (probes: {known})")
+
+        def decide(draft: Draft) -> ExperimentOutcome:
+            projection = draft.projection
+            rule = self._experiment_rule(projection, change, probe, rule_id)
+            name = metric or (rule.metric[0] if rule is not None else None)
+            if name is None:
+                raise DomainError(
+                    "name the figure compared (--metric), or state a change a rule reads"
+                )
+            higher = rule.higher_is_better if rule is not None else True
+            event = triage.record_reported_experiment(
+                projection, change, probe, name, baseline_value, variant_value, higher, unit, note
+            )
+            seq = draft.add(event)
+            return self._read_experiment(draft, rule, str(event.payload["experiment_id"]), seq)
+
+        _, outcome = self._execute(case_id, decide, who)
+        result: ExperimentOutcome = outcome
+        return result
+
+    def _read_experiment(
+        self, draft: Draft, rule: ExperimentRule | None, experiment_id: str, seq: int
+    ) -> ExperimentOutcome:
+        """The rule's verdict on a recorded experiment, added to the draft if there is one."""
+        record = draft.projection.experiments[experiment_id]
+        evidence = None
+        unread = None
+        if rule is None:
+            unread = "no rule of the case's playbook reads this change"
+        else:
+            evidence = triage.evidence_from_experiment(draft.projection, rule, record)
+            if evidence is None:
+                unread = f"rule {rule.rule.id}: none of its hypotheses are in this case"
+            else:
+                draft.add(evidence)
+        return ExperimentOutcome(
+            experiment_id=experiment_id,
+            seq=seq,
+            change=str(record["change"]),
+            metric=str(record["metric"]),
+            baseline_value=float(record["baseline_value"]),
+            variant_value=float(record["variant_value"]),
+            speedup=float(record["speedup"]),
+            rule_id=rule.rule.id if rule is not None and evidence is not None else None,
+            outcome=str(evidence.payload["outcome"]) if evidence is not None else None,
+            evidence_id=str(evidence.payload["evidence_id"]) if evidence else None,
+            unread=unread,
+        )
 
     def _experiment_rule(
         self, projection: Projection, change: str, probe: str, rule_id: str | None

@@ -32,6 +32,22 @@ def _answer(text: str) -> tuple[str, str]:
     return key.strip(), value.strip()
 
 
+def _figures(text: str) -> tuple[float, float]:
+    import math
+
+    old, sep, new = text.partition(":")
+    try:
+        values = (float(old), float(new)) if sep else None
+    except ValueError:
+        values = None
+    if values is None or not all(math.isfinite(v) and v > 0 for v in values):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give the baseline's and the variant's figures as BASELINE:VARIANT "
+            "(positive numbers, e.g. 27:48)"
+        )
+    return values
+
+
 def register(
     sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
 ) -> None:
@@ -63,7 +79,7 @@ def register(
         parents=[common, who_and_when()],
         help="record an A/B: two runs of one benchmark that differ in one stated change",
         usage="casefile experiment CASE --change TEXT (--baseline SEQ --variant SEQ | "
-        "--run PROBE [-- COMMAND ARG…]) [options]",
+        "--run PROBE [-- COMMAND ARG…] | --reported BASELINE:VARIANT [--probe P]) [options]",
     )
     e.add_argument("case", help="case id, unique prefix, or case directory")
     e.add_argument("--change", required=True, help="the one change (NCCL_P2P_DISABLE=1, iommu=pt)")
@@ -74,6 +90,19 @@ def register(
         metavar="PROBE",
         help="run both here: the command after -- as is, then with the change's environment",
     )
+    e.add_argument(
+        "--reported",
+        type=_figures,
+        metavar="BASELINE:VARIANT",
+        help="figures stated rather than measured here (e.g. 27:48 from a thread): recorded as "
+        "a reported experiment, its evidence as reported",
+    )
+    e.add_argument(
+        "--probe",
+        default="nccl-tests",
+        help="with --reported: the benchmark the figures came from (default nccl-tests)",
+    )
+    e.add_argument("--unit", help="with --reported: the figures' unit (GB/s, tokens/s)")
     e.add_argument("--load", default="unknown", help="load state of both runs (with --run)")
     e.add_argument("--timeout", type=float, help="seconds per run (with --run)")
     e.add_argument(
@@ -210,6 +239,12 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     from casefile.app.opening import open_case
 
     argv = list(args.argv)
+    if args.reported is not None:
+        if args.run is not None or args.baseline is not None or args.variant is not None or argv:
+            raise CasefileError(
+                "--reported states both figures: drop --baseline / --variant / --run"
+            )
+        return _reported(args)
     if args.run is None:
         if argv:
             raise CasefileError("a command after -- needs --run PROBE (to run both sides here)")
@@ -238,6 +273,31 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         say_json(json.dumps(_experiment_json(outcome, baseline, variant), indent=2))
     else:
         say(terminal_safe(describe_experiment(outcome)))
+    return 0
+
+
+def _reported(args: argparse.Namespace) -> int:
+    from casefile.app.opening import open_case
+
+    baseline, variant = args.reported
+    with open_case(args.case, args.db) as opened:
+        outcome = opened.service.record_reported_experiment(
+            opened.case_id,
+            args.change,
+            args.probe,
+            baseline,
+            variant,
+            metric=args.metric[0] if args.metric else None,
+            unit=args.unit,
+            rule_id=args.rule,
+            note=args.note,
+            who=who(args),
+        )
+    if args.json:
+        shape = _experiment_json(outcome, None, None)
+        say_json(json.dumps({**shape, "reported": True}, indent=2))
+    else:
+        say(terminal_safe(describe_experiment(outcome) + " (reported figures)"))
     return 0
 
 
@@ -286,7 +346,9 @@ def describe_experiment(outcome: ExperimentOutcome) -> str:
     return f"{head}; no evidence: {outcome.unread}"
 
 
-def _experiment_json(outcome: ExperimentOutcome, baseline: int, variant: int) -> dict[str, Any]:
+def _experiment_json(
+    outcome: ExperimentOutcome, baseline: int | None, variant: int | None
+) -> dict[str, Any]:
     return {
         "experiment_id": outcome.experiment_id,
         "seq": outcome.seq,

@@ -185,8 +185,9 @@ class ExperimentRecorded(Payload):
 
     experiment_id: str = Field(min_length=1)
     change: str = Field(min_length=1)
-    baseline_seq: int = Field(ge=1)
-    variant_seq: int = Field(ge=1)
+    #: the two probe runs compared; absent on a reported experiment (figures a person gives)
+    baseline_seq: int | None = Field(default=None, ge=1)
+    variant_seq: int | None = Field(default=None, ge=1)
     probe: str = Field(min_length=1)
     metric: str = Field(min_length=1)
     baseline_value: float = Field(gt=0.0)
@@ -195,6 +196,17 @@ class ExperimentRecorded(Payload):
     higher_is_better: bool = True
     unit: str | None = None
     note: str | None = None
+    #: true for figures stated rather than measured here ("27 GB/s before, 48 after")
+    reported: bool | None = None
+
+    @model_validator(mode="after")
+    def _runs_or_reported(self) -> ExperimentRecorded:
+        if self.reported:
+            if self.baseline_seq is not None or self.variant_seq is not None:
+                raise ValueError("a reported experiment names no runs")
+        elif self.baseline_seq is None or self.variant_seq is None:
+            raise ValueError("an experiment needs its baseline_seq and variant_seq")
+        return self
 
 
 class EvidenceAssessed(Payload):

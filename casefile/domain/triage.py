@@ -20,6 +20,7 @@ from casefile.domain.events import NewEvent
 from casefile.domain.experiments import SPEEDUP_FACT, ExperimentRule, measure
 from casefile.domain.facts import Fact
 from casefile.domain.intake import IntakeQuestion, Known
+from casefile.domain.kinds import DEFAULT_RELIABILITY
 from casefile.domain.rules import Applied, evaluate
 from casefile.errors import DomainError
 
@@ -162,7 +163,7 @@ def record_experiment(
         if not math.isfinite(value) or value <= 0:
             raise DomainError(f"{metric} = {value!r}: an experiment compares positive numbers")
     for record in projection.experiments.values():
-        if {record["baseline_seq"], record["variant_seq"]} == {baseline.seq, variant.seq}:
+        if {record.get("baseline_seq"), record.get("variant_seq")} == {baseline.seq, variant.seq}:
             raise DomainError(
                 f"experiment {record['experiment_id']} already compares seqs {baseline.seq} "
                 f"and {variant.seq}"
@@ -184,6 +185,44 @@ def record_experiment(
         "higher_is_better": higher_is_better,
         "unit": unit,
         "note": note,
+    }
+    return NewEvent("experiment.recorded", {k: v for k, v in payload.items() if v is not None})
+
+
+def record_reported_experiment(
+    projection: Projection,
+    change: str,
+    probe: str,
+    metric: str,
+    baseline_value: float,
+    variant_value: float,
+    higher_is_better: bool,
+    unit: str | None = None,
+    note: str | None = None,
+) -> NewEvent:
+    """An A/B whose figures a person states ("27 GB/s before the ACS fix, 48 after"): no runs
+    to point at, so its evidence counts as reported, with a reported reading's reliability."""
+    if not change.strip():
+        raise DomainError("state the one change between the two runs (--change)")
+    for value in (baseline_value, variant_value):
+        if not math.isfinite(value) or value <= 0:
+            raise DomainError(f"{metric} = {value!r}: an experiment compares positive numbers")
+    number = 1 + len(projection.experiments)
+    while f"x{number}" in projection.experiments:
+        number += 1
+    speedup = variant_value / baseline_value if higher_is_better else baseline_value / variant_value
+    payload: dict[str, Any] = {
+        "experiment_id": f"x{number}",
+        "change": change.strip(),
+        "probe": probe,
+        "metric": metric,
+        "baseline_value": float(baseline_value),
+        "variant_value": float(variant_value),
+        "speedup": float(speedup),
+        "higher_is_better": higher_is_better,
+        "unit": unit,
+        "note": note,
+        "reported": True,
     }
     return NewEvent("experiment.recorded", {k: v for k, v in payload.items() if v is not None})
 
@@ -217,9 +256,13 @@ def evidence_from_experiment(
             f"{rule.noise_why}). {rule.rule.rationale}"
         ),
         otherwise=verdict.otherwise,
-        kind="measured",
-        reliability=rule.rule.reliability,
-        probe_run_seq=int(experiment["variant_seq"]),
+        kind="reported" if experiment.get("reported") else "measured",
+        reliability=(
+            min(rule.rule.reliability, DEFAULT_RELIABILITY["reported"])
+            if experiment.get("reported")
+            else rule.rule.reliability
+        ),
+        probe_run_seq=experiment.get("variant_seq"),
         rule={"id": rule.rule.id, "version": rule.version},
         outcome=verdict.outcome,
         statistic=round(ratio, 6),

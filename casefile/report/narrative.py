@@ -117,10 +117,14 @@ def build_timeline(src: Sources) -> tuple[TimelineRow, ...]:
         elif event.type == "experiment.recorded":
             kind = "experiment"
             unit = f" {p['unit']}" if p.get("unit") else ""
+            runs = (
+                f"{p['probe']}, reported figures"
+                if p.get("reported")
+                else f"{p['probe']} seq {p['baseline_seq']} vs seq {p['variant_seq']}"
+            )
             text = (
-                f"{p['experiment_id']}: {p['change']} — {p['probe']} seq {p['baseline_seq']} "
-                f"vs seq {p['variant_seq']}: {p['metric']} {p['baseline_value']:g} → "
-                f"{p['variant_value']:g}{unit} ({p['speedup']:.2f}×)"
+                f"{p['experiment_id']}: {p['change']} — {runs}: {p['metric']} "
+                f"{p['baseline_value']:g} → {p['variant_value']:g}{unit} ({p['speedup']:.2f}×)"
             )
         elif event.type == "question.proposed":
             text = f"question {p['question_id']}: {p['text']}"

@@ -141,6 +141,15 @@ def encode(material: dict[str, Any], scratch: Path) -> str:
                 "--variant", str(seqs[int(step["variant_step"])]),
                 "--at", at(), *who,
             )  # fmt: skip
+        elif kind == "reported-experiment":
+            # figures the thread states in words: a reported experiment, reported evidence
+            extra = ["--metric", str(step["metric"])] if step.get("metric") else []
+            casefile(
+                "experiment", slug, "--change", str(step["change"]),
+                "--reported", f"{step['baseline_value']}:{step['variant_value']}",
+                "--probe", str(step["probe"]), "--unit", str(step.get("unit") or ""),
+                "--note", str(step.get("said") or ""), *extra, "--at", at(), *who,
+            )  # fmt: skip
         else:
             raise SystemExit(f"{slug}: step {index}: unknown kind {kind!r}")
     casefile(

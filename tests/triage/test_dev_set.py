@@ -1,7 +1,7 @@
 """The development set (cases/dev): public investigations with known root causes, encoded
 through the CLI. Each replays from its own files; the known root cause must lead at the end.
 
-Three cases do not reach their root cause yet, each for a reason stated here; they are
+Two cases do not reach their root cause yet, each for a reason stated here; they are
 strict xfails, so the day one starts to pass the test says so and the mark must go.
 """
 
@@ -16,8 +16,6 @@ from tests.triage.devset import DEV, case_dirs, evaluate
 NOT_YET = {
     "nccl-1829-a6000-p2p-level-2-23": "the slow version's transport log is not in the excerpts: "
     "nothing measured separates a changed P2P default from another upgrade regression",
-    "nccl-949-a100-vm-acs": "only intake answers: the thread's slow table and the ACS state "
-    "are not in the excerpts, so nothing measured points at rerouting",
     "nccl-tests-74-a40-nps4": "the excerpts cut both nccl-tests tables before their rows; "
     "the NPS setting is in the environment text only, which no rule reads",
 }

@@ -291,3 +291,43 @@ def test_log_and_report_show_the_experiment_as_such(cli: CLI, case: str, tmp_pat
     report = out.read_text(encoding="utf-8")
     assert "| experiment |" in report
     assert "intake scaling → worse (answered)" in report
+
+
+def test_figures_stated_in_a_thread_are_a_reported_experiment(cli: CLI, case: str) -> None:
+    result = cli(
+        "experiment", case, "--change", "ACS disabled on the host's bridges", "--reported",
+        "27:48", "--unit", "GB/s", "--json",
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    out = json.loads(result.out)
+    assert (out["rule"], out["outcome"], out["reported"]) == (
+        "experiment.iommu-acs-off",
+        "faster",
+        True,
+    )
+    recorded, verdict = log(cli, case)[-2:]
+    assert recorded["type"] == "experiment.recorded"
+    assert recorded["payload"]["reported"] is True  # type: ignore[index]
+    assert "baseline_seq" not in recorded["payload"]  # type: ignore[operator]
+    assert verdict["payload"]["kind"] == "reported"  # type: ignore[index]
+    assert verdict["payload"]["reliability"] == 0.5  # type: ignore[index]
+    assert "probe_run_seq" not in verdict["payload"]  # type: ignore[operator]
+    assert "nccl-tests, reported figures" in cli("log", case).out
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["--reported", "27"], 2, "BASELINE:VARIANT"),
+        (["--reported", "0:48"], 2, "positive numbers"),
+        (["--reported", "27:48", "--baseline", "1"], 1, "drop --baseline"),
+        (["--reported", "27:48", "--probe", "nope"], 1, "no probe 'nope'"),
+    ],
+)
+def test_bad_reported_figures_record_nothing(
+    cli: CLI, case: str, args: list[str], code: int, message: str
+) -> None:
+    before = len(log(cli, case))
+    result = cli("experiment", case, "--change", "ACS off", *args)
+    assert result.code == code and message in result.err, result.err
+    assert len(log(cli, case)) == before

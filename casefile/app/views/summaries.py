@@ -84,9 +84,13 @@ def _evidence_assessed(p: Payload) -> str:
 
 def _experiment_recorded(p: Payload) -> str:
     unit = f" {p['unit']}" if p.get("unit") else ""
+    runs = (
+        f"{p['probe']}, reported figures"
+        if p.get("reported")
+        else f"{p['probe']} seq {p['baseline_seq']} vs seq {p['variant_seq']}"
+    )
     return (
-        f"experiment {p['experiment_id']}: {p['change']} — {p['probe']} seq "
-        f"{p['baseline_seq']} vs seq {p['variant_seq']}: {p['metric']} "
+        f"experiment {p['experiment_id']}: {p['change']} — {runs}: {p['metric']} "
         f"{p['baseline_value']:g} → {p['variant_value']:g}{unit} ({p['speedup']:.2f}×)"
     )
 

@@ -459,7 +459,7 @@ def _projection(state: dict[str, Any], section: _Section) -> Projection:
         _check(record.get("experiment_id").__class__ is str, "experiment id")
         _check(record.get("hash").__class__ is str, "experiment hash")
         for key in ("baseline_seq", "variant_seq"):
-            _check(record.get(key).__class__ is int, f"experiment {key}")
+            _check(record.get(key).__class__ in (int, _NONE), f"experiment {key}")
         _check(record.get("speedup").__class__ in _NUMBER, "experiment speedup")
         _check(record["experiment_id"] not in p.experiments, "experiment twice")
         p.experiments[record["experiment_id"]] = record

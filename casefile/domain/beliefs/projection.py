@@ -500,7 +500,7 @@ class _Folder:
         if eid in self.p.experiments:
             raise DomainError(f"seq {event.seq}: experiment {eid!r} already exists")
         for key in ("baseline_seq", "variant_seq"):
-            if payload[key] not in self.p.probe_runs:
+            if payload.get(key) is not None and payload[key] not in self.p.probe_runs:
                 raise DomainError(f"seq {event.seq}: {key} {payload[key]} is not a probe run")
         self.p.experiments[eid] = dict(payload, seq=event.seq, hash=event.hash)
 
