@@ -144,6 +144,20 @@ def choose_metric(
     )
 
 
+def _check_figures(metric: str, *values: float) -> None:
+    for value in values:
+        if not math.isfinite(value) or value <= 0:
+            raise DomainError(f"{metric} = {value!r}: an experiment compares positive numbers")
+
+
+def _next_number(projection: Projection) -> str:
+    """The next free experiment id (``x1``, ``x2`` …)."""
+    number = 1 + len(projection.experiments)
+    while f"x{number}" in projection.experiments:
+        number += 1
+    return f"x{number}"
+
+
 def record_experiment(
     projection: Projection,
     change: str,
@@ -159,21 +173,17 @@ def record_experiment(
     if not change.strip():
         raise DomainError("state the one change between the two runs (--change)")
     check_pair(projection, baseline, variant)
-    for value in (baseline_value, variant_value):
-        if not math.isfinite(value) or value <= 0:
-            raise DomainError(f"{metric} = {value!r}: an experiment compares positive numbers")
+    _check_figures(metric, baseline_value, variant_value)
     for record in projection.experiments.values():
         if {record.get("baseline_seq"), record.get("variant_seq")} == {baseline.seq, variant.seq}:
             raise DomainError(
                 f"experiment {record['experiment_id']} already compares seqs {baseline.seq} "
                 f"and {variant.seq}"
             )
-    number = 1 + len(projection.experiments)
-    while f"x{number}" in projection.experiments:
-        number += 1
+    number = _next_number(projection)
     speedup = variant_value / baseline_value if higher_is_better else baseline_value / variant_value
     payload: dict[str, Any] = {
-        "experiment_id": f"x{number}",
+        "experiment_id": number,
         "change": change.strip(),
         "baseline_seq": baseline.seq,
         "variant_seq": variant.seq,
@@ -204,15 +214,11 @@ def record_reported_experiment(
     to point at, so its evidence counts as reported, with a reported reading's reliability."""
     if not change.strip():
         raise DomainError("state the one change between the two runs (--change)")
-    for value in (baseline_value, variant_value):
-        if not math.isfinite(value) or value <= 0:
-            raise DomainError(f"{metric} = {value!r}: an experiment compares positive numbers")
-    number = 1 + len(projection.experiments)
-    while f"x{number}" in projection.experiments:
-        number += 1
+    _check_figures(metric, baseline_value, variant_value)
+    number = _next_number(projection)
     speedup = variant_value / baseline_value if higher_is_better else baseline_value / variant_value
     payload: dict[str, Any] = {
-        "experiment_id": f"x{number}",
+        "experiment_id": number,
         "change": change.strip(),
         "probe": probe,
         "metric": metric,
