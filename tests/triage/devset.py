@@ -8,7 +8,9 @@ Two figures per case:
 - **first suggestion bears on it**: right after intake, the first next step's probe has a rule
   whose likelihood ratio between the root cause and the leader then is at least 2 (or at most
   ½) for some outcome — so running it could move the two apart. When the root cause already
-  leads, the comparison is with the strongest alternative.
+  leads, the comparison is with the strongest alternative. Measured on both rankings: the
+  probe + rule pairs (``status``'s "Next steps") and whole probes (its "Best single probes",
+  the TUI's Next steps tab).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import Path
 
 from casefile.app.service import CaseService
 from casefile.domain.beliefs import Projection, project
-from casefile.domain.beliefs.ranking import Candidate, beliefs_at, rank_next_steps
+from casefile.domain.beliefs.ranking import Candidate, beliefs_at, rank_next_steps, rank_probes
 from casefile.domain.events import Event
 from casefile.domain.rules import Rule
 from casefile.store.casedir import read_case_dir
@@ -49,6 +51,9 @@ class DevResult:
     ratio: float  # the most telling likelihood ratio of the first probe's rules
     evidence: int
     experiments: int
+    #: the same for the first of the whole-probe ranking (what the TUI's Next steps shows)
+    best_probe: str = ""
+    best_ratio: float = 1.0
 
     @property
     def leads(self) -> bool:
@@ -57,6 +62,10 @@ class DevResult:
     @property
     def bears(self) -> bool:
         return self.ratio >= BEARS or self.ratio <= 1 / BEARS
+
+    @property
+    def best_bears(self) -> bool:
+        return self.best_ratio >= BEARS or self.best_ratio <= 1 / BEARS
 
 
 def after_intake(events: list[Event]) -> int:
@@ -135,6 +144,9 @@ def evaluate(case_dir: Path) -> DevResult:
         leader = next(h for h in ranked if not question.nodes[h].children)
     rules = [c.rule for c in candidates if c.probe == first.probe]
     ratio = most_telling_ratio(rules, projection, seq, root, leader)
+    best = rank_probes(projection, candidates, seq=seq)[0]
+    best_rules = [c.rule for c in candidates if c.probe == best.probe]
+    best_ratio = most_telling_ratio(best_rules, projection, seq, root, leader)
     return DevResult(
         slug=case_dir.name,
         root_cause=root,
@@ -148,4 +160,6 @@ def evaluate(case_dir: Path) -> DevResult:
         ratio=ratio,
         evidence=sum(1 for e in projection.evidence.values() if e.active),
         experiments=len(projection.experiments),
+        best_probe=best.probe,
+        best_ratio=best_ratio,
     )

@@ -58,3 +58,10 @@ def test_every_evidence_comes_from_a_rule(path: object) -> None:
     assert projection.concluded is not None and projection.concluded.get("root_cause")
     for state in projection.evidence.values():
         assert state.rule is not None, f"{state.id} has no rule"
+
+
+def test_the_first_whole_probe_after_intake_bears_on_the_root_cause_in_three_quarters() -> None:
+    """Reported case by case by benchmarks/bench_dev_set.py; held here so it cannot slip."""
+    results = [evaluate(path) for path in case_dirs()]
+    bearing = [r.slug for r in results if r.best_bears]
+    assert len(bearing) * 4 >= len(results) * 3, bearing
