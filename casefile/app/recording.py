@@ -234,7 +234,9 @@ def apply_rules(
             set_aside.append(rule.id)
         elif isinstance(verdict, Applied):
             try:
-                event = commands.evidence_from_rule(draft.projection, verdict, obs_seq, run_seq)
+                event = commands.evidence_from_rule(
+                    draft.projection, verdict, obs_seq, run_seq, fresh=True
+                )
             except DomainError:
                 continue  # none of the hypotheses the rule names are in this case
             draft.add(event)

@@ -270,12 +270,16 @@ def evidence_from_rule(
     observation_seq: int,
     probe_run_seq: int | None,
     evidence_id: str | None = None,
+    *,
+    fresh: bool = False,
 ) -> NewEvent:
     """Evidence a rule derives from an observation; supersedes the same rule's earlier verdict
-    on the same observation, so re-applying a rule never counts a reading twice."""
+    on the same observation, so re-applying a rule never counts a reading twice. ``fresh``:
+    the observation was recorded in this very append, so nothing can have read it before (and
+    the evidence held need not be scanned, which on a long case is most of a run's cost)."""
     rule = verdict.rule
     previous = None
-    for state in projection.evidence.values():
+    for state in () if fresh else projection.evidence.values():
         if (
             state.active
             and state.observation_seq == observation_seq
