@@ -144,20 +144,6 @@ def choose_metric(
     )
 
 
-def _check_figures(metric: str, *values: float) -> None:
-    for value in values:
-        if not math.isfinite(value) or value <= 0:
-            raise DomainError(f"{metric} = {value!r}: an experiment compares positive numbers")
-
-
-def _next_number(projection: Projection) -> str:
-    """The next free experiment id (``x1``, ``x2`` …)."""
-    number = 1 + len(projection.experiments)
-    while f"x{number}" in projection.experiments:
-        number += 1
-    return f"x{number}"
-
-
 def record_experiment(
     projection: Projection,
     change: str,
@@ -170,33 +156,16 @@ def record_experiment(
     unit: str | None = None,
     note: str | None = None,
 ) -> NewEvent:
-    if not change.strip():
-        raise DomainError("state the one change between the two runs (--change)")
     check_pair(projection, baseline, variant)
-    _check_figures(metric, baseline_value, variant_value)
     for record in projection.experiments.values():
         if {record.get("baseline_seq"), record.get("variant_seq")} == {baseline.seq, variant.seq}:
             raise DomainError(
                 f"experiment {record['experiment_id']} already compares seqs {baseline.seq} "
                 f"and {variant.seq}"
             )
-    number = _next_number(projection)
-    speedup = variant_value / baseline_value if higher_is_better else baseline_value / variant_value
-    payload: dict[str, Any] = {
-        "experiment_id": number,
-        "change": change.strip(),
-        "baseline_seq": baseline.seq,
-        "variant_seq": variant.seq,
-        "probe": baseline.probe,
-        "metric": metric,
-        "baseline_value": float(baseline_value),
-        "variant_value": float(variant_value),
-        "speedup": float(speedup),
-        "higher_is_better": higher_is_better,
-        "unit": unit,
-        "note": note,
-    }
-    return NewEvent("experiment.recorded", {k: v for k, v in payload.items() if v is not None})
+    runs = {"baseline_seq": baseline.seq, "variant_seq": variant.seq}
+    figures = (metric, baseline_value, variant_value, higher_is_better, unit)
+    return _experiment(projection, change, baseline.probe, figures, note, runs)
 
 
 def record_reported_experiment(
@@ -212,14 +181,34 @@ def record_reported_experiment(
 ) -> NewEvent:
     """An A/B whose figures a person states ("27 GB/s before the ACS fix, 48 after"): no runs
     to point at, so its evidence counts as reported, with a reported reading's reliability."""
+    figures = (metric, baseline_value, variant_value, higher_is_better, unit)
+    return _experiment(projection, change, probe, figures, note, {"reported": True})
+
+
+def _experiment(
+    projection: Projection,
+    change: str,
+    probe: str,
+    figures: tuple[str, float, float, bool, str | None],
+    note: str | None,
+    extra: dict[str, Any],
+) -> NewEvent:
+    """The ``experiment.recorded`` event: checked figures, the next id, the speedup."""
+    metric, baseline_value, variant_value, higher_is_better, unit = figures
     if not change.strip():
         raise DomainError("state the one change between the two runs (--change)")
-    _check_figures(metric, baseline_value, variant_value)
-    number = _next_number(projection)
+    for value in (baseline_value, variant_value):
+        if not math.isfinite(value) or value <= 0:
+            raise DomainError(f"{metric} = {value!r}: an experiment compares positive numbers")
+    number = 1 + len(projection.experiments)
+    while f"x{number}" in projection.experiments:
+        number += 1
     speedup = variant_value / baseline_value if higher_is_better else baseline_value / variant_value
     payload: dict[str, Any] = {
-        "experiment_id": number,
+        "experiment_id": f"x{number}",
         "change": change.strip(),
+        "baseline_seq": extra.get("baseline_seq"),
+        "variant_seq": extra.get("variant_seq"),
         "probe": probe,
         "metric": metric,
         "baseline_value": float(baseline_value),
@@ -228,7 +217,7 @@ def record_reported_experiment(
         "higher_is_better": higher_is_better,
         "unit": unit,
         "note": note,
-        "reported": True,
+        "reported": extra.get("reported"),
     }
     return NewEvent("experiment.recorded", {k: v for k, v in payload.items() if v is not None})
 
