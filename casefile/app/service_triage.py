@@ -193,9 +193,8 @@ class TriageVerbs(_Base):
                     for name in r.metric
                 )
             )
-            name, old, new = triage.choose_metric(
-                rule, tuple(metric) or (() if rule else usual), baseline, variant
-            )
+            names = tuple(metric) or (rule.metric if rule is not None else usual)
+            name, old, new = triage.choose_metric(names, baseline, variant)
             higher = rule.higher_is_better if rule is not None else True
             unit = _unit(name, baseline.facts)
             event = triage.record_experiment(

@@ -127,10 +127,9 @@ def check_pair(projection: Projection, baseline: Measured, variant: Measured) ->
 
 
 def choose_metric(
-    rule: ExperimentRule | None, metrics: Sequence[str], baseline: Measured, variant: Measured
+    names: Sequence[str], baseline: Measured, variant: Measured
 ) -> tuple[str, float, float]:
-    """The first metric both runs measured: (name, baseline value, variant value)."""
-    names = tuple(metrics) or (rule.metric if rule is not None else ())
+    """The first of ``names`` both runs measured: (name, baseline value, variant value)."""
     if not names:
         raise DomainError("name the fact to compare (--metric), or state a change a rule reads")
     old, new = measure(names, baseline.facts), measure(names, variant.facts)

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from casefile import __version__
+from casefile.app.views.summaries import experiment_text
 from casefile.domain.beliefs.scoring import contributions
 from casefile.report.model import (
     Action,
@@ -116,16 +117,7 @@ def build_timeline(src: Sources) -> tuple[TimelineRow, ...]:
             text = f"{p['evidence_id']} ({p.get('kind', 'measured')}): {reading_of(p)}"
         elif event.type == "experiment.recorded":
             kind = "experiment"
-            unit = f" {p['unit']}" if p.get("unit") else ""
-            runs = (
-                f"{p['probe']}, reported figures"
-                if p.get("reported")
-                else f"{p['probe']} seq {p['baseline_seq']} vs seq {p['variant_seq']}"
-            )
-            text = (
-                f"{p['experiment_id']}: {p['change']} — {runs}: {p['metric']} "
-                f"{p['baseline_value']:g} → {p['variant_value']:g}{unit} ({p['speedup']:.2f}×)"
-            )
+            text = experiment_text(p)
         elif event.type == "question.proposed":
             text = f"question {p['question_id']}: {p['text']}"
         elif event.type == "hypothesis.proposed":

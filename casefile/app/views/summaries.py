@@ -82,7 +82,9 @@ def _evidence_assessed(p: Payload) -> str:
     )
 
 
-def _experiment_recorded(p: Payload) -> str:
+def experiment_text(p: Payload) -> str:
+    """An experiment in one line: its id, the change, the runs (or "reported figures"), the
+    metric before and after, and the speedup (the log and the report's timeline show this)."""
     unit = f" {p['unit']}" if p.get("unit") else ""
     runs = (
         f"{p['probe']}, reported figures"
@@ -90,9 +92,13 @@ def _experiment_recorded(p: Payload) -> str:
         else f"{p['probe']} seq {p['baseline_seq']} vs seq {p['variant_seq']}"
     )
     return (
-        f"experiment {p['experiment_id']}: {p['change']} — {runs}: {p['metric']} "
+        f"{p['experiment_id']}: {p['change']} — {runs}: {p['metric']} "
         f"{p['baseline_value']:g} → {p['variant_value']:g}{unit} ({p['speedup']:.2f}×)"
     )
+
+
+def _experiment_recorded(p: Payload) -> str:
+    return "experiment " + experiment_text(p)
 
 
 def _priors_rebalanced(p: Payload) -> str:
