@@ -108,10 +108,28 @@ class ProbeRequest:
     note: str | None = None
     #: facts to pull out of the output besides the probe's own (``--fact NAME=REGEX``)
     facts: tuple[FactPattern, ...] = ()
+    #: another setup than the one under investigation (``--setup``): recorded, not read by rules
+    setup: str | None = None
 
     def __post_init__(self) -> None:
         if self.load not in LOADS:
             raise RunnerError(f"load {self.load!r}: use one of {', '.join(LOADS)}")
+        if self.setup is not None:
+            check_setup(self.setup)
+
+
+#: A setup's label is a short phrase ("NCCL 2.22", "with NCCL_P2P_DISABLE=1"), one line.
+MAX_SETUP = 200
+
+
+def check_setup(setup: str) -> None:
+    """Refuse a setup label the run's conditions could not hold, before anything runs."""
+    if not setup.strip():
+        raise RunnerError("--setup needs a few words naming the other setup (e.g. 'NCCL 2.22')")
+    if len(setup) > MAX_SETUP:
+        raise RunnerError(f"--setup is {len(setup)} characters: name the setup in {MAX_SETUP}")
+    if not setup.isprintable():
+        raise RunnerError("--setup is one line of printable text")
 
 
 def default_where(probe: Probe, argv: tuple[str, ...]) -> Where:

@@ -45,6 +45,8 @@ class ProbeRecord:
     failure: str | None = None
     #: every seq this run appended, in order
     seqs: tuple[int, ...] = ()
+    #: the other setup the run was taken on (``--setup``): no rule read it
+    setup: str | None = None
 
 
 @dataclass(frozen=True)
@@ -92,8 +94,15 @@ def parse_run(
     reconstructed: bool,
     note: str | None,
     rules: list[tuple[Playbook, Rule]],
+    setup: str | None = None,
 ) -> Collected:
-    """Parse a run and build the probe run's payload (artifacts already stored)."""
+    """Parse a run and build the probe run's payload (artifacts already stored).
+
+    A run on another ``setup`` than the one under investigation is parsed and kept like any
+    other, but no rule reads it: its facts describe a different system (the old version, the
+    fixed machine, an experiment's variant), and read as the case's state they would count
+    against the very cause the comparison is meant to show. An experiment compares it.
+    """
     from casefile.app.probing import failure_reason
     from casefile.probes.api import RunOutput
 
@@ -113,6 +122,8 @@ def parse_run(
         cuts = [cut.describe() for cut in result.truncated]
         parsed = ParseResult(list(parsed.facts), [*parsed.problems, *cuts], parsed.parsed)
     conditions: dict[str, Any] = {"load": load, "host": result.host}
+    if setup is not None:
+        conditions["setup"] = setup
     payload: dict[str, Any] = {
         "probe": probe.name,
         "argv": list(result.argv),
@@ -143,7 +154,7 @@ def parse_run(
         parsed,
         {k: v for k, v in payload.items() if v is not None},
         conditions,
-        rules if readable else [],
+        rules if readable and setup is None else [],
     )
 
 

@@ -56,6 +56,7 @@ class ProbeVerbs(ServiceCore):
                 reconstructed=request.reconstructed,
                 note=request.note,
                 who=Who(who.actor, at),
+                setup=request.setup,
                 failure=failure_reason(result),
             )
 
@@ -70,6 +71,7 @@ class ProbeVerbs(ServiceCore):
         who: Who = NOW,
         apply_rules: bool = True,
         failure: str | None = None,
+        setup: str | None = None,
     ) -> ProbeRecord:
         """Store a run's raw output, its parsed facts, and what the rules make of them."""
         from casefile.app.probing import failure_reason
@@ -88,6 +90,7 @@ class ProbeVerbs(ServiceCore):
             reconstructed=reconstructed,
             note=note,
             rules=rules_for(self.registry, probe.name) if apply_rules else [],
+            setup=setup,
         )
         appended, (run_seq, obs_seq, evidence_ids, set_aside) = self._execute(
             case_id, lambda draft: decide_run(draft, collected), who
@@ -101,6 +104,7 @@ class ProbeVerbs(ServiceCore):
             result,
             outcome_failure(collected.parsed, result, failure),
             tuple(event.seq for event in appended),
+            setup,
         )
 
     def propose_ingest(

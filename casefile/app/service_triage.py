@@ -329,6 +329,8 @@ class _LazyFacts:
 
         for seq in sorted(self.projection.observations, reverse=True):
             stub = self.projection.observations[seq]
+            if (stub.get("conditions") or {}).get("setup"):
+                continue  # another setup's facts do not describe the case's system
             probe = probes.get(str(stub.get("probe")))
             if (
                 probe is not None

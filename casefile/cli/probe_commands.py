@@ -100,6 +100,7 @@ def request_from(args: argparse.Namespace, probe: Probe) -> ProbeRequest:
         reconstructed=args.reconstructed,
         note=args.note,
         facts=tuple(args.fact),
+        setup=args.setup,
     )
 
 
@@ -113,6 +114,8 @@ def describe(record: ProbeRecord) -> str:
         parts.append("evidence " + ", ".join(record.evidence_ids))
     if record.set_aside:
         parts.append("set aside by " + ", ".join(record.set_aside))
+    if record.setup is not None:
+        parts.append(f"taken on another setup ({record.setup}): kept to compare, no rule read it")
     return " — ".join(parts)
 
 
@@ -134,6 +137,7 @@ def record_json(record: ProbeRecord) -> dict[str, object]:
         "truncated": [cut.to_dict() for cut in result.truncated],
         "evidence": record.evidence_ids,
         "set_aside": record.set_aside,
+        "setup": record.setup,
     }
 
 
@@ -300,6 +304,12 @@ def register(
     )
     p.add_argument("--reconstructed", action="store_true", help="output rebuilt, not captured")
     p.add_argument("--note", help="a remark stored with the probe run")
+    p.add_argument(
+        "--setup",
+        metavar="TEXT",
+        help="the run was taken on another setup than the one under investigation ('NCCL "
+        "2.22', 'after the fix'): kept to compare in an experiment, not read by the rules",
+    )
     p.add_argument(
         "--fact",
         action="append",

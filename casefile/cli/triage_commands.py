@@ -324,6 +324,9 @@ def _run_both(service: Any, cid: str, args: argparse.Namespace, argv: list[str])
             load=args.load,
             timeout_s=args.timeout,
             note=f"experiment {label}: {args.change}",
+            # the variant runs under the change: the rules must not read it as the case's state
+            # (NCCL_P2P_DISABLE=1 would otherwise read as P2P switched off by a leftover)
+            setup=args.change if label == "variant" else None,
         )
         records = list(service.run_probe(cid, request, who(args)))
         record = records[0]

@@ -95,6 +95,10 @@ class Conditions(Payload):
     load: LoadState = "unknown"
     host: str | None = None
     detail: str | None = None
+    #: set when the run was taken on another setup than the one under investigation (the old
+    #: version, the fixed machine, an experiment's variant): it is kept to compare, and the rules
+    #: do not read it as the case's state. Absent otherwise, so earlier runs hash as they did.
+    setup: str | None = Field(default=None, min_length=1, max_length=200)
 
 
 class StreamTruncation(Payload):

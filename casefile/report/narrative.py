@@ -161,6 +161,9 @@ def build_timeline(src: Sources) -> tuple[TimelineRow, ...]:
 def probe_line(p: Mapping[str, Any]) -> str:
     argv = [str(arg) for arg in p.get("argv") or ()]
     origin = " (reconstructed)" if p.get("reconstructed") else ""
+    setup = (p.get("conditions") or {}).get("setup")
+    if setup:
+        origin += f" (on another setup: {setup})"
     if p.get("error"):
         status = f"error: {p['error']}"
     elif p.get("exit_status") is not None:

@@ -230,11 +230,68 @@ def test_run_both_sides_here_with_an_environment_change(
     assert result.code == 0, result.err
     out = json.loads(result.out)
     assert out["outcome"] == "faster" and out["speedup"] == pytest.approx(3.8)
-    runs = [e for e in log(cli, case) if e["type"] == "probe.ran"]
+    events = log(cli, case)
+    runs = [e for e in events if e["type"] == "probe.ran"]
     assert [r["payload"]["argv"] for r in runs] == [  # type: ignore[index]
         ["all_reduce_perf", "-b", "8", "-e", "1G"],
         ["env", "NCCL_P2P_DISABLE=1", "all_reduce_perf", "-b", "8", "-e", "1G"],
     ]
+    # the variant ran under the change: kept as another setup, so no rule reads it as the
+    # case's state (its transport and its environment would read as P2P switched off)
+    baseline, variant = (r["payload"]["conditions"] for r in runs)  # type: ignore[index]
+    assert "setup" not in baseline and variant["setup"] == "NCCL_P2P_DISABLE=1"
+    by_rule = [
+        e["payload"]["probe_run_seq"]  # type: ignore[index]
+        for e in events
+        if e["type"] == "evidence.assessed" and "experiment_id" not in e["payload"]  # type: ignore[operator]
+    ]
+    assert runs[0]["seq"] in by_rule and runs[1]["seq"] not in by_rule
+
+
+def test_a_pasted_run_of_another_setup_is_kept_to_compare_but_read_by_no_rule(
+    cli: CLI, case: str, tmp_path: Path
+) -> None:
+    """The fast version's output, pasted for comparison, must not count as the slow system's
+    state; as an experiment's baseline it still gives the comparison its numbers."""
+    path = tmp_path / "old.txt"
+    path.write_text(nccl_table(19.0, "NVIDIA A40"))
+    before = len(log(cli, case))
+    result = cli(
+        "probe", case, "nccl-tests", "--paste", str(path), "--setup", "NCCL 2.22 (fast)", "--json"
+    )
+    assert result.code == 0, result.err
+    line = json.loads(result.out.splitlines()[0])
+    assert line["setup"] == "NCCL 2.22 (fast)" and line["evidence"] == []
+    events = log(cli, case)[before:]
+    assert [e["type"] for e in events] == ["probe.ran", "observation.recorded"]
+    assert events[1]["payload"]["conditions"]["setup"] == "NCCL 2.22 (fast)"  # type: ignore[index]
+    text = cli("log", case)
+    assert "[other setup: NCCL 2.22 (fast)]" in text.out
+    shown = cli("show", case, str(line["probe_run_seq"]))
+    assert "other setup: NCCL 2.22 (fast) (kept to compare; no rule read it)" in shown.out
+    slow = paste(cli, case, tmp_path, "new.txt", nccl_table(6.0, "NVIDIA A40"))
+    ab = cli(
+        "experiment", case, "--change", "nccl 2.22 -> 2.23", "--baseline",
+        str(line["probe_run_seq"]), "--variant", str(slow), "--json",
+    )  # fmt: skip
+    assert ab.code == 0, ab.err
+    assert json.loads(ab.out)["outcome"] == "slower"
+
+
+@pytest.mark.parametrize(
+    ("setup", "says"),
+    [("   ", "--setup needs a few words"), ("a\nb", "one line"), ("x" * 201, "in 200")],
+)
+def test_a_setup_label_it_cannot_keep_is_refused_with_nothing_recorded(
+    cli: CLI, case: str, tmp_path: Path, setup: str, says: str
+) -> None:
+    path = tmp_path / "t.txt"
+    path.write_text(nccl_table(19.0, "NVIDIA A40"))
+    before = len(log(cli, case))
+    result = cli("probe", case, "nccl-tests", "--paste", str(path), "--setup", setup)
+    assert result.code != 0
+    assert says in result.err and len(result.err.strip().splitlines()) == 1
+    assert len(log(cli, case)) == before
 
 
 def test_run_both_refuses_a_change_it_cannot_apply(cli: CLI, case: str) -> None:

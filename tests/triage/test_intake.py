@@ -179,6 +179,24 @@ def test_an_observation_answers_a_question_no_rule_reads(
     assert isinstance(payload["observation_seq"], int)
 
 
+def test_another_setups_observation_answers_nothing(cli: CLI, tmp_path: Path) -> None:
+    """A topology pasted from another machine (``--setup``) says nothing about this one's
+    NVLink: only runs of the setup under investigation answer intake."""
+    assert cli("new", "nv", "--id", "n2", "--playbook", "gpu-throughput").code == 0
+    topo = tmp_path / "topo.txt"
+    topo.write_text(
+        "\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\n"
+        "GPU0\t X \tNV12\t0-63\t0\n"
+        "GPU1\tNV12\t X \t0-63\t0\n"
+    )
+    pasted = cli(
+        "probe", "n2", "nvidia-smi-topo", "--paste", str(topo), "--setup", "the reference box"
+    )
+    assert pasted.code == 0, pasted.err
+    listed = {item["id"]: item for item in json.loads(cli("intake", "n2", "--list", "--json").out)}
+    assert listed["nvlink"]["known"] is None
+
+
 def test_the_terminal_asks_each_open_question(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -195,3 +213,4 @@ def test_the_terminal_asks_each_open_question(
     out = capsys.readouterr().out
     assert "'perhaps' is not one of yes / no / worse" in out
     assert "Nodes?" not in out  # answered already: not asked
+

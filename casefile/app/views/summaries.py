@@ -39,7 +39,9 @@ def _probe_ran(p: Payload) -> str:
     if p.get("error"):
         status = f"error: {p['error']}"
     argv = shlex.join(p["argv"])  # as a shell would take it back: copy, paste, rerun
-    return f"probe {p['probe']} on {p['host']} [{load}]{origin}: `{argv}` ({status})"
+    setup = p.get("conditions", {}).get("setup")
+    other = f" [other setup: {setup}]" if setup else ""
+    return f"probe {p['probe']} on {p['host']} [{load}]{other}{origin}: `{argv}` ({status})"
 
 
 def _observation_recorded(p: Payload) -> str:

@@ -64,6 +64,9 @@ def probe_run_lines(run: ProbeRunDetail) -> list[str]:
         f"  $ {run.command}",
         f"  {status}",
     ]
+    setup = run.conditions.get("setup")
+    if setup:
+        lines.append(f"  other setup: {setup} (kept to compare; no rule read it)")
     if run.note:
         lines += textwrap.wrap(
             run.note, width=100, initial_indent="  note: ", subsequent_indent="  "

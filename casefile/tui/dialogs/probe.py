@@ -20,6 +20,7 @@ from casefile.app.probing import (
     Ssh,
     default_where,
 )
+from casefile.errors import RunnerError
 from casefile.tui.dialogs.form import Field, FormDialog, optional, required
 
 if TYPE_CHECKING:
@@ -83,6 +84,7 @@ def build_probe(
     except ValueError as error:
         raise ValueError(f"the command line does not split: {error}") from None
     note = optional(values, "note")
+    setup = optional(values, "setup")
     window_text = values.get("window", "").strip()
     try:
         window = float(window_text) if window_text else 2.0
@@ -111,11 +113,16 @@ def build_probe(
         where = Local()
     if note:
         words += ["--note", note]
+    if setup:
+        words += ["--setup", setup]
     if argv:
         words += ["--", *argv]
     if window_text:
         words += ["--window", f"{window:g}"]
-    request = ProbeRequest(name, where, argv=argv, load=load, note=note)
+    try:
+        request = ProbeRequest(name, where, argv=argv, load=load, note=note, setup=setup)
+    except RunnerError as error:
+        raise ValueError(str(error)) from None
     return ProbeOutcome(request, shlex.join(words), window_s=window)
 
 
@@ -147,6 +154,11 @@ class ProbeDialog(FormDialog):  # type: ignore[type-arg]
             Field("paste_host", "Host the pasted output came from", "unknown"),
             Field("window", "Sampling window, seconds (samplers such as nvml-sampler)", "2"),
             Field("note", "Note (optional)"),
+            Field(
+                "setup",
+                "Taken on another setup? Name it (kept to compare; the rules skip it)",
+                "e.g. NCCL 2.22, after the fix",
+            ),
         ]
         super().__init__(
             "Run a probe",

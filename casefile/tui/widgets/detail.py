@@ -117,6 +117,9 @@ def event_renderable(detail: EventDetail) -> RenderableType:
             ("source", run.source),
             ("load", run.load),
         ]
+        if run.conditions.get("setup"):
+            setup = str(run.conditions["setup"])
+            rows.append(("other setup", line(f"{setup} (kept to compare; no rule read it)")))
         if run.conditions:
             rows.append(
                 ("conditions", line(", ".join(f"{k}={v}" for k, v in run.conditions.items())))
