@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from casefile.domain import commands
+from casefile.domain import commands, triage
 from casefile.domain.events import NewEvent
 from casefile.domain.facts import Fact, ParseResult
 from casefile.domain.rules import Applied, Rule, SetAside, evaluate
@@ -238,7 +239,8 @@ def apply_rules(
         if not opened_from(draft.projection, rule.question, playbook.ref):
             continue
         if playbook.ref not in context:
-            context[playbook.ref] = [*facts, *playbook.context_facts(list(facts))]
+            stated = partial(triage.case_context, draft.projection, playbook)
+            context[playbook.ref] = [*facts, *playbook.context_facts(list(facts), stated)]
         verdict = evaluate(rule, context[playbook.ref], load)
         if isinstance(verdict, SetAside):
             draft.add(commands.set_aside(verdict, obs_seq))

@@ -4,14 +4,16 @@
 GPUs. A playbook therefore ships a table of expected large-message rates per kind of GPU (and
 so of path: an SXM part talks over NVLink, a PCIe part over PCIe), each with its source, and a
 rule reads the measured rate *per* the expected one. The GPU is named by the run itself
-(nccl-tests' "Using devices" lines, the P2P test's device list), so the verdict needs nothing
-the case does not hold.
+(nccl-tests' "Using devices" lines, the P2P test's device list); where the paste does not say
+(a table cut to its one result row names neither its GPUs nor its hosts), the case does: its
+``--env gpus=…`` and its intake answers about nodes and NVLink (:class:`CaseContext`).
 
 In TOML::
 
     [[expected_rate]]
     gpu = 'H100.*(SXM|HBM3)'        # pattern over the GPU's name ("" fits any GPU: a fallback)
     nodes = "single"                # or "multi": runs spanning several hosts
+    nvlink = true                   # only with NVLink (false: only without; absent: either)
     path = "NVLink 4 through NVSwitch"
     busbw = 360.0                   # GB/s, all-reduce bus bandwidth at large messages
     p2p_bw = 370.0                  # GB/s, one direction between two GPUs (optional)
@@ -21,7 +23,7 @@ In TOML::
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,29 +45,75 @@ class ExpectedRate:
     source: str
     nodes: str = "single"
     p2p_bw: float | None = None
+    #: True: the row holds only with NVLink between the GPUs; False: only without; None: either
+    nvlink: bool | None = None
 
-    def fits(self, names: Sequence[str], nodes: str) -> bool:
+    def fits(self, names: Sequence[str], nodes: str, nvlink: bool | None = None) -> bool:
         """Whether this row describes a run on GPUs ``names`` spanning ``nodes``; a row with
-        an empty ``gpu`` pattern is the fallback for any GPU, named or not."""
+        an empty ``gpu`` pattern is the fallback for any GPU, named or not. A row that needs
+        NVLink (or its absence) fits only when the run or the case says which."""
         if self.nodes != nodes:
+            return False
+        if self.nvlink is not None and nvlink is not self.nvlink:
             return False
         if not self.gpu:
             return True
         return any(re.search(self.gpu, name, re.IGNORECASE) for name in names)
 
 
-def expected_facts(rates: Sequence[ExpectedRate], facts: Sequence[Fact]) -> list[Fact]:
-    """The expected rates for the GPUs this run names (the first row that fits), as facts."""
+@dataclass(frozen=True)
+class CaseContext:
+    """What the case itself states about its system, for a run that does not say: the GPUs
+    (``--env gpus=…``), whether the job spans nodes and whether NVLink joins the GPUs (its
+    intake answers). The run's own facts always win over it."""
+
+    gpus: tuple[str, ...] = ()
+    nodes: str | None = None
+    nvlink: bool | None = None
+
+
+NO_CONTEXT = CaseContext()
+
+
+def expected_facts(
+    rates: Sequence[ExpectedRate],
+    facts: Sequence[Fact],
+    context: Callable[[], CaseContext] = lambda: NO_CONTEXT,
+) -> list[Fact]:
+    """The expected rates for the GPUs this run names (the first row that fits), as facts.
+
+    ``context`` is asked only when the run leaves its GPUs or its node count unsaid, so a
+    complete paste costs no look at the case."""
     if not rates:
         return []
     names = sorted({str(f.value) for f in facts if f.name in GPU_NAME_FACTS})
     if not names and not any(f.name.startswith(("nccl.", "p2p.")) for f in facts):
         return []  # not a bandwidth run: nothing to expect
-    hosts = [f.value for f in facts if f.name in ("nccl.hosts", "nccl.nnodes")]
-    multi = any(isinstance(h, int | float) and not isinstance(h, bool) and h > 1 for h in hosts)
-    nodes = "multi" if multi else "single"
+    hosts = [
+        f.value
+        for f in facts
+        if f.name in ("nccl.hosts", "nccl.nnodes")
+        and isinstance(f.value, int | float)
+        and not isinstance(f.value, bool)
+    ]
+    asked: list[CaseContext] = []
+
+    def case() -> CaseContext:
+        if not asked:
+            asked.append(context())
+        return asked[0]
+
+    if not names:
+        names = list(case().gpus)
+    if hosts:
+        nodes = "multi" if any(h > 1 for h in hosts) else "single"
+    else:
+        nodes = case().nodes or "single"
+    nvlink = _nvlink(facts)
+    if nvlink is None and any(rate.nvlink is not None for rate in rates):
+        nvlink = case().nvlink
     for rate in rates:
-        if rate.fits(names, nodes):
+        if rate.fits(names, nodes, nvlink):
             out = [
                 Fact(BUSBW_EXPECTED, rate.busbw, "host", "GB/s"),
                 Fact(PATH_EXPECTED, rate.path, "host"),
@@ -74,6 +122,17 @@ def expected_facts(rates: Sequence[ExpectedRate], facts: Sequence[Fact]) -> list
                 out.append(Fact(P2P_EXPECTED, rate.p2p_bw, "host", "GB/s"))
             return out
     return []
+
+
+def _nvlink(facts: Sequence[Fact]) -> bool | None:
+    """Whether the run itself shows NVLink between its GPUs (a topology's NV# cell, NCCL's
+    NVLS transport); None when it does not say (P2P over NVLink and over PCIe log alike)."""
+    for fact in facts:
+        if fact.name == "topo.link" and re.fullmatch(r"NV[0-9]+", str(fact.value)):
+            return True
+        if fact.name == "nccl.transport" and str(fact.value).startswith("NVLS"):
+            return True  # NVLink SHARP runs only over NVSwitch
+    return None
 
 
 def rate_from_dict(data: Any, where: str) -> ExpectedRate:
@@ -96,6 +155,9 @@ def rate_from_dict(data: Any, where: str) -> ExpectedRate:
     nodes = data.get("nodes", "single")
     if nodes not in ("single", "multi"):
         raise RuleError(f"{label}: 'nodes' must be single or multi")
+    nvlink = data.get("nvlink")
+    if nvlink is not None and not isinstance(nvlink, bool):
+        raise RuleError(f"{label}: 'nvlink' must be true or false")
     return ExpectedRate(
         str(gpu),
         str(path),
@@ -103,4 +165,5 @@ def rate_from_dict(data: Any, where: str) -> ExpectedRate:
         str(source),
         str(nodes),
         float(p2p) if p2p is not None else None,
+        nvlink,
     )

@@ -32,11 +32,17 @@ from __future__ import annotations
 
 import math
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from casefile.domain.expected import ExpectedRate, expected_facts, rate_from_dict
+from casefile.domain.expected import (
+    NO_CONTEXT,
+    CaseContext,
+    ExpectedRate,
+    expected_facts,
+    rate_from_dict,
+)
 from casefile.domain.experiments import ExperimentRule, experiment_from_dict
 from casefile.domain.facts import Fact
 from casefile.domain.intake import IntakeQuestion, intake_from_dict
@@ -79,9 +85,12 @@ class Playbook:
     def rules_for_probe(self, probe: str) -> list[Rule]:
         return [rule for rule in self.rules if probe in rule.probes]
 
-    def context_facts(self, facts: list[Fact]) -> list[Fact]:
-        """Facts this playbook adds to a run's before its rules read them (expected rates)."""
-        return expected_facts(self.expected_rates, facts)
+    def context_facts(
+        self, facts: list[Fact], context: Callable[[], CaseContext] = lambda: NO_CONTEXT
+    ) -> list[Fact]:
+        """Facts this playbook adds to a run's before its rules read them (expected rates);
+        ``context`` is what the case states, for a run that leaves its GPUs or nodes unsaid."""
+        return expected_facts(self.expected_rates, facts, context)
 
     def intake_question(self, iid: str) -> IntakeQuestion:
         for question in self.intake:

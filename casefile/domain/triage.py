@@ -12,17 +12,21 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from casefile.domain import commands
 from casefile.domain.beliefs.projection import Projection
 from casefile.domain.events import NewEvent
+from casefile.domain.expected import CaseContext
 from casefile.domain.experiments import SPEEDUP_FACT, ExperimentRule, measure
 from casefile.domain.facts import Fact
 from casefile.domain.intake import IntakeQuestion, Known
 from casefile.domain.kinds import DEFAULT_RELIABILITY
 from casefile.domain.rules import Applied, evaluate
 from casefile.errors import DomainError
+
+if TYPE_CHECKING:
+    from casefile.domain.playbook import Playbook
 
 #: facts that name the GPU a run measured: two runs on different GPU models are no A/B
 GPU_MODEL_FACTS = ("nccl.device", "name", "gpu.name")
@@ -36,6 +40,37 @@ def active_answer(projection: Projection, question: IntakeQuestion) -> tuple[str
         if state.active and rule is not None and rule.get("id") == question.rule_id:
             found = (state.id, str(state.outcome))
     return found
+
+
+#: What the expected-rate table reads from the case when a run leaves it unsaid: the intake
+#: questions about nodes and NVLink, and the ``--env`` keys that name the GPUs.
+NODES_QUESTION = "nodes"
+NVLINK_QUESTION = "nvlink"
+GPU_ENVIRONMENT = ("gpus", "gpu", "gpu_model")
+
+
+def case_context(projection: Projection, playbook: Playbook) -> CaseContext:
+    """What the case states about its system: the answers in force (else the ``--env`` value
+    that answers them) to the playbook's nodes and NVLink questions, and the GPUs it names."""
+    answers: dict[str, str] = {}
+    for question in playbook.intake:
+        if question.id not in (NODES_QUESTION, NVLINK_QUESTION):
+            continue
+        found = active_answer(projection, question)
+        if found is not None:
+            answers[question.id] = found[1]
+            continue
+        known = question.from_environment(projection.environment)
+        if known is not None:
+            answers[question.id] = known.answer
+    environment = projection.environment
+    nodes = answers.get(NODES_QUESTION)
+    nvlink = answers.get(NVLINK_QUESTION)
+    return CaseContext(
+        gpus=tuple(environment[key] for key in GPU_ENVIRONMENT if key in environment),
+        nodes=nodes if nodes in ("single", "multi") else None,
+        nvlink={"yes": True, "no": False}.get(nvlink or ""),
+    )
 
 
 def answer_intake(

@@ -214,3 +214,25 @@ def test_the_terminal_asks_each_open_question(
     assert "'perhaps' is not one of yes / no / worse" in out
     assert "Nodes?" not in out  # answered already: not asked
 
+
+def test_a_bare_table_is_judged_against_the_path_the_case_describes(
+    cli: CLI, tmp_path: Path
+) -> None:
+    """One result row names no GPU and no host; the case's ``--env gpus`` and its intake
+    answers (8 nodes, NVLink) say which rate the run should reach: NVLSTree's, which 104 GB/s
+    is below (read against a PCIe fallback it was "as expected")."""
+    from tests.triage.test_rules_v2 import ONE_ROW
+
+    made = cli(
+        "new", "slow multi-node all-reduce", "--id", "m1", "--playbook", "gpu-throughput",
+        "--env", "gpus=8 nodes x 8x H100 (p5)",
+    )  # fmt: skip
+    assert made.code == 0, made.err
+    answered = cli("intake", "m1", "--answer", "nodes=multi", "--answer", "nvlink=yes")
+    assert answered.code == 0, answered.err
+    table = tmp_path / "row.txt"
+    table.write_text(ONE_ROW)
+    assert cli("probe", "m1", "nccl-tests", "--paste", str(table)).code == 0
+    (busbw,) = [e for e in evidence(cli, "m1") if e["rule"]["id"] == "nccl-bus-bandwidth"]  # type: ignore[index]
+    assert busbw["outcome"] == "below"
+    assert busbw["statistic"] == pytest.approx(104.2 / 180.0, rel=1e-3)  # out-of-place

@@ -10,6 +10,7 @@ import pytest
 from casefile_gpu_playbook import PLAYBOOK_V1, PLAYBOOK_V2
 from casefile_probes import dmon, nccl, p2p, topo
 
+from casefile.domain.expected import NO_CONTEXT, CaseContext
 from casefile.domain.facts import Fact
 from casefile.domain.rules import Applied, NotApplicable, Rule, SetAside, evaluate
 from tests.triage.conftest import nccl_table
@@ -52,6 +53,58 @@ def test_bus_bandwidth_is_judged_against_the_paths_expected_rate(
 ) -> None:
     result = verdict("nccl-bus-bandwidth", nccl.parse_nccl(nccl_table(busbw, device)).facts)
     assert isinstance(result, Applied) and result.outcome == outcome
+
+
+ONE_ROW = (
+    "#       size         count      type   redop    root     time   algbw   busbw #wrong"
+    "     time   algbw   busbw #wrong\n"
+    "  4294967296    1073741824     float     sum      -1    81146   52.93  104.20    N/A"
+    "    80945   53.06  104.46    N/A\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("context", "path", "outcome"),
+    [
+        # the table names neither GPUs nor hosts: without the case, the fallback row
+        (NO_CONTEXT, "PCIe Gen4 x16, assumed", "as-expected"),
+        # the case says 8 nodes of NVSwitch H100s: NVLSTree's rate, and 104 GB/s is below it
+        (
+            CaseContext(gpus=("8 nodes x 8x H100",), nodes="multi", nvlink=True),
+            "NVLink SHARP inside each node",
+            "below",
+        ),
+        # the same GPUs across nodes without NVLink between them: one NIC per GPU
+        (
+            CaseContext(gpus=("H100 PCIe",), nodes="multi", nvlink=False),
+            "one 400 Gb/s NIC per GPU",
+            "as-expected",
+        ),
+        # NVLink unanswered: no NVLS row is taken on a guess
+        (CaseContext(gpus=("H100",), nodes="multi"), "one 400 Gb/s NIC per GPU", "as-expected"),
+    ],
+)
+def test_a_run_that_leaves_its_gpus_and_nodes_unsaid_takes_them_from_the_case(
+    context: CaseContext, path: str, outcome: str
+) -> None:
+    facts = nccl.parse_nccl(ONE_ROW).facts
+    extra = PLAYBOOK_V2.context_facts(facts, lambda: context)
+    assert str(next(f.value for f in extra if f.name == "path.expected")).startswith(path)
+    result = evaluate(rule("nccl-bus-bandwidth"), [*facts, *extra], "any")
+    assert isinstance(result, Applied) and result.outcome == outcome
+
+
+def test_the_runs_own_gpus_and_hosts_win_over_the_case() -> None:
+    facts = nccl.parse_nccl(nccl_table(19.0, "NVIDIA A40")).facts
+    asked: list[bool] = []
+
+    def context() -> CaseContext:
+        asked.append(True)
+        return CaseContext(gpus=("H100 SXM",), nodes="multi", nvlink=True)
+
+    extra = PLAYBOOK_V2.context_facts(facts, context)
+    assert next(f.value for f in extra if f.name == "nccl.busbw.expected") == 20.0
+    assert len(asked) <= 1  # asked once at most (for NVLink), and its GPUs and nodes unused
 
 
 @needs_corpus
