@@ -75,10 +75,27 @@ def render_svg(charts: Sequence[Chart], *, standalone: bool) -> str:
     return "\n".join(out) + "\n"
 
 
+#: The line's second channel, so two series that share a colour (a playbook with more
+#: hypotheses than the palette has colours) still differ: (top level, child) per palette cycle.
+DASHES = (("", "6 3"), ("1 3", "8 3 1 3"), ("4 2 1 2", "10 4"))
+CATCH_ALL_DASH = "2 3"
+
+
 def _colour(chart: Chart, index: int) -> str:
     if chart.series[index].hypothesis.endswith("/catch-all"):
         return CATCH_ALL_COLOUR
     return PALETTE[index % len(PALETTE)]
+
+
+def _dash(chart: Chart, index: int) -> str:
+    """The ``stroke-dasharray`` attribute of a series' line (and of its legend's sample)."""
+    series = chart.series[index]
+    if series.hypothesis.endswith("/catch-all"):
+        pattern = CATCH_ALL_DASH
+    else:
+        top, child = DASHES[(index // len(PALETTE)) % len(DASHES)]
+        pattern = child if series.child else top
+    return f' stroke-dasharray="{pattern}"' if pattern else ""
 
 
 def panel_height(chart: Chart) -> int:
@@ -135,10 +152,7 @@ def _panel(chart: Chart, offset: int, panel: int) -> list[str]:
                 f'transform="rotate(-40 {px} {ly})">{h(label)}</text>'
             )
     for s, series in enumerate(chart.series):
-        colour = _colour(chart, s)
-        dash = ' stroke-dasharray="6 3"' if series.child else ""
-        if series.hypothesis.endswith("/catch-all"):
-            dash = ' stroke-dasharray="2 3"'
+        colour, dash = _colour(chart, s), _dash(chart, s)
         points = " ".join(f"{_f(x(i))},{_f(y(v))}" for i, v in enumerate(series.values))
         out.append(
             f'<polyline fill="none" stroke="{colour}" stroke-width="2"{dash} points="{points}"/>'
@@ -172,7 +186,7 @@ def _panel(chart: Chart, offset: int, panel: int) -> list[str]:
         indent = 10 if series.child else 0
         out.append(
             f'<line x1="{legend_x + indent}" y1="{row_y}" x2="{legend_x + indent + 18}" '
-            f'y2="{row_y}" stroke="{colour}" stroke-width="3"/>'
+            f'y2="{row_y}" stroke="{colour}" stroke-width="3"{_dash(chart, s)}/>'
         )
         out.append(
             f'<text x="{legend_x + indent + 24}" y="{row_y + 4}">'
