@@ -127,6 +127,9 @@ def encode(material: dict[str, Any], scratch: Path) -> str:
                 "--host", str(step.get("host") or "gpu-box"), "--note", note.strip() or "pasted",
                 "--at", at(), *who, "--json",
             ]  # fmt: skip
+            if step.get("setup"):
+                # the old version, the fix, a subset of GPUs: kept to compare, not the state
+                args += ["--setup", str(step["setup"])]
             before = _probe_runs(slug)
             try:
                 casefile(*args, *(["--", *words] if words else []))
