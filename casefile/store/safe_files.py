@@ -188,10 +188,12 @@ def read_regular(path: Path, *, limit: int | None = None) -> bytes:
         if path.is_symlink():
             raise Unreadable("is a symbolic link; casefile does not follow links here") from None
         raise
+    # checked on the descriptor before it becomes a file object: fdopen itself refuses a
+    # directory with an IsADirectoryError of its own
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise Unreadable("is not a regular file")
     with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise Unreadable("is not a regular file")
         if limit is None:
             return handle.read()
         data = handle.read(limit + 1)

@@ -268,6 +268,19 @@ def test_a_fifo_is_refused_without_hanging(tmp_path: Path, where: str) -> None:
     assert "not a regular file" in str(raised[0])
 
 
+@pytest.mark.parametrize("where", ["events.jsonl", "artifact"])
+def test_a_directory_in_a_files_place_is_refused(tmp_path: Path, where: str) -> None:
+    """fdopen raised IsADirectoryError on it before the regular-file check could refuse it."""
+    _, directory = make_case(tmp_path / "case")
+    path = directory / "events.jsonl"
+    if where == "artifact":
+        path = directory / "artifacts" / sha256_hex(BLOB)
+    path.unlink()
+    path.mkdir()
+    with pytest.raises(ImportRefused, match="not a regular file"):
+        read_case_dir(directory)
+
+
 # -- overwriting an export --------------------------------------------------------------------
 
 
