@@ -12,15 +12,15 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from casefile.app.files import TRANSCRIPT_LIMIT
+from casefile.app.transcripts import FORMATS
 from casefile.cli.terminal import say
 
 if TYPE_CHECKING:
     from casefile.app.transcripts.proposal import Proposal
 
-FORMAT_CHOICES = ("auto", "typescript", "asciicast", "shell-log", "markdown")
+FORMAT_CHOICES = ("auto", *FORMATS)
 LOAD_CHOICES = ("idle", "under-load", "unknown")
-#: the largest transcript read (a 10,000-command session is a few MiB)
-TRANSCRIPT_LIMIT = 256 * 1024 * 1024
 
 
 def register(

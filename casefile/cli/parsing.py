@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import re
-import stat
 import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
+from casefile.app.files import INPUT_LIMIT as _INPUT_LIMIT
+from casefile.app.files import read_regular_file
 from casefile.app.who import Who
 from casefile.cli.terminal import say
 from casefile.domain.events import format_time
@@ -195,9 +195,9 @@ def refuse_undecodable_db(args: argparse.Namespace) -> None:
     refuse_undecodable(args, only=("db",))
 
 
-INPUT_LIMIT = 64 * 1024 * 1024
-"""The most bytes ``--paste`` or ``parse`` reads (far above any probe's output): a file or a
-stdin that is larger is refused, instead of being read until memory runs out."""
+#: The most bytes ``--paste`` or ``parse`` reads: a larger file or stdin is refused, instead of
+#: being read until memory runs out.
+INPUT_LIMIT = _INPUT_LIMIT
 
 NOTE_LIMIT = 1024 * 1024
 """The most bytes ``note -`` takes from stdin."""
@@ -221,22 +221,7 @@ def read_input(name: str, limit: int | None = None) -> bytes:
         if len(raw) > limit:
             raise CasefileError(f"stdin: more than {limit} bytes; not read")
         return raw
-    try:
-        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError as error:
-        raise CasefileError(f"cannot read {name}: {error.strerror}") from None
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            raise CasefileError(
-                f"cannot read {name}: not a regular file (give a file, or - for stdin)"
-            )
-        try:
-            data = handle.read(limit + 1)
-        except OSError as error:
-            raise CasefileError(f"cannot read {name}: {error.strerror}") from None
-    if len(data) > limit:
-        raise CasefileError(f"cannot read {name}: more than {limit} bytes")
-    return data
+    return read_regular_file(name, limit, hint=" (give a file, or - for stdin)")
 
 
 def text_argument(text: str, limit: int = NOTE_LIMIT) -> str:

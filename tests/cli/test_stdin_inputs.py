@@ -77,6 +77,22 @@ def test_dev_zero_is_refused_at_once(cli: CLI, case: str, command: str) -> None:
     assert outcome.code == 1 and "/dev/zero: not a regular file" in outcome.err
 
 
+@pytest.mark.parametrize("command", ["paste", "parse"])
+def test_a_directory_is_refused_in_one_line(
+    cli: CLI, case: str, command: str, tmp_path: Path
+) -> None:
+    """A directory got past the old check: opening it as a file raised before the check."""
+    argv = (
+        ("probe", "c1", "nvidia-smi-topo", "--paste", str(tmp_path))
+        if command == "paste"
+        else ("parse", "nvidia-smi-topo", str(tmp_path))
+    )
+    outcome = cli(*argv)
+    assert outcome.code == 1 and f"{tmp_path}: not a regular file" in outcome.err
+    assert "Traceback" not in outcome.err and outcome.err.count("\n") == 1
+    assert events(cli) == 1
+
+
 def test_a_file_over_the_limit_is_refused(
     cli: CLI, case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

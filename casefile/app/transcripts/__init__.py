@@ -5,3 +5,7 @@ transcript into commands and prose; :mod:`.screen_text` renders what the termina
 :mod:`.commands` tells which probe a command line ran; :mod:`.secrets` scrubs what must not be
 sealed; :mod:`.proposal` builds the runs and notes a front end shows for review.
 """
+
+#: The transcript formats :mod:`.formats` reads (``auto`` detects one of them): here, where
+#: the command line and the TUI's dialog can name them without importing the readers.
+FORMATS = ("typescript", "asciicast", "shell-log", "markdown")

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from casefile.app.transcripts import FORMATS
 from casefile.errors import CasefileError
 
 __all__ = [
@@ -33,8 +34,6 @@ __all__ = [
     "detect",
     "read",
 ]
-
-FORMATS = ("typescript", "asciicast", "shell-log", "markdown")
 
 
 class TranscriptError(CasefileError):

@@ -9,13 +9,13 @@ a proposal (off the UI thread), and knows the ``casefile ingest`` line that reco
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from casefile.app.files import TRANSCRIPT_LIMIT, read_regular_file
 from casefile.app.probing import LOADS
-from casefile.errors import CasefileError
+from casefile.app.transcripts import FORMATS as TRANSCRIPT_FORMATS
 from casefile.tui.dialogs.form import Field, FormDialog, optional, required
 
 if TYPE_CHECKING:
@@ -24,32 +24,13 @@ if TYPE_CHECKING:
     from casefile.app.who import Who
 
 #: The formats ``casefile ingest --format`` takes (``auto``: detect from the content).
-FORMATS = ("auto", "typescript", "asciicast", "shell-log", "markdown")
-#: The largest transcript read, as the CLI's (a 10,000-command session is a few MiB).
-TRANSCRIPT_LIMIT = 256 * 1024 * 1024
+FORMATS = ("auto", *TRANSCRIPT_FORMATS)
 
 
 def read_transcript(path: str, what: str = "transcript", limit: int = TRANSCRIPT_LIMIT) -> bytes:
-    """The bytes of a regular file, refused in one line otherwise.
-
-    The CLI's reader lives in the CLI (a layer above this one), so the TUI keeps its own with
-    the same rules: a FIFO would wait for a writer forever and a device never ends, so the file
-    is opened without blocking and checked on the opened descriptor.
-    """
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError as error:
-        raise CasefileError(f"cannot read the {what} {path}: {error.strerror}") from None
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            raise CasefileError(f"cannot read the {what} {path}: not a regular file")
-        try:
-            data = handle.read(limit + 1)
-        except OSError as error:
-            raise CasefileError(f"cannot read the {what} {path}: {error.strerror}") from None
-    if len(data) > limit:
-        raise CasefileError(f"the {what} {path} is over {limit // (1024 * 1024)} MiB; not read")
-    return data
+    """The bytes of a transcript (or its timing file), refused in one line as the CLI refuses
+    it: the same reader, in the app layer both front ends reach."""
+    return read_regular_file(path, limit, label=f"the {what} {path}")
 
 
 @dataclass(frozen=True)
