@@ -218,12 +218,29 @@ class Board:
         otherwise: float,
         kind: str,
         reliability: float | None,
+        *,
+        probe_run_seq: int | None = None,
+        observation_seq: int | None = None,
+        supersedes: str | None = None,
     ) -> EvidencePreview:
-        """What recording this evidence now would do to its question (nothing is folded)."""
-        from casefile.domain.kinds import DEFAULT_RELIABILITY
-        from casefile.errors import DomainError
+        """What recording this evidence now would do to its question (nothing is folded).
 
-        if kind not in DEFAULT_RELIABILITY:
-            raise DomainError(f"evidence kind {kind!r} is not known")
+        The record's own command builds the event first and it is thrown away: whatever the
+        case would refuse on record (a seq that is no probe run, evidence already superseded
+        or on another question, a retired hypothesis) is refused here, in the same words."""
+        from casefile.domain import commands
+        from casefile.domain.kinds import DEFAULT_RELIABILITY
+
+        commands.assess_evidence(
+            self.projection,
+            likelihoods,
+            "preview",
+            otherwise=otherwise,
+            kind=kind,
+            reliability=reliability,
+            probe_run_seq=probe_run_seq,
+            observation_seq=observation_seq,
+            supersedes=supersedes,
+        )
         trust = DEFAULT_RELIABILITY[kind] if reliability is None else reliability
         return preview_evidence(self.projection, likelihoods, otherwise, trust)

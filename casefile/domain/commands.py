@@ -236,7 +236,12 @@ def assess_evidence(
     if supersedes is not None:
         old = projection.evidence.get(supersedes)
         if old is None:
-            raise DomainError(f"no evidence {supersedes!r} to supersede")
+            # the latest, in the order recorded: on a long case the ones a person means
+            active = [e for e, item in projection.evidence.items() if item.active]
+            shown = ("… " if len(active) > 12 else "") + ", ".join(active[-12:])
+            raise DomainError(
+                f"no evidence {supersedes!r} to supersede (active: {shown or 'none'})"
+            )
         if not old.active:
             raise DomainError(
                 f"evidence {supersedes!r} was already superseded by {old.superseded_by}"

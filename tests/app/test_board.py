@@ -60,6 +60,36 @@ def test_a_glance_shows_the_head_without_folding_the_history(service: CaseServic
     assert not full.partial and full.frame.history and len(full.rows) == 68
 
 
+@pytest.mark.parametrize(
+    ("options", "problem"),
+    [
+        ({"probe_run_seq": 63}, "seq 63 is not a probe run of this case"),
+        ({"supersedes": "e99"}, "no evidence 'e99' to supersede (active: … "),
+        ({}, "hypothesis 'pcie-bound' is retired"),
+    ],
+)
+def test_the_evidence_preview_refuses_what_the_record_would(
+    service: CaseService, options: dict[str, object], problem: str
+) -> None:
+    """The preview builds the record's own event and drops it, so what the case would refuse
+    on record is refused as the form is typed, in the same words (a retired hypothesis slipped
+    past the preview's own checks before)."""
+    from casefile.errors import DomainError
+
+    table = {"collective-latency": 0.9}
+    if not options:
+        service.retire_hypothesis(CASE, "pcie-bound", "ruled out by the link reading")
+        table = {"pcie-bound": 0.9}
+    board = Board(service, CASE)
+    board.refresh()
+    with pytest.raises(DomainError) as preview:
+        board.preview_evidence(table, 0.4, "measured", None, **options)  # type: ignore[arg-type]
+    assert problem in str(preview.value)
+    with pytest.raises(DomainError) as record:
+        service.assess(CASE, table, "check", otherwise=0.4, **options)  # type: ignore[arg-type]
+    assert str(record.value) == str(preview.value)
+
+
 def test_the_evidence_preview_is_what_recording_gives(service: CaseService) -> None:
     board = Board(service, CASE)
     board.refresh()

@@ -9,13 +9,13 @@ kept as any other request.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual.widgets import RichLog
 from textual.worker import get_current_worker
 
 from casefile.app.who import Who
-from casefile.errors import CasefileError, DomainError
+from casefile.errors import CasefileError
 from casefile.text_safety import line
 from casefile.tui.dialogs.actions import dialog
 from casefile.tui.dialogs.ingest import IngestRequest, IngestSelection
@@ -119,11 +119,14 @@ class CaseWriting(CaseScreenBase):
         case_id = self.case_id
 
         def preview() -> object:
-            board = backend.board(case_id)
-            if request.probe_run_seq or request.observation_seq or request.supersedes:
-                _check_references(board.projection, request)
-            return board.preview_evidence(
-                dict(request.likelihoods), request.otherwise, request.kind, request.reliability
+            return backend.board(case_id).preview_evidence(
+                dict(request.likelihoods),
+                request.otherwise,
+                request.kind,
+                request.reliability,
+                probe_run_seq=request.probe_run_seq,
+                observation_seq=request.observation_seq,
+                supersedes=request.supersedes,
             )
 
         return preview_text(await backend.call(preview))
@@ -350,28 +353,3 @@ class CaseWriting(CaseScreenBase):
                 self._spawn(self._write, selection, name="write-ingest", group="write")
 
         self.app.push_screen(review, reviewed)
-
-
-def _check_references(projection: Any, request: EvidenceRequest) -> None:
-    """What the evidence rests on must be in the case, as the service will check on record:
-    a probe run, an observation, active evidence. The form shows the refusal as you type
-    (the record itself still goes through the service, which checks again)."""
-    seq = request.probe_run_seq
-    if seq is not None and seq not in projection.probe_runs:
-        raise DomainError(f"seq {seq} is not a probe run of this case")
-    seq = request.observation_seq
-    if seq is not None and seq not in projection.observations:
-        raise DomainError(f"seq {seq} is not an observation of this case")
-    eid = request.supersedes
-    if eid is not None:
-        old = projection.evidence.get(eid)
-        if old is None:
-            known = sorted(e for e, item in projection.evidence.items() if item.active)
-            raise DomainError(
-                f"no evidence {eid!r} to supersede (active: {', '.join(known[:12]) or 'none'})"
-            )
-        if not old.active:
-            raise DomainError(f"evidence {eid!r} was already superseded by {old.superseded_by}")
-        questions = {projection.hypothesis_question.get(hid) for hid in request.likelihoods}
-        if old.question_id not in questions:
-            raise DomainError(f"evidence {eid!r} bears on another question")
