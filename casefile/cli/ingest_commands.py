@@ -55,6 +55,8 @@ def review_table(proposal: Proposal) -> list[str]:
     for item in proposal.items:
         if isinstance(item, ProposedRun):
             extra = f"  [{item.filter}]" if item.filter else ""
+            if item.setup:
+                extra += f"  [other setup: {item.setup}]"
             scrubbed = f"  (scrubbed: {', '.join(item.scrubbed)})" if item.scrubbed else ""
             rows.append(
                 f"{item.index + 1:>4}  {'run':<5} {_clip(item.probe, 18):<18} "

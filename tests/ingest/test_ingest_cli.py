@@ -228,3 +228,35 @@ def test_output_over_the_cap_is_recorded_truncated(
     [cut] = run["payload"]["truncated"]
     assert (cut["stream"], cut["head_bytes"] + cut["tail_bytes"]) == ("stdout", 100)
     assert cut["total_bytes"] == len("".join(f"{n}\n" for n in range(1000)))
+
+
+def test_a_command_run_with_its_own_environment_is_kept_as_another_setup(
+    cli: CLI, tmp_path: Path
+) -> None:
+    """``NCCL_P2P_DISABLE=1 all_reduce_perf`` in a session is the variant of an A/B: read as
+    the system's state, its SHM transport and its environment would count as P2P switched off
+    by a leftover. It is recorded as another setup, read by no rule, and compares as a variant."""
+    from tests.triage.conftest import nccl_table
+
+    case = _new_case(cli)
+    session = tmp_path / "session.log"
+    session.write_text(
+        "$ ./build/all_reduce_perf -b 8 -e 1G -f 2 -g 8\n"
+        + nccl_table(6.0, "NVIDIA A40")
+        + "$ NCCL_P2P_DISABLE=1 ./build/all_reduce_perf -b 8 -e 1G -f 2 -g 8\n"
+        + nccl_table(18.0, "NVIDIA A40")
+    )
+    outcome = cli("ingest", case, str(session), "--format", "shell-log", "--yes")
+    assert outcome.code == 0, outcome.err
+    assert "[other setup: NCCL_P2P_DISABLE=1]" in outcome.out
+    events = _events(cli, case)
+    runs = [e for e in events if e["type"] == "probe.ran"]
+    assert [r["payload"]["conditions"].get("setup") for r in runs] == [None, "NCCL_P2P_DISABLE=1"]
+    read = {e["payload"].get("probe_run_seq") for e in events if e["type"] == "evidence.assessed"}
+    assert runs[0]["seq"] in read and runs[1]["seq"] not in read
+    ab = cli(
+        "experiment", case, "--change", "NCCL_P2P_DISABLE=1",
+        "--baseline", str(runs[0]["seq"]), "--variant", str(runs[1]["seq"]), "--json",
+    )  # fmt: skip
+    assert ab.code == 0, ab.err
+    assert json.loads(ab.out)["outcome"] == "faster"

@@ -63,6 +63,23 @@ def test_sudo_is_noted_and_left_out_of_the_argv() -> None:
     assert matched.sudo and matched.argv == ("nvidia-smi", "-q")
 
 
+@pytest.mark.parametrize(
+    ("line", "setup"),
+    [
+        ("NCCL_P2P_DISABLE=1 ./build/all_reduce_perf -b 8 -e 1G -g 8", "NCCL_P2P_DISABLE=1"),
+        ("env NCCL_ALGO=Ring NCCL_DEBUG=INFO all_reduce_perf -g 8", "NCCL_ALGO=Ring"),
+        ("CUDA_VISIBLE_DEVICES=0,1 all_reduce_perf -g 2", "CUDA_VISIBLE_DEVICES=0,1"),
+        ("NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT all_reduce_perf -g 8", None),
+        ("LC_ALL=C TERM=dumb nvidia-smi -q", None),
+        ("sudo -E nvidia-smi -q", None),
+    ],
+)
+def test_a_commands_own_environment_makes_it_another_setup(line: str, setup: str | None) -> None:
+    """An assignment made for one command alone is a deliberate change (an A/B's variant, a
+    subset of the GPUs); logging and locale settings change only what it prints."""
+    assert match_command(line, SHAPES).setup == setup
+
+
 def test_a_line_that_does_not_split_is_refused() -> None:
     with pytest.raises(CommandLineError):
         match_command("echo 'unclosed", SHAPES)

@@ -55,6 +55,37 @@ class Matched:
     #: the pipeline stages after the command (``grep -i pcie | head -80``), or None
     filter: str | None
     sudo: bool = False
+    #: ``NAME=VALUE`` words set for this command alone (before it, or through ``env``)
+    assignments: tuple[str, ...] = ()
+
+    @property
+    def setup(self) -> str | None:
+        """The other setup this command ran on, when its own assignments change what it
+        measures: see :func:`other_setup`."""
+        return other_setup(self.assignments)
+
+
+#: Assignments that change only what a command prints or how, never what it measures: logging,
+#: locale, terminal and pager settings. Any other assignment made for one command alone
+#: (``NCCL_P2P_DISABLE=1 all_reduce_perf …``, ``CUDA_VISIBLE_DEVICES=0,1 …``) is a deliberate
+#: change for that run: the variant of an A/B, not the state of the system under investigation.
+_COSMETIC = re.compile(
+    r"(NCCL_DEBUG(_SUBSYS|_FILE)?|LANG|LANGUAGE|LC_[A-Z]+|TERM|COLUMNS|LINES|TZ|PAGER|"
+    r"NO_COLOR|FORCE_COLOR|PYTHONUNBUFFERED|PYTHONIOENCODING)="
+)
+
+
+#: the longest setup label a run's conditions keep
+SETUP_LIMIT = 200
+
+
+def other_setup(assignments: Iterable[str]) -> str | None:
+    """``NAME=VALUE …`` of the assignments that make a run one of another setup, or None."""
+    changed = [word for word in assignments if not _COSMETIC.match(word)]
+    if not changed:
+        return None
+    label = "".join(ch if ch.isprintable() else "?" for ch in " ".join(changed))
+    return label if len(label) <= SETUP_LIMIT else label[: SETUP_LIMIT - 1] + "…"
 
 
 def _program(word: str) -> str:
@@ -190,7 +221,9 @@ def match_command(line: str, shapes: Sequence[ProbeShape]) -> Matched:
     filters = [shlex.join(stage) for stage in stages[1:]] + filters
     shown = (*assignments, *command)
     probe = _best(command, assignments, shapes) if command else None
-    return Matched(probe or COMMAND_PROBE, shown, host, " | ".join(filters) or None, sudo)
+    return Matched(
+        probe or COMMAND_PROBE, shown, host, " | ".join(filters) or None, sudo, tuple(assignments)
+    )
 
 
 def _best(command: list[str], assignments: list[str], shapes: Sequence[ProbeShape]) -> str | None:

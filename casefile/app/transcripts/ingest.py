@@ -140,6 +140,7 @@ def prepare(
             reconstructed=False,
             note=None,
             rules=rules[probe.name],
+            setup=item.setup,
         )
         payload = {**collected.run_payload, "transcript_artifact": digest, "transcript": ref}
         prepared.append((item, replace(collected, run_payload=payload), ref))

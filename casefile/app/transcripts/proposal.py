@@ -46,6 +46,8 @@ class ProposedRun:
     scrubbed: tuple[str, ...]
     #: (total bytes, head bytes, tail bytes) when the output was over the cap
     cut: tuple[int, int, int] | None = None
+    #: the other setup the command ran on (its own ``NAME=VALUE`` words): no rule reads it
+    setup: str | None = None
 
 
 @dataclass(frozen=True)
@@ -150,8 +152,9 @@ def _run(
     try:
         matched = match_command(line.text, shapes)
         probe, argv, host, filter_ = matched.probe, matched.argv, matched.host, matched.filter
+        setup = matched.setup
     except CommandLineError:
-        probe, argv, host, filter_ = COMMAND_PROBE, (line.text,), None, None
+        probe, argv, host, filter_, setup = COMMAND_PROBE, (line.text,), None, None, None
     kept, cut = _cap(raw)
     kinds = tuple(dict.fromkeys([*line.kinds, *out.kinds]))
     if cut is not None:
@@ -172,6 +175,7 @@ def _run(
         step.exit_status,
         kinds,
         cut,
+        setup,
     )
 
 

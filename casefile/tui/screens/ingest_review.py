@@ -38,12 +38,15 @@ def clip(text: str, width: int) -> str:
 
 
 def marks(item: Proposed) -> str:
-    """What the review should notice about an item: a filter left off, secrets scrubbed, a
-    failing exit status, output cut to the cap."""
+    """What the review should notice about an item: a filter left off, another setup (the
+    command's own environment: no rule reads it), secrets scrubbed, a failing exit status,
+    output cut to the cap."""
     found: list[str] = []
     if isinstance(item, ProposedRun):
         if item.filter:
             found.append(f"filter: {item.filter}")
+        if item.setup:
+            found.append(f"other setup: {item.setup}")
         if item.exit_status not in (None, 0):
             found.append(f"exit {item.exit_status}")
         if item.cut is not None:
