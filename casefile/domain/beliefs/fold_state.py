@@ -1,0 +1,235 @@
+"""The rest of a saved fold: questions, run and observation stubs, decisive ranking, warnings.
+
+Each is written as plain data (integer columns and digests into the binary section) and
+checked entry by entry when restored.
+
+Split from :mod:`~casefile.domain.beliefs.fold_codec` so that the container (header, digest,
+compression) and the evidence columns (:mod:`~casefile.domain.beliefs.fold_evidence`) are each
+read on their own; the layout of every entry is described in ``fold_codec``, whose
+:data:`~casefile.domain.beliefs.fold_codec.ENGINE_VERSION` versions it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from casefile.domain.beliefs.fold_columns import Binary as _Binary
+from casefile.domain.beliefs.fold_columns import Section as _Section
+from casefile.domain.beliefs.fold_columns import all_of as _all
+from casefile.domain.beliefs.fold_columns import check as _check
+from casefile.domain.beliefs.fold_columns import only as _only
+from casefile.domain.beliefs.fold_columns import picks as _picks
+from casefile.domain.beliefs.projection import Projection
+from casefile.domain.beliefs.question import HypothesisNode, QuestionState
+from casefile.domain.beliefs.warnings import CaseWarning, WarningTracker
+
+_NUMBER = (float, int)
+_NONE = type(None)
+
+
+def dump_decisive(p: Projection, binary: _Binary) -> list[Any]:
+    from casefile.domain.beliefs.scoring import decisive_ranking
+
+    position = {eid: k for k, eid in enumerate(p.evidence)}
+    ranked = decisive_ranking(p)
+    return [
+        binary.ints([position[state.id] for _, state in ranked], below=len(position)),
+        binary.floats([bits for bits, _ in ranked]),
+    ]
+
+
+def restore_decisive(p: Projection, saved: Any, section: _Section) -> None:
+    from casefile.domain.beliefs.scoring import keep_ranking
+
+    _check(saved.__class__ is list and len(saved) == 2, "decisive ranking")
+    positions = section.ints(saved[0], "decisive ranking")
+    bits = section.floats(saved[1], len(positions), "decisive bits")
+    states = list(p.evidence.values())
+    _check(all(0 <= k < len(states) for k in positions), "decisive ranking")
+    _check(len(set(positions)) == len(positions), "decisive ranking")
+    _check(_only(bits, float) and all(b >= 0.0 for b in bits), "decisive bits")
+    ranked = [(b, states[k]) for k, b in zip(positions, bits, strict=True)]
+    _check(all(state.active for _, state in ranked), "decisive ranking")
+    _check(len(ranked) == sum(1 for s in states if s.active), "decisive ranking")
+    keep_ranking(p, ranked)
+
+
+def dump_question(q: QuestionState) -> dict[str, Any]:
+    return {
+        "id": q.id,
+        "text": q.text,
+        "catch_all": q.catch_all_reserve,
+        "playbook": q.playbook,
+        "seq": q.proposed_seq,
+        "evidence": q.evidence_count,
+        "sums": q.node_sums,
+        "support": [[top, list(kinds.items())] for top, kinds in q.support.items()],
+        "nodes": [
+            [
+                n.id,
+                n.parent_id,
+                n.text,
+                n.prior,
+                n.meaning,
+                n.retired,
+                n.retired_reason,
+                n.proposed_seq,
+            ]
+            for n in q.nodes.values()
+        ],
+    }
+
+
+def dump_stubs(
+    records: dict[int, dict[str, Any]],
+    hashes: dict[int, str],
+    keys: tuple[str, ...],
+    varying: tuple[str, ...],
+    binary: _Binary,
+) -> dict[str, Any]:
+    """Stubs as a table of distinct shapes (the keys that repeat) plus per-record columns.
+
+    A key whose value is null is left out, as the catalogue leaves out absent fields. Shapes
+    are matched by comparing value tuples within a bucket of the same probe (a case runs a few
+    probes many times), which is cheaper than hashing nested values on a long case. Python
+    calls 1, 1.0 and true equal, so they would share a shape; validated payloads never mix
+    them in one field.
+    """
+    shape_keys = tuple(k for k in keys if k not in varying)
+    probe_at = shape_keys.index("probe")
+    seen: list[tuple[Any, ...]] = []
+    buckets: dict[Any, list[int]] = {}
+    shape_column: list[int] = []
+    last: tuple[Any, ...] | None = None
+    last_index = -1
+    for values in [tuple(map(record.get, shape_keys)) for record in records.values()]:
+        if values == last:  # runs of the same probe come in bursts
+            shape_column.append(last_index)
+            continue
+        probe = values[probe_at]
+        bucket = buckets.setdefault(probe if probe.__class__ is str else repr(probe), [])
+        for index in bucket:
+            if seen[index] == values:
+                break
+        else:
+            index = len(seen)
+            seen.append(values)
+            bucket.append(index)
+        shape_column.append(index)
+        last, last_index = values, index
+    shapes = [
+        {k: v for k, v in zip(shape_keys, values, strict=True) if v is not None} for values in seen
+    ]
+    out: dict[str, Any] = {
+        "seq": binary.ints(list(records)),
+        "hash": binary.digests([hashes.get(seq) for seq in records]),
+        "shape": binary.ints(shape_column, below=len(seen)),
+        "shapes": shapes,
+    }
+    for key in varying:
+        column = [record.get(key) for record in records.values()]
+        out[key] = binary.digests(column) if key.endswith("_artifact") else binary.values(column)
+    return out
+
+
+def restore_question(entry: dict[str, Any]) -> QuestionState:
+    qid = entry["id"]
+    _check(qid.__class__ is str and entry["text"].__class__ is str, "question id or text")
+    nodes = []
+    for hid, parent, text, prior, meaning, retired, reason, seq in entry["nodes"]:
+        _check(hid.__class__ is str and parent.__class__ in (str, _NONE), f"node of {qid!r}")
+        _check(text.__class__ is str and meaning.__class__ in (str, _NONE), f"node {hid!r}")
+        _check(prior.__class__ in _NUMBER and 0.0 < prior <= 1.0, f"prior of {hid!r}")
+        _check(retired.__class__ is bool and seq.__class__ is int, f"node {hid!r}")
+        _check(reason.__class__ in (str, _NONE), f"retirement of {hid!r}")
+        nodes.append(
+            HypothesisNode(
+                id=hid,
+                question_id=qid,
+                parent_id=parent,
+                text=text,
+                prior=prior,
+                meaning=meaning,
+                retired=retired,
+                retired_reason=reason,
+                proposed_seq=seq,
+            )
+        )
+    ids = {n.id for n in nodes}
+    support: dict[str, dict[str, int]] = {}
+    for top, kinds in entry["support"]:
+        _check(top in ids, f"support for {top!r}")
+        support[top] = {kind: count for kind, count in kinds}
+        _all(list(support[top]), (str,), "support kinds")
+        _all(list(support[top].values()), (int,), "support counts")
+    catch_all = entry["catch_all"]
+    _check(catch_all.__class__ in _NUMBER, "catch-all reserve")
+    evidence_count, proposed = entry["evidence"], entry["seq"]
+    _check(evidence_count.__class__ is int and proposed.__class__ is int, "question counts")
+    _check(entry["playbook"].__class__ in (str, _NONE), "playbook")
+    return QuestionState.restored(
+        id=qid,
+        text=entry["text"],
+        catch_all_reserve=catch_all,
+        playbook=entry["playbook"],
+        proposed_seq=proposed,
+        nodes=nodes,
+        sums=_all(entry["sums"], (int,), f"sums of {qid!r}"),
+        evidence_count=evidence_count,
+        support=support,
+    )
+
+
+def restore_stubs(
+    columns: dict[str, Any], varying: tuple[str, ...], section: _Section
+) -> tuple[dict[int, dict[str, Any]], dict[int, str]]:
+    seqs = section.ints(columns["seq"], "stub seqs")
+    shapes = _all(columns["shapes"], (dict,), "stub shapes")
+    for shape in shapes:  # what graph building and views read
+        _check(shape.get("probe").__class__ is str, "stub probe")
+        _check(shape.get("conditions", {}).__class__ is dict, "stub conditions")
+        if "probe_run_seq" in varying:
+            problems = shape.get("problems", [])
+            _check(problems.__class__ is list and _only(problems, str), "stub problems")
+            _check(shape.get("parsed", True).__class__ is bool, "stub parsed")
+        else:
+            _check(shape.get("host").__class__ is str, "stub host")
+    shape_of = _picks(section.ints(columns["shape"], "stub shapes"), shapes, "stub shapes")
+    _check(len(shape_of) == len(seqs), "stub shapes")
+    hashes = section.digests(columns["hash"], len(seqs), "stub hashes")
+    records = {seq: dict(shape) for seq, shape in zip(seqs, shape_of, strict=True)}
+    _check(len(records) == len(seqs), "stub seqs given twice")
+    for key in varying:
+        column = (
+            section.digests(columns[key], len(seqs), key)
+            if key.endswith("_artifact")
+            else section.values(columns[key], len(seqs), key)
+        )
+        _check(_only(column, str, int, _NONE), key)
+        if key == "probe_run_seq":
+            _check(_only(column, int), key)  # every observation names its run
+        for seq, value in zip(seqs, column, strict=True):
+            if value is not None:
+                records[seq][key] = value
+    return records, {seq: h for seq, h in zip(seqs, hashes, strict=True) if h is not None}
+
+
+def restore_warnings(saved: dict[str, Any], p: Projection) -> WarningTracker:
+    active = []
+    for code, message, seq, question, subject in saved["active"]:
+        _check(code.__class__ is str and message.__class__ is str, "warning")
+        _check(seq.__class__ is int and question in (None, *p.questions), "warning")
+        _check(subject.__class__ in (str, _NONE), "warning subject")
+        active.append(CaseWarning(code, message, seq, question, subject))
+    leaders: dict[str, tuple[str, bool]] = {}
+    for qid, leader, unmeasured in saved["leaders"]:
+        _check(qid in p.questions and unmeasured.__class__ is bool, "leader state")
+        _check(leader.__class__ is str, "leader state")
+        leaders[qid] = (leader, unmeasured)
+    catch_all: dict[str, bool] = {}
+    for qid, rising in saved["catch_all"]:
+        _check(qid in p.questions and rising.__class__ is bool, "catch-all state")
+        catch_all[qid] = rising
+    tracker = WarningTracker.restored(active, leaders, catch_all)
+    _check(len(tracker.active) == len(active), "a warning given twice")
+    return tracker
