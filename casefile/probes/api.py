@@ -70,6 +70,10 @@ class Probe:
     extra: dict[str, str] = field(default_factory=dict)
     #: reads the whole run instead of ``parse`` when the recorder has one (see RunOutput)
     parse_run: Callable[[RunOutput], ParseResult] | None = None
+    #: probes whose output this one's parser reads in full from the same command (nccl-tests
+    #: reads the NCCL_DEBUG log nccl-debug reads, and its table besides): given a command line
+    #: both could have read, ``casefile ingest`` and ``record`` record it as this probe
+    covers: tuple[str, ...] = ()
 
     def with_facts(self, patterns: Sequence[FactPattern]) -> Probe:
         """This probe, also pulling ``patterns`` out of the output (stdout, then stderr).

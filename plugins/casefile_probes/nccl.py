@@ -457,4 +457,7 @@ PROBE = Probe(
     ),
     needs_load=False,
     extra={"argv_note": "usually set by the user: binary path, -g GPUs per process, mpirun"},
+    # its parser reads the NCCL_DEBUG=INFO log mixed into the table as nccl-debug reads it, so
+    # NCCL_DEBUG=INFO all_reduce_perf … is recorded as nccl-tests: the table is not lost
+    covers=("nccl-debug",),
 )

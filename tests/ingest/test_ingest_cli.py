@@ -243,7 +243,8 @@ def test_a_command_run_with_its_own_environment_is_kept_as_another_setup(
     session.write_text(
         "$ ./build/all_reduce_perf -b 8 -e 1G -f 2 -g 8\n"
         + nccl_table(6.0, "NVIDIA A40")
-        + "$ NCCL_P2P_DISABLE=1 ./build/all_reduce_perf -b 8 -e 1G -f 2 -g 8\n"
+        + "$ NCCL_P2P_DISABLE=1 NCCL_DEBUG=INFO ./build/all_reduce_perf -b 8 -e 1G -f 2 -g 8\n"
+        + "box1:4242:4250 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via SHM/direct/direct\n"
         + nccl_table(18.0, "NVIDIA A40")
     )
     outcome = cli("ingest", case, str(session), "--format", "shell-log", "--yes")
@@ -252,6 +253,10 @@ def test_a_command_run_with_its_own_environment_is_kept_as_another_setup(
     events = _events(cli, case)
     runs = [e for e in events if e["type"] == "probe.ran"]
     assert [r["payload"]["conditions"].get("setup") for r in runs] == [None, "NCCL_P2P_DISABLE=1"]
+    # with NCCL_DEBUG=INFO the run is still nccl-tests: its table and its log both read
+    assert [r["payload"]["probe"] for r in runs] == ["nccl-tests", "nccl-tests"]
+    variant = _observations(cli, case)[runs[1]["seq"]]["facts"]
+    assert {"nccl.busbw", "nccl.transport"} <= {f["name"] for f in variant}
     read = {e["payload"].get("probe_run_seq") for e in events if e["type"] == "evidence.assessed"}
     assert runs[0]["seq"] in read and runs[1]["seq"] not in read
     ab = cli(

@@ -43,7 +43,10 @@ def test_screen_text_applies_escapes_carriage_returns_and_backspaces() -> None:
             None,
         ),
         ("./all_gather_perf -b 8 -e 1G -g 8", "nccl-tests", None, None),
-        ("NCCL_DEBUG=INFO all_reduce_perf -b 8", "nccl-debug", None, None),
+        # nccl-tests reads the NCCL_DEBUG log as nccl-debug does, and the table besides
+        ("NCCL_DEBUG=INFO all_reduce_perf -b 8", "nccl-tests", None, None),
+        ("env NCCL_DEBUG=INFO all_reduce_perf -b 8 -e 8M -f 2 -g 1", "nccl-tests", None, None),
+        ("NCCL_DEBUG=INFO torchrun --nproc-per-node 8 train.py", "command", None, None),
         ("/usr/local/cuda/samples/bin/p2pBandwidthLatencyTest", "cuda-p2p-bandwidth", None, None),
         ("numactl -H", "numactl", None, None),
         ("lscpu | head -5", "lscpu", None, "head -5"),

@@ -43,6 +43,8 @@ class ProbeShape:
     program: str
     subcommand: str | None
     marks: frozenset[str]
+    #: the probes whose output this one reads in full (a command either fits is read as this)
+    covers: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -138,18 +140,19 @@ def _marks(words: Iterable[str]) -> set[str]:
     return marks
 
 
-def shapes_of(declared: Iterable[tuple[str, Sequence[str]]]) -> list[ProbeShape]:
-    """The shapes of probes given as (name, declared argv); probes without an argv are left out
-    (a sampler, the generic command probe)."""
+def shapes_of(declared: Iterable[tuple[str, Sequence[str], Iterable[str]]]) -> list[ProbeShape]:
+    """The shapes of probes given as (name, declared argv, the probes it covers); probes
+    without an argv are left out (a sampler, the generic command probe)."""
     shapes = []
-    for name, argv in declared:
+    for name, argv, covering in declared:
+        covers = frozenset(covering)
         words, assignments, _ = _strip_prefixes(list(argv))
         if not words or name == COMMAND_PROBE:
             continue
         rest = words[1:]
         sub = rest[0] if rest and not rest[0].startswith("-") else None
         marks = _marks([*assignments, *rest])
-        shapes.append(ProbeShape(name, _program(words[0]), sub, frozenset(marks)))
+        shapes.append(ProbeShape(name, _program(words[0]), sub, frozenset(marks), covers))
     return shapes
 
 
@@ -232,11 +235,16 @@ def _best(command: list[str], assignments: list[str], shapes: Sequence[ProbeShap
     sub = rest[0] if rest and not rest[0].startswith("-") else None
     marks = _marks([*assignments, *rest])
     best: tuple[int, int, str] | None = None
-    for shape in shapes:
-        if shape.program != program:
-            continue
-        if shape.subcommand != sub and (shape.subcommand is not None or _is_word(sub)):
-            continue
+    fitting = [
+        shape
+        for shape in shapes
+        if shape.program == program
+        and (shape.subcommand == sub or (shape.subcommand is None and not _is_word(sub)))
+    ]
+    covered = {probe for shape in fitting for probe in shape.covers}
+    for shape in fitting:
+        if shape.probe in covered:
+            continue  # another probe that fits reads all of its output, and more
         common = len(shape.marks & marks)
         score = (common, -len(shape.marks - marks), shape.probe)
         if best is None or score[:2] > best[:2]:

@@ -27,7 +27,9 @@ __all__ = ["IngestedRun", "Prepared", "already_ingested", "decide_ingest", "prep
 
 def shapes(registry: Registry) -> list[ProbeShape]:
     """The command shapes of the installed probes."""
-    return shapes_of((name, probe.argv) for name, probe in registry.all_probes().items())
+    return shapes_of(
+        (name, probe.argv, probe.covers) for name, probe in registry.all_probes().items()
+    )
 
 
 def already_ingested(events: Iterable[Event], digest: str) -> tuple[int, int] | None:
