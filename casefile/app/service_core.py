@@ -96,8 +96,10 @@ class ServiceCore:
         whose rule reads facts the probe says it cannot give (see ``ranking.feeds``): a probe
         is credited only with the rules its run can feed. Each experiment rule not yet read in
         the case is offered too, as ``A/B <id>`` at the experiment's own cost (a benchmark
-        rerun, or a reboot into firmware settings)."""
-        from casefile.domain.beliefs.ranking import EXPERIMENT_PREFIX, feeds
+        rerun, or a reboot into firmware settings), and each intake question not yet answered
+        as ``intake <id>``, at no cost: a person knows whether the slowdown followed an
+        upgrade sooner than a benchmark can show it."""
+        from casefile.domain.beliefs.ranking import EXPERIMENT_PREFIX, INTAKE_PREFIX, feeds
         from casefile.domain.beliefs.views import Candidate
 
         probes = self.registry.all_probes()
@@ -120,6 +122,10 @@ class ServiceCore:
                 rule = experiment.rule
                 if opened_from(projection, rule.question, playbook.ref) and rule.id not in read:
                     out.append(Candidate(EXPERIMENT_PREFIX + experiment.id, rule, experiment.cost))
+            for question in playbook.intake:
+                rule = question.rule
+                if opened_from(projection, rule.question, playbook.ref) and rule.id not in read:
+                    out.append(Candidate(INTAKE_PREFIX + question.id, rule, "instant"))
         return out
 
     def integrity_warnings(self, case_id: str) -> list[str]:

@@ -236,3 +236,20 @@ def test_a_bare_table_is_judged_against_the_path_the_case_describes(
     (busbw,) = [e for e in evidence(cli, "m1") if e["rule"]["id"] == "nccl-bus-bandwidth"]  # type: ignore[index]
     assert busbw["outcome"] == "below"
     assert busbw["statistic"] == pytest.approx(104.2 / 180.0, rel=1e-3)  # out-of-place
+
+
+def test_unanswered_questions_rank_among_the_next_steps_at_no_cost(cli: CLI, case: str) -> None:
+    """ "Did it start after an upgrade?" costs nothing to ask, and is offered before the A/B
+    on another version that would show the same; once answered it is no longer offered."""
+
+    def offered() -> dict[str, dict[str, object]]:
+        out = json.loads(cli("status", case, "--json").out)
+        return {step["probe"]: step for step in out["next_steps"]}
+
+    before = offered()
+    assert before["intake after-upgrade"]["cost"] == "instant"
+    assert before["intake after-upgrade"]["rule"] == "intake.after-upgrade"
+    assert cli("intake", case, "--answer", "after-upgrade=no").code == 0
+    after = offered()
+    assert "intake after-upgrade" not in after
+    assert any(name.startswith("intake ") for name in after)  # the others are still open

@@ -168,3 +168,30 @@ async def test_a_new_case_from_a_playbook_asks_its_intake_first(tmp_path: Path) 
             pilot, lambda: isinstance(app.screen, CaseScreen) and bool(app.screen.commands)
         )
         assert app.screen.commands[-1].startswith("casefile intake ")  # type: ignore[attr-defined]
+
+
+async def test_enter_on_an_unanswered_intake_question_in_next_steps_asks_it(
+    tmp_path: Path,
+) -> None:
+    """Asking costs nothing: an unanswered intake question ranks among the next steps
+    (``intake <id>``), and Enter on it opens the intake form, as on an ``A/B`` step the
+    experiment form."""
+    from casefile.tui.widgets.next_steps import NextSteps
+
+    path = tmp_path / "case.db"
+    make_case(path, tmp_path)
+    app = build_app(f"sqlite:///{path}", case=CASE, actor="alice")
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot, case_ready(app))
+        await pilot.press("4")
+        steps = app.screen.query_one(NextSteps)
+        await settle(pilot, lambda: any(s.probe.startswith("intake ") for s in steps.steps))
+        steps.cursor = next(i for i, s in enumerate(steps.steps) if s.probe.startswith("intake "))
+        steps.focus()
+        await pilot.press("enter")
+        await settle(
+            pilot,
+            lambda: (
+                isinstance(app.screen, FormDialog) and app.screen.form_title.startswith("Intake")
+            ),
+        )

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from casefile.domain.beliefs.ranking import EXPERIMENT_PREFIX as EXPERIMENT_PREFIX
+from casefile.domain.beliefs.ranking import INTAKE_PREFIX as INTAKE_PREFIX
 from casefile.domain.beliefs.ranking import NextStep, ProbeStep
 
 

@@ -27,6 +27,9 @@ COST_ORDER = {"instant": 0, "cheap": 1, "moderate": 2, "expensive": 3, "intrusiv
 COST_WEIGHT = {"instant": 1.0, "cheap": 0.95, "moderate": 0.85, "expensive": 0.7, "intrusive": 0.45}
 #: the name an experiment rule is offered under in next steps (``A/B p2p-disable``)
 EXPERIMENT_PREFIX = "A/B "
+#: the name an unanswered intake question is offered under (``intake after-upgrade``): asking
+#: costs nothing, so a question that tells as much as a benchmark comes before it
+INTAKE_PREFIX = "intake "
 
 
 def ordering(gain: float, cost: str, name: str) -> tuple[float, int, str]:

@@ -18,7 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Input, RichLog, Static, TabbedContent, TabPane
 
 from casefile.app.views.board import Frame
-from casefile.app.views.steps import EXPERIMENT_PREFIX
+from casefile.app.views.steps import EXPERIMENT_PREFIX, INTAKE_PREFIX
 from casefile.errors import CasefileError
 from casefile.text_safety import line
 from casefile.tui.messages import (
@@ -332,6 +332,8 @@ class CaseScreen(CaseWriting, ReplayControls):
             step = self.query_one(NextSteps).chosen()
             if step is not None and step.probe.startswith(EXPERIMENT_PREFIX):
                 self.action_experiment(step.probe[len(EXPERIMENT_PREFIX) :])
+            elif step is not None and step.probe.startswith(INTAKE_PREFIX):
+                self.action_intake()
             elif step is not None:
                 self.action_probe(step.probe, step.load)
         elif message.sender_id in ("timeline", "tree"):
