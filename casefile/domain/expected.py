@@ -6,14 +6,15 @@ so of path: an SXM part talks over NVLink, a PCIe part over PCIe), each with its
 rule reads the measured rate *per* the expected one. The GPU is named by the run itself
 (nccl-tests' "Using devices" lines, the P2P test's device list); where the paste does not say
 (a table cut to its one result row names neither its GPUs nor its hosts), the case does: its
-``--env gpus=…`` and its intake answers about nodes and NVLink (:class:`CaseContext`).
+``--env gpus=…`` and its intake answer about nodes; and whether NVLink SHARP can carry it,
+where the run does not show, from the case's NVLink answer (:class:`CaseContext`).
 
 In TOML::
 
     [[expected_rate]]
     gpu = 'H100.*(SXM|HBM3)'        # pattern over the GPU's name ("" fits any GPU: a fallback)
     nodes = "single"                # or "multi": runs spanning several hosts
-    nvlink = true                   # only with NVLink (false: only without; absent: either)
+    nvls = true                     # only where NVLink SHARP can run (false: only where not)
     path = "NVLink 4 through NVSwitch"
     busbw = 360.0                   # GB/s, all-reduce bus bandwidth at large messages
     p2p_bw = 370.0                  # GB/s, one direction between two GPUs (optional)
@@ -45,16 +46,17 @@ class ExpectedRate:
     source: str
     nodes: str = "single"
     p2p_bw: float | None = None
-    #: True: the row holds only with NVLink between the GPUs; False: only without; None: either
-    nvlink: bool | None = None
+    #: True: the row holds only where NVLink SHARP can run (NVSwitch GPUs, NVLS not switched
+    #: off); False: only where it cannot; None: either
+    nvls: bool | None = None
 
-    def fits(self, names: Sequence[str], nodes: str, nvlink: bool | None = None) -> bool:
+    def fits(self, names: Sequence[str], nodes: str, nvls: bool | None = None) -> bool:
         """Whether this row describes a run on GPUs ``names`` spanning ``nodes``; a row with
         an empty ``gpu`` pattern is the fallback for any GPU, named or not. A row that needs
-        NVLink (or its absence) fits only when the run or the case says which."""
+        NVLS (or its absence) fits only when the run or the case says which."""
         if self.nodes != nodes:
             return False
-        if self.nvlink is not None and nvlink is not self.nvlink:
+        if self.nvls is not None and nvls is not self.nvls:
             return False
         if not self.gpu:
             return True
@@ -103,17 +105,21 @@ def expected_facts(
             asked.append(context())
         return asked[0]
 
-    if not names:
+    if not names and not hosts:
+        # a paste that names neither (one result row): the case says which GPUs, how many nodes
         names = list(case().gpus)
-    if hosts:
+        nodes = case().nodes or "single"
+    elif hosts:
         nodes = "multi" if any(h > 1 for h in hosts) else "single"
     else:
-        nodes = case().nodes or "single"
-    nvlink = _nvlink(facts)
-    if nvlink is None and any(rate.nvlink is not None for rate in rates):
-        nvlink = case().nvlink
+        nodes = "single"  # GPUs named, no hosts: the P2P test and its kin run on one node
+    nvls = None
+    if any(rate.nvls is not None for rate in rates):
+        nvls = _nvls(facts)
+        if nvls is None:
+            nvls = case().nvlink
     for rate in rates:
-        if rate.fits(names, nodes, nvlink):
+        if rate.fits(names, nodes, nvls):
             out = [
                 Fact(BUSBW_EXPECTED, rate.busbw, "host", "GB/s"),
                 Fact(PATH_EXPECTED, rate.path, "host"),
@@ -124,14 +130,25 @@ def expected_facts(
     return []
 
 
-def _nvlink(facts: Sequence[Fact]) -> bool | None:
-    """Whether the run itself shows NVLink between its GPUs (a topology's NV# cell, NCCL's
-    NVLS transport); None when it does not say (P2P over NVLink and over PCIe log alike)."""
+def _nvls(facts: Sequence[Fact]) -> bool | None:
+    """Whether NVLink SHARP can carry this run, by its own facts: not where NCCL said NVLS is
+    unavailable or the algorithm was forced to one without it (``NCCL_ALGO=Ring`` measures the
+    network alone); yes where NVLS is among its transports or its topology shows NVLink; None
+    when the run does not say (then the case's NVLink answer decides)."""
+    if any(f.name == "nccl.nvls" and f.value is False for f in facts):
+        return False
+    algorithms = [str(f.value) for f in facts if f.name == "nccl.env.NCCL_ALGO"]
+    if algorithms and not any("nvls" in value.lower() for value in algorithms):
+        return False
     for fact in facts:
+        if fact.name in ("nccl.transport", "nccl.transports") and "NVLS" in str(fact.value).split(
+            ","
+        ):
+            return True
+        if fact.name == "nccl.nvls" and fact.value is True:
+            return True
         if fact.name == "topo.link" and re.fullmatch(r"NV[0-9]+", str(fact.value)):
             return True
-        if fact.name == "nccl.transport" and str(fact.value).startswith("NVLS"):
-            return True  # NVLink SHARP runs only over NVSwitch
     return None
 
 
@@ -155,9 +172,9 @@ def rate_from_dict(data: Any, where: str) -> ExpectedRate:
     nodes = data.get("nodes", "single")
     if nodes not in ("single", "multi"):
         raise RuleError(f"{label}: 'nodes' must be single or multi")
-    nvlink = data.get("nvlink")
-    if nvlink is not None and not isinstance(nvlink, bool):
-        raise RuleError(f"{label}: 'nvlink' must be true or false")
+    nvls = data.get("nvls")
+    if nvls is not None and not isinstance(nvls, bool):
+        raise RuleError(f"{label}: 'nvls' must be true or false")
     return ExpectedRate(
         str(gpu),
         str(path),
@@ -165,5 +182,5 @@ def rate_from_dict(data: Any, where: str) -> ExpectedRate:
         str(source),
         str(nodes),
         float(p2p) if p2p is not None else None,
-        nvlink,
+        nvls,
     )

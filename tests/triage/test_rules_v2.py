@@ -94,6 +94,49 @@ def test_a_run_that_leaves_its_gpus_and_nodes_unsaid_takes_them_from_the_case(
     assert isinstance(result, Applied) and result.outcome == outcome
 
 
+NVSWITCH_NODES = CaseContext(gpus=("8 nodes x 8x H100",), nodes="multi", nvlink=True)
+
+
+@pytest.mark.parametrize(
+    ("context", "extra", "path"),
+    [
+        # NVLink bridges on PCIe parts are not NVSwitch: no NVLink SHARP across nodes
+        (CaseContext(("NVIDIA H100 NVL",), "multi", True), [], "one 400 Gb/s NIC per GPU"),
+        (CaseContext(("NVIDIA H100 PCIe",), "multi", True), [], "one 400 Gb/s NIC per GPU"),
+        # the run says NVLS is unavailable, or forces an algorithm without it: the NIC's rate
+        (NVSWITCH_NODES, [Fact("nccl.nvls", False, "gpu0")], "one 400 Gb/s NIC per GPU"),
+        (NVSWITCH_NODES, [Fact("nccl.env.NCCL_ALGO", "Ring")], "one 400 Gb/s NIC per GPU"),
+        # NVLS among several transports shows it ran, whatever the case answered
+        (
+            CaseContext(("H100",), "multi"),
+            [Fact("nccl.transports", "NET/IB,NVLS")],
+            "NVLink SHARP inside each node",
+        ),
+        (CaseContext(("NVIDIA B300",), "multi"), [], "one 400 Gb/s NIC per GPU"),
+    ],
+)
+def test_the_nvlstree_rate_needs_nvlink_sharp_to_be_possible(
+    context: CaseContext, extra: list[Fact], path: str
+) -> None:
+    facts = [*nccl.parse_nccl(ONE_ROW).facts, *extra]
+    expected = PLAYBOOK_V2.context_facts(facts, lambda: context)
+    assert str(next(f.value for f in expected if f.name == "path.expected")).startswith(path)
+
+
+def test_a_p2p_test_in_a_multi_node_case_is_still_judged_as_one_node() -> None:
+    """The P2P test names its GPUs and never spans nodes: the case's "multi" must not move it
+    to a multi-node row, which has no P2P rate (its verdict was lost)."""
+    facts = [
+        Fact("name", "NVIDIA A100-SXM4-80GB", "gpu0"),
+        Fact("p2p.unidir_bw.enabled.max", 80.0, "host", "GB/s"),
+    ]
+    case = CaseContext(gpus=("2 nodes x 8x A100",), nodes="multi", nvlink=True)
+    expected = PLAYBOOK_V2.context_facts(facts, lambda: case)
+    assert next(f.value for f in expected if f.name == "p2p.bw.expected") == 270.0
+    verdict = evaluate(rule("p2p-bandwidth-expected"), [*facts, *expected], "any")
+    assert isinstance(verdict, Applied) and verdict.outcome == "far-below"
+
+
 def test_the_runs_own_gpus_and_hosts_win_over_the_case() -> None:
     facts = nccl.parse_nccl(nccl_table(19.0, "NVIDIA A40")).facts
     asked: list[bool] = []
