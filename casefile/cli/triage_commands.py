@@ -303,7 +303,7 @@ def _reported(args: argparse.Namespace) -> int:
 
 def _run_both(service: Any, cid: str, args: argparse.Namespace, argv: list[str]) -> tuple[int, int]:
     """Run the command as given, then under the change's environment; (baseline, variant)."""
-    from casefile.app.probing import Local, ProbeRequest
+    from casefile.app.probing import MAX_SETUP, Local, ProbeRequest
 
     tokens = args.change.split()
     if not tokens or not all(_ASSIGNMENT.fullmatch(t) for t in tokens):
@@ -315,6 +315,12 @@ def _run_both(service: Any, cid: str, args: argparse.Namespace, argv: list[str])
     command = tuple(argv) or tuple(probe.argv)
     if not command:
         raise CasefileError(f"probe {args.run} has no default command: give one after --")
+    # the variant's setup label, settled before the baseline runs: whatever the change says, the
+    # label it gets is one line the run's conditions keep (a refusal after the baseline ran
+    # would leave half an experiment recorded)
+    setup = "".join(ch if ch.isprintable() else "?" for ch in " ".join(tokens))
+    if len(setup) > MAX_SETUP:
+        setup = setup[: MAX_SETUP - 1] + "…"
     seqs = []
     for label, run_argv in (("baseline", command), ("variant", ("env", *tokens, *command))):
         request = ProbeRequest(
@@ -326,7 +332,7 @@ def _run_both(service: Any, cid: str, args: argparse.Namespace, argv: list[str])
             note=f"experiment {label}: {args.change}",
             # the variant runs under the change: the rules must not read it as the case's state
             # (NCCL_P2P_DISABLE=1 would otherwise read as P2P switched off by a leftover)
-            setup=args.change if label == "variant" else None,
+            setup=setup if label == "variant" else None,
         )
         records = list(service.run_probe(cid, request, who(args)))
         record = records[0]

@@ -294,6 +294,24 @@ def test_a_setup_label_it_cannot_keep_is_refused_with_nothing_recorded(
     assert len(log(cli, case)) == before
 
 
+@pytest.mark.parametrize("change", ["NCCL_X=" + "x" * 220, "A=1\tB=\x1b[2J"])
+def test_run_both_keeps_any_change_it_runs_as_the_variants_setup(
+    cli: CLI, case: str, tmp_path: Path, change: str
+) -> None:
+    """The variant's setup label is settled before the baseline runs: a long change, or one
+    with a control character, ran and was refused after the baseline had been recorded."""
+    table = tmp_path / "t.txt"
+    table.write_text(nccl_table(6.0, "NVIDIA A40"))
+    result = cli(
+        "experiment", case, "--change", change, "--run", "nccl-tests", "--", "cat", str(table)
+    )
+    runs = [e for e in log(cli, case) if e["type"] == "probe.ran"]
+    assert len(runs) == 2, result.err
+    label = runs[1]["payload"]["conditions"]["setup"]  # type: ignore[index]
+    assert len(label) <= 200 and label.isprintable()
+    assert result.code == 0 or "--setup" not in result.err
+
+
 def test_run_both_refuses_a_change_it_cannot_apply(cli: CLI, case: str) -> None:
     before = len(log(cli, case))
     result = cli("experiment", case, "--change", "iommu=pt in GRUB", "--run", "nccl-tests")
