@@ -213,6 +213,25 @@ def test_secrets_are_scrubbed_before_sealing(cli: CLI, tmp_path: Path) -> None:
             assert secret not in content
 
 
+def test_a_quoted_secret_never_reaches_the_runs_setup(cli: CLI, tmp_path: Path) -> None:
+    """The scrubber took only the first word of a quoted value, and the setup label copied the
+    rest into the run's conditions (and so the report): the whole value is one secret now, and
+    a credential is no change of setup."""
+    case = _new_case(cli)
+    (tmp_path / "shell.log").write_text(
+        "$ MY_API_KEY='zq-alpha zq-omega' PASSWORD=hunter2 CUDA_VISIBLE_DEVICES=0,1 "
+        "nvidia-smi --query-gpu=index,utilization.gpu --format=csv\n"
+        "index, utilization.gpu [%]\n0, 97 %\n1, 95 %\n"
+    )
+    outcome = cli("ingest", case, str(tmp_path / "shell.log"), "--yes")
+    assert outcome.code == 0, outcome.err
+    (run,) = _runs(cli, case)
+    assert run["payload"]["conditions"]["setup"] == "CUDA_VISIBLE_DEVICES=0,1"
+    dump = json.dumps(_events(cli, case)) + outcome.out
+    for secret in ("zq-alpha", "zq-omega", "hunter2"):
+        assert secret not in dump
+
+
 def test_output_over_the_cap_is_recorded_truncated(
     cli: CLI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -75,6 +75,11 @@ def test_sudo_is_noted_and_left_out_of_the_argv() -> None:
         ("NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT all_reduce_perf -g 8", None),
         ("LC_ALL=C TERM=dumb nvidia-smi -q", None),
         ("sudo -E nvidia-smi -q", None),
+        # a credential is not a change of setup (and its value never reaches the label)
+        (
+            "HF_TOKEN=[scrubbed] CUDA_VISIBLE_DEVICES=0,1 python bench.py",
+            "CUDA_VISIBLE_DEVICES=0,1",
+        ),
     ],
 )
 def test_a_commands_own_environment_makes_it_another_setup(line: str, setup: str | None) -> None:
@@ -92,6 +97,9 @@ def test_a_line_that_does_not_split_is_refused() -> None:
     ("text", "kind", "secret"),
     [
         ("export HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyz", "environment secret", "hf_abc"),
+        # a quoted value is one secret, spaces and all; a name that is the word alone counts
+        ("MY_API_KEY='abc def' ./bench", "environment secret", "def"),
+        ("PASSWORD=hunter2 ./bench", "environment secret", "hunter2"),
         ("curl -H 'Authorization: Bearer abc.def.ghi'", "Authorization header", "abc.def"),
         ("git clone https://me:pa55word@git.example.invalid/x", "password in URL", "pa55word"),
         ("token ghp_0123456789abcdefghijABCDEFGHIJ", "token", "ghp_0123"),

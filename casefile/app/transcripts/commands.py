@@ -17,6 +17,8 @@ import shlex
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from casefile.app.transcripts.secrets import is_secret_name
+
 __all__ = ["COMMAND_PROBE", "Matched", "ProbeShape", "match_command", "shapes_of"]
 
 COMMAND_PROBE = "command"
@@ -83,7 +85,12 @@ SETUP_LIMIT = 200
 
 def other_setup(assignments: Iterable[str]) -> str | None:
     """``NAME=VALUE …`` of the assignments that make a run one of another setup, or None."""
-    changed = [word for word in assignments if not _COSMETIC.match(word)]
+    # a credential changes who may run, not what is measured (and its value is scrubbed)
+    changed = [
+        word
+        for word in assignments
+        if not _COSMETIC.match(word) and not is_secret_name(word.partition("=")[0])
+    ]
     if not changed:
         return None
     label = "".join(ch if ch.isprintable() else "?" for ch in " ".join(changed))

@@ -15,8 +15,17 @@ MASK = "[scrubbed]"
 
 #: names that hold a secret in an environment assignment (``GITHUB_TOKEN=…``, ``export X=…``)
 _SECRET_NAME = (
-    r"[A-Za-z_][A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|PASS|API_?KEY|KEY|AUTH|CREDENTIALS?)"
+    # the name may be the word alone (PASSWORD=…, TOKEN=…) or end in it (DB_PASSWORD=…)
+    r"[A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|PASS|API_?KEY|KEY|AUTH|CREDENTIALS?)"
 )
+
+_SECRET_NAME_ALONE = re.compile(rf"(?i){_SECRET_NAME}")
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether an environment variable's name says it holds a secret (``HF_TOKEN``)."""
+    return _SECRET_NAME_ALONE.fullmatch(name) is not None
+
 
 #: (kind, pattern, group holding the secret)
 _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -28,7 +37,8 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "environment secret",
-        re.compile(rf"(?i)(\b{_SECRET_NAME}\s*=\s*['\"]?)([^\s'\"]+)"),
+        # a quoted value is one secret, spaces and all (``KEY='abc def'``)
+        re.compile(rf"(?i)(\b{_SECRET_NAME}\s*=\s*)('[^'\n]*'|\"[^\"\n]*\"|[^\s'\"]+)"),
     ),
     (
         "password in URL",
@@ -96,7 +106,9 @@ def scrub(text: str, *, program_line: bool = False, keep_length: bool = False) -
                 return match.group(0)
             if kind not in kinds:
                 kinds.append(kind)
-            values.append(match.group(2))
+            secret = match.group(2)
+            quoted = len(secret) >= 2 and secret[0] == secret[-1] and secret[0] in "'\""
+            values.append(secret[1:-1] if quoted else secret)
             if keep_length:
                 return match.group(1) + "*" * len(match.group(2))
             return match.group(1) + MASK
