@@ -122,14 +122,15 @@ class ProbeRequest:
 MAX_SETUP = 200
 
 
-def check_setup(setup: str) -> None:
-    """Refuse a setup label the run's conditions could not hold, before anything runs."""
+def check_setup(setup: str, what: str = "--setup") -> None:
+    """Refuse a setup label the run's conditions could not hold, before anything runs; the
+    message names the label as the front end calls it (``what``)."""
     if not setup.strip():
-        raise RunnerError("--setup needs a few words naming the other setup (e.g. 'NCCL 2.22')")
+        raise RunnerError(f"{what} needs a few words naming the other setup (e.g. 'NCCL 2.22')")
     if len(setup) > MAX_SETUP:
-        raise RunnerError(f"--setup is {len(setup)} characters: name the setup in {MAX_SETUP}")
+        raise RunnerError(f"{what} is {len(setup)} characters: name the setup in {MAX_SETUP}")
     if not setup.isprintable():
-        raise RunnerError("--setup is one line of printable text")
+        raise RunnerError(f"{what} is one line of printable text")
 
 
 def default_where(probe: Probe, argv: tuple[str, ...]) -> Where:

@@ -18,6 +18,7 @@ from casefile.app.probing import (
     ProbeRequest,
     Sample,
     Ssh,
+    check_setup,
     default_where,
 )
 from casefile.errors import RunnerError
@@ -119,10 +120,12 @@ def build_probe(
         words += ["--", *argv]
     if window_text:
         words += ["--window", f"{window:g}"]
-    try:
-        request = ProbeRequest(name, where, argv=argv, load=load, note=note, setup=setup)
-    except RunnerError as error:
-        raise ValueError(str(error)) from None
+    if setup is not None:
+        try:
+            check_setup(setup, "the other setup")
+        except RunnerError as error:
+            raise ValueError(str(error)) from None
+    request = ProbeRequest(name, where, argv=argv, load=load, note=note, setup=setup)
     return ProbeOutcome(request, shlex.join(words), window_s=window)
 
 

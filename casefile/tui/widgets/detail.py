@@ -120,10 +120,9 @@ def event_renderable(detail: EventDetail) -> RenderableType:
         if run.conditions.get("setup"):
             setup = str(run.conditions["setup"])
             rows.append(("other setup", line(f"{setup} (kept to compare; no rule read it)")))
-        if run.conditions:
-            rows.append(
-                ("conditions", line(", ".join(f"{k}={v}" for k, v in run.conditions.items())))
-            )
+        others = {k: v for k, v in run.conditions.items() if k != "setup"}  # its own row
+        if others:
+            rows.append(("conditions", line(", ".join(f"{k}={v}" for k, v in others.items()))))
         if run.exit_status is not None:
             rows.append(("exit", str(run.exit_status)))
         if run.error:
