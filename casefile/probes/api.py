@@ -75,6 +75,13 @@ class Probe:
     #: both could have read, ``casefile ingest`` and ``record`` record it as this probe
     covers: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        # a plugin's mistake here would otherwise turn every match into a plain command run
+        if not isinstance(self.covers, tuple) or not all(isinstance(c, str) for c in self.covers):
+            raise TypeError(f"probe {self.name}: covers must be a tuple of probe names")
+        if self.name in self.covers:
+            raise ValueError(f"probe {self.name}: a probe cannot cover itself")
+
     def with_facts(self, patterns: Sequence[FactPattern]) -> Probe:
         """This probe, also pulling ``patterns`` out of the output (stdout, then stderr).
 

@@ -43,6 +43,7 @@ def test_screen_text_applies_escapes_carriage_returns_and_backspaces() -> None:
             None,
         ),
         ("./all_gather_perf -b 8 -e 1G -g 8", "nccl-tests", None, None),
+        ("env -u NCCL_P2P_LEVEL ./all_reduce_perf -b 8", "nccl-tests", None, None),
         # nccl-tests reads the NCCL_DEBUG log as nccl-debug does, and the table besides
         ("NCCL_DEBUG=INFO all_reduce_perf -b 8", "nccl-tests", None, None),
         ("env NCCL_DEBUG=INFO all_reduce_perf -b 8 -e 8M -f 2 -g 1", "nccl-tests", None, None),
@@ -61,6 +62,14 @@ def test_commands_match_the_probes_they_ran(
     assert (matched.probe, matched.host, matched.filter) == (probe, host, filter_)
 
 
+def test_env_unset_is_kept_in_the_argv_and_the_setup() -> None:
+    matched = match_command("env -u NCCL_P2P_LEVEL NCCL_ALGO=Ring ./all_reduce_perf -g 8", SHAPES)
+    assert matched.argv == (
+        "env", "-u", "NCCL_P2P_LEVEL", "NCCL_ALGO=Ring", "./all_reduce_perf", "-g", "8",
+    )  # fmt: skip
+    assert matched.setup == "NCCL_P2P_LEVEL=(unset) NCCL_ALGO=Ring"
+
+
 def test_sudo_is_noted_and_left_out_of_the_argv() -> None:
     matched = match_command("sudo -E nvidia-smi -q", SHAPES)
     assert matched.sudo and matched.argv == ("nvidia-smi", "-q")
@@ -72,6 +81,7 @@ def test_sudo_is_noted_and_left_out_of_the_argv() -> None:
         ("NCCL_P2P_DISABLE=1 ./build/all_reduce_perf -b 8 -e 1G -g 8", "NCCL_P2P_DISABLE=1"),
         ("env NCCL_ALGO=Ring NCCL_DEBUG=INFO all_reduce_perf -g 8", "NCCL_ALGO=Ring"),
         ("CUDA_VISIBLE_DEVICES=0,1 all_reduce_perf -g 2", "CUDA_VISIBLE_DEVICES=0,1"),
+        ("env -u NCCL_P2P_LEVEL all_reduce_perf -g 8", "NCCL_P2P_LEVEL=(unset)"),
         ("NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT all_reduce_perf -g 8", None),
         ("LC_ALL=C TERM=dumb nvidia-smi -q", None),
         ("sudo -E nvidia-smi -q", None),
@@ -156,3 +166,25 @@ def test_a_chat_line_with_the_output_flattened_after_the_command() -> None:
     assert command.output == b"PCIe Generation Link Width\n"
     matched = match_command(command.line, SHAPES)
     assert (matched.probe, matched.host) == ("nvidia-smi-q", "10.1.230.175")
+
+
+def test_probes_that_cover_each_other_are_told_apart_by_their_marks() -> None:
+    from casefile.app.transcripts.commands import shapes_of
+
+    mutual = shapes_of(
+        [
+            ("tool-a", ("tool", "--alpha"), ("tool-b",)),
+            ("tool-b", ("tool", "--beta"), ("tool-a",)),
+        ]
+    )
+    assert match_command("tool --beta", mutual).probe == "tool-b"
+    assert match_command("tool --alpha", mutual).probe == "tool-a"
+
+
+@pytest.mark.parametrize("covers", [("nccl-tests", 3), "nccl-debug", ("same",)])
+def test_a_probe_that_declares_covers_wrongly_is_refused_at_once(covers: object) -> None:
+    from casefile.domain.facts import ParseResult
+    from casefile.probes.api import Probe
+
+    with pytest.raises((TypeError, ValueError)):
+        Probe("same", "x", lambda _text: ParseResult(), covers=covers)  # type: ignore[arg-type]

@@ -79,6 +79,8 @@ _COSMETIC = re.compile(
 )
 
 
+#: how a variable ``env -u`` removed stands among the assignments (and in a setup label)
+UNSET = "=(unset)"
 #: the longest setup label a run's conditions keep
 SETUP_LIMIT = 200
 
@@ -116,6 +118,13 @@ def _strip_prefixes(words: list[str]) -> tuple[list[str], list[str], bool]:
                 word = words.pop(0)
                 if _ASSIGNMENT.match(word):
                     assignments.append(word)
+                elif word in ("-u", "--unset") and words:
+                    # unsetting a variable changes the setup as setting one does
+                    assignments.append(f"{words.pop(0)}{UNSET}")
+                elif word.startswith("--unset="):
+                    assignments.append(f"{word.partition('=')[2]}{UNSET}")
+                elif word in ("-C", "--chdir", "-S", "--split-string") and words:
+                    words.pop(0)  # the option's value, not the command
         elif head in _WRAPPERS:
             sudo = sudo or head in ("sudo", "doas")
             valued = _SUDO_VALUED if head in ("sudo", "doas") else frozenset()
@@ -229,7 +238,10 @@ def match_command(line: str, shapes: Sequence[ProbeShape]) -> Matched:
         return Matched(COMMAND_PROBE, tuple(words), host, None)
     command, assignments, sudo = _strip_prefixes(list(stages[0]))
     filters = [shlex.join(stage) for stage in stages[1:]] + filters
-    shown = (*assignments, *command)
+    unset = [a.partition("=")[0] for a in assignments if a.endswith(UNSET)]
+    kept = [a for a in assignments if not a.endswith(UNSET)]
+    # as a shell takes it back: ``env -u NAME`` for what was unset, then the assignments
+    shown = (*(("env", *(w for n in unset for w in ("-u", n))) if unset else ()), *kept, *command)
     probe = _best(command, assignments, shapes) if command else None
     return Matched(
         probe or COMMAND_PROBE, shown, host, " | ".join(filters) or None, sudo, tuple(assignments)
@@ -249,6 +261,8 @@ def _best(command: list[str], assignments: list[str], shapes: Sequence[ProbeShap
         and (shape.subcommand == sub or (shape.subcommand is None and not _is_word(sub)))
     ]
     covered = {probe for shape in fitting for probe in shape.covers}
+    if all(shape.probe in covered for shape in fitting):
+        covered = set()  # probes that cover each other: the marks decide, as without covers
     for shape in fitting:
         if shape.probe in covered:
             continue  # another probe that fits reads all of its output, and more
