@@ -36,6 +36,13 @@ DOMAINS = (
     "com|net|org|edu|gov|io|dev|ai|cloud|example|invalid|test|localhost|local|localdomain|lan|"
     "internal|intranet|corp|home|private|priv|site|cluster|svc"
 )
+#: Host fields that name no machine: loopback, and the placeholders casefile itself writes
+#: (a paste without ``--host`` is from host "unknown"; learnt as a host, every "unknown" in the
+#: report, ``load=unknown`` too, became a pseudonym).
+NOT_HOSTS = frozenset({"localhost", "local", "pasted", "unknown", "127.0.0.1", "::1"})
+#: A fact as casefile writes it in a digest (``nccl.test[host]=…``): its name is not a host,
+#: even where its last part is a domain suffix (``.test``).
+_FACT = re.compile(r"(?<![\w.-])([a-z][a-z0-9_]*(?:\.[A-Za-z0-9_*]+)+)\[[^\]\s]*\]=")
 #: ssh options that take a value (the target is the first word that is neither).
 SSH_VALUE_OPTIONS = frozenset("BbcDEeFIiJLlmOopQRSWw")
 
@@ -88,6 +95,8 @@ class Redactor:
         self.counts: dict[str, int] = {}
         self.hosts: dict[str, None] = {}
         self.users: dict[str, None] = {}
+        #: fact names seen in the case's digests, kept as they are wherever they occur
+        self.fact_names: set[str] = set()
         self._scan: re.Pattern[str] | None = None
 
     # --- learning ------------------------------------------------------------------------
@@ -98,7 +107,7 @@ class Redactor:
         user, host = split_target(text)
         if user:
             self.learn_user(user)
-        if host and host not in ("localhost", "local", "pasted", "127.0.0.1", "::1"):
+        if host and host not in NOT_HOSTS:
             self.hosts.setdefault(host, None)
 
     def learn_user(self, name: str | None) -> None:
@@ -106,6 +115,7 @@ class Redactor:
             self.users.setdefault(name, None)
 
     def learn_text(self, text: str) -> None:
+        self.fact_names.update(match.group(1) for match in _FACT.finditer(text))
         for match in _DB_URL.finditer(text):
             self.learn_user(match.group(2))
             self.learn_host(match.group(4))
@@ -207,7 +217,7 @@ class Redactor:
         if groups.get("ipv4") is not None or groups.get("ipdash") is not None:
             return self.mapping.get(text) or self.pseudonym("ip", text)
         if groups.get("fqdn") is not None:
-            return self._host(text)
+            return text if text in self.fact_names else self._host(text)
         return text
 
     def _host(self, host: str) -> str:

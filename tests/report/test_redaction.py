@@ -178,6 +178,25 @@ def test_redactor_on_its_own(text: str, expected: str) -> None:
     assert Redactor().redact(text) == expected
 
 
+def test_a_fact_named_like_a_domain_and_casefiles_own_placeholder_host_stay() -> None:
+    """Found by review: nccl.test (a fact) ends in a domain suffix and became a host, and the
+    host "unknown" of a paste without --host was learnt, so every "unknown" (load=unknown too)
+    became a pseudonym."""
+    redactor = Redactor()
+    redactor.learn_host("unknown")
+    texts = [
+        "facts: nccl.test[host]=all_reduce_perf, nccl.gpus[host]=8",
+        "rule nccl-bus-bandwidth read nccl.test and load=unknown on unknown",
+        "ssh gpu7.cluster nvidia-smi",
+    ]
+    for text in texts:
+        redactor.learn_text(text)
+    redactor.settle(texts)
+    assert redactor.redact(texts[0]) == texts[0]
+    assert redactor.redact(texts[1]) == texts[1]
+    assert redactor.redact(texts[2]) == "ssh host-1 nvidia-smi"
+
+
 def test_a_bad_pattern_is_refused() -> None:
     from casefile.report.redact import RedactionError
 
