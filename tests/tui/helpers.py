@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from textual.pilot import Pilot
+
+if TYPE_CHECKING:
+    from casefile.tui.dialogs.form import FormDialog
 
 #: Generous: the case thread folds in the background on a shared, noisy machine.
 SLACK_S = 15.0
@@ -42,3 +46,16 @@ def recorded(app: object) -> Callable[[], bool]:
         return isinstance(screen, CaseScreen) and bool(screen.commands)
 
     return done
+
+
+async def open_form(pilot: Pilot[None], key: str) -> FormDialog:  # type: ignore[type-arg]
+    """Wait for the case screen, press ``key`` and return the form it opens."""
+    from casefile.tui.dialogs.form import FormDialog
+
+    app = pilot.app
+    await settle(pilot, case_ready(app))
+    await pilot.press(key)
+    await settle(pilot, lambda: isinstance(app.screen, FormDialog))
+    dialog = app.screen
+    assert isinstance(dialog, FormDialog)
+    return dialog

@@ -10,7 +10,7 @@ import pytest
 from casefile.tui.dialogs.form import FormDialog
 from casefile.tui.screens.case import CaseScreen
 from tests.tui.conftest import build_app
-from tests.tui.helpers import case_ready, recorded, settle
+from tests.tui.helpers import case_ready, open_form, recorded, settle
 from tests.tui.test_actions import events_after, fill
 
 
@@ -116,11 +116,7 @@ async def test_a_sampler_probe_samples_here_with_the_window_given(
     service = CaseService(SqlEventStore(db_url), Registry.of(probes=probes, playbooks=[PLAYBOOK]))
     app = make_app(service, "glm5-pcie-pivot", database_label="sqlite:///tui.db", ssh_hosts=list)
     async with app.run_test(size=(160, 45)) as pilot:
-        await settle(pilot, case_ready(app))
-        await pilot.press("p")
-        await settle(pilot, lambda: isinstance(app.screen, FormDialog))
-        dialog = app.screen
-        assert isinstance(dialog, FormDialog)
+        dialog = await open_form(pilot, "p")
         fill(dialog, {"probe": "nvml-sampler", "load": "under-load", "window": "1.5"})
         assert dialog.problem is None, dialog.problem
         await pilot.press("ctrl+s")

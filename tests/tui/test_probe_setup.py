@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from casefile.tui.dialogs.form import FormDialog
 from tests.triage.conftest import nccl_table
-from tests.tui.helpers import case_ready, recorded, settle
+from tests.tui.helpers import open_form, recorded, settle
 from tests.tui.test_actions import events_after, fill
 
 
@@ -15,11 +15,7 @@ async def test_a_paste_from_another_setup_is_kept_and_read_by_no_rule(db_url: st
 
     app = build_app(db_url)
     async with app.run_test(size=(160, 45)) as pilot:
-        await settle(pilot, case_ready(app))
-        await pilot.press("p")
-        await settle(pilot, lambda: isinstance(app.screen, FormDialog))
-        dialog = app.screen
-        assert isinstance(dialog, FormDialog)
+        dialog = await open_form(pilot, "p")
         fill(
             dialog,
             {
@@ -44,11 +40,7 @@ async def test_a_setup_label_with_a_control_character_is_an_inline_message(db_ur
 
     app = build_app(db_url)
     async with app.run_test(size=(160, 45)) as pilot:
-        await settle(pilot, case_ready(app))
-        await pilot.press("p")
-        await settle(pilot, lambda: isinstance(app.screen, FormDialog))
-        dialog = app.screen
-        assert isinstance(dialog, FormDialog)
+        dialog = await open_form(pilot, "p")
         fill(dialog, {"probe": "nccl-tests", "paste": "x\n", "setup": "NCCL\x1b[2J 2.22"})
         await pilot.press("ctrl+s")
         await pilot.pause()

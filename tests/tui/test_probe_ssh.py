@@ -14,12 +14,11 @@ import pytest
 from casefile.app.service import CaseService
 from casefile.store.sql import SqlEventStore
 from casefile.tui import make_app
-from casefile.tui.dialogs.form import FormDialog
 from casefile.tui.dialogs.probe import SshOptions
 from tests.cli.conftest import builtin_registry
 from tests.runners.conftest import sshd  # noqa: F401  (the session's loopback sshd)
 from tests.runners.sshd import SshdCluster
-from tests.tui.helpers import case_ready, recorded, settle
+from tests.tui.helpers import open_form, recorded, settle
 from tests.tui.test_actions import events_after, fill
 
 pytestmark = pytest.mark.ssh
@@ -85,11 +84,7 @@ async def test_an_ssh_fan_out_records_every_host_as_it_lands(
         service, "glm5-pcie-pivot", database_label="sqlite:///tui.db", ssh_hosts=list, ssh=ssh
     )
     async with app.run_test(size=(160, 45)) as pilot:
-        await settle(pilot, case_ready(app))
-        await pilot.press("p")
-        await settle(pilot, lambda: isinstance(app.screen, FormDialog))
-        dialog = app.screen
-        assert isinstance(dialog, FormDialog)
+        dialog = await open_form(pilot, "p")
         hosts = f"{sshd.alias(0)} refusing silent"
         fill(dialog, {"probe": "command", "argv": "echo hello", "hosts": hosts})
         assert dialog.problem is None, dialog.problem
@@ -108,11 +103,7 @@ async def test_output_that_does_not_parse_is_kept_raw_as_a_run(db_url: str) -> N
 
     app = build_app(db_url)
     async with app.run_test(size=(160, 45)) as pilot:
-        await settle(pilot, case_ready(app))
-        await pilot.press("p")
-        await settle(pilot, lambda: isinstance(app.screen, FormDialog))
-        dialog = app.screen
-        assert isinstance(dialog, FormDialog)
+        dialog = await open_form(pilot, "p")
         fill(dialog, {"probe": "nvidia-smi-topo", "paste": "this is not a topology matrix\n"})
         await pilot.press("ctrl+s")
         await settle(pilot, recorded(app))
