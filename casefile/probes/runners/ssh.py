@@ -277,7 +277,8 @@ class SshRunner:
         self, target: SshTarget, timeout: float, chain: tuple[PoolKey, ...] = ()
     ) -> paramiko.SSHClient:
         """Dial (directly, or through the target's ProxyJump hops), verify the host key and
-        authenticate, all within ``timeout`` seconds or so.
+        authenticate, within ``timeout`` seconds or so for each connection (a hop, then the
+        target through it).
 
         ``chain`` holds the pool keys of the connections waiting on this one (the hosts this is
         a jump host for), to refuse a ProxyJump loop instead of waiting on ourselves.
@@ -287,6 +288,8 @@ class SshRunner:
         sock: socket.socket | paramiko.Channel
         if target.proxy_jump:
             sock = self._through_jump(target, timeout, (*chain, target.key))
+            # the handshake through the hop has its own timeout, as a hop's connection has
+            deadline = time.monotonic() + timeout
         else:
             sock = _dial(target, timeout)
         name = target.known_hosts_name
@@ -415,11 +418,14 @@ class SshRunner:
             return self._connect(jump, max(timeout - (time.monotonic() - started), 0.1), chain)
 
         for attempt in range(2):
-            left = max(timeout - (time.monotonic() - started), 0.1)
             try:
                 client = self.pool.acquire(jump.key, dial_jump)
             except ConnectFailure as e:
                 raise ConnectFailure(f"jump host {last}: {e}", e.kind, e.timed_out) from e
+            # Each hop has the whole timeout, as OpenSSH's ConnectTimeout applies to each
+            # connection: what is left after waiting for a jump connection another target was
+            # dialling (the fan-out shares it) could be a tenth of a second on a loaded host.
+            left = timeout
             transport = client.get_transport()
             try:
                 if transport is None:
