@@ -153,35 +153,6 @@ def test_dead_pooled_connection_is_redialled(ssh_runner: SshRunner, sshd: SshdCl
     assert ssh_runner.pool.connect_count == 2
 
 
-def test_a_session_that_cannot_open_on_a_live_connection_keeps_the_connection(
-    ssh_runner: SshRunner, sshd: SshdCluster, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A session open that times out (a loaded host) fails that run alone: the connection is
-    alive and shared, and closing it to redial ended the other runs using it."""
-    import paramiko
-
-    target = sshd.target(2)
-    assert ssh_runner.run(target, ["true"]).ok
-    transport = ssh_runner.transport(target)
-    assert transport is not None and transport.is_active()
-    real = transport.open_session
-    calls: list[int] = []
-
-    def slow_once(*args: object, **kwargs: object) -> paramiko.Channel:
-        calls.append(1)
-        if len(calls) == 1:
-            raise paramiko.SSHException("Timeout opening channel.")
-        return real(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(transport, "open_session", slow_once)
-    failed = ssh_runner.run(target, ["true"])
-    assert not failed.ok and failed.timed_out and "Timeout opening channel" in str(failed.error)
-    assert transport.is_active() and ssh_runner.transport(target) is transport
-    again = ssh_runner.run(target, ["echo", "again"])
-    assert again.stdout == "again\n"
-    assert ssh_runner.pool.connect_count == 1
-
-
 def test_concurrent_first_use_shares_one_connection(
     ssh_runner: SshRunner, sshd: SshdCluster
 ) -> None:

@@ -259,12 +259,6 @@ class SshRunner:
                 channel = transport.open_session(timeout=connect_timeout)
                 break
             except (paramiko.SSHException, OSError, EOFError) as e:
-                if transport is not None and transport.is_active():
-                    # the connection is alive (a session open that timed out under load): it
-                    # stays pooled, since closing it would end the other runs sharing it
-                    timed_out = "timeout" in str(e).lower()
-                    why = f"cannot open a session on {resolved.address}: {e}"
-                    return failed(why, "timeout" if timed_out else "channel", timed_out)
                 # A pooled connection the server has dropped since; dial once more.
                 self.pool.discard(resolved.key, client)
                 if attempt:
@@ -438,14 +432,6 @@ class SshRunner:
                     f"jump host {last} could not connect to {where}: {e.text}", "jump"
                 ) from e
             except (paramiko.SSHException, OSError, EOFError) as e:
-                if transport is not None and transport.is_active():
-                    # the jump connection is alive and shared: a channel that could not open
-                    # in the time left (a slow handshake before it) fails this target alone
-                    raise ConnectFailure(
-                        f"cannot open a channel to {where} through jump host {last}: {e}",
-                        "jump",
-                        "timeout" in str(e).lower(),
-                    ) from e
                 self.pool.discard(jump.key, client)  # dropped since it was pooled: dial again
                 if attempt:
                     raise ConnectFailure(
