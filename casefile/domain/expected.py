@@ -105,14 +105,15 @@ def expected_facts(
             asked.append(context())
         return asked[0]
 
-    if not names and not hosts:
-        # a paste that names neither (one result row): the case says which GPUs, how many nodes
-        names = list(case().gpus)
-        nodes = case().nodes or "single"
-    elif hosts:
+    named = bool(names)
+    if not named:
+        names = list(case().gpus)  # the paste does not say which GPUs: the case does
+    if hosts:
         nodes = "multi" if any(h > 1 for h in hosts) else "single"
-    else:
+    elif named:
         nodes = "single"  # GPUs named, no hosts: the P2P test and its kin run on one node
+    else:
+        nodes = case().nodes or "single"  # neither named (one result row): the case says
     nvls = None
     if any(rate.nvls is not None for rate in rates):
         nvls = _nvls(facts)
@@ -138,7 +139,7 @@ def _nvls(facts: Sequence[Fact]) -> bool | None:
     if any(f.name == "nccl.nvls" and f.value is False for f in facts):
         return False
     algorithms = [str(f.value) for f in facts if f.name == "nccl.env.NCCL_ALGO"]
-    if algorithms and not any("nvls" in value.lower() for value in algorithms):
+    if algorithms and not any(_allows_nvls(value) for value in algorithms):
         return False
     for fact in facts:
         if fact.name in ("nccl.transport", "nccl.transports") and "NVLS" in str(fact.value).split(
@@ -150,6 +151,22 @@ def _nvls(facts: Sequence[Fact]) -> bool | None:
         if fact.name == "topo.link" and re.fullmatch(r"NV[0-9]+", str(fact.value)):
             return True
     return None
+
+
+def _allows_nvls(setting: str) -> bool:
+    """Whether an ``NCCL_ALGO`` value lets NVLS run: a list of algorithms allows what it names
+    (``NVLS``, ``NVLSTree``), a list after ``^`` allows all but those; per-collective settings
+    (``allreduce:tree;broadcast:ring``) are read for all-reduce when they name it."""
+    value = setting.strip()
+    if ":" in value:
+        parts = dict(part.split(":", 1) for part in value.split(";") if ":" in part)
+        value = next((v for k, v in parts.items() if k.strip().lower() == "allreduce"), "")
+        if not value:
+            return True  # all-reduce left at NCCL's choice
+    excluded = value.startswith("^")
+    names = {name.strip().lower() for name in value.lstrip("^").split(",") if name.strip()}
+    named = bool(names & {"nvls", "nvlstree"})
+    return not named if excluded else named
 
 
 def rate_from_dict(data: Any, where: str) -> ExpectedRate:

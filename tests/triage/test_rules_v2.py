@@ -106,6 +106,20 @@ NVSWITCH_NODES = CaseContext(gpus=("8 nodes x 8x H100",), nodes="multi", nvlink=
         # the run says NVLS is unavailable, or forces an algorithm without it: the NIC's rate
         (NVSWITCH_NODES, [Fact("nccl.nvls", False, "gpu0")], "one 400 Gb/s NIC per GPU"),
         (NVSWITCH_NODES, [Fact("nccl.env.NCCL_ALGO", "Ring")], "one 400 Gb/s NIC per GPU"),
+        # NCCL_ALGO=^LIST excludes what it lists
+        (NVSWITCH_NODES, [Fact("nccl.env.NCCL_ALGO", "^Ring")], "NVLink SHARP inside each node"),
+        (
+            NVSWITCH_NODES,
+            [Fact("nccl.env.NCCL_ALGO", "^NVLS,NVLSTree")],
+            "one 400 Gb/s NIC per GPU",
+        ),
+        (
+            NVSWITCH_NODES,
+            [Fact("nccl.env.NCCL_ALGO", "allreduce:ring;broadcast:tree")],
+            "one 400 Gb/s NIC per GPU",
+        ),
+        # hosts named, GPUs not (NCCL's init lines without the device list): the case's GPUs
+        (NVSWITCH_NODES, [Fact("nccl.nnodes", 8)], "NVLink SHARP inside each node"),
         # NVLS among several transports shows it ran, whatever the case answered
         (
             CaseContext(("H100",), "multi"),
