@@ -85,6 +85,8 @@ def test_sudo_is_noted_and_left_out_of_the_argv() -> None:
         ("NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT all_reduce_perf -g 8", None),
         ("LC_ALL=C TERM=dumb nvidia-smi -q", None),
         ("sudo -E nvidia-smi -q", None),
+        # an IB partition key is a setting, not a secret: it is a change of setup
+        ("NCCL_IB_PKEY=0x8001 all_reduce_perf -g 8", "NCCL_IB_PKEY=0x8001"),
         # a credential is not a change of setup (and its value never reaches the label)
         (
             "HF_TOKEN=[scrubbed] CUDA_VISIBLE_DEVICES=0,1 python bench.py",
@@ -110,6 +112,9 @@ def test_a_line_that_does_not_split_is_refused() -> None:
         # a quoted value is one secret, spaces and all; a name that is the word alone counts
         ("MY_API_KEY='abc def' ./bench", "environment secret", "def"),
         ("PASSWORD=hunter2 ./bench", "environment secret", "hunter2"),
+        # a quote that does not close on the line: the first line of a multi-line value
+        ("export DB_PASSWORD='hunter2-prod", "environment secret", "hunter2"),
+        ("PGPASSWORD=pw1234 psql -h db", "environment secret", "pw1234"),
         ("curl -H 'Authorization: Bearer abc.def.ghi'", "Authorization header", "abc.def"),
         ("git clone https://me:pa55word@git.example.invalid/x", "password in URL", "pa55word"),
         ("token ghp_0123456789abcdefghijABCDEFGHIJ", "token", "ghp_0123"),

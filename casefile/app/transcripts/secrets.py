@@ -15,8 +15,11 @@ MASK = "[scrubbed]"
 
 #: names that hold a secret in an environment assignment (``GITHUB_TOKEN=…``, ``export X=…``)
 _SECRET_NAME = (
-    # the name may be the word alone (PASSWORD=…, TOKEN=…) or end in it (DB_PASSWORD=…)
-    r"[A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|PASS|API_?KEY|KEY|AUTH|CREDENTIALS?)"
+    # the name may be the word alone (PASSWORD=…, TOKEN=…) or end in it (DB_PASSWORD=…,
+    # PGPASSWORD=…, SSHPASS=…); KEY only as its own word or after API/PRIVATE (SSH_KEY,
+    # APIKEY), so NCCL_IB_PKEY (a partition key) and MONKEY are not secrets, nor is *BYPASS
+    r"[A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|(?<!BY)PASS|API_?KEY|PRIVATE_?KEY|"
+    r"(?<![A-Za-z0-9])KEY|AUTH|CREDENTIALS?)"
 )
 
 _SECRET_NAME_ALONE = re.compile(rf"(?i){_SECRET_NAME}")
@@ -37,8 +40,9 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "environment secret",
-        # a quoted value is one secret, spaces and all (``KEY='abc def'``)
-        re.compile(rf"(?i)(\b{_SECRET_NAME}\s*=\s*)('[^'\n]*'|\"[^\"\n]*\"|[^\s'\"]+)"),
+        # a quoted value is one secret, spaces and all (``KEY='abc def'``), and so is one whose
+        # quote does not close on the line (the first line of a multi-line value)
+        re.compile(rf"(?i)(\b{_SECRET_NAME}\s*=\s*)('[^'\n]*'?|\"[^\"\n]*\"?|[^\s'\"]+)"),
     ),
     (
         "password in URL",
@@ -107,8 +111,9 @@ def scrub(text: str, *, program_line: bool = False, keep_length: bool = False) -
             if kind not in kinds:
                 kinds.append(kind)
             secret = match.group(2)
-            quoted = len(secret) >= 2 and secret[0] == secret[-1] and secret[0] in "'\""
-            values.append(secret[1:-1] if quoted else secret)
+            if secret[:1] in ("'", '"'):  # the value within its quotes (the closing one may lack)
+                secret = secret[1:-1] if len(secret) > 1 and secret[-1] == secret[0] else secret[1:]
+            values.append(secret)
             if keep_length:
                 return match.group(1) + "*" * len(match.group(2))
             return match.group(1) + MASK
