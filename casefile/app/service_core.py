@@ -124,8 +124,14 @@ class ServiceCore:
                     out.append(Candidate(EXPERIMENT_PREFIX + experiment.id, rule, experiment.cost))
             for question in playbook.intake:
                 rule = question.rule
-                if opened_from(projection, rule.question, playbook.ref) and rule.id not in read:
-                    out.append(Candidate(INTAKE_PREFIX + question.id, rule, "instant"))
+                if not opened_from(projection, rule.question, playbook.ref) or rule.id in read:
+                    continue
+                answering = {spec.fact for spec in question.facts}
+                if answering and any(
+                    other.id in read and answering & set(other.reads) for other in playbook.rules
+                ):
+                    continue  # a probe's rule counted the reading that answers it: not twice
+                out.append(Candidate(INTAKE_PREFIX + question.id, rule, "instant"))
         return out
 
     def integrity_warnings(self, case_id: str) -> list[str]:

@@ -253,3 +253,15 @@ def test_unanswered_questions_rank_among_the_next_steps_at_no_cost(cli: CLI, cas
     after = offered()
     assert "intake after-upgrade" not in after
     assert any(name.startswith("intake ") for name in after)  # the others are still open
+
+
+def test_a_question_a_probes_rule_already_answered_is_not_offered(
+    cli: CLI, case: str, tmp_path: Path
+) -> None:
+    """virt-detect's rule counted "kvm": offering the platform question would invite the same
+    reading counted twice."""
+    paste = tmp_path / "virt.txt"
+    paste.write_text("kvm\n")
+    assert cli("probe", case, "virt-detect", "--paste", str(paste)).code == 0
+    steps = {s["probe"] for s in json.loads(cli("status", case, "--json").out)["next_steps"]}
+    assert "intake platform" not in steps
