@@ -68,6 +68,8 @@ def test_env_unset_is_kept_in_the_argv_and_the_setup() -> None:
         "env", "-u", "NCCL_P2P_LEVEL", "NCCL_ALGO=Ring", "./all_reduce_perf", "-g", "8",
     )  # fmt: skip
     assert matched.setup == "NCCL_P2P_LEVEL=(unset) NCCL_ALGO=Ring"
+    cleared = match_command("env -i PATH=/usr/bin all_reduce_perf -g 8", SHAPES)
+    assert cleared.argv == ("env", "-i", "PATH=/usr/bin", "all_reduce_perf", "-g", "8")
 
 
 def test_sudo_is_noted_and_left_out_of_the_argv() -> None:
@@ -82,6 +84,9 @@ def test_sudo_is_noted_and_left_out_of_the_argv() -> None:
         ("env NCCL_ALGO=Ring NCCL_DEBUG=INFO all_reduce_perf -g 8", "NCCL_ALGO=Ring"),
         ("CUDA_VISIBLE_DEVICES=0,1 all_reduce_perf -g 2", "CUDA_VISIBLE_DEVICES=0,1"),
         ("env -u NCCL_P2P_LEVEL all_reduce_perf -g 8", "NCCL_P2P_LEVEL=(unset)"),
+        ("env -uNCCL_ALGO all_reduce_perf -g 8", "NCCL_ALGO=(unset)"),
+        ("env -i PATH=/usr/bin all_reduce_perf -g 8", "(environment)=(unset) PATH=/usr/bin"),
+        ("env -S 'NCCL_ALGO=Ring all_reduce_perf -b 8'", "NCCL_ALGO=Ring"),
         ("NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT all_reduce_perf -g 8", None),
         ("LC_ALL=C TERM=dumb nvidia-smi -q", None),
         ("sudo -E nvidia-smi -q", None),

@@ -81,6 +81,8 @@ _COSMETIC = re.compile(
 
 #: how a variable ``env -u`` removed stands among the assignments (and in a setup label)
 UNSET = "=(unset)"
+#: what ``env -i`` unsets, as it stands in a setup label
+EVERYTHING = "(environment)"
 #: the longest setup label a run's conditions keep
 SETUP_LIMIT = 200
 
@@ -123,7 +125,16 @@ def _strip_prefixes(words: list[str]) -> tuple[list[str], list[str], bool]:
                     assignments.append(f"{words.pop(0)}{UNSET}")
                 elif word.startswith("--unset="):
                     assignments.append(f"{word.partition('=')[2]}{UNSET}")
-                elif word in ("-C", "--chdir", "-S", "--split-string") and words:
+                elif word.startswith("-u") and len(word) > 2:
+                    assignments.append(f"{word[2:]}{UNSET}")  # -uNAME
+                elif word in ("-i", "--ignore-environment", "-"):
+                    assignments.append(f"{EVERYTHING}{UNSET}")  # everything unset
+                elif word in ("-S", "--split-string") and words:
+                    # the value is the rest of the command line, as one string
+                    words[:1] = _split(words[0])
+                elif word.startswith("--split-string="):
+                    words[:0] = _split(word.partition("=")[2])
+                elif word in ("-C", "--chdir") and words:
                     words.pop(0)  # the option's value, not the command
         elif head in _WRAPPERS:
             sudo = sudo or head in ("sudo", "doas")
@@ -240,8 +251,9 @@ def match_command(line: str, shapes: Sequence[ProbeShape]) -> Matched:
     filters = [shlex.join(stage) for stage in stages[1:]] + filters
     unset = [a.partition("=")[0] for a in assignments if a.endswith(UNSET)]
     kept = [a for a in assignments if not a.endswith(UNSET)]
-    # as a shell takes it back: ``env -u NAME`` for what was unset, then the assignments
-    shown = (*(("env", *(w for n in unset for w in ("-u", n))) if unset else ()), *kept, *command)
+    # as a shell takes it back: ``env -i`` / ``env -u NAME`` for what was unset, then the rest
+    options = [w for n in unset for w in (("-i",) if n == EVERYTHING else ("-u", n))]
+    shown = (*(("env", *options) if options else ()), *kept, *command)
     probe = _best(command, assignments, shapes) if command else None
     return Matched(
         probe or COMMAND_PROBE, shown, host, " | ".join(filters) or None, sudo, tuple(assignments)
