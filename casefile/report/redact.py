@@ -114,8 +114,12 @@ class Redactor:
         if name and name not in ROLES and not any(c.isspace() for c in name):
             self.users.setdefault(name, None)
 
+    def learn_facts(self, digest: str) -> None:
+        """The fact names of a facts digest (the report's ``facts`` fields, which casefile
+        writes itself): learnt only there, so a host written like one in a note is not kept."""
+        self.fact_names.update(match.group(1) for match in _FACT.finditer(digest))
+
     def learn_text(self, text: str) -> None:
-        self.fact_names.update(match.group(1) for match in _FACT.finditer(text))
         for match in _DB_URL.finditer(text):
             self.learn_user(match.group(2))
             self.learn_host(match.group(4))
@@ -311,8 +315,11 @@ def redact_report(report: Report, patterns: Sequence[str] = ()) -> tuple[Report,
     for key, value in report.summary.environment:
         if key.lower() in HOST_KEYS:
             redactor.learn_host(value)
-    texts = [text for _, text in strings(report)]
-    for text in texts:
+    fields = list(strings(report))
+    texts = [text for _, text in fields]
+    for name, text in fields:
+        if name == "facts":
+            redactor.learn_facts(text)
         redactor.learn_text(text)
     redactor.settle(texts)
     redacted = mapped(report, redactor.redact)

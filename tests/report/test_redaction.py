@@ -189,12 +189,24 @@ def test_a_fact_named_like_a_domain_and_casefiles_own_placeholder_host_stay() ->
         "rule nccl-bus-bandwidth read nccl.test and load=unknown on unknown",
         "ssh gpu7.cluster nvidia-smi",
     ]
+    redactor.learn_facts(texts[0])  # the report's facts digest
     for text in texts:
         redactor.learn_text(text)
     redactor.settle(texts)
     assert redactor.redact(texts[0]) == texts[0]
     assert redactor.redact(texts[1]) == texts[1]
     assert redactor.redact(texts[2]) == "ssh host-1 nvidia-smi"
+
+
+def test_a_host_written_like_a_fact_in_a_note_is_still_redacted() -> None:
+    """Fact names are learnt from the digests casefile writes, not from any text: a note's
+    ``db1.corp[0]=primary`` must not exempt the host db1.corp everywhere."""
+    redactor = Redactor()
+    texts = ["config: db1.corp[0]=primary", "login on db1.corp went fine"]
+    for text in texts:
+        redactor.learn_text(text)
+    redactor.settle(texts)
+    assert "db1.corp" not in redactor.redact(texts[1])
 
 
 def test_a_bad_pattern_is_refused() -> None:
