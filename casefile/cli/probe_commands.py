@@ -290,7 +290,11 @@ def register(
         help="command timeout, seconds (default: the probe's own, e.g. 600 for nccl-tests)",
     )
     p.add_argument(
-        "--connect-timeout", type=positive_seconds, default=10.0, help="SSH connect timeout"
+        "--connect-timeout",
+        type=positive_seconds,
+        default=10.0,
+        help="SSH connect timeout, seconds, for each connection (a ProxyJump hop, then the "
+        "target through it)",
     )
     p.add_argument(
         "--trust-host",
