@@ -153,6 +153,46 @@ def test_dead_pooled_connection_is_redialled(ssh_runner: SshRunner, sshd: SshdCl
     assert ssh_runner.pool.connect_count == 2
 
 
+def test_a_channel_open_that_fails_beside_a_running_command_keeps_their_connection(
+    ssh_runner: SshRunner, sshd: SshdCluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session open that times out on a loaded host, while another command runs on the same
+    connection: the connection works, and closing it to redial ended the other command
+    ('ended without an exit status', seen under the full suite's load). It is tried once more
+    on the same connection instead."""
+    import threading
+
+    import paramiko
+
+    target = sshd.target(2)
+    assert ssh_runner.run(target, ["true"]).ok
+    transport = ssh_runner.transport(target)
+    assert transport is not None
+    real = transport.open_session
+    failures: list[int] = []
+
+    def slow_once(*args: object, **kwargs: object) -> paramiko.Channel:
+        if ssh_runner.pool.in_use(ssh_runner.resolve(target).key) and not failures:
+            failures.append(1)
+            raise paramiko.SSHException("Timeout opening channel.")
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(transport, "open_session", slow_once)
+    long: list[object] = []
+    runner = threading.Thread(target=lambda: long.append(ssh_runner.run(target, ["sleep", "2"])))
+    runner.start()
+    deadline = time.monotonic() + 20
+    while not ssh_runner.pool.in_use(ssh_runner.resolve(target).key):
+        assert time.monotonic() < deadline, "the long command never started"
+        time.sleep(0.02)
+    beside = ssh_runner.run(target, ["echo", "beside"])
+    runner.join(30)
+    assert failures and beside.stdout == "beside\n"
+    (first,) = long
+    assert first.ok, first.error  # type: ignore[attr-defined]
+    assert ssh_runner.pool.connect_count == 1
+
+
 def test_concurrent_first_use_shares_one_connection(
     ssh_runner: SshRunner, sshd: SshdCluster
 ) -> None:

@@ -259,13 +259,25 @@ class SshRunner:
                 channel = transport.open_session(timeout=connect_timeout)
                 break
             except (paramiko.SSHException, OSError, EOFError) as e:
-                # A pooled connection the server has dropped since; dial once more.
+                alive = transport is not None and transport.is_active()
+                dropped = isinstance(e, OSError | EOFError) or not alive
+                if not dropped and self.pool.in_use(resolved.key):
+                    # Other commands are running on this connection, so it works (a channel
+                    # open timed out on a loaded host): closing it would end theirs too. Try
+                    # once more on it, then fail this command alone.
+                    if attempt:
+                        why = f"cannot open a session on {resolved.address}: {e}"
+                        return failed(why, "channel", "timeout" in str(e).lower())
+                    continue
+                # A pooled connection the server has dropped since (or whose path went
+                # silent, with nobody else on it); dial once more.
                 self.pool.discard(resolved.key, client)
                 if attempt:
                     return failed(f"cannot open a session on {resolved.address}: {e}", "channel")
         command = " ".join(shlex.quote(a) for a in args)
         limits = Limits(timeout, connect_timeout, self._capture_bytes, cancel)
-        return run_on_channel(channel, command, limits, target, args, started_at, t0)
+        with self.pool.running(resolved.key):
+            return run_on_channel(channel, command, limits, target, args, started_at, t0)
 
     def _connect(
         self, target: SshTarget, timeout: float, chain: tuple[PoolKey, ...] = ()

@@ -8,7 +8,8 @@ dialled again, once (the runner decides when; the pool only keeps and hands out 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import paramiko
@@ -31,6 +32,8 @@ class _PoolEntry:
     client: paramiko.SSHClient | None = None
     attempts: int = 0
     last_failure: ConnectFailure | None = None
+    #: commands running on the pooled connection now (see ConnectionPool.in_use)
+    running: int = 0
 
 
 class ConnectionPool:
@@ -72,6 +75,26 @@ class ConnectionPool:
                 raise
             entry.last_failure = None
             return entry.client
+
+    @contextmanager
+    def running(self, key: PoolKey) -> Iterator[None]:
+        """Count a command as running on ``key``'s connection while the block runs."""
+        with self._lock:
+            entry = self._entries.setdefault(key, _PoolEntry())
+            entry.running += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                entry.running -= 1
+
+    def in_use(self, key: PoolKey) -> int:
+        """How many commands are running on ``key``'s connection now: a connection others are
+        using is working, whatever one failed channel open suggests, and closing it would end
+        their commands too."""
+        with self._lock:
+            entry = self._entries.get(key)
+            return entry.running if entry is not None else 0
 
     def discard(self, key: PoolKey, client: paramiko.SSHClient) -> None:
         """Close ``client`` and forget it, if it is still the pooled connection for ``key``."""
