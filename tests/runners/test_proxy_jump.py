@@ -68,7 +68,7 @@ def test_many_targets_behind_one_jump_share_its_connection(
     )
     with make_runner(sshd, ssh_config_path=config) as runner:
         results = runner.fan_out(behind * 3, ["true"])
-        assert all(r.ok for r in results), [r.error for r in results]
+        assert all(r.ok for r in results), [(r.error_kind, r.error) for r in results if not r.ok]
         assert runner.pool.connect_count == 1 + len(behind)  # one jump connection, shared
         assert all(_through_a_channel(runner, alias) for alias in behind)
 

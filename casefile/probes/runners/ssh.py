@@ -243,6 +243,27 @@ class SshRunner:
         connect_timeout = connect_timeout_s or resolved.connect_timeout_s or self.connect_timeout_s
         timeout = self.default_timeout_s if timeout_s is None else timeout_s
 
+        with self.pool.running(resolved.key):  # counted from the first look at the connection
+            return self._run_on(resolved, args, target, started_at, t0, timeout, connect_timeout)
+
+    def _run_on(
+        self,
+        resolved: SshTarget,
+        args: tuple[str, ...],
+        target: str,
+        started_at: str,
+        t0: float,
+        timeout: float | None,
+        connect_timeout: float,
+    ) -> RunResult:
+        """One command on ``resolved``'s pooled connection (dialled if need be)."""
+        cancel = self.cancel
+
+        def failed(message: str, kind: str, timed_out: bool = False) -> RunResult:
+            return ssh_result(
+                target, args, started_at, t0, error=message, error_kind=kind, timed_out=timed_out
+            )
+
         for attempt in range(2):
             try:
                 client = self.pool.acquire(
@@ -261,7 +282,7 @@ class SshRunner:
             except (paramiko.SSHException, OSError, EOFError) as e:
                 alive = transport is not None and transport.is_active()
                 dropped = isinstance(e, OSError | EOFError) or not alive
-                if not dropped and self.pool.in_use(resolved.key):
+                if not dropped and self.pool.in_use(resolved.key) > 1:
                     # Other commands are running on this connection, so it works (a channel
                     # open timed out on a loaded host): closing it would end theirs too. Try
                     # once more on it, then fail this command alone.
@@ -276,8 +297,7 @@ class SshRunner:
                     return failed(f"cannot open a session on {resolved.address}: {e}", "channel")
         command = " ".join(shlex.quote(a) for a in args)
         limits = Limits(timeout, connect_timeout, self._capture_bytes, cancel)
-        with self.pool.running(resolved.key):
-            return run_on_channel(channel, command, limits, target, args, started_at, t0)
+        return run_on_channel(channel, command, limits, target, args, started_at, t0)
 
     def _connect(
         self, target: SshTarget, timeout: float, chain: tuple[PoolKey, ...] = ()
@@ -444,6 +464,11 @@ class SshRunner:
                     f"jump host {last} could not connect to {where}: {e.text}", "jump"
                 ) from e
             except (paramiko.SSHException, OSError, EOFError) as e:
+                alive = transport is not None and transport.is_active()
+                if not attempt and alive and not isinstance(e, OSError | EOFError):
+                    # the jump connection carries the other targets' connections: a channel
+                    # that timed out on a loaded host is tried once more before closing them
+                    continue
                 self.pool.discard(jump.key, client)  # dropped since it was pooled: dial again
                 if attempt:
                     raise ConnectFailure(
