@@ -2,7 +2,8 @@
 
 Consecutive commands to one host share one TCP connection and SSH transport, each command on a
 new channel. A pooled connection found dead when the next command needs it is discarded and
-dialled again, once (the runner decides when; the pool only keeps and hands out connections).
+dialled again, once (the runner decides when; the pool only keeps and hands out connections,
+and counts the runs on each, since closing one that others are running on ends theirs too).
 """
 
 from __future__ import annotations
