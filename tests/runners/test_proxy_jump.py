@@ -66,7 +66,10 @@ def test_many_targets_behind_one_jump_share_its_connection(
             host_block(alias, sshd, i + 1, "ProxyJump jumphost") for i, alias in enumerate(behind)
         ),
     )
-    with make_runner(sshd, ssh_config_path=config) as runner:
+    # Nine runs, four handshakes and three tunnels at once on a loaded machine: the connect
+    # timeout gets the slack of a test that waits (5 s each was missed under the full suite,
+    # and a run timed out or redialled instead of sharing)
+    with make_runner(sshd, ssh_config_path=config, connect_timeout_s=30.0) as runner:
         results = runner.fan_out(behind * 3, ["true"])
         assert all(r.ok for r in results), [(r.error_kind, r.error) for r in results if not r.ok]
         assert runner.pool.connect_count == 1 + len(behind)  # one jump connection, shared
