@@ -59,7 +59,7 @@ import shlex
 import socket
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
@@ -244,7 +244,9 @@ class SshRunner:
         timeout = self.default_timeout_s if timeout_s is None else timeout_s
 
         with self.pool.running(resolved.key):  # counted from the first look at the connection
-            return self._run_on(resolved, args, target, started_at, t0, timeout, connect_timeout)
+            return self._run_on(
+                resolved, args, target, started_at, t0, timeout, connect_timeout, failed
+            )
 
     def _run_on(
         self,
@@ -255,15 +257,11 @@ class SshRunner:
         t0: float,
         timeout: float | None,
         connect_timeout: float,
+        failed: Callable[..., RunResult],
     ) -> RunResult:
-        """One command on ``resolved``'s pooled connection (dialled if need be)."""
+        """One command on ``resolved``'s pooled connection (dialled if need be); ``failed``
+        builds the run's failure, as :meth:`run` does."""
         cancel = self.cancel
-
-        def failed(message: str, kind: str, timed_out: bool = False) -> RunResult:
-            return ssh_result(
-                target, args, started_at, t0, error=message, error_kind=kind, timed_out=timed_out
-            )
-
         for attempt in range(2):
             try:
                 client = self.pool.acquire(
