@@ -40,6 +40,7 @@ from contextlib import closing
 from dataclasses import dataclass
 from typing import Literal, Protocol, TypeVar
 
+from casefile.app.interrupts import StopOnInterrupt
 from casefile.domain.events import GENESIS_HASH, Event
 from casefile.errors import CasefileError, IntegrityError, StoreError
 from casefile.store.base import EventStore
@@ -230,13 +231,17 @@ class ChangeFeed:
 
         Ends when ``stop`` is set, after ``timeout`` seconds in all, or after a rewrite unless
         the loop body called :meth:`resync` before asking for the next item. A store failure
-        is raised (a :class:`~casefile.errors.CasefileError`), ending the iteration. Ctrl-C
-        raises ``KeyboardInterrupt`` out of the wait, as anywhere else; either way the
-        listening connection is closed before the exception leaves.
+        is raised (a :class:`~casefile.errors.CasefileError`), ending the iteration.
+
+        Ctrl-C in the main thread ends the iteration too, and then raises ``KeyboardInterrupt``
+        as anywhere else, but only once the loop has stopped and the listening connection is
+        closed: while the iterator is alive, SIGINT sets ``stop`` instead of raising inside a
+        store read (see :mod:`casefile.app.interrupts`). A caller that installed its own
+        SIGINT handler keeps it, and stops the feed through ``stop``.
         """
         stop = stop or threading.Event()
         deadline = None if timeout is None else time.monotonic() + timeout
-        with closing(self._follow(stop, deadline)) as items:
+        with StopOnInterrupt(stop) as interrupt, closing(self._follow(stop, deadline)) as items:
             for item in items:
                 if isinstance(item, CasefileError):
                     raise item
@@ -244,6 +249,8 @@ class ChangeFeed:
                     yield item
                 if isinstance(item, HistoryRewritten) and self._halted is not None:
                     return
+        if interrupt.interrupted:
+            raise KeyboardInterrupt
 
     def watch(
         self,

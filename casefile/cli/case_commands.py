@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import threading
 from typing import TYPE_CHECKING
 
 from casefile.cli.parsing import (
@@ -94,10 +95,10 @@ def cmd_log(args: argparse.Namespace) -> int:
     from casefile.app.opening import open_case
     from casefile.cli.render import LOCAL, render_log
 
+    if args.follow:
+        return _follow_case(args)
     with open_case(args.case, args.db) as opened:
         service, case_id = opened.service, opened.case_id
-        if args.follow:
-            return _follow(service, case_id, as_json=args.json)
         if args.json:
             events = service.events(case_id)
             say_json(json.dumps([e.to_dict() for e in events], indent=2, ensure_ascii=False))
@@ -106,38 +107,63 @@ def cmd_log(args: argparse.Namespace) -> int:
     return 0
 
 
-def _follow(service: CaseService, case_id: str, *, as_json: bool) -> int:
+def _follow_case(args: argparse.Namespace) -> int:
+    """``log --follow``: Ctrl-C is how a follower stops, so it exits 0, and it must close what
+    it opened whenever it comes (opening the case, printing the history, waiting).
+
+    From before the case is opened, SIGINT only sets ``stop`` (see
+    :mod:`casefile.app.interrupts`): a ``KeyboardInterrupt`` raised inside the store could
+    leave a pool's lock held and the close that follows waiting for it forever.
+    """
+    from casefile.app.interrupts import StopOnInterrupt
+    from casefile.app.opening import open_case
+
+    with StopOnInterrupt() as interrupt:
+        try:
+            with open_case(args.case, args.db) as opened:
+                if interrupt.stop.is_set():
+                    return 0
+                return _follow(opened.service, opened.case_id, args.json, interrupt.stop)
+        except KeyboardInterrupt:
+            # only where the handler could not be installed (not the main thread, or a
+            # handler of someone else's): the old way, still an ordinary end
+            return 0
+
+
+def _follow(service: CaseService, case_id: str, as_json: bool, stop: threading.Event) -> int:
     """Print every event, then each new one as it arrives, flushed (also into a pipe), until
-    Ctrl-C."""
+    ``stop`` is set."""
     from casefile.cli.render import LOCAL, render_log_row
 
     def emit(events: list[Event]) -> None:
+        # checked between rows: a big history (or a slow reader of the pipe) ends promptly
         if as_json:
             for event in events:
+                if stop.is_set():
+                    return
                 say_json(json.dumps(event.to_dict(), ensure_ascii=False), flush=True)
             return
         for row in service.log_rows(case_id, events):
+            if stop.is_set():
+                return
             say(render_log_row(row, zone=LOCAL), flush=True)
 
     def notice(message: str) -> None:
         say(f"casefile: {message}", file=sys.stderr, flush=True)
 
-    try:
-        # Ctrl-C while the history is still printing (a big case, a reader that is slow to
-        # read the pipe) ends the follower the same way as Ctrl-C while it waits.
-        events = service.events(case_id)
-        emit(events)
-        last = events[-1]
-        with service.follow(case_id, last.seq, last.hash, on_notice=notice) as feed:
-            for batch in feed.batches():
-                if isinstance(batch, list):
-                    emit(batch)
-                    continue
-                # The history changed under us: what was printed is no longer the case's.
-                say(f"casefile: error: {batch.message}", file=sys.stderr, flush=True)
-                return 1
-    except KeyboardInterrupt:
-        pass  # Ctrl-C is how a follower stops: not an error
+    events = service.events(case_id)
+    emit(events)
+    if stop.is_set():
+        return 0
+    last = events[-1]
+    with service.follow(case_id, last.seq, last.hash, on_notice=notice) as feed:
+        for batch in feed.batches(stop):
+            if isinstance(batch, list):
+                emit(batch)
+                continue
+            # The history changed under us: what was printed is no longer the case's.
+            say(f"casefile: error: {batch.message}", file=sys.stderr, flush=True)
+            return 1
     return 0
 
 

@@ -225,6 +225,8 @@ def _run(args: argparse.Namespace) -> int:
         say(f"casefile: error: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
+        if getattr(args, "follow", False):
+            return 0  # Ctrl-C is how a follower ends, even before it began to follow
         say("casefile: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
@@ -253,7 +255,11 @@ def program() -> int:
         # encoding) must not crash on a terminal that is not UTF-8 (LANG=C): `?` instead.
         if isinstance(stream, io.TextIOWrapper) and not is_unicode(stream.encoding):
             stream.reconfigure(errors="replace")
-    code = main()
+    try:
+        code = main()
+    except KeyboardInterrupt:  # before a command began (parsing, imports): nothing to close
+        say("casefile: interrupted", file=sys.stderr)
+        code = 130
     gc.freeze()
     return code
 
