@@ -6,7 +6,7 @@ with casefile, so that noise on a shared machine hits both alike (median of ``--
 note     ``casefile note CASE TEXT`` (the installed CLI, a subprocess) on a 100,000-event case
          vs on a 10-event case in the same database. Target ≤ 1.3×: case size must not matter.
 status   ``casefile status CASE`` on a 50,000-event case with a warm snapshot vs ``status`` of
-         the 68-event reference case (``cases/glm5-pcie-pivot``, imported with ``casefile
+         the 68-event reference case (``casefile/reference/glm5-pcie-pivot``, imported with ``casefile
          import``) in the same database. Target ≤ 1.3×. Also: the lines status prints on the
          big case (target < 200).
 cold     In process, snapshots dropped first: ``CaseService(SqlEventStore(url)).status(case)``
@@ -73,7 +73,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 CASEFILE = ROOT / ".venv" / "bin" / "casefile"
-REFERENCE_DIR = ROOT / "cases" / "glm5-pcie-pivot"
+REFERENCE_DIR = ROOT / "casefile" / "reference" / "glm5-pcie-pivot"
 REFERENCE_ID = "glm5-pcie-pivot"
 
 #: Bump when the way cases are built changes: cached databases of another build are not used.

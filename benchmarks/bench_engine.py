@@ -60,7 +60,7 @@ def hypothesis_events() -> list[NewEvent]:
     return out
 
 
-#: The reference case (cases/glm5-pcie-pivot) is 28 % evidence; the rest are probe runs,
+#: The reference case (casefile/reference/glm5-pcie-pivot) is 28 % evidence; the rest are probe runs,
 #: observations, set-aside records and notes. ``--evidence-share 0.4`` is the harsher mix.
 DEFAULT_EVIDENCE_SHARE = 0.28
 

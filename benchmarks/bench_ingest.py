@@ -28,7 +28,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-ARTIFACTS = REPO / "cases" / "glm5-pcie-pivot" / "artifacts"
+ARTIFACTS = REPO / "casefile" / "reference" / "glm5-pcie-pivot" / "artifacts"
 TARGET = 2.0
 
 SAMPLES = (

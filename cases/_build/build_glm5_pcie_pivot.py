@@ -1,4 +1,4 @@
-"""Rebuild ``cases/glm5-pcie-pivot`` through the application service.
+"""Rebuild ``casefile/reference/glm5-pcie-pivot`` through the application service.
 
 The seed story, step by step, in the order the seeds tell it: who did what (the assistant or
 the user), what was believed and why, every probe output (reconstructed in the tools' own
@@ -32,7 +32,7 @@ from casefile.store.verify import referenced_artifacts
 
 CASE_ID = "glm5-pcie-pivot"
 HOST = "inference-vm"  # the seeds redact the address
-DEFAULT_OUTPUT = Path(__file__).resolve().parents[1] / CASE_ID
+DEFAULT_OUTPUT = Path(__file__).resolve().parents[2] / "casefile" / "reference" / CASE_ID
 
 
 class Clock:

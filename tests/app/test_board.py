@@ -12,7 +12,7 @@ from casefile.app.service import CaseService
 from casefile.store.sql import SqlEventStore
 from tests.cli.conftest import builtin_registry
 
-REFERENCE = Path(__file__).resolve().parents[2] / "cases" / "glm5-pcie-pivot"
+REFERENCE = Path(__file__).resolve().parents[2] / "casefile" / "reference" / "glm5-pcie-pivot"
 CASE = "glm5-pcie-pivot"
 
 

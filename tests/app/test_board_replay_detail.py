@@ -14,7 +14,7 @@ from tests.cli.conftest import builtin_registry
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = [
-    ROOT / "cases" / "glm5-pcie-pivot",
+    ROOT / "casefile" / "reference" / "glm5-pcie-pivot",
     ROOT / "cases" / "dev" / "nccl-tests-228-a100-p2p-level-loc",
 ]
 

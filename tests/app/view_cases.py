@@ -19,7 +19,7 @@ from casefile.store.casedir import read_case_dir
 from casefile.store.memory import MemoryEventStore
 
 ROOT = Path(__file__).resolve().parents[2]
-REFERENCE_CASE = ROOT / "cases" / "glm5-pcie-pivot"
+REFERENCE_CASE = ROOT / "casefile" / "reference" / "glm5-pcie-pivot"
 
 
 def reference_case() -> tuple[list[Event], dict[str, bytes]]:

@@ -23,7 +23,7 @@ from casefile.store.casedir import export_case, read_case_dir
 from casefile.store.memory import MemoryEventStore
 
 ROOT = Path(__file__).resolve().parents[2]
-CASE_DIR = ROOT / "cases" / "glm5-pcie-pivot"
+CASE_DIR = ROOT / "casefile" / "reference" / "glm5-pcie-pivot"
 BUILDER = ROOT / "cases" / "_build" / "build_glm5_pcie_pivot.py"
 Q = "throughput"
 PCIE_BOUND = ("pcie-bound", "pcie-bandwidth", "link-degraded")

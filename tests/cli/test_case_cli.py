@@ -158,7 +158,7 @@ def test_replay_says_what_to_measure_when_the_leader_was_never_measured(
     cli: CLI, tmp_path: Path
 ) -> None:
     case_dir = tmp_path / "glm5"
-    shutil.copytree(ROOT / "cases" / "glm5-pcie-pivot", case_dir)
+    shutil.copytree(ROOT / "casefile" / "reference" / "glm5-pcie-pivot", case_dir)
     replay = json.loads(cli("replay", str(case_dir), "--json").out)
     suggested = [s for s in replay["steps"] if "suggestion" in s]
     assert suggested, "no suggestion where the never-measured warning was raised"

@@ -10,7 +10,7 @@ import pytest
 
 from tests.cli.conftest import CLI
 
-REFERENCE = Path(__file__).resolve().parents[2] / "cases" / "glm5-pcie-pivot"
+REFERENCE = Path(__file__).resolve().parents[2] / "casefile" / "reference" / "glm5-pcie-pivot"
 
 
 @pytest.fixture

@@ -36,7 +36,7 @@ from casefile.errors import DomainError
 from .streams import candidates_for, streams
 
 ROOT = Path(__file__).resolve().parents[2]
-REFERENCE = ROOT / "cases" / "glm5-pcie-pivot"
+REFERENCE = ROOT / "casefile" / "reference" / "glm5-pcie-pivot"
 
 SETTINGS = settings(
     max_examples=40,

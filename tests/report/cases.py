@@ -21,13 +21,14 @@ from tests.cli.conftest import builtin_registry
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = ROOT / "cases"
-REFERENCE = CASES / "glm5-pcie-pivot"
+REFERENCE = ROOT / "casefile" / "reference" / "glm5-pcie-pivot"
 REFERENCE_ID = "glm5-pcie-pivot"
 
 
 def case_dirs() -> list[Path]:
-    """Every case directory shipped in ``cases/``."""
-    return sorted(p for p in CASES.iterdir() if (p / "events.jsonl").is_file())
+    """Every case directory shipped: the bundled reference case and any in ``cases/``."""
+    shipped = [p for p in CASES.iterdir() if (p / "events.jsonl").is_file()]
+    return sorted([REFERENCE, *shipped])
 
 
 def service_with(directory: Path) -> tuple[CaseService, str]:

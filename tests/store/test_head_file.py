@@ -26,7 +26,7 @@ from casefile.store.head_file import HEAD_FILE, Head, parse_head
 from casefile.store.memory import MemoryEventStore
 from casefile.store.sql import EventRow, SqlEventStore
 
-SHIPPED = Path(__file__).resolve().parents[2] / "cases" / "glm5-pcie-pivot"
+SHIPPED = Path(__file__).resolve().parents[2] / "casefile" / "reference" / "glm5-pcie-pivot"
 
 
 def make_case(directory: Path, notes: int = 4) -> list[Event]:

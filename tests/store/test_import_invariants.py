@@ -19,7 +19,7 @@ from casefile.errors import CasefileError, DomainError, ImportRefused
 from casefile.store.memory import MemoryEventStore
 
 GOOD_TIME = "2026-03-02T09:00:00.000000Z"
-SHIPPED = Path(__file__).resolve().parents[2] / "cases" / "glm5-pcie-pivot"
+SHIPPED = Path(__file__).resolve().parents[2] / "casefile" / "reference" / "glm5-pcie-pivot"
 
 
 def chain(

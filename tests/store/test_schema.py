@@ -2,7 +2,7 @@
 
 ``fixtures/main-cb464d6.sqlite`` was written by casefile at commit cb464d6 (before schema
 versions existed), from a git worktree of that commit: ``casefile import`` of
-``cases/glm5-pcie-pivot``, then a second case made with ``casefile new``, ``note`` and
+``casefile/reference/glm5-pcie-pivot``, then a second case made with ``casefile new``, ``note`` and
 ``question add``; then ``journal_mode=DELETE`` and ``VACUUM``, so it is one self-contained
 file. Tests open copies of it, never the file itself.
 """

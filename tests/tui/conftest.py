@@ -15,7 +15,7 @@ from casefile.tui import make_app
 from casefile.tui.app import CasefileApp
 from tests.cli.conftest import builtin_registry
 
-REFERENCE = Path(__file__).resolve().parents[2] / "cases" / "glm5-pcie-pivot"
+REFERENCE = Path(__file__).resolve().parents[2] / "casefile" / "reference" / "glm5-pcie-pivot"
 CASE = "glm5-pcie-pivot"
 
 

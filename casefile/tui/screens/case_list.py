@@ -185,7 +185,7 @@ class CaseListScreen(Screen[None]):
 
         form = FormDialog(
             "Import a case directory",
-            [Field("directory", "Directory", "cases/glm5-pcie-pivot")],
+            [Field("directory", "Directory", "casefile/reference/glm5-pcie-pivot")],
             lambda values: _Import(required(values, "directory", "the directory")),
             case_id="",
             actor=self.casefile.actor,
