@@ -80,8 +80,10 @@ class Verified:
 @dataclass(frozen=True)
 class Imported:
     case_id: str
-    #: the database already held this exact case: nothing was written
+    #: the database already held a case under this id: nothing was written
     already: bool
+    #: ... and that case is not this one (only with ``keep_existing``; otherwise refused)
+    differs: bool = False
 
 
 def case_facts(store: EventStore, case_id: str) -> CaseFacts | None:
@@ -240,8 +242,15 @@ def export(store: EventStore, case_id: str, directory: str | os.PathLike[str]) -
     return export_stored_case(store, case_id, directory)
 
 
-def import_directory(store: EventStore, directory: str | os.PathLike[str]) -> Imported:
-    """Verify a case directory completely, then import it in one transaction."""
+def import_directory(
+    store: EventStore, directory: str | os.PathLike[str], *, keep_existing: bool = False
+) -> Imported:
+    """Verify a case directory completely, then import it in one transaction.
+
+    A different case already under that id is refused, unless ``keep_existing``: then it is
+    left as it is and the result says so (``differs``), for a caller that opens whatever the
+    id holds (``casefile demo``).
+    """
     from casefile.domain.beliefs import project
     from casefile.store.casedir import read_case_dir
 
@@ -252,6 +261,8 @@ def import_directory(store: EventStore, directory: str | os.PathLike[str]) -> Im
     if head[0] != 0:
         # Importing the same case again is harmless; a different case under that id is not.
         if head != (events[-1].seq, events[-1].hash):
+            if keep_existing:
+                return Imported(case_id, already=True, differs=True)
             raise StoreError(
                 f"case {case_id} already exists in the database with different events; not imported"
             )

@@ -70,10 +70,10 @@ class ViewVerbs(ServiceCore):
 
         return export(self.store, case_id, directory)
 
-    def import_directory(self, directory: str | Path) -> Imported:
+    def import_directory(self, directory: str | Path, *, keep_existing: bool = False) -> Imported:
         from casefile.app.library import import_directory
 
-        return import_directory(self.store, directory)
+        return import_directory(self.store, directory, keep_existing=keep_existing)
 
     def status(self, case_id: str, upto: int | None = None) -> StatusView:
         """The hypothesis tree, warnings, ranked next steps and decisive evidence."""
