@@ -6,9 +6,9 @@ with casefile, so that noise on a shared machine hits both alike (median of ``--
 note     ``casefile note CASE TEXT`` (the installed CLI, a subprocess) on a 100,000-event case
          vs on a 10-event case in the same database. Target ≤ 1.3×: case size must not matter.
 status   ``casefile status CASE`` on a 50,000-event case with a warm snapshot vs ``status`` of
-         the 68-event reference case (``casefile/reference/glm5-pcie-pivot``, imported with ``casefile
-         import``) in the same database. Target ≤ 1.3×. Also: the lines status prints on the
-         big case (target < 200).
+         the 68-event reference case (``casefile/reference/glm5-pcie-pivot``, imported with
+         ``casefile import``) in the same database. Target ≤ 1.3×. Also: the lines status
+         prints on the big case (target < 200).
 cold     In process, snapshots dropped first: ``CaseService(SqlEventStore(url)).status(case)``
          on a fresh service vs a raw ``sqlite3`` fetch of the same rows + ``json.loads`` of each
          payload into a list of tuples (fresh connection). Target ≤ 2×. The raw read runs with

@@ -60,8 +60,8 @@ def hypothesis_events() -> list[NewEvent]:
     return out
 
 
-#: The reference case (casefile/reference/glm5-pcie-pivot) is 28 % evidence; the rest are probe runs,
-#: observations, set-aside records and notes. ``--evidence-share 0.4`` is the harsher mix.
+#: The reference case (casefile/reference/glm5-pcie-pivot) is 28 % evidence; the rest are probe
+#: runs, observations, set-aside records and notes. ``--evidence-share 0.4`` is the harsher mix.
 DEFAULT_EVIDENCE_SHARE = 0.28
 
 

@@ -26,12 +26,23 @@ class Terminal:
         self, command: str, env: Mapping[str, str], *, width: int = 160, height: int = 45
     ) -> None:
         subprocess.run(
-            [*self.tmux, "new-session", "-d", "-s", self.session, "-x", str(width)]
-            + ["-y", str(height), command],
+            [
+                *self.tmux,
+                "new-session",
+                "-d",
+                "-s",
+                self.session,
+                *self._size(width, height),
+                command,
+            ],
             env=dict(env),
             check=True,
             timeout=WAIT_S,
         )
+
+    @staticmethod
+    def _size(width: int, height: int) -> list[str]:
+        return ["-x", str(width), "-y", str(height)]
 
     def screen(self) -> str:
         return subprocess.run(

@@ -253,9 +253,9 @@ def installed(built: Built, tmp_path_factory: pytest.TempPathFactory) -> Install
     ).stdout.strip()
     ours = [p for p in sys.path if p.endswith("site-packages")]
     (Path(site) / "test-environment.pth").write_text("\n".join(ours) + "\n")
+    pip = [sys.executable, "-m", "pip", "--python", str(python)]
     done = subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps"]
-        + ["--no-index", "--quiet", str(built.wheel)],
+        [*pip, "install", "--no-deps", "--no-index", "--quiet", str(built.wheel)],
         capture_output=True,
         text=True,
         timeout=PROCESS_S * 2,

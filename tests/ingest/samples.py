@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-ARTIFACTS = Path(__file__).resolve().parents[2] / "casefile" / "reference" / "glm5-pcie-pivot" / "artifacts"
+REFERENCE = Path(__file__).resolve().parents[2] / "casefile" / "reference" / "glm5-pcie-pivot"
+ARTIFACTS = REFERENCE / "artifacts"
 TOPO = (ARTIFACTS / "cf361f834325b6ef92ffb30d36a49547b80cd93bbbe629f227589988068776ce").read_text()
 QUERY = (ARTIFACTS / "2962102382aa9817a0bdccf0054968502bda19f194c362adac480825fc2dcc12").read_text()
 QUERY_ARGV = (
