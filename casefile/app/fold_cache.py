@@ -3,13 +3,17 @@
 A snapshot is the fold of a case up to some event, serialised as plain data by
 :mod:`casefile.domain.beliefs.fold_codec` (never a format that can run code when loaded: it may
 live in a shared PostgreSQL that other people write to). It is keyed by case, seq, that
-event's hash and the engine version, and it is never truth: it is used only when the event at
-its seq still has its hash and the events after it chain onto it, and it is rebuilt from the
-events whenever anything does not match. Results are identical with and without it (tested).
+event's hash and the engine version, sealed to them with a key kept outside the database
+(:mod:`casefile.app.snapshot_seal`), and it is never truth: it is used only when its seal
+verifies, the event at its seq still has its hash and the events after it chain onto it, and it
+is rebuilt from the events whenever anything does not match. Results are identical with and
+without it (tested).
 """
 
 from __future__ import annotations
 
+from contextlib import suppress
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from casefile import __version__
@@ -61,18 +65,24 @@ def fold_case(store: EventStore, case_id: str, *, save: bool = True) -> tuple[Pr
 
 def save_snapshot(store: EventStore, projection: Projection, key: str | None = None) -> bool:
     """Store the fold as a snapshot; a cache that cannot be written is no error."""
+    from casefile.app.snapshot_seal import seal, snapshot_key
     from casefile.domain.beliefs.fold_codec import dump_fold
 
     saver = getattr(store, "save_snapshot", None)
     if saver is None or projection.last_seq == 0:
         return False
+    secret = snapshot_key()
+    if secret is None:
+        return False  # nothing to seal it with: a snapshot no one could trust is not written
+    engine = key or engine_key()
+    case_id, seq, head = projection.case_id, projection.last_seq, projection.last_hash
     try:
         saver(
-            projection.case_id,
-            projection.last_seq,
-            projection.last_hash,
-            key or engine_key(),
-            dump_fold(projection),
+            case_id,
+            seq,
+            head,
+            engine,
+            seal(secret, case_id, seq, head, engine, dump_fold(projection)),
         )
     except CasefileError:
         return False
@@ -80,7 +90,9 @@ def save_snapshot(store: EventStore, projection: Projection, key: str | None = N
 
 
 def _from_snapshot(store: EventStore, case_id: str, key: str) -> Projection | None:
-    """The stored snapshot restored, if it still describes this case's history."""
+    """The stored snapshot restored, if it still describes this case's history and its seal
+    verifies (see :mod:`casefile.app.snapshot_seal`)."""
+    from casefile.app.snapshot_seal import snapshot_key, unseal
     from casefile.domain.beliefs.fold_codec import FoldUnreadable, restore_fold
 
     loader = getattr(store, "load_snapshot", None)
@@ -95,8 +107,14 @@ def _from_snapshot(store: EventStore, case_id: str, key: str) -> Projection | No
         return None
     if len(anchor) != 1 or anchor[0].hash != snapshot.head_hash:
         return None  # the history it was taken from is not this case's any more
+    secret = snapshot_key()
+    if secret is None:
+        return None
+    body = unseal(secret, case_id, snapshot.seq, snapshot.head_hash, key, snapshot.data)
+    if body is None:
+        return None  # forged, damaged, or sealed with another key: fold the events instead
     try:
-        restored = restore_fold(snapshot.data)
+        restored = restore_fold(body)
     except FoldUnreadable:
         return None
     if (
@@ -106,3 +124,61 @@ def _from_snapshot(store: EventStore, case_id: str, key: str) -> Projection | No
     ):
         return None
     return restored
+
+
+@dataclass(frozen=True)
+class SnapshotCheck:
+    """What ``verify`` found of a case's stored snapshot."""
+
+    seq: int
+    #: the snapshot is the fold of the events up to ``seq``, exactly
+    matches: bool
+    #: its seal verifies under the key at hand (else it is never used here)
+    sealed: bool
+
+    def note(self) -> str:
+        if not self.matches:
+            return (
+                f"the stored snapshot at seq {self.seq} does not match the events it claims to "
+                "fold (forged or damaged): it is never used, and was dropped"
+            )
+        if not self.sealed:
+            return (
+                f"the stored snapshot at seq {self.seq} matches its events but is not sealed "
+                "with this user's snapshot key: it is not used here"
+            )
+        return f"the stored snapshot at seq {self.seq} matches its events and its seal"
+
+
+def check_snapshot(store: EventStore, case_id: str) -> SnapshotCheck | None:
+    """Compare the case's stored snapshot with a fresh fold of the events up to its seq,
+    whoever sealed it; one that does not match is dropped (it is a cache). ``None`` when
+    there is none for this engine."""
+    from casefile.app.snapshot_seal import opened, snapshot_key, unseal
+    from casefile.domain.beliefs import project
+    from casefile.domain.beliefs.fold_codec import FoldUnreadable, dump_fold, restore_fold
+
+    loader = getattr(store, "load_snapshot", None)
+    if loader is None:
+        return None
+    key = engine_key()
+    snapshot = loader(case_id, key)
+    if snapshot is None or snapshot.seq < 1:
+        return None
+    body = opened(snapshot.data)
+    fresh = project(store.load(case_id, snapshot.seq), trajectory=False)
+    matches = False
+    if body is not None and fresh.last_seq == snapshot.seq:
+        try:
+            matches = dump_fold(restore_fold(body)) == dump_fold(fresh)
+        except FoldUnreadable:
+            matches = False
+        matches = matches and fresh.last_hash == snapshot.head_hash
+    secret = snapshot_key()
+    sealed = secret is not None and (
+        unseal(secret, case_id, snapshot.seq, snapshot.head_hash, key, snapshot.data) is not None
+    )
+    if not matches:
+        with suppress(CasefileError):
+            store.drop_snapshots(case_id)
+    return SnapshotCheck(snapshot.seq, matches, sealed)

@@ -160,6 +160,24 @@ def verify(store: EventStore, case_id: str, head: str | None = None) -> Verified
                 case_id,
             )
         notes.append(note)
+    from casefile.app.fold_cache import check_snapshot
+
+    snapshot = check_snapshot(store, case_id)
+    if snapshot is not None and not snapshot.matches:
+        # The chain is sound, but someone rewrote the cache beside it: worth an exit 1, once.
+        return Verified(
+            False,
+            report.events,
+            report.artifacts,
+            f"case {case_id}: {snapshot.note()}",
+            seq,
+            last_hash,
+            None,
+            case_id,
+            tuple(notes),
+        )
+    if snapshot is not None:
+        notes.append(snapshot.note())
     message = f"{report.events} events, {report.artifacts} artifacts verify (case {case_id})"
     return Verified(
         True,
