@@ -141,28 +141,47 @@ def record_json(record: ProbeRecord) -> dict[str, object]:
     }
 
 
+#: The signals that cancel running probes, the reason each records, and the exit status a
+#: command cancelled by it ends with (128 + the signal's number, as a shell reports it).
+CANCELLING_SIGNALS = {
+    signal.SIGINT: ("Ctrl-C", 130),
+    signal.SIGTERM: ("SIGTERM", 143),
+}
+
+
 @contextmanager
-def ctrl_c_cancels(cancel: CancelToken) -> Iterator[None]:
-    """While running probes, the first Ctrl-C cancels them (what finished is kept, the rest is
-    recorded as cancelled); a second one aborts at once."""
+def signals_cancel(cancel: CancelToken) -> Iterator[None]:
+    """While running probes, the first Ctrl-C or SIGTERM (sent by ``timeout``, systemd, a CI
+    that cancels a job) cancels them: each command's process group is ended, what finished is
+    kept and the rest is recorded as cancelled with the output it had; a second one aborts at
+    once. A signal someone else handles or ignores is left as it is."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.getsignal(signal.SIGINT)
-    if previous is not signal.default_int_handler:  # ignored, or someone else's: leave it
-        yield
-        return
+    defaults = {signal.SIGINT: signal.default_int_handler, signal.SIGTERM: signal.SIG_DFL}
+    previous = {signum: signal.getsignal(signum) for signum in CANCELLING_SIGNALS}
 
-    def on_sigint(signum: int, frame: object) -> None:
+    def on_signal(signum: int, frame: object) -> None:
         if cancel.cancelled:
             raise KeyboardInterrupt
-        cancel.cancel("Ctrl-C")
+        cancel.cancel(CANCELLING_SIGNALS[signal.Signals(signum)][0])
 
-    signal.signal(signal.SIGINT, on_sigint)
+    taken = [signum for signum, handler in previous.items() if handler is defaults[signum]]
+    for signum in taken:
+        signal.signal(signum, on_signal)
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for signum in taken:
+            signal.signal(signum, previous[signum])
+
+
+def exit_status_of(cancel: CancelToken) -> int:
+    """What a command whose probes were cancelled exits with: 143 for SIGTERM, else 130."""
+    for reason, status in CANCELLING_SIGNALS.values():
+        if cancel.reason == reason:
+            return status
+    return 130
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
@@ -175,7 +194,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
         service = opened.service
         request = request_from(args, service.probe(args.probe))
         runs = service.run_probe(opened.case_id, request, who(args), cancel=cancel)
-        with ctrl_c_cancels(cancel):
+        with signals_cancel(cancel):
             for record in runs:
                 host = record.result.host
                 if args.json:
@@ -190,12 +209,13 @@ def cmd_probe(args: argparse.Namespace) -> int:
                 for cut in record.result.truncated:
                     say(f"casefile: {host}: {cut.describe()}", file=sys.stderr)
     if cancel.cancelled:
+        ended = "interrupted" if cancel.reason == "Ctrl-C" else f"terminated ({cancel.reason})"
         say(
-            f"casefile: interrupted: {finished} finished run(s) recorded; {cancelled} "
-            "cancelled and recorded as failed run(s)",
+            f"casefile: {ended}: {finished} finished run(s) recorded; {cancelled} cancelled "
+            "and recorded as failed run(s)",
             file=sys.stderr,
         )
-        return 130
+        return exit_status_of(cancel)
     return 1 if failures else 0
 
 
@@ -274,7 +294,9 @@ def register(
         usage="casefile probe CASE PROBE [options] [-- COMMAND ARG…]",
         description="Run PROBE and record its output, facts and what the rules make of them. "
         "Give a different command after --, e.g. `casefile probe C lspci -- lspci -vvs 01:00.0`; "
-        "each word reaches the program as one argument, never through a shell.",
+        "each word reaches the program as one argument, never through a shell. Ctrl-C (exit "
+        "130) or SIGTERM (exit 143) ends the running commands' process groups and records "
+        "them as cancelled with the output they had; a second one aborts at once.",
     )
     p.add_argument("case")
     p.add_argument("probe")
