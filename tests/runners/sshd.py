@@ -21,6 +21,7 @@ from pathlib import Path
 import paramiko
 
 from casefile.probes.runners import SshRunner
+from tests.waiting import PROCESS_S, WAIT_S
 
 SSHD = Path("/usr/sbin/sshd")
 PRIVSEP_DIR = Path("/run/sshd")
@@ -145,7 +146,7 @@ def start_cluster(
     count: int = 4,
     *,
     addresses: tuple[str, ...] = ("127.0.0.1",),
-    startup_timeout_s: float = 10.0,
+    startup_timeout_s: float = WAIT_S,
     extra_config: tuple[str, ...] = (),
 ) -> SshdCluster:
     """Generate keys and configs under ``root`` and start ``count`` sshd processes.
@@ -265,6 +266,11 @@ class SilentListener:
                 return
             self._held.append(conn)
 
+    @property
+    def accepted(self) -> int:
+        """How many connections it has accepted (and holds, silent) so far."""
+        return len(self._held)
+
     def close(self) -> None:
         self._server.close()
         for conn in self._held:
@@ -294,7 +300,7 @@ class ClosingListener:
             with conn:
                 if self._greeting:
                     conn.sendall(self._greeting)
-                    conn.settimeout(0.5)
+                    conn.settimeout(WAIT_S)  # a bound for a client that never speaks
                     with contextlib.suppress(OSError):
                         conn.recv(4096)  # the client's banner, then hang up
 
@@ -321,7 +327,7 @@ class SshAgent:
             stdin=subprocess.DEVNULL,
             capture_output=True,
             check=True,
-            timeout=10,
+            timeout=PROCESS_S,
         )
 
     def stop(self) -> None:
@@ -330,7 +336,7 @@ class SshAgent:
             self.process.wait(timeout=5)
 
 
-def start_agent(socket_path: Path, timeout_s: float = 5.0) -> SshAgent:
+def start_agent(socket_path: Path, timeout_s: float = WAIT_S) -> SshAgent:
     """Start ``ssh-agent -D -a socket_path`` (a short path: Unix sockets allow ~100 bytes)."""
     proc = subprocess.Popen(
         [str(SSH_AGENT), "-D", "-a", str(socket_path)],

@@ -10,12 +10,11 @@ import threading
 import time
 from pathlib import Path
 
-import pytest
-
 from casefile.probes.runners import LocalRunner
 from casefile.probes.runners.cancel import CancelToken
 from casefile.probes.runners.capture import DEFAULT_CAPTURE_BYTES, Capture
 from tests.runners.peak_rss import measure
+from tests.waiting import process_running, wait_until
 
 PEAK_RSS_LIMIT_MB = 512
 
@@ -97,32 +96,30 @@ def test_peak_memory_of_a_runaway_local_probe_stays_bounded() -> None:
 # --- cancelling -------------------------------------------------------------------------------
 
 
-def _cancel_after(token: CancelToken, seconds: float) -> None:
-    threading.Timer(seconds, token.cancel, args=("test",)).start()
-
-
 def test_a_cancelled_local_run_stops_at_once_keeping_its_output(tmp_path: Path) -> None:
     token = CancelToken()
     pid_file = tmp_path / "pid"
-    _cancel_after(token, 0.3)
-    start = time.monotonic()
+    cancelled_at: list[float] = []
+
+    def cancel_once_it_runs() -> None:  # it has printed, and its child is running
+        wait_until(lambda: pid_file.exists() and pid_file.read_text().endswith("\n"))
+        cancelled_at.append(time.monotonic())
+        token.cancel("test")
+
+    threading.Thread(target=cancel_once_it_runs, daemon=True).start()
     script = f"echo started; sleep 30 & echo $! > {pid_file}; wait"
     result = LocalRunner(cancel=token).run(["sh", "-c", script], timeout_s=60)
-    assert time.monotonic() - start < 1.0
+    assert cancelled_at, "the command never wrote its child's pid"
+    assert time.monotonic() - cancelled_at[0] < 1.0  # not the 30 s of the sleep
     assert result.cancelled and result.error_kind == "cancelled"
     assert result.error is not None and "cancelled (test)" in result.error
     assert result.stdout == "started\n"
     assert not result.ok and not result.timed_out
     grandchild = int(pid_file.read_text())
-    deadline = time.monotonic() + 2
-    while time.monotonic() < deadline and Path(f"/proc/{grandchild}").exists():
-        state = Path(f"/proc/{grandchild}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        if state in ("Z", "X"):
-            break
-        time.sleep(0.05)
-    else:
-        if Path(f"/proc/{grandchild}").exists():
-            pytest.fail("the cancelled probe's child survived")
+    wait_until(
+        lambda: not process_running(grandchild),
+        what="the cancelled probe's child is gone (it survived?)",
+    )
 
 
 def test_a_runner_cancelled_before_it_starts_runs_nothing(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ from tests.runners.sshd import (
     start_cluster,
     wait_for_port,
 )
+from tests.waiting import WAIT_S
 
 pytestmark = pytest.mark.ssh
 
@@ -83,7 +84,7 @@ def test_a_real_sshd_dropping_the_connection_is_reported_as_closed(
     crowded_sshd: SshdCluster,
 ) -> None:
     port = crowded_sshd.ports[0]
-    wait_for_port(port, 5)
+    wait_for_port(port, WAIT_S)
     with (
         _hold_the_only_startup_slot(port),
         make_runner(crowded_sshd, connect_timeout_s=CONNECT_TIMEOUT_S) as runner,
@@ -99,12 +100,15 @@ def test_a_real_sshd_dropping_the_connection_is_reported_as_closed(
 @contextlib.contextmanager
 def _hold_the_only_startup_slot(port: int) -> Iterator[None]:
     """An unauthenticated connection that sshd greeted (the slot of the port probe that
-    start_cluster made may take a moment to free), kept open while the test runs."""
-    deadline = time.monotonic() + 5
+    start_cluster made may take a moment to free), kept open while the test runs.
+
+    The greeting is the proof that the connection holds the slot: sshd counts a startup before
+    it forks the child that sends the banner, and drops a connection past MaxStartups unanswered.
+    """
+    deadline = time.monotonic() + WAIT_S
     while time.monotonic() < deadline:
-        pending = socket.create_connection(("127.0.0.1", port), timeout=5)
+        pending = socket.create_connection(("127.0.0.1", port), timeout=WAIT_S)
         if pending.recv(256).startswith(b"SSH-"):
-            time.sleep(0.5)  # until sshd counts it as a startup
             try:
                 yield
             finally:

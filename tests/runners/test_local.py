@@ -9,6 +9,7 @@ import pytest
 
 from casefile.probes.runners import LocalRunner
 from tests.runners.contract import RunnerContract
+from tests.waiting import process_running, wait_until
 
 
 class TestLocalRunnerContract(RunnerContract):
@@ -46,19 +47,10 @@ def test_timeout_kills_the_whole_process_group() -> None:
     assert result.timed_out
     assert time.monotonic() - start < 4
     grandchild = int(result.stdout.split()[0])
-    deadline = time.monotonic() + 2
-    while time.monotonic() < deadline and _running(grandchild):
-        time.sleep(0.05)
-    assert not _running(grandchild), "the backgrounded sleep survived the timeout"
-
-
-def _running(pid: int) -> bool:
-    """True if ``pid`` exists and is not a zombie (containers may not reap orphans)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, IndexError):
-        return False
-    return state not in ("Z", "X")
+    wait_until(
+        lambda: not process_running(grandchild),
+        what="the backgrounded sleep is gone (it survived the timeout?)",
+    )
 
 
 def test_default_timeout_applies_when_none_given() -> None:

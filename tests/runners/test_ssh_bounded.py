@@ -19,10 +19,11 @@ import pytest
 
 from casefile.probes.runners import RunResult, SshRunner, fan_out_as_completed
 from casefile.probes.runners.cancel import CancelToken
-from casefile.probes.runners.capture import DEFAULT_CAPTURE_BYTES
+from casefile.probes.runners.capture import DEFAULT_CAPTURE_BYTES, Capture
 from tests.runners.hung_exec import HungExecServer
 from tests.runners.peak_rss import measure
 from tests.runners.sshd import SilentListener, SshdCluster, make_runner
+from tests.waiting import PROCESS_S, wait_until
 
 pytestmark = pytest.mark.ssh
 
@@ -142,6 +143,7 @@ def test_cancel_stops_every_host_within_a_second_keeping_what_finished(
     hung_exec: HungExecServer,
     known_hosts: Path,
     silent_listener: SilentListener,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     token = CancelToken()
     hung = _hung_target(sshd, hung_exec)
@@ -153,22 +155,46 @@ def test_cancel_stops_every_host_within_a_second_keeping_what_finished(
         f'case "$SSH_CONNECTION" in *" {quick_port}") echo quick; exit 0;; esac; '
         "echo started; sleep 0.2; echo done; sleep 30"
     )
+    read: list[bytes] = []  # every chunk of output the runners have taken in so far
+    feed = Capture.feed
+
+    def reading(capture: Capture, data: bytes) -> None:
+        read.append(data)
+        feed(capture, data)
+
+    monkeypatch.setattr(Capture, "feed", reading)
     runner = make_runner(sshd, known_hosts_path=known_hosts, connect_timeout_s=20, cancel=token)
     runners = [runner.target(target) for target in targets]
-    results = {}
+    results: dict[str, tuple[RunResult, float]] = {}
+    cancelled_at: list[float] = []
+
+    def cancel_once_all_are_under_way() -> None:
+        # the quick host has landed, what the running one printed has been read, and the other
+        # two are stuck in the exec wait and the banner wait: what a Ctrl-C a moment into a
+        # probe meets
+        wait_until(lambda: sshd.target(0) in results, what="the quick host landed")
+        wait_until(lambda: b"done\n" in b"".join(read), what="the running host's output read")
+        wait_until(lambda: hung_exec.interface.exec_requests >= 1, what="the exec was asked")
+        wait_until(lambda: silent_listener.accepted >= 1, what="the silent host was dialled")
+        cancelled_at.append(time.monotonic())
+        token.cancel("test")
+
+    canceller = threading.Thread(target=cancel_once_all_are_under_way, daemon=True)
     try:
-        threading.Timer(1.0, token.cancel, args=("test",)).start()
-        start = time.monotonic()
+        canceller.start()
         for i, result in fan_out_as_completed(
             runners, ["sh", "-c", script], timeout_s=60, cancel=token
         ):
-            results[targets[i]] = (result, time.monotonic() - start)
+            results[targets[i]] = (result, time.monotonic())
     finally:
         threading.Thread(target=runner.close, daemon=True).start()
+    canceller.join()
+    assert cancelled_at, "the cancel never came: see the canceller's failure above"
     assert set(results) == set(targets)
-    assert max(at for _, at in results.values()) < 2.0  # 1 s until the cancel, then < 1 s
     quick, quick_at = results[sshd.target(0)]
-    assert quick.ok and quick.stdout == "quick\n" and quick_at < 1.0
+    assert quick.ok and quick.stdout == "quick\n" and quick_at < cancelled_at[0]
+    # every other host answers within a second of the cancel
+    assert max(at for _, at in results.values()) - cancelled_at[0] < 1.0
     for target in (hung, silent, sshd.target(1)):
         result, _ = results[target]
         assert result.cancelled, (target, result.error_kind, result.error)
@@ -185,10 +211,15 @@ _SILENT_HOST_SCRIPT = textwrap.dedent(
     server = socket.create_server(("127.0.0.1", 0))
     held = []
     threading.Thread(target=lambda: held.append(server.accept()), daemon=True).start()
+    import paramiko
     with SshRunner(connect_timeout_s=1, allow_agent=False, look_for_keys=False,
                    known_hosts_path=Path(sys.argv[1])) as runner:
         result = runner.run(f"x@127.0.0.1:{server.getsockname()[1]}", ["true"])
-    time.sleep(0.5)  # paramiko's thread logs its failure after the client gave up
+    # paramiko's thread logs its failure after the client gave up: wait for it to end
+    deadline = time.monotonic() + 60
+    while any(isinstance(t, paramiko.Transport) for t in threading.enumerate()):
+        assert time.monotonic() < deadline, "paramiko's transport thread never ended"
+        time.sleep(0.02)
     print(result.error_kind)
     """
 )
@@ -201,7 +232,7 @@ def test_a_silent_host_prints_no_paramiko_traceback(tmp_path: Path) -> None:
         [sys.executable, "-c", _SILENT_HOST_SCRIPT, str(known_hosts)],
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=PROCESS_S,
         check=False,
     )
     assert done.returncode == 0, done.stderr

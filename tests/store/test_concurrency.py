@@ -5,11 +5,11 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
-import time
 
 from casefile.domain.events import NewEvent
 from casefile.store.sql import SqlEventStore
 from casefile.store.verify import verify_stored_case
+from tests.waiting import WAIT_S, wait_until
 
 from .workers import append_forever, append_many
 
@@ -45,15 +45,15 @@ def test_writer_killed_mid_stream_leaves_a_verifiable_store(sql_url: str) -> Non
     writer = spawn.Process(target=append_forever, args=(sql_url, "crash"))
     writer.start()
     with SqlEventStore(sql_url) as store:
-        deadline = time.monotonic() + 60
-        while store.head("crash")[0] == 0:
-            assert time.monotonic() < deadline, "writer never appended"
+
+        def well_under_way() -> bool:  # mid-stream: a few appends in, appending still
             assert writer.is_alive()
-            time.sleep(0.02)
-        time.sleep(0.5)
+            return store.head("crash")[0] >= 10
+
+        wait_until(well_under_way, what="the writer appended ten events")
         assert writer.pid is not None
         os.kill(writer.pid, signal.SIGKILL)
-        writer.join(timeout=30)
+        writer.join(timeout=WAIT_S)
         assert writer.exitcode == -signal.SIGKILL
 
     with SqlEventStore(sql_url) as store:
