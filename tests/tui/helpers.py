@@ -8,20 +8,35 @@ from typing import TYPE_CHECKING
 
 from textual.pilot import Pilot
 
+from tests.waiting import WAIT_S
+
 if TYPE_CHECKING:
     from casefile.tui.dialogs.form import FormDialog
 
-#: Generous: the case thread folds in the background on a shared, noisy machine.
-SLACK_S = 15.0
+#: Generous: the case thread folds in the background on a shared, noisy machine (polled, so
+#: the deadline costs nothing when the state comes early).
+SLACK_S = WAIT_S
+
+
+async def poll_until(
+    pilot: Pilot[None],
+    condition: Callable[[], object],
+    timeout: float = SLACK_S,
+    what: str = "the TUI did not reach the expected state in time",
+) -> None:
+    """Let the app run until ``condition()`` holds (or fail after ``timeout`` seconds), without
+    waiting for its workers: one may be running a probe that only a cancel ends."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(what)
+        await pilot.pause(0.05)
 
 
 async def settle(pilot: Pilot[None], until: Callable[[], bool], timeout: float = SLACK_S) -> None:
-    """Let the app run until ``until()`` holds (or fail after ``timeout`` seconds)."""
-    deadline = time.monotonic() + timeout
-    while not until():
-        if time.monotonic() > deadline:
-            raise AssertionError("the TUI did not reach the expected state in time")
-        await pilot.pause(0.05)
+    """Let the app run until ``until()`` holds (or fail after ``timeout`` seconds), then until
+    its workers are done."""
+    await poll_until(pilot, until, timeout)
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
 

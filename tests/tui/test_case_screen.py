@@ -212,6 +212,9 @@ async def test_why_this_confidence_in_replay_is_hypothesis_show_to(db_url: str) 
 async def test_markup_in_case_text_is_drawn_as_text(tmp_path: object) -> None:
     from pathlib import Path
 
+    from textual.widgets import Static
+
+    from casefile.tui.screens.case_list import CaseListScreen
     from tests.tui.conftest import build_app as build
 
     assert isinstance(tmp_path, Path)
@@ -222,12 +225,14 @@ async def test_markup_in_case_text_is_drawn_as_text(tmp_path: object) -> None:
     app = build(url, case_id)
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(pilot, case_ready(app))
-        await pilot.pause(0.3)  # the detail pane draws the selected note
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        body = app.screen.query_one("#detail-body", Static)
+        # the detail pane draws the selected note (once the cursor has rested on it)
+        await settle(pilot, lambda: "Choose an event" not in str(body.content))
         assert isinstance(app.screen, CaseScreen)  # still up: nothing crashed
         await pilot.press("b")  # the case list, with the same title
-        await pilot.pause(0.3)
+        await settle(
+            pilot, lambda: isinstance(app.screen, CaseListScreen) and bool(app.screen.rows)
+        )
     assert app.return_code in (None, 0)
 
 

@@ -10,8 +10,9 @@ import pytest
 from casefile.tui.dialogs.form import FormDialog
 from casefile.tui.screens.case import CaseScreen
 from tests.tui.conftest import build_app
-from tests.tui.helpers import case_ready, open_form, recorded, settle
+from tests.tui.helpers import case_ready, open_form, poll_until, recorded, settle
 from tests.tui.test_actions import events_after, fill
+from tests.waiting import wait_until
 
 
 async def test_a_long_probe_leaves_the_screen_live_and_esc_cancels_it(db_url: str) -> None:
@@ -27,23 +28,18 @@ async def test_a_long_probe_leaves_the_screen_live_and_esc_cancels_it(db_url: st
         fill(dialog, {"probe": "command", "argv": "sleep 30"})
         assert dialog.problem is None, dialog.problem
         await pilot.press("ctrl+s")
-        deadline = time.monotonic() + 15
-        while screen.probe_cancel is None:
-            assert time.monotonic() < deadline, "the probe never started"
-            await pilot.pause(0.05)
+        await poll_until(pilot, lambda: screen.probe_cancel is not None, what="no probe started")
         # while it runs, replay still answers: the case thread is not the probe's
         started = time.monotonic()
         await pilot.press("ctrl+home")
-        deadline = time.monotonic() + 15
-        while not (screen.frame is not None and screen.frame.seq == 1):
-            assert time.monotonic() < deadline, "a frame never came while the probe ran"
-            await pilot.pause(0.02)
-        assert time.monotonic() - started < 10
+        await poll_until(
+            pilot,
+            lambda: screen.frame is not None and screen.frame.seq == 1,
+            what="a frame never came while the probe ran",
+        )
+        assert time.monotonic() - started < 10  # not held until the probe's 30 s are up
         await pilot.press("escape")  # cancels the probe (not "back to live")
-        deadline = time.monotonic() + 20
-        while screen.probe_cancel is not None:
-            assert time.monotonic() < deadline, "Esc did not stop the probe"
-            await pilot.pause(0.05)
+        await poll_until(pilot, lambda: screen.probe_cancel is None, what="Esc left it running")
         assert screen.focus_seq == 1  # Esc went to the probe, not to the replay
         await pilot.app.workers.wait_for_complete()
     appended = events_after(db_url, 68)
@@ -64,10 +60,7 @@ async def test_quitting_during_a_probe_asks_then_cancels_it(db_url: str) -> None
         assert isinstance(dialog, FormDialog)
         fill(dialog, {"probe": "command", "argv": "sleep 30"})
         await pilot.press("ctrl+s")
-        deadline = time.monotonic() + 15
-        while screen.probe_cancel is None:
-            assert time.monotonic() < deadline, "the probe never started"
-            await pilot.pause(0.05)
+        await poll_until(pilot, lambda: screen.probe_cancel is not None, what="no probe started")
         token = screen.probe_cancel
         await pilot.press("q")
         await pilot.pause()
@@ -75,10 +68,11 @@ async def test_quitting_during_a_probe_asks_then_cancels_it(db_url: str) -> None
         await pilot.press("q")
         await pilot.pause()
         assert token.cancelled
-    deadline = time.monotonic() + 20
-    while not [k for k, _p, _a in events_after(db_url, 68) if k == "probe.ran"]:
-        assert time.monotonic() < deadline, "the cancelled run was never recorded"
-        time.sleep(0.1)
+    wait_until(
+        lambda: [k for k, _p, _a in events_after(db_url, 68) if k == "probe.ran"],
+        interval=0.1,
+        what="the cancelled run was recorded",
+    )
     (run,) = [p for k, p, _a in events_after(db_url, 68) if k == "probe.ran"]
     assert run.get("error_kind") == "cancelled"
 

@@ -19,7 +19,7 @@ from casefile.tui.screens.case import CaseScreen
 from casefile.tui.screens.case_list import CaseListScreen
 from casefile.tui.widgets.status_bar import StatusBar
 from tests.tui.conftest import build_app
-from tests.tui.helpers import settle
+from tests.tui.helpers import poll_until, settle
 
 WIDE = (160, 45)
 SMALL = (80, 24)
@@ -173,10 +173,11 @@ class TestProbeRun:
             fill_fields(dialog, {"probe": "command", "argv": "sleep 30"})
             await pilot.press("ctrl+s")
             # (not settle(): it waits for every worker, the 30-second probe included)
-            for _ in range(300):
-                if getattr(screen, "probe_cancel", None) is not None:
-                    break
-                await pilot.pause(0.05)
+            await poll_until(
+                pilot,
+                lambda: getattr(screen, "probe_cancel", None) is not None,
+                what="the probe never started",
+            )
             await pilot.press("4")  # the next steps tab: the same screen whatever the timing
             await pilot.pause(0.2)
 
