@@ -63,11 +63,12 @@ def test_sigterm_ends_the_command_and_records_it_cancelled_with_its_output(
     assert made.returncode == 0, made.stderr
     case = made.stdout.strip()
     marker = f"casefile-sigterm-{uuid.uuid4().hex}"
-    # the command starts a grandchild too: the whole group must go
+    # the command starts a grandchild too: the whole group must go (it prints first, so that
+    # once both are seen running the output is already in casefile's pipe)
     script = (
         "import subprocess, sys, time\n"
-        f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', '{marker}'])\n"
         "print('partial output before the end', flush=True)\n"
+        f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', '{marker}'])\n"
         "time.sleep(600)\n"
     )
     proc = subprocess.Popen(
