@@ -112,19 +112,21 @@ def holds(path: Path, data: bytes) -> bool:
         return False
 
 
-def _create_temporary(path: Path) -> tuple[int, Path]:
+def create_temporary(path: Path, mode: int = 0o666) -> tuple[int, Path]:
     """A new, unique, empty file beside ``path``: ``tempfile.mkstemp`` with a plain file's mode.
 
     Like ``mkstemp`` the name is random and created with ``O_EXCL`` (and ``O_NOFOLLOW``), so
     neither a concurrent writer nor a planted symlink can share it. Unlike ``mkstemp`` (0600)
-    it is created 0666 less the umask, as ``open()`` would, so a directory shared between users
-    stays readable; reading the umask instead would mean setting it, process-wide.
+    it is created 0666 less the umask by default, as ``open()`` would, so a directory shared
+    between users stays readable; reading the umask instead would mean setting it,
+    process-wide. A file that must stay private passes ``mode=0o600``: it is never readable by
+    others, not even while it is still empty (a reader that opened it then would keep reading).
     """
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     for _attempt in range(100):
         temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
         try:
-            return os.open(temporary, flags, 0o666), temporary
+            return os.open(temporary, flags, mode), temporary
         except FileExistsError:
             continue
     raise FileExistsError(errno.EEXIST, "no unused temporary name", str(path.parent))
@@ -133,12 +135,12 @@ def _create_temporary(path: Path) -> tuple[int, Path]:
 def write_atomically(path: Path, data: bytes) -> None:
     """Replace ``path`` with ``data`` so that no reader (or crash) sees half a file.
 
-    The temporary is unique and exclusively created (see :func:`_create_temporary`), and
+    The temporary is unique and exclusively created (see :func:`create_temporary`), and
     ``os.replace`` swaps the name itself, never what a link there points at. The data is
     flushed to disk before the rename: a rename that outlives a power cut must not reveal an
     empty file.
     """
-    fd, temporary = _create_temporary(path)
+    fd, temporary = create_temporary(path)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -213,7 +215,7 @@ def remove_stale_temporaries(directory: Path, written: Callable[[str], bool]) ->
     leaves a full-size ``.<name>.<random>.tmp`` that nothing would ever remove. Only a holder of
     :func:`locked_case_dir` may call this: every writer holds that lock while its temporary
     exists, so any temporary found then belongs to a writer that is gone. A name is removed
-    only if it is exactly of the form :func:`_create_temporary` makes for such a name
+    only if it is exactly of the form :func:`create_temporary` makes for such a name
     (``unlink`` removes a planted link itself, never what it points at). Returns the count.
     """
     removed = 0
