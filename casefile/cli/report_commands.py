@@ -2,7 +2,9 @@
 
 argparse → one service call (the report package's ``build_report``) → bytes written. Every
 file is rendered in memory first and then written whole (a temporary beside it, renamed), so a
-failure leaves no half-written report, chart or map. ``verify`` is the one word that is not a
+failure leaves no half-written report, chart or map; only regular files are written (a device,
+FIFO, symlink or directory where one goes is refused: see :mod:`casefile.app.files`), and the
+map is readable by its owner only. ``verify`` is the one word that is not a
 case id here: ``casefile report verify REPORT CASE`` re-checks every ``seq@hash`` of a report.
 """
 
@@ -59,25 +61,27 @@ def cmd_report(args: argparse.Namespace) -> int:
     mapping: dict[str, str] | None = None
     if args.redact:
         report, mapping = redact_report(report, patterns)
-    files = _outputs(args, report)
+    outputs = _outputs(args, report)
+    files = [(path, data) for path, data in outputs if path is not None]
+    redact_map: tuple[Path, bytes] | None = None
     if args.redact_map is not None and mapping is not None:
         text = json.dumps({"pseudonyms": mapping}, indent=2, ensure_ascii=False, sort_keys=True)
-        files.insert(0, (Path(args.redact_map), (text + "\n").encode("utf-8")))
-    for path, data in files:
+        redact_map = (Path(args.redact_map), (text + "\n").encode("utf-8"))
+    from casefile.report.files import write_report_files
+
+    write_report_files(files, redact_map)
+    for path, data in outputs:
         if path is None:
             _to_stdout(data)
-        else:
-            from casefile.report.files import write_whole
-
-            write_whole(path, data)
     if args.format == "md" and args.output in (None, "-"):
         say(
             "casefile: report: no chart file written (the report went to standard output); "
             "give -o FILE to write the chart beside it",
             file=sys.stderr,
         )
-    for path, _ in files:
-        if path is not None and args.output not in (None, "-"):
+    if args.output not in (None, "-"):
+        written = [redact_map[0]] if redact_map is not None else []
+        for path in [*written, *(path for path, _ in files)]:
             say(f"wrote {path}", file=sys.stderr)
     return 0
 
@@ -152,21 +156,34 @@ def register(
         "       casefile report verify REPORT CASE",
         description="Write a postmortem report of CASE, or check one: "
         "`casefile report verify REPORT CASE` confirms that every seq@hash in REPORT is an "
-        "event of CASE with that hash.",
+        "event of CASE with that hash. Only regular files are written (-o FILE, the chart "
+        "beside a Markdown FILE, the --redact-map FILE), each whole, through a temporary "
+        "renamed over it; a device, FIFO, symbolic link or directory at any of those names is "
+        "refused before anything is written (use -o - for standard output).",
     )
     p.add_argument("case", metavar="CASE", help="the case (or `verify`, then REPORT CASE)")
     p.add_argument("rest", nargs="*", default=[], metavar="…", help=argparse.SUPPRESS)
     p.add_argument(
         "--format", choices=REPORT_FORMATS, default="md", help="md (default), html, json"
     )
-    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default, or -: stdout)")
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write to FILE, a regular file (it keeps its mode) or a new one; "
+        "- (the default): standard output",
+    )
     p.add_argument("--to", type=event_seq, metavar="SEQ", help="the case as it stood after SEQ")
     p.add_argument(
         "--redact",
         action="store_true",
         help="replace host names, addresses, user names and identifiers with pseudonyms",
     )
-    p.add_argument("--redact-map", metavar="FILE", help="write the pseudonym map here (only here)")
+    p.add_argument(
+        "--redact-map",
+        metavar="FILE",
+        help="write the pseudonym map here (only here), readable by its owner only (0600)",
+    )
     p.add_argument(
         "--redact-pattern",
         action="append",

@@ -1,16 +1,15 @@
-"""A report as the files it is written to: rendered whole in memory, then each file replaced
-in one rename, so a failure leaves no half-written report, chart or map. Shared by
-``casefile report`` and the TUI's export."""
+"""A report as the files it is written to: rendered whole in memory, every name checked, then
+each file replaced in one rename, so a failure leaves no half-written report, chart or map, and
+a name that is not a regular file is refused before any file is written (see
+:mod:`casefile.app.files`). Shared by ``casefile report`` and the TUI's export."""
 
 from __future__ import annotations
 
-import os
-import secrets
-from contextlib import suppress
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from casefile.errors import CasefileError
+from casefile.app.files import writable_mode, write_regular_file
 
 if TYPE_CHECKING:
     from casefile.report.model import Report
@@ -22,19 +21,23 @@ def chart_name(output: Path) -> Path:
     return output.with_name(f"{stem}.svg")
 
 
-def write_whole(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` so that no reader (or failure) sees half a file."""
-    temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
-    try:
-        with open(temporary, "xb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except OSError as error:
-        with suppress(OSError):
-            os.unlink(temporary)
-        raise CasefileError(f"cannot write {path}: {error.strerror or error}") from None
+def write_report_files(
+    files: Sequence[tuple[Path, bytes]], redact_map: tuple[Path, bytes] | None = None
+) -> None:
+    """Write a report's files, and the redaction map readable by its owner only (it maps every
+    pseudonym back to the host, user or address it hides).
+
+    Every name is checked before the first file is written: a refused chart or map must not
+    leave the other files written. Each is then written by
+    :func:`~casefile.app.files.write_regular_file`, which checks its name again.
+    """
+    named = [(path, data, False) for path, data in files]
+    if redact_map is not None:
+        named.insert(0, (*redact_map, True))
+    for path, _, _ in named:
+        writable_mode(path)
+    for path, data, private in named:
+        write_regular_file(path, data, private=private)
 
 
 def report_files(report: Report, fmt: str, target: Path | None) -> list[tuple[Path | None, bytes]]:

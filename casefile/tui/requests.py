@@ -275,14 +275,17 @@ class ReportRequest:
         from pathlib import Path
 
         from casefile.report import ReportOptions, build_report
-        from casefile.report.files import report_files, write_whole
+        from casefile.report.files import report_files, write_report_files
 
         del who
         report = build_report(service, case_id, ReportOptions(redact=self.redact))
-        files = report_files(report, self.fmt, Path(self.path))
-        for target, data in files:  # every file rendered before the first is written
-            assert target is not None
-            write_whole(target, data)
+        # every file rendered, and every name checked, before the first is written
+        files = [
+            (target, data)
+            for target, data in report_files(report, self.fmt, Path(self.path))
+            if target is not None
+        ]
+        write_report_files(files)
         return "wrote " + ", ".join(str(target) for target, _ in files)
 
     def argv(self, case_id: str) -> list[str]:
