@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 from casefile.app.draft import Draft
 from casefile.app.recording import opened_from
-from casefile.app.session import RETRIES, CaseSession
+from casefile.app.session import CaseSession, write_retrying
 from casefile.app.who import Who
 from casefile.domain.events import NewEvent
-from casefile.errors import CaseNotFound, ConcurrencyError
+from casefile.errors import CaseNotFound
 
 if TYPE_CHECKING:
     from casefile.domain.beliefs import Projection
@@ -155,15 +155,14 @@ class ServiceCore:
         """Append one event that needs no belief state, knowing only the head: its cost does
         not grow with the case."""
         stamped = NewEvent(event.type, event.payload, who.actor, who.at, event.version)
-        for _attempt in range(RETRIES):
+
+        def attempt() -> Event:
             seq, _ = self.store.head(case_id)
             if seq == 0:
                 raise CaseNotFound(f"no case {case_id!r} (see `casefile cases`)")
-            try:
-                return self.store.append(case_id, seq, [stamped])[0]
-            except ConcurrencyError:
-                continue
-        raise ConcurrencyError(case_id, seq)
+            return self.store.append(case_id, seq, [stamped])[0]
+
+        return write_retrying(self.store, case_id, attempt)
 
     def _one(self, case_id: str, make: Callable[[Projection], NewEvent], who: Who) -> Event:
         appended, _ = self._execute(case_id, lambda draft: draft.add(make(draft.projection)), who)

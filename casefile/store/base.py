@@ -16,6 +16,7 @@ the events alone always rebuild everything.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -47,6 +48,19 @@ class Removed:
 
 
 class EventStore(Protocol):
+    def writing(self, case_id: str) -> AbstractContextManager[None]:
+        """Hold the case for one read–decide–append by the calling thread.
+
+        A writer that reads a case, decides events on what it read and appends them does all
+        three inside this. A store whose writers can cheaply wait their turn makes them (a
+        case directory holds its lock), so the append cannot lose the race: with many writers,
+        optimistic retries starve whoever is slowest to re-read. A store that cannot simply
+        returns, and stays optimistic. Either way the append still states ``expected_seq`` and
+        may raise :class:`~casefile.errors.ConcurrencyError`; appends inside it never wait for
+        the hold they are in.
+        """
+        ...
+
     def append(self, case_id: str, expected_seq: int, events: Sequence[NewEvent]) -> list[Event]:
         """Append events after ``expected_seq`` (0 for a new case); validate, chain, hash them."""
         ...

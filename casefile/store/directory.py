@@ -10,8 +10,15 @@ and each holds its own in-memory copy. The directory on disk is the truth, the c
 cache: every read first checks, with one ``lstat``, whether ``events.jsonl`` changed and
 re-reads the directory if it did; an append takes the directory's lock, brings the copy up to
 date under it, and raises :class:`~casefile.errors.ConcurrencyError` if the caller's
-``expected_seq`` is no longer the head, which the application service answers by loading again
-and retrying. So no writer ever rewrites the directory from a stale copy.
+``expected_seq`` is no longer the head. So no writer ever rewrites the directory from a stale
+copy.
+
+A writer that decides on what it read (the application service's sessions) holds the lock for
+the whole read, decision and append (:meth:`DirectoryEventStore.writing`), so it never loses
+that race at all. Optimistic retries alone starve here: a loser has to read the directory
+again and fold the case anew, which takes longer than the winner's next append, so with many
+writers it lost again and again until its retries ran out. Waiting for the lock instead costs
+each writer only its turn.
 
 Snapshots are not kept: a directory stays plain files that anyone can read, diff and review,
 and folding one case from memory is cheap. :meth:`DirectoryEventStore.save_snapshot` does
@@ -22,7 +29,8 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from casefile.domain.events import Event, NewEvent
@@ -58,6 +66,9 @@ class DirectoryEventStore:
         self.directory = Path(directory)
         refuse_links(self.directory)
         self._lock = threading.RLock()
+        # Whether the thread holding ``_lock`` also holds the directory's lock (only that
+        # thread reads or changes it, and only under ``_lock``).
+        self._holding = False
         # Blobs put by this process: kept across re-reads, because put_artifact comes before
         # the append that references them and a re-read in between must not drop them.
         self._puts: dict[str, bytes] = {}
@@ -89,12 +100,39 @@ class DirectoryEventStore:
                 f"case directory {self.directory} holds case {self.case_id}, not {case_id}"
             )
 
+    @contextmanager
+    def writing(self, case_id: str) -> Iterator[None]:
+        """Hold the directory's lock for one read–decide–append (see the module docstring):
+        other writers, in this process or any other, wait until it is released; readers never
+        do."""
+        with self._locked():
+            yield
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        """This store's lock and the directory's, the latter taken once however deeply nested.
+
+        An ``flock`` belongs to the open file it was taken on, so an append inside
+        :meth:`writing` that opened and locked the lock file again would wait for its own
+        thread forever.
+        """
+        with self._lock:
+            if self._holding:
+                yield
+                return
+            with locked_case_dir(self.directory):
+                self._holding = True
+                try:
+                    yield
+                finally:
+                    self._holding = False
+
     def append(self, case_id: str, expected_seq: int, events: Sequence[NewEvent]) -> list[Event]:
         """Append under the directory's lock, checked against the directory as it is now."""
         self._check_case(case_id)
         if not events:
             return []
-        with self._lock, locked_case_dir(self.directory):
+        with self._locked():
             self._refresh()
             if directory_head(self.directory) != self._memory.head(case_id):
                 # The signature missed a change (an inode reused with the same size and time):

@@ -21,8 +21,10 @@ back into events, :mod:`casefile.store.sql_decode`; the connections and error tr
 from __future__ import annotations
 
 import gc
+import hashlib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
 from typing import Any
 
 from sqlalchemy import delete, func, select
@@ -64,6 +66,10 @@ __all__ = ["ArtifactRow", "EventRow", "SnapshotRow", "SqlEventStore"]
 
 #: How long a snapshot save waits for another writer's lock on SQLite before giving up.
 SNAPSHOT_BUSY_MS = 200
+#: The first of the two keys of the PostgreSQL advisory lock that holds a case for a writer
+#: (the second comes from the case id): b"case" as a positive int4. Two-key advisory locks are
+#: a key space apart from the one-key lock migrations take.
+_CASE_LOCK_CLASS = int.from_bytes(b"case", "big") & 0x7FFF_FFFF
 _CHUNK = 500  # parameters per IN (...) list: well under SQLite's and PostgreSQL's limits
 # Rows per INSERT statement: 10 parameters each stays far below SQLite's 32,766 and
 # PostgreSQL's 65,535 bound parameters.
@@ -119,6 +125,36 @@ class SqlEventStore(SqlConnections):
             raise self._error("open database", error) from error
 
     # -- events ---------------------------------------------------------------------------
+
+    @contextmanager
+    def writing(self, case_id: str) -> Iterator[None]:
+        """On PostgreSQL, hold a session advisory lock on the case, on this thread's
+        connection, so that the case's other writers wait their turn (see
+        :meth:`~casefile.store.base.EventStore.writing`); readers and other cases never wait.
+        It costs two round trips per write; a connection that fails meanwhile is closed, and
+        its lock goes with it. Appends still state ``expected_seq``, so a writer that does not
+        hold the case (an older casefile) stays correct.
+
+        On SQLite, nothing: SQLite's one lock is the database's write lock, which would stop
+        every other case (and every snapshot save) while a verb decides. Writers there stay
+        optimistic, and a lost race pauses with jitter before it is reported (see
+        :meth:`append`).
+        """
+        if self._sqlite:
+            yield
+            return
+        digest = hashlib.sha256(case_id.encode("utf-8")).digest()
+        key = (_CASE_LOCK_CLASS, int.from_bytes(digest[:4], "big", signed=True))
+        try:
+            # Taken inside the try: a wait interrupted just as the lock was granted still
+            # releases it (releasing a lock not held only draws a warning from the server).
+            with self._cursor(f"hold case {case_id}", write=False) as cursor:
+                cursor.execute("SELECT pg_advisory_lock(%s, %s)", key)
+            yield
+        finally:
+            # A failed release means the connection is gone, and its lock with it.
+            with suppress(StoreError), self._cursor(f"release case {case_id}", write=False) as c:
+                c.execute("SELECT pg_advisory_unlock(%s, %s)", key)
 
     def append(self, case_id: str, expected_seq: int, events: Sequence[NewEvent]) -> list[Event]:
         """Validate, chain and insert ``events`` after ``expected_seq``, all or nothing.

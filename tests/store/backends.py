@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -78,6 +79,12 @@ class NewCaseDirectory:
     def _store(self) -> DirectoryEventStore | None:
         with self._lock:
             return self._opened
+
+    def writing(self, case_id: str) -> AbstractContextManager[None]:
+        """The directory's hold once it exists; before, the first append is made under this
+        stand-in's own lock and holds nothing longer."""
+        opened = self._store()
+        return nullcontext() if opened is None else opened.writing(case_id)
 
     def append(self, case_id: str, expected_seq: int, events: Sequence[NewEvent]) -> list[Event]:
         with self._lock:
