@@ -10,6 +10,16 @@ SQLite durability. In WAL mode a commit is durable against power loss only with
 loses it is worse than a slower append, so FULL is the default. Users who prefer speed can ask
 for NORMAL with ``?synchronous=NORMAL`` on the URL or ``CASEFILE_SQLITE_SYNCHRONOUS=NORMAL``
 (https://www.sqlite.org/pragma.html#pragma_synchronous, https://www.sqlite.org/wal.html).
+
+PostgreSQL bounds. A server that accepts and never answers, or a connection that goes silent
+mid-statement (a partition, a stuck proxy), would otherwise hold a command for minutes or for
+ever. So every connection has a connect timeout (``connect_timeout``, default 10 s), TCP
+keepalives and ``tcp_user_timeout`` (unacknowledged data gives up), and a statement timeout
+(default 30 s) enforced twice: by the server (``statement_timeout``) and, for the case where the
+server cannot even say so, by the client, which shuts the socket of a statement that outlives it
+by a few seconds (:class:`~casefile.store.sql_connections.SqlConnections`). Both are set on the
+URL (``?connect_timeout=5&statement_timeout=60``) or with ``CASEFILE_PG_CONNECT_TIMEOUT`` and
+``CASEFILE_PG_STATEMENT_TIMEOUT`` (seconds; the URL wins).
 """
 
 from __future__ import annotations
@@ -27,6 +37,10 @@ from casefile.errors import StoreError
 ENV_URL = "CASEFILE_DB"
 ENV_SYNCHRONOUS = "CASEFILE_SQLITE_SYNCHRONOUS"
 DEFAULT_SYNCHRONOUS = "FULL"
+ENV_CONNECT_TIMEOUT = "CASEFILE_PG_CONNECT_TIMEOUT"
+ENV_STATEMENT_TIMEOUT = "CASEFILE_PG_STATEMENT_TIMEOUT"
+DEFAULT_CONNECT_TIMEOUT_S = 10
+DEFAULT_STATEMENT_TIMEOUT_S = 30
 BUSY_TIMEOUT_MS = 30_000
 _SYNCHRONOUS_LEVELS = ("OFF", "NORMAL", "FULL", "EXTRA")
 
@@ -85,9 +99,58 @@ def create_store_engine(url: str) -> Engine:
     try:
         if parsed.get_backend_name() == "sqlite":
             return _sqlite_engine(parsed)
+        if parsed.get_backend_name() == "postgresql":
+            return create_engine(_bounded_postgres(parsed), pool_pre_ping=False)
         return create_engine(parsed, pool_pre_ping=False)
     except (ArgumentError, ImportError) as error:
         raise StoreError(f"cannot use database {display_url(parsed)}: {error}") from error
+
+
+def _seconds(name: str, given: str | None, default: int) -> int:
+    if given is None or given == "":
+        return default
+    try:
+        value = int(str(given))
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise StoreError(f"{name} must be a whole number of seconds above 0, not {given!r}")
+    return value
+
+
+def postgres_bounds(url: str | URL) -> tuple[int, int]:
+    """``(connect timeout, statement timeout)`` in seconds for a PostgreSQL URL: the URL's
+    ``connect_timeout`` and ``statement_timeout``, else the environment's, else 10 and 30."""
+    parsed = make_url(url) if isinstance(url, str) else url
+    query = parsed.query
+    connect = query.get("connect_timeout") or os.environ.get(ENV_CONNECT_TIMEOUT)
+    statement = query.get("statement_timeout") or os.environ.get(ENV_STATEMENT_TIMEOUT)
+    return (
+        _seconds("connect_timeout", _one(connect), DEFAULT_CONNECT_TIMEOUT_S),
+        _seconds("statement_timeout", _one(statement), DEFAULT_STATEMENT_TIMEOUT_S),
+    )
+
+
+def _one(value: str | tuple[str, ...] | None) -> str | None:
+    return value[-1] if isinstance(value, tuple) else value
+
+
+def _bounded_postgres(url: URL) -> URL:
+    """``url`` with libpq's connect timeout, keepalives, ``tcp_user_timeout`` and the server's
+    statement timeout set, unless the URL sets them itself."""
+    connect_s, statement_s = postgres_bounds(url)
+    query: dict[str, Any] = dict(url.query)
+    query.pop("statement_timeout", None)  # casefile's own parameter, not a libpq keyword
+    query["connect_timeout"] = str(connect_s)
+    query.setdefault("keepalives", "1")
+    query.setdefault("keepalives_idle", "30")
+    query.setdefault("keepalives_interval", "10")
+    query.setdefault("keepalives_count", "3")
+    query.setdefault("tcp_user_timeout", str(statement_s * 1000))
+    options = str(_one(query.get("options")) or "")
+    if "statement_timeout" not in options:
+        query["options"] = f"{options} -c statement_timeout={statement_s * 1000}".strip()
+    return url.set(query=query)
 
 
 def _sqlite_engine(url: URL) -> Engine:

@@ -9,7 +9,9 @@ through untranslated, because only the caller knows what they mean.
 
 from __future__ import annotations
 
+import os
 import random
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -28,7 +30,77 @@ from casefile.store.database import (
     WRITE_OPTION,
     create_store_engine,
     display_url,
+    postgres_bounds,
 )
+
+SILENCE_GRACE_S = 5
+"""How long past the server's statement timeout the client waits before it gives up on a
+connection that has gone silent (the server would have answered with a timeout by then)."""
+
+
+class _Watchdog:
+    """Shuts the socket of a PostgreSQL connection whose statement outlives its deadline.
+
+    The server's ``statement_timeout`` cannot help when the server, or something between it and
+    us, has gone silent; psycopg then waits on the socket for ever. Shutting the socket down
+    makes that wait end with an error at once; the connection is then discarded. One daemon
+    thread watches every armed statement of the process (a thread per statement would cost the
+    hot path more than the statement).
+    """
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._armed: dict[int, tuple[float, PoolProxiedConnection]] = {}
+        self._fired: set[int] = set()
+        self._next = 0
+        self._thread: threading.Thread | None = None
+
+    def arm(self, raw: PoolProxiedConnection, seconds: float) -> int:
+        with self._changed:
+            self._next += 1
+            token = self._next
+            self._armed[token] = (time.monotonic() + seconds, raw)
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._watch, name="casefile-pg-watchdog", daemon=True
+                )
+                self._thread.start()
+            self._changed.notify()
+            return token
+
+    def disarm(self, token: int) -> bool:
+        """Stop watching; whether the deadline had passed and the socket was shut."""
+        with self._changed:
+            self._armed.pop(token, None)
+            if token in self._fired:
+                self._fired.discard(token)
+                return True
+            return False
+
+    def _watch(self) -> None:
+        while True:
+            with self._changed:
+                now = time.monotonic()
+                due = [t for t, (deadline, _) in self._armed.items() if deadline <= now]
+                expired = [(t, self._armed.pop(t)[1]) for t in due]
+                self._fired.update(due)
+                if not expired:
+                    soonest = min((d for d, _ in self._armed.values()), default=now + 60)
+                    self._changed.wait(max(soonest - now, 0.01))
+                    continue
+            for _token, raw in expired:
+                _shut(raw)
+
+
+def _shut(raw: PoolProxiedConnection) -> None:
+    with suppress(Exception):  # already closed or broken: nothing to wake
+        fd = int(raw.driver_connection.pgconn.socket)  # type: ignore[union-attr]
+        with socket.socket(fileno=os.dup(fd)) as sock:
+            sock.shutdown(socket.SHUT_RDWR)
+
+
+_WATCHDOG = _Watchdog()
+
 
 BACKOFF_BASE_S = 0.001
 """The first pause after a lost append; each further loss in a row doubles the window."""
@@ -106,6 +178,9 @@ class SqlConnections:
         self._held_lock = threading.Lock()
         self._dbapi_error: type[Exception] = self._engine.dialect.loaded_dbapi.Error
         self._dbapi_integrity: type[Exception] = self._engine.dialect.loaded_dbapi.IntegrityError
+        #: how long a hot statement may wait for the server before its socket is shut (None:
+        #: SQLite, where a lock wait is bounded by busy_timeout and nothing crosses a network)
+        self._silence_s = None if self._sqlite else postgres_bounds(url)[1] + SILENCE_GRACE_S
 
     def _lost_race(self, case_id: str) -> None:
         """Pause before a lost append is reported, so that the caller's retry is spread out.
@@ -254,6 +329,7 @@ class SqlConnections:
             self._forget_connection()
             raise self._error(what, error) from error
         transaction = write and self._sqlite
+        watch = _WATCHDOG.arm(raw, self._silence_s) if self._silence_s is not None else None
         try:
             if transaction:
                 cursor.execute("BEGIN IMMEDIATE")
@@ -261,6 +337,14 @@ class SqlConnections:
             if transaction:
                 cursor.execute("COMMIT")
         except BaseException as error:
+            if watch is not None and _WATCHDOG.disarm(watch):
+                watch = None
+                self._forget_connection()
+                raise StoreError(
+                    f"cannot {what} in {self._where}: no answer from the server for "
+                    f"{self._silence_s:g} s (statement_timeout and a few seconds); the "
+                    "connection was closed"
+                ) from error
             if transaction:
                 try:
                     cursor.execute("ROLLBACK")
@@ -274,6 +358,8 @@ class SqlConnections:
                 raise self._error(what, error) from error
             raise
         finally:
+            if watch is not None and _WATCHDOG.disarm(watch):
+                self._forget_connection()  # its socket was shut as the answer came: never reuse
             with suppress(self._dbapi_error):
                 cursor.close()
 

@@ -73,6 +73,7 @@ def libpq_conninfo(url: str, *, application_name: str = APPLICATION_NAME) -> str
     params: dict[str, Any] = {
         key: ",".join(value) if isinstance(value, tuple) else value
         for key, value in parsed.query.items()
+        if key != "statement_timeout"  # casefile's own (see casefile.store.database)
     }
     given = {
         "host": parsed.host,
