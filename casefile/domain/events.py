@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -34,16 +35,84 @@ def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+#: The one form casefile writes every time it stores (``recorded_at``, ``occurred_at``, a
+#: ``--at``, a transcript's times): UTC, microseconds kept, ``Z``. Fixed width, so stored times
+#: sort as text and a report can slice one without parsing it.
+TIME_FORM = "YYYY-MM-DDTHH:MM:SS.ffffffZ"
+
+
 def utc_now() -> str:
-    """The current time as an ISO 8601 UTC string with microseconds (stored as text)."""
+    """The current time in :data:`TIME_FORM` (stored as text)."""
     return format_time(datetime.now(UTC))
 
 
 def format_time(moment: datetime) -> str:
-    """Format an aware datetime the one way casefile stores times."""
+    """Format an aware datetime in :data:`TIME_FORM`, the one way casefile writes times.
+
+    Formatted by hand: ``strftime``'s ``%Y`` does not pad a year below 1000 to four digits.
+    """
     if moment.tzinfo is None:
         raise ValueError("times must be timezone-aware")
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    utc = moment.astimezone(UTC)
+    return (
+        f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}T{utc.hour:02d}:{utc.minute:02d}:"
+        f"{utc.second:02d}.{utc.microsecond:06d}Z"
+    )
+
+
+def _milliseconds(moment: datetime) -> str:
+    """How ``casefile ingest`` wrote a transcript's times before issue 23 (``….500Z``)."""
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _unpadded_year(moment: datetime) -> str:
+    """How :func:`format_time` wrote a year below 1000 before issue 23 (``strftime``'s ``%Y``:
+    ``999-01-01T…``)."""
+    return f"{moment.year}{format_time(moment)[4:]}"
+
+
+#: Every way casefile has ever written a stored time, the current one first. Events are
+#: hash-chained, so a time once sealed is never rewritten: a reader accepts all of these for
+#: as long as a case may hold them, and writers use :func:`format_time` alone.
+_WRITERS = (format_time, _milliseconds, _unpadded_year)
+
+#: the shape all of ``_WRITERS`` share; ASCII digits only (``\d`` would take any script's)
+_SHAPE = re.compile(
+    r"([0-9]{1,4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})\.([0-9]{3}|[0-9]{6})Z\Z"
+)
+
+
+def parse_time(value: object) -> datetime | None:
+    """A stored time as an aware UTC datetime, or None when ``value`` is not a time in a form
+    casefile writes or ever wrote (see ``_WRITERS``): verify, export and import hold a case to
+    that, so a case older casefile wrote stays readable and nothing else gets in."""
+    match = _SHAPE.match(value) if isinstance(value, str) else None
+    if match is None:
+        return None
+    year, month, day, hour, minute, second, fraction = match.groups()
+    micro = int(fraction) * (1000 if len(fraction) == 3 else 1)
+    try:
+        moment = datetime(
+            int(year), int(month), int(day), int(hour), int(minute), int(second), micro, UTC
+        )
+    except ValueError:
+        return None
+    return moment if any(write(moment) == value for write in _WRITERS) else None
+
+
+def is_stored_time(value: object) -> bool:
+    """Whether ``value`` is a time in a form casefile writes or ever wrote."""
+    return parse_time(value) is not None
+
+
+def written_time_problem(value: str) -> str | None:
+    """Why ``value`` is not a time as casefile writes one now (:data:`TIME_FORM`), if it is
+    not: what a command is about to seal must be in the one form, whatever older casefile
+    wrote."""
+    moment = parse_time(value)
+    if moment is not None and format_time(moment) == value:
+        return None
+    return f"{value!r} is not a time in casefile's stored form ({TIME_FORM}, UTC)"
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,13 +7,18 @@ not verify, walking the stream in order so the earliest damage is the one report
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Protocol, runtime_checkable
 
-from casefile.domain.events import GENESIS_HASH, Event, format_time, sha256_hex, verify_chain
+from casefile.domain.events import (
+    GENESIS_HASH,
+    TIME_FORM,
+    Event,
+    is_stored_time,
+    sha256_hex,
+    verify_chain,
+)
 from casefile.domain.ids import (
     CASE_ID_LIMIT,
     CASE_ID_MAX_BYTES,
@@ -185,26 +190,14 @@ def verify_stored_case(store: EventStore, case_id: str) -> VerifyReport:
     return verify_case(events, blobs.get, case_id)
 
 
-_STORED_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z\Z")
-
-
-def is_stored_time(value: object) -> bool:
-    """Whether ``value`` is a time in the one form casefile stores (see ``format_time``)."""
-    if not isinstance(value, str) or not _STORED_TIME.fullmatch(value):
-        return False
-    try:
-        moment = datetime.strptime(value, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
-    except ValueError:
-        return False
-    return format_time(moment) == value
-
-
 def envelope_problem(event: Event) -> str | None:
     """What is wrong with the event's envelope by the rules the commands follow, if anything.
 
-    A case id the commands would refuse, a time not in casefile's stored form
-    (``YYYY-MM-DDTHH:MM:SS.ffffffZ``; ``occurred_at`` may be null), or an actor that is empty,
-    has control characters or is longer than :data:`ACTOR_LIMIT`. One line, values quoted.
+    A case id the commands would refuse, a time in no form casefile writes or ever wrote
+    (:func:`~casefile.domain.events.parse_time`: a case older casefile wrote must stay
+    exportable, and its sealed times cannot be rewritten; ``occurred_at`` may be null), or an
+    actor that is empty, has control characters or is longer than :data:`ACTOR_LIMIT`. One
+    line, values quoted.
     """
     if not is_case_id(event.case_id):
         return (
@@ -215,12 +208,12 @@ def envelope_problem(event: Event) -> str | None:
     if not is_stored_time(event.recorded_at):
         return (
             f"seq {event.seq}: recorded_at {event.recorded_at!r} is not a stored time "
-            "(YYYY-MM-DDTHH:MM:SS.ffffffZ, UTC)"
+            f"({TIME_FORM}, UTC)"
         )
     if event.occurred_at is not None and not is_stored_time(event.occurred_at):
         return (
             f"seq {event.seq}: occurred_at {event.occurred_at!r} is not a stored time "
-            "(YYYY-MM-DDTHH:MM:SS.ffffffZ, UTC, or null)"
+            f"({TIME_FORM}, UTC, or null)"
         )
     problem = actor_problem(event.actor)
     if problem is not None:
