@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from casefile.app.transcripts import FORMATS
+from casefile.domain.events import format_time
 from casefile.errors import CasefileError
 
 __all__ = [
@@ -48,7 +49,8 @@ class Command:
     output: bytes
     offset: int
     length: int
-    #: when it ran (ISO 8601 UTC) where the recording says
+    #: when it ran, in the stored form (:func:`~casefile.domain.events.format_time`), where
+    #: the recording says
     at: str | None = None
     exit_status: int | None = None
 
@@ -71,10 +73,6 @@ _PROMPT = re.compile(
 )
 _OSC133 = re.compile(rb"\x1b\]133;([A-D])(?:;([^\x07\x1b]*))?(?:\x07|\x1b\\)")
 _ESC = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[ -/]*[0-~]")
-
-
-def _iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _visible(line: bytes) -> str:
@@ -211,9 +209,9 @@ def read_typescript(data: bytes, timing: bytes | None = None) -> list[Step]:
         if started is None:
             return body_start + position, None
         if not positions:
-            return body_start + position, _iso(started)
+            return body_start + position, format_time(started)
         index = max(0, bisect.bisect_right(positions, position) - 1)
-        return body_start + position, _iso(started + timedelta(seconds=seconds[index]))
+        return body_start + position, format_time(started + timedelta(seconds=seconds[index]))
 
     return split_stream(body, locate, body_start + len(body))
 
@@ -275,7 +273,7 @@ def read_asciicast(data: bytes) -> list[Step]:
         if not positions:
             return 0, None
         index = max(0, bisect.bisect_right(positions, position) - 1)
-        at = _iso(started + timedelta(seconds=times[index])) if started else None
+        at = format_time(started + timedelta(seconds=times[index])) if started else None
         return offsets[index], at
 
     return split_stream(bytes(stream), locate, len(data))
@@ -468,7 +466,7 @@ def _clock(value: str, line: int) -> str:
         ) from None
     if moment.tzinfo is None:
         raise TranscriptError(f"markdown line {line}: [at {value}] has no time zone")
-    return _iso(moment)
+    return format_time(moment)
 
 
 # --- choosing -------------------------------------------------------------------------------
