@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 from casefile.domain.beliefs import Projection, project
 from casefile.domain.catalogue import validate_payload
-from casefile.domain.events import NewEvent, seal
+from casefile.domain.events import NewEvent, seal, written_time_problem
+from casefile.errors import DomainError
 
 #: ``prev_hash`` of a provisional event: never a real hash, so it can never be mistaken for one.
 PROVISIONAL = "provisional"
@@ -34,7 +35,14 @@ class Draft:
         return self.projection.last_seq + 1
 
     def add(self, new: NewEvent) -> int:
-        """Validate ``new``, fold it provisionally and return the ``seq`` it will get."""
+        """Validate ``new``, fold it provisionally and return the ``seq`` it will get.
+
+        Its ``occurred_at`` (a transcript's time, say) must be in the one stored form: the
+        store seals whatever it is given, and a sealed time can never be rewritten."""
+        if new.occurred_at is not None:
+            problem = written_time_problem(new.occurred_at)
+            if problem is not None:
+                raise DomainError(f"{new.type}: occurred_at {problem}")
         payload = validate_payload(new.type, new.version, new.payload)
         normal = NewEvent(new.type, payload, new.actor, new.occurred_at, new.version)
         seq = self.next_seq

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from casefile.domain.events import written_time_problem
 from casefile.domain.ids import actor_problem
 from casefile.errors import DomainError
 
@@ -20,8 +21,9 @@ class Who:
     """The actor of an event and, when it is known and not "now", when it happened.
 
     ``at`` is an ISO 8601 UTC string in casefile's stored form (see
-    :func:`casefile.domain.events.format_time`); ``None`` means the event happened when it was
-    recorded.
+    :func:`casefile.domain.events.format_time`), checked here because every verb stamps it on
+    what it appends, and a time sealed in another form could never be rewritten; ``None``
+    means the event happened when it was recorded.
     """
 
     actor: str = DEFAULT_ACTOR
@@ -31,6 +33,10 @@ class Who:
         problem = actor_problem(self.actor)
         if problem is not None:
             raise DomainError(f"the actor {problem}")
+        if self.at is not None:
+            problem = written_time_problem(self.at)
+            if problem is not None:
+                raise DomainError(f"the time {problem}")
 
     def when(self, fallback: str | None) -> str | None:
         """``at`` if given, else ``fallback`` (say, when pasted output was taken)."""

@@ -15,7 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from casefile.app.draft import Draft
+from casefile.app.who import Who
+from casefile.domain.beliefs import Projection
 from casefile.domain.events import NewEvent, format_time, is_stored_time, parse_time
+from casefile.errors import DomainError
 from casefile.store.sql import SqlEventStore
 from tests.cli.conftest import CLI, cli, cli_registry
 
@@ -68,6 +72,16 @@ def test_every_form_ever_written_is_read(text: str, moment: datetime) -> None:
 def test_a_form_never_written_is_refused(text: str) -> None:
     assert not is_stored_time(text)
     assert parse_time(text) is None
+
+
+@pytest.mark.parametrize("text", [text for text, _ in PAST_FORMS])
+def test_nothing_new_is_stamped_in_a_past_form(text: str) -> None:
+    with pytest.raises(DomainError, match="stored form"):
+        Who("user", text)
+    draft = Draft(Projection(), "c")
+    with pytest.raises(DomainError, match="stored form"):
+        draft.add(NewEvent("note.added", {"text": "n"}, occurred_at=text))
+    assert draft.events == []
 
 
 def _old_case(url: str, when: str) -> None:

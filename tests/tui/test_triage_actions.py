@@ -27,7 +27,7 @@ def make_case(path: Path, tmp: Path) -> tuple[int, int]:
     from casefile.app.probing import Pasted, ProbeRequest
 
     with CaseService(SqlEventStore(f"sqlite:///{path}"), builtin_registry()) as service:
-        who = Who("alice", "2026-01-05T09:00:00Z")
+        who = Who("alice", "2026-01-05T09:00:00.000000Z")
         service.new_case("Slow all-reduce", "5 GB/s", {"nvlink": "no"}, CASE, "gpu-throughput", who)
         seqs = []
         for busbw in (6.0, 18.0):
