@@ -60,6 +60,7 @@ from casefile.store.sql_tables import (
     row_values,
     snapshot_upsert,
 )
+from casefile.store.sql_writers import writers_lock
 from casefile.store.verify import ARTIFACT_FIELDS, check_importable
 
 __all__ = ["ArtifactRow", "EventRow", "SnapshotRow", "SqlEventStore"]
@@ -135,13 +136,16 @@ class SqlEventStore(SqlConnections):
         its lock goes with it. Appends still state ``expected_seq``, so a writer that does not
         hold the case (an older casefile) stays correct.
 
-        On SQLite, nothing: SQLite's one lock is the database's write lock, which would stop
-        every other case (and every snapshot save) while a verb decides. Writers there stay
-        optimistic, and a lost race pauses with jitter before it is reported (see
-        :meth:`append`).
+        On SQLite, an exclusive ``flock`` on ``<database>-writers.lock`` beside the file:
+        SQLite's own write lock would stop every reader's snapshot save and every other case
+        while a verb decides, and optimistic retries alone starved there too (two or three of
+        sixteen writer processes at once ran out of them). A verb decides in milliseconds, so
+        holding all the database's writers for that long costs little. An in-memory database
+        has one process: nothing to hold.
         """
         if self._sqlite:
-            yield
+            with writers_lock(self._engine.url.database):
+                yield
             return
         digest = hashlib.sha256(case_id.encode("utf-8")).digest()
         key = (_CASE_LOCK_CLASS, int.from_bytes(digest[:4], "big", signed=True))

@@ -98,9 +98,7 @@ def test_refresh_after_other_processes_append_equals_a_fresh_fold(
     store.close()
 
 
-# Not SQLite: its writers stay optimistic (see SqlEventStore.writing), and there two or three
-# of sixteen writers at once still run out of retries on a two-core machine.
-@pytest.mark.parametrize("backend", ["postgres", "directory"], indirect=True)
+@pytest.mark.parametrize("backend", ["sqlite", "postgres", "directory"], indirect=True)
 def test_sixteen_writers_at_once_all_succeed_and_equal_a_fresh_fold(
     backend: Backend, tmp_path: Path
 ) -> None:
