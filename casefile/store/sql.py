@@ -23,11 +23,13 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import Connection, delete, func, select
 from sqlalchemy.exc import IntegrityError as SqlIntegrityError
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -61,7 +63,7 @@ from casefile.store.sql_tables import (
     snapshot_upsert,
 )
 from casefile.store.sql_writers import writers_lock
-from casefile.store.verify import ARTIFACT_FIELDS, check_importable
+from casefile.store.verify import ARTIFACT_FIELDS, check_importable, referenced_artifacts
 
 __all__ = ["ArtifactRow", "EventRow", "SnapshotRow", "SqlEventStore"]
 
@@ -75,6 +77,9 @@ _CHUNK = 500  # parameters per IN (...) list: well under SQLite's and PostgreSQL
 # Rows per INSERT statement: 10 parameters each stays far below SQLite's 32,766 and
 # PostgreSQL's 65,535 bound parameters.
 _ROWS_PER_INSERT = 1000
+#: The most bytes of blobs a store keeps for appends still to come (see
+#: :meth:`SqlEventStore.put_artifact`); past it the oldest are let go.
+UNREFERENCED_LIMIT = 512 * 1024 * 1024
 
 
 class SqlEventStore(SqlConnections):
@@ -113,6 +118,15 @@ class SqlEventStore(SqlConnections):
         )
         self._values_group = "(" + ", ".join([p] * len(COLUMNS)) + ")"
         self._insert_cache: dict[int, str] = {}
+        self._restore_sql = (
+            f"INSERT INTO artifacts (digest, data, size) VALUES ({p}, {p}, {p}) "
+            "ON CONFLICT (digest) DO NOTHING"
+        )
+        #: blobs put by this store that no append of it has referred to yet, oldest first
+        #: (see put_artifact), and their total size
+        self._pending: OrderedDict[str, bytes] = OrderedDict()
+        self._pending_bytes = 0
+        self._pending_lock = threading.Lock()
         self._upsert_snapshot = snapshot_upsert(self.dialect)
         try:
             # Two processes opening one database at once are serialised by the migration's
@@ -175,6 +189,10 @@ class SqlEventStore(SqlConnections):
         transaction this halves the round trips and, more importantly, the time a winning
         writer holds the index entry that every losing writer waits on.
 
+        Events that refer to artifacts are the exception: their append first makes sure of
+        those artifacts, in the same transaction (see :meth:`_claim`), so on PostgreSQL it is
+        one explicit transaction; so is an append too big for one INSERT.
+
         A lost race pauses (with jitter, see :meth:`SqlConnections._lost_race`) before it is
         raised as :class:`~casefile.errors.ConcurrencyError`, so the caller's retries spread
         out instead of colliding again.
@@ -191,8 +209,15 @@ class SqlEventStore(SqlConnections):
         ]
         if not normalised:
             return []
+        claims = sorted(set().union(*(referenced_artifacts(new) for new in normalised)))
+        # On PostgreSQL one INSERT is atomic on its own; claims, or rows past one statement,
+        # need an explicit transaction (SQLite's write cursor is already inside one).
+        explicit = not self._sqlite and (bool(claims) or len(normalised) > _ROWS_PER_INSERT)
+        what = f"append to case {case_id}"
         try:
-            with self._cursor(f"append to case {case_id}", write=True) as cursor:
+            with self._cursor(what, write=True) as cursor, self._explicit(cursor, explicit):
+                if claims:
+                    self._claim(cursor, case_id, claims)
                 cursor.execute(self._head_sql, (case_id,))
                 row = cursor.fetchone()
                 seq, prev_hash = (row[0], row[1]) if row else (0, GENESIS_HASH)
@@ -216,28 +241,82 @@ class SqlEventStore(SqlConnections):
             self._lost_race(case_id)
             raise ConcurrencyError(case_id, expected_seq) from error
         self._won_race(case_id)
+        self._let_go(claims)
         return sealed
 
-    def _insert_rows(self, cursor: Any, values: list[Any]) -> None:
-        """Insert flattened rows: one statement, or (past the driver's parameter limits) one
-        explicit transaction of several, so that an append stays all or nothing."""
-        width = len(COLUMNS) * _ROWS_PER_INSERT
-        if len(values) <= width:
-            cursor.execute(self._insert_sql(len(values) // len(COLUMNS)), values)
+    @contextmanager
+    def _explicit(self, cursor: Any, explicit: bool) -> Iterator[None]:
+        """BEGIN … COMMIT around the block on this autocommit cursor when ``explicit``; a
+        failure rolls back (a connection that cannot even do that is never used again)."""
+        if not explicit:
+            yield
             return
-        explicit = not self._sqlite  # SQLite is already inside BEGIN IMMEDIATE
-        if explicit:
-            cursor.execute("BEGIN")
+        cursor.execute("BEGIN")
         try:
-            for start in range(0, len(values), width):
-                chunk = values[start : start + width]
-                cursor.execute(self._insert_sql(len(chunk) // len(COLUMNS)), chunk)
+            yield
         except BaseException:
-            if explicit:
+            try:
                 cursor.execute("ROLLBACK")
+            except self._dbapi_error:
+                self._forget_connection()
             raise
-        if explicit:
-            cursor.execute("COMMIT")
+        cursor.execute("COMMIT")
+
+    def _claim(self, cursor: Any, case_id: str, digests: list[str]) -> None:
+        """Make sure of every artifact an append's events refer to, until it commits.
+
+        Artifacts are shared by content, and a writer puts its blobs before it appends: the
+        put finds a blob already there (another case's) and inserts nothing, and a removal of
+        that other case may then take the blob before the append lands (red team R3-M5). So
+        the append, in its own transaction, locks each row it refers to (PostgreSQL:
+        ``FOR KEY SHARE``, which :meth:`remove_case`'s ``FOR UPDATE`` waits for; on SQLite
+        the write lock this transaction holds already keeps every removal out), and puts back
+        any that is gone from the copy :meth:`put_artifact` kept. One that this store did not
+        put refuses the append: an event never lands without its artifact.
+        """
+        present = self._present(cursor, digests)
+        missing = [digest for digest in digests if digest not in present]
+        if not missing:
+            return
+        with self._pending_lock:
+            kept = {digest: self._pending.get(digest) for digest in missing}
+        for digest, data in kept.items():
+            if data is not None:
+                cursor.execute(self._restore_sql, (digest, data, len(data)))
+        # Again: on PostgreSQL a row that another writer put back first is locked only now.
+        present = self._present(cursor, missing)
+        lost = [digest for digest in missing if digest not in present]
+        if lost:
+            raise StoreError(
+                f"cannot append to case {case_id} in {self._where}: artifact {lost[0]} is "
+                "not in the database (removed with another case after it was stored?); "
+                "nothing was appended"
+            )
+
+    def _present(self, cursor: Any, digests: list[str]) -> set[str]:
+        """Which of ``digests`` (sorted) the artifacts table holds, each row locked against
+        removal until this transaction ends (PostgreSQL; in sorted order, so that appends and
+        removals never wait on each other in a cycle)."""
+        p = "?" if self._sqlite else "%s"
+        lock = "" if self._sqlite else " FOR KEY SHARE"
+        found: set[str] = set()
+        for start in range(0, len(digests), _CHUNK):
+            chunk = digests[start : start + _CHUNK]
+            marks = ", ".join([p] * len(chunk))
+            cursor.execute(
+                f"SELECT digest FROM artifacts WHERE digest IN ({marks}) ORDER BY digest{lock}",
+                chunk,
+            )
+            found.update(str(digest) for (digest,) in cursor.fetchall())
+        return found
+
+    def _insert_rows(self, cursor: Any, values: list[Any]) -> None:
+        """Insert flattened rows: one statement, or (past the driver's parameter limits)
+        several, inside the caller's transaction, so that an append stays all or nothing."""
+        width = len(COLUMNS) * _ROWS_PER_INSERT
+        for start in range(0, len(values), width):
+            chunk = values[start : start + width]
+            cursor.execute(self._insert_sql(len(chunk) // len(COLUMNS)), chunk)
 
     def _insert_sql(self, rows: int) -> str:
         """INSERT of ``rows`` events in one statement (cached per row count)."""
@@ -330,18 +409,44 @@ class SqlEventStore(SqlConnections):
     # -- artifacts ------------------------------------------------------------------------
 
     def put_artifact(self, data: bytes) -> str:
-        digest = sha256_hex(data)
+        """Store the blob once; return its digest.
+
+        The store also keeps the bytes until one of its appends refers to them (at most
+        :data:`UNREFERENCED_LIMIT` bytes, the oldest let go first): a blob that was already
+        there belongs to another case too, and removing that case may take it before the
+        append lands; the append then puts it back (see :meth:`_claim`).
+        """
+        blob = data if isinstance(data, bytes) else bytes(data)
+        digest = sha256_hex(blob)
         try:
             with self._transaction("store an artifact", write=True) as conn:
                 exists = conn.execute(ARTIFACT_EXISTS, {"digest": digest}).first()
                 if exists is None:
                     conn.execute(
-                        INSERT_ARTIFACTS,
-                        {"digest": digest, "data": bytes(data), "size": len(data)},
+                        INSERT_ARTIFACTS, {"digest": digest, "data": blob, "size": len(blob)}
                     )
         except SqlIntegrityError:
             pass  # stored by another writer meanwhile: same digest, same bytes
+        self._keep(digest, blob)
         return digest
+
+    def _keep(self, digest: str, blob: bytes) -> None:
+        with self._pending_lock:
+            if digest in self._pending:
+                self._pending.move_to_end(digest)
+                return
+            self._pending[digest] = blob
+            self._pending_bytes += len(blob)
+            while self._pending_bytes > UNREFERENCED_LIMIT and len(self._pending) > 1:
+                self._pending_bytes -= len(self._pending.popitem(last=False)[1])
+
+    def _let_go(self, digests: Iterable[str]) -> None:
+        """Forget the kept copies of blobs an append has now committed references to."""
+        with self._pending_lock:
+            for digest in digests:
+                blob = self._pending.pop(digest, None)
+                if blob is not None:
+                    self._pending_bytes -= len(blob)
 
     def get_artifact(self, digest: str) -> bytes:
         with self._transaction(f"read artifact {digest}", write=False) as conn:
@@ -380,13 +485,8 @@ class SqlEventStore(SqlConnections):
                         "import into another database or remove the case first"
                     )
                 wanted = sorted(artifacts)
-                present: set[str] = set()
-                for start in range(0, len(wanted), _CHUNK):
-                    chunk = wanted[start : start + _CHUNK]
-                    present.update(
-                        str(d)
-                        for (d,) in conn.execute(select(AC.digest).where(AC.digest.in_(chunk)))
-                    )
+                # locked like an append's (see _claim): a removal cannot take one meanwhile
+                present = _lock_artifacts(conn, wanted, share=True)
                 missing = [
                     {"digest": d, "data": bytes(artifacts[d]), "size": len(artifacts[d])}
                     for d in wanted
@@ -443,8 +543,21 @@ class SqlEventStore(SqlConnections):
 
     def remove_case(self, case_id: str) -> Removed:
         """Delete the case's events, its snapshots and the artifacts no other case refers to,
-        in one transaction (see the Protocol)."""
+        in one transaction (see the Protocol).
+
+        Another case may come to refer to one of these artifacts at any moment (a blob is
+        shared by content), so the rows are locked *before* the other cases' references are
+        read, and only locked rows are deleted. On PostgreSQL ``FOR UPDATE`` waits for every
+        append that has claimed one of them (see :meth:`_claim`) to commit, and the read that
+        follows, a statement of its own under READ COMMITTED, sees what they appended; an
+        append that comes later waits for this transaction and puts back what it took. On
+        SQLite this transaction's write lock keeps every append out until it commits.
+        """
         with self._transaction(f"remove case {case_id}", write=True) as conn:
+            if not self._sqlite:
+                # whatever the server's default: the read after the lock must see the appends
+                # it waited for, which a transaction-wide snapshot would not
+                conn.exec_driver_sql("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")
             count = conn.execute(
                 select(func.count()).select_from(EVENTS).where(EC.case_id == case_id)
             ).scalar_one()
@@ -454,21 +567,39 @@ class SqlEventStore(SqlConnections):
             mine = _digests(
                 conn.execute(select(EC.type, EC.payload).where(EC.case_id == case_id, referring))
             )
+            present = _lock_artifacts(conn, sorted(mine), share=False)
             others = _digests(
                 conn.execute(select(EC.type, EC.payload).where(EC.case_id != case_id, referring))
             )
-            drop = sorted(mine - others)
+            drop = sorted(present - others)
             conn.execute(DROP_CASE_SNAPSHOTS, {"case_id": case_id})
             conn.execute(delete(EVENTS).where(EC.case_id == case_id))
             for start in range(0, len(drop), _CHUNK):
                 conn.execute(delete(ARTIFACTS).where(AC.digest.in_(drop[start : start + _CHUNK])))
-        return Removed(case_id, int(count), len(drop), len(mine) - len(drop))
+        return Removed(case_id, int(count), len(drop), len(present) - len(drop))
 
     def __enter__(self) -> SqlEventStore:
         return self
 
     def __exit__(self, *_exc: object) -> None:
         self.close()
+
+
+def _lock_artifacts(conn: Connection, digests: list[str], *, share: bool) -> set[str]:
+    """Which of ``digests`` (sorted) are stored, each row locked on PostgreSQL until the
+    transaction ends: ``FOR KEY SHARE`` (``share``: it stays, as an append's claim) or
+    ``FOR UPDATE`` (a removal's), in sorted order like :meth:`SqlEventStore._present`.
+    SQLite has no row locks; its writers' transactions exclude each other whole."""
+    found: set[str] = set()
+    for start in range(0, len(digests), _CHUNK):
+        query = (
+            select(AC.digest)
+            .where(AC.digest.in_(digests[start : start + _CHUNK]))
+            .order_by(AC.digest)
+            .with_for_update(read=share, key_share=share)
+        )
+        found.update(str(digest) for (digest,) in conn.execute(query))
+    return found
 
 
 def _digests(rows: Iterable[Any]) -> set[str]:

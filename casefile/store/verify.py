@@ -15,6 +15,7 @@ from casefile.domain.events import (
     GENESIS_HASH,
     TIME_FORM,
     Event,
+    NewEvent,
     is_stored_time,
     sha256_hex,
     verify_chain,
@@ -66,8 +67,10 @@ here; a test checks this table against the catalogue.
 """
 
 
-def referenced_artifacts(event: Event) -> set[str]:
-    """Digests the event refers to: the string values of its type's :data:`ARTIFACT_FIELDS`."""
+def referenced_artifacts(event: Event | NewEvent) -> set[str]:
+    """Digests the event refers to: the string values of its type's :data:`ARTIFACT_FIELDS`.
+
+    A :class:`NewEvent` too: an append makes sure of these before its events go in."""
     fields = ARTIFACT_FIELDS.get(event.type, ())
     if not fields or not isinstance(event.payload, dict):
         return set()

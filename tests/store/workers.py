@@ -74,3 +74,46 @@ def open_at_once(url: str, barrier: Any) -> None:
     """Open the store at the same moment as the other processes waiting on ``barrier``."""
     barrier.wait(timeout=120)
     SqlEventStore(url).close()
+
+
+#: The raw outputs every churning worker draws from: few, so that cases share them.
+SHARED_OUTPUTS = tuple(f"GPU0 X SYS NODE {n}\n".encode() * 50 for n in range(3))
+
+
+def probe_ran(digest: str) -> NewEvent:
+    """A probe run whose raw output is the artifact ``digest``."""
+    payload = {
+        "probe": "command",
+        "argv": ["nvidia-smi", "topo", "-m"],
+        "host": "h",
+        "source": "local",
+        "stdout_artifact": digest,
+    }
+    return NewEvent("probe.ran", payload)
+
+
+def churn(url: str, worker: int, rounds: int, seed: int) -> None:
+    """Open a case, record a run of an output shared with the other workers' cases (put, a
+    pause, append, as a probe does), check the case before that is whole, and remove it: the
+    removals race the other workers' put–append windows. Raises (exit code 1) on a case that
+    does not verify."""
+    from casefile.store.verify import verify_stored_case
+
+    rng = random.Random(seed)
+    store = SqlEventStore(url)
+    try:
+        previous: str | None = None
+        for n in range(rounds):
+            case_id = f"w{worker}-{n}"
+            store.append(case_id, 0, [NewEvent("case.opened", {"title": case_id})])
+            digest = store.put_artifact(SHARED_OUTPUTS[rng.randrange(len(SHARED_OUTPUTS))])
+            time.sleep(rng.uniform(0, 0.02))
+            store.append(case_id, 1, [probe_ran(digest)])
+            if previous is not None:
+                report = verify_stored_case(store, previous)
+                if not report.ok:
+                    raise AssertionError(f"{previous}: {report.message}")
+                store.remove_case(previous)
+            previous = case_id
+    finally:
+        store.close()
