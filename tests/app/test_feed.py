@@ -40,6 +40,7 @@ from casefile.store.sql_listen import (
     mask_secrets,
     open_listener,
 )
+from tests.signals import default_signals, python_ctrl_c
 from tests.store.pg import PostgresServer
 from tests.store.workers import append_many, append_to_directory
 
@@ -689,6 +690,7 @@ def test_ctrl_c_ends_following_cleanly_and_closes_the_listener(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=default_signals,
     )
     try:
         assert proc.stdout is not None
@@ -752,8 +754,6 @@ def test_ctrl_c_during_a_store_read_lets_the_read_finish_then_ends_the_iteration
     stops, the listener is closed, and only then does ``KeyboardInterrupt`` leave."""
     if threading.current_thread() is not threading.main_thread():
         pytest.skip("signals reach only the main thread")
-    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
-        pytest.skip("this test run has its own SIGINT handler")
     memory = MemoryEventStore()
     memory.append(CASE, 0, [note("x")])
     store = CtrlCMidRead(memory)
@@ -767,14 +767,15 @@ def test_ctrl_c_during_a_store_read_lets_the_read_finish_then_ends_the_iteration
         on_notice=lambda _message: None,
     )
     got: list[int] = []
-    with pytest.raises(KeyboardInterrupt):
-        for batch in feed.batches(timeout=SLACK):
-            assert isinstance(batch, list)
-            got += [e.seq for e in batch]
+    with python_ctrl_c():
+        with pytest.raises(KeyboardInterrupt):
+            for batch in feed.batches(timeout=SLACK):
+                assert isinstance(batch, list)
+                got += [e.seq for e in batch]
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # given back
     assert store.sent, "the feed never read the change token"
     assert (store.began, store.finished) == (1, 1), "Ctrl-C raised inside the store's read"
     assert got == [1] and listener.closed
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # given back
 
 
 # -- the LISTEN side on its own ----------------------------------------------------------------

@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.conftest import CLI
+from tests.signals import default_signals
 
 ROOT = Path(__file__).resolve().parents[2]
 ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
@@ -90,7 +91,13 @@ def run_in_pty(
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
     process = subprocess.Popen(
-        argv, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True
+        argv,
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env,
+        start_new_session=True,
+        preexec_fn=default_signals,  # Ctrl-C as a terminal's foreground job gets it
     )
     os.close(slave)
     chunks: list[bytes] = []

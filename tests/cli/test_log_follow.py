@@ -33,6 +33,7 @@ from casefile.domain.events import NewEvent
 from casefile.plugins import Registry
 from casefile.store.memory import MemoryEventStore
 from casefile.store.sql import SqlEventStore
+from tests.signals import default_signals
 from tests.store.conftest import postgres_server, postgres_url  # noqa: F401 (fixtures)
 
 CASEFILE = Path(sys.executable).with_name("casefile")
@@ -50,16 +51,9 @@ def cli_env() -> dict[str, str]:
     return env
 
 
-def _default_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def popen_options() -> dict[str, Any]:
-    """Where this test run ignores SIGINT (started in the background by a shell without job
-    control), its children would inherit that and Python in them would never raise
-    KeyboardInterrupt: give them the default back, so Ctrl-C means Ctrl-C."""
-    ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
-    return {"env": cli_env(), "preexec_fn": _default_sigint if ignored else None}
+    """The follower's environment, and SIGINT as a terminal delivers it (see tests.signals)."""
+    return {"env": cli_env(), "preexec_fn": default_signals}
 
 
 def casefile(*args: str) -> subprocess.CompletedProcess[str]:

@@ -28,6 +28,7 @@ import pytest
 from tests.cli.conftest import CLI
 from tests.runners.hung_exec import HungExecServer
 from tests.runners.sshd import SSHD, SilentListener, SshdCluster, start_cluster
+from tests.signals import default_signals
 from tests.waiting import PROCESS_S, WAIT_S, wait_until
 
 CASEFILE = Path(sys.executable).with_name("casefile")
@@ -35,11 +36,6 @@ CASEFILE = Path(sys.executable).with_name("casefile")
 #: Measured from the signal to the exit: 0.1-0.2 s at rest, up to 0.5 s over SSH with both cores
 #: busy; a Ctrl-C that waited for the hung hosts would take 13 s, or 60.
 SLACK_S = 2.0
-
-
-def _default_sigint() -> None:
-    # A test run started in the background by a shell inherits SIGINT ignored; give it back.
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _env(db: Path) -> dict[str, str]:
@@ -77,7 +73,7 @@ class _Probe:
             stderr=subprocess.PIPE,
             text=True,
             env=_env(db),
-            preexec_fn=_default_sigint,
+            preexec_fn=default_signals,
         )
         self.lines: queue.Queue[str] = queue.Queue()
         self.out: list[str] = []

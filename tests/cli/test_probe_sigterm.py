@@ -13,6 +13,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from tests.signals import default_signals
 from tests.waiting import PROCESS_S, WAIT_S, process_running, wait_until
 
 CASEFILE = Path(sys.executable).with_name("casefile")
@@ -50,11 +51,6 @@ def _pids_with(marker: str) -> list[int]:
     return found
 
 
-def _restore_default_signals() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-
-
 def test_sigterm_ends_the_command_and_records_it_cancelled_with_its_output(
     tmp_path: Path,
 ) -> None:
@@ -77,7 +73,7 @@ def test_sigterm_ends_the_command_and_records_it_cancelled_with_its_output(
         stderr=subprocess.PIPE,
         text=True,
         env=_env(db),
-        preexec_fn=_restore_default_signals,
+        preexec_fn=default_signals,
     )
     try:
         wait_until(lambda: len(_pids_with(marker)) >= 2, what="the command and its child")
