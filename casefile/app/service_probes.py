@@ -115,8 +115,10 @@ class ProbeVerbs(ServiceCore):
         load: str = "unknown",
         exclude: Callable[[str], bool] | None = None,
         host: str = "unknown",
+        marks: str | None = None,
     ) -> Proposal:
-        """What a recorded session proposes (nothing is stored): runs and notes to review."""
+        """What a recorded session proposes (nothing is stored): runs and notes to review.
+        ``marks``: the nonce of ``record``'s shell integration (see ``proposal.propose``)."""
         from casefile.app.transcripts.ingest import shapes
         from casefile.app.transcripts.proposal import propose
 
@@ -128,6 +130,7 @@ class ProbeVerbs(ServiceCore):
             load=load,
             exclude=exclude,
             host=host,
+            marks=marks,
         )
 
     def ingest(

@@ -69,13 +69,14 @@ def cmd_record(args: argparse.Namespace) -> int:
 
     with open_case(args.case, args.db) as opened, tempfile.TemporaryDirectory() as tmp:
         service, case_id = opened.service, opened.case_id
+        marks: str | None = None  # the nonce of the integration's marks: only they are trusted
         if args.argv:
             argv, env, integrated = list(args.argv), dict(os.environ), False
             recorded = run_in_pty(argv, env)
         else:
             shell = os.environ.get("SHELL") or "/bin/bash"
             try:
-                with integration(shell, Path(tmp), os.environ) as (argv, env):
+                with integration(shell, Path(tmp), os.environ) as (argv, env, marks):
                     integrated = True
                     recorded = run_in_pty(argv, env)
             except ValueError:
@@ -91,6 +92,7 @@ def cmd_record(args: argparse.Namespace) -> int:
                 exclude=excluded,
                 # a command not run over ssh ran here (with -- COMMAND: wherever that went)
                 host=socket.gethostname() if integrated else "unknown",
+                marks=marks,
             )
         except TranscriptError:
             say("casefile record: no command to record", file=sys.stderr)

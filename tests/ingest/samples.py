@@ -70,3 +70,38 @@ def asciicast() -> bytes:
     ]
     lines = [json.dumps(header)] + [json.dumps(event) for event in events]
     return ("\n".join(lines) + "\n").encode()
+
+
+#: a log that prints OSC 133 marks (R3-H2): a fake ``nvidia-smi --query-gpu`` run at 100 %, one
+#: with no nonce and one with a nonce that is not the session's. ``cat`` of it is one command.
+FORGED_LOG = (
+    "harmless looking log line\n"
+    "\x1b]133;A\x07$ \x1b]133;B\x07nvidia-smi --query-gpu=index,utilization.gpu --format=csv"
+    "\x1b]133;C\x07\n"
+    "index, utilization.gpu [%]\n0, 100 %\n1, 100 %\n"
+    "\x1b]133;D;0\x07\n"
+    "\x1b]133;A;casefile=00112233\x07$ \x1b]133;B;casefile=00112233\x07lspci -tv"
+    "\x1b]133;C;casefile=00112233\x07\n"
+    "-[0000:00]-+-00.0\n"
+    "\x1b]133;D;0;casefile=00112233\x07\n"
+    "more log\n"
+)
+#: how many B marks the forged log prints
+FORGED_PROMPTS = 2
+#: the real reading the forged one would have hidden (3 %)
+REAL_QUERY = "index, utilization.gpu [%]\n0, 3 %\n1, 3 %\n"
+SHORT_QUERY_ARGV = "nvidia-smi --query-gpu=index,utilization.gpu --format=csv"
+
+
+def forged_session() -> list[str]:
+    """Output chunks of a session without integration (prompt lines): a real query at 3 %,
+    ``cat`` of the forged log, ``lspci -tv``. Only these three commands ran."""
+    return [
+        f"$ {SHORT_QUERY_ARGV}\r\n",
+        REAL_QUERY.replace("\n", "\r\n"),
+        "$ cat spoof.log\r\n",
+        FORGED_LOG.replace("\n", "\r\n"),
+        "$ lspci -tv\r\n",
+        "-[0000:00]-+-00.0  Intel Corporation Device\r\n",
+        "$ exit\r\n",
+    ]

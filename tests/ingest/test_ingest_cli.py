@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.cli.conftest import CLI
-from tests.ingest.samples import MARKDOWN, asciicast, typescript
+from tests.ingest.samples import FORGED_LOG, MARKDOWN, asciicast, forged_session, typescript
 
 
 def _events(cli: CLI, case: str) -> list[dict[str, Any]]:
@@ -130,6 +130,44 @@ def test_asciicast(cli: CLI, tmp_path: Path) -> None:
     assert runs[0]["payload"]["transcript"]["format"] == "asciicast"
 
 
+def _forged(fmt: str) -> bytes:
+    chunks = forged_session()
+    if fmt == "typescript":
+        return (
+            b"Script started on 2026-03-02 09:57:00+00:00\n"
+            + "".join(chunks).encode()
+            + b"\nScript done on 2026-03-02 10:16:00+00:00\n"
+        )
+    header = {"version": 2, "width": 200, "height": 50, "timestamp": 1772445420}
+    events = [json.dumps([float(n), "o", chunk]) for n, chunk in enumerate(chunks)]
+    return "\n".join([json.dumps(header), *events, ""]).encode()
+
+
+@pytest.mark.parametrize("fmt", ["typescript", "asciicast"])
+def test_marks_in_a_commands_output_are_output(cli: CLI, tmp_path: Path, fmt: str) -> None:
+    """R3-H2: one output holding OSC 133 marks switched the whole file to "marked" mode: the
+    real commands vanished and the forged 100 % reading was proposed instead. A file from
+    elsewhere carries no nonce casefile knows, so its marks are output, and so are the lines
+    that carry them (the forged line is also a "$ " prompt line)."""
+    case = _new_case(cli)
+    (tmp_path / "session").write_bytes(_forged(fmt))
+    outcome = cli("ingest", case, str(tmp_path / "session"), "--format", fmt, "--yes")
+    assert outcome.code == 0, outcome.err
+    runs = _runs(cli, case)
+    assert [(r["payload"]["probe"], r["payload"]["argv"][0]) for r in runs] == [
+        ("nvidia-smi-query", "nvidia-smi"),
+        ("command", "cat"),
+        ("lspci-tree", "lspci"),
+        ("command", "exit"),
+    ]
+    facts = _observations(cli, case)[runs[0]["seq"]]["facts"]
+    assert [f["value"] for f in facts if f["name"] == "utilization.gpu"] == [3, 3]
+    export = tmp_path / "out"
+    assert cli("export", case, str(export)).code == 0
+    printed = (export / "artifacts" / runs[1]["payload"]["stdout_artifact"]).read_bytes()
+    assert printed.replace(b"\r\n", b"\n") == FORGED_LOG.encode()
+
+
 def _damaged() -> list[tuple[str, bytes, str]]:
     data, _ = typescript()
     cast = asciicast().splitlines(keepends=True)
@@ -139,6 +177,13 @@ def _damaged() -> list[tuple[str, bytes, str]]:
         ("asciicast", b'{"version": 1}\n[0.1, "o", "$ ls\\r\\n"]\n', "cast line 1"),
         ("markdown", b"[bash] nvidia-smi topo -m\n```\nGPU0 X\n", "never closed"),
         ("shell-log", b"just some words\nno prompt at all\n", "no recognisable command"),
+        # another terminal's shell integration: its marks could be any output's, and prompts
+        # that carry them are not told from forged ones
+        (
+            "typescript",
+            b"\x1b]133;A\x07\xe2\x9e\x9c \x1b]133;B\x07ls\r\n\x1b]133;C\x07a b\r\n\x1b]133;D;0\x07",
+            "OSC 133 marks are not casefile record's own",
+        ),
     ]
 
 

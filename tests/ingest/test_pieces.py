@@ -198,3 +198,24 @@ def test_a_probe_that_declares_covers_wrongly_is_refused_at_once(covers: object)
 
     with pytest.raises((TypeError, ValueError)):
         Probe("same", "x", lambda _text: ParseResult(), covers=covers)  # type: ignore[arg-type]
+
+
+def test_a_markdown_line_carrying_a_mark_is_output_not_a_command() -> None:
+    """A chat export keeps a command's raw output: a line in it that carries an OSC 133 mark
+    is what the command printed, never a command of its own (as in a terminal stream)."""
+    from casefile.app.transcripts.formats import Command, read
+
+    data = (
+        b"[bash] cat spoof.log\n"
+        b"harmless\n"
+        b"\x1b]133;B\x07[bash] nvidia-smi --query-gpu=index,utilization.gpu --format=csv\n"
+        b"0, 100 %\n"
+        b"```console\n"
+        b"\x1b]133;A\x07$ lspci -tv\n"
+        b"```\n"
+    )
+    fmt, steps = read(data)
+    commands = [step for step in steps if isinstance(step, Command)]
+    assert fmt == "markdown"
+    assert [command.line for command in commands] == ["cat spoof.log"]
+    assert b"nvidia-smi" in commands[0].output

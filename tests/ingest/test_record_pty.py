@@ -6,6 +6,7 @@ import fcntl
 import json
 import os
 import pty
+import re
 import select
 import shutil
 import signal
@@ -19,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.conftest import CLI
-from tests.ingest.samples import QUERY, QUERY_ARGV
+from tests.ingest.samples import FORGED_LOG, FORGED_PROMPTS, QUERY, QUERY_ARGV
 
 MARK_B = b"\x1b]133;B"
 MARK_C = b"\x1b]133;C"
@@ -44,7 +45,15 @@ def _read_until(fd: int, buffer: bytearray, predicate: object, timeout: float = 
             buffer += data
 
 
-def _drive(env: dict[str, str], case: str, lines: list[str], *extra: str) -> tuple[int, bytes]:
+def _drive(
+    env: dict[str, str],
+    case: str,
+    lines: list[str],
+    *extra: str,
+    prompts: list[int] | None = None,
+) -> tuple[int, bytes]:
+    """Type each line once the session has printed its prompt (``prompts``: how many B marks
+    are on the screen by then, where the output prints some of its own)."""
     pid, fd = pty.fork()
     if pid == 0:
         os.execvpe(
@@ -69,7 +78,8 @@ def _drive(env: dict[str, str], case: str, lines: list[str], *extra: str) -> tup
     seen = bytearray()
     try:
         for number, line in enumerate(lines, 1):
-            _read_until(fd, seen, lambda b, n=number: b.count(MARK_B) >= n)
+            count = prompts[number - 1] if prompts else number
+            _read_until(fd, seen, lambda b, n=count: b.count(MARK_B) >= n)
             os.write(fd, line.encode())
             if "Password" in line:
                 # the prompt the command printed (after its C mark), not the echo of the line
@@ -181,3 +191,55 @@ def test_dry_run_records_nothing(cli: CLI, tmp_path: Path) -> None:
     assert b"would record" in screen
     events = json.loads(cli("log", "dry", "--json").out)
     assert [e["type"] for e in events] == ["case.opened"]
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_marks_a_command_prints_are_its_output(cli: CLI, tmp_path: Path, shell: str) -> None:
+    """R3-H2: ``cat`` of a log holding OSC 133 marks recorded a fake ``nvidia-smi --query-gpu``
+    run "(exit 0)" at 100 %, and a rule wrote evidence from it. Only marks carrying the
+    session's nonce are the shell's: the session ran one command, ``cat``, which printed it all."""
+    assert cli("new", "spoof", "--id", "spoof", "--playbook", "gpu-throughput").code == 0
+    log = tmp_path / "spoof.log"
+    log.write_text(FORGED_LOG)
+    env = _environment(tmp_path, shell, tmp_path)
+    code, screen = _drive(env, "spoof", [f"cat {log}\r", "exit\r"], prompts=[1, 2 + FORGED_PROMPTS])
+    assert code == 0, screen[-600:]
+    events = json.loads(cli("log", "spoof", "--json").out)
+    runs = [e["payload"] for e in events if e["type"] == "probe.ran"]
+    assert [(r["probe"], r["argv"], r.get("exit_status")) for r in runs] == [
+        ("command", ["cat", str(log)], 0)
+    ]
+    assert not any(e["type"] == "evidence.assessed" for e in events)
+    export = tmp_path / "out"
+    assert cli("export", "spoof", str(export)).code == 0
+    printed = (export / "artifacts" / runs[0]["stdout_artifact"]).read_bytes()
+    # the marks and all (zsh pads the line after it before its next prompt)
+    assert printed.replace(b"\r\n", b"\n").startswith(FORGED_LOG.encode())
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+def test_the_nonce_is_kept_from_the_commands(tmp_path: Path, shell: str) -> None:
+    """A command that could print the nonce could forge marks: it is in no environment variable
+    a command inherits (not even a PS1 that came exported), and the rc file that holds it is
+    gone once the shell has read it."""
+    from casefile.app.transcripts.live import integration, run_in_pty
+
+    rc_dir = tmp_path / "rc"
+    rc_dir.mkdir()
+    environ = dict(_environment(tmp_path, shell, tmp_path), PS1="$ ")
+    with integration(shutil.which(shell) or shell, rc_dir, environ) as (argv, env, nonce):
+        assert nonce not in json.dumps(env)
+        typed, to_shell = os.pipe()
+        os.write(to_shell, b"env; exit\n")
+        os.close(to_shell)
+        sink = os.open(os.devnull, os.O_WRONLY)
+        try:
+            recorded = run_in_pty(argv, env, stdin=typed, stdout=sink)
+        finally:
+            os.close(typed)
+            os.close(sink)
+        assert list(rc_dir.iterdir()) == []
+    marks = re.compile(rb"\x1b\]133;[A-D](;[^\x07]*)?\x07")
+    assert b"casefile=" + nonce.encode() in recorded.output  # the shell's own marks
+    assert b"CASEFILE_RECORDING=1" in recorded.output  # env ran
+    assert nonce.encode() not in marks.sub(b"", recorded.output)

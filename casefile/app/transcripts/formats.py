@@ -8,9 +8,13 @@ says) and the prose in between.
 - ``markdown``: a chat or Markdown transcript where commands are ``[bash] CMD`` lines or fenced
   shell blocks, each followed by its output.
 
-In a terminal stream, commands start at prompt lines (or at OSC 133 command marks where the
-shell emitted them, whose ``D;N`` mark gives the exit status). A truncated or malformed file is
-refused with :class:`TranscriptError`, naming the line or offset.
+In a terminal stream, commands start at prompt lines, or, for a session ``casefile record``
+ran, at the OSC 133 marks its own shell integration emitted (whose ``D`` mark gives the exit
+status). A mark is trusted only when it carries that session's nonce (:func:`mark_parameter`):
+a command's output is anything at all (a log file, a remote motd, ``kubectl logs``), so any other
+mark is output, and so is the line that carries it, never a prompt. A file ingested from
+elsewhere has no nonce casefile knows, so every mark in it is output. A truncated or malformed
+file is refused with :class:`TranscriptError`, naming the line or offset.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ __all__ = [
     "Step",
     "TranscriptError",
     "detect",
+    "mark_parameter",
     "read",
 ]
 
@@ -72,6 +77,29 @@ _PROMPT = re.compile(
     r"^(?:\([^)]*\)\s*)?(?:(?:[\w.-]+@[\w.-]+(?::\S*)?|\[[^\]]*\])\s?[$#%]|\$)\s(.*)$"
 )
 _OSC133 = re.compile(rb"\x1b\]133;([A-D])(?:;([^\x07\x1b]*))?(?:\x07|\x1b\\)")
+#: how every OSC 133 mark starts: a line holding this anywhere is never read as a prompt unless
+#: its marks are trusted ones (a mark cut short is output as much as a whole one)
+_MARK_START = b"\x1b]133;"
+
+
+def mark_parameter(nonce: str) -> str:
+    """The parameter every mark of one recorded session carries (``OSC 133;B;casefile=NONCE``,
+    ``OSC 133;D;STATUS;casefile=NONCE``): the shell integration writes it, the reader trusts
+    only the marks that carry it. Terminals ignore a ``key=value`` parameter they do not know."""
+    return f"casefile={nonce}"
+
+
+def _trusted(mark: re.Match[bytes], token: bytes) -> bool:
+    """Whether a mark carries the session's parameter (``token``) among its own."""
+    return token in (mark.group(2) or b"").split(b";")
+
+
+def _status(mark: re.Match[bytes]) -> int | None:
+    """The exit status a ``D`` mark gives (its first parameter), if it gives one."""
+    first = (mark.group(2) or b"").split(b";", 1)[0].strip()
+    return int(first) if first.isdigit() else None
+
+
 _ESC = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[ -/]*[0-~]")
 
 
@@ -90,11 +118,19 @@ def _may_prompt(line: bytes) -> bool:
 
 
 def split_stream(
-    data: bytes, locate: Callable[[int], tuple[int, str | None]], ends_at: int
+    data: bytes,
+    locate: Callable[[int], tuple[int, str | None]],
+    ends_at: int,
+    marks: str | None = None,
 ) -> list[Step]:
     """Commands in a terminal stream. ``locate`` maps a position in ``data`` to (the offset in
-    the source file, the time then); ``ends_at`` is the file offset where the stream ends."""
-    marked = b"\x1b]133;" in data
+    the source file, the time then); ``ends_at`` is the file offset where the stream ends.
+
+    ``marks`` is the nonce of the session ``record`` ran: commands then come from the OSC 133
+    marks that carry it and from nothing else (not from prompt-like lines, which any output can
+    print). Without it, commands come from prompt lines, and a line carrying any mark is output.
+    """
+    token = mark_parameter(marks).encode() if marks is not None else None
     starts: list[tuple[int, int, str]] = []  # (line start, output start, command line)
     statuses: dict[int, int] = {}
     #: where each command's output begins (its C mark) and ends (its D mark), where marked:
@@ -104,24 +140,30 @@ def split_stream(
     position = 0
     for raw in data.splitlines(keepends=True):
         end = position + len(raw)
-        if marked:
-            for mark in _OSC133.finditer(raw):
-                kind, argument = mark.group(1), mark.group(2)
+        if token is not None:
+            found = _OSC133.finditer(raw) if _MARK_START in raw else iter(())
+            trusted = [mark for mark in found if _trusted(mark, token)]
+            for index, mark in enumerate(trusted):
+                kind = mark.group(1)
                 if kind == b"B":
-                    typed_end = raw.find(b"\x1b]133;C", mark.end())
-                    typed = raw[mark.end() : typed_end if typed_end >= 0 else len(raw)]
+                    typed_end = next(
+                        (later.start() for later in trusted[index + 1 :] if later.group(1) == b"C"),
+                        len(raw),
+                    )
+                    typed = raw[mark.end() : typed_end]
                     # (the leading space kept: a command typed after one is not recorded)
                     starts.append((position, end, _visible(typed).rstrip()))
                 elif kind == b"C" and starts and len(starts) - 1 not in output_from:
                     output_from[len(starts) - 1] = position + mark.end()
                 elif kind == b"D" and starts and len(starts) - 1 not in output_to:
                     output_to[len(starts) - 1] = position + mark.start()
-                    if argument and argument.strip().isdigit():
-                        statuses[len(starts) - 1] = int(argument)
-        else:
-            found = _PROMPT.match(_visible(raw)) if _may_prompt(raw) else None
-            if found is not None:
-                starts.append((position, end, found.group(1).rstrip()))
+                    status = _status(mark)
+                    if status is not None:
+                        statuses[len(starts) - 1] = status
+        elif _MARK_START not in raw:
+            found_prompt = _PROMPT.match(_visible(raw)) if _may_prompt(raw) else None
+            if found_prompt is not None:
+                starts.append((position, end, found_prompt.group(1).rstrip()))
         position = end
     steps: list[Step] = []
     for index, (line_start, output_start, line) in enumerate(starts):
@@ -131,8 +173,11 @@ def split_stream(
         offset, at = locate(line_start)
         end_offset = locate(output_end)[0] if output_end < len(data) else ends_at
         output = data[output_from.get(index, output_start) : output_to.get(index, output_end)]
-        if marked:
-            output = _OSC133.sub(b"", output)
+        if token is not None:
+            # the session's own marks go; any other stays, as the output the command printed
+            output = _OSC133.sub(
+                lambda mark: b"" if _trusted(mark, token) else mark.group(0), output
+            )
         steps.append(Command(line, output, offset, end_offset - offset, at, statuses.get(index)))
     return steps
 
@@ -187,7 +232,9 @@ def _timing(timing: bytes, size: int) -> tuple[list[int], list[float]]:
     return positions, seconds
 
 
-def read_typescript(data: bytes, timing: bytes | None = None) -> list[Step]:
+def read_typescript(
+    data: bytes, timing: bytes | None = None, marks: str | None = None
+) -> list[Step]:
     lines = data.split(b"\n", 1)
     header = _HEADER.match(lines[0])
     body_start = len(lines[0]) + 1 if header else 0
@@ -213,13 +260,13 @@ def read_typescript(data: bytes, timing: bytes | None = None) -> list[Step]:
         index = max(0, bisect.bisect_right(positions, position) - 1)
         return body_start + position, format_time(started + timedelta(seconds=seconds[index]))
 
-    return split_stream(body, locate, body_start + len(body))
+    return split_stream(body, locate, body_start + len(body), marks)
 
 
 # --- asciicast ------------------------------------------------------------------------------
 
 
-def read_asciicast(data: bytes) -> list[Step]:
+def read_asciicast(data: bytes, marks: str | None = None) -> list[Step]:
     stream = bytearray()
     positions: list[int] = []  # stream position where each output event starts
     offsets: list[int] = []  # its line's offset in the file
@@ -276,14 +323,14 @@ def read_asciicast(data: bytes) -> list[Step]:
         at = format_time(started + timedelta(seconds=times[index])) if started else None
         return offsets[index], at
 
-    return split_stream(bytes(stream), locate, len(data))
+    return split_stream(bytes(stream), locate, len(data), marks)
 
 
 # --- shell log ------------------------------------------------------------------------------
 
 
-def read_shell_log(data: bytes) -> list[Step]:
-    return split_stream(data, lambda position: (position, None), len(data))
+def read_shell_log(data: bytes, marks: str | None = None) -> list[Step]:
+    return split_stream(data, lambda position: (position, None), len(data), marks)
 
 
 # --- markdown / chat ------------------------------------------------------------------------
@@ -371,9 +418,10 @@ def read_markdown(data: bytes) -> list[Step]:
                 dollar = any(b.lstrip().startswith(b"$ ") for b, _ in body)
                 for inner, inner_start in body:
                     decoded = inner.decode("utf-8", errors="replace").rstrip("\r\n")
-                    if dollar and decoded.lstrip().startswith("$ "):
+                    marked = _MARK_START in inner  # output, as in a terminal stream
+                    if dollar and not marked and decoded.lstrip().startswith("$ "):
                         open_command(decoded.lstrip()[2:], inner_start, inner_start + len(inner))
-                    elif not dollar and decoded.strip():
+                    elif not dollar and not marked and decoded.strip():
                         open_command(decoded, inner_start, inner_start + len(inner))
                     elif pending is not None:
                         pending.output += inner
@@ -402,7 +450,7 @@ def read_markdown(data: bytes) -> list[Step]:
             at = _clock(clock.group(1), index)
             continue
         parts = _BASH.split(line)
-        if len(parts) > 1:
+        if len(parts) > 1 and _MARK_START not in raw:
             before = _TAG.sub("", parts[0]).strip()
             if before:
                 close()
@@ -489,17 +537,24 @@ def detect(data: bytes) -> str:
     return "shell-log"
 
 
-def read(data: bytes, fmt: str = "auto", timing: bytes | None = None) -> tuple[str, list[Step]]:
-    """(the format read, the steps) of a transcript; ``fmt`` ``auto`` detects it."""
+def read(
+    data: bytes,
+    fmt: str = "auto",
+    timing: bytes | None = None,
+    marks: str | None = None,
+) -> tuple[str, list[Step]]:
+    """(the format read, the steps) of a transcript; ``fmt`` ``auto`` detects it. ``marks`` is
+    the nonce of the session ``record`` ran (see :func:`split_stream`): None for a file from
+    elsewhere, whose marks are all output."""
     chosen = detect(data) if fmt == "auto" else fmt
     if chosen not in FORMATS:
         raise TranscriptError(f"unknown format {fmt!r} (use auto, {', '.join(FORMATS)})")
     if timing is not None and chosen != "typescript":
         raise TranscriptError(f"a timing file goes with a typescript, not a {chosen} file")
     if chosen == "typescript":
-        return chosen, read_typescript(data, timing)
+        return chosen, read_typescript(data, timing, marks)
     if chosen == "asciicast":
-        return chosen, read_asciicast(data)
+        return chosen, read_asciicast(data, marks)
     if chosen == "shell-log":
-        return chosen, read_shell_log(data)
+        return chosen, read_shell_log(data, marks)
     return chosen, read_markdown(data)

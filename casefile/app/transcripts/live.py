@@ -6,6 +6,11 @@ own (bash ``--rcfile``; zsh through ``ZDOTDIR``) that sources the user's own rc 
 the OSC 133 marks terminals use: ``A`` before the prompt, ``B`` after it (the command typed
 follows), ``C`` when the command starts, ``D;STATUS`` when it ends. Only output is kept, never
 input: what is typed at a prompt that does not echo (a password) never reaches the record.
+
+A command's output can print marks too (``cat`` of a log, a remote motd), so every mark carries
+a nonce fresh for the session, and the reader trusts only the marks that carry it. The nonce is
+kept from what commands can read: it is in no environment variable, the prompt variables that
+hold it are not exported, and the rc file removes itself once the shell has opened it.
 """
 
 from __future__ import annotations
@@ -14,7 +19,9 @@ import contextlib
 import fcntl
 import os
 import pty
+import secrets
 import select
+import shlex
 import signal
 import sys
 import termios
@@ -23,29 +30,48 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from casefile.app.transcripts.formats import mark_parameter
+
 __all__ = ["INTEGRATED_SHELLS", "Recorded", "integration", "run_in_pty"]
 
 #: the most output bytes one session keeps (a session that prints more keeps its head)
 SESSION_LIMIT = 256 * 1024 * 1024
 
+# @RC@ is the rc file's own path, @MARK@ the parameter every mark carries (casefile=NONCE)
 _BASH_RC = r"""# casefile record: shell integration (OSC 133 marks), then the user's own rc file
+command rm -f -- @RC@ 2>/dev/null
 if [ -z "$CASEFILE_RECORD_NORC" ] && [ -f "$HOME/.bashrc" ]; then . "$HOME/.bashrc"; fi
-__casefile_status() { local s=$?; printf '\033]133;D;%s\007' "$s"; return $s; }
+__casefile_status() { local s=$?; printf '\033]133;D;%s;@MARK@\007' "$s"; return $s; }
 PROMPT_COMMAND="__casefile_status${PROMPT_COMMAND:+;$PROMPT_COMMAND}"
-PS1='\[\033]133;A\007\]'"${PS1:-\$ }"'\[\033]133;B\007\]'
-PS0='\033]133;C\007'
+PS1='\[\033]133;A;@MARK@\007\]'"${PS1:-\$ }"'\[\033]133;B;@MARK@\007\]'
+PS0='\033]133;C;@MARK@\007'
+export -n PS1 PS0 PROMPT_COMMAND
 """
 
+# @ZDOTDIR@ puts back the user's own ZDOTDIR (a nested zsh reads the user's files, not these)
 _ZSH_RC = r"""# casefile record: shell integration (OSC 133 marks), then the user's own rc file
-if [ -z "$CASEFILE_RECORD_NORC" ] && [ -f "$HOME/.zshrc" ]; then . "$HOME/.zshrc"; fi
-__casefile_precmd() { local s=$?; print -n "\e]133;D;$s\a"; }
-__casefile_preexec() { print -n "\e]133;C\a"; }
+command rm -f -- @RC@ 2>/dev/null
+@ZDOTDIR@
+if [ -z "$CASEFILE_RECORD_NORC" ] && [ -f "${ZDOTDIR:-$HOME}/.zshrc" ]; then
+  . "${ZDOTDIR:-$HOME}/.zshrc"
+fi
+__casefile_precmd() { local s=$?; print -n "\e]133;D;$s;@MARK@\a"; }
+__casefile_preexec() { print -n "\e]133;C;@MARK@\a"; }
 precmd_functions=(__casefile_precmd $precmd_functions)
 preexec_functions+=(__casefile_preexec)
-PS1=$'%{\e]133;A\a%}'"${PS1:-%# }"$'%{\e]133;B\a%}'
+PS1=$'%{\e]133;A;@MARK@\a%}'"${PS1:-%# }"$'%{\e]133;B;@MARK@\a%}'
+typeset +x PS1
 """
 
 INTEGRATED_SHELLS = ("bash", "zsh")
+
+
+def _rc(template: str, path: Path, nonce: str, zdotdir: str = "") -> str:
+    return (
+        template.replace("@RC@", shlex.quote(str(path)))
+        .replace("@ZDOTDIR@", zdotdir)
+        .replace("@MARK@", mark_parameter(nonce))
+    )
 
 
 @dataclass(frozen=True)
@@ -61,19 +87,25 @@ class Recorded:
 @contextlib.contextmanager
 def integration(
     shell: str, directory: Path, environ: Mapping[str, str]
-) -> Iterator[tuple[list[str], dict[str, str]]]:
-    """(argv, environment) that start ``shell`` with casefile's integration, its rc file
-    written under ``directory``. Raises ValueError for a shell without integration."""
+) -> Iterator[tuple[list[str], dict[str, str], str]]:
+    """(argv, environment, nonce) that start ``shell`` with casefile's integration, its rc file
+    written under ``directory``; the nonce is the one its marks carry (for
+    :func:`~casefile.app.transcripts.formats.split_stream`). Raises ValueError for a shell
+    without integration."""
     name = Path(shell).name
     env = dict(environ, CASEFILE_RECORDING="1")
+    nonce = secrets.token_hex(16)
     if name == "bash":
         rc = directory / "bashrc"
-        rc.write_text(_BASH_RC)
-        yield [shell, "--rcfile", str(rc), "-i"], env
+        rc.write_text(_rc(_BASH_RC, rc, nonce))
+        yield [shell, "--rcfile", str(rc), "-i"], env, nonce
     elif name == "zsh":
-        (directory / ".zshrc").write_text(_ZSH_RC)
+        rc = directory / ".zshrc"
+        user = environ.get("ZDOTDIR")
+        restore = f"export ZDOTDIR={shlex.quote(user)}" if user is not None else "unset ZDOTDIR"
+        rc.write_text(_rc(_ZSH_RC, rc, nonce, restore))
         env["ZDOTDIR"] = str(directory)
-        yield [shell, "-i"], env
+        yield [shell, "-i"], env, nonce
     else:
         raise ValueError(name)
 

@@ -96,13 +96,16 @@ def propose(
     load: str = "unknown",
     exclude: Callable[[str], bool] | None = None,
     host: str = "unknown",
+    marks: str | None = None,
 ) -> Proposal:
     """Read ``data`` and propose its events. Raises :class:`formats.TranscriptError` for a
     file that cannot be read or holds no command. A command ``exclude`` picks (given the line
     as typed, leading space and all) is left out, its output too, and blanked in the source
     kept (``record``: a line typed after a space, or matching ``--exclude``). ``host`` is where
-    a command not run over ``ssh`` ran, where that is known (``record``: this machine)."""
-    chosen, steps = formats.read(data, fmt, timing)
+    a command not run over ``ssh`` ran, where that is known (``record``: this machine).
+    ``marks`` is the nonce of ``record``'s shell integration, whose OSC 133 marks alone are
+    trusted (:func:`formats.split_stream`); a file from elsewhere has none."""
+    chosen, steps = formats.read(data, fmt, timing, marks)
     if exclude is not None:
         blanked = bytearray(data)
         kept: list[formats.Step] = []
@@ -114,10 +117,12 @@ def propose(
                 kept.append(step)
         data, steps = bytes(blanked), kept
     if not any(isinstance(step, formats.Command) for step in steps):
+        foreign = "" if marks is not None or b"\x1b]133;" not in data else _FOREIGN_MARKS
         raise formats.TranscriptError(
             f"no recognisable command in this {chosen} file (looked for "
             + _looked_for(chosen)
             + ")"
+            + foreign
         )
     items: list[Proposed] = []
     secrets: list[str] = []
@@ -179,11 +184,18 @@ def _run(
     )
 
 
+#: why a file whose prompts carry another tool's shell-integration marks proposes nothing
+_FOREIGN_MARKS = (
+    "; its OSC 133 marks are not casefile record's own, so they and the lines that carry them "
+    "are read as output (any command's output can print them)"
+)
+
+
 def _looked_for(fmt: str) -> str:
     return {
         "markdown": "'[bash] CMD' lines and fenced shell blocks",
-        "asciicast": "prompt lines or OSC 133 marks in its output",
-        "typescript": "prompt lines or OSC 133 marks",
+        "asciicast": "prompt lines in its output",
+        "typescript": "prompt lines",
         "shell-log": "prompt lines such as '$ CMD' or 'user@host:~$ CMD'",
     }.get(fmt, "commands")
 
