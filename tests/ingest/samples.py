@@ -57,19 +57,37 @@ def typescript(prompt_colour: bool = True) -> tuple[bytes, bytes]:
     return header + body + footer, timing.encode()
 
 
-def asciicast() -> bytes:
-    """An asciinema v2 cast of the same two probe commands."""
-    header = {"version": 2, "width": 200, "height": 50, "timestamp": 1772445420}  # 09:57:00Z
-    events = [
-        [0.1, "o", "$ "],
-        [0.2, "o", "ssh inference-vm 'nvidia-smi topo -m'\r\n"],
-        [0.9, "o", TOPO.replace("\n", "\r\n")],
-        [1080.0, "o", f"$ ssh inference-vm '{QUERY_ARGV}'\r\n"],
-        [1080.5, "o", QUERY.replace("\n", "\r\n")],
-        [1081.0, "o", "$ "],
+def asciicast(version: int = 2, typed: str | None = None) -> bytes:
+    """An asciinema cast of the same two probe commands: v2 (times since the start), or v3,
+    asciinema 3.0's default (intervals since the event before; a ``term`` object; comment
+    lines; marker, resize and exit events). ``typed``: an input event typed during the first
+    command (a password at a prompt that does not echo)."""
+    outputs = [
+        (0.1, "$ "),
+        (0.1, "ssh inference-vm 'nvidia-smi topo -m'\r\n"),
+        (0.7, TOPO.replace("\n", "\r\n")),
+        (1079.1, f"$ ssh inference-vm '{QUERY_ARGV}'\r\n"),  # 10:15:00
+        (0.5, QUERY.replace("\n", "\r\n")),
+        (0.5, "$ "),
     ]
-    lines = [json.dumps(header)] + [json.dumps(event) for event in events]
-    return ("\n".join(lines) + "\n").encode()
+    events: list[tuple[float, str, str]] = [(i, "o", data) for i, data in outputs]
+    if typed is not None:
+        events.insert(2, (0.0, "i", typed))
+    if version == 2:
+        header: dict[str, object] = {"version": 2, "width": 200, "height": 50}
+        elapsed = 0  # in microseconds: the same times as v3's intervals, to the microsecond
+        timed = []
+        for interval, code, data in events:
+            elapsed += round(interval * 1_000_000)
+            timed.append([elapsed / 1_000_000, code, data])
+        lines = [json.dumps(event) for event in timed]
+    else:
+        header = {"version": 3, "term": {"cols": 200, "rows": 50, "type": "xterm-256color"}}
+        lines = ["# recorded with asciinema 3.0", *(json.dumps(list(e)) for e in events)]
+        lines[3:3] = [json.dumps([0.0, "m", "topology"]), json.dumps([0.0, "r", "180x50"])]
+        lines.append(json.dumps([0.2, "x", "0"]))
+    header["timestamp"] = 1772445420  # 09:57:00Z
+    return ("\n".join([json.dumps(header), *lines]) + "\n").encode()
 
 
 #: a log that prints OSC 133 marks (R3-H2): a fake ``nvidia-smi --query-gpu`` run at 100 %, one

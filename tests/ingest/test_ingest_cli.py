@@ -115,9 +115,11 @@ def test_typescript_with_timing(cli: CLI, tmp_path: Path) -> None:
     )
 
 
-def test_asciicast(cli: CLI, tmp_path: Path) -> None:
+@pytest.mark.parametrize("version", [2, 3])
+def test_asciicast(cli: CLI, tmp_path: Path, version: int) -> None:
+    """v3 (asciinema 3.0's default) was refused as "not an asciinema v2 header"."""
     case = _new_case(cli)
-    (tmp_path / "demo.cast").write_bytes(asciicast())
+    (tmp_path / "demo.cast").write_bytes(asciicast(version))
     outcome = cli("ingest", case, str(tmp_path / "demo.cast"), "--yes")
     assert outcome.code == 0, outcome.err
     runs = _runs(cli, case)
@@ -168,10 +170,65 @@ def test_marks_in_a_commands_output_are_output(cli: CLI, tmp_path: Path, fmt: st
     assert printed.replace(b"\r\n", b"\n") == FORGED_LOG.encode()
 
 
+@pytest.mark.parametrize("version", [2, 3])
+def test_typed_input_in_a_cast_is_not_kept(cli: CLI, tmp_path: Path, version: int) -> None:
+    """R3-M3: a cast's input events (a password typed at a prompt that does not echo) were kept
+    verbatim in the transcript artifact. casefile reads output only: the input is blanked in
+    the cast it keeps, in place, so the kept cast reads as before and every offset holds."""
+    from casefile.app.transcripts.formats import Command, read
+
+    case = _new_case(cli)
+    data = asciicast(version, typed="secretpassword\r")
+    (tmp_path / "typed.cast").write_bytes(data)
+    outcome = cli("ingest", case, str(tmp_path / "typed.cast"), "--yes")
+    assert outcome.code == 0, outcome.err
+    assert "secretpassword" not in json.dumps(_events(cli, case))
+    export = tmp_path / "out"
+    assert cli("export", case, str(export)).code == 0
+    for artifact in (export / "artifacts").iterdir():
+        assert b"secretpassword" not in artifact.read_bytes()
+    runs = _runs(cli, case)
+    kept = (export / "artifacts" / runs[0]["payload"]["transcript_artifact"]).read_bytes()
+    assert len(kept) == len(data)
+
+    def commands(cast: bytes) -> list[tuple[str, int, int]]:
+        steps = read(cast, "asciicast")[1]
+        return [(s.line, s.offset, s.length) for s in steps if isinstance(s, Command)]
+
+    assert commands(kept) == commands(data)
+
+
+#: an asciicast v2 header, for the damaged casts
+CAST = b'{"version": 2, "width": 80, "height": 24, "timestamp": 1767261600}\n'
+LS = b', "o", "$ ls\\r\\n"]\n'
+
+
 def _damaged() -> list[tuple[str, bytes, str]]:
     data, _ = typescript()
     cast = asciicast().splitlines(keepends=True)
+    v3 = b'{"version": 3, "term": {"cols": 80, "rows": 24}, "timestamp": 1767261600}\n'
     return [
+        # R3-M6: each of these printed a traceback (RecursionError, OverflowError, ValueError)
+        ("asciicast", CAST + b"[" * 100_000 + b"]" * 100_000 + b"\n", "cast line 2"),
+        ("asciicast", b'{"version": 2, "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n", "line 1"),
+        ("asciicast", CAST + b"[NaN" + LS, "cast line 2"),
+        ("asciicast", CAST + b"[1e400" + LS, "cast line 2"),
+        ("asciicast", CAST + b"[1" + b"0" * 400 + LS, "cast line 2"),
+        ("asciicast", CAST + b"[1e12" + LS, "cast line 2"),
+        ("asciicast", CAST + b"[-1" + LS, "cast line 2"),
+        ("asciicast", CAST.replace(b"1767261600", b"1e300") + b"[0.1" + LS, "cast line 1"),
+        ("asciicast", CAST.replace(b"1767261600", b"-99999999999") + b"[0.1" + LS, "line 1"),
+        ("asciicast", v3 + b"[1e308" + LS, "cast line 2"),
+        # (v3 times are intervals: each fits, their sum is past the year 9999)
+        ("asciicast", v3 + b"[2e11" + LS + b"[2e11" + LS, "cast line 3"),
+        ("asciicast", b'{"version": 4}\n[0.1' + LS, "cast line 1"),
+        (
+            "typescript",
+            b"Script started on 0001-01-01 00:00:00+14:00\n$ ls\n\nScript done on 0001\n",
+            "typescript line 1",
+        ),
+        ("markdown", b"[at 0001-01-01T00:00:00+14:00]\n[bash] ls\n", "markdown line 1"),
+        ("markdown", b"[at 9999-12-31T23:59:59-14:00]\n[bash] ls\n", "markdown line 1"),
         ("typescript", data[: len(data) // 2], "truncated"),
         ("asciicast", b"".join(cast[:3]) + cast[3][:20] + b"\n", "cast line 4"),
         ("asciicast", b'{"version": 1}\n[0.1, "o", "$ ls\\r\\n"]\n', "cast line 1"),
@@ -201,14 +258,29 @@ def test_damaged_inputs_append_nothing(
     assert len(_events(cli, case)) == before
 
 
-def test_damaged_timing_file_names_its_line(cli: CLI, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("timing", "said"),
+    [
+        (b"0.1 999999\n", "timing file line 8"),
+        # an OverflowError or ValueError traceback in the time handling before
+        (b"inf 1\n", "timing file line 8"),
+        (b"nan 1\n", "timing file line 8"),
+        (b"1e12 1\n", "timing file: the start time plus its delays"),
+    ],
+)
+def test_damaged_timing_file_names_its_line(
+    cli: CLI, tmp_path: Path, timing: bytes, said: str
+) -> None:
     case = _new_case(cli)
-    data, timing = typescript()
+    before = len(_events(cli, case))
+    data, good = typescript()
     (tmp_path / "s").write_bytes(data)
-    (tmp_path / "t").write_bytes(timing + b"0.1 999999\n")
+    (tmp_path / "t").write_bytes(good + timing)
     outcome = cli("ingest", case, str(tmp_path / "s"), "--timing", str(tmp_path / "t"), "--yes")
     assert outcome.code == 1
-    assert "timing file line 8" in outcome.err
+    assert said in outcome.err
+    assert len(outcome.err.strip().splitlines()) == 1
+    assert len(_events(cli, case)) == before
 
 
 def test_without_a_terminal_and_without_yes_it_refuses(cli: CLI, tmp_path: Path) -> None:

@@ -219,3 +219,23 @@ def test_a_markdown_line_carrying_a_mark_is_output_not_a_command() -> None:
     assert fmt == "markdown"
     assert [command.line for command in commands] == ["cat spoof.log"]
     assert b"nvidia-smi" in commands[0].output
+
+
+def test_a_v3_cast_proposes_what_its_v2_equivalent_does() -> None:
+    """asciicast v3 (asciinema 3.0's default) was refused as "not an asciinema v2 header". Its
+    times are intervals since the event before, and it adds comment lines and marker, resize
+    and exit events: read, the same session proposes the same runs at the same times."""
+    from casefile.app.transcripts.proposal import ProposedRun, propose
+    from tests.ingest.samples import asciicast
+
+    def shown(run: ProposedRun) -> tuple[object, ...]:
+        return (run.line, run.probe, run.argv, run.host, run.at, run.text, run.output)
+
+    v2, v3 = propose(asciicast(2), SHAPES), propose(asciicast(3), SHAPES)
+    assert (v2.format, v3.format) == ("asciicast", "asciicast")
+    assert [shown(run) for run in v3.runs] == [shown(run) for run in v2.runs]
+    assert [run.at for run in v3.runs] == [
+        "2026-03-02T09:57:00.100000Z",
+        "2026-03-02T10:15:00.000000Z",
+    ]
+    assert len(v3.items) == len(v2.items) == 2

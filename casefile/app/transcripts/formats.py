@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import bisect
 import json
+import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -36,6 +37,7 @@ __all__ = [
     "Prose",
     "Step",
     "TranscriptError",
+    "as_kept",
     "detect",
     "mark_parameter",
     "read",
@@ -182,6 +184,38 @@ def split_stream(
     return steps
 
 
+# --- times ----------------------------------------------------------------------------------
+
+
+def _out_of_range(what: str) -> TranscriptError:
+    """``what`` (where, and which time) is past the dates a datetime holds."""
+    return TranscriptError(f"{what} falls outside the years 1 to 9999 (UTC): damaged")
+
+
+def _span(seconds: float, where: str) -> timedelta:
+    """A recording's offset in seconds (never negative) as a timedelta; an infinite, NaN or
+    negative one, or one longer than any date allows, is a damaged file, refused naming where
+    (not an ``OverflowError`` traceback)."""
+    if not math.isfinite(seconds):
+        raise TranscriptError(f"{where}: {seconds!r} is not a number of seconds")
+    if seconds < 0:
+        raise TranscriptError(f"{where}: a negative time ({seconds!r} seconds)")
+    try:
+        return timedelta(seconds=seconds)
+    except OverflowError:
+        raise _out_of_range(f"{where}: {seconds!r} seconds") from None
+
+
+def _stored_time(start: datetime, after: timedelta, what: str) -> str:
+    """``start`` plus ``after`` as casefile stores a time. A datetime holds the years 1 to 9999,
+    and a stored time is UTC: a start time or offset past them (``0001-01-01T00:00:00+14:00``,
+    a header timestamp of ``1e300``) is refused, naming ``what`` it was."""
+    try:
+        return format_time(start + after)
+    except OverflowError:
+        raise _out_of_range(what) from None
+
+
 # --- typescript ------------------------------------------------------------------------------
 
 _HEADER = re.compile(rb"^Script started on (\S+(?: \S+)?)")
@@ -220,6 +254,8 @@ def _timing(timing: bytes, size: int) -> tuple[list[int], list[float]]:
             ) from None
         if delay < 0 or count < 0:
             raise TranscriptError(f"timing file line {number}: a negative delay or count")
+        if not math.isfinite(elapsed + delay):  # inf, nan, or a sum past the largest float
+            raise TranscriptError(f"timing file line {number}: {delay!r} is not a delay")
         positions.append(position)
         seconds.append(elapsed + delay)
         position += count
@@ -251,49 +287,92 @@ def read_typescript(
         positions, seconds = _timing(timing, len(body) + 1)
     else:
         positions, seconds = [], []
+    offsets = [timedelta(0)]
+    if started is not None:
+        # every time a run can be given lies between these two (delays are never negative)
+        _stored_time(started, timedelta(0), "typescript line 1: its start time")
+        if seconds:
+            offsets = [_span(second, "timing file") for second in seconds]
+            _stored_time(started, offsets[-1], "timing file: the start time plus its delays")
 
     def locate(position: int) -> tuple[int, str | None]:
         if started is None:
             return body_start + position, None
-        if not positions:
-            return body_start + position, format_time(started)
-        index = max(0, bisect.bisect_right(positions, position) - 1)
-        return body_start + position, format_time(started + timedelta(seconds=seconds[index]))
+        index = max(0, bisect.bisect_right(positions, position) - 1) if positions else 0
+        return body_start + position, _stored_time(started, offsets[index], "a run's time")
 
     return split_stream(body, locate, body_start + len(body), marks)
 
 
 # --- asciicast ------------------------------------------------------------------------------
 
+#: the versions read: v2 (times since the start) and v3, asciinema 3.0's default (each time
+#: the interval since the event before)
+_CAST_VERSIONS = (2, 3)
 
-def read_asciicast(data: bytes, marks: str | None = None) -> list[Step]:
-    stream = bytearray()
-    positions: list[int] = []  # stream position where each output event starts
-    offsets: list[int] = []  # its line's offset in the file
-    times: list[float] = []
-    offset = 0
+
+@dataclass(frozen=True)
+class _CastEvent:
+    """One event line of a cast, checked: where it is, when (since the start), what."""
+
+    number: int
+    offset: int
+    raw: bytes
+    #: the time as the line gives it (v2: since the start; v3: since the event before)
+    given: int | float
+    after: timedelta
+    code: str
+    data: str
+
+
+def _not_a_json_number(constant: str) -> float:
+    raise ValueError(f"{constant} is not a number JSON allows")
+
+
+def _cast_json(raw: bytes, where: str) -> object:
+    try:
+        return json.loads(raw, parse_constant=_not_a_json_number)
+    except RecursionError:
+        raise TranscriptError(f"{where}: nested deeper than JSON is read: damaged") from None
+    except ValueError as error:  # (JSONDecodeError and UnicodeDecodeError are ValueErrors)
+        raise TranscriptError(f"{where}: not JSON ({error}): truncated or damaged") from None
+
+
+def _cast_start(data: bytes) -> tuple[int, datetime | None, int]:
+    """(version, start time or None, offset of the line after it) from a cast's header line."""
+    first = data.split(b"\n", 1)[0]
+    value = _cast_json(first, "cast line 1 (offset 0)")
+    if not isinstance(value, dict) or value.get("version") not in _CAST_VERSIONS:
+        raise TranscriptError(
+            "cast line 1: not an asciinema header (a JSON object with version 2 or 3)"
+        )
+    stamp = value.get("timestamp")
     started: datetime | None = None
-    for number, raw in enumerate(data.splitlines(keepends=True), 1):
+    if isinstance(stamp, int | float) and not isinstance(stamp, bool):
+        try:
+            started = datetime.fromtimestamp(stamp, UTC)
+        except (OverflowError, OSError, ValueError):
+            raise _out_of_range(f"cast line 1: the timestamp {stamp!r}") from None
+    return int(value["version"]), started, len(first) + 1
+
+
+def _cast_events(data: bytes) -> Iterator[_CastEvent]:
+    """Every event of a cast, in order, each checked: a line that is not JSON or not an event,
+    a time that is not a number of seconds, or one before the event before (v2) is refused
+    naming its line. v3's comment lines (``#``) are skipped; so is a blank line."""
+    if not data.strip():
+        raise TranscriptError("cast: empty file")
+    version, _, offset = _cast_start(data)
+    previous: float | None = None
+    after = timedelta(0)
+    for number, raw in enumerate(data[offset:].splitlines(keepends=True), 2):
         line_offset = offset
         offset += len(raw)
-        if not raw.strip():
+        stripped = raw.strip()
+        if not stripped or (version == 3 and stripped.startswith(b"#")):
             continue
-        try:
-            value = json.loads(raw)
-        except (ValueError, UnicodeDecodeError) as error:
-            raise TranscriptError(
-                f"cast line {number} (offset {line_offset}): not JSON ({error}): "
-                "truncated or damaged"
-            ) from None
-        if number == 1:
-            if not isinstance(value, dict) or value.get("version") != 2:
-                raise TranscriptError(
-                    "cast line 1: not an asciinema v2 header (a JSON object with version 2)"
-                )
-            stamp = value.get("timestamp")
-            if isinstance(stamp, int | float) and not isinstance(stamp, bool):
-                started = datetime.fromtimestamp(stamp, UTC)
-            continue
+        where = f"cast line {number} (offset {line_offset})"
+        value = _cast_json(raw, where)
         if (
             not isinstance(value, list)
             or len(value) < 3
@@ -302,28 +381,78 @@ def read_asciicast(data: bytes, marks: str | None = None) -> list[Step]:
             or not isinstance(value[1], str)
             or not isinstance(value[2], str)
         ):
-            raise TranscriptError(
-                f"cast line {number} (offset {line_offset}): not an event [time, code, data]"
-            )
-        if value[1] != "o":
+            name = "interval" if version == 3 else "time"
+            raise TranscriptError(f"{where}: not an event [{name}, code, data]")
+        try:
+            time = float(value[0])
+        except OverflowError:  # an integer of hundreds of digits (JSON's are unbounded)
+            time = math.inf  # refused just below, as no number of seconds
+        if version == 2:
+            if value[1] == "o" and previous is not None and time < previous:
+                raise TranscriptError(f"cast line {number}: time goes backwards ({value[0]})")
+            previous = time if value[1] == "o" else previous
+            after = _span(time, where)
+        else:
+            try:
+                after = after + _span(time, where)
+            except OverflowError:
+                raise _out_of_range(f"{where}: the sum of the intervals") from None
+        yield _CastEvent(number, line_offset, raw, value[0], after, value[1], value[2])
+
+
+def read_asciicast(data: bytes, marks: str | None = None) -> list[Step]:
+    """The commands an asciinema cast's output shows (``o`` events; typed input, markers,
+    resizes and exit events, and any code a later asciinema adds, are not output)."""
+    _, started, _ = _cast_start(data)
+    stream = bytearray()
+    positions: list[int] = []  # stream position where each output event starts
+    offsets: list[int] = []  # its line's offset in the file
+    afters: list[timedelta] = []
+    last = 1
+    for event in _cast_events(data):
+        if event.code != "o":
             continue
-        if times and value[0] < times[-1]:
-            raise TranscriptError(f"cast line {number}: time goes backwards ({value[0]})")
         positions.append(len(stream))
-        offsets.append(line_offset)
-        times.append(float(value[0]))
-        stream += value[2].encode("utf-8", errors="surrogatepass")
-    if not data.strip():
-        raise TranscriptError("cast: empty file")
+        offsets.append(event.offset)
+        afters.append(event.after)
+        last = event.number
+        stream += event.data.encode("utf-8", errors="surrogatepass")
+    if started is not None and afters:
+        # the latest output time: every other lies between it and the start
+        _stored_time(started, afters[-1], f"cast line {last}: the start plus its time")
 
     def locate(position: int) -> tuple[int, str | None]:
         if not positions:
             return 0, None
         index = max(0, bisect.bisect_right(positions, position) - 1)
-        at = format_time(started + timedelta(seconds=times[index])) if started else None
+        at = _stored_time(started, afters[index], "a run's time") if started else None
         return offsets[index], at
 
     return split_stream(bytes(stream), locate, len(data), marks)
+
+
+def _without_typed_input(data: bytes) -> bytes:
+    """A cast with its typed input (``i`` events: a password typed at a prompt that does not
+    echo) blanked in place, each line kept at its length so every offset stays true: casefile
+    reads output only, and keeps no input."""
+    kept = bytearray(data)
+    for event in _cast_events(data):
+        if event.code != "i":
+            continue
+        body = event.raw.rstrip(b"\r\n")
+        blank = json.dumps([event.given, "i", ""], separators=(",", ":")).encode()
+        if len(blank) <= len(body):
+            blank = blank[:-2] + b" " * (len(body) - len(blank)) + b'"]'
+        else:
+            blank = b" " * len(body)  # a blank line, which a reader skips
+        kept[event.offset : event.offset + len(body)] = blank
+    return bytes(kept)
+
+
+def as_kept(data: bytes, fmt: str) -> bytes:
+    """The source file as casefile keeps it (the transcript artifact): an asciicast without its
+    typed input; any other format as it is (a typescript holds output only)."""
+    return _without_typed_input(data) if fmt == "asciicast" else data
 
 
 # --- shell log ------------------------------------------------------------------------------
@@ -514,7 +643,7 @@ def _clock(value: str, line: int) -> str:
         ) from None
     if moment.tzinfo is None:
         raise TranscriptError(f"markdown line {line}: [at {value}] has no time zone")
-    return format_time(moment)
+    return _stored_time(moment, timedelta(0), f"markdown line {line}: [at {value}]")
 
 
 # --- choosing -------------------------------------------------------------------------------
@@ -538,10 +667,7 @@ def detect(data: bytes) -> str:
 
 
 def read(
-    data: bytes,
-    fmt: str = "auto",
-    timing: bytes | None = None,
-    marks: str | None = None,
+    data: bytes, fmt: str = "auto", timing: bytes | None = None, marks: str | None = None
 ) -> tuple[str, list[Step]]:
     """(the format read, the steps) of a transcript; ``fmt`` ``auto`` detects it. ``marks`` is
     the nonce of the session ``record`` ran (see :func:`split_stream`): None for a file from

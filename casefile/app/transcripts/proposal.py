@@ -106,6 +106,7 @@ def propose(
     ``marks`` is the nonce of ``record``'s shell integration, whose OSC 133 marks alone are
     trusted (:func:`formats.split_stream`); a file from elsewhere has none."""
     chosen, steps = formats.read(data, fmt, timing, marks)
+    data = formats.as_kept(data, chosen)
     if exclude is not None:
         blanked = bytearray(data)
         kept: list[formats.Step] = []
