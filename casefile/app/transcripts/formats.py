@@ -3,7 +3,7 @@ offset and length in the source file they came from, and when they ran where the
 says) and the prose in between.
 
 - ``typescript``: what ``script(1)`` wrote, optionally with its timing file (``-t``/``-T``);
-- ``asciicast``: an asciinema v2 cast (a JSON header, then one JSON event per line);
+- ``asciicast``: an asciinema v2 or v3 cast (a JSON header, then one JSON event per line);
 - ``shell-log``: plain text with prompts (``$ cmd``, ``user@host:~$ cmd``);
 - ``markdown``: a chat or Markdown transcript where commands are ``[bash] CMD`` lines or fenced
   shell blocks, each followed by its output.
@@ -12,9 +12,10 @@ In a terminal stream, commands start at prompt lines, or, for a session ``casefi
 ran, at the OSC 133 marks its own shell integration emitted (whose ``D`` mark gives the exit
 status). A mark is trusted only when it carries that session's nonce (:func:`mark_parameter`):
 a command's output is anything at all (a log file, a remote motd, ``kubectl logs``), so any other
-mark is output, and so is the line that carries it, never a prompt. A file ingested from
-elsewhere has no nonce casefile knows, so every mark in it is output. A truncated or malformed
-file is refused with :class:`TranscriptError`, naming the line or offset.
+mark is output, and so is the line that carries it, never a prompt (nor a Markdown command
+line). A file ingested from elsewhere has no nonce casefile knows, so every mark in it is
+output. A truncated or malformed file is refused with :class:`TranscriptError`, naming the line
+or offset, never with a traceback.
 """
 
 from __future__ import annotations
