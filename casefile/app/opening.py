@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from casefile.app.service import CaseService
     from casefile.plugins import Registry
     from casefile.store.base import EventStore
+    from casefile.store.sql_schema import DatabaseSchema
 
 
 def report_broken_plugin(name: str, message: str) -> None:
@@ -44,6 +45,15 @@ def database(db: str | None) -> EventStore:
     from casefile.store.sql import SqlEventStore
 
     return SqlEventStore(resolve_url(db))
+
+
+def database_schema(db: str | None) -> DatabaseSchema:
+    """The schema of the database for ``--db``, for ``casefile db``: the only command that
+    changes it (every store opens a database as it finds it)."""
+    from casefile.store.database import resolve_url
+    from casefile.store.sql_schema import DatabaseSchema
+
+    return DatabaseSchema(resolve_url(db))
 
 
 def looks_like_path(reference: str) -> bool:

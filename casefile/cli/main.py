@@ -32,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     from casefile.cli import (
         case_commands,
         completion,
+        db_commands,
         ingest_commands,
         probe_commands,
         reasoning_commands,
@@ -70,6 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     ingest_commands.register(sub, common)
     record_commands.register(sub, common)
     triage_commands.register(sub, common)
+    db_commands.register(sub, common)
     completion.register(sub)
     _everywhere(parser)
     return parser

@@ -6,8 +6,8 @@ next ``seq`` is 7 cannot both insert it. ``artifacts`` holds content-addressed b
 stored as the exact ISO strings the events carry and the payload as its canonical JSON text, so
 what comes back out hashes, and exports, to the very same bytes.
 
-A third, ``snapshots``, caches folds; the schema's version and its migrations, run when a
-store opens a database, are :mod:`casefile.store.sql_schema`.
+A third, ``snapshots``, caches folds. The schema's version, what opening a database does with it
+(never a migration) and the upgrade are :mod:`casefile.store.sql_schema`.
 
 Reading is the hot path (every view is a fold over a whole case), so :meth:`SqlEventStore.load`
 runs one plain SELECT on the driver's cursor and builds :class:`Event` objects directly,
@@ -39,7 +39,7 @@ from casefile.errors import CaseNotFound, ConcurrencyError, StoreError
 from casefile.store.base import Removed, StoredSnapshot
 from casefile.store.sql_connections import SqlConnections
 from casefile.store.sql_decode import decode_rows
-from casefile.store.sql_schema import migrate
+from casefile.store.sql_schema import SNAPSHOTS_FROM, open_schema
 from casefile.store.sql_tables import (
     AC,
     ANY_EVENT,
@@ -86,9 +86,10 @@ class SqlEventStore(SqlConnections):
     """An :class:`~casefile.store.base.EventStore` over a SQLAlchemy URL.
 
     ``sqlite:///path`` or ``postgresql+psycopg://user@host/db``; see
-    :mod:`casefile.store.database` for how SQLite is tuned. Creates the tables if missing and
-    migrates an older database to the current schema (:mod:`casefile.store.sql_schema`);
-    refuses one newer than this code with :class:`~casefile.errors.StoreError`.
+    :mod:`casefile.store.database` for how SQLite is tuned. Gives an empty database the current
+    schema, works with an older one as it is, and refuses one it cannot work with (older or
+    newer) with :class:`~casefile.errors.StoreError`; it never migrates one
+    (:mod:`casefile.store.sql_schema`).
     """
 
     def __init__(self, url: str) -> None:
@@ -129,15 +130,25 @@ class SqlEventStore(SqlConnections):
         self._pending_lock = threading.Lock()
         self._upsert_snapshot = snapshot_upsert(self.dialect)
         try:
-            # Two processes opening one database at once are serialised by the migration's
+            # Two processes creating one database at once are serialised by the migration
             # lock, so neither sees the other's half-made tables.
-            migrate(self._engine)
+            self._schema = open_schema(self._engine)
         except StoreError:
             self._engine.dispose()
             raise
         except (SQLAlchemyError, self._dbapi_error) as error:
             self._engine.dispose()
             raise self._error("open database", error) from error
+
+    @property
+    def schema_version(self) -> int:
+        """The database's schema version as this store found (or made) it on opening."""
+        return self._schema
+
+    @property
+    def _snapshots(self) -> bool:
+        """Whether the database has a ``snapshots`` table (an older one is used as it is)."""
+        return self._schema >= SNAPSHOTS_FROM
 
     # -- events ---------------------------------------------------------------------------
 
@@ -508,6 +519,8 @@ class SqlEventStore(SqlConnections):
         """Upsert the case's snapshot for ``engine``: one row per (case, engine), the last
         save wins. Every database error, integrity errors too, leaves as
         :class:`StoreError`: a caller ignores a failed save."""
+        if not self._snapshots:
+            return  # a database from before snapshots: nowhere to keep one
         what = f"save a snapshot of case {case_id}"
         values = {
             "case_id": case_id,
@@ -524,6 +537,8 @@ class SqlEventStore(SqlConnections):
             raise self._error(what, error) from error
 
     def load_snapshot(self, case_id: str, engine: str) -> StoredSnapshot | None:
+        if not self._snapshots:
+            return None
         with self._transaction(f"read a snapshot of case {case_id}", write=False) as conn:
             row = conn.execute(SNAPSHOT, {"case_id": case_id, "engine": engine}).first()
         if row is None:
@@ -532,6 +547,8 @@ class SqlEventStore(SqlConnections):
         return StoredSnapshot(int(seq), str(head_hash), str(stored_engine), bytes(data))
 
     def drop_snapshots(self, case_id: str | None = None) -> None:
+        if not self._snapshots:
+            return
         what = "drop snapshots" if case_id is None else f"drop the snapshots of case {case_id}"
         with self._transaction(what, write=True) as conn:
             if case_id is None:
@@ -572,7 +589,8 @@ class SqlEventStore(SqlConnections):
                 conn.execute(select(EC.type, EC.payload).where(EC.case_id != case_id, referring))
             )
             drop = sorted(present - others)
-            conn.execute(DROP_CASE_SNAPSHOTS, {"case_id": case_id})
+            if self._snapshots:
+                conn.execute(DROP_CASE_SNAPSHOTS, {"case_id": case_id})
             conn.execute(delete(EVENTS).where(EC.case_id == case_id))
             for start in range(0, len(drop), _CHUNK):
                 conn.execute(delete(ARTIFACTS).where(AC.digest.in_(drop[start : start + _CHUNK])))

@@ -38,8 +38,16 @@ def version_of(url: str) -> list[int]:
 
 @pytest.mark.parametrize(
     "command",
-    [["cases"], ["new", "A title"], ["log", "c1"], ["status", "c1"], ["rm", "c1", "--yes"]],
-    ids=lambda words: words[0],
+    [
+        ["cases"],
+        ["new", "A title"],
+        ["log", "c1"],
+        ["status", "c1"],
+        ["rm", "c1", "--yes"],
+        ["db", "upgrade"],
+        ["db", "upgrade", "--sql"],
+    ],
+    ids=" ".join,
 )
 def test_every_command_refuses_a_newer_database_in_one_line(
     newer: str, command: list[str], capsys: pytest.CaptureFixture[str]

@@ -1,64 +1,44 @@
-"""The schema version: old databases migrate on open, intact; newer ones are refused.
+"""The schema version: opening a database never migrates it; ``upgrade`` does, intact.
 
-``fixtures/main-cb464d6.sqlite`` was written by casefile at commit cb464d6 (before schema
-versions existed), from a git worktree of that commit: ``casefile import`` of
-``casefile/reference/glm5-pcie-pivot``, then a second case made with ``casefile new``, ``note`` and
-``question add``; then ``journal_mode=DELETE`` and ``VACUUM``, so it is one self-contained
-file. Tests open copies of it, never the file itself.
+An empty database is given the current schema; an older one is used as it is when this casefile
+can (and refused in one line naming ``casefile db upgrade`` when it cannot); a newer one is
+refused. Only :func:`~casefile.store.sql_schema.upgrade` (``casefile db upgrade``) changes a
+schema, and ``--sql`` prints the very statements it runs. The version-0 databases are built as
+the casefile of the time built them (:mod:`.old_schema`).
 """
 
 from __future__ import annotations
 
 import multiprocessing
-import shutil
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
+import psycopg
 import pytest
 from sqlalchemy import Engine, create_engine, inspect, text
+from sqlalchemy.engine import make_url
 
 from casefile.domain.events import NewEvent
 from casefile.errors import StoreError
+from casefile.store import sql_schema
 from casefile.store.base import StoredSnapshot
 from casefile.store.sql import SqlEventStore
-from casefile.store.sql_schema import SCHEMA_VERSION
+from casefile.store.sql_schema import SCHEMA_VERSION, DatabaseSchema
 from casefile.store.sql_tables import ARTIFACTS, EVENTS, SNAPSHOTS
 from casefile.store.verify import verify_stored_case
 
-from .workers import open_at_once
-
-FIXTURE = Path(__file__).parent / "fixtures" / "main-cb464d6.sqlite"
-
-# What the fixture holds: each case's event count and head hash, oldest case first.
-FIXTURE_CASES = {
-    "glm5-pcie-pivot": (68, "36409887439e2211e4b97c9f0bf9a65723afa6b2301e6309f6b37660da987aa0"),
-    "nccl-allreduce-slow": (5, "ee5be4ce2f63fea9f680f73371b22441976cc562cd31a364e7ccc750fb693dfe"),
-}
-FIXTURE_ARTIFACTS = 7
-
-# The DDL casefile at cb464d6 ran on PostgreSQL (SQLModel's create_all of its two tables).
-V0_POSTGRES_DDL = [
-    """CREATE TABLE events (
-        case_id VARCHAR NOT NULL,
-        seq INTEGER NOT NULL,
-        type VARCHAR NOT NULL,
-        version INTEGER NOT NULL,
-        recorded_at VARCHAR NOT NULL,
-        occurred_at VARCHAR,
-        actor VARCHAR NOT NULL,
-        payload TEXT NOT NULL,
-        prev_hash VARCHAR NOT NULL,
-        hash VARCHAR NOT NULL,
-        PRIMARY KEY (case_id, seq)
-    )""",
-    """CREATE TABLE artifacts (
-        digest VARCHAR NOT NULL,
-        data BYTEA NOT NULL,
-        size INTEGER NOT NULL,
-        PRIMARY KEY (digest)
-    )""",
-]
+from .old_schema import (
+    FIXTURE,
+    FIXTURE_ARTIFACTS,
+    FIXTURE_CASES,
+    dump,
+    notify_triggers,
+    table_names,
+    version_0_url,
+    versions,
+)
+from .workers import open_at_once, upgrade_at_once
 
 
 @pytest.fixture
@@ -69,60 +49,6 @@ def raw(sql_url: str) -> Iterator[Engine]:
         yield engine
     finally:
         engine.dispose()
-
-
-def versions(engine: Engine) -> list[int]:
-    with engine.connect() as conn:
-        return [int(v) for (v,) in conn.execute(text("SELECT version FROM casefile_schema"))]
-
-
-def table_names(engine: Engine) -> set[str]:
-    return set(inspect(engine).get_table_names())
-
-
-def notify_triggers(engine: Engine) -> list[str]:
-    with engine.connect() as conn:
-        return [
-            str(name)
-            for (name,) in conn.execute(
-                text("SELECT tgname FROM pg_trigger WHERE tgrelid = 'events'::regclass")
-            )
-        ]
-
-
-def make_version_0(engine: Engine, *, with_fixture_rows: bool) -> None:
-    """The tables as casefile at cb464d6 made them, optionally holding the fixture's rows."""
-    if engine.dialect.name == "sqlite":
-        raise AssertionError("a version-0 SQLite database is a copy of the fixture")
-    with engine.begin() as conn:
-        for statement in V0_POSTGRES_DDL:
-            conn.exec_driver_sql(statement)
-        if with_fixture_rows:
-            source = sqlite3.connect(f"file:{FIXTURE}?mode=ro", uri=True)
-            try:
-                events = source.execute("SELECT * FROM events").fetchall()
-                blobs = source.execute("SELECT digest, data, size FROM artifacts").fetchall()
-            finally:
-                source.close()
-            columns = [c.name for c in EVENTS.columns]
-            conn.execute(
-                text(f"INSERT INTO events VALUES ({', '.join(':' + c for c in columns)})"),
-                [dict(zip(columns, row, strict=True)) for row in events],
-            )
-            conn.execute(
-                text("INSERT INTO artifacts VALUES (:digest, :data, :size)"),
-                [{"digest": d, "data": data, "size": size} for d, data, size in blobs],
-            )
-
-
-def version_0_url(sql_url: str, raw: Engine, tmp_path: Path, *, with_rows: bool = True) -> str:
-    """A version-0 database: a copy of the fixture (SQLite), or the old DDL (PostgreSQL)."""
-    if raw.dialect.name == "sqlite":
-        copy = tmp_path / "old.sqlite"
-        shutil.copyfile(FIXTURE, copy)
-        return f"sqlite:///{copy}"
-    make_version_0(raw, with_fixture_rows=with_rows)
-    return sql_url
 
 
 def assert_tables_match_rows(engine: Engine) -> None:
@@ -157,6 +83,21 @@ def assert_fixture_cases_intact(store: SqlEventStore) -> None:
         assert conn.execute(text("SELECT COUNT(*) FROM artifacts")).scalar_one() == blobs
 
 
+def run_script(url: str, script: str) -> None:
+    """Run an SQL script as a DBA would, with the database's own client library."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        lite = sqlite3.connect(str(parsed.database), isolation_level=None)
+        try:
+            lite.executescript(script)
+        finally:
+            lite.close()
+        return
+    libpq = parsed.set(drivername="postgresql").render_as_string(hide_password=False)
+    with psycopg.connect(libpq, autocommit=True) as pg:
+        pg.execute(script.encode())
+
+
 # -- the fixture itself -----------------------------------------------------------------------
 
 
@@ -174,11 +115,78 @@ def test_the_fixture_is_a_version_0_database_in_one_file() -> None:
         conn.close()
 
 
-# -- migrating --------------------------------------------------------------------------------
+# -- opening never migrates -------------------------------------------------------------------
 
 
-def test_a_version_0_database_migrates_intact(sql_url: str, raw: Engine, tmp_path: Path) -> None:
+def test_a_version_0_database_is_used_as_it_is(sql_url: str, raw: Engine, tmp_path: Path) -> None:
     url = version_0_url(sql_url, raw, tmp_path)
+    before = dump(url)
+    with SqlEventStore(url) as store:
+        assert store.schema_version == 0
+        assert_fixture_cases_intact(store)
+        # no snapshots table: nothing is cached, and nothing fails for it
+        head = store.head("glm5-pcie-pivot")
+        store.save_snapshot("glm5-pcie-pivot", head[0], head[1], "fold-v1", b"state")
+        assert store.load_snapshot("glm5-pcie-pivot", "fold-v1") is None
+        store.drop_snapshots()
+    assert dump(url) == before
+    with SqlEventStore(url) as store:  # writes work too, and still migrate nothing
+        for case_id, (count, _) in FIXTURE_CASES.items():
+            store.append(case_id, count, [NewEvent("note.added", {"text": "at version 0"})])
+            assert verify_stored_case(store, case_id).ok
+        store.remove_case("nccl-allreduce-slow")
+    assert set(dump(url)) == {"events", "artifacts", "triggers"}
+
+
+def test_an_older_database_this_casefile_cannot_use_is_refused_in_one_line(
+    sql_url: str, raw: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = version_0_url(sql_url, raw, tmp_path)
+    before = dump(url)
+    monkeypatch.setattr(sql_schema, "COMPATIBLE_FROM", 1)  # as a version that changes a table
+    with pytest.raises(StoreError) as caught:
+        SqlEventStore(url)
+    assert str(caught.value) == (
+        "database schema version 0 is older than this casefile uses (1); run `casefile db upgrade`"
+    )
+    assert dump(url) == before
+    with DatabaseSchema(url) as schema:
+        assert schema.upgrade() == (0, 1)
+    with SqlEventStore(url) as store:
+        assert store.schema_version == 1
+        assert_fixture_cases_intact(store)
+
+
+def test_a_new_database_starts_at_the_current_version(sql_url: str) -> None:
+    with SqlEventStore(sql_url) as store:
+        assert store.schema_version == SCHEMA_VERSION
+        assert versions(store.engine) == [SCHEMA_VERSION]
+        assert_tables_match_rows(store.engine)
+        if store.dialect == "postgresql":
+            assert notify_triggers(store.engine) == ["casefile_events_notify"]
+        store.append("c1", 0, [NewEvent("case.opened", {"title": "t"})])
+    for _ in range(2):
+        with SqlEventStore(sql_url) as store:
+            assert versions(store.engine) == [SCHEMA_VERSION]
+            assert store.head("c1")[0] == 1
+
+
+def test_sqlite_has_no_notify_trigger(sqlite_url: str) -> None:
+    with SqlEventStore(sqlite_url) as store, store.engine.connect() as conn:
+        triggers = conn.execute(text("SELECT name FROM sqlite_master WHERE type = 'trigger'"))
+        assert list(triggers) == []
+
+
+# -- upgrading --------------------------------------------------------------------------------
+
+
+def test_a_version_0_database_upgrades_intact(sql_url: str, raw: Engine, tmp_path: Path) -> None:
+    url = version_0_url(sql_url, raw, tmp_path)
+    with DatabaseSchema(url) as schema:
+        assert schema.version() == 0
+        assert schema.upgrade() == (0, SCHEMA_VERSION)
+        assert schema.version() == SCHEMA_VERSION
+        assert schema.upgrade() == (SCHEMA_VERSION, SCHEMA_VERSION)  # again: nothing to do
     with SqlEventStore(url) as store:
         assert versions(store.engine) == [SCHEMA_VERSION] == [1]
         assert table_names(store.engine) == {"events", "artifacts", "snapshots", "casefile_schema"}
@@ -200,23 +208,41 @@ def test_a_version_0_database_migrates_intact(sql_url: str, raw: Engine, tmp_pat
         )
 
 
-def test_a_new_database_starts_at_the_current_version(sql_url: str) -> None:
+def test_upgrading_an_empty_database_creates_the_schema(sql_url: str) -> None:
+    with DatabaseSchema(sql_url) as schema:
+        assert schema.version() is None
+        assert schema.upgrade() == (None, SCHEMA_VERSION)
     with SqlEventStore(sql_url) as store:
-        assert versions(store.engine) == [SCHEMA_VERSION]
         assert_tables_match_rows(store.engine)
-        if store.dialect == "postgresql":
-            assert notify_triggers(store.engine) == ["casefile_events_notify"]
-        store.append("c1", 0, [NewEvent("case.opened", {"title": "t"})])
-    for _ in range(2):
-        with SqlEventStore(sql_url) as store:
-            assert versions(store.engine) == [SCHEMA_VERSION]
-            assert store.head("c1")[0] == 1
 
 
-def test_sqlite_has_no_notify_trigger(sqlite_url: str) -> None:
-    with SqlEventStore(sqlite_url) as store, store.engine.connect() as conn:
-        triggers = conn.execute(text("SELECT name FROM sqlite_master WHERE type = 'trigger'"))
-        assert list(triggers) == []
+@pytest.mark.parametrize("start", ["empty", "version 0"])
+def test_the_printed_statements_change_nothing_and_do_what_upgrade_does(
+    sql_url: str, raw: Engine, tmp_path: Path, start: str
+) -> None:
+    url = sql_url if start == "empty" else version_0_url(sql_url, raw, tmp_path)
+    before = dump(url)
+    with DatabaseSchema(url) as schema:
+        found, statements = schema.upgrade_statements()
+    assert found == (None if start == "empty" else 0)
+    assert dump(url) == before
+    assert statements[0].startswith("BEGIN") and statements[-1] == "COMMIT"
+    # A DBA runs them as a script, with the database's own client library.
+    script = "".join(f"{statement};\n" for statement in statements)
+    run_script(url, script)
+    with DatabaseSchema(url) as schema:
+        assert schema.upgrade_statements() == (SCHEMA_VERSION, [])
+    engine = create_engine(url)
+    try:
+        assert versions(engine) == [SCHEMA_VERSION]
+        assert_tables_match_rows(engine)
+        if engine.dialect.name == "postgresql":
+            assert notify_triggers(engine) == ["casefile_events_notify"]
+    finally:
+        engine.dispose()
+    if start == "version 0":
+        with SqlEventStore(url) as store:
+            assert_fixture_cases_intact(store)
 
 
 def test_a_failed_step_leaves_the_database_at_its_version(
@@ -227,8 +253,13 @@ def test_a_failed_step_leaves_the_database_at_its_version(
     try:
         with old.begin() as conn:
             conn.exec_driver_sql("CREATE TABLE snapshots (something_else INTEGER)")
-        with pytest.raises(StoreError, match=r"cannot open database .*snapshots.*already exists"):
-            SqlEventStore(url)
+        with (
+            DatabaseSchema(url) as schema,
+            pytest.raises(
+                StoreError, match=r"cannot upgrade the schema in .*snapshots.*already exists"
+            ),
+        ):
+            schema.upgrade()
         assert "casefile_schema" not in table_names(old)  # still version 0
         assert [c["name"] for c in inspect(old).get_columns("snapshots")] == ["something_else"]
         if old.dialect.name == "postgresql":
@@ -237,8 +268,8 @@ def test_a_failed_step_leaves_the_database_at_its_version(
             conn.exec_driver_sql("DROP TABLE snapshots")
     finally:
         old.dispose()
-    with SqlEventStore(url) as store:
-        assert versions(store.engine) == [1]
+    with DatabaseSchema(url) as schema:
+        assert schema.upgrade() == (0, 1)
 
 
 # -- refusing ---------------------------------------------------------------------------------
@@ -248,11 +279,16 @@ def test_a_newer_database_is_refused_in_one_line(sql_url: str, raw: Engine) -> N
     SqlEventStore(sql_url).close()
     with raw.begin() as conn:
         conn.execute(text("UPDATE casefile_schema SET version = 3"))
+    newer = "database schema version 3 is newer than this casefile supports (1); upgrade casefile"
     with pytest.raises(StoreError) as caught:
         SqlEventStore(sql_url)
-    assert str(caught.value) == (
-        "database schema version 3 is newer than this casefile supports (1); upgrade casefile"
-    )
+    assert str(caught.value) == newer
+    with DatabaseSchema(sql_url) as schema:
+        assert schema.version() == 3
+        for action in (schema.upgrade, schema.upgrade_statements):
+            with pytest.raises(StoreError) as caught:
+                action()
+            assert str(caught.value) == newer
     assert versions(raw) == [3]
 
 
@@ -273,13 +309,16 @@ OPENERS = 4
 
 
 @pytest.mark.parametrize("start", ["empty", "version 0"])
-def test_processes_opening_at_once_migrate_once(
+def test_processes_at_once_create_or_upgrade_once(
     sql_url: str, raw: Engine, tmp_path: Path, start: str
 ) -> None:
+    """Stores opening an empty database at once create it once; upgrades of an old one at
+    once run each step once."""
     url = sql_url if start == "empty" else version_0_url(sql_url, raw, tmp_path)
+    target = open_at_once if start == "empty" else upgrade_at_once
     spawn = multiprocessing.get_context("spawn")
     barrier = spawn.Barrier(OPENERS)
-    openers = [spawn.Process(target=open_at_once, args=(url, barrier)) for _ in range(OPENERS)]
+    openers = [spawn.Process(target=target, args=(url, barrier)) for _ in range(OPENERS)]
     for opener in openers:
         opener.start()
     for opener in openers:

@@ -117,3 +117,12 @@ def churn(url: str, worker: int, rounds: int, seed: int) -> None:
             previous = case_id
     finally:
         store.close()
+
+
+def upgrade_at_once(url: str, barrier: Any) -> None:
+    """Upgrade the database at the same moment as the other processes waiting on ``barrier``."""
+    from casefile.store.sql_schema import DatabaseSchema
+
+    barrier.wait(timeout=120)
+    with DatabaseSchema(url) as schema:
+        schema.upgrade()
