@@ -175,7 +175,8 @@ def test_typed_input_in_a_cast_is_not_kept(cli: CLI, tmp_path: Path, version: in
     """R3-M3: a cast's input events (a password typed at a prompt that does not echo) were kept
     verbatim in the transcript artifact. casefile reads output only: the input is blanked in
     the cast it keeps, in place, so the kept cast reads as before and every offset holds."""
-    from casefile.app.transcripts.formats import Command, read
+    from casefile.app.transcripts.formats import read
+    from casefile.app.transcripts.stream import Command
 
     case = _new_case(cli)
     data = asciicast(version, typed="secretpassword\r")

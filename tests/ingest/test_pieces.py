@@ -163,7 +163,8 @@ def test_review_answers_read_as_the_numbers_to_keep() -> None:
 
 
 def test_a_chat_line_with_the_output_flattened_after_the_command() -> None:
-    from casefile.app.transcripts.formats import Command, read
+    from casefile.app.transcripts.formats import read
+    from casefile.app.transcripts.stream import Command
 
     line = (
         b'[assistant] [bash] ssh 10.1.230.175 \'nvidia-smi -q 2>&1 | grep -E "Link Width|Gen" '
@@ -203,7 +204,8 @@ def test_a_probe_that_declares_covers_wrongly_is_refused_at_once(covers: object)
 def test_a_markdown_line_carrying_a_mark_is_output_not_a_command() -> None:
     """A chat export keeps a command's raw output: a line in it that carries an OSC 133 mark
     is what the command printed, never a command of its own (as in a terminal stream)."""
-    from casefile.app.transcripts.formats import Command, read
+    from casefile.app.transcripts.formats import read
+    from casefile.app.transcripts.stream import Command
 
     data = (
         b"[bash] cat spoof.log\n"

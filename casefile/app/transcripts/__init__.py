@@ -1,7 +1,8 @@
 """Past terminal sessions read into proposed case events (``casefile ingest``).
 
-UI-free: :mod:`.formats` reads a typescript, an asciinema cast, a shell log or a Markdown/chat
-transcript into commands and prose; :mod:`.screen_text` renders what the terminal showed;
+UI-free: :mod:`.formats` reads a typescript, an asciinema cast (:mod:`.asciicast`), a shell log
+or a Markdown/chat transcript into commands and prose, the steps and the terminal-stream
+splitting they share in :mod:`.stream`; :mod:`.screen_text` renders what the terminal showed;
 :mod:`.commands` tells which probe a command line ran; :mod:`.secrets` scrubs what must not be
 sealed; :mod:`.proposal` builds the runs and notes a front end shows for review.
 """

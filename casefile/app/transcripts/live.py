@@ -30,7 +30,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from casefile.app.transcripts.formats import mark_parameter
+from casefile.app.transcripts.stream import mark_parameter
 
 __all__ = ["INTEGRATED_SHELLS", "Recorded", "integration", "run_in_pty"]
 
@@ -90,7 +90,7 @@ def integration(
 ) -> Iterator[tuple[list[str], dict[str, str], str]]:
     """(argv, environment, nonce) that start ``shell`` with casefile's integration, its rc file
     written under ``directory``; the nonce is the one its marks carry (for
-    :func:`~casefile.app.transcripts.formats.split_stream`). Raises ValueError for a shell
+    :func:`~casefile.app.transcripts.stream.split_stream`). Raises ValueError for a shell
     without integration."""
     name = Path(shell).name
     env = dict(environ, CASEFILE_RECORDING="1")

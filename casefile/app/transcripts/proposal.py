@@ -20,6 +20,7 @@ from casefile.app.transcripts.commands import (
 )
 from casefile.app.transcripts.screen_text import render
 from casefile.app.transcripts.secrets import mask_values, scrub
+from casefile.app.transcripts.stream import Command, Prose, Step, TranscriptError
 
 __all__ = ["OUTPUT_CAP", "Proposal", "ProposedNote", "ProposedRun", "propose"]
 
@@ -98,28 +99,28 @@ def propose(
     host: str = "unknown",
     marks: str | None = None,
 ) -> Proposal:
-    """Read ``data`` and propose its events. Raises :class:`formats.TranscriptError` for a
+    """Read ``data`` and propose its events. Raises :class:`TranscriptError` for a
     file that cannot be read or holds no command. A command ``exclude`` picks (given the line
     as typed, leading space and all) is left out, its output too, and blanked in the source
     kept (``record``: a line typed after a space, or matching ``--exclude``). ``host`` is where
     a command not run over ``ssh`` ran, where that is known (``record``: this machine).
     ``marks`` is the nonce of ``record``'s shell integration, whose OSC 133 marks alone are
-    trusted (:func:`formats.split_stream`); a file from elsewhere has none."""
+    trusted (:func:`.stream.split_stream`); a file from elsewhere has none."""
     chosen, steps = formats.read(data, fmt, timing, marks)
     data = formats.as_kept(data, chosen)
     if exclude is not None:
         blanked = bytearray(data)
-        kept: list[formats.Step] = []
+        kept: list[Step] = []
         for step in steps:
-            if isinstance(step, formats.Command) and exclude(step.line):
+            if isinstance(step, Command) and exclude(step.line):
                 end = step.offset + step.length
                 blanked[step.offset : end] = b" " * (end - step.offset)
             else:
                 kept.append(step)
         data, steps = bytes(blanked), kept
-    if not any(isinstance(step, formats.Command) for step in steps):
+    if not any(isinstance(step, Command) for step in steps):
         foreign = "" if marks is not None or b"\x1b]133;" not in data else _FOREIGN_MARKS
-        raise formats.TranscriptError(
+        raise TranscriptError(
             f"no recognisable command in this {chosen} file (looked for "
             + _looked_for(chosen)
             + ")"
@@ -128,7 +129,7 @@ def propose(
     items: list[Proposed] = []
     secrets: list[str] = []
     for step in steps:
-        if isinstance(step, formats.Prose):
+        if isinstance(step, Prose):
             clean = scrub(step.text)
             secrets.extend(clean.values)
             items.append(
@@ -143,7 +144,7 @@ def propose(
 
 def _run(
     index: int,
-    step: formats.Command,
+    step: Command,
     shapes: Sequence[ProbeShape],
     secrets: list[str],
     default_host: str,
