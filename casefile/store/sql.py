@@ -15,37 +15,37 @@ without the ORM or pydantic; payloads were validated when they were appended.
 
 The tables and the statements built once are :mod:`casefile.store.sql_tables`; turning rows
 back into events, :mod:`casefile.store.sql_decode`; the connections and error translation,
-:mod:`casefile.store.sql_connections`.
+:mod:`casefile.store.sql_connections`; the artifacts (put, get, the blobs kept for the appends
+to come and an append's claim on them), :mod:`casefile.store.sql_artifacts`. The store is
+those two bases and what is left: the event stream, import, snapshots and removing a case.
 """
 
 from __future__ import annotations
 
 import gc
 import hashlib
-import json
-import threading
-from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any
 
-from sqlalchemy import Connection, delete, func, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError as SqlIntegrityError
 from sqlalchemy.exc import SQLAlchemyError
 
 from casefile.domain.catalogue import validate_payload
-from casefile.domain.events import GENESIS_HASH, Event, NewEvent, seal, sha256_hex, utc_now
+from casefile.domain.events import GENESIS_HASH, Event, NewEvent, seal, utc_now
 from casefile.errors import CaseNotFound, ConcurrencyError, StoreError
 from casefile.store.base import Removed, StoredSnapshot
-from casefile.store.sql_connections import SqlConnections
+from casefile.store.sql_artifacts import (
+    SqlArtifacts,
+    drop_artifacts,
+    lock_artifacts,
+    referred_digests,
+)
 from casefile.store.sql_decode import decode_rows
 from casefile.store.sql_schema import SNAPSHOTS_FROM, open_schema
 from casefile.store.sql_tables import (
-    AC,
     ANY_EVENT,
-    ARTIFACT_DATA,
-    ARTIFACT_EXISTS,
-    ARTIFACTS,
     CASE_IDS,
     COLUMNS,
     DROP_CASE_SNAPSHOTS,
@@ -73,16 +73,12 @@ SNAPSHOT_BUSY_MS = 200
 #: (the second comes from the case id): b"case" as a positive int4. Two-key advisory locks are
 #: a key space apart from the one-key lock migrations take.
 _CASE_LOCK_CLASS = int.from_bytes(b"case", "big") & 0x7FFF_FFFF
-_CHUNK = 500  # parameters per IN (...) list: well under SQLite's and PostgreSQL's limits
 # Rows per INSERT statement: 10 parameters each stays far below SQLite's 32,766 and
 # PostgreSQL's 65,535 bound parameters.
 _ROWS_PER_INSERT = 1000
-#: The most bytes of blobs a store keeps for appends still to come (see
-#: :meth:`SqlEventStore.put_artifact`); past it the oldest are let go.
-UNREFERENCED_LIMIT = 512 * 1024 * 1024
 
 
-class SqlEventStore(SqlConnections):
+class SqlEventStore(SqlArtifacts):
     """An :class:`~casefile.store.base.EventStore` over a SQLAlchemy URL.
 
     ``sqlite:///path`` or ``postgresql+psycopg://user@host/db``; see
@@ -119,15 +115,6 @@ class SqlEventStore(SqlConnections):
         )
         self._values_group = "(" + ", ".join([p] * len(COLUMNS)) + ")"
         self._insert_cache: dict[int, str] = {}
-        self._restore_sql = (
-            f"INSERT INTO artifacts (digest, data, size) VALUES ({p}, {p}, {p}) "
-            "ON CONFLICT (digest) DO NOTHING"
-        )
-        #: blobs put by this store that no append of it has referred to yet, oldest first
-        #: (see put_artifact), and their total size
-        self._pending: OrderedDict[str, bytes] = OrderedDict()
-        self._pending_bytes = 0
-        self._pending_lock = threading.Lock()
         self._upsert_snapshot = snapshot_upsert(self.dialect)
         try:
             # Two processes creating one database at once are serialised by the migration
@@ -201,8 +188,8 @@ class SqlEventStore(SqlConnections):
         writer holds the index entry that every losing writer waits on.
 
         Events that refer to artifacts are the exception: their append first makes sure of
-        those artifacts, in the same transaction (see :meth:`_claim`), so on PostgreSQL it is
-        one explicit transaction; so is an append too big for one INSERT.
+        those artifacts, in the same transaction (see :meth:`~SqlArtifacts._claim`), so on
+        PostgreSQL it is one explicit transaction; so is an append too big for one INSERT.
 
         A lost race pauses (with jitter, see :meth:`SqlConnections._lost_race`) before it is
         raised as :class:`~casefile.errors.ConcurrencyError`, so the caller's retries spread
@@ -272,54 +259,6 @@ class SqlEventStore(SqlConnections):
                 self._forget_connection()
             raise
         cursor.execute("COMMIT")
-
-    def _claim(self, cursor: Any, case_id: str, digests: list[str]) -> None:
-        """Make sure of every artifact an append's events refer to, until it commits.
-
-        Artifacts are shared by content, and a writer puts its blobs before it appends: the
-        put finds a blob already there (another case's) and inserts nothing, and a removal of
-        that other case may then take the blob before the append lands (red team R3-M5). So
-        the append, in its own transaction, locks each row it refers to (PostgreSQL:
-        ``FOR KEY SHARE``, which :meth:`remove_case`'s ``FOR UPDATE`` waits for; on SQLite
-        the write lock this transaction holds already keeps every removal out), and puts back
-        any that is gone from the copy :meth:`put_artifact` kept. One that this store did not
-        put refuses the append: an event never lands without its artifact.
-        """
-        present = self._present(cursor, digests)
-        missing = [digest for digest in digests if digest not in present]
-        if not missing:
-            return
-        with self._pending_lock:
-            kept = {digest: self._pending.get(digest) for digest in missing}
-        for digest, data in kept.items():
-            if data is not None:
-                cursor.execute(self._restore_sql, (digest, data, len(data)))
-        # Again: on PostgreSQL a row that another writer put back first is locked only now.
-        present = self._present(cursor, missing)
-        lost = [digest for digest in missing if digest not in present]
-        if lost:
-            raise StoreError(
-                f"cannot append to case {case_id} in {self._where}: artifact {lost[0]} is "
-                "not in the database (removed with another case after it was stored?); "
-                "nothing was appended"
-            )
-
-    def _present(self, cursor: Any, digests: list[str]) -> set[str]:
-        """Which of ``digests`` (sorted) the artifacts table holds, each row locked against
-        removal until this transaction ends (PostgreSQL; in sorted order, so that appends and
-        removals never wait on each other in a cycle)."""
-        p = "?" if self._sqlite else "%s"
-        lock = "" if self._sqlite else " FOR KEY SHARE"
-        found: set[str] = set()
-        for start in range(0, len(digests), _CHUNK):
-            chunk = digests[start : start + _CHUNK]
-            marks = ", ".join([p] * len(chunk))
-            cursor.execute(
-                f"SELECT digest FROM artifacts WHERE digest IN ({marks}) ORDER BY digest{lock}",
-                chunk,
-            )
-            found.update(str(digest) for (digest,) in cursor.fetchall())
-        return found
 
     def _insert_rows(self, cursor: Any, values: list[Any]) -> None:
         """Insert flattened rows: one statement, or (past the driver's parameter limits)
@@ -417,67 +356,6 @@ class SqlEventStore(SqlConnections):
         with self._transaction("count events", write=False) as conn:
             return int(conn.execute(query).scalar_one())
 
-    # -- artifacts ------------------------------------------------------------------------
-
-    def put_artifact(self, data: bytes) -> str:
-        """Store the blob once; return its digest.
-
-        The store also keeps the bytes until one of its appends refers to them (at most
-        :data:`UNREFERENCED_LIMIT` bytes, the oldest let go first): a blob that was already
-        there belongs to another case too, and removing that case may take it before the
-        append lands; the append then puts it back (see :meth:`_claim`).
-        """
-        blob = data if isinstance(data, bytes) else bytes(data)
-        digest = sha256_hex(blob)
-        try:
-            with self._transaction("store an artifact", write=True) as conn:
-                exists = conn.execute(ARTIFACT_EXISTS, {"digest": digest}).first()
-                if exists is None:
-                    conn.execute(
-                        INSERT_ARTIFACTS, {"digest": digest, "data": blob, "size": len(blob)}
-                    )
-        except SqlIntegrityError:
-            pass  # stored by another writer meanwhile: same digest, same bytes
-        self._keep(digest, blob)
-        return digest
-
-    def _keep(self, digest: str, blob: bytes) -> None:
-        with self._pending_lock:
-            if digest in self._pending:
-                self._pending.move_to_end(digest)
-                return
-            self._pending[digest] = blob
-            self._pending_bytes += len(blob)
-            while self._pending_bytes > UNREFERENCED_LIMIT and len(self._pending) > 1:
-                self._pending_bytes -= len(self._pending.popitem(last=False)[1])
-
-    def _let_go(self, digests: Iterable[str]) -> None:
-        """Forget the kept copies of blobs an append has now committed references to."""
-        with self._pending_lock:
-            for digest in digests:
-                blob = self._pending.pop(digest, None)
-                if blob is not None:
-                    self._pending_bytes -= len(blob)
-
-    def get_artifact(self, digest: str) -> bytes:
-        with self._transaction(f"read artifact {digest}", write=False) as conn:
-            row = conn.execute(ARTIFACT_DATA, {"digest": digest}).first()
-        if row is None:
-            raise KeyError(digest)
-        return bytes(row[0])
-
-    def artifact_digests(self, digests: Iterable[str]) -> dict[str, bytes]:
-        wanted = sorted(set(digests))
-        found: dict[str, bytes] = {}
-        with self._transaction("read artifacts", write=False) as conn:
-            for start in range(0, len(wanted), _CHUNK):
-                chunk = wanted[start : start + _CHUNK]
-                for digest, data in conn.execute(
-                    select(AC.digest, AC.data).where(AC.digest.in_(chunk))
-                ):
-                    found[str(digest)] = bytes(data)
-        return found
-
     # -- import ---------------------------------------------------------------------------
 
     def import_case(self, events: Sequence[Event], artifacts: Mapping[str, bytes]) -> None:
@@ -497,7 +375,7 @@ class SqlEventStore(SqlConnections):
                     )
                 wanted = sorted(artifacts)
                 # locked like an append's (see _claim): a removal cannot take one meanwhile
-                present = _lock_artifacts(conn, wanted, share=True)
+                present = lock_artifacts(conn, wanted, share=True)
                 missing = [
                     {"digest": d, "data": bytes(artifacts[d]), "size": len(artifacts[d])}
                     for d in wanted
@@ -565,10 +443,10 @@ class SqlEventStore(SqlConnections):
         Another case may come to refer to one of these artifacts at any moment (a blob is
         shared by content), so the rows are locked *before* the other cases' references are
         read, and only locked rows are deleted. On PostgreSQL ``FOR UPDATE`` waits for every
-        append that has claimed one of them (see :meth:`_claim`) to commit, and the read that
-        follows, a statement of its own under READ COMMITTED, sees what they appended; an
-        append that comes later waits for this transaction and puts back what it took. On
-        SQLite this transaction's write lock keeps every append out until it commits.
+        append that has claimed one of them (see :meth:`~SqlArtifacts._claim`) to commit, and
+        the read that follows, a statement of its own under READ COMMITTED, sees what they
+        appended; an append that comes later waits for this transaction and puts back what it
+        took. On SQLite this transaction's write lock keeps every append out until it commits.
         """
         with self._transaction(f"remove case {case_id}", write=True) as conn:
             if not self._sqlite:
@@ -581,19 +459,18 @@ class SqlEventStore(SqlConnections):
             if not count:
                 raise CaseNotFound(f"no case {case_id!r} in {self._where} (see `casefile cases`)")
             referring = EC.type.in_(sorted(ARTIFACT_FIELDS))
-            mine = _digests(
+            mine = referred_digests(
                 conn.execute(select(EC.type, EC.payload).where(EC.case_id == case_id, referring))
             )
-            present = _lock_artifacts(conn, sorted(mine), share=False)
-            others = _digests(
+            present = lock_artifacts(conn, sorted(mine), share=False)
+            others = referred_digests(
                 conn.execute(select(EC.type, EC.payload).where(EC.case_id != case_id, referring))
             )
             drop = sorted(present - others)
             if self._snapshots:
                 conn.execute(DROP_CASE_SNAPSHOTS, {"case_id": case_id})
             conn.execute(delete(EVENTS).where(EC.case_id == case_id))
-            for start in range(0, len(drop), _CHUNK):
-                conn.execute(delete(ARTIFACTS).where(AC.digest.in_(drop[start : start + _CHUNK])))
+            drop_artifacts(conn, drop)
         return Removed(case_id, int(count), len(drop), len(present) - len(drop))
 
     def __enter__(self) -> SqlEventStore:
@@ -601,33 +478,3 @@ class SqlEventStore(SqlConnections):
 
     def __exit__(self, *_exc: object) -> None:
         self.close()
-
-
-def _lock_artifacts(conn: Connection, digests: list[str], *, share: bool) -> set[str]:
-    """Which of ``digests`` (sorted) are stored, each row locked on PostgreSQL until the
-    transaction ends: ``FOR KEY SHARE`` (``share``: it stays, as an append's claim) or
-    ``FOR UPDATE`` (a removal's), in sorted order like :meth:`SqlEventStore._present`.
-    SQLite has no row locks; its writers' transactions exclude each other whole."""
-    found: set[str] = set()
-    for start in range(0, len(digests), _CHUNK):
-        query = (
-            select(AC.digest)
-            .where(AC.digest.in_(digests[start : start + _CHUNK]))
-            .order_by(AC.digest)
-            .with_for_update(read=share, key_share=share)
-        )
-        found.update(str(digest) for (digest,) in conn.execute(query))
-    return found
-
-
-def _digests(rows: Iterable[Any]) -> set[str]:
-    """The artifact digests that rows of (type, payload text) refer to."""
-    found: set[str] = set()
-    for event_type, payload in rows:
-        data = json.loads(payload)
-        found.update(
-            value
-            for name in ARTIFACT_FIELDS.get(event_type, ())
-            if isinstance(value := data.get(name), str)
-        )
-    return found

@@ -164,7 +164,8 @@ _CONTENTION = _Contention()
 class SqlConnections:
     """The engine for a SQLAlchemy URL, each thread's held connection, and error translation.
 
-    The base of :class:`~casefile.store.sql.SqlEventStore`; see :mod:`casefile.store.database`
+    The base of :class:`~casefile.store.sql.SqlEventStore` (under
+    :class:`~casefile.store.sql_artifacts.SqlArtifacts`); see :mod:`casefile.store.database`
     for how the engine is made and SQLite tuned.
     """
 
