@@ -21,10 +21,7 @@ from pathlib import Path
 from threading import BrokenBarrierError
 from typing import Any
 
-from casefile.app.service import CaseService
-from casefile.app.who import Who
-
-from .writers import open_store
+from .writers import respond
 
 #: How long the writers may take, all together, before the test gives up on them. Generous:
 #: sixteen spawned interpreters on two loaded cores take tens of seconds, and a deadline that
@@ -85,32 +82,6 @@ def run_writers(
 
 
 def crowd(kind: str, where: str, case_id: str, worker: int, rounds: int) -> None:
-    """One of many responders on a case at once: a note (appended at the head), evidence
-    (decided on the fold, some superseding) and a child hypothesis whose small share leaves
-    room under its parent for sixteen of them."""
-    service = CaseService(open_store(kind, where))  # type: ignore[arg-type]
-    who = Who(f"crowd-{worker}")
-    try:
-        for n in range(rounds):
-            service.note(case_id, f"crowd {worker} round {n}", who)
-            first = service.assess(
-                case_id,
-                {"a": 0.7 if (worker + n) % 2 else 0.35, "b": 0.45},
-                f"c{worker} reading {n}",
-                who,
-                otherwise=0.5,
-                kind="measured" if n % 3 else "calculated",
-            )
-            if n % 2 == 0:
-                service.assess(
-                    case_id,
-                    {"a": 0.55},
-                    f"c{worker} second look at {n}",
-                    who,
-                    supersedes=str(first.payload["evidence_id"]),
-                )
-        service.add_hypothesis(
-            case_id, f"child of a from crowd {worker}", "a", 0.05, f"c{worker}", None, who
-        )
-    finally:
-        service.close()
+    """One of many responders on a case at once: :func:`~tests.app.writers.respond`, with a
+    child hypothesis whose small share leaves room under its parent for sixteen of them."""
+    respond(kind, where, case_id, worker, rounds, child_share=0.05)

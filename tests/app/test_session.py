@@ -118,7 +118,7 @@ def test_sixteen_writers_at_once_all_succeed_and_equal_a_fresh_fold(
     assert [e.seq for e in refreshed.events] == list(
         range(before + 1, before + 16 * per_writer + 1)
     )
-    assert {f"c{w}" for w in range(16)} <= set(session.projection.hypothesis_question)
+    assert {f"a{w}" for w in range(16)} <= set(session.projection.hypothesis_question)
     fresh = backend.open()  # verifies the whole chain again, for a directory
     assert fingerprint(session.projection) == full_fold(fresh)
     fresh.close()

@@ -17,8 +17,11 @@ def open_store(kind: str, where: str) -> object:
     return SqlEventStore(where)
 
 
-def respond(kind: str, where: str, case_id: str, worker: int, rounds: int) -> None:
-    """A mix of what changes a fold: evidence (some superseding), hypotheses, notes."""
+def respond(
+    kind: str, where: str, case_id: str, worker: int, rounds: int, child_share: float = 0.3
+) -> None:
+    """A mix of what changes a fold: evidence (some superseding), a child hypothesis of ``a``
+    with ``child_share`` of it (in the second round), notes."""
     service = CaseService(open_store(kind, where))  # type: ignore[arg-type]
     who = Who(f"writer-{worker}")
     try:
@@ -42,7 +45,13 @@ def respond(kind: str, where: str, case_id: str, worker: int, rounds: int) -> No
                 )
             if n == 1:
                 service.add_hypothesis(
-                    case_id, f"child of a from writer {worker}", "a", 0.3, f"a{worker}", None, who
+                    case_id,
+                    f"child of a from writer {worker}",
+                    "a",
+                    child_share,
+                    f"a{worker}",
+                    None,
+                    who,
                 )
     finally:
         service.close()

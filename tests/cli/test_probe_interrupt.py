@@ -3,8 +3,9 @@
 The installed ``casefile`` runs as a subprocess against a real sshd on loopback (a healthy host),
 a paramiko server that opens sessions and never answers exec, and a listener that never speaks.
 Ctrl-C (SIGINT) must end it with status 130 within a second, keep what finished, record the rest
-as cancelled failed runs, say so, and print no traceback. ``probe --json`` gives each host's
-seqs and truncated byte counts; raw output is stored as the exact bytes printed.
+as cancelled failed runs, say so, and print no traceback; SIGTERM the same, with status 143,
+the command's whole process group ended and its partial output kept. ``probe --json`` gives
+each host's seqs and truncated byte counts; raw output is stored as the exact bytes printed.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +31,7 @@ from tests.cli.conftest import CLI
 from tests.runners.hung_exec import HungExecServer
 from tests.runners.sshd import SSHD, SilentListener, SshdCluster, start_cluster
 from tests.signals import default_signals
-from tests.waiting import PROCESS_S, WAIT_S, wait_until
+from tests.waiting import PROCESS_S, WAIT_S, process_running, wait_until
 
 CASEFILE = Path(sys.executable).with_name("casefile")
 #: Ctrl-C must be answered within a second; the rest is the process's exit on a loaded machine.
@@ -284,3 +286,72 @@ def test_a_runaway_probe_is_recorded_with_its_truncated_byte_counts(cli: CLI) ->
     events = json.loads(cli("log", case, "--json").out)
     observation = events[line["observation_seq"] - 1]["payload"]
     assert any("stdout truncated" in problem for problem in observation["problems"])
+
+
+# -- SIGTERM (timeout, systemd, a CI that cancels a job) ends it as Ctrl-C does, exit 143 ----
+
+
+def _pids_with(marker: str) -> list[int]:
+    """Processes whose command line holds ``marker`` (Linux's /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if marker.encode() in cmdline and process_running(int(entry)):
+            found.append(int(entry))
+    return found
+
+
+def test_sigterm_ends_the_command_and_records_it_cancelled_with_its_output(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "term.db"
+    made = _casefile(db, "new", "SIGTERM")
+    assert made.returncode == 0, made.stderr
+    case = made.stdout.strip()
+    marker = f"casefile-sigterm-{uuid.uuid4().hex}"
+    # the command starts a grandchild too: the whole group must go (it prints first, so that
+    # once both are seen running the output is already in casefile's pipe)
+    script = (
+        "import subprocess, sys, time\n"
+        "print('partial output before the end', flush=True)\n"
+        f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', '{marker}'])\n"
+        "time.sleep(600)\n"
+    )
+    proc = subprocess.Popen(
+        [str(CASEFILE), "probe", case, "command", "--", sys.executable, "-c", script, marker],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(db),
+        preexec_fn=default_signals,
+    )
+    try:
+        wait_until(lambda: len(_pids_with(marker)) >= 2, what="the command and its child")
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=WAIT_S)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if proc.returncode != 143:  # the old way left the command running: do not leak it
+            for pid in _pids_with(marker):
+                os.kill(pid, signal.SIGKILL)
+    assert proc.returncode == 143, err
+    assert "Traceback" not in err
+    assert "terminated (SIGTERM): 0 finished run(s) recorded; 1 cancelled" in err, err
+    wait_until(lambda: not _pids_with(marker), what="the command's process group ending")
+    log = _casefile(db, "log", case, "--json")
+    events: list[dict[str, Any]] = json.loads(log.stdout)
+    runs = [e["payload"] for e in events if e["type"] == "probe.ran"]
+    assert len(runs) == 1, out
+    run = runs[0]
+    assert "cancelled (SIGTERM)" in json.dumps(run), run
+    shown = _casefile(
+        db, "show", case, str(next(e["seq"] for e in events if e["type"] == "probe.ran"))
+    )
+    assert "partial output before the end" in shown.stdout, shown.stdout
