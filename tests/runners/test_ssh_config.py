@@ -57,7 +57,7 @@ def test_an_alias_from_an_included_file_resolves_and_runs(
 def test_ssh_g_gets_the_explicit_file_and_the_default_is_left_to_ssh(
     tmp_path: Path,
 ) -> None:
-    """``-F`` only for a file that was named; for the default, ssh reads its own files (the
+    """``-F`` for every file that was named; with none named, ssh reads its own files (the
     user's and /etc/ssh/ssh_config). A stand-in ``ssh`` records the argv it was given."""
     argv_log = tmp_path / "argv"
     fake = tmp_path / "ssh"
@@ -80,10 +80,13 @@ def test_ssh_g_gets_the_explicit_file_and_the_default_is_left_to_ssh(
     OpenSshConfig(None, ssh_binary=str(fake)).lookup("gpu7")
     assert "-F" not in argv_log.read_text().splitlines()
 
-    default = load_ssh_config(default_ssh_config_path())
+    default = load_ssh_config(None)
     assert isinstance(default, OpenSshConfig) and default.path is None
     assert isinstance(load_ssh_config(named), OpenSshConfig)
     assert load_ssh_config(named).path == named  # type: ignore[attr-defined]
+    # A named file is read, even when it is the default's path (as `ssh -F ~/.ssh/config` is).
+    default_path = default_ssh_config_path()
+    assert load_ssh_config(default_path).path == default_path  # type: ignore[attr-defined]
 
 
 @needs_ssh

@@ -161,12 +161,15 @@ class SshRunner:
         capture_bytes: int = DEFAULT_CAPTURE_BYTES,
         cancel: CancelToken | None = None,
     ) -> None:
-        """Paths default to ``~/.ssh/config`` and ``~/.ssh/known_hosts`` (plus the system file).
+        """Without ``ssh_config_path``, the config is what plain ``ssh`` reads (``~/.ssh/config``
+        and ``/etc/ssh/ssh_config``); a path is read alone, as ``ssh -F`` reads it. Without
+        ``known_hosts_path``, ``~/.ssh/known_hosts`` (plus the system file). ``~`` is the passwd
+        home, as for ``ssh`` (see :func:`~.ssh_config.ssh_home`).
 
         ``capture_bytes`` bounds what is kept of each stream; ``cancel``, once cancelled, stops
         every command of this runner (results say ``cancelled``).
         """
-        self._ssh_config_path = ssh_config_path or default_ssh_config_path()
+        self._ssh_config_path = ssh_config_path
         self._known_hosts_path = known_hosts_path or default_known_hosts_path()
         self._use_system_known_hosts = known_hosts_path is None
         self.connect_timeout_s = connect_timeout_s

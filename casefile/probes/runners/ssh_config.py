@@ -5,14 +5,24 @@ OpenSSH's rules for which value wins (first match, ``Include``, ``Match``, the s
 defined in an included file, or a ``ProxyJump`` set there, used to be silently missed. So where the
 ``ssh`` binary exists its own answer is used: ``ssh -G HOST`` prints the options it would use,
 without connecting. It is run with an argument list (never a shell), stdin closed and a timeout,
-and with ``-F FILE`` when a config file other than ``~/.ssh/config`` was named (which, as with
-``ssh -F``, replaces both the user's and the system file).
+and with ``-F FILE`` whenever a config file was named, whatever its path (as with ``ssh -F``, the
+named file replaces both the user's and the system file).
+
+``~`` is the home directory OpenSSH means: the passwd entry's (:func:`ssh_home`), not ``$HOME``.
+``ssh`` itself reads its default config, expands ``~``, ``%d`` and relative ``Include`` paths
+from there, and ignores ``$HOME``; casefile once took ``$HOME`` for its side (the default paths,
+``~`` in the IdentityFile paths ``ssh -G`` prints), and where the two differ (``sudo -E``,
+containers and CI jobs that set ``HOME``) it then mistook a file the user named for the one
+``ssh`` reads by default, which ``ssh`` did not read (R3-M4). Paths the user types (``--ssh-config
+~/…``) are expanded by the shell, from ``$HOME``, before casefile sees them: they are named
+files, so they are always read.
 
 Without ``ssh``, paramiko's parser reads the user's file and then the system file (first value
 obtained wins, so the user's file takes precedence), with ``Include`` expanded here: glob
 patterns, relative paths taken from ``~/.ssh`` (``/etc/ssh`` in the system file), nested at most
 :data:`MAX_INCLUDE_DEPTH` deep, an included file applying only within the block that includes
-it (tests/runners/test_ssh_config.py checks the two ways agree).
+it, and ``~`` and ``%d`` in path options replaced by :func:`ssh_home` before paramiko (which
+takes ``$HOME``) sees them (tests/runners/test_ssh_config.py checks the two ways agree).
 """
 
 from __future__ import annotations
@@ -21,6 +31,7 @@ import getpass
 import glob
 import io
 import os
+import pwd
 import re
 import shlex
 import shutil
@@ -55,6 +66,36 @@ _MULTI_VALUED = frozenset({"identityfile", "certificatefile", "localforward", "r
 _KEYWORD = re.compile(r"^\s*([A-Za-z]+)(?:\s*=\s*|\s+)(.*?)\s*$")
 
 
+def ssh_home() -> Path:
+    """The home directory OpenSSH means by ``~`` and ``%d``: the passwd entry's, not ``$HOME``.
+
+    One definition for everything casefile reads or writes on ssh's behalf (the default config
+    and known_hosts, ``~`` in ssh_config values), so that casefile and ``ssh`` agree on which
+    files are meant. ``$HOME`` only when this user has no passwd entry (where ``ssh`` refuses
+    to run at all, and the fallback parser is used).
+    """
+    try:
+        return Path(pwd.getpwuid(os.getuid()).pw_dir)
+    except KeyError:
+        return Path.home()
+
+
+def local_user() -> str:
+    """The local user name as OpenSSH takes it (``%u``, the default remote user): the passwd
+    entry's, not ``$USER`` or ``$LOGNAME`` (which ``sudo -E`` carries over)."""
+    try:
+        return pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:
+        return getpass.getuser()
+
+
+def expand_home(path: str) -> str:
+    """``~`` and ``~/…`` from :func:`ssh_home`; ``~user/…`` from that user's passwd entry."""
+    if path == "~" or path.startswith("~/"):
+        return str(ssh_home()) + path[1:]
+    return os.path.expanduser(path) if path.startswith("~") else path
+
+
 class OpenSshConfig(paramiko.SSHConfig):
     """An :class:`paramiko.SSHConfig` whose ``lookup`` answers as OpenSSH would.
 
@@ -77,7 +118,7 @@ class OpenSshConfig(paramiko.SSHConfig):
         self.path = path
         self.ssh_binary = (ssh_binary or shutil.which("ssh")) if use_ssh else None
         self._system_path = system_path
-        self._ssh_dir = ssh_dir or Path.home() / ".ssh"
+        self._ssh_dir = ssh_dir or ssh_home() / ".ssh"
         self._answers: dict[str, paramiko.SSHConfigDict] = {}
         self._answers_lock = threading.Lock()
         if self.ssh_binary is None:
@@ -173,22 +214,39 @@ def _options_from_ssh_g(text: str, original_host: str) -> paramiko.SSHConfigDict
 
 
 def _expand_tokens(value: str, options: dict[str, Any], original_host: str) -> str:
-    """The ssh_config TOKENS that IdentityFile may use (``%h``, ``%r``, ``%u``, ``%d`` …)."""
-    home = str(Path.home())
+    """The ssh_config TOKENS that IdentityFile and UserKnownHostsFile may use (``%h``, ``%r``,
+    ``%u``, ``%d`` …), and a leading ``~``, as ``ssh`` expands them (:func:`ssh_home`)."""
     tokens = {
         "%": "%",
         "h": str(options.get("hostname", original_host)),
         "n": original_host,
         "p": str(options.get("port", "22")),
         "r": str(options.get("user", "")),
-        "u": getpass.getuser(),
-        "d": home,
-        "i": str(os.getuid()),
-        "l": socket.gethostname(),  # with its domain, as ssh_config(5) says; %L without
-        "L": socket.gethostname().split(".")[0],
+        **_local_tokens(),
     }
     out = re.sub(r"%(.)", lambda m: tokens.get(m.group(1), m.group(0)), value)
-    return os.path.expanduser(out)
+    return expand_home(out)
+
+
+def _local_tokens() -> dict[str, str]:
+    """The TOKENS that name this machine and user, whatever the host."""
+    hostname = socket.gethostname()
+    return {
+        "u": local_user(),
+        "d": str(ssh_home()),
+        "i": str(os.getuid()),
+        "l": hostname,  # with its domain, as ssh_config(5) says; %L without
+        "L": hostname.split(".")[0],
+    }
+
+
+def _identity_file_line(args: str) -> str:
+    """An IdentityFile value with ``~``, ``%d`` and ``%u`` expanded as ``ssh`` would, for the
+    fallback parser: paramiko expands them itself, from ``$HOME`` and ``$USER``. The host's
+    tokens (``%h``, ``%r`` …) are left to paramiko, and ``%%`` stays as it is."""
+    local = _local_tokens()
+    out = re.sub(r"%(.)", lambda m: local.get(m.group(1), m.group(0)), args)
+    return re.sub(r'^("?)(~[^/"\s]*)', lambda m: m.group(1) + expand_home(m.group(2)), out)
 
 
 # --- the fallback: paramiko's parser, with Include expanded -----------------------------------
@@ -212,7 +270,8 @@ def expand_includes(path: Path, *, base_dir: Path, depth: int = 0, guard: str = 
     ``Include`` still belong to the enclosing block. Inlined for paramiko, the enclosing block
     becomes ``guard`` (``Match`` criteria) and the included ``Host``/``Match`` lines are rewritten
     to ``Match GUARD originalhost PATTERNS``; after the included text, the enclosing block's
-    line is repeated.
+    line is repeated. IdentityFile values get ``~``, ``%d`` and ``%u`` from :func:`ssh_home` and
+    :func:`local_user` here, before paramiko would take them from ``$HOME`` and ``$USER``.
     """
     if depth > MAX_INCLUDE_DEPTH:
         raise RunnerError(
@@ -232,6 +291,8 @@ def expand_includes(path: Path, *, base_dir: Path, depth: int = 0, guard: str = 
         if match is not None and keyword in ("host", "match"):
             line = _guarded(keyword, match.group(2), guard) if guard else line
             header = line
+        elif match is not None and keyword == "identityfile":
+            line = f"{match.group(1)} {_identity_file_line(match.group(2))}"
         if keyword != "include" or match is None:
             out.append(line)
             continue
@@ -241,7 +302,7 @@ def expand_includes(path: Path, *, base_dir: Path, depth: int = 0, guard: str = 
             raise RunnerError(f"SSH config {path}: bad Include line {line.strip()!r}: {e}") from e
         inner = _criteria(header) if header else guard
         for pattern in patterns:
-            expanded = os.path.expanduser(pattern)
+            expanded = expand_home(pattern)
             full = expanded if os.path.isabs(expanded) else str(base_dir / expanded)
             for included in sorted(glob.glob(full)):
                 if os.path.isfile(included):
@@ -284,7 +345,7 @@ def host_aliases(path: Path | None = None, *, ssh_dir: Path | None = None) -> li
     """The concrete host names an ssh config declares (``Host`` patterns without wildcards or
     negations), includes followed, in the order written: what a host picker offers. A config
     that cannot be read offers none."""
-    user_dir = ssh_dir or Path.home() / ".ssh"
+    user_dir = ssh_dir or ssh_home() / ".ssh"
     try:
         text = expand_includes(path or user_dir / "config", base_dir=user_dir)
     except (OSError, ValueError, RunnerError):

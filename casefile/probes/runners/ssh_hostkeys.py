@@ -21,12 +21,14 @@ from pathlib import Path
 import paramiko
 
 from casefile.errors import RunnerError
+from casefile.probes.runners.ssh_config import ssh_home
 from casefile.probes.runners.ssh_known_hosts import KnownHosts, known_hosts_line, load_known_hosts
 from casefile.probes.runners.ssh_targets import DEFAULT_CONNECT_TIMEOUT_S, resolve_target
 
 
 def default_known_hosts_path() -> Path:
-    return Path.home() / ".ssh" / "known_hosts"
+    """The user's known_hosts file that ``ssh`` reads by default (under the passwd home)."""
+    return ssh_home() / ".ssh" / "known_hosts"
 
 
 SYSTEM_KNOWN_HOSTS = Path("/etc/ssh/ssh_known_hosts")

@@ -10,7 +10,6 @@ error rather than silently connecting somewhere else.
 
 from __future__ import annotations
 
-import getpass
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +17,7 @@ from pathlib import Path
 import paramiko
 
 from casefile.errors import RunnerError
-from casefile.probes.runners.ssh_config import OpenSshConfig
+from casefile.probes.runners.ssh_config import OpenSshConfig, expand_home, local_user, ssh_home
 
 SSH_PORT = 22
 DEFAULT_CONNECT_TIMEOUT_S = 10.0
@@ -102,13 +101,14 @@ def parse_target(spec: str) -> tuple[str | None, str, int | None]:
 
 
 def load_ssh_config(path: Path | None) -> paramiko.SSHConfig:
-    """The SSH config that ``path`` names; None or ``~/.ssh/config`` means what ``ssh`` reads.
+    """The SSH config file ``path`` names, read alone as ``ssh -F`` reads it, whatever its path;
+    None means what plain ``ssh`` reads (``~/.ssh/config``, then ``/etc/ssh/ssh_config``).
 
-    Only an explicitly named other file is passed to ``ssh -G -F``: the default file is left to
-    ``ssh`` itself, which then also reads ``/etc/ssh/ssh_config``.
+    A named path is never compared with a default to decide that it "is" the default: that once
+    compared it with ``$HOME/.ssh/config`` while ``ssh`` reads the passwd home's, so a file named
+    with ``--ssh-config`` under a ``$HOME`` that is not the passwd home was not read (R3-M4).
     """
-    explicit = path if path is not None and path != default_ssh_config_path() else None
-    return OpenSshConfig(explicit)
+    return OpenSshConfig(path)
 
 
 def resolve_target(
@@ -136,13 +136,13 @@ def resolve_target(
     except ValueError as e:
         raise RunnerError(f"SSH target {spec!r}: bad value in SSH config: {e}") from e
     identity_files = tuple(
-        os.path.expanduser(p) for p in options.get("identityfile", []) if isinstance(p, str)
+        expand_home(p) for p in options.get("identityfile", []) if isinstance(p, str)
     )
     return SshTarget(
         spec=spec,
         hostname=options.get("hostname", host),
         port=port if port is not None else config_port,
-        user=user or options.get("user") or getpass.getuser(),
+        user=user or options.get("user") or local_user(),
         identity_files=identity_files,
         identities_only=str(options.get("identitiesonly", "no")).lower() == "yes",
         connect_timeout_s=connect_timeout,
@@ -191,8 +191,9 @@ def identity_agent(value: object) -> str | None:
         return NO_AGENT
     if text.startswith("$") and not text.startswith("${"):
         return os.environ.get(text[1:]) or NO_AGENT
-    return os.path.expanduser(os.path.expandvars(text))
+    return expand_home(os.path.expandvars(text))
 
 
 def default_ssh_config_path() -> Path:
-    return Path.home() / ".ssh" / "config"
+    """The user's config file that plain ``ssh`` reads (under :func:`ssh_home`, not ``$HOME``)."""
+    return ssh_home() / ".ssh" / "config"
