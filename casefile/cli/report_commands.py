@@ -5,7 +5,8 @@ file is rendered in memory first and then written whole (a temporary beside it, 
 failure leaves no half-written report, chart or map; only regular files are written (a device,
 FIFO, symlink or directory where one goes is refused: see :mod:`casefile.app.files`), and the
 map is readable by its owner only. ``verify`` is the one word that is not a
-case id here: ``casefile report verify REPORT CASE`` re-checks every ``seq@hash`` of a report.
+case id here: ``casefile report verify REPORT CASE`` re-checks every ``seq@hash`` of a report
+and the digest of its text that ends it.
 """
 
 from __future__ import annotations
@@ -100,7 +101,10 @@ def cmd_report_verify(args: argparse.Namespace) -> int:
     if checked.problem is not None:
         say(f"casefile: report verify failed: {checked.problem}", file=sys.stderr)
         return 1
-    say(f"ok: {checked.references} references, each an event of case {opened.case_id}")
+    say(
+        f"ok: {checked.references} references, each an event of case {opened.case_id}; "
+        "the text is as casefile wrote it (its digest matches)"
+    )
     return 0
 
 
@@ -156,7 +160,10 @@ def register(
         "       casefile report verify REPORT CASE",
         description="Write a postmortem report of CASE, or check one: "
         "`casefile report verify REPORT CASE` confirms that every seq@hash in REPORT is an "
-        "event of CASE with that hash. Only regular files are written (-o FILE, the chart "
+        "event of CASE with that hash and that REPORT's text is as casefile wrote it (each "
+        "report file, the chart too, ends with a casefile-report-digest line, the SHA-256 of "
+        "the rest of it: an edit fails even where every reference holds; a checksum, not a "
+        "signature). Only regular files are written (-o FILE, the chart "
         "beside a Markdown FILE, the --redact-map FILE), each whole, through a temporary "
         "renamed over it; a device, FIFO, symbolic link or directory at any of those names is "
         "refused before anything is written (use -o - for standard output).",

@@ -6,9 +6,10 @@ The one entry point for every front end (the CLI now, the TUI next)::
     data = render(report, "html")          # bytes; "md" and "json" too
 
 Every claim carries the events it rests on as ``seq@hash`` (:class:`Ref`), checked against
-the case by :func:`verify_report` (``casefile report verify``). The package reads the case
-only through :class:`~casefile.app.service.CaseService` and its views, and imports no store,
-runner or UI library.
+the case by :func:`verify_report` (``casefile report verify``), and every file ends with a
+digest of its own text (:mod:`casefile.report.digest`), so an edited claim fails too. The
+package reads the case only through :class:`~casefile.app.service.CaseService` and its views,
+and imports no store, runner or UI library.
 """
 
 from __future__ import annotations
@@ -64,32 +65,39 @@ def redact_report(report: Report, patterns: tuple[str, ...] = ()) -> tuple[Repor
 
 
 def render(report: Report, fmt: str, *, chart_file: str | None = None) -> bytes:
-    """``report`` in ``fmt`` as UTF-8 bytes; a Markdown report links its chart as
-    ``chart_file`` (written beside it by the caller, from :func:`render_chart`)."""
+    """``report`` in ``fmt`` as UTF-8 bytes, ending with the digest of its text (see
+    :mod:`casefile.report.digest`); a Markdown report links its chart as ``chart_file``
+    (written beside it by the caller, from :func:`render_chart`)."""
+    from casefile.report.digest import seal
+
     if fmt == "md":
         from casefile.report.markdown import render_markdown
 
-        return render_markdown(report, chart_file).encode("utf-8")
-    if fmt == "html":
+        text = render_markdown(report, chart_file)
+    elif fmt == "html":
         from casefile.report.html import render_html
 
-        return render_html(report).encode("utf-8")
-    if fmt == "json":
+        text = render_html(report)
+    elif fmt == "json":
         from casefile.report.jsonfmt import render_json
 
-        return render_json(report).encode("utf-8")
-    raise ValueError(f"unknown report format {fmt!r} (one of {', '.join(FORMATS)})")
+        text = render_json(report)
+    else:
+        raise ValueError(f"unknown report format {fmt!r} (one of {', '.join(FORMATS)})")
+    return seal(text).encode("utf-8")
 
 
 def render_chart(report: Report) -> bytes:
-    """The trajectory chart as a standalone SVG file."""
+    """The trajectory chart as a standalone SVG file, with its own digest."""
+    from casefile.report.digest import seal
     from casefile.report.svg import render_svg
 
-    return render_svg(report.charts, standalone=True).encode("utf-8")
+    return seal(render_svg(report.charts, standalone=True)).encode("utf-8")
 
 
 def verify_report(service: CaseService, case_id: str, text: str) -> Checked:
-    """Whether every ``seq@hash`` in ``text`` is an event of ``case_id`` with that hash."""
+    """Whether every ``seq@hash`` in ``text`` is an event of ``case_id`` with that hash, and
+    the text is as casefile wrote it (its digest matches)."""
     from casefile.report.verify import check
 
     return check(text, service.events(case_id), case_id)

@@ -9,6 +9,7 @@ printing on A4 clips none of them.
 
 from __future__ import annotations
 
+from casefile.report.digest import unsealed
 from casefile.report.escape import h
 from casefile.report.layout import (
     Block,
@@ -134,4 +135,5 @@ def render_html(report: Report) -> str:
         "</head>",
         "<body>",
     ]
-    return "\n".join([*head, *body, "</body>", "</html>"]) + "\n"
+    digest = f"<p><code>{unsealed()}</code></p>"  # filled in by casefile.report.render
+    return "\n".join([*head, *body, digest, "</body>", "</html>"]) + "\n"

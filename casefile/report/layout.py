@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from casefile.report import digest
 from casefile.report.model import Chart, PivotAdvice, Ref, Report
 from casefile.report.numbers import bits, likelihoods, pct, prob, ref_label
 
@@ -472,15 +473,18 @@ def _integrity(report: Report) -> list[Block]:
                 (f"Events: {i.events}" + (f" (report as of event {i.upto})" if i.upto else ""),),
                 (f"casefile version: {i.casefile_version}",),
                 (
-                    f"Re-check every reference against the case: {i.verify_command} "
-                    "(exit 1 names the first reference the case does not hold).",
+                    f"Re-check every reference against the case, and this text: "
+                    f"{i.verify_command} (exit 1 names the first reference the case does not "
+                    "hold, or says the text was changed).",
                 ),
             )
         ),
         Para(
             (
                 f"References are written seq@hash (the first {digits} hex digits of the event's "
-                "SHA-256).",
+                f"SHA-256). The file ends with {digest.MARK}, the SHA-256 of the rest of its "
+                "text, which verify recomputes: an edit fails even where it leaves the "
+                "references alone.",
             )
         ),
     ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
+from casefile.report.digest import unsealed
 from casefile.report.escape import md, md_fence, md_start
 from casefile.report.layout import (
     Block,
@@ -70,5 +71,7 @@ def _block(block: Block, chart_file: str | None) -> list[str]:
 
 
 def render_markdown(report: Report, chart_file: str | None = None) -> str:
+    """The report, its last line the place of its digest (:func:`casefile.report.render`
+    fills it in)."""
     parts = ["\n".join(_block(block, chart_file)) for block in layout(report)]
-    return "\n\n".join(parts) + "\n"
+    return "\n\n".join([*parts, unsealed()]) + "\n"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from casefile.report.digest import unsealed
 from casefile.report.escape import h
 from casefile.report.model import Chart
 
@@ -55,7 +56,8 @@ def _short(text: str, limit: int = LEGEND_CHARS) -> str:
 
 def render_svg(charts: Sequence[Chart], *, standalone: bool) -> str:
     """All panels in one ``<svg>``; ``standalone`` adds the XML namespace a ``.svg`` file
-    needs (inline in HTML it is implied, and the HTML then holds no URL at all)."""
+    needs (inline in HTML it is implied, and the HTML then holds no URL at all) and the place
+    of the file's digest (the HTML has its own)."""
     heights = [panel_height(chart) for chart in charts]
     height = sum(heights) if charts else PANEL
     ns = ' xmlns="http://www.w3.org/2000/svg"' if standalone else ""
@@ -71,6 +73,8 @@ def render_svg(charts: Sequence[Chart], *, standalone: bool) -> str:
         offset += panel
     if not charts:
         out.append('<text x="20" y="40">No question in this case: nothing to chart.</text>')
+    if standalone:
+        out.append(f"<!-- {unsealed()} -->")  # filled in by casefile.report.render_chart
     out.append("</svg>")
     return "\n".join(out) + "\n"
 

@@ -1,7 +1,10 @@
 """``report verify``: every ``seq@hash`` a report cites must be an event of the case, with
-that hash. A report is checked as text, whatever its format (and redacted or not: hashes are
-never redacted), so an edited reference, a report of another case or one made from a history
-since rewritten fails, naming the first reference the case does not hold.
+that hash, and the report's digest of its own text must match. A report is checked as text,
+whatever its format (and redacted or not: hashes are never redacted, and the digest is of the
+redacted text), so an edited reference, a report of another case or one made from a history
+since rewritten fails, naming the first reference the case does not hold; and so does an
+edit that leaves the references alone (a root cause, a confidence), by the digest
+(:mod:`casefile.report.digest`).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from casefile.domain.events import Event
+from casefile.report import digest
 
 #: ``seq@hash``: at least 12 hex digits of the hash, not part of a longer word.
 REFERENCE = re.compile(r"(?<![\w@.])(\d+)@([0-9a-f]{12,64})(?![0-9A-Za-z])")
@@ -19,7 +23,7 @@ REFERENCE = re.compile(r"(?<![\w@.])(\d+)@([0-9a-f]{12,64})(?![0-9A-Za-z])")
 @dataclass(frozen=True)
 class Checked:
     references: int  # distinct references found
-    problem: str | None  # the first reference the case does not hold, and why
+    problem: str | None  # the first reference the case does not hold, or the digest's problem
 
 
 def references(text: str) -> list[tuple[int, str]]:
@@ -43,4 +47,4 @@ def check(text: str, events: Sequence[Event], case_id: str) -> Checked:
             return Checked(
                 len(found), f"{label}: event {seq} of case {case_id} has hash {actual[:12]}…"
             )
-    return Checked(len(found), None)
+    return Checked(len(found), digest.problem(text))
