@@ -20,11 +20,14 @@ A failure is a result, never an exception; its ``error_kind`` is one of those li
 
 Security choices, and why:
 
-* Host keys are verified against ``known_hosts`` by default. An unknown key is refused (the
-  message names the host, key type and SHA256 fingerprint, and how to trust it); a *changed* key
-  is refused louder and is never accepted automatically, not even with ``trust_unknown_host``,
-  because that is exactly what a man in the middle looks like; nor is a key known_hosts marks
-  ``@revoked`` (``host_key_revoked``).
+* Host keys are always verified, against the known_hosts files the SSH config names
+  (``UserKnownHostsFile``, ``GlobalKnownHostsFile``, under ``HostKeyAlias`` if set), as ``ssh``
+  reads them. An unknown key is refused (the message names the host, key type and SHA256
+  fingerprint, and how to trust it) unless ``trust_unknown_host`` or the config's
+  ``StrictHostKeyChecking accept-new`` (``no`` is taken as ``accept-new``) lets it in, recorded
+  where ``ssh`` will find it; a *changed* key is refused louder and is never accepted
+  automatically, because that is exactly what a man in the middle looks like; nor is a key
+  known_hosts marks ``@revoked`` (``host_key_revoked``).
 * The remote command is built by ``shlex.quote``-ing every argv element, so an argument such as
   ``$(touch /tmp/pwned)`` reaches the program as one literal string. This assumes a POSIX login
   shell on the remote side (the case for the Linux GPU hosts casefile targets).
@@ -75,13 +78,12 @@ from casefile.probes.runners.result import RunResult
 from casefile.probes.runners.ssh_agent import agent_at
 from casefile.probes.runners.ssh_channel import SOURCE, Limits, run_on_channel, ssh_result
 from casefile.probes.runners.ssh_hostkeys import (
-    SYSTEM_KNOWN_HOSTS,
     HostKeyChanged,
     HostKeyInfo,
     HostKeyPolicy,
     HostKeyRevoked,
     HostKeyUnknown,
-    default_known_hosts_path,
+    KnownHostsFiles,
     fingerprint,
     trust_host,
 )
@@ -92,8 +94,10 @@ from casefile.probes.runners.ssh_targets import (
     MAX_JUMP_HOPS,
     NO_AGENT,
     SSH_PORT,
+    SYSTEM_KNOWN_HOSTS_FILES,
     PoolKey,
     SshTarget,
+    default_known_hosts_path,
     default_ssh_config_path,
     host_port,
     load_ssh_config,
@@ -105,12 +109,13 @@ __all__ = [
     "DEFAULT_COMMAND_TIMEOUT_S",
     "DEFAULT_CONNECT_TIMEOUT_S",
     "SSH_PORT",
-    "SYSTEM_KNOWN_HOSTS",
+    "SYSTEM_KNOWN_HOSTS_FILES",
     "ConnectionPool",
     "HostKeyChanged",
     "HostKeyInfo",
     "HostKeyRevoked",
     "HostKeyUnknown",
+    "KnownHostsFiles",
     "PoolKey",
     "SshRunner",
     "SshTarget",
@@ -163,15 +168,18 @@ class SshRunner:
     ) -> None:
         """Without ``ssh_config_path``, the config is what plain ``ssh`` reads (``~/.ssh/config``
         and ``/etc/ssh/ssh_config``); a path is read alone, as ``ssh -F`` reads it. Without
-        ``known_hosts_path``, ``~/.ssh/known_hosts`` (plus the system file). ``~`` is the passwd
-        home, as for ``ssh`` (see :func:`~.ssh_config.ssh_home`).
+        ``known_hosts_path``, each target's host keys are in the files its config names
+        (``UserKnownHostsFile``, default ``~/.ssh/known_hosts``, and ``GlobalKnownHostsFile``);
+        a path replaces them all (see :class:`~.ssh_hostkeys.KnownHostsFiles`). ``~`` is the
+        passwd home, as for ``ssh`` (see :func:`~.ssh_config.ssh_home`). ``trust_unknown_host``
+        accepts an unknown key and records it, as ``StrictHostKeyChecking accept-new`` in the
+        config does for its hosts; a changed or revoked key is refused all the same.
 
         ``capture_bytes`` bounds what is kept of each stream; ``cancel``, once cancelled, stops
         every command of this runner (results say ``cancelled``).
         """
         self._ssh_config_path = ssh_config_path
-        self._known_hosts_path = known_hosts_path or default_known_hosts_path()
-        self._use_system_known_hosts = known_hosts_path is None
+        self._known_hosts_path = known_hosts_path
         self.connect_timeout_s = connect_timeout_s
         self.default_timeout_s = default_timeout_s
         self.trust_unknown_host = trust_unknown_host
@@ -320,19 +328,21 @@ class SshRunner:
         else:
             sock = _dial(target, timeout)
         name = target.known_hosts_name
-        files = [SYSTEM_KNOWN_HOSTS] if self._use_system_known_hosts else []
+        files = KnownHostsFiles.for_target(target, self._known_hosts_path)
         try:
-            known = load_known_hosts([*files, self._known_hosts_path])
+            known = load_known_hosts(files.read)
         except RunnerError as e:
             sock.close()
             raise ConnectFailure(str(e), "config") from e
         client = paramiko.SSHClient()
-        known.for_host(name, into=client.get_host_keys())  # revoked keys left out: see policy
+        # revoked keys left out (see the policy); filed under the name paramiko looks up
+        known.for_host(name, into=client.get_host_keys(), stored_as=target.dialled_name)
         client.set_missing_host_key_policy(
             HostKeyPolicy(
                 target.spec,
-                self._known_hosts_path,
-                self.trust_unknown_host,
+                name,
+                files,
+                self.trust_unknown_host or target.accepts_new_keys,
                 known=known,
                 hash_names=target.hash_known_hosts,
             )
@@ -370,11 +380,13 @@ class SshRunner:
             raise ConnectFailure(str(e), "host_key_revoked") from e
         except paramiko.BadHostKeyException as e:
             client.close()
-            if known.is_revoked(name, e.key):
-                revoked = HostKeyRevoked(target.spec, name, e.key, self._known_hosts_path)
+            revoked_by = known.revoked_by(name, e.key)
+            if revoked_by is not None:
+                revoked = HostKeyRevoked(target.spec, name, e.key, revoked_by.source)
                 raise ConnectFailure(str(revoked), "host_key_revoked") from e
             expected = e.expected_key
-            changed = HostKeyChanged(target.spec, name, e.key, expected, self._known_hosts_path)
+            listed_in = known.source_of(name, expected) or files.read[0]
+            changed = HostKeyChanged(target.spec, name, e.key, expected, listed_in)
             raise ConnectFailure(str(changed), "host_key_changed") from e
         except Exception as e:  # SSHException, EOFError, socket errors mid-handshake …
             # paramiko often reports a failed login as the last key-loading error rather than

@@ -136,9 +136,10 @@ class OpenSshConfig(paramiko.SSHConfig):
         return str(self.path) if self.path is not None else "~/.ssh/config"
 
     def lookup(self, hostname: str) -> paramiko.SSHConfigDict:
-        """The options for ``hostname`` (paramiko's shape: lower-case keys, identityfile a list)."""
+        """The options for ``hostname`` (paramiko's shape: lower-case keys, identityfile a list;
+        the TOKENS in IdentityFile and UserKnownHostsFile expanded, as ``ssh`` expands them)."""
         if self.ssh_binary is None:
-            return super().lookup(hostname)
+            return self._parsed_lookup(hostname)
         # One `ssh -G` per host name (a few ms each): targets that differ only in user@ or :port
         # share it. A copy goes out, so a caller's edits never reach the next lookup.
         with self._answers_lock:
@@ -151,12 +152,18 @@ class OpenSshConfig(paramiko.SSHConfig):
                     if self.ssh_binary is not None:
                         self.ssh_binary = None
                         self._parse_fallback()
-                return super().lookup(hostname)
+                return self._parsed_lookup(hostname)
             with self._answers_lock:
                 self._answers[hostname] = answer
         return paramiko.SSHConfigDict(
             {k: list(v) if isinstance(v, list) else v for k, v in answer.items()}
         )
+
+    def _parsed_lookup(self, hostname: str) -> paramiko.SSHConfigDict:
+        """The fallback parser's answer (paramiko expands IdentityFile; the rest is done here)."""
+        options = super().lookup(hostname)
+        _expand_known_hosts_files(options, hostname)
+        return options
 
     def _ssh_g(self, hostname: str) -> paramiko.SSHConfigDict:
         """Ask ``ssh -G``; ``RunnerError`` for what it refuses, ``OSError`` if it cannot run."""
@@ -210,7 +217,21 @@ def _options_from_ssh_g(text: str, original_host: str) -> paramiko.SSHConfigDict
             options[key] = value
     if tuple(identities) != OPENSSH_DEFAULT_IDENTITIES:
         options["identityfile"] = [_expand_tokens(p, options, original_host) for p in identities]
+    _expand_known_hosts_files(options, original_host)
     return paramiko.SSHConfigDict(options)
+
+
+def _expand_known_hosts_files(options: dict[str, Any], original_host: str) -> None:
+    """UserKnownHostsFile's TOKENS and ``~`` (a recent ``ssh -G`` prints them expanded already,
+    an older one and paramiko do not), and ``~`` in GlobalKnownHostsFile. The value stays one
+    string of space-separated paths (``ssh -G`` prints a path with a space in it unquoted)."""
+    for key, expand in (
+        ("userknownhostsfile", lambda path: _expand_tokens(path, options, original_host)),
+        ("globalknownhostsfile", expand_home),
+    ):
+        value = options.get(key)
+        if isinstance(value, str) and value.strip().lower() != "none":
+            options[key] = " ".join(expand(path) for path in value.split())
 
 
 def _expand_tokens(value: str, options: dict[str, Any], original_host: str) -> str:

@@ -1,11 +1,19 @@
 """Host key verification: known_hosts files, fingerprints, the refusal errors and trust_host.
 
-Host keys are verified against ``known_hosts`` by default. An unknown key is refused (the message
-names the host, key type and SHA256 fingerprint, and how to trust it); a *changed* key is refused
-louder and is never accepted automatically, not even with ``trust_unknown_host``, because that is
-exactly what a man in the middle looks like. A key marked ``@revoked`` is refused for every host
-it is revoked for, whatever else known_hosts says and whatever the caller trusts. New entries are
-hashed when the target's config says ``HashKnownHosts yes``, as ``ssh`` would write them.
+Host keys are verified against the known_hosts files the target's SSH config names, as ``ssh``
+reads them (:class:`KnownHostsFiles`): ``UserKnownHostsFile`` (default ``~/.ssh/known_hosts``
+and ``~/.ssh/known_hosts2``; a key accepted is recorded in the first) and ``GlobalKnownHostsFile``
+(``/etc/ssh/ssh_known_hosts``…, read only), or the one file the caller names instead. Keys are
+looked up and recorded under ``HostKeyAlias`` when the config sets one, else ``[host]:port``.
+
+An unknown key is refused (the message names the host, key type and SHA256 fingerprint, and how
+to trust it), unless the caller trusts it (``trust_unknown_host``, the CLI's ``--trust-host``) or
+the config says ``StrictHostKeyChecking accept-new``; ``no``/``off`` is taken as ``accept-new``,
+because casefile always verifies host keys. A *changed* key is refused louder and is never
+accepted automatically, whatever is trusted or configured, because that is exactly what a man in
+the middle looks like. A key marked ``@revoked`` is refused for every host it is revoked for,
+whatever else known_hosts says and whatever the caller trusts. New entries are hashed when the
+target's config says ``HashKnownHosts yes``, as ``ssh`` would write them.
 """
 
 from __future__ import annotations
@@ -21,17 +29,43 @@ from pathlib import Path
 import paramiko
 
 from casefile.errors import RunnerError
-from casefile.probes.runners.ssh_config import ssh_home
 from casefile.probes.runners.ssh_known_hosts import KnownHosts, known_hosts_line, load_known_hosts
-from casefile.probes.runners.ssh_targets import DEFAULT_CONNECT_TIMEOUT_S, resolve_target
+from casefile.probes.runners.ssh_targets import (
+    DEFAULT_CONNECT_TIMEOUT_S,
+    SshTarget,
+    resolve_target,
+)
 
 
-def default_known_hosts_path() -> Path:
-    """The user's known_hosts file that ``ssh`` reads by default (under the passwd home)."""
-    return ssh_home() / ".ssh" / "known_hosts"
+@dataclass(frozen=True, slots=True)
+class KnownHostsFiles:
+    """Where one target's host keys are looked up, and where a key accepted for it is recorded."""
 
+    read: tuple[Path, ...]
+    #: None for ``UserKnownHostsFile none``: an accepted key is used, and recorded nowhere
+    write: Path | None
 
-SYSTEM_KNOWN_HOSTS = Path("/etc/ssh/ssh_known_hosts")
+    @classmethod
+    def for_target(cls, target: SshTarget, explicit: Path | None = None) -> KnownHostsFiles:
+        """``explicit`` alone (the caller's ``known_hosts_path``, the CLI's ``--known-hosts``,
+        which replaces the config's files as ``ssh -o UserKnownHostsFile=…`` would, and the
+        global files too); else the target's ``UserKnownHostsFile`` and ``GlobalKnownHostsFile``,
+        the first user file written to, as ``ssh`` writes it."""
+        if explicit is not None:
+            return cls((explicit,), explicit)
+        user = target.user_known_hosts
+        return cls((*user, *target.global_known_hosts), user[0] if user else None)
+
+    def describe(self) -> str:
+        """The files, for a message: the one written to (else the first read), and how many
+        others were read."""
+        main = self.write or (self.read[0] if self.read else None)
+        if main is None:
+            return "no known_hosts file (UserKnownHostsFile and GlobalKnownHostsFile are none)"
+        others = len(self.read) - (main in self.read)
+        if not others:
+            return str(main)
+        return f"{main} (nor in the {others} other known_hosts file{'s' * (others > 1)} read)"
 
 
 def fingerprint(key: paramiko.PKey) -> str:
@@ -44,7 +78,7 @@ class HostKeyUnknown(RunnerError):
     """The server's key is not in known_hosts and trusting it was not asked for."""
 
     def __init__(
-        self, target: str, name: str, key: paramiko.PKey, known_hosts: Path, note: str = ""
+        self, target: str, name: str, key: paramiko.PKey, known_hosts: Path | str, note: str = ""
     ) -> None:
         self.known_hosts_name = name
         self.key_type = key.get_name()
@@ -114,37 +148,44 @@ def _ends_with_newline(path: Path) -> bool:
 
 
 class HostKeyPolicy(paramiko.MissingHostKeyPolicy):
-    """Refuse unknown keys, or accept and save them when the caller explicitly trusts.
+    """Refuse unknown keys, or accept and record them when the caller trusts them or the config
+    says ``StrictHostKeyChecking accept-new`` (``accept``).
 
-    A revoked key is refused first, trusted or not (paramiko calls this policy for it because
-    :meth:`KnownHosts.for_host` leaves revoked keys out of what paramiko checks against).
+    A revoked key is refused first, accepted or not (paramiko calls this policy for it because
+    :meth:`KnownHosts.for_host` leaves revoked keys out of what paramiko checks against). The
+    key is checked and recorded under ``name``, the target's known_hosts name, not the
+    ``[host]:port`` paramiko passes: they differ when the config sets ``HostKeyAlias``.
     """
 
     def __init__(
         self,
         target: str,
-        known_hosts: Path,
-        trust: bool,
+        name: str,
+        files: KnownHostsFiles,
+        accept: bool,
         *,
         known: KnownHosts | None = None,
         hash_names: bool = False,
     ) -> None:
         self._target = target
-        self._known_hosts = known_hosts
-        self._trust = trust
+        self._name = name
+        self._files = files
+        self._accept = accept
         self._known = known or KnownHosts()
         self._hash_names = hash_names
 
     def missing_host_key(
         self, client: paramiko.SSHClient, hostname: str, key: paramiko.PKey
     ) -> None:
-        if self._known.is_revoked(hostname, key):
-            raise HostKeyRevoked(self._target, hostname, key, self._known_hosts)
-        if not self._trust:
+        revoked = self._known.revoked_by(self._name, key)
+        if revoked is not None:
+            raise HostKeyRevoked(self._target, self._name, key, revoked.source)
+        if not self._accept:
             note = self._known.unknown_note()
-            raise HostKeyUnknown(self._target, hostname, key, self._known_hosts, note)
+            raise HostKeyUnknown(self._target, self._name, key, self._files.describe(), note)
         client.get_host_keys().add(hostname, key.get_name(), key)
-        _append_known_host(self._known_hosts, hostname, key, hashed=self._hash_names)
+        if self._files.write is not None:
+            _append_known_host(self._files.write, self._name, key, hashed=self._hash_names)
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,14 +207,17 @@ def trust_host(
 ) -> HostKeyInfo:
     """Fetch ``target``'s host key and append it to known_hosts unless it is already there.
 
-    This is the explicit "I have checked the fingerprint" step. A host whose known key differs
-    raises :class:`HostKeyChanged`, a revoked key :class:`HostKeyRevoked`; nothing is replaced.
-    The name is hashed when the config says ``HashKnownHosts yes``. Other failures raise
-    ``RunnerError``. The key is fetched directly: a target behind ProxyJump is refused here
-    (``SshRunner(trust_unknown_host=True)`` goes through the jump).
+    This is the explicit "I have checked the fingerprint" step. The files are those
+    :meth:`KnownHostsFiles.for_target` names: ``known_hosts_path`` alone, else the ones the SSH
+    config names (the key recorded in the first ``UserKnownHostsFile``, under ``HostKeyAlias`` if
+    set). A host whose known key differs raises :class:`HostKeyChanged`, a revoked key
+    :class:`HostKeyRevoked`; nothing is replaced. The name is hashed when the config says
+    ``HashKnownHosts yes``. Other failures (``UserKnownHostsFile none`` among them: nowhere to
+    record) raise ``RunnerError``. The key is fetched directly: a target behind ProxyJump is
+    refused here (``SshRunner(trust_unknown_host=True)`` goes through the jump).
     """
     resolved = resolve_target(target, config_path=ssh_config_path)
-    known_hosts = known_hosts_path or default_known_hosts_path()
+    files = KnownHostsFiles.for_target(resolved, known_hosts_path)
     if resolved.proxy_jump:
         raise RunnerError(
             f"cannot fetch the host key of {target} directly: it is reached through ProxyJump "
@@ -192,15 +236,23 @@ def trust_host(
         raise RunnerError(f"cannot fetch the host key of {target}: {e}") from e
     finally:
         transport.close()
-    loaded = load_known_hosts([known_hosts])
+    loaded = load_known_hosts(files.read)
     name = resolved.known_hosts_name
-    if loaded.is_revoked(name, key):
-        raise HostKeyRevoked(target, name, key, known_hosts)
+    revoked = loaded.revoked_by(name, key)
+    if revoked is not None:
+        raise HostKeyRevoked(target, name, key, revoked.source)
     known = loaded.for_host(name).lookup(name)
     info = HostKeyInfo(name, key.get_name(), fingerprint(key), added=known is None)
     if known is None:
-        _append_known_host(known_hosts, name, key, hashed=resolved.hash_known_hosts)
+        if files.write is None:
+            raise RunnerError(
+                f"cannot trust the host key of {target}: the SSH config says UserKnownHostsFile "
+                "none, so there is no file to record it in"
+            )
+        _append_known_host(files.write, name, key, hashed=resolved.hash_known_hosts)
     elif known.get(key.get_name()) != key:
         expected = known.get(key.get_name()) or next(iter(known.values()))
-        raise HostKeyChanged(target, name, key, expected, known_hosts)
+        raise HostKeyChanged(
+            target, name, key, expected, loaded.source_of(name, expected) or files.read[0]
+        )
     return info

@@ -50,6 +50,8 @@ class KnownLine:
     patterns: tuple[str, ...]
     key_type: str
     key_base64: str
+    #: the file it was read from, for messages (``ssh-keygen -R NAME -f FILE``)
+    source: Path = Path("known_hosts")
 
     def matches(self, name: str) -> bool:
         return host_matches(name, self.patterns)
@@ -82,18 +84,33 @@ class KnownHosts:
 
     def is_revoked(self, name: str, key: paramiko.PKey) -> bool:
         """Whether ``key`` is marked ``@revoked`` for the known_hosts name ``name``."""
-        blob = key.asbytes()
-        return any(r.blob() == blob and r.matches(name) for r in self.revoked)
+        return self.revoked_by(name, key) is not None
 
-    def for_host(self, name: str, into: paramiko.HostKeys | None = None) -> paramiko.HostKeys:
+    def revoked_by(self, name: str, key: paramiko.PKey) -> KnownLine | None:
+        """The ``@revoked`` line that revokes ``key`` for ``name``, if any."""
+        blob = key.asbytes()
+        return next((r for r in self.revoked if r.blob() == blob and r.matches(name)), None)
+
+    def source_of(self, name: str, key: paramiko.PKey) -> Path | None:
+        """The file that lists ``key`` for ``name`` (the first, if several do)."""
+        blob = key.asbytes()
+        return next((k.source for k in self.lines if k.blob() == blob and k.matches(name)), None)
+
+    def for_host(
+        self, name: str, into: paramiko.HostKeys | None = None, *, stored_as: str | None = None
+    ) -> paramiko.HostKeys:
         """The keys known for ``name`` (added to ``into`` if given), less any revoked for it, so
-        that paramiko, verifying a connection to ``name``, never accepts a revoked key."""
+        that paramiko, verifying a connection to ``name``, never accepts a revoked key.
+
+        ``stored_as`` files them under another name: paramiko looks keys up by ``[host]:port``,
+        while a ``HostKeyAlias`` names them in known_hosts by the alias.
+        """
         kept = into if into is not None else paramiko.HostKeys()
         for line in self.lines:
             if line.matches(name):
                 key = line.key()
                 if key is not None and not self.is_revoked(name, key):
-                    kept.add(name, key.get_name(), key)
+                    kept.add(stored_as or name, key.get_name(), key)
         return kept
 
     def unknown_note(self) -> str:
@@ -136,7 +153,7 @@ def _load_text(known: KnownHosts, path: Path, text: str) -> None:
         if len(fields) < 3 or marker not in ("", REVOKED):
             skipped += 1
             continue
-        entry = KnownLine(tuple(fields[0].split(",")), fields[1], fields[2])
+        entry = KnownLine(tuple(fields[0].split(",")), fields[1], fields[2], path)
         (known.revoked if marker == REVOKED else known.lines).append(entry)
     notes: list[str] = []
     if cert_authority:

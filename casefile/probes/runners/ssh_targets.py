@@ -4,14 +4,16 @@ Targets are written the way people type them to ``ssh``: ``[user@]host[:port]`` 
 alias. The options come from OpenSSH itself where it is installed (see :mod:`.ssh_config`), so
 ``Include``, ``Match`` and ``/etc/ssh/ssh_config`` count as they do for ``ssh``. Honoured:
 ``HostName``, ``User``, ``Port``, ``IdentityFile``, ``IdentitiesOnly``, ``IdentityAgent``,
-``ConnectTimeout``, ``HashKnownHosts`` and ``ProxyJump``; ``ProxyCommand`` is refused with a clear
-error rather than silently connecting somewhere else.
+``ConnectTimeout``, ``ProxyJump``, and for host keys ``UserKnownHostsFile``,
+``GlobalKnownHostsFile``, ``StrictHostKeyChecking``, ``HostKeyAlias`` and ``HashKnownHosts``
+(what :mod:`.ssh_hostkeys` does with them); ``ProxyCommand`` is refused with a clear error rather
+than silently connecting somewhere else.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import paramiko
@@ -32,6 +34,25 @@ MAX_JUMP_HOPS = 8
 #: ``IdentityAgent none``: do not ask any agent.
 NO_AGENT = "none"
 
+#: The known_hosts files ``ssh`` reads when the config names none (``UserKnownHostsFile``,
+#: ``GlobalKnownHostsFile``); ``~`` is :func:`~.ssh_config.ssh_home`.
+DEFAULT_USER_KNOWN_HOSTS = ("~/.ssh/known_hosts", "~/.ssh/known_hosts2")
+SYSTEM_KNOWN_HOSTS_FILES = ("/etc/ssh/ssh_known_hosts", "/etc/ssh/ssh_known_hosts2")
+
+#: ``StrictHostKeyChecking`` as casefile reads it, by the spellings ssh_config and ``ssh -G``
+#: use. ``ask`` refuses an unknown key as ``yes`` does (nobody is asked: ``--trust-host`` is the
+#: answer); ``no`` (or ``off``) is taken as ``accept-new``: an unknown key is accepted and
+#: recorded, a changed key still refused, since casefile always verifies host keys.
+STRICT_HOST_KEY_CHECKING = {
+    "yes": "yes",
+    "true": "yes",
+    "ask": "ask",
+    "accept-new": "accept-new",
+    "no": "no",
+    "off": "no",
+    "false": "no",
+}
+
 
 @dataclass(frozen=True, slots=True)
 class SshTarget:
@@ -50,6 +71,18 @@ class SshTarget:
     identity_agent: str | None = None
     #: ``HashKnownHosts yes``: names written to known_hosts are hashed.
     hash_known_hosts: bool = False
+    #: ``UserKnownHostsFile``: read, and an accepted key recorded in the first; () for ``none``.
+    user_known_hosts: tuple[Path, ...] = field(
+        default_factory=lambda: known_hosts_files(None, DEFAULT_USER_KNOWN_HOSTS)
+    )
+    #: ``GlobalKnownHostsFile``: read, never written.
+    global_known_hosts: tuple[Path, ...] = field(
+        default_factory=lambda: known_hosts_files(None, SYSTEM_KNOWN_HOSTS_FILES)
+    )
+    #: ``StrictHostKeyChecking``: a value of :data:`STRICT_HOST_KEY_CHECKING`.
+    strict_host_key_checking: str = "ask"
+    #: ``HostKeyAlias``: the name host keys are looked up and recorded under, if set.
+    host_key_alias: str | None = None
 
     @property
     def key(self) -> PoolKey:
@@ -62,9 +95,20 @@ class SshTarget:
         return f"{self.user}@{host_port(self.hostname, self.port)}"
 
     @property
-    def known_hosts_name(self) -> str:
-        """The name OpenSSH uses for this host in known_hosts (``[host]:port`` off port 22)."""
+    def dialled_name(self) -> str:
+        """``host``, or ``[host]:port`` off port 22: the name paramiko checks host keys under."""
         return self.hostname if self.port == SSH_PORT else f"[{self.hostname}]:{self.port}"
+
+    @property
+    def known_hosts_name(self) -> str:
+        """The name OpenSSH uses for this host in known_hosts: ``HostKeyAlias`` as it is (no
+        port added, as OpenSSH uses it), else :attr:`dialled_name`."""
+        return self.host_key_alias or self.dialled_name
+
+    @property
+    def accepts_new_keys(self) -> bool:
+        """Whether ``StrictHostKeyChecking`` lets an unknown key in (and recorded) unasked."""
+        return self.strict_host_key_checking in ("accept-new", "no")
 
 
 def host_port(host: str, port: int) -> str:
@@ -130,11 +174,18 @@ def resolve_target(
             "runner does not run proxy commands; use ProxyJump instead, run the probe on the "
             "jump host, or paste the output"
         )
+    checking = str(options.get("stricthostkeychecking", "ask"))
     try:
         config_port = int(options.get("port", SSH_PORT))
         connect_timeout = _timeout(options.get("connecttimeout"))
+        strict = STRICT_HOST_KEY_CHECKING[checking.lower()]
     except ValueError as e:
         raise RunnerError(f"SSH target {spec!r}: bad value in SSH config: {e}") from e
+    except KeyError as e:
+        raise RunnerError(
+            f"SSH target {spec!r}: bad value in SSH config: StrictHostKeyChecking {checking!r} "
+            "(yes, accept-new, no, off or ask)"
+        ) from e
     identity_files = tuple(
         expand_home(p) for p in options.get("identityfile", []) if isinstance(p, str)
     )
@@ -149,6 +200,14 @@ def resolve_target(
         proxy_jump=parse_proxy_jump(spec, str(options.get("proxyjump", "none"))),
         identity_agent=identity_agent(options.get("identityagent")),
         hash_known_hosts=str(options.get("hashknownhosts", "no")).lower() == "yes",
+        user_known_hosts=known_hosts_files(
+            options.get("userknownhostsfile"), DEFAULT_USER_KNOWN_HOSTS
+        ),
+        global_known_hosts=known_hosts_files(
+            options.get("globalknownhostsfile"), SYSTEM_KNOWN_HOSTS_FILES
+        ),
+        strict_host_key_checking=strict,
+        host_key_alias=str(options.get("hostkeyalias") or "") or None,
     )
 
 
@@ -192,6 +251,21 @@ def identity_agent(value: object) -> str | None:
     if text.startswith("$") and not text.startswith("${"):
         return os.environ.get(text[1:]) or NO_AGENT
     return expand_home(os.path.expandvars(text))
+
+
+def known_hosts_files(value: object, default: tuple[str, ...]) -> tuple[Path, ...]:
+    """A ``UserKnownHostsFile``/``GlobalKnownHostsFile`` value as paths: ``default`` when unset,
+    none for ``none``; ``~`` expanded (the user file's TOKENS already are, see
+    :mod:`.ssh_config`)."""
+    text = str(value).strip() if value is not None else " ".join(default)
+    if text.lower() == "none":
+        return ()
+    return tuple(Path(expand_home(path)) for path in text.split())
+
+
+def default_known_hosts_path() -> Path:
+    """The known_hosts file ``ssh`` records keys in when the config names none."""
+    return known_hosts_files(None, DEFAULT_USER_KNOWN_HOSTS)[0]
 
 
 def default_ssh_config_path() -> Path:
