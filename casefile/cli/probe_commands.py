@@ -321,10 +321,26 @@ def register(
     p.add_argument(
         "--trust-host",
         action="store_true",
-        help="accept and save an unknown host key (hashed if the SSH config says HashKnownHosts)",
+        help="accept an unknown host key and save it where ssh reads it: the first "
+        "UserKnownHostsFile of the SSH config (default ~/.ssh/known_hosts), under its "
+        "HostKeyAlias, hashed if it says HashKnownHosts; a changed or revoked key is still "
+        "refused",
     )
-    p.add_argument("--known-hosts", type=Path, help="known_hosts file (default ~/.ssh/known_hosts)")
-    p.add_argument("--ssh-config", type=Path, help="ssh config file (default ~/.ssh/config)")
+    p.add_argument(
+        "--known-hosts",
+        type=Path,
+        metavar="FILE",
+        help="the one known_hosts file to read and write, instead of those the SSH config "
+        "names (UserKnownHostsFile, GlobalKnownHostsFile; by default ~/.ssh/known_hosts and "
+        "/etc/ssh/ssh_known_hosts, each with its ...2 file)",
+    )
+    p.add_argument(
+        "--ssh-config",
+        type=Path,
+        metavar="FILE",
+        help="ssh config file, read alone as ssh -F reads it (default: what ssh reads, "
+        ".ssh/config in your passwd home directory, not $HOME, then /etc/ssh/ssh_config)",
+    )
     p.add_argument(
         "--window", type=positive_seconds, default=2.0, help="sampling window for samplers"
     )
