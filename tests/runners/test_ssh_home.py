@@ -21,7 +21,7 @@ from casefile.probes.runners.ssh import default_known_hosts_path, resolve_target
 from casefile.probes.runners.ssh_config import OpenSshConfig
 from casefile.probes.runners.ssh_targets import default_ssh_config_path, load_ssh_config
 from tests.cli.conftest import CLI, cli, cli_registry  # noqa: F401 - fixtures for the CLI test
-from tests.runners.sshd import SshdCluster, host_block
+from tests.runners.sshd import SshdCluster, host_block, make_runner
 
 pytestmark = pytest.mark.ssh
 
@@ -105,3 +105,33 @@ def test_tilde_is_the_passwd_home_for_ssh_and_for_the_fallback_alike(
     assert resolve_target("tilde", ssh_config=fallback).identity_files == expected
     assert default_ssh_config_path() == passwd_home / ".ssh" / "config"
     assert default_known_hosts_path() == passwd_home / ".ssh" / "known_hosts"
+
+
+def test_default_keys_are_the_passwd_homes_as_for_ssh(
+    sshd: SshdCluster, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """paramiko's look_for_keys searches ``$HOME/.ssh``; ``ssh`` searches the passwd home's. The
+    passwd entry is faked (a home in tmp_path) so that no real ~/.ssh is touched."""
+    passwd_home = tmp_path / "passwd-home"
+    (passwd_home / ".ssh").mkdir(parents=True)
+    fake = pwd.struct_passwd(
+        (PASSWD.pw_name, "x", PASSWD.pw_uid, PASSWD.pw_gid, "", str(passwd_home), "/bin/sh")
+    )
+    monkeypatch.setattr(pwd, "getpwuid", lambda uid: fake)
+    key = passwd_home / ".ssh" / "id_ecdsa"
+    shutil.copy(sshd.user_key_path, key)
+    key.chmod(0o600)
+    config = tmp_path / "empty_config"
+    config.write_text("")
+
+    def run() -> tuple[str, str]:
+        with make_runner(
+            sshd, ssh_config_path=config, identity_files=[], look_for_keys=True
+        ) as runner:
+            result = runner.run(sshd.target(0), ["true"])
+        return result.error_kind or "", result.error or ""
+
+    assert run() == ("", "")
+    key.rename(home / ".ssh" / "id_ecdsa")  # under $HOME only: not a default key for ssh
+    kind, error = run()
+    assert kind == "auth" and f"default keys in {passwd_home / '.ssh'}" in error

@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 import shlex
 import socket
 import threading
@@ -77,6 +78,7 @@ from casefile.probes.runners.fanout import DEFAULT_MAX_WORKERS, fan_out, fan_out
 from casefile.probes.runners.result import RunResult
 from casefile.probes.runners.ssh_agent import agent_at
 from casefile.probes.runners.ssh_channel import SOURCE, Limits, run_on_channel, ssh_result
+from casefile.probes.runners.ssh_config import ssh_home
 from casefile.probes.runners.ssh_hostkeys import (
     HostKeyChanged,
     HostKeyInfo,
@@ -349,6 +351,10 @@ class SshRunner:
         )
         key_files = [p for p in (*target.identity_files, *self._identity_files) if Path(p).exists()]
         use_defaults = not target.identities_only
+        look_for_keys = self._look_for_keys and use_defaults
+        default_keys = _default_keys_elsewhere() if look_for_keys else None
+        if default_keys is not None:  # paramiko would look under $HOME: name them instead
+            look_for_keys = False
         allow_agent = self._allow_agent and use_defaults and target.identity_agent != NO_AGENT
         agent_note = ""
         if allow_agent and target.identity_agent is not None:
@@ -356,15 +362,16 @@ class SshRunner:
             # paramiko asks only $SSH_AUTH_SOCK's agent unless one is in place before connect().
             setattr(client, "_agent", agent)  # noqa: B010
         remaining = max(deadline - time.monotonic(), 0.1)
+        all_keys = [*key_files, *(k for k in default_keys or () if k not in key_files)]
         try:
             client.connect(
                 target.hostname,
                 target.port,
                 username=target.user,
                 # paramiko takes a list here although its stubs only admit one path
-                key_filename=cast(str, key_files) if key_files else None,
+                key_filename=cast(str, all_keys) if all_keys else None,
                 allow_agent=allow_agent,
-                look_for_keys=self._look_for_keys and use_defaults,
+                look_for_keys=look_for_keys,
                 sock=cast(socket.socket, sock),  # a Channel is a socket as far as paramiko cares
                 timeout=remaining,
                 banner_timeout=remaining,
@@ -398,7 +405,7 @@ class SshRunner:
             if isinstance(e, paramiko.AuthenticationException) or (past_kex and not timed_out):
                 tried = [f"identity files {key_files}" if key_files else "no identity files"]
                 if self._look_for_keys and use_defaults:
-                    tried.append("default keys in ~/.ssh")
+                    tried.append(f"default keys in {ssh_home() / '.ssh'}")
                 if allow_agent:
                     at = target.identity_agent
                     tried.append(f"the SSH agent at {at}{agent_note}" if at else "the SSH agent")
@@ -562,6 +569,23 @@ def _dial(target: SshTarget, timeout: float) -> socket.socket:
     # waits for the server's delayed ACK (Nagle): ~40 ms added to every pooled command.
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     return sock
+
+
+#: The default keys paramiko's ``look_for_keys`` tries (the types it can use), in its order.
+PARAMIKO_DEFAULT_KEYS = ("id_rsa", "id_ecdsa", "id_ed25519")
+
+
+def _default_keys_elsewhere() -> list[str] | None:
+    """The default keys ``ssh`` would try, where paramiko's ``look_for_keys`` would not find
+    them: it looks under ``$HOME``, ``ssh`` under the passwd home (:func:`ssh_home`), the one
+    home casefile uses for every SSH file. They are then named as identity files, which
+    paramiko tries before the agent rather than after it. None when the two homes are the same
+    directory: paramiko's own search is then the right one, in its usual place."""
+    home = ssh_home()
+    if os.path.realpath(Path.home()) == os.path.realpath(home):
+        return None
+    paths = (home / ".ssh" / name for name in PARAMIKO_DEFAULT_KEYS)
+    return [str(p) for p in paths if p.is_file() and os.access(p, os.R_OK)]
 
 
 def _closed_by_peer(error: BaseException) -> bool:
