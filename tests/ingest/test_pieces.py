@@ -123,12 +123,36 @@ def test_a_line_that_does_not_split_is_refused() -> None:
         ("curl -H 'Authorization: Bearer abc.def.ghi'", "Authorization header", "abc.def"),
         ("git clone https://me:pa55word@git.example.invalid/x", "password in URL", "pa55word"),
         ("token ghp_0123456789abcdefghijABCDEFGHIJ", "token", "ghp_0123"),
+        # issue 23 (R3-M2): a colon, JSON and YAML fields, a bare bearer token, a PEM key
+        ("password: Sup3rS3cret!", "password field", "Sup3rS3cret"),
+        ('{"user": "u", "password": "a b c"}', "password field", "a b c"),
+        ("  aws_secret_access_key: wJalrXUtnFEMI", "password field", "wJalrX"),
+        ("sent Bearer eyJhbGciOiJIUzI1NiJ9.e30.sig in the header", "bearer token", "eyJhbG"),
+        (
+            "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5v\n"
+            "AAAAMwAAAAtzc2gtZWQy\n-----END OPENSSH PRIVATE KEY-----",
+            "private key",
+            "AAAAMwAAAAtzc2gtZWQy",
+        ),
     ],
 )
 def test_secret_shapes_are_scrubbed_and_named(text: str, kind: str, secret: str) -> None:
     clean = scrub(text)
     assert secret not in clean.text
     assert kind in clean.kinds
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "read -s -p 'Password: ' pw; echo",  # a prompt, its name in quotes that close after
+        '{"pad_token": "</s>", "max_tokens": 512}',  # settings named like tokens
+        "the bearer of the news",
+        "-----BEGIN PRIVATE KEY-----\n-----END PRIVATE KEY-----",  # nothing in it
+    ],
+)
+def test_what_only_looks_like_a_secret_field_is_kept(text: str) -> None:
+    assert scrub(text, program_line=True).text == text
 
 
 def test_dash_p_password_only_in_command_lines() -> None:

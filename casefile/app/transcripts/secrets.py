@@ -23,6 +23,11 @@ _SECRET_NAME = (
 )
 
 _SECRET_NAME_ALONE = re.compile(rf"(?i){_SECRET_NAME}")
+#: names that hold a secret in a ``name: value`` field (see the "password field" shape)
+_FIELD_NAME = (
+    r"(?:[\w-]*(?:password|passwd|passphrase|secret|api[-_]?key|access[-_]?key|private[-_]?key|"
+    r"(?:access|auth|refresh)[-_]?token)|token)"
+)
 
 
 def is_secret_name(name: str) -> bool:
@@ -48,6 +53,27 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "password in URL",
         re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@'\"]+:)([^\s@/'\"]+)(?=@)"),
     ),
+    (
+        "password field",
+        # ``password: x``, JSON's ``"password": "x"``, YAML's ``api-key: x``: a name that says
+        # secret, then a colon; the value on the same line. Narrower than the ``=`` names:
+        # ``pad_token: </s>`` and ``max_tokens: 512`` are settings, only ``token`` alone is
+        # one. A name in quotes has both of them (``read -p 'Password: ' pw`` is a prompt)
+        re.compile(
+            rf"(?i)((?:(?<![\w'\"-]){_FIELD_NAME}|(?<![\w-])\"{_FIELD_NAME}\"|"
+            rf"(?<![\w-])'{_FIELD_NAME}')[ \t]*:[ \t]*)('[^'\n]*'?|\"[^\"\n]*\"?|[^\s'\",}}]+)"
+        ),
+    ),
+    ("bearer token", re.compile(r"(?i)(\bbearer[ \t]+)([A-Za-z0-9._~+/-]{16,}=*)")),
+    (
+        "private key",
+        # the body of a PEM block (to its END line, or to the end of a text cut short), the
+        # BEGIN and END lines kept so that a reader sees a key was there
+        re.compile(
+            r"(-----BEGIN(?: [A-Z0-9]+)* PRIVATE KEY(?: BLOCK)?-----[ \t]*\r?\n)"
+            r"([\s\S]*?)(?=(?:\r?\n)?-----END(?: [A-Z0-9]+)* PRIVATE KEY|\s*\Z)"
+        ),
+    ),
     ("-p<password>", re.compile(r"((?:^|\s)-p)([^\s'\"]{3,})")),
     (
         "token",
@@ -65,6 +91,9 @@ _HINTS: dict[str, tuple[str, ...]] = {
     "Authorization header": ("authorization:",),
     "environment secret": ("token", "secret", "pass", "key", "auth", "credential"),
     "password in URL": ("://",),
+    "password field": ("pass", "secret", "key", "token"),
+    "bearer token": ("bearer",),
+    "private key": ("private key",),
     "-p<password>": ("-p",),
     "token": (
         "ghp_",
@@ -106,7 +135,7 @@ def scrub(text: str, *, program_line: bool = False, keep_length: bool = False) -
             continue  # (a substring test is far cheaper than the pattern on long output)
 
         def mask(match: re.Match[str], kind: str = kind) -> str:
-            if match.group(2) == MASK or set(match.group(2)) == {"*"}:
+            if match.group(2) in ("", MASK) or set(match.group(2)) == {"*"}:
                 return match.group(0)
             if kind not in kinds:
                 kinds.append(kind)
