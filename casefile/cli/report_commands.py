@@ -184,12 +184,16 @@ def register(
     p.add_argument(
         "--redact",
         action="store_true",
-        help="replace host names, addresses, user names and identifiers with pseudonyms",
+        help="replace host names (those outputs name too: uname, nccl-tests' ranks), "
+        "addresses (IP, MAC, InfiniBand), user names and identifiers (UUIDs, serials, GUIDs) "
+        "with pseudonyms, the same one everywhere, and credentials (tokens, passwords, bearer "
+        "tokens, private keys, secret --env values) with secret-N, which no file keeps",
     )
     p.add_argument(
         "--redact-map",
         metavar="FILE",
-        help="write the pseudonym map here (only here), readable by its owner only (0600)",
+        help="write the pseudonym map here (only here), readable by its owner only (0600); "
+        "it holds no credential",
     )
     p.add_argument(
         "--redact-pattern",

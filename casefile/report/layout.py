@@ -102,7 +102,10 @@ def _summary(report: Report) -> list[Block]:
     if i.upto is not None:
         made += f"; as of event {i.upto}"
     if report.redacted:
-        made += "; redacted (host names, addresses, user names and identifiers are pseudonyms)"
+        made += (
+            "; redacted (host names, addresses, user names and identifiers are pseudonyms; "
+            "credentials are secret-N, kept nowhere)"
+        )
     rows: list[tuple[Cell, ...]] = [
         (("Title",), (s.title,)),
         (("Case",), (s.case_id,)),

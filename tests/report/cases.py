@@ -6,7 +6,7 @@ responder's commands would), into a memory store, with fixed times so that it is
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,11 +50,19 @@ def _at(minute: int) -> str:
     return f"2026-05-04T10:{minute:02d}:00.000000Z"
 
 
-def build_case(texts: Sequence[str], *, actor: str, host: str, argv: Sequence[str]) -> Planted:
+def build_case(
+    texts: Sequence[str],
+    *,
+    actor: str,
+    host: str,
+    argv: Sequence[str],
+    environment: Mapping[str, str] | None = None,
+) -> Planted:
     """A case with ``texts[i % len(texts)]`` woven into every text field a case has: title,
     symptom, environment, notes, actions and outcomes, question and hypotheses (text and
     meaning), evidence rationale, retirement reason, probe host, argv, note, raw output and
-    fact subjects, an unparsed output, recommendations, lessons and the conclusion."""
+    fact subjects, an unparsed output, recommendations, lessons and the conclusion; and
+    ``environment``'s entries beside the built-in ones."""
     t = [texts[i % len(texts)] for i in range(40)]
     service = CaseService(MemoryEventStore(clock=fixed_clock()), builtin_registry())
 
@@ -64,7 +72,7 @@ def build_case(texts: Sequence[str], *, actor: str, host: str, argv: Sequence[st
     cid = service.new_case(
         f"Slow decode {t[0]}",
         symptom=f"11 tok/s on {t[1]}",
-        environment={"host": host, "site": t[2], "notes": t[3]},
+        environment={"host": host, "site": t[2], "notes": t[3], **(environment or {})},
         case_id="planted",
         who=who(0),
     )

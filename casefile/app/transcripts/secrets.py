@@ -51,7 +51,8 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "password in URL",
-        re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@'\"]+:)([^\s@/'\"]+)(?=@)"),
+        # (a scheme is short: unbounded, a long dotted word before ``://`` was quadratic)
+        re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]{0,31}://[^\s:/@'\"]+:)([^\s@/'\"]+)(?=@)"),
     ),
     (
         "password field",
