@@ -58,7 +58,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import os
 import shlex
 import socket
 import threading
@@ -79,6 +78,12 @@ from casefile.probes.runners.result import RunResult
 from casefile.probes.runners.ssh_agent import agent_at
 from casefile.probes.runners.ssh_channel import SOURCE, Limits, run_on_channel, ssh_result
 from casefile.probes.runners.ssh_config import ssh_home
+from casefile.probes.runners.ssh_dial import (
+    closed_by_peer,
+    default_keys_elsewhere,
+    dial,
+    key_exchange_done,
+)
 from casefile.probes.runners.ssh_hostkeys import (
     HostKeyChanged,
     HostKeyInfo,
@@ -328,7 +333,7 @@ class SshRunner:
             # the handshake through the hop has its own timeout, as a hop's connection has
             deadline = time.monotonic() + timeout
         else:
-            sock = _dial(target, timeout)
+            sock = dial(target, timeout)
         name = target.known_hosts_name
         files = KnownHostsFiles.for_target(target, self._known_hosts_path)
         try:
@@ -352,7 +357,7 @@ class SshRunner:
         key_files = [p for p in (*target.identity_files, *self._identity_files) if Path(p).exists()]
         use_defaults = not target.identities_only
         look_for_keys = self._look_for_keys and use_defaults
-        default_keys = _default_keys_elsewhere() if look_for_keys else None
+        default_keys = default_keys_elsewhere() if look_for_keys else None
         if default_keys is not None:  # paramiko would look under $HOME: name them instead
             look_for_keys = False
         allow_agent = self._allow_agent and use_defaults and target.identity_agent != NO_AGENT
@@ -398,9 +403,9 @@ class SshRunner:
         except Exception as e:  # SSHException, EOFError, socket errors mid-handshake …
             # paramiko often reports a failed login as the last key-loading error rather than
             # AuthenticationException, so the phase decides: past key exchange means auth failed.
-            past_kex = _key_exchange_done(client)
+            past_kex = key_exchange_done(client)
             client.close()
-            closed = _closed_by_peer(e)
+            closed = closed_by_peer(e)
             timed_out = not closed and (time.monotonic() >= deadline - 0.05 or "banner" in str(e))
             if isinstance(e, paramiko.AuthenticationException) or (past_kex and not timed_out):
                 tried = [f"identity files {key_files}" if key_files else "no identity files"]
@@ -548,65 +553,3 @@ class SshTargetRunner:
         return self.runner.run(
             self.target, argv, timeout_s=timeout_s, connect_timeout_s=self.connect_timeout_s
         )
-
-
-def _dial(target: SshTarget, timeout: float) -> socket.socket:
-    """A TCP connection to the target, failures named by cause (DNS, refused, timeout)."""
-    where = host_port(target.hostname, target.port)
-    try:
-        sock = socket.create_connection((target.hostname, target.port), timeout)
-    except socket.gaierror as e:
-        raise ConnectFailure(f"cannot resolve host {target.hostname}: {e.strerror}", "dns") from e
-    except ConnectionRefusedError as e:
-        raise ConnectFailure(f"connection refused by {where}", "refused") from e
-    except TimeoutError as e:
-        raise ConnectFailure(
-            f"connecting to {where} timed out after {timeout:g}s", "connect_timeout", True
-        ) from e
-    except OSError as e:
-        raise ConnectFailure(f"cannot connect to {where}: {e.strerror or e}", "connect") from e
-    # Without TCP_NODELAY, a channel-open written right after the previous channel's close
-    # waits for the server's delayed ACK (Nagle): ~40 ms added to every pooled command.
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    return sock
-
-
-#: The default keys paramiko's ``look_for_keys`` tries (the types it can use), in its order.
-PARAMIKO_DEFAULT_KEYS = ("id_rsa", "id_ecdsa", "id_ed25519")
-
-
-def _default_keys_elsewhere() -> list[str] | None:
-    """The default keys ``ssh`` would try, where paramiko's ``look_for_keys`` would not find
-    them: it looks under ``$HOME``, ``ssh`` under the passwd home (:func:`ssh_home`), the one
-    home casefile uses for every SSH file. They are then named as identity files, which
-    paramiko tries before the agent rather than after it. None when the two homes are the same
-    directory: paramiko's own search is then the right one, in its usual place."""
-    home = ssh_home()
-    if os.path.realpath(Path.home()) == os.path.realpath(home):
-        return None
-    paths = (home / ".ssh" / name for name in PARAMIKO_DEFAULT_KEYS)
-    return [str(p) for p in paths if p.is_file() and os.access(p, os.R_OK)]
-
-
-def _closed_by_peer(error: BaseException) -> bool:
-    """Whether the server hung up: paramiko wraps the EOF (a banner read that hit EOF becomes
-    "Error reading SSH protocol banner"), so the whole cause/context chain is looked at."""
-    seen: BaseException | None = error
-    for _ in range(8):
-        if seen is None:
-            return False
-        if isinstance(seen, EOFError | ConnectionResetError | BrokenPipeError):
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
-
-
-def _key_exchange_done(client: paramiko.SSHClient) -> bool:
-    transport = client.get_transport()
-    if transport is None:
-        return False
-    try:
-        transport.get_remote_server_key()
-    except paramiko.SSHException:
-        return False
-    return True
