@@ -177,6 +177,33 @@ def test_the_redact_map_is_readable_by_its_owner_only(
     assert stat.S_IMODE(out.stat().st_mode) == 0o644
 
 
+def test_the_chart_never_replaces_a_file_of_the_users(cli: CLI, imported: str, here: Path) -> None:
+    """``-o keep.md`` beside the user's own ``keep.svg``: refused in one line, nothing written
+    (R3-L7); a chart an earlier run wrote there is replaced as before."""
+    (here / "keep.svg").write_bytes(b"KEEP\n")
+    done = cli("report", imported, "-o", str(here / "keep.md"))
+    assert done.code == 1
+    assert done.err.count("\n") == 1 and "a file that casefile did not write" in done.err
+    assert (here / "keep.svg").read_bytes() == b"KEEP\n"
+    assert sorted(p.name for p in here.iterdir()) == ["keep.svg"]
+    for _ in range(2):
+        done = cli("report", imported, "-o", str(here / "pm.md"))
+        assert done.code == 0, done.err
+    assert b"casefile-report-digest" in (here / "pm.svg").read_bytes()
+
+
+@pytest.mark.parametrize("mapping", ["pm.svg", "./pm.md"])
+def test_the_map_is_never_written_over_by_the_report_or_its_chart(
+    cli: CLI, imported: str, here: Path, monkeypatch: pytest.MonkeyPatch, mapping: str
+) -> None:
+    monkeypatch.chdir(here)
+    redacting = ["--redact", "--redact-map", mapping]
+    done = cli("report", imported, "-o", "pm.md", *redacting)
+    assert done.code == 1
+    assert done.err.count("\n") == 1 and "would be that one file" in done.err
+    assert list(here.iterdir()) == []
+
+
 def test_a_failed_write_leaves_the_old_file_and_no_temporary(
     cli: CLI, imported: str, here: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
