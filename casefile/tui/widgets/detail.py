@@ -58,7 +58,7 @@ def event_renderable(detail: EventDetail) -> RenderableType:
     ]
     if detail.occurred_at and detail.occurred_at != detail.recorded_at:
         rows.append(("recorded", long_time(detail.recorded_at)))
-    rows.append(("summary", line(detail.summary)))
+    rows.append(("summary", block(detail.summary)))  # a multi-line note reads as lines
     if detail.text:
         rows.append(("text", block(detail.text)))
     if detail.outcome:
