@@ -40,7 +40,7 @@ from contextlib import closing
 from dataclasses import dataclass
 from typing import Literal, Protocol, TypeVar
 
-from casefile.app.interrupts import StopOnInterrupt
+from casefile.app.interrupts import StopOnInterrupt, StopRequest
 from casefile.domain.events import GENESIS_HASH, Event
 from casefile.errors import CasefileError, IntegrityError, StoreError
 from casefile.store.base import EventStore
@@ -225,7 +225,7 @@ class ChangeFeed:
     # -- following --------------------------------------------------------------------------
 
     def batches(
-        self, stop: threading.Event | None = None, timeout: float | None = None
+        self, stop: StopRequest | None = None, timeout: float | None = None
     ) -> Iterator[FeedItem]:
         """Block and yield each batch of new events as it comes, or a :class:`HistoryRewritten`.
 
@@ -235,13 +235,13 @@ class ChangeFeed:
 
         Ctrl-C in the main thread ends the iteration too, and then raises ``KeyboardInterrupt``
         as anywhere else, but only once the loop has stopped and the listening connection is
-        closed: while the iterator is alive, SIGINT sets ``stop`` instead of raising inside a
-        store read (see :mod:`casefile.app.interrupts`). A caller that installed its own
-        SIGINT handler keeps it, and stops the feed through ``stop``.
+        closed: while the iterator is alive, SIGINT only asks it to stop instead of raising
+        inside a store read (see :mod:`casefile.app.interrupts`). A caller that installed its
+        own SIGINT handler keeps it, and stops the feed through ``stop``.
         """
-        stop = stop or threading.Event()
         deadline = None if timeout is None else time.monotonic() + timeout
-        with StopOnInterrupt(stop) as interrupt, closing(self._follow(stop, deadline)) as items:
+        interrupt = StopOnInterrupt(stop)
+        with interrupt, closing(self._follow(interrupt, deadline)) as items:
             for item in items:
                 if isinstance(item, CasefileError):
                     raise item
@@ -283,7 +283,7 @@ class ChangeFeed:
             self._on_notice(message)
 
     def _follow(
-        self, stop: threading.Event, deadline: float | None
+        self, stop: StopRequest, deadline: float | None
     ) -> Generator[list[Event] | HistoryRewritten | CasefileError, None, None]:
         """Look, wait for a wake-up, look again … until ``stop`` or ``deadline``.
 
@@ -443,7 +443,7 @@ class _Wakeups:
                 f"change feed: {what} ({error}); polling every {self._feed.poll_interval:g} s"
             )
 
-    def wait(self, stop: threading.Event, deadline: float | None) -> bool:
+    def wait(self, stop: StopRequest, deadline: float | None) -> bool:
         """Block until the next look is due (or ``stop``); whether it should first compare
         the change token (only when polling: a notification or a safety look reads)."""
         nudge = self._feed._nudge
@@ -544,7 +544,7 @@ def _mask(store: object, message: str) -> str:
     return mask_secrets(message, url)
 
 
-def _sleep(stop: threading.Event, nudge: threading.Event, until: float) -> bool:
+def _sleep(stop: StopRequest, nudge: threading.Event, until: float) -> bool:
     """Wait until ``until``; False if ``stop`` or ``nudge`` cut the wait short."""
     while True:
         if stop.is_set() or nudge.is_set():

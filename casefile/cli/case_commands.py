@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import threading
 from typing import TYPE_CHECKING
 
 from casefile.cli.parsing import (
@@ -24,6 +23,7 @@ from casefile.cli.parsing import (
 from casefile.cli.terminal import say, say_json
 
 if TYPE_CHECKING:
+    from casefile.app.interrupts import StopRequest
     from casefile.app.service import CaseService
     from casefile.domain.events import Event
 
@@ -111,7 +111,7 @@ def _follow_case(args: argparse.Namespace) -> int:
     """``log --follow``: Ctrl-C is how a follower stops, so it exits 0, and it must close what
     it opened whenever it comes (opening the case, printing the history, waiting).
 
-    From before the case is opened, SIGINT only sets ``stop`` (see
+    From before the case is opened, SIGINT only asks the follower to stop (see
     :mod:`casefile.app.interrupts`): a ``KeyboardInterrupt`` raised inside the store could
     leave a pool's lock held and the close that follows waiting for it forever.
     """
@@ -121,16 +121,16 @@ def _follow_case(args: argparse.Namespace) -> int:
     with StopOnInterrupt() as interrupt:
         try:
             with open_case(args.case, args.db) as opened:
-                if interrupt.stop.is_set():
+                if interrupt.is_set():
                     return 0
-                return _follow(opened.service, opened.case_id, args.json, interrupt.stop)
+                return _follow(opened.service, opened.case_id, args.json, interrupt)
         except KeyboardInterrupt:
             # only where the handler could not be installed (not the main thread, or a
             # handler of someone else's): the old way, still an ordinary end
             return 0
 
 
-def _follow(service: CaseService, case_id: str, as_json: bool, stop: threading.Event) -> int:
+def _follow(service: CaseService, case_id: str, as_json: bool, stop: StopRequest) -> int:
     """Print every event, then each new one as it arrives, flushed (also into a pipe), until
     ``stop`` is set."""
     from casefile.cli.render import LOCAL, render_log_row

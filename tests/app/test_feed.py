@@ -27,6 +27,7 @@ from psycopg.conninfo import conninfo_to_dict
 from sqlalchemy import create_engine, text
 
 from casefile.app.feed import ChangeFeed, FeedWatcher, HistoryRewritten
+from casefile.app.interrupts import StopOnInterrupt
 from casefile.domain.events import GENESIS_HASH, Event, NewEvent
 from casefile.errors import CasefileError, IntegrityError, StoreError
 from casefile.store.casedir import EVENTS_FILE, export_case
@@ -776,6 +777,31 @@ def test_ctrl_c_during_a_store_read_lets_the_read_finish_then_ends_the_iteration
     assert store.sent, "the feed never read the change token"
     assert (store.began, store.finished) == (1, 1), "Ctrl-C raised inside the store's read"
     assert got == [1] and listener.closed
+
+
+class _SetIsALock(threading.Event):
+    """An event whose ``set`` a signal handler must never call: ``set`` takes the event's lock,
+    which the interrupted main thread may be holding inside that event's ``wait``."""
+
+    def set(self) -> None:
+        raise AssertionError("the SIGINT handler took a lock (Event.set)")
+
+
+def test_the_sigint_handler_takes_no_lock() -> None:
+    """A follower once ignored Ctrl-C for good, one run in a few hundred: the handler called
+    ``Event.set`` while the main thread held that event's lock in ``wait``, and waited for
+    itself. The handler now only sets an attribute, and the loop sees it within a slice."""
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signals reach only the main thread")
+    also = _SetIsALock()
+    with python_ctrl_c(), StopOnInterrupt(also) as interrupt:
+        assert interrupt.installed and not interrupt.is_set()
+        signal.raise_signal(signal.SIGINT)
+        for _ in range(1000):  # bytecodes at which Python runs signal handlers
+            pass
+        assert interrupt.interrupted and interrupt.is_set()
+        assert interrupt.wait(0.01)
+    assert not also.is_set()
 
 
 # -- the LISTEN side on its own ----------------------------------------------------------------
