@@ -25,6 +25,9 @@ URL (``?connect_timeout=5&statement_timeout=60``) or with ``CASEFILE_PG_CONNECT_
 from __future__ import annotations
 
 import os
+import random
+import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -153,6 +156,24 @@ def _bounded_postgres(url: URL) -> URL:
     return url.set(query=query)
 
 
+def _use_wal(cursor: Any) -> None:
+    """Switch the file to WAL unless it is already. The switch needs the database to itself,
+    and SQLite answers "database is locked" at once, without its busy handler, to a connection
+    that asks while another holds it (processes opening a new database at once): so ask only
+    when needed, and ask again, with jitter, within the busy timeout."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            if str(cursor.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal":
+                return
+            cursor.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() >= deadline:
+                raise
+            time.sleep(random.uniform(0.005, 0.05))
+
+
 def _sqlite_engine(url: URL) -> Engine:
     query = dict(url.query)
     requested = query.pop("synchronous", None) or os.environ.get(ENV_SYNCHRONOUS)
@@ -174,7 +195,7 @@ def _sqlite_engine(url: URL) -> Engine:
         try:
             cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             if not in_memory:
-                cursor.execute("PRAGMA journal_mode = WAL")
+                _use_wal(cursor)
             cursor.execute(f"PRAGMA synchronous = {synchronous}")
         finally:
             cursor.close()

@@ -153,6 +153,11 @@ def run_on_channel(
             )
         return _stopped(channel, stopped.reason, limits, target, argv, started_at, t0, out, err)
     except (paramiko.SSHException, OSError, EOFError) as e:
+        reason = stop_reason()
+        if reason is not None:
+            # The deadline (or a cancel) had come when the channel failed: under a flood the
+            # failure is that stop's echo, and the run is what the stop makes it.
+            return _stopped(channel, reason, limits, target, argv, started_at, t0, out, err)
         channel.close()
         return ssh_result(
             target,
