@@ -74,6 +74,10 @@ class Probe:
     #: reads the NCCL_DEBUG log nccl-debug reads, and its table besides): given a command line
     #: both could have read, ``casefile ingest`` and ``record`` record it as this probe
     covers: tuple[str, ...] = ()
+    #: whether a text looks like this probe's output (cheap, never raises): a paste recorded
+    #: under ``command`` or under another probe is offered to every probe that recognises it,
+    #: because people paste a profiler table or a training log from whatever command ran it
+    recognises: Callable[[str], bool] | None = None
 
     def __post_init__(self) -> None:
         # a plugin's mistake here would otherwise turn every match into a plain command run
