@@ -194,6 +194,7 @@ class CaseService(TriageVerbs, ProbeVerbs, ViewVerbs, ServiceCore):
                         spec.prior,
                         spec.id,
                         spec.meaning,
+                        spec.requires,
                     )
                 )
             return playbook.question_id

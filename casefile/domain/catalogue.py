@@ -56,6 +56,13 @@ class QuestionProposed(Payload):
     playbook: str | None = None
 
 
+class Requirement(Payload):
+    """What a hypothesis needs the case to state: the intake question's answer among these."""
+
+    intake: str = Field(min_length=1)
+    answers: list[str] = Field(min_length=1)
+
+
 class HypothesisProposed(Payload):
     hypothesis_id: str = Field(min_length=1)
     question_id: str = Field(min_length=1)
@@ -63,6 +70,8 @@ class HypothesisProposed(Payload):
     text: str = Field(min_length=1)
     prior: float = Field(gt=0.0, le=1.0)
     meaning: str | None = None
+    #: structure before statistics: answers that contradict one leave it without mass
+    requires: list[Requirement] | None = None
 
 
 class HypothesisRefined(Payload):
@@ -185,7 +194,9 @@ class ExperimentRecorded(Payload):
     """Two runs of one benchmark that differ in one stated change, and what each measured.
 
     ``speedup`` is how much better the variant did (above 1 is better, whichever way the
-    metric runs), stored so that replay never recomputes it."""
+    metric runs), stored so that replay never recomputes it. It is absent, with
+    ``higher_is_better``, when nothing said which way is better (a unit that is neither a
+    duration nor a rate): the figures are kept and no rule reads them."""
 
     experiment_id: str = Field(min_length=1)
     change: str = Field(min_length=1)
@@ -196,8 +207,9 @@ class ExperimentRecorded(Payload):
     metric: str = Field(min_length=1)
     baseline_value: float = Field(gt=0.0)
     variant_value: float = Field(gt=0.0)
-    speedup: float = Field(gt=0.0)
-    higher_is_better: bool = True
+    speedup: float | None = Field(default=None, gt=0.0)
+    #: every experiment written before directions could stay unsaid states it
+    higher_is_better: bool | None = None
     unit: str | None = None
     note: str | None = None
     #: true for figures stated rather than measured here ("27 GB/s before, 48 after")
@@ -205,6 +217,8 @@ class ExperimentRecorded(Payload):
 
     @model_validator(mode="after")
     def _runs_or_reported(self) -> ExperimentRecorded:
+        if (self.speedup is None) != (self.higher_is_better is None):
+            raise ValueError("a speedup needs the direction it was taken in, and only then")
         if self.reported:
             if self.baseline_seq is not None or self.variant_seq is not None:
                 raise ValueError("a reported experiment names no runs")

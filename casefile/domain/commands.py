@@ -8,7 +8,7 @@ the problem and what exists instead. The application service appends what these 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from casefile.domain.beliefs.projection import MIN_CATCH_ALL_PRIOR, Projection
@@ -88,8 +88,12 @@ def propose_hypothesis(
     prior: float,
     hypothesis_id: str | None = None,
     meaning: str | None = None,
+    requires: Sequence[tuple[str, Sequence[str]]] = (),
 ) -> NewEvent:
     """Propose a hypothesis under a question (absolute prior) or a hypothesis (a share).
+
+    ``requires`` lists (intake question, answers under which it can hold): a playbook's
+    structure, recorded in the event so the case never needs the playbook to replay.
 
     A top-level prior comes out of the catch-all. Until the question has evidence, the
     catch-all keeps its reserve (the ``catch_all`` it was proposed with); afterwards a newly
@@ -144,6 +148,10 @@ def propose_hypothesis(
         payload["parent_id"] = parent
     if meaning:
         payload["meaning"] = meaning
+    if requires:
+        payload["requires"] = [
+            {"intake": intake, "answers": list(answers)} for intake, answers in requires
+        ]
     return NewEvent("hypothesis.proposed", payload)
 
 

@@ -24,6 +24,12 @@ Layout::
     prior = 0.35                          # absolute for top-level, a share of the parent's below
     parent = "..."                        # optional
     meaning = "one line: what would be true if this is the answer"
+    requires = [{ intake = "gpu-count", answers = ["several"] }]   # optional: see below
+
+A hypothesis's ``requires`` names intake answers under which it can hold at all. Once the
+case states another answer (asked, from ``--env`` or from a probe's facts), the hypothesis
+"does not apply": it holds no probability, and its probes and rules are not suggested, until
+that answer is superseded. A child inherits its parent's requirements.
 
     [[rule]]  ...                         # see casefile.domain.rules
 """
@@ -32,7 +38,7 @@ from __future__ import annotations
 
 import math
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,7 +52,7 @@ from casefile.domain.expected import (
 from casefile.domain.experiments import ExperimentRule, experiment_from_dict
 from casefile.domain.facts import Fact
 from casefile.domain.intake import IntakeQuestion, intake_from_dict
-from casefile.domain.rules import Rule, rule_from_dict
+from casefile.domain.rules import Rule, requirements_from, rule_from_dict
 from casefile.errors import RuleError
 
 
@@ -57,6 +63,8 @@ class HypothesisSpec:
     prior: float
     parent: str | None = None
     meaning: str | None = None
+    #: (intake question id, answers under which it can hold)
+    requires: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -154,6 +162,7 @@ def playbook_from_dict(data: Mapping[str, Any], source: str = "playbook") -> Pla
         rate_from_dict(raw, f"{source}: expected_rate #{n + 1}")
         for n, raw in enumerate(data.get("expected_rate", []))
     )
+    _check_requirements(hypotheses, rules, intake, source)
     for group, what in ((intake, "intake"), (experiments, "experiment")):
         names = [item.id for item in group]
         if len(set(names)) != len(names):
@@ -184,7 +193,31 @@ def _hypothesis(data: Any, source: str) -> HypothesisSpec:
         raise RuleError(f"{source}: hypothesis {hid}: prior must be within (0, 1]")
     parent = data.get("parent")
     meaning = data.get("meaning")
-    return HypothesisSpec(hid, text, float(prior), parent, meaning)
+    requires = requirements_from(data.get("requires", []), f"{source}: hypothesis {hid}")
+    return HypothesisSpec(hid, text, float(prior), parent, meaning, requires)
+
+
+def _check_requirements(
+    hypotheses: tuple[HypothesisSpec, ...],
+    rules: Sequence[Rule],
+    intake: tuple[IntakeQuestion, ...],
+    source: str,
+) -> None:
+    """Every requirement names an intake question of this playbook and answers it declares."""
+    questions = {q.id: q for q in intake}
+    owners = [(f"hypothesis {h.id}", h.requires) for h in hypotheses]
+    owners += [(f"rule {r.id}", r.requires) for r in rules]
+    for owner, requires in owners:
+        for qid, answers in requires:
+            question = questions.get(qid)
+            if question is None:
+                raise RuleError(f"{source}: {owner} requires unknown intake {qid!r}")
+            unknown = sorted(set(answers) - set(question.answers))
+            if unknown:
+                raise RuleError(
+                    f"{source}: {owner} requires answers {unknown} that intake {qid} does not "
+                    "declare"
+                )
 
 
 def _check_tree(hypotheses: tuple[HypothesisSpec, ...], catch_all: float, source: str) -> None:

@@ -156,6 +156,16 @@ class Rule:
     load: str = "any"
     reliability: float = DEFAULT_RULE_RELIABILITY
     title: str = ""
+    #: (intake question id, answers): what the case must state for this rule to be worth
+    #: suggesting (nccl-tests says nothing about a job on one GPU); it still reads any run
+    requires: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def suggested_under(self, answers: Mapping[str, str]) -> bool:
+        """Whether no answer in force contradicts what this rule needs to be worth a run."""
+        return all(
+            answers.get(intake) is None or answers[intake] in allowed
+            for intake, allowed in self.requires
+        )
 
     @property
     def outcome_names(self) -> tuple[str, ...]:
@@ -321,7 +331,31 @@ def rule_from_dict(data: Mapping[str, Any], question: str, where: str = "rule") 
         load=str(load),
         reliability=float(reliability),
         title=str(data.get("title", rid)),
+        requires=requirements_from(data.get("requires", []), label),
     )
+
+
+def requirements_from(raw: Any, label: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """``requires = [{ intake = "gpu-count", answers = ["several"] }]`` as (question, answers)
+    pairs; whether the questions and answers exist is the playbook's to check."""
+    if not isinstance(raw, list):
+        raise RuleError(f"{label}: 'requires' must be a list of {{ intake, answers }} tables")
+    out = []
+    for need in raw:
+        answers = need.get("answers") if isinstance(need, Mapping) else None
+        if (
+            not isinstance(need, Mapping)
+            or not isinstance(need.get("intake"), str)
+            or not isinstance(answers, list)
+            or not answers
+            or not all(isinstance(a, str) for a in answers)
+        ):
+            raise RuleError(
+                f"{label}: each of 'requires' needs 'intake' (a question id) and 'answers' "
+                "(a non-empty list)"
+            )
+        out.append((str(need["intake"]), tuple(answers)))
+    return tuple(out)
 
 
 def _statistic(data: Any, label: str) -> Statistic:

@@ -133,6 +133,11 @@ def build_ruled_out(src: Sources) -> tuple[RuledOut, ...]:
         if row.id.endswith("/catch-all"):
             continue
         retired = row.status == "retired"
+        if not retired and row.reason is not None:
+            # structure, not evidence: the case states something the hypothesis cannot hold under
+            why = f"does not apply: {row.reason}"
+            out.append(RuledOut(row.id, row.text, row.confidence, False, why, None, None))
+            continue
         if not retired and row.confidence >= RULED_OUT_BELOW:
             continue
         if retired and row.id in retirements:

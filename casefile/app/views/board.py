@@ -72,11 +72,13 @@ class TreeRow:
     text: str
     depth: int
     confidence: float
-    status: str  # "open", "retired", "ruled out" or "catch-all"
+    status: str  # "open", "retired", "does not apply", "ruled out" or "catch-all"
     leader: bool  # the question's most likely top-level hypothesis
     runner_up: bool  # its strongest alternative
     trend: float  # change since the step before the latest evidence (0 when none)
     series: tuple[float, ...]  # confidence at each of the last evidence steps, oldest first
+    #: with "does not apply": the answer that rules it out and its seq
+    reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -328,7 +330,7 @@ def _tree_rows(
     before = before_latest.snapshots.get(qid) if before_latest is not None else None
     rows: list[TreeRow] = []
 
-    def row(hid: str, depth: int, status: str) -> TreeRow:
+    def row(hid: str, depth: int, status: str, reason: str | None = None) -> TreeRow:
         value = confidences.get(hid, 0.0)
         series = tuple(h.confidences.get(hid, 0.0) for h in history if h is not None)
         trend = value - before.confidences.get(hid, 0.0) if before is not None else 0.0
@@ -343,16 +345,20 @@ def _tree_rows(
             runner_up=hid == runner,
             trend=trend,
             series=series,
+            reason=reason,
         )
 
     for position in _depth_first(structure.parent):
         hid = structure.ids[position]
         value = confidences.get(hid, 0.0)
+        reason = structure.inapplicable[position]
         if structure.retired[position]:
             status = "retired"
+        elif reason is not None:
+            status = "does not apply"
         else:
             status = "ruled out" if value < RULED_OUT_BELOW else "open"
-        rows.append(row(hid, structure.depth[position], status))
+        rows.append(row(hid, structure.depth[position], status, reason))
     rows.append(row(structure.catch_all, 0, "catch-all"))
     return rows
 
@@ -430,7 +436,7 @@ def preview_evidence(
     rows = [
         PreviewRow(hid, structure.depth[i], before.get(hid, 0.0), after.get(hid, 0.0))
         for i, hid in enumerate(structure.ids)
-        if not structure.retired[i]
+        if not structure.retired[i] and structure.inapplicable[i] is None
     ]
     catch_all = structure.catch_all
     rows.append(PreviewRow(catch_all, 0, before.get(catch_all, 0.0), after.get(catch_all, 0.0)))

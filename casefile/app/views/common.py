@@ -62,11 +62,14 @@ class HypothesisRow:
     question: str
     confidence: float
     prior: float
-    status: str  # "open" or "retired"
+    status: str  # "open", "retired" or "does not apply"
     meaning: str | None
     depth: int
+    #: with "does not apply": the answer that rules it out and its seq
+    reason: str | None = None
 
     def to_json(self) -> dict[str, Any]:
+        extra = {"does_not_apply": self.reason} if self.reason is not None else {}
         return {
             "id": self.id,
             "text": self.text,
@@ -77,6 +80,7 @@ class HypothesisRow:
             "status": self.status,
             "meaning": self.meaning,
             "depth": self.depth,
+            **extra,
         }
 
 
@@ -87,6 +91,8 @@ def hypothesis_rows(question: QuestionState) -> tuple[HypothesisRow, ...]:
 
     def walk(hid: str, depth: int) -> None:
         node = question.nodes[hid]
+        reason = question.inapplicable_reason(hid)
+        status = "retired" if node.retired else "does not apply" if reason else "open"
         rows.append(
             HypothesisRow(
                 id=hid,
@@ -95,9 +101,10 @@ def hypothesis_rows(question: QuestionState) -> tuple[HypothesisRow, ...]:
                 question=question.id,
                 confidence=confidences.get(hid, 0.0),
                 prior=node.prior,
-                status="retired" if node.retired else "open",
+                status=status,
                 meaning=node.meaning,
                 depth=depth,
+                reason=reason,
             )
         )
         for child in node.children:

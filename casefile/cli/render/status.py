@@ -36,7 +36,13 @@ def render_status(view: StatusView) -> str:
         )
         for row in (h for h in view.hypotheses if h.question == question.id):
             label = "  " * row.depth + row.id
-            retired = "  (retired)" if row.status == "retired" else ""
+            retired = (
+                "  (retired)"
+                if row.status == "retired"
+                else f"  (does not apply: {row.reason})"
+                if row.reason is not None
+                else ""
+            )
             lines.append(
                 f"  {label:<28} {bar(row.confidence)} {percent(row.confidence)}"
                 f"  {row.text}{retired}"

@@ -41,8 +41,10 @@ The JSON (lists are in the projection's own order, so a restored fold dumps to t
 
     case          [case_id, title, symptom, last_seq, last_hash]
     concluded     the case.concluded record, or null
-    questions     [{id, text, catch_all, playbook, seq, evidence, sums, support, nodes}]
-                  nodes: [id, parent, text, prior, meaning, retired, reason, seq] in proposal
+    questions     [{id, text, catch_all, playbook, seq, evidence, sums, support, nodes,
+                  answers}]
+                  nodes: [id, parent, text, prior, meaning, retired, reason, seq, requires,
+                  inapplicable] in proposal
                   order; sums: each node's integer evidence sum; support: [[top, [[kind,
                   count], …]], …]
     evidence      columns, one entry per evidence in fold order: id, seq, question (index),
@@ -93,7 +95,7 @@ from casefile.domain.beliefs.fold_state import restore_stubs as _restore_stubs
 from casefile.domain.beliefs.fold_state import restore_warnings as _restore_warnings
 from casefile.domain.beliefs.projection import Projection, collector_paused
 
-ENGINE_VERSION = "fold-4"
+ENGINE_VERSION = "fold-5"
 
 #: The keys of a probe run's payload that a restored projection keeps (graph building and
 #: event detail read them; ``assess_evidence`` only needs the seq).

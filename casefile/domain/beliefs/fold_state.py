@@ -20,7 +20,7 @@ from casefile.domain.beliefs.fold_columns import check as _check
 from casefile.domain.beliefs.fold_columns import only as _only
 from casefile.domain.beliefs.fold_columns import picks as _picks
 from casefile.domain.beliefs.projection import Projection
-from casefile.domain.beliefs.question import HypothesisNode, QuestionState
+from casefile.domain.beliefs.question import HypothesisNode, QuestionState, Requirement
 from casefile.domain.beliefs.warnings import CaseWarning, WarningTracker
 
 _NUMBER = (float, int)
@@ -74,9 +74,12 @@ def dump_question(q: QuestionState) -> dict[str, Any]:
                 n.retired,
                 n.retired_reason,
                 n.proposed_seq,
+                [[need.intake, list(need.answers)] for need in n.requires],
+                n.inapplicable,
             ]
             for n in q.nodes.values()
         ],
+        "answers": [[intake, answer, seq] for intake, (answer, seq) in q.answers.items()],
     }
 
 
@@ -136,8 +139,23 @@ def restore_question(entry: dict[str, Any]) -> QuestionState:
     qid = entry["id"]
     _check(qid.__class__ is str and entry["text"].__class__ is str, "question id or text")
     nodes = []
-    for hid, parent, text, prior, meaning, retired, reason, seq in entry["nodes"]:
+    for row in entry["nodes"]:
+        _check(row.__class__ is list and len(row) == 10, f"node of {qid!r}")
+        hid, parent, text, prior, meaning, retired, reason, seq, needs, inapplicable = row
         _check(hid.__class__ is str and parent.__class__ in (str, _NONE), f"node of {qid!r}")
+        _check(inapplicable.__class__ in (str, _NONE), f"applicability of {hid!r}")
+        _check(
+            needs.__class__ is list
+            and all(
+                n.__class__ is list
+                and len(n) == 2
+                and n[0].__class__ is str
+                and n[1].__class__ is list
+                and _only(n[1], str)
+                for n in needs
+            ),
+            f"requirements of {hid!r}",
+        )
         _check(text.__class__ is str and meaning.__class__ in (str, _NONE), f"node {hid!r}")
         _check(prior.__class__ in _NUMBER and 0.0 < prior <= 1.0, f"prior of {hid!r}")
         _check(retired.__class__ is bool and seq.__class__ is int, f"node {hid!r}")
@@ -153,6 +171,8 @@ def restore_question(entry: dict[str, Any]) -> QuestionState:
                 retired=retired,
                 retired_reason=reason,
                 proposed_seq=seq,
+                requires=tuple(Requirement(n[0], tuple(n[1])) for n in needs),
+                inapplicable=inapplicable,
             )
         )
     ids = {n.id for n in nodes}
@@ -167,6 +187,13 @@ def restore_question(entry: dict[str, Any]) -> QuestionState:
     evidence_count, proposed = entry["evidence"], entry["seq"]
     _check(evidence_count.__class__ is int and proposed.__class__ is int, "question counts")
     _check(entry["playbook"].__class__ in (str, _NONE), "playbook")
+    answers = {}
+    for item in entry["answers"]:
+        _check(item.__class__ is list and len(item) == 3, f"answers of {qid!r}")
+        intake, answer, at = item
+        _check(intake.__class__ is str and answer.__class__ is str, f"answers of {qid!r}")
+        _check(at.__class__ is int, f"answers of {qid!r}")
+        answers[intake] = (answer, at)
     return QuestionState.restored(
         id=qid,
         text=entry["text"],
@@ -177,6 +204,7 @@ def restore_question(entry: dict[str, Any]) -> QuestionState:
         sums=_all(entry["sums"], (int,), f"sums of {qid!r}"),
         evidence_count=evidence_count,
         support=support,
+        answers=answers,
     )
 
 

@@ -23,7 +23,7 @@ from casefile.domain.beliefs.projection_state import SURPRISE_FLAG_BITS as SURPR
 from casefile.domain.beliefs.projection_state import PivotDepths as PivotDepths
 from casefile.domain.beliefs.projection_state import Projection as Projection
 from casefile.domain.beliefs.projection_state import Step as Step
-from casefile.domain.beliefs.question import HypothesisNode, QuestionState, Surprise
+from casefile.domain.beliefs.question import HypothesisNode, QuestionState, Requirement, Surprise
 from casefile.domain.beliefs.tree import moved_depth
 from casefile.domain.catalogue import CURRENT_VERSIONS
 from casefile.domain.events import Event
@@ -251,9 +251,12 @@ class _Folder:
                 prior=payload["prior"],
                 meaning=payload.get("meaning"),
                 proposed_seq=event.seq,
+                requires=requirements(payload.get("requires")),
             )
         )
         self.p.hypothesis_question[hid] = qid
+        if question.answers:
+            question.settle_requirements()
         return {qid}
 
     def _node(self, hid: str) -> tuple[QuestionState, HypothesisNode]:
@@ -369,12 +372,22 @@ class _Folder:
         )
         p.evidence[eid] = state
         count_support(question, state, +1)
+        intake = payload.get("intake")
+        if intake is not None:
+            question.record_answer(str(intake["id"]), str(intake["answer"]), event.seq)
         return {qid}, surprise
 
 
 #: The least prior the catch-all may be left with: "something not yet named" never reaches 0,
 #: or no later hypothesis could be carved out of it and no evidence could make it rise.
 MIN_CATCH_ALL_PRIOR = 1e-6
+
+
+def requirements(raw: Any) -> tuple[Requirement, ...]:
+    """A ``hypothesis.proposed`` payload's ``requires`` as the fold holds them."""
+    if not raw:
+        return ()
+    return tuple(Requirement(str(r["intake"]), tuple(str(a) for a in r["answers"])) for r in raw)
 
 
 def check_tree_change(

@@ -47,11 +47,27 @@ __all__ = [
     "HypothesisNode",
     "QuestionSnapshot",
     "QuestionState",
+    "Requirement",
     "Structure",
     "Surprise",
     "catch_all_id",
     "leading_leaf",
 ]
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """One thing a hypothesis needs the case to state: an intake answer among ``answers``.
+
+    Structure before statistics: a peer-to-peer cause cannot hold for a job on one GPU, so
+    once the case says it runs on one, that hypothesis holds no probability at all rather
+    than a small one that evidence for unrelated causes could lift again."""
+
+    intake: str
+    answers: tuple[str, ...]
+
+    def contradicted_by(self, answer: str) -> bool:
+        return answer not in self.answers
 
 
 @dataclass
@@ -66,6 +82,11 @@ class HypothesisNode:
     retired_reason: str | None = None
     proposed_seq: int = 0
     children: list[str] = field(default_factory=list)
+    #: what the case must state for it to apply at all: (intake question id, the answers
+    #: under which it can hold); an answer in force outside them leaves it without mass
+    requires: tuple[Requirement, ...] = ()
+    #: why it does not apply now ("gpu-count = one (seq 9)"), None while it can
+    inapplicable: str | None = None
 
 
 @dataclass
@@ -78,6 +99,8 @@ class QuestionState:
     top: list[str] = field(default_factory=list)
     nodes: dict[str, HypothesisNode] = field(default_factory=dict)
     evidence_count: int = 0
+    #: intake question id → (answer in force, the seq that recorded it)
+    answers: dict[str, tuple[str, int]] = field(default_factory=dict)
     #: top-level hypothesis → evidence kind → number of active evidence events favouring it
     support: dict[str, dict[str, int]] = field(default_factory=dict)
     _index: dict[str, int] = field(default_factory=dict)
@@ -168,6 +191,7 @@ class QuestionState:
         sums: list[int],
         evidence_count: int,
         support: dict[str, dict[str, int]],
+        answers: dict[str, tuple[str, int]] | None = None,
     ) -> QuestionState:
         """A question rebuilt from saved state (see ``fold_codec``): its nodes in proposal
         order (childless; children are linked here), and the per-node evidence sums.
@@ -196,6 +220,7 @@ class QuestionState:
         question._sums = list(sums)
         question.evidence_count = evidence_count
         question.support = support
+        question.answers = dict(answers or {})
         question.refresh_priors()
         return question
 
@@ -224,6 +249,43 @@ class QuestionState:
     def is_active(self, node_id: str) -> bool:
         return not any(self.nodes[n].retired for n in self.path(node_id))
 
+    def record_answer(self, intake: str, answer: str, seq: int) -> bool:
+        """Hold an intake answer in force and settle which hypotheses apply; whether any
+        changed (the caller then has a new structure)."""
+        before = self.answers.get(intake)
+        self.answers[intake] = (answer, seq)
+        if self.settle_requirements():
+            return True
+        if before is None or before[0] != answer:
+            self.refresh_priors()  # the structure carries the answers the ranking reads
+        return False
+
+    def settle_requirements(self) -> bool:
+        """Mark each hypothesis whose requirement an answer in force contradicts, clear the
+        mark where the answer changed, and rebuild the structure if anything moved."""
+        changed = False
+        for node in self.nodes.values():
+            reason = None
+            for need in node.requires:
+                held = self.answers.get(need.intake)
+                if held is not None and need.contradicted_by(held[0]):
+                    reason = f"{need.intake} = {held[0]} (seq {held[1]})"
+                    break
+            if reason != node.inapplicable:
+                node.inapplicable = reason
+                changed = True
+        if changed:
+            self.refresh_priors()
+        return changed
+
+    def inapplicable_reason(self, node_id: str) -> str | None:
+        """Why this hypothesis (or an ancestor that carries it) does not apply, if it does not."""
+        for hid in self.path(node_id):
+            reason = self.nodes[hid].inapplicable
+            if reason is not None:
+                return reason if hid == node_id else f"{reason}, through {hid}"
+        return None
+
     def subtree(self, node_id: str) -> list[str]:
         out = [node_id]
         for child in self.nodes[node_id].children:
@@ -243,7 +305,7 @@ class QuestionState:
             depth.append(0 if up < 0 else depth[up] + 1)
             top.append(position if up < 0 else top[up])
         subtree = tuple(tuple(index[n] for n in self.subtree(i)) for i in ids)
-        open_tops = [h for h in self.top if not self.nodes[h].retired]
+        open_tops = [h for h in self.top if self._holds(self.nodes[h])]
         tops = (*open_tops, self.catch_all_id)
         leaves: list[int] = []
         log_priors: list[int] = []
@@ -251,7 +313,7 @@ class QuestionState:
 
         def walk(node_id: str, mass: float, top_position: int) -> None:
             node = self.nodes[node_id]
-            if node.retired:
+            if not self._holds(node):
                 return
             own = mass * max(0.0, 1.0 - self.children_share(node_id))
             if own > 0.0:
@@ -280,12 +342,19 @@ class QuestionState:
             log_priors=tuple(log_priors),
             leaf_top=tuple(leaf_top),
             retired=tuple(self.nodes[i].retired for i in ids),
+            inapplicable=tuple(self.inapplicable_reason(i) for i in ids),
+            answers={intake: answer for intake, (answer, _) in self.answers.items()},
             leaf_position={leaf: k for k, leaf in enumerate(leaves)},
             catch_all_prior=catch_all,
             leaf_priors=tuple(zip(leaves, log_priors, strict=True)),
             index=dict(index),
         )
         self.recompute()
+
+    @staticmethod
+    def _holds(node: HypothesisNode) -> bool:
+        """Whether a node can hold probability: not retired, and not ruled out by structure."""
+        return not node.retired and node.inapplicable is None
 
     # --- evidence --------------------------------------------------------------------------
 

@@ -215,6 +215,8 @@ def rank_next_steps(
         belief = beliefs.get(rule.question)
         if belief is None or (question_id is not None and rule.question != question_id):
             continue
+        if not rule.suggested_under(belief.structure.answers):
+            continue  # the case states what leaves this rule nothing to tell
         if rule.question not in paths:
             paths[rule.question] = belief.paths()
         gain = mutual_information_bits(belief.probs, _table(paths[rule.question], rule))
@@ -248,7 +250,8 @@ def rank_probes(
     beliefs = beliefs_at(projection, seq)
     groups: dict[tuple[str, str], list[Candidate]] = {}
     for candidate in candidates:
-        if candidate.rule.question in beliefs:
+        belief = beliefs.get(candidate.rule.question)
+        if belief is not None and candidate.rule.suggested_under(belief.structure.answers):
             groups.setdefault((candidate.probe, candidate.rule.question), []).append(candidate)
     paths: dict[str, list[list[str]]] = {}
     steps: list[ProbeStep] = []

@@ -36,6 +36,10 @@ class Structure:
     log_priors: tuple[int, ...]  # aligned with leaves
     leaf_top: tuple[int, ...]  # position in ``tops`` of each leaf's top-level hypothesis
     retired: tuple[bool, ...]
+    #: per node, why it does not apply (its own or an ancestor's requirement), else None
+    inapplicable: tuple[str | None, ...]
+    #: intake question id → the answer in force when this shape was built
+    answers: dict[str, str]
     leaf_position: dict[int, int]  # node index → its position among the leaves
     catch_all_prior: float
     leaf_priors: tuple[tuple[int, int], ...]  # (leaf, log-prior) pairs, for the hot loop
@@ -175,7 +179,9 @@ def leader_path(
         kids = [
             structure.ids[j]
             for j in structure.subtree[index]
-            if structure.parent[j] == index and not structure.retired[j]
+            if structure.parent[j] == index
+            and not structure.retired[j]
+            and structure.inapplicable[j] is None
         ]
         if not kids:
             break

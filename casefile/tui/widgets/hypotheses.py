@@ -20,7 +20,13 @@ from casefile.tui.glyphs import bar, percent, sparkline, trend
 from casefile.tui.widgets.rows import RowList, cells
 
 #: The word shown for each status (colour is never the only sign).
-STATUS_WORDS = {"open": "", "retired": "retired", "ruled out": "ruled out", "catch-all": ""}
+STATUS_WORDS = {
+    "open": "",
+    "retired": "retired",
+    "does not apply": "does not apply",
+    "ruled out": "ruled out",
+    "catch-all": "",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +100,7 @@ class HypothesisTree(RowList):
             )
         if item.row.leader:
             return self.get_component_rich_style("tree--leader")
-        if item.row.status in ("retired", "ruled out"):
+        if item.row.status in ("retired", "does not apply", "ruled out"):
             return self.get_component_rich_style("tree--faded")
         return Style()
 
