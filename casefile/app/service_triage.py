@@ -6,13 +6,14 @@ the likelihoods always come from a reviewed table, never from the person at the 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from casefile.app.draft import Draft
 from casefile.app.who import NOW, Who
 from casefile.domain import triage
+from casefile.domain.experiments import Direction, settle_direction
 from casefile.domain.facts import Fact
 from casefile.errors import DomainError, PluginError
 
@@ -26,6 +27,10 @@ if TYPE_CHECKING:
     _Base = ServiceCore
 else:
     _Base = object
+
+#: Asks the person which way is better for a unit (or a metric with none): True for higher,
+#: False for lower, None when they would not say. Only given where someone can answer.
+AskDirection = Callable[[str], "bool | None"]
 
 
 @dataclass(frozen=True)
@@ -62,12 +67,17 @@ class ExperimentOutcome:
     metric: str
     baseline_value: float
     variant_value: float
-    speedup: float
+    #: how much better the variant did; None when nothing said which way is better
+    speedup: float | None
     rule_id: str | None
     outcome: str | None
     evidence_id: str | None
-    #: why no rule read it (no rule knows the change, or its hypotheses are not in the case)
+    #: why no rule read it (no rule knows the change, its hypotheses are not in the case, or
+    #: nothing said which way is better)
     unread: str | None = None
+    unit: str | None = None
+    #: which way is better and what said so ("lower is better for s")
+    direction: str | None = None
 
 
 class TriageVerbs(_Base):
@@ -173,11 +183,19 @@ class TriageVerbs(_Base):
         metric: Sequence[str] = (),
         rule_id: str | None = None,
         note: str | None = None,
+        direction: bool | None = None,
+        unit: str | None = None,
+        ask: AskDirection | None = None,
         who: Who = NOW,
     ) -> ExperimentOutcome:
         """Record an A/B of one benchmark and, when a rule of the case's playbook reads the
-        stated change, the evidence its verdict gives — in one append."""
+        stated change, the evidence its verdict gives — in one append.
+
+        Which way is better: ``direction`` (True: higher) if given, else the compared fact's
+        unit (``unit`` names it when the fact has none), else the rule's; when none says,
+        ``ask`` is asked, and without an answer the figures are recorded and not read."""
         runs = {seq: self._measured(case_id, seq) for seq in (baseline_seq, variant_seq)}
+        answers: dict[str, bool | None] = {}
 
         def decide(draft: Draft) -> ExperimentOutcome:
             projection = draft.projection
@@ -195,13 +213,15 @@ class TriageVerbs(_Base):
             )
             names = tuple(metric) or (rule.metric if rule is not None else usual)
             name, old, new = triage.choose_metric(names, baseline, variant)
-            higher = rule.higher_is_better if rule is not None else True
-            unit = _unit(name, baseline.facts)
+            found = _unit(name, baseline.facts) or unit
+            settled = _settle(direction, found, rule, name, ask if rule else None, answers)
+            higher = settled.higher_is_better if settled is not None else None
             event = triage.record_experiment(
-                projection, change, baseline, variant, name, old, new, higher, unit, note
+                projection, change, baseline, variant, name, old, new, higher, found, note
             )
             seq = draft.add(event)
-            return self._read_experiment(draft, rule, str(event.payload["experiment_id"]), seq)
+            eid = str(event.payload["experiment_id"])
+            return self._read_experiment(draft, rule, eid, seq, settled)
 
         _, outcome = self._execute(case_id, decide, who)
         result: ExperimentOutcome = outcome
@@ -219,10 +239,14 @@ class TriageVerbs(_Base):
         unit: str | None = None,
         rule_id: str | None = None,
         note: str | None = None,
+        direction: bool | None = None,
+        ask: AskDirection | None = None,
         who: Who = NOW,
     ) -> ExperimentOutcome:
         """Record an A/B whose figures a person states (a thread's "27 GB/s before, 48 after"),
-        and the evidence of the rule that reads the change, as reported evidence."""
+        and the evidence of the rule that reads the change, as reported evidence; which way
+        is better is settled as for :meth:`record_experiment`, from ``unit``."""
+        answers: dict[str, bool | None] = {}
         if probe not in self.registry.all_probes():
             known = ", ".join(sorted(self.registry.all_probes()))
             raise DomainError(f"no probe {probe!r} measured those figures (probes: {known})")
@@ -235,26 +259,40 @@ class TriageVerbs(_Base):
                 raise DomainError(
                     "name the figure compared (--metric), or state a change a rule reads"
                 )
-            higher = rule.higher_is_better if rule is not None else True
+            settled = _settle(direction, unit, rule, name, ask if rule else None, answers)
+            higher = settled.higher_is_better if settled is not None else None
             event = triage.record_reported_experiment(
                 projection, change, probe, name, baseline_value, variant_value, higher, unit, note
             )
             seq = draft.add(event)
-            return self._read_experiment(draft, rule, str(event.payload["experiment_id"]), seq)
+            eid = str(event.payload["experiment_id"])
+            return self._read_experiment(draft, rule, eid, seq, settled)
 
         _, outcome = self._execute(case_id, decide, who)
         result: ExperimentOutcome = outcome
         return result
 
     def _read_experiment(
-        self, draft: Draft, rule: ExperimentRule | None, experiment_id: str, seq: int
+        self,
+        draft: Draft,
+        rule: ExperimentRule | None,
+        experiment_id: str,
+        seq: int,
+        settled: Direction | None,
     ) -> ExperimentOutcome:
         """The rule's verdict on a recorded experiment, added to the draft if there is one."""
         record = draft.projection.experiments[experiment_id]
         evidence = None
         unread = None
+        unit = record.get("unit")
         if rule is None:
             unread = "no rule of the case's playbook reads this change"
+        elif settled is None:
+            said = f"unit {unit}" if unit else f"{record['metric']} (no unit)"
+            unread = (
+                f"{said} does not say whether higher is better: --direction higher|lower "
+                "would let it be read"
+            )
         else:
             evidence = triage.evidence_from_experiment(draft.projection, rule, record)
             if evidence is None:
@@ -268,11 +306,13 @@ class TriageVerbs(_Base):
             metric=str(record["metric"]),
             baseline_value=float(record["baseline_value"]),
             variant_value=float(record["variant_value"]),
-            speedup=float(record["speedup"]),
+            speedup=float(record["speedup"]) if "speedup" in record else None,
             rule_id=rule.rule.id if rule is not None and evidence is not None else None,
             outcome=str(evidence.payload["outcome"]) if evidence is not None else None,
             evidence_id=str(evidence.payload["evidence_id"]) if evidence else None,
             unread=unread,
+            unit=str(unit) if unit else None,
+            direction=settled.describe(unit) if settled is not None else None,
         )
 
     def _experiment_rule(
@@ -387,6 +427,26 @@ def _item(
         known,
         counted_by,
     )
+
+
+def _settle(
+    stated: bool | None,
+    unit: str | None,
+    rule: ExperimentRule | None,
+    metric: str,
+    ask: AskDirection | None,
+    answers: dict[str, bool | None],
+) -> Direction | None:
+    """Which way is better (see :func:`settle_direction`), else the person's answer; asked
+    once per unit, so a retried append does not ask again."""
+    settled = settle_direction(stated, unit, rule)
+    if settled is not None or ask is None:
+        return settled
+    subject = unit or metric
+    if subject not in answers:
+        answers[subject] = ask(subject)
+    answer = answers[subject]
+    return None if answer is None else Direction(answer, "asked")
 
 
 def _source(known: Known | None) -> str:

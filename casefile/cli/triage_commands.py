@@ -12,6 +12,7 @@ import argparse
 import json
 import re
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from casefile.cli.parsing import event_seq, who, who_and_when
@@ -102,7 +103,16 @@ def register(
         default="nccl-tests",
         help="with --reported: the benchmark the figures came from (default nccl-tests)",
     )
-    e.add_argument("--unit", help="with --reported: the figures' unit (GB/s, tokens/s)")
+    e.add_argument(
+        "--unit",
+        help="the figures' unit (GB/s, tokens/s, s/step): with --reported, or for a compared "
+        "fact that has none; a duration is better lower, a rate higher",
+    )
+    e.add_argument(
+        "--direction",
+        choices=("higher", "lower"),
+        help="which way is better for the figures, whatever the unit or the rule says",
+    )
     e.add_argument("--load", default="unknown", help="load state of both runs (with --run)")
     e.add_argument("--timeout", type=float, help="seconds per run (with --run)")
     e.add_argument(
@@ -267,6 +277,9 @@ def cmd_experiment(args: argparse.Namespace) -> int:
             metric=tuple(args.metric),
             rule_id=args.rule,
             note=args.note,
+            direction=_direction(args),
+            unit=args.unit,
+            ask=_asker(args),
             who=who(args),
         )
     if args.json:
@@ -291,6 +304,8 @@ def _reported(args: argparse.Namespace) -> int:
             unit=args.unit,
             rule_id=args.rule,
             note=args.note,
+            direction=_direction(args),
+            ask=_asker(args),
             who=who(args),
         )
     if args.json:
@@ -299,6 +314,26 @@ def _reported(args: argparse.Namespace) -> int:
     else:
         say(terminal_safe(describe_experiment(outcome) + " (reported figures)"))
     return 0
+
+
+def _direction(args: argparse.Namespace) -> bool | None:
+    return None if args.direction is None else args.direction == "higher"
+
+
+def _asker(args: argparse.Namespace) -> Callable[[str], bool | None] | None:
+    """At a terminal, a one-line question for a unit that says neither way; elsewhere none
+    (the experiment is then recorded, and the outcome says --direction would read it)."""
+    if not sys.stdin.isatty():
+        return None
+
+    def ask(unit: str) -> bool | None:
+        # on stderr: with --json, stdout is for the JSON alone
+        sys.stderr.write(terminal_safe(f"is higher better for {unit}? [y/n] "))
+        sys.stderr.flush()
+        reply = sys.stdin.readline().strip().lower()
+        return {"y": True, "yes": True, "n": False, "no": False}.get(reply)
+
+    return ask
 
 
 def _run_both(service: Any, cid: str, args: argparse.Namespace, argv: list[str]) -> tuple[int, int]:
@@ -345,10 +380,11 @@ def _run_both(service: Any, cid: str, args: argparse.Namespace, argv: list[str])
 
 
 def describe_experiment(outcome: ExperimentOutcome) -> str:
+    unit = f" {outcome.unit}" if outcome.unit else ""
+    ratio = f" ({outcome.speedup:.2f}×)" if outcome.speedup is not None else ""
     head = (
         f"experiment {outcome.experiment_id} (seq {outcome.seq}): {outcome.change}: "
-        f"{outcome.metric} {outcome.baseline_value:g} → {outcome.variant_value:g} "
-        f"({outcome.speedup:.2f}×)"
+        f"{outcome.metric} {outcome.baseline_value:g} → {outcome.variant_value:g}{unit}{ratio}"
     )
     if outcome.evidence_id is not None:
         return f"{head}; rule {outcome.rule_id}: {outcome.outcome} → evidence {outcome.evidence_id}"
@@ -368,6 +404,8 @@ def _experiment_json(
         "baseline_value": outcome.baseline_value,
         "variant_value": outcome.variant_value,
         "speedup": outcome.speedup,
+        "unit": outcome.unit,
+        "direction": outcome.direction,
         "rule": outcome.rule_id,
         "outcome": outcome.outcome,
         "evidence_id": outcome.evidence_id,

@@ -27,6 +27,10 @@ In TOML::
     [experiment.likelihoods]
     acs-iommu = { faster = 0.55, same = 0.35, slower = 0.10 }
     otherwise = { faster = 0.05, same = 0.25, slower = 0.70 }
+
+Which way is better comes from the figures' unit first (a duration is better lower, a rate
+higher: 12 s → 6 s is twice as fast), then from the rule's ``higher_is_better`` when the
+figures carry no unit; a unit that says neither is never guessed at.
 """
 
 from __future__ import annotations
@@ -80,6 +84,87 @@ class ExperimentRule:
         """The speedup on the rule's scale: log(speedup) / log(1 + noise), so "same" is
         within one noise margin either way whatever the benchmark's own spread."""
         return math.log(speedup) / math.log1p(self.margin(probe))
+
+
+#: Units of time: a figure in one of them (or per something, ``s/step``) is better lower.
+TIME_UNITS = frozenset(
+    {
+        "ns", "us", "µs", "μs", "ms", "s", "sec", "secs", "second", "seconds", "min", "mins",
+        "minute", "minutes", "h", "hr", "hrs", "hour", "hours", "d", "day", "days", "week",
+        "weeks",
+    }
+)  # fmt: skip
+#: Rates written without a ``/``: more of them is better.
+RATE_UNITS = frozenset(
+    {
+        "fps", "flops", "gflops", "tflops", "pflops", "tops", "iops", "tps", "qps", "rps",
+        "bps", "kbps", "mbps", "gbps", "tbps", "x", "×", "speedup",
+    }
+)  # fmt: skip
+#: Words in a unit that name what it measures ("relative throughput", "p99 latency").
+HIGHER_WORDS = ("throughput", "bandwidth", "speed", "rate", "score")
+LOWER_WORDS = ("latency", "duration", "time", "elapsed")
+
+
+def unit_direction(unit: str | None) -> bool | None:
+    """Whether a figure in ``unit`` is better higher (True) or lower (False); None when the
+    unit says neither (or there is none). ``tok/s`` is a rate, ``s/it`` a duration."""
+    if unit is None:
+        return None
+    text = " ".join(unit.strip().strip("()[]").lower().replace(" per ", "/").split())
+    if not text:
+        return None
+    if "/" in text:
+        above, _, below = (part.strip() for part in text.partition("/"))
+        if above in TIME_UNITS:
+            return False  # time per step, per token, per iteration
+        if below in TIME_UNITS:
+            return True  # things per unit of time
+    if text in TIME_UNITS:
+        return False
+    if text in RATE_UNITS:
+        return True
+    words = re.findall(r"[a-z]+", text)
+    higher = any(w.startswith(HIGHER_WORDS) for w in words)
+    lower = any(w.startswith(LOWER_WORDS) for w in words)
+    return higher if higher != lower else None
+
+
+@dataclass(frozen=True)
+class Direction:
+    """Which way is better for an experiment's figures, and what said so: ``--direction``
+    (stated), the figures' ``unit``, the ``rule`` reading the change, or ``asked`` at the
+    terminal."""
+
+    higher_is_better: bool
+    source: str
+
+    def describe(self, unit: str | None) -> str:
+        way = "higher" if self.higher_is_better else "lower"
+        why = {
+            "stated": "as stated (--direction)",
+            "unit": f"for {unit}",
+            "rule": "by the rule",
+            "asked": f"for {unit}, as answered" if unit else "as answered",
+        }.get(self.source, self.source)
+        return f"{way} is better {why}"
+
+
+def settle_direction(
+    stated: bool | None, unit: str | None, rule: ExperimentRule | None
+) -> Direction | None:
+    """Which way is better, or None when nothing says: ``--direction`` wins, then the unit,
+    then (only for figures with no unit at all) the rule's own ``higher_is_better``. A unit
+    that names neither a duration nor a rate leaves it open, whatever the rule says: the
+    rule's direction is its metric's, and figures in another unit may run the other way."""
+    if stated is not None:
+        return Direction(stated, "stated")
+    by_unit = unit_direction(unit)
+    if by_unit is not None:
+        return Direction(by_unit, "unit")
+    if rule is not None and not (unit or "").strip():
+        return Direction(rule.higher_is_better, "rule")
+    return None
 
 
 def measure(metrics: Sequence[str], facts: Sequence[Fact]) -> dict[str, float]:

@@ -186,12 +186,16 @@ def record_experiment(
     metric: str,
     baseline_value: float,
     variant_value: float,
-    higher_is_better: bool,
+    higher_is_better: bool | None,
     unit: str | None = None,
     note: str | None = None,
 ) -> NewEvent:
+    """The ``experiment.recorded`` event for two runs of this case; ``higher_is_better``
+    None (nothing says which way is better) records the figures and no speedup."""
     check_pair(projection, baseline, variant)
     for record in projection.experiments.values():
+        if "speedup" not in record:
+            continue  # recorded with no direction, so never read: comparing again may read it
         if {record.get("baseline_seq"), record.get("variant_seq")} == {baseline.seq, variant.seq}:
             raise DomainError(
                 f"experiment {record['experiment_id']} already compares seqs {baseline.seq} "
@@ -209,7 +213,7 @@ def record_reported_experiment(
     metric: str,
     baseline_value: float,
     variant_value: float,
-    higher_is_better: bool,
+    higher_is_better: bool | None,
     unit: str | None = None,
     note: str | None = None,
 ) -> NewEvent:
@@ -223,7 +227,7 @@ def _experiment(
     projection: Projection,
     change: str,
     probe: str,
-    figures: tuple[str, float, float, bool, str | None],
+    figures: tuple[str, float, float, bool | None, str | None],
     note: str | None,
     extra: dict[str, Any],
 ) -> NewEvent:
@@ -237,7 +241,11 @@ def _experiment(
     number = 1 + len(projection.experiments)
     while f"x{number}" in projection.experiments:
         number += 1
-    speedup = variant_value / baseline_value if higher_is_better else baseline_value / variant_value
+    speedup = None
+    if higher_is_better is not None:
+        speedup = float(
+            variant_value / baseline_value if higher_is_better else baseline_value / variant_value
+        )
     payload: dict[str, Any] = {
         "experiment_id": f"x{number}",
         "change": change.strip(),
@@ -247,7 +255,7 @@ def _experiment(
         "metric": metric,
         "baseline_value": float(baseline_value),
         "variant_value": float(variant_value),
-        "speedup": float(speedup),
+        "speedup": speedup,
         "higher_is_better": higher_is_better,
         "unit": unit,
         "note": note,
@@ -260,7 +268,10 @@ def evidence_from_experiment(
     projection: Projection, rule: ExperimentRule, experiment: dict[str, Any]
 ) -> NewEvent | None:
     """The rule's verdict on an experiment's speedup, as measured evidence (``None`` when none
-    of the hypotheses it names are in the case)."""
+    of the hypotheses it names are in the case, or when the record has no speedup because
+    nothing said which way is better)."""
+    if experiment.get("speedup") is None:
+        return None
     ratio = float(experiment["speedup"])
     scaled = rule.in_noise_units(ratio, str(experiment["probe"]))
     verdict = evaluate(rule.rule, [Fact(SPEEDUP_FACT, scaled)], "any")
@@ -274,14 +285,16 @@ def evidence_from_experiment(
     if not named:
         return None
     margin = rule.margin(str(experiment["probe"]))
+    unit = f" {experiment['unit']}" if experiment.get("unit") else ""
+    lower = " better, lower being better" if experiment.get("higher_is_better") is False else ""
     event = commands.assess_evidence(
         projection,
         named,
         allow_retired=True,
         rationale=(
             f"{rule.title}: {experiment['change']} made {experiment['metric']} "
-            f"{experiment['baseline_value']:g} → {experiment['variant_value']:g} "
-            f"({ratio:.2f}×, outcome {verdict.outcome!r}; noise margin ±{margin:.0%}: "
+            f"{experiment['baseline_value']:g} → {experiment['variant_value']:g}{unit} "
+            f"({ratio:.2f}×{lower}, outcome {verdict.outcome!r}; noise margin ±{margin:.0%}: "
             f"{rule.noise_why}). {rule.rule.rationale}"
         ),
         otherwise=verdict.otherwise,

@@ -363,9 +363,10 @@ class ExperimentRequest:
             metric=(self.metric,) if self.metric else (),
             who=who,
         )
+        ratio = f" ({outcome.speedup:.2f}×)" if outcome.speedup is not None else ""
         head = (
             f"experiment {outcome.experiment_id}: {outcome.metric} "
-            f"{outcome.baseline_value:g} → {outcome.variant_value:g} ({outcome.speedup:.2f}×)"
+            f"{outcome.baseline_value:g} → {outcome.variant_value:g}{ratio}"
         )
         if outcome.evidence_id is None:
             return f"{head}; no evidence: {outcome.unread}"

@@ -93,9 +93,14 @@ def experiment_text(p: Payload) -> str:
         if p.get("reported")
         else f"{p['probe']} seq {p['baseline_seq']} vs seq {p['variant_seq']}"
     )
+    ratio = (
+        f" ({p['speedup']:.2f}×)"
+        if p.get("speedup") is not None
+        else " (which way is better unsaid: not read)"
+    )
     return (
         f"{p['experiment_id']}: {p['change']} — {runs}: {p['metric']} "
-        f"{p['baseline_value']:g} → {p['variant_value']:g}{unit} ({p['speedup']:.2f}×)"
+        f"{p['baseline_value']:g} → {p['variant_value']:g}{unit}{ratio}"
     )
 
 
