@@ -64,9 +64,10 @@ class ExperimentOutcome:
     experiment_id: str
     seq: int
     change: str
-    metric: str
-    baseline_value: float
-    variant_value: float
+    #: the figures compared; None for an outcome stated in words
+    metric: str | None
+    baseline_value: float | None
+    variant_value: float | None
     #: how much better the variant did; None when nothing said which way is better
     speedup: float | None
     rule_id: str | None
@@ -78,6 +79,8 @@ class ExperimentOutcome:
     unit: str | None = None
     #: which way is better and what said so ("lower is better for s")
     direction: str | None = None
+    #: the outcome a person stated in words (fixed / better / same / worse)
+    stated: str | None = None
 
 
 class TriageVerbs(_Base):
@@ -272,6 +275,35 @@ class TriageVerbs(_Base):
         result: ExperimentOutcome = outcome
         return result
 
+    def record_stated_experiment(
+        self,
+        case_id: str,
+        change: str,
+        outcome: str,
+        *,
+        probe: str | None = None,
+        rule_id: str | None = None,
+        note: str | None = None,
+        who: Who = NOW,
+    ) -> ExperimentOutcome:
+        """Record an A/B a person states without figures ("fixed by that setting", "no
+        slowdown since") and the verdict of the rule that reads the change — fixed or better
+        is faster, same is same, worse is slower — as reported evidence."""
+        if probe is not None and probe not in self.registry.all_probes():
+            known = ", ".join(sorted(self.registry.all_probes()))
+            raise DomainError(f"no probe {probe!r} (probes: {known})")
+
+        def decide(draft: Draft) -> ExperimentOutcome:
+            rule = self._experiment_rule(draft.projection, change, probe, rule_id)
+            event = triage.record_stated_experiment(draft.projection, change, outcome, probe, note)
+            seq = draft.add(event)
+            eid = str(event.payload["experiment_id"])
+            return self._read_experiment(draft, rule, eid, seq, None)
+
+        _, recorded = self._execute(case_id, decide, who)
+        result: ExperimentOutcome = recorded
+        return result
+
     def _read_experiment(
         self,
         draft: Draft,
@@ -287,7 +319,7 @@ class TriageVerbs(_Base):
         unit = record.get("unit")
         if rule is None:
             unread = "no rule of the case's playbook reads this change"
-        elif settled is None:
+        elif settled is None and "stated" not in record:
             said = f"unit {unit}" if unit else f"{record['metric']} (no unit)"
             unread = (
                 f"{said} does not say whether higher is better: --direction higher|lower "
@@ -303,9 +335,9 @@ class TriageVerbs(_Base):
             experiment_id=experiment_id,
             seq=seq,
             change=str(record["change"]),
-            metric=str(record["metric"]),
-            baseline_value=float(record["baseline_value"]),
-            variant_value=float(record["variant_value"]),
+            metric=record.get("metric"),
+            baseline_value=record.get("baseline_value"),
+            variant_value=record.get("variant_value"),
             speedup=float(record["speedup"]) if "speedup" in record else None,
             rule_id=rule.rule.id if rule is not None and evidence is not None else None,
             outcome=str(evidence.payload["outcome"]) if evidence is not None else None,
@@ -313,16 +345,19 @@ class TriageVerbs(_Base):
             unread=unread,
             unit=str(unit) if unit else None,
             direction=settled.describe(unit) if settled is not None else None,
+            stated=record.get("stated"),
         )
 
     def _experiment_rule(
-        self, projection: Projection, change: str, probe: str, rule_id: str | None
+        self, projection: Projection, change: str, probe: str | None, rule_id: str | None
     ) -> ExperimentRule | None:
+        """The rule named, else the first that reads ``change`` (for ``probe``, when one is
+        named: an outcome stated in words may name none)."""
         rules = [r for p in self.case_playbooks(projection) for r in p.experiments]
         if rule_id is not None:
             for rule in rules:
                 if rule.id == rule_id:
-                    if probe not in rule.probes:
+                    if probe is not None and probe not in rule.probes:
                         raise DomainError(
                             f"experiment rule {rule_id} reads {', '.join(rule.probes)}, not {probe}"
                         )
@@ -330,7 +365,7 @@ class TriageVerbs(_Base):
             known = ", ".join(r.id for r in rules) or "none"
             raise DomainError(f"no experiment rule {rule_id!r} (rules: {known})")
         for rule in rules:
-            if probe in rule.probes and rule.matches(change):
+            if (probe is None or probe in rule.probes) and rule.matches(change):
                 return rule
         return None
 

@@ -22,6 +22,8 @@ from casefile.errors import CasefileError
 if TYPE_CHECKING:
     from casefile.app.service_triage import ExperimentOutcome, IntakeItem, IntakeOutcome
 
+#: the words --outcome takes (casefile.domain.triage.STATED_OUTCOMES, held equal by a test)
+STATED = ("fixed", "better", "same", "worse")
 #: an environment assignment an experiment can apply itself (``NCCL_P2P_DISABLE=1``)
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=\S*")
 
@@ -80,7 +82,8 @@ def register(
         parents=[common, who_and_when()],
         help="record an A/B: two runs of one benchmark that differ in one stated change",
         usage="casefile experiment CASE --change TEXT (--baseline SEQ --variant SEQ | "
-        "--run PROBE [-- COMMAND ARG…] | --reported BASELINE:VARIANT [--probe P]) [options]",
+        "--run PROBE [-- COMMAND ARG…] | --reported BASELINE:VARIANT [--probe P] | "
+        "--outcome fixed|better|same|worse) [options]",
     )
     e.add_argument("case", help="case id, unique prefix, or case directory")
     e.add_argument("--change", required=True, help="the one change (NCCL_P2P_DISABLE=1, iommu=pt)")
@@ -99,9 +102,15 @@ def register(
         "a reported experiment, its evidence as reported",
     )
     e.add_argument(
+        "--outcome",
+        choices=tuple(STATED),
+        help='the result in words, no figures ("fixed by that setting", "no slowdown '
+        'since"): recorded as a reported experiment; fixed or better reads as faster',
+    )
+    e.add_argument(
         "--probe",
-        default="nccl-tests",
-        help="with --reported: the benchmark the figures came from (default nccl-tests)",
+        help="with --reported: the benchmark the figures came from (default nccl-tests); with "
+        "--outcome: the benchmark it was seen on, if any (only its rules read it)",
     )
     e.add_argument(
         "--unit",
@@ -249,6 +258,8 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     from casefile.app.opening import open_case
 
     argv = list(args.argv)
+    if args.outcome is not None:
+        return _stated(args, argv)
     if args.reported is not None:
         if args.run is not None or args.baseline is not None or args.variant is not None or argv:
             raise CasefileError(
@@ -297,7 +308,7 @@ def _reported(args: argparse.Namespace) -> int:
         outcome = opened.service.record_reported_experiment(
             opened.case_id,
             args.change,
-            args.probe,
+            args.probe or "nccl-tests",
             baseline,
             variant,
             metric=args.metric[0] if args.metric else None,
@@ -313,6 +324,44 @@ def _reported(args: argparse.Namespace) -> int:
         say_json(json.dumps({**shape, "reported": True}, indent=2))
     else:
         say(terminal_safe(describe_experiment(outcome) + " (reported figures)"))
+    return 0
+
+
+def _stated(args: argparse.Namespace, argv: list[str]) -> int:
+    from casefile.app.opening import open_case
+
+    figures = [
+        flag
+        for flag, value in (
+            ("--baseline", args.baseline),
+            ("--variant", args.variant),
+            ("--run", args.run),
+            ("--reported", args.reported),
+            ("--metric", args.metric or None),
+            ("--unit", args.unit),
+            ("--direction", args.direction),
+        )
+        if value is not None
+    ]
+    if figures or argv:
+        raise CasefileError(
+            f"--outcome states the result without figures: drop {', '.join(figures) or '--'}"
+        )
+    with open_case(args.case, args.db) as opened:
+        outcome = opened.service.record_stated_experiment(
+            opened.case_id,
+            args.change,
+            args.outcome,
+            probe=args.probe,
+            rule_id=args.rule,
+            note=args.note,
+            who=who(args),
+        )
+    if args.json:
+        shape = _experiment_json(outcome, None, None)
+        say_json(json.dumps({**shape, "reported": True}, indent=2))
+    else:
+        say(terminal_safe(describe_experiment(outcome)))
     return 0
 
 
@@ -382,10 +431,12 @@ def _run_both(service: Any, cid: str, args: argparse.Namespace, argv: list[str])
 def describe_experiment(outcome: ExperimentOutcome) -> str:
     unit = f" {outcome.unit}" if outcome.unit else ""
     ratio = f" ({outcome.speedup:.2f}×)" if outcome.speedup is not None else ""
-    head = (
-        f"experiment {outcome.experiment_id} (seq {outcome.seq}): {outcome.change}: "
-        f"{outcome.metric} {outcome.baseline_value:g} → {outcome.variant_value:g}{unit}{ratio}"
+    said = (
+        f"stated {outcome.stated} (no figures, reported)"
+        if outcome.stated is not None
+        else f"{outcome.metric} {outcome.baseline_value:g} → {outcome.variant_value:g}{unit}{ratio}"
     )
+    head = f"experiment {outcome.experiment_id} (seq {outcome.seq}): {outcome.change}: {said}"
     if outcome.evidence_id is not None:
         return f"{head}; rule {outcome.rule_id}: {outcome.outcome} → evidence {outcome.evidence_id}"
     return f"{head}; no evidence: {outcome.unread}"
@@ -406,6 +457,7 @@ def _experiment_json(
         "speedup": outcome.speedup,
         "unit": outcome.unit,
         "direction": outcome.direction,
+        "stated": outcome.stated,
         "rule": outcome.rule_id,
         "outcome": outcome.outcome,
         "evidence_id": outcome.evidence_id,

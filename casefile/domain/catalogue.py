@@ -173,6 +173,10 @@ class ObservationRecorded(Payload):
     parsed: bool = True
     problems: list[str] = Field(default_factory=list)
     conditions: Conditions = Field(default_factory=Conditions)
+    #: the probes, other than ``probe``, whose parsers read the output (a paste recorded under
+    #: ``command``, say, that a profiler's parser recognised); their facts are among ``facts``.
+    #: Absent when none did, so observations recorded before it existed hash as they did.
+    read_as: list[str] | None = Field(default=None, min_length=1)
 
 
 class RuleRef(Payload):
@@ -191,7 +195,8 @@ class IntakeRef(Payload):
 
 
 class ExperimentRecorded(Payload):
-    """Two runs of one benchmark that differ in one stated change, and what each measured.
+    """Two runs of one benchmark that differ in one stated change, and what each measured; or
+    (``stated``) the outcome a person gives in words, with no figures at all.
 
     ``speedup`` is how much better the variant did (above 1 is better, whichever way the
     metric runs), stored so that replay never recomputes it. It is absent, with
@@ -203,10 +208,11 @@ class ExperimentRecorded(Payload):
     #: the two probe runs compared; absent on a reported experiment (figures a person gives)
     baseline_seq: int | None = Field(default=None, ge=1)
     variant_seq: int | None = Field(default=None, ge=1)
-    probe: str = Field(min_length=1)
-    metric: str = Field(min_length=1)
-    baseline_value: float = Field(gt=0.0)
-    variant_value: float = Field(gt=0.0)
+    #: the benchmark; required with figures, optional with a stated outcome
+    probe: str | None = Field(default=None, min_length=1)
+    metric: str | None = Field(default=None, min_length=1)
+    baseline_value: float | None = Field(default=None, gt=0.0)
+    variant_value: float | None = Field(default=None, gt=0.0)
     speedup: float | None = Field(default=None, gt=0.0)
     #: every experiment written before directions could stay unsaid states it
     higher_is_better: bool | None = None
@@ -214,11 +220,19 @@ class ExperimentRecorded(Payload):
     note: str | None = None
     #: true for figures stated rather than measured here ("27 GB/s before, 48 after")
     reported: bool | None = None
+    #: the outcome in words ("fixed by that setting", "no slowdown since"), with no figures
+    stated: Literal["fixed", "better", "same", "worse"] | None = None
 
     @model_validator(mode="after")
     def _runs_or_reported(self) -> ExperimentRecorded:
         if (self.speedup is None) != (self.higher_is_better is None):
             raise ValueError("a speedup needs the direction it was taken in, and only then")
+        figures = (self.metric, self.baseline_value, self.variant_value, self.speedup)
+        if self.stated is not None:
+            if not self.reported or any(f is not None for f in figures):
+                raise ValueError("an outcome stated in words is reported, with no figures")
+        elif self.probe is None or any(f is None for f in figures[:3]):
+            raise ValueError("an experiment needs its probe, metric and both figures")
         if self.reported:
             if self.baseline_seq is not None or self.variant_seq is not None:
                 raise ValueError("a reported experiment names no runs")

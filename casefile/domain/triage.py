@@ -238,16 +238,13 @@ def _experiment(
     for value in (baseline_value, variant_value):
         if not math.isfinite(value) or value <= 0:
             raise DomainError(f"{metric} = {value!r}: an experiment compares positive numbers")
-    number = 1 + len(projection.experiments)
-    while f"x{number}" in projection.experiments:
-        number += 1
     speedup = None
     if higher_is_better is not None:
         speedup = float(
             variant_value / baseline_value if higher_is_better else baseline_value / variant_value
         )
     payload: dict[str, Any] = {
-        "experiment_id": f"x{number}",
+        "experiment_id": _next_id(projection),
         "change": change.strip(),
         "baseline_seq": extra.get("baseline_seq"),
         "variant_seq": extra.get("variant_seq"),
@@ -264,12 +261,47 @@ def _experiment(
     return NewEvent("experiment.recorded", {k: v for k, v in payload.items() if v is not None})
 
 
+def _next_id(projection: Projection) -> str:
+    number = 1 + len(projection.experiments)
+    while f"x{number}" in projection.experiments:
+        number += 1
+    return f"x{number}"
+
+
+#: A result stated in words, as the outcome a rule reads: "fixed by that setting" and "no
+#: slowdown since" say as much about the direction as a ratio would, and nothing about size.
+STATED_OUTCOMES = {"fixed": "faster", "better": "faster", "same": "same", "worse": "slower"}
+
+
+def record_stated_experiment(
+    projection: Projection, change: str, stated: str, probe: str | None, note: str | None
+) -> NewEvent:
+    """An A/B a person states without figures ("fixed by NCCL_P2P_DISABLE=1"): the change and
+    the word, no runs and no numbers; its evidence counts as reported."""
+    if not change.strip():
+        raise DomainError("state the one change the outcome followed (--change)")
+    if stated not in STATED_OUTCOMES:
+        raise DomainError(f"outcome {stated!r}: say {' / '.join(STATED_OUTCOMES)}")
+    payload: dict[str, Any] = {
+        "experiment_id": _next_id(projection),
+        "change": change.strip(),
+        "stated": stated,
+        "probe": probe,
+        "note": note,
+        "reported": True,
+    }
+    return NewEvent("experiment.recorded", {k: v for k, v in payload.items() if v is not None})
+
+
 def evidence_from_experiment(
     projection: Projection, rule: ExperimentRule, experiment: dict[str, Any]
 ) -> NewEvent | None:
-    """The rule's verdict on an experiment's speedup, as measured evidence (``None`` when none
-    of the hypotheses it names are in the case, or when the record has no speedup because
-    nothing said which way is better)."""
+    """The rule's verdict on an experiment's speedup (or on the outcome stated in words), as
+    evidence (``None`` when none of the hypotheses it names are in the case, or when the
+    record has no speedup because nothing said which way is better)."""
+    stated = experiment.get("stated")
+    if stated is not None:
+        return _stated_evidence(projection, rule, experiment, str(stated))
     if experiment.get("speedup") is None:
         return None
     ratio = float(experiment["speedup"])
@@ -277,11 +309,7 @@ def evidence_from_experiment(
     verdict = evaluate(rule.rule, [Fact(SPEEDUP_FACT, scaled)], "any")
     if not isinstance(verdict, Applied):
         return None
-    named = {
-        h: v
-        for h, v in verdict.likelihoods.items()
-        if projection.hypothesis_question.get(h) == rule.rule.question
-    }
+    named = _in_case(projection, rule, verdict.likelihoods)
     if not named:
         return None
     margin = rule.margin(str(experiment["probe"]))
@@ -308,6 +336,46 @@ def evidence_from_experiment(
         rule={"id": rule.rule.id, "version": rule.version},
         outcome=verdict.outcome,
         statistic=round(ratio, 6),
+    )
+    return NewEvent(
+        event.type, {**event.payload, "experiment_id": str(experiment["experiment_id"])}
+    )
+
+
+def _in_case(
+    projection: Projection, rule: ExperimentRule, likelihoods: dict[str, float]
+) -> dict[str, float]:
+    return {
+        h: v
+        for h, v in likelihoods.items()
+        if projection.hypothesis_question.get(h) == rule.rule.question
+    }
+
+
+def _stated_evidence(
+    projection: Projection, rule: ExperimentRule, experiment: dict[str, Any], stated: str
+) -> NewEvent | None:
+    """The rule's column for the stated word's outcome, as reported evidence (a person's
+    account of a result, however sure, is not a measurement the case holds)."""
+    outcome = STATED_OUTCOMES[stated]
+    table = rule.rule
+    named = _in_case(projection, rule, {h: row[outcome] for h, row in table.likelihoods.items()})
+    if not named:
+        return None
+    event = commands.assess_evidence(
+        projection,
+        named,
+        allow_retired=True,
+        rationale=(
+            f"{rule.title}: {experiment['change']}: the outcome stated as {stated!r}, no figures "
+            f"(read as {outcome!r}). {table.rationale}"
+        ),
+        otherwise=table.otherwise[outcome],
+        kind="reported",
+        reliability=min(table.reliability, DEFAULT_RELIABILITY["reported"]),
+        rule={"id": table.id, "version": rule.version},
+        outcome=outcome,
+        statistic=stated,
     )
     return NewEvent(
         event.type, {**event.payload, "experiment_id": str(experiment["experiment_id"])}

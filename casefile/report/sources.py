@@ -103,7 +103,7 @@ def reading_of(payload: Mapping[str, Any]) -> str:
         return f"intake {intake['id']} → {intake['answer']} ({said})"
     if rule and payload.get("experiment_id"):
         ratio = payload.get("statistic")
-        times = f"{ratio:.2f}×" if isinstance(ratio, int | float) else str(ratio)
+        times = f"{ratio:.2f}×" if isinstance(ratio, int | float) else f"stated {ratio}"
         return (
             f"experiment {payload['experiment_id']} read by rule {rule['id']} "
             f"v{rule['version']} → {payload.get('outcome')} ({times})"

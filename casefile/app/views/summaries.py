@@ -63,7 +63,7 @@ def _evidence_assessed(p: Payload) -> str:
         )
     if rule and p.get("experiment_id"):
         statistic = p.get("statistic")
-        ratio = f"{statistic:.2f}×" if isinstance(statistic, float | int) else statistic
+        ratio = f"{statistic:.2f}×" if isinstance(statistic, float | int) else f"stated {statistic}"
         return (
             f"evidence {p['evidence_id']}: experiment {p['experiment_id']} read by rule "
             f"{rule['id']} v{rule['version']} → {p.get('outcome')!r} ({ratio}), {p['kind']}, "
@@ -87,6 +87,9 @@ def _evidence_assessed(p: Payload) -> str:
 def experiment_text(p: Payload) -> str:
     """An experiment in one line: its id, the change, the runs (or "reported figures"), the
     metric before and after, and the speedup (the log and the report's timeline show this)."""
+    if p.get("stated"):
+        seen = f" on {p['probe']}" if p.get("probe") else ""
+        return f"{p['experiment_id']}: {p['change']} — stated{seen}: {p['stated']} (no figures)"
     unit = f" {p['unit']}" if p.get("unit") else ""
     runs = (
         f"{p['probe']}, reported figures"
@@ -156,11 +159,12 @@ def summarise(event: Event, projection: Projection | None = None) -> str:
 
 
 def detail(event: Event) -> str | None:
-    """The why behind a step, shown under its summary: a rule's rationale, a probe's note."""
+    """The why behind a step, shown under its summary: a rule's rationale, a probe's or an
+    experiment's note."""
     p = event.payload
     if event.type == "evidence.assessed" and p.get("rule"):
         return str(p["rationale"])
-    if event.type == "probe.ran" and p.get("note"):
+    if event.type in ("probe.ran", "experiment.recorded") and p.get("note"):
         return str(p["note"])
     return None
 
