@@ -1,0 +1,374 @@
+"""``nsys stats`` (and ``nsys profile --stats=true``): the CUDA API, GPU kernel and GPU memory
+time summaries, read for launch overhead, host synchronisation and small kernels.
+
+Three reports matter for a single GPU that is not kept busy, under their current and their
+2020-2021 names: ``cuda_api_sum`` (``cudaapisum``, "CUDA API Statistics"),
+``cuda_gpu_kern_sum`` (``gpukernsum``, "CUDA Kernel Statistics") and ``cuda_gpu_mem_time_sum``
+(``gpumemtimesum``, "CUDA Memory Operation Statistics (nanoseconds)"). Any subset may be pasted,
+as the column table or as ``--format csv``. Other reports in the same output (``osrt_sum``,
+``nvtx_sum``, memory sizes) are recognised by their title or columns and left alone. Facts, all
+on ``host``:
+
+- ``kernels.count`` (sum of Instances), ``kernels.mean_us`` (kernel time per instance),
+  ``kernels.short_share`` (share of instances in rows whose average is under 20 µs);
+- ``kernels.launch_share``: ``cudaLaunchKernel…`` / ``cuLaunchKernel…`` share of CUDA API
+  time; ``cpu.sync_share``: the ``…Synchronize`` calls' share of it;
+- ``gpu.nccl_share``: share of kernel time in kernels naming NCCL;
+- ``gpu.memcpy_share``: memory-operation time over kernel plus memory-operation time, when
+  both reports are present.
+
+A table cut short (a paste that ends mid-row, a ``...`` line) still gives its shares, taken
+against the total its ``Time (%)`` column implies; its counts and means, which the missing
+rows would change, are left out with a problem saying so. Times are converted from the unit
+the header names (``Total Time (ns)``, or ``(us)`` with ``--timeunit``); nanoseconds otherwise.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from casefile.domain.facts import ParseResult
+from casefile.probes.api import Probe
+
+__all__ = ["PROBE", "looks_like_nsys_stats", "parse_nsys_stats"]
+
+_API, _KERN, _MEM, _OTHER = "cuda_api_sum", "cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "other"
+_WANTED = (_API, _KERN, _MEM)
+
+# Report titles as the tool prints them, newest spellings and the 2020-2021 ones, most
+# specific first (``cuda_gpu_mem_time_sum`` before a bare "memory").
+_TITLES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"cuda_api_sum|cudaapisum|CUDA API (?:Statistics|Summary)", re.I), _API),
+    (
+        re.compile(
+            r"cuda_gpu_kern_sum|gpukernsum|CUDA (?:GPU )?Kernel (?:Statistics|Summary)", re.I
+        ),
+        _KERN,
+    ),
+    (
+        re.compile(
+            r"cuda_gpu_mem_time_sum|gpumemtimesum"
+            r"|Memory Operation Statistics \((?:nanoseconds|by time)|MemOps Summary \(by Time",
+            re.I,
+        ),
+        _MEM,
+    ),
+    (
+        re.compile(
+            r"osrt|Operating System Runtime|nvtx|NV Tools|mem_size|memsizesum|\(KiB\)|\(MB\)"
+            r"|by Size|cuda_gpu_sum|gpusum|cuda_gpu_trace|gputrace|kern_exec|_gb_sum",
+            re.I,
+        ),
+        _OTHER,
+    ),
+)
+_PCT_HEADER = re.compile(r"^Time ?\(%\)$")
+_TOTAL_HEADER = re.compile(r"^Total Time(?: \((?P<unit>ns|us|ms|s)\))?$")
+_UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+_NUMBER = re.compile(r"^-?[\d,]*\d(?:\.\d+)?$")
+_ELISION = re.compile(r"^\s*(?:\.\.\.|…|\[\.\.\.\])\s*$")
+_API_NAME = re.compile(r"^(?:cuda|cu|hip|nccl)", re.I)
+
+_LAUNCH = re.compile(r"^(?:(?:cuda|cu|hip)\w*Launch\w*Kernel\w*)$")
+_SYNC = re.compile(r"^(?:cuda|cu|hip)\w*Synchronize\w*$")
+_NCCL = re.compile(r"nccl", re.I)
+_SHORT_NS = 20_000.0  # a kernel shorter than 20 µs costs about what launching it costs
+_COMPLETE_PCT = 95.0
+
+
+@dataclass(slots=True)
+class _Row:
+    name: str
+    total_ns: float
+    pct: float | None
+    count: int | None
+    avg_ns: float | None
+
+
+@dataclass(slots=True)
+class _Table:
+    kind: str
+    rows: list[_Row] = field(default_factory=list)
+    cut: bool = False
+
+    def total_ns(self) -> float | None:
+        """All of the report's time: the rows' sum when all are here, else what the largest
+        row's ``Time (%)`` implies."""
+        if not self.cut:
+            return sum(row.total_ns for row in self.rows)
+        best = max((row for row in self.rows if row.pct), key=lambda r: r.pct or 0.0, default=None)
+        if best is None or not best.pct:
+            return None
+        return best.total_ns / (best.pct / 100.0)
+
+
+def _number(cell: str) -> float | None:
+    text = cell.strip()
+    if not _NUMBER.match(text):
+        return None
+    try:
+        return float(text.replace(",", ""))
+    except ValueError:
+        return None
+
+
+@dataclass(slots=True)
+class _Layout:
+    """Where a header's columns are: the numeric cells before the name, and which is which."""
+
+    width: int
+    pct: int
+    total: int
+    scale: float
+    count: int | None
+    avg: int | None
+    last: str
+    names: list[str]
+
+
+def _layout(cells: list[str]) -> _Layout | None:
+    cells = [cell.strip() for cell in cells]
+    if len(cells) < 3 or not _PCT_HEADER.match(cells[0]):
+        return None
+    total = next((i for i, c in enumerate(cells) if _TOTAL_HEADER.match(c)), None)
+    if total is None:
+        return None
+    unit = _TOTAL_HEADER.match(cells[total])
+    scale = _UNIT_NS[unit.group("unit") or "ns"] if unit else 1.0
+    lowered = [c.lower() for c in cells]
+    count = next(
+        (
+            i
+            for i, c in enumerate(lowered)
+            if c in ("num calls", "calls", "instances", "count", "operations")
+        ),
+        None,
+    )
+    avg = next((i for i, c in enumerate(lowered) if c.startswith(("avg", "average"))), None)
+    return _Layout(len(cells) - 1, 0, total, scale, count, avg, lowered[-1], lowered)
+
+
+def _split_row(line: str, width: int, is_csv: bool) -> list[str] | None:
+    """``width`` numeric cells and the name after them (names hold spaces and commas)."""
+    if is_csv:
+        try:
+            cells = next(csv.reader([line]))
+        except (csv.Error, StopIteration):
+            return None
+        if len(cells) < width + 1:
+            return cells[:width] if len(cells) >= 2 else None
+        return [*cells[:width], ",".join(cells[width:])]
+    parts = line.split(None, width)
+    return parts if len(parts) >= 2 else None
+
+
+def _header_cells(stripped: str, is_csv: bool) -> list[str]:
+    if not is_csv:
+        return re.split(r" {2,}", stripped)
+    try:
+        return next(csv.reader([stripped]))
+    except (csv.Error, StopIteration):
+        return []
+
+
+def _kind_before_rows(title: str | None, layout: _Layout) -> str | None:
+    """The report a table is, from its title or its columns; None when only its rows can
+    tell (a CUDA API summary and an OS runtime one share their columns)."""
+    if title is not None:
+        for pattern, kind in _TITLES:
+            if pattern.search(title):
+                return kind
+    if layout.last == "range" or "style" in layout.names:
+        return _OTHER
+    if "instances" in layout.names:
+        return _KERN
+    if layout.last == "operation" or "operations" in layout.names or "count" in layout.names:
+        return _MEM
+    return None
+
+
+def _tables(lines: list[str]) -> tuple[list[_Table], list[str]]:
+    """Every summary table in the text, each with the kind its title or columns say."""
+    tables: list[_Table] = []
+    problems: list[str] = []
+    title: str | None = None
+    index = 0
+    while index < len(lines):
+        stripped = lines[index].strip()
+        is_csv = stripped.startswith(("Time (%),", "Time(%),"))
+        layout = _layout(_header_cells(stripped, is_csv)) if "Time" in stripped else None
+        if layout is None:
+            if stripped and any(p.search(stripped) for p, _ in _TITLES):
+                title = stripped
+            index += 1
+            continue
+        kind = _kind_before_rows(title, layout)
+        title = None
+        if kind == _OTHER:  # NVTX ranges, OS runtime calls: not read
+            index += 1
+            while index < len(lines) and lines[index].strip():
+                index += 1
+            continue
+        table, index = _read_rows(lines, index + 1, layout, is_csv)
+        names = [row.name for row in table.rows]
+        if kind is None:
+            api_like = sum(1 for name in names if _API_NAME.match(name))
+            kind = _API if names and api_like * 2 > len(names) else _OTHER
+        table.kind = kind
+        if table.rows:
+            tables.append(table)
+        elif kind != _OTHER:
+            problems.append(f"a {kind} header with no rows under it")
+    return tables, problems
+
+
+def _read_rows(lines: list[str], index: int, layout: _Layout, is_csv: bool) -> tuple[_Table, int]:
+    table = _Table(kind=_OTHER)
+    while index < len(lines):
+        line = lines[index]
+        stripped = line.strip()
+        if not stripped:
+            if table.rows:
+                break
+            index += 1
+            continue
+        if set(stripped) <= set("- "):
+            index += 1
+            continue
+        if _ELISION.match(stripped):
+            table.cut = True
+            index += 1
+            break
+        cells = _split_row(stripped, layout.width, is_csv)
+        values = [_number(c) for c in cells[: layout.width]] if cells else []
+        if not cells or not values or any(v is None for v in values[:2]):
+            break
+        complete = len(cells) == layout.width + 1 and all(v is not None for v in values)
+        if not complete:
+            table.cut = True
+        name = cells[layout.width].strip() if complete else ""
+        if name:
+            table.rows.append(_row(name, values, layout))
+        index += 1
+        if not complete:
+            break
+    return table, index
+
+
+def _row(name: str, values: list[float | None], layout: _Layout) -> _Row:
+    total = (values[layout.total] or 0.0) * layout.scale
+    count = values[layout.count] if layout.count is not None else None
+    avg = values[layout.avg] if layout.avg is not None else None
+    return _Row(
+        name=name,
+        total_ns=total,
+        pct=values[layout.pct],
+        count=int(count) if count is not None else None,
+        avg_ns=avg * layout.scale if avg is not None else None,
+    )
+
+
+def _share(table: _Table, pick: Callable[[str], bool]) -> float | None:
+    total = table.total_ns()
+    if not total:
+        return None
+    share = sum(row.total_ns for row in table.rows if pick(row.name)) / total
+    return round(min(max(share, 0.0), 1.0), 4)
+
+
+def _first(tables: list[_Table], kind: str, problems: list[str]) -> _Table | None:
+    found = [table for table in tables if table.kind == kind]
+    if len(found) > 1:
+        problems.append(f"{len(found) - 1} more {kind} table(s) in the paste: read the first")
+    if found and found[0].cut:
+        problems.append(f"{kind} table cut short: shares taken against its Time (%) column")
+    return found[0] if found else None
+
+
+def parse_nsys_stats(text: str) -> ParseResult:
+    """Read the CUDA API, GPU kernel and GPU memory-time summaries of ``nsys stats``."""
+    if not isinstance(text, str):
+        return ParseResult.unparsed("not text")
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    tables, problems = _tables(lines)
+    result = ParseResult(problems=problems)
+    api = _first(tables, _API, result.problems)
+    kern = _first(tables, _KERN, result.problems)
+    mem = _first(tables, _MEM, result.problems)
+    if api is not None:
+        result.add("kernels.launch_share", _share(api, lambda n: bool(_LAUNCH.match(n))))
+        result.add("cpu.sync_share", _share(api, lambda n: bool(_SYNC.match(n))))
+    if kern is not None:
+        _add_kernel_facts(result, kern)
+    if kern is not None and mem is not None:
+        kern_ns, mem_ns = kern.total_ns(), mem.total_ns()
+        if kern_ns is not None and mem_ns is not None and kern_ns + mem_ns > 0:
+            result.add("gpu.memcpy_share", round(mem_ns / (kern_ns + mem_ns), 4))
+    if not result.facts:
+        seen = sorted({table.kind for table in tables})
+        found = f" (found: {', '.join(seen)})" if seen else ""
+        return ParseResult.unparsed(
+            f"no cuda_api_sum, cuda_gpu_kern_sum or cuda_gpu_mem_time_sum table{found}"
+        )
+    return result
+
+
+def _add_kernel_facts(result: ParseResult, kern: _Table) -> None:
+    result.add("gpu.nccl_share", _share(kern, lambda n: bool(_NCCL.search(n))))
+    if kern.cut:
+        result.problems.append(
+            "kernel table cut short: kernels.count, mean and short share left out"
+        )
+        return
+    counts = [row.count for row in kern.rows]
+    if not counts or any(c is None for c in counts):
+        return
+    instances = sum(c for c in counts if c is not None)
+    result.add("kernels.count", instances)
+    if instances <= 0:
+        return
+    result.add(
+        "kernels.mean_us", round(sum(r.total_ns for r in kern.rows) / instances / 1e3, 3), unit="us"
+    )
+    short = 0
+    for row in kern.rows:
+        average = row.avg_ns if row.avg_ns is not None else row.total_ns / max(row.count or 1, 1)
+        if average < _SHORT_NS:
+            short += row.count or 0
+    result.add("kernels.short_share", round(short / instances, 4))
+
+
+def looks_like_nsys_stats(text: str) -> bool:
+    """An ``nsys stats`` CUDA API, kernel or memory-time summary is in the text."""
+    try:
+        if not isinstance(text, str) or "Total Time" not in text:
+            return False
+        lines = text.replace("\r\n", "\n").split("\n")
+        return any(table.kind in _WANTED for table in _tables(lines)[0])
+    except Exception:  # a guess must never break the caller
+        return False
+
+
+PROBE = Probe(
+    name="nsys-stats",
+    summary="Nsight Systems summaries (nsys stats): launch and sync shares of CUDA API time",
+    parse=parse_nsys_stats,
+    argv=("nsys", "stats", "--report", "cuda_api_sum,cuda_gpu_kern_sum,cuda_gpu_mem_time_sum"),
+    where=frozenset({"pasted", "local", "ssh"}),
+    cost="moderate",
+    timeout_s=300.0,
+    facts=(
+        "kernels.count",
+        "kernels.mean_us",
+        "kernels.short_share",
+        "kernels.launch_share",
+        "cpu.sync_share",
+        "gpu.nccl_share",
+        "gpu.memcpy_share",
+    ),
+    recognises=looks_like_nsys_stats,
+    extra={"argv_note": "append the report file: REPORT.nsys-rep (or .qdrep, .sqlite)"},
+)

@@ -1,0 +1,252 @@
+"""``py-spy top`` and ``py-spy dump``: where a training process's Python threads spend their time,
+read for a host that feeds its GPU too slowly.
+
+A GPU left waiting is often waiting on Python: a DataLoader whose workers decode images, a main
+thread blocked in ``torch.cuda.synchronize()`` or ``.item()``. py-spy shows either from outside
+the process. Both of its text outputs are read:
+
+- ``py-spy top`` (the table ``%Own %Total OwnTime TotalTime Function (filename[:line])``, with or
+  without its ``Collecting samples …`` / ``Total Samples`` / ``GIL: …, Threads: N`` lines):
+  shares are of the own time shown (the ``OwnTime`` column, cumulative over the run; ``%Own``,
+  which is the last second only, where ``OwnTime`` is missing);
+- ``py-spy dump`` (``Thread … (idle|active…): "name"`` lines, each followed by its frames,
+  innermost first, indented; ``Process …`` and ``Python v…`` lines, ``--locals`` blocks, a
+  second process of ``--subprocesses`` and the tab-indented frames of py-spy 0.1 too): shares
+  are of threads.
+
+Facts, all on ``host``:
+
+- ``host.data_share``: share in data loading and preprocessing: functions of
+  ``torch/utils/data``, PIL, torchvision transforms and io, OpenCV, tokenizers and similar
+  libraries, and functions named ``__getitem__``, ``collate…``, ``tokeniz…``, ``decode``,
+  ``read``, ``load_image`` and the like. For a dump, a thread counts when one of its six
+  innermost frames is such (a main thread blocked in ``_next_data`` waits for data);
+- ``host.gpu_wait_share``: share waiting on the GPU: ``…synchronize``, ``item``,
+  ``_local_scalar_dense``, ``cpu``, ``tolist`` and ``wait`` in a CUDA module. For a dump, a
+  thread counts when its top frame (or its first Python frame under native ones) is such;
+- ``pyspy.top_function`` (str): the row with the most own time (top), or the main thread's
+  innermost frame (dump), as printed (``name (file:line)``);
+- ``pyspy.threads``: threads in the dump, or the ``Threads:`` count of top's header.
+
+The patterns are a heuristic over names, said in the docstring so that a reader of a rule can
+judge them: a ``read`` in a network client counts as data loading, a ``wait`` outside a CUDA
+module does not count as waiting on the GPU.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from casefile.domain.facts import ParseResult
+from casefile.probes.api import Probe
+
+__all__ = ["PROBE", "looks_like_py_spy", "parse_py_spy"]
+
+_TOP_HEADER = re.compile(r"^\s*%Own\s+%Total\s+OwnTime\s+TotalTime\s+Function\b")
+_TOP_ROW = re.compile(
+    r"^\s*(?P<own>-?\d+(?:\.\d+)?)%\s+(?P<total>-?\d+(?:\.\d+)?)%"
+    r"(?:\s+(?P<own_s>\d+(?:\.\d+)?)s(?:\s+(?P<total_s>\d+(?:\.\d+)?)s(?:\s+(?P<function>\S.*?))?)?)?\s*$"
+)
+_THREADS = re.compile(r"\bThreads:\s*(\d+)")
+_THREAD = re.compile(
+    r"^\s*Thread\b(?:\s+(?P<id>0[xX][0-9A-Fa-f]+|\d+))?\s*\((?P<state>[^)]*)\)"
+    r"(?::\s*\"(?P<name>.*)\")?\s*$"
+)
+_FRAME = re.compile(r"^(?P<function>.+?)\s+\((?P<file>[^()]*)\)$")
+_ELISION = re.compile(r"^(?:\.\.\.|…)$")
+_DUMP_FRAMES = 6  # innermost frames of a dumped thread that may show it waits for data
+
+_DATA_FILE = re.compile(
+    r"(?:^|/)(?:torch/utils/data/|PIL/|torchvision/(?:transforms|io|datasets)/|cv2|"
+    r"albumentations/|tokenizers/|transformers/tokenization_|datasets/|webdataset/|decord/|"
+    r"imageio/|torchaudio/|nvidia/dali/|ffcv/)"
+)
+_DATA_FUNCTION = re.compile(
+    r"^(?:__getitems?__|_next_data|_get_data|_try_get_data|_worker_loop|_pin_memory_loop|"
+    r"\w*collate\w*|\w*tokeniz\w*|decode|decode_image|imdecode|imread|read|readinto|"
+    r"read_image|load_image|_?(?:load|read)_(?:image|sample|data|audio|video)\w*|pil_loader)$",
+    re.I,
+)
+# ``__getitem__`` of a container in torch itself (ModuleList, a tensor) is not data loading.
+_NOT_DATA_FILE = re.compile(r"(?:^|/)(?:torch/(?:nn|fx|_tensor)|typing\.py)")
+_WAIT_FUNCTION = re.compile(
+    r"(?:synchroniz|^item$|_local_scalar_dense|^cpu$|^tolist$|^wait(?:_stream|_event)?$)", re.I
+)
+
+
+@dataclass(slots=True)
+class _Frame:
+    function: str
+    file: str = ""
+
+    def text(self) -> str:
+        return f"{self.function} ({self.file})" if self.file else self.function
+
+
+@dataclass(slots=True)
+class _Thread:
+    name: str
+    frames: list[_Frame] = field(default_factory=list)
+
+
+def _frame(text: str) -> _Frame:
+    match = _FRAME.match(text.strip())
+    if match is None:
+        return _Frame(function=text.strip())
+    return _Frame(function=match.group("function"), file=match.group("file"))
+
+
+def _is_data(frame: _Frame) -> bool:
+    path = frame.file.rsplit(":", 1)[0] if re.search(r":\d+$", frame.file) else frame.file
+    if _NOT_DATA_FILE.search(path):
+        return False
+    return bool(_DATA_FILE.search(path) or _DATA_FUNCTION.match(frame.function))
+
+
+def _is_gpu_wait(frame: _Frame) -> bool:
+    if not _WAIT_FUNCTION.search(frame.function):
+        return False
+    if frame.function.lower().startswith("wait"):
+        return "cuda" in frame.file.lower()
+    return True
+
+
+def _parse_top(lines: list[str], start: int, result: ParseResult) -> None:
+    """``py-spy top``'s table: shares of the own time shown."""
+    rows: list[tuple[float, _Frame]] = []
+    cut = 0
+    use_seconds = True
+    for line in lines[start + 1 :]:
+        if not line.strip():
+            if rows:
+                break
+            continue
+        match = _TOP_ROW.match(line)
+        if match is None:
+            break
+        if not match.group("function"):
+            cut += 1
+            continue
+        seconds = match.group("own_s")
+        use_seconds = use_seconds and seconds is not None
+        rows.append(
+            (
+                float(seconds) if seconds else float(match.group("own")),
+                _frame(match.group("function")),
+            )
+        )
+    if cut:
+        result.problems.append(f"{cut} row(s) cut short, without their function: not read")
+    if not rows:
+        return
+    if not use_seconds:
+        result.problems.append("rows without OwnTime: shares taken from %Own (the last second)")
+    total = sum(own for own, _ in rows)
+    if total > 0:
+        data = sum(own for own, frame in rows if _is_data(frame))
+        waiting = sum(own for own, frame in rows if _is_gpu_wait(frame))
+        result.add("host.data_share", round(min(data / total, 1.0), 4))
+        result.add("host.gpu_wait_share", round(min(waiting / total, 1.0), 4))
+    best = max(rows, key=lambda row: row[0])
+    result.add("pyspy.top_function", best[1].text())
+
+
+def _dump_threads(lines: list[str]) -> list[_Thread]:
+    threads: list[_Thread] = []
+    current: _Thread | None = None
+    frame_indent: int | None = None
+    for line in lines:
+        header = _THREAD.match(line)
+        if header:
+            current = _Thread(name=header.group("name") or header.group("id") or "")
+            threads.append(current)
+            frame_indent = None
+            continue
+        if current is None or not line.strip():
+            continue
+        indent = len(line) - len(line.lstrip(" \t"))
+        if indent == 0:
+            current = None  # a Process / Python / "Stack dump for" line ends the thread
+            continue
+        if frame_indent is None:
+            frame_indent = indent
+        if indent > frame_indent or _ELISION.match(line.strip()):
+            continue  # --locals blocks, "..." put in by whoever pasted it
+        current.frames.append(_frame(line))
+    return threads
+
+
+def _parse_dump(lines: list[str], result: ParseResult) -> bool:
+    """``py-spy dump``: shares of threads; False when there is no thread to read."""
+    threads = _dump_threads(lines)
+    if not threads:
+        return False
+    result.add("pyspy.threads", len(threads))
+    data = sum(1 for t in threads if any(_is_data(f) for f in t.frames[:_DUMP_FRAMES]))
+    waiting = 0
+    for thread in threads:
+        python = next((f for f in thread.frames if ".py" in f.file), None)
+        tops = [f for f in (thread.frames[:1] + ([python] if python else []))]
+        waiting += any(_is_gpu_wait(f) for f in tops)
+    result.add("host.data_share", round(data / len(threads), 4))
+    result.add("host.gpu_wait_share", round(waiting / len(threads), 4))
+    main = next((t for t in threads if t.name == "MainThread" and t.frames), None)
+    main = main or next((t for t in threads if t.frames), None)
+    if main is not None:
+        result.add("pyspy.top_function", main.frames[0].text())
+    return True
+
+
+def parse_py_spy(text: str) -> ParseResult:
+    """Read ``py-spy top`` or ``py-spy dump`` output into data-loading and GPU-wait shares."""
+    if not isinstance(text, str):
+        return ParseResult.unparsed("not text")
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    result = ParseResult()
+    header = next((i for i, line in enumerate(lines) if _TOP_HEADER.match(line)), None)
+    if header is not None:
+        counted = next(
+            (_THREADS.search(line) for line in lines[:header] if _THREADS.search(line)), None
+        )
+        result.add("pyspy.threads", int(counted.group(1)) if counted else None)
+        _parse_top(lines, header, result)
+    elif not _parse_dump(lines, result):
+        return ParseResult.unparsed(
+            "no py-spy top table ('%Own %Total OwnTime TotalTime Function') or dump "
+            "('Thread … (active): \"MainThread\"' and its frames)"
+        )
+    if not any(fact.name.startswith(("host.", "pyspy.top")) for fact in result.facts):
+        return ParseResult.unparsed("; ".join(result.problems) or "py-spy output without any rows")
+    return result
+
+
+def looks_like_py_spy(text: str) -> bool:
+    """A ``py-spy top`` header, or a dumped thread followed by a ``name (file.py:N)`` frame."""
+    try:
+        if not isinstance(text, str):
+            return False
+        lines = text.splitlines()
+        for index, line in enumerate(lines):
+            if _TOP_HEADER.match(line):
+                return True
+            if _THREAD.match(line) and index + 1 < len(lines):
+                following = lines[index + 1]
+                if following[:1] in (" ", "\t") and re.search(r"\(\S*\.py:\d+\)\s*$", following):
+                    return True
+        return False
+    except Exception:  # a guess must never break the caller
+        return False
+
+
+PROBE = Probe(
+    name="py-spy",
+    summary="py-spy dump / top of a training process: data loading and GPU-wait shares",
+    parse=parse_py_spy,
+    argv=("py-spy", "dump", "--pid"),
+    where=frozenset({"pasted", "local", "ssh"}),
+    cost="cheap",
+    facts=("host.data_share", "host.gpu_wait_share", "pyspy.top_function", "pyspy.threads"),
+    recognises=looks_like_py_spy,
+    extra={"argv_note": "append the training process's pid; or paste `py-spy top --pid PID`"},
+)

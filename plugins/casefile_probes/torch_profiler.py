@@ -1,0 +1,375 @@
+"""``prof.key_averages().table(...)``: the PyTorch profiler's summary table, read for where the
+host's time goes while a single GPU waits for it.
+
+A slow single-GPU step is often not the GPU's fault: the host spends its time launching many
+small kernels, waiting on a synchronisation (``.item()``, ``cudaStreamSynchronize``) or copying
+memory. The table people paste says so in a few rows, and this parser turns those rows into
+shares a rule can compare. Facts, all on ``host``:
+
+- ``profiler.cpu_time_total_s``, ``profiler.cuda_time_total_s``: the footer's "Self CPU time
+  total" and "Self CUDA time total" (any device: ``Self XPU time total`` counts too), seconds;
+- ``profiler.gpu_over_cpu``: device self time over host self time;
+- ``kernels.launch_share``: share of self CPU time in kernel-launch rows (``cudaLaunchKernel``,
+  ``cuLaunchKernel``, ``cudaLaunchKernelExC``, ``hipLaunchKernel``, ``urEnqueueKernelLaunch…``);
+- ``kernels.count``: calls of those rows; ``kernels.mean_us``: device self time per launch;
+- ``cpu.sync_share``: share of self CPU time in ``cuda…Synchronize``, ``aten::item`` and
+  ``aten::_local_scalar_dense`` rows;
+- ``gpu.memcpy_share``: share of device self time in ``Memcpy …`` / ``Memset …`` rows;
+- ``gpu.nccl_share``: share of device self time in rows naming NCCL (``ncclKernel…``,
+  ``ncclDevKernel…``; not the ``nccl:all_reduce`` annotation, which repeats its kernels' time);
+- ``profiler.top_op`` (str): the row name with the most device self time, else host self time.
+
+Shares are fractions (0..1) against the footer's totals, or the ``Self … %`` column where the
+footer is missing (a paste cut short). A kind of row the table does not show gets a share of 0
+only when the rows shown account for (nearly) all of the time; otherwise a ``row_limit`` may
+have hidden it, and no share is given. Tables from PyTorch before 1.8 (``Self CPU total %`` …
+``CUDA total %`` … ``Number of Calls``) have no self device time: only host facts come from
+them. Rows are split on runs of two or more spaces, which every version prints between cells.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from casefile.domain.facts import ParseResult
+from casefile.probes.api import Probe
+
+__all__ = ["PROBE", "looks_like_torch_profiler", "parse_torch_profiler"]
+
+# Header cells, longest first at each position (``Self CPU %`` before ``Self CPU``); the
+# device's name is a group, so ``Self XPU`` reads as ``Self CUDA`` does.
+_COLUMN = re.compile(
+    r"Self CPU total %|Self CPU total|Self CPU Mem|Self CPU %|Self CPU|CPU total %|CPU total"
+    r"|CPU time avg|CPU Mem|# of Calls|Number of Calls|Node ID|Input Shapes|Source Location"
+    r"|Overload Name|Total \w*FLOPs|Self (?P<dm>\w+) Mem|Self (?P<dp>\w+) %|Self (?P<ds>\w+)"
+    r"|(?P<tp>\w+) total %|(?P<tt>\w+) total|(?P<ta>\w+) time avg|(?P<m>\w+) Mem|Name"
+)
+_HEADER = re.compile(r"^\s*Name\s+(?:Overload Name\s+)?Self CPU(?: total)? %")
+_RULE = re.compile(r"^\s*[-=]{3,}(?:\s+[-=]{3,})*\s*$")
+_CELL_SPLIT = re.compile(r" {2,}|\t+")
+_TIME = re.compile(r"^(-?\d+(?:\.\d+)?)(ns|us|ms|s)$")
+_PCT = re.compile(r"^(-?\d+(?:\.\d+)?)%$")
+_SCALE_US = {"ns": 0.001, "us": 1.0, "ms": 1000.0, "s": 1_000_000.0}
+_FOOTER = re.compile(
+    r"^\s*Self (?P<dev>\w+) time total:\s*(?P<value>-?\d+(?:\.\d+)?(?:ns|us|ms|s))"
+)
+_OLD_DEVICE_FOOTER = re.compile(r"^\s*(?P<dev>\w+) time total:\s*-?\d")
+
+_LAUNCH = re.compile(r"^(?:(?:cuda|cu|hip)\w*Launch\w*Kernel\w*|urEnqueueKernelLaunch\w*)$")
+_SYNC = re.compile(
+    r"^(?:(?:cuda|cu|hip)\w*Synchronize(?:_v\d+)?|aten::item|aten::_local_scalar_dense)$"
+)
+_MEMCPY = re.compile(r"^(?:Memcpy|Memset)(?:\s|$)", re.IGNORECASE)
+_NCCL = re.compile(r"nccl", re.IGNORECASE)
+
+# A share is 0 for a kind of row the table lacks only when the rows shown cover this much.
+_COMPLETE_PCT = 99.0
+
+
+@dataclass(slots=True)
+class _Row:
+    name: str
+    self_cpu_us: float | None = None
+    self_cpu_pct: float | None = None
+    self_dev_us: float | None = None
+    self_dev_pct: float | None = None
+    calls: int | None = None
+
+
+@dataclass(slots=True)
+class _Table:
+    columns: list[str]
+    device: str | None = None
+    rows: list[_Row] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def _to_us(cell: str | None) -> float | None:
+    match = _TIME.match(cell.strip()) if cell else None
+    if match is None:
+        return None
+    return float(match.group(1)) * _SCALE_US[match.group(2)]
+
+
+def _to_pct(cell: str | None) -> float | None:
+    match = _PCT.match(cell.strip()) if cell else None
+    return float(match.group(1)) if match else None
+
+
+def _to_int(cell: str | None) -> int | None:
+    text = cell.strip() if cell else ""
+    return int(text) if text.isdigit() else None
+
+
+def _columns(header: str) -> tuple[list[str], str | None]:
+    """The header's columns as kinds (``self_cpu``, ``self_dev_pct``, ``calls`` …) and the
+    device they name (``CUDA``, ``XPU``), None for a host-only table."""
+    kinds: list[str] = []
+    device: str | None = None
+    for match in _COLUMN.finditer(header):
+        text = match.group(0)
+        fixed = {
+            "Self CPU total %": "self_cpu_pct",
+            "Self CPU %": "self_cpu_pct",
+            "Self CPU total": "self_cpu",
+            "Self CPU": "self_cpu",
+            "# of Calls": "calls",
+            "Number of Calls": "calls",
+            "Name": "name",
+            "Input Shapes": "text",
+            "Source Location": "text",
+        }
+        if text in fixed:
+            kinds.append(fixed[text])
+        elif match.group("dp") or match.group("ds"):
+            device = match.group("dp") or match.group("ds")
+            kinds.append("self_dev_pct" if match.group("dp") else "self_dev")
+        else:
+            other = match.group("tp") or match.group("tt") or match.group("ta")
+            if other and other != "CPU" and device is None:
+                device = other
+            kinds.append("other")
+    return kinds, device
+
+
+def _cells(line: str, width: int) -> list[str]:
+    """A row's cells; a name holding two spaces in a row is put back together."""
+    cells = _CELL_SPLIT.split(line.strip())
+    if len(cells) > width:
+        extra = len(cells) - width
+        cells = ["  ".join(cells[: extra + 1]), *cells[extra + 1 :]]
+    return cells
+
+
+def _read_row(line: str, table: _Table) -> _Row | None:
+    kinds = table.columns
+    cells = _cells(line, len(kinds))
+    values = dict(zip(kinds, cells, strict=False))
+    name = values.get("name", "").strip()
+    self_cpu_pct = _to_pct(values.get("self_cpu_pct"))
+    if not name or (self_cpu_pct is None and _to_us(values.get("self_cpu")) is None):
+        return None
+    return _Row(
+        name=name,
+        self_cpu_us=_to_us(values.get("self_cpu")),
+        self_cpu_pct=self_cpu_pct,
+        self_dev_us=_to_us(values.get("self_dev")),
+        self_dev_pct=_to_pct(values.get("self_dev_pct")),
+        calls=_to_int(values.get("calls")),
+    )
+
+
+def _read_table(lines: list[str], start: int) -> _Table:
+    kinds, device = _columns(lines[start])
+    table = _Table(columns=kinds, device=device)
+    last_cut = ""
+    for line in lines[start + 1 :]:
+        if _RULE.match(line):
+            if table.rows:
+                break
+            continue
+        if not line.strip():
+            if table.rows:
+                break
+            continue
+        if _FOOTER.match(line) or _OLD_DEVICE_FOOTER.match(line) or _HEADER.match(line):
+            break
+        row = _read_row(line, table)
+        if row is None:
+            # with_stack=True prints a row's further source lines alone under it
+            if not ("text" in kinds and len(_cells(line, len(kinds))) == 1):
+                table.problems.append(f"row not read: {line.strip()[:60]!r}")
+            continue
+        cells = len(_cells(line, len(kinds)))
+        needed = max(i for i, kind in enumerate(kinds) if kind != "text") + 1
+        last_cut = f"last row cut short ({cells} of {len(kinds)} values)" if cells < needed else ""
+        table.rows.append(row)
+    if last_cut:
+        table.problems.append(last_cut)
+    return table
+
+
+def _footers(lines: list[str]) -> tuple[float | None, float | None, str | None]:
+    """Self CPU and self device totals (us) from the footer, and an old-style device footer."""
+    cpu = dev = None
+    old = None
+    for line in lines:
+        footer = _FOOTER.match(line)
+        if footer:
+            value = _to_us(footer.group("value"))
+            if footer.group("dev") == "CPU":
+                cpu = cpu if cpu is not None else value
+            elif dev is None:
+                dev = value
+        elif _OLD_DEVICE_FOOTER.match(line) and not line.lstrip().startswith("Self"):
+            old = line.strip()
+    return cpu, dev, old
+
+
+def _share(
+    rows: list[_Row],
+    pick: Callable[[str], bool],
+    time_of: Callable[[_Row], float | None],
+    pct_of: Callable[[_Row], float | None],
+    total_us: float | None,
+) -> float | None:
+    """Share of a total in the rows ``pick`` selects: by time against the footer's total, else
+    by the percentage column; 0 for none only when the rows shown cover the whole total."""
+    chosen = [row for row in rows if pick(row.name)]
+    times = [time_of(row) for row in chosen]
+    pcts = [pct_of(row) for row in chosen]
+    share: float | None = None
+    if chosen and total_us and all(t is not None for t in times):
+        share = sum(t for t in times if t is not None) / total_us
+    elif chosen and all(p is not None for p in pcts):
+        share = sum(p for p in pcts if p is not None) / 100.0
+    elif not chosen:
+        covered = [pct_of(row) for row in rows]
+        known = [p for p in covered if p is not None]
+        if rows and len(known) == len(covered) and sum(known) >= _COMPLETE_PCT:
+            share = 0.0
+    if share is None:
+        return None
+    return round(min(max(share, 0.0), 1.0), 4)
+
+
+def _top_op(rows: list[_Row]) -> str | None:
+    """The row name (summed over input shapes) with the most device self time, else host."""
+    for attr in ("self_dev_us", "self_cpu_us"):
+        totals: dict[str, float] = {}
+        for row in rows:
+            value = getattr(row, attr)
+            if value is not None:
+                totals[row.name] = totals.get(row.name, 0.0) + value
+        if totals and max(totals.values()) > 0:
+            return max(totals, key=lambda name: totals[name])
+    return None
+
+
+def parse_torch_profiler(text: str) -> ParseResult:
+    """Read a ``key_averages().table()`` printout (or just its footer) into host shares."""
+    if not isinstance(text, str):
+        return ParseResult.unparsed("not text")
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    headers = [i for i, line in enumerate(lines) if _HEADER.match(line)]
+    cpu_us, dev_us, old_footer = _footers(lines[headers[0] :] if headers else lines)
+    if not headers and cpu_us is None:
+        return ParseResult.unparsed(
+            "no profiler table ('Name  Self CPU %  Self CPU …') or 'Self CPU time total' line"
+        )
+    result = ParseResult()
+    table = _read_table(lines, headers[0]) if headers else _Table(columns=[])
+    result.problems.extend(table.problems)
+    if len(headers) > 1:
+        result.problems.append(
+            f"{len(headers) - 1} more profiler table(s) in the paste: read the first"
+        )
+    rows = table.rows
+    has_self_device = "self_dev" in table.columns or "self_dev_pct" in table.columns
+    if headers and not has_self_device and table.device is not None:
+        result.problems.append(
+            f"table without self {table.device} time (PyTorch before 1.8): no device-time facts"
+        )
+    if old_footer and dev_us is None:
+        result.problems.append(f"{old_footer!r} counts nested ops twice: not read")
+    if headers and cpu_us is None:
+        result.problems.append("no 'Self CPU time total' footer: shares read from the % columns")
+
+    result.add("profiler.cpu_time_total_s", _seconds(cpu_us), unit="s")
+    result.add("profiler.cuda_time_total_s", _seconds(dev_us), unit="s")
+    if cpu_us and dev_us is not None:
+        result.add("profiler.gpu_over_cpu", round(dev_us / cpu_us, 4))
+    if rows:
+        _add_row_facts(result, rows, cpu_us, dev_us if has_self_device else None, has_self_device)
+    if not result.facts:
+        reason = "; ".join(result.problems) or "the table has no rows"
+        return ParseResult.unparsed(f"profiler table without readable rows: {reason}")
+    return result
+
+
+def _seconds(us: float | None) -> float | None:
+    return None if us is None else round(us / 1_000_000.0, 6)
+
+
+def _add_row_facts(
+    result: ParseResult,
+    rows: list[_Row],
+    cpu_us: float | None,
+    dev_us: float | None,
+    has_self_device: bool,
+) -> None:
+    def cpu_time(row: _Row) -> float | None:
+        return row.self_cpu_us
+
+    def cpu_pct(row: _Row) -> float | None:
+        return row.self_cpu_pct
+
+    def dev_time(row: _Row) -> float | None:
+        return row.self_dev_us
+
+    def dev_pct(row: _Row) -> float | None:
+        return row.self_dev_pct
+
+    def launch(name: str) -> bool:
+        return bool(_LAUNCH.match(name))
+
+    result.add("kernels.launch_share", _share(rows, launch, cpu_time, cpu_pct, cpu_us))
+    launches = [row.calls for row in rows if launch(row.name)]
+    count = sum(c for c in launches if c is not None) if launches else None
+    if launches and None in launches:
+        count = None
+        result.problems.append("a kernel-launch row without its number of calls")
+    result.add("kernels.count", count)
+    if count and dev_us is not None:
+        result.add("kernels.mean_us", round(dev_us / count, 3), unit="us")
+    result.add(
+        "cpu.sync_share", _share(rows, lambda n: bool(_SYNC.match(n)), cpu_time, cpu_pct, cpu_us)
+    )
+    if has_self_device:
+
+        def memcpy(name: str) -> bool:
+            return bool(_MEMCPY.match(name))
+
+        def nccl(name: str) -> bool:
+            return bool(_NCCL.search(name)) and not name.lower().startswith("nccl:")
+
+        result.add("gpu.memcpy_share", _share(rows, memcpy, dev_time, dev_pct, dev_us))
+        result.add("gpu.nccl_share", _share(rows, nccl, dev_time, dev_pct, dev_us))
+    result.add("profiler.top_op", _top_op(rows))
+
+
+def looks_like_torch_profiler(text: str) -> bool:
+    """A profiler table's header or its ``Self CPU time total:`` footer is in the text."""
+    try:
+        if not isinstance(text, str) or "Self CPU" not in text:
+            return False
+        return any(_HEADER.match(line) or _FOOTER.match(line) for line in text.splitlines())
+    except Exception:  # a guess must never break the caller
+        return False
+
+
+PROBE = Probe(
+    name="torch-profiler",
+    summary="PyTorch profiler table (key_averages().table()): launch, sync and copy shares",
+    parse=parse_torch_profiler,
+    argv=(),
+    where=frozenset({"pasted", "local", "ssh"}),
+    cost="moderate",
+    facts=(
+        "profiler.cpu_time_total_s",
+        "profiler.cuda_time_total_s",
+        "profiler.gpu_over_cpu",
+        "kernels.launch_share",
+        "kernels.count",
+        "kernels.mean_us",
+        "cpu.sync_share",
+        "gpu.memcpy_share",
+        "gpu.nccl_share",
+        "profiler.top_op",
+    ),
+    needs_load=True,
+    recognises=looks_like_torch_profiler,
+    extra={"argv_note": "pasted: print(prof.key_averages().table(sort_by='self_cuda_time_total'))"},
+)
