@@ -115,6 +115,7 @@ def test_probe_names_and_case_ids_come_from_casefile(
     assert complete(bash_script, env, "casefile", "playbook", "open", "alpha-1", "g") == [
         "gpu-throughput",
         "gpu-throughput@1",
+        "gpu-throughput@2",
     ]
     # --db on the line is the database asked
     other = tmp_path / "other.db"

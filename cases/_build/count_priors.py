@@ -1,0 +1,116 @@
+"""Recount the ``gpu-throughput@3`` priors from the listed prior sample.
+
+The sample is every thread listed with a class in ``cases/dev/PRIOR_SAMPLE.md`` (its counted
+table and its diagnosis-only table, as version 2 used them) and in the "Prior-sample
+candidates" tables of ``cases/dev/notes-new-cases-*.md`` (confirmed causes only), less two
+groups: the threads held out for evaluation by the team (never counted, never read), and the
+threads that are development cases (``cases/dev/material/*.json``), so the playbook is never
+scored on threads that set its priors. Each leaf gets (count + 1) / (N + leaves) of the 0.9
+the named hypotheses share; a parent's prior is its children's sum, a child's its share.
+
+    python cases/_build/count_priors.py          # prints the counts and the priors
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+DEV = ROOT / "cases" / "dev"
+HELD_OUT = (
+    "NVIDIA/nccl/issues/428", "NVIDIA/nccl/issues/841", "NVIDIA/nccl/issues/1285",
+    "NVIDIA/nccl/issues/1298", "NVIDIA/nccl/issues/1309", "pytorch/pytorch/issues/127077",
+    "huggingface/transformers/issues/30840", "huggingface/accelerate/issues/2784",
+    "vllm-project/vllm/issues/4238", "vllm-project/vllm/issues/5007",
+    "aikitoria/open-gpu-kernel-modules/issues/6", "tensorflow/tensorflow/issues/40042",
+    "facebookresearch/sam2/issues/768", "facebookresearch/sam2/pull/775",
+    "ggml-org/llama.cpp/issues/4747", "ggml-org/llama.cpp/issues/2641",
+    "open-edge-platform/geti/pull/5958", "NVIDIA/nvidia-settings/issues/67",
+    "intel/thermal_daemon/issues/300",
+)  # fmt: skip
+#: the leaves of gpu-throughput@3 (a parent's own "other mechanism" leaf under its own id)
+LEAVES = (
+    "pcie-bandwidth", "link-degraded", "host-transfer", "acs-iommu", "consumer-no-p2p",
+    "p2p-policy", "transport-fallback", "internode-network", "upgrade-regression",
+    "misconfiguration", "gpu-unused", "over-split", "host-side", "data-loading", "host-cpu",
+    "numa-bios", "compute-launch", "memory-bandwidth", "power-cap", "thermal-degradation",
+)  # fmt: skip
+PARENTS = {
+    "pcie-bound": ("pcie-bandwidth", "link-degraded", "host-transfer"),
+    "p2p-lost": ("acs-iommu", "consumer-no-p2p"),
+    "library-path": ("p2p-policy", "transport-fallback"),
+    "power-thermal": ("power-cap", "thermal-degradation"),
+    "misconfiguration": ("misconfiguration", "gpu-unused", "over-split"),
+    "host-side": ("host-side", "data-loading", "host-cpu"),
+}
+NAMED_SHARE = 0.9
+_ROW = re.compile(r"^\|[^|]*?(https://github\.com/[^\s|]+)[^|]*\|[^|]*\|\s*([a-z-]+)\s*\|")
+_ROW_NUMBERED = re.compile(
+    r"^\|\s*\d+\s*\|\s*(https://github\.com/[^\s|]+)\s*\|[^|]*\|\s*([a-z-]+)\s*\|"
+)
+
+
+def sample_rows(text: str, *, skip_after: str | None = None) -> list[tuple[str, str]]:
+    """(url, class) of every table row naming a thread and a class."""
+    if skip_after is not None and skip_after in text:
+        text = text.split(skip_after, 1)[0]
+    rows = []
+    for line in text.splitlines():
+        match = _ROW_NUMBERED.match(line) or _ROW.match(line)
+        if match:
+            rows.append((match.group(1).rstrip("/"), match.group(2)))
+    return rows
+
+
+def count() -> tuple[dict[str, int], list[str]]:
+    dev_urls = {
+        json.loads(p.read_text(encoding="utf-8"))["url"].rstrip("/")
+        for p in (DEV / "material").glob("*.json")
+    }
+    rows = sample_rows((DEV / "PRIOR_SAMPLE.md").read_text(encoding="utf-8"))
+    for notes in sorted(DEV.glob("notes-new-cases-*.md")):
+        text = notes.read_text(encoding="utf-8")
+        if "## Prior-sample candidates" in text:
+            part = text.split("## Prior-sample candidates", 1)[1]
+            rows += sample_rows(part, skip_after="Diagnosis only")
+    counts = dict.fromkeys(LEAVES, 0)
+    seen: set[str] = set()
+    left_out = []
+    for url, klass in rows:
+        if url in seen:
+            continue
+        seen.add(url)
+        if any(url.endswith(h) for h in HELD_OUT) or url in dev_urls:
+            left_out.append(url)
+            continue
+        if klass in counts:
+            counts[klass] += 1
+    return counts, left_out
+
+
+def priors(counts: dict[str, int]) -> dict[str, float]:
+    total = sum(counts.values()) + len(LEAVES)
+    leaf = {k: NAMED_SHARE * (v + 1) / total for k, v in counts.items()}
+    out: dict[str, float] = {}
+    for parent, children in PARENTS.items():
+        mass = sum(leaf[c] for c in children)
+        out[parent] = mass
+        for child in children:
+            if child != parent:
+                out[child] = leaf[child] / mass
+    for name, value in leaf.items():
+        out.setdefault(name, value)
+    return out
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    counts, left_out = count()
+    print(f"N = {sum(counts.values())}; left out (held out or development cases): {len(left_out)}")
+    for name, value in sorted(counts.items(), key=lambda kv: -kv[1]):
+        print(f"  {name:22} {value}")
+    for name, value in priors(counts).items():
+        print(f"{name:22} {value:.4f}")
