@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -27,6 +28,16 @@ if TYPE_CHECKING:
 
 Where = Literal["local", "ssh", "pasted", "sampler"]
 CostClass = Literal["instant", "cheap", "moderate", "expensive"]
+
+# Line ends of every convention, kept (a paste's CRLF stays CRLF for the parser to read).
+_LINE_END = re.compile(r"(\r\n?|\n)")
+# A Markdown code fence (``` or ~~~, at least three), with an optional info word (```text).
+# Possessive throughout: a long line of tildes that is not a fence fails in one pass.
+_FENCE = re.compile(r"(?:`{3,}+|~{3,}+)[ \t]*+(?:[^`~\s][^`\s]*+)?[ \t\r]*+")
+# Markdown escapes a quote's converter may have put in (as the parsers' clean_paste undoes).
+_QUOTED_ESCAPE = re.compile(r"\\([#*_|\[\]])")
+# What a line's decoration is made of: indentation and blockquote markers.
+_DECORATION = " \t>"
 
 #: A sampler collects in-process (e.g. through NVML) for ``window_s`` seconds and returns the
 #: raw text it gathered (JSON lines, say); that text is stored and parsed like any output.
@@ -128,6 +139,18 @@ class Probe:
         retried = self.parse(f"$ {shlex.join(run.argv)}\n{text}")
         return retried if isinstance(retried, ParseResult) and retried.parsed else None
 
+    def _read(self, text: str, run: RunOutput | None) -> ParseResult:
+        """The parser's reading of ``text``: the whole run with ``text`` for its stdout for a
+        probe that reads runs, else the text, retried with the run's command line."""
+        if run is not None and self.parse_run is not None:
+            if text is not run.stdout:
+                run = dataclasses.replace(run, stdout=text)
+            return self.parse_run(run)
+        result = self.parse(text)
+        if not result.parsed and run is not None:
+            result = self._with_command_line(text, run) or result
+        return result
+
     def safe_parse(self, text: str, run: RunOutput | None = None) -> ParseResult:
         """Parse, turning any parser bug into an unparsed result instead of an exception.
 
@@ -135,14 +158,23 @@ class Probe:
         probe parses ``text``. Facts that could not be stored (NaN, infinities, values that are
         not a number, string or boolean) are dropped with a problem each, so a parser bug can
         never cost the raw output.
+
+        The parser reads the output (``text``, or the run's stdout) as it was before a
+        paste wrapped it in Markdown, so that an indented, quoted or fenced paste reads as the
+        plain one does (:func:`readings`). Only what the parser is given changes: the stored
+        output never does.
         """
+        whole = run is not None and self.parse_run is not None
         try:
-            if run is not None and self.parse_run is not None:
-                result = self.parse_run(run)
-            else:
-                result = self.parse(text)
-                if not result.parsed and run is not None:
-                    result = self._with_command_line(text, run) or result
+            given = run.stdout if whole and run is not None else text
+            texts = readings(given)
+            result = self._read(texts[0], run)
+            if len(texts) > 1:
+                results = [result, *(self._read(other, run) for other in texts[1:])]
+                result = max(results, key=_taught)  # the first of the best
+                as_given = results[-1]
+                if _taught(as_given) == _taught(result) and as_given.facts == result.facts:
+                    result = as_given  # the same facts: the parser's own problems with them
         except Exception as error:  # a parser bug must never lose the output
             return ParseResult.unparsed(
                 f"parser {self.name} failed: {type(error).__name__}: {error}"
@@ -165,3 +197,129 @@ class Probe:
             result.facts = kept
             result.parsed = result.parsed and bool(kept)
         return result
+
+
+def _taught(result: ParseResult) -> tuple[bool, int]:
+    """How much a reading taught: whether it parsed, then how many facts."""
+    if not isinstance(result, ParseResult):
+        return (False, -1)
+    return (result.parsed, len(result.facts))
+
+
+def unwrap_paste(text: str) -> str:
+    """``text`` without the Markdown a paste may have wrapped it in: fence lines, a quote
+    prefix and the indentation every non-blank line shares (see :func:`unquote_paste` and
+    :func:`dedent_paste`)."""
+    return dedent_paste(unquote_paste(text))
+
+
+def readings(text: str) -> list[str]:
+    """The texts a parser is to read for ``text``, the most unwrapped first.
+
+    Fences and quote markers always go (no tool starts every line with ``>``). Indentation
+    shared by every line may be Markdown's (a code block's four spaces or tab) or the
+    output's own (a fragment of ``nvidia-smi -q`` starts four spaces in, one of ``lspci -vv``
+    a tab in), and nothing in the text tells which: then the text without any of it, without
+    one level of it, and with all of it (the text as given, last) are all read, and the
+    reading that taught most is kept; of equals, the first, unless the text as given taught
+    exactly the same facts. One text when no indentation is shared.
+    """
+    unquoted = unquote_paste(text)
+    dedented = dedent_paste(unquoted)
+    if dedented is unquoted:
+        return [unquoted]
+    level = dedent_paste(unquoted, one_level=True)
+    return [dedented, *([level] if level != dedented else []), unquoted]
+
+
+def unquote_paste(text: str) -> str:
+    """``text`` without a Markdown fence or blockquote around it.
+
+    People paste output from Markdown notes and issue threads, as a fenced block (```` ``` ````
+    or ``~~~`` lines around it) or a quote (``> ``, nested ``> > ``). A fence line first or
+    last is dropped, and the quote markers every non-blank line starts with are taken off (with
+    one blank after the last), nothing else: what follows them is the output's own. A line of
+    quote markers alone is the quote's blank line. A quote's Markdown escapes (``\\#``) are
+    undone too, as the parsers' own cleaning does for a quote it finds. Linear in the length of
+    the text; the text itself when there is nothing to take off.
+    """
+    if not text:
+        return text
+    lines, ends = _split_lines(text)
+    significant = [i for i, line in enumerate(lines) if line.strip(_DECORATION)]
+    if not significant:
+        return text
+    ends_at = (significant[0], significant[-1])
+    fences = {i for i in ends_at if _FENCE.fullmatch(lines[i].lstrip(_DECORATION))}
+    prefix = _shared_start(lines, [i for i in significant if i not in fences], _DECORATION)
+    marker = prefix.rfind(">")
+    if marker < 0:
+        prefix = ""
+    elif prefix[marker + 1 : marker + 2] in (" ", "\t"):
+        prefix = prefix[: marker + 2]
+    else:
+        prefix = prefix[: marker + 1]
+    if not prefix and not fences:
+        return text
+    return _rejoin(lines, ends, prefix, fences, unescape=bool(prefix))
+
+
+def dedent_paste(text: str, *, one_level: bool = False) -> str:
+    """``text`` without the indentation every non-blank line starts with (a Markdown code
+    block's four spaces or tab), or only one level of it (a tab, or up to four spaces) with
+    ``one_level``. Indentation within the output survives: only what *all* lines share goes.
+    Linear in the length of the text; the text itself when no indentation is shared."""
+    if not text:
+        return text
+    lines, ends = _split_lines(text)
+    prefix = _shared_start(lines, [i for i, line in enumerate(lines) if line.strip(" \t")], " \t")
+    if one_level and prefix:
+        prefix = "\t" if prefix[0] == "\t" else prefix[: len(prefix) - len(prefix.lstrip(" "))][:4]
+    if not prefix:
+        return text
+    return _rejoin(lines, ends, prefix, set(), unescape=False)
+
+
+def _split_lines(text: str) -> tuple[list[str], list[str]]:
+    """The lines of ``text`` and, for each, the line end that followed it ("" for the last)."""
+    parts = _LINE_END.split(text)
+    return parts[0::2], [*parts[1::2], ""]
+
+
+def _shared_start(lines: list[str], indexes: list[int], chars: str) -> str:
+    """The longest run of ``chars`` that every line of ``indexes`` starts with. Each line
+    costs at most its own length (the run only shrinks), so the whole is linear."""
+    if not indexes:
+        return ""
+    first = lines[indexes[0]]
+    prefix = first[: len(first) - len(first.lstrip(chars))]
+    for index in indexes[1:]:
+        if not prefix:
+            break
+        prefix = _common_start(prefix, lines[index])
+    return prefix
+
+
+def _common_start(prefix: str, line: str) -> str:
+    """The longest start of ``prefix`` that ``line`` starts with too."""
+    n = 0
+    for a, b in zip(prefix, line, strict=False):
+        if a != b:
+            break
+        n += 1
+    return prefix[:n]
+
+
+def _rejoin(
+    lines: list[str], ends: list[str], prefix: str, dropped: set[int], *, unescape: bool
+) -> str:
+    """The lines again, less ``dropped`` ones and as much of ``prefix`` as each starts with."""
+    out: list[str] = []
+    for index, (line, end) in enumerate(zip(lines, ends, strict=True)):
+        if index in dropped:
+            continue
+        line = line[len(_common_start(prefix, line)) :]
+        if unescape:
+            line = _QUOTED_ESCAPE.sub(r"\1", line)
+        out.append(line + end)
+    return "".join(out)
