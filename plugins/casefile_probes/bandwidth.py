@@ -189,10 +189,24 @@ def parse_bandwidth(text: str) -> ParseResult:
     return result
 
 
+# bandwidthTest's banner and its section titles (nvbandwidth's output is nvbandwidth's to
+# recognise, though this parser reads it too).
+_BANDWIDTH_TEST_SHAPE = re.compile(
+    r"\[CUDA Bandwidth Test\]"
+    r"|(?:Host to Device|Device to Host|Device to Device) Bandwidth,[ \t]*\d+[ \t]+Device"
+)
+
+
+def recognise_bandwidth(text: str) -> bool:
+    """Whether ``text`` holds the CUDA sample ``bandwidthTest``'s output."""
+    return _BANDWIDTH_TEST_SHAPE.search(text) is not None
+
+
 PROBE = Probe(
     name="cuda-bandwidth",
     summary="Host<->device copy bandwidth (CUDA samples bandwidthTest; nvbandwidth pastes too)",
     parse=parse_bandwidth,
+    recognises=recognise_bandwidth,
     argv=("bandwidthTest", "--memory=pinned", "--mode=quick"),
     cost="moderate",
     timeout_s=300.0,

@@ -289,10 +289,25 @@ def _summarise(values: list[float], metric: _Metric) -> FactValue:
     return round(sum(values) / len(values) * metric.scale, 2)
 
 
+# dmon's header: "# gpu" (after "#Date Time" with -o DT), then a metric column; pmon's has
+# "pid" there instead. Not anchored: a paste may have run the lines together.
+_DMON_HEADER = re.compile(
+    r"\\?#[ \t]*(?:Date[ \t]+)?(?:Time[ \t]+)?gpu[ \t]+"
+    r"(?:pwr|gtemp|mtemp|temp|sm|mem|fb|bar1|ccpm|enc|dec|jpg|ofa|mclk|pclk|pviol|tviol"
+    r"|rxpci|txpci|sbecc|dbecc|pci)\b"
+)
+
+
+def recognise_dmon(text: str) -> bool:
+    """Whether ``text`` holds ``nvidia-smi dmon`` output (its ``# gpu pwr …`` header)."""
+    return _DMON_HEADER.search(text) is not None
+
+
 PROBE = Probe(
     name="nvidia-smi-dmon",
     summary="Five one-second samples per GPU: SM/memory utilisation, power, clocks, PCIe Rx/Tx",
     parse=parse_dmon,
+    recognises=recognise_dmon,
     argv=("nvidia-smi", "dmon", "-s", "pucvmet", "-c", "5"),
     cost="cheap",
     facts=(

@@ -509,10 +509,25 @@ def _without_device_lines(lines: list[str], commands: list[str]) -> ParseResult:
     )
 
 
+# A device's first line ("01:00.0 VGA compatible controller: …", a domain in front or not) or
+# a link or ACS line of its capabilities (what a grep of lspci -vv keeps).
+_LSPCI_SHAPE = re.compile(
+    r"^[ \t]*(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7][ \t]+\w[^:\n]*:[ \t]"
+    r"|^[ \t]*(?:LnkCap|LnkSta|LnkCtl|ACSCap|ACSCtl)2?:",
+    re.MULTILINE,
+)
+
+
+def recognise_lspci(text: str) -> bool:
+    """Whether ``text`` holds lspci output: device lines, or link and ACS lines of ``-vv``."""
+    return _LSPCI_SHAPE.search(text) is not None
+
+
 PROBE = Probe(
     name="lspci",
     summary="PCIe link status, bridges and ACS on the path between GPUs (lspci -vvv)",
     parse=parse_lspci,
+    recognises=recognise_lspci,
     argv=("lspci", "-vvv"),
     cost="instant",
     facts=(

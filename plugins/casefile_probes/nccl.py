@@ -420,10 +420,34 @@ def _add_log(result: ParseResult, log: NcclLog) -> None:
     result.problems.extend(from_log.problems)
 
 
+# The lines only nccl-tests prints: its banner, its device list, its table's header, its summary, its failures,
+# and a row of its table (size, count, data type, then times and bandwidths). Blanks are
+# [ \t], never \s, so that no attempt runs on past its own line (linear in the text).
+_NCCL_TESTS_SHAPE = re.compile(
+    r"nThreads?:?[ \t]+\d+[ \t]+nGpus:?[ \t]+\d+"
+    r"|^[# \t]*size[ \t]+count[ \t]+type\b"
+    r"|^[# \t]*Using devices[ \t]*$"
+    r"|^[# \t]*Rank[ \t]+\d+[ \t]+(?:Group[ \t]+\d+[ \t]+)?Pid[ \t]+\d+[ \t]+on[ \t]"
+    r"|out-of-place[ \t]+in-place"
+    r"|Avg bus bandwidth[ \t]*:"
+    r"|Test NCCL failure|Test failure common\.cu"
+    r"|^[ \t]*\d+[ \t]+\d+[ \t]+(?:float|double|half|bfloat16|u?int(?:8|32|64)|f8e4m3|f8e5m2)"
+    r"[ \t]+(?:\w+[ \t]+-?\d+[ \t]+)?[\d.]+[ \t]+[\d.]+[ \t]+[\d.]+",
+    re.MULTILINE,
+)
+
+
+def recognise_nccl_tests(text: str) -> bool:
+    """Whether ``text`` holds nccl-tests output: its banner, device list, table header,
+    summary, failure lines or rows of its table (a paste may hold only rows)."""
+    return _NCCL_TESTS_SHAPE.search(text) is not None
+
+
 PROBE = Probe(
     name="nccl-tests",
     summary="NCCL collective bandwidth between GPUs (nccl-tests; set argv for your setup)",
     parse=parse_nccl,
+    recognises=recognise_nccl_tests,
     argv=("all_reduce_perf", "-b", "8", "-e", "1G", "-f", "2", "-g", "1"),
     cost="expensive",
     timeout_s=600.0,

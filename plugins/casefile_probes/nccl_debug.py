@@ -234,10 +234,20 @@ def parse_nccl_debug(text: str) -> ParseResult:
     return result
 
 
+# NCCL's own log lines, whatever wraps them (a rank prefix, a launcher's, a logger's).
+_NCCL_LOG_LINE = re.compile(r"\bNCCL (?:INFO|WARN)\b")
+
+
+def recognise_nccl_debug(text: str) -> bool:
+    """Whether ``text`` holds lines of NCCL's own log (``NCCL INFO``, ``NCCL WARN``)."""
+    return _NCCL_LOG_LINE.search(text) is not None
+
+
 PROBE = Probe(
     name="nccl-debug",
     summary="NCCL's own log (NCCL_DEBUG=INFO): transports, settings, topology, warnings",
     parse=parse_nccl_debug,
+    recognises=recognise_nccl_debug,
     # Any NCCL program logs this way; the nccl-tests binary is one that is usually at hand.
     argv=("env", "NCCL_DEBUG=INFO", "all_reduce_perf", "-b", "8", "-e", "8M", "-f", "2", "-g", "1"),
     cost="expensive",

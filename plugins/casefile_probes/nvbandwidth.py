@@ -277,10 +277,24 @@ def parse_nvbandwidth(text: str) -> ParseResult:
     return result
 
 
+# nvbandwidth's banner, a test starting, or a matrix's title.
+_NVBANDWIDTH_SHAPE = re.compile(
+    r"nvbandwidth Version:"
+    r"|Running (?:benchmark )?\w+_memcpy_(?:ce|sm)\b"
+    r"|memcpy (?:CE|SM) (?:CPU|GPU)\((?:row|column)s?\) (?:<-|->) (?:CPU|GPU)\("
+)
+
+
+def recognise_nvbandwidth(text: str) -> bool:
+    """Whether ``text`` holds nvbandwidth output (its banner, a test or a matrix)."""
+    return _NVBANDWIDTH_SHAPE.search(text) is not None
+
+
 PROBE = Probe(
     name="nvbandwidth",
     summary="GPU<->GPU and host<->GPU copy bandwidth matrices (NVIDIA nvbandwidth)",
     parse=parse_nvbandwidth,
+    recognises=recognise_nvbandwidth,
     argv=("nvbandwidth",),
     cost="expensive",
     timeout_s=900.0,

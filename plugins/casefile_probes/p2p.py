@@ -171,10 +171,26 @@ def _read_row(matrix: _Matrix, row: int, text: str, at_end: bool) -> str | None:
     return problem
 
 
+# The sample's banner, its matrices' titles and their "D\D" corner.
+_P2P_SHAPE = re.compile(
+    r"P2P \(Peer-to-Peer\) GPU Bandwidth Latency Test"
+    r"|P2P=(?:Enabled|Disabled)[ \t]+(?:Latency|Bandwidth)"
+    r"|P2P Connectivity Matrix"
+    r"|^[ \t]*D\\D[ \t]+0\b",
+    re.MULTILINE,
+)
+
+
+def recognise_p2p(text: str) -> bool:
+    """Whether ``text`` holds ``p2pBandwidthLatencyTest`` output (or one of its matrices)."""
+    return _P2P_SHAPE.search(text) is not None
+
+
 PROBE = Probe(
     name="cuda-p2p-bandwidth",
     summary="GPU-to-GPU bandwidth and latency with P2P off and on (p2pBandwidthLatencyTest)",
     parse=parse_p2p,
+    recognises=recognise_p2p,
     argv=("p2pBandwidthLatencyTest",),
     cost="moderate",
     timeout_s=300.0,

@@ -386,11 +386,40 @@ def _requested_ids(option: str | None) -> list[int]:
     return []
 
 
+# A key of `nvidia-smi -q`, padded to its column before " : " (lscpu's colon follows its key).
+_SMI_Q_KEY = re.compile(r"[ \t]*[A-Za-z][^:\n]*?[^ \t:] {2,}+:(?: |$)")
+# A section title: indented, no colon ("    Clocks Event Reasons", "        Max Clocks").
+_SMI_Q_TITLE = re.compile(r"[ \t]+[A-Z][\w ()/.,+-]*")
+# How many non-blank lines a recogniser looks at: enough for any fragment, cheap on a long log.
+_SMI_Q_LINES = 400
+
+
+def recognise_smi_q(text: str) -> bool:
+    """Whether ``text`` holds ``nvidia-smi -q`` output: its banner, or (a grep or tail of it)
+    mostly padded ``Key   : value`` lines and section titles, two keys at least."""
+    if "NVSMI LOG" in text:
+        return True
+    keys = titles = others = 0
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        if _SMI_Q_KEY.match(line):
+            keys += 1
+        elif _SMI_Q_TITLE.fullmatch(line.rstrip()):
+            titles += 1
+        else:
+            others += 1
+        if keys + titles + others >= _SMI_Q_LINES:
+            break
+    return keys >= 2 and keys + titles >= 2 * others
+
+
 PROBE = Probe(
     name="nvidia-smi-q",
     summary="Full per-GPU report: PCIe link gen/width and throughput, clocks, power, reasons",
     parse=parse_smi_q,
     argv=("nvidia-smi", "-q"),
+    recognises=recognise_smi_q,
     cost="cheap",
     facts=(
         "driver_version",

@@ -225,10 +225,28 @@ def _read_process(line: str, result: ParseResult, processes: dict[str, int]) -> 
     result.add("process.used_memory", _quantity(match.group("mem"), "MiB"), subject, "MiB")
 
 
+# The default table's banner (with its version, unlike "NVIDIA-SMI has failed"), its column
+# header and its processes section; [ \t], never \s, so no attempt runs past its line.
+_SMI_TABLE_SHAPE = re.compile(
+    r"NVIDIA-SMI[ \t]+\d[\d.]*[ \t]"
+    r"|^[ \t]*\|[ \t]*GPU[ \t]+Name[ \t]"
+    r"|Bus-Id[ \t]+Disp\.A"
+    r"|^[ \t]*\|[ \t]*Processes:",
+    re.MULTILINE,
+)
+
+
+def recognise_smi_table(text: str) -> bool:
+    """Whether ``text`` holds the default nvidia-smi table (or a part with its banner, its
+    column header or its processes section)."""
+    return _SMI_TABLE_SHAPE.search(text) is not None
+
+
 PROBE = Probe(
     name="nvidia-smi",
     summary="The default nvidia-smi table: per-GPU utilisation, memory, power, temperature",
     parse=parse_smi_table,
+    recognises=recognise_smi_table,
     argv=("nvidia-smi",),
     cost="instant",
     facts=(

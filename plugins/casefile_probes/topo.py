@@ -258,10 +258,20 @@ def _emit(matrix: _Matrix, result: ParseResult, capability: str | None) -> None:
             result.add("topo.cpu_affinity", value, subject=subject)
 
 
+# The matrix's first row (GPU0 against itself is "X") or the legend's first entry.
+_TOPO_SHAPE = re.compile(r"^[ \t]*GPU0[ \t]+X(?:[ \t]|$)|^[ \t]*X[ \t]+=[ \t]+Self\b", re.MULTILINE)
+
+
+def recognise_topo(text: str) -> bool:
+    """Whether ``text`` holds an ``nvidia-smi topo`` matrix (``-m`` or ``-p2p``)."""
+    return _TOPO_SHAPE.search(text) is not None
+
+
 PROBE = Probe(
     name="nvidia-smi-topo",
     summary="GPU/NIC interconnect matrix: NVLink, PCIe switch, host bridge or socket link per pair",
     parse=parse_topo,
+    recognises=recognise_topo,
     argv=("nvidia-smi", "topo", "-m"),
     cost="instant",
     facts=(
