@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 from casefile.app.draft import Draft
 from casefile.app.who import NOW, Who
 from casefile.domain import triage
-from casefile.domain.experiments import Direction, settle_direction
+from casefile.domain.events import NewEvent
+from casefile.domain.experiments import Direction, named_rule, settle_direction
 from casefile.domain.facts import Fact
 from casefile.errors import DomainError, PluginError
 
@@ -186,6 +187,7 @@ class TriageVerbs(_Base):
         metric: Sequence[str] = (),
         rule_id: str | None = None,
         note: str | None = None,
+        tests: Sequence[str] = (),
         direction: bool | None = None,
         unit: str | None = None,
         ask: AskDirection | None = None,
@@ -204,7 +206,7 @@ class TriageVerbs(_Base):
             projection = draft.projection
             baseline, variant = runs[baseline_seq], runs[variant_seq]
             triage.check_pair(projection, baseline, variant)
-            rule = self._experiment_rule(projection, change, baseline.probe, rule_id)
+            rule = self._reading_rule(projection, change, baseline.probe, rule_id, tests)
             usual = tuple(
                 dict.fromkeys(
                     name
@@ -214,7 +216,7 @@ class TriageVerbs(_Base):
                     for name in r.metric
                 )
             )
-            names = tuple(metric) or (rule.metric if rule is not None else usual)
+            names = tuple(metric) or (rule.metric if rule is not None and rule.metric else usual)
             name, old, new = triage.choose_metric(names, baseline, variant)
             found = _unit(name, baseline.facts) or unit
             settled = _settle(direction, found, rule, name, ask if rule else None, answers)
@@ -222,7 +224,7 @@ class TriageVerbs(_Base):
             event = triage.record_experiment(
                 projection, change, baseline, variant, name, old, new, higher, found, note
             )
-            seq = draft.add(event)
+            seq = draft.add(_naming(event, tests))
             eid = str(event.payload["experiment_id"])
             return self._read_experiment(draft, rule, eid, seq, settled)
 
@@ -242,6 +244,7 @@ class TriageVerbs(_Base):
         unit: str | None = None,
         rule_id: str | None = None,
         note: str | None = None,
+        tests: Sequence[str] = (),
         direction: bool | None = None,
         ask: AskDirection | None = None,
         who: Who = NOW,
@@ -256,8 +259,10 @@ class TriageVerbs(_Base):
 
         def decide(draft: Draft) -> ExperimentOutcome:
             projection = draft.projection
-            rule = self._experiment_rule(projection, change, probe, rule_id)
-            name = metric or (rule.metric[0] if rule is not None else None)
+            rule = self._reading_rule(projection, change, probe, rule_id, tests)
+            # the generic table compares no metric of its own: the rule knowing the change may
+            knows = rule if not tests else self._experiment_rule(projection, change, probe, None)
+            name = metric or (knows.metric[0] if knows is not None else None)
             if name is None:
                 raise DomainError(
                     "name the figure compared (--metric), or state a change a rule reads"
@@ -267,7 +272,7 @@ class TriageVerbs(_Base):
             event = triage.record_reported_experiment(
                 projection, change, probe, name, baseline_value, variant_value, higher, unit, note
             )
-            seq = draft.add(event)
+            seq = draft.add(_naming(event, tests))
             eid = str(event.payload["experiment_id"])
             return self._read_experiment(draft, rule, eid, seq, settled)
 
@@ -284,6 +289,7 @@ class TriageVerbs(_Base):
         probe: str | None = None,
         rule_id: str | None = None,
         note: str | None = None,
+        tests: Sequence[str] = (),
         who: Who = NOW,
     ) -> ExperimentOutcome:
         """Record an A/B a person states without figures ("fixed by that setting", "no
@@ -294,9 +300,9 @@ class TriageVerbs(_Base):
             raise DomainError(f"no probe {probe!r} (probes: {known})")
 
         def decide(draft: Draft) -> ExperimentOutcome:
-            rule = self._experiment_rule(draft.projection, change, probe, rule_id)
+            rule = self._reading_rule(draft.projection, change, probe, rule_id, tests)
             event = triage.record_stated_experiment(draft.projection, change, outcome, probe, note)
-            seq = draft.add(event)
+            seq = draft.add(_naming(event, tests))
             eid = str(event.payload["experiment_id"])
             return self._read_experiment(draft, rule, eid, seq, None)
 
@@ -318,7 +324,10 @@ class TriageVerbs(_Base):
         unread = None
         unit = record.get("unit")
         if rule is None:
-            unread = "no rule of the case's playbook reads this change"
+            unread = (
+                "no rule of the case's playbook reads this change (--tests HYP names the "
+                "hypotheses it tests)"
+            )
         elif settled is None and "stated" not in record:
             said = f"unit {unit}" if unit else f"{record['metric']} (no unit)"
             unread = (
@@ -347,6 +356,36 @@ class TriageVerbs(_Base):
             direction=settled.describe(unit) if settled is not None else None,
             stated=record.get("stated"),
         )
+
+    def _reading_rule(
+        self,
+        projection: Projection,
+        change: str,
+        probe: str | None,
+        rule_id: str | None,
+        tests: Sequence[str],
+    ) -> ExperimentRule | None:
+        """The rule that reads an A/B: the generic table when it is named as a test of some
+        hypotheses (``--tests``, whatever rule knows the change), else the playbook's."""
+        if not tests:
+            return self._experiment_rule(projection, change, probe, rule_id)
+        if rule_id is not None:
+            raise DomainError("--tests reads the A/B by the generic table: drop --rule")
+        named = tuple(dict.fromkeys(tests))
+        unknown = [h for h in named if h not in projection.hypothesis_question]
+        if unknown:
+            known = ", ".join(projection.hypothesis_question) or "none yet"
+            raise DomainError(
+                f"--tests: no hypothesis {', '.join(map(repr, unknown))} in this case "
+                f"(hypotheses: {known})"
+            )
+        questions = sorted({projection.hypothesis_question[h] for h in named})
+        if len(questions) > 1:
+            raise DomainError(
+                f"--tests names hypotheses of {len(questions)} questions "
+                f"({', '.join(questions)}): an A/B is read against one question's"
+            )
+        return named_rule(named, questions[0], probe)
 
     def _experiment_rule(
         self, projection: Projection, change: str, probe: str | None, rule_id: str | None
@@ -462,6 +501,13 @@ def _item(
         known,
         counted_by,
     )
+
+
+def _naming(event: NewEvent, tests: Sequence[str]) -> NewEvent:
+    """The experiment's event with the hypotheses it was named as testing, if any."""
+    if not tests:
+        return event
+    return NewEvent(event.type, {**event.payload, "tests": list(dict.fromkeys(tests))})
 
 
 def _settle(

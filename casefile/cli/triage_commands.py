@@ -35,6 +35,13 @@ def _answer(text: str) -> tuple[str, str]:
     return key.strip(), value.strip()
 
 
+def _hypotheses(text: str) -> list[str]:
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError(f"{text!r}: name hypotheses, e.g. acs-iommu,p2p-policy")
+    return names
+
+
 def _figures(text: str) -> tuple[float, float]:
     import math
 
@@ -132,6 +139,15 @@ def register(
         help="the fact to compare (default: the rule's; repeatable, first found wins)",
     )
     e.add_argument("--rule", metavar="ID", help="the experiment rule to apply (default: by change)")
+    e.add_argument(
+        "--tests",
+        action="append",
+        type=_hypotheses,
+        default=[],
+        metavar="HYP[,HYP…]",
+        help="the hypotheses this change tests: read by a generic table (they predict faster, "
+        "the others no change) as rule experiment.named, instead of the playbook's rule",
+    )
     e.add_argument("--note", help="a remark stored with the experiment")
     e.add_argument("--json", action="store_true", help="what was recorded as JSON")
     e.set_defaults(argv=[])
@@ -288,6 +304,7 @@ def cmd_experiment(args: argparse.Namespace) -> int:
             metric=tuple(args.metric),
             rule_id=args.rule,
             note=args.note,
+            tests=[name for names in args.tests for name in names],
             direction=_direction(args),
             unit=args.unit,
             ask=_asker(args),
@@ -315,6 +332,7 @@ def _reported(args: argparse.Namespace) -> int:
             unit=args.unit,
             rule_id=args.rule,
             note=args.note,
+            tests=[name for names in args.tests for name in names],
             direction=_direction(args),
             ask=_asker(args),
             who=who(args),
@@ -355,6 +373,7 @@ def _stated(args: argparse.Namespace, argv: list[str]) -> int:
             probe=args.probe,
             rule_id=args.rule,
             note=args.note,
+            tests=[name for names in args.tests for name in names],
             who=who(args),
         )
     if args.json:

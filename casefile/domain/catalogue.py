@@ -222,6 +222,8 @@ class ExperimentRecorded(Payload):
     reported: bool | None = None
     #: the outcome in words ("fixed by that setting", "no slowdown since"), with no figures
     stated: Literal["fixed", "better", "same", "worse"] | None = None
+    #: the hypotheses the person named it a test of (``--tests``): read by the generic table
+    tests: list[Annotated[str, Field(min_length=1)]] | None = Field(default=None, min_length=1)
 
     @model_validator(mode="after")
     def _runs_or_reported(self) -> ExperimentRecorded:

@@ -154,7 +154,8 @@ def settle_direction(
     stated: bool | None, unit: str | None, rule: ExperimentRule | None
 ) -> Direction | None:
     """Which way is better, or None when nothing says: ``--direction`` wins, then the unit,
-    then (only for figures with no unit at all) the rule's own ``higher_is_better``. A unit
+    then (only for figures with no unit at all) the rule's own ``higher_is_better`` (the
+    generic table for ``--tests`` has none). A unit
     that names neither a duration nor a rate leaves it open, whatever the rule says: the
     rule's direction is its metric's, and figures in another unit may run the other way."""
     if stated is not None:
@@ -162,9 +163,65 @@ def settle_direction(
     by_unit = unit_direction(unit)
     if by_unit is not None:
         return Direction(by_unit, "unit")
-    if rule is not None and not (unit or "").strip():
+    if rule is not None and rule.id != NAMED_ID and not (unit or "").strip():
         return Direction(rule.higher_is_better, "rule")
     return None
+
+
+#: The generic reading of an A/B no rule knows, named by the person as a test of some
+#: hypotheses (``--tests``): those predict an improvement, the rest no change. The table is
+#: deliberately plain — a person's choice of what the change tests, not a reviewed rule.
+NAMED_ID = "named"
+NAMED_VERSION = 1
+NAMED_PREDICT = {"faster": 0.7, "same": 0.2, "slower": 0.1}
+OTHERS_PREDICT = {"faster": 0.1, "same": 0.7, "slower": 0.2}
+NAMED_NOISE = 0.10
+
+
+def named_rule(hypotheses: Sequence[str], question: str, probe: str | None) -> ExperimentRule:
+    """The generic table for an A/B named as a test of ``hypotheses`` (all of ``question``),
+    recorded as rule ``experiment.named``; its noise margin is an application benchmark's,
+    since no rule states this one's."""
+    named = ", ".join(hypotheses)
+    rule = rule_from_dict(
+        {
+            "id": RULE_PREFIX + NAMED_ID,
+            "version": NAMED_VERSION,
+            "title": f"A/B named as a test of {named}",
+            "probes": [probe or "any"],
+            "statistic": {"aggregate": "max", "fact": SPEEDUP_FACT},
+            "outcomes": [
+                {"name": "slower", "below": -1.0},
+                {"name": "same", "below": 1.0},
+                {"name": "faster"},
+            ],
+            "likelihoods": {
+                **{h: dict(NAMED_PREDICT) for h in hypotheses},
+                "otherwise": dict(OTHERS_PREDICT),
+            },
+            "rationale": (
+                f"Named by the person recording it as a test of {named}: no rule of the "
+                "playbook reads this change, so the named hypotheses predict that it helps "
+                "and every other one that it changes nothing."
+            ),
+        },
+        question,
+        where="--tests",
+    )
+    return ExperimentRule(
+        id=NAMED_ID,
+        version=NAMED_VERSION,
+        title=rule.title,
+        change=".",
+        suggest="",
+        probes=rule.probes,
+        metric=(),
+        higher_is_better=True,
+        noise={"*": NAMED_NOISE},
+        noise_why="a generic margin: no rule states this benchmark's run-to-run spread",
+        cost="expensive",
+        rule=rule,
+    )
 
 
 def measure(metrics: Sequence[str], facts: Sequence[Fact]) -> dict[str, float]:

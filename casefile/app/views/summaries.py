@@ -108,7 +108,8 @@ def experiment_text(p: Payload) -> str:
 
 
 def _experiment_recorded(p: Payload) -> str:
-    return "experiment " + experiment_text(p)
+    tests = f" [named a test of {', '.join(p['tests'])}]" if p.get("tests") else ""
+    return "experiment " + experiment_text(p) + tests
 
 
 def _priors_rebalanced(p: Payload) -> str:
