@@ -1,0 +1,420 @@
+"""What training scripts and inference servers print: step and data-loading times, throughput,
+parallelism, and whether the job runs on the GPU at all.
+
+A job's own log answers questions no GPU counter can: a step that spends most of its time waiting
+for data is host-bound whatever the GPU does; a throughput number is what an A/B experiment
+compares; a run that says "CUDA initialization: Found no NVIDIA driver" never used the GPU.
+The parser reads each line once with a fixed set of patterns (no pattern can backtrack over a
+long line), so a log of many megabytes costs one pass.
+
+Facts, all on ``host`` and only those the text supports:
+
+- ``train.data_time_s`` and ``train.step_time_s`` (s): medians over the lines that give a data
+  time: mmcv/mmengine/detectron2/YOLOX ``data_time: 0.51`` with ``time:`` or ``iter_time:``;
+  torchvision/DINO ``time: 0.62  data: 0.51``; the ImageNet example's and timm's
+  ``Time 0.620 (0.601)  Data 0.512 (0.498)`` (the current value, not the running mean); Pointcept
+  ``Data 0.002 (0.9) Batch 0.24 (3.1)``; ``batch_time``. ``train.data_share`` (0..1): the median
+  of the per-line ratios data / step, each capped at 1 (the step time includes the wait);
+- ``step_time_s`` (s): the same median where data times are given, else from tqdm's ``s/it``,
+  TensorFlow's ``per-step time 0.26s``, ``29.31 sec/step``, Keras's ``50ms/step`` or
+  ``time per step`` lines;
+- ``tokens_per_s``: vLLM's ``Avg generation throughput`` (intervals with ``Running: 0 reqs``
+  left out: an idle server says nothing about speed), benchmark_throughput's output tokens/s (its
+  total tokens/s where that is all it prints), the serving benchmarks' ``Output token throughput
+  (tok/s)``, sglang's ``gen throughput (token/s)``, llama.cpp's ``eval time`` (not ``prompt
+  eval``; a line cut before "tokens per second" gives 1000 / its ms per token), TGI's
+  ``time_per_token``, vLLM's progress bar ``output: … toks/s``, and plain ``… tok/s`` /
+  ``tokens/sec`` lines that are not about prompt or input tokens; ``samples_per_s`` from
+  ``train_samples_per_second``, ``img/s:``, ``examples/sec:`` and ``… samples/s``;
+  ``it_per_s`` from tqdm bars (``3.21it/s``; ``2.5s/it`` is 0.4), except bars that load,
+  download, save, map, tokenize, evaluate, validate, test, capture or compile, and bars still
+  in their first second (``[00:00<``: warm-up, or a loop too short to time). Each is the
+  median of its readings; ``throughput`` is the first of the three that was found, so A/B
+  experiments compare one number with its unit;
+- ``app.tensor_parallel`` (int: ``tensor_parallel_size=N``, ``--tensor-parallel-size N``,
+  ``--tp N``, ``tp_size=N``), ``app.world_size`` (int: ``world_size=N``, ``WORLD_SIZE=N``,
+  ``distributed_world_size=N``), ``app.gpus_used`` (int: ``Using N GPUs``, ``num_gpus=N``,
+  ``n_gpu: N``);
+- ``app.device_cpu`` (bool): True where the log says the job runs on the CPU ("Using device:
+  cpu", ``device='cpu'``, "torch.cuda.is_available(): False", "CUDA is not available", "No CUDA
+  GPUs are available", torch's "UserWarning: CUDA initialization: …", "Found no NVIDIA driver",
+  "Falling back to CPU", "Running on CPU", ``cuda=False``, ``n_gpu: 0``, Lightning's "GPU
+  available: True, used: False", YOLO's "torch 1.8.0 CPU" banner …); False where it only names
+  a CUDA device ("Using device: cuda:0", ``device='cuda'``). A log that says both is taken to
+  run on the CPU, with a problem naming both.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from statistics import median
+
+from casefile.domain.facts import ParseResult
+from casefile.probes.api import Probe
+
+__all__ = ["PROBE", "looks_like_app_log", "parse_app_log"]
+
+_N = r"(\d{1,12}(?:\.\d{1,12})?)"
+_ANSI = re.compile(r"\x1b\[[0-9;?]{0,32}[A-Za-z]")
+
+# --- step and data times (the step time is read only on a line that gives a data time)
+_DATA_TIME = (
+    re.compile(rf"(?<![\w.])data_time\s{{0,4}}[:=]\s{{0,8}}{_N}"),
+    re.compile(rf"(?<![\w.])[Dd]ata:?\s{{1,8}}{_N}\s{{0,2}}s?\s{{1,8}}\("),
+)
+#: MetricLogger's "data: 0.000170": a data time only beside a "time:" on the same line
+#: ("Loading data: 5 files" is not one)
+_DATA_WEAK = re.compile(rf"(?<![\w.])data:\s{{0,8}}{_N}")
+_STEP_TIME = (
+    re.compile(rf"(?<![\w.])(?:iter_time|batch_time)\s{{0,4}}[:=]\s{{0,8}}{_N}"),
+    re.compile(rf"(?<![\w.])time\s{{0,4}}[:=]\s{{0,8}}{_N}"),
+    re.compile(
+        rf"(?<![\w.])Time:?\s{{1,8}}{_N}\s{{0,2}}s?,?\s{{0,8}}"
+        r"(?:\d{1,12}(?:\.\d{1,12})?/s\s{1,8})?\("
+    ),
+    re.compile(rf"(?<![\w.])Batch\s{{1,8}}{_N}\s{{1,8}}\("),
+)
+_PER_STEP = (
+    re.compile(rf"per-step time\s{{0,4}}{_N}\s{{0,2}}(ms|s)\b"),
+    re.compile(rf"(?i)time per (?:step|iter(?:ation)?)\s{{0,4}}[:=]?\s{{0,4}}{_N}\s{{0,2}}(ms|s)?"),
+    re.compile(rf"{_N}\s{{0,2}}(ms|us|µs|s|sec)/step\b"),
+)
+_SCALE = {"ms": 1e-3, "us": 1e-6, "µs": 1e-6, "s": 1.0, "sec": 1.0, None: 1.0}
+
+# --- throughput
+_TQDM = re.compile(rf"{_N}\s{{0,2}}(it/s|s/it)\b")
+_NOT_STEPS = re.compile(
+    r"(?i)\b(?:load|download|fetch|sav(?:e|ing)\b|map\b|tokeni[sz]|evaluat|validat|test(?:ing)?\b"
+    r"|sanity|predict|captur|compil|processed prompts|extract|filter|convert)"
+)
+_VLLM = re.compile(rf"Avg generation throughput:\s{{0,4}}{_N}\s{{0,2}}tokens/s")
+_RUNNING = re.compile(r"Running:\s{0,4}(\d{1,9})\s{0,2}reqs")
+_BENCH = re.compile(
+    rf"^\s{{0,8}}Throughput:\s{{0,4}}{_N}\s{{0,2}}requests/s,\s{{0,4}}{_N}\s{{0,2}}"
+    rf"(?:total\s)?tokens/s(?:,\s{{0,4}}{_N}\s{{0,2}}output tokens/s)?"
+)
+_SERVING = re.compile(rf"^\s{{0,8}}Output token throughput \(tok/s\):\s{{0,40}}{_N}")
+_SGLANG = re.compile(rf"gen throughput \(token/s\):\s{{0,4}}{_N}")
+_BAR_OUTPUT = re.compile(rf"output:\s{{0,4}}{_N}\s{{0,2}}toks/s")
+_EVAL = re.compile(r"(?<![\w.])eval time\s{0,4}=")
+_PER_TOKEN = re.compile(rf"{_N}\s{{0,4}}ms per token(?:,\s{{0,8}}{_N}\s{{0,4}}tokens per second)?")
+_TGI = re.compile(rf"time_per_token=\"?{_N}\s{{0,2}}(ms|us|µs|s)\b")
+_TOKENS = re.compile(rf"{_N}\s{{0,2}}(?:tokens|toks|tok)(?:/s(?:ec)?\b| per second\b)")
+_NOT_OUTPUT = re.compile(r"(?i)prompt|input|prefill|total tok|sampl")
+_SAMPLES = (
+    re.compile(rf"train_(?:step_)?samples_per_second['\"]?\s{{0,4}}[:=]\s{{0,8}}['\"]?{_N}"),
+    re.compile(rf"(?:samples|examples|images|imgs|img)/s(?:ec)?:\s{{0,4}}{_N}"),
+    re.compile(rf"{_N}\s{{0,2}}(?:samples|examples|images|imgs)/s(?:ec)?\b"),
+)
+
+# --- parallelism and devices
+_TP = (
+    re.compile(r"tensor[_-]parallel[_-]size['\"]?\s{0,4}[=:]?\s{0,4}(\d{1,4})\b"),
+    re.compile(r"(?<![\w-])(?:--tp(?:-size)?|tp_size)(?:=|\s{1,4})(\d{1,4})\b"),
+)
+_WORLD = re.compile(
+    r"(?i)(?<![\w])(?:distributed_)?world[_ ]size['\"]?\s{0,4}[=:]\s{0,4}(\d{1,6})\b"
+)
+_GPUS = (
+    re.compile(r"(?i)\b(?:using|let's use)\s{1,4}(\d{1,4})\s{1,4}gpus?\b"),
+    re.compile(r"(?<![\w])(?:num_gpus|n_gpu)['\"]?\s{0,4}[=:]\s{0,4}(\d{1,4})\b"),
+    re.compile(r"--num[-_]gpus(?:=|\s{1,4})(\d{1,4})\b"),
+)
+_ON_CPU = re.compile(
+    r"(?i)(?:using device:?\s{0,4}['\"]?cpu\b"
+    r"|(?<![\w.])device(?:_config)?\s{0,2}[=:]\s{0,2}['\"]?cpu\b"
+    r"|torch\.cuda\.is_available\(\)\s{0,4}[:=]?\s{0,4}false\b"
+    r"|cuda (?:is )?(?:not available|unavailable)"
+    r"|no cuda gpus are available|no cuda-capable device|found no nvidia driver"
+    r"|cuda initialization: |falling back to (?:the )?cpu|running on (?:the )?cpu\b"
+    r"|using (?:the )?cpu(?:\s{0,4}$|[.,;!)]|\s{1,4}(?:backend|only|instead|device))"
+    r"|(?<![\w.])cuda\s{0,2}=\s{0,2}false\b|(?<![\w.])n_gpu\s{0,2}[=:]\s{0,2}0\b"
+    r"|gpu available: \w{1,8}(?: \(\w{1,8}\))?, used: false"
+    r"|(?<![\w.])torch \S{1,40} cpu\s{0,4}$)"
+)
+_ON_CUDA = re.compile(
+    r"(?i)(?:using device:?\s{0,4}['\"]?cuda"
+    r"|(?<![\w.])device(?:_config)?\s{0,2}[=:]\s{0,2}['\"]?cuda"
+    r"|torch\.cuda\.is_available\(\)\s{0,4}[:=]?\s{0,4}true\b|use gpu:\s{0,4}cuda"
+    r"|gpu available: true(?: \(\w{1,8}\))?, used: true|(?<![\w.])cuda\s{0,2}=\s{0,2}true\b"
+    r"|beginning training on cuda|(?<![\w.])cuda:\d{1,3} \()"
+)
+
+# Cheap first looks: a line is tried against a group of patterns only if it holds one of
+# the group's words (C-speed substring tests keep a 10 MB log to one quick pass).
+_TIME_WORDS = ("ime", "ata", "Batch")
+_RATE_WORDS = ("/s", "per second", "_per_second", "eval time", "time_per_token")
+_DEVICE_WORDS = ("cpu", "CPU", "cuda", "CUDA", "Cuda", "NVIDIA", "gpu", "GPU", "n_gpu")
+
+_LOOKS = re.compile(
+    r"(?<![\w.])data_time\s{0,4}[:=]\s{0,8}\d|Avg generation throughput:"
+    r"|gen throughput \(token/s\):|^\s{0,8}Output token throughput \(tok/s\):"
+    r"|^\s{0,8}Throughput:\s{0,4}\d{1,12}(?:\.\d{1,12})?\s{0,2}requests/s"
+    r"|(?<![\w.])eval time\s{0,4}=\s{0,8}\d{1,12}(?:\.\d{1,12})?\s{0,4}ms\s{0,4}/"
+    r"|\d\s{0,2}(?:it/s|s/it)[\],]|train_samples_per_second|per-step time \d|sec/step\)"
+    r"|(?<![\w.])time:\s{1,4}\d{1,12}(?:\.\d{1,12})?\s{1,4}data:\s{1,4}\d"
+    r"|(?<![\w.])Time:?\s{1,8}\d{1,12}(?:\.\d{1,12})?\s{0,2}s?,?\s{0,8}\([^\n]{0,80}Data:?\s\d"
+    r"|(?<![\w.])Data\s\d{1,12}(?:\.\d{1,12})?\s\(\d{1,12}(?:\.\d{1,12})?\)\s{1,4}Batch\s"
+    r"|UserWarning: CUDA initialization|[Ff]ound no NVIDIA driver|No CUDA GPUs are available"
+    r"|Falling back to CPU|CUDA is not available|torch\.cuda\.is_available\(\)\s{0,4}[:=]?\s{0,4}"
+    r"|[Uu]sing device:\s{0,4}(?:cpu|cuda)|using CPU backend|tok/sec|tokens/sec"
+    r"|tensor[_-]parallel[_-]size['\"]?\s{0,4}[=:]\s{0,4}\d|(?<![\w])world_size=\d",
+    re.M,
+)
+
+
+def looks_like_app_log(text: str) -> bool:
+    """Whether a text holds one of the lines this parser is built for (a step timing, a
+    throughput, a parallel size or a CPU/CUDA statement)."""
+    return isinstance(text, str) and _LOOKS.search(text) is not None
+
+
+@dataclass
+class _Log:
+    """What the lines said, in reading order."""
+
+    data: list[float] = field(default_factory=list)
+    step: list[float] = field(default_factory=list)
+    share: list[float] = field(default_factory=list)
+    per_step: list[float] = field(default_factory=list)
+    tokens: list[float] = field(default_factory=list)
+    samples: list[float] = field(default_factory=list)
+    iterations: list[float] = field(default_factory=list)
+    tensor_parallel: list[int] = field(default_factory=list)
+    world_size: list[int] = field(default_factory=list)
+    gpus: list[int] = field(default_factory=list)
+    on_cpu: list[str] = field(default_factory=list)
+    on_cuda: list[str] = field(default_factory=list)
+    idle_intervals: int = 0
+    cut_eval: int = 0
+
+
+def _first(patterns: tuple[re.Pattern[str], ...], line: str) -> re.Match[str] | None:
+    for pattern in patterns:
+        match = pattern.search(line)
+        if match is not None:
+            return match
+    return None
+
+
+def _timing(line: str, log: _Log) -> bool:
+    """Data and step times of a training-progress line; True when a data time was read."""
+    strong = _first(_DATA_TIME, line)
+    data = strong or _DATA_WEAK.search(line)
+    if data is None:
+        return False
+    weak = strong is None
+    # the data field blanked, so that its own "time" is never read as the step's
+    rest = line[: data.start()] + " " * (data.end() - data.start()) + line[data.end() :]
+    step = _first(_STEP_TIME, rest)
+    if step is None and weak:
+        return False
+    data_s = float(data.group(1))
+    log.data.append(data_s)
+    if step is not None:
+        step_s = float(step.group(1))
+        log.step.append(step_s)
+        if step_s > 0:
+            log.share.append(min(1.0, data_s / step_s))
+    return True
+
+
+def _per_step(line: str, log: _Log) -> None:
+    match = _first(_PER_STEP, line)
+    if match is not None:
+        log.per_step.append(float(match.group(1)) * _SCALE[match.group(2)])
+
+
+def _tqdm(line: str, log: _Log) -> None:
+    match = _TQDM.search(line)
+    if match is None or _NOT_STEPS.search(line[: match.start()]) or "[00:00<" in line:
+        return
+    value = float(match.group(1))
+    if match.group(2) == "it/s":
+        log.iterations.append(value)
+    elif value > 0:
+        log.iterations.append(1.0 / value)
+        log.per_step.append(value)
+
+
+def _eval_rate(line: str, log: _Log) -> float | None:
+    """llama.cpp's generation rate from an ``eval time`` line (not ``prompt eval time``)."""
+    found = _EVAL.search(line)
+    if found is None or line[: found.start()].rstrip().endswith("prompt"):
+        return None
+    per_token = _PER_TOKEN.search(line, found.end())
+    if per_token is None:
+        return None
+    if per_token.group(2) is not None:
+        return float(per_token.group(2))
+    milliseconds = float(per_token.group(1))
+    if milliseconds <= 0:
+        return None
+    log.cut_eval += 1
+    return 1000.0 / milliseconds
+
+
+def _tokens(line: str, log: _Log) -> None:
+    if (vllm := _VLLM.search(line)) is not None:
+        running = _RUNNING.search(line)
+        if running is not None and int(running.group(1)) == 0:
+            log.idle_intervals += 1
+        else:
+            log.tokens.append(float(vllm.group(1)))
+        return
+    if (bench := _BENCH.search(line)) is not None:
+        log.tokens.append(float(bench.group(3) or bench.group(2)))
+        return
+    for pattern in (_SERVING, _SGLANG, _BAR_OUTPUT):
+        if (match := pattern.search(line)) is not None:
+            log.tokens.append(float(match.group(1)))
+            return
+    if "eval time" in line:
+        rate = _eval_rate(line, log)
+        if rate is not None:
+            log.tokens.append(rate)
+        return
+    if (tgi := _TGI.search(line)) is not None:
+        seconds = float(tgi.group(1)) * _SCALE[tgi.group(2)]
+        if seconds > 0:
+            log.tokens.append(1.0 / seconds)
+        return
+    if (plain := _TOKENS.search(line)) is not None and not _NOT_OUTPUT.search(line):
+        log.tokens.append(float(plain.group(1)))
+
+
+def _config(line: str, log: _Log) -> None:
+    if "parallel" in line or "tp" in line:
+        match = _first(_TP, line)
+        if match is not None:
+            log.tensor_parallel.append(int(match.group(1)))
+    if "orld" in line or "ORLD" in line:
+        match = _WORLD.search(line)
+        if match is not None:
+            log.world_size.append(int(match.group(1)))
+    if "gpu" in line or "GPU" in line:
+        match = _first(_GPUS, line)
+        if match is not None:
+            log.gpus.append(int(match.group(1)))
+    if any(word in line for word in _DEVICE_WORDS):
+        if (cpu := _ON_CPU.search(line)) is not None:
+            log.on_cpu.append(cpu.group(0).strip())
+        elif (cuda := _ON_CUDA.search(line)) is not None:
+            log.on_cuda.append(cuda.group(0).strip())
+
+
+def _read(line: str, log: _Log) -> None:
+    if "\x1b" in line:
+        line = _ANSI.sub("", line)
+    timed = any(word in line for word in _TIME_WORDS) and _timing(line, log)
+    if not timed and ("step" in line or "per " in line):
+        _per_step(line, log)
+    if "it/s" in line or "s/it" in line:
+        _tqdm(line, log)
+    if any(word in line for word in _RATE_WORDS):
+        _tokens(line, log)
+        match = _first(_SAMPLES, line)
+        if match is not None:
+            log.samples.append(float(match.group(1)))
+    _config(line, log)
+
+
+def _settle(values: list[int], name: str, problems: list[str]) -> int | None:
+    """The last value a log gave for a setting, with a problem when it gave several."""
+    if not values:
+        return None
+    if len(set(values)) > 1:
+        shown = ", ".join(str(v) for v in sorted(set(values)))
+        problems.append(f"{name}: the log gives several values ({shown}); the last is kept")
+    return values[-1]
+
+
+def _round(value: float) -> float:
+    return round(value, 6)
+
+
+def parse_app_log(text: str) -> ParseResult:
+    """Facts from a training or inference log (one pass over its lines)."""
+    if not isinstance(text, str):
+        return ParseResult.unparsed("no text to read")
+    log = _Log()
+    for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+        _read(line, log)
+    result = ParseResult()
+    problems = result.problems
+    if log.data:
+        result.add("train.data_time_s", _round(median(log.data)), "host", "s")
+    if log.step:
+        result.add("train.step_time_s", _round(median(log.step)), "host", "s")
+        result.add("step_time_s", _round(median(log.step)), "host", "s")
+    elif log.per_step:
+        result.add("step_time_s", _round(median(log.per_step)), "host", "s")
+    if log.share:
+        result.add("train.data_share", _round(median(log.share)), "host")
+    rates = (
+        ("tokens_per_s", log.tokens, "tokens/s"),
+        ("samples_per_s", log.samples, "samples/s"),
+        ("it_per_s", log.iterations, "it/s"),
+    )
+    throughput: tuple[float, str] | None = None
+    for name, values, unit in rates:
+        if values:
+            value = _round(median(values))
+            result.add(name, value, "host", unit)
+            throughput = throughput or (value, unit)
+    if throughput is not None:
+        result.add("throughput", throughput[0], "host", throughput[1])
+    if log.idle_intervals:
+        problems.append(
+            f"{log.idle_intervals} interval(s) with no running request left out of tokens_per_s"
+        )
+    if log.cut_eval:
+        problems.append(
+            f"{log.cut_eval} eval line(s) cut before 'tokens per second': 1000 / ms per token used"
+        )
+    result.add(
+        "app.tensor_parallel", _settle(log.tensor_parallel, "tensor parallel size", problems)
+    )
+    result.add("app.world_size", _settle(log.world_size, "world size", problems))
+    result.add("app.gpus_used", _settle(log.gpus, "GPUs used", problems))
+    if log.on_cpu:
+        result.add("app.device_cpu", True, "host")
+        if log.on_cuda:
+            problems.append(
+                f"the log names both the CPU ({log.on_cpu[0]!r}) and a CUDA device "
+                f"({log.on_cuda[0]!r}); taken as running on the CPU"
+            )
+    elif log.on_cuda:
+        result.add("app.device_cpu", False, "host")
+    if not result.facts:
+        return ParseResult.unparsed(
+            "no step or data times, throughput, parallel sizes or CPU/CUDA device lines found"
+        )
+    return result
+
+
+PROBE = Probe(
+    name="app-log",
+    summary="The workload's own log: step and data-loading times, throughput, device (a run)",
+    parse=parse_app_log,
+    argv=(),
+    cost="expensive",
+    facts=(
+        "train.data_time_s",
+        "train.step_time_s",
+        "train.data_share",
+        "step_time_s",
+        "tokens_per_s",
+        "samples_per_s",
+        "it_per_s",
+        "throughput",
+        "app.tensor_parallel",
+        "app.world_size",
+        "app.gpus_used",
+        "app.device_cpu",
+    ),
+    needs_load=True,
+    timeout_s=3600.0,
+    recognises=looks_like_app_log,
+)
