@@ -20,6 +20,7 @@ from casefile.errors import DomainError, PluginError
 
 if TYPE_CHECKING:
     from casefile.app.service_core import ServiceCore
+    from casefile.app.views.rules import ExperimentRuleView
     from casefile.domain.beliefs import Projection
     from casefile.domain.experiments import ExperimentRule
     from casefile.domain.intake import IntakeQuestion, Known
@@ -176,6 +177,13 @@ class TriageVerbs(_Base):
     def experiment_rules(self, case_id: str) -> list[ExperimentRule]:
         projection = self._current(case_id, history=False)
         return [rule for p in self.case_playbooks(projection) for rule in p.experiments]
+
+    def experiment_rule_list(self, case_id: str) -> list[ExperimentRuleView]:
+        """The experiment rules of the case's playbooks, as a responder reads them."""
+        from casefile.app.views.rules import experiment_rule_views
+
+        projection = self._current(case_id, history=False)
+        return experiment_rule_views(self.case_playbooks(projection))
 
     def record_experiment(
         self,

@@ -21,6 +21,7 @@ from casefile.errors import CasefileError
 
 if TYPE_CHECKING:
     from casefile.app.service_triage import ExperimentOutcome, IntakeItem, IntakeOutcome
+    from casefile.app.views.rules import ExperimentRuleView
 
 #: the words --outcome takes (casefile.domain.triage.STATED_OUTCOMES, held equal by a test)
 STATED = ("fixed", "better", "same", "worse")
@@ -90,10 +91,21 @@ def register(
         help="record an A/B: two runs of one benchmark that differ in one stated change",
         usage="casefile experiment CASE --change TEXT (--baseline SEQ --variant SEQ | "
         "--run PROBE [-- COMMAND ARG…] | --reported BASELINE:VARIANT [--probe P] | "
-        "--outcome fixed|better|same|worse) [options]",
+        "--outcome fixed|better|same|worse) [options]\n"
+        "       casefile experiment rules [CASE | --playbook NAME[@VERSION]] [--json]",
+        description="Record an A/B; or, as `experiment rules`, list the experiment rules: the "
+        "changes each reads (its pattern in words, with examples), the metric, the probes.",
     )
-    e.add_argument("case", help="case id, unique prefix, or case directory")
-    e.add_argument("--change", required=True, help="the one change (NCCL_P2P_DISABLE=1, iommu=pt)")
+    e.add_argument(
+        "case", help="case id, unique prefix, or case directory; or `rules` to list the rules"
+    )
+    e.add_argument("rules_case", nargs="?", metavar="CASE", help="with rules: this case's rules")
+    e.add_argument(
+        "--playbook",
+        metavar="NAME[@VERSION]",
+        help="with rules: this playbook's rules (default: every installed playbook's)",
+    )
+    e.add_argument("--change", help="the one change (NCCL_P2P_DISABLE=1, iommu=pt)")
     e.add_argument("--baseline", type=event_seq, metavar="SEQ", help="the run without the change")
     e.add_argument("--variant", type=event_seq, metavar="SEQ", help="the run with the change")
     e.add_argument(
@@ -273,6 +285,14 @@ def _outcome_json(outcome: IntakeOutcome, pending: list[str]) -> dict[str, Any]:
 def cmd_experiment(args: argparse.Namespace) -> int:
     from casefile.app.opening import open_case
 
+    if args.case == "rules" and args.change is None:
+        return _rules(args)
+    if args.rules_case is not None:
+        raise CasefileError(f"unexpected {args.rules_case!r}: give one CASE")
+    if args.change is None:
+        raise CasefileError("an experiment needs --change TEXT: the one change between the runs")
+    if args.playbook is not None:
+        raise CasefileError("--playbook goes with `casefile experiment rules`")
     argv = list(args.argv)
     if args.outcome is not None:
         return _stated(args, argv)
@@ -343,6 +363,57 @@ def _reported(args: argparse.Namespace) -> int:
     else:
         say(terminal_safe(describe_experiment(outcome) + " (reported figures)"))
     return 0
+
+
+def _rules(args: argparse.Namespace) -> int:
+    """``casefile experiment rules``: a case's rules, a playbook's, or every installed one's."""
+    from casefile.app.opening import open_case, registry
+    from casefile.app.views.rules import NAMED_NOTE, experiment_rule_views
+
+    if args.rules_case is not None and args.playbook is not None:
+        raise CasefileError("experiment rules: give a CASE or --playbook, not both")
+    if args.rules_case is not None:
+        with open_case(args.rules_case, args.db) as opened:
+            views = opened.service.experiment_rule_list(opened.case_id)
+    else:
+        found = registry()
+        chosen = (
+            [found.playbook(args.playbook)]
+            if args.playbook is not None
+            else list(found.all_playbooks().values())
+        )
+        views = experiment_rule_views(chosen)
+    if args.json:
+        say_json(json.dumps([v.to_json() for v in views], indent=2, ensure_ascii=False))
+        return 0
+    if not views:
+        say("no experiment rules" + (f" in case {args.rules_case}" if args.rules_case else ""))
+    for view in views:
+        say(terminal_safe(render_rule(view)))
+    say(terminal_safe(NAMED_NOTE))
+    return 0
+
+
+def render_rule(view: ExperimentRuleView) -> str:
+    """One rule in a few lines: id and title, the wordings it reads, examples, what it
+    compares (and, with numbers, its noise margin and table)."""
+    lines = [
+        f"{view.id} ({view.playbook}): {view.title}",
+        f"  reads:   {' / '.join(view.wordings)}",
+    ]
+    if view.examples:
+        lines.append(f"  e.g.:    {'; '.join(view.examples)}")
+    lines += [
+        f"  metric:  {', '.join(view.metric)}",
+        f"  probes:  {', '.join(view.probes)} ({view.cost})",
+    ]
+    if view.likelihoods is not None:
+        noise = ", ".join(f"{p} ±{v:.0%}" for p, v in (view.noise or {}).items())
+        lines.append(f"  noise:   {noise}")
+        for hid, row in view.likelihoods.items():
+            cells = "  ".join(f"{o} {p:.2f}" for o, p in row.items())
+            lines.append(f"    {hid:<22} {cells}")
+    return "\n".join(lines)
 
 
 def _stated(args: argparse.Namespace, argv: list[str]) -> int:

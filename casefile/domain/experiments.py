@@ -19,10 +19,11 @@ In TOML::
     suggest = "NCCL_P2P_DISABLE=1"                 # what next steps propose
     probes = ["nccl-tests", "command"]
     metric = ["nccl.busbw.large", "throughput"]    # the first both runs have is compared
-    higher_is_better = true
+    higher_is_better = true                        # for figures that carry no unit
     noise = { nccl-tests = 0.05, command = 0.10 }  # or one number for every probe
     noise_why = "nccl-tests bus bandwidth at large sizes varies by 1-3 % between runs"
     cost = "expensive"
+    examples = ["export NCCL_P2P_DISABLE=1"]       # optional: each must be read by 'change'
     rationale = "..."
     [experiment.likelihoods]
     acs-iommu = { faster = 0.55, same = 0.35, slower = 0.10 }
@@ -66,9 +67,17 @@ class ExperimentRule:
     noise_why: str
     cost: str
     rule: Rule
+    #: changes a reader may check the pattern against (``examples`` in TOML, each one the
+    #: pattern reads)
+    examples: tuple[str, ...] = ()
 
     def matches(self, change: str) -> bool:
-        return re.search(self.change, change, re.IGNORECASE) is not None
+        """Whether the stated change (as written, or in a common spelling's normal form:
+        see :func:`change_readings`) is one this rule reads."""
+        return any(
+            re.search(self.change, reading, re.IGNORECASE) is not None
+            for reading in change_readings(change)
+        )
 
     def measure(self, facts: Sequence[Fact]) -> dict[str, float]:
         return measure(self.metric, facts)
@@ -84,6 +93,78 @@ class ExperimentRule:
         """The speedup on the rule's scale: log(speedup) / log(1 + noise), so "same" is
         within one noise margin either way whatever the benchmark's own spread."""
         return math.log(speedup) / math.log1p(self.margin(probe))
+
+
+# --- how people write a change -------------------------------------------------------------
+# A rule's pattern is written for one spelling (NCCL_P2P_DISABLE=1, "nccl 2.18 -> 2.19"); people
+# write others ("export NCCL_P2P_DISABLE=1", "NCCL_P2P_DISABLE: true", "pip install
+# nvidia-nccl-cu12==2.19.3"). Matching tries the change as written and in a normal form;
+# the event keeps the words as written.
+
+_NAME = r"[A-Za-z_][A-Za-z0-9_.]*"
+#: a setting written "NAME VALUE" must look like one: an environment-style name
+_SETTING = r"(?:[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*|[A-Z][A-Z0-9]+)"
+OFF_WORDS = ("disable", "disabled", "off", "false", "no")
+ON_WORDS = ("enable", "enabled", "on", "true", "yes")
+_SWITCH = "|".join(OFF_WORDS + ON_WORDS)
+_PACKAGE = r"(?!version\b)[A-Za-z][A-Za-z0-9_.+-]*"
+#: a version: dotted where nothing else says it is one ("2.19.3", "v0.4.2", "2.3.1+cu121")
+_DOTTED = r"v?[0-9]+\.[0-9]+[A-Za-z0-9_.+-]*"
+_ANY_VERSION = r"v?[0-9][A-Za-z0-9_.+-]*"
+_VERB = r"(?:downgraded|downgrade|upgraded|upgrade|updated|update|rolled back|reverted|pinned)"
+
+
+def _spelled(text: str) -> str:
+    """Settings as ``NAME=VALUE`` and version changes as ``PKG version OLD -> NEW``."""
+    out = re.sub(rf"\bexport\s+(?={_NAME}\s*=)", "", text)
+    out = re.sub(rf"(?<![\w.])({_NAME}):\s*(?=[^\s/])", r"\1=", out)
+    out = re.sub(
+        rf"\bpip3?\s+install\s+(?:-\S+\s+)*({_PACKAGE})\s*==\s*({_ANY_VERSION})",
+        r"\1 version -> \2",
+        out,
+    )
+    out = re.sub(rf"\b({_PACKAGE})\s*==\s*({_ANY_VERSION})", r"\1 version -> \2", out)
+    out = re.sub(
+        rf"\b{_VERB}\s+({_PACKAGE})\s+(?:from\s+({_ANY_VERSION})\s+)?to\s+({_ANY_VERSION})",
+        lambda m: f"{m[1]} version {m[2] + ' ' if m[2] else ''}-> {m[3]}",
+        out,
+    )
+    out = re.sub(
+        rf"\b({_PACKAGE})\s+(?:from\s+)?({_DOTTED})\s*(?:->|→|=>|\bto\b)\s*({_DOTTED})",
+        r"\1 version \2 -> \3",
+        out,
+    )
+    out = re.sub(rf"\b({_PACKAGE})\s+{_VERB}\s+to\s+({_ANY_VERSION})", r"\1 version -> \2", out)
+    # last, so that "NCCL 2.22 -> 2.23" has become a version change first
+    return re.sub(rf"(?<![\w.=-])({_SETTING})\s+(?![=:-]|version\b|{_VERB}\b)(?=\S)", r"\1=", out)
+
+
+def _switched(text: str, words: bool) -> str:
+    """``NAME=Disabled`` as ``NAME=0`` (or ``NAME=off`` with ``words``), and so on."""
+
+    def one(match: re.Match[str]) -> str:
+        on = match[2].lower() in ON_WORDS
+        value = ("on" if on else "off") if words else ("1" if on else "0")
+        return f"{match[1]}={value}"
+
+    return re.sub(rf"\b({_NAME})\s*=\s*({_SWITCH})\b", one, text, flags=re.IGNORECASE)
+
+
+def normalise_change(change: str) -> str:
+    """The change in the spelling rules are written for: ``export X=1``, ``X: 1`` and ``X 1``
+    read ``X=1``; ``X=Enabled`` / ``On`` / ``true`` / ``yes`` read ``X=1``, their opposites
+    ``X=0``; ``pkg==2.19.3``, ``pip install pkg==2.19.3``, ``pkg 2.18.3 -> 2.19.3``, ``pkg
+    from 2.18 to 2.19`` and ``downgraded pkg to 2.18`` read ``pkg version [OLD] -> NEW``."""
+    return _switched(_spelled(" ".join(change.split())), words=False)
+
+
+def change_readings(change: str) -> tuple[str, ...]:
+    """The readings a rule's pattern is tried on: the change as written, its normal form, and
+    the normal form with switches as words (``IOMMU: Disabled`` → ``IOMMU=off``)."""
+    text = " ".join(change.split())
+    spelled = _spelled(text)
+    readings = (text, _switched(spelled, words=False), _switched(spelled, words=True))
+    return tuple(dict.fromkeys(readings))
 
 
 #: Units of time: a figure in one of them (or per something, ``s/step``) is better lower.
@@ -295,7 +376,10 @@ def experiment_from_dict(data: Any, question: str, known: set[str], where: str) 
     unknown = sorted(set(rule.likelihoods) - known)
     if unknown:
         raise RuleError(f"{label}: likelihoods name unknown hypotheses {unknown}")
-    return ExperimentRule(
+    examples = data.get("examples", [])
+    if not isinstance(examples, list) or not all(isinstance(e, str) and e for e in examples):
+        raise RuleError(f"{label}: 'examples' must list changes as people write them")
+    built = ExperimentRule(
         id=eid,
         version=rule.version,
         title=rule.title,
@@ -308,4 +392,9 @@ def experiment_from_dict(data: Any, question: str, known: set[str], where: str) 
         noise_why=noise_why.strip(),
         cost=str(cost),
         rule=rule,
+        examples=tuple(examples),
     )
+    for example in examples:
+        if not built.matches(example):
+            raise RuleError(f"{label}: example {example!r} is not a change its 'change' reads")
+    return built

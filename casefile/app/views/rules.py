@@ -1,0 +1,91 @@
+"""Experiment rules as a responder reads them: which changes each reads, and what it compares.
+
+``casefile experiment rules`` and ``casefile playbook show`` list them. Without numbers, a
+rule is its id, title, the wordings its pattern reads (rendered by
+:mod:`casefile.domain.wordings`) with checked examples, the metric it compares and the probes
+that measure it; with numbers, its noise margin and likelihood table too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from casefile.domain.experiments import RULE_PREFIX
+from casefile.domain.wordings import examples, wordings
+
+if TYPE_CHECKING:
+    from casefile.domain.experiments import ExperimentRule
+    from casefile.domain.playbook import Playbook
+
+
+@dataclass(frozen=True)
+class ExperimentRuleView:
+    playbook: str
+    id: str
+    title: str
+    wordings: tuple[str, ...]
+    examples: tuple[str, ...]
+    metric: tuple[str, ...]
+    probes: tuple[str, ...]
+    cost: str
+    #: with numbers only: the noise margin per probe, and P(outcome | h) per hypothesis
+    noise: dict[str, float] | None = None
+    likelihoods: dict[str, dict[str, float]] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "playbook": self.playbook,
+            "id": self.id,
+            "title": self.title,
+            "wordings": list(self.wordings),
+            "examples": list(self.examples),
+            "metric": list(self.metric),
+            "probes": list(self.probes),
+            "cost": self.cost,
+        }
+        if self.likelihoods is not None:
+            out["noise"] = self.noise
+            out["likelihoods"] = self.likelihoods
+        return out
+
+
+def experiment_rule_view(
+    playbook: str, rule: ExperimentRule, *, numbers: bool = False
+) -> ExperimentRuleView:
+    """One rule as a responder reads it; ``numbers`` adds its noise and likelihoods."""
+    shown = tuple(dict.fromkeys([*rule.examples, *examples(rule.change, rule.matches)]))
+    table = None
+    if numbers:
+        table = {h: dict(row) for h, row in rule.rule.likelihoods.items()}
+        table["otherwise"] = dict(rule.rule.otherwise)
+    return ExperimentRuleView(
+        playbook=playbook,
+        id=rule.rule.id,
+        title=rule.title,
+        wordings=wordings(rule.change),
+        examples=shown[:6],
+        metric=rule.metric,
+        probes=rule.probes,
+        cost=rule.cost,
+        noise=dict(rule.noise) if numbers else None,
+        likelihoods=table,
+    )
+
+
+def experiment_rule_views(
+    playbooks: Iterable[Playbook], *, numbers: bool = False
+) -> list[ExperimentRuleView]:
+    return [
+        experiment_rule_view(playbook.ref, rule, numbers=numbers)
+        for playbook in playbooks
+        for rule in playbook.experiments
+    ]
+
+
+#: How an A/B no rule reads can still count (``--tests``), said wherever rules are listed.
+NAMED_NOTE = (
+    f"any other change: --tests HYP[,HYP…] names the hypotheses it tests (rule {RULE_PREFIX}named: "
+    "they predict faster, the others no change)"
+)
