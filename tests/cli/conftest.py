@@ -33,6 +33,8 @@ BUILTIN_PROBE_MODULES = (
     "virt",
     "nvml",
     "command",
+    "cpu_load",
+    "app_log",
 )
 
 
@@ -47,7 +49,12 @@ CLI = Callable[..., Outcome]
 
 
 #: modules that ship a second probe beside their PROBE (module, attribute)
-BUILTIN_EXTRA_PROBES = (("numa", "LSCPU_PROBE"), ("smi_q", "PERFORMANCE_PROBE"))
+BUILTIN_EXTRA_PROBES = (
+    ("numa", "LSCPU_PROBE"),
+    ("smi_q", "PERFORMANCE_PROBE"),
+    ("cpu_load", "MPSTAT_PROBE"),
+    ("cpu_load", "PIDSTAT_PROBE"),
+)
 
 
 def builtin_probes() -> list[Probe]:

@@ -1,0 +1,66 @@
+"""Fixtures for the host-load probes (top, mpstat, pidstat) and the application-log probe.
+
+Each ``tests/golden/<folder>/<stem>.txt`` is an output as someone posted it in a public thread
+(copied exactly; its source is in the folder's ``SOURCES`` file, with what is odd about it) and
+``<stem>.json`` the result, checked by hand against the text.
+
+    .venv/bin/python tests/parsers/host_logs.py      # rewrite these goldens from the code
+
+Regenerating is the easy half: read every changed file against its sample before keeping it.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+if __name__ == "__main__":  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from casefile_probes.app_log import looks_like_app_log, parse_app_log
+from casefile_probes.cpu_load import (
+    looks_like_mpstat,
+    looks_like_pidstat,
+    looks_like_top,
+    parse_mpstat,
+    parse_pidstat,
+    parse_top,
+)
+
+from tests.parsers.collected import collected_files
+from tests.parsers.corpus import GOLDEN, Parser, facts_as_json, read_sample
+
+#: Fixture folders under tests/golden (each named after its probe) and the parser of each.
+HOST_LOGS: dict[str, Parser] = {
+    "top": parse_top,
+    "mpstat": parse_mpstat,
+    "pidstat": parse_pidstat,
+    "app-log": parse_app_log,
+}
+RECOGNISERS: dict[str, Callable[[str], bool]] = {
+    "top": looks_like_top,
+    "mpstat": looks_like_mpstat,
+    "pidstat": looks_like_pidstat,
+    "app-log": looks_like_app_log,
+}
+#: Samples kept because their parser must say why it reads nothing from them.
+UNREADABLE = {
+    "pidstat/006": "pidstat printed headers only: no task matched its -C filter",
+}
+
+
+def _regenerate() -> None:
+    from tests.parsers.regen_golden import _dump_other
+
+    for folder, parse in HOST_LOGS.items():
+        for sample in collected_files(folder):
+            target = GOLDEN / folder / f"{sample.stem}.json"
+            text = _dump_other(facts_as_json(parse(read_sample(sample))))
+            if not target.exists() or target.read_text(encoding="utf-8") != text:
+                target.write_text(text, encoding="utf-8")
+                print(f"changed {target}")
+
+
+if __name__ == "__main__":
+    _regenerate()

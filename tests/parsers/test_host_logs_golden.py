@@ -1,0 +1,93 @@
+"""Golden results for the top, mpstat, pidstat and app-log parsers over real outputs, and the
+``recognises`` guess of each probe: it takes every readable sample of its own tool and none of
+any other tool's (every other golden folder and the shared corpus).
+
+Every ``.txt`` has its source address in its folder's ``SOURCES`` file and a hand-checked
+``.json`` beside it; see ``tests/parsers/host_logs.py`` for how they are stored.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from casefile_probes.app_log import PROBE as APP_LOG
+from casefile_probes.cpu_load import MPSTAT_PROBE, PIDSTAT_PROBE
+from casefile_probes.cpu_load import PROBE as TOP
+
+from casefile.plugins import Registry
+
+from .collected import collected_files, sources
+from .corpus import GOLDEN, assert_matches_golden, read_sample
+from .host_logs import HOST_LOGS, RECOGNISERS, UNREADABLE
+from .profilers import other_samples
+
+CASES = [
+    pytest.param(folder, path, id=f"{folder}/{path.stem}")
+    for folder in HOST_LOGS
+    for path in collected_files(folder)
+]
+
+
+@pytest.mark.parametrize(("folder", "path"), CASES)
+def test_host_log_fixture_matches_golden(folder: str, path: Path) -> None:
+    assert_matches_golden(folder, path, HOST_LOGS[folder])
+
+
+@pytest.mark.parametrize("folder", sorted(HOST_LOGS))
+def test_every_host_log_fixture_has_a_source_and_a_golden(folder: str) -> None:
+    samples = {path.name for path in collected_files(folder)}
+    assert len(samples) >= 4, f"fewer than four samples in tests/golden/{folder}/"
+    listed = sources(folder)
+    assert set(listed) == samples, f"SOURCES and fixture files differ in {folder}/"
+    assert all(url.startswith("https://github.com/") for url in listed.values())
+    goldens = {path.stem for path in (GOLDEN / folder).glob("*.json")}
+    assert goldens == {Path(name).stem for name in samples}, (
+        f"orphan or missing golden in {folder}/"
+    )
+
+
+@pytest.mark.parametrize(("folder", "path"), CASES)
+def test_every_host_log_fixture_parses_to_facts_or_says_why_not(folder: str, path: Path) -> None:
+    """Each sample was chosen because it holds something readable, except the few kept to show
+    that their parser says why it reads nothing."""
+    result = HOST_LOGS[folder](read_sample(path))
+    if f"{folder}/{path.stem}" in UNREADABLE:
+        assert not result.parsed and not result.facts and result.problems
+    else:
+        assert result.parsed and result.facts, result.problems
+
+
+@pytest.mark.parametrize(("folder", "path"), CASES)
+def test_recognises_its_own_samples(folder: str, path: Path) -> None:
+    assert RECOGNISERS[folder](read_sample(path))
+
+
+@pytest.mark.parametrize("folder", sorted(HOST_LOGS))
+def test_recognises_no_other_tools_output(folder: str) -> None:
+    others = other_samples(folder)
+    assert len(others) > 100, "the other samples were not found"
+    taken = [str(path) for path in others if RECOGNISERS[folder](read_sample(path))]
+    assert not taken, f"{folder} takes other tools' outputs for its own: {taken}"
+
+
+def test_the_probes_declare_their_recogniser_and_every_fact_they_give() -> None:
+    for probe in (TOP, MPSTAT_PROBE, PIDSTAT_PROBE, APP_LOG):
+        assert probe.recognises is RECOGNISERS[probe.name]
+        assert probe.needs_load
+        given = {
+            fact.name
+            for path in collected_files(probe.name)
+            for fact in probe.parse(read_sample(path)).facts
+        }
+        assert given <= set(probe.facts), given - set(probe.facts)
+
+
+def test_the_probes_are_registered_under_their_names() -> None:
+    probes = Registry.discover().all_probes()
+    for probe in (TOP, MPSTAT_PROBE, PIDSTAT_PROBE, APP_LOG):
+        assert probes[probe.name].parse is probe.parse
+    assert TOP.argv == ("top", "-b", "-n", "1")
+    assert MPSTAT_PROBE.argv == ("mpstat", "-P", "ALL", "1", "1")
+    assert PIDSTAT_PROBE.argv == ("pidstat", "-u", "1", "1")
+    assert APP_LOG.argv == () and APP_LOG.cost == "expensive"
