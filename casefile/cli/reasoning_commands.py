@@ -253,6 +253,21 @@ def cmd_playbook_open(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_playbook_show(args: argparse.Namespace) -> int:
+    from casefile.app.opening import registry
+    from casefile.app.views.playbook import build_playbook_view
+    from casefile.cli.render.playbook import render_playbook
+
+    playbook = registry().playbook(args.playbook)
+    # the JSON has everything, numbers too: it is for programs, which can leave them out
+    view = build_playbook_view(playbook, numbers=args.numbers or args.json)
+    if args.json:
+        say_json(json.dumps(view.to_json(), indent=2, ensure_ascii=False))
+    else:
+        say(render_playbook(view))
+    return 0
+
+
 def _rebalance_checks(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], None]:
     def check(args: argparse.Namespace) -> None:
         if args.force and not args.rebalance:
@@ -394,3 +409,12 @@ def register(
     p.add_argument("case")
     p.add_argument("playbook")
     p.set_defaults(handler=cmd_playbook_open)
+    p = psub.add_parser(
+        "show",
+        parents=[common],
+        help="what a playbook asks, supposes and reads: intake, hypotheses, experiment wordings",
+    )
+    p.add_argument("playbook", metavar="NAME[@VERSION]")
+    p.add_argument("--numbers", action="store_true", help="add priors and likelihood tables")
+    p.add_argument("--json", action="store_true", help="everything, numbers too, as JSON")
+    p.set_defaults(handler=cmd_playbook_show)

@@ -21,7 +21,6 @@ from casefile.errors import CasefileError
 
 if TYPE_CHECKING:
     from casefile.app.service_triage import ExperimentOutcome, IntakeItem, IntakeOutcome
-    from casefile.app.views.rules import ExperimentRuleView
 
 #: the words --outcome takes (casefile.domain.triage.STATED_OUTCOMES, held equal by a test)
 STATED = ("fixed", "better", "same", "worse")
@@ -369,6 +368,7 @@ def _rules(args: argparse.Namespace) -> int:
     """``casefile experiment rules``: a case's rules, a playbook's, or every installed one's."""
     from casefile.app.opening import open_case, registry
     from casefile.app.views.rules import NAMED_NOTE, experiment_rule_views
+    from casefile.cli.render.playbook import render_rule
 
     if args.rules_case is not None and args.playbook is not None:
         raise CasefileError("experiment rules: give a CASE or --playbook, not both")
@@ -389,31 +389,9 @@ def _rules(args: argparse.Namespace) -> int:
     if not views:
         say("no experiment rules" + (f" in case {args.rules_case}" if args.rules_case else ""))
     for view in views:
-        say(terminal_safe(render_rule(view)))
+        say(render_rule(view))
     say(terminal_safe(NAMED_NOTE))
     return 0
-
-
-def render_rule(view: ExperimentRuleView) -> str:
-    """One rule in a few lines: id and title, the wordings it reads, examples, what it
-    compares (and, with numbers, its noise margin and table)."""
-    lines = [
-        f"{view.id} ({view.playbook}): {view.title}",
-        f"  reads:   {' / '.join(view.wordings)}",
-    ]
-    if view.examples:
-        lines.append(f"  e.g.:    {'; '.join(view.examples)}")
-    lines += [
-        f"  metric:  {', '.join(view.metric)}",
-        f"  probes:  {', '.join(view.probes)} ({view.cost})",
-    ]
-    if view.likelihoods is not None:
-        noise = ", ".join(f"{p} ±{v:.0%}" for p, v in (view.noise or {}).items())
-        lines.append(f"  noise:   {noise}")
-        for hid, row in view.likelihoods.items():
-            cells = "  ".join(f"{o} {p:.2f}" for o, p in row.items())
-            lines.append(f"    {hid:<22} {cells}")
-    return "\n".join(lines)
 
 
 def _stated(args: argparse.Namespace, argv: list[str]) -> int:

@@ -1,0 +1,207 @@
+"""A playbook as a responder reads it before opening it: ``casefile playbook show``.
+
+Without numbers: the question, the intake questions (their answers, the ``--env`` keys and
+facts that answer them), the hypothesis tree with what each would mean and what it requires,
+and the changes each experiment rule reads. With numbers: the priors, and every likelihood
+table (intake answers, probe rules, experiment outcomes). The JSON has everything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from casefile.app.views.rules import ExperimentRuleView, experiment_rule_views
+
+if TYPE_CHECKING:
+    from casefile.domain.intake import FactAnswer, IntakeQuestion
+    from casefile.domain.playbook import HypothesisSpec, Playbook
+    from casefile.domain.rules import Rule
+
+Table = dict[str, dict[str, float]]
+
+
+@dataclass(frozen=True)
+class IntakeView:
+    id: str
+    text: str
+    answers: tuple[str, ...]
+    help: str
+    #: ``--env`` keys whose value is an answer (``nvlink=no``)
+    environment: tuple[str, ...]
+    #: ``--env`` values matched to an answer (``gpus ~ 'GeForce' → consumer``)
+    environment_matches: tuple[str, ...]
+    #: facts an earlier probe recorded that answer it (``name ~ 'GeForce' → consumer``)
+    facts: tuple[str, ...]
+    likelihoods: Table | None = None
+    reliability: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "text": self.text,
+            "answers": list(self.answers),
+            "help": self.help,
+            "environment": list(self.environment),
+            "environment_matches": list(self.environment_matches),
+            "facts": list(self.facts),
+            "likelihoods": self.likelihoods,
+            "reliability": self.reliability,
+        }
+
+
+@dataclass(frozen=True)
+class HypothesisView:
+    id: str
+    text: str
+    parent: str | None
+    depth: int
+    meaning: str | None
+    #: "QUESTION: ANSWER or ANSWER" per requirement the hypothesis declares
+    requires: tuple[str, ...]
+    prior: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "text": self.text,
+            "parent": self.parent,
+            "meaning": self.meaning,
+            "requires": list(self.requires),
+            "prior": self.prior,
+        }
+
+
+@dataclass(frozen=True)
+class RuleView:
+    """A probe rule, shown with numbers only: what it reads and its table."""
+
+    id: str
+    title: str
+    probes: tuple[str, ...]
+    likelihoods: Table
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "probes": list(self.probes),
+            "likelihoods": self.likelihoods,
+        }
+
+
+@dataclass(frozen=True)
+class PlaybookView:
+    ref: str
+    title: str
+    question_id: str
+    question: str
+    probes: tuple[str, ...]
+    intake: tuple[IntakeView, ...]
+    hypotheses: tuple[HypothesisView, ...]
+    experiments: tuple[ExperimentRuleView, ...]
+    numbers: bool
+    catch_all: float | None = None
+    rules: tuple[RuleView, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "playbook": self.ref,
+            "title": self.title,
+            "question": {
+                "id": self.question_id,
+                "text": self.question,
+                "catch_all": self.catch_all,
+            },
+            "probes": list(self.probes),
+            "intake": [item.to_json() for item in self.intake],
+            "hypotheses": [h.to_json() for h in self.hypotheses],
+            "experiments": [x.to_json() for x in self.experiments],
+            "rules": [r.to_json() for r in self.rules],
+        }
+
+
+def _table(rule: Rule) -> Table:
+    table = {h: dict(row) for h, row in rule.likelihoods.items()}
+    table["otherwise"] = dict(rule.otherwise)
+    return table
+
+
+def fact_condition(spec: FactAnswer) -> str:
+    """``name ~ 'GeForce' → consumer``: a fact that answers a question, and when."""
+    if spec.at_least is not None:
+        test = f"≥ {spec.at_least:g}"
+    elif spec.equals is not None:
+        test = f"= {spec.equals}"
+    elif spec.any_of:
+        test = f"in ({', '.join(spec.any_of)})"
+    elif spec.matches is not None:
+        test = f"~ '{spec.matches}'"
+    else:
+        test = "is set"
+    return f"{spec.fact} {test} → {spec.answer}"
+
+
+def _environment_matches(question: IntakeQuestion) -> tuple[str, ...]:
+    # declared by a question only where the playbook gives them (gpu-class from --env gpus)
+    specs = getattr(question, "environment_matches", ())
+    return tuple(f"{s.key} ~ '{s.matches}' → {s.answer}" for s in specs)
+
+
+def _intake(question: IntakeQuestion, numbers: bool) -> IntakeView:
+    return IntakeView(
+        id=question.id,
+        text=question.text,
+        answers=question.answers,
+        help=question.help,
+        environment=question.environment,
+        environment_matches=_environment_matches(question),
+        facts=tuple(fact_condition(spec) for spec in question.facts),
+        likelihoods=_table(question.rule) if numbers else None,
+        reliability=question.rule.reliability if numbers else None,
+    )
+
+
+def _hypotheses(specs: tuple[HypothesisSpec, ...], numbers: bool) -> tuple[HypothesisView, ...]:
+    """The tree in depth-first order (children under their parent, in the playbook's order)."""
+    children: dict[str | None, list[HypothesisSpec]] = {}
+    for spec in specs:
+        children.setdefault(spec.parent, []).append(spec)
+    out: list[HypothesisView] = []
+
+    def walk(parent: str | None, depth: int) -> None:
+        for spec in children.get(parent, []):
+            requires = getattr(spec, "requires", ())  # a playbook format without it: none
+            out.append(
+                HypothesisView(
+                    id=spec.id,
+                    text=spec.text,
+                    parent=spec.parent,
+                    depth=depth,
+                    meaning=spec.meaning,
+                    requires=tuple(f"{q}: {' or '.join(answers)}" for q, answers in requires),
+                    prior=spec.prior if numbers else None,
+                )
+            )
+            walk(spec.id, depth + 1)
+
+    walk(None, 0)
+    return tuple(out)
+
+
+def build_playbook_view(playbook: Playbook, *, numbers: bool = False) -> PlaybookView:
+    return PlaybookView(
+        ref=playbook.ref,
+        title=playbook.title,
+        question_id=playbook.question_id,
+        question=playbook.question_text,
+        probes=playbook.probes,
+        intake=tuple(_intake(q, numbers) for q in playbook.intake),
+        hypotheses=_hypotheses(playbook.hypotheses, numbers),
+        experiments=tuple(experiment_rule_views([playbook], numbers=numbers)),
+        numbers=numbers,
+        catch_all=playbook.catch_all if numbers else None,
+        rules=tuple(RuleView(r.id, r.title, r.probes, _table(r)) for r in playbook.rules)
+        if numbers
+        else (),
+    )

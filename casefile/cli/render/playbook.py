@@ -1,0 +1,77 @@
+"""``playbook show`` and ``experiment rules`` as text: what a playbook asks, supposes and reads.
+
+Every line from a playbook's own words goes through :func:`~casefile.cli.terminal.one_line`,
+so a title or a meaning written with a newline cannot pose as another entry.
+"""
+
+from __future__ import annotations
+
+from casefile.app.views.playbook import PlaybookView
+from casefile.app.views.rules import ExperimentRuleView
+from casefile.cli.terminal import one_line
+
+
+def _row(table: dict[str, float]) -> str:
+    return "  ".join(f"{name} {p:.2f}" for name, p in table.items())
+
+
+def render_rule(view: ExperimentRuleView, indent: str = "") -> str:
+    """One experiment rule: id and title, the wordings it reads, examples, what it compares
+    (and, with numbers, its noise margin and table)."""
+    lines = [
+        f"{view.id} ({view.playbook}): {view.title}",
+        f"  reads:   {' / '.join(view.wordings)}",
+    ]
+    if view.examples:
+        lines.append(f"  e.g.:    {'; '.join(view.examples)}")
+    lines += [
+        f"  metric:  {', '.join(view.metric)}",
+        f"  probes:  {', '.join(view.probes)} ({view.cost})",
+    ]
+    if view.likelihoods is not None:
+        noise = ", ".join(f"{p} ±{v:.0%}" for p, v in (view.noise or {}).items())
+        lines.append(f"  noise:   {noise}")
+        lines += [f"    {hid:<22} {_row(row)}" for hid, row in view.likelihoods.items()]
+    return "\n".join(indent + one_line(line) for line in lines)
+
+
+def render_playbook(view: PlaybookView) -> str:
+    lines = [
+        f"{view.ref}: {view.title}",
+        f"Question {view.question_id}: {view.question}"
+        + (f" (catch-all {view.catch_all:g})" if view.catch_all is not None else ""),
+        f"Probes: {', '.join(view.probes) or 'none'}",
+        "",
+        f"Intake ({len(view.intake)}):" if view.intake else "Intake: none",
+    ]
+    for item in view.intake:
+        lines.append(f"  {item.id}: {item.text} [{' / '.join(item.answers)}]")
+        if item.environment:
+            keys = ", ".join(f"--env {key}=ANSWER" for key in item.environment)
+            lines.append(f"    answered by {keys}")
+        lines += [f"    answered by --env {match}" for match in item.environment_matches]
+        lines += [f"    answered by the fact {fact}" for fact in item.facts]
+        if item.likelihoods is not None:
+            lines.append(f"    reliability {item.reliability:g}")
+            lines += [f"      {hid:<22} {_row(row)}" for hid, row in item.likelihoods.items()]
+    lines += ["", f"Hypotheses ({len(view.hypotheses)}):"]
+    for spec in view.hypotheses:
+        pad = "  " * (spec.depth + 1)
+        prior = f" (prior {spec.prior:g})" if spec.prior is not None else ""
+        lines.append(f"{pad}{spec.id}{prior}: {spec.text}")
+        if spec.meaning:
+            lines.append(f"{pad}  meaning: {spec.meaning}")
+        lines += [f"{pad}  requires {need}" for need in spec.requires]
+    lines += [
+        "",
+        f"Experiments ({len(view.experiments)}):" if view.experiments else "Experiments: none",
+    ]
+    text = "\n".join(one_line(line) for line in lines)
+    blocks = [render_rule(rule, indent="  ") for rule in view.experiments]
+    if view.rules:
+        rules = [f"Probe rules ({len(view.rules)}):"]
+        for rule in view.rules:
+            rules.append(f"  {rule.id}: {rule.title} ({', '.join(rule.probes)})")
+            rules += [f"      {hid:<22} {_row(row)}" for hid, row in rule.likelihoods.items()]
+        blocks.append("\n" + "\n".join(one_line(line) for line in rules))
+    return "\n".join([text, *blocks])

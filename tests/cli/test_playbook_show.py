@@ -1,0 +1,122 @@
+"""``casefile playbook show NAME[@VERSION]``: what a playbook asks, supposes and reads."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from casefile_gpu_playbook import PLAYBOOK_V2
+
+from casefile.domain.playbook import load_playbook
+from casefile.plugins import Registry
+from tests.cli.conftest import CLI, builtin_probes
+
+
+def test_without_numbers_it_shows_intake_hypotheses_and_wordings(cli: CLI) -> None:
+    result = cli("playbook", "show", "gpu-throughput@2")
+    assert result.code == 0, result.err
+    out = result.out
+    assert out.startswith("gpu-throughput@2: ")
+    assert "Question throughput: What limits throughput?\n" in out
+    assert f"Intake ({len(PLAYBOOK_V2.intake)}):" in out
+    assert "  nvlink: Are the GPUs connected by NVLink (SXM or bridges)? [yes / no]" in out
+    assert "    answered by --env nvlink=ANSWER" in out
+    assert "    answered by --env platform=ANSWER, --env virtualization=ANSWER" in out
+    assert "    answered by the fact nccl.hosts ≥ 2 → multi" in out
+    assert "    answered by the fact host.virtualized = True → vm" in out
+    # the tree: children under their parent, one level deeper, each with its meaning
+    assert (
+        "  pcie-bound: PCIe-bound: moving data between GPUs over PCIe limits throughput\n"
+        "    meaning: the GPUs wait on PCIe transfers" in out
+    )
+    assert "\n    pcie-bandwidth: PCIe bandwidth saturated by collective traffic\n" in out
+    assert "      meaning: the links run near capacity under load" in out
+    assert f"Experiments ({len(PLAYBOOK_V2.experiments)}):" in out
+    assert "  experiment.version (gpu-throughput@2): " in out
+    assert "pip install nccl==2.19.3" in out
+    for number in ("prior", "0.0849", "0.75", "catch-all", "noise:"):
+        assert number not in out, number
+
+
+def test_numbers_adds_priors_and_tables(cli: CLI) -> None:
+    out = cli("playbook", "show", "gpu-throughput@2", "--numbers").out
+    assert "(catch-all 0.1)" in out
+    assert "  pcie-bound (prior 0.0849): " in out
+    assert "    reliability 0.7" in out
+    assert "      consumer-no-p2p        consumer 0.95  datacenter 0.05" in out
+    assert "    noise:   nccl-tests ±5%, command ±10%" in out
+    assert "      acs-iommu              slower 0.05  same 0.20  faster 0.75" in out
+    assert "Probe rules (" in out and "  pcie-link-busy: " in out
+
+
+def test_json_has_everything(cli: CLI) -> None:
+    result = cli("playbook", "show", "gpu-throughput@2", "--json")
+    assert result.code == 0, result.err
+    data = json.loads(result.out)
+    assert data["playbook"] == "gpu-throughput@2"
+    assert data["question"] == {
+        "id": "throughput",
+        "text": "What limits throughput?",
+        "catch_all": 0.1,
+    }
+    assert [i["id"] for i in data["intake"]] == [q.id for q in PLAYBOOK_V2.intake]
+    nodes = next(i for i in data["intake"] if i["id"] == "nodes")
+    assert nodes["environment"] == ["nodes"]
+    assert nodes["facts"] == ["nccl.hosts ≥ 2 → multi", "nccl.nnodes ≥ 2 → multi"]
+    assert nodes["likelihoods"]["internode-network"] == {"single": 0.03, "multi": 0.97}
+    bandwidth = next(h for h in data["hypotheses"] if h["id"] == "pcie-bandwidth")
+    assert (bandwidth["parent"], bandwidth["prior"]) == ("pcie-bound", 0.8)
+    assert {h["id"] for h in data["hypotheses"]} == {h.id for h in PLAYBOOK_V2.hypotheses}
+    assert data["experiments"][0]["id"] == "experiment.p2p-disable"
+    assert data["experiments"][0]["likelihoods"]["otherwise"]["slower"] == 0.65
+    assert {r["id"] for r in data["rules"]} == {r.id for r in PLAYBOOK_V2.rules}
+
+
+def test_an_unknown_playbook_is_one_line_listing_the_installed_ones(cli: CLI) -> None:
+    result = cli("playbook", "show", "gpu-thruput")
+    assert result.code == 1
+    assert "no playbook 'gpu-thruput' (installed: gpu-throughput)" in result.err
+    assert len(result.err.strip().splitlines()) == 1
+
+
+SMALL = """
+[playbook]
+id = "tiny"
+version = 1
+title = "A tiny playbook"
+[question]
+id = "q"
+text = "Why slow?"
+[[hypothesis]]
+id = "net"
+text = "The network"
+prior = 0.5
+meaning = "the fabric between the nodes limits it"
+requires = [{ intake = "nodes", answers = ["multi"] }]
+[[hypothesis]]
+id = "disk"
+text = "The disk"
+prior = 0.3
+[[intake]]
+id = "nodes"
+version = 1
+text = "How many nodes?"
+answers = ["single", "multi"]
+rationale = "r"
+[intake.likelihoods]
+otherwise = { single = 0.5, multi = 0.5 }
+"""
+
+
+@pytest.mark.parametrize(
+    "cli_registry",
+    [Registry.of(probes=builtin_probes(), playbooks=[load_playbook(SMALL, "tiny.toml")])],
+)
+def test_a_hypothesis_shows_what_it_requires(cli: CLI) -> None:
+    out = cli("playbook", "show", "tiny").out
+    assert "  net: The network\n    meaning: the fabric between the nodes limits it\n" in out
+    assert "    requires nodes: multi" in out
+    assert "Experiments: none" in out
+    data = json.loads(cli("playbook", "show", "tiny", "--json").out)
+    assert data["hypotheses"][0]["requires"] == ["nodes: multi"]
+    assert data["hypotheses"][1]["requires"] == []
