@@ -56,6 +56,9 @@ from casefile.probes.api import Probe
 __all__ = ["PROBE", "looks_like_app_log", "parse_app_log"]
 
 _N = r"(\d{1,12}(?:\.\d{1,12})?)"
+#: a number that starts where a number starts: a search then skips the inside of a long run
+#: of digits at once instead of trying every offset of it
+_LN = rf"(?<![\d.]){_N}"
 _ANSI = re.compile(r"\x1b\[[0-9;?]{0,32}[A-Za-z]")
 
 # --- step and data times (the step time is read only on a line that gives a data time)
@@ -78,12 +81,12 @@ _STEP_TIME = (
 _PER_STEP = (
     re.compile(rf"per-step time\s{{0,4}}{_N}\s{{0,2}}(ms|s)\b"),
     re.compile(rf"(?i)time per (?:step|iter(?:ation)?)\s{{0,4}}[:=]?\s{{0,4}}{_N}\s{{0,2}}(ms|s)?"),
-    re.compile(rf"{_N}\s{{0,2}}(ms|us|µs|s|sec)/step\b"),
+    re.compile(rf"{_LN}\s{{0,2}}(ms|us|µs|s|sec)/step\b"),
 )
 _SCALE = {"ms": 1e-3, "us": 1e-6, "µs": 1e-6, "s": 1.0, "sec": 1.0, None: 1.0}
 
 # --- throughput
-_TQDM = re.compile(rf"{_N}\s{{0,2}}(it/s|s/it)\b")
+_TQDM = re.compile(rf"{_LN}\s{{0,2}}(it/s|s/it)\b")
 _NOT_STEPS = re.compile(
     r"(?i)\b(?:load|download|fetch|sav(?:e|ing)\b|map\b|tokeni[sz]|evaluat|validat|test(?:ing)?\b"
     r"|sanity|predict|captur|compil|processed prompts|extract|filter|convert)"
@@ -98,14 +101,14 @@ _SERVING = re.compile(rf"^\s{{0,8}}Output token throughput \(tok/s\):\s{{0,40}}{
 _SGLANG = re.compile(rf"gen throughput \(token/s\):\s{{0,4}}{_N}")
 _BAR_OUTPUT = re.compile(rf"output:\s{{0,4}}{_N}\s{{0,2}}toks/s")
 _EVAL = re.compile(r"(?<![\w.])eval time\s{0,4}=")
-_PER_TOKEN = re.compile(rf"{_N}\s{{0,4}}ms per token(?:,\s{{0,8}}{_N}\s{{0,4}}tokens per second)?")
+_PER_TOKEN = re.compile(rf"{_LN}\s{{0,4}}ms per token(?:,\s{{0,8}}{_N}\s{{0,4}}tokens per second)?")
 _TGI = re.compile(rf"time_per_token=\"?{_N}\s{{0,2}}(ms|us|µs|s)\b")
-_TOKENS = re.compile(rf"{_N}\s{{0,2}}(?:tokens|toks|tok)(?:/s(?:ec)?\b| per second\b)")
+_TOKENS = re.compile(rf"{_LN}\s{{0,2}}(?:tokens|toks|tok)(?:/s(?:ec)?\b| per second\b)")
 _NOT_OUTPUT = re.compile(r"(?i)prompt|input|prefill|total tok|sampl")
 _SAMPLES = (
     re.compile(rf"train_(?:step_)?samples_per_second['\"]?\s{{0,4}}[:=]\s{{0,8}}['\"]?{_N}"),
     re.compile(rf"(?:samples|examples|images|imgs|img)/s(?:ec)?:\s{{0,4}}{_N}"),
-    re.compile(rf"{_N}\s{{0,2}}(?:samples|examples|images|imgs)/s(?:ec)?\b"),
+    re.compile(rf"{_LN}\s{{0,2}}(?:samples|examples|images|imgs)/s(?:ec)?\b"),
 )
 
 # --- parallelism and devices
@@ -158,7 +161,7 @@ _LOOKS = re.compile(
     r"|(?<![\w.])Data\s\d{1,12}(?:\.\d{1,12})?\s\(\d{1,12}(?:\.\d{1,12})?\)\s{1,4}Batch\s"
     r"|UserWarning: CUDA initialization|[Ff]ound no NVIDIA driver|No CUDA GPUs are available"
     r"|Falling back to CPU|CUDA is not available|torch\.cuda\.is_available\(\)\s{0,4}[:=]?\s{0,4}"
-    r"|[Uu]sing device:\s{0,4}(?:cpu|cuda)|using CPU backend|tok/sec|tokens/sec"
+    r"|using CPU backend|tok/sec|tokens/sec"
     r"|tensor[_-]parallel[_-]size['\"]?\s{0,4}[=:]\s{0,4}\d|(?<![\w])world_size=\d",
     re.M,
 )
@@ -166,7 +169,8 @@ _LOOKS = re.compile(
 
 def looks_like_app_log(text: str) -> bool:
     """Whether a text holds one of the lines this parser is built for (a step timing, a
-    throughput, a parallel size or a CPU/CUDA statement)."""
+    throughput, a parallel size, a CUDA failure). A bare "Using device: cuda" is not enough:
+    profiler scripts print it above their tables."""
     return isinstance(text, str) and _LOOKS.search(text) is not None
 
 

@@ -54,7 +54,9 @@ _NUM = r"\d{1,4}(?:[.,]\d{1,4})?"
 # "%Cpu(s):", "Cpu(s):", "%Cpu0  :", "Cpu12 :": a line may hold several (top's 2- and
 # 4-column layouts), so each label is found and the text up to the next one read alone.
 _CPU_LABEL = re.compile(r"%?Cpu(?P<id>\(s\)|\d{1,5})\s{0,8}:")
-_CPU_FIELD = re.compile(rf"(?P<v>{_NUM})\s{{0,3}}%?\s{{0,3}}(?P<k>us|sy|ni|id|wa|hi|si|st)\b")
+_CPU_FIELD = re.compile(
+    rf"(?<![\d.,])(?P<v>{_NUM})\s{{0,3}}%?\s{{0,3}}(?P<k>us|sy|ni|id|wa|hi|si|st)\b"
+)
 _CPU_GRAPH = re.compile(rf"^\s{{0,16}}(?P<us>{_NUM})/(?P<sy>{_NUM})\s{{1,16}}\d{{1,3}}\s{{0,4}}\[")
 _TOP_HEADER = re.compile(r"^top - ")
 _TIME_TOKEN = re.compile(

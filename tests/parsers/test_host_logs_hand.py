@@ -1,0 +1,383 @@
+"""Hand-made cases for the top, mpstat, pidstat and app-log parsers: each computed value (busy
+from idle, means and medians, ratios, unit conversions, which block or line wins) checked
+against a figure worked out by hand, and the shapes no real sample here shows."""
+
+from __future__ import annotations
+
+import pytest
+from casefile_probes.app_log import looks_like_app_log, parse_app_log
+from casefile_probes.cpu_load import (
+    looks_like_mpstat,
+    looks_like_pidstat,
+    looks_like_top,
+    parse_mpstat,
+    parse_pidstat,
+    parse_top,
+)
+
+from casefile.domain.facts import FactValue, ParseResult
+
+
+def _values(result: ParseResult, subject: str = "host") -> dict[str, FactValue]:
+    return {fact.name: fact.value for fact in result.facts if fact.subject == subject}
+
+
+# --------------------------------------------------------------------------------- top
+
+_TOP_SCREEN = """\
+top - 10:00:{s:02d} up 1 day,  2 users,  load average: 1.00, 1.00, 1.00
+Tasks: 300 total,   2 running, 298 sleeping,   0 stopped,   0 zombie
+%Cpu(s): 20.0 us,  5.0 sy,  0.0 ni, {idle} id,  2.5 wa,  0.0 hi,  0.0 si,  0.0 st
+MiB Mem :  64000.0 total,  1000.0 free,  2000.0 used,  61000.0 buff/cache
+
+    PID USER      PR  NI    VIRT    RES    SHR S  %CPU  %MEM     TIME+ COMMAND
+   4242 alice     20   0   30.1g   4.2g 512.0m R {cpu} 6.5   12:01.00 python train.py --workers 0
+   4300 alice     20   0   10.1g   1.2g 100.0m S  12.0   1.9   0:31.00 pt_data_worker
+"""
+
+
+def test_top_reads_the_last_of_several_screens() -> None:
+    text = _TOP_SCREEN.format(s=1, idle="10.0", cpu="300.0") + _TOP_SCREEN.format(
+        s=4, idle="72.5", cpu="101.3"
+    )
+    result = parse_top(text)
+    assert _values(result) == {
+        "cpu.busy.mean": 27.5,
+        "cpu.iowait": 2.5,
+        "process.cpu.max": 101.3,
+        "process.top_command": "python train.py --workers 0",
+    }
+    assert result.problems == ["2 top screens in the paste; the last is read"]
+
+
+def test_top_per_cpu_lines_in_two_columns_give_each_core_and_the_mean() -> None:
+    text = (
+        "%Cpu0  : 97.0 us,  3.0 sy,  0.0 ni,  0.0 id,  0.0 wa,  0.0 hi,  0.0 si,  0.0 st"
+        "   %Cpu1  :  1.0 us,  1.0 sy,  0.0 ni, 96.0 id,  2.0 wa,  0.0 hi,  0.0 si,  0.0 st\n"
+        "%Cpu2  :  2.0 us,  0.0 sy,  0.0 ni, 98.0 id,  0.0 wa,  0.0 hi,  0.0 si,  0.0 st"
+        "   %Cpu3  :  3.0 us,  1.0 sy,  0.0 ni, 96.0 id,  0.0 wa,  0.0 hi,  0.0 si,  0.0 st\n"
+    )
+    result = parse_top(text)
+    assert [(f.subject, f.value) for f in result.facts if f.name == "cpu.busy"] == [
+        ("cpu0", 100.0),
+        ("cpu1", 4.0),
+        ("cpu2", 2.0),
+        ("cpu3", 4.0),
+    ]
+    # no %Cpu(s) line: the mean of the cores, and of their wa
+    assert _values(result) == {"cpu.busy.max": 100.0, "cpu.busy.mean": 27.5, "cpu.iowait": 0.5}
+
+
+def test_top_graph_mode_summary_is_user_plus_system() -> None:
+    result = parse_top("%Cpu(s):  12.5/3.1    16[||||||||                          ]\n")
+    assert _values(result) == {"cpu.busy.mean": 15.6}
+
+
+def test_top_process_header_without_rows_says_so() -> None:
+    text = (
+        "%Cpu(s):  1.0 us,  1.0 sy,  0.0 ni, 98.0 id,  0.0 wa\n"
+        "  PID USER PR NI VIRT RES SHR S %CPU %MEM TIME+ COMMAND\n"
+    )
+    result = parse_top(text)
+    assert _values(result)["cpu.busy.mean"] == 2.0
+    assert result.problems == ["process table header without readable rows"]
+
+
+@pytest.mark.parametrize("text", ["", "hello\nworld\n", "USER PID %CPU\nroot 1 0.0\n"])
+def test_top_without_top_output_is_unparsed(text: str) -> None:
+    result = parse_top(text)
+    assert not result.parsed and result.problems and not result.facts
+
+
+# ------------------------------------------------------------------------------ mpstat
+
+_MPSTAT = """\
+Linux 6.8.0-45-generic (gpu-box)  10/01/2024  _x86_64_  (2 CPU)
+
+12:00:01     CPU    %usr   %nice    %sys %iowait    %irq   %soft  %steal  %guest  %gnice   %idle
+12:00:02     all   50,00    0,00    0,00   10,00    0,00    0,00    0,00    0,00    0,00   40,00
+12:00:02       0  100,00    0,00    0,00    0,00    0,00    0,00    0,00    0,00    0,00    0,00
+12:00:02       1    0,00    0,00    0,00   20,00    0,00    0,00    0,00    0,00    0,00   80,00
+
+12:00:02     CPU    %usr   %nice    %sys %iowait    %irq   %soft  %steal  %guest  %gnice   %idle
+12:00:03     all   30,00    0,00    0,00    0,00    0,00    0,00    0,00    0,00    0,00   70,00
+12:00:03       0   60,00    0,00    0,00    0,00    0,00    0,00    0,00    0,00    0,00   40,00
+12:00:03       1    0,00    0,00    0,00    0,00    0,00    0,00    0,00    0,00    0,00  100,00
+"""
+
+
+def test_mpstat_without_average_takes_the_mean_of_the_intervals() -> None:
+    result = parse_mpstat(_MPSTAT)
+    assert _values(result, "cpu0") == {"cpu.busy": 80.0}  # idle 0 and 40: mean 20
+    assert _values(result, "cpu1") == {"cpu.busy": 10.0}  # idle 80 and 100: mean 90
+    assert _values(result) == {"cpu.busy.max": 80.0, "cpu.busy.mean": 45.0, "cpu.iowait": 5.0}
+    assert result.problems == []
+
+
+def test_mpstat_prefers_the_average_rows_and_the_last_report() -> None:
+    average = (
+        "\nAverage: CPU %usr %nice %sys %iowait %irq %soft %steal %guest %gnice %idle\n"
+        "Average: all 12,00 0,00 0,00 1,00 0,00 0,00 0,00 0,00 0,00 87,00\n"
+        "Average:   0 14,00 0,00 0,00 0,00 0,00 0,00 0,00 0,00 0,00 86,00\n"
+        "Average:   1 10,00 0,00 0,00 2,00 0,00 0,00 0,00 0,00 0,00 88,00\n"
+    )
+    result = parse_mpstat(_MPSTAT + _MPSTAT + average)
+    assert _values(result, "cpu0") == {"cpu.busy": 14.0}
+    assert _values(result) == {"cpu.busy.max": 14.0, "cpu.busy.mean": 13.0, "cpu.iowait": 1.0}
+    assert result.problems == ["2 mpstat reports in the paste; the last is read"]
+
+
+def test_mpstat_without_rows_is_unparsed() -> None:
+    result = parse_mpstat(_MPSTAT.split("\n\n")[0] + "\n")
+    assert not result.parsed and "no mpstat rows" in result.problems[0]
+
+
+# ----------------------------------------------------------------------------- pidstat
+
+
+def test_pidstat_average_rows_win_and_the_command_keeps_its_arguments() -> None:
+    text = (
+        "Linux 6.8.0 (gpu-box)  10/01/2024  _x86_64_  (32 CPU)\n\n"
+        "12:00:01  UID  PID   %usr %system %guest %wait   %CPU CPU Command\n"
+        "12:00:02 1000 4242 150.00    9.00   0.00  1.00 159.00   3 python train.py --bs 8\n"
+        "12:00:02 1000 4300  40.00    2.00   0.00 35.00  42.00   7 python -c pt_worker\n"
+        "\n"
+        "Average:  UID  PID   %usr %system %guest %wait   %CPU CPU Command\n"
+        "Average: 1000 4242  95.00    4.00   0.00  2.50  99.00   - python train.py --bs 8\n"
+        "Average: 1000 4300  30.00    1.50   0.00 20.00  31.50   - python -c pt_worker\n"
+    )
+    result = parse_pidstat(text)
+    assert _values(result) == {
+        "process.cpu.max": 99.0,
+        "process.top_command": "python train.py --bs 8",
+        "process.cpu.wait_max": 20.0,
+    }
+
+
+def test_pidstat_one_line_reports_with_epoch_times_and_other_reports_after() -> None:
+    text = (
+        "#      Time   UID       PID    %usr %system  %guest   %wait    %CPU   CPU  Command\n"
+        " 1727776802  1000      4242   80.00    5.00    0.00    0.00   85.00     3  python\n"
+        " 1727776803  1000      4242   90.00    5.00    0.00    4.00   95.00     3  python\n"
+        "\n"
+        "#      Time   UID       PID   kB_rd/s   kB_wr/s kB_ccwr/s iodelay  Command\n"
+        " 1727776803  1000      4300   9999.00      0.00      0.00       0  reader\n"
+    )
+    result = parse_pidstat(text)
+    # the mean of the two seconds; the I/O report's rows are not CPU rows
+    assert _values(result) == {
+        "process.cpu.max": 90.0,
+        "process.top_command": "python",
+        "process.cpu.wait_max": 2.0,
+    }
+
+
+def test_pidstat_threads_count_as_tasks_without_their_mark() -> None:
+    text = (
+        "12:00:01  UID TGID  TID  %usr %system %guest   %CPU CPU Command\n"
+        "12:00:02 1000 4242    - 60.00    4.00   0.00  64.00   1 python\n"
+        "12:00:02 1000    - 4251 99.00    1.00   0.00 100.00   2 |__pt_main_thread\n"
+    )
+    assert _values(parse_pidstat(text)) == {
+        "process.cpu.max": 100.0,
+        "process.top_command": "pt_main_thread",
+    }
+
+
+def test_pidstat_other_output_is_unparsed() -> None:
+    result = parse_pidstat("UID PID PPID C STIME TTY TIME CMD\nroot 1 0 0 Oct01 ? 00:00:01 init\n")
+    assert not result.parsed and "no pidstat CPU report" in result.problems[0]
+
+
+# ----------------------------------------------------------------------------- app-log
+
+
+def test_data_share_is_the_median_of_per_line_ratios_capped_at_one() -> None:
+    text = (
+        "Epoch [1][10/100]  lr: 0.01, eta: 0:10:00, time: 1.000, data_time: 0.900, loss: 1.0\n"
+        "Epoch [1][20/100]  lr: 0.01, eta: 0:09:00, time: 0.500, data_time: 0.100, loss: 1.0\n"
+        "Epoch [1][30/100]  lr: 0.01, eta: 0:08:00, time: 0.200, data_time: 0.300, loss: 1.0\n"
+        "Loading data: 5 files\nTotal time: 54.0\n"
+    )
+    result = parse_app_log(text)
+    assert _values(result) == {
+        "train.data_time_s": 0.3,
+        "train.step_time_s": 0.5,
+        "step_time_s": 0.5,
+        "train.data_share": 0.9,  # 0.9, 0.2 and 1.5 capped at 1: median 0.9
+    }
+
+
+@pytest.mark.parametrize(
+    ("line", "facts"),
+    [
+        ("Epoch 3:  40%|####      | 40/100 [00:20<00:30,  2.00it/s, loss=0.1]",
+         {"it_per_s": 2.0, "throughput": 2.0}),
+        ("Epoch 3:  40%|####      | 40/100 [01:40<02:30,  2.50s/it, loss=0.1]",
+         {"it_per_s": 0.4, "throughput": 0.4, "step_time_s": 2.5}),
+        ("Loading checkpoint shards: 100%|##########| 2/2 [00:05<00:00,  2.71s/it]", {}),
+        ("Epoch 0:   0%|          | 1/100 [00:00<00:45,  2.18it/s]", {}),
+        ("100/100 [==========] - 5s 50ms/step - loss: 0.3", {"step_time_s": 0.05}),
+        ("INFO:tensorflow:global step 5320: loss = 6.8 (29.31 sec/step)", {"step_time_s": 29.31}),
+        ("time per iteration: 420 ms", {"step_time_s": 0.42}),
+        ("Avg prompt throughput: 9.0 tokens/s, Avg generation throughput: 0.0 tokens/s, "
+         "Running: 0 reqs", {}),
+        ("Throughput: 4.93 requests/s, 2523.51 total tokens/s, 1262.00 output tokens/s",
+         {"tokens_per_s": 1262.0, "throughput": 1262.0}),
+        ("llama_print_timings: prompt eval time =  100.00 ms /  10 tokens "
+         "(10.00 ms per token, 100.00 tokens per second)", {}),
+        ('2024-05-01T10:00:00Z INFO generate{time_per_token="25ms" queue_time="1ms"}: Success',
+         {"tokens_per_s": 40.0, "throughput": 40.0}),
+        ("Processed prompts: 100%|####| 100/100 [00:10<00:00, 9.50it/s, "
+         "est. speed input: 500.00 toks/s, output: 200.00 toks/s]",
+         {"tokens_per_s": 200.0, "throughput": 200.0}),
+        ("Time for inference 1: 0.89 sec total, 200 tokens, 223.93 tokens/sec, 4.47 ms/token",
+         {"tokens_per_s": 223.93, "throughput": 223.93}),
+        ("prompt: 512 tokens at 900.5 tok/s", {}),
+        ("Training speed: 812.5 samples/s", {"samples_per_s": 812.5, "throughput": 812.5}),
+        ("\x1b[32mINFO\x1b[0m Avg generation throughput: \x1b[1m41.2\x1b[0m tokens/s, "
+         "Running: 1 reqs",
+         {"tokens_per_s": 41.2, "throughput": 41.2}),
+    ],
+)  # fmt: skip
+def test_one_line_gives_what_it_says(line: str, facts: dict[str, FactValue]) -> None:
+    result = parse_app_log(line)
+    assert _values(result) == facts, result.problems
+
+
+def test_throughput_prefers_tokens_then_samples_then_iterations() -> None:
+    text = "5.00it/s]\n128 samples/sec\nAvg generation throughput: 30.0 tokens/s, Running: 2 reqs\n"
+    values = _values(parse_app_log(text))
+    assert values["throughput"] == 30.0
+    assert (values["tokens_per_s"], values["samples_per_s"], values["it_per_s"]) == (
+        30.0,
+        128.0,
+        5.0,
+    )
+    assert [f.unit for f in parse_app_log(text).facts if f.name == "throughput"] == ["tokens/s"]
+    assert _values(parse_app_log(text.split("\n", 1)[1].rsplit("\n", 2)[0]))["throughput"] == 128.0
+
+
+def test_an_idle_server_says_nothing_about_speed() -> None:
+    result = parse_app_log(
+        "Avg generation throughput: 0.0 tokens/s, Running: 0 reqs, Waiting: 0 reqs\n"
+    )
+    assert not result.parsed
+    assert "no step or data times" in result.problems[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "facts"),
+    [
+        ("args: Namespace(tensor_parallel_size=4, world_size=4)",
+         {"app.tensor_parallel": 4, "app.world_size": 4}),
+        ("vllm serve m --tensor-parallel-size 2", {"app.tensor_parallel": 2}),
+        ("'tensor_parallel_size':8,", {"app.tensor_parallel": 8}),
+        ("python3 -m sglang.launch_server --model-path m --tp 2", {"app.tensor_parallel": 2}),
+        ("export WORLD_SIZE=16", {"app.world_size": 16}),
+        ("Namespace(distributed_world_size=8, fp16=True)", {"app.world_size": 8}),
+        ("Let's use 4 GPUs!", {"app.gpus_used": 4}),
+        ("Command Line Args: Namespace(num_gpus=2, resume=False)", {"app.gpus_used": 2}),
+        ("Process rank: 0, device: cuda:0, n_gpu: 1, distributed training: False",
+         {"app.gpus_used": 1, "app.device_cpu": False}),
+    ],
+)  # fmt: skip
+def test_parallel_sizes_and_gpu_counts(text: str, facts: dict[str, FactValue]) -> None:
+    values = _values(parse_app_log(text))
+    assert values == facts
+    assert all(type(values[name]) is type(value) for name, value in facts.items())
+
+
+def test_several_parallel_sizes_keep_the_last_with_a_problem() -> None:
+    result = parse_app_log("tensor_parallel_size=2\ntensor_parallel_size=8\n")
+    assert _values(result) == {"app.tensor_parallel": 8}
+    assert result.problems == [
+        "tensor parallel size: the log gives several values (2, 8); the last is kept"
+    ]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Using device: cpu",
+        "device='cpu'",
+        "torch.cuda.is_available(): False",
+        "CUDA is not available, using the CPU instead",
+        "RuntimeError: No CUDA GPUs are available",
+        "UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount()",
+        "found no NVIDIA driver on your system",
+        "Running on CPU",
+        "Process rank: 0, device: cpu, n_gpu: 0, distributed training: False",
+        "GPU available: True (cuda), used: False",
+        "YOLOv5 v7.0 torch 2.0.1 CPU",
+    ],
+)
+def test_a_cpu_statement_means_the_job_runs_on_the_cpu(line: str) -> None:
+    assert _values(parse_app_log(line)).get("app.device_cpu") is True
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Using device: cuda:0",
+        "Namespace(device='cuda', lr=0.1)",
+        "GPU available: True (cuda), used: True",
+        "YOLOv5 v7.0 torch 2.0.1 CUDA:0 (NVIDIA A100-SXM4-40GB, 40536MiB)",
+    ],
+)
+def test_a_cuda_statement_means_the_gpu(line: str) -> None:
+    assert _values(parse_app_log(line)) == {"app.device_cpu": False}
+
+
+@pytest.mark.parametrize(
+    "line", ["Using CPU Adam optimizer", "offload_device='cpu'", "CPU KV cache usage: 0.0%"]
+)
+def test_words_about_the_cpu_that_are_not_the_jobs_device(line: str) -> None:
+    assert "app.device_cpu" not in _values(parse_app_log(line))
+
+
+def test_cpu_and_cuda_statements_together_count_as_cpu_with_a_problem() -> None:
+    result = parse_app_log("Use GPU: cuda:0\nRuntimeError: No CUDA GPUs are available\n")
+    assert _values(result) == {"app.device_cpu": True}
+    assert "names both the CPU" in result.problems[0]
+
+
+@pytest.mark.parametrize("value", [None, 7, b"data_time: 1"])
+def test_parsers_take_anything(value: object) -> None:
+    for parse in (parse_top, parse_mpstat, parse_pidstat, parse_app_log):
+        result = parse(value)  # type: ignore[arg-type]
+        assert not result.parsed and result.problems
+
+
+# ------------------------------------------------------------------------- recognisers
+
+
+def test_recognisers_tell_the_four_apart() -> None:
+    samples = {
+        "top": "top - 10:00:01 up 1 day,  1 user,  load average: 0.00, 0.00, 0.00\n",
+        "mpstat": "12:00:01 CPU %usr %nice %sys %iowait %irq %soft %steal %guest %gnice %idle\n",
+        "pidstat": "12:00:01 UID PID %usr %system %guest %wait %CPU CPU Command\n",
+        "app-log": "Epoch [1][10/100] time: 1.000, data_time: 0.900\n",
+    }
+    recognisers = {
+        "top": looks_like_top,
+        "mpstat": looks_like_mpstat,
+        "pidstat": looks_like_pidstat,
+        "app-log": looks_like_app_log,
+    }
+    for name, recognise in recognisers.items():
+        assert [other for other, text in samples.items() if recognise(text)] == [name]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "USER  PID %CPU %MEM    VSZ   RSS TTY STAT START TIME COMMAND\n",  # ps aux
+        "11:05:01 AM     CPU     %user     %nice   %system   %iowait    %steal     %idle\n",  # sar
+        "avg-cpu:  %user   %nice %system %iowait  %steal   %idle\n",  # iostat
+        "Using device: cuda\n",  # a profiler script's first line
+    ],
+)
+def test_recognisers_leave_neighbouring_tools_alone(text: str) -> None:
+    for recognise in (looks_like_top, looks_like_mpstat, looks_like_pidstat, looks_like_app_log):
+        assert not recognise(text)
