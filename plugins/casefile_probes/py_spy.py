@@ -7,8 +7,8 @@ the process. Both of its text outputs are read:
 
 - ``py-spy top`` (the table ``%Own %Total OwnTime TotalTime Function (filename[:line])``, with or
   without its ``Collecting samples …`` / ``Total Samples`` / ``GIL: …, Threads: N`` lines):
-  shares are of the own time shown (the ``OwnTime`` column, cumulative over the run; ``%Own``,
-  which is the last second only, where ``OwnTime`` is missing);
+  shares are of the own time shown (the ``OwnTime`` column, cumulative over the run, rather
+  than ``%Own``, which covers the last second only and passes 100% with several threads);
 - ``py-spy dump`` (``Thread … (idle|active…): "name"`` lines, each followed by its frames,
   innermost first, indented; ``Process …`` and ``Python v…`` lines, ``--locals`` blocks, a
   second process of ``--subprocesses`` and the tab-indented frames of py-spy 0.1 too): shares
@@ -44,17 +44,20 @@ from casefile.probes.api import Probe
 __all__ = ["PROBE", "looks_like_py_spy", "parse_py_spy"]
 
 _TOP_HEADER = re.compile(r"^\s*%Own\s+%Total\s+OwnTime\s+TotalTime\s+Function\b")
+# The function cell is greedy and its trailing blanks are stripped afterwards: a lazy cell
+# followed by ``\s*$`` is retried at every blank of a long line (quadratic).
 _TOP_ROW = re.compile(
     r"^\s*(?P<own>-?\d+(?:\.\d+)?)%\s+(?P<total>-?\d+(?:\.\d+)?)%"
-    r"(?:\s+(?P<own_s>\d+(?:\.\d+)?)s(?:\s+(?P<total_s>\d+(?:\.\d+)?)s(?:\s+(?P<function>\S.*?))?)?)?\s*$"
+    r"(?:\s+(?P<own_s>\d+(?:\.\d+)?)s(?:\s+(?P<total_s>\d+(?:\.\d+)?)s"
+    r"(?:\s+(?P<function>\S.*))?)?)?$"
 )
 _THREADS = re.compile(r"\bThreads:\s*(\d+)")
 _THREAD = re.compile(
     r"^\s*Thread\b(?:\s+(?P<id>0[xX][0-9A-Fa-f]+|\d+))?\s*\((?P<state>[^)]*)\)"
     r"(?::\s*\"(?P<name>.*)\")?\s*$"
 )
-_FRAME = re.compile(r"^(?P<function>.+?)\s+\((?P<file>[^()]*)\)$")
 _ELISION = re.compile(r"^(?:\.\.\.|…)$")
+_PY_FILE = re.compile(r"\S*\.py:\d+")
 _DUMP_FRAMES = 6  # innermost frames of a dumped thread that may show it waits for data
 
 _DATA_FILE = re.compile(
@@ -91,10 +94,13 @@ class _Thread:
 
 
 def _frame(text: str) -> _Frame:
-    match = _FRAME.match(text.strip())
-    if match is None:
-        return _Frame(function=text.strip())
-    return _Frame(function=match.group("function"), file=match.group("file"))
+    """``name (file:line)`` split at its last `` (``; a line without one is all name."""
+    text = text.strip()
+    opening = text.rfind(" (")
+    inside = text[opening + 2 : -1]
+    if opening <= 0 or not text.endswith(")") or "(" in inside or ")" in inside:
+        return _Frame(function=text)
+    return _Frame(function=text[:opening].rstrip(), file=inside)
 
 
 def _is_data(frame: _Frame) -> bool:
@@ -116,7 +122,6 @@ def _parse_top(lines: list[str], start: int, result: ParseResult) -> None:
     """``py-spy top``'s table: shares of the own time shown."""
     rows: list[tuple[float, _Frame]] = []
     cut = 0
-    use_seconds = True
     for line in lines[start + 1 :]:
         if not line.strip():
             if rows:
@@ -128,20 +133,11 @@ def _parse_top(lines: list[str], start: int, result: ParseResult) -> None:
         if not match.group("function"):
             cut += 1
             continue
-        seconds = match.group("own_s")
-        use_seconds = use_seconds and seconds is not None
-        rows.append(
-            (
-                float(seconds) if seconds else float(match.group("own")),
-                _frame(match.group("function")),
-            )
-        )
+        rows.append((float(match.group("own_s")), _frame(match.group("function").rstrip())))
     if cut:
         result.problems.append(f"{cut} row(s) cut short, without their function: not read")
     if not rows:
         return
-    if not use_seconds:
-        result.problems.append("rows without OwnTime: shares taken from %Own (the last second)")
     total = sum(own for own, _ in rows)
     if total > 0:
         data = sum(own for own, frame in rows if _is_data(frame))
@@ -186,9 +182,10 @@ def _parse_dump(lines: list[str], result: ParseResult) -> bool:
     data = sum(1 for t in threads if any(_is_data(f) for f in t.frames[:_DUMP_FRAMES]))
     waiting = 0
     for thread in threads:
+        # with --native the top frame may be libc's; the first Python frame says what waits
         python = next((f for f in thread.frames if ".py" in f.file), None)
-        tops = [f for f in (thread.frames[:1] + ([python] if python else []))]
-        waiting += any(_is_gpu_wait(f) for f in tops)
+        tops = thread.frames[:1] + ([python] if python else [])
+        waiting += any(_is_gpu_wait(frame) for frame in tops)
     result.add("host.data_share", round(data / len(threads), 4))
     result.add("host.gpu_wait_share", round(waiting / len(threads), 4))
     main = next((t for t in threads if t.name == "MainThread" and t.frames), None)
@@ -232,7 +229,7 @@ def looks_like_py_spy(text: str) -> bool:
                 return True
             if _THREAD.match(line) and index + 1 < len(lines):
                 following = lines[index + 1]
-                if following[:1] in (" ", "\t") and re.search(r"\(\S*\.py:\d+\)\s*$", following):
+                if following[:1] in (" ", "\t") and _PY_FILE.fullmatch(_frame(following).file):
                     return True
         return False
     except Exception:  # a guess must never break the caller

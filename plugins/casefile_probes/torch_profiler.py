@@ -290,7 +290,7 @@ def parse_torch_profiler(text: str) -> ParseResult:
 
 
 def _seconds(us: float | None) -> float | None:
-    return None if us is None else round(us / 1_000_000.0, 6)
+    return None if us is None else round(us / 1_000_000.0, 9)  # the footer prints to 1 ns
 
 
 def _add_row_facts(

@@ -33,6 +33,9 @@ BUILTIN_PROBE_MODULES = (
     "virt",
     "nvml",
     "command",
+    "torch_profiler",
+    "nsys_stats",
+    "py_spy",
     "cpu_load",
     "app_log",
 )

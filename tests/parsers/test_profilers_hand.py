@@ -1,0 +1,332 @@
+"""Hand-written cases for the torch-profiler, nsys-stats and py-spy parsers: each share computed
+from a small table whose answer can be checked on paper, and each rule of thumb the module
+docstrings state (what counts, what is left out, when a share is 0 and when it is not given)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from casefile_probes.nsys_stats import parse_nsys_stats
+from casefile_probes.py_spy import parse_py_spy
+from casefile_probes.torch_profiler import parse_torch_profiler
+
+from casefile.domain.facts import ParseResult
+
+from .corpus import check_result
+
+_COLUMNS = (
+    "Self CPU %",
+    "Self CPU",
+    "CPU total %",
+    "CPU total",
+    "CPU time avg",
+    "Self {d}",
+    "Self {d} %",
+    "{d} total",
+    "{d} time avg",
+    "# of Calls",
+)
+
+
+def _table(rows: list[tuple[str, ...]], footer: tuple[str, ...] = (), device: str = "CUDA") -> str:
+    """A table laid out as ``key_averages().table()`` lays it out: a right-aligned name column,
+    12-wide right-aligned cells, two spaces between, dashed rules around the header."""
+    header = ["Name", *(c.format(d=device) for c in _COLUMNS)]
+    rule = "  ".join(["-" * 40] + ["-" * 12] * (len(header) - 1))
+
+    def line(cells: tuple[str, ...] | list[str]) -> str:
+        return "  ".join([f"{cells[0]:>40}", *(f"{c:>12}" for c in cells[1:])])
+
+    body = [rule, line(header), rule, *(line(r) for r in rows), rule, *footer]
+    return "\n".join(body) + "\n"
+
+
+def _row(
+    name: str, self_cpu: str, cpu_pct: str, self_dev: str, dev_pct: str, calls: str
+) -> tuple[str, ...]:
+    return (
+        name,
+        cpu_pct,
+        self_cpu,
+        cpu_pct,
+        self_cpu,
+        self_cpu,
+        self_dev,
+        dev_pct,
+        self_dev,
+        self_dev,
+        calls,
+    )
+
+
+ROWS = [
+    _row("aten::mm", "100.000us", "10.00%", "600.000us", "60.00%", "10"),
+    _row("cudaLaunchKernel", "300.000us", "30.00%", "0.000us", "0.00%", "40"),
+    _row("cudaStreamSynchronize", "500.000us", "50.00%", "0.000us", "0.00%", "2"),
+    _row("aten::item", "100.000us", "10.00%", "0.000us", "0.00%", "2"),
+    _row("Memcpy DtoH (Device -> Pageable)", "0.000us", "0.00%", "100.000us", "10.00%", "2"),
+    _row("ncclDevKernel_AllReduce_Sum_f32_RING_LL", "0.000us", "0.00%", "200.000us", "20.00%", "4"),
+    _row("nccl:all_reduce", "0.000us", "0.00%", "200.000us", "20.00%", "4"),
+    _row("Memset (Device)", "0.000us", "0.00%", "100.000us", "10.00%", "1"),
+]
+FOOTER = ("Self CPU time total: 1.000ms", "Self CUDA time total: 1.000ms")
+
+
+def _values(result: ParseResult) -> dict[str, object]:
+    check_result(result)
+    return {fact.name: fact.value for fact in result.facts}
+
+
+def test_torch_shares_against_the_footer() -> None:
+    facts = _values(parse_torch_profiler(_table(ROWS, FOOTER)))
+    assert facts["kernels.launch_share"] == 0.3
+    assert facts["cpu.sync_share"] == 0.6  # cudaStreamSynchronize and aten::item
+    assert facts["kernels.count"] == 40
+    assert facts["kernels.mean_us"] == 25.0  # 1 ms of device time over 40 launches
+    assert facts["gpu.memcpy_share"] == 0.2  # Memcpy and Memset rows
+    assert facts["gpu.nccl_share"] == 0.2  # the kernel, not the nccl:all_reduce annotation
+    assert facts["profiler.cpu_time_total_s"] == 0.001
+    assert facts["profiler.gpu_over_cpu"] == 1.0
+    assert facts["profiler.top_op"] == "aten::mm"
+
+
+def test_torch_without_footer_reads_the_percent_columns() -> None:
+    rows = [_row("cudaLaunchKernel", "3.000ms", "37.50%", "0.000us", "0.00%", "9")]
+    result = parse_torch_profiler(_table(rows))
+    facts = _values(result)
+    assert facts["kernels.launch_share"] == 0.375
+    assert "profiler.cpu_time_total_s" not in facts and "kernels.mean_us" not in facts
+    assert any("Self CPU time total" in problem for problem in result.problems)
+
+
+def test_torch_absent_rows_are_zero_only_when_the_table_is_whole() -> None:
+    whole = [_row("aten::mm", "1.000ms", "100.00%", "1.000ms", "100.00%", "1")]
+    facts = _values(parse_torch_profiler(_table(whole, FOOTER)))
+    assert facts["cpu.sync_share"] == 0.0 and facts["gpu.nccl_share"] == 0.0
+    assert facts["kernels.launch_share"] == 0.0
+    part = [_row("aten::mm", "500.000us", "50.00%", "500.000us", "50.00%", "1")]
+    facts = _values(parse_torch_profiler(_table(part, FOOTER)))
+    assert "cpu.sync_share" not in facts and "gpu.nccl_share" not in facts  # row_limit?
+
+
+def test_torch_any_device_and_launch_call() -> None:
+    rows = [
+        _row("hipLaunchKernel", "250.000us", "25.00%", "0.000us", "0.00%", "5"),
+        _row("cudaGraphLaunch", "250.000us", "25.00%", "0.000us", "0.00%", "5"),
+        _row("aten::addmm", "500.000us", "50.00%", "2.000ms", "100.00%", "5"),
+    ]
+    footer = ("Self CPU time total: 1.000ms", "Self XPU time total: 2.000ms")
+    facts = _values(parse_torch_profiler(_table(rows, footer, device="XPU")))
+    assert facts["profiler.cuda_time_total_s"] == 0.002
+    assert facts["kernels.launch_share"] == 0.25  # a graph replay is not a kernel launch
+    assert facts["kernels.mean_us"] == 400.0
+
+
+def test_torch_footer_alone() -> None:
+    facts = _values(
+        parse_torch_profiler("Self CPU time total: 2.314ms\nSelf CUDA time total: 23.104us\n")
+    )
+    assert facts == {
+        "profiler.cpu_time_total_s": 0.002314,
+        "profiler.cuda_time_total_s": 2.3104e-05,
+        "profiler.gpu_over_cpu": 0.01,
+    }
+
+
+def test_torch_old_table_gives_host_facts_only() -> None:
+    text = (
+        "Name              Self CPU total %  Self CPU total   CPU total %      CPU total        "
+        "CPU time avg     CUDA total %     CUDA total       CUDA time avg    Number of Calls\n"
+        "aten::item        60.00%            6.000ms          60.00%           6.000ms          "
+        "1.000ms          10.00%           1.000ms          1.000ms          6\n"
+        "aten::mm          40.00%            4.000ms          40.00%           4.000ms          "
+        "4.000ms          90.00%           9.000ms          9.000ms          1\n"
+        "Self CPU time total: 10.000ms\nCUDA time total: 10.000ms\n"
+    )
+    result = parse_torch_profiler(text)
+    facts = _values(result)
+    assert facts["cpu.sync_share"] == 0.6 and facts["profiler.top_op"] == "aten::item"
+    assert "gpu.memcpy_share" not in facts and "profiler.cuda_time_total_s" not in facts
+    assert any("before 1.8" in problem for problem in result.problems)
+    assert any("counts nested ops twice" in problem for problem in result.problems)
+
+
+def test_torch_top_op_sums_rows_of_one_name() -> None:
+    rows = [
+        _row("aten::addmm", "1.000us", "0.10%", "300.000us", "30.00%", "1"),
+        _row("aten::addmm", "1.000us", "0.10%", "300.000us", "30.00%", "1"),
+        _row("aten::bmm", "1.000us", "0.10%", "400.000us", "40.00%", "1"),
+    ]
+    assert _values(parse_torch_profiler(_table(rows)))["profiler.top_op"] == "aten::addmm"
+
+
+def test_torch_not_a_table() -> None:
+    for text in ("", "Self CPU\n", "nvidia-smi\n+-----+\n"):
+        result = parse_torch_profiler(text)
+        check_result(result)
+        assert not result.parsed
+    assert not parse_torch_profiler(None).parsed  # type: ignore[arg-type]
+
+
+API = """\
+ ** CUDA API Summary (cuda_api_sum):
+
+ Time (%)  Total Time (ns)  Num Calls   Avg (ns)   StdDev (ns)  Name
+ --------  ---------------  ---------  ---------  -----------  ----
+     50.0          500,000        100    5,000.0          0.0  cudaLaunchKernel_v7000
+     20.0          200,000         10   20,000.0          0.0  cuLaunchKernelEx
+     20.0          200,000          2  100,000.0          0.0  cudaStreamSynchronize_v3020
+     10.0          100,000          1  100,000.0          0.0  cudaGraphLaunch_v10000
+"""
+
+KERN_CSV = """\
+Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name
+75.0,750000,5,150000.0,150000.0,150000,150000,0.0,"ncclDevKernel_AllReduce(ncclDevComm *, int)"
+25.0,250000,15,16666.7,16666.0,16000,17000,0.0,"void add<float, 2>(float *, int)"
+"""
+
+MEM = """\
+ Time (%)  Total Time (ns)  Count   Avg (ns)  StdDev (ns)           Operation
+ --------  ---------------  -----  ---------  -----------  ------------------
+    100.0        1,000,000      4  250,000.0          0.0  [CUDA memcpy HtoD]
+"""
+
+
+def test_nsys_api_shares() -> None:
+    facts = _values(parse_nsys_stats(API))
+    assert facts == {"kernels.launch_share": 0.7, "cpu.sync_share": 0.2}
+
+
+def test_nsys_kernels_from_csv_with_quoted_names_and_the_memory_share() -> None:
+    facts = _values(parse_nsys_stats(KERN_CSV + "\n" + MEM))
+    assert facts["kernels.count"] == 20
+    assert facts["kernels.mean_us"] == 50.0
+    assert facts["kernels.short_share"] == 0.75  # 15 of 20 instances average under 20 µs
+    assert facts["gpu.nccl_share"] == 0.75
+    assert facts["gpu.memcpy_share"] == 0.5
+    assert "gpu.memcpy_share" not in _values(parse_nsys_stats(KERN_CSV))
+
+
+def test_nsys_time_unit_from_the_header() -> None:
+    text = KERN_CSV.replace("Total Time (ns)", "Total Time (us)").replace("Avg (ns)", "Avg (us)")
+    facts = _values(parse_nsys_stats(text))
+    assert facts["kernels.mean_us"] == 50_000.0  # the same numbers read as microseconds
+    assert facts["kernels.short_share"] == 0.0
+
+
+def test_nsys_cut_table_keeps_its_shares_and_drops_its_counts() -> None:
+    cut_api = API.rsplit("\n", 2)[0] + "\n     10.0          100,0"
+    result = parse_nsys_stats(cut_api)
+    assert _values(result) == {"kernels.launch_share": 0.7, "cpu.sync_share": 0.2}
+    assert any("cut short" in problem for problem in result.problems)
+    cut_kern = KERN_CSV.rsplit("\n", 2)[0] + "\n...\n"
+    result = parse_nsys_stats(cut_kern)
+    facts = _values(result)
+    assert facts == {"gpu.nccl_share": 0.75}  # against the 75.0 % row's implied total
+    assert any("kernels.count" in problem for problem in result.problems)
+
+
+def test_nsys_os_runtime_and_nvtx_tables_are_not_read() -> None:
+    osrt = API.replace(" ** CUDA API Summary (cuda_api_sum):", "").replace(
+        "cudaLaunchKernel_v7000", "poll"
+    )
+    osrt = osrt.replace("cuLaunchKernelEx", "ioctl").replace("cudaStreamSynchronize_v3020", "read")
+    osrt = osrt.replace("cudaGraphLaunch_v10000", "sem_wait")
+    result = parse_nsys_stats(osrt)
+    check_result(result)
+    assert not result.parsed
+    nvtx = (
+        " Time (%)  Total Time (ns)  Instances  Avg (ns)  Med (ns)  Min (ns)  Max (ns)  "
+        "StdDev (ns)   Style   Range\n"
+        "    100.0            1,000          1   1,000.0   1,000.0     1,000     1,000  "
+        "0.0  PushPop  step\n"
+    )
+    result = parse_nsys_stats(nvtx)
+    assert not result.parsed and "no cuda_api_sum" in result.problems[0]
+
+
+DUMP = """\
+Process 4242: python train.py
+Python v3.10.12 (/usr/bin/python3.10)
+
+Thread 4250 (idle): "pt_autograd_0"
+    pthread_cond_wait (libc.so.6)
+Thread 4242 (active+gil): "MainThread"
+    cudaStreamSynchronize (libcudart.so.12)
+    synchronize (torch/cuda/__init__.py:801)
+        Arguments:
+            device: None
+    train_step (train.py:88)
+Thread 4260 (idle): "Thread-2 (_pin_memory_loop)"
+    wait (threading.py:324)
+    get (queue.py:180)
+    do_one_step (torch/utils/data/_utils/pin_memory.py:31)
+    _pin_memory_loop (torch/utils/data/_utils/pin_memory.py:54)
+Thread 4270 (active): "Thread-3"
+    __getitem__ (torch/nn/modules/container.py:295)
+    forward (model.py:40)
+"""
+
+
+def test_py_spy_dump_shares_of_threads() -> None:
+    facts = _values(parse_py_spy(DUMP))
+    assert facts["pyspy.threads"] == 4
+    assert facts["host.data_share"] == 0.25  # the pin-memory thread; a ModuleList is not data
+    assert facts["host.gpu_wait_share"] == 0.25  # the main thread, under a native frame
+    assert facts["pyspy.top_function"] == "cudaStreamSynchronize (libcudart.so.12)"
+
+
+TOP = """\
+Collecting samples from 'python train.py' (python v3.10.12)
+Total Samples 400
+GIL: 40.00%, Active: 200.00%, Threads: 9
+
+  %Own   %Total  OwnTime  TotalTime  Function (filename)
+ 90.00%  90.00%    3.00s     3.00s   decode (PIL/ImageFile.py)
+ 50.00%  50.00%    2.00s     2.00s   synchronize (torch/cuda/__init__.py)
+ 40.00%  40.00%    4.00s     4.00s   wait (threading.py)
+ 20.00%  20.00%    1.00s     1.00s   __getitem__ (data/my_dataset.py)
+"""
+
+
+@pytest.mark.parametrize("crlf", [False, True])
+def test_py_spy_top_shares_of_own_time(crlf: bool) -> None:
+    text = TOP.replace("\n", "\r\n") if crlf else TOP
+    facts = _values(parse_py_spy(text))
+    assert facts["host.data_share"] == 0.4  # decode and __getitem__: 4 s of 10 s
+    assert facts["host.gpu_wait_share"] == 0.2  # a threading wait is not a GPU wait
+    assert facts["pyspy.top_function"] == "wait (threading.py)"  # by OwnTime, not %Own
+    assert facts["pyspy.threads"] == 9
+
+
+def test_py_spy_not_its_output() -> None:
+    for text in ("", "Thread 1 started\n", "  %Own   %Total  OwnTime  TotalTime  Function\n"):
+        result = parse_py_spy(text)
+        check_result(result)
+        assert not result.parsed
+
+
+_LONG = 200_000
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a py-spy top row and a dumped frame with a long run of blanks inside: a lazy cell
+        # before `\s*$` (or `.+?\s+\(`) was retried at every blank, minutes at this size
+        "  %Own   %Total  OwnTime  TotalTime  Function\n 1.00% 1.00% 1.0s 1.0s x"
+        + " " * _LONG
+        + "y\n",
+        "Thread 1 (idle)\n x" + " " * _LONG + "y\n",
+        "Thread 1 (idle)\n " + "a (" * _LONG + "\n",
+        "Name    Self CPU %      Self CPU\n" + "x   " * _LONG + "\n",
+        " Time (%)  Total Time (ns)  Num Calls  Name\n" + "1," * _LONG + " 2 3 x\n",
+    ],
+    ids=["top-row", "dump-frame", "dump-parens", "torch-row", "nsys-row"],
+)
+def test_long_lines_of_their_own_shapes_are_linear(text: str) -> None:
+    for parse in (parse_torch_profiler, parse_nsys_stats, parse_py_spy):
+        started = time.perf_counter()
+        check_result(parse(text))
+        assert time.perf_counter() - started < 5.0, parse.__name__
