@@ -7,7 +7,7 @@ the likelihoods always come from a reviewed table, never from the person at the 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from casefile.app.draft import Draft
@@ -49,6 +49,8 @@ class IntakeItem:
     known: Known | None = None  # an answer the case holds but has not recorded yet
     #: why a known answer is not recorded: a rule already counted the same fact
     counted_by: str | None = None
+    #: what a recorded answer from the case's records rests on (``--env gpu-class=consumer``)
+    basis: str | None = None
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,8 @@ class IntakeOutcome:
     recorded: tuple[tuple[str, str, str, str], ...]  # question, answer, evidence id, source
     unchanged: tuple[str, ...]
     counted_elsewhere: tuple[tuple[str, str], ...]  # question, evidence id
+    #: answers in force that a recorded one replaced: question → (old answer, its seq)
+    replaced: Mapping[str, tuple[str, int]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -117,8 +121,10 @@ class TriageVerbs(_Base):
                 found = triage.active_answer(projection, question)
                 if found is not None:
                     state = projection.evidence[found[0]]
-                    source = (state.payload_field("intake") or {}).get("source", "answered")
-                    items.append(_item(playbook, question, found[1], str(source)))
+                    said = state.payload_field("intake") or {}
+                    item = _item(playbook, question, found[1], str(said.get("source", "answered")))
+                    basis = said.get("basis")
+                    items.append(replace(item, basis=str(basis)) if basis else item)
                     continue
                 known = question.from_environment(projection.environment) or facts.known(question)
                 counted = _counted_by(projection, playbook, known) if known else None
@@ -146,6 +152,7 @@ class TriageVerbs(_Base):
             recorded: list[tuple[str, str, str, str]] = []
             unchanged: list[str] = []
             counted: list[tuple[str, str]] = []
+            replaced: dict[str, tuple[str, int]] = {}
             for qid, item in items.items():
                 question = playbooks[item.playbook].intake_question(qid)
                 given: Known | None = None
@@ -159,14 +166,17 @@ class TriageVerbs(_Base):
                     value = given.answer
                 else:
                     continue
+                before = triage.active_answer(draft.projection, question)
                 event = triage.answer_intake(draft.projection, question, value, given)
                 if event is None:
                     unchanged.append(qid)
                     continue
+                if before is not None:
+                    replaced[qid] = (before[1], draft.projection.evidence[before[0]].seq)
                 draft.add(event)
                 eid = str(event.payload["evidence_id"])
                 recorded.append((qid, str(event.payload["outcome"]), eid, _source(given)))
-            return IntakeOutcome(tuple(recorded), tuple(unchanged), tuple(counted))
+            return IntakeOutcome(tuple(recorded), tuple(unchanged), tuple(counted), replaced)
 
         _, outcome = self._execute(case_id, decide, who)
         result: IntakeOutcome = outcome

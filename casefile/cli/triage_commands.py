@@ -1,9 +1,10 @@
 """``casefile intake`` and ``casefile experiment``: what you know, and what one change did.
 
-``intake`` asks the case's playbook questions about the symptom's shape at a terminal (or
-takes ``--answer KEY=VALUE``), first recording the answers the case already holds and saying
-where each came from. ``experiment`` records an A/B of one benchmark — two recorded runs, or
-both run here with an environment change — and the evidence the playbook's rule gives it.
+``intake`` (:mod:`casefile.cli.intake_commands`) asks the case's playbook questions about the
+symptom's shape. ``experiment`` records an A/B of one benchmark — two recorded runs, both run
+here with an environment change, figures someone states, or an outcome in words — and the
+evidence the playbook's rule (or the generic table, for ``--tests``) gives it;
+``experiment rules`` lists the changes each rule reads.
 """
 
 from __future__ import annotations
@@ -15,24 +16,18 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
+from casefile.cli import intake_commands
 from casefile.cli.parsing import event_seq, who, who_and_when
 from casefile.cli.terminal import say, say_json, terminal_safe
 from casefile.errors import CasefileError
 
 if TYPE_CHECKING:
-    from casefile.app.service_triage import ExperimentOutcome, IntakeItem, IntakeOutcome
+    from casefile.app.service_triage import ExperimentOutcome
 
 #: the words --outcome takes (casefile.domain.triage.STATED_OUTCOMES, held equal by a test)
 STATED = ("fixed", "better", "same", "worse")
 #: an environment assignment an experiment can apply itself (``NCCL_P2P_DISABLE=1``)
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=\S*")
-
-
-def _answer(text: str) -> tuple[str, str]:
-    key, sep, value = text.partition("=")
-    if not sep or not key.strip() or not value.strip():
-        raise argparse.ArgumentTypeError(f"{text!r}: use QUESTION=ANSWER (e.g. scaling=no)")
-    return key.strip(), value.strip()
 
 
 def _hypotheses(text: str) -> list[str]:
@@ -61,28 +56,7 @@ def _figures(text: str) -> tuple[float, float]:
 def register(
     sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
 ) -> None:
-    p = sub.add_parser(
-        "intake",
-        parents=[common, who_and_when()],
-        help="answer the playbook's questions about the symptom (no probabilities to type)",
-    )
-    p.add_argument("case", help="case id, unique prefix, or case directory")
-    p.add_argument(
-        "--answer",
-        action="append",
-        type=_answer,
-        default=[],
-        metavar="QUESTION=ANSWER",
-        help="answer one question (repeatable); nothing is asked at the terminal",
-    )
-    p.add_argument("--list", action="store_true", help="show the questions; record nothing")
-    p.add_argument(
-        "--no-known",
-        action="store_true",
-        help="do not record answers the case already holds (--env, earlier probes)",
-    )
-    p.add_argument("--json", action="store_true", help="what was recorded (or --list) as JSON")
-    p.set_defaults(handler=cmd_intake)
+    intake_commands.register(sub, common)
 
     e = sub.add_parser(
         "experiment",
@@ -163,119 +137,6 @@ def register(
     e.add_argument("--json", action="store_true", help="what was recorded as JSON")
     e.set_defaults(argv=[])
     e.set_defaults(handler=cmd_experiment)
-
-
-# --- intake ------------------------------------------------------------------------------------
-
-
-def cmd_intake(args: argparse.Namespace) -> int:
-    from casefile.app.opening import open_case
-
-    with open_case(args.case, args.db) as opened:
-        service, cid = opened.service, opened.case_id
-        items = service.intake(cid)
-        if not items:
-            raise CasefileError(
-                f"case {cid} has no intake questions: open a playbook that has them "
-                f"(casefile playbook open {cid} gpu-throughput)"
-            )
-        if args.list:
-            _show_items(items, args.json)
-            return 0
-        answers = dict(args.answer)
-        interactive = not answers and sys.stdin.isatty() and not args.json
-        if interactive:
-            answers = _ask(items)
-        outcome = service.answer_intake(cid, answers, known=not args.no_known, who=who(args))
-        pending = [
-            item.id
-            for item in service.intake(cid)
-            if item.answer is None and item.counted_by is None
-        ]
-    if args.json:
-        say_json(json.dumps(_outcome_json(outcome, pending), indent=2, ensure_ascii=False))
-        return 0
-    for qid, answer, eid, source in outcome.recorded:
-        said = "" if source == "answered" else f" (from {source})"
-        say(terminal_safe(f"{qid}: {answer}{said} → evidence {eid}"))
-    for qid in outcome.unchanged:
-        say(terminal_safe(f"{qid}: unchanged"))
-    for qid, eid in outcome.counted_elsewhere:
-        say(terminal_safe(f"{qid}: already counted by evidence {eid}"))
-    if pending:
-        say(terminal_safe(f"not answered yet: {', '.join(pending)}"))
-    return 0
-
-
-def _ask(items: list[IntakeItem]) -> dict[str, str]:
-    """Each unanswered question at the terminal; an empty line skips it."""
-    answers: dict[str, str] = {}
-    for item in items:
-        if item.answer is not None or item.known is not None:
-            continue
-        choices = " / ".join(item.answers)
-        hint = f"  ({item.help})" if item.help else ""
-        while True:
-            say(terminal_safe(f"{item.text} [{choices}]{hint}"))
-            try:
-                reply = input("> ").strip()
-            except EOFError:
-                return answers
-            if not reply:
-                break
-            normal = reply.lower().replace("_", "-")
-            if normal in item.answers:
-                answers[item.id] = normal
-                break
-            say(terminal_safe(f"  {reply!r} is not one of {choices}; empty to skip"))
-    return answers
-
-
-def _show_items(items: list[IntakeItem], as_json: bool) -> None:
-    if as_json:
-        rows = [
-            {
-                "id": i.id,
-                "playbook": i.playbook,
-                "text": i.text,
-                "answers": list(i.answers),
-                "answer": i.answer,
-                "source": i.source,
-                "known": None
-                if i.known is None
-                else {"answer": i.known.answer, "source": i.known.source, "basis": i.known.basis},
-                "counted_by": i.counted_by,
-            }
-            for i in items
-        ]
-        say_json(json.dumps(rows, indent=2, ensure_ascii=False))
-        return
-    for item in items:
-        if item.answer is not None:
-            state = f"{item.answer}" + ("" if item.source == "answered" else f" ({item.source})")
-        elif item.counted_by is not None:
-            state = (
-                f"known: {item.known.answer if item.known else '?'} (counted by {item.counted_by})"
-            )
-        elif item.known is not None:
-            state = f"known: {item.known.answer} (from {item.known.basis})"
-        else:
-            state = "—"
-        say(terminal_safe(f"{item.id:<20} {state:<28} {item.text} [{' / '.join(item.answers)}]"))
-
-
-def _outcome_json(outcome: IntakeOutcome, pending: list[str]) -> dict[str, Any]:
-    return {
-        "recorded": [
-            {"question": q, "answer": a, "evidence_id": e, "source": s}
-            for q, a, e, s in outcome.recorded
-        ],
-        "unchanged": list(outcome.unchanged),
-        "counted_elsewhere": [
-            {"question": q, "evidence_id": e} for q, e in outcome.counted_elsewhere
-        ],
-        "pending": pending,
-    }
 
 
 # --- experiments ---------------------------------------------------------------------------------

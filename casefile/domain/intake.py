@@ -17,6 +17,8 @@ In TOML::
     answers = ["yes", "no", "worse"]
     help = "yes: close to linear; no: flat; worse: more GPUs are slower"
     environment = ["scaling"]                   # --env keys that answer it
+    environment_matches = [ { key = "gpus", matches = 'GeForce|RTX [2-5]0[5-9]0',
+                              answer = "consumer" } ]  # --env values that answer it
     synonyms = { linear = "yes", flat = "no" }  # other words for the answers
     facts = [ { fact = "host.virtualized", equals = true, answer = "vm" } ]  # or any_of,
                                                 # matches (a pattern), at_least (a number)
@@ -71,6 +73,19 @@ class FactAnswer:
 
 
 @dataclass(frozen=True)
+class EnvironmentAnswer:
+    """An ``--env`` value that answers a question when it matches (``gpus`` naming a GeForce
+    card answers gpu-class with consumer): for keys whose values are not answers themselves."""
+
+    key: str
+    matches: str
+    answer: str
+
+    def holds(self, value: str) -> bool:
+        return re.search(self.matches, value, re.IGNORECASE) is not None
+
+
+@dataclass(frozen=True)
 class Known:
     """An answer the case already holds, and where it came from."""
 
@@ -92,6 +107,7 @@ class IntakeQuestion:
     environment: tuple[str, ...] = ()
     synonyms: Mapping[str, str] = field(default_factory=dict)
     facts: tuple[FactAnswer, ...] = ()
+    environment_matches: tuple[EnvironmentAnswer, ...] = ()
 
     @property
     def rule_id(self) -> str:
@@ -105,11 +121,17 @@ class IntakeQuestion:
         return self.synonyms.get(key)
 
     def from_environment(self, environment: Mapping[str, str]) -> Known | None:
+        """The answer the case's ``--env`` gives: a key whose value is an answer first, then
+        a value one of ``environment_matches`` reads."""
         for key in self.environment:
             if key in environment:
                 answer = self.normalise(environment[key])
                 if answer is not None:
                     return Known(answer, "environment", f"--env {key}={environment[key]}")
+        for spec in self.environment_matches:
+            value = environment.get(spec.key)
+            if value is not None and spec.holds(value):
+                return Known(spec.answer, "environment", f"--env {spec.key}={value}")
         return None
 
     def from_facts(self, seq: int, facts: Sequence[Fact]) -> Known | None:
@@ -153,6 +175,10 @@ def intake_from_dict(data: Any, question: str, known: set[str], where: str) -> I
     if not isinstance(environment, list) or not all(isinstance(k, str) for k in environment):
         raise RuleError(f"{label}: 'environment' must list --env keys")
     facts = tuple(_fact_answer(item, answers, label) for item in data.get("facts", []))
+    matches = data.get("environment_matches", [])
+    if not isinstance(matches, list):
+        raise RuleError(f"{label}: 'environment_matches' must be a list of tables")
+    by_value = tuple(_environment_answer(item, answers, label) for item in matches)
     rule = rule_from_dict(
         {
             "id": RULE_PREFIX + qid,
@@ -181,7 +207,28 @@ def intake_from_dict(data: Any, question: str, known: set[str], where: str) -> I
         environment=tuple(environment),
         synonyms={" ".join(k.lower().split()): v for k, v in synonyms.items()},
         facts=facts,
+        environment_matches=by_value,
     )
+
+
+def _environment_answer(item: Any, answers: list[str], label: str) -> EnvironmentAnswer:
+    if not isinstance(item, Mapping) or not isinstance(item.get("key"), str) or not item["key"]:
+        raise RuleError(f"{label}: each of 'environment_matches' needs a 'key' (an --env key)")
+    answer = item.get("answer")
+    if answer not in answers:
+        raise RuleError(
+            f"{label}: environment_matches answer {answer!r}, which is not a declared answer"
+        )
+    pattern = item.get("matches")
+    if not isinstance(pattern, str) or not pattern:
+        raise RuleError(f"{label}: environment_matches needs 'matches' (a pattern)")
+    try:
+        re.compile(pattern)
+    except re.error as error:
+        raise RuleError(
+            f"{label}: environment_matches 'matches' is not a valid pattern: {error}"
+        ) from None
+    return EnvironmentAnswer(key=str(item["key"]), matches=pattern, answer=str(answer))
 
 
 def _fact_answer(item: Any, answers: list[str], label: str) -> FactAnswer:

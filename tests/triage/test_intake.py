@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from casefile_gpu_playbook import PLAYBOOK_V2
 
-from casefile.cli import triage_commands
+from casefile.cli import intake_commands
 from tests.cli.conftest import CLI
 
 
@@ -209,7 +209,7 @@ def test_the_terminal_asks_each_open_question(
     ]
     replies = iter(["perhaps", "Worse", ""])
     monkeypatch.setattr("builtins.input", lambda _prompt="": next(replies))
-    assert triage_commands._ask(items) == {"scaling": "worse"}
+    assert intake_commands._ask(items) == {"scaling": "worse"}
     out = capsys.readouterr().out
     assert "'perhaps' is not one of yes / no / worse" in out
     assert "Nodes?" not in out  # answered already: not asked

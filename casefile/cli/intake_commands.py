@@ -1,0 +1,191 @@
+"""``casefile intake``: what a responder knows about the symptom, as the playbook asks it.
+
+It asks the case's playbook questions about the symptom's shape at a terminal (or takes
+``--answer KEY=VALUE``), first recording the answers the case already holds and saying where
+each came from; an answer that replaces one in force says which, and from when.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+from casefile.cli.parsing import who, who_and_when
+from casefile.cli.terminal import say, say_json, terminal_safe
+from casefile.errors import CasefileError
+
+if TYPE_CHECKING:
+    from casefile.app.service_triage import IntakeItem, IntakeOutcome
+
+
+def _answer(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip() or not value.strip():
+        raise argparse.ArgumentTypeError(f"{text!r}: use QUESTION=ANSWER (e.g. scaling=no)")
+    return key.strip(), value.strip()
+
+
+def register(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
+    p = sub.add_parser(
+        "intake",
+        parents=[common, who_and_when()],
+        help="answer the playbook's questions about the symptom (no probabilities to type)",
+    )
+    p.add_argument("case", help="case id, unique prefix, or case directory")
+    p.add_argument(
+        "--answer",
+        action="append",
+        type=_answer,
+        default=[],
+        metavar="QUESTION=ANSWER",
+        help="answer one question (repeatable); nothing is asked at the terminal",
+    )
+    p.add_argument("--list", action="store_true", help="show the questions; record nothing")
+    p.add_argument(
+        "--no-known",
+        action="store_true",
+        help="do not record answers the case already holds (--env, earlier probes)",
+    )
+    p.add_argument("--json", action="store_true", help="what was recorded (or --list) as JSON")
+    p.set_defaults(handler=cmd_intake)
+
+
+def cmd_intake(args: argparse.Namespace) -> int:
+    from casefile.app.opening import open_case
+
+    with open_case(args.case, args.db) as opened:
+        service, cid = opened.service, opened.case_id
+        items = service.intake(cid)
+        if not items:
+            raise CasefileError(
+                f"case {cid} has no intake questions: open a playbook that has them "
+                f"(casefile playbook open {cid} gpu-throughput)"
+            )
+        if args.list:
+            _show_items(items, args.json)
+            return 0
+        answers = dict(args.answer)
+        interactive = not answers and sys.stdin.isatty() and not args.json
+        if interactive:
+            answers = _ask(items)
+        outcome = service.answer_intake(cid, answers, known=not args.no_known, who=who(args))
+        pending = [
+            item.id
+            for item in service.intake(cid)
+            if item.answer is None and item.counted_by is None
+        ]
+    if args.json:
+        say_json(json.dumps(_outcome_json(outcome, pending), indent=2, ensure_ascii=False))
+        return 0
+    for qid, answer, eid, source in outcome.recorded:
+        said = "" if source == "answered" else f" (from {source})"
+        if qid in outcome.replaced:
+            old, seq = outcome.replaced[qid]
+            said += f" (was {old}, seq {seq})"
+        say(terminal_safe(f"{qid}: {answer}{said} → evidence {eid}"))
+    for qid in outcome.unchanged:
+        say(terminal_safe(f"{qid}: unchanged"))
+    for qid, eid in outcome.counted_elsewhere:
+        say(terminal_safe(f"{qid}: already counted by evidence {eid}"))
+    if pending:
+        say(terminal_safe(f"not answered yet: {', '.join(pending)}"))
+    return 0
+
+
+def _ask(items: list[IntakeItem]) -> dict[str, str]:
+    """Each unanswered question at the terminal; an empty line skips it."""
+    answers: dict[str, str] = {}
+    for item in items:
+        if item.answer is not None or item.known is not None:
+            continue
+        choices = " / ".join(item.answers)
+        hint = f"  ({item.help})" if item.help else ""
+        while True:
+            say(terminal_safe(f"{item.text} [{choices}]{hint}"))
+            try:
+                reply = input("> ").strip()
+            except EOFError:
+                return answers
+            if not reply:
+                break
+            normal = reply.lower().replace("_", "-")
+            if normal in item.answers:
+                answers[item.id] = normal
+                break
+            say(terminal_safe(f"  {reply!r} is not one of {choices}; empty to skip"))
+    return answers
+
+
+def _show_items(items: list[IntakeItem], as_json: bool) -> None:
+    if as_json:
+        rows = [
+            {
+                "id": i.id,
+                "playbook": i.playbook,
+                "text": i.text,
+                "answers": list(i.answers),
+                "answer": i.answer,
+                "source": i.source,
+                "basis": i.basis,
+                "known": None
+                if i.known is None
+                else {"answer": i.known.answer, "source": i.known.source, "basis": i.known.basis},
+                "counted_by": i.counted_by,
+            }
+            for i in items
+        ]
+        say_json(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    for item in items:
+        if item.answer is not None:
+            state = item.answer + _answered_by(item.source, item.basis)
+        elif item.counted_by is not None:
+            state = (
+                f"known: {item.known.answer if item.known else '?'} (counted by {item.counted_by})"
+            )
+        elif item.known is not None and item.known.source == "environment":
+            # --env gave it: the answer, though this case (opened before such answers were
+            # recorded on opening) holds it as evidence only once `casefile intake` runs
+            state = f"{item.known.answer} (answered by {item.known.basis}; not recorded yet)"
+        elif item.known is not None:
+            state = f"known: {item.known.answer} (from {item.known.basis})"
+        else:
+            state = "—"
+        say(terminal_safe(f"{item.id:<20} {state:<28} {item.text} [{' / '.join(item.answers)}]"))
+
+
+def _answered_by(source: str | None, basis: str | None) -> str:
+    """How a recorded answer came: nothing for a person's, the ``--env`` entry or the
+    observation it rests on otherwise."""
+    if source in (None, "answered"):
+        return ""
+    if source == "environment" and basis:
+        return f" (answered by {basis})"
+    return f" (from {basis or source})"
+
+
+def _outcome_json(outcome: IntakeOutcome, pending: list[str]) -> dict[str, Any]:
+    def row(question: str, answer: str, evidence: str, source: str) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "question": question,
+            "answer": answer,
+            "evidence_id": evidence,
+            "source": source,
+        }
+        if question in outcome.replaced:  # the answer it replaced, and that answer's seq
+            old, seq = outcome.replaced[question]
+            out["replaces"] = {"answer": old, "seq": seq}
+        return out
+
+    return {
+        "recorded": [row(*recorded) for recorded in outcome.recorded],
+        "unchanged": list(outcome.unchanged),
+        "counted_elsewhere": [
+            {"question": q, "evidence_id": e} for q, e in outcome.counted_elsewhere
+        ],
+        "pending": pending,
+    }
