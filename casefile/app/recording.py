@@ -8,12 +8,18 @@ The raw output is stored first, as the exact bytes the runner captured (never re
 the decoded text, which replaced what was not UTF-8). A run whose output could not be stored is
 still recorded, as a failed run that says why; a stream the runner cut to its head and tail is
 named, with its byte counts, in the probe run's ``truncated`` and in the observation's problems.
+
+Output recorded under the generic ``command`` probe, or under a probe that could not read it,
+is offered to every other installed probe that recognises it (:class:`Readers`): people paste
+a profiler table or a training log from whatever command printed it. Each one that reads it
+adds its facts to the observation (which names them in ``read_as``) and its rules to those
+that judge the run, which keeps the probe it was recorded under.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +34,7 @@ if TYPE_CHECKING:
     from casefile.domain.beliefs import Projection
     from casefile.domain.playbook import Playbook
     from casefile.plugins import Registry
-    from casefile.probes.api import Probe
+    from casefile.probes.api import Probe, RunOutput
     from casefile.probes.runners.result import RunResult, Truncation
 
 
@@ -48,6 +54,8 @@ class ProbeRecord:
     seqs: tuple[int, ...] = ()
     #: the other setup the run was taken on (``--setup``): no rule read it
     setup: str | None = None
+    #: the other probes that read the output (see :class:`Readers`), by name
+    read_as: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -60,6 +68,81 @@ class Collected:
     run_payload: dict[str, Any]
     conditions: dict[str, Any]
     rules: list[tuple[Playbook, Rule]]
+    #: the other probes that read the output (see :class:`Readers`), by name
+    read_as: tuple[str, ...] = ()
+
+
+#: The probe that runs any command; what it records is offered to the probes that know it.
+COMMAND = "command"
+
+
+@dataclass
+class Readers:
+    """The installed probes a run's output may be offered to, and the rules of each.
+
+    Output recorded under ``command``, or under a probe that could not read it, is offered to
+    every other probe whose ``recognises`` accepts it, in name order (so a run always reads
+    the same way). A probe that covers another that also recognised it reads for both.
+    """
+
+    probes: Mapping[str, Probe]
+    #: the (playbook, rule) pairs that read a probe, by its name; none when rules are off
+    rules_of: Callable[[str], list[tuple[Playbook, Rule]]]
+    _rules: dict[str, list[tuple[Playbook, Rule]]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, registry: Registry, with_rules: bool = True) -> Readers:
+        def rules_of(name: str) -> list[tuple[Playbook, Rule]]:
+            return rules_for(registry, name) if with_rules else []
+
+        return cls(registry.all_probes(), rules_of)
+
+    def rules(self, name: str) -> list[tuple[Playbook, Rule]]:
+        if name not in self._rules:
+            self._rules[name] = self.rules_of(name)
+        return self._rules[name]
+
+    def recognising(self, recorded: str, text: str) -> list[Probe]:
+        """The probes other than ``recorded`` (and ``command``) that recognise ``text``."""
+        from casefile.probes.api import unwrap_paste
+
+        plain = unwrap_paste(text)
+        found = [
+            probe
+            for name, probe in sorted(self.probes.items())
+            if name not in (recorded, COMMAND) and _recognises(probe, plain)
+        ]
+        covered = {name for probe in found for name in probe.covers}
+        return [probe for probe in found if probe.name not in covered]
+
+
+def _recognises(probe: Probe, text: str) -> bool:
+    """Whether ``probe`` says ``text`` is its output; a recogniser's bug says no."""
+    if probe.recognises is None:
+        return False
+    try:
+        return bool(probe.recognises(text))
+    except Exception:  # a plugin's recogniser must never cost the run
+        return False
+
+
+def read_by_others(
+    readers: Readers, probe: Probe, parsed: ParseResult, text: str, output: RunOutput
+) -> tuple[ParseResult, list[Probe]]:
+    """``parsed`` with the facts of every other probe that recognises ``text`` and reads it,
+    and those probes; as it was, and none, where ``probe`` is not ``command`` and read it."""
+    if not text.strip() or (probe.name != COMMAND and parsed.parsed):
+        return parsed, []
+    facts, problems, read = list(parsed.facts), list(parsed.problems), []
+    for other in readers.recognising(probe.name, text):
+        result = other.safe_parse(text, output)
+        if result.parsed and result.facts:
+            read.append(other)
+            facts.extend(result.facts)
+            problems.extend(f"{other.name}: {problem}" for problem in result.problems)
+    if not read:
+        return parsed, []
+    return ParseResult(facts, problems, True), read
 
 
 def opened_from(projection: Projection, question_id: str, playbook_ref: str) -> bool:
@@ -96,8 +179,13 @@ def parse_run(
     note: str | None,
     rules: list[tuple[Playbook, Rule]],
     setup: str | None = None,
+    readers: Readers | None = None,
 ) -> Collected:
     """Parse a run and build the probe run's payload (artifacts already stored).
+
+    With ``readers``, output recorded under ``command``, or that ``probe`` could not read, is
+    offered to the other probes that recognise it: their facts join the observation, their
+    rules join ``rules``, and the run's note says which read it.
 
     A run on another ``setup`` than the one under investigation is parsed and kept like any
     other, but no rule reads it: its facts describe a different system (the old version, the
@@ -117,8 +205,16 @@ def parse_run(
         result.source,
     )
     parsed = probe.safe_parse(result.stdout, output)
+    read: list[Probe] = []
     if result.error and not result.stdout:
         parsed = ParseResult.unparsed(f"no output: {failure_reason(result)}")
+    elif readers is not None:
+        parsed, read = read_by_others(readers, probe, parsed, result.stdout, output)
+    read_as = tuple(other.name for other in read)
+    if read_as and readers is not None:
+        said = "read as " + ", ".join(read_as)
+        note = f"{note} ({said})" if note else said
+        rules = _merged(rules, *(readers.rules(name) for name in read_as))
     if result.truncated:
         cuts = [cut.describe() for cut in result.truncated]
         parsed = ParseResult(list(parsed.facts), [*parsed.problems, *cuts], parsed.parsed)
@@ -156,7 +252,20 @@ def parse_run(
         {k: v for k, v in payload.items() if v is not None},
         conditions,
         rules if readable and setup is None else [],
+        read_as,
     )
+
+
+def _merged(*groups: list[tuple[Playbook, Rule]]) -> list[tuple[Playbook, Rule]]:
+    """The rules of every group, each (playbook version, rule) once, in order."""
+    seen: set[tuple[str, str]] = set()
+    merged: list[tuple[Playbook, Rule]] = []
+    for group in groups:
+        for playbook, rule in group:
+            if (playbook.ref, rule.id) not in seen:
+                seen.add((playbook.ref, rule.id))
+                merged.append((playbook, rule))
+    return merged
 
 
 def _truncation(cut: Truncation) -> dict[str, Any]:
@@ -201,20 +310,17 @@ def decide_run(
     its observation occurred ``at``, when given: a run read from a recording)."""
     run_seq = draft.add(NewEvent("probe.ran", collected.run_payload, occurred_at=at))
     parsed = collected.parsed
-    obs_seq = draft.add(
-        NewEvent(
-            "observation.recorded",
-            {
-                "probe_run_seq": run_seq,
-                "probe": collected.probe.name,
-                "facts": [fact.to_dict() for fact in parsed.facts],
-                "parsed": parsed.parsed,
-                "problems": parsed.problems,
-                "conditions": collected.conditions,
-            },
-            occurred_at=at,
-        )
-    )
+    observation: dict[str, Any] = {
+        "probe_run_seq": run_seq,
+        "probe": collected.probe.name,
+        "facts": [fact.to_dict() for fact in parsed.facts],
+        "parsed": parsed.parsed,
+        "problems": parsed.problems,
+        "conditions": collected.conditions,
+    }
+    if collected.read_as:  # absent otherwise: earlier observations hash as they did
+        observation["read_as"] = list(collected.read_as)
+    obs_seq = draft.add(NewEvent("observation.recorded", observation, occurred_at=at))
     load = str(collected.conditions["load"])
     evidence_ids, set_aside = apply_rules(
         draft, collected.rules, parsed.facts, load, obs_seq, run_seq

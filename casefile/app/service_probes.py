@@ -73,9 +73,16 @@ class ProbeVerbs(ServiceCore):
         failure: str | None = None,
         setup: str | None = None,
     ) -> ProbeRecord:
-        """Store a run's raw output, its parsed facts, and what the rules make of them."""
+        """Store a run's raw output, its parsed facts, and what the rules make of them; output
+        its probe could not read (or ``command``'s) is offered to the probes that recognise it."""
         from casefile.app.probing import failure_reason
-        from casefile.app.recording import decide_run, outcome_failure, parse_run, store_output
+        from casefile.app.recording import (
+            Readers,
+            decide_run,
+            outcome_failure,
+            parse_run,
+            store_output,
+        )
 
         stored = store_output(self.store.put_artifact, result)
         if stored.result is not result:  # the output could not be stored: a failed run now
@@ -91,6 +98,7 @@ class ProbeVerbs(ServiceCore):
             note=note,
             rules=rules_for(self.registry, probe.name) if apply_rules else [],
             setup=setup,
+            readers=Readers.of(self.registry, with_rules=apply_rules),
         )
         appended, (run_seq, obs_seq, evidence_ids, set_aside) = self._execute(
             case_id, lambda draft: decide_run(draft, collected), who
@@ -105,6 +113,7 @@ class ProbeVerbs(ServiceCore):
             outcome_failure(collected.parsed, result, failure),
             tuple(event.seq for event in appended),
             setup,
+            collected.read_as,
         )
 
     def propose_ingest(

@@ -135,6 +135,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     notes = len(keep) - len(runs)
     say(f"appended {len(runs)} run(s) and {notes} note(s) from {args.file} ({proposal.format})")
     for run in runs:
+        if run.read_as:
+            say(f"run #{run.index + 1} ({run.probe}): read as {', '.join(run.read_as)}")
         if not run.parsed:
             why = "; ".join(run.problems[:1]) or "no reason given"
             say(

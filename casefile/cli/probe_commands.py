@@ -108,6 +108,8 @@ def describe(record: ProbeRecord) -> str:
     parse = record.parse
     state = f"{len(parse.facts)} facts" if parse.parsed else "did not parse"
     parts = [f"probe run {record.probe_run_seq} on {record.result.host}: {state}"]
+    if record.read_as:
+        parts.append("read as " + ", ".join(record.read_as))
     if parse.problems:
         parts.append("problems: " + "; ".join(parse.problems[:3]))
     if record.evidence_ids:
@@ -138,6 +140,7 @@ def record_json(record: ProbeRecord) -> dict[str, object]:
         "evidence": record.evidence_ids,
         "set_aside": record.set_aside,
         "setup": record.setup,
+        "read_as": list(record.read_as),
     }
 
 

@@ -120,6 +120,8 @@ def cmd_record(args: argparse.Namespace) -> int:
     say(f"casefile record: recorded {len(runs)} command(s) into {case_id}:", file=sys.stderr)
     for run in runs:
         state = f"{run.facts} facts" if run.parsed else "did not parse"
+        if run.read_as:
+            state += ", read as " + ", ".join(run.read_as)
         scrubbed = f", scrubbed {', '.join(run.scrubbed)}" if run.scrubbed else ""
         say(f"  {run.probe:<18} {run.line[:60]}  ({state}{scrubbed})", file=sys.stderr)
     if recorded.clipped:

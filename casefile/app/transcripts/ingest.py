@@ -9,7 +9,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from casefile.app.recording import Collected, decide_run, parse_run, rules_for, store_output
+from casefile.app.recording import (
+    Collected,
+    Readers,
+    decide_run,
+    parse_run,
+    store_output,
+)
 from casefile.app.transcripts.commands import COMMAND_PROBE, ProbeShape, shapes_of
 from casefile.app.transcripts.proposal import Proposal, ProposedNote, ProposedRun, accepted
 from casefile.domain.events import NewEvent, utc_now
@@ -18,8 +24,6 @@ from casefile.probes.runners.result import RunResult, Truncation
 if TYPE_CHECKING:
     from casefile.app.draft import Draft
     from casefile.domain.events import Event
-    from casefile.domain.playbook import Playbook
-    from casefile.domain.rules import Rule
     from casefile.plugins import Registry
 
 __all__ = ["IngestedRun", "Prepared", "already_ingested", "decide_ingest", "prepare", "shapes"]
@@ -57,6 +61,8 @@ class IngestedRun:
     problems: tuple[str, ...]
     scrubbed: tuple[str, ...]
     truncated: bool
+    #: the other probes that read its output (a command no probe's pattern matched, say)
+    read_as: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -81,6 +87,7 @@ class Prepared:
                         tuple(collected.parsed.problems),
                         item.scrubbed,
                         item.cut is not None,
+                        collected.read_as,
                     )
                 )
         return out
@@ -102,9 +109,11 @@ def prepare(
     put: Callable[[bytes], str],
     registry: Registry,
 ) -> Prepared:
-    """Store each accepted run's output and parse it (before deciding, as a probe run is)."""
+    """Store each accepted run's output and parse it (before deciding, as a probe run is):
+    a command no probe's pattern matched is a ``command`` run, offered like any other to the
+    probes that recognise its output."""
     probes = registry.all_probes()
-    rules: dict[str, list[tuple[Playbook, Rule]]] = {}
+    readers = Readers.of(registry)
     now = utc_now()
     prepared: list[tuple[ProposedNote | ProposedRun, Collected | None, dict[str, Any]]] = []
     for item in accepted(proposal, indexes):
@@ -131,8 +140,6 @@ def prepare(
             truncated=cuts,
         )
         stored = store_output(put, result)
-        if probe.name not in rules:
-            rules[probe.name] = rules_for(registry, probe.name)
         collected = parse_run(
             probe,
             stored.result,
@@ -141,8 +148,9 @@ def prepare(
             load=proposal.load,
             reconstructed=False,
             note=None,
-            rules=rules[probe.name],
+            rules=readers.rules(probe.name),
             setup=item.setup,
+            readers=readers,
         )
         payload = {**collected.run_payload, "transcript_artifact": digest, "transcript": ref}
         prepared.append((item, replace(collected, run_payload=payload), ref))
