@@ -87,7 +87,8 @@ class Probe:
     covers: tuple[str, ...] = ()
     #: whether a text looks like this probe's output (cheap, never raises): a paste recorded
     #: under ``command`` or under another probe is offered to every probe that recognises it,
-    #: because people paste a profiler table or a training log from whatever command ran it
+    #: because people paste a profiler table or a training log from whatever command ran it.
+    #: It is given the paste without its Markdown (:func:`unwrap_paste`).
     recognises: Callable[[str], bool] | None = None
 
     def __post_init__(self) -> None:
@@ -147,7 +148,7 @@ class Probe:
                 run = dataclasses.replace(run, stdout=text)
             return self.parse_run(run)
         result = self.parse(text)
-        if not result.parsed and run is not None:
+        if isinstance(result, ParseResult) and not result.parsed and run is not None:
             result = self._with_command_line(text, run) or result
         return result
 
@@ -173,8 +174,8 @@ class Probe:
                 results = [result, *(self._read(other, run) for other in texts[1:])]
                 result = max(results, key=_taught)  # the first of the best
                 as_given = results[-1]
-                if _taught(as_given) == _taught(result) and as_given.facts == result.facts:
-                    result = as_given  # the same facts: the parser's own problems with them
+                if _same_facts(as_given, result):
+                    result = as_given  # the parser's own problems with the text as given
         except Exception as error:  # a parser bug must never lose the output
             return ParseResult.unparsed(
                 f"parser {self.name} failed: {type(error).__name__}: {error}"
@@ -197,6 +198,13 @@ class Probe:
             result.facts = kept
             result.parsed = result.parsed and bool(kept)
         return result
+
+
+def _same_facts(one: ParseResult, other: ParseResult) -> bool:
+    """Whether two readings taught the same (a parser that returned no result taught none)."""
+    if not isinstance(one, ParseResult) or not isinstance(other, ParseResult):
+        return False
+    return one.parsed == other.parsed and one.facts == other.facts
 
 
 def _taught(result: ParseResult) -> tuple[bool, int]:

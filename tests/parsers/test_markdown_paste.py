@@ -156,3 +156,20 @@ def test_a_whole_run_reads_its_stdout_unwrapped() -> None:
     result = probe.safe_parse(stdout, run)
     assert result.parsed and result.values("rate") == {"host": 11.5}
     assert run.stdout == stdout
+
+
+def test_a_broken_parser_is_still_a_one_line_problem_when_read_several_ways() -> None:
+    from casefile.domain.facts import ParseResult
+    from casefile.probes.api import Probe
+
+    def nothing(text: str) -> ParseResult:
+        return None  # type: ignore[return-value]
+
+    def raises(text: str) -> ParseResult:
+        raise ValueError("bad row")
+
+    indented = "    a\n    b\n"
+    result = Probe(name="none", summary="n", parse=nothing).safe_parse(indented)
+    assert not result.parsed and result.problems == ["parser none returned NoneType"]
+    result = Probe(name="boom", summary="b", parse=raises).safe_parse(indented)
+    assert not result.parsed and result.problems == ["parser boom failed: ValueError: bad row"]
