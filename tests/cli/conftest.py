@@ -75,9 +75,11 @@ def builtin_probes() -> list[Probe]:
 def builtin_registry() -> Registry:
     """The built-in probes and every version of the GPU playbook, whatever else is (or is
     not) installed."""
-    from casefile_gpu_playbook import PLAYBOOK_V1, PLAYBOOK_V2
+    from casefile_gpu_playbook import PLAYBOOK_V1, PLAYBOOK_V2, PLAYBOOK_V3
 
-    return Registry.of(probes=builtin_probes(), playbooks=[PLAYBOOK_V1, PLAYBOOK_V2])
+    return Registry.of(
+        probes=builtin_probes(), playbooks=[PLAYBOOK_V1, PLAYBOOK_V2, PLAYBOOK_V3]
+    )
 
 
 @pytest.fixture

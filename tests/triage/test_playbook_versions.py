@@ -40,7 +40,8 @@ def test_the_registry_keeps_every_version() -> None:
 
 
 def test_a_case_keeps_the_version_it_was_opened_from(cli: CLI, tmp_path: object) -> None:
-    """A v1 case reads a run with v1's rules only, though v2 (same rule ids) is installed."""
+    """A v1 case reads a run with v1's rules only, though v2 and v3 (same rule ids) are
+    installed."""
     assert cli("new", "old", "--id", "o1", "--playbook", "gpu-throughput@1").code == 0
     assert cli("new", "new", "--id", "n1", "--playbook", "gpu-throughput").code == 0
     from pathlib import Path
@@ -64,7 +65,7 @@ def test_a_case_keeps_the_version_it_was_opened_from(cli: CLI, tmp_path: object)
         }
         versions[case] = (question["payload"]["playbook"], rules)
     assert versions["o1"] == ("gpu-throughput@1", {"sm-busy": 1, "memory-bandwidth-share": 1})
-    assert versions["n1"] == ("gpu-throughput@2", {"sm-busy": 2, "memory-bandwidth-share": 2})
+    assert versions["n1"] == ("gpu-throughput@3", {"sm-busy": 2, "memory-bandwidth-share": 2})
 
 
 @pytest.mark.parametrize(

@@ -84,7 +84,7 @@ def test_the_normal_form(change: str, normal: str) -> None:
 
 
 def test_the_event_keeps_the_change_as_written(cli: CLI) -> None:
-    assert cli("new", "slow", "--id", "s1", "--playbook", "gpu-throughput").code == 0
+    assert cli("new", "slow", "--id", "s1", "--playbook", "gpu-throughput@2").code == 0
     result = cli(
         "experiment", "s1", "--change", "export NCCL_P2P_DISABLE=true", "--outcome", "fixed",
         "--json",
@@ -187,7 +187,9 @@ def test_experiment_rules_of_a_case_are_its_playbooks(cli: CLI) -> None:
 
 def test_experiment_rules_of_every_installed_playbook(cli: CLI) -> None:
     rows = json.loads(cli("experiment", "rules", "--json").out)
-    assert {row["playbook"] for row in rows} == {"gpu-throughput@2"}  # the newest of each
+    newest = builtin_registry().playbook("gpu-throughput")  # the newest version of each
+    assert {row["playbook"] for row in rows} == {newest.ref}
+    assert [row["id"] for row in rows] == [f"experiment.{r.id}" for r in newest.experiments]
 
 
 @pytest.mark.parametrize(

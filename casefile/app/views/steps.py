@@ -28,6 +28,7 @@ class NextStepRow:
     cost: str
     load: str
     rationale: str
+    separates: str = ""
 
     @classmethod
     def of(cls, step: NextStep) -> NextStepRow:
@@ -40,6 +41,7 @@ class NextStepRow:
             step.cost,
             step.load,
             step.rationale,
+            step.separates,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -52,6 +54,7 @@ class NextStepRow:
             "cost": self.cost,
             "load": self.load,
             "rationale": self.rationale,
+            "separates": self.separates,
         }
 
 
@@ -74,6 +77,7 @@ class NextStepGroup:
     expected_gain_bits: float
     load: str
     probes: tuple[ProbeCost, ...]
+    separates: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -83,6 +87,7 @@ class NextStepGroup:
             "expected_gain_bits": self.expected_gain_bits,
             "load": self.load,
             "probes": [p.to_json() for p in self.probes],
+            "separates": self.separates,
         }
 
 
@@ -102,6 +107,7 @@ def group_next_steps(rows: Iterable[NextStepRow]) -> tuple[NextStepGroup, ...]:
                 expected_gain_bits=first.expected_gain_bits,
                 load=first.load,
                 probes=tuple(ProbeCost(r.probe, r.cost) for r in members),
+                separates=first.separates,
             )
         )
     return tuple(groups)
@@ -117,6 +123,7 @@ class ProbeRow:
     rules: tuple[str, ...]
     cost: str
     load: str
+    separates: str = ""
 
     @classmethod
     def of(cls, step: ProbeStep) -> ProbeRow:
@@ -127,6 +134,7 @@ class ProbeRow:
             tuple(step.rules),
             step.cost,
             step.load,
+            step.separates,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -137,6 +145,7 @@ class ProbeRow:
             "rules": list(self.rules),
             "cost": self.cost,
             "load": self.load,
+            "separates": self.separates,
         }
 
 

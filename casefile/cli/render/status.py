@@ -62,6 +62,8 @@ def render_status(view: StatusView) -> str:
                 f"  {rank}. {fixed(group.expected_gain_bits, 3)} bits  "
                 f"rule {group.rule}{under_load(group.load)}: {probes}"
             )
+            if group.separates:
+                lines.append(f"       separates {group.separates}")
     if view.best_probes:
         lines += ["", "Best single probes (everything one run would tell, all its rules together)"]
         for rank, probe in enumerate(view.best_probes[:SHOWN_BEST_PROBES], start=1):
@@ -69,6 +71,8 @@ def render_status(view: StatusView) -> str:
                 f"  {rank}. {fixed(probe.expected_gain_bits, 3)} bits  "
                 f"{probe.probe}{under_load(probe.load)} ({probe.cost}): {', '.join(probe.rules)}"
             )
+            if probe.separates:
+                lines.append(f"       separates {probe.separates}")
     if view.decisive_evidence:
         lines += ["", "Decisive evidence (leave-one-out, bits)"]
         for item in view.decisive_evidence[:SHOWN_DECISIVE]:

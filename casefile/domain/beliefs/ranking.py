@@ -9,6 +9,7 @@ Nothing here writes anything; results are recomputed whenever they are shown.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
@@ -109,6 +110,8 @@ class NextStep:
     cost: str
     load: str
     rationale: str
+    #: in one line, which two leading hypotheses it tells apart and by which outcome
+    separates: str = ""
 
 
 @dataclass(frozen=True)
@@ -121,6 +124,7 @@ class ProbeStep:
     rules: tuple[str, ...]
     cost: str
     load: str
+    separates: str = ""
 
 
 @dataclass(frozen=True)
@@ -219,7 +223,8 @@ def rank_next_steps(
             continue  # the case states what leaves this rule nothing to tell
         if rule.question not in paths:
             paths[rule.question] = belief.paths()
-        gain = mutual_information_bits(belief.probs, _table(paths[rule.question], rule))
+        table = _table(paths[rule.question], rule)
+        gain = mutual_information_bits(belief.probs, table)
         steps.append(
             NextStep(
                 probe=candidate.probe,
@@ -230,10 +235,40 @@ def rank_next_steps(
                 cost=candidate.cost,
                 load=rule.load,
                 rationale=rule.rationale,
+                separates=separation(belief, [(rule, table)])[1],
             )
         )
     steps.sort(key=lambda s: ordering(s.expected_gain_bits, s.cost, s.probe))
     return steps
+
+
+def separation(
+    belief: Belief, tables: Sequence[tuple[Rule, Sequence[Sequence[float]]]]
+) -> tuple[float, str]:
+    """How a step tells the two leading leaves apart, in one line, and the log-ratio behind it.
+
+    The two leaves holding most probability now, and the outcome of the step's rules whose
+    likelihoods under them differ most ("compute-launch against pcie-bandwidth: idle 0.75
+    against 0.01"); a step that cannot move them apart says which ones it leaves alike."""
+    ranked = sorted(range(len(belief.probs)), key=lambda k: (-belief.probs[k], k))
+    held = [k for k in ranked if belief.probs[k] > 0.0][:2]
+    if len(held) < 2:
+        return 0.0, ""
+    first, second = held
+    names = belief.keys[first], belief.keys[second]
+    best: tuple[float, str] = (0.0, f"leaves {names[0]} and {names[1]} alike")
+    for rule, table in tables:
+        for outcome, row in zip(rule.outcome_names, table, strict=True):
+            a, b = row[first], row[second]
+            if a <= 0.0 or b <= 0.0:
+                continue
+            score = abs(math.log(a / b))
+            if score > best[0] + 1e-12 and score >= math.log(1.5):
+                best = (
+                    score,
+                    f"{names[0]} against {names[1]}: {outcome} {a:.2f} against {b:.2f}",
+                )
+    return best
 
 
 def rank_probes(
@@ -262,6 +297,9 @@ def rank_probes(
         probs = belief.probs
         tables = [_table(paths[qid], c.rule) for c in members]
         gain = joint_information_bits(probs, tables)
+        _, separates = separation(
+            belief, [(c.rule, t) for c, t in zip(members, tables, strict=True)]
+        )
         needs_load = any(c.rule.load == "under-load" for c in members)
         steps.append(
             ProbeStep(
@@ -271,6 +309,7 @@ def rank_probes(
                 rules=tuple(c.rule.id for c in members),
                 cost=members[0].cost,
                 load="under-load" if needs_load else "any",
+                separates=separates,
             )
         )
     steps.sort(key=lambda s: ordering(s.expected_gain_bits, s.cost, s.probe))
