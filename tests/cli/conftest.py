@@ -77,9 +77,7 @@ def builtin_registry() -> Registry:
     not) installed."""
     from casefile_gpu_playbook import PLAYBOOK_V1, PLAYBOOK_V2, PLAYBOOK_V3
 
-    return Registry.of(
-        probes=builtin_probes(), playbooks=[PLAYBOOK_V1, PLAYBOOK_V2, PLAYBOOK_V3]
-    )
+    return Registry.of(probes=builtin_probes(), playbooks=[PLAYBOOK_V1, PLAYBOOK_V2, PLAYBOOK_V3])
 
 
 @pytest.fixture
