@@ -172,7 +172,8 @@ class CaseService(TriageVerbs, ProbeVerbs, ViewVerbs, ServiceCore):
         )
 
     def open_playbook(self, case_id: str, playbook_id: str, who: Who = NOW) -> str:
-        """Propose a playbook's question and hypothesis tree in the case, as ordinary events."""
+        """Propose a playbook's question and hypothesis tree in the case, as ordinary events,
+        and in the same append the intake answers the case's ``--env`` already gives."""
         playbook = self.registry.playbook(playbook_id)
 
         def decide(draft: Draft) -> str:
@@ -197,6 +198,7 @@ class CaseService(TriageVerbs, ProbeVerbs, ViewVerbs, ServiceCore):
                         spec.requires,
                     )
                 )
+            self._environment_answers(draft, playbook)
             return playbook.question_id
 
         _, qid = self._execute(case_id, decide, who)

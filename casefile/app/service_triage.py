@@ -182,6 +182,22 @@ class TriageVerbs(_Base):
         result: IntakeOutcome = outcome
         return result
 
+    def _environment_answers(self, draft: Draft, playbook: Playbook) -> None:
+        """The intake answers the case's ``--env`` gives, as the evidence ``casefile intake``
+        records for them (source "environment"): added where a playbook is opened, so an
+        ``--env`` answer counts from the start until an explicit answer supersedes it."""
+        projection = draft.projection
+        for question in playbook.intake:
+            known = question.from_environment(projection.environment)
+            if known is None or not any(
+                projection.hypothesis_question.get(h) == question.rule.question
+                for h in question.rule.likelihoods
+            ):
+                continue  # nothing given, or a table naming none of the case's hypotheses
+            event = triage.answer_intake(projection, question, known.answer, known)
+            if event is not None:
+                draft.add(event)
+
     # --- experiments -------------------------------------------------------------------------
 
     def experiment_rules(self, case_id: str) -> list[ExperimentRule]:

@@ -23,6 +23,11 @@ def evidence(cli: CLI, case: str) -> list[dict[str, object]]:
     return [e["payload"] for e in log(cli, case) if e["type"] == "evidence.assessed"]  # type: ignore[misc]
 
 
+def answers_to(cli: CLI, case: str, question: str) -> list[dict[str, object]]:
+    """The evidence answering one intake question (the case's --env answers others at open)."""
+    return [p for p in evidence(cli, case) if (p.get("intake") or {}).get("id") == question]  # type: ignore[union-attr]
+
+
 @pytest.fixture
 def case(cli: CLI) -> str:
     result = cli(
@@ -44,8 +49,8 @@ def case(cli: CLI) -> str:
 def test_an_answer_is_reported_evidence_with_the_playbooks_likelihoods(cli: CLI, case: str) -> None:
     result = cli("intake", case, "--answer", "scaling=worse", "--no-known")
     assert result.code == 0, result.err
-    assert "scaling: worse → evidence e1" in result.out
-    (payload,) = evidence(cli, case)
+    assert "scaling: worse → evidence e2" in result.out  # e1: --env nvlink=no, at open
+    (payload,) = answers_to(cli, case, "scaling")
     question = PLAYBOOK_V2.intake_question("scaling")
     assert payload["kind"] == "reported"
     assert payload["rule"] == {"id": "intake.scaling", "version": 1}
@@ -57,20 +62,63 @@ def test_an_answer_is_reported_evidence_with_the_playbooks_likelihoods(cli: CLI,
     assert payload["otherwise"] == question.rule.otherwise["worse"]
 
 
-def test_known_answers_are_recorded_and_say_where_they_came_from(cli: CLI, case: str) -> None:
+def test_env_answers_are_recorded_when_the_playbook_opens(cli: CLI, case: str) -> None:
+    """--env nvlink=no answers the NVLink question in the append that opens the playbook,
+    as the same evidence `casefile intake` records, and counts until an answer replaces it."""
+    events = log(cli, case)
+    opening = [e for e in events if e["type"] in ("question.proposed", "hypothesis.proposed")]
+    (payload,) = evidence(cli, case)
+    answer_seq = next(e["seq"] for e in events if e["type"] == "evidence.assessed")
+    assert answer_seq == int(opening[-1]["seq"]) + 1  # type: ignore[call-overload]
+    assert payload["intake"] == {  # type: ignore[index]
+        "id": "nvlink",
+        "answer": "no",
+        "source": "environment",
+        "basis": "--env nvlink=no",
+    }
+    assert "from --env nvlink=no" in str(payload["rationale"])
     listed = json.loads(cli("intake", case, "--list", "--json").out)
     nvlink = next(item for item in listed if item["id"] == "nvlink")
+    assert (nvlink["answer"], nvlink["source"], nvlink["known"]) == ("no", "environment", None)
+    out = json.loads(cli("intake", case, "--json").out)
+    assert out["recorded"] == [] and "nvlink" not in out["pending"]
+    assert len(evidence(cli, case)) == 1  # not counted twice
+    changed = cli("intake", case, "--answer", "nvlink=yes")
+    assert f"nvlink: yes (was no, seq {answer_seq}) → evidence e2" in changed.out
+
+
+def test_playbook_open_records_env_answers_too(cli: CLI) -> None:
+    assert cli("new", "later", "--id", "l1", "--env", "nodes=multi").code == 0
+    assert cli("playbook", "open", "l1", "gpu-throughput").code == 0
+    (payload,) = evidence(cli, "l1")
+    assert payload["intake"]["id"] == "nodes" and payload["outcome"] == "multi"  # type: ignore[index]
+
+
+def test_known_answers_of_an_older_case_are_recorded_by_intake(
+    cli: CLI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A case opened before --env answers were recorded at open holds none: `casefile intake`
+    records them, saying where they came from."""
+    from casefile.app.service_triage import TriageVerbs
+
+    with monkeypatch.context() as patched:
+        patched.setattr(TriageVerbs, "_environment_answers", lambda *_: None)
+        made = cli("new", "old", "--id", "c0", "--playbook", "gpu-throughput", "--env", "nvlink=no")
+    assert made.code == 0, made.err
+    assert evidence(cli, "c0") == []
+    listed = json.loads(cli("intake", "c0", "--list", "--json").out)
+    nvlink = next(item for item in listed if item["id"] == "nvlink")
     assert nvlink["known"] == {"answer": "no", "source": "environment", "basis": "--env nvlink=no"}
-    result = cli("intake", case, "--json")
+    assert "no (answered by --env nvlink=no; not recorded yet)" in cli("intake", "c0", "--list").out
+    result = cli("intake", "c0", "--json")
     assert result.code == 0, result.err
     out = json.loads(result.out)
     assert out["recorded"] == [
         {"question": "nvlink", "answer": "no", "evidence_id": "e1", "source": "environment"}
     ]
     assert "scaling" in out["pending"]
-    (payload,) = evidence(cli, case)
+    (payload,) = evidence(cli, "c0")
     assert payload["intake"]["basis"] == "--env nvlink=no"  # type: ignore[index]
-    assert "from --env nvlink=no" in str(payload["rationale"])
 
 
 def test_a_changed_answer_supersedes_and_the_same_answer_records_nothing(
@@ -82,14 +130,14 @@ def test_a_changed_answer_supersedes_and_the_same_answer_records_nothing(
     assert again.code == 0 and "scope: unchanged" in again.out
     assert len(log(cli, case)) == before
     assert cli("intake", case, "--answer", "scope=one-pair", "--no-known").code == 0
-    first, second = evidence(cli, case)
+    first, second = answers_to(cli, case, "scope")
     assert second["supersedes"] == first["evidence_id"]
     assert second["outcome"] == "one-pair"
 
 
 def test_synonyms_answer_too(cli: CLI, case: str) -> None:
     assert cli("intake", case, "--answer", "after-upgrade=NCCL", "--no-known").code == 0
-    (payload,) = evidence(cli, case)
+    (payload,) = answers_to(cli, case, "after-upgrade")
     assert payload["outcome"] == "collective-library"
 
 
