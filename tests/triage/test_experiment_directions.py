@@ -51,7 +51,7 @@ def test_the_rule_speaks_only_for_figures_without_a_unit() -> None:
 
 @pytest.fixture
 def case(cli: CLI) -> str:
-    assert cli("new", "slow training", "--id", "d1", "--playbook", "gpu-throughput").code == 0
+    assert cli("new", "slow training", "--id", "d1", "--playbook", "gpu-throughput@2").code == 0
     return "d1"
 
 

@@ -15,7 +15,7 @@ from tests.triage.test_experiments import log
 
 @pytest.fixture
 def case(cli: CLI) -> str:
-    assert cli("new", "slow all-reduce", "--id", "w1", "--playbook", "gpu-throughput").code == 0
+    assert cli("new", "slow all-reduce", "--id", "w1", "--playbook", "gpu-throughput@2").code == 0
     return "w1"
 
 
