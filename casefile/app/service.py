@@ -44,9 +44,9 @@ class CaseService(TriageVerbs, ProbeVerbs, ViewVerbs, ServiceCore):
 
     The verbs that record reasoning live here; reading and views are in
     :mod:`casefile.app.service_views`, probes and transcripts in
-    :mod:`casefile.app.service_probes`, intake and experiments in
-    :mod:`casefile.app.service_triage`, and what they all stand on (sessions, the write
-    loop) in :mod:`casefile.app.service_core`.
+    :mod:`casefile.app.service_probes`, intake in :mod:`casefile.app.service_triage` and
+    experiments in :mod:`casefile.app.service_experiments`, and what they all stand on
+    (sessions, the write loop) in :mod:`casefile.app.service_core`.
     """
 
     def __enter__(self) -> CaseService:

@@ -1,38 +1,31 @@
 """Intake and experiments: the verbs that turn what a responder knows or compared into evidence.
 
 Both read the playbook a case's question was opened from (the version it was opened with), so
-the likelihoods always come from a reviewed table, never from the person at the keyboard.
+the likelihoods always come from a reviewed table, never from the person at the keyboard. The
+intake verbs are here; the experiment verbs, which they extend, in
+:mod:`casefile.app.service_experiments`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from casefile.app.draft import Draft
+from casefile.app.service_experiments import ExperimentOutcome, ExperimentVerbs
 from casefile.app.who import NOW, Who
 from casefile.domain import triage
-from casefile.domain.events import NewEvent
-from casefile.domain.experiments import Direction, named_rule, settle_direction
 from casefile.domain.facts import Fact
-from casefile.errors import DomainError, PluginError
+from casefile.errors import DomainError
 
 if TYPE_CHECKING:
     from casefile.app.service_core import ServiceCore
-    from casefile.app.views.rules import ExperimentRuleView
     from casefile.domain.beliefs import Projection
-    from casefile.domain.experiments import ExperimentRule
     from casefile.domain.intake import IntakeQuestion, Known
     from casefile.domain.playbook import Playbook
 
-    _Base = ServiceCore
-else:
-    _Base = object
-
-#: Asks the person which way is better for a unit (or a metric with none): True for higher,
-#: False for lower, None when they would not say. Only given where someone can answer.
-AskDirection = Callable[[str], "bool | None"]
+__all__ = ["ExperimentOutcome", "IntakeItem", "IntakeOutcome", "TriageVerbs"]
 
 
 @dataclass(frozen=True)
@@ -65,46 +58,9 @@ class IntakeOutcome:
     replaced: Mapping[str, tuple[str, int]] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class ExperimentOutcome:
-    experiment_id: str
-    seq: int
-    change: str
-    #: the figures compared; None for an outcome stated in words
-    metric: str | None
-    baseline_value: float | None
-    variant_value: float | None
-    #: how much better the variant did; None when nothing said which way is better
-    speedup: float | None
-    rule_id: str | None
-    outcome: str | None
-    evidence_id: str | None
-    #: why no rule read it (no rule knows the change, its hypotheses are not in the case, or
-    #: nothing said which way is better)
-    unread: str | None = None
-    unit: str | None = None
-    #: which way is better and what said so ("lower is better for s")
-    direction: str | None = None
-    #: the outcome a person stated in words (fixed / better / same / worse)
-    stated: str | None = None
-
-
-class TriageVerbs(_Base):
-    """Intake questions and A/B experiments over the case's playbooks."""
-
-    def case_playbooks(self, projection: Projection) -> list[Playbook]:
-        """The playbook versions the case's questions were opened from (installed ones)."""
-        out: list[Playbook] = []
-        for question in projection.questions.values():
-            if question.playbook is None:
-                continue
-            try:
-                playbook = self.registry.playbook(question.playbook)
-            except PluginError:
-                continue  # opened from a playbook this installation does not have
-            if playbook.question_id == question.id and playbook not in out:
-                out.append(playbook)
-        return out
+class TriageVerbs(ExperimentVerbs):
+    """Intake questions over the case's playbooks (and, from :class:`ExperimentVerbs`, A/B
+    experiments)."""
 
     # --- intake ----------------------------------------------------------------------------
 
@@ -198,266 +154,6 @@ class TriageVerbs(_Base):
             if event is not None:
                 draft.add(event)
 
-    # --- experiments -------------------------------------------------------------------------
-
-    def experiment_rules(self, case_id: str) -> list[ExperimentRule]:
-        projection = self._current(case_id, history=False)
-        return [rule for p in self.case_playbooks(projection) for rule in p.experiments]
-
-    def experiment_rule_list(self, case_id: str) -> list[ExperimentRuleView]:
-        """The experiment rules of the case's playbooks, as a responder reads them."""
-        from casefile.app.views.rules import experiment_rule_views
-
-        projection = self._current(case_id, history=False)
-        return experiment_rule_views(self.case_playbooks(projection))
-
-    def record_experiment(
-        self,
-        case_id: str,
-        change: str,
-        baseline_seq: int,
-        variant_seq: int,
-        *,
-        metric: Sequence[str] = (),
-        rule_id: str | None = None,
-        note: str | None = None,
-        tests: Sequence[str] = (),
-        direction: bool | None = None,
-        unit: str | None = None,
-        ask: AskDirection | None = None,
-        who: Who = NOW,
-    ) -> ExperimentOutcome:
-        """Record an A/B of one benchmark and, when a rule of the case's playbook reads the
-        stated change, the evidence its verdict gives — in one append.
-
-        Which way is better: ``direction`` (True: higher) if given, else the compared fact's
-        unit (``unit`` names it when the fact has none), else the rule's; when none says,
-        ``ask`` is asked, and without an answer the figures are recorded and not read."""
-        runs = {seq: self._measured(case_id, seq) for seq in (baseline_seq, variant_seq)}
-        answers: dict[str, bool | None] = {}
-
-        def decide(draft: Draft) -> ExperimentOutcome:
-            projection = draft.projection
-            baseline, variant = runs[baseline_seq], runs[variant_seq]
-            triage.check_pair(projection, baseline, variant)
-            rule = self._reading_rule(projection, change, baseline.probe, rule_id, tests)
-            usual = tuple(
-                dict.fromkeys(
-                    name
-                    for p in self.case_playbooks(projection)
-                    for r in p.experiments
-                    if baseline.probe in r.probes
-                    for name in r.metric
-                )
-            )
-            names = tuple(metric) or (rule.metric if rule is not None and rule.metric else usual)
-            name, old, new = triage.choose_metric(names, baseline, variant)
-            found = _unit(name, baseline.facts) or unit
-            settled = _settle(direction, found, rule, name, ask if rule else None, answers)
-            higher = settled.higher_is_better if settled is not None else None
-            event = triage.record_experiment(
-                projection, change, baseline, variant, name, old, new, higher, found, note
-            )
-            seq = draft.add(_naming(event, tests))
-            eid = str(event.payload["experiment_id"])
-            return self._read_experiment(draft, rule, eid, seq, settled)
-
-        _, outcome = self._execute(case_id, decide, who)
-        result: ExperimentOutcome = outcome
-        return result
-
-    def record_reported_experiment(
-        self,
-        case_id: str,
-        change: str,
-        probe: str,
-        baseline_value: float,
-        variant_value: float,
-        *,
-        metric: str | None = None,
-        unit: str | None = None,
-        rule_id: str | None = None,
-        note: str | None = None,
-        tests: Sequence[str] = (),
-        direction: bool | None = None,
-        ask: AskDirection | None = None,
-        who: Who = NOW,
-    ) -> ExperimentOutcome:
-        """Record an A/B whose figures a person states (a thread's "27 GB/s before, 48 after"),
-        and the evidence of the rule that reads the change, as reported evidence; which way
-        is better is settled as for :meth:`record_experiment`, from ``unit``."""
-        answers: dict[str, bool | None] = {}
-        if probe not in self.registry.all_probes():
-            known = ", ".join(sorted(self.registry.all_probes()))
-            raise DomainError(f"no probe {probe!r} measured those figures (probes: {known})")
-
-        def decide(draft: Draft) -> ExperimentOutcome:
-            projection = draft.projection
-            rule = self._reading_rule(projection, change, probe, rule_id, tests)
-            # the generic table compares no metric of its own: the rule knowing the change may
-            knows = rule if not tests else self._experiment_rule(projection, change, probe, None)
-            name = metric or (knows.metric[0] if knows is not None else None)
-            if name is None:
-                raise DomainError(
-                    "name the figure compared (--metric), or state a change a rule reads"
-                )
-            settled = _settle(direction, unit, rule, name, ask if rule else None, answers)
-            higher = settled.higher_is_better if settled is not None else None
-            event = triage.record_reported_experiment(
-                projection, change, probe, name, baseline_value, variant_value, higher, unit, note
-            )
-            seq = draft.add(_naming(event, tests))
-            eid = str(event.payload["experiment_id"])
-            return self._read_experiment(draft, rule, eid, seq, settled)
-
-        _, outcome = self._execute(case_id, decide, who)
-        result: ExperimentOutcome = outcome
-        return result
-
-    def record_stated_experiment(
-        self,
-        case_id: str,
-        change: str,
-        outcome: str,
-        *,
-        probe: str | None = None,
-        rule_id: str | None = None,
-        note: str | None = None,
-        tests: Sequence[str] = (),
-        who: Who = NOW,
-    ) -> ExperimentOutcome:
-        """Record an A/B a person states without figures ("fixed by that setting", "no
-        slowdown since") and the verdict of the rule that reads the change — fixed or better
-        is faster, same is same, worse is slower — as reported evidence."""
-        if probe is not None and probe not in self.registry.all_probes():
-            known = ", ".join(sorted(self.registry.all_probes()))
-            raise DomainError(f"no probe {probe!r} (probes: {known})")
-
-        def decide(draft: Draft) -> ExperimentOutcome:
-            rule = self._reading_rule(draft.projection, change, probe, rule_id, tests)
-            event = triage.record_stated_experiment(draft.projection, change, outcome, probe, note)
-            seq = draft.add(_naming(event, tests))
-            eid = str(event.payload["experiment_id"])
-            return self._read_experiment(draft, rule, eid, seq, None)
-
-        _, recorded = self._execute(case_id, decide, who)
-        result: ExperimentOutcome = recorded
-        return result
-
-    def _read_experiment(
-        self,
-        draft: Draft,
-        rule: ExperimentRule | None,
-        experiment_id: str,
-        seq: int,
-        settled: Direction | None,
-    ) -> ExperimentOutcome:
-        """The rule's verdict on a recorded experiment, added to the draft if there is one."""
-        record = draft.projection.experiments[experiment_id]
-        evidence = None
-        unread = None
-        unit = record.get("unit")
-        if rule is None:
-            unread = (
-                "no rule of the case's playbook reads this change (--tests HYP names the "
-                "hypotheses it tests)"
-            )
-        elif settled is None and "stated" not in record:
-            said = f"unit {unit}" if unit else f"{record['metric']} (no unit)"
-            unread = (
-                f"{said} does not say whether higher is better: --direction higher|lower "
-                "would let it be read"
-            )
-        else:
-            evidence = triage.evidence_from_experiment(draft.projection, rule, record)
-            if evidence is None:
-                unread = f"rule {rule.rule.id}: none of its hypotheses are in this case"
-            else:
-                draft.add(evidence)
-        return ExperimentOutcome(
-            experiment_id=experiment_id,
-            seq=seq,
-            change=str(record["change"]),
-            metric=record.get("metric"),
-            baseline_value=record.get("baseline_value"),
-            variant_value=record.get("variant_value"),
-            speedup=float(record["speedup"]) if "speedup" in record else None,
-            rule_id=rule.rule.id if rule is not None and evidence is not None else None,
-            outcome=str(evidence.payload["outcome"]) if evidence is not None else None,
-            evidence_id=str(evidence.payload["evidence_id"]) if evidence else None,
-            unread=unread,
-            unit=str(unit) if unit else None,
-            direction=settled.describe(unit) if settled is not None else None,
-            stated=record.get("stated"),
-        )
-
-    def _reading_rule(
-        self,
-        projection: Projection,
-        change: str,
-        probe: str | None,
-        rule_id: str | None,
-        tests: Sequence[str],
-    ) -> ExperimentRule | None:
-        """The rule that reads an A/B: the generic table when it is named as a test of some
-        hypotheses (``--tests``, whatever rule knows the change), else the playbook's."""
-        if not tests:
-            return self._experiment_rule(projection, change, probe, rule_id)
-        if rule_id is not None:
-            raise DomainError("--tests reads the A/B by the generic table: drop --rule")
-        named = tuple(dict.fromkeys(tests))
-        unknown = [h for h in named if h not in projection.hypothesis_question]
-        if unknown:
-            known = ", ".join(projection.hypothesis_question) or "none yet"
-            raise DomainError(
-                f"--tests: no hypothesis {', '.join(map(repr, unknown))} in this case "
-                f"(hypotheses: {known})"
-            )
-        questions = sorted({projection.hypothesis_question[h] for h in named})
-        if len(questions) > 1:
-            raise DomainError(
-                f"--tests names hypotheses of {len(questions)} questions "
-                f"({', '.join(questions)}): an A/B is read against one question's"
-            )
-        return named_rule(named, questions[0], probe)
-
-    def _experiment_rule(
-        self, projection: Projection, change: str, probe: str | None, rule_id: str | None
-    ) -> ExperimentRule | None:
-        """The rule named, else the first that reads ``change`` (for ``probe``, when one is
-        named: an outcome stated in words may name none)."""
-        rules = [r for p in self.case_playbooks(projection) for r in p.experiments]
-        if rule_id is not None:
-            for rule in rules:
-                if rule.id == rule_id:
-                    if probe is not None and probe not in rule.probes:
-                        raise DomainError(
-                            f"experiment rule {rule_id} reads {', '.join(rule.probes)}, not {probe}"
-                        )
-                    return rule
-            known = ", ".join(r.id for r in rules) or "none"
-            raise DomainError(f"no experiment rule {rule_id!r} (rules: {known})")
-        for rule in rules:
-            if (probe is None or probe in rule.probes) and rule.matches(change):
-                return rule
-        return None
-
-    def _measured(self, case_id: str, seq: int) -> triage.Measured:
-        """A probe run and the facts its observation parsed, read from the store."""
-        projection = self._current(case_id, history=False)
-        run = projection.probe_runs.get(seq)
-        if run is None:
-            raise DomainError(f"seq {seq} is not a probe run of case {case_id}")
-        observation = next(
-            (s for s, o in projection.observations.items() if o.get("probe_run_seq") == seq),
-            None,
-        )
-        facts: list[Fact] = []
-        if observation is not None:
-            event = self.events(case_id, after=observation - 1, upto=observation)[0]
-            facts = [Fact.from_dict(f) for f in event.payload.get("facts", [])]
-        return triage.Measured(seq, str(run["probe"]), str(run.get("host", "")), facts)
-
 
 class _LazyFacts:
     """Observation facts read from the store only for the probes that could answer intake."""
@@ -537,39 +233,5 @@ def _item(
     )
 
 
-def _naming(event: NewEvent, tests: Sequence[str]) -> NewEvent:
-    """The experiment's event with the hypotheses it was named as testing, if any."""
-    if not tests:
-        return event
-    return NewEvent(event.type, {**event.payload, "tests": list(dict.fromkeys(tests))})
-
-
-def _settle(
-    stated: bool | None,
-    unit: str | None,
-    rule: ExperimentRule | None,
-    metric: str,
-    ask: AskDirection | None,
-    answers: dict[str, bool | None],
-) -> Direction | None:
-    """Which way is better (see :func:`settle_direction`), else the person's answer; asked
-    once per unit, so a retried append does not ask again."""
-    settled = settle_direction(stated, unit, rule)
-    if settled is not None or ask is None:
-        return settled
-    subject = unit or metric
-    if subject not in answers:
-        answers[subject] = ask(subject)
-    answer = answers[subject]
-    return None if answer is None else Direction(answer, "asked")
-
-
 def _source(known: Known | None) -> str:
     return "answered" if known is None else known.source
-
-
-def _unit(name: str, facts: Sequence[Fact]) -> str | None:
-    for fact in facts:
-        if fact.name == name:
-            return fact.unit
-    return "GB/s" if name.startswith(("nccl.busbw", "p2p.")) and "gain" not in name else None

@@ -36,7 +36,7 @@ def case(cli: CLI) -> str:
         "--id",
         "c1",
         "--playbook",
-        "gpu-throughput",
+        "gpu-throughput@2",
         "--env",
         "nvlink=no",
         "--env",
@@ -89,7 +89,7 @@ def test_env_answers_are_recorded_when_the_playbook_opens(cli: CLI, case: str) -
 
 def test_playbook_open_records_env_answers_too(cli: CLI) -> None:
     assert cli("new", "later", "--id", "l1", "--env", "nodes=multi").code == 0
-    assert cli("playbook", "open", "l1", "gpu-throughput").code == 0
+    assert cli("playbook", "open", "l1", "gpu-throughput@2").code == 0
     (payload,) = evidence(cli, "l1")
     assert payload["intake"]["id"] == "nodes" and payload["outcome"] == "multi"  # type: ignore[index]
 
@@ -103,7 +103,9 @@ def test_known_answers_of_an_older_case_are_recorded_by_intake(
 
     with monkeypatch.context() as patched:
         patched.setattr(TriageVerbs, "_environment_answers", lambda *_: None)
-        made = cli("new", "old", "--id", "c0", "--playbook", "gpu-throughput", "--env", "nvlink=no")
+        made = cli(
+            "new", "old", "--id", "c0", "--playbook", "gpu-throughput@2", "--env", "nvlink=no"
+        )
     assert made.code == 0, made.err
     assert evidence(cli, "c0") == []
     listed = json.loads(cli("intake", "c0", "--list", "--json").out)
