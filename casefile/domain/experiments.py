@@ -369,6 +369,7 @@ def experiment_from_dict(data: Any, question: str, known: set[str], where: str) 
             "likelihoods": data.get("likelihoods"),
             "rationale": data.get("rationale"),
             "reliability": data.get("reliability", 0.9),
+            "requires": data.get("requires", []),
         },
         question,
         where=label,

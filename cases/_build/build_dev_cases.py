@@ -1,7 +1,7 @@
 """Encode the development set (``cases/dev/material/*.json``) as cases, through the CLI.
 
 Each public investigation is lived as a user would live it with casefile: open a case from
-``gpu-throughput@2`` with the environment the thread states, answer the intake questions the
+``gpu-throughput@3`` with the environment the thread states, answer the intake questions the
 thread answers, paste each output the thread shows (with its command and load), record the A/B
 the thread ran, write the maintainers' and reporters' findings as notes, and conclude with the
 known root cause. Every evidence event comes from a rule (probe, intake or experiment rules):
@@ -32,10 +32,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 MATERIAL = ROOT / "cases" / "dev" / "material"
 OUTPUT = ROOT / "cases" / "dev"
-PLAYBOOK = "gpu-throughput@2"
+PLAYBOOK = "gpu-throughput@3"
 ACTOR = "responder"
 #: command lines a thread shows only in words ("all_reduce_perf, 4 GB message …")
 _NOT_A_COMMAND = ("(", ", ", "exact command", "not shown")
+#: probes with no command of their own (what ran is the user's program): a paste needs one
+_NO_DEFAULT_COMMAND = ("command", "torch-profiler", "app-log")
 
 
 class Clock:
@@ -119,7 +121,7 @@ def encode(material: dict[str, Any], scratch: Path) -> str:
             if step.get("excerpt_cut"):
                 note += " (the thread's paste is longer: cut where the excerpt ends)"
             words = command_words(step)
-            if not words and step["probe"] == "command":
+            if not words and step["probe"] in _NO_DEFAULT_COMMAND:
                 # the thread shows the output but not the command: say so rather than guess
                 words = ["(command not shown in the thread)"]
             args = [
@@ -138,11 +140,14 @@ def encode(material: dict[str, Any], scratch: Path) -> str:
                     raise  # exit 1 with a new run: recorded, but the output did not parse
             seqs[index] = _probe_runs(slug)[-1]
         elif kind == "experiment":
+            # the figure compared: the step's, else an application log's throughput (what a
+            # rule would compare had one read the change)
+            metric = step.get("metric") or ("throughput" if step.get("probe") == "app-log" else "")
             casefile(
                 "experiment", slug, "--change", str(step["change"]),
                 "--baseline", str(seqs[int(step["baseline_step"])]),
                 "--variant", str(seqs[int(step["variant_step"])]),
-                "--at", at(), *who,
+                *(["--metric", str(metric)] if metric else []), "--at", at(), *who,
             )  # fmt: skip
         elif kind == "reported-experiment":
             # figures the thread states in words: a reported experiment, reported evidence
@@ -152,6 +157,13 @@ def encode(material: dict[str, Any], scratch: Path) -> str:
                 "--reported", f"{step['baseline_value']}:{step['variant_value']}",
                 "--probe", str(step["probe"]), "--unit", str(step.get("unit") or ""),
                 "--note", str(step.get("said") or ""), *extra, "--at", at(), *who,
+            )  # fmt: skip
+        elif kind == "worded-experiment":
+            # an A/B the thread states without figures ("that setting fixed it")
+            casefile(
+                "experiment", slug, "--change", str(step["change"]),
+                "--outcome", str(step["outcome"]), "--note", str(step.get("said") or ""),
+                "--at", at(), *who,
             )  # fmt: skip
         else:
             raise SystemExit(f"{slug}: step {index}: unknown kind {kind!r}")

@@ -123,10 +123,11 @@ def evaluate(case_dir: Path) -> DevResult:
     question = projection.questions[QUESTION]
     now = question.snapshot()
     confidences = now.confidences
-    leaves = sorted(
-        (h for h in question.nodes if not question.nodes[h].children),
-        key=lambda h: -confidences[h],
-    )
+    # every leaf of the distribution: childless hypotheses and each parent's own "other
+    # mechanism" (misconfiguration that is neither the GPU unused nor a split model)
+    keys, probs = question.leaf_distribution
+    leaf_share = dict(zip(keys, probs, strict=True))
+    leaves = sorted((k for k in keys if k in question.nodes), key=lambda h: -leaf_share[h])
     service = CaseService(MemoryEventStore(), builtin_registry())
     candidates: list[Candidate] = service.candidates(project(events[: after_intake(events)]))
     seq = after_intake(events)
@@ -141,7 +142,7 @@ def evaluate(case_dir: Path) -> DevResult:
             (h for h in then.confidences if h != root and h in question.nodes),
             key=lambda h: -then.confidences[h],
         )
-        leader = next(h for h in ranked if not question.nodes[h].children)
+        leader = next(h for h in ranked if h in leaf_share)
     rules = [c.rule for c in candidates if c.probe == first.probe]
     ratio = most_telling_ratio(rules, projection, seq, root, leader)
     best = rank_probes(projection, candidates, seq=seq)[0]

@@ -175,12 +175,6 @@ def test_at_a_terminal_an_unknown_unit_is_asked_in_one_line(
     assert out["direction"].endswith("for widgets, as answered")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="casefile.domain.beliefs.fold_codec still requires a speedup on every experiment "
-    "record (a change asked of the owner of domain/beliefs): a case holding an unread A/B "
-    "folds from its events instead of a snapshot",
-)
 def test_an_experiment_without_a_speedup_survives_a_saved_fold(cli: CLI, case: str) -> None:
     from casefile.domain.beliefs import project
     from casefile.domain.beliefs.fold_codec import dump_fold, restore_fold

@@ -261,7 +261,8 @@ def _projection(state: dict[str, Any], section: _Section) -> Projection:
         _check(record.get("hash").__class__ is str, "experiment hash")
         for key in ("baseline_seq", "variant_seq"):
             _check(record.get(key).__class__ in (int, _NONE), f"experiment {key}")
-        _check(record.get("speedup").__class__ in _NUMBER, "experiment speedup")
+        # an A/B stated in words, or with figures whose direction is unknown, has none
+        _check(record.get("speedup").__class__ in (*_NUMBER, _NONE), "experiment speedup")
         _check(record["experiment_id"] not in p.experiments, "experiment twice")
         p.experiments[record["experiment_id"]] = record
     environment = state["environment"]

@@ -33,9 +33,51 @@ EXPERIMENT_PREFIX = "A/B "
 INTAKE_PREFIX = "intake "
 
 
-def ordering(gain: float, cost: str, name: str) -> tuple[float, int, str]:
-    """The sort key of a ranked step: information weighted by cost, then cheaper, then name."""
-    return (-round(gain * COST_WEIGHT.get(cost, 0.5), 12), COST_ORDER.get(cost, 9), name)
+def ordering(
+    gain: float, cost: str, name: str, leaders: float | None = None
+) -> tuple[float, float, int, str]:
+    """The sort key of a ranked step: what it tells about the leaders, weighted by cost, then
+    what it tells about the whole question, then cheaper, then name."""
+    weight = COST_WEIGHT.get(cost, 0.5)
+    focus = gain if leaders is None else leaders
+    return (-round(focus * weight, 12), -round(gain * weight, 12), COST_ORDER.get(cost, 9), name)
+
+
+#: How many leaves count as "the leaders" a step should tell apart (the rest is one class)
+LEADERS = 3
+
+
+def coarse_to_leaders(
+    probs: Sequence[float], tables: Sequence[Sequence[Sequence[float]]]
+) -> tuple[list[float], list[list[list[float]]]]:
+    """The belief and the rules' tables with every leaf but the :data:`LEADERS` most likely
+    merged into one class (its likelihood the mass-weighted mean of its members').
+
+    Information about this coarse variable is what a step tells about the leaders: a broad
+    probe that sorts out unlikely classes scores less here than a pointed one that splits the
+    two hypotheses people are actually weighing."""
+    order = sorted(range(len(probs)), key=lambda k: (-probs[k], k))
+    top, rest = order[:LEADERS], order[LEADERS:]
+    mass = math.fsum(probs[k] for k in rest)
+    prior = [probs[k] for k in top] + ([mass] if mass > 0.0 else [])
+    coarse = []
+    for table in tables:
+        rows = []
+        for row in table:
+            merged = [row[k] for k in top]
+            if mass > 0.0:
+                merged.append(math.fsum(probs[k] * row[k] for k in rest) / mass)
+            rows.append(merged)
+        coarse.append(rows)
+    return prior, coarse
+
+
+def leaders_information_bits(
+    probs: Sequence[float], tables: Sequence[Sequence[Sequence[float]]]
+) -> float:
+    """What one run tells about the leaders (see :func:`coarse_to_leaders`)."""
+    prior, coarse = coarse_to_leaders(probs, tables)
+    return joint_information_bits(prior, coarse)
 
 
 #: Joint outcome spaces larger than this are not enumerated (the probe is scored on its best
@@ -112,6 +154,8 @@ class NextStep:
     rationale: str
     #: in one line, which two leading hypotheses it tells apart and by which outcome
     separates: str = ""
+    #: what it tells about the leading hypotheses (see ``coarse_to_leaders``): the order
+    leaders_gain_bits: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -125,6 +169,7 @@ class ProbeStep:
     cost: str
     load: str
     separates: str = ""
+    leaders_gain_bits: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -203,12 +248,13 @@ def rank_next_steps(
     *,
     seq: int | None = None,
 ) -> list[NextStep]:
-    """Rank probe + rule pairs by expected reduction in the question's entropy (bits).
+    """Rank probe + rule pairs by what they tell about the leading hypotheses (bits).
 
-    The gain is the mutual information between the rule's outcome and the hypothesis, under the
-    belief held at ``seq`` (``None``: now): a probe whose outcomes are equally likely under
-    every hypothesis scores 0. They are ordered by gain weighted by cost (:data:`COST_WEIGHT`),
-    so at equal information the cheaper, less intrusive step comes first.
+    The gain shown is the mutual information between the rule's outcome and the hypothesis,
+    under the belief held at ``seq`` (``None``: now): a probe whose outcomes are equally likely
+    under every hypothesis scores 0. They are ordered by the information about the leaders
+    (:func:`coarse_to_leaders`) weighted by cost (:data:`COST_WEIGHT`), then by the whole
+    gain, so the cheapest step that splits the hypotheses being weighed comes first.
     """
     beliefs = beliefs_at(projection, seq)
     paths: dict[str, list[list[str]]] = {}
@@ -236,9 +282,10 @@ def rank_next_steps(
                 load=rule.load,
                 rationale=rule.rationale,
                 separates=separation(belief, [(rule, table)])[1],
+                leaders_gain_bits=leaders_information_bits(belief.probs, [table]),
             )
         )
-    steps.sort(key=lambda s: ordering(s.expected_gain_bits, s.cost, s.probe))
+    steps.sort(key=lambda s: ordering(s.expected_gain_bits, s.cost, s.probe, s.leaders_gain_bits))
     return steps
 
 
@@ -256,7 +303,7 @@ def separation(
         return 0.0, ""
     first, second = held
     names = belief.keys[first], belief.keys[second]
-    best: tuple[float, str] = (0.0, f"leaves {names[0]} and {names[1]} alike")
+    best: tuple[float, str] = (0.0, f"does not tell {names[0]} from {names[1]}")
     for rule, table in tables:
         for outcome, row in zip(rule.outcome_names, table, strict=True):
             a, b = row[first], row[second]
@@ -310,9 +357,10 @@ def rank_probes(
                 cost=members[0].cost,
                 load="under-load" if needs_load else "any",
                 separates=separates,
+                leaders_gain_bits=leaders_information_bits(probs, tables),
             )
         )
-    steps.sort(key=lambda s: ordering(s.expected_gain_bits, s.cost, s.probe))
+    steps.sort(key=lambda s: ordering(s.expected_gain_bits, s.cost, s.probe, s.leaders_gain_bits))
     return steps
 
 
