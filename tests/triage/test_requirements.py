@@ -199,3 +199,13 @@ def test_requirements_must_name_declared_questions_and_answers() -> None:
     data["hypothesis"][1]["requires"] = [{"intake": "gpu-count"}]
     with pytest.raises(RuleError, match="each of 'requires' needs 'intake'"):
         playbook_from_dict(data)
+
+
+def test_a_rule_about_hypotheses_that_do_not_apply_is_not_suggested() -> None:
+    data = playbook_data()
+    data["rule"][0].pop("requires")  # no requirement of its own: it names only "peer"
+    playbook = playbook_from_dict(data)
+    case = Case(playbook)
+    candidates = [Candidate("nccl-tests", playbook.rules[0]), Candidate("smi", playbook.rules[1])]
+    case.answer("one")
+    assert {s.probe for s in rank_next_steps(case.projection(), candidates)} == {"smi"}

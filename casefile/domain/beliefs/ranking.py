@@ -265,7 +265,7 @@ def rank_next_steps(
         belief = beliefs.get(rule.question)
         if belief is None or (question_id is not None and rule.question != question_id):
             continue
-        if not rule.suggested_under(belief.structure.answers):
+        if not worth_suggesting(rule, belief.structure):
             continue  # the case states what leaves this rule nothing to tell
         if rule.question not in paths:
             paths[rule.question] = belief.paths()
@@ -287,6 +287,18 @@ def rank_next_steps(
         )
     steps.sort(key=lambda s: ordering(s.expected_gain_bits, s.cost, s.probe, s.leaders_gain_bits))
     return steps
+
+
+def worth_suggesting(rule: Rule, structure: Structure) -> bool:
+    """Whether a rule can still tell the case something: no answer in force contradicts what
+    it needs, and some hypothesis it names still applies (a rule about ACS redirect says
+    nothing once peer-to-peer does not apply to a one-GPU job)."""
+    if not rule.suggested_under(structure.answers):
+        return False
+    named = [structure.index[h] for h in rule.likelihoods if h in structure.index]
+    return not named or any(
+        structure.inapplicable[i] is None and not structure.retired[i] for i in named
+    )
 
 
 def separation(
@@ -333,7 +345,7 @@ def rank_probes(
     groups: dict[tuple[str, str], list[Candidate]] = {}
     for candidate in candidates:
         belief = beliefs.get(candidate.rule.question)
-        if belief is not None and candidate.rule.suggested_under(belief.structure.answers):
+        if belief is not None and worth_suggesting(candidate.rule, belief.structure):
             groups.setdefault((candidate.probe, candidate.rule.question), []).append(candidate)
     paths: dict[str, list[list[str]]] = {}
     steps: list[ProbeStep] = []
