@@ -45,6 +45,9 @@ def ordering(
 
 #: How many leaves count as "the leaders" a step should tell apart (the rest is one class)
 LEADERS = 3
+#: Joint outcomes × classes enumerated for the leaders' information: four classes are told
+#: apart by a few rules, so a small budget keeps ordering cheap (a lower bound past it)
+LEADERS_JOINT_WORK = 2_000
 
 
 def coarse_to_leaders(
@@ -77,7 +80,7 @@ def leaders_information_bits(
 ) -> float:
     """What one run tells about the leaders (see :func:`coarse_to_leaders`)."""
     prior, coarse = coarse_to_leaders(probs, tables)
-    return joint_information_bits(prior, coarse)
+    return joint_information_bits(prior, coarse, LEADERS_JOINT_WORK)
 
 
 #: Joint outcome spaces larger than this are not enumerated (the probe is scored on its best
@@ -398,7 +401,9 @@ def collapse(
 
 
 def joint_information_bits(
-    probs: Sequence[float], tables: Sequence[Sequence[Sequence[float]]]
+    probs: Sequence[float],
+    tables: Sequence[Sequence[Sequence[float]]],
+    budget: int = MAX_JOINT_WORK,
 ) -> float:
     """The information one run gives through all its rules at once: the mutual information
     between the hypothesis and the joint outcome, the rules' outcomes taken as independent
@@ -418,7 +423,7 @@ def joint_information_bits(
     size = 1
     for index in order:
         grown = size * len(merged[index])
-        if grown * len(prior) > MAX_JOINT_WORK:
+        if grown * len(prior) > budget:
             continue
         chosen.append(index)
         size = grown
