@@ -75,3 +75,18 @@ def test_a_later_answer_of_several_gpus_brings_them_back(cli: CLI) -> None:
     rows = {h["id"]: h for h in status(cli, "c")["hypotheses"]}  # type: ignore[attr-defined,index]
     assert rows["p2p-lost"]["status"] == "open" and rows["p2p-lost"]["confidence"] > 0.02
     assert "does_not_apply" not in rows["p2p-lost"]
+
+
+def test_the_hypothesis_detail_says_why_it_does_not_apply(cli: CLI) -> None:
+    assert (
+        cli("new", "slow", "--id", "d", "--playbook", "gpu-throughput", "--env", "gpus=1x L4").code
+        == 0
+    )
+    shown = cli("hypothesis", "show", "d", "p2p-lost")
+    assert shown.code == 0, shown.err
+    assert "does not apply (gpu-count = one (seq " in shown.out
+    data = json.loads(cli("hypothesis", "show", "d", "p2p-lost", "--json").out)
+    assert data["status"] == "does not apply" and data["confidence"] == 0.0
+    assert data["does_not_apply"].startswith("gpu-count = one")
+    report = cli("status", "d")
+    assert "(does not apply: gpu-count = one (seq " in report.out

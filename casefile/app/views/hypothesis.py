@@ -73,12 +73,19 @@ class HypothesisDetail:
     children: tuple[str, ...]
     prior: float  # absolute for a top-level hypothesis, a share of the parent's otherwise
     confidence: float
-    status: str  # "open" or "retired"
+    status: str  # "open", "retired" or "does not apply"
     retired_reason: str | None
     meaning: str | None
     prior_log_odds_bits: float  # log2(prior / (1 - prior)) on the tree of the moment
     log_odds_bits: float  # the same of the confidence now
     contributions: tuple[ContributionRow, ...]  # newest first
+    #: with "does not apply": the answer in force that rules it out, and its seq
+    does_not_apply: str | None = None
+
+    @property
+    def status_reason(self) -> str | None:
+        """Why it has its status: the retirement's reason, or the answer it does not apply under."""
+        return self.retired_reason or self.does_not_apply
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -91,6 +98,7 @@ class HypothesisDetail:
             "confidence": self.confidence,
             "status": self.status,
             "retired_reason": self.retired_reason,
+            **({"does_not_apply": self.does_not_apply} if self.does_not_apply else {}),
             "meaning": self.meaning,
             "prior_log_odds_bits": _finite(self.prior_log_odds_bits),
             "log_odds_bits": _finite(self.log_odds_bits),
@@ -112,6 +120,7 @@ def build_hypothesis_detail(
     question = _question_of(projection, hypothesis_id)
     rows = tuple(sorted((ContributionRow.of(c) for c in contributions), key=lambda r: -r.seq))
     node = question.nodes.get(hypothesis_id)
+    reason = None if node is None else question.inapplicable_reason(hypothesis_id)
     if confidence is None:
         confidence = question.confidences.get(hypothesis_id, 0.0)
     return HypothesisDetail(
@@ -122,8 +131,15 @@ def build_hypothesis_detail(
         children=(() if node is None else tuple(node.children)) if children is None else children,
         prior=question.catch_all_prior() if node is None else node.prior,
         confidence=confidence,
-        status="retired" if node is not None and node.retired else "open",
+        status=(
+            "retired"
+            if node is not None and node.retired
+            else "does not apply"
+            if reason is not None
+            else "open"
+        ),
         retired_reason=None if node is None else node.retired_reason,
+        does_not_apply=reason,
         meaning=CATCH_ALL_MEANING if node is None else node.meaning,
         prior_log_odds_bits=prior_log_odds_bits,
         log_odds_bits=log_odds_bits(confidence),

@@ -152,7 +152,7 @@ def set_aside_lines(aside: SetAsideDetail) -> list[str]:
 
 def render_hypothesis_detail(view: HypothesisDetail) -> str:
     parent = f", under {view.parent}" if view.parent else ""
-    retired = f" ({view.retired_reason})" if view.retired_reason else ""
+    retired = f" ({view.status_reason})" if view.status_reason else ""
     lines = [
         f"{view.id}: {view.text}  [{view.question}{parent}]",
         f"  confidence {percent(view.confidence).strip()}, prior {view.prior:g}, "

@@ -156,7 +156,7 @@ def hypothesis_renderable(detail: HypothesisDetail, seq: int | None) -> Renderab
                 (
                     "status",
                     detail.status
-                    + (f" ({line(detail.retired_reason)})" if detail.retired_reason else ""),
+                    + (f" ({line(detail.status_reason)})" if detail.status_reason else ""),
                 ),
                 ("prior", f"{detail.prior:g} ({detail.prior_log_odds_bits:+.2f} bits log-odds)"),
                 ("now", f"{detail.log_odds_bits:+.2f} bits log-odds"),
