@@ -157,7 +157,8 @@ def test_next_steps_are_grouped_by_rule_in_rank_order() -> None:
     data = view.to_json()
     assert data["next_steps"][0] == {
         "probe": "dmon", "rule": "busy", "rule_version": 1, "question": "q",
-        "expected_gain_bits": 0.5, "cost": "cheap", "load": "under-load", "rationale": "why busy", "separates": "",
+        "expected_gain_bits": 0.5, "cost": "cheap", "load": "under-load", "rationale": "why busy",
+        "separates": "",
     }  # fmt: skip
     assert data["next_step_groups"][0]["probes"] == [
         {"probe": "dmon", "cost": "cheap"},
