@@ -421,8 +421,9 @@ def _add_log(result: ParseResult, log: NcclLog) -> None:
 
 
 # The lines only nccl-tests prints: its banner, its device list, its table's header, its
-# summary, its failures, and a row of its table (size, count, data type, then times and bandwidths). Blanks are
-# [ \t], never \s, so that no attempt runs on past its own line (linear in the text).
+# summary, its failures, and a row of its table (size, count, data type, then times and
+# bandwidths). Blanks are [ \t], never \s, so that no attempt runs on past its own line
+# (linear in the text).
 _NCCL_TESTS_SHAPE = re.compile(
     r"nThreads?:?[ \t]+\d+[ \t]+nGpus:?[ \t]+\d+"
     r"|^[# \t]*size[ \t]+count[ \t]+type\b"
