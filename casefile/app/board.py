@@ -191,6 +191,8 @@ class Board:
             prior_log_odds_bits=prior_log_odds_bits(projection, hypothesis_id, seq),
             confidence=snapshot.confidences.get(hypothesis_id, 0.0),
             children=children,
+            # whether it applied then: that step's answers, not today's
+            does_not_apply=None if node is None else structure.inapplicable[node],
         )
 
     def _node_changed_after(self, hypothesis_id: str, question_id: str, seq: int) -> bool:

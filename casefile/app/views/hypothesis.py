@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from casefile.app.views.names import CATCH_ALL_MEANING, CATCH_ALL_TEXT
 from casefile.domain.beliefs import Projection
@@ -114,13 +114,18 @@ def build_hypothesis_detail(
     prior_log_odds_bits: float,
     confidence: float | None = None,
     children: tuple[str, ...] | None = None,
+    does_not_apply: str | Literal["now"] | None = "now",
 ) -> HypothesisDetail:
     """The detail of one hypothesis (or of a question's ``<q>/catch-all``); ``confidence`` and
-    ``children``: as they were at an earlier step (default: now)."""
+    ``children`` and ``does_not_apply`` (why it did not apply, or None): as they were at an
+    earlier step (default: now)."""
     question = _question_of(projection, hypothesis_id)
     rows = tuple(sorted((ContributionRow.of(c) for c in contributions), key=lambda r: -r.seq))
     node = question.nodes.get(hypothesis_id)
-    reason = None if node is None else question.inapplicable_reason(hypothesis_id)
+    if does_not_apply == "now":
+        reason = None if node is None else question.inapplicable_reason(hypothesis_id)
+    else:
+        reason = does_not_apply
     if confidence is None:
         confidence = question.confidences.get(hypothesis_id, 0.0)
     return HypothesisDetail(
