@@ -136,13 +136,9 @@ class ExperimentVerbs(_Base):
             event = triage.record_experiment(
                 projection, change, baseline, variant, name, old, new, higher, found, note
             )
-            seq = draft.add(_naming(event, tests))
-            eid = str(event.payload["experiment_id"])
-            return self._read_experiment(draft, rule, eid, seq, settled)
+            return self._read_recorded(draft, event, tests, rule, settled)
 
-        _, outcome = self._execute(case_id, decide, who)
-        result: ExperimentOutcome = outcome
-        return result
+        return self._append_experiment(case_id, decide, who)
 
     def record_reported_experiment(
         self,
@@ -184,13 +180,9 @@ class ExperimentVerbs(_Base):
             event = triage.record_reported_experiment(
                 projection, change, probe, name, baseline_value, variant_value, higher, unit, note
             )
-            seq = draft.add(_naming(event, tests))
-            eid = str(event.payload["experiment_id"])
-            return self._read_experiment(draft, rule, eid, seq, settled)
+            return self._read_recorded(draft, event, tests, rule, settled)
 
-        _, outcome = self._execute(case_id, decide, who)
-        result: ExperimentOutcome = outcome
-        return result
+        return self._append_experiment(case_id, decide, who)
 
     def record_stated_experiment(
         self,
@@ -214,13 +206,31 @@ class ExperimentVerbs(_Base):
         def decide(draft: Draft) -> ExperimentOutcome:
             rule = self._reading_rule(draft.projection, change, probe, rule_id, tests)
             event = triage.record_stated_experiment(draft.projection, change, outcome, probe, note)
-            seq = draft.add(_naming(event, tests))
-            eid = str(event.payload["experiment_id"])
-            return self._read_experiment(draft, rule, eid, seq, None)
+            return self._read_recorded(draft, event, tests, rule, None)
 
-        _, recorded = self._execute(case_id, decide, who)
-        result: ExperimentOutcome = recorded
+        return self._append_experiment(case_id, decide, who)
+
+    def _append_experiment(
+        self, case_id: str, decide: Callable[[Draft], ExperimentOutcome], who: Who
+    ) -> ExperimentOutcome:
+        """Every experiment verb appends its record and the rule's evidence in one go, so a
+        conflicting append retries the whole decision."""
+        _, outcome = self._execute(case_id, decide, who)
+        result: ExperimentOutcome = outcome
         return result
+
+    def _read_recorded(
+        self,
+        draft: Draft,
+        event: NewEvent,
+        tests: Sequence[str],
+        rule: ExperimentRule | None,
+        settled: Direction | None,
+    ) -> ExperimentOutcome:
+        """The experiment's event added (with the hypotheses it tests), then read by the rule."""
+        seq = draft.add(_naming(event, tests))
+        eid = str(event.payload["experiment_id"])
+        return self._read_experiment(draft, rule, eid, seq, settled)
 
     def _read_experiment(
         self,
