@@ -20,13 +20,25 @@ Facts, all on ``host``:
   ``torch/utils/data``, PIL, torchvision transforms and io, OpenCV, tokenizers and similar
   libraries, and functions named ``__getitem__``, ``collate…``, ``tokeniz…``, ``decode``,
   ``read``, ``load_image`` and the like. For a dump, a thread counts when one of its six
-  innermost frames is such (a main thread blocked in ``_next_data`` waits for data);
+  innermost frames is such (a main thread blocked in ``_next_data`` waits for data), the
+  pin-memory loop aside;
 - ``host.gpu_wait_share``: share waiting on the GPU: ``…synchronize``, ``item``,
   ``_local_scalar_dense``, ``cpu``, ``tolist`` and ``wait`` in a CUDA module. For a dump, a
   thread counts when its top frame (or its first Python frame under native ones) is such;
 - ``pyspy.top_function`` (str): the row with the most own time (top), or the main thread's
   innermost frame (dump), as printed (``name (file:line)``);
 - ``pyspy.threads``: threads in the dump, or the ``Threads:`` count of top's header.
+
+Which threads a dump's shares are of: a process's main thread says most about where its time
+goes, and most of its other threads sleep. So the shares are over the main thread (when the
+dump names one) and the other threads that are doing something; a thread with no frames
+(``Thread 4076 (idle)``) is left out, and so is a thread other than the main one whose innermost
+frame is a block on a queue ``get``, a ``select``/``poll``, a ``wait`` outside CUDA or a
+``sleep`` (a pin-memory thread or a worker waiting for its next batch is no evidence that data
+loading is slow; a main thread blocked in the DataLoader is). A thread whose only data-loading
+frames are DataLoader's pin-memory loop (``torch/utils/data/_utils/pin_memory.py``) is not
+counted as loading data either: every ``pin_memory=True`` job has one. Where no thread is left
+(every thread blocked, no main thread), the shares are over all threads with frames.
 
 The patterns are a heuristic over names, said in the docstring so that a reader of a rule can
 judge them: a ``read`` in a network client counts as data loading, a ``wait`` outside a CUDA
@@ -73,6 +85,11 @@ _DATA_FUNCTION = re.compile(
 )
 # ``__getitem__`` of a container in torch itself (ModuleList, a tensor) is not data loading.
 _NOT_DATA_FILE = re.compile(r"(?:^|/)(?:torch/(?:nn|fx|_tensor)|typing\.py)")
+# DataLoader's pin-memory thread: present in every pin_memory=True job, busy or not
+_PIN_MEMORY = re.compile(r"(?:^|/)torch/utils/data/_utils/pin_memory\.py|^_pin_memory_loop$")
+# a thread's innermost frame that only waits: a lock or condition, a queue, a poll, a sleep
+_BLOCKING = frozenset({"select", "poll", "_poll", "acquire", "_recv_bytes", "_recv"})
+_QUEUE_FILE = re.compile(r"(?:^|/)(?:queue\.py|multiprocessing/)")
 _WAIT_FUNCTION = re.compile(
     r"(?:synchroniz|^item$|_local_scalar_dense|^cpu$|^tolist$|^wait(?:_stream|_event)?$)", re.I
 )
@@ -108,6 +125,34 @@ def _is_data(frame: _Frame) -> bool:
     if _NOT_DATA_FILE.search(path):
         return False
     return bool(_DATA_FILE.search(path) or _DATA_FUNCTION.match(frame.function))
+
+
+def _loads_data(thread: _Thread) -> bool:
+    """A data-loading frame among the innermost ones, the pin-memory loop not counted."""
+    for frame in thread.frames[:_DUMP_FRAMES]:
+        if _is_data(frame) and not (
+            _PIN_MEMORY.search(frame.file) or _PIN_MEMORY.match(frame.function)
+        ):
+            return True
+    return False
+
+
+def _is_blocked(thread: _Thread) -> bool:
+    """Its innermost frame only waits (a queue get, a select, a wait outside CUDA, a sleep)."""
+    top = thread.frames[0]
+    if _is_gpu_wait(top):
+        return False
+    name = top.function.lower()
+    if name in ("get", "_get"):
+        return bool(_QUEUE_FILE.search(top.file))
+    if not name or any(blank in name for blank in " \t"):
+        return False
+    return (
+        name in _BLOCKING
+        or "wait" in name
+        or name.endswith("sleep")
+        or name.startswith(("epoll_", "futex", "__futex"))
+    )
 
 
 def _is_gpu_wait(frame: _Frame) -> bool:
@@ -179,17 +224,20 @@ def _parse_dump(lines: list[str], result: ParseResult) -> bool:
     if not threads:
         return False
     result.add("pyspy.threads", len(threads))
-    data = sum(1 for t in threads if any(_is_data(f) for f in t.frames[:_DUMP_FRAMES]))
-    waiting = 0
-    for thread in threads:
-        # with --native the top frame may be libc's; the first Python frame says what waits
-        python = next((f for f in thread.frames if ".py" in f.file), None)
-        tops = thread.frames[:1] + ([python] if python else [])
-        waiting += any(_is_gpu_wait(frame) for frame in tops)
-    result.add("host.data_share", round(data / len(threads), 4))
-    result.add("host.gpu_wait_share", round(waiting / len(threads), 4))
     main = next((t for t in threads if t.name == "MainThread" and t.frames), None)
-    main = main or next((t for t in threads if t.frames), None)
+    framed = [t for t in threads if t.frames]
+    counted = [t for t in framed if t is main or not _is_blocked(t)] or framed
+    if counted:
+        data = sum(1 for t in counted if _loads_data(t))
+        waiting = 0
+        for thread in counted:
+            # with --native the top frame may be libc's; the first Python frame says what waits
+            python = next((f for f in thread.frames if ".py" in f.file), None)
+            tops = thread.frames[:1] + ([python] if python else [])
+            waiting += any(_is_gpu_wait(frame) for frame in tops)
+        result.add("host.data_share", round(data / len(counted), 4))
+        result.add("host.gpu_wait_share", round(waiting / len(counted), 4))
+    main = main or next(iter(framed), None)
     if main is not None:
         result.add("pyspy.top_function", main.frames[0].text())
     return True
