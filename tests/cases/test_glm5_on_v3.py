@@ -34,17 +34,17 @@ Q = "throughput"
 REFERENCE_HEAD = (68, "36409887439e2211e4b97c9f0bf9a65723afa6b2301e6309f6b37660da987aa0")
 
 NOT_PCIE_FIRST = (
-    "misconfiguration leads at seq 50, the step before the reading (0.275, leaf gpu-unused; "
-    "compute-launch 0.194, host-side 0.173, pcie-bound 0.109 fourth). pcie-bound never leads: "
-    "its best is 0.135 at seq 32 (intake nodes=single), behind misconfiguration's 0.249 (prior "
+    "misconfiguration leads at seq 50, the step before the reading (0.256, leaf gpu-unused; "
+    "compute-launch 0.199, host-side 0.177, pcie-bound 0.112 fourth). pcie-bound never leads: "
+    "its best is 0.137 at seq 32 (intake nodes=single), behind misconfiguration's 0.237 (prior "
     "0.228, the largest); then intake workload=inference-small-batch (seq 33) puts "
-    "compute-launch ahead of it (0.130 to 0.120) and the batch A/B (seq 40, 11 -> 225 tok/s, "
+    "compute-launch ahead of it (0.134 to 0.123) and the batch A/B (seq 40, 11 -> 225 tok/s, "
     "'faster') further. The beliefs that made v1 lead with it are said, not measured: notes "
     "here, with no likelihood."
 )
 NO_PIVOT_AT_READING = (
     "no pivot at the reading (seqs 51-55): misconfiguration leads before and after "
-    "(0.275 -> 0.301); pcie-link-busy 'idle' (seq 53) drops pcie-bound 0.109 -> 0.031 but it "
+    "(0.256 -> 0.285); pcie-link-busy 'idle' (seq 53) drops pcie-bound 0.112 -> 0.032 but it "
     "did not lead. The case's only pivot is at seq 88: sm-busy 'busy' (100%) moves "
     "misconfiguration -> compute-launch."
 )

@@ -21,6 +21,8 @@ NOT_YET = {
     "club-3090-356-x99-no-p2p-tp2": "gpu-unused leads; consumer-no-p2p is #5",
     "ds4-773-gb10-decode-at-bandwidth-floor": "gpu-unused leads; memory-bandwidth is #10",
     "gpu-benchmarks-llm-8-six-4090-slower-generation": "consumer-no-p2p leads; over-split is #4",
+    "nccl-1676-dgxos-peermem-rename": "internode-network leads; upgrade-regression is #2 "
+    "(its mechanism, GPUDirect RDMA off between nodes, is internode-network's)",
     "nccl-1829-a6000-p2p-level-2-23": "upgrade-regression leads; p2p-policy is #2",
     "nccl-820-pex88096-virtual-bridge-nic-order": "internode-network leads; numa-bios is #4",
     "nccl-949-a100-vm-acs": "internode-network leads; acs-iommu is #2",

@@ -209,3 +209,60 @@ def test_a_rule_about_hypotheses_that_do_not_apply_is_not_suggested() -> None:
     candidates = [Candidate("nccl-tests", playbook.rules[0]), Candidate("smi", playbook.rules[1])]
     case.answer("one")
     assert {s.probe for s in rank_next_steps(case.projection(), candidates)} == {"smi"}
+
+
+def test_an_answer_superseded_by_other_evidence_is_no_longer_in_force(
+    playbook: Playbook,
+) -> None:
+    case = Case(playbook)
+    case.answer("one")
+    projection = case.projection()
+    answer_id = next(iter(projection.evidence))
+    case.add(
+        commands.assess_evidence(
+            projection, {"compute": 0.6}, "a reading", otherwise=0.4, supersedes=answer_id
+        )
+    )
+    question = case.projection().questions["q"]
+    assert question.answers == {}
+    assert rows(case)["peer"].status == "open" and rows(case)["peer"].confidence > 0.0
+    restored = restore_fold(dump_fold(case.projection())).questions["q"]
+    assert restored.answers == {} and restored.confidences == question.confidences
+
+
+def test_a_parent_whose_children_all_do_not_apply_does_not_apply(playbook: Playbook) -> None:
+    data = playbook_data()
+    data["hypothesis"][1].pop("requires")  # the parent requires nothing itself
+    data["hypothesis"][2]["prior"] = 1.0  # and keeps no share of its own
+    data["hypothesis"][2]["requires"] = [{"intake": "gpu-count", "answers": ["several"]}]
+    case = Case(playbook_from_dict(data))
+    case.answer("one")
+    row = rows(case)["peer"]
+    assert row.status == "does not apply" and row.confidence == 0.0
+    assert row.reason is not None and row.reason.startswith("none of its children applies")
+
+
+def test_a_saved_fold_whose_marks_disagree_with_its_answers_is_unreadable(
+    playbook: Playbook,
+) -> None:
+    from casefile.domain.beliefs.fold_columns import FoldUnreadable
+
+    case = Case(playbook)
+    case.answer("one")
+    projection = case.projection()
+    projection.questions["q"].nodes["peer"].inapplicable = None  # forged: "it applies"
+    with pytest.raises(FoldUnreadable, match="applicability"):
+        restore_fold(dump_fold(projection))
+
+
+def test_a_rule_naming_only_a_child_of_a_retired_parent_is_not_suggested(
+    playbook: Playbook,
+) -> None:
+    data = playbook_data()
+    data["rule"][0].pop("requires")
+    data["rule"][0]["likelihoods"] = {"peer-acs": LIKELY, "otherwise": {"low": 0.3, "high": 0.7}}
+    playbook = playbook_from_dict(data)
+    case = Case(playbook)
+    case.add(commands.retire_hypothesis(case.projection(), "peer", "not this"))
+    candidates = [Candidate("nccl-tests", playbook.rules[0]), Candidate("smi", playbook.rules[1])]
+    assert {s.probe for s in rank_next_steps(case.projection(), candidates)} == {"smi"}

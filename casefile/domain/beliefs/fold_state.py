@@ -194,7 +194,9 @@ def restore_question(entry: dict[str, Any]) -> QuestionState:
         _check(intake.__class__ is str and answer.__class__ is str, f"answers of {qid!r}")
         _check(at.__class__ is int, f"answers of {qid!r}")
         answers[intake] = (answer, at)
-    return QuestionState.restored(
+    for node in nodes:
+        _check(all(need.answers for need in node.requires), f"requirements of {node.id!r}")
+    restored = QuestionState.restored(
         id=qid,
         text=entry["text"],
         catch_all_reserve=catch_all,
@@ -206,6 +208,14 @@ def restore_question(entry: dict[str, Any]) -> QuestionState:
         support=support,
         answers=answers,
     )
+    # what applies follows from the requirements and the answers, never from the saved marks
+    saved = {n.id: n.inapplicable for n in restored.nodes.values()}
+    restored.settle_requirements()
+    _check(
+        all(restored.nodes[h].inapplicable == why for h, why in saved.items()),
+        f"applicability of {qid!r}",
+    )
+    return restored
 
 
 def restore_stubs(

@@ -354,6 +354,11 @@ class _Folder:
                 question.apply(question.effect(old.likelihoods, old.otherwise, old.reliability), -1)
                 count_support(question, old, -1)
             old.superseded_by = eid
+            replaced = old.payload_field("intake")
+            if replaced is not None and (payload.get("intake") or {}).get("id") != replaced["id"]:
+                # superseded by evidence that is not a new answer: nothing answers it now
+                question.forget_answer(str(replaced["id"]))
+                effect = question.effect(likelihoods, otherwise, reliability)
         surprise = question.surprise(effect)
         question.apply(effect)
         state = EvidenceState(

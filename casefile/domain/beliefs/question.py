@@ -260,17 +260,36 @@ class QuestionState:
             self.refresh_priors()  # the structure carries the answers the ranking reads
         return False
 
+    def forget_answer(self, intake: str) -> bool:
+        """An answer no longer in force (its evidence superseded by evidence that is not an
+        answer to the same question): what it ruled out applies again."""
+        if self.answers.pop(intake, None) is None:
+            return False
+        if not self.settle_requirements():
+            self.refresh_priors()  # the structure carries the answers the ranking reads
+        return True
+
     def settle_requirements(self) -> bool:
         """Mark each hypothesis whose requirement an answer in force contradicts, clear the
         mark where the answer changed, and rebuild the structure if anything moved."""
         changed = False
-        for node in self.nodes.values():
+        # children before parents: a parent that keeps no share of its own and none of whose
+        # children applies does not apply either
+        for node in reversed(list(self.nodes.values())):
             reason = None
             for need in node.requires:
                 held = self.answers.get(need.intake)
                 if held is not None and need.contradicted_by(held[0]):
                     reason = f"{need.intake} = {held[0]} (seq {held[1]})"
                     break
+            kids = [self.nodes[c] for c in node.children]
+            if (
+                reason is None
+                and kids
+                and self.children_share(node.id) >= 1.0 - 1e-12
+                and all(k.inapplicable is not None for k in kids)
+            ):
+                reason = f"none of its children applies ({kids[0].inapplicable})"
             if reason != node.inapplicable:
                 node.inapplicable = reason
                 changed = True

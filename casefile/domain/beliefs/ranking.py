@@ -299,9 +299,10 @@ def worth_suggesting(rule: Rule, structure: Structure) -> bool:
     if not rule.suggested_under(structure.answers):
         return False
     named = [structure.index[h] for h in rule.likelihoods if h in structure.index]
-    return not named or any(
-        structure.inapplicable[i] is None and not structure.retired[i] for i in named
-    )
+    # a named node still holds mass when some leaf of its subtree is in the distribution
+    # (a child of a retired parent, or a node that does not apply, holds none)
+    held = structure.leaf_position
+    return not named or any(any(m in held for m in structure.subtree[i]) for i in named)
 
 
 def separation(
