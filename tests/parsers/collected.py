@@ -25,7 +25,7 @@ from casefile_probes.numa import parse_numa
 from casefile_probes.smi_q import parse_smi_q
 from casefile_probes.smi_table import parse_smi_table
 
-from tests.parsers.corpus import GOLDEN, Parser, facts_as_json, read_sample
+from tests.parsers.corpus import Parser, regenerate
 
 #: Fixture folders under tests/golden and the parser each one is read with.
 COLLECTED: dict[str, Parser] = {
@@ -40,33 +40,5 @@ COLLECTED: dict[str, Parser] = {
 }
 
 
-def collected_files(folder: str) -> list[Path]:
-    """The samples of one fixture folder, in name order."""
-    return sorted((GOLDEN / folder).glob("*.txt"))
-
-
-def sources(folder: str) -> dict[str, str]:
-    """File name -> source address, from the folder's tab-separated ``SOURCES`` file."""
-    found: dict[str, str] = {}
-    for line in (GOLDEN / folder / "SOURCES").read_text(encoding="utf-8").splitlines():
-        if line.startswith("#") or not line.strip():
-            continue
-        name, url, *_ = line.split("\t")
-        found[name] = url
-    return found
-
-
-def _regenerate() -> None:
-    from tests.parsers.regen_golden import _dump_other
-
-    for folder, parse in COLLECTED.items():
-        for sample in collected_files(folder):
-            target = GOLDEN / folder / f"{sample.stem}.json"
-            text = _dump_other(facts_as_json(parse(read_sample(sample))))
-            if not target.exists() or target.read_text(encoding="utf-8") != text:
-                target.write_text(text, encoding="utf-8")
-                print(f"changed {target}")
-
-
 if __name__ == "__main__":
-    _regenerate()
+    regenerate(COLLECTED)

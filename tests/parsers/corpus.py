@@ -4,16 +4,22 @@ The corpus sits beside the repository (``<repo>/../shared/corpus``), in CI as on
 golden results live in this repository under ``tests/golden/<folder>/<stem>.json``. The
 parsers of each corpus folder, and the checks every parser result must pass, are here too,
 shared by the golden tests, the fuzz tests and ``regen_golden.py``.
+
+Fixtures collected from public threads live beside their goldens
+(``tests/golden/<folder>/<stem>.txt``, sources in the folder's ``SOURCES``); each family module
+(``collected``, ``host_logs``, ``pasted``, ``profilers``) only names its folders and parsers, and
+reads, checks and regenerates them through the functions here.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+import pytest
 from casefile_probes.bandwidth import parse_bandwidth
 from casefile_probes.dmon import parse_dmon
 from casefile_probes.lspci import parse_lspci
@@ -26,6 +32,7 @@ from casefile_probes.smi_table import parse_smi_table
 from casefile_probes.topo import parse_topo
 
 from casefile.domain.facts import Fact, ParseResult
+from casefile.probes.api import Probe
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS: Path = REPO.parent / "shared" / "corpus"
@@ -60,6 +67,109 @@ def corpus_files(folder: str) -> list[Path]:
 def read_sample(path: Path) -> str:
     """A corpus sample's text, as every parser test and ``regen_golden.py`` reads it."""
     return path.read_text(encoding="utf-8", errors="replace")
+
+
+def read_samples(*folders: str, corpus: Iterable[str] = ()) -> list[str]:
+    """The texts of the fixture folders named, then of the shared corpus folders named."""
+    paths = [path for folder in folders for path in golden_files(folder)]
+    paths += [path for folder in corpus for path in corpus_files(folder)]
+    return [read_sample(path) for path in paths]
+
+
+def golden_files(folder: str) -> list[Path]:
+    """The samples of one fixture folder kept in this repository, in name order."""
+    return sorted((GOLDEN / folder).glob("*.txt"))
+
+
+def golden_cases(parsers: Mapping[str, Parser]) -> list[Any]:
+    """One pytest case (folder, sample path) per sample of each fixture folder named."""
+    return [
+        pytest.param(folder, path, id=f"{folder}/{path.stem}")
+        for folder in parsers
+        for path in golden_files(folder)
+    ]
+
+
+def sources(folder: str) -> dict[str, str]:
+    """File name -> source address, from the folder's tab-separated ``SOURCES`` file."""
+    found: dict[str, str] = {}
+    for line in (GOLDEN / folder / "SOURCES").read_text(encoding="utf-8").splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        name, url, *_ = line.split("\t")
+        found[name] = url
+    return found
+
+
+def other_samples(folder: str) -> list[Path]:
+    """Every sample of another tool: the other golden folders' ``.txt`` files and the corpus."""
+    found = [
+        path
+        for directory in sorted(GOLDEN.iterdir())
+        if directory.is_dir() and directory.name != folder
+        for path in sorted(directory.glob("*.txt"))
+    ]
+    if CORPUS.is_dir():
+        found += sorted(CORPUS.glob("*/*.txt"))
+    return found
+
+
+def check_sources_and_goldens(folder: str, *, least: int = 1, url_prefix: str = "https://") -> None:
+    """A fixture folder holds enough samples, each with its source address and a golden, and
+    no golden without its sample."""
+    samples = {path.name for path in golden_files(folder)}
+    assert len(samples) >= least, f"fewer than {least} samples in tests/golden/{folder}/"
+    listed = sources(folder)
+    assert set(listed) == samples, f"SOURCES and fixture files differ in {folder}/"
+    assert all(url.startswith(url_prefix) for url in listed.values())
+    goldens = {path.stem for path in (GOLDEN / folder).glob("*.json")}
+    assert goldens == {Path(name).stem for name in samples}, (
+        f"orphan or missing golden in {folder}/"
+    )
+
+
+def check_recognises_no_other(folder: str, recognise: Callable[[str], bool], least: int) -> None:
+    """A probe's ``recognises`` guess takes no other tool's sample (of at least ``least``)."""
+    others = other_samples(folder)
+    assert len(others) > least, "the other samples were not found"
+    taken = [str(path) for path in others if recognise(read_sample(path))]
+    assert not taken, f"{folder} takes other tools' outputs for its own: {taken}"
+
+
+def check_probe_declarations(probe: Probe, recognise: Callable[[str], bool]) -> None:
+    """A probe names the recogniser its tests hold it to, and declares every fact its parser
+    gives on its fixture folder (named after the probe)."""
+    assert probe.recognises is recognise
+    given = {
+        fact.name
+        for path in golden_files(probe.name)
+        for fact in probe.parse(read_sample(path)).facts
+    }
+    assert given <= set(probe.facts), given - set(probe.facts)
+
+
+def regenerate(
+    parsers: Mapping[str, Parser], on_corpus: Iterable[tuple[str, str, Parser]] = ()
+) -> None:
+    """Rewrite the goldens of fixture folders (and of parsers over shared corpus folders,
+    as (golden folder, corpus folder, parser)) from the current code, naming each change."""
+    from tests.parsers.regen_golden import _dump_other
+
+    jobs = [
+        (path, parse, golden_path(folder, path.stem))
+        for folder, parse in parsers.items()
+        for path in golden_files(folder)
+    ]
+    for golden, corpus_folder, parse in on_corpus:
+        (GOLDEN / golden).mkdir(parents=True, exist_ok=True)
+        jobs += [
+            (path, parse, golden_path(golden, path.stem)) for path in corpus_files(corpus_folder)
+        ]
+    for sample, parse, target in jobs:
+        text = _dump_other(facts_as_json(parse(read_sample(sample))))
+        if not target.exists() or target.read_text(encoding="utf-8") != text:
+            target.write_text(text, encoding="utf-8")
+            print(f"changed {target}")
 
 
 def golden_path(folder: str, stem: str) -> Path:

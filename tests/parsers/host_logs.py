@@ -28,8 +28,7 @@ from casefile_probes.cpu_load import (
     parse_top,
 )
 
-from tests.parsers.collected import collected_files
-from tests.parsers.corpus import GOLDEN, Parser, facts_as_json, read_sample
+from tests.parsers.corpus import Parser, regenerate
 
 #: Fixture folders under tests/golden (each named after its probe) and the parser of each.
 HOST_LOGS: dict[str, Parser] = {
@@ -50,17 +49,5 @@ UNREADABLE = {
 }
 
 
-def _regenerate() -> None:
-    from tests.parsers.regen_golden import _dump_other
-
-    for folder, parse in HOST_LOGS.items():
-        for sample in collected_files(folder):
-            target = GOLDEN / folder / f"{sample.stem}.json"
-            text = _dump_other(facts_as_json(parse(read_sample(sample))))
-            if not target.exists() or target.read_text(encoding="utf-8") != text:
-                target.write_text(text, encoding="utf-8")
-                print(f"changed {target}")
-
-
 if __name__ == "__main__":
-    _regenerate()
+    regenerate(HOST_LOGS)

@@ -24,7 +24,7 @@ from casefile_probes.nccl_debug import parse_nccl_debug
 from casefile_probes.nvbandwidth import parse_nvbandwidth
 from casefile_probes.p2p import parse_p2p
 
-from tests.parsers.corpus import GOLDEN, Parser, corpus_files, facts_as_json, read_sample
+from tests.parsers.corpus import Parser, regenerate
 
 #: Fixture folders under tests/golden and the parser each one is read with.
 PASTED: dict[str, Parser] = {
@@ -41,43 +41,5 @@ ON_CORPUS: tuple[tuple[str, str, Parser], ...] = (
 )
 
 
-def pasted_files(folder: str) -> list[Path]:
-    """The sample files of one fixture folder, in name order."""
-    return sorted((GOLDEN / folder).glob("*.txt"))
-
-
-def sources(folder: str) -> dict[str, str]:
-    """File name -> source address, from the folder's ``SOURCES`` (tab-separated) file."""
-    path = GOLDEN / folder / "SOURCES"
-    found: dict[str, str] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.startswith("#") or not line.strip():
-            continue
-        name, url, *_ = line.split("\t")
-        found[name] = url
-    return found
-
-
-def _regenerate() -> None:
-    from tests.parsers.regen_golden import _dump_other
-
-    jobs: list[tuple[Path, Parser, Path]] = []
-    for folder, parse in PASTED.items():
-        jobs += [
-            (path, parse, GOLDEN / folder / f"{path.stem}.json") for path in pasted_files(folder)
-        ]
-    for folder, corpus_folder, parse in ON_CORPUS:
-        (GOLDEN / folder).mkdir(parents=True, exist_ok=True)
-        jobs += [
-            (path, parse, GOLDEN / folder / f"{path.stem}.json")
-            for path in corpus_files(corpus_folder)
-        ]
-    for sample, parse, target in jobs:
-        text = _dump_other(facts_as_json(parse(read_sample(sample))))
-        if not target.exists() or target.read_text(encoding="utf-8") != text:
-            target.write_text(text, encoding="utf-8")
-            print(f"changed {target}")
-
-
 if __name__ == "__main__":
-    _regenerate()
+    regenerate(PASTED, ON_CORPUS)

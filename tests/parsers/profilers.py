@@ -21,8 +21,7 @@ from casefile_probes.nsys_stats import looks_like_nsys_stats, parse_nsys_stats
 from casefile_probes.py_spy import looks_like_py_spy, parse_py_spy
 from casefile_probes.torch_profiler import looks_like_torch_profiler, parse_torch_profiler
 
-from tests.parsers.collected import collected_files
-from tests.parsers.corpus import CORPUS, GOLDEN, Parser, facts_as_json, read_sample
+from tests.parsers.corpus import Parser, regenerate
 
 #: Fixture folders under tests/golden, the parser of each and its ``recognises`` guess.
 PROFILERS: dict[str, Parser] = {
@@ -37,30 +36,5 @@ RECOGNISERS = {
 }
 
 
-def other_samples(folder: str) -> list[Path]:
-    """Every sample of another tool: the other golden folders' ``.txt`` files and the corpus."""
-    found = [
-        path
-        for directory in sorted(GOLDEN.iterdir())
-        if directory.is_dir() and directory.name != folder
-        for path in sorted(directory.glob("*.txt"))
-    ]
-    if CORPUS.is_dir():
-        found += sorted(CORPUS.glob("*/*.txt"))
-    return found
-
-
-def _regenerate() -> None:
-    from tests.parsers.regen_golden import _dump_other
-
-    for folder, parse in PROFILERS.items():
-        for sample in collected_files(folder):
-            target = GOLDEN / folder / f"{sample.stem}.json"
-            text = _dump_other(facts_as_json(parse(read_sample(sample))))
-            if not target.exists() or target.read_text(encoding="utf-8") != text:
-                target.write_text(text, encoding="utf-8")
-                print(f"changed {target}")
-
-
 if __name__ == "__main__":
-    _regenerate()
+    regenerate(PROFILERS)

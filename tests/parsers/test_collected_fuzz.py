@@ -2,13 +2,14 @@
 
 The samples are the collected fixtures (``tests/golden/<folder>/*.txt``) and, for the parsers
 that also read the shared corpus, its lspci, dmon and query-csv samples; the damages are those
-of ``test_other_fuzz`` (lines deleted, duplicated, swapped or glued, digits replaced, noise
+of ``fuzzing`` (lines deleted, duplicated, swapped or glued, digits replaced, noise
 injected, the text cut, CRLF endings).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 import pytest
 from casefile_probes.dmon import parse_dmon
@@ -21,22 +22,17 @@ from casefile_probes.query_gpu import parse_query_gpu
 from casefile_probes.series import MAX_POINTS, Series, add_series_facts, decode, encode
 from casefile_probes.smi_q import parse_smi_q
 from casefile_probes.smi_table import parse_smi_table
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from casefile.domain.facts import ParseResult
 
-from .collected import collected_files
-from .corpus import check_result, corpus_files, read_sample
-from .test_other_fuzz import mutated
+from .corpus import check_result, read_samples
+from .fuzzing import fuzz_mutated
 
 
 def _samples(*folders: str, corpus: tuple[str, ...] = ()) -> Callable[[], list[str]]:
-    def load() -> list[str]:
-        texts = [read_sample(path) for folder in folders for path in collected_files(folder)]
-        return texts + [read_sample(path) for name in corpus for path in corpus_files(name)]
-
-    return load
+    return partial(read_samples, *folders, corpus=corpus)
 
 
 CASES: dict[str, tuple[Callable[[str], ParseResult], Callable[[], list[str]]]] = {
@@ -62,21 +58,14 @@ def test_collected_fuzz_mutated_outputs_never_raise(name: str) -> None:
     if not samples:
         pytest.skip(f"no samples for {name} (corpus missing?)")
 
-    @settings(
-        max_examples=150,
-        deadline=None,
-        derandomize=True,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
-    @given(mutated(samples))
-    def run(text: str) -> None:
+    def check(text: str) -> None:
         result = parse(text)
         check_result(result)
         for fact in result.facts:
             if fact.name.endswith(".series"):
                 assert isinstance(fact.value, str) and decode(fact.value) is not None
 
-    run()
+    fuzz_mutated(samples, check, examples=150)
 
 
 @settings(max_examples=200, deadline=None, derandomize=True)

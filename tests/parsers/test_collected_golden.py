@@ -12,14 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from .collected import COLLECTED, collected_files, sources
-from .corpus import GOLDEN, assert_matches_golden
+from .collected import COLLECTED
+from .corpus import assert_matches_golden, check_sources_and_goldens, golden_cases, golden_files
 
-CASES = [
-    pytest.param(folder, path, id=f"{folder}/{path.stem}")
-    for folder in COLLECTED
-    for path in collected_files(folder)
-]
+CASES = golden_cases(COLLECTED)
 
 
 @pytest.mark.parametrize(("folder", "path"), CASES)
@@ -29,20 +25,12 @@ def test_collected_fixture_matches_golden(folder: str, path: Path) -> None:
 
 @pytest.mark.parametrize("folder", sorted(COLLECTED))
 def test_every_fixture_has_a_source_and_a_golden(folder: str) -> None:
-    samples = {path.name for path in collected_files(folder)}
-    assert samples, f"no fixtures in tests/golden/{folder}/"
-    listed = sources(folder)
-    assert set(listed) == samples, f"SOURCES and fixture files differ in {folder}/"
-    assert all(url.startswith("https://") for url in listed.values())
-    goldens = {path.stem for path in (GOLDEN / folder).glob("*.json")}
-    assert goldens == {Path(name).stem for name in samples}, (
-        f"orphan or missing golden in {folder}/"
-    )
+    check_sources_and_goldens(folder)
 
 
 def test_every_fixture_parses_to_facts() -> None:
     """Each sample was chosen because it holds something readable: none may come out empty."""
     for folder, parse in COLLECTED.items():
-        for path in collected_files(folder):
+        for path in golden_files(folder):
             result = parse(path.read_text(encoding="utf-8"))
             assert result.parsed and result.facts, f"{folder}/{path.name}: {result.problems}"

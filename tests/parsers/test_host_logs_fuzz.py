@@ -2,7 +2,7 @@
 holding them to linear time.
 
 Mutated real outputs (lines deleted, duplicated, swapped or glued, digits replaced, noise
-injected, the text cut, CRLF endings; see ``test_other_fuzz``) and random text never make them
+injected, the text cut, CRLF endings; see ``fuzzing``) and random text never make them
 raise. A workload log can be many megabytes, so each parser also reads a 10 MB log well within a
 bound, and single long lines of the shapes its patterns look for in time linear in their length.
 """
@@ -12,28 +12,20 @@ from __future__ import annotations
 import time
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from .collected import collected_files
-from .corpus import check_result, read_sample
+from .corpus import check_result, read_samples
+from .fuzzing import fuzz_mutated
 from .host_logs import HOST_LOGS, RECOGNISERS
-from .test_other_fuzz import mutated
 
 
 @pytest.mark.parametrize("folder", sorted(HOST_LOGS))
 def test_host_logs_fuzz_mutated_outputs_never_raise(folder: str) -> None:
-    samples = [read_sample(path) for path in collected_files(folder)]
+    samples = read_samples(folder)
     parse, recognise = HOST_LOGS[folder], RECOGNISERS[folder]
 
-    @settings(
-        max_examples=200,
-        deadline=None,
-        derandomize=True,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
-    @given(mutated(samples))
-    def run(text: str) -> None:
+    def check(text: str) -> None:
         result = parse(text)
         check_result(result)
         assert isinstance(recognise(text), bool)
@@ -41,7 +33,7 @@ def test_host_logs_fuzz_mutated_outputs_never_raise(folder: str) -> None:
             if fact.name == "train.data_share":
                 assert isinstance(fact.value, float) and 0.0 <= fact.value <= 1.0
 
-    run()
+    fuzz_mutated(samples, check)
 
 
 @settings(max_examples=200, deadline=None, derandomize=True)
@@ -65,7 +57,7 @@ LOG_BOUND_S = 30.0
 
 @pytest.mark.parametrize("folder", sorted(HOST_LOGS))
 def test_a_ten_megabyte_log_is_read_in_one_pass(folder: str) -> None:
-    samples = "".join(read_sample(path) + "\n" for path in collected_files(folder))
+    samples = "".join(text + "\n" for text in read_samples(folder))
     text = (samples * (LOG_SIZE // len(samples) + 1))[:LOG_SIZE]
     started = time.perf_counter()
     result = HOST_LOGS[folder](text)

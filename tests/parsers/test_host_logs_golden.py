@@ -17,16 +17,17 @@ from casefile_probes.cpu_load import PROBE as TOP
 
 from casefile.plugins import Registry
 
-from .collected import collected_files, sources
-from .corpus import GOLDEN, assert_matches_golden, read_sample
+from .corpus import (
+    assert_matches_golden,
+    check_probe_declarations,
+    check_recognises_no_other,
+    check_sources_and_goldens,
+    golden_cases,
+    read_sample,
+)
 from .host_logs import HOST_LOGS, RECOGNISERS, UNREADABLE
-from .profilers import other_samples
 
-CASES = [
-    pytest.param(folder, path, id=f"{folder}/{path.stem}")
-    for folder in HOST_LOGS
-    for path in collected_files(folder)
-]
+CASES = golden_cases(HOST_LOGS)
 
 
 @pytest.mark.parametrize(("folder", "path"), CASES)
@@ -36,15 +37,7 @@ def test_host_log_fixture_matches_golden(folder: str, path: Path) -> None:
 
 @pytest.mark.parametrize("folder", sorted(HOST_LOGS))
 def test_every_host_log_fixture_has_a_source_and_a_golden(folder: str) -> None:
-    samples = {path.name for path in collected_files(folder)}
-    assert len(samples) >= 4, f"fewer than four samples in tests/golden/{folder}/"
-    listed = sources(folder)
-    assert set(listed) == samples, f"SOURCES and fixture files differ in {folder}/"
-    assert all(url.startswith("https://github.com/") for url in listed.values())
-    goldens = {path.stem for path in (GOLDEN / folder).glob("*.json")}
-    assert goldens == {Path(name).stem for name in samples}, (
-        f"orphan or missing golden in {folder}/"
-    )
+    check_sources_and_goldens(folder, least=4, url_prefix="https://github.com/")
 
 
 @pytest.mark.parametrize(("folder", "path"), CASES)
@@ -65,22 +58,13 @@ def test_recognises_its_own_samples(folder: str, path: Path) -> None:
 
 @pytest.mark.parametrize("folder", sorted(HOST_LOGS))
 def test_recognises_no_other_tools_output(folder: str) -> None:
-    others = other_samples(folder)
-    assert len(others) > 100, "the other samples were not found"
-    taken = [str(path) for path in others if RECOGNISERS[folder](read_sample(path))]
-    assert not taken, f"{folder} takes other tools' outputs for its own: {taken}"
+    check_recognises_no_other(folder, RECOGNISERS[folder], least=100)
 
 
 def test_the_probes_declare_their_recogniser_and_every_fact_they_give() -> None:
     for probe in (TOP, MPSTAT_PROBE, PIDSTAT_PROBE, APP_LOG):
-        assert probe.recognises is RECOGNISERS[probe.name]
+        check_probe_declarations(probe, RECOGNISERS[probe.name])
         assert probe.needs_load
-        given = {
-            fact.name
-            for path in collected_files(probe.name)
-            for fact in probe.parse(read_sample(path)).facts
-        }
-        assert given <= set(probe.facts), given - set(probe.facts)
 
 
 def test_the_probes_are_registered_under_their_names() -> None:

@@ -1,6 +1,6 @@
 """Fuzzing the newer parsers: mutated real fixtures never make them raise.
 
-The mutations are those of ``test_other_fuzz`` (lines deleted, duplicated, swapped, glued, cut,
+The mutations are those of ``fuzzing`` (lines deleted, duplicated, swapped, glued, cut,
 digits replaced, unicode injected, CRLF), applied to the fixtures from public bug reports and
 to the shared corpus samples of the same tools.
 """
@@ -15,35 +15,26 @@ from casefile_probes.nccl import parse_nccl
 from casefile_probes.nccl_debug import parse_nccl_debug
 from casefile_probes.nvbandwidth import parse_nvbandwidth
 from casefile_probes.p2p import parse_p2p
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from casefile.domain.facts import ParseResult
 
-from .corpus import check_result, corpus_files, read_sample
-from .pasted import pasted_files
-from .test_other_fuzz import mutated
-
-
-def _samples(*sources: tuple[str, str]) -> list[str]:
-    paths = []
-    for kind, folder in sources:
-        paths += pasted_files(folder) if kind == "golden" else corpus_files(folder)
-    return [read_sample(path) for path in paths]
-
+from .corpus import check_result, read_samples
+from .fuzzing import fuzz_mutated
 
 CASES: dict[str, tuple[Callable[[str], ParseResult], list[str]]] = {
     "nccl-debug": (
         parse_nccl_debug,
-        _samples(("golden", "nccl-debug"), ("golden", "nccl/issues"), ("corpus", "nccl")),
+        read_samples("nccl-debug", "nccl/issues", corpus=("nccl",)),
     ),
-    "nccl-tests": (parse_nccl, _samples(("golden", "nccl/issues"), ("golden", "nccl-debug"))),
-    "p2p": (parse_p2p, _samples(("golden", "p2p/issues"))),
+    "nccl-tests": (parse_nccl, read_samples("nccl/issues", "nccl-debug")),
+    "p2p": (parse_p2p, read_samples("p2p/issues")),
     "nvbandwidth": (
         parse_nvbandwidth,
-        _samples(("golden", "nvbandwidth"), ("corpus", "bandwidth")),
+        read_samples("nvbandwidth", corpus=("bandwidth",)),
     ),
-    "bandwidth": (parse_bandwidth, _samples(("golden", "nvbandwidth"))),
+    "bandwidth": (parse_bandwidth, read_samples("nvbandwidth")),
 }
 
 
@@ -52,17 +43,7 @@ def test_pasted_fuzz_mutated_outputs_never_raise(name: str) -> None:
     parse, samples = CASES[name]
     assert samples
 
-    @settings(
-        max_examples=150,
-        deadline=None,
-        derandomize=True,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
-    @given(mutated(samples))
-    def run(text: str) -> None:
-        check_result(parse(text))
-
-    run()
+    fuzz_mutated(samples, lambda text: check_result(parse(text)), examples=150)
 
 
 @settings(max_examples=200, deadline=None, derandomize=True)

@@ -11,14 +11,18 @@ from pathlib import Path
 
 import pytest
 
-from .corpus import CORPUS, GOLDEN, assert_matches_golden, corpus_files
-from .pasted import ON_CORPUS, PASTED, pasted_files, sources
+from .corpus import (
+    CORPUS,
+    GOLDEN,
+    assert_matches_golden,
+    corpus_files,
+    golden_cases,
+    golden_files,
+    sources,
+)
+from .pasted import ON_CORPUS, PASTED
 
-CASES = [
-    pytest.param(folder, path, id=f"{folder}/{path.stem}")
-    for folder in PASTED
-    for path in pasted_files(folder)
-]
+CASES = golden_cases(PASTED)
 
 CORPUS_CASES = [
     pytest.param(golden, path, parse, id=f"{golden}/{path.stem}")
@@ -41,7 +45,7 @@ def test_newer_parsers_on_the_shared_corpus(golden: str, path: Path, parse: obje
 
 @pytest.mark.parametrize("folder", PASTED)
 def test_every_fixture_names_its_public_source(folder: str) -> None:
-    files = {path.name for path in pasted_files(folder)}
+    files = {path.name for path in golden_files(folder)}
     listed = sources(folder)
     assert files, f"no fixtures in {folder}"
     assert files == set(listed), f"SOURCES of {folder} and its .txt files differ"
@@ -50,7 +54,7 @@ def test_every_fixture_names_its_public_source(folder: str) -> None:
 
 @pytest.mark.parametrize("folder", PASTED)
 def test_no_golden_without_its_fixture(folder: str) -> None:
-    stems = {path.stem for path in pasted_files(folder)}
+    stems = {path.stem for path in golden_files(folder)}
     orphans = sorted(p.name for p in (GOLDEN / folder).glob("*.json") if p.stem not in stems)
     assert not orphans, f"golden files without a fixture in {folder}: {orphans}"
 

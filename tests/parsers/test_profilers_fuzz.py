@@ -1,37 +1,29 @@
 """Fuzzing the torch-profiler, nsys-stats and py-spy parsers and their ``recognises`` guesses:
 mutated real outputs (lines deleted, duplicated, swapped or glued, digits replaced, noise
-injected, the text cut, CRLF endings; see ``test_other_fuzz``) and random text never make them
+injected, the text cut, CRLF endings; see ``fuzzing``) and random text never make them
 raise, and the parsers always return a well-formed result."""
 
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from .collected import collected_files
-from .corpus import check_result, read_sample
+from .corpus import check_result, read_samples
+from .fuzzing import fuzz_mutated
 from .profilers import PROFILERS, RECOGNISERS
-from .test_other_fuzz import mutated
 
 
 @pytest.mark.parametrize("folder", sorted(PROFILERS))
 def test_profilers_fuzz_mutated_outputs_never_raise(folder: str) -> None:
-    samples = [read_sample(path) for path in collected_files(folder)]
+    samples = read_samples(folder)
     parse, recognise = PROFILERS[folder], RECOGNISERS[folder]
 
-    @settings(
-        max_examples=200,
-        deadline=None,
-        derandomize=True,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
-    @given(mutated(samples))
-    def run(text: str) -> None:
+    def check(text: str) -> None:
         check_result(parse(text))
         assert isinstance(recognise(text), bool)
 
-    run()
+    fuzz_mutated(samples, check)
 
 
 @settings(max_examples=200, deadline=None, derandomize=True)
