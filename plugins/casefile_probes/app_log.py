@@ -36,12 +36,21 @@ Facts, all on ``host`` and only those the text supports:
   ``distributed_world_size=N``), ``app.gpus_used`` (int: ``Using N GPUs``, ``num_gpus=N``,
   ``n_gpu: N``);
 - ``app.device_cpu`` (bool): True where the log says the job runs on the CPU ("Using device:
-  cpu", ``device='cpu'``, "torch.cuda.is_available(): False", "CUDA is not available", "No CUDA
-  GPUs are available", torch's "UserWarning: CUDA initialization: …", "Found no NVIDIA driver",
-  "Falling back to CPU", "Running on CPU", ``cuda=False``, ``n_gpu: 0``, Lightning's "GPU
-  available: True, used: False", YOLO's "torch 1.8.0 CPU" banner …); False where it only names
-  a CUDA device ("Using device: cuda:0", ``device='cuda'``). A log that says both is taken to
-  run on the CPU, with a problem naming both.
+  cpu", "torch.cuda.is_available(): False", "CUDA is not available", "No CUDA GPUs are
+  available", torch's "UserWarning: CUDA initialization: …", "Found no NVIDIA driver", "Running
+  on CPU", ``n_gpu: 0``, Lightning's "GPU available: True, used: False", YOLO's "torch 1.8.0
+  CPU" banner, llama.cpp's "offloaded 0/33 layers to GPU" …); False where it only names a CUDA
+  device ("Using device: cuda:0", "on cuda:0", ``device='cuda'``, "offloaded 33/33 layers to
+  GPU", a partial offload too). Some CPU matches are incidental, about a part of the job: a
+  ``device='cpu'``, "Falling back to CPU", "using CPU …" or ``cuda=False``. An explicit CUDA
+  statement ("Using device: cuda…", "on cuda:N", Lightning's "used: True", N > 0 layers
+  offloaded) outweighs those, with a problem naming both. Not read as the job's device at all:
+  ``device='cpu'`` inside a config object's brackets (DeepSpeed's
+  ``offload_optimizer=DeepSpeedZeroOffloadOptimizerConfig(device='cpu', …)``), after an
+  ``offload_…=`` key or in a YAML ``offload_…:`` block (where optimizer state or parameters
+  live), and "falling back to CPU" on a line about an op, operator or kernel (one operator
+  unsupported on MPS or by a provider). A log that gives a statement for each (a CUDA line, then
+  "No CUDA GPUs are available") is taken to run on the CPU, with a problem naming both.
 """
 
 from __future__ import annotations
@@ -124,25 +133,43 @@ _GPUS = (
     re.compile(r"(?<![\w])(?:num_gpus|n_gpu)['\"]?\s{0,4}[=:]\s{0,4}(\d{1,4})\b"),
     re.compile(r"--num[-_]gpus(?:=|\s{1,4})(\d{1,4})\b"),
 )
+# statements about the job itself: no explicit CUDA line outweighs them
 _ON_CPU = re.compile(
     r"(?i)(?:using device:?\s{0,4}['\"]?cpu\b"
-    r"|(?<![\w.])device(?:_config)?\s{0,2}[=:]\s{0,2}['\"]?cpu\b"
     r"|torch\.cuda\.is_available\(\)\s{0,4}[:=]?\s{0,4}false\b"
     r"|cuda (?:is )?(?:not available|unavailable)"
     r"|no cuda gpus are available|no cuda-capable device|found no nvidia driver"
-    r"|cuda initialization: |falling back to (?:the )?cpu|running on (?:the )?cpu\b"
-    r"|using (?:the )?cpu(?:\s{0,4}$|[.,;!)]|\s{1,4}(?:backend|only|instead|device))"
-    r"|(?<![\w.])cuda\s{0,2}=\s{0,2}false\b|(?<![\w.])n_gpu\s{0,2}[=:]\s{0,2}0\b"
+    r"|cuda initialization: |running on (?:the )?cpu\b"
+    r"|(?<![\w.])n_gpu\s{0,2}[=:]\s{0,2}0\b"
     r"|gpu available: \w{1,8}(?: \(\w{1,8}\))?, used: false"
-    r"|(?<![\w.])torch \S{1,40} cpu\s{0,4}$)"
+    r"|(?<![\w.])torch \S{1,40} cpu\s{0,4}$|(?<![\w/])offloaded 0/\d{1,6} layers to gpu)"
+)
+# incidental: a setting or a fallback that may be about a part of the job only
+_ON_CPU_WEAK = re.compile(
+    r"(?i)(?:(?<![\w.])device(?:_config)?\s{0,2}[=:]\s{0,2}['\"]?cpu\b"
+    r"|falling back to (?:the )?cpu"
+    r"|using (?:the )?cpu(?:\s{0,4}$|[.,;!)]|\s{1,4}(?:backend|only|instead|device))"
+    r"|(?<![\w.])cuda\s{0,2}=\s{0,2}false\b)"
 )
 _ON_CUDA = re.compile(
     r"(?i)(?:using device:?\s{0,4}['\"]?cuda"
     r"|(?<![\w.])device(?:_config)?\s{0,2}[=:]\s{0,2}['\"]?cuda"
     r"|torch\.cuda\.is_available\(\)\s{0,4}[:=]?\s{0,4}true\b|use gpu:\s{0,4}cuda"
     r"|gpu available: true(?: \(\w{1,8}\))?, used: true|(?<![\w.])cuda\s{0,2}=\s{0,2}true\b"
-    r"|beginning training on cuda|(?<![\w.])cuda:\d{1,3} \()"
+    r"|beginning training on cuda|(?<![\w.])cuda:\d{1,3} \(|(?<![\w.])on cuda:\d{1,3}\b"
+    r"|(?<![\w/])offloaded [1-9]\d{0,5}/\d{1,6} layers to gpu)"
 )
+# a job that says outright that it runs on a CUDA device: outweighs incidental CPU matches
+_CUDA_EXPLICIT = re.compile(
+    r"(?i)(?:using device:?\s{0,4}['\"]?cuda|(?<![\w.])on cuda:\d{1,3}\b"
+    r"|beginning training on cuda|gpu available: true(?: \(\w{1,8}\))?, used: true"
+    r"|(?<![\w/])offloaded [1-9]\d{0,5}/\d{1,6} layers to gpu)"
+)
+# an operator falling back to the CPU (MPS, ONNX Runtime) is not the job on the CPU
+_OP_LEVEL = re.compile(r"(?i)(?<![\w])(?:ops?|operators?|kernels?|aten::)(?![\w])")
+# an offload section's key (``offload_optimizer:`` in YAML) or a config object's name
+_OFFLOAD_KEY = re.compile(r"(?i)^(\s{0,40})[\"']?\w{0,40}offload\w{0,40}[\"']?\s{0,4}:\s{0,4}$")
+_CONTEXT_NAME = re.compile(r"(?i)(?:offload|config(?:uration)?\s{0,2}$)")
 
 # Cheap first looks: a line is tried against a group of patterns only if it holds one of
 # the group's words (C-speed substring tests keep a 10 MB log to one quick pass).
@@ -161,7 +188,7 @@ _LOOKS = re.compile(
     r"|(?<![\w.])Data\s\d{1,12}(?:\.\d{1,12})?\s\(\d{1,12}(?:\.\d{1,12})?\)\s{1,4}Batch\s"
     r"|UserWarning: CUDA initialization|[Ff]ound no NVIDIA driver|No CUDA GPUs are available"
     r"|Falling back to CPU|CUDA is not available|torch\.cuda\.is_available\(\)\s{0,4}[:=]?\s{0,4}"
-    r"|using CPU backend|tok/sec|tokens/sec"
+    r"|using CPU backend|tok/sec|tokens/sec|offloaded \d{1,6}/\d{1,6} layers to GPU"
     r"|tensor[_-]parallel[_-]size['\"]?\s{0,4}[=:]\s{0,4}\d|(?<![\w])world_size=\d",
     re.M,
 )
@@ -189,7 +216,11 @@ class _Log:
     world_size: list[int] = field(default_factory=list)
     gpus: list[int] = field(default_factory=list)
     on_cpu: list[str] = field(default_factory=list)
+    on_cpu_weak: list[str] = field(default_factory=list)
     on_cuda: list[str] = field(default_factory=list)
+    cuda_explicit: list[str] = field(default_factory=list)
+    #: indentation of the YAML ``offload_…:`` key whose block the reading is in, if any
+    offload_indent: int | None = None
     idle_intervals: int = 0
     cut_eval: int = 0
 
@@ -301,11 +332,65 @@ def _config(line: str, log: _Log) -> None:
         match = _first(_GPUS, line)
         if match is not None:
             log.gpus.append(int(match.group(1)))
+    _offload_block(line, log)
     if any(word in line for word in _DEVICE_WORDS):
         if (cpu := _ON_CPU.search(line)) is not None:
             log.on_cpu.append(cpu.group(0).strip())
-        elif (cuda := _ON_CUDA.search(line)) is not None:
+            return
+        weak = None if log.offload_indent is not None else _weak_cpu(line)
+        if weak is not None:
+            log.on_cpu_weak.append(weak)
+        if (cuda := _ON_CUDA.search(line)) is not None:
             log.on_cuda.append(cuda.group(0).strip())
+            if (explicit := _CUDA_EXPLICIT.search(line)) is not None:
+                log.cuda_explicit.append(explicit.group(0).strip())
+
+
+def _offload_block(line: str, log: _Log) -> None:
+    """Follows a YAML ``offload_optimizer:`` block: its ``device: cpu`` is where optimizer
+    state lives, not where the job runs."""
+    stripped = line.lstrip(" ")
+    if not stripped:
+        return
+    indent = len(line) - len(stripped)
+    if log.offload_indent is not None and indent <= log.offload_indent:
+        log.offload_indent = None
+    if "ffload" in line and (key := _OFFLOAD_KEY.match(line)) is not None:
+        log.offload_indent = len(key.group(1))
+
+
+def _weak_cpu(line: str) -> str | None:
+    """The first incidental CPU match that is about the job: not a ``device='cpu'`` inside a
+    config object (``DeepSpeedZeroOffloadOptimizerConfig(device='cpu', …)``) or after an
+    ``offload_…=`` key, not an operator falling back to the CPU."""
+    for count, match in enumerate(_ON_CPU_WEAK.finditer(line)):
+        if count == 8:  # a bound on the backward scans below
+            break
+        text = match.group(0)
+        if text.lower().startswith("falling"):
+            if _OP_LEVEL.search(line) is None:
+                return text.strip()
+            continue
+        if not text.lower().startswith(("device", "using")) or not _in_context(line, match):
+            return text.strip()
+    return None
+
+
+def _in_context(line: str, match: re.Match[str]) -> bool:
+    """Whether a match lies in the brackets of a config object or an ``offload_…`` key."""
+    depth = 0
+    start = match.start()
+    for index in range(start - 1, max(-1, start - 4000), -1):
+        char = line[index]
+        if char in ")]}":
+            depth += 1
+        elif char in "([{":
+            if depth == 0:
+                before = line[max(0, index - 120) : index]
+                name = re.split(r"[,(\[{;]", before)[-1]
+                return _CONTEXT_NAME.search(name) is not None
+            depth -= 1
+    return False
 
 
 def _read(line: str, log: _Log) -> None:
@@ -336,6 +421,26 @@ def _settle(values: list[int], name: str, problems: list[str]) -> int | None:
 
 def _round(value: float) -> float:
     return round(value, 6)
+
+
+def _device(log: _Log, result: ParseResult) -> None:
+    """A statement about the job outweighs an incidental match; between two statements, the
+    CPU one (a failed CUDA start is often followed by the script's own CUDA line)."""
+    cpu = log.on_cpu or ([] if log.cuda_explicit else log.on_cpu_weak)
+    if cpu:
+        result.add("app.device_cpu", True, "host")
+        if log.on_cuda:
+            result.problems.append(
+                f"the log names both the CPU ({cpu[0]!r}) and a CUDA device "
+                f"({log.on_cuda[0]!r}); taken as running on the CPU"
+            )
+    elif log.on_cuda:
+        result.add("app.device_cpu", False, "host")
+        if log.on_cpu_weak:
+            result.problems.append(
+                f"the log mentions the CPU ({log.on_cpu_weak[0]!r}) but says it runs on "
+                f"{log.cuda_explicit[0]!r}; taken as running on the GPU"
+            )
 
 
 def parse_app_log(text: str) -> ParseResult:
@@ -382,15 +487,7 @@ def parse_app_log(text: str) -> ParseResult:
     )
     result.add("app.world_size", _settle(log.world_size, "world size", problems))
     result.add("app.gpus_used", _settle(log.gpus, "GPUs used", problems))
-    if log.on_cpu:
-        result.add("app.device_cpu", True, "host")
-        if log.on_cuda:
-            problems.append(
-                f"the log names both the CPU ({log.on_cpu[0]!r}) and a CUDA device "
-                f"({log.on_cuda[0]!r}); taken as running on the CPU"
-            )
-    elif log.on_cuda:
-        result.add("app.device_cpu", False, "host")
+    _device(log, result)
     if not result.facts:
         return ParseResult.unparsed(
             "no step or data times, throughput, parallel sizes or CPU/CUDA device lines found"

@@ -1,11 +1,15 @@
 """Review fixes to the py-spy and app-log parsers: readings that a reviewer found wrong.
 
 py-spy: DataLoader's pin-memory thread (present in every ``pin_memory=True`` job), threads
-that only wait and threads without frames made a GPU-bound job look data-heavy.
+that only wait and threads without frames made a GPU-bound job look data-heavy. app-log: any CPU
+match (an offloaded optimizer's ``device='cpu'``, one operator falling back to the CPU) made a
+job that says it runs on CUDA read as running on the CPU; llama.cpp's layer count was not read.
 """
 
 from __future__ import annotations
 
+import pytest
+from casefile_probes.app_log import looks_like_app_log, parse_app_log
 from casefile_probes.py_spy import parse_py_spy
 
 from casefile.domain.facts import ParseResult
@@ -112,3 +116,76 @@ Thread 0x7F4AA2ED8701 (idle)
 """
     facts = _values(parse_py_spy(text))
     assert facts["host.data_share"] == 0.5  # __getitem__ in one of the two threads with frames
+
+
+# ----------------------------------------------------------------------------- app-log device
+
+_DEEPSPEED_ZERO = (
+    "[2024-01-09 10:12:41,502] [INFO] [config.py:988:print]   zero_config .................. "
+    "stage=3 contiguous_gradients=True reduce_scatter=True "
+    "offload_param=DeepSpeedZeroOffloadParamConfig(device='none', nvme_path=None, "
+    "buffer_count=5, buffer_size=100,000,000, max_in_cpu=1,000,000,000, pin_memory=False) "
+    "offload_optimizer=DeepSpeedZeroOffloadOptimizerConfig(device='cpu', nvme_path=None, "
+    "buffer_count=4, pin_memory=True, pipeline=False, pipeline_read=False, "
+    "pipeline_write=False, fast_init=False, ratio=1.0) sub_group_size=1,000,000,000\n"
+)
+
+
+def test_an_offloaded_optimizer_in_a_deepspeed_config_is_not_the_job_on_the_cpu() -> None:
+    result = parse_app_log(_DEEPSPEED_ZERO + "Using device: cuda:0\n")
+    assert _values(result) == {"app.device_cpu": False}
+    assert not result.problems  # the config's device='cpu' is not read at all
+    assert "app.device_cpu" not in _values(parse_app_log(_DEEPSPEED_ZERO))
+
+
+def test_an_offload_block_of_a_yaml_config_is_not_the_jobs_device() -> None:
+    text = "zero_optimization:\n  stage: 3\n  offload_optimizer:\n    device: cpu\n"
+    assert "app.device_cpu" not in _values(parse_app_log(text))
+    # the block ends at the first line indented no deeper than its key
+    after = text + "  device: cpu\n"
+    assert _values(parse_app_log(after))["app.device_cpu"] is True
+
+
+def test_a_device_setting_in_an_argument_namespace_still_counts() -> None:
+    assert _values(parse_app_log("Namespace(batch_size=8, device='cpu', lr=0.1)\n")) == {
+        "app.device_cpu": True
+    }
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Falling back to CPU for unsupported op aten::_linalg_eigh",
+        "UserWarning: falling back to CPU for operator 'aten::nonzero'",
+    ],
+)
+def test_an_operator_falling_back_to_the_cpu_is_not_the_job_on_the_cpu(line: str) -> None:
+    assert "app.device_cpu" not in _values(parse_app_log(line + "\n"))
+    assert _values(parse_app_log(f"Using device: cuda:0\n{line}\n")) == {"app.device_cpu": False}
+
+
+def test_an_explicit_cuda_statement_outweighs_an_incidental_cpu_match() -> None:
+    result = parse_app_log("Falling back to CPU.\nModel loaded on cuda:0\n")
+    assert _values(result) == {"app.device_cpu": False}
+    assert "taken as running on the GPU" in result.problems[0]
+    # without the explicit statement, the fallback still says the job runs on the CPU
+    assert _values(parse_app_log("Falling back to CPU.\n")) == {"app.device_cpu": True}
+
+
+def test_a_failed_cuda_start_still_outweighs_an_explicit_cuda_line() -> None:
+    result = parse_app_log("Using device: cuda:0\nRuntimeError: No CUDA GPUs are available\n")
+    assert _values(result) == {"app.device_cpu": True}
+    assert "taken as running on the CPU" in result.problems[0]
+
+
+@pytest.mark.parametrize(
+    ("line", "on_cpu"),
+    [
+        ("llm_load_tensors: offloaded 0/33 layers to GPU", True),
+        ("llm_load_tensors: offloaded 33/33 layers to GPU", False),
+        ("load_tensors: offloaded 20/33 layers to GPU", False),  # partial: the GPU is used
+    ],
+)
+def test_llama_cpp_layers_offloaded_say_where_the_model_runs(line: str, on_cpu: bool) -> None:
+    assert _values(parse_app_log(line + "\n")) == {"app.device_cpu": on_cpu}
+    assert looks_like_app_log(line + "\n")
