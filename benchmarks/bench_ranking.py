@@ -32,8 +32,22 @@ from casefile.domain.rules import rule_from_dict
 RUNS = 7
 
 
-def synthetic() -> tuple[object, list[Candidate]]:
-    rng = random.Random(20261201)
+def synthetic_case(
+    title: str,
+    seed: int,
+    tops: tuple[int, float],
+    children: tuple[int, float],
+    probes: int,
+    rules: tuple[int, int],
+    named: tuple[int, int],
+    per_rule_fact: bool,
+) -> tuple[object, list[Candidate]]:
+    """A seeded synthetic case: ``tops`` top-level hypotheses (count, prior) with ``children``
+    each (count, prior), and ``probes`` probes of ``rules`` rules each (a random count within
+    the bounds; equal bounds draw nothing, so a fixed count keeps its seed's cases), every
+    rule naming ``named`` random nodes (bounds) with 2 or 3 outcomes, like the playbook's.
+    ``per_rule_fact`` gives each rule of a probe its own fact."""
+    rng = random.Random(seed)
     events = []
     prev = GENESIS_HASH
 
@@ -43,31 +57,26 @@ def synthetic() -> tuple[object, list[Candidate]]:
         events.append(event)
         prev = event.hash
 
-    add(commands.open_case("ranking bench"))
-    projection = project(events)
-    add(commands.propose_question(projection, "What limits it?", "q", 0.1))
+    add(commands.open_case(title))
+    add(commands.propose_question(project(events), "What limits it?", "q", 0.1))
     ids: list[str] = []
-    for top in range(16):
-        projection = project(events)
-        add(commands.propose_hypothesis(projection, f"top {top}", "q", 0.9 / 16, f"t{top}"))
+    for top in range(tops[0]):
+        add(commands.propose_hypothesis(project(events), f"top {top}", "q", tops[1], f"t{top}"))
         ids.append(f"t{top}")
-        for child in range(4):
-            projection = project(events)
+        for child in range(children[0]):
             hid = f"t{top}c{child}"
-            add(commands.propose_hypothesis(projection, hid, f"t{top}", 0.25, hid))
-            ids.append(f"t{top}c{child}")
-    projection = project(events)
-    assert len(ids) == 80
+            add(commands.propose_hypothesis(project(events), hid, f"t{top}", children[1], hid))
+            ids.append(hid)
+    assert len(ids) == tops[0] * (1 + children[0])
     candidates = []
-    for probe in range(5):
-        for number in range(12):
+    for probe in range(probes):
+        count = rules[0] if rules[0] == rules[1] else rng.randint(*rules)
+        for number in range(count):
             outcomes = ["a", "b", "c"][: rng.choice((2, 3))]
-            named = rng.sample(ids, rng.randint(3, 8))
             table = {}
-            for hid in [*named, "otherwise"]:
+            for hid in [*rng.sample(ids, rng.randint(*named)), "otherwise"]:
                 weights = [rng.random() + 0.05 for _ in outcomes]
-                total = sum(weights)
-                row = [round(w / total, 4) for w in weights]
+                row = [round(w / sum(weights), 4) for w in weights]
                 row[-1] = round(1.0 - sum(row[:-1]), 4)
                 table[hid] = dict(zip(outcomes, row, strict=True))
             rule = rule_from_dict(
@@ -76,7 +85,10 @@ def synthetic() -> tuple[object, list[Candidate]]:
                     "version": 1,
                     "probes": [f"probe{probe}"],
                     "rationale": "bench",
-                    "statistic": {"aggregate": "max", "fact": f"f{number}"},
+                    "statistic": {
+                        "aggregate": "max",
+                        "fact": f"f{number}" if per_rule_fact else "f",
+                    },
                     "outcomes": [
                         *({"name": o, "below": float(i)} for i, o in enumerate(outcomes[:-1])),
                         {"name": outcomes[-1]},
@@ -86,7 +98,14 @@ def synthetic() -> tuple[object, list[Candidate]]:
                 "q",
             )
             candidates.append(Candidate(f"probe{probe}", rule, "cheap"))
-    return projection, candidates
+    return project(events), candidates
+
+
+def synthetic() -> tuple[object, list[Candidate]]:
+    """80 hypotheses (16 top-level, 4 children each) and 5 probes of 12 rules."""
+    return synthetic_case(
+        "ranking bench", 20261201, (16, 0.9 / 16), (4, 0.25), 5, (12, 12), (3, 8), True
+    )
 
 
 def timed(projection: object, candidates: list[Candidate]) -> float:
@@ -115,51 +134,9 @@ def dev_case_v2() -> tuple[object, list[Candidate]]:
 
 def synthetic_30_by_40() -> tuple[object, list[Candidate]]:
     """30 hypotheses (10 top-level, 2 children each) and 40 probes of 1 to 4 rules."""
-    rng = random.Random(20261202)
-    events = []
-    prev = GENESIS_HASH
-
-    def add(new: object) -> None:
-        nonlocal prev
-        event = seal("bench", len(events) + 1, prev, new, recorded_at="2026-01-01T00:00:00Z")  # type: ignore[arg-type]
-        events.append(event)
-        prev = event.hash
-
-    add(commands.open_case("ranking bench 30x40"))
-    add(commands.propose_question(project(events), "What limits it?", "q", 0.1))
-    ids: list[str] = []
-    for top in range(10):
-        add(commands.propose_hypothesis(project(events), f"top {top}", "q", 0.09, f"t{top}"))
-        ids.append(f"t{top}")
-        for child in range(2):
-            hid = f"t{top}c{child}"
-            add(commands.propose_hypothesis(project(events), hid, f"t{top}", 0.4, hid))
-            ids.append(hid)
-    assert len(ids) == 30
-    candidates = []
-    for probe in range(40):
-        for number in range(rng.randint(1, 4)):
-            outcomes = ["a", "b", "c"][: rng.choice((2, 3))]
-            table = {}
-            for hid in [*rng.sample(ids, rng.randint(2, 8)), "otherwise"]:
-                weights = [rng.random() + 0.05 for _ in outcomes]
-                row = [round(w / sum(weights), 4) for w in weights]
-                row[-1] = round(1.0 - sum(row[:-1]), 4)
-                table[hid] = dict(zip(outcomes, row, strict=True))
-            rule = rule_from_dict(
-                {
-                    "id": f"p{probe}r{number}", "version": 1, "probes": [f"probe{probe}"],
-                    "rationale": "bench", "statistic": {"aggregate": "max", "fact": "f"},
-                    "outcomes": [
-                        *({"name": o, "below": float(i)} for i, o in enumerate(outcomes[:-1])),
-                        {"name": outcomes[-1]},
-                    ],
-                    "likelihoods": table,
-                },
-                "q",
-            )  # fmt: skip
-            candidates.append(Candidate(f"probe{probe}", rule, "cheap"))
-    return project(events), candidates
+    return synthetic_case(
+        "ranking bench 30x40", 20261202, (10, 0.09), (2, 0.4), 40, (1, 4), (2, 8), False
+    )
 
 
 def timed_status(projection: object, candidates: list[Candidate]) -> float:
