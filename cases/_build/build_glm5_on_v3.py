@@ -61,6 +61,7 @@ sys.path.insert(0, str(ROOT))
 
 import glm5_outputs as out  # noqa: E402
 from build_dev_cases import casefile, database  # noqa: E402
+from case_dir import clear_previous_build  # noqa: E402
 
 CASE_ID = "glm5-pcie-pivot-v3"
 PLAYBOOK = "gpu-throughput@3"
@@ -256,30 +257,11 @@ def encode(story: Story) -> None:
     )  # fmt: skip
 
 
-def clear_previous_build(target: Path) -> None:
-    """Remove an earlier build of this case (its own files only); anything else is refused."""
-    if not target.exists():
-        return
-    events = target / "events.jsonl"
-    first = events.read_text(encoding="utf-8").split("\n", 1)[0] if events.is_file() else ""
-    if f'"case_id":"{CASE_ID}"' not in first:
-        raise SystemExit(f"{target} exists and is not a build of {CASE_ID}; not touching it")
-    for name in ("events.jsonl", "events.head", "README.md"):
-        (target / name).unlink(missing_ok=True)
-    blobs = target / "artifacts"
-    if blobs.is_dir() and not blobs.is_symlink():
-        for blob in blobs.iterdir():
-            if blob.is_file() and not blob.is_symlink():
-                blob.unlink()
-        if not any(blobs.iterdir()):
-            blobs.rmdir()
-
-
 def main(argv: list[str]) -> int:
     target = Path(argv[1]).resolve() if len(argv) > 1 else DEFAULT_OUTPUT
     with database() as scratch:
         encode(Story(scratch))
-        clear_previous_build(target)
+        clear_previous_build(target, CASE_ID, ("events.jsonl", "events.head", "README.md"))
         casefile("export", CASE_ID, str(target))
     print(f"{target}: built on {PLAYBOOK}")
     return 0

@@ -18,6 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import glm5_outputs as out
+from case_dir import clear_previous_build
 from casefile_gpu_playbook import PLAYBOOK_V1 as PLAYBOOK
 from casefile_probes import lspci, smi_q, topo
 from casefile_probes import query_gpu as query
@@ -319,26 +320,6 @@ class BuildClock:
         return f"2026-11-29T12:{minutes:02d}:{seconds:02d}.000000Z"
 
 
-def clear_previous_build(target: Path) -> None:
-    """Remove an earlier build of this case (its own files only), so a changed story can be
-    written; anything that is not a build of this case is left alone and refused."""
-    if not target.exists():
-        return
-    events = target / "events.jsonl"
-    first = events.read_text(encoding="utf-8").split("\n", 1)[0] if events.is_file() else ""
-    if f'"case_id":"{CASE_ID}"' not in first:
-        raise SystemExit(f"{target} exists and is not a build of {CASE_ID}; not touching it")
-    for name in ("events.jsonl", "README.md"):
-        (target / name).unlink(missing_ok=True)
-    blobs = target / "artifacts"
-    if blobs.is_dir() and not blobs.is_symlink():
-        for blob in blobs.iterdir():
-            if blob.is_file() and not blob.is_symlink():
-                blob.unlink()
-        if not any(blobs.iterdir()):
-            blobs.rmdir()
-
-
 def main(argv: list[str]) -> int:
     target = Path(argv[1]) if len(argv) > 1 else DEFAULT_OUTPUT
     store = MemoryEventStore(clock=BuildClock())
@@ -350,7 +331,7 @@ def main(argv: list[str]) -> int:
     wanted: set[str] = set()
     for event in events:
         wanted |= referenced_artifacts(event)
-    clear_previous_build(target)
+    clear_previous_build(target, CASE_ID, ("events.jsonl", "README.md"))
     export_case(events, store.artifact_digests(wanted), target)
     print(f"{target}: {len(events)} events")
     return 0
