@@ -313,7 +313,8 @@ class ExperimentVerbs(_Base):
         self, projection: Projection, change: str, probe: str | None, rule_id: str | None
     ) -> ExperimentRule | None:
         """The rule named, else the first that reads ``change`` (for ``probe``, when one is
-        named: an outcome stated in words may name none)."""
+        named: an outcome stated in words may name none) and that no answer in force rules
+        out (its ``requires``)."""
         rules = [r for p in self.case_playbooks(projection) for r in p.experiments]
         if rule_id is not None:
             for rule in rules:
@@ -326,7 +327,15 @@ class ExperimentVerbs(_Base):
             known = ", ".join(r.id for r in rules) or "none"
             raise DomainError(f"no experiment rule {rule_id!r} (rules: {known})")
         for rule in rules:
-            if (probe is None or probe in rule.probes) and rule.matches(change):
+            question = projection.questions.get(rule.rule.question)
+            answers = {} if question is None else {k: a for k, (a, _) in question.answers.items()}
+            if (
+                (probe is None or probe in rule.probes)
+                and rule.rule.suggested_under(
+                    answers
+                )  # "6x -> 1x" on a one-GPU case: not fewer-gpus
+                and rule.matches(change)
+            ):
                 return rule
         return None
 

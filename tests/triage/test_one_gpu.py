@@ -90,3 +90,15 @@ def test_the_hypothesis_detail_says_why_it_does_not_apply(cli: CLI) -> None:
     assert data["does_not_apply"].startswith("gpu-count = one")
     report = cli("status", "d")
     assert "(does not apply: gpu-count = one (seq " in report.out
+
+
+def test_a_change_read_by_a_rule_that_needs_several_gpus_is_not_read_on_one(cli: CLI) -> None:
+    assert (
+        cli("new", "slow", "--id", "e", "--playbook", "gpu-throughput", "--env", "gpus=1x A10").code
+        == 0
+    )
+    result = cli(
+        "experiment", "e", "--change", "NCCL_P2P_DISABLE=1", "--outcome", "fixed", "--json"
+    )
+    assert result.code == 0, result.err
+    assert json.loads(result.out)["rule"] is None  # p2p-disable needs several GPUs
