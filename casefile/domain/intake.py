@@ -190,6 +190,9 @@ def intake_from_dict(data: Any, question: str, known: set[str], where: str) -> I
             "likelihoods": data.get("likelihoods"),
             "rationale": data.get("rationale"),
             "reliability": data.get("reliability", DEFAULT_INTAKE_RELIABILITY),
+            # what the case must state for the question to be worth asking (scaling means
+            # nothing for a job on one GPU)
+            "requires": data.get("requires", []),
         },
         question,
         where=label,

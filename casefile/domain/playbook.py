@@ -207,6 +207,7 @@ def _check_requirements(
     questions = {q.id: q for q in intake}
     owners = [(f"hypothesis {h.id}", h.requires) for h in hypotheses]
     owners += [(f"rule {r.id}", r.requires) for r in rules]
+    owners += [(f"intake {q.id}", q.rule.requires) for q in intake]
     for owner, requires in owners:
         for qid, answers in requires:
             question = questions.get(qid)

@@ -18,6 +18,8 @@ INTER_GPU_STEPS = (
     "nccl-tests", "nccl-debug", "cuda-p2p-bandwidth", "nvidia-smi-topo", "nvbandwidth",
     "A/B p2p-disable", "A/B p2p-level", "A/B shm-disable", "A/B algorithm",
     "A/B network-path", "A/B container-gpus", "A/B fewer-gpus",
+    # questions about how several GPUs behave together
+    "intake scaling", "intake scope", "intake nvlink",
 )  # fmt: skip
 
 

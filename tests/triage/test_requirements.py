@@ -266,3 +266,28 @@ def test_a_rule_naming_only_a_child_of_a_retired_parent_is_not_suggested(
     case.add(commands.retire_hypothesis(case.projection(), "peer", "not this"))
     candidates = [Candidate("nccl-tests", playbook.rules[0]), Candidate("smi", playbook.rules[1])]
     assert {s.probe for s in rank_next_steps(case.projection(), candidates)} == {"smi"}
+
+
+def test_an_intake_question_may_require_an_answer_and_is_not_suggested_against_it() -> None:
+    data = playbook_data()
+    data["intake"].append(
+        {
+            "id": "scaling",
+            "version": 1,
+            "text": "Does it scale?",
+            "answers": ["yes", "no"],
+            "likelihoods": {"peer": {"yes": 0.2, "no": 0.8}, "otherwise": {"yes": 0.5, "no": 0.5}},
+            "rationale": "only with several GPUs",
+            "requires": [{"intake": "gpu-count", "answers": ["several"]}],
+        }
+    )
+    playbook = playbook_from_dict(data)
+    scaling = playbook.intake_question("scaling")
+    case = Case(playbook)
+    candidates = [Candidate("intake scaling", scaling.rule), Candidate("smi", playbook.rules[1])]
+    assert "intake scaling" in {s.probe for s in rank_next_steps(case.projection(), candidates)}
+    case.answer("one")
+    assert {s.probe for s in rank_next_steps(case.projection(), candidates)} == {"smi"}
+    data["intake"][-1]["requires"] = [{"intake": "gpu-count", "answers": ["many"]}]
+    with pytest.raises(RuleError, match=r"intake scaling requires answers \['many'\]"):
+        playbook_from_dict(data)
