@@ -1,5 +1,6 @@
-"""Next steps: the probes ranked on the focused step's belief, with expected information, cost
-and the load they must run under; Enter opens the probe dialog for the chosen one."""
+"""Next steps: the probes ranked on the focused step's belief, with expected information, cost,
+the load they must run under and which leading hypotheses each tells apart; Enter opens the
+probe dialog for the chosen one."""
 
 from __future__ import annotations
 
@@ -34,8 +35,11 @@ class NextSteps(RowList):
             ]
         step = self.steps[index]
         load = "under load" if step.load == "under-load" else step.load
+        # why this step, in one line (the two leading hypotheses it tells apart and how);
+        # the rules it feeds where nothing separates them
+        why = step.separates or ", ".join(step.rules)
         text = (
             f"{index + 1:>2}. {step.expected_gain_bits:.3f} bits  {cells(step.probe, 18)} "
-            f"{cells(step.cost, 9)} {cells(load, 10)} {', '.join(step.rules)}"
+            f"{cells(step.cost, 9)} {cells(load, 10)} {why}"
         )
         return [Segment(text, style)]
