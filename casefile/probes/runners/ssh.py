@@ -29,8 +29,9 @@ Security choices, and why:
   automatically, because that is exactly what a man in the middle looks like; nor is a key
   known_hosts marks ``@revoked`` (``host_key_revoked``).
 * The remote command is built by ``shlex.quote``-ing every argv element, so an argument such as
-  ``$(touch /tmp/pwned)`` reaches the program as one literal string. This assumes a POSIX login
-  shell on the remote side (the case for the Linux GPU hosts casefile targets).
+  ``$(touch /tmp/pwned)`` reaches the program as one literal string, with stdin from
+  ``/dev/null`` (``ssh_channel.remote_command``). This assumes a POSIX login shell on the
+  remote side (the case for the Linux GPU hosts casefile targets).
 * Passwords are not supported and keys are never read by casefile itself: paramiko loads them
   from the agent, ``IdentityFile`` paths and the default ``~/.ssh/id_*`` files. Messages name key
   *paths*, never key material.
@@ -58,7 +59,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import shlex
 import socket
 import threading
 import time
@@ -76,7 +76,13 @@ from casefile.probes.runners.capture import DEFAULT_CAPTURE_BYTES
 from casefile.probes.runners.fanout import DEFAULT_MAX_WORKERS, fan_out, fan_out_as_completed
 from casefile.probes.runners.result import RunResult
 from casefile.probes.runners.ssh_agent import agent_at
-from casefile.probes.runners.ssh_channel import SOURCE, Limits, run_on_channel, ssh_result
+from casefile.probes.runners.ssh_channel import (
+    SOURCE,
+    Limits,
+    remote_command,
+    run_on_channel,
+    ssh_result,
+)
 from casefile.probes.runners.ssh_config import ssh_home
 from casefile.probes.runners.ssh_dial import (
     closed_by_peer,
@@ -311,7 +317,7 @@ class SshRunner:
                 self.pool.discard(resolved.key, client)
                 if attempt:
                     return failed(f"cannot open a session on {resolved.address}: {e}", "channel")
-        command = " ".join(shlex.quote(a) for a in args)
+        command = remote_command(args)
         limits = Limits(timeout, connect_timeout, self._capture_bytes, cancel)
         return run_on_channel(channel, command, limits, target, args, started_at, t0)
 

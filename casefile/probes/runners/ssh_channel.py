@@ -16,8 +16,9 @@ its own.
 from __future__ import annotations
 
 import select
+import shlex
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import paramiko
@@ -89,6 +90,12 @@ class _Stopped(Exception):
         self.waited_s = waited_s
 
 
+def remote_command(argv: Sequence[str]) -> str:
+    """The command line the server's shell runs: each word quoted, stdin from /dev/null so
+    a command that reads it ends instead of waiting for input nobody sends."""
+    return " ".join(shlex.quote(a) for a in argv) + " </dev/null"
+
+
 def run_on_channel(
     channel: paramiko.Channel,
     command: str,
@@ -120,8 +127,12 @@ def run_on_channel(
         return None if deadline is None else max(deadline - time.monotonic(), 0.0)
 
     try:
+        # stdin is /dev/null on the remote side (see remote_command), so no EOF is sent here:
+        # paramiko builds an EOF under the channel's lock but sends it after, so a command
+        # that ends at once could see the server's CLOSE answered first and our EOF arrive
+        # for a channel the server has freed, and OpenSSH then drops the whole connection
+        # (every other command on it too).
         _exec(channel, command, limits.exec_timeout_s, deadline, stop_reason)
-        channel.shutdown_write()  # stdin at EOF, so a command that reads it does not hang
         wakeup = channel.fileno()  # readable when either stream has data, or at EOF/close
         while True:
             at_eof = channel.eof_received or channel.closed  # checked first: data precedes EOF
