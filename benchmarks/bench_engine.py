@@ -20,7 +20,7 @@ import time
 from typing import Any
 
 from casefile.domain.beliefs import project
-from casefile.domain.beliefs.views import Candidate, rank_next_steps
+from casefile.domain.beliefs.ranking import Candidate, rank_next_steps
 from casefile.domain.events import GENESIS_HASH, Event, NewEvent, seal
 from casefile.domain.rules import rule_from_dict
 

@@ -22,7 +22,7 @@ def modules_after(code: str) -> set[str]:
 
 def test_domain_imports_no_infrastructure() -> None:
     loaded = modules_after(
-        "import casefile.domain.beliefs, casefile.domain.beliefs.views, casefile.domain.commands,"
+        "import casefile.domain.beliefs, casefile.domain.beliefs.ranking, casefile.domain.commands,"
         " casefile.domain.playbook, casefile.domain.rules, casefile.domain.catalogue"
     )
     leaked = {

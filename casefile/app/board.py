@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from casefile.app.service import CaseService
     from casefile.app.views import EventDetail, HypothesisDetail
     from casefile.domain.beliefs import Projection
-    from casefile.domain.beliefs.views import Candidate, ProbeStep
+    from casefile.domain.beliefs.ranking import Candidate, ProbeStep
 
 #: Frames kept by seq (a replay walks back and forth over a few of them).
 FRAME_CACHE = 64
@@ -82,7 +82,7 @@ class Board:
         offered = self.service.candidates(projection)
 
         def ranked(_seq: int) -> list[ProbeStep]:
-            from casefile.domain.beliefs.views import rank_probes
+            from casefile.domain.beliefs.ranking import rank_probes
 
             return rank_probes(projection, offered)
 
@@ -144,7 +144,7 @@ class Board:
         return frame
 
     def _ranked(self, seq: int) -> list[ProbeStep]:
-        from casefile.domain.beliefs.views import rank_probes
+        from casefile.domain.beliefs.ranking import rank_probes
 
         projection = self.projection
         if self._offered is None:

@@ -15,7 +15,7 @@ from casefile.errors import CaseNotFound
 
 if TYPE_CHECKING:
     from casefile.domain.beliefs import Projection
-    from casefile.domain.beliefs.views import Candidate
+    from casefile.domain.beliefs.ranking import Candidate
     from casefile.domain.events import Event
     from casefile.plugins import Registry
     from casefile.store.base import EventStore
@@ -99,8 +99,12 @@ class ServiceCore:
         rerun, or a reboot into firmware settings), and each intake question not yet answered
         as ``intake <id>``, at no cost: a person knows whether the slowdown followed an
         upgrade sooner than a benchmark can show it."""
-        from casefile.domain.beliefs.ranking import EXPERIMENT_PREFIX, INTAKE_PREFIX, feeds
-        from casefile.domain.beliefs.views import Candidate
+        from casefile.domain.beliefs.ranking import (
+            EXPERIMENT_PREFIX,
+            INTAKE_PREFIX,
+            Candidate,
+            feeds,
+        )
 
         probes = self.registry.all_probes()
         out = []

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
         StatusView,
     )
     from casefile.domain.beliefs import Projection
-    from casefile.domain.beliefs.views import ProbeStep
+    from casefile.domain.beliefs.ranking import ProbeStep
     from casefile.domain.events import Event
 
 from casefile.app.service_core import ServiceCore
@@ -78,8 +78,8 @@ class ViewVerbs(ServiceCore):
     def status(self, case_id: str, upto: int | None = None) -> StatusView:
         """The hypothesis tree, warnings, ranked next steps and decisive evidence."""
         from casefile.app.views import build_status
+        from casefile.domain.beliefs.ranking import rank_next_steps, rank_probes
         from casefile.domain.beliefs.scoring import decisive_at
-        from casefile.domain.beliefs.views import rank_next_steps, rank_probes
 
         if upto is None:
             projection = self._current(case_id, history=False)
@@ -109,7 +109,7 @@ class ViewVerbs(ServiceCore):
     ) -> dict[int, ProbeStep]:
         """The best probe at each step that raised a "never measured" warning, ranked on that
         step's captured belief (no refold)."""
-        from casefile.domain.beliefs.views import rank_probes
+        from casefile.domain.beliefs.ranking import rank_probes
 
         offered = self.candidates(projection)
         out: dict[int, ProbeStep] = {}

@@ -7,7 +7,7 @@ import pytest
 from casefile.app.views import CATCH_ALL_TEXT, ReplayView, build_replay
 from casefile.cli.render import render_replay
 from casefile.domain.beliefs import Projection, project
-from casefile.domain.beliefs.views import ProbeStep
+from casefile.domain.beliefs.ranking import ProbeStep
 from casefile.domain.events import Event
 from tests.app.view_cases import reference_case, small_case
 

@@ -11,15 +11,15 @@ import pytest
 from casefile.app.views import (
     CATCH_ALL_TEXT,
     StatusView,
+    build_replay,
     build_status,
-    replay_view,
     runner_up,
-    status_view,
     summarise,
 )
 from casefile.cli.render import render_status
 from casefile.domain.beliefs import Projection, project
-from casefile.domain.beliefs.views import NextStep, decisive_evidence
+from casefile.domain.beliefs.ranking import NextStep
+from casefile.domain.beliefs.scoring import decisive_evidence
 from casefile.domain.events import Event
 from tests.app.view_cases import StoreCase, reference_case, small_case
 
@@ -194,11 +194,11 @@ def test_views_are_frozen_plain_data_with_no_way_back_into_the_fold(
     assert glm5_status.to_json()["hypotheses"][0]["text"] != "scribbled"
 
 
-def test_the_old_dict_functions_still_answer_during_the_transition(
+def test_views_built_from_explicit_arguments_match_the_defaults(
     glm5: tuple[list[Event], Projection], glm5_status: StatusView
 ) -> None:
     events, projection = glm5
-    old = status_view(projection, [], decisive_evidence(projection))
-    assert old == glm5_status.to_json()
-    assert replay_view(projection, 3)["steps"][-1]["seq"] == 3
+    explicit = build_status(projection, next_steps=[], decisive=decisive_evidence(projection))
+    assert explicit.to_json() == glm5_status.to_json()
+    assert build_replay(projection, upto=3).to_json()["steps"][-1]["seq"] == 3
     assert summarise(events[1], projection).startswith("note: ")

@@ -15,9 +15,10 @@ import pytest
 from casefile_gpu_playbook import PLAYBOOK_V1 as PLAYBOOK
 from casefile_probes import dmon, lspci, nvml, query_gpu, smi_q, topo
 
-from casefile.app.views import replay_view, runner_up
+from casefile.app.views import build_replay, runner_up
 from casefile.domain.beliefs import Projection, project
-from casefile.domain.beliefs.views import Candidate, decisive_evidence, rank_next_steps
+from casefile.domain.beliefs.ranking import Candidate, rank_next_steps
+from casefile.domain.beliefs.scoring import decisive_evidence
 from casefile.domain.events import Event
 from casefile.store.casedir import export_case, read_case_dir
 from casefile.store.memory import MemoryEventStore
@@ -93,7 +94,7 @@ def test_pivot_is_flagged_at_the_one_gigabyte_observation_with_high_surprise(
     assert step.seq == pivot
     assert Q in step.pivots and step.pivots[Q][0] == "pcie-bound"
     assert step.unexpected_bits is not None and step.unexpected_bits >= 1.0
-    view = replay_view(projection)["steps"][pivot - 1]
+    view = build_replay(projection).to_json()["steps"][pivot - 1]
     assert view["surprising"] and view["questions"][Q]["pivot"]
     evidence = events[pivot - 1].payload
     assert evidence["outcome"] == "idle" and evidence["statistic"] < 0.05

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from casefile.domain import commands as c
-from casefile.domain.beliefs.views import Candidate, rank_next_steps, rank_probes
+from casefile.domain.beliefs.ranking import Candidate, rank_next_steps, rank_probes
 from casefile.domain.rules import Rule, rule_from_dict
 from tests.engine.builder import CaseBuilder
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from casefile.domain import commands
 from casefile.domain.beliefs import project
-from casefile.domain.beliefs.views import Candidate, outcome_table, rank_next_steps
+from casefile.domain.beliefs.ranking import Candidate, outcome_table, rank_next_steps
 from casefile.domain.rules import Rule, rule_from_dict
 
 from .builder import CaseBuilder

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from casefile.domain.beliefs import project, ranking, views
+from casefile.domain.beliefs import project
 from casefile.domain.beliefs.fold_codec import dump_fold, restore_fold
 from casefile.domain.beliefs.ranking import (
     Candidate,
@@ -82,14 +82,3 @@ def test_outcome_tables_are_the_same_from_the_live_tree_and_from_a_structure() -
             if candidate.rule.question == question.id:
                 live = outcome_table(question, keys, candidate.rule)
                 assert live == outcome_table(question.structure, keys, candidate.rule)
-
-
-def test_views_still_exports_the_ranking_and_scoring_names() -> None:
-    assert views.rank_next_steps is ranking.rank_next_steps
-    assert views.rank_probes is ranking.rank_probes
-    assert views.Candidate is ranking.Candidate
-    assert views.question_entropy is ranking.question_entropy
-    from casefile.domain.beliefs import scoring
-
-    assert views.decisive_evidence is scoring.decisive_evidence
-    assert views.Decisive is scoring.Decisive

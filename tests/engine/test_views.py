@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from casefile.domain import commands
-from casefile.domain.beliefs.views import Candidate, decisive_evidence, rank_next_steps
+from casefile.domain.beliefs.ranking import Candidate, rank_next_steps
+from casefile.domain.beliefs.scoring import decisive_evidence
 from casefile.domain.events import Event, NewEvent
 from casefile.domain.facts import Fact
 from casefile.domain.rules import Applied, Rule, SetAside, evaluate, rule_from_dict

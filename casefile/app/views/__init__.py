@@ -12,9 +12,6 @@ stable shapes the README documents and only ever adds keys.
 - :func:`build_case_row` → :class:`CaseRow` (``cases``)
 - :func:`build_event_detail` → :class:`EventDetail` (a detail pane)
 - :func:`build_hypothesis_detail` → :class:`HypothesisDetail` (why a confidence is what it is)
-
-The dict-returning functions of the old module (``status_view``, ``replay_view``, …) are
-re-exported from :mod:`casefile.app.views.compat` during the transition.
 """
 
 from casefile.app.views.common import (
@@ -23,14 +20,6 @@ from casefile.app.views.common import (
     QuestionRow,
     build_case_header,
     runner_up,
-)
-from casefile.app.views.compat import (
-    case_header,
-    hypothesis_rows,
-    replay_view,
-    status_view,
-    step_view,
-    warning_line,
 )
 from casefile.app.views.event_detail import (
     EventDetail,
@@ -103,14 +92,8 @@ __all__ = [
     "build_log",
     "build_replay",
     "build_status",
-    "case_header",
     "detail",
-    "hypothesis_rows",
     "names_table",
-    "replay_view",
     "runner_up",
-    "status_view",
-    "step_view",
     "summarise",
-    "warning_line",
 ]

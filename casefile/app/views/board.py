@@ -25,7 +25,7 @@ from casefile.domain.beliefs.projection import SURPRISE_FLAG_BITS
 if TYPE_CHECKING:
     from casefile.domain.beliefs import Projection
     from casefile.domain.beliefs.projection import Step
-    from casefile.domain.beliefs.views import ProbeStep
+    from casefile.domain.beliefs.ranking import ProbeStep
     from casefile.domain.events import Event
 
 #: How many evidence steps a hypothesis's sparkline spans (the newest ones up to the focus).
