@@ -64,7 +64,7 @@ def echo_times(argv: list[str], env: dict[str, str], keys: int) -> list[float]:
 
 
 def main() -> None:
-    from casefile.app.transcripts.live import integration
+    from casefile.transcripts.live import integration
 
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--keys", type=int, default=200)

@@ -11,12 +11,12 @@ from casefile.app.who import NOW, Who
 from casefile.errors import CaseNotFound, DomainError
 
 if TYPE_CHECKING:
+    from casefile.app.ingest import IngestedRun
     from casefile.app.probing import ProbeRequest
-    from casefile.app.transcripts.ingest import IngestedRun
-    from casefile.app.transcripts.proposal import Proposal
     from casefile.probes.api import Probe
     from casefile.probes.runners.cancel import CancelToken
     from casefile.probes.runners.result import RunResult
+    from casefile.transcripts.proposal import Proposal
 
 from casefile.app.service_core import ServiceCore
 
@@ -128,8 +128,8 @@ class ProbeVerbs(ServiceCore):
     ) -> Proposal:
         """What a recorded session proposes (nothing is stored): runs and notes to review.
         ``marks``: the nonce of ``record``'s shell integration (see ``proposal.propose``)."""
-        from casefile.app.transcripts.ingest import shapes
-        from casefile.app.transcripts.proposal import propose
+        from casefile.app.ingest import shapes
+        from casefile.transcripts.proposal import propose
 
         return propose(
             data,
@@ -151,7 +151,7 @@ class ProbeVerbs(ServiceCore):
     ) -> list[IngestedRun]:
         """Append the accepted items of ``proposal`` (all for None) in one append, the source
         stored as an artifact each event points into; the same file twice is refused."""
-        from casefile.app.transcripts import ingest
+        from casefile.app import ingest
 
         if self.store.head(case_id)[0] == 0:
             raise CaseNotFound(f"no case {case_id!r} (see `casefile cases`)")

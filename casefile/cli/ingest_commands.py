@@ -13,11 +13,11 @@ import sys
 from typing import TYPE_CHECKING
 
 from casefile.app.files import TRANSCRIPT_LIMIT
-from casefile.app.transcripts import FORMATS
 from casefile.cli.terminal import say
+from casefile.transcripts import FORMATS
 
 if TYPE_CHECKING:
-    from casefile.app.transcripts.proposal import Proposal
+    from casefile.transcripts.proposal import Proposal
 
 FORMAT_CHOICES = ("auto", *FORMATS)
 LOAD_CHOICES = ("idle", "under-load", "unknown")
@@ -49,7 +49,7 @@ def _clip(text: str, width: int) -> str:
 
 def review_table(proposal: Proposal) -> list[str]:
     """The proposal, one row per item."""
-    from casefile.app.transcripts.proposal import ProposedRun
+    from casefile.transcripts.proposal import ProposedRun
 
     rows = [f"{'#':>4}  {'kind':<5} {'probe':<18} {'host':<14} {'at':<20} text"]
     for item in proposal.items:

@@ -53,11 +53,11 @@ def register(
 
 def cmd_record(args: argparse.Namespace) -> int:
     from casefile.app.opening import open_case
-    from casefile.app.transcripts.live import integration, run_in_pty
-    from casefile.app.transcripts.stream import TranscriptError
     from casefile.cli.ingest_commands import _ask, review_table
     from casefile.cli.parsing import who
     from casefile.errors import CasefileError
+    from casefile.transcripts.live import integration, run_in_pty
+    from casefile.transcripts.stream import TranscriptError
 
     actor = who(args)
     excludes: list[re.Pattern[str]] = args.exclude

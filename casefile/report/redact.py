@@ -11,7 +11,7 @@ probe hosts and SSH targets (``[user@]host[:port]``), actors other than the role
 URLs' credentials, host-like environment entries, and the host names outputs say
 (:mod:`casefile.report.detect`: nccl-tests' ``Rank … on HOST``, ``uname -a``, ``hostname``).
 It also learns the credentials: every secret shape ingest scrubs
-(:func:`casefile.app.transcripts.secrets.scrub`: tokens, ``password: …``, ``Bearer …``, a
+(:func:`casefile.transcripts.secrets.scrub`: tokens, ``password: …``, ``Bearer …``, a
 private key's body, ``-p<password>`` on a command line), and the value of an environment entry
 whose key names a secret. The second replaces, in one regex scan per string, those names (inside
 other tokens too: ``gpu-node-7.example``) and whatever the patterns find on their own: IPv4
@@ -33,10 +33,10 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
-from casefile.app.transcripts.secrets import MASK, is_secret_name, scrub
 from casefile.errors import CasefileError
 from casefile.report import detect
 from casefile.report.model import Excerpt, Participant, Ref, Report, TimelineRow
+from casefile.transcripts.secrets import MASK, is_secret_name, scrub
 
 #: Actor names that are roles, not people: never redacted as user names.
 ROLES = frozenset({"user", "assistant"})

@@ -175,8 +175,8 @@ def test_typed_input_in_a_cast_is_not_kept(cli: CLI, tmp_path: Path, version: in
     """R3-M3: a cast's input events (a password typed at a prompt that does not echo) were kept
     verbatim in the transcript artifact. casefile reads output only: the input is blanked in
     the cast it keeps, in place, so the kept cast reads as before and every offset holds."""
-    from casefile.app.transcripts.formats import read
-    from casefile.app.transcripts.stream import Command
+    from casefile.transcripts.formats import read
+    from casefile.transcripts.stream import Command
 
     case = _new_case(cli)
     data = asciicast(version, typed="secretpassword\r")
@@ -353,7 +353,7 @@ def test_a_quoted_secret_never_reaches_the_runs_setup(cli: CLI, tmp_path: Path) 
 def test_output_over_the_cap_is_recorded_truncated(
     cli: CLI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from casefile.app.transcripts import proposal
+    from casefile.transcripts import proposal
 
     monkeypatch.setattr(proposal, "OUTPUT_CAP", 100)
     case = _new_case(cli)

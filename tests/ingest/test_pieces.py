@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from casefile.app.transcripts.commands import CommandLineError, match_command
-from casefile.app.transcripts.ingest import shapes
-from casefile.app.transcripts.screen_text import render
-from casefile.app.transcripts.secrets import scrub
+from casefile.app.ingest import shapes
+from casefile.transcripts.commands import CommandLineError, match_command
+from casefile.transcripts.screen_text import render
+from casefile.transcripts.secrets import scrub
 from tests.cli.conftest import builtin_registry
 
 SHAPES = shapes(builtin_registry())
@@ -173,7 +173,7 @@ def test_dash_p_password_only_in_command_lines() -> None:
     ],
 )
 def test_formats_are_detected(data: bytes, fmt: str) -> None:
-    from casefile.app.transcripts.formats import detect
+    from casefile.transcripts.formats import detect
 
     assert detect(data) == fmt
 
@@ -187,8 +187,8 @@ def test_review_answers_read_as_the_numbers_to_keep() -> None:
 
 
 def test_a_chat_line_with_the_output_flattened_after_the_command() -> None:
-    from casefile.app.transcripts.formats import read
-    from casefile.app.transcripts.stream import Command
+    from casefile.transcripts.formats import read
+    from casefile.transcripts.stream import Command
 
     line = (
         b'[assistant] [bash] ssh 10.1.230.175 \'nvidia-smi -q 2>&1 | grep -E "Link Width|Gen" '
@@ -204,7 +204,7 @@ def test_a_chat_line_with_the_output_flattened_after_the_command() -> None:
 
 
 def test_probes_that_cover_each_other_are_told_apart_by_their_marks() -> None:
-    from casefile.app.transcripts.commands import shapes_of
+    from casefile.transcripts.commands import shapes_of
 
     mutual = shapes_of(
         [
@@ -228,8 +228,8 @@ def test_a_probe_that_declares_covers_wrongly_is_refused_at_once(covers: object)
 def test_a_markdown_line_carrying_a_mark_is_output_not_a_command() -> None:
     """A chat export keeps a command's raw output: a line in it that carries an OSC 133 mark
     is what the command printed, never a command of its own (as in a terminal stream)."""
-    from casefile.app.transcripts.formats import read
-    from casefile.app.transcripts.stream import Command
+    from casefile.transcripts.formats import read
+    from casefile.transcripts.stream import Command
 
     data = (
         b"[bash] cat spoof.log\n"
@@ -251,7 +251,7 @@ def test_a_v3_cast_proposes_what_its_v2_equivalent_does() -> None:
     """asciicast v3 (asciinema 3.0's default) was refused as "not an asciinema v2 header". Its
     times are intervals since the event before, and it adds comment lines and marker, resize
     and exit events: read, the same session proposes the same runs at the same times."""
-    from casefile.app.transcripts.proposal import ProposedRun, propose
+    from casefile.transcripts.proposal import ProposedRun, propose
     from tests.ingest.samples import asciicast
 
     def shown(run: ProposedRun) -> tuple[object, ...]:

@@ -222,7 +222,7 @@ def test_the_nonce_is_kept_from_the_commands(tmp_path: Path, shell: str) -> None
     """A command that could print the nonce could forge marks: it is in no environment variable
     a command inherits (not even a PS1 that came exported), and the rc file that holds it is
     gone once the shell has read it."""
-    from casefile.app.transcripts.live import integration, run_in_pty
+    from casefile.transcripts.live import integration, run_in_pty
 
     rc_dir = tmp_path / "rc"
     rc_dir.mkdir()

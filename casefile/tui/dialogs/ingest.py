@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING
 
 from casefile.app.files import TRANSCRIPT_LIMIT, read_regular_file
 from casefile.app.probing import LOADS
-from casefile.app.transcripts import FORMATS as TRANSCRIPT_FORMATS
+from casefile.transcripts import FORMATS as TRANSCRIPT_FORMATS
 from casefile.tui.dialogs.form import Field, FormDialog, optional, required
 
 if TYPE_CHECKING:
     from casefile.app.service import CaseService
-    from casefile.app.transcripts.proposal import Proposal
     from casefile.app.who import Who
+    from casefile.transcripts.proposal import Proposal
 
 #: The formats ``casefile ingest --format`` takes (``auto``: detect from the content).
 FORMATS = ("auto", *TRANSCRIPT_FORMATS)

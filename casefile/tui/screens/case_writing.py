@@ -24,7 +24,7 @@ from casefile.tui.widgets.hypotheses import HypothesisTree
 from casefile.tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
-    from casefile.app.transcripts.proposal import Proposal
+    from casefile.transcripts.proposal import Proposal
 from casefile.tui.screens.case_base import CaseScreenBase
 
 #: The actions a read-only view refuses.

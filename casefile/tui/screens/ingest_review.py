@@ -18,8 +18,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Label, Static
 
-from casefile.app.transcripts.proposal import Proposal, Proposed, ProposedNote, ProposedRun
 from casefile.text_safety import block, line
+from casefile.transcripts.proposal import Proposal, Proposed, ProposedNote, ProposedRun
 from casefile.tui.dialogs.ingest import IngestRequest, IngestSelection
 from casefile.tui.glyphs import short_time
 from casefile.tui.requests import command_line
