@@ -200,18 +200,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     from casefile.cli.parsing import refuse_undecodable_db
 
     refuse_undecodable_db(args)  # every command: a --db that is not UTF-8 is a usage error
-    collecting = gc.isenabled()
+    from casefile.domain.collector import collector_paused
+
     # not for a follower or a probe: both may run for minutes, and SSH sessions make cycles
-    if collecting and not getattr(args, "follow", False) and args.command != "probe":
-        # A one-shot command builds a fold of long-lived objects that form no cycles and then
-        # exits: the cyclic collector would only rescan them (a tenth of a second on a big
-        # case). Reference counting frees everything else.
-        gc.disable()
-    try:
+    if getattr(args, "follow", False) or args.command == "probe":
         return _run(args)
-    finally:
-        if collecting:
-            gc.enable()
+    # A one-shot command builds a fold of long-lived objects that form no cycles and then
+    # exits: the cyclic collector would only rescan them (a tenth of a second on a big
+    # case). Reference counting frees everything else.
+    with collector_paused():
+        return _run(args)
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -378,18 +378,14 @@ def test_a_rewritten_history_reaches_the_status_view(tmp_path: Path) -> None:
 
 def test_a_fold_is_freed_by_reference_counting_alone() -> None:
     """One-shot commands pause the cyclic collector: a dropped fold must still be freed."""
-    import gc
     import weakref
+
+    from casefile.domain.collector import collector_paused
 
     store = MemoryEventStore()
     seed(CaseService(store))
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         projection = project(store.load(CASE))
         alive = weakref.ref(projection)
         del projection
         assert alive() is None
-    finally:
-        if collecting:
-            gc.enable()

@@ -11,7 +11,6 @@ from typing import Any
 
 from casefile.app.views.names import CATCH_ALL_MEANING, CATCH_ALL_TEXT, hypothesis_text
 from casefile.domain.beliefs import Projection
-from casefile.domain.beliefs.projection import collector_paused
 from casefile.domain.beliefs.question import QuestionState
 from casefile.domain.beliefs.ranking import question_entropy
 from casefile.domain.events import Event
@@ -196,9 +195,3 @@ def event_at(projection: Projection, seq: int) -> Event | None:
     if 0 <= index < len(events) and events[index].seq == seq:
         return events[index]
     return next((e for e in events if e.seq == seq), None)
-
-
-#: Pause the cyclic collector while a view of a long case is built: such a view allocates one
-#: object per event that all stay alive, so each full collection would rescan the whole fold
-#: beside it (the same reason ``project`` pauses it). Views form no reference cycles.
-gc_paused = collector_paused

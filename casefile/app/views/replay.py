@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from casefile.app.views.common import CaseHeader, build_case_header, gc_paused
+from casefile.app.views.common import CaseHeader, build_case_header
 from casefile.app.views.names import names_table
 from casefile.app.views.replay_summary import ReplaySummary, summarise_replay
 from casefile.app.views.steps import Suggestion
@@ -25,6 +25,7 @@ from casefile.domain.beliefs import Projection, Step
 from casefile.domain.beliefs.projection import SURPRISE_FLAG_BITS
 from casefile.domain.beliefs.question import QuestionSnapshot
 from casefile.domain.beliefs.ranking import ProbeStep
+from casefile.domain.collector import collector_paused
 from casefile.domain.events import Event
 
 
@@ -129,7 +130,7 @@ class ReplayView:
     names: Mapping[str, str]  # hypothesis id → current text, catch-alls included
 
     def to_json(self) -> dict[str, Any]:
-        with gc_paused():
+        with collector_paused():
             steps = [s.to_json() for s in self.steps]
         return {
             "case": self.case.to_json(),
@@ -156,7 +157,7 @@ class ReplayView:
         encode = json.JSONEncoder(ensure_ascii=False).encode
         seen: dict[tuple[Any, ...], str] = {}
         parts: list[str] = []
-        with gc_paused():
+        with collector_paused():
             by_object: dict[int, str] = {}
             for step in self.steps:
                 questions = by_object.get(id(step.questions))
@@ -202,7 +203,7 @@ def build_replay(
     copies: dict[Any, Any] = {}
     steps: list[ReplayStep] = []
     previous: Step | None = None
-    with gc_paused():
+    with collector_paused():
         for step, event in zip(projection.trajectory, projection.events, strict=True):
             if upto is not None and step.seq > upto:
                 break

@@ -93,7 +93,8 @@ from casefile.domain.beliefs.fold_state import restore_decisive as _restore_deci
 from casefile.domain.beliefs.fold_state import restore_question as _restore_question
 from casefile.domain.beliefs.fold_state import restore_stubs as _restore_stubs
 from casefile.domain.beliefs.fold_state import restore_warnings as _restore_warnings
-from casefile.domain.beliefs.projection import Projection, collector_paused
+from casefile.domain.beliefs.projection import Projection
+from casefile.domain.collector import collector_paused
 
 ENGINE_VERSION = "fold-5"
 

@@ -11,9 +11,7 @@ What a fold knows, :class:`Projection` and a :class:`Step` per event, is
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from typing import Any
 
 from casefile.domain.beliefs.evidence import EvidenceState as EvidenceState
@@ -26,6 +24,8 @@ from casefile.domain.beliefs.projection_state import Step as Step
 from casefile.domain.beliefs.question import HypothesisNode, QuestionState, Requirement, Surprise
 from casefile.domain.beliefs.tree import moved_depth
 from casefile.domain.catalogue import CURRENT_VERSIONS
+from casefile.domain.collector import collector_paused
+from casefile.domain.event_types import EVENT_TYPES
 from casefile.domain.events import Event
 from casefile.domain.ids import ID_PATTERN
 from casefile.domain.upcasters import read_event
@@ -48,22 +48,19 @@ def project(
     projection = Projection(keeps_trajectory=trajectory) if into is None else into
     folder = _Folder(projection)
     apply = folder.apply if projection.keeps_trajectory else folder.apply_state
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        current = CURRENT_VERSIONS
-        for event in events:
-            if event.version != current.get(event.type, event.version):
-                event = _read_through_upcasters(event)
-            apply(event)
-    finally:
-        if not projection.keeps_trajectory:
-            folder.settle_snapshots()
-        # the handler table holds the folder's bound methods: a cycle that would keep the
-        # projection alive until the cyclic collector ran (and one-shot commands pause it)
-        folder.handlers.clear()
-        if collecting:
-            gc.enable()
+    with collector_paused():
+        try:
+            current = CURRENT_VERSIONS
+            for event in events:
+                if event.version != current.get(event.type, event.version):
+                    event = _read_through_upcasters(event)
+                apply(event)
+        finally:
+            if not projection.keeps_trajectory:
+                folder.settle_snapshots()
+            # the handler table holds the folder's bound methods: a cycle that would keep the
+            # projection alive until the cyclic collector ran (and one-shot commands pause it)
+            folder.handlers.clear()
     return projection
 
 
@@ -76,19 +73,9 @@ def _read_through_upcasters(event: Event) -> Event:
         raise DomainError(f"seq {event.seq}: {error}") from None
 
 
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector (see :func:`project`): work that allocates tens of
-    thousands of objects next to a long fold would otherwise trigger passes over the whole
-    heap, costing more than the work itself. Nothing built under it forms a cycle."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
-            gc.enable()
-
+#: The types the fold has a handler for (``_Folder._<family>_<verb>``); the others (notes,
+#: actions) change no state and only take a step.
+FOLDED_TYPES = tuple(name for name, kind in EVENT_TYPES.items() if kind.folded)
 
 _NO_PIVOTS: dict[str, tuple[str, str]] = {}
 _NOTHING_CHANGED: frozenset[str] = frozenset()
@@ -103,22 +90,7 @@ class _Folder:
         #: questions a state-only fold changed, whose snapshot is taken once at the end
         self.dirty: set[str] = set()
         self.handlers: dict[str, Any] = {
-            name: getattr(self, "_" + name.replace(".", "_"))
-            for name in (
-                "case.opened",
-                "case.concluded",
-                "question.proposed",
-                "hypothesis.proposed",
-                "hypothesis.refined",
-                "hypothesis.retired",
-                "hypothesis.reinstated",
-                "priors.rebalanced",
-                "probe.ran",
-                "observation.recorded",
-                "reading.set_aside",
-                "evidence.assessed",
-                "experiment.recorded",
-            )
+            name: getattr(self, "_" + name.replace(".", "_")) for name in FOLDED_TYPES
         }
 
     def apply(self, event: Event) -> None:

@@ -26,13 +26,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from casefile.domain.beliefs.projection import EvidenceState, Projection, collector_paused
+from casefile.domain.beliefs.projection import EvidenceState, Projection
 from casefile.domain.beliefs.tree import (
     INVERSE_SCALE,
     EvidenceEffect,
     Structure,
     evidence_effect,
 )
+from casefile.domain.collector import collector_paused
 from casefile.errors import DomainError
 
 LN2 = math.log(2.0)
