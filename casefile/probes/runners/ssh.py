@@ -1,7 +1,8 @@
 """Run a probe's command on another machine over SSH (paramiko): SshRunner and SshTargetRunner.
 
-This module dials, authenticates and hands each command to a channel; the rest lives beside it,
-one job a module, and is re-exported here so callers import everything from this one place:
+This module decides where each connection goes (directly, or through ProxyJump hops), keeps it
+in the pool and hands each command to a channel; the rest lives beside it, one job a module,
+and the names callers use are re-exported here so they import everything from this one place:
 
 * :mod:`.ssh_targets`: what a target spec means (``[user@]host[:port]``, ``~/.ssh/config``).
 * :mod:`.ssh_config`: a host's options as OpenSSH computes them (``ssh -G``, or paramiko's
@@ -12,6 +13,9 @@ one job a module, and is re-exported here so callers import everything from this
   ``@cert-authority``, hashed names, patterns), and the lines written to it.
 * :mod:`.ssh_agent`: the agent an ``IdentityAgent`` option names (paramiko knows only
   ``$SSH_AUTH_SOCK``'s).
+* :mod:`.ssh_dial`: the TCP connection, the default keys to offer, and how a handshake ended.
+* :mod:`.ssh_login`: the host key checked and the login on a dialled connection, each failure
+  named by its cause.
 * :mod:`.ssh_pool`: one reusable connection per ``(user, host, port)``.
 * :mod:`.ssh_channel`: one command on one channel, with its deadline.
 
@@ -65,7 +69,6 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
 
 import paramiko
 
@@ -75,7 +78,6 @@ from casefile.probes.runners.cancel import CANCELLED, CancelToken
 from casefile.probes.runners.capture import DEFAULT_CAPTURE_BYTES
 from casefile.probes.runners.fanout import DEFAULT_MAX_WORKERS, fan_out, fan_out_as_completed
 from casefile.probes.runners.result import RunResult
-from casefile.probes.runners.ssh_agent import agent_at
 from casefile.probes.runners.ssh_channel import (
     SOURCE,
     Limits,
@@ -83,29 +85,21 @@ from casefile.probes.runners.ssh_channel import (
     run_on_channel,
     ssh_result,
 )
-from casefile.probes.runners.ssh_config import ssh_home
-from casefile.probes.runners.ssh_dial import (
-    closed_by_peer,
-    default_keys_elsewhere,
-    dial,
-    key_exchange_done,
-)
+from casefile.probes.runners.ssh_dial import dial
 from casefile.probes.runners.ssh_hostkeys import (
     HostKeyChanged,
     HostKeyInfo,
-    HostKeyPolicy,
     HostKeyRevoked,
     HostKeyUnknown,
     KnownHostsFiles,
     fingerprint,
     trust_host,
 )
-from casefile.probes.runners.ssh_known_hosts import load_known_hosts
+from casefile.probes.runners.ssh_login import LoginOptions, login
 from casefile.probes.runners.ssh_pool import ConnectFailure, ConnectionPool
 from casefile.probes.runners.ssh_targets import (
     DEFAULT_CONNECT_TIMEOUT_S,
     MAX_JUMP_HOPS,
-    NO_AGENT,
     SSH_PORT,
     SYSTEM_KNOWN_HOSTS_FILES,
     PoolKey,
@@ -332,7 +326,6 @@ class SshRunner:
         a jump host for), to refuse a ProxyJump loop instead of waiting on ourselves.
         """
         deadline = time.monotonic() + timeout
-        where = host_port(target.hostname, target.port)
         sock: socket.socket | paramiko.Channel
         if target.proxy_jump:
             sock = self._through_jump(target, timeout, (*chain, target.key))
@@ -340,111 +333,14 @@ class SshRunner:
             deadline = time.monotonic() + timeout
         else:
             sock = dial(target, timeout)
-        name = target.known_hosts_name
-        files = KnownHostsFiles.for_target(target, self._known_hosts_path)
-        try:
-            known = load_known_hosts(files.read)
-        except RunnerError as e:
-            sock.close()
-            raise ConnectFailure(str(e), "config") from e
-        client = paramiko.SSHClient()
-        # revoked keys left out (see the policy); filed under the name paramiko looks up
-        known.for_host(name, into=client.get_host_keys(), stored_as=target.dialled_name)
-        client.set_missing_host_key_policy(
-            HostKeyPolicy(
-                target.spec,
-                name,
-                files,
-                self.trust_unknown_host or target.accepts_new_keys,
-                known=known,
-                hash_names=target.hash_known_hosts,
-            )
+        options = LoginOptions(
+            known_hosts_path=self._known_hosts_path,
+            trust_unknown_host=self.trust_unknown_host,
+            allow_agent=self._allow_agent,
+            look_for_keys=self._look_for_keys,
+            identity_files=self._identity_files,
         )
-        key_files = [p for p in (*target.identity_files, *self._identity_files) if Path(p).exists()]
-        use_defaults = not target.identities_only
-        look_for_keys = self._look_for_keys and use_defaults
-        default_keys = default_keys_elsewhere() if look_for_keys else None
-        if default_keys is not None:  # paramiko would look under $HOME: name them instead
-            look_for_keys = False
-        allow_agent = self._allow_agent and use_defaults and target.identity_agent != NO_AGENT
-        agent_note = ""
-        if allow_agent and target.identity_agent is not None:
-            agent, agent_note = agent_at(target.identity_agent)
-            # paramiko asks only $SSH_AUTH_SOCK's agent unless one is in place before connect().
-            setattr(client, "_agent", agent)  # noqa: B010
-        remaining = max(deadline - time.monotonic(), 0.1)
-        all_keys = [*key_files, *(k for k in default_keys or () if k not in key_files)]
-        try:
-            client.connect(
-                target.hostname,
-                target.port,
-                username=target.user,
-                # paramiko takes a list here although its stubs only admit one path
-                key_filename=cast(str, all_keys) if all_keys else None,
-                allow_agent=allow_agent,
-                look_for_keys=look_for_keys,
-                sock=cast(socket.socket, sock),  # a Channel is a socket as far as paramiko cares
-                timeout=remaining,
-                banner_timeout=remaining,
-                auth_timeout=remaining,
-                channel_timeout=timeout,
-                compress=False,
-            )
-        except HostKeyUnknown as e:
-            client.close()
-            raise ConnectFailure(str(e), "host_key_unknown") from e
-        except HostKeyRevoked as e:
-            client.close()
-            raise ConnectFailure(str(e), "host_key_revoked") from e
-        except paramiko.BadHostKeyException as e:
-            client.close()
-            revoked_by = known.revoked_by(name, e.key)
-            if revoked_by is not None:
-                revoked = HostKeyRevoked(target.spec, name, e.key, revoked_by.source)
-                raise ConnectFailure(str(revoked), "host_key_revoked") from e
-            expected = e.expected_key
-            listed_in = known.source_of(name, expected) or files.read[0]
-            changed = HostKeyChanged(target.spec, name, e.key, expected, listed_in)
-            raise ConnectFailure(str(changed), "host_key_changed") from e
-        except Exception as e:  # SSHException, EOFError, socket errors mid-handshake …
-            # paramiko often reports a failed login as the last key-loading error rather than
-            # AuthenticationException, so the phase decides: past key exchange means auth failed.
-            past_kex = key_exchange_done(client)
-            client.close()
-            closed = closed_by_peer(e)
-            timed_out = not closed and (time.monotonic() >= deadline - 0.05 or "banner" in str(e))
-            if isinstance(e, paramiko.AuthenticationException) or (past_kex and not timed_out):
-                tried = [f"identity files {key_files}" if key_files else "no identity files"]
-                if self._look_for_keys and use_defaults:
-                    tried.append(f"default keys in {ssh_home() / '.ssh'}")
-                if allow_agent:
-                    at = target.identity_agent
-                    tried.append(f"the SSH agent at {at}{agent_note}" if at else "the SSH agent")
-                detail = str(e) or ("the server closed the connection" if closed else repr(e))
-                raise ConnectFailure(
-                    f"authentication failed for {target.address} "
-                    f"(tried {', '.join(tried)}): {detail}",
-                    "auth",
-                ) from e
-            if closed:
-                banner = "banner" in str(e)
-                phase = "before sending its SSH banner" if banner else "during key exchange"
-                raise ConnectFailure(
-                    f"connection closed by {where} {phase} (the server dropped the connection: "
-                    "sshd's MaxStartups or access rules, or not an SSH server)",
-                    "closed",
-                ) from e
-            if timed_out:
-                raise ConnectFailure(
-                    f"{where} did not complete the SSH handshake within {timeout:g}s",
-                    "connect_timeout",
-                    True,
-                ) from e
-            raise ConnectFailure(f"SSH handshake with {where} failed: {e}", "ssh") from e
-        transport = client.get_transport()
-        if transport is not None:
-            transport.set_keepalive(30)  # keep pooled connections through idle NAT/firewalls
-        return client
+        return login(target, sock, options, timeout=timeout, deadline=deadline)
 
     def _through_jump(
         self, target: SshTarget, timeout: float, chain: tuple[PoolKey, ...]
