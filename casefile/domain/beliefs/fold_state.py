@@ -19,8 +19,9 @@ from casefile.domain.beliefs.fold_columns import all_of as _all
 from casefile.domain.beliefs.fold_columns import check as _check
 from casefile.domain.beliefs.fold_columns import only as _only
 from casefile.domain.beliefs.fold_columns import picks as _picks
+from casefile.domain.beliefs.nodes import HypothesisNode, Requirement
 from casefile.domain.beliefs.projection import Projection
-from casefile.domain.beliefs.question import HypothesisNode, QuestionState, Requirement
+from casefile.domain.beliefs.question import QuestionState
 from casefile.domain.beliefs.warnings import CaseWarning, WarningTracker
 
 _NUMBER = (float, int)

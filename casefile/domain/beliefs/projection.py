@@ -16,12 +16,13 @@ from typing import Any
 
 from casefile.domain.beliefs.evidence import EvidenceState as EvidenceState
 from casefile.domain.beliefs.evidence import SavedEvidence as SavedEvidence
+from casefile.domain.beliefs.nodes import HypothesisNode, Requirement
 from casefile.domain.beliefs.projection_state import NO_DEPTHS as _NO_DEPTHS
 from casefile.domain.beliefs.projection_state import SURPRISE_FLAG_BITS as SURPRISE_FLAG_BITS
 from casefile.domain.beliefs.projection_state import PivotDepths as PivotDepths
 from casefile.domain.beliefs.projection_state import Projection as Projection
 from casefile.domain.beliefs.projection_state import Step as Step
-from casefile.domain.beliefs.question import HypothesisNode, QuestionState, Requirement, Surprise
+from casefile.domain.beliefs.question import QuestionState, Surprise
 from casefile.domain.beliefs.tree import moved_depth
 from casefile.domain.catalogue import CURRENT_VERSIONS
 from casefile.domain.collector import collector_paused

@@ -18,7 +18,8 @@ Two observations keep folding fast without changing a single bit of the result:
   parent's own leaf has seen.
 
 The tree's shape lives in an immutable :class:`Structure`, replaced on every structural change,
-so snapshots taken earlier keep the shape they were taken under.
+so snapshots taken earlier keep the shape they were taken under; the nodes it is built from,
+and the building, are :mod:`casefile.domain.beliefs.nodes`.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from casefile.domain.beliefs.arithmetic import SCALE
+from casefile.domain.beliefs.nodes import HypothesisNode, build_structure
 from casefile.domain.beliefs.tree import (
     CATCH_ALL,
     CATCH_ALL_LEAF,
@@ -44,49 +45,13 @@ __all__ = [
     "CATCH_ALL",
     "CATCH_ALL_LEAF",
     "EvidenceEffect",
-    "HypothesisNode",
     "QuestionSnapshot",
     "QuestionState",
-    "Requirement",
     "Structure",
     "Surprise",
     "catch_all_id",
     "leading_leaf",
 ]
-
-
-@dataclass(frozen=True)
-class Requirement:
-    """One thing a hypothesis needs the case to state: an intake answer among ``answers``.
-
-    Structure before statistics: a peer-to-peer cause cannot hold for a job on one GPU, so
-    once the case says it runs on one, that hypothesis holds no probability at all rather
-    than a small one that evidence for unrelated causes could lift again."""
-
-    intake: str
-    answers: tuple[str, ...]
-
-    def contradicted_by(self, answer: str) -> bool:
-        return answer not in self.answers
-
-
-@dataclass
-class HypothesisNode:
-    id: str
-    question_id: str
-    parent_id: str | None
-    text: str
-    prior: float  # absolute for top-level nodes, a share of the parent's for children
-    meaning: str | None = None
-    retired: bool = False
-    retired_reason: str | None = None
-    proposed_seq: int = 0
-    children: list[str] = field(default_factory=list)
-    #: what the case must state for it to apply at all: (intake question id, the answers
-    #: under which it can hold); an answer in force outside them leaves it without mass
-    requires: tuple[Requirement, ...] = ()
-    #: why it does not apply now ("gpu-count = one (seq 9)"), None while it can
-    inapplicable: str | None = None
 
 
 @dataclass
@@ -313,67 +278,8 @@ class QuestionState:
 
     def refresh_priors(self) -> None:
         """Rebuild the structure (shape, leaves, log-priors) after any structural change."""
-        ids = tuple(self.nodes)
-        index = self._index
-        parents = [self.nodes[i].parent_id for i in ids]
-        parent = tuple(-1 if up is None else index[up] for up in parents)
-        depth: list[int] = []
-        top: list[int] = []
-        for position in range(len(ids)):
-            up = parent[position]
-            depth.append(0 if up < 0 else depth[up] + 1)
-            top.append(position if up < 0 else top[up])
-        subtree = tuple(tuple(index[n] for n in self.subtree(i)) for i in ids)
-        open_tops = [h for h in self.top if self._holds(self.nodes[h])]
-        tops = (*open_tops, self.catch_all_id)
-        leaves: list[int] = []
-        log_priors: list[int] = []
-        leaf_top: list[int] = []
-
-        def walk(node_id: str, mass: float, top_position: int) -> None:
-            node = self.nodes[node_id]
-            if not self._holds(node):
-                return
-            own = mass * max(0.0, 1.0 - self.children_share(node_id))
-            if own > 0.0:
-                leaves.append(index[node_id])
-                log_priors.append(round(math.log(own) * SCALE))
-                leaf_top.append(top_position)
-            for child in node.children:
-                walk(child, mass * self.nodes[child].prior, top_position)
-
-        for position, top_id in enumerate(open_tops):
-            walk(top_id, self.nodes[top_id].prior, position)
-        catch_all = self.catch_all_prior()
-        if catch_all > 0.0:
-            leaves.append(CATCH_ALL_LEAF)
-            log_priors.append(round(math.log(catch_all) * SCALE))
-            leaf_top.append(len(tops) - 1)
-        self._structure = Structure(
-            catch_all=self.catch_all_id,
-            ids=ids,
-            parent=parent,
-            subtree=subtree,
-            depth=tuple(depth),
-            top=tuple(top),
-            tops=tops,
-            leaves=tuple(leaves),
-            log_priors=tuple(log_priors),
-            leaf_top=tuple(leaf_top),
-            retired=tuple(self.nodes[i].retired for i in ids),
-            inapplicable=tuple(self.inapplicable_reason(i) for i in ids),
-            answers={intake: answer for intake, (answer, _) in self.answers.items()},
-            leaf_position={leaf: k for k, leaf in enumerate(leaves)},
-            catch_all_prior=catch_all,
-            leaf_priors=tuple(zip(leaves, log_priors, strict=True)),
-            index=dict(index),
-        )
+        self._structure = build_structure(self, self._index)
         self.recompute()
-
-    @staticmethod
-    def _holds(node: HypothesisNode) -> bool:
-        """Whether a node can hold probability: not retired, and not ruled out by structure."""
-        return not node.retired and node.inapplicable is None
 
     # --- evidence --------------------------------------------------------------------------
 
