@@ -56,18 +56,26 @@ of order) becomes a device with an unknown subject, ``unknown1``, ``unknown2`` �
 order printed, and a problem says so; when the paste shows ``lspci -s ADDR … | grep`` and
 there is one record, ADDR is its subject. Link and ACS lines before the first device line
 (a paste that starts mid-device) are read the same way. A tree (``lspci -t``, ``-tv``) is read by
-:mod:`casefile_probes.lspci_tree`.
+:mod:`casefile_probes.lspci_tree`; the text is cut into device records (and fragments regrouped)
+by :mod:`casefile_probes.lspci_records`, and turned into facts here.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
-from casefile_probes._text import clean_paste, natural_key, to_float, to_int
+from casefile_probes._text import clean_paste, natural_key, to_int
+from casefile_probes.lspci_records import (
+    Device,
+    Link,
+    fragment_devices,
+    read_header,
+    read_link,
+    slot_address,
+)
 from casefile_probes.lspci_tree import (
     add_path_facts,
     looks_like_tree,
@@ -75,40 +83,22 @@ from casefile_probes.lspci_tree import (
     read_tree,
 )
 
-__all__ = ["PROBE", "gen_from_speed", "normalise_address", "parse_lspci"]
+__all__ = ["PROBE", "gen_from_speed", "parse_lspci"]
 
-_HEADER = re.compile(
-    r"^(?:(?P<domain>[0-9a-fA-F]{4,8}):)?(?P<bus>[0-9a-fA-F]{2}):(?P<dev>[0-9a-fA-F]{2})"
-    r"\.(?P<fn>[0-7])\s+(?P<rest>\S.*)$"
-)
-_CLASS = re.compile(r"^(?P<cls>[^:]+?)(?:\s*\[[0-9a-fA-F]{4}\])?:\s*(?P<name>.*)$")
 _LNKCAP = re.compile(r"\bLnkCap:\s*(?P<body>.*)$")
 _LNKSTA = re.compile(r"\bLnkSta:\s*(?P<body>.*)$")
-_SPEED = re.compile(r"Speed\s+(?P<speed>[^,]*?)\s*(?P<mark>\((?:ok|downgraded)\))?\s*(?:,|$)")
-_WIDTH = re.compile(r"Width\s+x(?P<width>[0-9]+)\s*(?P<mark>\((?:ok|downgraded)\))?")
 _IOMMU = re.compile(r"^\s+IOMMU group:\s*(?P<group>[0-9]+)")
 _NUMA = re.compile(r"^\s+NUMA node:\s*(?P<node>[0-9]+)")
 _DRIVER = re.compile(r"^\s+Kernel driver in use:\s*(?P<driver>\S+)")
 _EXPRESS = re.compile(r"^\s+Capabilities:\s*\[[0-9a-fA-F]+[^\]]*\]\s*Express")
 _DEVCAP = re.compile(r"\bDevCap:")
 _DENIED = re.compile(r"^\s+Capabilities:\s*<access denied>")
-_IDS = re.compile(r"\s*\[(?P<vendor>[0-9a-fA-F]{4}):(?P<device>[0-9a-fA-F]{4})\]")
-_TAIL = re.compile(r"\s*\((?:rev [0-9a-fA-F]+|prog-if [^)]*\)?)\)\s*$")
 _ACS = re.compile(r"\b(?P<kind>ACSCap|ACSCtl):\s*(?P<body>.*)$")
 _ACS_BIT = re.compile(r"(?P<name>[A-Za-z]+)(?P<state>[+-])(?=\s|$)")
 _BUS_RANGE = re.compile(
     r"^\s+Bus:\s*primary=(?P<primary>[0-9a-fA-F]{2}),\s*secondary=(?P<secondary>[0-9a-fA-F]{2}),"
     r"\s*subordinate=(?P<subordinate>[0-9a-fA-F]{2})"
 )
-# A line of a fragment that has lost its device line, and the order lspci prints them in.
-_FRAGMENT = re.compile(r"^\s*(?P<kind>LnkCap|LnkSta|ACSCap|ACSCtl):")
-# "lspci -s 2f:00.0 -vv | grep …": the one device a fragment is about. Searched for once, after
-# the first "lspci" of a line, so that a line of many "lspci" words costs its length only.
-_SLOT_OPTION = re.compile(
-    r"\s-[a-zA-Z]*s\s*(?P<slot>(?:[0-9a-fA-F]{1,8}:)?[0-9a-fA-F]{1,2}:[0-9a-fA-F]{1,2}\.[0-7])"
-    r"(?:\s|$)"
-)
-_FRAGMENT_ORDER = {"LnkCap": 0, "LnkSta": 1, "ACSCap": 2, "ACSCtl": 3}
 _ACS_NAMES = {
     "SrcValid": "src_valid",
     "TransBlk": "trans_blk",
@@ -145,91 +135,20 @@ def gen_from_speed(speed: float | None) -> int | None:
     return None
 
 
-def normalise_address(domain: str | None, bus: str, dev: str, fn: str) -> str:
-    """``0000:01:00.0`` form: lower-case, 4-digit domain (lspci omits domain 0000)."""
-    dom = (domain or "0000").lower()
-    if len(dom) > 4 and dom[:-4].strip("0") == "":
-        dom = dom[-4:]
-    return f"{dom}:{bus.lower()}:{dev.lower()}.{fn}"
-
-
-@dataclass
-class _Link:
-    speed: float | None = None
-    width: int | None = None
-    speed_mark: str | None = None
-    width_mark: str | None = None
-    marked: bool = False
-
-
-@dataclass
-class _Device:
-    address: str
-    cls: str
-    name: str
-    nvidia: bool
-    body: list[str] = field(default_factory=list)
-    #: secondary and subordinate bus of a bridge (``Bus: primary=…``), as read
-    buses: tuple[int, int] | None = None
-    #: whether ACSCtl redirects peer requests; None when not shown
-    redirect: bool | None = None
-    denied: bool = False
-
-
-def _read_link(body: str) -> _Link:
-    link = _Link()
-    speed = _SPEED.search(body)
-    if speed:
-        # "unknown" and other non-numbers give no value: absent, not zero.
-        text = speed.group("speed")
-        link.speed = to_float(text) if re.search(r"[0-9]\s*GT/s", text) else None
-        link.speed_mark = speed.group("mark")
-    width = _WIDTH.search(body)
-    if width:
-        link.width = to_int(width.group("width"))
-        link.width_mark = width.group("mark")
-    link.marked = bool(link.speed_mark or link.width_mark)
-    return link
-
-
-def _header(line: str) -> _Device | None:
-    match = _HEADER.match(line)
-    if not match:
-        return None
-    rest = match.group("rest")
-    cls_match = _CLASS.match(rest)
-    if not cls_match:
-        return None
-    name = cls_match.group("name")
-    ids = _IDS.search(name)
-    vendor_id = ids.group("vendor").lower() if ids else None
-    name = _IDS.sub("", name)
-    while True:
-        trimmed = _TAIL.sub("", name)
-        if trimmed == name:
-            break
-        name = trimmed
-    address = normalise_address(
-        match.group("domain"), match.group("bus"), match.group("dev"), match.group("fn")
-    )
-    nvidia = "nvidia" in rest.lower() or vendor_id == "10de"
-    return _Device(address, cls_match.group("cls").strip(), name.strip(), nvidia)
-
-
 def _lower(current: float | int | None, maximum: float | int | None) -> bool | None:
     if current is None or maximum is None:
         return None
     return current < maximum
 
 
-def _device_facts(device: _Device, result: ParseResult, gaps: dict[str, list[str]]) -> None:
+def _device_facts(device: Device, result: ParseResult, gaps: dict[str, list[str]]) -> None:
     subject = device.address
     result.add("pci.device", device.name or None, subject)
     result.add("pci.class", device.cls or None, subject)
     if device.nvidia:
         result.add("pci.vendor", "nvidia", subject)
-    cap: _Link | None = None
-    sta: _Link | None = None
+    cap: Link | None = None
+    sta: Link | None = None
     denied = False
     express = False
     devcap = False
@@ -237,10 +156,10 @@ def _device_facts(device: _Device, result: ParseResult, gaps: dict[str, list[str
     for line in device.body:
         if match := _LNKCAP.search(line):
             if cap is None:
-                cap = _read_link(match.group("body"))
+                cap = read_link(match.group("body"))
         elif match := _LNKSTA.search(line):
             if sta is None:
-                sta = _read_link(match.group("body"))
+                sta = read_link(match.group("body"))
             else:
                 extra_sta += 1
         elif match := _IOMMU.match(line):
@@ -281,7 +200,7 @@ def _device_facts(device: _Device, result: ParseResult, gaps: dict[str, list[str
             gaps.setdefault("single_v", []).append(subject)
 
 
-def _acs_facts(device: _Device, kind: str, body: str, result: ParseResult) -> None:
+def _acs_facts(device: Device, kind: str, body: str, result: ParseResult) -> None:
     """``ACSCap`` / ``ACSCtl``: one bool per bit, and what the control bits add up to."""
     bits: dict[str, bool] = {}
     for match in _ACS_BIT.finditer(body):
@@ -301,11 +220,11 @@ def _acs_facts(device: _Device, kind: str, body: str, result: ParseResult) -> No
         result.add("pci.acs.redirect", device.redirect, subject)
 
 
-def _topology_facts(devices: list[_Device], result: ParseResult) -> None:
+def _topology_facts(devices: list[Device], result: ParseResult) -> None:
     """``pci.parent`` from the bridges' bus ranges, then the GPUs' paths and pairs."""
     # Records without an address (a fragment's unknown1 …) have no place in the tree.
     devices = [device for device in devices if device.address.count(":") == 2]
-    bridges: dict[tuple[str, int], _Device] = {}
+    bridges: dict[tuple[str, int], Device] = {}
     for device in devices:
         if device.buses is not None:
             domain = device.address.split(":", 1)[0]
@@ -338,7 +257,7 @@ def _topology_facts(devices: list[_Device], result: ParseResult) -> None:
 
 
 def _root_buses(
-    devices: list[_Device], bridges: dict[tuple[str, int], _Device]
+    devices: list[Device], bridges: dict[tuple[str, int], Device]
 ) -> set[tuple[str, str]]:
     """Buses known to be root buses: a host bridge sits on them and no bridge leads to them.
 
@@ -361,27 +280,11 @@ def _root_buses(
     return roots
 
 
-def _is_root_port(device: _Device) -> bool:
+def _is_root_port(device: Device) -> bool:
     return any("Root Port" in line and "Express" in line for line in device.body)
 
 
-def _fragment_devices(lines: list[str]) -> list[_Device]:
-    """Link and ACS lines without a device line, grouped into devices named unknown1, …"""
-    devices: list[_Device] = []
-    last = -1
-    for line in lines:
-        match = _FRAGMENT.search(line)
-        if match is None:
-            continue
-        order = _FRAGMENT_ORDER[match.group("kind")]
-        if not devices or order <= last:
-            devices.append(_Device(f"unknown{len(devices) + 1}", "", "", False))
-        last = order
-        devices[-1].body.append(line if line[:1] in (" ", "\t") else "\t" + line)
-    return devices
-
-
-def _downgrade_facts(subject: str, cap: _Link | None, sta: _Link, result: ParseResult) -> None:
+def _downgrade_facts(subject: str, cap: Link | None, sta: Link, result: ParseResult) -> None:
     max_speed = cap.speed if cap else None
     max_width = cap.width if cap else None
     speed_down: bool | None = None
@@ -405,11 +308,11 @@ def _downgrade_facts(subject: str, cap: _Link | None, sta: _Link, result: ParseR
 def parse_lspci(text: str) -> ParseResult:
     """Facts from ``lspci`` output (``-vv``, ``-v``, ``-nn``, plain listings)."""
     cleaned = clean_paste(text, hash_prompt=True)
-    devices: list[_Device] = []
-    current: _Device | None = None
+    devices: list[Device] = []
+    current: Device | None = None
     before: list[str] = []
     for line in cleaned.lines:
-        device = _header(line) if line[:1] not in (" ", "\t") else None
+        device = read_header(line) if line[:1] not in (" ", "\t") else None
         if device is not None:
             devices.append(device)
             current = device
@@ -423,7 +326,7 @@ def parse_lspci(text: str) -> ParseResult:
         return _without_device_lines(cleaned.lines, cleaned.commands)
     result = ParseResult()
     # A paste that starts inside a device block: its link and ACS lines have no address.
-    orphans = _fragment_devices(before)
+    orphans = fragment_devices(before)
     if orphans:
         names = _some(device.address for device in orphans)
         result.problems.append(
@@ -456,31 +359,15 @@ def _some(names: Iterable[str]) -> str:
     return f"{', '.join(listed[:3])} … {listed[-1]}"
 
 
-def _slot(lines: list[str], commands: list[str]) -> str | None:
-    """The address given by ``-s`` on an lspci command line in the paste, when full."""
-    for line in [*commands, *lines]:
-        start = line.find("lspci")
-        if start < 0:
-            continue
-        match = _SLOT_OPTION.search(line, start + len("lspci"))
-        if match:
-            parts = match.group("slot").split(":")
-            domain = parts[0] if len(parts) == 3 else None
-            bus, rest = parts[-2], parts[-1]
-            dev, fn = rest.split(".")
-            return normalise_address(domain, bus.zfill(2), dev.zfill(2), fn)
-    return None
-
-
 def _without_device_lines(lines: list[str], commands: list[str]) -> ParseResult:
     """A tree, a grep'd fragment, an error message, or not lspci output at all."""
     if looks_like_tree(lines):
         tree = read_tree(lines)
         if tree:
             return parse_lspci_tree("\n".join(lines))
-    fragment = _fragment_devices(lines)
+    fragment = fragment_devices(lines)
     if fragment:
-        slot = _slot(lines, commands) if len(fragment) == 1 else None
+        slot = slot_address(lines, commands) if len(fragment) == 1 else None
         if slot is not None:
             fragment[0].address = slot
         result = ParseResult()

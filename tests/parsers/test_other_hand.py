@@ -10,7 +10,8 @@ from __future__ import annotations
 import pytest
 from casefile_probes.bandwidth import parse_bandwidth
 from casefile_probes.lspci import PROBE as LSPCI
-from casefile_probes.lspci import gen_from_speed, normalise_address, parse_lspci
+from casefile_probes.lspci import gen_from_speed, parse_lspci
+from casefile_probes.lspci_records import normalise_address
 from casefile_probes.nccl import PROBE as NCCL
 from casefile_probes.nccl import parse_nccl
 from casefile_probes.p2p import parse_p2p
