@@ -22,12 +22,14 @@ from casefile.app.views.board import (
     build_frame,
     preview_evidence,
 )
+from casefile.app.views.steps_at import CaseSteps
 
 if TYPE_CHECKING:
     from casefile.app.service import CaseService
     from casefile.app.views import EventDetail, HypothesisDetail
+    from casefile.app.views.steps import ProbeRow
     from casefile.domain.beliefs import Projection
-    from casefile.domain.beliefs.ranking import Candidate, ProbeStep
+    from casefile.domain.beliefs.ranking import Candidate
 
 #: Frames kept by seq (a replay walks back and forth over a few of them).
 FRAME_CACHE = 64
@@ -79,12 +81,10 @@ class Board:
         projection = session.projection
         head = projection.last_seq
         events = self.service.events(self.case_id, after=max(0, head - GLANCE_ROWS))
-        offered = self.service.candidates(projection)
+        steps = CaseSteps(projection, self.service.candidates(projection))
 
-        def ranked(_seq: int) -> list[ProbeStep]:
-            from casefile.domain.beliefs.ranking import rank_probes
-
-            return rank_probes(projection, offered)
+        def ranked(_seq: int) -> tuple[ProbeRow, ...]:
+            return steps.steps_at().probes
 
         frame = build_frame(projection, BoardIndex(), head, ranked=ranked)
         return BoardState(
@@ -143,14 +143,11 @@ class Board:
             self._frames.popitem(last=False)
         return frame
 
-    def _ranked(self, seq: int) -> list[ProbeStep]:
-        from casefile.domain.beliefs.ranking import rank_probes
-
+    def _ranked(self, seq: int) -> tuple[ProbeRow, ...]:
         projection = self.projection
         if self._offered is None:
             self._offered = self.service.candidates(projection)
-        held = None if seq == projection.last_seq else seq
-        return rank_probes(projection, self._offered, seq=held)
+        return CaseSteps(projection, self._offered).steps_at(seq).probes
 
     def event_detail(self, seq: int) -> EventDetail:
         return self.service.event_detail(self.case_id, seq)

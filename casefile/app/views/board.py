@@ -25,7 +25,6 @@ from casefile.domain.beliefs.projection import SURPRISE_FLAG_BITS
 if TYPE_CHECKING:
     from casefile.domain.beliefs import Projection
     from casefile.domain.beliefs.projection import Step
-    from casefile.domain.beliefs.ranking import ProbeStep
     from casefile.domain.events import Event
 
 #: How many evidence steps a hypothesis's sparkline spans (the newest ones up to the focus).
@@ -240,7 +239,7 @@ def build_frame(
     index: BoardIndex,
     seq: int,
     *,
-    ranked: Callable[[int], Sequence[ProbeStep]] | None = None,
+    ranked: Callable[[int], Sequence[ProbeRow]] | None = None,
     names: Mapping[str, str] | None = None,
 ) -> Frame:
     """The screen right after event ``seq`` (clamped to the case), from captured snapshots.
@@ -308,7 +307,7 @@ def build_frame(
         questions=tuple(questions),
         tree=tuple(tree),
         warnings=warnings,
-        next_steps=tuple(ProbeRow.of(p) for p in (ranked(seq) if ranked else ())),
+        next_steps=tuple(ranked(seq)) if ranked else (),
         pivot=bool(step is not None and step.pivots),
         changes=changes,
         history=not held,

@@ -18,7 +18,7 @@ from typing import Any
 from casefile.app.views.common import CaseHeader, build_case_header
 from casefile.app.views.names import names_table
 from casefile.app.views.replay_summary import ReplaySummary, summarise_replay
-from casefile.app.views.steps import Suggestion
+from casefile.app.views.steps import ProbeRow, Suggestion
 from casefile.app.views.summaries import detail, own_text, summarise
 from casefile.app.views.warning_groups import WarningRow, warning_rows
 from casefile.domain.beliefs import Projection, Step
@@ -194,10 +194,11 @@ def build_replay(
     projection: Projection,
     *,
     upto: int | None = None,
-    suggestions: Mapping[int, ProbeStep] | None = None,
+    suggestions: Mapping[int, ProbeRow | ProbeStep] | None = None,
 ) -> ReplayView:
     """Every step of ``projection`` up to seq ``upto``; ``suggestions`` (seq → best probe) are
-    what the service worked out where a "never measured" warning was raised."""
+    what the service ranked where a "never measured" warning was raised (see
+    :meth:`~casefile.app.views.steps_at.CaseSteps.suggestions`)."""
     wanted = suggestions or {}
     # id(snapshot) → its confidences, copied once; −id(snapshot) → its unpivoted question row
     copies: dict[Any, Any] = {}
@@ -226,7 +227,7 @@ def replay_step(
     step: Step,
     event: Event,
     previous: Step | None,
-    best: ProbeStep | None = None,
+    best: ProbeRow | ProbeStep | None = None,
     copies: dict[Any, Any] | None = None,
 ) -> ReplayStep:
     """One step; ``copies`` lets the steps of one replay share the confidences of a snapshot

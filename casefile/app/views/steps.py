@@ -159,7 +159,7 @@ class Suggestion:
     load: str
 
     @classmethod
-    def of(cls, step: ProbeStep) -> Suggestion:
+    def of(cls, step: ProbeRow | ProbeStep) -> Suggestion:
         return cls(step.probe, step.expected_gain_bits, tuple(step.rules), step.load)
 
     def to_json(self) -> dict[str, Any]:
