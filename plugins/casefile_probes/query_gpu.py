@@ -33,6 +33,9 @@ its times would be guesses.
 Other queries (``--query-compute-apps`` …) are read generically: facts named after the header
 fields, subject ``pid<pid>`` (prefixed by the GPU's bus id or UUID when a column gives it),
 or ``row<n>`` when no pid or index column exists.
+
+The fields' names, units and values are :mod:`casefile_probes.query_gpu_fields`; this module
+reads the CSV, names the subjects and summarises the samples.
 """
 
 from __future__ import annotations
@@ -50,11 +53,10 @@ from ._text import (
     is_missing,
     natural_key,
     normalise_bus_id,
-    parse_quantity,
     split_command,
-    to_number,
     tool_error,
 )
+from .query_gpu_fields import REASON_BITS, canonical, cell_value, known_unit
 from .series import Series, add_series_facts, parse_timestamp
 
 __all__ = ["PROBE", "parse_query_gpu"]
@@ -70,80 +72,6 @@ _HEADER_FIELD = re.compile(r"^(?P<name>[a-z][a-z0-9_.]*)(?:\s*\[(?P<unit>[^\]]+)
 _QUERY_OPTION = re.compile(r"--query-(?P<kind>[a-z-]+)=(?P<fields>.+)", re.DOTALL)
 _QUOTES = " \t\"'"
 
-# Aliases (command line or header) → the fact name casefile uses.
-_ALIASES = {
-    "gpu_name": "name",
-    "gpu_bus_id": "pci.bus_id",
-    "gpu_uuid": "uuid",
-    "gpu_serial": "serial",
-    "clocks.current.graphics": "clocks.gr",
-    "clocks.graphics": "clocks.gr",
-    "clocks.current.sm": "clocks.sm",
-    "clocks.current.memory": "clocks.mem",
-    "clocks.memory": "clocks.mem",
-    "clocks.current.video": "clocks.video",
-    "clocks.max.graphics": "clocks.max.gr",
-    "clocks.max.memory": "clocks.max.mem",
-    "clocks.applications.graphics": "clocks.applications.gr",
-    "clocks.applications.memory": "clocks.applications.mem",
-    "performance_state": "pstate",
-}
-
-# Units of fields whose header carries none (or when there is no header at all).
-_UNITS = (
-    ("temperature.", "C"),
-    ("fan.speed", "%"),
-    ("utilization.", "%"),
-    ("memory.", "MiB"),
-    ("power.draw", "W"),
-    ("power.limit", "W"),
-    ("power.default_limit", "W"),
-    ("power.min_limit", "W"),
-    ("power.max_limit", "W"),
-    ("enforced.power.limit", "W"),
-    ("clocks.", "MHz"),
-    ("used_memory", "MiB"),
-    ("used_gpu_memory", "MiB"),
-)
-_NO_UNIT = ("memory.ecc", "clocks_event_reasons", "clocks_throttle_reasons", "clocks_event")
-
-# Fields whose values stay text even when they look like numbers ("7.0", "535.86").
-_TEXT_FIELDS = frozenset(
-    {
-        "name",
-        "pci.bus_id",
-        "driver_version",
-        "vbios_version",
-        "uuid",
-        "serial",
-        "compute_cap",
-        "pstate",
-        "timestamp",
-        "inforom.img",
-        "inforom.oem",
-        "inforom.ecc",
-        "inforom.pwr",
-        "process_name",
-        "gpu_uuid",
-        "gpu_bus_id",
-        "pci.device_id",
-        "pci.sub_device_id",
-    }
-)
-
-# NVML's clocks event reason bits (nvmlClocksEventReason*), decoded from "…reasons.active".
-_REASON_BITS = (
-    (0x1, "gpu_idle"),
-    (0x2, "applications_clocks_setting"),
-    (0x4, "sw_power_cap"),
-    (0x8, "hw_slowdown"),
-    (0x10, "sync_boost"),
-    (0x20, "sw_thermal_slowdown"),
-    (0x40, "hw_thermal_slowdown"),
-    (0x80, "hw_power_brake_slowdown"),
-    (0x100, "display_clock_setting"),
-)
-
 
 @dataclass(slots=True)
 class _Column:
@@ -155,23 +83,6 @@ class _Column:
 class _Table:
     columns: list[_Column]
     rows: list[tuple[int, list[str]]] = field(default_factory=list)  # (sample number, cells)
-
-
-def _canonical(name: str) -> str:
-    name = name.strip()
-    name = _ALIASES.get(name, name)
-    if name.startswith("clocks_throttle_reasons."):
-        name = "clocks_event_reasons." + name.split(".", 1)[1]
-    return name
-
-
-def _known_unit(name: str) -> str | None:
-    if name.startswith(_NO_UNIT) or name.startswith("pcie."):
-        return None
-    for prefix, unit in _UNITS:
-        if name.startswith(prefix):
-            return unit
-    return None
 
 
 def _split(line: str) -> list[str]:
@@ -186,7 +97,7 @@ def _header(line: str, expected: list[str] | None) -> list[_Column] | None:
         match = _HEADER_FIELD.match(cell)
         if match is None:
             return None
-        columns.append(_Column(_canonical(match.group("name")), match.group("unit")))
+        columns.append(_Column(canonical(match.group("name")), match.group("unit")))
     looks_like_fields = any(
         "." in cell or "_" in cell or "[" in cell or cell in {"name", "index", "pid", "uuid"}
         for cell in cells
@@ -214,7 +125,7 @@ def parse_query_gpu(text: str) -> ParseResult:
             kind = query.group("kind")
             fields = query.group("fields").split(",")
             # a field name never holds a quote: one left is a quote the split could not read
-            requested = [_canonical(name.strip(_QUOTES)) for name in fields if name.strip(_QUOTES)]
+            requested = [canonical(name.strip(_QUOTES)) for name in fields if name.strip(_QUOTES)]
         id_match = re.search(r"(?:^|\s)(?:-i|--id)[=\s]+([\d,]+)(?:\s|$)", command)
         if id_match:
             ids = [int(part) for part in id_match.group(1).split(",") if part]
@@ -278,30 +189,6 @@ def parse_query_gpu(text: str) -> ParseResult:
     else:
         _emit_generic_rows(table, result)
     return result
-
-
-def _value(column: _Column, raw: str) -> FactValue | None:
-    """A cell as a fact value: text for names and versions, else a number when it is one."""
-    text = raw.strip()
-    if is_missing(text):
-        return None
-    name = column.name
-    if name == "pci.bus_id" or name == "gpu_bus_id":
-        return normalise_bus_id(text) or text
-    if name in _TEXT_FIELDS:
-        return text
-    unit = column.unit or _known_unit(name)
-    if unit and text.endswith(unit):
-        text = text[: -len(unit)].strip()
-    if text in {"Active", "Not Active", "Yes", "No", "Enabled", "Disabled"} and (
-        name.startswith("clocks_event_reasons.")
-    ):
-        return text in {"Active", "Yes", "Enabled"}
-    number = to_number(text)
-    if number is not None:
-        return number
-    quantity = parse_quantity(text)
-    return quantity[0] if quantity is not None else text
 
 
 def _gpu_subjects(table: _Table, ids: list[int]) -> list[str]:
@@ -396,7 +283,7 @@ def _emit_gpu_rows(
         for column, raw in zip(table.columns, cells, strict=True):
             if column.name in {"index", "timestamp"}:
                 continue
-            value = _value(column, raw)
+            value = cell_value(column.name, column.unit, raw)
             if value is None:
                 continue
             if column.name.endswith("reasons.active") or column.name.endswith("reasons.supported"):
@@ -405,7 +292,7 @@ def _emit_gpu_rows(
                 continue
             target = "host" if column.name == "driver_version" else subject
             values[(target, column.name)].append(value)
-            units[column.name] = column.unit or _known_unit(column.name)
+            units[column.name] = column.unit or known_unit(column.name)
             if when is not None and target != "host" and type(value) in (int, float):
                 timed[(target, column.name)].append(when)
     for (subject, name), readings in sorted(
@@ -433,7 +320,7 @@ def _decode_reasons(
     except ValueError:
         result.problems.append(f"{subject}: unreadable clocks event reasons mask {raw.strip()!r}")
         return
-    for bit, reason in _REASON_BITS:
+    for bit, reason in REASON_BITS:
         values[(subject, f"clocks_event_reasons.{reason}")].append(bool(mask & bit))
 
 
@@ -465,9 +352,9 @@ def _emit_generic_rows(table: _Table, result: ParseResult) -> None:
         for column, raw in zip(table.columns, cells, strict=True):
             if column.name in {"pid", "index"}:
                 continue
-            value = _value(column, raw)
+            value = cell_value(column.name, column.unit, raw)
             result.add(
-                column.name, value, subject=subject, unit=column.unit or _known_unit(column.name)
+                column.name, value, subject=subject, unit=column.unit or known_unit(column.name)
             )
 
 
