@@ -52,13 +52,12 @@ from typing import Literal
 from casefile.domain.facts import FactValue, ParseResult
 from casefile.probes.api import Probe
 
+from ._tables import CommentedTable, read_commented_table
 from ._text import (
-    CommentedTable,
     clean,
     command_option,
     is_missing,
     natural_key,
-    read_commented_table,
     to_number,
     tool_error,
 )

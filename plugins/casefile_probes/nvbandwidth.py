@@ -33,7 +33,8 @@ from dataclasses import dataclass, field
 
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
-from casefile_probes._text import clean_paste, normalise_bus_id, row_cells, to_float
+from casefile_probes._tables import row_cells
+from casefile_probes._text import clean_paste, normalise_bus_id, to_float
 
 __all__ = [
     "PROBE",

@@ -18,11 +18,11 @@ from collections import defaultdict
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
 
+from ._tables import read_commented_table
 from ._text import (
     clean,
     is_missing,
     natural_key,
-    read_commented_table,
     to_number,
     tool_error,
 )
