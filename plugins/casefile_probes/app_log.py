@@ -50,7 +50,8 @@ Facts, all on ``host`` and only those the text supports:
   ``offload_…=`` key or in a YAML ``offload_…:`` block (where optimizer state or parameters
   live), and "falling back to CPU" on a line about an op, operator or kernel (one operator
   unsupported on MPS or by a provider). A log that gives a statement for each (a CUDA line, then
-  "No CUDA GPUs are available") is taken to run on the CPU, with a problem naming both.
+  "No CUDA GPUs are available") is taken to run on the CPU, with a problem naming both. The device
+lines are read by :mod:`casefile_probes.app_log_device`.
 """
 
 from __future__ import annotations
@@ -61,6 +62,8 @@ from statistics import median
 
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
+
+from .app_log_device import DeviceLines
 
 __all__ = ["PROBE", "looks_like_app_log", "parse_app_log"]
 
@@ -120,7 +123,7 @@ _SAMPLES = (
     re.compile(rf"{_LN}\s{{0,2}}(?:samples|examples|images|imgs)/s(?:ec)?\b"),
 )
 
-# --- parallelism and devices
+# --- parallelism (the device a job runs on: app_log_device)
 _TP = (
     re.compile(r"tensor[_-]parallel[_-]size['\"]?\s{0,4}[=:]?\s{0,4}(\d{1,4})\b"),
     re.compile(r"(?<![\w-])(?:--tp(?:-size)?|tp_size)(?:=|\s{1,4})(\d{1,4})\b"),
@@ -133,49 +136,11 @@ _GPUS = (
     re.compile(r"(?<![\w])(?:num_gpus|n_gpu)['\"]?\s{0,4}[=:]\s{0,4}(\d{1,4})\b"),
     re.compile(r"--num[-_]gpus(?:=|\s{1,4})(\d{1,4})\b"),
 )
-# statements about the job itself: no explicit CUDA line outweighs them
-_ON_CPU = re.compile(
-    r"(?i)(?:using device:?\s{0,4}['\"]?cpu\b"
-    r"|torch\.cuda\.is_available\(\)\s{0,4}[:=]?\s{0,4}false\b"
-    r"|cuda (?:is )?(?:not available|unavailable)"
-    r"|no cuda gpus are available|no cuda-capable device|found no nvidia driver"
-    r"|cuda initialization: |running on (?:the )?cpu\b"
-    r"|(?<![\w.])n_gpu\s{0,2}[=:]\s{0,2}0\b"
-    r"|gpu available: \w{1,8}(?: \(\w{1,8}\))?, used: false"
-    r"|(?<![\w.])torch \S{1,40} cpu\s{0,4}$|(?<![\w/])offloaded 0/\d{1,6} layers to gpu)"
-)
-# incidental: a setting or a fallback that may be about a part of the job only
-_ON_CPU_WEAK = re.compile(
-    r"(?i)(?:(?<![\w.])device(?:_config)?\s{0,2}[=:]\s{0,2}['\"]?cpu\b"
-    r"|falling back to (?:the )?cpu"
-    r"|using (?:the )?cpu(?:\s{0,4}$|[.,;!)]|\s{1,4}(?:backend|only|instead|device))"
-    r"|(?<![\w.])cuda\s{0,2}=\s{0,2}false\b)"
-)
-_ON_CUDA = re.compile(
-    r"(?i)(?:using device:?\s{0,4}['\"]?cuda"
-    r"|(?<![\w.])device(?:_config)?\s{0,2}[=:]\s{0,2}['\"]?cuda"
-    r"|torch\.cuda\.is_available\(\)\s{0,4}[:=]?\s{0,4}true\b|use gpu:\s{0,4}cuda"
-    r"|gpu available: true(?: \(\w{1,8}\))?, used: true|(?<![\w.])cuda\s{0,2}=\s{0,2}true\b"
-    r"|beginning training on cuda|(?<![\w.])cuda:\d{1,3} \(|(?<![\w.])on cuda:\d{1,3}\b"
-    r"|(?<![\w/])offloaded [1-9]\d{0,5}/\d{1,6} layers to gpu)"
-)
-# a job that says outright that it runs on a CUDA device: outweighs incidental CPU matches
-_CUDA_EXPLICIT = re.compile(
-    r"(?i)(?:using device:?\s{0,4}['\"]?cuda|(?<![\w.])on cuda:\d{1,3}\b"
-    r"|beginning training on cuda|gpu available: true(?: \(\w{1,8}\))?, used: true"
-    r"|(?<![\w/])offloaded [1-9]\d{0,5}/\d{1,6} layers to gpu)"
-)
-# an operator falling back to the CPU (MPS, ONNX Runtime) is not the job on the CPU
-_OP_LEVEL = re.compile(r"(?i)(?<![\w])(?:ops?|operators?|kernels?|aten::)(?![\w])")
-# an offload section's key (``offload_optimizer:`` in YAML) or a config object's name
-_OFFLOAD_KEY = re.compile(r"(?i)^(\s{0,40})[\"']?\w{0,40}offload\w{0,40}[\"']?\s{0,4}:\s{0,4}$")
-_CONTEXT_NAME = re.compile(r"(?i)(?:offload|config(?:uration)?\s{0,2}$)")
 
 # Cheap first looks: a line is tried against a group of patterns only if it holds one of
 # the group's words (C-speed substring tests keep a 10 MB log to one quick pass).
 _TIME_WORDS = ("ime", "ata", "Batch")
 _RATE_WORDS = ("/s", "per second", "_per_second", "eval time", "time_per_token")
-_DEVICE_WORDS = ("cpu", "CPU", "cuda", "CUDA", "Cuda", "NVIDIA", "gpu", "GPU", "n_gpu")
 
 _LOOKS = re.compile(
     r"(?<![\w.])data_time\s{0,4}[:=]\s{0,8}\d|Avg generation throughput:"
@@ -215,12 +180,7 @@ class _Log:
     tensor_parallel: list[int] = field(default_factory=list)
     world_size: list[int] = field(default_factory=list)
     gpus: list[int] = field(default_factory=list)
-    on_cpu: list[str] = field(default_factory=list)
-    on_cpu_weak: list[str] = field(default_factory=list)
-    on_cuda: list[str] = field(default_factory=list)
-    cuda_explicit: list[str] = field(default_factory=list)
-    #: indentation of the YAML ``offload_…:`` key whose block the reading is in, if any
-    offload_indent: int | None = None
+    device: DeviceLines = field(default_factory=DeviceLines)
     idle_intervals: int = 0
     cut_eval: int = 0
 
@@ -332,65 +292,7 @@ def _config(line: str, log: _Log) -> None:
         match = _first(_GPUS, line)
         if match is not None:
             log.gpus.append(int(match.group(1)))
-    _offload_block(line, log)
-    if any(word in line for word in _DEVICE_WORDS):
-        if (cpu := _ON_CPU.search(line)) is not None:
-            log.on_cpu.append(cpu.group(0).strip())
-            return
-        weak = None if log.offload_indent is not None else _weak_cpu(line)
-        if weak is not None:
-            log.on_cpu_weak.append(weak)
-        if (cuda := _ON_CUDA.search(line)) is not None:
-            log.on_cuda.append(cuda.group(0).strip())
-            if (explicit := _CUDA_EXPLICIT.search(line)) is not None:
-                log.cuda_explicit.append(explicit.group(0).strip())
-
-
-def _offload_block(line: str, log: _Log) -> None:
-    """Follows a YAML ``offload_optimizer:`` block: its ``device: cpu`` is where optimizer
-    state lives, not where the job runs."""
-    stripped = line.lstrip(" ")
-    if not stripped:
-        return
-    indent = len(line) - len(stripped)
-    if log.offload_indent is not None and indent <= log.offload_indent:
-        log.offload_indent = None
-    if "ffload" in line and (key := _OFFLOAD_KEY.match(line)) is not None:
-        log.offload_indent = len(key.group(1))
-
-
-def _weak_cpu(line: str) -> str | None:
-    """The first incidental CPU match that is about the job: not a ``device='cpu'`` inside a
-    config object (``DeepSpeedZeroOffloadOptimizerConfig(device='cpu', …)``) or after an
-    ``offload_…=`` key, not an operator falling back to the CPU."""
-    for count, match in enumerate(_ON_CPU_WEAK.finditer(line)):
-        if count == 8:  # a bound on the backward scans below
-            break
-        text = match.group(0)
-        if text.lower().startswith("falling"):
-            if _OP_LEVEL.search(line) is None:
-                return text.strip()
-            continue
-        if not text.lower().startswith(("device", "using")) or not _in_context(line, match):
-            return text.strip()
-    return None
-
-
-def _in_context(line: str, match: re.Match[str]) -> bool:
-    """Whether a match lies in the brackets of a config object or an ``offload_…`` key."""
-    depth = 0
-    start = match.start()
-    for index in range(start - 1, max(-1, start - 4000), -1):
-        char = line[index]
-        if char in ")]}":
-            depth += 1
-        elif char in "([{":
-            if depth == 0:
-                before = line[max(0, index - 120) : index]
-                name = re.split(r"[,(\[{;]", before)[-1]
-                return _CONTEXT_NAME.search(name) is not None
-            depth -= 1
-    return False
+    log.device.read(line)
 
 
 def _read(line: str, log: _Log) -> None:
@@ -421,26 +323,6 @@ def _settle(values: list[int], name: str, problems: list[str]) -> int | None:
 
 def _round(value: float) -> float:
     return round(value, 6)
-
-
-def _device(log: _Log, result: ParseResult) -> None:
-    """A statement about the job outweighs an incidental match; between two statements, the
-    CPU one (a failed CUDA start is often followed by the script's own CUDA line)."""
-    cpu = log.on_cpu or ([] if log.cuda_explicit else log.on_cpu_weak)
-    if cpu:
-        result.add("app.device_cpu", True, "host")
-        if log.on_cuda:
-            result.problems.append(
-                f"the log names both the CPU ({cpu[0]!r}) and a CUDA device "
-                f"({log.on_cuda[0]!r}); taken as running on the CPU"
-            )
-    elif log.on_cuda:
-        result.add("app.device_cpu", False, "host")
-        if log.on_cpu_weak:
-            result.problems.append(
-                f"the log mentions the CPU ({log.on_cpu_weak[0]!r}) but says it runs on "
-                f"{log.cuda_explicit[0]!r}; taken as running on the GPU"
-            )
 
 
 def parse_app_log(text: str) -> ParseResult:
@@ -487,7 +369,7 @@ def parse_app_log(text: str) -> ParseResult:
     )
     result.add("app.world_size", _settle(log.world_size, "world size", problems))
     result.add("app.gpus_used", _settle(log.gpus, "GPUs used", problems))
-    _device(log, result)
+    log.device.add_facts(result)
     if not result.facts:
         return ParseResult.unparsed(
             "no step or data times, throughput, parallel sizes or CPU/CUDA device lines found"
