@@ -7,7 +7,8 @@ event's hash and the engine version, sealed to them with a key kept outside the 
 (:mod:`casefile.app.snapshot_seal`), and it is never truth: it is used only when its seal
 verifies, the event at its seq still has its hash and the events after it chain onto it, and it
 is rebuilt from the events whenever anything does not match. Results are identical with and
-without it (tested).
+without it (tested). A store that keeps no snapshots (no
+:class:`~casefile.store.base.SnapshotStore`: a case directory) always folds from its events.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from casefile import __version__
 from casefile.errors import CasefileError
+from casefile.store.base import SnapshotStore
 
 if TYPE_CHECKING:
     from casefile.domain.beliefs import Projection
@@ -68,8 +70,7 @@ def save_snapshot(store: EventStore, projection: Projection, key: str | None = N
     from casefile.app.snapshot_seal import seal, snapshot_key
     from casefile.domain.beliefs.fold_codec import dump_fold
 
-    saver = getattr(store, "save_snapshot", None)
-    if saver is None or projection.last_seq == 0:
+    if not isinstance(store, SnapshotStore) or projection.last_seq == 0:
         return False
     secret = snapshot_key()
     if secret is None:
@@ -77,7 +78,7 @@ def save_snapshot(store: EventStore, projection: Projection, key: str | None = N
     engine = key or engine_key()
     case_id, seq, head = projection.case_id, projection.last_seq, projection.last_hash
     try:
-        saver(
+        store.save_snapshot(
             case_id,
             seq,
             head,
@@ -95,11 +96,10 @@ def _from_snapshot(store: EventStore, case_id: str, key: str) -> Projection | No
     from casefile.app.snapshot_seal import snapshot_key, unseal
     from casefile.domain.beliefs.fold_codec import FoldUnreadable, restore_fold
 
-    loader = getattr(store, "load_snapshot", None)
-    if loader is None:
+    if not isinstance(store, SnapshotStore):
         return None
     try:
-        snapshot = loader(case_id, key)
+        snapshot = store.load_snapshot(case_id, key)
         if snapshot is None or snapshot.seq < 1:
             return None
         anchor = store.load(case_id, snapshot.seq, after=snapshot.seq - 1)
@@ -158,11 +158,10 @@ def check_snapshot(store: EventStore, case_id: str) -> SnapshotCheck | None:
     from casefile.domain.beliefs import project
     from casefile.domain.beliefs.fold_codec import FoldUnreadable, dump_fold, restore_fold
 
-    loader = getattr(store, "load_snapshot", None)
-    if loader is None:
+    if not isinstance(store, SnapshotStore):
         return None
     key = engine_key()
-    snapshot = loader(case_id, key)
+    snapshot = store.load_snapshot(case_id, key)
     if snapshot is None or snapshot.seq < 1:
         return None
     body = opened(snapshot.data)

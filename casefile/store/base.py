@@ -6,11 +6,21 @@ writer saw; if another writer got there first the store raises
 call land together or not at all (a probe run, its observation and the evidence derived from it
 are one unit). Artifacts are content-addressed blobs, stored once.
 
-Snapshots are a cache of a fold, never truth: whoever folds a case may store the result (as
-bytes it serialised itself) with the ``seq`` and head hash it was folded up to, and later fold
-only the events after that seq (``load(case_id, after=seq)``) once it has checked that the
-stream still holds that hash at that seq. A store may lose or refuse snapshots at any time;
-the events alone always rebuild everything.
+Every store does what :class:`EventStore` declares. What only some stores can do is declared
+apart, once each, as a protocol a caller checks with ``isinstance`` (the type checker then
+knows the methods it may call), never by looking for attributes:
+
+- :class:`SnapshotStore` keeps snapshots (the databases and memory; a case directory stays plain
+  files). Snapshots are a cache of a fold, never truth: whoever folds a case may store the
+  result (as bytes it serialised itself) with the ``seq`` and head hash it was folded up to, and
+  later fold only the events after that seq (``load(case_id, after=seq)``) once it has checked
+  that the stream still holds that hash at that seq. A store may lose or refuse snapshots at any
+  time; the events alone always rebuild everything.
+- :class:`DatabaseStore` was opened from a database URL (SQLite or PostgreSQL), whose password
+  no message may show.
+- :class:`NotifyingStore` announces its appends, so a follower can wait for them instead of
+  polling (PostgreSQL's LISTEN/NOTIFY).
+- :class:`DirectoryStore` is one case directory: a folder the user owns.
 """
 
 from __future__ import annotations
@@ -18,7 +28,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Protocol
+from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 from casefile.domain.events import Event, NewEvent
 
@@ -110,14 +121,30 @@ class EventStore(Protocol):
         """
         ...
 
+    def remove_case(self, case_id: str) -> Removed:
+        """Delete the case's events and snapshots, and the artifacts only it refers to, in one
+        transaction; raises :class:`~casefile.errors.CaseNotFound` for a case with no events."""
+        ...
+
+    def location(self) -> str:
+        """Where the store keeps its cases, for a status line: a database URL with any password
+        masked, a case directory's path, or the store's kind for one kept in memory."""
+        ...
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class SnapshotStore(Protocol):
+    """A store that keeps snapshots of folds (see the module docstring)."""
+
     def save_snapshot(
         self, case_id: str, seq: int, head_hash: str, engine: str, data: bytes
     ) -> None:
         """Keep ``data`` as the case's snapshot for ``engine``, replacing the one saved before.
 
         Raises only :class:`~casefile.errors.StoreError`, which a caller may ignore: a snapshot
-        that was not saved costs a longer fold next time, nothing else. A store may also keep
-        nothing (a case directory stays plain files).
+        that was not saved costs a longer fold next time, nothing else.
         """
         ...
 
@@ -129,9 +156,49 @@ class EventStore(Protocol):
         """Forget the case's snapshots (every case's, without ``case_id``)."""
         ...
 
-    def remove_case(self, case_id: str) -> Removed:
-        """Delete the case's events and snapshots, and the artifacts only it refers to, in one
-        transaction; raises :class:`~casefile.errors.CaseNotFound` for a case with no events."""
+
+@runtime_checkable
+class DatabaseStore(Protocol):
+    """A store opened from a SQLAlchemy database URL."""
+
+    @property
+    def url(self) -> str:
+        """The URL, password included, so that a connection of one's own can be opened to the
+        same database. Never show it: show :meth:`EventStore.location`, and pass messages that
+        may quote it through :func:`~casefile.store.sql_listen.mask_secrets`."""
+        ...
+
+
+class Listener(Protocol):
+    """A connection that waits for a :class:`NotifyingStore`'s notifications."""
+
+    def wait(self, timeout: float) -> list[str]:
+        """The payloads (case ids) received within ``timeout`` seconds; raises
+        :class:`~casefile.errors.StoreError` when the connection is lost."""
         ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class NotifyingStore(Protocol):
+    """A store whose every append and import sends a notification after it commits, so that a
+    follower can wait for news instead of polling.
+
+    A notification carries no position and can be missed or coalesced: it only says "look"."""
+
+    def listen(self, *, connect_timeout: int) -> Listener:
+        """A new connection of its own that hears the store's notifications; raises
+        :class:`~casefile.errors.StoreError` when it cannot be opened."""
+        ...
+
+
+@runtime_checkable
+class DirectoryStore(Protocol):
+    """A store that is one case directory: a folder the user owns, which casefile never
+    deletes and verifies as the folder it is."""
+
+    @property
+    def directory(self) -> Path:
+        """The case directory."""
+        ...

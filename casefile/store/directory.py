@@ -20,9 +20,9 @@ again and fold the case anew, which takes longer than the winner's next append, 
 writers it lost again and again until its retries ran out. Waiting for the lock instead costs
 each writer only its turn.
 
-Snapshots are not kept: a directory stays plain files that anyone can read, diff and review,
-and folding one case from memory is cheap. :meth:`DirectoryEventStore.save_snapshot` does
-nothing and :meth:`~DirectoryEventStore.load_snapshot` finds nothing.
+Snapshots are not kept (it is no :class:`~casefile.store.base.SnapshotStore`): a directory
+stays plain files that anyone can read, diff and review, and folding one case from memory is
+cheap. It is the :class:`~casefile.store.base.DirectoryStore`: the folder is the user's.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from pathlib import Path
 
 from casefile.domain.events import Event, NewEvent
 from casefile.errors import StoreError
-from casefile.store.base import Removed, StoredSnapshot
+from casefile.store.base import Removed
 from casefile.store.casedir import (
     EVENTS_FILE,
     directory_head,
@@ -199,23 +199,15 @@ class DirectoryEventStore:
             f"cannot import into case directory {self.directory}; import into a database"
         )
 
-    def save_snapshot(
-        self, case_id: str, seq: int, head_hash: str, engine: str, data: bytes
-    ) -> None:
-        """Nothing is kept (see the module docstring)."""
-
-    def load_snapshot(self, case_id: str, engine: str) -> StoredSnapshot | None:
-        return None
-
-    def drop_snapshots(self, case_id: str | None = None) -> None:
-        """Nothing to drop."""
-
     def remove_case(self, case_id: str) -> Removed:
         """Refused: casefile never deletes a folder it did not make; the user does."""
         raise StoreError(
             f"case {case_id} is the case directory {self.directory}; casefile does not delete "
             "folders: delete it yourself if you mean to"
         )
+
+    def location(self) -> str:
+        return str(self.directory)
 
     def close(self) -> None:
         self._memory.close()

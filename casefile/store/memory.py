@@ -20,7 +20,8 @@ from casefile.store.verify import check_importable, referenced_artifacts
 
 
 class MemoryEventStore:
-    """An :class:`~casefile.store.base.EventStore` held in dicts, safe across threads."""
+    """An :class:`~casefile.store.base.EventStore` held in dicts, safe across threads; a
+    :class:`~casefile.store.base.SnapshotStore` too."""
 
     def __init__(self, clock: Callable[[], str] = utc_now) -> None:
         """``clock`` gives each append's ``recorded_at``; a fixed one makes a build reproducible
@@ -146,6 +147,10 @@ class MemoryEventStore:
             for digest in drop:
                 self._artifacts.pop(digest, None)
         return Removed(case_id, len(stream), len(drop), len(mine) - len(drop))
+
+    def location(self) -> str:
+        """No place but this process: the store's class names it."""
+        return type(self).__name__
 
     def close(self) -> None:
         """Nothing to release; present for the contract."""

@@ -228,6 +228,10 @@ class SqlConnections:
         """``"sqlite"`` or ``"postgresql"``: which database the URL names."""
         return str(self._engine.dialect.name)
 
+    def location(self) -> str:
+        """The database URL with its password masked."""
+        return str(self._engine.url.render_as_string(hide_password=True))
+
     @property
     def engine(self) -> Engine:
         """The SQLAlchemy engine (for tests and maintenance tools, not for the service)."""

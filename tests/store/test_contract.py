@@ -358,6 +358,7 @@ def test_snapshots_are_kept_per_engine_and_case(store: EventStore) -> None:
 
 
 def test_no_snapshot_for_an_unknown_case_or_engine(store: EventStore) -> None:
+    only_with_snapshots(store)
     store.append("c1", 0, [opened()])
     assert store.load_snapshot("c1", "fold-v1") is None
     assert store.load_snapshot("nope", "fold-v1") is None
@@ -365,6 +366,7 @@ def test_no_snapshot_for_an_unknown_case_or_engine(store: EventStore) -> None:
 
 
 def test_snapshots_never_touch_the_events(store: EventStore) -> None:
+    only_with_snapshots(store)
     sealed = store.append("c1", 0, [opened(), note("a")])
     token = store.change_token("c1")
     store.save_snapshot("c1", 2, sealed[-1].hash, "fold-v1", b"state")
