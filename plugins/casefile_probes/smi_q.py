@@ -41,232 +41,25 @@ line names a single GPU ``gpuN``):
 - ``remapped_rows.correctable``, ``.uncorrectable`` (int), ``.pending``, ``.failure`` (bool);
 - ``processes.count`` (int) when the Processes section is present.
 
-``[N/A]``, ``N/A`` and ``[Not Supported]`` make no fact.
+``[N/A]``, ``N/A`` and ``[Not Supported]`` make no fact. Which path gives which fact is the table
+in :mod:`casefile_probes.smi_q_fields`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 
-from casefile.domain.facts import FactValue, ParseResult
+from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
 
-from ._text import (
-    clean,
-    command_option,
-    is_elision,
-    is_missing,
-    normalise_bus_id,
-    parse_quantity,
-    tool_error,
-)
+from ._text import clean, command_option, is_elision, is_missing, tool_error
+from .smi_q_fields import HOST_FIELDS, lookup
 
 __all__ = ["PERFORMANCE_PROBE", "PROBE", "parse_smi_q"]
 
 _GPU_HEADER = re.compile(r"^GPU\s+([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s*$")
 _KEY_VALUE = re.compile(r"^(?P<key>\S.*?)\s+:\s?(?P<value>.*)$")
-
-Converter = Callable[[str], FactValue | None]
-
-
-def _quantity(*units: str, scale: dict[str, float] | None = None) -> Converter:
-    """A converter for ``<number> <unit>`` that accepts only the expected unit(s)."""
-
-    def convert(value: str) -> FactValue | None:
-        parsed = parse_quantity(value)
-        if parsed is None:
-            return None
-        number, unit = parsed
-        if unit is None or unit in units:
-            return number
-        if scale and unit in scale:
-            return round(number * scale[unit], 3)
-        return None
-
-    return convert
-
-
-def _text(value: str) -> FactValue | None:
-    return None if is_missing(value) else value.strip()
-
-
-def _int(value: str) -> FactValue | None:
-    parsed = parse_quantity(value)
-    if parsed is None or not isinstance(parsed[0], int):
-        return None
-    return parsed[0]
-
-
-def _width(value: str) -> FactValue | None:
-    match = re.fullmatch(r"x?(\d+)x?", value.strip())
-    return int(match.group(1)) if match else None
-
-
-def _flag(value: str) -> FactValue | None:
-    words = {"active": True, "not active": False, "yes": True, "no": False}
-    return words.get(value.strip().lower())
-
-
-def _bus_id(value: str) -> FactValue | None:
-    return normalise_bus_id(value)
-
-
-@dataclass(frozen=True, slots=True)
-class _Field:
-    name: str
-    convert: Converter
-    unit: str | None = None
-
-
-_PERCENT = _quantity("%")
-_MIB = _quantity("MiB")
-_WATT = _quantity("W")
-_CELSIUS = _quantity("C")
-_MHZ = _quantity("MHz")
-_KBPS = _quantity("KB/s", scale={"MB/s": 1000.0, "GB/s": 1_000_000.0, "B/s": 0.001})
-
-# GPU-level paths (lower case, "/"-joined, GPU header excluded) → fact.
-_FIELDS: dict[str, _Field] = {
-    "product name": _Field("name", _text),
-    "persistence mode": _Field("persistence_mode", _text),
-    "performance state": _Field("pstate", _text),
-    "compute mode": _Field("compute_mode", _text),
-    "fan speed": _Field("fan.speed", _PERCENT, "%"),
-    "mig mode/current": _Field("mig.mode.current", _text),
-    "ecc mode/current": _Field("ecc.mode.current", _text),
-    "driver model/current": _Field("driver_model.current", _text),
-    "gpu virtualization mode/virtualization mode": _Field("virtualization.mode", _text),
-    "pci/bus id": _Field("pci.bus_id", _bus_id),
-    "pci/gpu link info/pcie generation/current": _Field("pcie.link.gen.current", _int),
-    "pci/gpu link info/pcie generation/max": _Field("pcie.link.gen.max", _int),
-    "pci/gpu link info/pcie generation/device current": _Field("pcie.link.gen.gpucurrent", _int),
-    "pci/gpu link info/pcie generation/device max": _Field("pcie.link.gen.gpumax", _int),
-    "pci/gpu link info/pcie generation/host max": _Field("pcie.link.gen.hostmax", _int),
-    "pci/gpu link info/link width/current": _Field("pcie.link.width.current", _width),
-    "pci/gpu link info/link width/max": _Field("pcie.link.width.max", _width),
-    "pci/replays since reset": _Field("pcie.replays_since_reset", _int),
-    "pci/tx throughput": _Field("pcie.tx_throughput", _KBPS, "KB/s"),
-    "pci/rx throughput": _Field("pcie.rx_throughput", _KBPS, "KB/s"),
-    "fb memory usage/total": _Field("memory.total", _MIB, "MiB"),
-    "fb memory usage/used": _Field("memory.used", _MIB, "MiB"),
-    "fb memory usage/free": _Field("memory.free", _MIB, "MiB"),
-    "fb memory usage/reserved": _Field("memory.reserved", _MIB, "MiB"),
-    "utilization/gpu": _Field("utilization.gpu", _PERCENT, "%"),
-    "utilization/memory": _Field("utilization.memory", _PERCENT, "%"),
-    "utilization/encoder": _Field("utilization.encoder", _PERCENT, "%"),
-    "utilization/decoder": _Field("utilization.decoder", _PERCENT, "%"),
-    "temperature/gpu current temp": _Field("temperature.gpu", _CELSIUS, "C"),
-    "temperature/memory current temp": _Field("temperature.memory", _CELSIUS, "C"),
-    "temperature/memory temp": _Field("temperature.memory", _CELSIUS, "C"),
-    "temperature/gpu shutdown temp": _Field("temperature.gpu.shutdown", _CELSIUS, "C"),
-    "temperature/gpu slowdown temp": _Field("temperature.gpu.slowdown", _CELSIUS, "C"),
-    "temperature/gpu max operating temp": _Field("temperature.gpu.max_operating", _CELSIUS, "C"),
-    "temperature/gpu target temperature": _Field("temperature.gpu.target", _CELSIUS, "C"),
-    "temperature/gpu t.limit temp": _Field("temperature.gpu.tlimit", _CELSIUS, "C"),
-    "temperature/memory max operating temp": _Field(
-        "temperature.memory.max_operating", _CELSIUS, "C"
-    ),
-    "applications clocks/graphics": _Field("clocks.applications.gr", _MHZ, "MHz"),
-    "applications clocks/memory": _Field("clocks.applications.mem", _MHZ, "MHz"),
-    "default applications clocks/graphics": _Field("clocks.default_applications.gr", _MHZ, "MHz"),
-    "default applications clocks/memory": _Field("clocks.default_applications.mem", _MHZ, "MHz"),
-    "max customer boost clocks/graphics": _Field("clocks.max_customer_boost.gr", _MHZ, "MHz"),
-    "clocks/graphics": _Field("clocks.gr", _MHZ, "MHz"),
-    "clocks/sm": _Field("clocks.sm", _MHZ, "MHz"),
-    "clocks/memory": _Field("clocks.mem", _MHZ, "MHz"),
-    "clocks/video": _Field("clocks.video", _MHZ, "MHz"),
-    "max clocks/graphics": _Field("clocks.max.gr", _MHZ, "MHz"),
-    "max clocks/sm": _Field("clocks.max.sm", _MHZ, "MHz"),
-    "max clocks/memory": _Field("clocks.max.mem", _MHZ, "MHz"),
-    "retired pages/single bit ecc": _Field("retired_pages.sbe", _int),
-    "retired pages/double bit ecc": _Field("retired_pages.dbe", _int),
-    "retired pages/pending page blacklist": _Field("retired_pages.pending", _flag),
-    "retired pages/pending": _Field("retired_pages.pending", _flag),
-    "remapped rows/correctable error": _Field("remapped_rows.correctable", _int),
-    "remapped rows/uncorrectable error": _Field("remapped_rows.uncorrectable", _int),
-    "remapped rows/pending": _Field("remapped_rows.pending", _flag),
-    "remapped rows/remapping failure occurred": _Field("remapped_rows.failure", _flag),
-    "fabric/state": _Field("fabric.state", _text),
-    "fabric/status": _Field("fabric.status", _text),
-}
-
-# Power readings moved from "Power Readings" to "GPU Power Readings" in 530-era drivers.
-_POWER = {
-    "power draw": _Field("power.draw", _WATT, "W"),
-    "average power draw": _Field("power.draw.average", _WATT, "W"),
-    "instantaneous power draw": _Field("power.draw.instant", _WATT, "W"),
-    "power limit": _Field("power.limit", _WATT, "W"),
-    "current power limit": _Field("power.limit", _WATT, "W"),
-    "enforced power limit": _Field("enforced.power.limit", _WATT, "W"),
-    "default power limit": _Field("power.default_limit", _WATT, "W"),
-    "min power limit": _Field("power.min_limit", _WATT, "W"),
-    "max power limit": _Field("power.max_limit", _WATT, "W"),
-}
-for _section in ("power readings", "gpu power readings"):
-    for _key, _field in _POWER.items():
-        _FIELDS[f"{_section}/{_key}"] = _field
-
-for _kind in ("volatile", "aggregate"):
-    for _memory in ("dram", "sram"):
-        _FIELDS[f"ecc errors/{_kind}/{_memory} correctable"] = _Field(
-            f"ecc.errors.corrected.{_kind}.{_memory}", _int
-        )
-        _FIELDS[f"ecc errors/{_kind}/{_memory} uncorrectable"] = _Field(
-            f"ecc.errors.uncorrected.{_kind}.{_memory}", _int
-        )
-    _FIELDS[f"ecc errors/{_kind}/single bit/total"] = _Field(
-        f"ecc.errors.corrected.{_kind}.total", _int
-    )
-    _FIELDS[f"ecc errors/{_kind}/double bit/total"] = _Field(
-        f"ecc.errors.uncorrected.{_kind}.total", _int
-    )
-
-_REASONS = {
-    "idle": "gpu_idle",
-    "applications clocks setting": "applications_clocks_setting",
-    "sw power cap": "sw_power_cap",
-    "hw slowdown": "hw_slowdown",
-    "hw thermal slowdown": "hw_thermal_slowdown",
-    "hw power brake slowdown": "hw_power_brake_slowdown",
-    "sync boost": "sync_boost",
-    "sw thermal slowdown": "sw_thermal_slowdown",
-    "display clock setting": "display_clock_setting",
-}
-_REASON_SECTIONS = ("clocks throttle reasons", "clocks event reasons")
-
-# "Clocks Event Reasons Counters" (550+ drivers): time spent held back since the driver
-# loaded, in microseconds; the flags above say only what holds the clocks right now.
-_COUNTERS = {
-    "sw power capping": "sw_power_cap",
-    "sync boost": "sync_boost",
-    "sw thermal slowdown": "sw_thermal_slowdown",
-    "hw thermal slowdown": "hw_thermal_slowdown",
-    "hw power braking": "hw_power_brake_slowdown",
-}
-_MICROSECONDS = _quantity("us")
-for _key, _reason in _COUNTERS.items():
-    _FIELDS[f"clocks event reasons counters/{_key}"] = _Field(
-        f"clocks_event_reasons_counters.{_reason}", _MICROSECONDS, "us"
-    )
-
-_HOST_FIELDS: dict[str, _Field] = {
-    "driver version": _Field("driver_version", _text),
-    "cuda version": _Field("cuda_version", _text),
-    "attached gpus": _Field("count", _int),
-}
-
-
-def _lookup(path: list[str]) -> _Field | None:
-    joined = "/".join(path)
-    known = _FIELDS.get(joined)
-    if known is not None:
-        return known
-    # Reasons nest (HW Thermal Slowdown sits under HW Slowdown); the last key names them.
-    if path and path[0] in _REASON_SECTIONS and path[-1] in _REASONS:
-        return _Field(f"clocks_event_reasons.{_REASONS[path[-1]]}", _flag)
-    return None
 
 
 @dataclass(slots=True)
@@ -311,8 +104,8 @@ def parse_smi_q(text: str) -> ParseResult:
         match = _KEY_VALUE.match(body)
         key = (match.group("key") if match else body).strip().lower()
         value = match.group("value").strip() if match else None
-        if indent == 0 and (current is None or key in _HOST_FIELDS):
-            host_field = _HOST_FIELDS.get(key)
+        if indent == 0 and (current is None or key in HOST_FIELDS):
+            host_field = HOST_FIELDS.get(key)
             if host_field is not None and value is not None:
                 key_lines += 1
                 result.add(host_field.name, host_field.convert(value), unit=host_field.unit)
@@ -345,7 +138,7 @@ def parse_smi_q(text: str) -> ParseResult:
         if len(path) >= 2 and path[0] == "processes" and path[-1] == "process id":
             current.processes = (current.processes or 0) + 1
             continue
-        known = _lookup(path)
+        known = lookup(path)
         if known is None:
             continue
         converted = known.convert(value)
