@@ -2,12 +2,12 @@
 
 An event is never rewritten: its hash covers its ``version`` and ``payload`` as written, and a
 case verifies, exports and imports byte for byte as it was recorded. When a type's payload
-changes shape, its version in :data:`~casefile.domain.catalogue.CATALOGUE` goes up and an
-*upcaster* is registered here for the step: a pure function taking a payload of version *n*
-to version *n + 1*. Whoever reads a payload to act on it (the fold, the log's summaries, an
-import's validation) reads it through :func:`upcast`, one step after another, so the rest of
-casefile only ever sees the current shape. An event newer than this code is refused with a
-message saying so, never guessed at.
+changes shape, its descriptor's version (:mod:`casefile.domain.event_types`) goes up and the
+descriptor gains an *upcaster* for the step: a pure function taking a payload of version *n*
+to version *n + 1*, gathered here into :data:`UPCASTERS`. Whoever reads a payload to act on
+it (the fold, the log's summaries, an import's validation) reads it through :func:`upcast`,
+one step after another, so the rest of casefile only ever sees the current shape. An event
+newer than this code is refused with a message saying so, never guessed at.
 
 Every type is at version 1 today, so the table is empty; ``tests/store/test_upcasters.py``
 reads a case directory written by the casefile of commit 9fe2b1b, so that a later change to a
@@ -16,19 +16,22 @@ type must come with the upcaster that keeps such cases readable.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from casefile.domain.event_types import EVENT_TYPES, Upcaster
 from casefile.domain.events import Event
 from casefile.errors import InvalidEvent
 
 __all__ = ["UPCASTERS", "Upcaster", "read_event", "upcast"]
 
-Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
-
 #: (event type, version *n*) → the function that takes a payload from version *n* to *n + 1*.
-UPCASTERS: dict[tuple[str, int], Upcaster] = {}
+UPCASTERS: dict[tuple[str, int], Upcaster] = {
+    (name, version): step
+    for name, kind in EVENT_TYPES.items()
+    for version, step in kind.upcasters.items()
+}
 
 
 def upcast(event_type: str, version: int, current: int, payload: dict[str, Any]) -> dict[str, Any]:
