@@ -33,6 +33,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
+from casefile.domain.event_types import EVENT_TYPES
 from casefile.errors import CasefileError
 from casefile.report import detect
 from casefile.report.model import Excerpt, Participant, Ref, Report, TimelineRow
@@ -42,6 +43,12 @@ from casefile.transcripts.secrets import MASK, is_secret_name, scrub
 ROLES = frozenset({"user", "assistant"})
 #: Fields that hold digests (content addresses), which are not personal data.
 KEPT_FIELDS = frozenset({"artifact"})
+#: Timeline rows whose text holds a command line: the rows of the event types with a field
+#: their descriptors mark ``command`` (a probe run's argv), where ``-p<password>`` is a secret
+#: and the word after ``ssh`` a target.
+COMMAND_ROWS = frozenset(
+    kind.family for kind in EVENT_TYPES.values() if "command" in kind.redact_fields.values()
+)
 #: Host fields that name no machine: loopback, and the placeholders casefile itself writes
 #: (a paste without ``--host`` is from host "unknown"; learnt as a host, every "unknown" in the
 #: report, ``load=unknown`` too, became a pseudonym).
@@ -395,7 +402,7 @@ def redact_report(report: Report, patterns: Sequence[str] = ()) -> tuple[Report,
 def _learn_row(redactor: Redactor, row: TimelineRow) -> None:
     redactor.learn_host(row.host)
     redactor.learn_user(row.actor)
-    if row.kind == "probe":  # its text holds the command line
+    if row.kind in COMMAND_ROWS:
         redactor.learn_text(row.text, command=True)
 
 

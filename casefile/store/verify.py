@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from casefile.domain.event_types import EVENT_TYPES
 from casefile.domain.events import (
     GENESIS_HASH,
     TIME_FORM,
@@ -56,14 +57,13 @@ class VerifyReport:
 
 
 ARTIFACT_FIELDS: Mapping[str, tuple[str, ...]] = {
-    "probe.ran": ("stdout_artifact", "stderr_artifact", "transcript_artifact"),
-    "note.added": ("transcript_artifact",),
+    name: kind.artifact_fields for name, kind in EVENT_TYPES.items() if kind.artifact_fields
 }
-"""For each event type, the payload fields that hold an artifact digest (from the catalogue).
+"""For each event type that has any, the payload fields that hold an artifact digest (its
+descriptor's ``artifact_fields``).
 
 Explicit on purpose: a key that merely *ends* in ``_artifact`` (an environment entry such as
-``build_artifact=v1.2``) is not a reference. A new schema field that holds a digest is added
-here; a test checks this table against the catalogue.
+``build_artifact=v1.2``) is not a reference. A test checks the descriptors against the schema.
 """
 
 

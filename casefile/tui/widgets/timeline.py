@@ -14,27 +14,10 @@ from rich.segment import Segment
 from rich.style import Style
 
 from casefile.app.views.board import TimelineRow
+from casefile.domain.event_types import label
 from casefile.text_safety import line as visible
 from casefile.tui.glyphs import short_time
 from casefile.tui.widgets.rows import RowList, cells
-
-#: Event types in the width of a column (the summary after it says the rest).
-SHORT_TYPES = {
-    "case.opened": "opened",
-    "case.concluded": "concluded",
-    "note.added": "note",
-    "action.taken": "action",
-    "question.proposed": "question",
-    "hypothesis.proposed": "hypothesis",
-    "hypothesis.refined": "refined",
-    "hypothesis.retired": "retired",
-    "hypothesis.reinstated": "reinstated",
-    "probe.ran": "probe",
-    "observation.recorded": "observation",
-    "reading.set_aside": "set aside",
-    "evidence.assessed": "evidence",
-    "priors.rebalanced": "rebalanced",
-}
 
 
 class Timeline(RowList):
@@ -132,7 +115,7 @@ class Timeline(RowList):
             return []
         head = f"{row.seq:>6} {short_time(row.when)} {cells(visible(row.actor), 9)} "
         marks = cells(row.glyphs, 3)
-        kind = cells(SHORT_TYPES.get(row.type, row.type), 11)
+        kind = cells(label(row.type), 11)  # the type in the width of a column
         rest = max(0, width - len(head) - len(marks) - len(kind) - 2)
         summary = cells(visible(row.summary), rest)
         return [Segment(f"{head}{marks} {kind} {summary}", style)]
