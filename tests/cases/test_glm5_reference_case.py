@@ -1,4 +1,4 @@
-"""The GLM-5 reference case replays as the seed story says it must (issue: reference case).
+"""The GLM-5 reference case replays as the seed story says it must.
 
 Each test pins one thing a reader of the replay must see; together they are the audit of the
 PCIe-to-compute pivot.

@@ -1,4 +1,4 @@
-"""Fixtures for the PCIe-path, IOMMU/NUMA and nvidia-smi section parsers (issue 11, items 3-5).
+"""Fixtures for the PCIe-path, IOMMU/NUMA and nvidia-smi section parsers, from public bug reports.
 
 Each ``tests/golden/<folder>/<stem>.txt`` is an output as someone posted it in a public bug
 report (copied exactly; the thread is named in the folder's ``SOURCES`` file, with what is odd

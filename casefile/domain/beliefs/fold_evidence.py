@@ -1,11 +1,12 @@
 """The evidence of a saved fold as columns, and the evidence restored from them.
 
-Split from :mod:`~casefile.domain.beliefs.fold_codec` because evidence is most of a long
-case's fold and has its own encoding: one column per field in fold order, repeated values
-interned into tables, likelihoods flattened, payload fields beyond the core kept as nullable
-columns; restored evidence reads its likelihoods and payload from :class:`_SavedColumns` only
-when first asked. The layout (the ``evidence`` entry) is described in ``fold_codec``, whose
-:data:`~casefile.domain.beliefs.fold_codec.ENGINE_VERSION` versions it.
+Evidence is most of a long case's fold, so it has an encoding of its own, apart from the
+container in :mod:`~casefile.domain.beliefs.fold_codec`: one column per field in fold order,
+repeated values interned into tables, likelihoods flattened, payload fields beyond the core
+kept as nullable columns; restored evidence reads its likelihoods and payload from
+:class:`_SavedColumns` only when first asked. The layout (the ``evidence`` entry) is
+described in ``fold_codec``, whose :data:`~casefile.domain.beliefs.fold_codec.ENGINE_VERSION`
+versions it.
 """
 
 from __future__ import annotations

@@ -3,9 +3,9 @@
 Each is written as plain data (integer columns and digests into the binary section) and
 checked entry by entry when restored.
 
-Split from :mod:`~casefile.domain.beliefs.fold_codec` so that the container (header, digest,
-compression) and the evidence columns (:mod:`~casefile.domain.beliefs.fold_evidence`) are each
-read on their own; the layout of every entry is described in ``fold_codec``, whose
+The container (header, digest, compression) is :mod:`~casefile.domain.beliefs.fold_codec` and
+the evidence columns :mod:`~casefile.domain.beliefs.fold_evidence`, so each reads on its own;
+the layout of every entry is described in ``fold_codec``, whose
 :data:`~casefile.domain.beliefs.fold_codec.ENGINE_VERSION` versions it.
 """
 
