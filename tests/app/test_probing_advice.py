@@ -8,7 +8,8 @@ import pytest
 from casefile.app.probing import ADVICE, failure_reason
 from casefile.probes.runners.result import RunResult
 
-#: messages as the SSH runner writes them (ssh.py ``_connect``/``_through_jump``, ssh_hostkeys.py)
+#: messages as the SSH runner writes them (ssh_login.py ``login``, ssh.py ``_through_jump``,
+#: ssh_hostkeys.py)
 REVOKED = (
     "host key for box (box) is REVOKED, refusing to connect: the server sent ssh-ed25519 "
     "SHA256:abc, which /home/u/.ssh/known_hosts marks @revoked; the host's owner must give it "
