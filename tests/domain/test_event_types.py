@@ -98,7 +98,7 @@ def test_every_type_has_a_label_that_fits_the_timeline(name: str) -> None:
 def test_labels_tell_the_types_apart() -> None:
     labels = [kind.label for kind in EVENT_TYPES.values()]
     assert len(set(labels)) == len(labels)
-    assert label("hypothesis.merged") == "hypothesis.merged"  # unknown: its full name
+    assert label("example.unknown") == "example.unknown"  # unknown: its full name
 
 
 def test_every_type_has_samples() -> None:
