@@ -115,7 +115,7 @@ Summary = Callable[[Fields], str]
 Narrative = Callable[[Fields, NarrativeContext], NarrativeLine | None]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class EventType:
     """Everything casefile knows about one event type, in one place.
 
