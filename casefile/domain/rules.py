@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from casefile.domain.facts import Fact, FactValue
@@ -433,11 +433,3 @@ def _row(row: Any, names: list[str], label: str) -> dict[str, float]:
     if abs(total - 1.0) > 1e-6:
         raise RuleError(f"{label}: probabilities sum to {total:.6g}, not 1")
     return values
-
-
-@dataclass(frozen=True)
-class RuleSet:
-    rules: tuple[Rule, ...] = field(default_factory=tuple)
-
-    def for_probe(self, probe: str) -> list[Rule]:
-        return [rule for rule in self.rules if probe in rule.probes]
