@@ -19,9 +19,34 @@ The tree::
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Remedy:
+    """What would let a refused request through, in the domain's words; each front end names
+    it in its own (the CLI as a flag, the TUI as a field of its dialog or a screen).
+
+    ``option`` is an option of the action refused, by its name in the action table
+    (``rebalance``, ``force``); ``place`` a place to look instead (``cases``: the list of
+    cases). ``does`` says what taking it does.
+    """
+
+    does: str
+    option: str | None = None
+    place: str | None = None
+
 
 class CasefileError(Exception):
-    """Base class: every error meant for a user has a one-line message."""
+    """Base class: every error meant for a user has a one-line message, in the domain's words
+    (no front end's flags); ``title`` names what was refused and ``remedy`` what would help."""
+
+    def __init__(
+        self, *args: object, title: str | None = None, remedy: Remedy | None = None
+    ) -> None:
+        super().__init__(*args)
+        self.title = title
+        self.remedy = remedy
 
 
 class InvalidEvent(CasefileError):
@@ -54,6 +79,10 @@ class ConcurrencyError(StoreError):
 
 class CaseNotFound(StoreError):
     """No case with the given id or path."""
+
+
+#: where to look for the cases there are
+SEE_CASES = Remedy("the cases in the database", place="cases")
 
 
 class IntegrityError(CasefileError):

@@ -28,7 +28,7 @@ from casefile.app.session import RETRIES
 from casefile.app.who import NOW, Who
 from casefile.domain import commands
 from casefile.domain.events import NewEvent
-from casefile.errors import ConcurrencyError, DomainError
+from casefile.errors import ConcurrencyError, DomainError, Remedy
 
 if TYPE_CHECKING:
     from casefile.app.views.lists import HypothesisList, QuestionList
@@ -74,7 +74,9 @@ class CaseService(TriageVerbs, ProbeVerbs, ViewVerbs, ServiceCore):
         try:
             self.store.append(cid, 0, [stamped])
         except ConcurrencyError:
-            raise DomainError(f"case {cid!r} already exists; choose another --id") from None
+            raise DomainError(
+                f"case {cid!r} already exists", remedy=Remedy("chooses another", "case_id")
+            ) from None
         if playbook is not None:
             self.open_playbook(cid, playbook, who)
         return cid

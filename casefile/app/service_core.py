@@ -11,7 +11,7 @@ from casefile.app.recording import opened_from
 from casefile.app.session import CaseSession, write_retrying
 from casefile.app.who import Who
 from casefile.domain.events import NewEvent
-from casefile.errors import CaseNotFound
+from casefile.errors import SEE_CASES, CaseNotFound
 
 if TYPE_CHECKING:
     from casefile.domain.beliefs import Projection
@@ -80,7 +80,7 @@ class ServiceCore:
     def events(self, case_id: str, *, after: int = 0, upto: int | None = None) -> list[Event]:
         events = self.store.load(case_id, upto, after=after)
         if not events and after == 0:
-            raise CaseNotFound(f"no case {case_id!r} (see `casefile cases`)")
+            raise CaseNotFound(f"no case {case_id!r}", remedy=SEE_CASES)
         return events
 
     def projection(self, case_id: str, upto: int | None = None) -> Projection:
@@ -163,7 +163,7 @@ class ServiceCore:
         def attempt() -> Event:
             seq, _ = self.store.head(case_id)
             if seq == 0:
-                raise CaseNotFound(f"no case {case_id!r} (see `casefile cases`)")
+                raise CaseNotFound(f"no case {case_id!r}", remedy=SEE_CASES)
             return self.store.append(case_id, seq, [stamped])[0]
 
         return write_retrying(self.store, case_id, attempt)

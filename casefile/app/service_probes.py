@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from casefile.app.recording import ProbeRecord, rules_for
 from casefile.app.who import NOW, Who
-from casefile.errors import CaseNotFound, DomainError
+from casefile.errors import SEE_CASES, CaseNotFound, DomainError
 
 if TYPE_CHECKING:
     from casefile.app.ingest import IngestedRun
@@ -45,7 +45,7 @@ class ProbeVerbs(ServiceCore):
 
         probe = self.registry.probe(request.probe).with_facts(request.facts)
         if self.store.head(case_id)[0] == 0:
-            raise CaseNotFound(f"no case {case_id!r} (see `casefile cases`)")
+            raise CaseNotFound(f"no case {case_id!r}", remedy=SEE_CASES)
         for result in collect(probe, request, cancel):
             at = who.when(result.started_at if result.source == "pasted" else None)
             yield self.record_probe(
@@ -154,7 +154,7 @@ class ProbeVerbs(ServiceCore):
         from casefile.app import ingest
 
         if self.store.head(case_id)[0] == 0:
-            raise CaseNotFound(f"no case {case_id!r} (see `casefile cases`)")
+            raise CaseNotFound(f"no case {case_id!r}", remedy=SEE_CASES)
         digest = self.store.put_artifact(proposal.source)
         seen = ingest.already_ingested(self.store.load(case_id), digest)
         if seen is not None:

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, TypeVar
 from casefile.app.draft import Draft
 from casefile.app.who import Who
 from casefile.domain.events import NewEvent
-from casefile.errors import CaseNotFound, ConcurrencyError
+from casefile.errors import SEE_CASES, CaseNotFound, ConcurrencyError
 
 if TYPE_CHECKING:
     from casefile.domain.beliefs import Projection
@@ -117,7 +117,7 @@ class CaseSession:
 
             projection, self.snapshot_due = fold_case(self.store, self.case_id, save=False)
         if projection.last_seq == 0:
-            raise CaseNotFound(f"no case {self.case_id!r} (see `casefile cases`)")
+            raise CaseNotFound(f"no case {self.case_id!r}", remedy=SEE_CASES)
         return projection
 
     def save_snapshot(self) -> None:

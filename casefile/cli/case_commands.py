@@ -11,13 +11,12 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
+from casefile.actions.table import ACT, CONCLUDE, EXPORT, NEW, NOTE
+from casefile.cli.action_commands import add_action
 from casefile.cli.parsing import (
     head_reference,
-    key_value,
     refuse_undecodable,
     refuse_undecodable_db,
-    text_argument,
-    who,
     who_and_when,
 )
 from casefile.cli.terminal import say, say_json
@@ -26,56 +25,6 @@ if TYPE_CHECKING:
     from casefile.app.interrupts import StopRequest
     from casefile.app.service import CaseService
     from casefile.domain.events import Event
-
-
-def cmd_new(args: argparse.Namespace) -> int:
-    from casefile.app.opening import open_service
-
-    with open_service(args.db) as service:
-        case_id = service.new_case(
-            args.title,
-            symptom=args.symptom,
-            environment=dict(args.env or []),
-            case_id=args.id,
-            playbook=args.playbook,
-            who=who(args),
-        )
-    say(case_id)
-    return 0
-
-
-def cmd_note(args: argparse.Namespace) -> int:
-    from casefile.app.opening import open_case
-
-    with open_case(args.case, args.db) as opened:
-        event = opened.service.note(opened.case_id, text_argument(args.text), who(args))
-    say(str(event.seq))
-    return 0
-
-
-def cmd_act(args: argparse.Namespace) -> int:
-    from casefile.app.opening import open_case
-
-    with open_case(args.case, args.db) as opened:
-        event = opened.service.act(opened.case_id, args.text, args.outcome, who(args))
-    say(str(event.seq))
-    return 0
-
-
-def cmd_conclude(args: argparse.Namespace) -> int:
-    from casefile.app.opening import open_case
-
-    with open_case(args.case, args.db) as opened:
-        event = opened.service.conclude(
-            opened.case_id,
-            args.summary,
-            root_cause=args.root_cause,
-            recommendations=args.recommend or [],
-            lessons=args.lesson or [],
-            who=who(args),
-        )
-    say(str(event.seq))
-    return 0
 
 
 def cmd_cases(args: argparse.Namespace) -> int:
@@ -187,15 +136,6 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_export(args: argparse.Namespace) -> int:
-    from casefile.app.opening import open_case
-
-    with open_case(args.case, args.db) as opened:
-        opened.service.export(opened.case_id, args.directory)
-    say(args.directory)
-    return 0
-
-
 def cmd_import(args: argparse.Namespace) -> int:
     from casefile.app.opening import open_service
 
@@ -256,32 +196,8 @@ def register(
 ) -> None:
     stamp = who_and_when()
 
-    p = sub.add_parser("new", parents=[common, stamp], help="open a new case; prints its id")
-    p.add_argument("title")
-    p.add_argument("--symptom", help="the symptom, with numbers")
-    p.add_argument("--env", action="append", type=key_value, metavar="KEY=VALUE")
-    p.add_argument("--id", help="choose the case id (default: random)")
-    p.add_argument("--playbook", help="open a playbook's question and hypotheses in the case")
-    p.set_defaults(handler=cmd_new)
-
-    p = sub.add_parser("note", parents=[common, stamp], help="add a note; prints its seq")
-    p.add_argument("case")
-    p.add_argument("text", help="the note, or - to read it from stdin")
-    p.set_defaults(handler=cmd_note)
-
-    p = sub.add_parser("act", parents=[common, stamp], help="record an action taken")
-    p.add_argument("case")
-    p.add_argument("text")
-    p.add_argument("--outcome")
-    p.set_defaults(handler=cmd_act)
-
-    p = sub.add_parser("conclude", parents=[common, stamp], help="record the conclusion")
-    p.add_argument("case")
-    p.add_argument("summary")
-    p.add_argument("--root-cause", help="the hypothesis id found to be the cause")
-    p.add_argument("--recommend", action="append", help="a recommendation (repeatable)")
-    p.add_argument("--lesson", action="append", help="a lesson (repeatable)")
-    p.set_defaults(handler=cmd_conclude)
+    for spec in (NEW, NOTE, ACT, CONCLUDE):
+        add_action(sub, spec, [common, stamp])
 
     p = sub.add_parser("cases", parents=[common], help="list the cases in the database")
     p.add_argument("--json", action="store_true")
@@ -310,10 +226,7 @@ def register(
     p.add_argument("--json", action="store_true", help="the result as JSON (exit 1 if it fails)")
     p.set_defaults(handler=cmd_verify, validate=refuse_undecodable)
 
-    p = sub.add_parser("export", parents=[common], help="write the case as a case directory")
-    p.add_argument("case")
-    p.add_argument("directory")
-    p.set_defaults(handler=cmd_export, validate=refuse_undecodable_db)
+    add_action(sub, EXPORT, [common], validate=refuse_undecodable_db)
 
     p = sub.add_parser(
         "rm", parents=[common], help="remove a case from the database (asks to type its id)"

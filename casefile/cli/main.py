@@ -222,7 +222,9 @@ def _run(args: argparse.Namespace) -> int:
         with session(args, configured_color=config.color, configured_pager=config.pager):
             return _handle(args)
     except CasefileError as error:  # the config file's, a pager setting's
-        say(f"casefile: error: {error}", file=sys.stderr)
+        from casefile.cli.errors import error_line
+
+        say(f"casefile: error: {error_line(error)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         if getattr(args, "follow", False):
@@ -241,7 +243,9 @@ def _handle(args: argparse.Namespace) -> int:
     try:
         code: int = args.handler(args)
     except CasefileError as error:
-        say(f"casefile: error: {error}", file=sys.stderr)
+        from casefile.cli.errors import error_line
+
+        say(f"casefile: error: {error_line(error)}", file=sys.stderr)
         return 1
     return code
 

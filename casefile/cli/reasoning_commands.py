@@ -9,97 +9,23 @@ import argparse
 import json
 from collections.abc import Callable
 
-from casefile.cli.parsing import event_seq, likelihood, probability, who, who_and_when
+from casefile.actions.table import (
+    EVIDENCE,
+    HYPOTHESIS,
+    PLAYBOOK,
+    PRIOR,
+    QUESTION,
+    REFINE,
+    REINSTATE,
+    RETIRE,
+)
+from casefile.cli.action_commands import add_action
+from casefile.cli.parsing import event_seq, who_and_when
 from casefile.cli.terminal import say, say_json, terminal_safe, xml_safe
-from casefile.domain.kinds import KINDS
 from casefile.errors import CasefileError
 
 #: the graph formats (casefile.app.graph_export.FORMATS; a test keeps the two equal)
 GRAPH_FORMATS = ("dot", "graphml", "mermaid")
-
-
-def cmd_question_add(args: argparse.Namespace) -> int:
-    from casefile.app.opening import open_case
-
-    with open_case(args.case, args.db) as opened:
-        say(
-            opened.service.add_question(
-                opened.case_id, args.text, args.id, args.catch_all, who(args)
-            )
-        )
-    return 0
-
-
-def cmd_hypothesis_add(args: argparse.Namespace) -> int:
-    from casefile.app.opening import open_case
-
-    with open_case(args.case, args.db) as opened:
-        if args.rebalance:
-            hid = opened.service.add_hypothesis_rebalanced(
-                opened.case_id,
-                args.text,
-                args.under,
-                args.prior,
-                args.id,
-                args.meaning,
-                force=args.force,
-                who=who(args),
-            )
-        else:
-            hid = opened.service.add_hypothesis(
-                opened.case_id, args.text, args.under, args.prior, args.id, args.meaning, who(args)
-            )
-        say(hid)
-    return 0
-
-
-def cmd_hypothesis_prior(args: argparse.Namespace) -> int:
-    from casefile.app.opening import open_case
-
-    with open_case(args.case, args.db) as opened:
-        event = opened.service.set_prior(
-            opened.case_id,
-            args.hypothesis,
-            args.prior,
-            args.because,
-            force=args.force,
-            who=who(args),
-        )
-    say(str(event.seq))
-    return 0
-
-
-def cmd_hypothesis_refine(args: argparse.Namespace) -> int:
-    from casefile.app.opening import open_case
-
-    with open_case(args.case, args.db) as opened:
-        event = opened.service.refine_hypothesis(
-            opened.case_id, args.hypothesis, args.text, args.because, who(args)
-        )
-    say(str(event.seq))
-    return 0
-
-
-def cmd_hypothesis_retire(args: argparse.Namespace) -> int:
-    from casefile.app.opening import open_case
-
-    with open_case(args.case, args.db) as opened:
-        event = opened.service.retire_hypothesis(
-            opened.case_id, args.hypothesis, args.because, who(args)
-        )
-    say(str(event.seq))
-    return 0
-
-
-def cmd_hypothesis_reinstate(args: argparse.Namespace) -> int:
-    from casefile.app.opening import open_case
-
-    with open_case(args.case, args.db) as opened:
-        event = opened.service.reinstate_hypothesis(
-            opened.case_id, args.hypothesis, args.because, who(args)
-        )
-    say(str(event.seq))
-    return 0
 
 
 def cmd_hypothesis_show(args: argparse.Namespace) -> int:
@@ -152,28 +78,6 @@ def likelihoods(pairs: list[tuple[str, float]]) -> dict[str, float]:
             )
         table[hid] = value
     return table
-
-
-def cmd_evidence_add(args: argparse.Namespace) -> int:
-    from casefile.app.opening import open_case
-
-    table = likelihoods(args.likelihood)
-    with open_case(args.case, args.db) as opened:
-        event = opened.service.assess(
-            opened.case_id,
-            table,
-            args.because,
-            who(args),
-            otherwise=args.otherwise,
-            kind=args.kind,
-            reliability=args.reliability,
-            probe_run_seq=args.probe_run,
-            observation_seq=args.observation,
-            supersedes=args.supersedes,
-            evidence_id=args.id,
-        )
-    say(str(event.payload["evidence_id"]))
-    return 0
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -245,14 +149,6 @@ def cmd_graph(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_playbook_open(args: argparse.Namespace) -> int:
-    from casefile.app.opening import open_case
-
-    with open_case(args.case, args.db) as opened:
-        say(opened.service.open_playbook(opened.case_id, args.playbook, who(args)))
-    return 0
-
-
 def cmd_playbook_show(args: argparse.Namespace) -> int:
     from casefile.app.opening import registry
     from casefile.app.views.playbook import build_playbook_view
@@ -285,12 +181,7 @@ def register(
 
     question = sub.add_parser("question", help="questions a case asks")
     qsub = question.add_subparsers(dest="action", required=True, metavar="ACTION")
-    p = qsub.add_parser("add", parents=[common, stamp], help="propose a question; prints its id")
-    p.add_argument("case")
-    p.add_argument("text")
-    p.add_argument("--id")
-    p.add_argument("--catch-all", type=probability, default=0.1, help="catch-all prior (0.1)")
-    p.set_defaults(handler=cmd_question_add)
+    add_action(qsub, QUESTION, [common, stamp])
     p = qsub.add_parser("list", parents=[common], help="the case's questions and their leaders")
     p.add_argument("case")
     p.add_argument("--json", action="store_true")
@@ -298,49 +189,10 @@ def register(
 
     hyp = sub.add_parser("hypothesis", help="propose, refine, retire or reinstate hypotheses")
     hsub = hyp.add_subparsers(dest="action", required=True, metavar="ACTION")
-    p = hsub.add_parser("add", parents=[common, stamp], help="propose a hypothesis; prints its id")
-    p.add_argument("case")
-    p.add_argument("text")
-    p.add_argument("--under", required=True, help="question id, or parent hypothesis id")
-    p.add_argument("--prior", required=True, type=probability, help="absolute, or parent share")
-    p.add_argument("--id")
-    p.add_argument("--meaning", help="one line: what would be true if this is the answer")
-    p.add_argument(
-        "--rebalance",
-        action="store_true",
-        help="if the prior does not fit, scale the other hypotheses down in proportion",
-    )
-    p.add_argument(
-        "--force", action="store_true", help="with --rebalance: even after evidence arrived"
-    )
-    p.set_defaults(handler=cmd_hypothesis_add, validate=_rebalance_checks(p))
-    p = hsub.add_parser(
-        "prior",
-        parents=[common, stamp],
-        help="set a hypothesis's prior (siblings make room in proportion); prints its seq",
-    )
-    p.add_argument("case")
-    p.add_argument("hypothesis")
-    p.add_argument("prior", type=probability, help="absolute, or its share of its parent's")
-    p.add_argument("--because", help="why the prior changes")
-    p.add_argument("--force", action="store_true", help="even after evidence arrived")
-    p.set_defaults(handler=cmd_hypothesis_prior)
-    p = hsub.add_parser("refine", parents=[common, stamp], help="reword a hypothesis")
-    p.add_argument("case")
-    p.add_argument("hypothesis")
-    p.add_argument("text")
-    p.add_argument("--because")
-    p.set_defaults(handler=cmd_hypothesis_refine)
-    p = hsub.add_parser("retire", parents=[common, stamp], help="retire a hypothesis (with reason)")
-    p.add_argument("case")
-    p.add_argument("hypothesis")
-    p.add_argument("--because", required=True)
-    p.set_defaults(handler=cmd_hypothesis_retire)
-    p = hsub.add_parser("reinstate", parents=[common, stamp], help="reinstate a retired hypothesis")
-    p.add_argument("case")
-    p.add_argument("hypothesis")
-    p.add_argument("--because")
-    p.set_defaults(handler=cmd_hypothesis_reinstate)
+    p = add_action(hsub, HYPOTHESIS, [common, stamp])
+    p.set_defaults(validate=_rebalance_checks(p))
+    for spec in (PRIOR, REFINE, RETIRE, REINSTATE):
+        add_action(hsub, spec, [common, stamp])
     p = hsub.add_parser(
         "show", parents=[common], help="why a hypothesis's confidence is what it is"
     )
@@ -359,25 +211,7 @@ def register(
 
     ev = sub.add_parser("evidence", help="assess evidence")
     esub = ev.add_subparsers(dest="action", required=True, metavar="ACTION")
-    p = esub.add_parser("add", parents=[common, stamp], help="record evidence; prints its id")
-    p.add_argument("case")
-    p.add_argument(
-        "--likelihood",
-        action="append",
-        type=likelihood,
-        required=True,
-        metavar="HID=P",
-        help="P(E | hypothesis), repeatable",
-    )
-    p.add_argument("--otherwise", type=probability, default=0.5, help="P(E) for all others (0.5)")
-    p.add_argument("--kind", choices=KINDS, default="measured")
-    p.add_argument("--reliability", type=probability, help="default depends on --kind")
-    p.add_argument("--probe-run", type=event_seq, metavar="SEQ")
-    p.add_argument("--observation", type=event_seq, metavar="SEQ")
-    p.add_argument("--supersedes", metavar="EVIDENCE_ID", help="re-assess earlier evidence")
-    p.add_argument("--id")
-    p.add_argument("--because", required=True, help="the rationale")
-    p.set_defaults(handler=cmd_evidence_add)
+    add_action(esub, EVIDENCE, [common, stamp])
 
     p = sub.add_parser("status", parents=[common], help="hypotheses, warnings, next steps")
     p.add_argument("case")
@@ -405,10 +239,7 @@ def register(
 
     pb = sub.add_parser("playbook", help="playbooks")
     psub = pb.add_subparsers(dest="action", required=True, metavar="ACTION")
-    p = psub.add_parser("open", parents=[common, stamp], help="open a playbook in a case")
-    p.add_argument("case")
-    p.add_argument("playbook")
-    p.set_defaults(handler=cmd_playbook_open)
+    add_action(psub, PLAYBOOK, [common, stamp])
     p = psub.add_parser(
         "show",
         parents=[common],

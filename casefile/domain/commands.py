@@ -17,7 +17,10 @@ from casefile.domain.events import NewEvent
 from casefile.domain.ids import CASE_ID_LIMIT, ID_PATTERN, is_case_id
 from casefile.domain.kinds import DEFAULT_RELIABILITY, KINDS
 from casefile.domain.rules import Applied, SetAside
-from casefile.errors import DomainError
+from casefile.errors import DomainError, Remedy
+
+#: a prior that does not fit can still be given: the others make room in proportion
+REBALANCE = Remedy("scales the other hypotheses down in proportion to make room", "rebalance")
 
 _PRIOR_SLACK = 1e-9
 
@@ -119,8 +122,8 @@ def propose_hypothesis(
             left = available if available > _PRIOR_SLACK else 0.0
             raise DomainError(
                 f"prior {prior:g} is larger than the catch-all of {question.id!r} has left "
-                f"({left:.4g} of its {holds:.4g}); --rebalance scales the other hypotheses "
-                "down in proportion to make room"
+                f"({left:.4g} of its {holds:.4g})",
+                remedy=REBALANCE,
             )
     elif under in projection.hypothesis_question:
         question = projection.questions[projection.hypothesis_question[under]]
@@ -236,7 +239,7 @@ def assess_evidence(
     if not 0.0 <= r <= 1.0:
         raise DomainError(f"reliability {r} must be within [0, 1]")
     if not rationale.strip():
-        raise DomainError("evidence needs a rationale (--because)")
+        raise DomainError("evidence needs a rationale", remedy=Remedy("gives it", "because"))
     if probe_run_seq is not None and probe_run_seq not in projection.probe_runs:
         raise DomainError(f"seq {probe_run_seq} is not a probe run of this case")
     if observation_seq is not None and observation_seq not in projection.observations:
@@ -354,8 +357,8 @@ def _refuse_after_evidence(question: QuestionState, force: bool) -> None:
         raise DomainError(
             f"question {question.id!r} already has {n} piece{'s' if n != 1 else ''} of "
             "evidence: priors say what was believed before any, and changing them now would "
-            "count that evidence twice; pass --force to change them anyway (the event records "
-            "that it was forced)"
+            "count that evidence twice",
+            remedy=Remedy("changes them anyway (the event records that it was forced)", "force"),
         )
 
 

@@ -9,27 +9,29 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
+from casefile.actions.table import ACTIONS
 from casefile.tui.backend import CaseThread
 from casefile.tui.dialogs.probe import SshOptions
 
-#: The palette's case actions: title, help, the case screen's action.
-CASE_COMMANDS = (
-    ("Note", "Add a note to the case (n)", "write('note')"),
-    ("Evidence", "Assess evidence with a likelihood table (e)", "write('evidence')"),
-    ("Action", "Record an action taken (a)", "write('action')"),
-    ("Question", "Ask a new question (A)", "write('question')"),
-    ("Hypothesis: add", "Propose a hypothesis (+)", "write('hypothesis')"),
-    ("Hypothesis: refine", "Reword the selected hypothesis (f)", "write('refine')"),
-    ("Hypothesis: retire", "Retire the selected hypothesis (-)", "write('retire')"),
-    ("Hypothesis: reinstate", "Reinstate a retired hypothesis (i)", "write('reinstate')"),
-    ("Playbook", "Open a playbook's question and hypotheses (o)", "write('playbook')"),
+#: keys as the palette's help names them
+_KEY_NAMES = {"plus": "+", "minus": "-"}
+
+
+def case_commands() -> list[tuple[str, str, str]]:
+    """The palette's case commands: title, help, the case screen's action. The action table's
+    rows first, then replay and navigation."""
+    rows = []
+    for spec in ACTIONS:
+        if spec.on_case:
+            title, text = spec.palette
+            key = f" ({_KEY_NAMES.get(spec.key, spec.key)})" if spec.key else ""
+            rows.append((title, text + key, f"write('{spec.name}')"))
+    return rows + list(_OTHER_COMMANDS)
+
+
+_OTHER_COMMANDS = (
     ("Probe", "Run a probe here, over SSH, or from pasted output (p)", "probe"),
     ("Ingest transcript", "Review a recorded session or transcript, append it (t)", "ingest"),
-    ("Intake", "Answer the playbook's questions about the symptom (I)", "intake"),
-    ("Experiment", "Record an A/B of two runs that differ in one change (X)", "experiment"),
-    ("Conclude", "Record the conclusion (c)", "write('conclude')"),
-    ("Export case", "Write the case as a directory (x)", "write('export')"),
-    ("Export report", "Write the postmortem report: Markdown, HTML or JSON (r)", "write('report')"),
     ("Replay: first step", "Go to the first event (ctrl+home)", "jump_first"),
     ("Replay: jump", "Go to a seq or a time (:)", "jump"),
     ("Replay: next pivot", "The next change of leader (])", "pivot(1)"),
@@ -103,7 +105,7 @@ class CasefileApp(App[None]):
         from casefile.tui.screens.case import CaseScreen
 
         if isinstance(screen, CaseScreen):
-            for title, help_text, action in CASE_COMMANDS:
+            for title, help_text, action in case_commands():
                 if screen.read_only and _writes(action):
                     continue
                 yield SystemCommand(title, help_text, _runner(screen, action))
@@ -143,11 +145,11 @@ class CasefileApp(App[None]):
 
 
 def _writes(action: str) -> bool:
-    from casefile.tui.screens.case_writing import WRITES
+    from casefile.tui.screens.case_writing import writes
 
-    if action in ("probe", "ingest", "intake", "experiment"):
-        return True
-    return action.startswith("write('") and action[7:-2] in WRITES
+    if action.startswith("write('"):
+        return writes("write", (action[7:-2],))
+    return writes(action)
 
 
 def _runner(screen: Screen[Any], action: str) -> Callable[[], object]:

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from casefile.actions.output_actions import WriteReport
 from casefile.app.who import Who
 from casefile.errors import CasefileError
-from casefile.tui.requests import ReportRequest
 from tests.cli.conftest import CLI
 from tests.report.cases import REFERENCE, service_with
 
@@ -227,7 +227,7 @@ def test_the_tuis_report_export_refuses_the_same_names(here: Path) -> None:
     service, case_id = service_with(REFERENCE)
     os.mkfifo(here / "pm.svg")
     before = _snapshot(here)
-    request = ReportRequest(str(here / "pm.md"))
+    request = WriteReport(str(here / "pm.md"))
     with pytest.raises(CasefileError, match=r"refusing to write .*pm\.svg: it is a FIFO"):
         request.run(service, case_id, Who("user", None))
     assert _snapshot(here) == before

@@ -4,11 +4,14 @@ what the matching CLI command appends; bad input is an inline error and appends 
 from __future__ import annotations
 
 import re
+import shlex
 import shutil
 from pathlib import Path
 
 import pytest
 
+from casefile.actions.spec import argv, command_line
+from casefile.actions.table import BY_NAME
 from casefile.app.service import CaseService
 from casefile.cli.main import main
 from casefile.store.sql import SqlEventStore
@@ -22,18 +25,21 @@ from tests.tui.helpers import case_ready, recorded, settle
 ACTIONS = {
     "note": ("n", {"text": "First line\nsecond line: 1.2 GB/s"}),
     "action": ("a", {"text": "Pinned the clocks", "outcome": "no change"}),
-    "question": ("A", {"text": "Why is single-stream slow?", "id": "single", "catch_all": "0.2"}),
+    "question": (
+        "A",
+        {"text": "Why is single-stream slow?", "question_id": "single", "catch_all": "0.2"},
+    ),
     "hypothesis": (
         "plus",
         {
             "text": "CPU launch overhead",
             "under": "compute-launch",
             "prior": "0.4",
-            "id": "cpu-launch",
+            "hypothesis_id": "cpu-launch",
         },
     ),
-    "refine": ("f", {"hypothesis": "host-side", "text": "Host-side limits", "because": "shorter"}),
-    "retire": ("minus", {"hypothesis": "power-thermal", "because": "55% of the power limit"}),
+    "refine": ("f", {"hypothesis_id": "host-side", "text": "Host-side limits", "because": "shorter"}),
+    "retire": ("minus", {"hypothesis_id": "power-thermal", "because": "55% of the power limit"}),
     "evidence": (
         "e",
         {
@@ -48,7 +54,7 @@ ACTIONS = {
         {
             "summary": "Launch-bound",
             "root_cause": "compute-launch",
-            "recommend": "CUDA graphs\nbigger batches",
+            "recommendations": "CUDA graphs\nbigger batches",
         },
     ),
 }
@@ -102,11 +108,12 @@ async def test_tui_appends_what_the_cli_appends(
     assert tui, "the TUI appended nothing"
     # the same action through the CLI, on a copy of the database as it was
     monkeypatch.setenv("CASEFILE_DB", f"sqlite:///{twin}")
-    argv = [*request.argv(CASE), "--actor", "alice"]
-    assert main(argv) == 0
+    # the command line the TUI echoed, run as it reads
+    assert command.startswith("casefile ") and "--actor alice" in command
+    assert command == command_line(BY_NAME[kind], request, CASE, "alice")
+    assert main(shlex.split(command)[1:]) == 0
     cli = events_after(f"sqlite:///{twin}", 68)
     assert tui == cli
-    assert command.startswith("casefile ") and "--actor alice" in command
 
 
 @pytest.mark.parametrize(
@@ -158,7 +165,7 @@ async def test_a_refused_action_is_a_notification_and_appends_nothing(db_url: st
         await settle(pilot, lambda: isinstance(app.screen, FormDialog))
         dialog = app.screen
         assert isinstance(dialog, FormDialog)
-        fill(dialog, {"hypothesis": "no-such-hypothesis", "because": "typo"})
+        fill(dialog, {"hypothesis_id": "no-such-hypothesis", "because": "typo"})
         await pilot.press("ctrl+s")
         await settle(pilot, lambda: isinstance(app.screen, CaseScreen) and bool(app._notifications))
         titles = [n.title for n in app._notifications]
@@ -257,13 +264,13 @@ async def test_reinstate_from_the_tui_is_the_cli_reinstate(
         await settle(pilot, lambda: isinstance(app.screen, FormDialog))
         dialog = app.screen
         assert isinstance(dialog, FormDialog)
-        fill(dialog, {"hypothesis": "host-side", "because": "the tokenizer is single-threaded"})
+        fill(dialog, {"hypothesis_id": "host-side", "because": "the tokenizer is single-threaded"})
         request = dialog.request
         assert request is not None
         await pilot.press("ctrl+s")
         await settle(pilot, recorded(app))
     monkeypatch.setenv("CASEFILE_DB", f"sqlite:///{twin}")
-    assert main([*request.argv(CASE), "--actor", "alice"]) == 0
+    assert main([*argv(BY_NAME["reinstate"], request, CASE), "--actor", "alice"]) == 0
     assert events_after(db_url, 69) == events_after(f"sqlite:///{twin}", 69)
     assert [k for k, _p, _a in events_after(db_url, 69)] == ["hypothesis.reinstated"]
 
@@ -290,7 +297,7 @@ async def test_opening_a_playbook_from_the_tui_is_the_cli_playbook_open(
         await pilot.press("ctrl+s")
         await settle(pilot, recorded(app))
     monkeypatch.setenv("CASEFILE_DB", f"sqlite:///{twin}")
-    assert main([*request.argv("pb"), "--actor", "alice"]) == 0
+    assert main([*argv(BY_NAME["playbook"], request, "pb"), "--actor", "alice"]) == 0
 
     def after(path: Path) -> list[tuple[str, dict[str, object], str]]:
         with CaseService(SqlEventStore(f"sqlite:///{path}"), builtin_registry()) as service:
@@ -325,8 +332,8 @@ async def test_export_from_the_tui_writes_what_the_cli_writes(
 RESTS_ON = {
     "likelihoods": "compute-launch=0.7\ncollective-latency=0.3",
     "because": "re-read the query output",
-    "probe_run": "62",
-    "observation": "#63",
+    "probe_run_seq": "62",
+    "observation_seq": "#63",
     "supersedes": "e14",
 }
 
@@ -358,12 +365,12 @@ async def test_evidence_resting_on_a_run_an_observation_and_superseding_is_the_c
         assert request is not None
         await pilot.press("ctrl+s")
         await settle(pilot, recorded(app))
-    argv = request.argv(CASE)
-    assert argv[argv.index("--probe-run") + 1] == "62"
-    assert argv[argv.index("--observation") + 1] == "63"
-    assert argv[argv.index("--supersedes") + 1] == "e14"
+    words = argv(BY_NAME["evidence"], request, CASE)
+    assert words[words.index("--probe-run") + 1] == "62"
+    assert words[words.index("--observation") + 1] == "63"
+    assert words[words.index("--supersedes") + 1] == "e14"
     monkeypatch.setenv("CASEFILE_DB", f"sqlite:///{twin}")
-    assert main([*argv, "--actor", "alice"]) == 0
+    assert main([*words, "--actor", "alice"]) == 0
     tui = events_after(db_url, 68)
     assert tui == events_after(f"sqlite:///{twin}", 68)
     payload = tui[0][1]
@@ -377,8 +384,8 @@ async def test_evidence_resting_on_a_run_an_observation_and_superseding_is_the_c
 @pytest.mark.parametrize(
     ("values", "problem"),
     [
-        ({"probe_run": "63"}, "seq 63 is not a probe run of this case"),
-        ({"observation": "62"}, "seq 62 is not an observation of this case"),
+        ({"probe_run_seq": "63"}, "seq 63 is not a probe run of this case"),
+        ({"observation_seq": "62"}, "seq 62 is not an observation of this case"),
         ({"supersedes": "e99"}, "no evidence 'e99' to supersede"),
     ],
 )
@@ -436,9 +443,9 @@ async def test_superseded_evidence_cannot_be_superseded_again(db_url: str) -> No
 @pytest.mark.parametrize(
     ("values", "problem"),
     [
-        ({"probe_run": "x1"}, "not an event seq"),
-        ({"observation": "0"}, "event seqs start at 1"),
-        ({"probe_run": "²"}, "not an event seq"),
+        ({"probe_run_seq": "x1"}, "not an event seq"),
+        ({"observation_seq": "0"}, "event seqs start at 1"),
+        ({"probe_run_seq": "²"}, "not an event seq"),
         ({"supersedes": "e1 e2"}, "one evidence id"),
     ],
 )

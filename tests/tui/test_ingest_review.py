@@ -290,7 +290,7 @@ def test_the_request_alone_appends_what_ingest_yes_appends(
     request = IngestRequest(str(source), "asciicast")
     with CaseService(SqlEventStore(db_url), builtin_registry()) as service:
         said = request.run(service, CASE, Who("alice"))
-    assert said == "appended 2 run(s) and 0 note(s) (asciicast)"
+    assert said.said == "appended 2 run(s) and 0 note(s) (asciicast)"
     monkeypatch.setenv("CASEFILE_DB", twin)
     assert main([*request.argv(CASE), "--actor", "alice"]) == 0
     assert events_after(db_url, HEAD) == events_after(twin, HEAD)

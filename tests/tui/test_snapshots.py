@@ -148,7 +148,7 @@ class TestDialogs:
         assert snap_compare(build_app(db_url), terminal_size=WIDE, run_before=run)
 
     def test_conclude(self, snap_compare: Any, db_url: str) -> None:
-        run = dialog_open("c", summary="Launch-bound at low batch", recommend="CUDA graphs")
+        run = dialog_open("c", summary="Launch-bound at low batch", recommendations="CUDA graphs")
         assert snap_compare(build_app(db_url), terminal_size=WIDE, run_before=run)
 
     def test_report(self, snap_compare: Any, db_url: str) -> None:

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from casefile.actions.spec import argv
+from casefile.actions.table import BY_NAME
 from casefile.app.service import CaseService
 from casefile.app.who import Who
 from casefile.cli.main import main
@@ -80,7 +82,8 @@ async def test_tui_appends_what_the_cli_appends(
     before = len(events(mine, 0))
     request = await run_dialog(mine, key, typed)
     monkeypatch.setenv("CASEFILE_DB", f"sqlite:///{twin}")
-    assert main([*request.argv(CASE), "--actor", "alice"]) == 0  # type: ignore[attr-defined]
+    spec = BY_NAME["intake" if key == "I" else "experiment"]
+    assert main([*argv(spec, request, CASE), "--actor", "alice"]) == 0
     tui, cli = events(mine, before), events(twin, before)
     assert tui and tui == cli
     if key == "I":  # the --env answer was recorded when the playbook opened, not again

@@ -1,7 +1,8 @@
-"""A modal form that validates as you type and returns a typed request, or ``None``.
+"""A modal form that validates as you type and returns a typed value, or ``None``.
 
-Each dialog is a list of fields and one function that turns their text into a request or
-raises ``ValueError`` with what is wrong. The form shows that message inline while the input is
+Each dialog is a list of fields and one function that turns their text into its value (an
+action of :mod:`casefile.actions`, a seq to jump to …) or raises ``ValueError`` with what is
+wrong. The form shows that message inline while the input is
 not valid, and the ``casefile …`` command line that would record the same thing once it is;
 nothing is appended until the user confirms (``ctrl+s`` or the Record button), and ``escape``
 cancels (asking first if something was typed).
@@ -22,9 +23,8 @@ from textual.widgets import Button, Input, Label, Static, TextArea
 from casefile.errors import CasefileError
 from casefile.text_safety import block as line_block
 from casefile.text_safety import line
-from casefile.tui.requests import Request, command_line
 
-R = TypeVar("R", bound=Request)
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,8 @@ class Field:
 
 
 class FormDialog(ModalScreen[R | None], Generic[R]):
-    """Fields → ``build(values)`` → a request, checked on every keystroke."""
+    """Fields → ``build(values)`` → a value, checked on every keystroke; ``echo`` says what it
+    would run (the ``casefile …`` line of an action)."""
 
     #: text cursors blink (tests turn it off so screenshots are the same every run)
     BLINK: ClassVar[bool] = True
@@ -53,8 +54,7 @@ class FormDialog(ModalScreen[R | None], Generic[R]):
         fields: Sequence[Field],
         build: Callable[[Mapping[str, str]], R],
         *,
-        case_id: str,
-        actor: str,
+        echo: Callable[[R], str] | None = None,
         confirm_label: str = "Record",
         preview: Callable[[R], Awaitable[str]] | None = None,
     ) -> None:
@@ -65,8 +65,7 @@ class FormDialog(ModalScreen[R | None], Generic[R]):
         self.form_title = title
         self.fields = list(fields)
         self.build = build
-        self.case_id = case_id
-        self.actor = actor
+        self.echo = echo
         self.confirm_label = confirm_label
         self.request: R | None = None
         self.problem: str | None = None
@@ -132,7 +131,7 @@ class FormDialog(ModalScreen[R | None], Generic[R]):
         else:
             problem.update("")
             assert self.request is not None
-            command.update(f"$ {line(command_line(self.request, self.case_id, self.actor))}")
+            command.update(f"$ {line(self.echo(self.request))}" if self.echo else "")
             confirm.disabled = False
             if self.preview is not None:
                 request = self.request

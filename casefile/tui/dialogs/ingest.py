@@ -9,10 +9,12 @@ a proposal (off the UI thread), and knows the ``casefile ingest`` line that reco
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from casefile.actions.spec import Outcome
 from casefile.app.files import TRANSCRIPT_LIMIT, read_regular_file
 from casefile.app.probing import LOADS
 from casefile.transcripts import FORMATS as TRANSCRIPT_FORMATS
@@ -49,11 +51,11 @@ class IngestRequest:
         timing = read_transcript(self.timing, "timing file") if self.timing else None
         return service.propose_ingest(data, self.fmt, timing, self.load)
 
-    def run(self, service: CaseService, case_id: str, who: Who) -> str:
+    def run(self, service: CaseService, case_id: str, who: Who) -> Outcome:
         """Everything proposed, appended: what ``--yes`` does (the TUI reviews first)."""
         proposal = self.propose(service)
         runs = service.ingest(case_id, proposal, None, who)
-        return appended_text(len(runs), len(proposal.items) - len(runs), proposal.format)
+        return Outcome(appended_text(len(runs), len(proposal.items) - len(runs), proposal.format))
 
     def words(self, case_id: str) -> list[str]:
         """The ``casefile ingest`` arguments without the answer to its review."""
@@ -69,6 +71,9 @@ class IngestRequest:
     def argv(self, case_id: str) -> list[str]:
         return [*self.words(case_id), "--yes"]
 
+    def command_line(self, case_id: str, actor: str) -> str:
+        return _command(self.argv(case_id), actor)
+
 
 @dataclass(frozen=True)
 class IngestSelection:
@@ -79,9 +84,10 @@ class IngestSelection:
     keep: tuple[int, ...]
     title: str = "Ingest"
 
-    def run(self, service: CaseService, case_id: str, who: Who) -> str:
+    def run(self, service: CaseService, case_id: str, who: Who) -> Outcome:
         runs = service.ingest(case_id, self.proposal, list(self.keep), who)
-        return appended_text(len(runs), len(self.keep) - len(runs), self.proposal.format)
+        said = appended_text(len(runs), len(self.keep) - len(runs), self.proposal.format)
+        return Outcome(said)
 
     @property
     def everything(self) -> bool:
@@ -92,6 +98,10 @@ class IngestSelection:
         # the log line says so in a comment rather than show a command that would do more
         return self.request.argv(case_id) if self.everything else self.request.words(case_id)
 
+    def command_line(self, case_id: str, actor: str) -> str:
+        """The ``casefile ingest`` line, and what it cannot say as a comment after it."""
+        return _command(self.argv(case_id), actor) + self.remark()
+
     def remark(self) -> str:
         """What the command line cannot say: the answer to type at its prompt."""
         if self.everything:
@@ -101,6 +111,10 @@ class IngestSelection:
             f"  # answer {ranges(self.keep)} at its prompt (no flag picks a subset; "
             f"--yes keeps all {total})"
         )
+
+
+def _command(argv: list[str], actor: str) -> str:
+    return shlex.join(["casefile", *argv, *(["--actor", actor] if actor != "user" else [])])
 
 
 def appended_text(runs: int, notes: int, fmt: str) -> str:
@@ -136,7 +150,7 @@ def build_ingest(values: Mapping[str, str]) -> IngestRequest:
     return IngestRequest(path, fmt, load, os.path.expanduser(timing) if timing else None)
 
 
-class IngestDialog(FormDialog):  # type: ignore[type-arg]
+class IngestDialog(FormDialog[IngestRequest]):
     """The transcript, its format and the load then; Enter moves on, ctrl+s reads it."""
 
     def __init__(self, *, case_id: str, actor: str, path: str = "") -> None:
@@ -155,7 +169,6 @@ class IngestDialog(FormDialog):  # type: ignore[type-arg]
             "Ingest a transcript",
             fields,
             build_ingest,
-            case_id=case_id,
-            actor=actor,
+            echo=lambda request: request.command_line(case_id, actor),
             confirm_label="Review",
         )

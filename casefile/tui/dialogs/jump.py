@@ -3,6 +3,7 @@ or before it."""
 
 from __future__ import annotations
 
+import shlex
 from bisect import bisect_right
 from collections.abc import Sequence
 
@@ -32,31 +33,15 @@ def find_step(text: str, rows: Sequence[TimelineRow]) -> int:
     return rows[at - 1].seq
 
 
-class JumpDialog(FormDialog):  # type: ignore[type-arg]
+class JumpDialog(FormDialog[int]):
+    """Returns the seq to show; the command line is the replay that shows the same step."""
+
     def __init__(self, rows: Sequence[TimelineRow]) -> None:
         self.rows = rows
         super().__init__(
             "Jump to a step",
             [Field("where", "Seq, or time (UTC): 29, 09:51, 2026-03-02T09:51")],
-            lambda values: _Jump(find_step(values.get("where", ""), rows)),
-            case_id="",
-            actor="user",
+            lambda values: find_step(values.get("where", ""), rows),
+            echo=lambda seq: shlex.join(["casefile", "replay", "CASE", "--to", str(seq)]),
             confirm_label="Jump",
         )
-
-    def dismiss(self, result: object = None) -> object:  # type: ignore[override]
-        seq = result.seq if isinstance(result, _Jump) else None
-        return super().dismiss(seq)
-
-
-class _Jump:
-    title = "Jump"
-
-    def __init__(self, seq: int) -> None:
-        self.seq = seq
-
-    def argv(self, case_id: str) -> list[str]:
-        return ["replay", case_id or "CASE", "--to", str(self.seq)]
-
-    def run(self, *_args: object) -> str:  # pragma: no cover - never recorded
-        return ""

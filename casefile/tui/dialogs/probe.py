@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from casefile.actions.spec import Outcome
 from casefile.app.probing import (
     LOADS,
     CancelToken,
@@ -49,13 +50,6 @@ class ProbeOutcome:
     title: str = "Probe"
     #: seconds a sampler probe (NVML) samples for, when it runs here
     window_s: float = 2.0
-
-    # the FormDialog shows the command line of what it built
-    def argv(self, case_id: str) -> list[str]:
-        return shlex.split(self.command)[1:]
-
-    def run(self, service: CaseService, case_id: str, who: Who) -> str:  # pragma: no cover
-        raise NotImplementedError("probes run through run_probe_request")
 
 
 def build_probe(
@@ -129,7 +123,7 @@ def build_probe(
     return ProbeOutcome(request, shlex.join(words), window_s=window)
 
 
-class ProbeDialog(FormDialog):  # type: ignore[type-arg]
+class ProbeDialog(FormDialog[ProbeOutcome]):
     def __init__(
         self,
         probes: Sequence[str],
@@ -167,8 +161,7 @@ class ProbeDialog(FormDialog):  # type: ignore[type-arg]
             "Run a probe",
             fields,
             lambda values: build_probe(values, probes, case_id, ssh),
-            case_id=case_id,
-            actor=actor,
+            echo=lambda outcome: outcome.command,
             confirm_label="Run",
         )
 
@@ -181,15 +174,20 @@ def run_probe_request(
     progress: Callable[[str], None] | None = None,
     cancel: CancelToken | None = None,
     window_s: float = 2.0,
-) -> list[str]:
-    """Run and record (on the probe thread); one line per host as each lands."""
+) -> Outcome:
+    """Run and record (on the probe thread); one line per host as each lands, and whether any
+    host's run was recorded as a failed run."""
     if isinstance(request.where, Local) and not request.argv:
         # as the CLI does: a sampler probe given nothing to run samples here (NVML)
         where = default_where(service.probe(request.probe), ())
         if isinstance(where, Sample):
             request = replace(request, where=Sample(window_s))
     lines: list[str] = []
+    seqs: list[int] = []
+    failed = False
     for record in service.run_probe(case_id, request, who, cancel=cancel):
+        seqs.append(record.probe_run_seq)
+        failed = failed or bool(record.failure)
         host = record.result.host or "local"
         if record.failure:
             text = f"{host}: recorded as failed run #{record.probe_run_seq}: {record.failure}"
@@ -202,4 +200,4 @@ def run_probe_request(
         lines.append(text)
         if progress is not None:
             progress(text)
-    return lines
+    return Outcome("\n".join(lines), seqs=tuple(seqs), failed=failed)

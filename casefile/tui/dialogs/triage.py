@@ -8,11 +8,15 @@ and the verdict come from the playbook when it is recorded.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from casefile.actions.spec import command_line
+from casefile.actions.table import EXPERIMENT, INTAKE
+from casefile.actions.triage_actions import AnswerIntake, RecordExperiment
+from casefile.tui.dialogs.actions import build_from, fields_of
 from casefile.tui.dialogs.form import Field, FormDialog
-from casefile.tui.requests import ExperimentRequest, IntakeRequest
 
 if TYPE_CHECKING:
     from casefile.app.service_triage import IntakeItem
@@ -33,11 +37,11 @@ def _label(item: IntakeItem) -> str:
     return f"{item.text} [{choices}]{state}"
 
 
-def build_intake(items: Sequence[IntakeItem]) -> object:
+def build_intake(items: Sequence[IntakeItem]) -> Callable[[Mapping[str, str]], AnswerIntake]:
     by_id = {item.id: item for item in items}
 
-    def build(values: Mapping[str, str]) -> IntakeRequest:
-        answers: list[tuple[str, str]] = []
+    def build(values: Mapping[str, str]) -> AnswerIntake:
+        answers: dict[str, str] = {}
         for qid, raw in values.items():
             value = raw.strip().lower().replace("_", "-")
             if not value:
@@ -46,70 +50,33 @@ def build_intake(items: Sequence[IntakeItem]) -> object:
             if value not in item.answers:
                 raise ValueError(f"{qid}: {raw.strip()!r} is not one of {' / '.join(item.answers)}")
             if value != item.answer:
-                answers.append((qid, value))
-        return IntakeRequest(tuple(answers))
+                answers[qid] = value
+        return AnswerIntake(answers)
 
     return build
 
 
 def intake_dialog(
     items: Sequence[IntakeItem], *, case_id: str, actor: str
-) -> FormDialog[IntakeRequest]:
+) -> FormDialog[AnswerIntake]:
     fields = [Field(item.id, _label(item), placeholder="empty: skip") for item in items]
     return FormDialog(
-        "Intake: the symptom's shape (no probabilities to type)",
+        INTAKE.heading,
         fields,
-        build_intake(items),  # type: ignore[arg-type]
-        case_id=case_id,
-        actor=actor,
+        build_intake(items),
+        echo=lambda action: command_line(INTAKE, action, case_id, actor),
     )
-
-
-def _seq(values: Mapping[str, str], name: str, label: str) -> int:
-    text = values.get(name, "").strip().lstrip("#")
-    if not text:
-        raise ValueError(f"the {label} run's seq is required")
-    if not text.isdigit() or int(text) < 1:
-        raise ValueError(f"{label}: {text!r} is not an event seq (1, 2, 3 …)")
-    return int(text)
-
-
-def build_experiment(values: Mapping[str, str]) -> ExperimentRequest:
-    change = values.get("change", "").strip()
-    if not change:
-        raise ValueError("state the one change between the two runs")
-    baseline = _seq(values, "baseline", "baseline")
-    variant = _seq(values, "variant", "variant")
-    if baseline == variant:
-        raise ValueError("the baseline and the variant are the same run")
-    metric = values.get("metric", "").strip() or None
-    return ExperimentRequest(change, baseline, variant, metric)
 
 
 def experiment_dialog(
     *, case_id: str, actor: str, preset: Mapping[str, str] | None = None, hint: str = ""
-) -> FormDialog[ExperimentRequest]:
-    given = dict(preset or {})
-    fields = [
-        Field(
-            "change",
-            "Change (the one difference)",
-            hint or "NCCL_P2P_DISABLE=1",
-            given.get("change", ""),
-        ),
-        Field(
-            "baseline",
-            "Baseline run (seq)",
-            "the run without the change",
-            given.get("baseline", ""),
-        ),
-        Field("variant", "Variant run (seq)", "the run with the change", given.get("variant", "")),
-        Field("metric", "Metric (optional)", "default: the rule's (nccl.busbw.large …)"),
-    ]
+) -> FormDialog[RecordExperiment]:
+    fields = fields_of(EXPERIMENT, dict(preset or {}))
+    if hint:  # the rule's own suggestion, from next steps
+        fields[0] = replace(fields[0], placeholder=hint)
     return FormDialog(
-        "Experiment: an A/B of one benchmark",
+        EXPERIMENT.heading,
         fields,
-        build_experiment,
-        case_id=case_id,
-        actor=actor,
+        build_from(EXPERIMENT),
+        echo=lambda action: command_line(EXPERIMENT, action, case_id, actor),
     )

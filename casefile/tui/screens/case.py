@@ -30,7 +30,7 @@ from casefile.tui.messages import (
     RowHighlighted,
 )
 from casefile.tui.screens.case_replay import ReplayControls
-from casefile.tui.screens.case_writing import WRITES, CaseWriting
+from casefile.tui.screens.case_writing import CaseWriting, action_bindings, writes
 from casefile.tui.widgets.detail import DetailPane, event_renderable, hypothesis_renderable
 from casefile.tui.widgets.hypotheses import HypothesisTree
 from casefile.tui.widgets.next_steps import NextSteps
@@ -65,22 +65,9 @@ class CaseScreen(CaseWriting, ReplayControls):
         Binding("ctrl+end,escape", "live", "live"),
         Binding("colon", "jump", "jump to", show=False),
         Binding("slash", "filter", "filter", show=False),
-        Binding("n", "write('note')", "note"),
-        Binding("e", "write('evidence')", "evidence", show=False),
-        Binding("a", "write('action')", "action", show=False),
-        Binding("A", "write('question')", "ask a question", show=False),
-        Binding("plus", "write('hypothesis')", "add hypothesis", show=False),
-        Binding("f", "write('refine')", "refine hypothesis", show=False),
-        Binding("minus", "write('retire')", "retire hypothesis", show=False),
-        Binding("i", "write('reinstate')", "reinstate hypothesis", show=False),
-        Binding("o", "write('playbook')", "open playbook", show=False),
-        Binding("c", "write('conclude')", "conclude", show=False),
-        Binding("x", "write('export')", "export case", show=False),
-        Binding("r", "write('report')", "report", show=False),
+        *action_bindings(),
         Binding("p", "probe", "probe"),
         Binding("t", "ingest", "ingest transcript", show=False),
-        Binding("I", "intake", "intake questions", show=False),
-        Binding("X", "experiment", "A/B experiment", show=False),
         Binding("question_mark,f1", "help", "help"),
         Binding("b", "back", "cases", show=False),
     ]
@@ -124,8 +111,7 @@ class CaseScreen(CaseWriting, ReplayControls):
         """Read-only: the writing actions are not offered at all (footer, keys, palette)."""
         if not self.read_only:
             return True
-        writes = action == "write" and bool(parameters) and parameters[0] in WRITES
-        return not (writes or action in ("probe", "ingest", "intake", "experiment"))
+        return not writes(action, parameters)
 
     def on_unmount(self) -> None:
         # what was frozen at open may hold cycles now garbage (this screen's widgets, an

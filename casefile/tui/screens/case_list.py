@@ -17,9 +17,11 @@ from casefile.app.views import CaseRow
 from casefile.app.who import Who
 from casefile.errors import CasefileError
 from casefile.text_safety import line
+from casefile.tui.errors import error_text
 from casefile.tui.glyphs import percent, short_time
 
 if TYPE_CHECKING:
+    from casefile.actions.case_actions import ImportCase, NewCase
     from casefile.tui.app import CasefileApp
 
 
@@ -140,72 +142,54 @@ class CaseListScreen(Screen[None]):
             self.app.action_show_help_panel()
 
     def action_new(self) -> None:
+        from casefile.actions.spec import command_line
+        from casefile.actions.table import NEW
         from casefile.tui.dialogs.actions import dialog
-        from casefile.tui.requests import NewCaseRequest, Request, command_line
 
         if self.casefile.read_only:
             self.notify("opened read-only", title="No new case", severity="warning", markup=False)
             return
 
-        def confirmed(request: Request | None) -> None:
-            if isinstance(request, NewCaseRequest):
-                command = command_line(request, "", self.casefile.actor)
-                self.run_worker(self._create(request, command), name="new-case", group="cases")
+        def confirmed(action: NewCase | None) -> None:
+            if action is not None:
+                command = command_line(NEW, action, "", self.casefile.actor)
+                self.run_worker(self._create(action, command), name="new-case", group="cases")
 
         self.app.push_screen(dialog("new", case_id="", actor=self.casefile.actor), confirmed)
 
-    async def _create(self, request: object, command: str) -> None:
-        from casefile.tui.requests import NewCaseRequest
-
-        assert isinstance(request, NewCaseRequest)
+    async def _create(self, action: NewCase, command: str) -> None:
         backend = self.casefile.backend
         who = Who(self.casefile.actor)
         try:
-            case_id = await backend.call(lambda: request.run(backend.service, "", who))
+            outcome = await backend.call(lambda: action.run(backend.service, "", who))
         except CasefileError as error:
-            self.notify(line(str(error)), title="Case not created", severity="error", markup=False)
+            self.notify(
+                line(error_text(error)), title="Case not created", severity="error", markup=False
+            )
             return
-        self.notify(f"case {case_id} opened\n$ {command}", title="New case", markup=False)
-        self.casefile.open_case(case_id, intake=request.playbook is not None)
+        self.notify(f"{outcome.said}\n$ {command}", title="New case", markup=False)
+        self.casefile.open_case(outcome.value, intake=action.playbook is not None)
 
     def action_import_dir(self) -> None:
-        from casefile.tui.dialogs.form import Field, FormDialog, required
+        from casefile.tui.dialogs.actions import dialog
 
-        class _Import:
-            title = "Import"
+        def confirmed(action: ImportCase | None) -> None:
+            if action is not None:
+                self.run_worker(self._import(action), name="import", group="cases")
 
-            def __init__(self, directory: str) -> None:
-                self.directory = directory
-
-            def argv(self, case_id: str) -> list[str]:
-                return ["import", self.directory]
-
-            def run(self, *_a: object) -> str:  # pragma: no cover
-                return ""
-
-        form = FormDialog(
-            "Import a case directory",
-            [Field("directory", "Directory", "casefile/reference/glm5-pcie-pivot")],
-            lambda values: _Import(required(values, "directory", "the directory")),
-            case_id="",
-            actor=self.casefile.actor,
-            confirm_label="Import",
-        )
-
-        def confirmed(request: object) -> None:
-            if isinstance(request, _Import):
-                self.run_worker(self._import(request.directory), name="import", group="cases")
-
+        form = dialog("import", case_id="", actor=self.casefile.actor)
+        form.confirm_label = "Import"
         self.app.push_screen(form, confirmed)
 
-    async def _import(self, directory: str) -> None:
+    async def _import(self, action: ImportCase) -> None:
         backend = self.casefile.backend
+        who = Who(self.casefile.actor)
         try:
-            imported = await backend.call(lambda: backend.service.import_directory(directory))
+            outcome = await backend.call(lambda: action.run(backend.service, "", who))
         except CasefileError as error:
-            self.notify(line(str(error)), title="Not imported", severity="error", markup=False)
+            self.notify(
+                line(error_text(error)), title="Not imported", severity="error", markup=False
+            )
             return
-        self.notify(
-            f"imported {getattr(imported, 'case_id', directory)}", title="Import", markup=False
-        )
+        self.notify(outcome.said, title="Import", markup=False)
         await self._load()

@@ -1,7 +1,8 @@
 """Recording from the case screen: the action dialogs, probes, and what each appended.
 
-Every action goes through a typed request (``casefile.tui.requests``) run on the case thread,
-and its ``casefile …`` command line goes to the Commands tab. Probes run on a thread of their
+Every action is a row of the action table (:mod:`casefile.actions.table`): its dialog returns
+the typed action, which runs on the case thread, and its ``casefile …`` command line goes to
+the Commands tab. Probes run on a thread of their
 own (see ``casefile/tui/backend.py``), one at a time, cancelled by Esc. An ingest reads and
 proposes on a thread worker, opens the review on what it proposes, and appends what the review
 kept as any other request.
@@ -11,69 +12,83 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from textual.binding import Binding, BindingType
 from textual.widgets import RichLog
 from textual.worker import get_current_worker
 
+from casefile.actions.hypothesis_actions import AssessEvidence
+from casefile.actions.spec import Action, command_line
+from casefile.actions.table import ACTIONS, BY_NAME
 from casefile.app.who import Who
 from casefile.errors import CasefileError
 from casefile.text_safety import line
 from casefile.tui.dialogs.actions import dialog
 from casefile.tui.dialogs.ingest import IngestRequest, IngestSelection
-from casefile.tui.requests import EvidenceRequest, Request, command_line
+from casefile.tui.errors import error_text
+from casefile.tui.screens.case_base import CaseScreenBase
 from casefile.tui.widgets.hypotheses import HypothesisTree
 from casefile.tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
     from casefile.transcripts.proposal import Proposal
-from casefile.tui.screens.case_base import CaseScreenBase
 
-#: The actions a read-only view refuses.
-WRITES = {
-    "note",
-    "action",
-    "question",
-    "hypothesis",
-    "refine",
-    "retire",
-    "reinstate",
-    "evidence",
-    "conclude",
-    "playbook",
-    "probe",
-}
+#: The case screen's actions that append events: a read-only view does not offer them (the
+#: table's rows that write, and the probe and ingest dialogs)
+WRITES = frozenset(
+    {spec.name for spec in ACTIONS if spec.writes and spec.on_case} | {"probe", "ingest"}
+)
+
+
+def writes(action: str, parameters: tuple[object, ...] = ()) -> bool:
+    """Whether a screen action (``write('note')``, ``probe``) appends events."""
+    if action == "write":
+        return bool(parameters) and parameters[0] in WRITES
+    return action in WRITES
+
+
+def action_bindings() -> list[BindingType]:
+    """The case screen's keys for the table's actions (each opens its row's dialog)."""
+    return [
+        Binding(spec.key, f"write('{spec.name}')", spec.short or spec.name, show=spec.footer)
+        for spec in ACTIONS
+        if spec.key is not None and spec.on_case
+    ]
 
 
 class CaseWriting(CaseScreenBase):
     """The actions that append events."""
 
-    async def _write(self, request: Request) -> None:
+    def _record(self, kind: str, action: Action) -> None:
+        """Run a table action on the case thread; its command line is the row's."""
+        spec = BY_NAME[kind]
+        command = command_line(spec, action, self.case_id, self.casefile.actor)
+        self._spawn(self._write, spec.title, action, command, name=f"write-{kind}", group="write")
+
+    async def _write(self, title: str, action: Action | IngestSelection, command: str) -> None:
         backend = self.casefile.backend
         who = Who(self.casefile.actor)
         try:
-            said = await backend.call(lambda: request.run(backend.service, self.case_id, who))
+            outcome = await backend.call(lambda: action.run(backend.service, self.case_id, who))
         except CasefileError as error:
             # nothing half-written: the service appends a verb's events in one transaction
             self.notify(
-                line(str(error)),
-                title=f"{request.title} not recorded",
+                line(error_text(error)),
+                title=f"{title} not recorded",
                 severity="error",
                 markup=False,
             )
             return
-        command = command_line(request, self.case_id, self.casefile.actor)
-        if isinstance(request, IngestSelection):
-            command += request.remark()  # a subset has no flag: the log says so
         self.commands.append(command)
         self.query_one("#commands", RichLog).write(f"$ {command}")
-        self.notify(f"{said}\n$ {command}", title=request.title, markup=False)
+        self.notify(f"{outcome.said}\n$ {command}", title=title, markup=False)
         await self._refresh()
 
     def _preset(self, kind: str) -> dict[str, str]:
         tree = self.query_one(HypothesisTree)
         hid = tree.chosen_id()
         preset: dict[str, str] = {}
-        if kind in ("refine", "retire", "reinstate") and hid:
-            preset["hypothesis"] = hid
+        if kind in ("refine", "retire", "reinstate", "prior") and hid:
+            preset["hypothesis_id"] = hid
             if kind == "refine" and self.frame is not None:
                 text = next((r.text for r in self.frame.tree if r.id == hid), "")
                 preset["text"] = text
@@ -88,6 +103,12 @@ class CaseWriting(CaseScreenBase):
         return preset
 
     def action_write(self, kind: str) -> None:
+        """Open the dialog of one row of the action table (intake and the experiment have
+        dialogs of their own, built from what the case holds)."""
+        if kind == "intake":
+            return self.action_intake()
+        if kind == "experiment":
+            return self.action_experiment()
         if kind in WRITES and self._refuse_when_read_only():
             return
         if self.focus_seq is not None and kind in WRITES:
@@ -105,16 +126,16 @@ class CaseWriting(CaseScreenBase):
             preview=preview,
         )
 
-        def confirmed(request: Request | None) -> None:
-            if request is not None:
-                self._spawn(self._write, request, name=f"write-{kind}", group="write")
+        def confirmed(action: Action | None) -> None:
+            if action is not None:
+                self._record(kind, action)
 
         self.app.push_screen(form, confirmed)
 
     async def _evidence_preview(self, request: object) -> str:
         from casefile.tui.dialogs.actions import preview_text
 
-        assert isinstance(request, EvidenceRequest)
+        assert isinstance(request, AssessEvidence)
         backend = self.casefile.backend
         case_id = self.case_id
 
@@ -180,25 +201,25 @@ class CaseWriting(CaseScreenBase):
             self.app.call_from_thread(bar.change, notice=f"probe {name}: {text}")
 
         try:
-            lines = await backend.probe_call(
+            ran = await backend.probe_call(
                 lambda service: run_probe_request(
                     service, self.case_id, outcome.request, who, progress, cancel, outcome.window_s
                 )
             )
         except CasefileError as error:
             self.notify(
-                line(str(error)), title="Probe not recorded", severity="error", markup=False
+                line(error_text(error)), title="Probe not recorded", severity="error", markup=False
             )
             return
         finally:
             self.probe_cancel = None
             bar.change(notice="")
         self.commands.append(outcome.command)
-        failed = any("failed run" in text for text in lines)
         if cancel.cancelled:
             title = "Probe cancelled"
         else:
-            title = "Probe recorded as a failed run" if failed else "Probe recorded"
+            title = "Probe recorded as a failed run" if ran.failed else "Probe recorded"
+        lines = ran.said.splitlines()
         self.notify("\n".join(lines[-3:]) + f"\n$ {outcome.command}", title=title, markup=False)
         await self._refresh()
 
@@ -240,9 +261,9 @@ class CaseWriting(CaseScreenBase):
             return
         form = intake_dialog(items, case_id=case_id, actor=self.casefile.actor)
 
-        def confirmed(request: Request | None) -> None:
-            if request is not None:
-                self._spawn(self._write, request, name="write-intake", group="write")
+        def confirmed(action: Action | None) -> None:
+            if action is not None:
+                self._record("intake", action)
 
         self.app.push_screen(form, confirmed)
 
@@ -262,9 +283,9 @@ class CaseWriting(CaseScreenBase):
             hint = next((r.suggest for r in rules if r.id == rule_id), "")
         form = experiment_dialog(case_id=self.case_id, actor=self.casefile.actor, hint=hint)
 
-        def confirmed(request: Request | None) -> None:
-            if request is not None:
-                self._spawn(self._write, request, name="write-experiment", group="write")
+        def confirmed(action: Action | None) -> None:
+            if action is not None:
+                self._record("experiment", action)
 
         self.app.push_screen(form, confirmed)
 
@@ -350,6 +371,9 @@ class CaseWriting(CaseScreenBase):
 
         def reviewed(selection: IngestSelection | None) -> None:
             if selection is not None:
-                self._spawn(self._write, selection, name="write-ingest", group="write")
+                command = selection.command_line(self.case_id, self.casefile.actor)
+                self._spawn(
+                    self._write, "Ingest", selection, command, name="write-ingest", group="write"
+                )
 
         self.app.push_screen(review, reviewed)

@@ -22,7 +22,6 @@ from casefile.text_safety import block, line
 from casefile.transcripts.proposal import Proposal, Proposed, ProposedNote, ProposedRun
 from casefile.tui.dialogs.ingest import IngestRequest, IngestSelection
 from casefile.tui.glyphs import short_time
-from casefile.tui.requests import command_line
 
 #: The columns, in order (the first is the checkbox).
 COLUMNS = ("keep", "#", "kind", "probe", "host", "at", "text", "marks")
@@ -187,7 +186,7 @@ class IngestReviewScreen(ModalScreen[IngestSelection | None]):
         command = self.query_one("#review-command", Static)
         if chosen:
             picked = self.selection()
-            shown = command_line(picked, self.case_id, self.actor) + picked.remark()
+            shown = picked.command_line(self.case_id, self.actor)
             command.update(f"$ {line(shown)}")
         else:
             command.update("nothing picked (space picks the row, a picks all)")

@@ -1,0 +1,51 @@
+"""Actions that write files from a case rather than events into it: the report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from casefile.actions.spec import Outcome
+
+if TYPE_CHECKING:
+    from casefile.app.service import CaseService
+    from casefile.app.who import Who
+
+#: the report's formats, by the file name's suffix
+REPORT_FORMATS = ("md", "html", "json")
+
+
+@dataclass(frozen=True)
+class WriteReport:
+    """Write the postmortem report (and, for Markdown, its chart beside it)."""
+
+    path: str
+    #: md, html or json; None: from the file name's suffix
+    fmt: str | None = None
+    redact: bool = False
+
+    def __post_init__(self) -> None:
+        if self.fmt is None:
+            suffix = self.path.rsplit(".", 1)[-1].lower()
+            if suffix not in REPORT_FORMATS:
+                raise ValueError(
+                    "format must be md, html or json (or name the file .md, .html, .json)"
+                )
+            object.__setattr__(self, "fmt", suffix)
+
+    def run(self, service: CaseService, case_id: str, who: Who) -> Outcome:
+        from casefile.report import ReportOptions, build_report
+        from casefile.report.files import report_files, write_report_files
+
+        del who
+        report = build_report(service, case_id, ReportOptions(redact=self.redact))
+        # every file rendered, and every name checked, before the first is written
+        assert self.fmt is not None  # settled when made
+        files = [
+            (target, data)
+            for target, data in report_files(report, self.fmt, Path(self.path))
+            if target is not None
+        ]
+        write_report_files(files)
+        return Outcome("wrote " + ", ".join(str(target) for target, _ in files), self.path)

@@ -1,0 +1,59 @@
+"""Guided triage as actions: answering intake, recording an A/B of two runs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from casefile.actions.spec import Outcome
+
+if TYPE_CHECKING:
+    from casefile.app.service import CaseService
+    from casefile.app.who import Who
+
+
+@dataclass(frozen=True)
+class AnswerIntake:
+    """Answers to the playbook's intake questions; the answers the case already holds are
+    recorded with them, as ``casefile intake`` does."""
+
+    answers: Mapping[str, str] = field(default_factory=dict)
+
+    def run(self, service: CaseService, case_id: str, who: Who) -> Outcome:
+        outcome = service.answer_intake(case_id, dict(self.answers), who=who)
+        said = [
+            f"{q}: {a}" + ("" if s == "answered" else f" ({s})") for q, a, _, s in outcome.recorded
+        ]
+        said += [f"{q}: counted by {e}" for q, e in outcome.counted_elsewhere]
+        text = "intake: " + ("; ".join(said) if said else "nothing new to record")
+        return Outcome(text, ",".join(eid for _, _, eid, _ in outcome.recorded))
+
+
+@dataclass(frozen=True)
+class RecordExperiment:
+    """An A/B of two recorded runs of one benchmark that differ in one stated change."""
+
+    change: str
+    baseline: int
+    variant: int
+    metric: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.baseline == self.variant:
+            raise ValueError("the baseline and the variant are the same run")
+
+    def run(self, service: CaseService, case_id: str, who: Who) -> Outcome:
+        outcome = service.record_experiment(
+            case_id, self.change, self.baseline, self.variant, metric=self.metric, who=who
+        )
+        ratio = f" ({outcome.speedup:.2f}×)" if outcome.speedup is not None else ""
+        head = (
+            f"experiment {outcome.experiment_id}: {outcome.metric} "
+            f"{outcome.baseline_value:g} → {outcome.variant_value:g}{ratio}"
+        )
+        if outcome.evidence_id is None:
+            said = f"{head}; no evidence: {outcome.unread}"
+        else:
+            said = f"{head}; {outcome.rule_id}: {outcome.outcome} → evidence {outcome.evidence_id}"
+        return Outcome(said, outcome.experiment_id, (outcome.seq,))
