@@ -272,10 +272,11 @@ class CaseService(TriageVerbs, ProbeVerbs, ViewVerbs, ServiceCore):
     def remove_case(self, case_id: str) -> Removed:
         """Delete a case from the database: its events, snapshots and the artifacts no other
         case refers to. A case directory is refused: its folder is the user's to delete."""
-        directory = getattr(self.store, "directory", None)
-        if directory is not None:
+        from casefile.store.base import DirectoryStore
+
+        if isinstance(self.store, DirectoryStore):
             raise DomainError(
-                f"{directory} is a case directory: casefile does not delete folders; "
+                f"{self.store.directory} is a case directory: casefile does not delete folders; "
                 "delete the folder yourself if you mean to"
             )
         for key in [k for k in self._sessions if k[0] == case_id]:

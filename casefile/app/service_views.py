@@ -59,10 +59,10 @@ class ViewVerbs(ServiceCore):
     def verify(self, case_id: str, head: str | None = None) -> Verified:
         """Check the case; ``head`` (``SEQ@HASH`` kept elsewhere) must be in its chain too."""
         from casefile.app.library import verify, verify_directory
+        from casefile.store.base import DirectoryStore
 
-        directory = getattr(self.store, "directory", None)
-        if directory is not None:
-            return verify_directory(directory, head)
+        if isinstance(self.store, DirectoryStore):
+            return verify_directory(self.store.directory, head)
         return verify(self.store, case_id, head)
 
     def export(self, case_id: str, directory: str | Path) -> Path:
@@ -221,8 +221,4 @@ class ViewVerbs(ServiceCore):
     def location(self) -> str:
         """Where the store keeps its cases, for a status line: a database URL with any
         password masked, or a case directory's path."""
-        engine = getattr(self.store, "_engine", None)
-        if engine is not None:
-            return str(engine.url.render_as_string(hide_password=True))
-        directory = getattr(self.store, "directory", None)
-        return str(directory) if directory is not None else type(self.store).__name__
+        return self.store.location()

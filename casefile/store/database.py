@@ -90,6 +90,14 @@ def is_sqlite(url: str | URL) -> bool:
     return make_url(url).get_backend_name() == "sqlite"
 
 
+def is_postgres(url: str | URL) -> bool:
+    """Whether the URL names a PostgreSQL database (``False`` for one that is no URL)."""
+    try:
+        return make_url(url).get_backend_name() == "postgresql"
+    except ArgumentError:
+        return False
+
+
 def create_store_engine(url: str) -> Engine:
     """An engine for ``url``, with SQLite tuned for casefile (see the module docstring).
 

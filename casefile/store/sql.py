@@ -36,6 +36,7 @@ from casefile.domain.catalogue import validate_payload
 from casefile.domain.events import GENESIS_HASH, Event, NewEvent, seal, utc_now
 from casefile.errors import CaseNotFound, ConcurrencyError, StoreError
 from casefile.store.base import Removed, StoredSnapshot
+from casefile.store.database import is_postgres
 from casefile.store.sql_artifacts import (
     SqlArtifacts,
     drop_artifacts,
@@ -86,7 +87,17 @@ class SqlEventStore(SqlArtifacts):
     schema, works with an older one as it is, and refuses one it cannot work with (older or
     newer) with :class:`~casefile.errors.StoreError`; it never migrates one
     (:mod:`casefile.store.sql_schema`).
+
+    A PostgreSQL URL opens a :class:`~casefile.store.sql_postgres.PostgresEventStore`, which
+    also announces its appends (a :class:`~casefile.store.base.NotifyingStore`).
     """
+
+    def __new__(cls, url: str) -> SqlEventStore:
+        if cls is SqlEventStore and is_postgres(url):
+            from casefile.store.sql_postgres import PostgresEventStore
+
+            return object.__new__(PostgresEventStore)
+        return object.__new__(cls)
 
     def __init__(self, url: str) -> None:
         super().__init__(url)
