@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, TypeVar
 from casefile.app.board import Board
 
 if TYPE_CHECKING:
-    from casefile.app.feed import FeedWatcher
+    from casefile.app.feed_watcher import FeedWatcher
     from casefile.app.service import CaseService
     from casefile.domain.events import Event
     from casefile.errors import CasefileError
