@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from casefile.domain.events import utc_now
-from casefile.errors import RunnerError
+from casefile.errors import Remedy, RunnerError
 from casefile.probes.runners.cancel import CancelToken
 from casefile.probes.runners.result import RunResult, Truncation
 
@@ -44,6 +44,7 @@ __all__ = [
     "default_where",
     "failure_reason",
     "parse_output",
+    "remedy_for",
     "ssh_hosts",
 ]
 
@@ -139,39 +140,42 @@ def default_where(probe: Probe, argv: tuple[str, ...]) -> Where:
     return Sample() if probe.sampler is not None and not argv else Local()
 
 
-#: What to do about a failure, by the runner's ``error_kind``: data, not string surgery on the
-#: runner's message (whose advice names its Python API).
+#: What to do about a failure, by the runner's ``error_kind``, in the domain's words: the
+#: stored reason says it without any front end's control; a remedy naming an option
+#: (``trust_host``) is shown by each front end as its own (the CLI's flag, the TUI's field).
 ADVICE = {
-    "host_key_unknown": "check the fingerprint with the host's owner, then rerun with "
-    "--trust-host to accept it and save it",
-    "host_key_revoked": "known_hosts lists this key as @revoked: do not trust it (--trust-host "
-    "will not accept it either); check with the host's owner, who must give the host a new key",
-    "closed": "check that the port is the host's SSH server, that sshd lets you in (AllowUsers, "
-    "DenyUsers, ListenAddress) and, when many hosts are probed at once, sshd's MaxStartups; "
-    "then rerun",
-    "jump": "check that the jump host can reach the target at that address and port, and that "
-    "its sshd allows forwarding (AllowTcpForwarding); see ProxyJump in the SSH config",
+    "host_key_unknown": Remedy(
+        "check the fingerprint with the host's owner, then trust the key to accept it and save it",
+        "trust_host",
+    ),
+    "host_key_revoked": Remedy(
+        "known_hosts lists this key as @revoked: do not trust it (trusting will not accept it "
+        "either); check with the host's owner, who must give the host a new key"
+    ),
+    "closed": Remedy(
+        "check that the port is the host's SSH server, that sshd lets you in (AllowUsers, "
+        "DenyUsers, ListenAddress) and, when many hosts are probed at once, sshd's MaxStartups; "
+        "then rerun"
+    ),
+    "jump": Remedy(
+        "check that the jump host can reach the target at that address and port, and that "
+        "its sshd allows forwarding (AllowTcpForwarding); see ProxyJump in the SSH config"
+    ),
 }
 
-#: Where the runner's own advice begins in its message, by ``error_kind``: replaced by ADVICE
-#: (the runner's names its Python API, or says what the CLI's advice says again).
-_RUNNER_ADVICE = {
-    "host_key_unknown": "; check the fingerprint",
-    "host_key_revoked": "; the host's owner must",
-}
+
+def remedy_for(result: RunResult) -> Remedy | None:
+    """The remedy a failed run's kind of failure has, if any (for a front end to word)."""
+    return ADVICE.get(result.error_kind or "")
 
 
 def failure_reason(result: RunResult) -> str | None:
     """Why a run failed, as one line; None when the command ran and exited 0 (or was pasted)."""
     if result.error:
         reason = result.error
-        kind = result.error_kind or ""
-        advice = ADVICE.get(kind)
+        advice = ADVICE.get(result.error_kind or "")
         if advice is not None:
-            runner_advice = _RUNNER_ADVICE.get(kind)
-            if runner_advice is not None:
-                reason = reason.split(runner_advice, 1)[0]
-            reason += "; " + advice
+            reason += "; " + advice.does
     elif result.timed_out:
         reason = f"timed out after {result.duration_s:.1f}s"
     elif result.exit_status not in (0, None):  # None: pasted output, whose status is unknown

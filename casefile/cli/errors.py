@@ -8,7 +8,7 @@ finds that option's flag in the action table.
 from __future__ import annotations
 
 from casefile.actions.table import ACTIONS
-from casefile.errors import CasefileError
+from casefile.errors import CasefileError, Remedy
 
 #: where a remedy's place is, for a command line
 _PLACES = {"cases": "see `casefile cases`"}
@@ -33,3 +33,11 @@ def error_line(error: CasefileError) -> str:
     if remedy.option is None:
         return f"{error}; {remedy.does}"
     return f"{error}; {flag_of(remedy.option)} {remedy.does}"
+
+
+def flag_hint(remedy: Remedy | None) -> str:
+    """Which flag takes a remedy whose words are already said (a failed run's stored reason
+    says what to do; the CLI adds how): `` (--trust-host)``."""
+    if remedy is None or remedy.option is None:
+        return ""
+    return f" ({flag_of(remedy.option)})"

@@ -189,7 +189,8 @@ def exit_status_of(cancel: CancelToken) -> int:
 
 def cmd_probe(args: argparse.Namespace) -> int:
     from casefile.app.opening import open_case
-    from casefile.app.probing import CancelToken
+    from casefile.app.probing import CancelToken, remedy_for
+    from casefile.cli.errors import flag_hint
 
     failures = finished = cancelled = 0
     cancel = CancelToken()
@@ -208,7 +209,8 @@ def cmd_probe(args: argparse.Namespace) -> int:
                 finished += not record.result.cancelled
                 if record.failure is not None:  # recorded all the same: a failed run is data
                     failures += 1
-                    say(f"casefile: {host}: {record.failure}", file=sys.stderr)
+                    hint = flag_hint(remedy_for(record.result))
+                    say(f"casefile: {host}: {record.failure}{hint}", file=sys.stderr)
                 for cut in record.result.truncated:
                     say(f"casefile: {host}: {cut.describe()}", file=sys.stderr)
     if cancel.cancelled:

@@ -107,7 +107,7 @@ def test_advice_is_keyed_by_the_failure_kind_not_read_from_the_message() -> None
         error_kind="host_key_unknown",
         source="ssh",
     )
-    assert "--trust-host" in str(failure_reason(result))
+    assert "trust the key" in str(failure_reason(result))
 
 
 def test_the_service_records_each_run_with_the_reason_it_failed() -> None:

@@ -1,5 +1,6 @@
 """What a front end advises for each SSH failure kind: keyed by ``error_kind``, never read from
-the runner's message, and replacing the runner's own advice rather than repeating it."""
+the runner's message (which states what happened and advises nothing), and worded without any
+front end's flags (each front end names its own control for a remedy's option)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,11 @@ from casefile.probes.runners.result import RunResult
 #: ssh_hostkeys.py)
 REVOKED = (
     "host key for box (box) is REVOKED, refusing to connect: the server sent ssh-ed25519 "
-    "SHA256:abc, which /home/u/.ssh/known_hosts marks @revoked; the host's owner must give it "
-    "a new key"
+    "SHA256:abc, which /home/u/.ssh/known_hosts marks @revoked"
+)
+UNKNOWN = (
+    "host key for box (box) is not trusted: ssh-ed25519 SHA256:abc is not in "
+    "/home/u/.ssh/known_hosts"
 )
 CLOSED = (
     "connection closed by 127.0.0.1:2222 during key exchange (the server dropped the connection: "
@@ -43,7 +47,20 @@ def test_a_revoked_key_is_never_to_be_trusted() -> None:
     assert reason.startswith("host key for box (box) is REVOKED")
     assert "@revoked" in reason and "do not trust it" in reason
     assert "check with the host's owner" in reason
-    assert reason.count("the host's owner") == 1  # the runner's own advice is not repeated
+    assert reason.count("the host's owner") == 1
+    assert "--" not in reason
+
+
+def test_an_unknown_key_names_the_remedy_each_front_end_words() -> None:
+    from casefile.cli.errors import flag_hint
+    from casefile.tui.errors import control_hint
+
+    result = failed(UNKNOWN, "host_key_unknown")
+    reason = str(failure_reason(result))
+    assert reason.startswith(UNKNOWN) and "trust the key" in reason and "--" not in reason
+    remedy = ADVICE["host_key_unknown"]
+    assert flag_hint(remedy) == " (--trust-host)"
+    assert control_hint(remedy) == " (the field “Trust a new host key”)"
 
 
 @pytest.mark.parametrize(
@@ -56,7 +73,7 @@ def test_a_revoked_key_is_never_to_be_trusted() -> None:
 def test_closed_and_jump_failures_say_what_to_check(message: str, kind: str, advice: str) -> None:
     reason = str(failure_reason(failed(message, kind)))
     assert reason.startswith(message)  # the runner's account is kept whole
-    assert reason.endswith(ADVICE[kind]) and advice in reason
+    assert reason.endswith(ADVICE[kind].does) and advice in reason
 
 
 def test_the_same_message_under_another_kind_gets_no_advice() -> None:

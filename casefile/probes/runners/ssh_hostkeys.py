@@ -85,8 +85,7 @@ class HostKeyUnknown(RunnerError):
         self.fingerprint = fingerprint(key)
         super().__init__(
             f"host key for {target} ({name}) is not trusted: {self.key_type} {self.fingerprint} "
-            f"is not in {known_hosts}{note}; check the fingerprint with the host's owner, then "
-            f"trust it with trust_host({target!r}) or trust_unknown_host=True"
+            f"is not in {known_hosts}{note}"
         )
 
 
@@ -99,8 +98,7 @@ class HostKeyRevoked(RunnerError):
         self.fingerprint = fingerprint(key)
         super().__init__(
             f"host key for {target} ({name}) is REVOKED, refusing to connect: the server sent "
-            f"{self.key_type} {self.fingerprint}, which {known_hosts} marks @revoked; the host's "
-            "owner must give it a new key"
+            f"{self.key_type} {self.fingerprint}, which {known_hosts} marks @revoked"
         )
 
 

@@ -21,13 +21,19 @@ from casefile.app.probing import (
     Ssh,
     check_setup,
     default_where,
+    remedy_for,
 )
 from casefile.errors import RunnerError
 from casefile.tui.dialogs.form import Field, FormDialog, optional, required
+from casefile.tui.errors import control_hint
 
 if TYPE_CHECKING:
     from casefile.app.service import CaseService
     from casefile.app.who import Who
+
+#: The field that accepts and saves an SSH host's unknown key (the remedy of that refusal)
+TRUST_FIELD = "trust"
+TRUST_LABEL = "Trust a new host key (yes/no: check its fingerprint with the host's owner first)"
 
 #: Hosts one dialog may fan out to (the CLI takes more; a dialog line is for a handful).
 MAX_HOSTS = 64
@@ -73,6 +79,12 @@ def build_probe(
     for host in hosts:
         if host.startswith("-"):
             raise ValueError(f"{host!r} is not a host")
+    trust = values.get("trust", "").strip().lower()
+    if trust not in ("", "yes", "y", "no", "n"):
+        raise ValueError("trust a new host key: yes or no")
+    trusting = trust in ("yes", "y")
+    if trusting and not hosts:
+        raise ValueError("trusting a new host key goes with SSH hosts")
     argv_text = values.get("argv", "").strip()
     try:
         argv = tuple(shlex.split(argv_text)) if argv_text else ()
@@ -101,9 +113,12 @@ def build_probe(
             known_hosts=options.known_hosts,
             ssh_config=options.ssh_config,
             connect_timeout_s=options.connect_timeout_s,
+            trust_host=trusting,
         )
         for host in hosts:
             words += ["--host", host]
+        if trusting:
+            words.append("--trust-host")
     else:
         where = Local()
     if note:
@@ -146,6 +161,7 @@ class ProbeDialog(FormDialog[ProbeOutcome]):
                 f"SSH hosts, space-separated (empty: this machine){known}",
                 hosts[0] if hosts else "gpu-node-1",
             ),
+            Field(TRUST_FIELD, TRUST_LABEL, "no"),
             Field("argv", "Command line (empty: the probe's own)"),
             Field("paste", "…or paste output taken elsewhere", multiline=True),
             Field("paste_host", "Host the pasted output came from", "unknown"),
@@ -190,7 +206,8 @@ def run_probe_request(
         failed = failed or bool(record.failure)
         host = record.result.host or "local"
         if record.failure:
-            text = f"{host}: recorded as failed run #{record.probe_run_seq}: {record.failure}"
+            hint = control_hint(remedy_for(record.result))
+            text = f"{host}: recorded as failed run #{record.probe_run_seq}: {record.failure}{hint}"
         else:
             facts = len(record.parse.facts)
             text = (
