@@ -22,7 +22,6 @@ those two bases and what is left: the event stream, import, snapshots and removi
 
 from __future__ import annotations
 
-import gc
 import hashlib
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
@@ -33,6 +32,7 @@ from sqlalchemy.exc import IntegrityError as SqlIntegrityError
 from sqlalchemy.exc import SQLAlchemyError
 
 from casefile.domain.catalogue import validate_payload
+from casefile.domain.collector import collector_paused
 from casefile.domain.events import GENESIS_HASH, Event, NewEvent, seal, utc_now
 from casefile.errors import CaseNotFound, ConcurrencyError, StoreError
 from casefile.store.base import Removed, StoredSnapshot
@@ -315,13 +315,8 @@ class SqlEventStore(SqlArtifacts):
         # Building 100,000 events allocates 200,000 tracked containers and nothing cyclic:
         # the cyclic collector would run hundreds of times and find nothing, which costs more
         # than a quarter of a large load. Pause it for the loop (as it was, if already off).
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
+        with collector_paused():
             return decode_rows(case_id, rows, strict)
-        finally:
-            if collecting:
-                gc.enable()
 
     def load_strict(self, case_id: str) -> list[Event]:
         """``load(case_id, strict=True)``: what verification reads."""
