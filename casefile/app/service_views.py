@@ -20,8 +20,9 @@ if TYPE_CHECKING:
         ReplayView,
         StatusView,
     )
+    from casefile.app.views.report_sources import ReportSources
+    from casefile.app.views.steps import ProbeRow
     from casefile.domain.beliefs import Projection
-    from casefile.domain.beliefs.ranking import ProbeStep
     from casefile.domain.events import Event
 
 from casefile.app.service_core import ServiceCore
@@ -106,21 +107,28 @@ class ViewVerbs(ServiceCore):
 
     def suggestions_when_unmeasured(
         self, projection: Projection, upto: int | None = None, limit: int = SUGGESTIONS_LIMIT
-    ) -> dict[int, ProbeStep]:
+    ) -> dict[int, ProbeRow]:
         """The best probe at each step that raised a "never measured" warning, ranked on that
         step's captured belief (no refold)."""
-        from casefile.domain.beliefs.ranking import rank_probes
+        from casefile.app.views.steps_at import CaseSteps
 
-        offered = self.candidates(projection)
-        out: dict[int, ProbeStep] = {}
-        for step in projection.trajectory:
-            if len(out) >= limit or (upto is not None and step.seq > upto):
-                break
-            if any(w.code == "never-measured" for w in step.raised):
-                ranked = rank_probes(projection, offered, seq=step.seq)
-                if ranked:
-                    out[step.seq] = ranked[0]
-        return out
+        return CaseSteps(projection, self.candidates(projection)).suggestions(upto, limit)
+
+    def report_sources(self, case_id: str, upto: int | None = None) -> ReportSources:
+        """Everything a report reads from the case as it stood after event ``upto`` (``None``:
+        now), folded once with its whole history."""
+        from casefile.app.views.report_sources import build_report_sources
+
+        head, _ = self.head(case_id)
+        if upto is not None and upto > head:
+            raise DomainError(f"case {case_id} has no event {upto} (events 1–{head})")
+        projection = self.projection(case_id, upto)
+        return build_report_sources(case_id, projection, self.candidates(projection), upto)
+
+    def event_hashes(self, case_id: str) -> tuple[str, ...]:
+        """The hash of every event of the case, in seq order (what a citation is checked
+        against)."""
+        return tuple(event.hash for event in self.events(case_id))
 
     def log(self, case_id: str) -> list[LogRow]:
         """One row per event: read, not folded (a row says what its own event recorded)."""

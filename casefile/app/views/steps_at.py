@@ -77,11 +77,12 @@ class CaseSteps:
     def decisive(self, seq: int | None = None, limit: int | None = None) -> tuple[DecisiveRow, ...]:
         """How far each active piece of evidence moved its question at ``seq`` (leave-one-out,
         bits), largest first; ``limit``: only the first so many."""
-        from casefile.domain.beliefs.scoring import decisive_at
+        from casefile.domain.beliefs.scoring import decisive_ranking
 
+        ranked = decisive_ranking(self.projection, seq)
         return tuple(
-            DecisiveRow(d.evidence_id, d.seq, d.question_id, d.kind, d.bits, d.rationale, d.hash)
-            for d in decisive_at(self.projection, seq, limit)
+            DecisiveRow(e.id, e.seq, e.question_id, e.kind, bits, e.rationale, e.hash)
+            for bits, e in (ranked if limit is None else ranked[:limit])
         )
 
     def contributions(

@@ -1,0 +1,206 @@
+"""Everything a postmortem report reads from a case, as views of one fold.
+
+The report folds the case once, with its history, up to a seq, and derives every section from
+that fold: the status view for where the case ended, the captured trajectory (one step per
+event, the steps the replay view is built from, never refolded) for how it got there, and the
+numbers only the belief engine computes (decisive evidence, contributions, the next step after
+a pivot, the probe that separates two hypotheses) through :class:`CaseSteps`. So its numbers
+are the ones ``status`` and ``replay`` show at the same seq, and the report package reads no
+fold, ranking or scoring of its own.
+
+The stored events come whole (:class:`Event`): a report cites each claim's events by seq and
+hash and quotes what they recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from casefile.app.views.names import names_table
+from casefile.app.views.status import StatusView, build_status
+from casefile.app.views.steps import DecisiveRow
+from casefile.app.views.steps_at import CaseSteps
+from casefile.app.views.warning_groups import WarningRow, warning_rows
+from casefile.domain.collector import collector_paused
+from casefile.domain.events import Event as Event
+from casefile.errors import DomainError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from casefile.domain.beliefs import Projection
+    from casefile.domain.beliefs.evidence import EvidenceState
+    from casefile.domain.beliefs.question import QuestionState
+    from casefile.domain.beliefs.ranking import Candidate
+
+
+@dataclass(frozen=True, slots=True)
+class NodeView:
+    """One hypothesis of a question's tree: where it hangs and what hangs under it."""
+
+    id: str
+    parent_id: str | None
+    children: tuple[str, ...]  # in proposal order
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionView:
+    """One question as the case stands: its tree, its leader and every confidence."""
+
+    id: str
+    text: str
+    tops: tuple[str, ...]  # open top-level hypotheses in proposal order, then the catch-all
+    leader: str
+    nodes: Mapping[str, NodeView]  # every hypothesis (retired ones too), in proposal order
+    confidences: Mapping[str, float]
+    depths: Mapping[str, int]  # hypothesis → its depth in the tree (top level: 0)
+
+
+class EvidenceView(NamedTuple):
+    """One piece of evidence as folded: the numbers it applied and where it came from (a
+    named tuple: a long case holds tens of thousands)."""
+
+    id: str
+    seq: int
+    hash: str  # of its evidence.assessed event
+    question_id: str
+    kind: str
+    reliability: float
+    likelihoods: Mapping[str, float]
+    otherwise: float
+    superseded_by: str | None
+    rationale: str
+
+
+class TrajectoryStep(NamedTuple):
+    """The case right after one event: every question's confidences, and what moved.
+
+    A named tuple, as the fold's own step is: a long case has one per event, and a tuple is
+    built in a fraction of a frozen dataclass's time.
+    """
+
+    seq: int
+    type: str
+    pivots: Mapping[str, tuple[str, str]]  # question → (old leader, new leader)
+    changed: frozenset[str]  # questions whose confidences this event moved
+    #: question → hypothesis → confidence; steps that changed nothing share one mapping
+    confidences: Mapping[str, Mapping[str, float]]
+    surprise_bits: float | None
+    raised: tuple[WarningRow, ...]
+    cleared: tuple[WarningRow, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CaseFold:
+    """The fold's records a report reads: questions, evidence, probe runs and readings."""
+
+    questions: Mapping[str, QuestionView]
+    hypothesis_question: Mapping[str, str]  # hypothesis → its question
+    evidence: tuple[EvidenceView, ...]  # in the order it was folded
+    observations: Mapping[int, Mapping[str, Any]]  # observation seq → what it recorded
+    probe_runs: Mapping[int, Mapping[str, Any]]  # probe run seq → what it recorded
+    set_asides: tuple[Mapping[str, Any], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ReportSources:
+    """One case up to ``upto`` (``None``: its head), for a report."""
+
+    case_id: str
+    upto: int | None
+    events: tuple[Event, ...]  # every event from the first, in seq order
+    status: StatusView
+    names: Mapping[str, str]  # hypothesis id → its wording, catch-alls included
+    fold: CaseFold
+    trajectory: tuple[TrajectoryStep, ...]
+    decisive: tuple[DecisiveRow, ...]  # every active evidence, most decisive first
+    steps: CaseSteps  # rankings and scores at any step of this fold
+
+
+def build_report_sources(
+    case_id: str, projection: Projection, offered: Sequence[Candidate], upto: int | None
+) -> ReportSources:
+    """The report's view of ``projection``, case ``case_id`` folded from its first event with
+    its history; ``offered`` are the probe + rule pairs its playbooks offer."""
+    if projection.base_seq != 0 or not projection.events:
+        raise DomainError(f"case {case_id}: the report needs the whole history, not a snapshot")
+    steps = CaseSteps(projection, offered)
+    with collector_paused():  # one row per event and per evidence, all long-lived
+        return ReportSources(
+            case_id=case_id,
+            upto=upto,
+            events=tuple(projection.events),
+            status=build_status(projection),
+            names=names_table(projection),
+            fold=CaseFold(
+                questions={qid: _question(q) for qid, q in projection.questions.items()},
+                hypothesis_question=dict(projection.hypothesis_question),
+                evidence=tuple(_evidence(state) for state in projection.evidence.values()),
+                observations=dict(projection.observations),
+                probe_runs=dict(projection.probe_runs),
+                set_asides=tuple(projection.set_asides),
+            ),
+            trajectory=_trajectory(projection),
+            decisive=steps.decisive(),
+            steps=steps,
+        )
+
+
+def _question(question: QuestionState) -> QuestionView:
+    structure = question.structure
+    return QuestionView(
+        id=question.id,
+        text=question.text,
+        tops=tuple(structure.tops),
+        leader=question.leader(),
+        nodes={
+            hid: NodeView(hid, node.parent_id, tuple(node.children))
+            for hid, node in question.nodes.items()
+        },
+        confidences=question.confidences,
+        depths={hid: structure.depth[i] for hid, i in structure.index.items()},
+    )
+
+
+def _evidence(state: EvidenceState) -> EvidenceView:
+    return EvidenceView(
+        state.id,
+        state.seq,
+        state.hash,
+        state.question_id,
+        state.kind,
+        state.reliability,
+        state.likelihoods,
+        state.otherwise,
+        state.superseded_by,
+        state.rationale,
+    )
+
+
+def _trajectory(projection: Projection) -> tuple[TrajectoryStep, ...]:
+    # a step that changed no question holds the snapshots the step before held: one mapping
+    # of confidences per snapshots, not one per step (most steps change nothing)
+    shared: dict[int, Mapping[str, Mapping[str, float]]] = {}
+    out = []
+    for step in projection.trajectory:
+        snapshots = step.snapshots
+        confidences = shared.get(id(snapshots))
+        if confidences is None:
+            confidences = {qid: snap.confidences for qid, snap in snapshots.items()}
+            shared[id(snapshots)] = confidences
+        raised, cleared = step.raised, step.cleared
+        out.append(
+            TrajectoryStep(
+                step.seq,
+                step.type,
+                step.pivots,
+                step.changed,
+                confidences,
+                step.surprise_bits,
+                warning_rows(raised) if raised else (),
+                warning_rows(cleared) if cleared else (),
+            )
+        )
+    return tuple(out)
