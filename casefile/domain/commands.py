@@ -9,10 +9,28 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from casefile.domain.beliefs.projection import MIN_CATCH_ALL_PRIOR, Projection
 from casefile.domain.beliefs.question import QuestionState
+from casefile.domain.event_types import new_event
+from casefile.domain.event_types.case import CaseOpened
+from casefile.domain.event_types.evidence import (
+    EvidenceAssessed,
+    EvidenceKind,
+    IntakeRef,
+    ReadingSetAside,
+    RuleRef,
+)
+from casefile.domain.event_types.hypothesis import (
+    HypothesisProposed,
+    HypothesisRefined,
+    HypothesisReinstated,
+    HypothesisRetired,
+    PriorsRebalanced,
+    QuestionProposed,
+    Requirement,
+)
 from casefile.domain.events import NewEvent
 from casefile.domain.ids import CASE_ID_LIMIT, ID_PATTERN, is_case_id
 from casefile.domain.kinds import DEFAULT_RELIABILITY, KINDS
@@ -55,10 +73,9 @@ def _known_hypotheses(projection: Projection) -> str:
 def open_case(title: str, symptom: str | None = None, **environment: str) -> NewEvent:
     if not title.strip():
         raise DomainError("a case needs a title")
-    payload: dict[str, Any] = {"title": title.strip(), "environment": environment}
-    if symptom:
-        payload["symptom"] = symptom
-    return NewEvent("case.opened", payload)
+    return new_event(
+        CaseOpened, title=title.strip(), symptom=symptom or None, environment=environment
+    )
 
 
 def propose_question(
@@ -78,10 +95,13 @@ def propose_question(
         raise DomainError(f"id {qid!r} is already taken by a hypothesis")
     if not 0.0 < catch_all < 1.0:
         raise DomainError(f"catch-all prior {catch_all} must be within (0, 1)")
-    payload: dict[str, Any] = {"question_id": qid, "text": text, "catch_all": catch_all}
-    if playbook:
-        payload["playbook"] = playbook
-    return NewEvent("question.proposed", payload)
+    return new_event(
+        QuestionProposed,
+        question_id=qid,
+        text=text,
+        catch_all=catch_all,
+        playbook=playbook or None,
+    )
 
 
 def propose_hypothesis(
@@ -141,21 +161,18 @@ def propose_hypothesis(
             f"{', '.join(sorted(projection.questions)) or 'none yet'}; hypotheses: "
             f"{_known_hypotheses(projection)})"
         )
-    payload: dict[str, Any] = {
-        "hypothesis_id": hid,
-        "question_id": question.id,
-        "text": text,
-        "prior": prior,
-    }
-    if parent is not None:
-        payload["parent_id"] = parent
-    if meaning:
-        payload["meaning"] = meaning
-    if requires:
-        payload["requires"] = [
-            {"intake": intake, "answers": list(answers)} for intake, answers in requires
-        ]
-    return NewEvent("hypothesis.proposed", payload)
+    # built unchecked: the store's validation names a refused answer list, as it always did
+    needs = [Requirement.model_construct(intake=i, answers=list(a)) for i, a in requires]
+    return new_event(
+        HypothesisProposed,
+        hypothesis_id=hid,
+        question_id=question.id,
+        parent_id=parent,
+        text=text,
+        prior=prior,
+        meaning=meaning or None,
+        requires=needs or None,
+    )
 
 
 def _existing(projection: Projection, hid: str) -> None:
@@ -167,10 +184,7 @@ def refine_hypothesis(
     projection: Projection, hid: str, text: str, reason: str | None = None
 ) -> NewEvent:
     _existing(projection, hid)
-    payload: dict[str, Any] = {"hypothesis_id": hid, "text": text}
-    if reason:
-        payload["reason"] = reason
-    return NewEvent("hypothesis.refined", payload)
+    return new_event(HypothesisRefined, hypothesis_id=hid, text=text, reason=reason or None)
 
 
 def retire_hypothesis(projection: Projection, hid: str, reason: str) -> NewEvent:
@@ -180,7 +194,7 @@ def retire_hypothesis(projection: Projection, hid: str, reason: str) -> NewEvent
         raise DomainError(f"hypothesis {hid!r} is already retired")
     if not reason.strip():
         raise DomainError("retiring a hypothesis needs a reason")
-    return NewEvent("hypothesis.retired", {"hypothesis_id": hid, "reason": reason})
+    return new_event(HypothesisRetired, hypothesis_id=hid, reason=reason)
 
 
 def reinstate_hypothesis(projection: Projection, hid: str, reason: str | None = None) -> NewEvent:
@@ -188,10 +202,7 @@ def reinstate_hypothesis(projection: Projection, hid: str, reason: str | None = 
     question = projection.questions[projection.hypothesis_question[hid]]
     if not question.nodes[hid].retired:
         raise DomainError(f"hypothesis {hid!r} is not retired")
-    payload: dict[str, Any] = {"hypothesis_id": hid}
-    if reason:
-        payload["reason"] = reason
-    return NewEvent("hypothesis.reinstated", payload)
+    return new_event(HypothesisReinstated, hypothesis_id=hid, reason=reason or None)
 
 
 def assess_evidence(
@@ -205,12 +216,15 @@ def assess_evidence(
     observation_seq: int | None = None,
     supersedes: str | None = None,
     evidence_id: str | None = None,
-    rule: Mapping[str, Any] | None = None,
+    rule: RuleRef | None = None,
     outcome: str | None = None,
     statistic: float | str | None = None,
     allow_retired: bool = False,
+    intake: IntakeRef | None = None,
+    experiment_id: str | None = None,
 ) -> NewEvent:
-    """Evidence from a person (or, with ``allow_retired``, from a rule: see evidence_from_rule)."""
+    """Evidence from a person (or, with ``allow_retired``, from a rule: see evidence_from_rule);
+    ``intake`` or ``experiment_id`` name the intake answer or the experiment it reads."""
     if kind not in DEFAULT_RELIABILITY:
         raise DomainError(f"evidence kind {kind!r}: use one of {', '.join(KINDS)}")
     if not likelihoods:
@@ -262,22 +276,24 @@ def assess_evidence(
     eid = _check_id(evidence_id, "evidence") if evidence_id else _next_id("e", projection.evidence)
     if eid in projection.evidence:
         raise DomainError(f"evidence {eid!r} already exists")
-    payload: dict[str, Any] = {
-        "evidence_id": eid,
-        "question_id": qid,
-        "likelihoods": {h: float(v) for h, v in likelihoods.items()},
-        "otherwise": float(otherwise),
-        "kind": kind,
-        "reliability": float(r),
-        "rationale": rationale,
-        "probe_run_seq": probe_run_seq,
-        "observation_seq": observation_seq,
-        "supersedes": supersedes,
-        "rule": dict(rule) if rule else None,
-        "outcome": outcome,
-        "statistic": statistic,
-    }
-    return NewEvent("evidence.assessed", {k: v for k, v in payload.items() if v is not None})
+    return new_event(
+        EvidenceAssessed,
+        evidence_id=eid,
+        question_id=qid,
+        likelihoods={h: float(v) for h, v in likelihoods.items()},
+        otherwise=float(otherwise),
+        kind=cast(EvidenceKind, kind),
+        reliability=float(r),
+        rationale=rationale,
+        probe_run_seq=probe_run_seq,
+        observation_seq=observation_seq,
+        supersedes=supersedes,
+        rule=rule,
+        outcome=outcome,
+        statistic=statistic,
+        intake=intake,
+        experiment_id=experiment_id,
+    )
 
 
 def evidence_from_rule(
@@ -324,7 +340,7 @@ def evidence_from_rule(
         observation_seq=observation_seq,
         supersedes=previous,
         evidence_id=evidence_id,
-        rule={"id": rule.id, "version": rule.version},
+        rule=RuleRef(id=rule.id, version=rule.version),
         outcome=verdict.outcome,
         statistic=verdict.statistic,
     )
@@ -332,13 +348,11 @@ def evidence_from_rule(
 
 def set_aside(verdict: SetAside, observation_seq: int) -> NewEvent:
     rule = verdict.rule
-    return NewEvent(
-        "reading.set_aside",
-        {
-            "observation_seq": observation_seq,
-            "rule": {"id": rule.id, "version": rule.version},
-            "reason": verdict.reason,
-        },
+    return new_event(
+        ReadingSetAside,
+        observation_seq=observation_seq,
+        rule=RuleRef(id=rule.id, version=rule.version),
+        reason=verdict.reason,
     )
 
 
@@ -405,12 +419,13 @@ def rebalance_priors(
     """The event that gives hypotheses of one question new priors (see :func:`make_room`)."""
     question = projection.questions[question_id]
     _refuse_after_evidence(question, force)
-    payload: dict[str, Any] = {"question_id": question_id, "priors": dict(priors)}
-    if reason:
-        payload["reason"] = reason
-    if force and question.evidence_count:
-        payload["forced"] = True
-    return NewEvent("priors.rebalanced", payload)
+    return new_event(
+        PriorsRebalanced,
+        question_id=question_id,
+        priors=dict(priors),
+        reason=reason or None,
+        forced=bool(force and question.evidence_count),
+    )
 
 
 def set_prior(

@@ -12,10 +12,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from casefile.domain import commands
 from casefile.domain.beliefs.projection import Projection
+from casefile.domain.event_types import new_event
+from casefile.domain.event_types.evidence import IntakeRef, IntakeSource, RuleRef
+from casefile.domain.event_types.experiment import ExperimentRecorded, StatedOutcome
 from casefile.domain.events import NewEvent
 from casefile.domain.expected import CaseContext
 from casefile.domain.experiments import SPEEDUP_FACT, ExperimentRule, measure
@@ -107,7 +110,7 @@ def answer_intake(
         raise DomainError(f"intake {question.id}: none of its hypotheses are in this case")
     source = "answered" if known is None else known.source
     said = "answered" if known is None else f"from {known.basis}"
-    event = commands.assess_evidence(
+    return commands.assess_evidence(
         projection,
         named,
         allow_retired=True,
@@ -117,14 +120,16 @@ def answer_intake(
         reliability=question.rule.reliability,
         observation_seq=known.observation_seq if known is not None else None,
         supersedes=previous[0] if previous is not None else None,
-        rule={"id": question.rule_id, "version": question.version},
+        rule=RuleRef(id=question.rule_id, version=question.version),
         outcome=answer,
         statistic=answer,
+        intake=IntakeRef(
+            id=question.id,
+            answer=answer,
+            source=cast(IntakeSource, source),
+            basis=None if known is None else known.basis,
+        ),
     )
-    intake: dict[str, Any] = {"id": question.id, "answer": answer, "source": source}
-    if known is not None:
-        intake["basis"] = known.basis
-    return NewEvent(event.type, {**event.payload, "intake": intake})
 
 
 @dataclass(frozen=True)
@@ -243,22 +248,22 @@ def _experiment(
         speedup = float(
             variant_value / baseline_value if higher_is_better else baseline_value / variant_value
         )
-    payload: dict[str, Any] = {
-        "experiment_id": _next_id(projection),
-        "change": change.strip(),
-        "baseline_seq": extra.get("baseline_seq"),
-        "variant_seq": extra.get("variant_seq"),
-        "probe": probe,
-        "metric": metric,
-        "baseline_value": float(baseline_value),
-        "variant_value": float(variant_value),
-        "speedup": speedup,
-        "higher_is_better": higher_is_better,
-        "unit": unit,
-        "note": note,
-        "reported": extra.get("reported"),
-    }
-    return NewEvent("experiment.recorded", {k: v for k, v in payload.items() if v is not None})
+    return new_event(
+        ExperimentRecorded,
+        experiment_id=_next_id(projection),
+        change=change.strip(),
+        baseline_seq=extra.get("baseline_seq"),
+        variant_seq=extra.get("variant_seq"),
+        probe=probe,
+        metric=metric,
+        baseline_value=float(baseline_value),
+        variant_value=float(variant_value),
+        speedup=speedup,
+        higher_is_better=higher_is_better,
+        unit=unit,
+        note=note,
+        reported=extra.get("reported"),
+    )
 
 
 def _next_id(projection: Projection) -> str:
@@ -282,15 +287,15 @@ def record_stated_experiment(
         raise DomainError("state the one change the outcome followed (--change)")
     if stated not in STATED_OUTCOMES:
         raise DomainError(f"outcome {stated!r}: say {' / '.join(STATED_OUTCOMES)}")
-    payload: dict[str, Any] = {
-        "experiment_id": _next_id(projection),
-        "change": change.strip(),
-        "stated": stated,
-        "probe": probe,
-        "note": note,
-        "reported": True,
-    }
-    return NewEvent("experiment.recorded", {k: v for k, v in payload.items() if v is not None})
+    return new_event(
+        ExperimentRecorded,
+        experiment_id=_next_id(projection),
+        change=change.strip(),
+        stated=cast(StatedOutcome, stated),
+        probe=probe,
+        note=note,
+        reported=True,
+    )
 
 
 def evidence_from_experiment(
@@ -315,7 +320,7 @@ def evidence_from_experiment(
     margin = rule.margin(str(experiment["probe"]))
     unit = f" {experiment['unit']}" if experiment.get("unit") else ""
     lower = " better, lower being better" if experiment.get("higher_is_better") is False else ""
-    event = commands.assess_evidence(
+    return commands.assess_evidence(
         projection,
         named,
         allow_retired=True,
@@ -333,12 +338,10 @@ def evidence_from_experiment(
             else rule.rule.reliability
         ),
         probe_run_seq=experiment.get("variant_seq"),
-        rule={"id": rule.rule.id, "version": rule.version},
+        rule=RuleRef(id=rule.rule.id, version=rule.version),
         outcome=verdict.outcome,
         statistic=round(ratio, 6),
-    )
-    return NewEvent(
-        event.type, {**event.payload, "experiment_id": str(experiment["experiment_id"])}
+        experiment_id=str(experiment["experiment_id"]),
     )
 
 
@@ -362,7 +365,7 @@ def _stated_evidence(
     named = _in_case(projection, rule, {h: row[outcome] for h, row in table.likelihoods.items()})
     if not named:
         return None
-    event = commands.assess_evidence(
+    return commands.assess_evidence(
         projection,
         named,
         allow_retired=True,
@@ -373,10 +376,8 @@ def _stated_evidence(
         otherwise=table.otherwise[outcome],
         kind="reported",
         reliability=min(table.reliability, DEFAULT_RELIABILITY["reported"]),
-        rule={"id": table.id, "version": rule.version},
+        rule=RuleRef(id=table.id, version=rule.version),
         outcome=outcome,
         statistic=stated,
-    )
-    return NewEvent(
-        event.type, {**event.payload, "experiment_id": str(experiment["experiment_id"])}
+        experiment_id=str(experiment["experiment_id"]),
     )
