@@ -117,6 +117,9 @@ class ActionSpec:
     on_case: bool = True
     #: takes ``--actor``/``--at`` (the events it appends name who and when)
     stamped: bool = True
+    #: its command takes more than the row (report's stdout and redaction map, intake's
+    #: prompts): the CLI writes that parser itself, and a test holds it to the row's flags
+    own_parser: bool = False
 
     def option(self, name: str) -> Option:
         return next(o for o in self.options if o.name == name)

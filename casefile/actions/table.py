@@ -434,6 +434,7 @@ REPORT = ActionSpec(
     stamped=False,
     heading="Export the postmortem report",
     short="report",
+    own_parser=True,
 )
 INTAKE = ActionSpec(
     "intake",
@@ -455,6 +456,7 @@ INTAKE = ActionSpec(
     key="I",
     heading="Intake: the symptom's shape (no probabilities to type)",
     short="intake questions",
+    own_parser=True,
 )
 EXPERIMENT = ActionSpec(
     "experiment",
@@ -505,6 +507,7 @@ EXPERIMENT = ActionSpec(
     key="X",
     heading="Experiment: an A/B of one benchmark",
     short="A/B experiment",
+    own_parser=True,
 )
 IMPORT = ActionSpec(
     "import",
@@ -525,6 +528,7 @@ IMPORT = ActionSpec(
     on_case=False,
     stamped=False,
     heading="Import a case directory",
+    own_parser=True,
 )
 
 #: every action, in the order a palette lists them

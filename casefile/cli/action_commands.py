@@ -1,10 +1,10 @@
 """The write commands, derived from the action table: flags from each row's options, the
 action parsed from them by the same rules a TUI dialog uses, run, and its value printed.
 
-``add_action`` makes a row's subcommand; ``action_from`` turns parsed arguments back into the
-row's action (also for the commands whose parsers are written by hand, ``report``, ``intake``
-and ``experiment``, which take more than their row). A test holds, for every row,
-``action_from(parse(argv(action))) == action``.
+``add_rows`` makes the subcommands of a group's rows; ``action_from`` turns parsed arguments
+back into the row's action (also for the commands whose parsers are written by hand,
+``report``, ``intake``, ``experiment`` and ``import``, which take more than their row). A test
+holds, for every row, ``action_from(parse(argv(action))) == action``.
 """
 
 from __future__ import annotations
@@ -14,20 +14,59 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from casefile.actions.spec import ActionSpec, Option
+from casefile.actions.table import ACTIONS
 from casefile.actions.text import Given, InputProblem, parse
-from casefile.cli.parsing import text_argument, who
+from casefile.cli.parsing import refuse_undecodable_db, text_argument, who
 from casefile.cli.terminal import say
 from casefile.errors import CasefileError
 
 Handler = Callable[[argparse.Namespace], int]
 
 
+def add_rows(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+    group: tuple[str, ...],
+    common: argparse.ArgumentParser,
+    stamp: argparse.ArgumentParser,
+) -> None:
+    """Every row of the table whose command sits in ``group`` (``()`` for ``casefile X``,
+    ``("hypothesis",)`` for ``casefile hypothesis X``), in the table's order: a new row gets
+    its command with no change here."""
+    for spec in ACTIONS:
+        if spec.own_parser or spec.command[:-1] != group:
+            continue
+        p = add_action(sub, spec, [common, stamp] if spec.stamped else [common])
+        check = _CHECKS.get(spec.name)
+        if check is not None:
+            p.set_defaults(validate=check(p))
+
+
+def _rebalance_checks(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], None]:
+    def check(args: argparse.Namespace) -> None:
+        if args.force and not args.rebalance:
+            parser.error(
+                "--force only goes with --rebalance (it lets priors change after evidence)"
+            )
+
+    return check
+
+
+def _paths_only(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], None]:
+    del parser
+    return refuse_undecodable_db
+
+
+#: checks across a command's arguments that argparse cannot express (a usage error, exit 2)
+_CHECKS: dict[str, Callable[[argparse.ArgumentParser], Callable[[argparse.Namespace], None]]] = {
+    "hypothesis": _rebalance_checks,
+    "export": _paths_only,
+}
+
+
 def add_action(
     sub: argparse._SubParsersAction[argparse.ArgumentParser],
     spec: ActionSpec,
     parents: Sequence[argparse.ArgumentParser],
-    *,
-    validate: Callable[[argparse.Namespace], None] | None = None,
 ) -> argparse.ArgumentParser:
     """The row's subcommand (its last command word under ``sub``)."""
     p = sub.add_parser(spec.command[-1], parents=list(parents), help=spec.help)
@@ -36,8 +75,6 @@ def add_action(
     for option in spec.options:
         _add_option(p, option)
     p.set_defaults(handler=run_action(spec))
-    if validate is not None:
-        p.set_defaults(validate=validate)
     return p
 
 

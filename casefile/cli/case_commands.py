@@ -11,8 +11,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from casefile.actions.table import ACT, CONCLUDE, EXPORT, NEW, NOTE
-from casefile.cli.action_commands import add_action
+from casefile.cli.action_commands import add_rows
 from casefile.cli.parsing import (
     head_reference,
     refuse_undecodable,
@@ -196,8 +195,7 @@ def register(
 ) -> None:
     stamp = who_and_when()
 
-    for spec in (NEW, NOTE, ACT, CONCLUDE):
-        add_action(sub, spec, [common, stamp])
+    add_rows(sub, (), common, stamp)  # new, note, act, conclude, export
 
     p = sub.add_parser("cases", parents=[common], help="list the cases in the database")
     p.add_argument("--json", action="store_true")
@@ -225,8 +223,6 @@ def register(
     )
     p.add_argument("--json", action="store_true", help="the result as JSON (exit 1 if it fails)")
     p.set_defaults(handler=cmd_verify, validate=refuse_undecodable)
-
-    add_action(sub, EXPORT, [common], validate=refuse_undecodable_db)
 
     p = sub.add_parser(
         "rm", parents=[common], help="remove a case from the database (asks to type its id)"

@@ -7,19 +7,8 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable
 
-from casefile.actions.table import (
-    EVIDENCE,
-    HYPOTHESIS,
-    PLAYBOOK,
-    PRIOR,
-    QUESTION,
-    REFINE,
-    REINSTATE,
-    RETIRE,
-)
-from casefile.cli.action_commands import add_action
+from casefile.cli.action_commands import add_rows
 from casefile.cli.parsing import event_seq, who_and_when
 from casefile.cli.terminal import say, say_json, terminal_safe, xml_safe
 from casefile.errors import CasefileError
@@ -164,16 +153,6 @@ def cmd_playbook_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def _rebalance_checks(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], None]:
-    def check(args: argparse.Namespace) -> None:
-        if args.force and not args.rebalance:
-            parser.error(
-                "--force only goes with --rebalance (it lets priors change after evidence)"
-            )
-
-    return check
-
-
 def register(
     sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
 ) -> None:
@@ -181,7 +160,7 @@ def register(
 
     question = sub.add_parser("question", help="questions a case asks")
     qsub = question.add_subparsers(dest="action", required=True, metavar="ACTION")
-    add_action(qsub, QUESTION, [common, stamp])
+    add_rows(qsub, ("question",), common, stamp)
     p = qsub.add_parser("list", parents=[common], help="the case's questions and their leaders")
     p.add_argument("case")
     p.add_argument("--json", action="store_true")
@@ -189,10 +168,7 @@ def register(
 
     hyp = sub.add_parser("hypothesis", help="propose, refine, retire or reinstate hypotheses")
     hsub = hyp.add_subparsers(dest="action", required=True, metavar="ACTION")
-    p = add_action(hsub, HYPOTHESIS, [common, stamp])
-    p.set_defaults(validate=_rebalance_checks(p))
-    for spec in (PRIOR, REFINE, RETIRE, REINSTATE):
-        add_action(hsub, spec, [common, stamp])
+    add_rows(hsub, ("hypothesis",), common, stamp)
     p = hsub.add_parser(
         "show", parents=[common], help="why a hypothesis's confidence is what it is"
     )
@@ -211,7 +187,7 @@ def register(
 
     ev = sub.add_parser("evidence", help="assess evidence")
     esub = ev.add_subparsers(dest="action", required=True, metavar="ACTION")
-    add_action(esub, EVIDENCE, [common, stamp])
+    add_rows(esub, ("evidence",), common, stamp)
 
     p = sub.add_parser("status", parents=[common], help="hypotheses, warnings, next steps")
     p.add_argument("case")
@@ -239,7 +215,7 @@ def register(
 
     pb = sub.add_parser("playbook", help="playbooks")
     psub = pb.add_subparsers(dest="action", required=True, metavar="ACTION")
-    add_action(psub, PLAYBOOK, [common, stamp])
+    add_rows(psub, ("playbook",), common, stamp)
     p = psub.add_parser(
         "show",
         parents=[common],

@@ -73,7 +73,7 @@ class CaseWriting(CaseScreenBase):
             # nothing half-written: the service appends a verb's events in one transaction
             self.notify(
                 line(error_text(error)),
-                title=f"{title} not recorded",
+                title=error.title or f"{title} not recorded",
                 severity="error",
                 markup=False,
             )
