@@ -27,6 +27,8 @@ from casefile.app.service_views import ViewVerbs
 from casefile.app.session import RETRIES
 from casefile.app.who import NOW, Who
 from casefile.domain import commands
+from casefile.domain.event_types import new_event
+from casefile.domain.event_types.case import ActionTaken, CaseConcluded, NoteAdded
 from casefile.domain.events import NewEvent
 from casefile.errors import ConcurrencyError, DomainError, Remedy
 
@@ -84,13 +86,13 @@ class CaseService(TriageVerbs, ProbeVerbs, ViewVerbs, ServiceCore):
     def note(self, case_id: str, text: str, who: Who = NOW) -> Event:
         if not text.strip():
             raise DomainError("a note needs some text")
-        return self._append_at_head(case_id, NewEvent("note.added", {"text": text}), who)
+        return self._append_at_head(case_id, new_event(NoteAdded, text=text), who)
 
     def act(self, case_id: str, text: str, outcome: str | None = None, who: Who = NOW) -> Event:
         if not text.strip():
             raise DomainError("an action needs some text")
-        payload = {"text": text, **({"outcome": outcome} if outcome else {})}
-        return self._append_at_head(case_id, NewEvent("action.taken", payload), who)
+        event = new_event(ActionTaken, text=text, outcome=outcome or None)
+        return self._append_at_head(case_id, event, who)
 
     def conclude(
         self,
@@ -104,14 +106,13 @@ class CaseService(TriageVerbs, ProbeVerbs, ViewVerbs, ServiceCore):
         def make(p: Projection) -> NewEvent:
             if root_cause is not None and root_cause not in p.hypothesis_question:
                 raise DomainError(f"no hypothesis {root_cause!r} to name as the root cause")
-            payload: dict[str, Any] = {
-                "summary": summary,
-                "recommendations": list(recommendations),
-                "lessons": list(lessons),
-            }
-            if root_cause:
-                payload["root_cause"] = root_cause
-            return NewEvent("case.concluded", payload)
+            return new_event(
+                CaseConcluded,
+                summary=summary,
+                root_cause=root_cause or None,
+                recommendations=list(recommendations),
+                lessons=list(lessons),
+            )
 
         return self._one(case_id, make, who)
 
