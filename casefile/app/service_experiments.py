@@ -17,7 +17,7 @@ from casefile.domain import triage
 from casefile.domain.events import NewEvent
 from casefile.domain.experiments import Direction, named_rule, settle_direction
 from casefile.domain.facts import Fact
-from casefile.errors import DomainError, PluginError
+from casefile.errors import DomainError, PluginError, Remedy
 
 if TYPE_CHECKING:
     from casefile.app.service_core import ServiceCore
@@ -52,6 +52,8 @@ class ExperimentOutcome:
     #: why no rule read it (no rule knows the change, its hypotheses are not in the case, or
     #: nothing said which way is better)
     unread: str | None = None
+    #: what would let it be read (an option each front end names as its own control)
+    unread_remedy: Remedy | None = None
     unit: str | None = None
     #: which way is better and what said so ("lower is better for s")
     direction: str | None = None
@@ -173,7 +175,8 @@ class ExperimentVerbs(_Base):
             name = metric or (knows.metric[0] if knows is not None else None)
             if name is None:
                 raise DomainError(
-                    "name the figure compared (--metric), or state a change a rule reads"
+                    "name the figure compared, or state a change a rule reads",
+                    remedy=triage.NAME_THE_METRIC,
                 )
             settled = _settle(direction, unit, rule, name, ask if rule else None, answers)
             higher = settled.higher_is_better if settled is not None else None
@@ -244,18 +247,21 @@ class ExperimentVerbs(_Base):
         record = draft.projection.experiments[experiment_id]
         evidence = None
         unread = None
+        remedy = None
         unit = record.get("unit")
         if rule is None:
             unread = (
-                "no rule of the case's playbook reads this change (--tests HYP names the "
-                "hypotheses it tests)"
+                "no rule of the case's playbook reads this change; naming the hypotheses it "
+                "tests would let the generic table read it"
             )
+            remedy = Remedy("names them (HYP[,HYP…])", "tests")
         elif settled is None and "stated" not in record:
             said = f"unit {unit}" if unit else f"{record['metric']} (no unit)"
             unread = (
-                f"{said} does not say whether higher is better: --direction higher|lower "
-                "would let it be read"
+                f"{said} does not say whether higher is better; saying which way is would let "
+                "it be read"
             )
+            remedy = Remedy("says it (higher or lower)", "direction")
         else:
             evidence = triage.evidence_from_experiment(draft.projection, rule, record)
             if evidence is None:
@@ -274,6 +280,7 @@ class ExperimentVerbs(_Base):
             outcome=str(evidence.payload["outcome"]) if evidence is not None else None,
             evidence_id=str(evidence.payload["evidence_id"]) if evidence else None,
             unread=unread,
+            unread_remedy=remedy,
             unit=str(unit) if unit else None,
             direction=settled.describe(unit) if settled is not None else None,
             stated=record.get("stated"),
@@ -292,19 +299,22 @@ class ExperimentVerbs(_Base):
         if not tests:
             return self._experiment_rule(projection, change, probe, rule_id)
         if rule_id is not None:
-            raise DomainError("--tests reads the A/B by the generic table: drop --rule")
+            raise DomainError(
+                "an A/B named as a test of hypotheses is read by the generic table: a rule "
+                "cannot be chosen as well"
+            )
         named = tuple(dict.fromkeys(tests))
         unknown = [h for h in named if h not in projection.hypothesis_question]
         if unknown:
             known = ", ".join(projection.hypothesis_question) or "none yet"
             raise DomainError(
-                f"--tests: no hypothesis {', '.join(map(repr, unknown))} in this case "
-                f"(hypotheses: {known})"
+                f"the hypotheses tested: no hypothesis {', '.join(map(repr, unknown))} in this "
+                f"case (hypotheses: {known})"
             )
         questions = sorted({projection.hypothesis_question[h] for h in named})
         if len(questions) > 1:
             raise DomainError(
-                f"--tests names hypotheses of {len(questions)} questions "
+                f"the hypotheses tested belong to {len(questions)} questions "
                 f"({', '.join(questions)}): an A/B is read against one question's"
             )
         return named_rule(named, questions[0], probe)

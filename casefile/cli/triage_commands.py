@@ -358,6 +358,8 @@ def _run_both(service: Any, cid: str, args: argparse.Namespace, argv: list[str])
 
 
 def describe_experiment(outcome: ExperimentOutcome) -> str:
+    from casefile.cli.errors import flag_hint
+
     unit = f" {outcome.unit}" if outcome.unit else ""
     ratio = f" ({outcome.speedup:.2f}×)" if outcome.speedup is not None else ""
     said = (
@@ -368,7 +370,7 @@ def describe_experiment(outcome: ExperimentOutcome) -> str:
     head = f"experiment {outcome.experiment_id} (seq {outcome.seq}): {outcome.change}: {said}"
     if outcome.evidence_id is not None:
         return f"{head}; rule {outcome.rule_id}: {outcome.outcome} → evidence {outcome.evidence_id}"
-    return f"{head}; no evidence: {outcome.unread}"
+    return f"{head}; no evidence: {outcome.unread}{flag_hint(outcome.unread_remedy)}"
 
 
 def _experiment_json(

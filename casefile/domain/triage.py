@@ -26,7 +26,11 @@ from casefile.domain.facts import Fact
 from casefile.domain.intake import IntakeQuestion, Known
 from casefile.domain.kinds import DEFAULT_RELIABILITY
 from casefile.domain.rules import Applied, evaluate
-from casefile.errors import DomainError
+from casefile.errors import DomainError, Remedy
+
+#: the remedies of an experiment stated without what it needs, as each front end's control
+NAME_THE_METRIC = Remedy("names the fact to compare", "metric")
+STATE_THE_CHANGE = Remedy("states it", "change")
 
 if TYPE_CHECKING:
     from casefile.domain.playbook import Playbook
@@ -171,7 +175,9 @@ def choose_metric(
 ) -> tuple[str, float, float]:
     """The first of ``names`` both runs measured: (name, baseline value, variant value)."""
     if not names:
-        raise DomainError("name the fact to compare (--metric), or state a change a rule reads")
+        raise DomainError(
+            "name the fact to compare, or state a change a rule reads", remedy=NAME_THE_METRIC
+        )
     old, new = measure(names, baseline.facts), measure(names, variant.facts)
     for name in names:
         if name in old and name in new:
@@ -239,7 +245,7 @@ def _experiment(
     """The ``experiment.recorded`` event: checked figures, the next id, the speedup."""
     metric, baseline_value, variant_value, higher_is_better, unit = figures
     if not change.strip():
-        raise DomainError("state the one change between the two runs (--change)")
+        raise DomainError("state the one change between the two runs", remedy=STATE_THE_CHANGE)
     for value in (baseline_value, variant_value):
         if not math.isfinite(value) or value <= 0:
             raise DomainError(f"{metric} = {value!r}: an experiment compares positive numbers")
@@ -284,7 +290,7 @@ def record_stated_experiment(
     """An A/B a person states without figures ("fixed by NCCL_P2P_DISABLE=1"): the change and
     the word, no runs and no numbers; its evidence counts as reported."""
     if not change.strip():
-        raise DomainError("state the one change the outcome followed (--change)")
+        raise DomainError("state the one change the outcome followed", remedy=STATE_THE_CHANGE)
     if stated not in STATED_OUTCOMES:
         raise DomainError(f"outcome {stated!r}: say {' / '.join(STATED_OUTCOMES)}")
     return new_event(

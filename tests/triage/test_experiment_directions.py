@@ -113,7 +113,7 @@ def test_an_unknown_unit_off_a_terminal_is_recorded_and_not_read(cli: CLI, case:
         "--reported", "30:60", "--unit", "widgets",
     )  # fmt: skip
     assert result.code == 0, result.err
-    assert "--direction higher|lower would let it be read" in result.out
+    assert "saying which way is would let it be read (--direction)" in result.out
     assert len(result.out.strip().splitlines()) == 1
     events = log(cli, case)[before:]
     assert [e["type"] for e in events] == ["experiment.recorded"]

@@ -93,14 +93,14 @@ def test_the_generic_table_needs_a_direction_like_any_other(cli: CLI, case: str)
         "--probe", "command", "--metric", "score", "--tests", "link-degraded",
     )  # fmt: skip
     assert result.code == 0, result.err
-    assert "--direction higher|lower would let it be read" in result.out
+    assert "saying which way is would let it be read (--direction)" in result.out
     assert log(cli, case)[-1]["type"] == "experiment.recorded"
 
 
 @pytest.mark.parametrize(
     ("tests", "message"),
     [
-        ("pcie-bandwidth,nope", "--tests: no hypothesis 'nope' in this case (hypotheses: pcie"),
+        ("pcie-bandwidth,nope", "tested: no hypothesis 'nope' in this case (hypotheses: pcie"),
         ("gremlins", "(hypotheses: pcie-bound, pcie-bandwidth, link-degraded"),
     ],
 )
@@ -121,7 +121,7 @@ def test_tests_and_rule_do_not_go_together(cli: CLI, case: str) -> None:
         "experiment", case, "--change", "NCCL_P2P_DISABLE=1", "--outcome", "fixed",
         "--tests", "p2p-policy", "--rule", "p2p-disable",
     )  # fmt: skip
-    assert result.code == 1 and "drop --rule" in result.err
+    assert result.code == 1 and "a rule cannot be chosen as well" in result.err
 
 
 def test_an_empty_list_is_a_usage_error(cli: CLI, case: str) -> None:
