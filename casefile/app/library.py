@@ -109,7 +109,7 @@ def _expected(head: str | None) -> Head | None:
         return None
     parsed = parse_head(head)
     if parsed is None:
-        raise StoreError(f"--head {head!r} is not SEQ@HASH (a seq from 1 and a full hash)")
+        raise StoreError(f"the head {head!r} is not SEQ@HASH (a seq from 1 and a full hash)")
     return parsed
 
 

@@ -173,7 +173,9 @@ def intake_from_dict(data: Any, question: str, known: set[str], where: str) -> I
         raise RuleError(f"{label}: 'synonyms' must map words to declared answers")
     environment = data.get("environment", [])
     if not isinstance(environment, list) or not all(isinstance(k, str) for k in environment):
-        raise RuleError(f"{label}: 'environment' must list --env keys")
+        raise RuleError(
+            f"{label}: 'environment' must list environment keys (the case's KEY=VALUE entries)"
+        )
     facts = tuple(_fact_answer(item, answers, label) for item in data.get("facts", []))
     matches = data.get("environment_matches", [])
     if not isinstance(matches, list):
@@ -216,7 +218,9 @@ def intake_from_dict(data: Any, question: str, known: set[str], where: str) -> I
 
 def _environment_answer(item: Any, answers: list[str], label: str) -> EnvironmentAnswer:
     if not isinstance(item, Mapping) or not isinstance(item.get("key"), str) or not item["key"]:
-        raise RuleError(f"{label}: each of 'environment_matches' needs a 'key' (an --env key)")
+        raise RuleError(
+            f"{label}: each of 'environment_matches' needs a 'key' (an environment key)"
+        )
     answer = item.get("answer")
     if answer not in answers:
         raise RuleError(

@@ -131,7 +131,7 @@ def test_an_env_answer_given_outright_wins_over_a_pattern(cli: CLI) -> None:
 @pytest.mark.parametrize(
     ("entry", "message"),
     [
-        ('{ matches = "x", answer = "consumer" }', "needs a 'key' (an --env key)"),
+        ('{ matches = "x", answer = "consumer" }', "needs a 'key' (an environment key)"),
         ('{ key = "gpus", matches = "x", answer = "gaming" }', "answer 'gaming', which is not"),
         ('{ key = "gpus", answer = "consumer" }', "needs 'matches' (a pattern)"),
         ('{ key = "gpus", matches = "(", answer = "consumer" }', "'matches' is not a valid"),
