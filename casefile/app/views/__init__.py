@@ -6,12 +6,20 @@ a worker thread and handed to a UI. Builders take the projection and whatever th
 already ranked; they never fold, rank or read a store. Each view's ``to_json()`` keeps the
 stable shapes the README documents and only ever adds keys.
 
+Ranking at a step has one home, :class:`~casefile.app.views.steps_at.CaseSteps`: a read model
+that keeps the fold (so it is used in the thread that owns it) and hands out rows; the TUI's
+frames, the replay's suggestions and the report rank through it.
+
 - :func:`build_status` → :class:`StatusView` (``status``)
 - :func:`build_replay` → :class:`ReplayView` of :class:`ReplayStep` (``replay``)
 - :func:`build_log` → :class:`LogRow` (``log``)
 - :func:`build_case_row` → :class:`CaseRow` (``cases``)
 - :func:`build_event_detail` → :class:`EventDetail` (a detail pane)
 - :func:`build_hypothesis_detail` → :class:`HypothesisDetail` (why a confidence is what it is)
+- :func:`~casefile.app.views.report_sources.build_report_sources` →
+  :class:`~casefile.app.views.report_sources.ReportSources` (all that ``report`` reads)
+- :meth:`CaseSteps.steps_at <casefile.app.views.steps_at.CaseSteps.steps_at>` →
+  :class:`~casefile.app.views.steps_at.StepsAt` (the probes ranked at a step)
 """
 
 from casefile.app.views.common import (

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from casefile.app.views.names import names_table
@@ -74,6 +75,10 @@ class EvidenceView(NamedTuple):
     rationale: str
 
 
+#: The pivots of a step that changed no leader.
+_NO_PIVOTS: Mapping[str, tuple[str, str]] = MappingProxyType({})
+
+
 class TrajectoryStep(NamedTuple):
     """The case right after one event: every question's confidences, and what moved.
 
@@ -99,8 +104,8 @@ class CaseFold:
     questions: Mapping[str, QuestionView]
     hypothesis_question: Mapping[str, str]  # hypothesis → its question
     evidence: tuple[EvidenceView, ...]  # in the order it was folded
-    observations: Mapping[int, Mapping[str, Any]]  # observation seq → what it recorded
-    probe_runs: Mapping[int, Mapping[str, Any]]  # probe run seq → what it recorded
+    observations: Mapping[int, Mapping[str, Any]]  # observation seq → its record, as folded
+    probe_runs: Mapping[int, Mapping[str, Any]]  # probe run seq → its record, as folded
     set_asides: tuple[Mapping[str, Any], ...]
 
 
@@ -116,7 +121,9 @@ class ReportSources:
     fold: CaseFold
     trajectory: tuple[TrajectoryStep, ...]
     decisive: tuple[DecisiveRow, ...]  # every active evidence, most decisive first
-    steps: CaseSteps  # rankings and scores at any step of this fold
+    #: rankings and scores at any step of this fold (it keeps the fold: read it where the
+    #: fold lives, the thread that asked the service)
+    steps: CaseSteps
 
 
 def build_report_sources(
@@ -172,7 +179,7 @@ def _evidence(state: EvidenceState) -> EvidenceView:
         state.question_id,
         state.kind,
         state.reliability,
-        state.likelihoods,
+        dict(state.likelihoods),
         state.otherwise,
         state.superseded_by,
         state.rationale,
@@ -180,22 +187,29 @@ def _evidence(state: EvidenceState) -> EvidenceView:
 
 
 def _trajectory(projection: Projection) -> tuple[TrajectoryStep, ...]:
-    # a step that changed no question holds the snapshots the step before held: one mapping
-    # of confidences per snapshots, not one per step (most steps change nothing)
+    # a step that changed no question holds the snapshots the step before held, and a question
+    # it left alone the snapshot before: one copy of confidences per snapshot and one mapping
+    # per snapshots, not one per step (most steps change nothing)
     shared: dict[int, Mapping[str, Mapping[str, float]]] = {}
+    copies: dict[int, Mapping[str, float]] = {}
     out = []
     for step in projection.trajectory:
         snapshots = step.snapshots
         confidences = shared.get(id(snapshots))
         if confidences is None:
-            confidences = {qid: snap.confidences for qid, snap in snapshots.items()}
+            confidences = {}
+            for qid, snap in snapshots.items():
+                copied = copies.get(id(snap))
+                if copied is None:
+                    copied = copies[id(snap)] = dict(snap.confidences)
+                confidences[qid] = copied
             shared[id(snapshots)] = confidences
-        raised, cleared = step.raised, step.cleared
+        raised, cleared, pivots = step.raised, step.cleared, step.pivots
         out.append(
             TrajectoryStep(
                 step.seq,
                 step.type,
-                step.pivots,
+                dict(pivots) if pivots else _NO_PIVOTS,
                 step.changed,
                 confidences,
                 step.surprise_bits,
