@@ -33,6 +33,7 @@ __all__ = [
     "ADVICE",
     "LOADS",
     "CancelToken",
+    "Here",
     "Local",
     "Pasted",
     "ProbeRequest",
@@ -41,10 +42,10 @@ __all__ = [
     "Truncation",
     "Where",
     "collect",
-    "default_where",
     "failure_reason",
     "parse_output",
     "remedy_for",
+    "settled_where",
     "ssh_hosts",
 ]
 
@@ -55,6 +56,15 @@ if TYPE_CHECKING:
     from casefile.probes.patterns import FactPattern
 
 LOADS = ("idle", "under-load", "unknown")
+
+
+@dataclass(frozen=True)
+class Here:
+    """This machine, by the probe's own means: its sampler (for ``window_s`` seconds) when it
+    has one and no command was given, else the command. What a front end asks for when the
+    user names no host and pastes nothing; :func:`settled_where` decides, in one place."""
+
+    window_s: float = 2.0
 
 
 @dataclass(frozen=True)
@@ -91,7 +101,7 @@ class Sample:
     window_s: float = 2.0
 
 
-Where = Local | Ssh | Pasted | Sample
+Where = Here | Local | Ssh | Pasted | Sample
 
 
 @dataclass(frozen=True)
@@ -99,7 +109,7 @@ class ProbeRequest:
     """One probe to run somewhere and record, as a dialog or the command line states it."""
 
     probe: str
-    where: Where = field(default_factory=Local)
+    where: Where = field(default_factory=Here)
     #: the command to run (or that produced pasted output); empty: the probe's own argv
     argv: tuple[str, ...] = ()
     load: str = "unknown"
@@ -134,10 +144,12 @@ def check_setup(setup: str, what: str = "--setup") -> None:
         raise RunnerError(f"{what} is one line of printable text")
 
 
-def default_where(probe: Probe, argv: tuple[str, ...]) -> Where:
-    """Where a probe runs when the user said nothing: its sampler if it has one and no command
-    was given, else this machine."""
-    return Sample() if probe.sampler is not None and not argv else Local()
+def settled_where(probe: Probe, where: Where, argv: tuple[str, ...]) -> Where:
+    """Where a probe runs: as asked, and for :class:`Here` its sampler if it has one and no
+    command was given, else this machine."""
+    if not isinstance(where, Here):
+        return where
+    return Sample(where.window_s) if probe.sampler is not None and not argv else Local()
 
 
 #: What to do about a failure, by the runner's ``error_kind``, in the domain's words: the
@@ -209,7 +221,7 @@ def collect(
     out (no command to run, a place the probe cannot run, unreadable pasted output); once
     running, every failure is a result, and so is a run that ``cancel`` stopped.
     """
-    where = request.where
+    where = settled_where(probe, request.where, request.argv)
     _check_where(probe, where)
     argv = request.argv or probe.argv
     timeout = request.timeout_s if request.timeout_s is not None else probe.timeout_s

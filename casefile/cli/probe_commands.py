@@ -71,7 +71,7 @@ def pasted_command(argv: list[str]) -> tuple[str, ...]:
 
 def request_from(args: argparse.Namespace, probe: Probe) -> ProbeRequest:
     """The probe request the options describe."""
-    from casefile.app.probing import Pasted, ProbeRequest, Sample, Ssh, Where, default_where
+    from casefile.app.probing import Here, Pasted, ProbeRequest, Ssh, Where
 
     argv = pasted_command(args.argv) if args.paste is not None else tuple(args.argv)
     where: Where
@@ -88,9 +88,7 @@ def request_from(args: argparse.Namespace, probe: Probe) -> ProbeRequest:
             connect_timeout_s=args.connect_timeout,
         )
     else:
-        where = default_where(probe, argv)
-        if isinstance(where, Sample):
-            where = Sample(args.window)
+        where = Here(args.window)
     return ProbeRequest(
         probe=probe.name,
         where=where,

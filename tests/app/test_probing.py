@@ -9,14 +9,15 @@ import pytest
 
 from casefile.app.probing import (
     CancelToken,
+    Here,
     Local,
     Pasted,
     ProbeRequest,
     Sample,
     Ssh,
     collect,
-    default_where,
     failure_reason,
+    settled_where,
 )
 from casefile.app.service import CaseService
 from casefile.domain.facts import ParseResult
@@ -67,9 +68,14 @@ def test_a_sampler_only_probe_is_not_sent_over_ssh_or_run_as_a_command() -> None
         list(collect(SAMPLER, ProbeRequest("sampler-only", Ssh(("box",)), argv=("x",))))
     with pytest.raises(RunnerError, match="cannot run local"):
         list(collect(SAMPLER, ProbeRequest("sampler-only", Local(), argv=("x",))))
-    assert default_where(SAMPLER, ()) == Sample()
+    assert settled_where(SAMPLER, Here(), ()) == Sample()
+    assert settled_where(SAMPLER, Here(0.5), ("x",)) == Local()
     (sampled,) = collect(SAMPLER, ProbeRequest("sampler-only", Sample(0.25)))
     assert sampled.source == "sampler" and sampled.stdout == "sampled 0.25s\n"
+    # what a front end asks for with no host and nothing pasted: the probe's sampler, for the
+    # window given, decided in one place for the CLI and the TUI alike
+    (here,) = collect(SAMPLER, ProbeRequest("sampler-only", Here(0.25)))
+    assert here.source == "sampler" and here.stdout == "sampled 0.25s\n"
 
 
 def test_pasted_output_needs_the_command_that_printed_it() -> None:

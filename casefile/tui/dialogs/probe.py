@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,13 +14,11 @@ from casefile.actions.spec import Outcome
 from casefile.app.probing import (
     LOADS,
     CancelToken,
-    Local,
+    Here,
     Pasted,
     ProbeRequest,
-    Sample,
     Ssh,
     check_setup,
-    default_where,
     remedy_for,
 )
 from casefile.errors import RunnerError
@@ -54,8 +52,6 @@ class ProbeOutcome:
     request: ProbeRequest
     command: str
     title: str = "Probe"
-    #: seconds a sampler probe (NVML) samples for, when it runs here
-    window_s: float = 2.0
 
 
 def build_probe(
@@ -102,7 +98,7 @@ def build_probe(
     words = ["casefile", "probe", case_id, name, "--load", load]
     if pasted.strip():
         pasted_host = optional(values, "paste_host") or "unknown"
-        where: Local | Ssh | Pasted = Pasted(text=pasted, host=pasted_host)
+        where: Here | Ssh | Pasted = Pasted(text=pasted, host=pasted_host)
         words += ["--paste", "-"]
         if pasted_host != "unknown":
             words += ["--host", pasted_host]
@@ -120,7 +116,7 @@ def build_probe(
         if trusting:
             words.append("--trust-host")
     else:
-        where = Local()
+        where = Here(window)
     if note:
         words += ["--note", note]
     if setup:
@@ -135,7 +131,7 @@ def build_probe(
         except RunnerError as error:
             raise ValueError(str(error)) from None
     request = ProbeRequest(name, where, argv=argv, load=load, note=note, setup=setup)
-    return ProbeOutcome(request, shlex.join(words), window_s=window)
+    return ProbeOutcome(request, shlex.join(words))
 
 
 class ProbeDialog(FormDialog[ProbeOutcome]):
@@ -189,15 +185,9 @@ def run_probe_request(
     who: Who,
     progress: Callable[[str], None] | None = None,
     cancel: CancelToken | None = None,
-    window_s: float = 2.0,
 ) -> Outcome:
     """Run and record (on the probe thread); one line per host as each lands, and whether any
     host's run was recorded as a failed run."""
-    if isinstance(request.where, Local) and not request.argv:
-        # as the CLI does: a sampler probe given nothing to run samples here (NVML)
-        where = default_where(service.probe(request.probe), ())
-        if isinstance(where, Sample):
-            request = replace(request, where=Sample(window_s))
     lines: list[str] = []
     seqs: list[int] = []
     failed = False

@@ -203,7 +203,7 @@ class CaseWriting(CaseScreenBase):
         try:
             ran = await backend.probe_call(
                 lambda service: run_probe_request(
-                    service, self.case_id, outcome.request, who, progress, cancel, outcome.window_s
+                    service, self.case_id, outcome.request, who, progress, cancel
                 )
             )
         except CasefileError as error:
