@@ -38,7 +38,10 @@ ACTIONS = {
             "hypothesis_id": "cpu-launch",
         },
     ),
-    "refine": ("f", {"hypothesis_id": "host-side", "text": "Host-side limits", "because": "shorter"}),
+    "refine": (
+        "f",
+        {"hypothesis_id": "host-side", "text": "Host-side limits", "because": "shorter"},
+    ),
     "retire": ("minus", {"hypothesis_id": "power-thermal", "because": "55% of the power limit"}),
     "evidence": (
         "e",
@@ -200,7 +203,9 @@ async def test_the_report_from_the_tui_is_the_cli_report(
     fmt: str, db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     mine = tmp_path / f"tui.{fmt}"
-    app = build_app(db_url, read_only=True)  # a report is not a write: read-only may export
+    # a report is not a write: read-only may export; an actor is named, and the line the TUI
+    # echoes must still run (report takes no --actor)
+    app = build_app(db_url, read_only=True, actor="alice")
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(pilot, case_ready(app))
         await pilot.press("r")
@@ -210,12 +215,16 @@ async def test_the_report_from_the_tui_is_the_cli_report(
         fill(dialog, {"path": str(mine)})
         assert dialog.problem is None, dialog.problem
         await pilot.press("ctrl+s")
+        screen = app.screen_stack[-1]
         await settle(
             pilot, lambda: isinstance(app.screen, CaseScreen) and bool(app.screen.commands)
         )
+        echoed = shlex.split(screen.commands[-1])  # type: ignore[attr-defined]
     theirs = tmp_path / f"cli.{fmt}"
     monkeypatch.setenv("CASEFILE_DB", db_url)
-    assert main(["report", CASE, "--format", fmt, "-o", str(theirs)]) == 0
+    assert echoed[0] == "casefile" and echoed[echoed.index("-o") + 1] == str(mine)
+    echoed[echoed.index("-o") + 1] = str(theirs)
+    assert main(echoed[1:]) == 0
     if fmt == "md":  # each links its own chart file, written beside it (its digest covers that)
         assert (tmp_path / "tui.svg").read_bytes() == (tmp_path / "cli.svg").read_bytes()
         unsealed = re.compile(r"(casefile-report-digest: sha256:)[0-9a-f]{64}")
@@ -310,7 +319,7 @@ async def test_export_from_the_tui_writes_what_the_cli_writes(
     db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     mine, theirs = tmp_path / "tui-export", tmp_path / "cli-export"
-    app = build_app(db_url, read_only=True)  # an export writes no event: read-only may
+    app = build_app(db_url, read_only=True, actor="alice")  # an export writes no event
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(pilot, case_ready(app))
         await pilot.press("x")
@@ -319,9 +328,12 @@ async def test_export_from_the_tui_writes_what_the_cli_writes(
         assert isinstance(dialog, FormDialog)
         fill(dialog, {"directory": str(mine)})
         await pilot.press("ctrl+s")
+        screen = app.screen_stack[-1]
         await settle(pilot, recorded(app))
+        echoed = shlex.split(screen.commands[-1])  # type: ignore[attr-defined]
     monkeypatch.setenv("CASEFILE_DB", db_url)
-    assert main(["export", CASE, str(theirs)]) == 0
+    assert echoed == ["casefile", "export", CASE, str(mine)]  # runnable: no --actor
+    assert main([*echoed[1:-1], str(theirs)]) == 0
     files = sorted(p.relative_to(mine) for p in mine.rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(theirs) for p in theirs.rglob("*") if p.is_file())
     assert all((mine / f).read_bytes() == (theirs / f).read_bytes() for f in files)
