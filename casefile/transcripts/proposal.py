@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from casefile.transcripts import formats
 from casefile.transcripts.commands import (
@@ -19,7 +20,7 @@ from casefile.transcripts.commands import (
     match_command,
 )
 from casefile.transcripts.screen_text import render
-from casefile.transcripts.secrets import mask_values, scrub
+from casefile.transcripts.secrets import Scrubbed, mask_values, scrub
 from casefile.transcripts.stream import Command, Prose, Step, TranscriptError
 
 __all__ = ["OUTPUT_CAP", "Proposal", "ProposedNote", "ProposedRun", "propose"]
@@ -49,6 +50,8 @@ class ProposedRun:
     cut: tuple[int, int, int] | None = None
     #: the other setup the command ran on (its own ``NAME=VALUE`` words): no rule reads it
     setup: str | None = None
+    #: how many different secrets were scrubbed from its line and output
+    secrets: int = 0
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,8 @@ class ProposedNote:
     offset: int
     length: int
     scrubbed: tuple[str, ...]
+    #: how many different secrets were scrubbed from it
+    secrets: int = 0
 
 
 Proposed = ProposedRun | ProposedNote
@@ -74,10 +79,23 @@ class Proposal:
     #: the source file, secrets overwritten in place
     source: bytes
     load: str
+    #: False when the user kept the secrets (nothing was scrubbed)
+    scrub: bool = True
 
     @property
     def runs(self) -> list[ProposedRun]:
         return [item for item in self.items if isinstance(item, ProposedRun)]
+
+
+class _Scrubber(Protocol):
+    def __call__(
+        self,
+        text: str,
+        *,
+        program_line: bool = False,
+        keep_length: bool = False,
+        command: str | None = None,
+    ) -> Scrubbed: ...
 
 
 def _cap(output: bytes) -> tuple[bytes, tuple[int, int, int] | None]:
@@ -98,6 +116,7 @@ def propose(
     exclude: Callable[[str], bool] | None = None,
     host: str = "unknown",
     marks: str | None = None,
+    scrub: bool = True,
 ) -> Proposal:
     """Read ``data`` and propose its events. Raises :class:`TranscriptError` for a
     file that cannot be read or holds no command. A command ``exclude`` picks (given the line
@@ -105,7 +124,9 @@ def propose(
     kept (``record``: a line typed after a space, or matching ``--exclude``). ``host`` is where
     a command not run over ``ssh`` ran, where that is known (``record``: this machine).
     ``marks`` is the nonce of ``record``'s shell integration, whose OSC 133 marks alone are
-    trusted (:func:`.stream.split_stream`); a file from elsewhere has none."""
+    trusted (:func:`.stream.split_stream`); a file from elsewhere has none. ``scrub=False``
+    keeps every secret (the user asked: the proposal says so)."""
+    clean = _scrub if scrub else _keep
     chosen, steps = formats.read(data, fmt, timing, marks)
     data = formats.as_kept(data, chosen)
     if exclude is not None:
@@ -130,16 +151,32 @@ def propose(
     secrets: list[str] = []
     for step in steps:
         if isinstance(step, Prose):
-            clean = scrub(step.text)
-            secrets.extend(clean.values)
+            prose = clean(step.text)
+            secrets.extend(prose.values)
             items.append(
-                ProposedNote(len(items), clean.text, step.offset, step.length, clean.kinds)
+                ProposedNote(
+                    len(items), prose.text, step.offset, step.length, prose.kinds, prose.count
+                )
             )
             continue
-        items.append(_run(len(items), step, shapes, secrets, host))
+        items.append(_run(len(items), step, shapes, secrets, host, clean))
+    if not scrub:
+        return Proposal(chosen, tuple(items), data, load, scrub=False)
     masked = mask_values(data, secrets).decode("latin-1")
-    source = scrub(masked, keep_length=True).text.encode("latin-1")
+    source = _scrub(masked, keep_length=True).text.encode("latin-1")
     return Proposal(chosen, tuple(items), source, load)
+
+
+def _scrub(
+    text: str, *, program_line: bool = False, keep_length: bool = False, command: str | None = None
+) -> Scrubbed:
+    return scrub(text, program_line=program_line, keep_length=keep_length, command=command)
+
+
+def _keep(
+    text: str, *, program_line: bool = False, keep_length: bool = False, command: str | None = None
+) -> Scrubbed:
+    return Scrubbed(text)
 
 
 def _run(
@@ -148,11 +185,12 @@ def _run(
     shapes: Sequence[ProbeShape],
     secrets: list[str],
     default_host: str,
+    clean: _Scrubber,
 ) -> ProposedRun:
-    line = scrub(step.line.strip(), program_line=True)
+    line = clean(step.line.strip(), program_line=True)
     raw = step.output
     text = render(raw.decode("utf-8", errors="replace"))
-    out = scrub(text)
+    out = clean(text, command=step.line)
     secrets.extend(line.values)
     secrets.extend(out.values)
     raw = mask_values(raw, [*line.values, *out.values])
@@ -166,7 +204,7 @@ def _run(
     kinds = tuple(dict.fromkeys([*line.kinds, *out.kinds]))
     if cut is not None:
         out_text = render(kept.decode("utf-8", errors="replace"))
-        out = scrub(out_text)
+        out = clean(out_text, command=step.line)
     return ProposedRun(
         index,
         line.text,
@@ -183,6 +221,7 @@ def _run(
         kinds,
         cut,
         setup,
+        len({*line.values, *out.values}),
     )
 
 

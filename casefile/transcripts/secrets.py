@@ -1,115 +1,34 @@
-"""Known secret shapes scrubbed from command lines and output before anything is sealed.
+"""Secrets scrubbed from command lines, output and prose before anything is sealed.
 
-A sealed event cannot be edited, so this runs before the append. What is scrubbed is replaced
-by ``[scrubbed]`` and named (by kind, never by value) so the run can say so.
+A sealed event cannot be edited, so this runs before the append, on whatever enters an event
+or an artifact. What is scrubbed is replaced by ``[scrubbed]`` and named (by kind, never by
+value) so the run can say so; the shapes looked for are in :mod:`.secret_shapes`, besides
+which a base64 word of high entropy standing alone (a key printed bare) is one too, and so
+is all the output of a command that prints a secret (``aws configure get …secret…``).
 """
 
 from __future__ import annotations
 
+import math
 import re
+import shlex
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
-__all__ = ["MASK", "Scrubbed", "scrub"]
+from casefile.transcripts.secret_shapes import PRINTS_SECRET, SECRET_NAME, SHAPES, Shape
+
+__all__ = ["MASK", "Scrubbed", "entropy", "is_secret_name", "mask_values", "scrub", "scrub_argv"]
 
 MASK = "[scrubbed]"
 
-#: names that hold a secret in an environment assignment (``GITHUB_TOKEN=…``, ``export X=…``)
-_SECRET_NAME = (
-    # the name may be the word alone (PASSWORD=…, TOKEN=…) or end in it (DB_PASSWORD=…,
-    # PGPASSWORD=…, SSHPASS=…); KEY only as its own word or after API/PRIVATE (SSH_KEY,
-    # APIKEY), so NCCL_IB_PKEY (a partition key) and MONKEY are not secrets, nor is *BYPASS
-    r"[A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|(?<!BY)PASS|API_?KEY|PRIVATE_?KEY|"
-    r"(?<![A-Za-z0-9])KEY|AUTH|CREDENTIALS?)"
-)
-
-_SECRET_NAME_ALONE = re.compile(rf"(?i){_SECRET_NAME}")
-#: names that hold a secret in a ``name: value`` field (see the "password field" shape)
-_FIELD_NAME = (
-    r"(?:[\w-]*(?:password|passwd|passphrase|secret|api[-_]?key|access[-_]?key|private[-_]?key|"
-    r"(?:access|auth|refresh)[-_]?token)|token)"
-)
+_SECRET_NAME_ALONE = re.compile(rf"(?i){SECRET_NAME}")
 
 
 def is_secret_name(name: str) -> bool:
     """Whether an environment variable's name says it holds a secret (``HF_TOKEN``)."""
     return _SECRET_NAME_ALONE.fullmatch(name) is not None
-
-
-#: (kind, pattern, group holding the secret)
-_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (
-        "Authorization header",
-        re.compile(
-            r"(?i)(\b(?:proxy-)?authorization:\s*(?:(?:bearer|basic|token)\s+)?)([^\s'\"]+)"
-        ),
-    ),
-    (
-        "environment secret",
-        # a quoted value is one secret, spaces and all (``KEY='abc def'``), and so is one whose
-        # quote does not close on the line (the first line of a multi-line value)
-        re.compile(rf"(?i)(\b{_SECRET_NAME}\s*=\s*)('[^'\n]*'?|\"[^\"\n]*\"?|[^\s'\"]+)"),
-    ),
-    (
-        "password in URL",
-        # (a scheme is short: unbounded, a long dotted word before ``://`` was quadratic)
-        re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]{0,31}://[^\s:/@'\"]+:)([^\s@/'\"]+)(?=@)"),
-    ),
-    (
-        "password field",
-        # ``password: x``, JSON's ``"password": "x"``, YAML's ``api-key: x``: a name that says
-        # secret, then a colon; the value on the same line. Narrower than the ``=`` names:
-        # ``pad_token: </s>`` and ``max_tokens: 512`` are settings, only ``token`` alone is
-        # one. A name in quotes has both of them (``read -p 'Password: ' pw`` is a prompt)
-        re.compile(
-            rf"(?i)((?:(?<![\w'\"-]){_FIELD_NAME}|(?<![\w-])\"{_FIELD_NAME}\"|"
-            rf"(?<![\w-])'{_FIELD_NAME}')[ \t]*:[ \t]*)('[^'\n]*'?|\"[^\"\n]*\"?|[^\s'\",}}]+)"
-        ),
-    ),
-    ("bearer token", re.compile(r"(?i)(\bbearer[ \t]+)([A-Za-z0-9._~+/-]{16,}=*)")),
-    (
-        "private key",
-        # the body of a PEM block (to its END line, or to the end of a text cut short), the
-        # BEGIN and END lines kept so that a reader sees a key was there
-        re.compile(
-            r"(-----BEGIN(?: [A-Z0-9]+)* PRIVATE KEY(?: BLOCK)?-----[ \t]*\r?\n)"
-            r"([\s\S]*?)(?=(?:\r?\n)?-----END(?: [A-Z0-9]+)* PRIVATE KEY|\s*\Z)"
-        ),
-    ),
-    ("-p<password>", re.compile(r"((?:^|\s)-p)([^\s'\"]{3,})")),
-    (
-        "token",
-        re.compile(
-            r"()(\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|"
-            r"xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|sk-[A-Za-z0-9_-]{20,}|"
-            r"hf_[A-Za-z0-9]{20,}|glpat-[A-Za-z0-9_-]{20,})\b)"
-        ),
-    ),
-)
-
-
-#: substrings (lowercase) without one of which a shape cannot match
-_HINTS: dict[str, tuple[str, ...]] = {
-    "Authorization header": ("authorization:",),
-    "environment secret": ("token", "secret", "pass", "key", "auth", "credential"),
-    "password in URL": ("://",),
-    "password field": ("pass", "secret", "key", "token"),
-    "bearer token": ("bearer",),
-    "private key": ("private key",),
-    "-p<password>": ("-p",),
-    "token": (
-        "ghp_",
-        "gho_",
-        "ghu_",
-        "ghs_",
-        "ghr_",
-        "github_pat_",
-        "xox",
-        "akia",
-        "sk-",
-        "hf_",
-        "glpat-",
-    ),
-}
 
 
 @dataclass(frozen=True)
@@ -121,42 +40,154 @@ class Scrubbed:
     #: the secrets themselves, to mask wherever else they occur (never recorded)
     values: tuple[str, ...] = ()
 
+    @property
+    def count(self) -> int:
+        """How many different secrets were masked."""
+        return len(set(self.values))
 
-def scrub(text: str, *, program_line: bool = False, keep_length: bool = False) -> Scrubbed:
-    """``text`` with every known secret shape masked. ``-p<password>`` is only looked for in a
-    command line (``program_line``): in output, ``-p`` is too common to mean a password.
+
+#: a base64 word standing alone on its line (``aws configure get …`` prints one), or quoted
+_HIGH_ENTROPY = re.compile(
+    r"(?m)(^[ \t]*)([A-Za-z0-9+/]{32,}={0,2})(?=[ \t]*\r?$)"
+    r"|([\"'])([A-Za-z0-9+/]{20,}={0,2})(?=[\"'])"
+)
+#: detect-secrets' limit for base64 strings (a GPU UUID is hex, at most 4 bits a character)
+ENTROPY_LIMIT = 4.5
+
+
+def entropy(word: str) -> float:
+    """Shannon entropy of ``word``, in bits a character."""
+    counts = Counter(word)
+    return -sum(n / len(word) * math.log2(n / len(word)) for n in counts.values())
+
+
+def _random_looking(word: str) -> bool:
+    """Whether a base64 word reads as a key: upper, lower and digits, above the limit."""
+    return (
+        any(c.isupper() for c in word)
+        and any(c.islower() for c in word)
+        and any(c.isdigit() for c in word)
+        and entropy(word.rstrip("=")) > ENTROPY_LIMIT
+    )
+
+
+def scrub(
+    text: str,
+    *,
+    program_line: bool = False,
+    keep_length: bool = False,
+    command: str | None = None,
+) -> Scrubbed:
+    """``text`` with every known secret shape masked. ``-p<password>``, ``-u user:pw`` and
+    ``sshpass -p`` are only looked for in a command line (``program_line``): in output, ``-p``
+    is too common to mean a password. ``command`` is the command line that printed ``text``:
+    the whole output of one that prints a secret (``aws configure get …secret…``) is one.
     ``keep_length`` overwrites each secret with ``*`` of its length instead."""
     kinds: list[str] = []
     values: list[str] = []
+
+    def hide(secret: str, kind: str) -> str:
+        if kind not in kinds:
+            kinds.append(kind)
+        values.append(secret)
+        return "*" * len(secret) if keep_length else MASK
+
+    if command is not None and PRINTS_SECRET.search(command):
+        text = re.sub(
+            r"(?m)^([ \t]*)(\S(?:[^\r\n]*\S)?)",
+            lambda m: m.group(1) + hide(m.group(2), "printed secret"),
+            text,
+        )
     lowered = text.lower()
-    for kind, pattern in _SHAPES:
-        if kind == "-p<password>" and not program_line:
+    for shape in SHAPES:
+        if shape.command_only and not program_line:
             continue
-        if not any(hint in lowered for hint in _HINTS[kind]):
+        if shape.hints and not any(hint in lowered for hint in shape.hints):
             continue  # (a substring test is far cheaper than the pattern on long output)
+        text = shape.pattern.sub(partial(_mask, shape=shape, hide=hide), text)
 
-        def mask(match: re.Match[str], kind: str = kind) -> str:
-            if match.group(2) in ("", MASK) or set(match.group(2)) == {"*"}:
-                return match.group(0)
-            if kind not in kinds:
-                kinds.append(kind)
-            secret = match.group(2)
-            if secret[:1] in ("'", '"'):  # the value within its quotes (the closing one may lack)
-                secret = secret[1:-1] if len(secret) > 1 and secret[-1] == secret[0] else secret[1:]
-            values.append(secret)
-            if keep_length:
-                return match.group(1) + "*" * len(match.group(2))
-            return match.group(1) + MASK
+    def high_entropy(match: re.Match[str]) -> str:
+        prefix, word = (match.group(1), match.group(2))
+        if word is None:
+            prefix, word = match.group(3), match.group(4)
+        if not _random_looking(word):
+            return match.group(0)
+        return prefix + hide(word, "high-entropy string")
 
-        text = pattern.sub(mask, text)
+    text = _HIGH_ENTROPY.sub(high_entropy, text)
     return Scrubbed(text, tuple(kinds), tuple(values))
+
+
+def _mask(match: re.Match[str], *, shape: Shape, hide: Callable[[str, str], str]) -> str:
+    """The match with its secret hidden, unless it is masked already or names no secret."""
+    found = match.group(2)
+    if found in ("", MASK) or set(found) == {"*"} or MASK in found:
+        return match.group(0)
+    if shape.keep is not None and not shape.keep(match):
+        return match.group(0)
+    if found[:1] in ("'", '"'):  # the value within its quotes (the closing one may lack)
+        closed = len(found) > 1 and found[-1] == found[0]
+        inner = found[1:-1] if closed else found[1:]
+        if not inner or inner == MASK:
+            return match.group(0)
+        return match.group(1) + found[0] + hide(inner, shape.kind) + (found[0] if closed else "")
+    return match.group(1) + hide(found, shape.kind)
+
+
+def scrub_argv(argv: Sequence[str]) -> tuple[tuple[str, ...], Scrubbed]:
+    """``argv`` with its secrets masked, read as the command line it makes (``--token X``
+    spans two words) and word by word (a word a shell would quote, such as a script)."""
+    line = scrub(shlex.join(argv), program_line=True)
+    words = [scrub(word, program_line=True) for word in argv]
+    values = [*line.values, *(value for word in words for value in word.values)]
+    kinds = tuple(dict.fromkeys([*line.kinds, *(kind for word in words for kind in word.kinds)]))
+    masked = []
+    for word in words:
+        text = word.text
+        for value in sorted(set(values), key=len, reverse=True):
+            if len(value) >= 3:
+                text = text.replace(value, MASK)
+        masked.append(text)
+    return tuple(masked), Scrubbed(shlex.join(masked), kinds, tuple(values))
+
+
+#: what a terminal stream may put between the characters of a secret it shows as one word:
+#: colour and cursor controls (``grep --color``: ``hf_\e[m\e[K…``), OSC strings, readline's
+#: ``" \r"`` wrap
+_BETWEEN = (
+    rb"(?:\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]"
+    rb"|\x1b[=>]| ?\r\n?)"
+)
+_ONE_BETWEEN = re.compile(_BETWEEN)
 
 
 def mask_values(data: bytes, values: tuple[str, ...] | list[str]) -> bytes:
     """``data`` with every occurrence of each secret overwritten by ``*`` of the same length,
-    so offsets into it stay true (the source file kept as an artifact)."""
+    so offsets into it stay true (the source file kept as an artifact). A secret the terminal
+    stream split with escape sequences (what the rendered text showed as one word) is found
+    across them: its characters are overwritten and the escapes kept."""
+    escaped = b"\x1b" in data or b"\r" in data
     for value in sorted(set(values), key=len, reverse=True):
         raw = value.encode("utf-8", errors="surrogateescape")
-        if len(raw) >= 4:  # a shorter one would mask ordinary text; the shapes catch it
-            data = data.replace(raw, b"*" * len(raw))
+        if len(raw) < 4:  # a shorter one would mask ordinary text; the shapes catch it
+            continue
+        data = data.replace(raw, b"*" * len(raw))
+        if escaped:
+            data = _mask_split(data, raw)
     return data
+
+
+def _mask_split(data: bytes, raw: bytes) -> bytes:
+    between = _BETWEEN + b"*"
+    pattern = re.compile(between.join(re.escape(raw[i : i + 1]) for i in range(len(raw))))
+    kept = bytearray(data)
+    for match in pattern.finditer(data):
+        at = match.start()
+        while at < match.end():
+            skip = _ONE_BETWEEN.match(data, at)
+            if skip is not None and skip.end() > at:
+                at = skip.end()
+                continue
+            kept[at] = ord("*")
+            at += 1
+    return bytes(kept)
