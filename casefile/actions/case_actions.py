@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from casefile.actions.spec import Outcome
+from casefile.actions.spec import ActionSpec, Option, Outcome
 
 if TYPE_CHECKING:
     from casefile.app.service import CaseService
@@ -93,3 +93,171 @@ class ImportCase:
         del case_id, who
         imported = service.import_directory(self.directory)
         return Outcome(f"imported {imported.case_id}", imported.case_id)
+
+
+# --- the rows of the action table ------------------------------------------------------
+
+NEW = ActionSpec(
+    "new",
+    "New case",
+    NewCase,
+    (
+        Option("title", "Title", required=True),
+        Option(
+            "symptom", "Symptom, with numbers", flag="--symptom", help="the symptom, with numbers"
+        ),
+        Option(
+            "environment",
+            "Environment, KEY=VALUE per line",
+            "pairs",
+            flag="--env",
+            metavar="KEY=VALUE",
+            default={},
+        ),
+        Option(
+            "case_id", "Id", flag="--id", help="choose the case id (default: random)", form=False
+        ),
+        Option(
+            "playbook",
+            "Playbook (optional)",
+            flag="--playbook",
+            example="gpu-throughput",
+            help="open a playbook's question and hypotheses in the case",
+        ),
+    ),
+    ("new",),
+    "open a new case; prints its id",
+    ("New case", "Open a new case"),
+    on_case=False,
+    heading="New case",
+)
+
+NOTE = ActionSpec(
+    "note",
+    "Note",
+    Note,
+    (
+        Option(
+            "text",
+            "Note (several lines allowed)",
+            "note",
+            required=True,
+            noun="note",
+            help="the note, or - to read it from stdin",
+        ),
+    ),
+    ("note",),
+    "add a note; prints its seq",
+    ("Note", "Add a note to the case"),
+    key="n",
+    footer=True,
+    heading="Add a note",
+    short="note",
+)
+
+ACT = ActionSpec(
+    "action",
+    "Action",
+    Act,
+    (
+        Option("text", "What was done", required=True, noun="action"),
+        Option("outcome", "Outcome (optional)", flag="--outcome"),
+    ),
+    ("act",),
+    "record an action taken",
+    ("Action", "Record an action taken"),
+    key="a",
+    heading="Record an action",
+    short="action",
+)
+
+CONCLUDE = ActionSpec(
+    "conclude",
+    "Conclusion",
+    Conclude,
+    (
+        Option("summary", "Summary", required=True, noun="summary"),
+        Option(
+            "root_cause",
+            "Root cause (hypothesis id, optional)",
+            flag="--root-cause",
+            help="the hypothesis id found to be the cause",
+        ),
+        Option(
+            "recommendations",
+            "Recommendations, one per line",
+            "lines",
+            flag="--recommend",
+            default=(),
+            help="a recommendation (repeatable)",
+        ),
+        Option(
+            "lessons",
+            "Lessons, one per line",
+            "lines",
+            flag="--lesson",
+            default=(),
+            help="a lesson (repeatable)",
+        ),
+    ),
+    ("conclude",),
+    "record the conclusion",
+    ("Conclude", "Record the conclusion"),
+    key="c",
+    heading="Conclude the case",
+    short="conclude",
+)
+
+PLAYBOOK = ActionSpec(
+    "playbook",
+    "Playbook",
+    OpenPlaybook,
+    (
+        Option(
+            "playbook", "Playbook id", required=True, example="gpu-throughput", noun="playbook id"
+        ),
+    ),
+    ("playbook", "open"),
+    "open a playbook in a case",
+    ("Playbook", "Open a playbook's question and hypotheses"),
+    key="o",
+    heading="Open a playbook",
+    short="open playbook",
+)
+
+EXPORT = ActionSpec(
+    "export",
+    "Export",
+    Export,
+    (Option("directory", "Directory to write", required=True, noun="directory"),),
+    ("export",),
+    "write the case as a case directory",
+    ("Export case", "Write the case as a directory"),
+    key="x",
+    writes=False,
+    stamped=False,
+    heading="Export the case",
+    short="export case",
+)
+
+IMPORT = ActionSpec(
+    "import",
+    "Import",
+    ImportCase,
+    (
+        Option(
+            "directory",
+            "Directory",
+            required=True,
+            example="casefile/reference/glm5-pcie-pivot",
+            noun="directory",
+        ),
+    ),
+    ("import",),
+    "import a case directory (verified)",
+    ("Import case", "Import a case directory"),
+    on_case=False,
+    stamped=False,
+    heading="Import a case directory",
+    own_parser=True,
+)

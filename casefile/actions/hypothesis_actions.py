@@ -6,7 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from casefile.actions.spec import Outcome
+from casefile.actions.spec import ActionSpec, Option, Outcome
+from casefile.domain.kinds import KINDS
 
 if TYPE_CHECKING:
     from casefile.app.service import CaseService
@@ -138,3 +139,242 @@ class AssessEvidence:
         return Outcome(
             f"evidence {evidence_id} recorded (event {event.seq})", evidence_id, (event.seq,)
         )
+
+
+# --- the rows of the action table ------------------------------------------------------
+
+_HYPOTHESIS = Option(
+    "hypothesis_id", "Hypothesis id", noun="hypothesis id", required=True, metavar="hypothesis"
+)
+_BECAUSE = Option("because", "Because (optional)", flag="--because", noun="reason")
+
+QUESTION = ActionSpec(
+    "question",
+    "Question",
+    ProposeQuestion,
+    (
+        Option("text", "Question", required=True, noun="question"),
+        Option("question_id", "Id (optional)", flag="--id", example="e.g. throughput"),
+        Option(
+            "catch_all",
+            "Catch-all prior",
+            "prior",
+            flag="--catch-all",
+            default=0.1,
+            example="0.1",
+            noun="catch-all prior",
+            help="catch-all prior (0.1)",
+        ),
+    ),
+    ("question", "add"),
+    "propose a question; prints its id",
+    ("Question", "Ask a new question"),
+    key="A",
+    heading="Ask a question",
+    short="ask a question",
+)
+
+HYPOTHESIS = ActionSpec(
+    "hypothesis",
+    "Hypothesis",
+    ProposeHypothesis,
+    (
+        Option("text", "Hypothesis", required=True, noun="hypothesis"),
+        Option(
+            "under",
+            "Under (question or parent hypothesis id)",
+            flag="--under",
+            required=True,
+            noun="'under' (a question or parent hypothesis id)",
+            help="question id, or parent hypothesis id",
+        ),
+        Option(
+            "prior",
+            "Prior (absolute, or share of the parent)",
+            "prior",
+            flag="--prior",
+            required=True,
+            example="0.2",
+            help="absolute, or parent share",
+        ),
+        Option("hypothesis_id", "Id (optional)", flag="--id"),
+        Option(
+            "meaning",
+            "Meaning (optional): what would be true if this is the answer",
+            flag="--meaning",
+            help="one line: what would be true if this is the answer",
+        ),
+        Option(
+            "rebalance",
+            "Rebalance (yes/no): if the prior does not fit, scale the others down",
+            "switch",
+            flag="--rebalance",
+            default=False,
+            help="if the prior does not fit, scale the other hypotheses down in proportion",
+        ),
+        Option(
+            "force",
+            "Even after evidence (yes/no, with rebalance)",
+            "switch",
+            flag="--force",
+            default=False,
+            help="with --rebalance: even after evidence arrived",
+        ),
+    ),
+    ("hypothesis", "add"),
+    "propose a hypothesis; prints its id",
+    ("Hypothesis: add", "Propose a hypothesis"),
+    key="plus",
+    heading="Propose a hypothesis",
+    short="add hypothesis",
+)
+
+PRIOR = ActionSpec(
+    "prior",
+    "Prior",
+    SetPrior,
+    (
+        _HYPOTHESIS,
+        Option(
+            "prior",
+            "Prior (absolute, or share of the parent)",
+            "prior",
+            required=True,
+            help="absolute, or its share of its parent's",
+        ),
+        Option("because", "Because (optional)", flag="--because", help="why the prior changes"),
+        Option(
+            "force",
+            "Even after evidence (yes/no)",
+            "switch",
+            flag="--force",
+            default=False,
+            help="even after evidence arrived",
+        ),
+    ),
+    ("hypothesis", "prior"),
+    "set a hypothesis's prior (siblings make room in proportion); prints its seq",
+    ("Hypothesis: prior", "Set the selected hypothesis's prior; its siblings make room"),
+    heading="Set a hypothesis's prior",
+)
+
+REFINE = ActionSpec(
+    "refine",
+    "Refine hypothesis",
+    Refine,
+    (_HYPOTHESIS, Option("text", "New wording", required=True, noun="new wording"), _BECAUSE),
+    ("hypothesis", "refine"),
+    "reword a hypothesis",
+    ("Hypothesis: refine", "Reword the selected hypothesis"),
+    key="f",
+    heading="Reword a hypothesis",
+    short="refine hypothesis",
+)
+
+RETIRE = ActionSpec(
+    "retire",
+    "Retire hypothesis",
+    Retire,
+    (_HYPOTHESIS, Option("because", "Because", flag="--because", required=True, noun="reason")),
+    ("hypothesis", "retire"),
+    "retire a hypothesis (with reason)",
+    ("Hypothesis: retire", "Retire the selected hypothesis"),
+    key="minus",
+    heading="Retire a hypothesis",
+    short="retire hypothesis",
+)
+
+REINSTATE = ActionSpec(
+    "reinstate",
+    "Reinstate hypothesis",
+    Reinstate,
+    (_HYPOTHESIS, _BECAUSE),
+    ("hypothesis", "reinstate"),
+    "reinstate a retired hypothesis",
+    ("Hypothesis: reinstate", "Reinstate a retired hypothesis"),
+    key="i",
+    heading="Reinstate a hypothesis",
+    short="reinstate hypothesis",
+)
+
+EVIDENCE = ActionSpec(
+    "evidence",
+    "Evidence",
+    AssessEvidence,
+    (
+        Option(
+            "likelihoods",
+            "Likelihoods, one HYPOTHESIS=P per line (P(E | h))",
+            "table",
+            flag="--likelihood",
+            required=True,
+            metavar="HYP=P",
+            noun="likelihood (HYPOTHESIS=P)",
+            help="P(evidence | hypothesis), repeatable",
+        ),
+        Option(
+            "otherwise",
+            "P(E) for every other hypothesis",
+            "likelihood",
+            flag="--otherwise",
+            default=0.5,
+            example="0.5",
+            noun="P(E) for the others",
+            help="P(evidence) for hypotheses not listed (0.5)",
+        ),
+        Option(
+            "kind",
+            f"Kind ({', '.join(KINDS)})",
+            "choice",
+            flag="--kind",
+            default="measured",
+            example="measured",
+            choices=KINDS,
+        ),
+        Option(
+            "reliability",
+            "Reliability (optional; default by kind)",
+            "reliability",
+            flag="--reliability",
+            help="0..1 (default by kind)",
+        ),
+        Option("because", "Rationale", flag="--because", required=True, noun="rationale"),
+        Option(
+            "probe_run_seq",
+            "Rests on probe run (seq, optional)",
+            "seq",
+            flag="--probe-run",
+            example="e.g. 33",
+            metavar="SEQ",
+            noun="the probe run",
+            help="the probe run it rests on",
+        ),
+        Option(
+            "observation_seq",
+            "Rests on observation (seq, optional)",
+            "seq",
+            flag="--observation",
+            example="e.g. 34",
+            metavar="SEQ",
+            noun="the observation",
+            help="the observation it rests on",
+        ),
+        Option(
+            "supersedes",
+            "Re-assesses evidence (id, optional)",
+            "id",
+            flag="--supersedes",
+            noun="evidence id to supersede",
+            example="e.g. e3",
+            metavar="EID",
+            help="the evidence this re-assesses (it stops counting)",
+        ),
+        Option("evidence_id", "Id", flag="--id", form=False),
+    ),
+    ("evidence", "add"),
+    "record evidence; prints its id",
+    ("Evidence", "Assess evidence with a likelihood table"),
+    key="e",
+    heading="Assess evidence",
+    short="evidence",
+)

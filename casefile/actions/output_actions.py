@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from casefile.actions.spec import Outcome
+from casefile.actions.spec import ActionSpec, Option, Outcome
 
 if TYPE_CHECKING:
     from casefile.app.service import CaseService
@@ -49,3 +49,47 @@ class WriteReport:
         ]
         write_report_files(files)
         return Outcome("wrote " + ", ".join(str(target) for target, _ in files), self.path)
+
+
+# --- the rows of the action table ------------------------------------------------------
+
+REPORT = ActionSpec(
+    "report",
+    "Report",
+    WriteReport,
+    (
+        Option(
+            "path",
+            "File to write (.md, .html or .json)",
+            flag="-o",
+            required=True,
+            example="postmortem.html",
+            noun="file to write",
+        ),
+        Option(
+            "fmt",
+            "Format (md, html, json; empty: from the file name)",
+            "choice",
+            flag="--format",
+            choices=REPORT_FORMATS,
+            noun="format",
+        ),
+        Option(
+            "redact",
+            "Redact host names, addresses, users, UUIDs? (yes/no)",
+            "switch",
+            flag="--redact",
+            default=False,
+            example="no",
+        ),
+    ),
+    ("report",),
+    "a postmortem of a case",
+    ("Export report", "Write the postmortem report: Markdown, HTML or JSON"),
+    key="r",
+    writes=False,
+    stamped=False,
+    heading="Export the postmortem report",
+    short="report",
+    own_parser=True,
+)

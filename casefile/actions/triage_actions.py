@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from casefile.actions.spec import Outcome
+from casefile.actions.spec import ActionSpec, Option, Outcome
 
 if TYPE_CHECKING:
     from casefile.app.service import CaseService
@@ -57,3 +57,81 @@ class RecordExperiment:
         else:
             said = f"{head}; {outcome.rule_id}: {outcome.outcome} → evidence {outcome.evidence_id}"
         return Outcome(said, outcome.experiment_id, (outcome.seq,))
+
+
+# --- the rows of the action table ------------------------------------------------------
+
+INTAKE = ActionSpec(
+    "intake",
+    "Intake",
+    AnswerIntake,
+    (
+        Option(
+            "answers",
+            "Answers, QUESTION=ANSWER per line",
+            "pairs",
+            flag="--answer",
+            metavar="QUESTION=ANSWER",
+            default={},
+        ),
+    ),
+    ("intake",),
+    "answer the playbook's questions about the symptom",
+    ("Intake", "Answer the playbook's questions about the symptom"),
+    key="I",
+    heading="Intake: the symptom's shape (no probabilities to type)",
+    short="intake questions",
+    own_parser=True,
+)
+
+EXPERIMENT = ActionSpec(
+    "experiment",
+    "Experiment",
+    RecordExperiment,
+    (
+        Option(
+            "change",
+            "Change (the one difference)",
+            flag="--change",
+            required=True,
+            example="NCCL_P2P_DISABLE=1",
+            missing="state the one change between the two runs",
+        ),
+        Option(
+            "baseline",
+            "Baseline run (seq)",
+            "seq",
+            flag="--baseline",
+            required=True,
+            example="the run without the change",
+            noun="baseline",
+            missing="the baseline run's seq is required",
+        ),
+        Option(
+            "variant",
+            "Variant run (seq)",
+            "seq",
+            flag="--variant",
+            required=True,
+            example="the run with the change",
+            noun="variant",
+            missing="the variant run's seq is required",
+        ),
+        Option(
+            "metric",
+            "Metric (optional)",
+            "lines",
+            flag="--metric",
+            default=(),
+            multiline=False,
+            example="default: the rule's (nccl.busbw.large …)",
+        ),
+    ),
+    ("experiment",),
+    "record an A/B: two runs of one benchmark that differ in one stated change",
+    ("Experiment", "Record an A/B of two runs that differ in one change"),
+    key="X",
+    heading="Experiment: an A/B of one benchmark",
+    short="A/B experiment",
+    own_parser=True,
+)
