@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import shlex
 from collections import Counter
-from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
 
 from casefile import __version__
-from casefile.app.views.summaries import experiment_text
 from casefile.domain.beliefs.scoring import contributions
+from casefile.domain.event_types import EVENT_TYPES, Fields
 from casefile.report.model import (
     Action,
     Closing,
@@ -95,48 +94,17 @@ def build_timeline(src: Sources) -> tuple[TimelineRow, ...]:
     for step in src.trajectory:
         for qid, (old, new) in step.pivots.items():
             pivots.setdefault(step.seq, []).append(f"{qid}: {old} → {new}")
-    observations = src.projection.observations
     rows = []
     for event in src.events:
-        p = event.payload
-        host = conditions = facts = None
-        kind = event.type.split(".")[0]
-        if event.type == "note.added":
-            text = str(p["text"])
-        elif event.type == "action.taken":
-            text = str(p["text"]) + (f" → {p['outcome']}" if p.get("outcome") else "")
-        elif event.type == "probe.ran":
-            kind = "probe"
-            text = probe_line(p)
-            host = str(p.get("host", ""))
-            conditions = conditions_text(p.get("conditions"))
-            observation = observations.get(event.seq + 1)
-            if observation is not None and observation.get("probe_run_seq") == event.seq:
-                facts = fact_digest(observation.get("facts", ()))
-        elif event.type == "evidence.assessed":
-            text = f"{p['evidence_id']} ({p.get('kind', 'measured')}): {reading_of(p)}"
-        elif event.type == "experiment.recorded":
-            kind = "experiment"
-            text = experiment_text(p)
-        elif event.type == "question.proposed":
-            text = f"question {p['question_id']}: {p['text']}"
-        elif event.type == "hypothesis.proposed":
-            under = p.get("parent_id") or p.get("question_id")
-            text = (
-                f"proposed {p['hypothesis_id']} under {under} (prior {p['prior']:g}): {p['text']}"
-            )
-        elif event.type == "hypothesis.retired":
-            text = f"retired {p['hypothesis_id']}: {p['reason']}"
-        elif event.type == "hypothesis.reinstated":
-            text = f"reinstated {p['hypothesis_id']}"
-        elif event.type == "hypothesis.refined":
-            text = f"refined {p['hypothesis_id']}: {p['text']}"
-        elif event.type == "case.concluded":
-            kind = "conclusion"
-            text = str(p["summary"])
+        kind_of = EVENT_TYPES.get(event.type)
+        tell = None if kind_of is None else kind_of.narrative  # None: not a row of its own
+        line = None if tell is None else tell(event.payload, _Telling(src, event.seq))
+        if line is not None:
+            kind = line.kind or event.type.split(".", 1)[0]  # the type's family
+            text, host, conditions, facts = line.text, line.host, line.conditions, line.facts
         elif event.seq in pivots:
-            kind = "pivot"
-            text = event.type
+            kind, text = "pivot", event.type
+            host = conditions = facts = None
         else:
             continue
         if event.seq in pivots:
@@ -156,22 +124,6 @@ def build_timeline(src: Sources) -> tuple[TimelineRow, ...]:
             )
         )
     return tuple(rows)
-
-
-def probe_line(p: Mapping[str, Any]) -> str:
-    argv = [str(arg) for arg in p.get("argv") or ()]
-    origin = " (reconstructed)" if p.get("reconstructed") else ""
-    setup = (p.get("conditions") or {}).get("setup")
-    if setup:
-        origin += f" (on another setup: {setup})"
-    if p.get("error"):
-        status = f"error: {p['error']}"
-    elif p.get("exit_status") is not None:
-        status = f"exit {p['exit_status']}"
-    else:
-        status = str(p.get("source", ""))
-    note = f" — {quote(str(p['note']))}" if p.get("note") else ""
-    return f"{p.get('probe')}: {shlex.join(argv)} ({status}){origin}{note}"
 
 
 def build_closing(src: Sources) -> Closing:
@@ -198,6 +150,30 @@ def build_integrity(src: Sources) -> Integrity:
         casefile_version=__version__,
         verify_command=f"casefile report verify REPORT {shlex.quote(src.case_id)}",
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _Telling:
+    """What an event's narrative line borrows from the report: its ways of quoting and
+    reading, and the observation recorded from a probe run (the event right after it)."""
+
+    src: Sources
+    seq: int
+
+    def quote(self, text: str) -> str:
+        return quote(text)
+
+    def reading(self, payload: Fields) -> str:
+        return reading_of(payload)
+
+    def conditions(self, conditions: Fields | None) -> str | None:
+        return conditions_text(conditions)
+
+    def facts_read(self) -> str | None:
+        observation = self.src.projection.observations.get(self.seq + 1)
+        if observation is None or observation.get("probe_run_seq") != self.seq:
+            return None
+        return fact_digest(observation.get("facts", ()))
 
 
 def _optional(value: object) -> str | None:
