@@ -99,6 +99,8 @@ def _ref(proposal: Proposal, item: ProposedNote | ProposedRun) -> dict[str, Any]
         ref["filter"] = item.filter
     if item.scrubbed:
         ref["scrubbed"] = list(item.scrubbed)
+    if not proposal.scrub:
+        ref["scrub"] = False
     return ref
 
 
@@ -151,6 +153,8 @@ def prepare(
             rules=readers.rules(probe.name),
             setup=item.setup,
             readers=readers,
+            scrubbed=item.secrets,
+            scrub=proposal.scrub,
         )
         payload = {**collected.run_payload, "transcript_artifact": digest, "transcript": ref}
         prepared.append((item, replace(collected, run_payload=payload), ref))

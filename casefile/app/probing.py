@@ -121,6 +121,8 @@ class ProbeRequest:
     facts: tuple[FactPattern, ...] = ()
     #: another setup than the one under investigation (``--setup``): recorded, not read by rules
     setup: str | None = None
+    #: False: keep the secrets in the command, output and note (the run records it)
+    scrub: bool = True
 
     def __post_init__(self) -> None:
         if self.load not in LOADS:

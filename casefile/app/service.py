@@ -10,6 +10,9 @@ Verbs that need no belief state (a note, an action) append knowing only the case
 their cost does not grow with the case. Verbs that need the fold decide on a
 :class:`~casefile.app.session.CaseSession`, which a long-lived front end keeps current by
 folding only new events, and which a one-shot command starts from a stored snapshot.
+
+What a person writes (a note, an action, a conclusion, a reason, a rationale) and a case's
+environment are scrubbed of secrets before they are sealed, as a probe run's output is.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from casefile.app.draft import Draft
-from casefile.app.recording import ProbeRecord
+from casefile.app.recording import ProbeRecord, scrub_environment, scrub_text
 from casefile.app.service_core import ServiceCore
 from casefile.app.service_probes import ProbeVerbs
 from casefile.app.service_triage import TriageVerbs
@@ -71,7 +74,7 @@ class CaseService(TriageVerbs, ProbeVerbs, ViewVerbs, ServiceCore):
         cid = commands.check_case_id(case_id) if case_id else uuid.uuid4().hex[:12]
         if playbook is not None:
             self.registry.playbook(playbook)  # an unknown playbook opens no case
-        event = commands.open_case(title, symptom, **dict(environment or {}))
+        event = commands.open_case(title, symptom, **scrub_environment(environment or {}))
         stamped = NewEvent(event.type, event.payload, who.actor, who.at, event.version)
         try:
             self.store.append(cid, 0, [stamped])
@@ -86,12 +89,14 @@ class CaseService(TriageVerbs, ProbeVerbs, ViewVerbs, ServiceCore):
     def note(self, case_id: str, text: str, who: Who = NOW) -> Event:
         if not text.strip():
             raise DomainError("a note needs some text")
-        return self._append_at_head(case_id, new_event(NoteAdded, text=text), who)
+        return self._append_at_head(case_id, new_event(NoteAdded, text=scrub_text(text)), who)
 
     def act(self, case_id: str, text: str, outcome: str | None = None, who: Who = NOW) -> Event:
         if not text.strip():
             raise DomainError("an action needs some text")
-        event = new_event(ActionTaken, text=text, outcome=outcome or None)
+        event = new_event(
+            ActionTaken, text=scrub_text(text), outcome=scrub_text(outcome) if outcome else None
+        )
         return self._append_at_head(case_id, event, who)
 
     def conclude(
@@ -108,7 +113,7 @@ class CaseService(TriageVerbs, ProbeVerbs, ViewVerbs, ServiceCore):
                 raise DomainError(f"no hypothesis {root_cause!r} to name as the root cause")
             return new_event(
                 CaseConcluded,
-                summary=summary,
+                summary=scrub_text(summary),
                 root_cause=root_cause or None,
                 recommendations=list(recommendations),
                 lessons=list(lessons),
@@ -149,14 +154,17 @@ class CaseService(TriageVerbs, ProbeVerbs, ViewVerbs, ServiceCore):
     def refine_hypothesis(
         self, case_id: str, hid: str, text: str, reason: str | None = None, who: Who = NOW
     ) -> Event:
+        reason = scrub_text(reason) if reason else reason
         return self._one(case_id, lambda p: commands.refine_hypothesis(p, hid, text, reason), who)
 
     def retire_hypothesis(self, case_id: str, hid: str, reason: str, who: Who = NOW) -> Event:
+        reason = scrub_text(reason)
         return self._one(case_id, lambda p: commands.retire_hypothesis(p, hid, reason), who)
 
     def reinstate_hypothesis(
         self, case_id: str, hid: str, reason: str | None = None, who: Who = NOW
     ) -> Event:
+        reason = scrub_text(reason) if reason else reason
         return self._one(case_id, lambda p: commands.reinstate_hypothesis(p, hid, reason), who)
 
     def assess(
@@ -168,6 +176,7 @@ class CaseService(TriageVerbs, ProbeVerbs, ViewVerbs, ServiceCore):
         **options: Any,
     ) -> Event:
         """Record evidence; ``options`` are those of :func:`commands.assess_evidence`."""
+        rationale = scrub_text(rationale)
         return self._one(
             case_id,
             lambda p: commands.assess_evidence(p, likelihoods, rationale, **options),

@@ -58,6 +58,7 @@ class ProbeVerbs(ServiceCore):
                 who=Who(who.actor, at),
                 setup=request.setup,
                 failure=failure_reason(result),
+                scrub=request.scrub,
             )
 
     def record_probe(
@@ -72,18 +73,26 @@ class ProbeVerbs(ServiceCore):
         apply_rules: bool = True,
         failure: str | None = None,
         setup: str | None = None,
+        scrub: bool = True,
     ) -> ProbeRecord:
         """Store a run's raw output, its parsed facts, and what the rules make of them; output
-        its probe could not read (or ``command``'s) is offered to the probes that recognise it."""
+        its probe could not read (or ``command``'s) is offered to the probes that recognise it.
+        Secrets are scrubbed from the command, the output and the note first, unless ``scrub``
+        is False (the run records that they were kept)."""
         from casefile.app.probing import failure_reason
         from casefile.app.recording import (
             Readers,
             decide_run,
             outcome_failure,
             parse_run,
+            scrub_run,
             store_output,
         )
 
+        scrubbed = 0
+        if scrub:
+            clean = scrub_run(result, note)
+            result, note, scrubbed = clean.result, clean.note, clean.count
         stored = store_output(self.store.put_artifact, result)
         if stored.result is not result:  # the output could not be stored: a failed run now
             result = stored.result
@@ -99,6 +108,8 @@ class ProbeVerbs(ServiceCore):
             rules=rules_for(self.registry, probe.name) if apply_rules else [],
             setup=setup,
             readers=Readers.of(self.registry, with_rules=apply_rules),
+            scrubbed=scrubbed,
+            scrub=scrub,
         )
         appended, (run_seq, obs_seq, evidence_ids, set_aside) = self._execute(
             case_id, lambda draft: decide_run(draft, collected), who
@@ -114,6 +125,7 @@ class ProbeVerbs(ServiceCore):
             tuple(event.seq for event in appended),
             setup,
             collected.read_as,
+            scrubbed,
         )
 
     def propose_ingest(
@@ -125,9 +137,11 @@ class ProbeVerbs(ServiceCore):
         exclude: Callable[[str], bool] | None = None,
         host: str = "unknown",
         marks: str | None = None,
+        scrub: bool = True,
     ) -> Proposal:
         """What a recorded session proposes (nothing is stored): runs and notes to review.
-        ``marks``: the nonce of ``record``'s shell integration (see ``proposal.propose``)."""
+        ``marks``: the nonce of ``record``'s shell integration (see ``proposal.propose``);
+        ``scrub=False`` keeps the secrets (the events say so)."""
         from casefile.app.ingest import shapes
         from casefile.transcripts.proposal import propose
 
@@ -140,6 +154,7 @@ class ProbeVerbs(ServiceCore):
             exclude=exclude,
             host=host,
             marks=marks,
+            scrub=scrub,
         )
 
     def ingest(

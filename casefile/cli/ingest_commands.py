@@ -39,6 +39,12 @@ def register(
     p.add_argument("--timing", metavar="FILE", help="script(1)'s timing file for a typescript")
     p.add_argument("--load", choices=LOAD_CHOICES, default="unknown", help="load state then")
     p.add_argument("--yes", action="store_true", help="accept everything proposed")
+    p.add_argument(
+        "--no-scrub",
+        dest="scrub",
+        action="store_false",
+        help="keep secrets (tokens, passwords, keys) in what is recorded; the events say so",
+    )
     p.set_defaults(handler=cmd_ingest)
 
 
@@ -115,7 +121,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     timing = read_input(args.timing, TRANSCRIPT_LIMIT) if args.timing else None
     with open_case(args.case, args.db) as opened:
         service, case_id = opened.service, opened.case_id
-        proposal = service.propose_ingest(data, args.format, timing, args.load)
+        proposal = service.propose_ingest(data, args.format, timing, args.load, scrub=args.scrub)
         for row in review_table(proposal):
             say(row)
         count = len(proposal.items)
@@ -153,4 +159,15 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                 f"casefile: run #{run.index + 1}: scrubbed {', '.join(run.scrubbed)}",
                 file=sys.stderr,
             )
+    say_scrubbed(proposal, keep, "the transcript")
     return 0
+
+
+def say_scrubbed(proposal: Proposal, keep: list[int], where: str) -> None:
+    """Say once how many secrets the appended items had scrubbed, if any."""
+    from casefile.cli.probe_commands import scrubbed_line
+
+    kept = set(keep)
+    count = sum(item.secrets for item in proposal.items if item.index in kept)
+    if count:
+        say(scrubbed_line(count, where), file=sys.stderr)

@@ -99,6 +99,7 @@ def request_from(args: argparse.Namespace, probe: Probe) -> ProbeRequest:
         note=args.note,
         facts=tuple(args.fact),
         setup=args.setup,
+        scrub=args.scrub,
     )
 
 
@@ -117,6 +118,12 @@ def describe(record: ProbeRecord) -> str:
     if record.setup is not None:
         parts.append(f"taken on another setup ({record.setup}): kept to compare, no rule read it")
     return " — ".join(parts)
+
+
+def scrubbed_line(count: int, where: str) -> str:
+    """The one line saying how many secrets were kept out of what was sealed."""
+    secrets = "secret" if count == 1 else "secrets"
+    return f"casefile: {count} {secrets} scrubbed from {where} (--no-scrub keeps them)"
 
 
 def record_json(record: ProbeRecord) -> dict[str, object]:
@@ -190,7 +197,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
     from casefile.app.probing import CancelToken, remedy_for
     from casefile.cli.errors import flag_hint
 
-    failures = finished = cancelled = 0
+    failures = finished = cancelled = scrubbed = 0
     cancel = CancelToken()
     with open_case(args.case, args.db) as opened:
         service = opened.service
@@ -204,6 +211,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
                 else:
                     say(describe(record), flush=True)
                 cancelled += record.result.cancelled
+                scrubbed += record.scrubbed
                 finished += not record.result.cancelled
                 if record.failure is not None:  # recorded all the same: a failed run is data
                     failures += 1
@@ -211,6 +219,8 @@ def cmd_probe(args: argparse.Namespace) -> int:
                     say(f"casefile: {host}: {record.failure}{hint}", file=sys.stderr)
                 for cut in record.result.truncated:
                     say(f"casefile: {host}: {cut.describe()}", file=sys.stderr)
+    if scrubbed:
+        say(scrubbed_line(scrubbed, "the output"), file=sys.stderr)
     if cancel.cancelled:
         ended = "interrupted" if cancel.reason == "Ctrl-C" else f"terminated ({cancel.reason})"
         say(
@@ -349,6 +359,13 @@ def register(
     )
     p.add_argument("--reconstructed", action="store_true", help="output rebuilt, not captured")
     p.add_argument("--note", help="a remark stored with the probe run")
+    p.add_argument(
+        "--no-scrub",
+        dest="scrub",
+        action="store_false",
+        help="keep secrets (tokens, passwords, keys) in the command, output and note; the run "
+        "records that they were kept",
+    )
     p.add_argument(
         "--setup",
         metavar="TEXT",

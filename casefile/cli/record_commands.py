@@ -46,6 +46,12 @@ def register(
     p.add_argument("--load", choices=LOAD_CHOICES, default="unknown", help="load state then")
     p.add_argument("--dry-run", action="store_true", help="show what would be recorded only")
     p.add_argument(
+        "--no-scrub",
+        dest="scrub",
+        action="store_false",
+        help="keep secrets (tokens, passwords, keys) in what is recorded; the events say so",
+    )
+    p.add_argument(
         "--exclude", type=_regex, action="append", default=[], help="commands not to record"
     )
     p.set_defaults(handler=cmd_record)
@@ -53,7 +59,7 @@ def register(
 
 def cmd_record(args: argparse.Namespace) -> int:
     from casefile.app.opening import open_case
-    from casefile.cli.ingest_commands import _ask, review_table
+    from casefile.cli.ingest_commands import _ask, review_table, say_scrubbed
     from casefile.cli.parsing import who
     from casefile.errors import CasefileError
     from casefile.transcripts.live import integration, run_in_pty
@@ -93,6 +99,7 @@ def cmd_record(args: argparse.Namespace) -> int:
                 # a command not run over ssh ran here (with -- COMMAND: wherever that went)
                 host=socket.gethostname() if integrated else "unknown",
                 marks=marks,
+                scrub=args.scrub,
             )
         except TranscriptError:
             say("casefile record: no command to record", file=sys.stderr)
@@ -124,6 +131,7 @@ def cmd_record(args: argparse.Namespace) -> int:
             state += ", read as " + ", ".join(run.read_as)
         scrubbed = f", scrubbed {', '.join(run.scrubbed)}" if run.scrubbed else ""
         say(f"  {run.probe:<18} {run.line[:60]}  ({state}{scrubbed})", file=sys.stderr)
+    say_scrubbed(proposal, keep, "the session")
     if recorded.clipped:
         say(
             "casefile record: the session printed more than is kept; its head is recorded",

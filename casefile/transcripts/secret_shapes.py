@@ -77,7 +77,10 @@ _TOKENS = (
 #: commands whose output is a secret and nothing else (``aws configure get …secret…``,
 #: ``printenv HF_TOKEN``, ``gh auth token``): known by the command, never by the value
 PRINTS_SECRET = re.compile(
-    r"(?i)(?:^|[\s;&|(])(?:"
+    # where a command starts: the line's start, after ``;``, ``&&``, ``|`` or ``(``, within
+    # ``sh -c '…'``, after ``sudo`` or ``ssh HOST`` (not a word inside another's argument)
+    r"(?i)(?:^|[;&|(]|\b(?:ba|z)?sh\s+-c\s+|\bsudo\s+(?:-\S+\s+)*|\bssh\s+(?:-\S+\s+)*\S+\s+)"
+    r"\s*['\"]?(?:"
     r"aws\s+configure\s+get\s+\S*(?:secret|key|token|password)|"
     rf"printenv\s+{SECRET_NAME}\b|"
     rf"echo\s+(?:-n\s+)?[\"']?\$\{{?{SECRET_NAME}\b|"
@@ -216,8 +219,7 @@ SHAPES: tuple[Shape, ...] = (
         re.compile(
             r"((?:^|\s)(?:-u|-U|--user|--proxy-user)(?:\s+|=)?['\"]?[^\s:'\"]+:)([^\s'\"]+)"
         ),
-        ("-u", "-U", "--user", "--proxy-user"),
-        command_only=True,
+        ("-u", "--user", "--proxy-user"),
         keep=_not_a_uid,
     ),
     Shape(
@@ -229,8 +231,13 @@ SHAPES: tuple[Shape, ...] = (
             rf"(?:-p|--password)(?:\s+|=)){_VALUE}"
         ),
         ("sshpass", "login"),
-        command_only=True,
         keep=_not_a_placeholder,
+    ),
+    Shape(
+        "-p<password>",
+        # mysql's ``-pPASSWORD``, wherever the command line is written (a note, ``ps``)
+        re.compile(r"(\b(?:mysql\w*|mariadb\w*)\b[^\n|;&]*?\s-p)([^\s'\"]{3,})"),
+        ("mysql", "mariadb"),
     ),
     Shape(
         "secret option",

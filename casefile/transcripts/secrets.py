@@ -92,7 +92,7 @@ def scrub(
         values.append(secret)
         return "*" * len(secret) if keep_length else MASK
 
-    if command is not None and PRINTS_SECRET.search(command):
+    if command is not None and PRINTS_SECRET.search(command.strip().split("\n", 1)[0]):
         text = re.sub(
             r"(?m)^([ \t]*)(\S(?:[^\r\n]*\S)?)",
             lambda m: m.group(1) + hide(m.group(2), "printed secret"),
@@ -139,7 +139,9 @@ def scrub_argv(argv: Sequence[str]) -> tuple[tuple[str, ...], Scrubbed]:
     spans two words) and word by word (a word a shell would quote, such as a script)."""
     line = scrub(shlex.join(argv), program_line=True)
     words = [scrub(word, program_line=True) for word in argv]
-    values = [*line.values, *(value for word in words for value in word.values)]
+    # (a value the line gives that no word holds is the shell's quoting around one: dropped)
+    spanning = [value for value in line.values if any(value in word for word in argv)]
+    values = [*spanning, *(value for word in words for value in word.values)]
     kinds = tuple(dict.fromkeys([*line.kinds, *(kind for word in words for kind in word.kinds)]))
     masked = []
     for word in words:

@@ -78,7 +78,20 @@ SECRETS.remove("r12-node-dgx-b200-05")
 
 @pytest.fixture(scope="module")
 def planted() -> Planted:
-    return build_case(TEXTS, actor="alice", host="gpu-login-1", argv=ARGV, environment=ENVIRONMENT)
+    """A case that holds its credentials, as one sealed before secrets were scrubbed at
+    recording (or recorded with ``--no-scrub``) does: what ``--redact`` removes is tested."""
+    from casefile.app import recording, service
+
+    def kept(result: object, note: str | None) -> recording.ScrubbedRun:
+        return recording.ScrubbedRun(result, note, 0)  # type: ignore[arg-type]
+
+    with pytest.MonkeyPatch.context() as unscrubbed:
+        unscrubbed.setattr(service, "scrub_text", lambda text: text)
+        unscrubbed.setattr(service, "scrub_environment", dict)
+        unscrubbed.setattr(recording, "scrub_run", kept)
+        return build_case(
+            TEXTS, actor="alice", host="gpu-login-1", argv=ARGV, environment=ENVIRONMENT
+        )
 
 
 @pytest.fixture(scope="module")

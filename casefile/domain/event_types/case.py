@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from casefile.domain.event_types.base import (
@@ -31,6 +33,8 @@ class TranscriptRef(Payload):
     filter: str | None = None
     #: the kinds of secret scrubbed before sealing (``Authorization header`` …)
     scrubbed: list[str] | None = Field(default=None, min_length=1)
+    #: False when the user kept the transcript's secrets (``--no-scrub``): nothing was scrubbed
+    scrub: Literal[False] | None = None
 
 
 class NoteAdded(Payload):

@@ -75,6 +75,11 @@ class ProbeRan(Payload):
     #: the ingested transcript this run was read from, and where in it (``casefile ingest``)
     transcript_artifact: str | None = None
     transcript: TranscriptRef | None = None
+    #: how many different secrets were scrubbed from the command, its output and the note
+    #: before they were sealed; absent when none was, so earlier runs hash as they did
+    scrubbed: int | None = Field(default=None, ge=1)
+    #: False when the user kept the secrets (``--no-scrub``): nothing was scrubbed
+    scrub: Literal[False] | None = None
 
 
 class FactRecord(Payload):
