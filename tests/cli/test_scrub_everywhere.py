@@ -122,3 +122,33 @@ def test_what_a_person_writes_is_scrubbed() -> None:
     assert "Sup3rS3cret" not in payloads and SECRETS[4] not in payloads
     assert SECRETS[1] not in payloads
     assert payloads.count("[scrubbed]") == 7
+
+
+def test_an_ssh_runs_raw_output_is_masked_across_colour_codes() -> None:
+    """What ``grep --color`` printed over SSH: the token split by escape sequences in the raw
+    bytes, whole in the text parsed. Neither artifact nor event keeps it; offsets stay."""
+    from casefile.probes.runners.result import RunResult
+
+    service = CaseService(MemoryEventStore(), builtin_registry())
+    case = service.new_case("over ssh")
+    raw = b"HF_TOKEN=\x1b[01;31m\x1b[Khf_\x1b[m\x1b[KSplitSgr0000111122223333aaaa\n"
+    result = RunResult(
+        argv=("sh", "-c", "env | grep --color=always hf_"),
+        host="gpu-box-2",
+        exit_status=0,
+        stdout="HF_TOKEN=hf_SplitSgr0000111122223333aaaa\n",
+        stderr="",
+        started_at="2026-03-02T09:57:00Z",
+        finished_at="2026-03-02T09:57:01Z",
+        duration_s=1.0,
+        source="ssh",
+        stdout_bytes=raw,
+    )
+    record = service.record_probe(case, service.probe("command"), result)
+    assert record.scrubbed == 1
+    [run] = [event.payload for event in service.store.load(case) if event.type == "probe.ran"]
+    assert run["scrubbed"] == 1
+    stored = service.store.get_artifact(run["stdout_artifact"])
+    assert len(stored) == len(raw) and stored.startswith(b"HF_TOKEN=")
+    assert b"SplitSgr" not in stored and b"hf_" not in stored
+    assert "SplitSgr" not in json.dumps([event.payload for event in service.store.load(case)])
