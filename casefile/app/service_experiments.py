@@ -136,9 +136,9 @@ class ExperimentVerbs(_Base):
             settled = _settle(direction, found, rule, name, ask if rule else None, answers)
             higher = settled.higher_is_better if settled is not None else None
             event = triage.record_experiment(
-                projection, change, baseline, variant, name, old, new, higher, found, note
+                projection, change, baseline, variant, name, old, new, higher, found, note, tests
             )
-            return self._read_recorded(draft, event, tests, rule, settled)
+            return self._read_recorded(draft, event, rule, settled)
 
         return self._append_experiment(case_id, decide, who)
 
@@ -181,9 +181,18 @@ class ExperimentVerbs(_Base):
             settled = _settle(direction, unit, rule, name, ask if rule else None, answers)
             higher = settled.higher_is_better if settled is not None else None
             event = triage.record_reported_experiment(
-                projection, change, probe, name, baseline_value, variant_value, higher, unit, note
+                projection,
+                change,
+                probe,
+                name,
+                baseline_value,
+                variant_value,
+                higher,
+                unit,
+                note,
+                tests,
             )
-            return self._read_recorded(draft, event, tests, rule, settled)
+            return self._read_recorded(draft, event, rule, settled)
 
         return self._append_experiment(case_id, decide, who)
 
@@ -208,8 +217,10 @@ class ExperimentVerbs(_Base):
 
         def decide(draft: Draft) -> ExperimentOutcome:
             rule = self._reading_rule(draft.projection, change, probe, rule_id, tests)
-            event = triage.record_stated_experiment(draft.projection, change, outcome, probe, note)
-            return self._read_recorded(draft, event, tests, rule, None)
+            event = triage.record_stated_experiment(
+                draft.projection, change, outcome, probe, note, tests
+            )
+            return self._read_recorded(draft, event, rule, None)
 
         return self._append_experiment(case_id, decide, who)
 
@@ -226,12 +237,11 @@ class ExperimentVerbs(_Base):
         self,
         draft: Draft,
         event: NewEvent,
-        tests: Sequence[str],
         rule: ExperimentRule | None,
         settled: Direction | None,
     ) -> ExperimentOutcome:
-        """The experiment's event added (with the hypotheses it tests), then read by the rule."""
-        seq = draft.add(_naming(event, tests))
+        """The experiment's event added, then read by the rule."""
+        seq = draft.add(event)
         eid = str(event.payload["experiment_id"])
         return self._read_experiment(draft, rule, eid, seq, settled)
 
@@ -364,13 +374,6 @@ class ExperimentVerbs(_Base):
             event = self.events(case_id, after=observation - 1, upto=observation)[0]
             facts = [Fact.from_dict(f) for f in event.payload.get("facts", [])]
         return triage.Measured(seq, str(run["probe"]), str(run.get("host", "")), facts)
-
-
-def _naming(event: NewEvent, tests: Sequence[str]) -> NewEvent:
-    """The experiment's event with the hypotheses it was named as testing, if any."""
-    if not tests:
-        return event
-    return NewEvent(event.type, {**event.payload, "tests": list(dict.fromkeys(tests))})
 
 
 def _settle(

@@ -200,9 +200,11 @@ def record_experiment(
     higher_is_better: bool | None,
     unit: str | None = None,
     note: str | None = None,
+    tests: Sequence[str] = (),
 ) -> NewEvent:
     """The ``experiment.recorded`` event for two runs of this case; ``higher_is_better``
-    None (nothing says which way is better) records the figures and no speedup."""
+    None (nothing says which way is better) records the figures and no speedup. ``tests``:
+    the hypotheses a person named it a test of."""
     check_pair(projection, baseline, variant)
     for record in projection.experiments.values():
         if "speedup" not in record:
@@ -212,7 +214,7 @@ def record_experiment(
                 f"experiment {record['experiment_id']} already compares seqs {baseline.seq} "
                 f"and {variant.seq}"
             )
-    runs = {"baseline_seq": baseline.seq, "variant_seq": variant.seq}
+    runs = {"baseline_seq": baseline.seq, "variant_seq": variant.seq, "tests": tests}
     figures = (metric, baseline_value, variant_value, higher_is_better, unit)
     return _experiment(projection, change, baseline.probe, figures, note, runs)
 
@@ -227,11 +229,13 @@ def record_reported_experiment(
     higher_is_better: bool | None,
     unit: str | None = None,
     note: str | None = None,
+    tests: Sequence[str] = (),
 ) -> NewEvent:
     """An A/B whose figures a person states ("27 GB/s before the ACS fix, 48 after"): no runs
     to point at, so its evidence counts as reported, with a reported reading's reliability."""
     figures = (metric, baseline_value, variant_value, higher_is_better, unit)
-    return _experiment(projection, change, probe, figures, note, {"reported": True})
+    extra = {"reported": True, "tests": tests}
+    return _experiment(projection, change, probe, figures, note, extra)
 
 
 def _experiment(
@@ -269,7 +273,13 @@ def _experiment(
         unit=unit,
         note=note,
         reported=extra.get("reported"),
+        tests=_named(extra.get("tests", ())),
     )
+
+
+def _named(tests: Sequence[str]) -> list[str] | None:
+    """The hypotheses an experiment was named a test of, once each (absent when none)."""
+    return list(dict.fromkeys(tests)) or None
 
 
 def _next_id(projection: Projection) -> str:
@@ -285,7 +295,12 @@ STATED_OUTCOMES = {"fixed": "faster", "better": "faster", "same": "same", "worse
 
 
 def record_stated_experiment(
-    projection: Projection, change: str, stated: str, probe: str | None, note: str | None
+    projection: Projection,
+    change: str,
+    stated: str,
+    probe: str | None,
+    note: str | None,
+    tests: Sequence[str] = (),
 ) -> NewEvent:
     """An A/B a person states without figures ("fixed by NCCL_P2P_DISABLE=1"): the change and
     the word, no runs and no numbers; its evidence counts as reported."""
@@ -301,6 +316,7 @@ def record_stated_experiment(
         probe=probe,
         note=note,
         reported=True,
+        tests=_named(tests),
     )
 
 
