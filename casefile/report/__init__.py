@@ -8,8 +8,9 @@ The one entry point for every front end (the CLI now, the TUI next)::
 Every claim carries the events it rests on as ``seq@hash`` (:class:`Ref`), checked against
 the case by :func:`verify_report` (``casefile report verify``), and every file ends with a
 digest of its own text (:mod:`casefile.report.digest`), so an edited claim fails too. The
-package reads the case only through :class:`~casefile.app.service.CaseService` and its views,
-and imports no store, runner or UI library.
+package reads the case only through :class:`~casefile.app.service.CaseService` and its views
+(:class:`~casefile.app.views.report_sources.ReportSources`), and imports no store, runner, UI
+library or belief engine.
 """
 
 from __future__ import annotations
@@ -100,4 +101,4 @@ def verify_report(service: CaseService, case_id: str, text: str) -> Checked:
     the text is as casefile wrote it (its digest matches)."""
     from casefile.report.verify import check
 
-    return check(text, service.events(case_id), case_id)
+    return check(text, service.event_hashes(case_id), case_id)

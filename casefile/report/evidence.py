@@ -4,13 +4,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from casefile.app.views import ProbeRunDetail
-from casefile.domain.beliefs.arithmetic import mutual_information_bits
-from casefile.domain.beliefs.projection import EvidenceState
-from casefile.domain.beliefs.ranking import COST_ORDER, beliefs_at, outcome_table
-from casefile.domain.beliefs.scoring import decisive_at
+from casefile.app.views.report_sources import EvidenceView
 from casefile.report.model import (
     Alternative,
     EvidenceRow,
@@ -35,8 +31,8 @@ EXCERPT_CHARS = 160
 def build_evidence(src: Sources) -> tuple[EvidenceRow, ...]:
     """Every piece of evidence, decisive first (leave-one-out bits, largest first), then the
     superseded ones in the order they were recorded."""
-    bits = {d.evidence_id: d.bits for d in decisive_at(src.projection)}
-    states = sorted(src.projection.evidence.values(), key=lambda s: s.seq)
+    bits = {d.evidence: d.bits for d in src.decisive}
+    states = sorted(src.projection.evidence, key=lambda s: s.seq)
     runs = src.projection.probe_runs
     rows = []
     for state in states:
@@ -124,8 +120,8 @@ def build_ruled_out(src: Sources) -> tuple[RuledOut, ...]:
             retirements[str(event.payload["hypothesis_id"])] = (event.seq, event.payload["reason"])
         elif event.type == "hypothesis.reinstated":
             retirements.pop(str(event.payload["hypothesis_id"]), None)
-    by_question: dict[str, list[EvidenceState]] = {}
-    for state in src.projection.evidence.values():
+    by_question: dict[str, list[EvidenceView]] = {}
+    for state in src.projection.evidence:
         if state.superseded_by is None:
             by_question.setdefault(state.question_id, []).append(state)
     out = []
@@ -174,11 +170,14 @@ def _chain(src: Sources, qid: str, hypothesis: str) -> list[str]:
     return chain
 
 
-def _against(state: EvidenceState, chain: Sequence[str]) -> float:
+def _against(state: EvidenceView, chain: Sequence[str]) -> float:
     """log₂ of the evidence's tempered likelihood for the hypothesis over its ``otherwise``."""
     likelihoods = state.likelihoods
-    value = next((likelihoods[n] for n in chain if n in likelihoods), state.otherwise)
-    other = state.otherwise
+    other = value = state.otherwise
+    for node in chain:
+        if node in likelihoods:
+            value = likelihoods[node]
+            break
     tempered = state.reliability * value + (1.0 - state.reliability) * other
     if other <= 0.0 or tempered <= 0.0:
         return 0.0 if tempered == other else -math.inf if tempered <= 0.0 else math.inf
@@ -188,7 +187,8 @@ def _against(state: EvidenceState, chain: Sequence[str]) -> float:
 def build_alternatives(src: Sources, causes: Sequence[RootCause]) -> tuple[Alternative, ...]:
     """For each question, the strongest alternative to its root cause (the open top-level
     hypothesis, or catch-all, with the highest confidence outside the root cause's branch) and
-    the probe + rule expected to tell the two apart best (mutual information, bits)."""
+    the probe + rule expected to tell the two apart best (mutual information, bits; see
+    :meth:`~casefile.app.views.steps_at.CaseSteps.separating`)."""
     out = []
     for cause in causes:
         question = src.projection.questions[cause.question]
@@ -198,11 +198,11 @@ def build_alternatives(src: Sources, causes: Sequence[RootCause]) -> tuple[Alter
             top = node.parent_id
             node = question.nodes.get(top)
         confidences = question.confidences
-        others = [h for h in question.structure.tops if h != top]
+        others = [h for h in question.tops if h != top]
         if not others:
             continue
         alt = max(others, key=lambda h: (confidences.get(h, 0.0), -others.index(h)))
-        probe, rule, gain = _discriminating(src, cause.question, cause.hypothesis, alt)
+        best = src.steps.separating(cause.question, cause.hypothesis, alt)
         out.append(
             Alternative(
                 question=cause.question,
@@ -210,47 +210,12 @@ def build_alternatives(src: Sources, causes: Sequence[RootCause]) -> tuple[Alter
                 text=src.names.get(alt, alt),
                 confidence=confidences.get(alt, 0.0),
                 against=cause.hypothesis,
-                probe=probe,
-                rule=rule,
-                gain_bits=gain,
+                probe=None if best is None else best.probe,
+                rule=None if best is None else best.rule,
+                gain_bits=None if best is None else best.gain_bits,
             )
         )
     return tuple(out)
-
-
-def _discriminating(
-    src: Sources, qid: str, first: str, second: str
-) -> tuple[str | None, str | None, float | None]:
-    belief = beliefs_at(src.projection)[qid]
-    structure = belief.structure
-    try:
-        inside = structure.leaves_under(first), structure.leaves_under(second)
-    except KeyError:
-        return None, None, None
-    probs = belief.probs
-    mass = [sum(probs[k] for k in leaves) for leaves in inside]
-    if min(mass) <= 0.0:
-        return None, None, None
-    prior = [m / sum(mass) for m in mass]
-    best: tuple[Any, ...] | None = None
-    for candidate in src.candidates:
-        if candidate.rule.question != qid:
-            continue
-        table = outcome_table(structure, belief.keys, candidate.rule)
-        rows = [
-            [
-                sum(probs[k] * row[k] for k in leaves) / m
-                for leaves, m in zip(inside, mass, strict=True)
-            ]
-            for row in table
-        ]
-        gain = mutual_information_bits(prior, rows)
-        key = (-round(gain, 12), COST_ORDER.get(candidate.cost, 9), candidate.probe)
-        if best is None or key < best[0]:
-            best = (key, candidate.probe, candidate.rule.id, gain)
-    if best is None:
-        return None, None, None
-    return best[1], best[2], best[3]
 
 
 def build_set_aside(src: Sources) -> tuple[SetAside, ...]:

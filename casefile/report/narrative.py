@@ -7,7 +7,6 @@ from collections import Counter
 from dataclasses import dataclass
 
 from casefile import __version__
-from casefile.domain.beliefs.scoring import contributions
 from casefile.domain.event_types import EVENT_TYPES, Fields
 from casefile.report.model import (
     Action,
@@ -78,10 +77,10 @@ def root_causes(src: Sources) -> tuple[RootCause, ...]:
 
 def supports(src: Sources, hypothesis: str) -> tuple[Support, ...]:
     """The evidence that raised ``hypothesis`` most (leave-one-out log-odds, bits)."""
-    found = [c for c in contributions(src.projection, hypothesis) if c.bits > 0.0]
+    found = [c for c in src.contributions(hypothesis) if c.bits > 0.0]
     found.sort(key=lambda c: (-c.bits, c.seq))
     return tuple(
-        Support(c.evidence_id, Ref(c.seq, c.hash), c.bits, reading_of(src.event(c.seq).payload))
+        Support(c.evidence, Ref(c.seq, c.hash), c.bits, reading_of(src.event(c.seq).payload))
         for c in found[:RESTS_ON]
     )
 

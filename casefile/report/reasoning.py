@@ -2,7 +2,8 @@
 
 All of it is read from the fold's trajectory (one captured step per event: the confidences
 right after it, pivots, surprise, warnings raised and cleared — what the replay view shows);
-rankings at a pivot use the belief the fold captured at that step, never a refold.
+rankings at a pivot use the belief the fold captured at that step, never a refold (the
+service's read model at a step ranks them, as it does for the TUI and the replay).
 """
 
 from __future__ import annotations
@@ -10,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from casefile.app.views import summarise
-from casefile.domain.beliefs import Step
-from casefile.domain.beliefs.ranking import rank_probes
+from casefile.app.views.report_sources import TrajectoryStep
 from casefile.report.model import (
     Chart,
     ChartPoint,
@@ -58,17 +58,16 @@ def build_pivots(src: Sources) -> tuple[Pivot, ...]:
     simply arriving with a larger prior (both leaders must have been there the step before)."""
     out: list[Pivot] = []
     groups = {qid: tree_groups(src, qid)[1:] for qid in src.projection.questions}
-    previous: Step | None = None
+    previous: TrajectoryStep | None = None
     for step in src.trajectory:
         for qid, (old_top, new_top) in step.pivots.items():
-            tops = list(src.projection.questions[qid].structure.tops)
+            tops = list(src.projection.questions[qid].tops)
             out.append(_pivot(src, step, previous, qid, None, tops, (old_top, new_top)))
         for qid in step.changed:
-            snap = step.snapshots.get(qid)
-            before_snap = previous.snapshots.get(qid) if previous is not None else None
-            if snap is None or before_snap is None or not groups.get(qid):
+            after = step.confidences.get(qid)
+            before = previous.confidences.get(qid) if previous is not None else None
+            if after is None or before is None or not groups.get(qid):
                 continue
-            before, after = before_snap.confidences, snap.confidences
             for parent, children in groups[qid]:
                 old = _leader(children, before)
                 new = _leader(children, after)
@@ -88,21 +87,20 @@ def _shares(src: Sources, members: Sequence[str], confidences: Mapping[str, floa
 
 def _pivot(
     src: Sources,
-    step: Step,
-    previous: Step | None,
+    step: TrajectoryStep,
+    previous: TrajectoryStep | None,
     qid: str,
     parent: str | None,
     members: Sequence[str],
     leaders: tuple[str, str],
 ) -> Pivot:
-    after = step.snapshots[qid].confidences
-    before_snap = previous.snapshots.get(qid) if previous is not None else None
-    before: Mapping[str, float] = before_snap.confidences if before_snap is not None else {}
+    after = step.confidences[qid]
+    held = previous.confidences.get(qid) if previous is not None else None
+    before: Mapping[str, float] = held if held is not None else {}
     event = src.event(step.seq)
     is_evidence = event.type == "evidence.assessed"
     observation = event.payload.get("observation_seq") if is_evidence else None
-    structure = src.projection.questions[qid].structure
-    index = structure.index.get(parent) if parent is not None else None
+    depth = src.projection.questions[qid].depths.get(parent) if parent is not None else None
     return Pivot(
         ref=src.ref(step.seq),
         question=qid,
@@ -114,7 +112,7 @@ def _pivot(
         surprise_bits=step.surprise_bits,
         belief_before=tuple(_shares(src, members, before)),
         belief_after=tuple(_shares(src, members, after)),
-        depth=0 if index is None else structure.depth[index] + 1,
+        depth=0 if depth is None else depth + 1,
     )
 
 
@@ -124,12 +122,12 @@ def build_charts(src: Sources, pivots: Sequence[Pivot]) -> tuple[Chart, ...]:
 
 def _chart(src: Sources, qid: str, pivots: Sequence[Pivot]) -> Chart:
     question = src.projection.questions[qid]
-    tops = list(question.structure.tops)
-    leader = question.leader()
+    tops = list(question.tops)
+    leader = question.leader
     children = list(question.nodes[leader].children) if leader in question.nodes else []
     pivot_seqs = {p.ref.seq for p in pivots if p.question == qid}
-    steps = [s for s in src.trajectory if qid in s.snapshots]
-    wanted: dict[int, Step] = {}
+    steps = [s for s in src.trajectory if qid in s.confidences]
+    wanted: dict[int, TrajectoryStep] = {}
     moved: list[tuple[float, int]] = []
     first_evidence = next(
         (i for i, s in enumerate(steps) if s.type == "evidence.assessed"), len(steps)
@@ -138,7 +136,7 @@ def _chart(src: Sources, qid: str, pivots: Sequence[Pivot]) -> Chart:
         prior = steps[max(0, first_evidence - 1)]
         wanted[prior.seq] = prior
     by_seq = {s.seq: s for s in steps}
-    previous: Step | None = None
+    previous: TrajectoryStep | None = None
     for step in steps:
         if step.seq in pivot_seqs:
             wanted[step.seq] = step
@@ -148,8 +146,8 @@ def _chart(src: Sources, qid: str, pivots: Sequence[Pivot]) -> Chart:
             and previous is not None
             and step.seq not in wanted
         ):
-            after = step.snapshots[qid].confidences
-            before = previous.snapshots[qid].confidences
+            after = step.confidences[qid]
+            before = previous.confidences[qid]
             shift = sum(abs(after.get(h, 0.0) - before.get(h, 0.0)) for h in tops)
             moved.append((-shift, step.seq))
         previous = step
@@ -159,7 +157,7 @@ def _chart(src: Sources, qid: str, pivots: Sequence[Pivot]) -> Chart:
         wanted[seq] = by_seq[seq]
     chosen = [wanted[seq] for seq in sorted(wanted)]
     hids = tops + [c for c in children if c not in tops]
-    values = [s.snapshots[qid].confidences for s in chosen]
+    values = [s.confidences[qid] for s in chosen]
     series = tuple(
         Series(
             hypothesis=h,
@@ -189,17 +187,17 @@ def build_health(src: Sources, pivots: Sequence[Pivot]) -> Health:
     steps = src.trajectory
     last = steps[-1]
     spans: list[UnmeasuredSpan] = []
-    open_at: dict[tuple[str | None, str | None], Step] = {}
+    open_at: dict[tuple[str | None, str | None], TrajectoryStep] = {}
     for step in steps:
         for warning in step.raised:
             if warning.code == "never-measured":
-                open_at.setdefault((warning.question_id, warning.subject), step)
+                open_at.setdefault((warning.question, warning.subject), step)
         for warning in step.cleared:
             if warning.code != "never-measured":
                 continue
-            start = open_at.pop((warning.question_id, warning.subject), None)
+            start = open_at.pop((warning.question, warning.subject), None)
             if start is not None:
-                spans.append(_span(src, start, step, warning.question_id, warning.subject))
+                spans.append(_span(src, start, step, warning.question, warning.subject))
     for (qid, subject), start in open_at.items():
         spans.append(_span(src, start, None, qid, subject, last))
     spans.sort(key=lambda s: (s.start.seq, s.question))
@@ -227,11 +225,11 @@ def build_health(src: Sources, pivots: Sequence[Pivot]) -> Health:
 
 def _span(
     src: Sources,
-    start: Step,
-    end: Step | None,
+    start: TrajectoryStep,
+    end: TrajectoryStep | None,
     qid: str | None,
     subject: str | None,
-    last: Step | None = None,
+    last: TrajectoryStep | None = None,
 ) -> UnmeasuredSpan:
     until = end if end is not None else last
     assert until is not None
@@ -248,14 +246,9 @@ def _span(
 def _advice(src: Sources, pivot: Pivot) -> PivotAdvice:
     """The probe ranked first on the belief right after the pivot, and the first later run of
     it under the load it needs (if any): was the next step the tool suggested taken?"""
-    ranked = [
-        r
-        for r in rank_probes(src.projection, src.candidates, seq=pivot.ref.seq)
-        if r.question_id == pivot.question
-    ]
-    if not ranked:
+    best = src.steps.steps_at(pivot.ref.seq).best(pivot.question)
+    if best is None:
         return PivotAdvice(pivot.ref, pivot.question, None, None, None, None)
-    best = ranked[0]
     taken = otherwise = None
     for event in src.events[pivot.ref.seq :]:
         if event.type != "probe.ran" or event.payload.get("probe") != best.probe:

@@ -1,9 +1,11 @@
-"""What a report is built from: one fold of the case, read through the service's views.
+"""What a report is built from: the service's view of one fold of the case.
 
-The report folds the case once (with its history, up to ``--to``) and derives every section
-from that fold: the status view for where the case ended, and the fold's own trajectory (one
-captured step per event, the same steps the replay view is built from, never refolded) for
-how it got there, so its numbers are the ones ``status`` and ``replay`` show at the same seq.
+The report reads the case through one view of the service's,
+:class:`~casefile.app.views.report_sources.ReportSources`: the case folded once, with its
+history, up to ``--to``; the status view for where the case ended, and the fold's own
+trajectory (one captured step per event, the same steps the replay view is built from, never
+refolded) for how it got there, so its numbers are the ones ``status`` and ``replay`` show at
+the same seq. Rankings and scores come from the view's read model at a step.
 Helpers here turn events into references and short readings.
 """
 
@@ -14,16 +16,16 @@ from dataclasses import dataclass
 from datetime import tzinfo
 from typing import TYPE_CHECKING, Any
 
-from casefile.app.views import StatusView, build_status, names_table
-from casefile.domain.beliefs import Projection, Step
-from casefile.domain.beliefs.ranking import Candidate
-from casefile.domain.events import Event
-from casefile.errors import DomainError
+from casefile.app.views import StatusView
 from casefile.report.model import Ref
 from casefile.report.times import case_zone, show
 
 if TYPE_CHECKING:
     from casefile.app.service import CaseService
+    from casefile.app.views.hypothesis import ContributionRow
+    from casefile.app.views.report_sources import CaseFold, Event, TrajectoryStep
+    from casefile.app.views.steps import DecisiveRow
+    from casefile.app.views.steps_at import CaseSteps
 
 #: Readings and reasons quoted inside another claim are cut to this many characters.
 QUOTE_CHARS = 200
@@ -33,11 +35,12 @@ QUOTE_CHARS = 200
 class Sources:
     case_id: str
     events: Sequence[Event]
-    projection: Projection
-    trajectory: Sequence[Step]
+    projection: CaseFold  # the fold's questions, evidence, probe runs and readings
+    trajectory: Sequence[TrajectoryStep]
     names: Mapping[str, str]  # hypothesis id → its wording, catch-alls included
     status: StatusView
-    candidates: Sequence[Candidate]
+    decisive: Sequence[DecisiveRow]  # every active evidence, most decisive first
+    steps: CaseSteps  # rankings and scores at a step of the fold
     zone: tzinfo
     zone_name: str
     upto: int | None
@@ -52,30 +55,28 @@ class Sources:
         """The event time of ``seq`` as the report prints it."""
         return show(self.events[seq - 1].when, self.zone)
 
+    def contributions(self, hypothesis: str) -> tuple[ContributionRow, ...]:
+        """Each active evidence's leave-one-out shift of ``hypothesis``'s log-odds (bits)."""
+        return self.steps.contributions(hypothesis)
+
 
 def gather(service: CaseService, case_id: str, upto: int | None) -> Sources:
-    """Fold ``case_id`` once, up to ``upto``, and build the views the sections read."""
-    head, _ = service.head(case_id)
-    if upto is not None and upto > head:
-        raise DomainError(f"case {case_id} has no event {upto} (events 1–{head})")
-    projection = service.projection(case_id, upto)
-    if projection.base_seq != 0 or not projection.events:
-        raise DomainError(f"case {case_id}: the report needs the whole history, not a snapshot")
-    events = projection.events
-    status = build_status(projection)
-    environment = events[0].payload.get("environment") or {}
+    """The case as the service's report view holds it, up to ``upto``, in the case's zone."""
+    case = service.report_sources(case_id, upto)
+    environment = case.events[0].payload.get("environment") or {}
     zone, zone_name = case_zone({str(k): str(v) for k, v in environment.items()})
     return Sources(
-        case_id=case_id,
-        events=events,
-        projection=projection,
-        trajectory=projection.trajectory,
-        names=names_table(projection),
-        status=status,
-        candidates=service.candidates(projection),
+        case_id=case.case_id,
+        events=case.events,
+        projection=case.fold,
+        trajectory=case.trajectory,
+        names=case.names,
+        status=case.status,
+        decisive=case.decisive,
+        steps=case.steps,
         zone=zone,
         zone_name=zone_name,
-        upto=upto,
+        upto=case.upto,
     )
 
 

@@ -13,7 +13,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from casefile.domain.events import Event
 from casefile.report import digest
 
 #: ``seq@hash``: at least 12 hex digits of the hash, not part of a longer word.
@@ -34,15 +33,17 @@ def references(text: str) -> list[tuple[int, str]]:
     return list(seen)
 
 
-def check(text: str, events: Sequence[Event], case_id: str) -> Checked:
+def check(text: str, hashes: Sequence[str], case_id: str) -> Checked:
+    """``text``'s references against ``hashes`` (event ``n``'s hash at ``n - 1``), then its
+    digest."""
     found = references(text)
     if not found:
         return Checked(0, "no seq@hash reference in the report: nothing to check")
     for seq, digits in found:
         label = f"{seq}@{digits}"
-        if not 1 <= seq <= len(events):
+        if not 1 <= seq <= len(hashes):
             return Checked(len(found), f"{label}: case {case_id} has no event {seq}")
-        actual = events[seq - 1].hash
+        actual = hashes[seq - 1]
         if not actual.startswith(digits):
             return Checked(
                 len(found), f"{label}: event {seq} of case {case_id} has hash {actual[:12]}…"

@@ -3,6 +3,9 @@ each the domain's own numbers as view rows, and the only place probes are ranked
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import pytest
 
 from casefile.app.service import CaseService
@@ -15,6 +18,7 @@ from casefile.store.memory import MemoryEventStore
 from tests.app.view_cases import REFERENCE_CASE, fixed_clock
 from tests.cli.conftest import builtin_registry
 
+ROOT = Path(__file__).resolve().parents[2]
 CASE = "glm5-pcie-pivot"
 
 
@@ -107,3 +111,22 @@ def test_separating_picks_the_pair_that_tells_two_hypotheses_apart(
     assert back is not None and back.gain_bits == pytest.approx(found.gain_bits)
     assert steps.separating("throughput", first, "no-such-hypothesis") is None
     assert CaseSteps(projection, []).separating("throughput", first, second) is None
+
+
+def _ranks_at_a_step(path: Path) -> bool:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if name == "rank_probes" and any(k.arg == "seq" for k in node.keywords):
+                return True
+    return False
+
+
+def test_probes_are_ranked_at_a_step_in_one_place() -> None:
+    package = ROOT / "casefile"
+    callers = {
+        str(path.relative_to(ROOT)) for path in package.rglob("*.py") if _ranks_at_a_step(path)
+    }
+    assert callers == {"casefile/app/views/steps_at.py"}
