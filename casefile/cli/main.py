@@ -108,6 +108,20 @@ def _output_options(parser: argparse.ArgumentParser, default: object) -> None:
         default=default if default is not None else False,
         help="never send long output through the pager",
     )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=default if default is not None else 0,
+        help="say more on stderr: what casefile and SSH do (the handshake); -vv: debugging",
+    )
+    parser.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        default=default if default is not None else False,
+        help="say only errors on stderr (no warnings)",
+    )
 
 
 #: top-level options that take the next word as their value
@@ -214,12 +228,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from casefile.cli.config import load_config
+    from casefile.cli.logs import logging_to_stderr
     from casefile.cli.output import session
 
     try:
         _settle(args)
         config = load_config()
-        with session(args, configured_color=config.color, configured_pager=config.pager):
+        with (
+            logging_to_stderr(args.verbose, args.quiet),
+            session(args, configured_color=config.color, configured_pager=config.pager),
+        ):
             return _handle(args)
     except CasefileError as error:  # the config file's, a pager setting's
         from casefile.cli.errors import error_line

@@ -94,3 +94,22 @@ def test_an_unknown_host_key_is_a_recorded_failure_naming_trust_host(
     trusted = cli("probe", case, "command", *options, "--trust-host", "--", "printf", "ok")
     assert trusted.code == 0, trusted.err
     assert f"[127.0.0.1]:{sshd_one.ports[0]}" in empty.read_text()
+
+
+def test_verbose_shows_the_ssh_handshake_and_the_default_does_not(
+    cli: CLI, sshd_one: SshdCluster
+) -> None:
+    case = cli("new", "verbose ssh").out.strip()
+    options = (
+        "--host", sshd_one.alias(0),
+        "--ssh-config", str(sshd_one.ssh_config_path),
+        "--known-hosts", str(sshd_one.known_hosts_path),
+        "--", "true",
+    )  # fmt: skip
+    quiet = cli("probe", case, "command", *options)
+    assert quiet.code == 0 and quiet.err == ""
+    loud = cli("-v", "probe", case, "command", *options)
+    assert loud.code == 0, loud.err
+    said = loud.err.splitlines()
+    assert any(line.startswith("casefile: paramiko.transport: Connected") for line in said), said
+    assert any("Authentication (publickey) successful" in line for line in said), said
