@@ -11,8 +11,9 @@ their cost does not grow with the case. Verbs that need the fold decide on a
 :class:`~casefile.app.session.CaseSession`, which a long-lived front end keeps current by
 folding only new events, and which a one-shot command starts from a stored snapshot.
 
-What a person writes (a note, an action, a conclusion, a reason, a rationale) and a case's
-environment are scrubbed of secrets before they are sealed, as a probe run's output is.
+What a person writes (a title, a note, an action, a question, a hypothesis, a reason, a
+rationale, a conclusion) and a case's environment are scrubbed of secrets before they are
+sealed, as a probe run's output is.
 """
 
 from __future__ import annotations
@@ -74,7 +75,9 @@ class CaseService(TriageVerbs, ProbeVerbs, ViewVerbs, ServiceCore):
         cid = commands.check_case_id(case_id) if case_id else uuid.uuid4().hex[:12]
         if playbook is not None:
             self.registry.playbook(playbook)  # an unknown playbook opens no case
-        event = commands.open_case(title, symptom, **scrub_environment(environment or {}))
+        symptom = scrub_text(symptom) if symptom else symptom
+        environment = scrub_environment(environment or {})
+        event = commands.open_case(scrub_text(title), symptom, **environment)
         stamped = NewEvent(event.type, event.payload, who.actor, who.at, event.version)
         try:
             self.store.append(cid, 0, [stamped])
@@ -129,6 +132,7 @@ class CaseService(TriageVerbs, ProbeVerbs, ViewVerbs, ServiceCore):
         catch_all: float = 0.1,
         who: Who = NOW,
     ) -> str:
+        text = scrub_text(text)
         event = self._one(
             case_id, lambda p: commands.propose_question(p, text, question_id, catch_all), who
         )
@@ -144,6 +148,7 @@ class CaseService(TriageVerbs, ProbeVerbs, ViewVerbs, ServiceCore):
         meaning: str | None = None,
         who: Who = NOW,
     ) -> str:
+        text, meaning = scrub_text(text), scrub_text(meaning) if meaning else meaning
         event = self._one(
             case_id,
             lambda p: commands.propose_hypothesis(p, text, under, prior, hypothesis_id, meaning),
@@ -154,7 +159,7 @@ class CaseService(TriageVerbs, ProbeVerbs, ViewVerbs, ServiceCore):
     def refine_hypothesis(
         self, case_id: str, hid: str, text: str, reason: str | None = None, who: Who = NOW
     ) -> Event:
-        reason = scrub_text(reason) if reason else reason
+        text, reason = scrub_text(text), scrub_text(reason) if reason else reason
         return self._one(case_id, lambda p: commands.refine_hypothesis(p, hid, text, reason), who)
 
     def retire_hypothesis(self, case_id: str, hid: str, reason: str, who: Who = NOW) -> Event:
@@ -248,6 +253,7 @@ class CaseService(TriageVerbs, ProbeVerbs, ViewVerbs, ServiceCore):
     ) -> str:
         """Propose a hypothesis, first scaling the others down in proportion where it would
         not fit (one ``priors.rebalanced`` event, then the proposal, in one append)."""
+        text, meaning = scrub_text(text), scrub_text(meaning) if meaning else meaning
 
         def decide(draft: Draft) -> str:
             room = commands.room_for_hypothesis(draft.projection, under, prior, force)

@@ -108,12 +108,13 @@ def test_ingest_with_no_scrub_says_so_in_every_event(cli: CLI, tmp_path: Path) -
 
 def test_what_a_person_writes_is_scrubbed() -> None:
     service = CaseService(MemoryEventStore(), builtin_registry())
-    case = service.new_case("writing")
-    question = service.add_question(case, "why slow?")
-    hid = service.add_hypothesis(case, "PCIe link trained down", question, 0.5)
     secret = "password: Sup3rS3cret!"
+    case = service.new_case(f"writing, {secret}", symptom=secret)
+    question = service.add_question(case, f"why slow? {secret}")
+    hid = service.add_hypothesis(case, f"link down {secret}", question, 0.5, meaning=secret)
+    service.add_hypothesis_rebalanced(case, secret, question, 0.6)
     service.act(case, f"rotated the key, {secret}", outcome=f"now {SECRETS[4]}")
-    service.refine_hypothesis(case, hid, "PCIe link at x8", reason=secret)
+    service.refine_hypothesis(case, hid, f"PCIe link at x8 {secret}", reason=secret)
     service.assess(case, {hid: 0.8}, f"saw it with Bearer {SECRETS[1]}")
     service.retire_hypothesis(case, hid, secret)
     service.reinstate_hypothesis(case, hid, secret)
@@ -121,7 +122,7 @@ def test_what_a_person_writes_is_scrubbed() -> None:
     payloads = json.dumps([event.payload for event in service.store.load(case)])
     assert "Sup3rS3cret" not in payloads and SECRETS[4] not in payloads
     assert SECRETS[1] not in payloads
-    assert payloads.count("[scrubbed]") == 7
+    assert payloads.count("[scrubbed]") == 14
 
 
 def test_an_ssh_runs_raw_output_is_masked_across_colour_codes() -> None:
