@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from casefile.app.draft import Draft
+from casefile.app.recording import scrub_text
 from casefile.app.who import NOW, Who
 from casefile.domain import triage
 from casefile.domain.events import NewEvent
@@ -113,6 +114,7 @@ class ExperimentVerbs(_Base):
         Which way is better: ``direction`` (True: higher) if given, else the compared fact's
         unit (``unit`` names it when the fact has none), else the rule's; when none says,
         ``ask`` is asked, and without an answer the figures are recorded and not read."""
+        note = scrub_text(note) if note else note
         runs = {seq: self._measured(case_id, seq) for seq in (baseline_seq, variant_seq)}
         answers: dict[str, bool | None] = {}
 
@@ -163,6 +165,7 @@ class ExperimentVerbs(_Base):
         and the evidence of the rule that reads the change, as reported evidence; which way
         is better is settled as for :meth:`record_experiment`, from ``unit``."""
         answers: dict[str, bool | None] = {}
+        note = scrub_text(note) if note else note
         if probe not in self.registry.all_probes():
             known = ", ".join(sorted(self.registry.all_probes()))
             raise DomainError(f"no probe {probe!r} measured those figures (probes: {known})")
@@ -214,6 +217,8 @@ class ExperimentVerbs(_Base):
         if probe is not None and probe not in self.registry.all_probes():
             known = ", ".join(sorted(self.registry.all_probes()))
             raise DomainError(f"no probe {probe!r} (probes: {known})")
+
+        note = scrub_text(note) if note else note
 
         def decide(draft: Draft) -> ExperimentOutcome:
             rule = self._reading_rule(draft.projection, change, probe, rule_id, tests)

@@ -153,3 +153,11 @@ def test_an_ssh_runs_raw_output_is_masked_across_colour_codes() -> None:
     assert len(stored) == len(raw) and stored.startswith(b"HF_TOKEN=")
     assert b"SplitSgr" not in stored and b"hf_" not in stored
     assert "SplitSgr" not in json.dumps([event.payload for event in service.store.load(case)])
+
+
+def test_an_experiments_note_is_scrubbed() -> None:
+    service = CaseService(MemoryEventStore(), builtin_registry())
+    case = service.new_case("experiment")
+    service.record_stated_experiment(case, "NCCL_P2P_DISABLE=1", "fixed", note=f"hf {SECRETS[4]}")
+    [event] = [event for event in service.store.load(case) if event.type == "experiment.recorded"]
+    assert event.payload["note"] == "hf [scrubbed]"
