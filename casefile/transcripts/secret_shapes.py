@@ -130,20 +130,23 @@ def _not_a_word(match: re.Match[str]) -> bool:
 class Shape:
     """One secret shape: what it is called, its pattern, the lowercase substrings without one
     of which it cannot match (a substring test is far cheaper than a pattern on long output),
-    whether it is looked for in command lines only, and a test each match must pass."""
+    whether it is looked for in command lines only, a test each match must pass, and whether
+    a match stays on its line."""
 
     kind: str
     pattern: re.Pattern[str]
     hints: tuple[str, ...]
     command_only: bool = False
     keep: Callable[[re.Match[str]], bool] | None = None
+    #: whether a match lies within one line
+    one_line: bool = True
 
 
 SHAPES: tuple[Shape, ...] = (
     Shape(
         "Authorization header",
         re.compile(
-            r"(?i)(\b(?:proxy-)?authorization:\s*(?:(?:bearer|basic|token)\s+)?)([^\s'\"]+)"
+            r"(?i)(\b(?:proxy-)?authorization:[ \t]*(?:(?:bearer|basic|token)[ \t]+)?)([^\s'\"]+)"
         ),
         ("authorization:",),
     ),
@@ -152,7 +155,7 @@ SHAPES: tuple[Shape, ...] = (
         # a quoted value is one secret, spaces and all (``KEY='abc def'``), and so is one whose
         # quote does not close on the line (the first line of a multi-line value); a lone
         # backslash continues the line, the value is on the next (a token shape finds it)
-        re.compile(rf"(?i)(\b{SECRET_NAME}\s*=\s*)(?!\\\s)(?!\\$){_VALUE}"),
+        re.compile(rf"(?i)(\b{SECRET_NAME}[ \t]*=[ \t]*)(?!\\\s)(?!\\$){_VALUE}"),
         ("token", "secret", "pass", "key", "auth", "credential"),
         keep=_a_value,
     ),
@@ -195,7 +198,7 @@ SHAPES: tuple[Shape, ...] = (
         # "the password is X", "token was X": a value that is not a plain word
         re.compile(
             r"(?i)(\b(?:password|passphrase|passwd|pass ?code|token|api key|secret)"
-            r"\s+(?:is|was)\s+)(['\"]?[^\s'\"]{3,}['\"]?)"
+            r"[ \t]+(?:is|was)[ \t]+)(['\"]?[^\s'\"]{3,}['\"]?)"
         ),
         ("pass", "token", "api key", "secret"),
         keep=_not_a_word,
@@ -212,12 +215,13 @@ SHAPES: tuple[Shape, ...] = (
             r"([\s\S]*?)(?=(?:\r?\n)?-----END(?: [A-Z0-9]+)* PRIVATE KEY|\s*\Z)"
         ),
         ("private key",),
+        one_line=False,
     ),
     Shape(
         "user:password option",
         # ``curl -u user:pw``, ``--user user:pw``, ``--proxy-user``; not ``docker -u 1000:1000``
         re.compile(
-            r"((?:^|\s)(?:-u|-U|--user|--proxy-user)(?:\s+|=)?['\"]?[^\s:'\"]+:)([^\s'\"]+)"
+            r"((?:^|\s)(?:-u|-U|--user|--proxy-user)(?:[ \t]+|=)?['\"]?[^\s:'\"]+:)([^\s'\"]+)"
         ),
         ("-u", "--user", "--proxy-user"),
         keep=_not_a_uid,
@@ -226,9 +230,9 @@ SHAPES: tuple[Shape, ...] = (
         "-p after a login",
         # ``sshpass -p pw``, ``docker login … -p pw``: a ``-p`` that only ever means password
         re.compile(
-            r"(?i)(\b(?:sshpass|(?:docker|podman|nerdctl|buildah|skopeo|helm(?:\s+registry)?|"
-            r"oras|enroot|apptainer\s+remote|singularity\s+remote)\s+login)\b[^\n|;&]*?\s"
-            rf"(?:-p|--password)(?:\s+|=)){_VALUE}"
+            r"(?i)(\b(?:sshpass|(?:docker|podman|nerdctl|buildah|skopeo|helm(?:[ \t]+registry)?|"
+            r"oras|enroot|apptainer[ \t]+remote|singularity[ \t]+remote)[ \t]+login)\b"
+            rf"[^\n|;&]*?[ \t](?:-p|--password)(?:[ \t]+|=)){_VALUE}"
         ),
         ("sshpass", "login"),
         keep=_not_a_placeholder,

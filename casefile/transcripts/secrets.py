@@ -78,11 +78,11 @@ def scrub(
     keep_length: bool = False,
     command: str | None = None,
 ) -> Scrubbed:
-    """``text`` with every known secret shape masked. ``-p<password>``, ``-u user:pw`` and
-    ``sshpass -p`` are only looked for in a command line (``program_line``): in output, ``-p``
-    is too common to mean a password. ``command`` is the command line that printed ``text``:
-    the whole output of one that prints a secret (``aws configure get …secret…``) is one.
-    ``keep_length`` overwrites each secret with ``*`` of its length instead."""
+    """``text`` with every known secret shape masked. ``-p<password>`` is only looked for in a
+    command line (``program_line``): in output, ``-p`` is too common to mean a password.
+    ``command`` is the command line that printed ``text``: the whole output of one that prints
+    a secret (``aws configure get …secret…``) is one. ``keep_length`` overwrites each secret
+    with ``*`` of its length instead."""
     kinds: list[str] = []
     values: list[str] = []
 
@@ -98,13 +98,9 @@ def scrub(
             lambda m: m.group(1) + hide(m.group(2), "printed secret"),
             text,
         )
-    lowered = text.lower()
     for shape in SHAPES:
-        if shape.command_only and not program_line:
-            continue
-        if shape.hints and not any(hint in lowered for hint in shape.hints):
-            continue  # (a substring test is far cheaper than the pattern on long output)
-        text = shape.pattern.sub(partial(_mask, shape=shape, hide=hide), text)
+        if not shape.command_only or program_line:
+            text = _sub(shape, text, partial(_mask, shape=shape, hide=hide))
 
     def high_entropy(match: re.Match[str]) -> str:
         prefix, word = (match.group(1), match.group(2))
@@ -116,6 +112,45 @@ def scrub(
 
     text = _HIGH_ENTROPY.sub(high_entropy, text)
     return Scrubbed(text, tuple(kinds), tuple(values))
+
+
+def _sub(shape: Shape, text: str, mask: Callable[[re.Match[str]], str]) -> str:
+    """``text`` with ``shape`` masked. A shape with hints is matched only on the lines that
+    hold one (its matches never leave their line): a substring search is far cheaper than a
+    pattern on long output, where few lines hold a hint."""
+    if not shape.hints:
+        return shape.pattern.sub(mask, text)
+    lowered = text.lower()
+    if len(lowered) != len(text) or not shape.one_line:  # (a rare letter lowers to two)
+        hinted = any(hint in lowered for hint in shape.hints)
+        return shape.pattern.sub(mask, text) if hinted else text
+    spans: list[tuple[int, int]] = []
+    for hint in shape.hints:
+        at = lowered.find(hint)
+        while at >= 0:
+            end = text.find("\n", at)
+            end = len(text) if end < 0 else end
+            spans.append((text.rfind("\n", 0, at) + 1, end))
+            at = lowered.find(hint, end)
+    if not spans:
+        return text
+    pieces: list[str] = []
+    done = 0
+    for start, end in _merged(spans):
+        pieces += [text[done:start], shape.pattern.sub(mask, text[start:end])]
+        done = end
+    return "".join([*pieces, text[done:]])
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Overlapping or touching spans as one, in order."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 def _mask(match: re.Match[str], *, shape: Shape, hide: Callable[[str, str], str]) -> str:
