@@ -12,18 +12,14 @@ from casefile.app.service import CaseService
 from casefile.app.views.report_sources import ReportSources, build_report_sources
 from casefile.domain.beliefs import Projection
 from casefile.errors import DomainError
-from casefile.store.memory import MemoryEventStore
-from tests.app.view_cases import REFERENCE_CASE, fixed_clock
-from tests.cli.conftest import builtin_registry
+from tests.app.view_cases import reference_service
 
 CASE = "glm5-pcie-pivot"
 
 
 @pytest.fixture(scope="module")
 def service() -> CaseService:
-    service = CaseService(MemoryEventStore(clock=fixed_clock()), builtin_registry())
-    service.import_directory(REFERENCE_CASE)
-    return service
+    return reference_service()
 
 
 @pytest.fixture(scope="module")

@@ -14,9 +14,7 @@ from casefile.app.views.steps_at import CaseSteps, Separation
 from casefile.domain.beliefs import Projection
 from casefile.domain.beliefs.ranking import rank_probes
 from casefile.domain.beliefs.scoring import contributions, decisive_at
-from casefile.store.memory import MemoryEventStore
-from tests.app.view_cases import REFERENCE_CASE, fixed_clock
-from tests.cli.conftest import builtin_registry
+from tests.app.view_cases import reference_service
 
 ROOT = Path(__file__).resolve().parents[2]
 CASE = "glm5-pcie-pivot"
@@ -24,9 +22,7 @@ CASE = "glm5-pcie-pivot"
 
 @pytest.fixture(scope="module")
 def service() -> CaseService:
-    service = CaseService(MemoryEventStore(clock=fixed_clock()), builtin_registry())
-    service.import_directory(REFERENCE_CASE)
-    return service
+    return reference_service()
 
 
 @pytest.fixture(scope="module")

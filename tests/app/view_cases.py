@@ -12,6 +12,7 @@ from itertools import count
 from pathlib import Path
 from typing import Any
 
+from casefile.app.service import CaseService
 from casefile.domain import commands
 from casefile.domain.beliefs import Projection, project
 from casefile.domain.events import Event, NewEvent
@@ -155,3 +156,12 @@ def small_case() -> StoreCase:
     case.evidence({"bw": 0.02, "lat": 0.3, "compute": 0.9}, evidence_id="pivot")
     case.act("raised the batch size", outcome="throughput doubled")
     return case
+
+
+def reference_service() -> CaseService:
+    """A service over a memory store holding the reference case, its clock fixed."""
+    from tests.cli.conftest import builtin_registry
+
+    service = CaseService(MemoryEventStore(clock=fixed_clock()), builtin_registry())
+    service.import_directory(REFERENCE_CASE)
+    return service
