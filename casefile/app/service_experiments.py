@@ -115,6 +115,7 @@ class ExperimentVerbs(_Base):
         unit (``unit`` names it when the fact has none), else the rule's; when none says,
         ``ask`` is asked, and without an answer the figures are recorded and not read."""
         note = scrub_text(note) if note else note
+        change = scrub_text(change)  # the change is free text: API_KEY=… is no setting to keep
         runs = {seq: self._measured(case_id, seq) for seq in (baseline_seq, variant_seq)}
         answers: dict[str, bool | None] = {}
 
@@ -166,6 +167,7 @@ class ExperimentVerbs(_Base):
         is better is settled as for :meth:`record_experiment`, from ``unit``."""
         answers: dict[str, bool | None] = {}
         note = scrub_text(note) if note else note
+        change = scrub_text(change)  # the change is free text: API_KEY=… is no setting to keep
         if probe not in self.registry.all_probes():
             known = ", ".join(sorted(self.registry.all_probes()))
             raise DomainError(f"no probe {probe!r} measured those figures (probes: {known})")
@@ -219,6 +221,7 @@ class ExperimentVerbs(_Base):
             raise DomainError(f"no probe {probe!r} (probes: {known})")
 
         note = scrub_text(note) if note else note
+        change = scrub_text(change)  # the change is free text: API_KEY=… is no setting to keep
 
         def decide(draft: Draft) -> ExperimentOutcome:
             rule = self._reading_rule(draft.projection, change, probe, rule_id, tests)

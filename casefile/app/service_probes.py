@@ -86,6 +86,7 @@ class ProbeVerbs(ServiceCore):
             outcome_failure,
             parse_run,
             scrub_run,
+            scrub_text,
             store_output,
         )
 
@@ -93,6 +94,8 @@ class ProbeVerbs(ServiceCore):
         if scrub:
             clean = scrub_run(result, note)
             result, note, scrubbed = clean.result, clean.note, clean.count
+            if setup is not None:  # a setup's label is free text too ("with HF_TOKEN=…")
+                setup = scrub_text(setup)
         stored = store_output(self.store.put_artifact, result)
         if stored.result is not result:  # the output could not be stored: a failed run now
             result = stored.result

@@ -161,3 +161,22 @@ def test_an_experiments_note_is_scrubbed() -> None:
     service.record_stated_experiment(case, "NCCL_P2P_DISABLE=1", "fixed", note=f"hf {SECRETS[4]}")
     [event] = [event for event in service.store.load(case) if event.type == "experiment.recorded"]
     assert event.payload["note"] == "hf [scrubbed]"
+
+
+def test_a_setup_label_and_an_experiments_change_are_scrubbed(cli: CLI, tmp_path: Path) -> None:
+    token = "hf_" + "Qx7vLm2Np9Rt4Ws8Yz3Kb6Jd1Fg5Hc0Ae"
+    case = cli("new", "setup and change").out.strip()
+    output = tmp_path / "busbw.txt"
+    output.write_text("busbw 20\n")
+    runs = []
+    for setup in (None, f"with HF_TOKEN={token}"):
+        words = ["probe", case, "command", "--paste", str(output), "--", "echo", "busbw 20"]
+        result = cli(*words, *(["--setup", setup] if setup else []))
+        assert result.code == 0, result.err
+        runs.append(next(e for e in reversed(log(cli, case)) if e["type"] == "probe.ran"))
+    assert cli(
+        "experiment", case, "--change", f"HF_TOKEN={token}", "--outcome", "same",
+    ).code == 0  # fmt: skip
+    sealed = cli("log", case, "--json").out
+    assert token not in sealed
+    assert "HF_TOKEN=" in json.dumps(runs[1]["payload"])  # the label is kept, its value masked
