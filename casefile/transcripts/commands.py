@@ -183,7 +183,17 @@ def shapes_of(declared: Iterable[tuple[str, Sequence[str], Iterable[str]]]) -> l
     return shapes
 
 
+#: the longest command line split as a shell would: :mod:`shlex` builds each word a character
+#: at a time, so a megabyte-long word took half a minute; nothing a probe runs is that long
+SPLIT_LIMIT = 64 * 1024
+
+
 def _split(line: str) -> list[str]:
+    if len(line) > SPLIT_LIMIT:
+        raise CommandLineError(
+            f"a command line of {len(line):,} characters is longer than casefile reads as a "
+            f"command ({SPLIT_LIMIT:,})"
+        )
     lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|<>")
     lexer.whitespace_split = True
     lexer.commenters = ""

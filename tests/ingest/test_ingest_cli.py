@@ -402,3 +402,27 @@ def test_a_command_run_with_its_own_environment_is_kept_as_another_setup(
     )  # fmt: skip
     assert ab.code == 0, ab.err
     assert json.loads(ab.out)["outcome"] == "faster"
+
+
+def test_a_megabyte_command_line_is_recorded_as_a_command_in_bounded_time(
+    cli: CLI, tmp_path: Path
+) -> None:
+    """shlex builds a word a character at a time: a 1 MB word took half a minute to split.
+    A line longer than casefile splits is recorded whole, as the `command` probe's run."""
+    import time
+
+    from casefile.transcripts.commands import SPLIT_LIMIT
+
+    case = _new_case(cli)
+    line = "echo " + "a" * 1_000_000
+    log = tmp_path / "long.log"
+    log.write_text(f"user@box:~$ {line}\nok\nuser@box:~$ nvidia-smi topo -m\nGPU0\n")
+    started = time.monotonic()
+    result = cli("ingest", case, str(log), "--yes")
+    took = time.monotonic() - started
+    assert result.code == 0, result.err
+    assert took < 20.0, f"{took:.1f} s (it was 28.8 s before the split limit)"
+    long_run, topo = (run["payload"] for run in _runs(cli, case))
+    assert long_run["probe"] == "command" and len(line) > SPLIT_LIMIT
+    assert long_run["argv"] == [line]
+    assert topo["argv"] == ["nvidia-smi", "topo", "-m"]  # the next command is read as usual
