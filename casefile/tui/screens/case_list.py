@@ -120,9 +120,9 @@ class CaseListScreen(Screen[None]):
         self.query_one("#cases", DataTable).focus()
 
     def on_screen_resume(self) -> None:
-        # back from a case: its events and leader may have moved
-        if self.rows:
-            self.action_reload()
+        # back from a case (or a form): its events and leader may have moved, and a case made
+        # from an empty list must show
+        self.action_reload()
 
     def key_escape(self) -> None:
         box = self.query_one("#case-filter", Input)
@@ -153,7 +153,9 @@ class CaseListScreen(Screen[None]):
         def confirmed(action: NewCase | None) -> None:
             if action is not None:
                 command = command_line(NEW, action, "", self.casefile.actor)
-                self.run_worker(self._create(action, command), name="new-case", group="cases")
+                # not in the list's group: the reload when the form closes replaces its own
+                # workers, and would cancel this one
+                self.run_worker(self._create(action, command), name="new-case", group="writes")
 
         self.app.push_screen(dialog("new", case_id="", actor=self.casefile.actor), confirmed)
 
@@ -175,7 +177,7 @@ class CaseListScreen(Screen[None]):
 
         def confirmed(action: ImportCase | None) -> None:
             if action is not None:
-                self.run_worker(self._import(action), name="import", group="cases")
+                self.run_worker(self._import(action), name="import", group="writes")
 
         form = dialog("import", case_id="", actor=self.casefile.actor)
         form.confirm_label = "Import"
