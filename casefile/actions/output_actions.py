@@ -80,7 +80,6 @@ REPORT = ActionSpec(
             "switch",
             flag="--redact",
             default=False,
-            example="no",
         ),
     ),
     ("report",),

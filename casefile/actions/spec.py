@@ -50,7 +50,8 @@ class Option:
     required: bool = False
     #: what an absent value is (the action's own default); never shown as if typed
     default: Any = None
-    #: a hint of what to type; a form shows it greyed, the CLI in its help
+    #: a sample value; a form shows it greyed as "e.g. …" (never as if it were the default,
+    #: which a form shows typed in, ready to keep or change)
     example: str = ""
     help: str = ""
     choices: tuple[str, ...] = ()

@@ -175,3 +175,31 @@ def test_a_remedy_is_a_flag_on_the_cli_and_a_field_on_the_tui() -> None:
     missing = CaseNotFound("no case 'x'", remedy=SEE_CASES)
     assert error_line(missing) == "no case 'x' (see `casefile cases`)"
     assert "casefile" not in error_text(missing) and "case list" in error_text(missing)
+
+
+@pytest.mark.parametrize("spec", [s for s in ACTIONS if any(o.form for o in s.options)])
+def test_a_form_shows_defaults_typed_in_and_examples_as_examples(spec: ActionSpec) -> None:
+    """A grey hint is never mistaken for a default: hints read "e.g. …", and a default is
+    typed into its field, so accepting a form as shown does what it shows."""
+    from casefile.tui.dialogs.actions import build_from, fields_of, shown_default
+
+    fields = {f.name: f for f in fields_of(spec, {})}
+    for option in spec.options:
+        if not option.form:
+            continue
+        field = fields[option.name]
+        assert field.placeholder == "" or field.placeholder.startswith("e.g. "), field
+        assert field.value == shown_default(option)
+        if option.default not in (None, (), {}):
+            assert field.value != "", option.name  # a default is shown as typed
+    if not any(o.required for o in spec.options):  # a form of defaults alone is valid
+        assert build_from(spec)({f.name: f.value for f in fields.values()}) == spec.build({})
+
+
+def test_the_report_dialogs_file_is_an_example_not_a_default() -> None:
+    from casefile.actions.table import BY_NAME
+    from casefile.tui.dialogs.actions import fields_of
+
+    path, fmt, redact = fields_of(BY_NAME["report"], {})
+    assert (path.placeholder, path.value) == ("e.g. postmortem.html", "")
+    assert (fmt.value, redact.value) == ("", "no")

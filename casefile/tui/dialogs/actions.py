@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from casefile.actions.spec import ActionSpec, command_line
+from casefile.actions.spec import ActionSpec, Option, command_line
 from casefile.actions.table import BY_NAME
 from casefile.actions.text import parse
 from casefile.tui.dialogs.form import Field, FormDialog
@@ -26,13 +26,24 @@ def fields_of(spec: ActionSpec, preset: Mapping[str, str]) -> list[Field]:
         Field(
             o.name,
             o.label,
-            o.example,
-            preset.get(o.name, ""),
+            f"e.g. {o.example}" if o.example else "",
+            preset.get(o.name, shown_default(o)),
             o.kind in MULTILINE if o.multiline is None else o.multiline,
         )
         for o in spec.options
         if o.form
     ]
+
+
+def shown_default(option: Option) -> str:
+    """An option's default as a form shows it, typed in (``0.5``, ``measured``, ``no``); empty
+    where absent means absent."""
+    default = option.default
+    if option.kind == "switch":
+        return "yes" if default else "no"
+    if default is None or default in ((), {}):
+        return ""
+    return f"{default:g}" if isinstance(default, float) else str(default)
 
 
 def build_from(spec: ActionSpec) -> Callable[[Mapping[str, str]], Any]:

@@ -161,8 +161,8 @@ class IngestDialog(FormDialog[IngestRequest]):
                 "",
                 path,
             ),
-            Field("format", f"Format ({', '.join(FORMATS)})", "auto"),
-            Field("load", f"Load then ({', '.join(LOADS)})", "unknown"),
+            Field("format", f"Format ({', '.join(FORMATS)})", "", "auto"),
+            Field("load", f"Load then ({', '.join(LOADS)})", "", "unknown"),
             Field("timing", "Timing file (optional: script(1)'s, for a typescript)"),
         ]
         super().__init__(

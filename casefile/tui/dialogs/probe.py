@@ -123,7 +123,7 @@ def build_probe(
         words += ["--setup", setup]
     if argv:
         words += ["--", *argv]
-    if window_text:
+    if window != 2.0:
         words += ["--window", f"{window:g}"]
     if setup is not None:
         try:
@@ -151,17 +151,17 @@ class ProbeDialog(FormDialog[ProbeOutcome]):
             Field(
                 "probe", "Probe (`casefile plugins` lists them)", "e.g. nvidia-smi-q", probe or ""
             ),
-            Field("load", "Load (idle, under-load, unknown)", "unknown", load),
+            Field("load", "Load (idle, under-load, unknown)", "", load),
             Field(
                 "hosts",
                 f"SSH hosts, space-separated (empty: this machine){known}",
-                hosts[0] if hosts else "gpu-node-1",
+                f"e.g. {hosts[0] if hosts else 'gpu-node-1'}",
             ),
-            Field(TRUST_FIELD, TRUST_LABEL, "no"),
+            Field(TRUST_FIELD, TRUST_LABEL, "", "no"),
             Field("argv", "Command line (empty: the probe's own)"),
             Field("paste", "…or paste output taken elsewhere", multiline=True),
-            Field("paste_host", "Host the pasted output came from", "unknown"),
-            Field("window", "Sampling window, seconds (samplers such as nvml-sampler)", "2"),
+            Field("paste_host", "Host the pasted output came from", "", "unknown"),
+            Field("window", "Sampling window, seconds (samplers such as nvml-sampler)", "", "2"),
             Field("note", "Note (optional)"),
             Field(
                 "setup",

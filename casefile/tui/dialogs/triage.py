@@ -73,7 +73,7 @@ def experiment_dialog(
 ) -> FormDialog[RecordExperiment]:
     fields = fields_of(EXPERIMENT, dict(preset or {}))
     if hint:  # the rule's own suggestion, from next steps
-        fields[0] = replace(fields[0], placeholder=hint)
+        fields[0] = replace(fields[0], placeholder=f"e.g. {hint}")
     return FormDialog(
         EXPERIMENT.heading,
         fields,
