@@ -133,7 +133,8 @@ class CasefileApp(App[None]):
             case_screen.probe_cancel.cancel("the TUI quit")
         if isinstance(screen, FormDialog) and screen.dirty():
             screen.notify(
-                "the dialog holds unsaved input: Esc to drop it, ctrl+s to record",
+                "the dialog holds unsaved input: Esc to drop it, "
+                f"ctrl+s: {screen.confirm_label.lower()}",
                 title="Quit",
                 markup=False,
             )

@@ -191,7 +191,7 @@ class FormDialog(ModalScreen[R | None], Generic[R]):
         if self.dirty() and not self._cancel_asked:
             self._cancel_asked = True
             self.notify(
-                "Esc again drops what you typed; ctrl+s records it",
+                f"Esc again drops what you typed; ctrl+s: {self.confirm_label.lower()}",
                 title=self.form_title,
                 markup=False,
             )
