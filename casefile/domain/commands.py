@@ -64,7 +64,9 @@ def _next_id(
     """The first of ``prefix``1, 2, … not taken. Ids are never given back, so the first free
     one only moves up: a projection remembers where it was last found, and each new id costs
     a step or two instead of a walk over every id so far (ingest adds thousands)."""
-    hints = projection.next_ids if projection is not None else {}
+    hints: dict[str, int] = (
+        projection.indexes.setdefault("next-ids", {}) if projection is not None else {}
+    )
     n = hints.get(prefix, 1)
     while f"{prefix}{n}" in taken:
         n += 1

@@ -100,9 +100,10 @@ class Projection:
     #: results derived from one step, which never change once that step is folded (see
     #: ``scoring``); keyed by (what, seq), bounded by whoever fills it
     _derived: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
-    #: where the first free new id of each prefix (``e``, ``h``) was last found: ids are never
-    #: given back, so it only moves up (see ``commands._next_id``)
-    next_ids: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
+    #: indexes readers keep over what this fold has folded, updated as it grows rather than
+    #: rebuilt per question (``commands._next_id``'s first free ids, ``triage``'s answers in
+    #: force); never saved with a fold, so a restored one builds them once
+    indexes: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     #: whether folding records a step per event (replay, pivots, surprise); a fold for the
     #: current state only (a one-shot status, a write) skips it: same state, a third faster
     keeps_trajectory: bool = True
