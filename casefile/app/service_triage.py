@@ -156,36 +156,63 @@ class TriageVerbs(ExperimentVerbs):
 
 
 class _LazyFacts:
-    """Observation facts read from the store only for the probes that could answer intake."""
+    """Observation facts read from the store only for the probes that could answer intake.
+
+    What a question's facts say is kept in the fold's indexes with the last observation read:
+    observations are only ever added and the newest that answers wins, so a later call reads
+    only the observations folded since (a case of 100,000 events asked every unanswered
+    question about every observation on each ``status``). Whether a probe can give a
+    question's facts is worked out once per probe."""
 
     def __init__(self, service: ServiceCore, case_id: str, projection: Projection) -> None:
         self.service = service
         self.case_id = case_id
         self.projection = projection
         self.cache: dict[int, list[Fact]] = {}
+        self.gives: dict[tuple[str, frozenset[str]], bool] = {}
 
     def known(self, question: IntakeQuestion) -> Known | None:
         if not question.facts:
             return None
-        wanted = {spec.fact for spec in question.facts}
-        probes = self.service.registry.all_probes()
-        from casefile.domain.beliefs.ranking import can_produce
+        observations = self.projection.observations
+        read: dict[str, tuple[int, Known | None]] = self.projection.indexes.setdefault(
+            "intake-known", {}
+        )
+        last, found = read.get(question.id, (0, None))
+        newest = next(reversed(observations), 0) if observations else 0
+        if newest <= last:
+            return found
+        wanted = frozenset(spec.fact for spec in question.facts)
+        for seq in reversed(observations):  # folded in seq order: the newest first
+            if seq <= last:
+                break  # read before: ``found`` holds what they say
+            hit = self._answer(question, wanted, seq)
+            if hit is not None:
+                found = hit
+                break
+        read[question.id] = (newest, found)
+        return found
 
-        for seq in sorted(self.projection.observations, reverse=True):
-            stub = self.projection.observations[seq]
-            if (stub.get("conditions") or {}).get("setup"):
-                continue  # another setup's facts do not describe the case's system
-            probe = probes.get(str(stub.get("probe")))
-            if (
-                probe is not None
-                and probe.facts
-                and not any(can_produce(probe.facts, name) for name in wanted)
-            ):
-                continue
-            found = question.from_facts(seq, self._facts(seq))
-            if found is not None:
-                return found
-        return None
+    def _answer(self, question: IntakeQuestion, wanted: frozenset[str], seq: int) -> Known | None:
+        stub = self.projection.observations[seq]
+        if (stub.get("conditions") or {}).get("setup"):
+            return None  # another setup's facts do not describe the case's system
+        if not self._may_give(str(stub.get("probe")), wanted):
+            return None
+        return question.from_facts(seq, self._facts(seq))
+
+    def _may_give(self, name: str, wanted: frozenset[str]) -> bool:
+        key = (name, wanted)
+        if key not in self.gives:
+            from casefile.domain.beliefs.ranking import can_produce
+
+            probe = self.service.registry.all_probes().get(name)
+            self.gives[key] = (
+                probe is None
+                or not probe.facts
+                or any(can_produce(probe.facts, fact) for fact in wanted)
+            )
+        return self.gives[key]
 
     def _facts(self, seq: int) -> list[Fact]:
         if seq not in self.cache:
