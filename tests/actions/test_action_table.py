@@ -203,3 +203,11 @@ def test_the_report_dialogs_file_is_an_example_not_a_default() -> None:
     path, fmt, redact = fields_of(BY_NAME["report"], {})
     assert (path.placeholder, path.value) == ("e.g. postmortem.html", "")
     assert (fmt.value, redact.value) == ("", "no")
+
+
+def test_a_dialog_that_records_nothing_does_not_say_record() -> None:
+    from casefile.tui.dialogs.actions import dialog
+
+    assert dialog("note", case_id="c1", actor="a").confirm_label == "Record"
+    assert dialog("report", case_id="c1", actor="a").confirm_label == "Write"
+    assert dialog("export", case_id="c1", actor="a").confirm_label == "Write"

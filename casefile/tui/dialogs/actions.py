@@ -71,6 +71,8 @@ def dialog(
         fields_of(spec, preset or {}),
         build_from(spec),
         echo=lambda action: command_line(spec, action, case_id, actor),
+        # an action that appends nothing (a report, an export) writes files, records nothing
+        confirm_label="Record" if spec.writes else "Write",
         preview=preview,
     )
 
