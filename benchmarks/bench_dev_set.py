@@ -22,7 +22,7 @@ def main() -> None:
     print(
         f"{'case':<38} {'root cause':<19} {'at the end':<20} {'conf':>6} {'#':>2}  "
         f"{'first suggestion after intake':<42} {'vs':<19} {'LR':>5} bears  "
-        f"{'best whole probe':<20} {'LR':>5} bears"
+        f"{'best whole probe':<20} {'LR':>5} bears  decides"
     )
     for r in results:
         first = f"{r.first_probe} ({r.first_rule})"
@@ -30,16 +30,23 @@ def main() -> None:
             f"{r.slug:<38} {r.root_cause:<19} {r.final_leaf:<20} {r.root_confidence:>6.1%} "
             f"{r.rank:>2}  {first[:42]:<42} {r.compared_with[:19]:<19} {r.ratio:>5.2f} "
             f"{'yes' if r.bears else 'no ':<5}  {r.best_probe[:20]:<20} {r.best_ratio:>5.2f} "
-            f"{'yes' if r.best_bears else 'no'}"
+            f"{'yes' if r.best_bears else 'no ':<5}  "
+            f"{('yes' if r.decides else 'no') if r.deciding else ''}"
         )
     leads = sum(r.leads for r in results)
     bears = sum(r.bears for r in results)
     best = sum(r.best_bears for r in results)
     n = len(results)
+    named = [r for r in results if r.deciding]
+    decides = sum(r.decides for r in named)
     print(
         f"\nroot cause leads at the end: {leads}/{n}; the first suggestion bears on it: "
         f"{bears}/{n} ({bears / n:.0%}) on the probe + rule list, {best}/{n} ({best / n:.0%}) "
         "on the whole-probe ranking"
+    )
+    print(
+        f"the first suggestion after intake is a step that decided the thread: {decides}/"
+        f"{len(named)} of the cases whose deciding steps were named"
     )
 
 

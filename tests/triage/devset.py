@@ -11,16 +11,30 @@ Two figures per case:
   leads, the comparison is with the strongest alternative. Measured on both rankings: the
   probe + rule pairs (``status``'s "Next steps") and whole probes (its "Best single probes",
   the TUI's Next steps tab).
+
+And, for the cases whose material names the steps that decided the thread (``deciding``,
+written before their first evaluation), whether the first next step after intake is one of
+them: the same probe, the intake question (``intake:<id>``), or the A/B rule that reads the
+deciding change (``experiment:<change>``: the first experiment rule of the case's playbook
+that reads that wording under the answers in force then, as ``casefile experiment`` picks it).
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from casefile.app.service import CaseService
 from casefile.domain.beliefs import Projection, project
-from casefile.domain.beliefs.ranking import Candidate, beliefs_at, rank_next_steps, rank_probes
+from casefile.domain.beliefs.ranking import (
+    EXPERIMENT_PREFIX,
+    INTAKE_PREFIX,
+    Candidate,
+    beliefs_at,
+    rank_next_steps,
+    rank_probes,
+)
 from casefile.domain.events import Event
 from casefile.domain.rules import Rule
 from casefile.store.casedir import read_case_dir
@@ -54,6 +68,10 @@ class DevResult:
     #: the same for the first of the whole-probe ranking (what the TUI's Next steps shows)
     best_probe: str = ""
     best_ratio: float = 1.0
+    #: the steps the thread's material names as deciding it (empty: not named before)
+    deciding: tuple[str, ...] = ()
+    #: whether the first next step after intake is one of them
+    decides: bool = False
 
     @property
     def leads(self) -> bool:
@@ -82,6 +100,46 @@ def after_intake(events: list[Event]) -> int:
             break
         last = event.seq
     return last
+
+
+def deciding_steps(slug: str) -> tuple[str, ...]:
+    """The deciding steps the case's material names (``deciding``), if it names them."""
+    path = DEV / "material" / f"{slug}.json"
+    if not path.is_file():
+        return ()
+    return tuple(json.loads(path.read_text(encoding="utf-8")).get("deciding") or ())
+
+
+def is_deciding(
+    service: CaseService, projection: Projection, probe: str, deciding: tuple[str, ...]
+) -> bool:
+    """Whether a next step (``probe`` as ranked: a probe, ``A/B <rule>``, ``intake <id>``) is
+    one of the deciding steps, under ``projection`` (the case right after intake)."""
+    for step in deciding:
+        kind, _, what = step.partition(":")
+        if kind == "experiment" and what:
+            rule = _reads_change(service, projection, what)
+            if rule is not None and probe == f"{EXPERIMENT_PREFIX}{rule}":
+                return True
+        elif kind == "intake" and what:
+            if probe == f"{INTAKE_PREFIX}{what}":
+                return True
+        elif probe == step:
+            return True
+    return False
+
+
+def _reads_change(service: CaseService, projection: Projection, change: str) -> str | None:
+    """The id of the experiment rule ``casefile experiment --change CHANGE`` would read the
+    change with: the first of the case's playbooks' that matches it and that no answer in
+    force rules out."""
+    for playbook in service.case_playbooks(projection):
+        for rule in playbook.experiments:
+            question = projection.questions.get(rule.rule.question)
+            answers = {} if question is None else {k: a for k, (a, _) in question.answers.items()}
+            if rule.rule.suggested_under(answers) and rule.matches(change):
+                return rule.id
+    return None
 
 
 def _row(rule: Rule, path: list[str]) -> dict[str, float]:
@@ -129,7 +187,8 @@ def evaluate(case_dir: Path) -> DevResult:
     leaf_share = dict(zip(keys, probs, strict=True))
     leaves = sorted((k for k in keys if k in question.nodes), key=lambda h: -leaf_share[h])
     service = CaseService(MemoryEventStore(), builtin_registry())
-    candidates: list[Candidate] = service.candidates(project(events[: after_intake(events)]))
+    intake_done = project(events[: after_intake(events)])
+    candidates: list[Candidate] = service.candidates(intake_done)
     seq = after_intake(events)
     steps = rank_next_steps(projection, candidates, QUESTION, seq=seq)
     first = steps[0]
@@ -148,6 +207,7 @@ def evaluate(case_dir: Path) -> DevResult:
     best = rank_probes(projection, candidates, seq=seq)[0]
     best_rules = [c.rule for c in candidates if c.probe == best.probe]
     best_ratio = most_telling_ratio(best_rules, projection, seq, root, leader)
+    deciding = deciding_steps(case_dir.name)
     return DevResult(
         slug=case_dir.name,
         root_cause=root,
@@ -163,4 +223,6 @@ def evaluate(case_dir: Path) -> DevResult:
         experiments=len(projection.experiments),
         best_probe=best.probe,
         best_ratio=best_ratio,
+        deciding=deciding,
+        decides=is_deciding(service, intake_done, first.probe, deciding),
     )

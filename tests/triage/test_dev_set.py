@@ -17,6 +17,7 @@ from tests.triage.devset import DEV, case_dirs, evaluate
 #: why in general: mostly figures stated only in words, or a recounted single-GPU prior that
 #: wins on intake alone). Strict: the day one starts to pass, the mark must go.
 NOT_YET = {
+    "centernet-604-2080s-cpu-contention-data-time": "data-loading leads; host-cpu is #2",
     "club-3090-178-sandwiched-3090-thermal": "host-cpu leads; thermal-degradation is #12",
     "club-3090-356-x99-no-p2p-tp2": "gpu-unused leads; consumer-no-p2p is #5",
     "ds4-773-gb10-decode-at-bandwidth-floor": "gpu-unused leads; memory-bandwidth is #10",
@@ -85,3 +86,23 @@ def test_the_first_whole_probe_after_intake_bears_on_the_root_cause_in_three_qua
     results = [evaluate(path) for path in case_dirs()]
     bearing = [r.slug for r in results if r.best_bears]
     assert len(bearing) * 4 >= len(results) * 3, bearing
+
+
+def test_a_deciding_step_is_the_probe_the_intake_question_or_the_a_b_reading_the_change() -> None:
+    """How ``devset`` tells that the first suggestion is a step the thread was decided by."""
+    from casefile.app.service import CaseService
+    from casefile.store.memory import MemoryEventStore
+    from tests.cli.conftest import builtin_registry
+    from tests.triage.devset import after_intake, is_deciding
+
+    events, _ = read_case_dir(DEV / "nccl-tests-93-v100-two-containers")
+    projection = project(events[: after_intake(events)])
+    service = CaseService(MemoryEventStore(), builtin_registry())
+    assert is_deciding(service, projection, "nvidia-smi-topo", ("nvidia-smi-topo",))
+    assert not is_deciding(service, projection, "nvidia-smi-q", ("nvidia-smi-topo",))
+    assert is_deciding(service, projection, "intake nvlink", ("intake:nvlink",))
+    assert not is_deciding(service, projection, "intake nodes", ("intake:nvlink",))
+    change = ("experiment:NCCL_P2P_DISABLE=1 set for the same run",)
+    assert is_deciding(service, projection, "A/B p2p-disable", change)
+    assert not is_deciding(service, projection, "A/B version", change)
+    assert not is_deciding(service, projection, "p2p-disable", change)
