@@ -7,6 +7,12 @@ from collections.abc import Callable, Sequence
 
 from casefile.app.views import ProbeRunDetail
 from casefile.app.views.report_sources import EvidenceView
+from casefile.app.views.standing import (
+    RULED_OUT_BELOW,
+    UNLIKELY,
+    Reached,
+    unlikely_words,
+)
 from casefile.report.model import (
     Alternative,
     EvidenceRow,
@@ -20,8 +26,6 @@ from casefile.report.model import (
 )
 from casefile.report.sources import Sources, conditions_text, quote, reading_of, statistic_text
 
-#: Below this final confidence a hypothesis counts as ruled out.
-RULED_OUT_BELOW = 0.05
 #: Raw output excerpts: for at most this many probe runs, this many lines of this many chars.
 EXCERPT_RUNS = 12
 EXCERPT_LINES = 12
@@ -110,20 +114,27 @@ def _cut(line: str) -> str:
 
 
 def build_ruled_out(src: Sources) -> tuple[RuledOut, ...]:
-    """Every hypothesis that ended retired or below 5 %, with what ruled it out: its
-    retirement, else the active evidence that spoke against it most — the smallest likelihood
-    ratio (bits, log₂ of its tempered P(E|h) over the ``otherwise`` it gave the rest), read
-    from the numbers each evidence event stored."""
+    """Every hypothesis that ended retired, not applying, or below the threshold
+    (:mod:`casefile.app.views.standing`), with what put it there: its retirement; else, if
+    evidence drove it below from above, the active evidence that spoke against it most (the
+    smallest likelihood ratio: bits, log₂ of its tempered P(E|h) over the ``otherwise`` it gave
+    the rest, read from the numbers each evidence event stored); else it is only unlikely, its
+    prior small and never raised."""
     retirements: dict[str, tuple[int, str]] = {}
     for event in src.events:
         if event.type == "hypothesis.retired":
             retirements[str(event.payload["hypothesis_id"])] = (event.seq, event.payload["reason"])
         elif event.type == "hypothesis.reinstated":
             retirements.pop(str(event.payload["hypothesis_id"]), None)
+    reached = Reached()
+    for step in src.trajectory:
+        for qid in step.changed:
+            reached.see(step.seq, step.type, qid, step.confidences[qid])
     by_question: dict[str, list[EvidenceView]] = {}
     for state in src.projection.evidence:
         if state.superseded_by is None:
             by_question.setdefault(state.question_id, []).append(state)
+    end = src.events[-1].seq
     out = []
     for row in src.status.hypotheses:
         if row.id.endswith("/catch-all"):
@@ -148,13 +159,18 @@ def build_ruled_out(src: Sources) -> tuple[RuledOut, ...]:
             for state in by_question.get(row.question, ())
         ]
         worst = min((w for w in weighed if w[0] < 0.0), default=None, key=lambda w: (w[0], w[1]))
-        if worst is None:
-            reason, ref, bits = "a small prior that no evidence raised", None, None
-        else:
-            bits, _, state = worst
-            payload = src.event(state.seq).payload
-            reason = f"{state.id}: {reading_of(payload)} — {quote(state.rationale)}"
-            ref = Ref(state.seq, state.hash)
+        if worst is None or not reached.by(row.id, end):
+            prior = reached.prior(row.id)
+            words = unlikely_words(row.confidence if prior is None else prior)
+            reason = f"{words}: no evidence drove it below {RULED_OUT_BELOW * 100:.0f} %"
+            out.append(
+                RuledOut(row.id, row.text, row.confidence, retired, reason, None, None, UNLIKELY)
+            )
+            continue
+        bits, _, state = worst
+        payload = src.event(state.seq).payload
+        reason = f"{state.id}: {reading_of(payload)} — {quote(state.rationale)}"
+        ref = Ref(state.seq, state.hash)
         out.append(RuledOut(row.id, row.text, row.confidence, retired, reason, ref, bits))
     return tuple(out)
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from casefile.app.views.standing import UNLIKELY
 from casefile.report import digest
-from casefile.report.model import Chart, PivotAdvice, Ref, Report
+from casefile.report.model import Chart, PivotAdvice, Ref, Report, RuledOut
 from casefile.report.numbers import bits, likelihoods, pct, prob, ref_label
 
 
@@ -235,12 +236,16 @@ def _pivots(report: Report) -> list[Block]:
     return blocks
 
 
+def _standing_words(r: RuledOut) -> str:
+    return ", retired" if r.retired else ", unlikely" if r.standing == UNLIKELY else ""
+
+
 def _ruled_out(report: Report) -> list[Block]:
     rows = tuple(
         (
             (Strong(r.hypothesis),),
             (r.text,),
-            (pct(r.confidence) + (", retired" if r.retired else ""),),
+            (pct(r.confidence) + _standing_words(r),),
             (r.reason,),
             _refs([r.ref]),
             (bits(r.bits, True),),

@@ -157,6 +157,9 @@ class RuledOut:
     reason: str
     ref: Ref | None  # the evidence (or retirement) that ruled it out
     bits: float | None
+    #: "ruled out" (evidence drove it below the threshold, or it was retired or does not
+    #: apply) or "unlikely" (a small prior no evidence raised: nothing ruled it out)
+    standing: str = "ruled out"
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from casefile.app.views.common import CaseHeader, build_case_header
 from casefile.app.views.names import names_table
+from casefile.app.views.standing import Reached, standing
 from casefile.app.views.steps import ProbeRow
 from casefile.app.views.summaries import summarise
 from casefile.app.views.warning_groups import WarningRow
@@ -31,8 +32,6 @@ if TYPE_CHECKING:
 
 #: How many evidence steps a hypothesis's sparkline spans (the newest ones up to the focus).
 SPARK_POINTS = 16
-#: Below this confidence at the end an open hypothesis reads as "ruled out".
-RULED_OUT_BELOW = 0.05
 
 #: Marks a timeline row can carry, each with a glyph so meaning never rests on colour alone.
 #: "pivot": the top-level leader changed; "subpivot": it held, but the leader inside its subtree
@@ -73,7 +72,10 @@ class TreeRow:
     text: str
     depth: int
     confidence: float
-    status: str  # "open", "retired", "does not apply", "ruled out" or "catch-all"
+    #: "open", "retired", "does not apply", "ruled out", "unlikely" or "catch-all" (ruled
+    #: out: evidence drove it below the threshold; unlikely: it never reached it, see
+    #: :mod:`casefile.app.views.standing`)
+    status: str
     leader: bool  # the question's most likely top-level hypothesis
     runner_up: bool  # its strongest alternative
     trend: float  # change since the step before the latest evidence (0 when none)
@@ -163,6 +165,8 @@ class BoardIndex:
     #: the warnings active after each step, as what each step raised or cleared
     warning_history: WarningHistory = field(default_factory=WarningHistory)
     rows: list[TimelineRow] = field(default_factory=list)
+    #: when each hypothesis first held the ruled-out threshold (ruled out vs unlikely)
+    reached: Reached = field(default_factory=Reached)
     covered: int = 0  # the steps indexed so far
 
     def extend(self, projection: Projection) -> list[TimelineRow]:
@@ -180,6 +184,10 @@ class BoardIndex:
     def _index(self, step: Step, event: Event) -> TimelineRow:
         seq = step.seq
         marks: list[str] = []
+        for qid in step.changed:
+            snap = step.snapshots.get(qid)
+            if snap is not None:
+                self.reached.see(seq, step.type, qid, snap.confidences)
         if step.pivots:
             self.pivot_seqs.append(seq)
             marks.append("pivot")
@@ -253,6 +261,9 @@ def build_frame(
     before_latest = (
         projection.step_at(spark_seqs[-1] - 1) if spark_seqs and spark_seqs[-1] > 1 else None
     )
+    # without the history there is no telling ruled out from unlikely: a quick first screen
+    # keeps the old word, "ruled out", until the full frame replaces it
+    reached = None if held else index.reached
     questions: list[FrameQuestion] = []
     tree: list[TreeRow] = []
     changes: dict[str, float] = {}
@@ -289,7 +300,9 @@ def build_frame(
             for hid, value in confidences.items():
                 if value != old_conf.get(hid, 0.0):
                     changes[hid] = value - old_conf.get(hid, 0.0)
-        tree.extend(_tree_rows(qid, snap, names, leader, runner, series_steps, before_latest))
+        tree.extend(
+            _tree_rows(qid, snap, names, leader, runner, series_steps, before_latest, reached, seq)
+        )
     return Frame(
         case=build_case_header(projection),
         seq=seq,
@@ -312,6 +325,8 @@ def _tree_rows(
     runner: str | None,
     series_steps: Iterable[Step],
     before_latest: Step | None,
+    reached: Reached | None,
+    seq: int,
 ) -> list[TreeRow]:
     structure = snap.structure
     confidences = snap.confidences
@@ -346,7 +361,7 @@ def _tree_rows(
         elif reason is not None:
             status = "does not apply"
         else:
-            status = "ruled out" if value < RULED_OUT_BELOW else "open"
+            status = standing(value, reached is None or reached.by(hid, seq)) or "open"
         rows.append(row(hid, structure.depth[position], status, reason))
     rows.append(row(structure.catch_all, 0, "catch-all"))
     return rows
