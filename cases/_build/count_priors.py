@@ -14,6 +14,7 @@ the named hypotheses share; a parent's prior is its children's sum, a child's it
 from __future__ import annotations
 
 import json
+import math
 import re
 import sys
 from pathlib import Path
@@ -65,7 +66,8 @@ def sample_rows(text: str, *, skip_after: str | None = None) -> list[tuple[str, 
     return rows
 
 
-def count() -> tuple[dict[str, int], list[str]]:
+def _rows() -> tuple[list[tuple[str, str]], list[str]]:
+    """The sample's rows (url, class) counted, and the urls left out."""
     dev_urls = {
         json.loads(p.read_text(encoding="utf-8"))["url"].rstrip("/")
         for p in (DEV / "material").glob("*.json")
@@ -76,19 +78,36 @@ def count() -> tuple[dict[str, int], list[str]]:
         if "## Prior-sample candidates" in text:
             part = text.split("## Prior-sample candidates", 1)[1]
             rows += sample_rows(part, skip_after="Diagnosis only")
-    counts = dict.fromkeys(LEAVES, 0)
     seen: set[str] = set()
-    left_out = []
+    counted, left_out = [], []
     for url, klass in rows:
         if url in seen:
             continue
         seen.add(url)
         if any(url.endswith(h) for h in HELD_OUT) or url in dev_urls:
             left_out.append(url)
-            continue
-        if klass in counts:
-            counts[klass] += 1
+        elif klass in LEAVES:
+            counted.append((url, klass))
+    return counted, left_out
+
+
+def sample() -> list[tuple[str, str]]:
+    """The threads counted: (url, class), each once, none held out or a development case."""
+    return _rows()[0]
+
+
+def count() -> tuple[dict[str, int], list[str]]:
+    counted, left_out = _rows()
+    counts = dict.fromkeys(LEAVES, 0)
+    for _, klass in counted:
+        counts[klass] += 1
     return counts, left_out
+
+
+def floor4(value: float) -> float:
+    """A prior as the playbook writes it: four decimals, rounded down (so shares never sum
+    past their whole)."""
+    return math.floor(value * 10_000 + 1e-9) / 10_000
 
 
 def priors(counts: dict[str, int]) -> dict[str, float]:
@@ -113,4 +132,4 @@ if __name__ == "__main__":
     for name, value in sorted(counts.items(), key=lambda kv: -kv[1]):
         print(f"  {name:22} {value}")
     for name, value in priors(counts).items():
-        print(f"{name:22} {value:.4f}")
+        print(f"{name:22} {floor4(value):.4f}")

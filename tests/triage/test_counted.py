@@ -1,0 +1,45 @@
+"""gpu-throughput@3's numbers that are counted from the prior sample (``cases/_build/
+count_priors.py``) are the count: a development case added later leaves the sample, and the
+playbook must be recounted, never left with a count that scored it on its own thread."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from casefile_gpu_playbook import PLAYBOOK_V3
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = ROOT / "cases" / "_build"
+
+
+@pytest.fixture(scope="module")
+def count_priors() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("count_priors", BUILD / "count_priors.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("count_priors", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_no_development_case_and_no_held_out_thread_is_counted(count_priors: ModuleType) -> None:
+    counted = count_priors.sample()
+    dev = {
+        json.loads(p.read_text(encoding="utf-8"))["url"].rstrip("/")
+        for p in (ROOT / "cases" / "dev" / "material").glob("*.json")
+    }
+    assert dev, "no development material found"
+    assert not {url for url, _ in counted} & dev
+    assert not [u for u, _ in counted if any(u.endswith(h) for h in count_priors.HELD_OUT)]
+
+
+def test_the_priors_are_the_count(count_priors: ModuleType) -> None:
+    counts, _ = count_priors.count()
+    expected = {k: count_priors.floor4(v) for k, v in count_priors.priors(counts).items()}
+    written = {h.id: h.prior for h in PLAYBOOK_V3.hypotheses}
+    assert written == expected
