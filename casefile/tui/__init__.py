@@ -28,11 +28,12 @@ def make_app(
     ssh: SshOptions | None = None,
 ) -> CasefileApp:
     """The app over ``service``, opened on ``case_id`` (or on the case list)."""
+    from casefile.app.views.probe_catalog import ProbeEntry, probe_catalog
     from casefile.tui.app import CasefileApp
     from casefile.tui.backend import CaseThread
 
-    def probe_names() -> list[str]:
-        return sorted(service.registry.all_probes())
+    def catalog() -> list[ProbeEntry]:
+        return probe_catalog(service.registry)
 
     return CasefileApp(
         CaseThread(service),
@@ -40,7 +41,7 @@ def make_app(
         actor=actor,
         database_label=database_label if database_label is not None else service.location(),
         read_only=read_only,
-        probe_names=probe_names,
+        probe_catalog=catalog,
         ssh_hosts=ssh_hosts,
         ssh=ssh,
     )

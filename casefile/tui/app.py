@@ -10,6 +10,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from casefile.actions.table import ACTIONS
+from casefile.app.views.probe_catalog import ProbeEntry
 from casefile.tui.backend import CaseThread
 from casefile.tui.dialogs.probe import SshOptions
 
@@ -61,7 +62,7 @@ class CasefileApp(App[None]):
         actor: str,
         database_label: str,
         read_only: bool = False,
-        probe_names: Callable[[], list[str]] | None = None,
+        probe_catalog: Callable[[], list[ProbeEntry]] | None = None,
         ssh_hosts: Callable[[], list[str]] | None = None,
         ssh: SshOptions | None = None,
     ) -> None:
@@ -71,7 +72,7 @@ class CasefileApp(App[None]):
         self.actor = actor
         self.database_label = database_label
         self.read_only = read_only
-        self._probe_names = probe_names
+        self._probe_catalog = probe_catalog
         self._ssh_hosts = ssh_hosts
         self._quit_asked = False
         self.ssh = ssh
@@ -90,8 +91,12 @@ class CasefileApp(App[None]):
 
         self.push_screen(CaseScreen(case_id, read_only=self.read_only, intake=intake))
 
+    def probe_catalog(self) -> list[ProbeEntry]:
+        """The installed probes, with what each reads, costs and gives (the probe picker)."""
+        return self._probe_catalog() if self._probe_catalog is not None else []
+
     def probe_names(self) -> list[str]:
-        return self._probe_names() if self._probe_names is not None else []
+        return [entry.name for entry in self.probe_catalog()]
 
     def ssh_hosts(self) -> list[str]:
         """The hosts a probe dialog offers (the user's ssh config, unless a test says)."""

@@ -10,6 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from textual import on
+from textual.widgets import Input, OptionList
+
 from casefile.actions.spec import Outcome
 from casefile.app.probing import (
     LOADS,
@@ -21,9 +24,11 @@ from casefile.app.probing import (
     check_setup,
     remedy_for,
 )
+from casefile.app.views.probe_catalog import ProbeEntry
 from casefile.errors import RunnerError
 from casefile.tui.dialogs.form import Field, FormDialog, optional, required
 from casefile.tui.errors import control_hint
+from casefile.tui.widgets.probe_picker import ProbePicker
 
 if TYPE_CHECKING:
     from casefile.app.service import CaseService
@@ -32,6 +37,8 @@ if TYPE_CHECKING:
 #: The field that accepts and saves an SSH host's unknown key (the remedy of that refusal)
 TRUST_FIELD = "trust"
 TRUST_LABEL = "Trust a new host key (yes/no: check its fingerprint with the host's owner first)"
+
+PROBE_LABEL = "Probe: pick one (↑ ↓, Enter), or type its name in the field below the list"
 
 #: Hosts one dialog may fan out to (the CLI takes more; a dialog line is for a handful).
 MAX_HOSTS = 64
@@ -145,12 +152,13 @@ class ProbeDialog(FormDialog[ProbeOutcome]):
         actor: str,
         hosts: Sequence[str] = (),
         ssh: SshOptions | None = None,
+        catalog: Sequence[ProbeEntry] = (),
     ) -> None:
+        self.catalog = list(catalog)
+        self.chosen_probe = probe
         known = f" — from ~/.ssh/config: {' '.join(hosts[:12])}" if hosts else ""
         fields = [
-            Field(
-                "probe", "Probe (`casefile plugins` lists them)", "e.g. nvidia-smi-q", probe or ""
-            ),
+            Field("probe", PROBE_LABEL, "e.g. nvidia-smi-q", probe or ""),
             Field("load", "Load (idle, under-load, unknown)", "", load),
             Field(
                 "hosts",
@@ -176,6 +184,24 @@ class ProbeDialog(FormDialog[ProbeOutcome]):
             echo=lambda outcome: outcome.command,
             confirm_label="Run",
         )
+
+    def on_mount(self) -> None:
+        """The picker goes above the probe's name field and takes the focus (the form's own
+        mount handler, which runs next, focuses the first field: the picker is not one)."""
+        if not self.catalog:
+            return
+        picker = ProbePicker(self.catalog, self.chosen_probe)
+        self.query_one("#form-fields").mount(picker, before="#field-probe")
+        self.call_after_refresh(picker.focus)
+
+    @on(OptionList.OptionSelected, "#probe-picker")
+    def _picked(self, event: OptionList.OptionSelected) -> None:
+        """Enter on a probe: its name goes in the field, and the focus to the next one."""
+        event.stop()
+        name = event.option.id
+        if name is not None:
+            self.query_one("#field-probe", Input).value = name
+            self.query_one("#field-load", Input).focus()
 
 
 def run_probe_request(

@@ -164,15 +164,16 @@ class CaseWriting(CaseScreenBase):
                 markup=False,
             )
             return
-        names = self.casefile.probe_names()
+        catalog = self.casefile.probe_catalog()
         dialog_screen = ProbeDialog(
-            names,
+            [entry.name for entry in catalog],
             probe=probe,
             load=load or "unknown",
             case_id=self.case_id,
             actor=self.casefile.actor,
             hosts=self.casefile.ssh_hosts(),
             ssh=self.casefile.ssh,
+            catalog=catalog,
         )
 
         def confirmed(outcome: ProbeOutcome | None) -> None:

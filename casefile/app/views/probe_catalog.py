@@ -1,0 +1,52 @@
+"""The installed probes as a picker lists them: name, what it reads, what it costs and the
+facts it gives, from the plugin registry (the probes' own declarations, never a copy)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from casefile.plugins import Registry
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeEntry:
+    name: str
+    summary: str
+    cost: str
+    #: fact names or ``fnmatch`` patterns it declares; empty where it declares none
+    facts: tuple[str, ...]
+    #: where it can run: a sampler-only probe runs on this machine and nowhere else
+    where: tuple[str, ...]
+    needs_load: bool
+
+
+def probe_catalog(registry: Registry) -> list[ProbeEntry]:
+    """Every probe the registry can load, by name (a broken plugin is left out, as it is from
+    every other list)."""
+    return [
+        ProbeEntry(
+            name=name,
+            summary=probe.summary,
+            cost=probe.cost,
+            facts=probe.facts,
+            where=tuple(sorted(probe.where)),
+            needs_load=probe.needs_load,
+        )
+        for name, probe in sorted(registry.all_probes().items())
+    ]
+
+
+def facts_line(entry: ProbeEntry, width: int = 100) -> str:
+    """The facts it gives on one line of at most ``width`` characters, the rest counted."""
+    if not entry.facts:
+        return "facts: none declared (its output is kept as it is)"
+    shown: list[str] = []
+    used = len("facts: ")
+    for index, fact in enumerate(entry.facts):
+        rest = len(entry.facts) - index
+        tail = len(f", … +{rest}")
+        if used + len(fact) + 2 + (tail if rest > 1 else 0) > width and shown:
+            return f"facts: {', '.join(shown)}, … +{rest}"
+        shown.append(fact)
+        used += len(fact) + 2
+    return f"facts: {', '.join(shown)}"
