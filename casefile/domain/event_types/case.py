@@ -53,6 +53,9 @@ class CaseConcluded(Payload):
     root_cause: str | None = None
     recommendations: list[str] = Field(default_factory=list)
     lessons: list[str] = Field(default_factory=list)
+    #: concluded although the honesty guard held it back: the concluder's reason (absent on
+    #: a conclusion the guard let through, so those payloads hash as they always did)
+    acknowledged: str | None = Field(default=None, min_length=1)
 
 
 def _opened(p: Fields) -> str:
@@ -65,6 +68,14 @@ def _action(p: Fields) -> str:
 
 def _action_line(p: Fields, ctx: NarrativeContext) -> NarrativeLine:
     return NarrativeLine(str(p["text"]) + (f" → {p['outcome']}" if p.get("outcome") else ""))
+
+
+def _concluded(p: Fields) -> str:
+    """The conclusion as the report tells it, with the acknowledgement it was made under."""
+    summary = str(p["summary"])
+    if p.get("acknowledged"):
+        summary += f" — concluded against the honesty guard; acknowledged: {p['acknowledged']}"
+    return summary
 
 
 def _own_words(p: Fields) -> tuple[str, str | None]:
@@ -116,7 +127,7 @@ CASE_CONCLUDED = EventType(
     CaseConcluded,
     label="concluded",
     summary=lambda p: f"concluded: {p['summary']}",
-    narrative=lambda p, ctx: NarrativeLine(str(p["summary"]), kind="conclusion"),
+    narrative=lambda p, ctx: NarrativeLine(_concluded(p), kind="conclusion"),
     folded=True,
     artifact_fields=(),
     redact_fields={
@@ -124,6 +135,7 @@ CASE_CONCLUDED = EventType(
         "root_cause": "text",
         "recommendations": "text",
         "lessons": "text",
+        "acknowledged": "text",
     },
 )
 
