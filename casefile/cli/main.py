@@ -34,6 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
         completion,
         db_commands,
         ingest_commands,
+        mcp_commands,
         probe_commands,
         reasoning_commands,
         record_commands,
@@ -72,6 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     record_commands.register(sub, common)
     triage_commands.register(sub, common)
     db_commands.register(sub, common)
+    mcp_commands.register(sub, common)
     completion.register(sub)
     _everywhere(parser)
     return parser

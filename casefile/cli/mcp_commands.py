@@ -1,0 +1,58 @@
+"""``casefile mcp``: serve the database to an MCP client (a coding agent) over stdio.
+
+The database is the one every command uses (``--db``, ``CASEFILE_DB``, the config file),
+settled by the CLI before the server starts. The server itself lives in :mod:`casefile.mcp`
+and needs the optional ``mcp`` extra.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+
+from casefile.cli.parsing import refuse_undecodable
+from casefile.errors import CasefileError
+
+#: what to install when the SDK is missing
+EXTRA = "pip install 'casefile[mcp]'"
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    refuse_undecodable(args)
+    try:
+        import mcp.server.lowlevel  # noqa: F401
+    except ImportError:
+        raise CasefileError(f"casefile mcp needs the MCP SDK: {EXTRA}") from None
+    from casefile.app.opening import open_service
+    from casefile.mcp.server import serve
+
+    if args.actor is not None:
+        from casefile.domain.ids import actor_problem
+
+        problem = actor_problem(args.actor)
+        if problem is not None:
+            raise CasefileError(f"--actor: the actor {problem}")
+    gc.enable()  # a server lives long: the collector the one-shot commands pause runs here
+    db = args.db
+    return serve(lambda: open_service(db), args.actor, args.allow_run)
+
+
+def register(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
+) -> None:
+    p = sub.add_parser(
+        "mcp",
+        parents=[common],
+        help="serve the cases to an AI agent over the Model Context Protocol (stdio)",
+    )
+    p.add_argument(
+        "--actor",
+        help="who the agent's events name (default: the client's name and version); "
+        "'via mcp' is added",
+    )
+    p.add_argument(
+        "--allow-run",
+        action="store_true",
+        help="let the agent run probes here or over SSH (pasted output is always allowed)",
+    )
+    p.set_defaults(handler=cmd_mcp, no_pager=True)

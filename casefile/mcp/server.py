@@ -1,0 +1,275 @@
+"""``casefile mcp``: a Model Context Protocol server over stdio, on the official ``mcp`` SDK.
+
+One service over the database stays open for the server's life, so a case's session stays
+folded between calls (a status on a big case folds only what is new). Every service call runs
+on one worker thread, in order; the event loop only speaks the protocol. Stdout carries
+protocol messages only; logs go to stderr, one line each, never a traceback.
+
+Every write is stamped with the actor: the client's name and version from the initialize
+handshake (or ``--actor``), followed by ``via mcp``, so the log, the replay and the report
+say that an agent wrote it and through which door.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
+
+from casefile import __version__
+from casefile.app.who import Who
+from casefile.errors import CasefileError
+from casefile.mcp import reads
+from casefile.mcp.schemas import check_arguments
+from casefile.mcp.tools import TOOLS, ToolSpec
+from casefile.mcp.writes import Caller
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    import mcp_types as types
+    from mcp.server.context import ServerRequestContext
+
+    from casefile.app.probing import CancelToken
+    from casefile.app.service import CaseService
+
+log = logging.getLogger("casefile.mcp")
+
+#: what every actor this server stamps ends with: the door the event came through
+CHANNEL = "via mcp"
+#: the URI scheme of a case's resources: casefile://CASE/log, casefile://CASE/report.md
+SCHEME = "casefile://"
+_RESOURCES = {"log": ("text/plain", reads.log_text), "report.md": ("text/markdown", None)}
+
+INSTRUCTIONS = (
+    "casefile keeps an investigation's log and tells you what you have not measured. Record "
+    "what you do (note, act), what you suspect (hypothesis_add) and what you see "
+    "(probe_paste, evidence_add); read status before you believe anything, and measure a "
+    "'never measured' leader before you build on it. conclude is refused while the root cause "
+    "is unmeasured or the runner-up is within a factor of two."
+)
+
+
+def actor_of(client: Any, given: str | None) -> str:
+    """``NAME/VERSION via mcp`` from the handshake's client info, or ``GIVEN via mcp``."""
+    if given:
+        name = given
+    elif client is not None and getattr(client, "name", None):
+        version = getattr(client, "version", "") or ""
+        name = f"{client.name}/{version}" if version else str(client.name)
+    else:
+        name = "mcp-client"
+    name = "".join(ch if ch.isprintable() else "?" for ch in name)[:200]
+    return f"{name} {CHANNEL}"
+
+
+def one_line(error: BaseException) -> str:
+    """An error as the one line a tool result carries (a remedy named as the argument)."""
+    text = " ".join(str(error).split()) or type(error).__name__
+    remedy = getattr(error, "remedy", None)
+    if remedy is not None and remedy.option:
+        text += f"; {remedy.option}: true {remedy.does}"
+    elif remedy is not None and remedy.place == "cases":
+        text += "; list_cases shows the cases"
+    return text
+
+
+class Casefile:
+    """The server's state: the service, its worker thread, what the caller may do."""
+
+    def __init__(self, open_service: Callable[[], CaseService], actor: str | None, allow_run: bool):
+        self._open = open_service
+        self._service: CaseService | None = None
+        self.actor = actor
+        self.allow_run = allow_run
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="casefile-mcp")
+        self.running: set[CancelToken] = set()
+
+    def service(self) -> CaseService:
+        if self._service is None:
+            self._service = self._open()
+        return self._service
+
+    async def on_thread(self, work: Callable[[], Any]) -> Any:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.worker, work)
+
+    def close(self) -> None:
+        for token in list(self.running):
+            token.cancel()
+        self.worker.submit(self._close).result()
+        self.worker.shutdown(wait=True)
+
+    def _close(self) -> None:
+        if self._service is not None:
+            self._service.close()
+
+    async def call(
+        self, ctx: ServerRequestContext[Any], name: str, arguments: dict[str, Any]
+    ) -> Any:
+        tool = TOOLS.get(name)
+        if tool is None:
+            raise CasefileError(f"no tool {name!r}")
+        check_arguments(tool.schema, arguments)
+        client = ctx.session.client_params
+        who = Who(actor_of(None if client is None else client.client_info, self.actor))
+        return await self._answer(tool, who, arguments)
+
+    async def _answer(self, tool: ToolSpec, who: Who, arguments: dict[str, Any]) -> Any:
+        from casefile.app.probing import CancelToken
+
+        cancel = CancelToken() if tool.runs_commands else None
+        if cancel is not None:
+            self.running.add(cancel)
+
+        def work() -> Any:
+            caller = Caller(self.service(), who, self.allow_run, cancel)
+            try:
+                return tool.answer(caller, arguments)
+            finally:
+                caller.service.flush()
+
+        try:
+            return await self.on_thread(work)
+        except asyncio.CancelledError:
+            if cancel is not None:
+                cancel.cancel()  # a command still running stops within about a second
+            raise
+        finally:
+            if cancel is not None:
+                self.running.discard(cancel)
+
+
+def build_server(state: Casefile) -> Any:
+    import mcp_types as types
+    from mcp.server.lowlevel import Server
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[_tool(spec) for spec in TOOLS.values()])
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        try:
+            answer = await state.call(ctx, params.name, dict(params.arguments or {}))
+        except CasefileError as error:
+            log.info("%s: %s", params.name, one_line(error))
+            return _error(one_line(error))
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # a bug: one line for the agent, one on stderr
+            log.error("%s failed: %s: %s", params.name, type(error).__name__, one_line(error))
+            return _error(f"internal error: {type(error).__name__}: {one_line(error)}")
+        text = reads.cap(json.dumps(answer, ensure_ascii=False, indent=1, default=str))
+        return types.CallToolResult(content=[types.TextContent(text=text)])
+
+    async def list_resources(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        rows = await state.on_thread(lambda: state.service().cases())
+        resources = [
+            types.Resource(uri=f"{SCHEME}{row.id}/{part}", name=f"{row.id} {part}", mime_type=mime)
+            for row in rows
+            for part, (mime, _) in _RESOURCES.items()
+        ]
+        return types.ListResourcesResult(resources=resources)
+
+    async def list_templates(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(
+            resource_templates=[
+                types.ResourceTemplate(
+                    uri_template=f"{SCHEME}{{case}}/{part}", name=f"case {part}", mime_type=mime
+                )
+                for part, (mime, _) in _RESOURCES.items()
+            ]
+        )
+
+    async def read_resource(
+        ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        uri = str(params.uri)
+        reference, _, part = uri.removeprefix(SCHEME).partition("/")
+        if not uri.startswith(SCHEME) or part not in _RESOURCES:
+            raise ValueError(
+                f"no resource {uri!r}: casefile://CASE/log or casefile://CASE/report.md"
+            )
+
+        def read() -> str:
+            service = state.service()
+            case_id = service.resolve(reference)
+            if part == "log":
+                return reads.log_text(service, case_id)
+            return reads.report_markdown(service, case_id)
+
+        try:
+            text = await state.on_thread(read)
+        except CasefileError as error:
+            raise ValueError(one_line(error)) from None
+        mime = _RESOURCES[part][0]
+        return types.ReadResourceResult(
+            contents=[types.TextResourceContents(uri=uri, mime_type=mime, text=text)]
+        )
+
+    return Server(
+        "casefile",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_list_resource_templates=list_templates,
+        on_read_resource=read_resource,
+    )
+
+
+def _tool(spec: ToolSpec) -> types.Tool:
+    import mcp_types as types
+
+    annotations = types.ToolAnnotations(
+        title=spec.title,
+        read_only_hint=spec.read_only,
+        destructive_hint=None if spec.read_only else False,
+        open_world_hint=spec.runs_commands,
+    )
+    return types.Tool(
+        name=spec.name,
+        title=spec.title,
+        description=spec.description,
+        input_schema=spec.schema,
+        annotations=annotations,
+    )
+
+
+def _error(text: str) -> types.CallToolResult:
+    import mcp_types as types
+
+    return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
+
+
+def serve(open_service: Callable[[], CaseService], actor: str | None, allow_run: bool) -> int:
+    """Serve one client over stdin/stdout until it goes away."""
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    state = Casefile(open_service, actor, allow_run)
+    server = build_server(state)
+
+    async def main() -> None:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+    try:
+        anyio.run(main)
+    except (KeyboardInterrupt, BrokenPipeError):
+        pass
+    except Exception as error:  # the transport failed (a client gone mid-message)
+        log.warning("the client went away: %s", one_line(error))
+    finally:
+        state.close()
+    return 0

@@ -1,0 +1,197 @@
+"""The write tools: each row of the action table, the guarded conclusion, probes and ingest.
+
+A row's tool runs the row's action through the service, exactly as the CLI and the TUI do;
+the conclusion goes through the honesty guard first (:mod:`casefile.app.conclusion_guard`).
+Probes and ingest are not rows yet: their tools build the service's probe requests. Running
+a command (here or over SSH) is allowed only when the server was started with
+``--allow-run``; pasted output always is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from casefile.actions.spec import ActionSpec
+from casefile.actions.table import CONCLUDE
+from casefile.app.who import Who
+from casefile.errors import CasefileError, DomainError
+from casefile.mcp.schemas import action_of
+
+if TYPE_CHECKING:
+    from casefile.app.probing import CancelToken, ProbeRequest
+    from casefile.app.recording import ProbeRecord
+    from casefile.app.service import CaseService
+
+
+class Refused(CasefileError):
+    """A request this server does not carry out (the guard, a command without --allow-run)."""
+
+
+@dataclass
+class Caller:
+    """Who writes, and what the server allows them."""
+
+    service: CaseService
+    who: Who
+    allow_run: bool
+    cancel: CancelToken | None = None
+
+
+def run_row(caller: Caller, spec: ActionSpec, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """A row's action from the tool's arguments, run on its case."""
+    action = action_of(spec, arguments)
+    service = caller.service
+    case_id = service.resolve(str(arguments["case"])) if spec.on_case else ""
+    who = caller.who if spec.stamped else Who()
+    if spec is CONCLUDE:
+        return _conclude(caller, case_id, action, arguments.get("acknowledge"))
+    outcome = action.run(service, case_id, who)
+    answer: dict[str, Any] = {"said": outcome.said, "value": outcome.value}
+    if outcome.seqs:
+        answer["seqs"] = list(outcome.seqs)
+    if case_id:
+        answer["case"] = case_id
+    return answer
+
+
+def _conclude(caller: Caller, case_id: str, action: Any, acknowledge: object) -> dict[str, Any]:
+    from casefile.app.conclusion_guard import conclude_acknowledged, hold
+
+    service = caller.service
+    held = hold(service.status(case_id), action.root_cause)
+    if held is not None and not acknowledge:
+        raise Refused(held.message())
+    if held is None:
+        outcome = action.run(service, case_id, caller.who)
+        return {"said": outcome.said, "value": outcome.value, "seqs": list(outcome.seqs)}
+    event = conclude_acknowledged(
+        service,
+        case_id,
+        action.summary,
+        action.root_cause,
+        action.recommendations,
+        action.lessons,
+        str(acknowledge),
+        caller.who,
+    )
+    return {
+        "said": f"conclusion recorded as event {event.seq}, against the guard: "
+        + "; ".join(held.warnings),
+        "value": str(event.seq),
+        "seqs": [event.seq],
+        "acknowledged": str(acknowledge),
+    }
+
+
+def probe_paste(caller: Caller, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """Record output captured elsewhere as a probe run (always allowed: nothing runs)."""
+    from casefile.app.probing import Pasted
+
+    where = Pasted(
+        text=str(arguments["output"]),
+        host=str(arguments.get("host") or "unknown"),
+        taken_at=arguments.get("taken_at"),
+    )
+    return _probe(caller, arguments, where, _command(arguments.get("command")))
+
+
+def probe_run(caller: Caller, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """Run a probe here or over SSH: only with ``--allow-run``."""
+    from casefile.app.probing import Here, Ssh, Where
+
+    if not caller.allow_run:
+        raise Refused(
+            "running commands is off: the server was started without --allow-run "
+            "(probe_paste records output you captured yourself)"
+        )
+    hosts = tuple(str(h) for h in arguments.get("hosts") or ())
+    trust = bool(arguments.get("trust_host", False))
+    where: Where = Ssh(hosts, trust_host=trust) if hosts else Here()
+    argv = tuple(str(word) for word in arguments.get("command") or ())
+    return _probe(caller, arguments, where, argv)
+
+
+def _command(value: object) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        import shlex
+
+        try:
+            return tuple(shlex.split(value)) or (value,)
+        except ValueError as error:
+            raise DomainError(f"command {value!r} does not split: {error}") from None
+    return tuple(str(word) for word in value)  # type: ignore[attr-defined]
+
+
+def _probe(
+    caller: Caller, arguments: Mapping[str, Any], where: Any, argv: tuple[str, ...]
+) -> dict[str, Any]:
+    from casefile.app.probing import ProbeRequest
+
+    service = caller.service
+    case_id = service.resolve(str(arguments["case"]))
+    service.probe(str(arguments["probe"]))  # an unknown probe: refused before anything runs
+    timeout = arguments.get("timeout_s")
+    request = ProbeRequest(
+        probe=str(arguments["probe"]),
+        where=where,
+        argv=argv,
+        load=str(arguments.get("load") or "unknown"),
+        timeout_s=None if timeout is None else float(timeout),
+        reconstructed=bool(arguments.get("reconstructed", False)),
+        note=arguments.get("note"),
+        setup=arguments.get("setup"),
+    )
+    records = list(service.run_probe(case_id, request, caller.who, caller.cancel))
+    return _records(case_id, request, records)
+
+
+def _records(case_id: str, request: ProbeRequest, records: list[ProbeRecord]) -> dict[str, Any]:
+    runs = []
+    for record in records:
+        parse = record.parse
+        runs.append(
+            {
+                "host": record.result.host,
+                "ok": record.failure is None,
+                "failure": record.failure,
+                "probe_run_seq": record.probe_run_seq,
+                "observation_seq": record.observation_seq,
+                "facts": len(parse.facts) if parse.parsed else None,
+                "evidence": list(record.evidence_ids),
+                "set_aside_by": list(record.set_aside),
+                "seqs": list(record.seqs),
+            }
+        )
+    failed = [run for run in runs if not run["ok"]]
+    if failed and len(failed) == len(runs):
+        first = failed[0]
+        raise Refused(
+            f"probe {request.probe} failed on {first['host']}: {first['failure']} "
+            f"(recorded as probe run {first['probe_run_seq']})"
+        )
+    return {"case": case_id, "probe": request.probe, "runs": runs}
+
+
+def ingest(caller: Caller, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """Ingest a recorded terminal session: every run and note it proposes, in one append."""
+    service = caller.service
+    case_id = service.resolve(str(arguments["case"]))
+    proposal = service.propose_ingest(
+        str(arguments["transcript"]).encode("utf-8"),
+        fmt=str(arguments.get("format") or "auto"),
+        load=str(arguments.get("load") or "unknown"),
+        host=str(arguments.get("host") or "unknown"),
+    )
+    runs = service.ingest(case_id, proposal, None, caller.who)
+    return {
+        "case": case_id,
+        "said": f"ingested {len(runs)} run(s) from the transcript",
+        "runs": [
+            {"probe": run.probe, "host": run.host, "command": run.line, "parsed": run.parsed}
+            for run in runs[:40]
+        ],
+    }
