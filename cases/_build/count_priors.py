@@ -48,6 +48,12 @@ PARENTS = {
     "host-side": ("host-side", "data-loading", "host-cpu"),
 }
 NAMED_SHARE = 0.9
+#: leaves that need several GPUs (their own ``requires`` or a parent's): their gpu-count row
+#: is structural (the requirement), not counted
+NEEDS_SEVERAL = (
+    "pcie-bandwidth", "acs-iommu", "consumer-no-p2p", "p2p-policy", "transport-fallback",
+    "internode-network", "over-split",
+)  # fmt: skip
 _ROW = re.compile(r"^\|[^|]*?(https://github\.com/[^\s|]+)[^|]*\|[^|]*\|\s*([a-z-]+)\s*\|")
 _ROW_NUMBERED = re.compile(
     r"^\|\s*\d+\s*\|\s*(https://github\.com/[^\s|]+)\s*\|[^|]*\|\s*([a-z-]+)\s*\|"
@@ -89,6 +95,66 @@ def _rows() -> tuple[list[tuple[str, str]], list[str]]:
         elif klass in LEAVES:
             counted.append((url, klass))
     return counted, left_out
+
+
+def gpus_stated() -> dict[str, str]:
+    """The GPU count of the slow job per thread, where the sample can say it without having
+    selected on it: the notes' candidate tables (threads met in searches for a class) state it
+    in their "GPUs" column ("single", "multi", "multi (2)", "single/multi", "not stated").
+    PRIOR_SAMPLE.md's rows are left out of this: that sample was drawn from multi-GPU
+    slowdowns only, so every class in it would read "several" because of how it was drawn."""
+    stated: dict[str, str] = {}
+    for notes in sorted(DEV.glob("notes-new-cases-*.md")):
+        text = _read(notes)
+        if "## Prior-sample candidates" not in text:
+            continue
+        part = text.split("## Prior-sample candidates", 1)[1].split("Diagnosis only", 1)[0]
+        for line in part.splitlines():
+            match = _ROW.match(line)
+            if match:
+                stated[match.group(1).rstrip("/")] = line.strip().strip("|").split("|")[-1].strip()
+    return stated
+
+
+def _read(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def gpu_count_tally(counted: list[tuple[str, str]]) -> dict[str, tuple[float, float]]:
+    """Per leaf, (single, multi): the threads whose slow job used one GPU and several. A thread
+    that states both ("single/multi", "single and multi") counts half to each; one that states
+    neither is left out of this tally (it still counts for the priors)."""
+    stated = gpus_stated()
+    tally = {leaf: (0.0, 0.0) for leaf in LEAVES}
+    for url, klass in counted:
+        words = stated.get(url, "").lower()
+        single, multi = "single" in words, "multi" in words
+        if not (single or multi):
+            continue
+        one, several = tally[klass]
+        share = 0.5 if single and multi else 1.0
+        tally[klass] = (one + share * single, several + share * multi)
+    return tally
+
+
+def gpu_count_rows(counted: list[tuple[str, str]]) -> dict[str, float]:
+    """P(several GPUs | leaf) for the gpu-count intake question, counted with add-one
+    smoothing toward even odds: (multi + 1) / (single + multi + 2). A leaf with no thread
+    whose GPU count the sample states (and the catch-all, ``otherwise``) gets 0.5: the answer
+    moves only the leaves the record sets apart. Leaves that need several GPUs keep their
+    structural row (not given here)."""
+    tally = gpu_count_tally(counted)
+    rows = {
+        leaf: _floor3((multi + 1) / (single + multi + 2))
+        for leaf, (single, multi) in tally.items()
+        if leaf not in NEEDS_SEVERAL
+    }
+    rows["otherwise"] = 0.5
+    return rows
+
+
+def _floor3(value: float) -> float:
+    return math.floor(value * 1000 + 1e-9) / 1000
 
 
 def sample() -> list[tuple[str, str]]:
@@ -133,3 +199,7 @@ if __name__ == "__main__":
         print(f"  {name:22} {value}")
     for name, value in priors(counts).items():
         print(f"{name:22} {floor4(value):.4f}")
+    tally = gpu_count_tally(sample())
+    print("gpu-count: (single, multi) -> P(several)")
+    for name, value in gpu_count_rows(sample()).items():
+        print(f"  {name:22} {tally.get(name, ('', ''))} {value:.3f}")

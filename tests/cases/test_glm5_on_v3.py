@@ -34,19 +34,18 @@ Q = "throughput"
 REFERENCE_HEAD = (68, "36409887439e2211e4b97c9f0bf9a65723afa6b2301e6309f6b37660da987aa0")
 
 NOT_PCIE_FIRST = (
-    "misconfiguration leads at seq 50, the step before the reading (0.256, leaf gpu-unused; "
-    "compute-launch 0.199, host-side 0.177, pcie-bound 0.112 fourth). pcie-bound never leads: "
-    "its best is 0.137 at seq 32 (intake nodes=single), behind misconfiguration's 0.237 (prior "
-    "0.228, the largest); then intake workload=inference-small-batch (seq 33) puts "
-    "compute-launch ahead of it (0.134 to 0.123) and the batch A/B (seq 40, 11 -> 225 tok/s, "
-    "'faster') further. The beliefs that made v1 lead with it are said, not measured: notes "
-    "here, with no likelihood."
+    "compute-launch leads at seq 50, the step before the reading (0.252; misconfiguration "
+    "0.231, host-side 0.136, pcie-bound 0.124 fourth). pcie-bound never leads: its best is "
+    "0.151 at seq 32 (intake nodes=single), behind misconfiguration's 0.213 and host-side's "
+    "0.200; intake workload=inference-small-batch (seq 33) puts compute-launch ahead of it and "
+    "the batch A/B (seq 40, 11 -> 225 tok/s, 'faster') makes compute-launch lead. The beliefs "
+    "that made v1 lead with pcie-bound are said, not measured: notes here, with no likelihood."
 )
 NO_PIVOT_AT_READING = (
-    "no pivot at the reading (seqs 51-55): misconfiguration leads before and after "
-    "(0.256 -> 0.285); pcie-link-busy 'idle' (seq 53) drops pcie-bound 0.112 -> 0.032 but it "
-    "did not lead. The case's only pivot is at seq 88: sm-busy 'busy' (100%) moves "
-    "misconfiguration -> compute-launch."
+    "no pivot at the reading (seqs 51-55): compute-launch leads before and after "
+    "(0.252 -> 0.324); pcie-link-busy 'idle' (seq 53) drops pcie-bound 0.124 -> 0.04 but it "
+    "did not lead. The case's only pivot is at seq 40: the batch A/B moves misconfiguration -> "
+    "compute-launch."
 )
 
 

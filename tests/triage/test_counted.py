@@ -43,3 +43,21 @@ def test_the_priors_are_the_count(count_priors: ModuleType) -> None:
     expected = {k: count_priors.floor4(v) for k, v in count_priors.priors(counts).items()}
     written = {h.id: h.prior for h in PLAYBOOK_V3.hypotheses}
     assert written == expected
+
+
+def test_the_gpu_count_rows_are_counted_where_no_requirement_decides(
+    count_priors: ModuleType,
+) -> None:
+    """Each cause that can occur on one GPU weighs "one" and "several" as often as the sample
+    reports it on one GPU and on several; the inter-GPU causes keep their requirement's row."""
+    question = PLAYBOOK_V3.intake_question("gpu-count")
+    table = question.rule.likelihoods
+    rows = count_priors.gpu_count_rows(count_priors.sample())
+    for leaf, several in rows.items():
+        row = question.rule.otherwise if leaf == "otherwise" else table[leaf]
+        assert row["several"] == several, leaf
+        assert abs(row["one"] + row["several"] - 1.0) < 1e-9, leaf
+    for leaf in count_priors.NEEDS_SEVERAL:
+        assert leaf not in rows
+    # a GPU left unused is reported mostly on one GPU, a regression after an upgrade on several
+    assert table["gpu-unused"]["one"] > 0.5 > table["upgrade-regression"]["one"]
