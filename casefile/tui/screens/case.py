@@ -32,6 +32,7 @@ from casefile.tui.messages import (
 from casefile.tui.screens.case_replay import ReplayControls
 from casefile.tui.screens.case_writing import CaseWriting, action_bindings, writes
 from casefile.tui.widgets.detail import DetailPane, event_renderable, hypothesis_renderable
+from casefile.tui.widgets.help_pane import HelpPane
 from casefile.tui.widgets.hypotheses import HypothesisTree
 from casefile.tui.widgets.next_steps import NextSteps
 from casefile.tui.widgets.status_bar import StatusBar
@@ -69,7 +70,7 @@ class CaseScreen(CaseWriting, ReplayControls):
         Binding("p", "probe", "probe"),
         Binding("t", "ingest", "ingest transcript", show=False),
         Binding("question_mark,f1", "help", "help"),
-        Binding("b", "back", "cases", show=False),
+        Binding("b", "back", "cases", tooltip="back to the case list"),
     ]
 
     # --- layout ----------------------------------------------------------------------------
@@ -128,6 +129,8 @@ class CaseScreen(CaseWriting, ReplayControls):
 
     def _layout(self, width: int) -> None:
         self.set_class(width < NARROW, "narrow")
+        # an 80-column footer holds every shown key with its word only without the padding
+        self.query_one(Footer).compact = width < NARROW
 
     # --- the case thread -------------------------------------------------------------------
 
@@ -341,10 +344,12 @@ class CaseScreen(CaseWriting, ReplayControls):
             self.query_one(f"#{name}").focus()
 
     def action_help(self) -> None:
-        if self.app.screen.query("HelpPanel"):
-            self.app.action_hide_help_panel()
+        """``?``: the keys and the timeline's legend beside the panes, or away again."""
+        shown = self.query(HelpPane)
+        if shown:
+            shown.remove()
         else:
-            self.app.action_show_help_panel()
+            self.mount(HelpPane(self))
 
     def action_back(self) -> None:
         if len(self.app.screen_stack) > 2:

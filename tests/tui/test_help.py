@@ -1,0 +1,52 @@
+"""The case screen's help and footer: ``b`` (back to the case list) is offered in both, and
+the help has a legend for every mark the timeline draws, read from where the marks are
+defined."""
+
+from __future__ import annotations
+
+from textual.widgets._footer import FooterKey
+
+from casefile.app.views.board import MARK_GLYPHS
+from casefile.tui.screens.case import CaseScreen
+from casefile.tui.screens.case_list import CaseListScreen
+from casefile.tui.widgets.help_pane import MARK_MEANINGS, HelpPane, legend
+from tests.tui.conftest import build_app
+from tests.tui.helpers import case_ready, poll_until, settle
+
+
+def test_every_mark_has_a_meaning_in_the_legend() -> None:
+    assert set(MARK_MEANINGS) == set(MARK_GLYPHS)
+    assert [glyph for glyph, _ in legend()] == list(MARK_GLYPHS.values())
+
+
+async def test_b_is_in_the_footer_and_takes_you_back_to_the_case_list(db_url: str) -> None:
+    app = build_app(db_url)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, case_ready(app))
+        footer = {key.key: key.description for key in app.screen.query(FooterKey)}
+        assert footer.get("b") == "cases"
+        await pilot.press("b")
+        await poll_until(pilot, lambda: isinstance(app.screen, CaseListScreen))
+
+
+async def test_the_help_lists_b_and_the_legend_of_the_timeline_marks(db_url: str) -> None:
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot, case_ready(app))
+        screen = app.screen
+        assert isinstance(screen, CaseScreen)
+        await pilot.press("question_mark")
+        await poll_until(pilot, lambda: bool(screen.query(HelpPane)))
+        text = screen.query_one(HelpPane).text.plain
+        lines = text.splitlines()
+        assert any(
+            line.split() == ["b", "cases", "—", "back", "to", "the", "case", "list"]
+            for line in lines
+        )
+        for glyph, meaning in legend():
+            assert f" {glyph}  {meaning}" in lines
+        assert "pivot: a different hypothesis leads from here ([ and ] jump)" in text
+        # what the keys do, not only the footer's: the hidden replay keys are there too
+        assert any(line.split()[:1] == ["]"] for line in lines)
+        await pilot.press("question_mark")
+        await poll_until(pilot, lambda: not screen.query(HelpPane), what="? did not close it")
