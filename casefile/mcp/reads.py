@@ -49,13 +49,13 @@ def status_answer(view: StatusView) -> dict[str, Any]:
                 "text": q.text,
                 "leader": q.leader,
                 "leader_text": q.leader_text,
-                "leader_confidence": round(confidence.get(q.leader, 0.0), 4),
+                "leader_confidence": confidence.get(q.leader, 0.0),
                 "leading_leaf": q.leading_leaf,
                 "runner_up": q.runner_up,
                 "runner_up_text": q.runner_up_text,
                 "runner_up_confidence": None
                 if q.runner_up is None
-                else round(confidence.get(q.runner_up, 0.0), 4),
+                else confidence.get(q.runner_up, 0.0),
                 "evidence": q.evidence,
             }
         )
@@ -70,7 +70,7 @@ def status_answer(view: StatusView) -> dict[str, Any]:
                 "id": row.id,
                 "text": row.text,
                 "parent": row.parent,
-                "confidence": round(row.confidence, 4),
+                "confidence": row.confidence,
                 "status": row.status,
             }
             for row in view.hypotheses
