@@ -204,3 +204,28 @@ async def test_a_failing_or_timed_out_probe_is_one_line(
         runs = [e for e in service.events("c1") if e.type == "probe.ran"]
     # the failed run is recorded whole, as the CLI records it (a failure is data)
     assert len(runs) == 1 and json.dumps(runs[0].payload)
+
+
+async def test_the_guard_lets_a_measured_clear_leader_through(db: str) -> None:
+    async with serve(db) as s:
+        cid = await new_case(s)
+        await s.call("question_add", case=cid, text="Is it the disk?", question_id="disk")
+        for hid in ("nvme", "network"):
+            await s.call(
+                "hypothesis_add", case=cid, text=hid, under="disk", prior=0.45, hypothesis_id=hid
+            )
+        await s.call(
+            "evidence_add",
+            case=cid,
+            likelihoods={"nvme": 0.9, "network": 0.05},
+            because="iostat: 100% util on nvme0 during the run",
+        )
+        with pytest.raises(ToolError, match="acknowledge: .* non-empty"):
+            await s.call("conclude", case=cid, summary="x", root_cause="network", acknowledge="")
+        with pytest.raises(ToolError, match="runner-up nvme"):
+            await s.call("conclude", case=cid, summary="the network", root_cause="network")
+        done = await s.call("conclude", case=cid, summary="the NVMe drive", root_cause="nvme")
+        assert "acknowledged" not in done
+    with open_service(db) as service:
+        concluded = service.events(cid)[-1]
+    assert concluded.type == "case.concluded" and "acknowledged" not in concluded.payload
