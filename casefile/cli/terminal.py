@@ -167,6 +167,7 @@ def say(
     print(fit(paint(terminal_safe(text), stream), stream), file=stream, end=end, flush=flush)
 
 
-def say_json(text: str, *, flush: bool = False) -> None:
-    """``print(json_safe(text))``: how the CLI prints JSON (never in colour)."""
-    print(fit_json(json_safe(text), sys.stdout), flush=flush)
+def say_json(text: str, *, end: str = "\n", flush: bool = False) -> None:
+    """``print(json_safe(text))``: how the CLI prints JSON (never in colour); a document
+    written in pieces is each piece with ``end=""``."""
+    print(fit_json(json_safe(text), sys.stdout), end=end, flush=flush)

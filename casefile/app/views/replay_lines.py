@@ -1,0 +1,143 @@
+"""``replay --jsonl``: the replay one line per step, each step carrying only what it changed.
+
+The shape (``docs/replay-jsonl.md``): a first line ``{"case": …}``; one line per step with the
+keys of a ``replay --json`` step in the same order, except that ``questions`` holds only the
+questions this step changed, and of each only what changed (see :func:`question_delta`); a
+last line ``{"summary": …, "names": …}``. Most steps of a long case change no question, so a
+line is a step's own few fields where ``--json`` repeats every confidence of every question.
+
+:func:`rebuild_steps` and :func:`rebuild_replay` give the full form back: the same steps and
+the same document, key for key and number for number, as ``replay --json``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from casefile.app.views.replay import ReplayQuestion, ReplayView
+from casefile.app.views.replay_stream import Encode, ReplayStream
+
+#: A question's fields besides its confidences, in ``replay --json``'s order.
+FIELDS = (
+    "leader",
+    "leading_leaf",
+    "pivot",
+    "previous_leader",
+    "pivot_depth",
+    "previous_leading_leaf",
+)
+
+
+#: In a step's ``questions``: every question id in order, when they are not the ones the step
+#: before held with new ones last (never a question id: ids start with a letter or digit).
+ORDER = "__order__"
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal and written alike (``1 == 1.0`` and ``0.0 == -0.0`` are not the same text)."""
+    return a.__class__ is b.__class__ and a == b and (a != 0 or repr(a) == repr(b))
+
+
+def question_delta(before: ReplayQuestion | None, now: ReplayQuestion) -> dict[str, Any]:
+    """What a question's line holds: each of :data:`FIELDS` that changed, and ``confidences``
+    with the values that changed, merged into the ones held before (new keys go last). When
+    that merge would not give the whole dict back in its order (the question is new, a key
+    went away, or a new key is not the last), the delta is the whole question with
+    ``"whole": true``."""
+    whole = before is None
+    changed: dict[str, float] = {}
+    if before is not None and before.confidences is not now.confidences:
+        old = before.confidences
+        keys = list(now.confidences)
+        held = [k for k in keys if k in old]
+        if len(held) != len(old) or keys[: len(held)] != held:
+            whole = True
+        else:
+            for hid, value in now.confidences.items():
+                if hid not in old or not _same(value, old[hid]):
+                    changed[hid] = value
+    if whole:
+        out = now.to_json()
+        out["whole"] = True
+        return out
+    assert before is not None
+    delta = {
+        name: getattr(now, name)
+        for name in FIELDS
+        if not _same(getattr(now, name), getattr(before, name))
+    }
+    if changed:
+        delta["confidences"] = changed
+    return delta
+
+
+def jsonl_lines(stream: ReplayStream) -> Iterator[str]:
+    """The lines of ``replay --jsonl`` (without their newlines), as the case folds."""
+    encode: Encode = json.JSONEncoder(ensure_ascii=False).encode
+    yield encode({"case": stream.case.to_json()})
+    before: Mapping[str, ReplayQuestion] = {}
+    for step in stream.steps():
+        now = step.questions
+        questions: dict[str, Any] = {}
+        if now is not before:
+            for qid, question in now.items():
+                held = before.get(qid)
+                if held is not question:
+                    delta = question_delta(held, question)
+                    if delta:
+                        questions[qid] = delta
+            if list(now)[: len(before)] != list(before):  # not the same ones, new ones last
+                questions[ORDER] = list(now)
+        before = now
+        yield ReplayView._step_text(encode, step, encode(questions))
+    yield encode({"summary": stream.summary().to_json(), "names": dict(stream.names)})
+
+
+def rebuild_steps(lines: Iterable[str | Mapping[str, Any]]) -> Iterator[dict[str, Any]]:
+    """Each step of a ``replay --jsonl`` output in full, as ``replay --json`` lists it (the
+    case and summary lines are skipped; :func:`rebuild_replay` keeps them)."""
+    for line in _parsed(lines):
+        if "seq" in line:
+            yield line
+
+
+def rebuild_replay(lines: Iterable[str | Mapping[str, Any]]) -> dict[str, Any]:
+    """The whole ``replay --json`` document from the lines of ``replay --jsonl``."""
+    out: dict[str, Any] = {"case": None, "steps": []}
+    for line in _parsed(lines):
+        if "seq" in line:
+            out["steps"].append(line)
+        elif "case" in line:
+            out["case"] = line["case"]
+        else:
+            out["summary"] = line["summary"]
+            out["names"] = line["names"]
+    return out
+
+
+def _parsed(lines: Iterable[str | Mapping[str, Any]]) -> Iterator[dict[str, Any]]:
+    """Each line as a dict, a step's ``questions`` made whole from the steps before it."""
+    held: dict[str, dict[str, Any]] = {}
+    for raw in lines:
+        line = dict(json.loads(raw) if isinstance(raw, str) else raw)
+        if "seq" not in line:
+            yield line
+            continue
+        deltas = dict(line["questions"])
+        order = deltas.pop(ORDER, None)
+        for qid, delta in deltas.items():
+            if delta.get("whole"):
+                question = {k: v for k, v in delta.items() if k != "whole"}
+                question["confidences"] = dict(question["confidences"])
+            else:
+                question = dict(held[qid])
+                question.update({k: v for k, v in delta.items() if k != "confidences"})
+                if "confidences" in delta:
+                    question["confidences"] = {**question["confidences"], **delta["confidences"]}
+            held[qid] = question
+        if order is not None:
+            held = {qid: held[qid] for qid in order}
+        line["questions"] = dict(held)  # shared with later steps until a question changes
+        yield line

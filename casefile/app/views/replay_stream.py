@@ -1,0 +1,176 @@
+"""The replay, step by step as the case folds, in memory that does not grow with its history.
+
+:func:`~casefile.app.views.replay.build_replay` reads a fold that holds a snapshot of every
+step: on a 100,000-event case that fold, the views built from it and the whole JSON text are in
+memory at once. :class:`ReplayStream` instead reads the case a page of events at a time, folds
+the page, hands out its steps and lets them go (the fold keeps its state, not its history), so
+what it holds is the case's current state plus one page.
+
+What a step carries is what ``build_replay`` gives it, to the byte: the same step builder, and
+the probe suggested where a leader was never measured ranked on that step's belief with the
+candidates the case offers at its head (as ``replay`` ranks them). The head's header, names and
+candidates come from the case's current state, read before the first step (a saved fold serves
+it, as for ``status``). :meth:`ReplayStream.json_chunks` writes ``replay --json``'s text in
+pieces; ``replay --jsonl``'s shape is :mod:`casefile.app.views.replay_lines`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from casefile.app.views.common import CaseHeader, build_case_header
+from casefile.app.views.names import names_table
+from casefile.app.views.replay import ReplayQuestion, ReplayStep, ReplayView, replay_step
+from casefile.app.views.replay_summary import ReplaySummary, summarise_replay
+from casefile.domain.beliefs import Projection, Step, project
+from casefile.domain.collector import collector_paused
+
+if TYPE_CHECKING:
+    from casefile.app.service import CaseService
+    from casefile.domain.beliefs.ranking import Candidate
+    from casefile.domain.events import Event
+
+#: Events read and folded at a time.
+PAGE_EVENTS = 2_000
+
+#: ``load(after, upto)``: the events with ``after < seq <= upto``, in seq order.
+Loader = Callable[[int, int], Sequence["Event"]]
+
+Encode = Callable[[Any], str]
+
+
+@dataclass
+class ReplayStream:
+    """A case's replay read page by page; :meth:`steps` may be walked once."""
+
+    case: CaseHeader  # at the head, as ``replay`` shows it whatever ``upto``
+    names: Mapping[str, str]  # hypothesis id → its text at the head
+    offered: Sequence[Candidate]  # what the head's playbooks offer (see ``candidates``)
+    load: Loader
+    upto: int | None = None
+    suggestions: int = 20  # at most this many steps carry a suggestion
+    page: int = PAGE_EVENTS
+    #: the fold :meth:`steps` walks: the case's state, and only the page being handed out
+    fold: Projection | None = None
+    #: the summary's pivots and subpivots so far, and the last step
+    _pivots: list[ReplaySummary] = field(default_factory=list)
+    _last: list[ReplayStep] = field(default_factory=list)
+
+    def steps(self) -> Iterator[ReplayStep]:
+        """Every step up to ``upto`` (the head when ``None``), in seq order."""
+        from casefile.app.views.steps_at import CaseSteps
+
+        last = self.case.last_seq if self.upto is None else min(self.upto, self.case.last_seq)
+        projection = self.fold = Projection()
+        at = CaseSteps(projection, self.offered)
+        previous: Step | None = None
+        suggested = 0
+        after = 0
+        while after < last:
+            events = self.load(after, min(after + self.page, last))
+            if not events:
+                break
+            project(events, into=projection)
+            # ids of the snapshots this page's steps hold: valid while those steps are
+            copies: dict[Any, Any] = {}
+            with collector_paused():
+                for step, event in zip(projection.trajectory[-len(events) :], events, strict=True):
+                    best = None
+                    if suggested < self.suggestions and any(
+                        w.code == "never-measured" for w in step.raised
+                    ):
+                        best = at.steps_at(step.seq).best()
+                        suggested += best is not None
+                    out = replay_step(step, event, previous, best, copies)
+                    self._keep(out)
+                    previous = step
+                    yield out
+            after = events[-1].seq
+            # the fold keeps its state; the steps and events of this page are let go
+            del projection.trajectory[:-1]
+            del projection.events[:-1]
+
+    def _keep(self, step: ReplayStep) -> None:
+        if any(q.pivot or q.pivot_depth is not None for q in step.questions.values()):
+            self._pivots.append(summarise_replay([step], self.names))
+        self._last[:] = [step]
+
+    def summary(self) -> ReplaySummary:
+        """Where the story went, once :meth:`steps` has been walked."""
+        last = summarise_replay(self._last, self.names)
+        return ReplaySummary(
+            tuple(p for s in self._pivots for p in s.pivots),
+            last.leaders,
+            tuple(p for s in self._pivots for p in s.subpivots),
+        )
+
+    def json_chunks(self) -> Iterator[str]:
+        """``replay --json``'s text, exactly ``ReplayView.to_json_text()``, in pieces."""
+        encode: Encode = json.JSONEncoder(ensure_ascii=False).encode
+        yield f'{{"case": {encode(self.case.to_json())}, "steps": ['
+        texts = QuestionTexts(encode)
+        separator = ""
+        for step in self.steps():
+            yield separator + ReplayView._step_text(encode, step, texts.of(step))
+            separator = ", "
+        yield (
+            f'], "summary": {encode(self.summary().to_json())}, '
+            f'"names": {encode(dict(self.names))}}}'
+        )
+
+
+class QuestionTexts:
+    """A step's ``questions`` as JSON text, each question encoded once per object: steps that
+    changed nothing share their questions' objects with the step before."""
+
+    def __init__(self, encode: Encode) -> None:
+        self.encode = encode
+        #: qid → (the question object, its text); the object is held, so its id is never reused
+        self.held: dict[str, tuple[ReplayQuestion, str]] = {}
+
+    def of(self, step: ReplayStep) -> str:
+        encode = self.encode
+        parts = []
+        for qid, question in step.questions.items():
+            held = self.held.get(qid)
+            if held is None or held[0] is not question:
+                held = self.held[qid] = (question, encode(question.to_json()))
+            parts.append(f"{encode(qid)}: {held[1]}")
+        return "{" + ", ".join(parts) + "}"
+
+
+def open_replay(service: CaseService, case_id: str, upto: int | None = None) -> ReplayStream:
+    """The replay of ``case_id`` to stream, read through ``service``'s public methods: its
+    current state for the header, names and candidates, and its events a page at a time."""
+    from casefile.app.service_views import SUGGESTIONS_LIMIT
+
+    head = head_state(service, case_id)
+    return ReplayStream(
+        build_case_header(head),
+        names_table(head),
+        service.candidates(head),
+        lambda after, last: service.events(case_id, after=after, upto=last),
+        upto,
+        SUGGESTIONS_LIMIT,
+    )
+
+
+def head_state(service: CaseService, case_id: str, page: int = PAGE_EVENTS) -> Projection:
+    """The case's current state, without its history: from its saved fold when one is stored
+    (as ``status`` reads it), else folded a page at a time, each page's events let go."""
+    from casefile.app.fold_cache import engine_key, fold_case
+    from casefile.store.base import SnapshotStore
+
+    store = service.store
+    if isinstance(store, SnapshotStore) and store.load_snapshot(case_id, engine_key()):
+        return fold_case(store, case_id, save=False)[0]
+    head = Projection(keeps_trajectory=False)
+    after = 0
+    while events := service.events(case_id, after=after, upto=after + page):
+        project(events, into=head)
+        after = events[-1].seq
+        del head.events[:-1]
+    return head
