@@ -43,6 +43,7 @@ from casefile.store.sql_artifacts import (
     lock_artifacts,
     referred_digests,
 )
+from casefile.store.sql_copy import COPY_FROM_ROWS, copy_rows
 from casefile.store.sql_decode import decode_rows
 from casefile.store.sql_schema import SNAPSHOTS_FROM, open_schema
 from casefile.store.sql_tables import (
@@ -188,7 +189,8 @@ class SqlEventStore(SqlArtifacts):
 
         Payloads are validated before anything touches the database (an invalid one raises
         :class:`~casefile.errors.InvalidEvent` and nothing is written). Then the head is read,
-        checked against ``expected_seq``, and all new rows go in with ONE multi-row INSERT.
+        checked against ``expected_seq``, and all new rows go in with ONE multi-row INSERT (on
+        PostgreSQL, from :data:`~casefile.store.sql_copy.COPY_FROM_ROWS` rows, one COPY).
 
         On SQLite that happens inside BEGIN IMMEDIATE, so writers queue on the lock. On
         PostgreSQL the head read and the INSERT are two autocommit statements: the INSERT is
@@ -221,7 +223,10 @@ class SqlEventStore(SqlArtifacts):
         claims = sorted(set().union(*(referenced_artifacts(new) for new in normalised)))
         # On PostgreSQL one INSERT is atomic on its own; claims, or rows past one statement,
         # need an explicit transaction (SQLite's write cursor is already inside one).
-        explicit = not self._sqlite and (bool(claims) or len(normalised) > _ROWS_PER_INSERT)
+        copying = not self._sqlite and len(normalised) >= COPY_FROM_ROWS  # one statement
+        explicit = not self._sqlite and (
+            bool(claims) or (len(normalised) > _ROWS_PER_INSERT and not copying)
+        )
         what = f"append to case {case_id}"
         try:
             with self._cursor(what, write=True) as cursor, self._explicit(cursor, explicit):
@@ -234,14 +239,15 @@ class SqlEventStore(SqlArtifacts):
                     raise ConcurrencyError(case_id, expected_seq)
                 recorded_at = utc_now()
                 sealed: list[Event] = []
-                values: list[Any] = []
                 for new in normalised:
                     seq += 1
                     event = seal(case_id, seq, prev_hash, new, recorded_at)
                     sealed.append(event)
-                    values.extend(row_values(event))
                     prev_hash = event.hash
-                self._insert_rows(cursor, values)
+                if copying:
+                    copy_rows(cursor, map(row_values, sealed))
+                else:
+                    self._insert_rows(cursor, [v for e in sealed for v in row_values(e)])
         except ConcurrencyError:
             self._lost_race(case_id)  # outside the cursor: SQLite's write lock is already released
             raise
@@ -389,8 +395,11 @@ class SqlEventStore(SqlArtifacts):
                 ]
                 if missing:
                     conn.execute(INSERT_ARTIFACTS, missing)
-                conn.execute(INSERT_EVENTS, [row_dict(e) for e in events])
-        except SqlIntegrityError as error:
+                if self._sqlite:
+                    conn.execute(INSERT_EVENTS, [row_dict(e) for e in events])
+                else:  # in this transaction, on its connection
+                    copy_rows(conn.connection.cursor(), map(row_values, events))
+        except (SqlIntegrityError, self._dbapi_integrity) as error:
             raise StoreError(
                 f"case {case_id} was written by someone else during the import; nothing imported"
             ) from error
