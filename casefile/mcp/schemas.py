@@ -8,6 +8,8 @@ is checked by the same rules as a CLI flag or a TUI field, with the same words.
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -88,9 +90,7 @@ def row_schema(
 
 def check_arguments(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> None:
     """Refuse arguments the schema does not allow, in one line naming the argument."""
-    import jsonschema
-
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = _validator(json.dumps(schema, sort_keys=True))
     errors = sorted(validator.iter_errors(dict(arguments)), key=lambda e: list(e.path))
     if not errors:
         return
@@ -100,6 +100,14 @@ def check_arguments(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> 
     if len(message) > 200:
         message = message[:200] + "…"
     raise ArgumentProblem(f"{where}: {message}" if where else message)
+
+
+@functools.lru_cache(maxsize=64)
+def _validator(schema: str) -> Any:
+    """A compiled validator per schema (building one costs more than a status answer)."""
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(json.loads(schema))
 
 
 def action_of(spec: ActionSpec, arguments: Mapping[str, Any]) -> Any:

@@ -216,7 +216,7 @@ def build_server(state: Casefile) -> Any:
             contents=[types.TextResourceContents(uri=uri, mime_type=mime, text=text)]
         )
 
-    return Server(
+    server = Server(
         "casefile",
         version=__version__,
         instructions=INSTRUCTIONS,
@@ -226,6 +226,8 @@ def build_server(state: Casefile) -> Any:
         on_list_resource_templates=list_templates,
         on_read_resource=read_resource,
     )
+    server.middleware.clear()  # no tracing spans per message: nothing here exports them
+    return server
 
 
 def _tool(spec: ToolSpec) -> types.Tool:

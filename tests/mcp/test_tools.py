@@ -220,7 +220,7 @@ async def test_the_guard_lets_a_measured_clear_leader_through(db: str) -> None:
             likelihoods={"nvme": 0.9, "network": 0.05},
             because="iostat: 100% util on nvme0 during the run",
         )
-        with pytest.raises(ToolError, match="acknowledge: .* non-empty"):
+        with pytest.raises(ToolError, match=r"acknowledge: .* non-empty"):
             await s.call("conclude", case=cid, summary="x", root_cause="network", acknowledge="")
         with pytest.raises(ToolError, match="runner-up nvme"):
             await s.call("conclude", case=cid, summary="the network", root_cause="network")
