@@ -8,7 +8,8 @@ COPY switched off (the multi-row INSERT it replaced); and ``import_case`` of an 
 against a bare ``COPY`` of its rows. Each contender writes its own case ids; rounds alternate.
 
 SQLite: one event per transaction, WAL with ``synchronous=NORMAL``, through
-``SqlEventStore.append`` against raw ``sqlite3`` inserting the same rows, same process.
+``SqlEventStore.append`` against raw ``sqlite3`` inserting the same rows (sealed beforehand)
+into a database of the same schema, same process.
 
 Run: ``.venv/bin/python benchmarks/bench_store_batches.py [--events N] [--rounds R]
 [--only pg|sqlite]``.
@@ -152,15 +153,13 @@ def bench_sqlite(events: int, rounds: int) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-batches-") as tmp:
         ours_db = Path(tmp) / "ours.db"
         store = SqlEventStore(f"sqlite:///{ours_db}?synchronous=NORMAL")
-        raw_db = sqlite3.connect(Path(tmp) / "raw.db", isolation_level=None)
+        # the same schema (table, keys, indexes) as the store's, written by bare sqlite3
+        raw_path = Path(tmp) / "raw.db"
+        SqlEventStore(f"sqlite:///{raw_path}").close()
+        raw_db = sqlite3.connect(raw_path, isolation_level=None)
         raw_db.execute("PRAGMA journal_mode=WAL")
         raw_db.execute("PRAGMA synchronous=NORMAL")
         placeholders = ", ".join(["?"] * len(COLUMNS))
-        raw_db.execute(
-            "CREATE TABLE events (case_id TEXT, seq INTEGER, type TEXT, version INTEGER, "
-            "recorded_at TEXT, occurred_at TEXT, actor TEXT, payload TEXT, prev_hash TEXT, "
-            "hash TEXT, PRIMARY KEY (case_id, seq))"
-        )
         raw_insert = f"INSERT INTO events ({', '.join(COLUMNS)}) VALUES ({placeholders})"
         synchronous = store._cursor("pragma", write=False)
         with synchronous as cursor:
