@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from casefile.app.views.times import LOCAL, timestamp
+
 #: One glyph per eighth, from empty to full.
 SPARK = " ▁▂▃▄▅▆▇█"
 #: A change smaller than this reads as "steady".
@@ -50,14 +52,11 @@ def percent(value: float) -> str:
 
 
 def short_time(when: str) -> str:
-    """``2026-03-02T09:00:00.000000Z`` → ``03-02 09:00Z``: stored times are UTC, and say so."""
-    if len(when) >= 16 and when[10] == "T":
-        return f"{when[5:10]} {when[11:16]}Z"
-    return when
+    """A stored time as the CLI's lines show it, in the machine's zone and saying which
+    (``2026-03-02 10:51 +01:00``): one format for both front ends."""
+    return timestamp(when, LOCAL)
 
 
 def long_time(when: str) -> str:
-    """``2026-03-02T09:00:00.000000Z`` → ``2026-03-02 09:00:00 UTC``."""
-    if len(when) >= 19 and when[10] == "T" and when.endswith("Z"):
-        return f"{when[:10]} {when[11:19]} UTC"
-    return when
+    """The same with seconds (``2026-03-02 10:51:00 +01:00``), as the CLI's detail shows it."""
+    return timestamp(when, LOCAL, seconds=True)

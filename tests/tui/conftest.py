@@ -1,9 +1,10 @@
 """Fixtures for the TUI: a service over a fresh SQLite store holding the reference case, and
 the app built through :func:`casefile.tui.make_app` with a fixed database label (so snapshots
-do not show a temporary path) and the built-in plugins only."""
+do not show a temporary path) and the built-in plugins only; times in UTC."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +18,17 @@ from tests.cli.conftest import builtin_registry
 
 REFERENCE = Path(__file__).resolve().parents[2] / "casefile" / "reference" / "glm5-pcie-pivot"
 CASE = "glm5-pcie-pivot"
+
+
+@pytest.fixture(autouse=True)
+def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The TUI shows times in the machine's zone, as the CLI does: snapshots are drawn in UTC
+    whatever the machine's own zone."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ def test_bars_percent_and_trend() -> None:
 
 
 def test_times_say_their_zone() -> None:
-    assert short_time("2026-03-02T09:51:00.000000Z") == "03-02 09:51Z"
+    assert short_time("2026-03-02T09:51:00.000000Z") == "2026-03-02 09:51 UTC"
     assert long_time("2026-03-02T09:51:00.000000Z") == "2026-03-02 09:51:00 UTC"
 
 

@@ -1,0 +1,77 @@
+"""The TUI shows times as the CLI does: in the machine's zone (``TZ``), in the same format,
+the zone said (it showed UTC while the CLI showed local time)."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+from rich.style import Style
+
+from casefile.tui.screens.case import CaseScreen
+from casefile.tui.widgets.timeline import Timeline
+from tests.cli.conftest import CLI, cli, cli_registry  # noqa: F401  (fixtures)
+from tests.tui.conftest import build_app
+from tests.tui.helpers import case_ready, poll_until, settle
+
+#: UTC+05:30, as a POSIX TZ string (no zone database needed)
+EAST = "IST-05:30"
+
+
+async def test_the_timeline_and_the_detail_show_the_clis_local_time(
+    db_url: str,
+    cli: CLI,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("TZ", EAST)
+    time.tzset()
+    monkeypatch.setenv("CASEFILE_DB", db_url)
+    log = cli("log", "glm5-pcie-pivot")
+    assert log.code == 0, log.err
+    row_29 = next(line for line in log.out.splitlines() if re.match(r"\s*#?29\b", line))
+    assert "2026-03-02 15:21 +05:30" in row_29  # 09:51 UTC, in the machine's zone
+    shown = cli("show", "glm5-pcie-pivot", "29")
+    assert "2026-03-02 15:21:00 +05:30" in shown.out, shown.out
+    # the detail pane opens on the newest event, #68 (10:21 UTC), with seconds as `show` has
+    head = cli("show", "glm5-pcie-pivot", "68")
+    assert "2026-03-02 15:51:00 +05:30" in head.out
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot, case_ready(app))
+        screen = app.screen
+        assert isinstance(screen, CaseScreen)
+        timeline = screen.query_one(Timeline)
+        drawn = "".join(s.text for s in timeline.row_segments(29 - 1, 200, Style()))
+        assert "2026-03-02 15:21 +05:30" in drawn
+
+        def screen_text() -> str:
+            return app.export_screenshot().replace("&#160;", " ")
+
+        await poll_until(pilot, lambda: "2026-03-02 15:51:00 +05:30" in screen_text())
+
+
+def test_a_time_typed_in_the_jump_dialog_is_in_the_zone_shown(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from casefile.app.service import CaseService
+    from casefile.app.views.board import TimelineRow
+    from casefile.store.sql import SqlEventStore
+    from casefile.tui.dialogs.jump import find_step
+    from tests.cli.conftest import builtin_registry
+
+    with CaseService(SqlEventStore(db_url), builtin_registry()) as service:
+        events = list(service.events("glm5-pcie-pivot"))
+    rows = [TimelineRow(e.seq, e.when, e.actor, e.type, "", e.hash, ()) for e in events]
+    monkeypatch.setenv("TZ", EAST)
+    time.tzset()
+    # 31 is the last event at 09:51 UTC (29-31), which the timeline shows as 15:21 +05:30
+    assert find_step("15:21", rows) == 31
+    assert find_step("2026-03-02 15:21", rows) == 31
+    assert find_step("2026-03-02T09:51Z", rows) == 31
+    assert find_step("2026-03-02T15:21+05:30", rows) == 31
+    assert find_step("2026-03-02", rows) == 68  # a day: its last event
+    with pytest.raises(ValueError, match="no event at or before"):
+        find_step("2026-03-02T09:00", rows)  # 03:30 UTC, before the case
+    with pytest.raises(ValueError, match="neither a seq nor a time"):
+        find_step("15h21", rows)
