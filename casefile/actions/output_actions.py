@@ -35,11 +35,13 @@ class WriteReport:
             object.__setattr__(self, "fmt", suffix)
 
     def run(self, service: CaseService, case_id: str, who: Who) -> Outcome:
+        from casefile.actions.postmortem_actions import record_hint
         from casefile.report import ReportOptions, build_report
         from casefile.report.files import report_files, write_report_files
 
         del who
-        report = build_report(service, case_id, ReportOptions(redact=self.redact))
+        options = ReportOptions(redact=self.redact, record=record_hint(case_id))
+        report = build_report(service, case_id, options)
         # every file rendered, and every name checked, before the first is written
         assert self.fmt is not None  # settled when made
         files = [

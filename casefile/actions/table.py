@@ -2,10 +2,11 @@
 
 Each row (an :class:`~casefile.actions.spec.ActionSpec`) sits beside its action in the
 family's module (``case_actions``, ``hypothesis_actions``, ``triage_actions``,
-``output_actions``); this module puts them in the order a palette lists them. The CLI builds
-its write commands' parsers from these rows and parses into the actions; the TUI builds its
-dialogs, key bindings, palette entries and read-only gate from them; the command line a TUI
-action echoes is :func:`~casefile.actions.spec.command_line` of the row.
+``output_actions``, ``postmortem_actions``); this module puts them in the order a palette
+lists them. The CLI builds its write commands' parsers from these rows and parses into the
+actions; the TUI builds its dialogs, key bindings, palette entries and read-only gate from
+them; the command line a TUI action echoes is :func:`~casefile.actions.spec.command_line` of
+the row.
 """
 
 from __future__ import annotations
@@ -21,10 +22,12 @@ from casefile.actions.hypothesis_actions import (
     RETIRE,
 )
 from casefile.actions.output_actions import REPORT
+from casefile.actions.postmortem_actions import ABOUT, ITEM, SECTION
 from casefile.actions.spec import ActionSpec
 from casefile.actions.triage_actions import EXPERIMENT, INTAKE
 
 __all__ = [
+    "ABOUT",
     "ACT",
     "ACTIONS",
     "BY_NAME",
@@ -36,6 +39,7 @@ __all__ = [
     "HYPOTHESIS",
     "IMPORT",
     "INTAKE",
+    "ITEM",
     "NEW",
     "NOTE",
     "PLAYBOOK",
@@ -45,6 +49,7 @@ __all__ = [
     "REINSTATE",
     "REPORT",
     "RETIRE",
+    "SECTION",
 ]
 
 #: every action, in the order a palette lists them
@@ -60,6 +65,9 @@ ACTIONS: tuple[ActionSpec, ...] = (
     PRIOR,
     PLAYBOOK,
     CONCLUDE,
+    SECTION,
+    ITEM,
+    ABOUT,
     EXPORT,
     REPORT,
     INTAKE,

@@ -53,12 +53,14 @@ def _to_stdout(data: bytes) -> None:
 def cmd_report(args: argparse.Namespace) -> int:
     if args.case == "verify":
         return cmd_report_verify(args)
+    from casefile.actions.postmortem_actions import record_hint
     from casefile.app.opening import open_case
     from casefile.report import ReportOptions, build_report, redact_report
 
     patterns = tuple(args.redact_pattern or ())
     with open_case(args.case, args.db) as opened:
-        report = build_report(opened.service, opened.case_id, ReportOptions(upto=args.to))
+        options = ReportOptions(upto=args.to, record=record_hint(opened.case_id))
+        report = build_report(opened.service, opened.case_id, options)
     mapping: dict[str, str] | None = None
     if args.redact:
         report, mapping = redact_report(report, patterns)
@@ -202,3 +204,12 @@ def register(
         help="also redact what this regex matches (repeatable)",
     )
     p.set_defaults(handler=cmd_report, validate=_checks(p))
+
+    from casefile.cli.action_commands import add_rows
+    from casefile.cli.parsing import who_and_when
+
+    pm = sub.add_parser(
+        "postmortem", help="write the postmortem: its sections, action items, title and authors"
+    )
+    pmsub = pm.add_subparsers(dest="action", required=True, metavar="ACTION")
+    add_rows(pmsub, ("postmortem",), common, who_and_when())  # section, item, about

@@ -15,6 +15,7 @@ library or belief engine.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -45,6 +46,9 @@ class ReportOptions:
     upto: int | None = None  # the case as it stood after this event
     redact: bool = False
     redact_patterns: tuple[str, ...] = ()
+    #: key (a postmortem section, ``item``, ``about``) → the command line that records it,
+    #: shown beside what is not recorded yet; the front end lends it from the action table
+    record: Callable[[str], str] | None = None
 
 
 def build_report(service: CaseService, case_id: str, options: ReportOptions) -> Report:
@@ -52,7 +56,7 @@ def build_report(service: CaseService, case_id: str, options: ReportOptions) -> 
     dropped: use :func:`redact_report` on an unredacted report to keep it)."""
     from casefile.report.build import build
 
-    report = build(service, case_id, options.upto)
+    report = build(service, case_id, options.upto, options.record)
     if options.redact:
         report, _ = redact_report(report, options.redact_patterns)
     return report

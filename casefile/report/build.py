@@ -15,6 +15,7 @@ from casefile.report.evidence import (
 )
 from casefile.report.model import Report
 from casefile.report.narrative import build_closing, build_integrity, build_summary, build_timeline
+from casefile.report.postmortem import Record, build_lessons, build_moments, build_postmortem_part
 from casefile.report.reasoning import build_charts, build_health, build_pivots
 from casefile.report.sources import gather
 
@@ -22,7 +23,11 @@ if TYPE_CHECKING:
     from casefile.app.service import CaseService
 
 
-def build(service: CaseService, case_id: str, upto: int | None) -> Report:
+def build(
+    service: CaseService, case_id: str, upto: int | None, record: Record | None = None
+) -> Report:
+    """The report of ``case_id`` as of ``upto``; ``record(key)`` is the command line that
+    records a postmortem section not recorded yet (None: the report names no command)."""
     src = gather(service, case_id, upto)
 
     def run_detail(seq: int) -> ProbeRunDetail | None:
@@ -31,6 +36,7 @@ def build(service: CaseService, case_id: str, upto: int | None) -> Report:
     summary = build_summary(src)
     pivots = build_pivots(src)
     evidence = build_evidence(src)
+    health = build_health(src, pivots)
     return Report(
         summary=summary,
         charts=build_charts(src, pivots),
@@ -42,7 +48,10 @@ def build(service: CaseService, case_id: str, upto: int | None) -> Report:
         excerpts=build_excerpts(src, evidence, run_detail),
         set_aside=build_set_aside(src),
         unparsed=build_unparsed(src),
-        health=build_health(src, pivots),
+        health=health,
         closing=build_closing(src),
         integrity=build_integrity(src),
+        postmortem=build_postmortem_part(src, summary, record),
+        moments=build_moments(src, pivots, evidence, health),
+        lessons=build_lessons(src, health),
     )

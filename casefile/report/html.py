@@ -9,20 +9,22 @@ printing on A4 clips none of them.
 
 from __future__ import annotations
 
-from casefile.report.digest import unsealed
-from casefile.report.escape import h
-from casefile.report.layout import (
+from casefile.report.blocks import (
     Block,
     Bullets,
     Cell,
     ChartBlock,
     Code,
+    Fold,
     Heading,
+    Mono,
     Para,
     Strong,
     Table,
-    layout,
 )
+from casefile.report.digest import unsealed
+from casefile.report.escape import h
+from casefile.report.layout import layout
 from casefile.report.model import Ref, Report
 from casefile.report.svg import render_svg
 
@@ -54,6 +56,7 @@ a.ref { color: #0b4f8a; text-decoration: none; }
   a, a.ref { color: inherit; }
   h2 { break-after: avoid; }
   figure { break-inside: avoid; }
+  details { display: block; }
 }
 """.strip()
 
@@ -73,6 +76,8 @@ class _Writer:
                     out.append(f"<code>{label}</code>")
             elif isinstance(span, Strong):
                 out.append(f"<strong>{h(span.text)}</strong>")
+            elif isinstance(span, Mono):
+                out.append(f"<code>{h(span.text)}</code>")
             else:
                 out.append(h(span))
         return "".join(out)
@@ -114,12 +119,16 @@ class _Writer:
             ]
         if isinstance(block, ChartBlock):
             return ["<figure>", render_svg(block.charts, standalone=False).rstrip(), "</figure>"]
+        if isinstance(block, Fold):
+            inner = [line for b in block.blocks for line in self.block(b)]
+            return [f"<details><summary>{h(block.summary)}</summary>", *inner, "</details>"]
         raise TypeError(f"unknown block {block!r}")
 
 
 def render_html(report: Report) -> str:
     blocks = layout(report)
-    anchors = {a for b in blocks if isinstance(b, Table) for a in b.anchors if a}
+    flat = [i for b in blocks for i in (b.blocks if isinstance(b, Fold) else (b,))]
+    anchors = {a for b in flat if isinstance(b, Table) for a in b.anchors if a}
     writer = _Writer(anchors)
     body = [line for block in blocks for line in writer.block(block)]
     head = [

@@ -9,83 +9,32 @@ case, escaped by the writer), :class:`Strong` and :class:`~casefile.report.model
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-
 from casefile.app.views.standing import UNLIKELY
 from casefile.report import digest
-from casefile.report.model import Chart, PivotAdvice, Ref, Report, RuledOut
+from casefile.report.blocks import (
+    Block,
+    Bullets,
+    Cell,
+    ChartBlock,
+    Code,
+    Fold,
+    Heading,
+    Para,
+    Span,
+    Strong,
+    Table,
+    opt,
+    refs,
+)
+from casefile.report.model import PivotAdvice, Report, RuledOut
 from casefile.report.numbers import bits, likelihoods, pct, prob, ref_label
-
-
-@dataclass(frozen=True)
-class Strong:
-    text: str
-
-
-Span = str | Strong | Ref
-Cell = tuple[Span, ...]
-
-
-@dataclass(frozen=True)
-class Heading:
-    level: int
-    text: str
-    anchor: str
-
-
-@dataclass(frozen=True)
-class Para:
-    spans: Cell
-
-
-@dataclass(frozen=True)
-class Table:
-    headers: tuple[str, ...]
-    rows: tuple[tuple[Cell, ...], ...]
-    anchors: tuple[str | None, ...] = ()  # a row id each (the timeline's event rows)
-    widths: tuple[int, ...] = ()  # relative column widths (HTML), summing to about 100
-
-
-@dataclass(frozen=True)
-class Bullets:
-    items: tuple[Cell, ...]
-
-
-@dataclass(frozen=True)
-class Code:
-    caption: Cell
-    lines: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class ChartBlock:
-    charts: tuple[Chart, ...]
-
-
-Block = Heading | Para | Table | Bullets | Code | ChartBlock
-
-
-def _refs(refs: Sequence[Ref | None]) -> Cell:
-    out: list[Span] = []
-    for ref in refs:
-        if ref is None:
-            continue
-        if out:
-            out.append(", ")
-        out.append(ref)
-    return tuple(out) if out else ("—",)
-
-
-def _opt(value: str | None) -> Cell:
-    return (value,) if value else ("—",)
+from casefile.report.postmortem_layout import cause_label, opening
 
 
 def layout(report: Report) -> list[Block]:
     blocks: list[Block] = []
     blocks += _summary(report)
     blocks += _trajectory(report)
-    blocks += _timeline(report)
     blocks += _pivots(report)
     blocks += _ruled_out(report)
     blocks += _evidence(report)
@@ -93,7 +42,20 @@ def layout(report: Report) -> list[Block]:
     blocks += _health(report)
     blocks += _closing(report)
     blocks += _integrity(report)
-    return blocks
+    blocks += _timeline(report)
+    return _numbered(blocks)
+
+
+def _numbered(blocks: list[Block]) -> list[Block]:
+    """The sections numbered in the order they stand (each is written as ``N. …``)."""
+    out: list[Block] = []
+    n = 0
+    for block in blocks:
+        if isinstance(block, Heading) and block.level == 2 and block.text[:1].isdigit():
+            n += 1
+            block = Heading(2, f"{n}. {block.text.split('. ', 1)[1]}", block.anchor)
+        out.append(block)
+    return out
 
 
 def _summary(report: Report) -> list[Block]:
@@ -110,15 +72,15 @@ def _summary(report: Report) -> list[Block]:
     rows: list[tuple[Cell, ...]] = [
         (("Title",), (s.title,)),
         (("Case",), (s.case_id,)),
-        (("Symptom",), _opt(s.symptom)),
+        (("Symptom",), opt(s.symptom)),
     ]
     for key, value in s.environment:
         rows.append(((f"Environment: {key}",), (value,)))
     rows.append(
-        (("Outcome",), (*_opt(s.outcome), *((" — ", s.outcome_ref) if s.outcome_ref else ())))
+        (("Outcome",), (*opt(s.outcome), *((" — ", s.outcome_ref) if s.outcome_ref else ())))
     )
     for cause in s.root_causes:
-        label = "Root cause" if cause.concluded else "Leading (not concluded)"
+        label = cause_label(cause)
         cell: list[Span] = [
             Strong(cause.text),
             f" ({cause.hypothesis}, question {cause.question}): {pct(cause.confidence)} at the end",
@@ -145,10 +107,12 @@ def _summary(report: Report) -> list[Block]:
     )
     people = ", ".join(f"{p.actor} ({p.events} events)" for p in s.participants)
     rows.append((("Took part",), (people,)))
+    title = report.postmortem.header.title if report.postmortem is not None else s.title
     return [
-        Heading(1, f"Postmortem: {s.title}", "top"),
+        Heading(1, f"Postmortem: {title}", "top"),
         Para((made,)),
-        Heading(2, "1. Summary", "summary"),
+        *opening(report),
+        Heading(2, "1. Case summary", "summary"),
         Table(("", ""), tuple(rows), widths=(18, 82)),
     ]
 
@@ -187,16 +151,24 @@ def _timeline(report: Report) -> list[Block]:
         detail = "; ".join(where)
         if row.facts:
             detail = f"{detail}; facts: {row.facts}" if detail else f"facts: {row.facts}"
-        rows.append(((row.ref,), (when,), (row.kind,), (row.actor,), (row.text,), _opt(detail)))
+        rows.append(((row.ref,), (when,), (row.kind,), (row.actor,), (row.text,), opt(detail)))
         anchors.append(row.ref.anchor)
+    table = Table(
+        ("event", "time", "kind", "actor", "what", "host and conditions"),
+        tuple(rows),
+        tuple(anchors),
+        widths=(12, 13, 10, 10, 35, 20),
+    )
     return [
-        Heading(2, "3. Timeline", "timeline"),
-        Table(
-            ("event", "time", "kind", "actor", "what", "host and conditions"),
-            tuple(rows),
-            tuple(anchors),
-            widths=(12, 13, 10, 10, 35, 20),
+        Heading(2, "Appendix: the full audit trail", "timeline"),
+        Para(
+            (
+                f"Every step of the case ({len(rows)} rows: notes, questions and hypotheses, "
+                "probe runs, evidence, actions, pivots, the conclusion and the postmortem's "
+                "own entries), each a link target of the references above.",
+            )
         ),
+        Fold(f"The timeline, {len(rows)} rows", (table,)),
     ]
 
 
@@ -247,7 +219,7 @@ def _ruled_out(report: Report) -> list[Block]:
             (r.text,),
             (pct(r.confidence) + _standing_words(r),),
             (r.reason,),
-            _refs([r.ref]),
+            refs([r.ref]),
             (bits(r.bits, True),),
         )
         for r in report.ruled_out
@@ -301,7 +273,7 @@ def _evidence(report: Report) -> list[Block]:
                 (e.ref, f" {e.evidence}, {e.kind}, r={prob(e.reliability)}"),
                 ((rule + outcome) or "—",),
                 (likelihoods(e.likelihoods, e.otherwise),),
-                _opt(provenance),
+                opt(provenance),
                 ("superseded",) if e.bits is None else (bits(e.bits),),
                 (e.rationale,),
             )
@@ -358,10 +330,10 @@ def _set_aside(report: Report) -> list[Block]:
                 tuple(
                     (
                         (r.ref,),
-                        _refs([r.observation]),
-                        _opt(r.probe),
+                        refs([r.observation]),
+                        opt(r.probe),
                         (f"{r.rule} v{r.rule_version}",),
-                        _opt(r.conditions),
+                        opt(r.conditions),
                         (r.reason,),
                     )
                     for r in report.set_aside
@@ -376,7 +348,7 @@ def _set_aside(report: Report) -> list[Block]:
             Table(
                 ("event", "probe", "problems", "artifact"),
                 tuple(
-                    ((u.ref,), (u.probe,), (u.problems,), _opt(u.artifact and u.artifact[:16]))
+                    ((u.ref,), (u.probe,), (u.problems,), opt(u.artifact and u.artifact[:16]))
                     for u in report.unparsed
                 ),
                 widths=(14, 16, 52, 18),
@@ -428,7 +400,7 @@ def _health(report: Report) -> list[Block]:
                     (
                         (a.pivot,),
                         (a.question,),
-                        _opt(
+                        opt(
                             a.probe
                             and (a.probe + (" under load" if a.load == "under-load" else ""))
                         ),
@@ -458,7 +430,7 @@ def _closing(report: Report) -> list[Block]:
         blocks.append(
             Table(
                 ("event", "action", "outcome"),
-                tuple(((a.ref,), (a.text,), _opt(a.outcome)) for a in closing.actions),
+                tuple(((a.ref,), (a.text,), opt(a.outcome)) for a in closing.actions),
                 widths=(16, 50, 34),
             )
         )

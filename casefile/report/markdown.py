@@ -11,20 +11,22 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from casefile.report.digest import unsealed
-from casefile.report.escape import md, md_fence, md_start
-from casefile.report.layout import (
+from casefile.report.blocks import (
     Block,
     Bullets,
     Cell,
     ChartBlock,
     Code,
+    Fold,
     Heading,
+    Mono,
     Para,
     Strong,
     Table,
-    layout,
 )
+from casefile.report.digest import unsealed
+from casefile.report.escape import md, md_code, md_fence, md_start
+from casefile.report.layout import layout
 from casefile.report.model import Ref, Report
 
 
@@ -36,6 +38,8 @@ def _spans(cell: Cell, start: bool = False) -> str:
             out.append(f"`{span.label}`")
         elif isinstance(span, Strong):
             out.append(f"**{md(span.text)}**")
+        elif isinstance(span, Mono):
+            out.append(md_code(span.text))
         else:
             out.append(md_start(md(span)) if start and not out else md(span))
     return "".join(out)
@@ -67,6 +71,9 @@ def _block(block: Block, chart_file: str | None) -> list[str]:
                 "at each pivot are below._"
             ]
         return [f"![Confidence trajectory]({quote(chart_file)})"]
+    if isinstance(block, Fold):
+        inner = ["\n".join(_block(b, chart_file)) for b in block.blocks]
+        return ["\n\n".join([f"_{md(block.summary)}_", *inner])]
     raise TypeError(f"unknown block {block!r}")
 
 

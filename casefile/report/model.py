@@ -9,6 +9,10 @@ each one against the case. The model is built once (``build``), redacted as a wh
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from casefile.report.postmortem_model import Lesson, Moment, Postmortem
 
 #: How many hex digits of an event's hash a reference shows (the notation used everywhere).
 HASH_DIGITS = 12
@@ -58,6 +62,14 @@ class RootCause:
     confidence: float
     concluded: bool  # named by the conclusion (else: the leader when the report was made)
     rests_on: tuple[Support, ...]
+    #: the strongest other top-level hypothesis and its confidence
+    runner_up: str | None = None
+    runner_up_confidence: float = 0.0
+    #: measured evidence is among what supports it
+    measured: bool = True
+    #: "probable, unconfirmed": the runner-up is within a factor of two, or no measured
+    #: evidence supports it
+    unconfirmed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,4 +317,9 @@ class Report:
     health: Health
     closing: Closing
     integrity: Integrity
+    #: the postmortem's own sections, key moments and what the case teaches (None: a model
+    #: made without them)
+    postmortem: Postmortem | None = None
+    moments: tuple[Moment, ...] = ()
+    lessons: tuple[Lesson, ...] = ()
     redacted: bool = False

@@ -62,14 +62,25 @@ def root_causes(src: Sources) -> tuple[RootCause, ...]:
         if named is not None and src.projection.hypothesis_question.get(named) == question.id:
             chosen, is_named = named, True
         row = confidences.get(chosen)
+        value = row.confidence if row is not None else 0.0
+        runner = question.runner_up if question.runner_up != chosen else question.leader
+        other = confidences.get(runner) if runner is not None else None
+        against = other.confidence if other is not None else 0.0
+        rests_on = supports(src, chosen)
+        kinds = {e.id: e.kind for e in src.projection.evidence}
+        measured = any(kinds.get(s.evidence) == "measured" for s in rests_on)
         out.append(
             RootCause(
                 hypothesis=chosen,
                 text=row.text if row is not None else chosen,
                 question=question.id,
-                confidence=row.confidence if row is not None else 0.0,
+                confidence=value,
                 concluded=is_named,
-                rests_on=supports(src, chosen),
+                rests_on=rests_on,
+                runner_up=runner,
+                runner_up_confidence=against,
+                measured=measured,
+                unconfirmed=against * 2.0 >= value or not measured,
             )
         )
     return tuple(out)

@@ -388,6 +388,12 @@ def redact_report(report: Report, patterns: Sequence[str] = ()) -> tuple[Report,
         _learn_participant(redactor, participant)
     for key, value in report.summary.environment:
         redactor.learn_environment(key, value)
+    if report.postmortem is not None:  # the people who wrote it and own its items
+        for person in (
+            *report.postmortem.header.authors,
+            *(i.owner for i in report.postmortem.items),
+        ):
+            redactor.learn_user(person)
     fields = list(strings(report))
     texts = [text for _, text in fields]
     for name, text in fields:

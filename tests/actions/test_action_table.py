@@ -29,6 +29,7 @@ from casefile.actions.hypothesis_actions import (
     SetPrior,
 )
 from casefile.actions.output_actions import WriteReport
+from casefile.actions.postmortem_actions import AboutPostmortem, RecordItem, WriteSection
 from casefile.actions.spec import ActionSpec, argv, command_line
 from casefile.actions.table import ACTIONS, BY_NAME, BY_TYPE
 from casefile.actions.text import InputProblem, parse
@@ -61,6 +62,9 @@ EXAMPLES: list[Any] = [
     WriteReport("pm.html", "html", True),
     AnswerIntake({"scaling": "worse", "platform": "VM"}),
     RecordExperiment("NCCL_P2P_DISABLE=1", 4, 7, ("nccl.busbw.large",)),
+    WriteSection("went-badly", "we built on\nan unmeasured belief"),
+    RecordItem("alert on tok/s", "ana", "P1", "in-progress", "OPS-12", "a2"),
+    AboutPostmortem("Slow decode", ("ana", "bo"), "2026-03-09"),
 ]
 
 

@@ -147,6 +147,18 @@ SAMPLES: dict[str, list[dict[str, Any]]] = {
             "lessons": [],
         }
     ],
+    "postmortem.section": [{"section": "impact", "text": "decode at 11 tok/s for a day"}],
+    "postmortem.item": [
+        {
+            "item": "a1",
+            "text": "alert on tok/s",
+            "owner": "ana",
+            "priority": "P1",
+            "status": "open",
+        },
+        {"item": "a1", "status": "done", "ticket": "OPS-12"},
+    ],
+    "postmortem.about": [{"title": "Slow decode", "authors": ["ana"], "review_date": "2026-03-09"}],
     "experiment.recorded": [
         {
             "experiment_id": "x1",

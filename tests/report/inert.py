@@ -14,6 +14,8 @@ ALLOWED_TAGS = frozenset(
         "style",
         "body",
         "h1",
+        "details",
+        "summary",
         "h2",
         "h3",
         "p",

@@ -3,7 +3,8 @@
 A type's stable name (``hypothesis.proposed``, never a Python import path), version, schema,
 upcasters, timeline label, log summary, report line, fold decision, artifact fields and
 redaction fields are one :class:`~casefile.domain.event_types.base.EventType`, kept in the
-module of its family (``case``, ``hypothesis``, ``probe``, ``evidence``, ``experiment``).
+module of its family (``case``, ``hypothesis``, ``probe``, ``evidence``, ``experiment``,
+``postmortem``).
 :data:`EVENT_TYPES` lists them; the catalogue, the upcasters, the fold's handler table, the
 log's summaries, the report's timeline and redaction, the TUI's timeline labels and the
 store's artifact references all read it. ``docs/event-types.md`` says how to add one.
@@ -13,7 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from casefile.domain.event_types import case, evidence, experiment, hypothesis, probe
+from casefile.domain.event_types import (
+    case,
+    evidence,
+    experiment,
+    hypothesis,
+    postmortem,
+    probe,
+)
 from casefile.domain.event_types.base import (
     EventType,
     Fields,
@@ -41,7 +49,7 @@ __all__ = [
 #: Every event type by its stable name, from each family's ``TYPES``.
 EVENT_TYPES: Mapping[str, EventType] = {
     kind.type: kind
-    for family in (case, hypothesis, probe, evidence, experiment)
+    for family in (case, hypothesis, probe, evidence, experiment, postmortem)
     for kind in family.TYPES
 }
 
