@@ -24,7 +24,7 @@ from casefile.errors import CasefileError
 from casefile.mcp import reads
 from casefile.mcp.schemas import check_arguments
 from casefile.mcp.tools import TOOLS, ToolSpec
-from casefile.mcp.writes import Caller
+from casefile.mcp.writes import Caller, SshSettings
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -41,7 +41,9 @@ log = logging.getLogger("casefile.mcp")
 CHANNEL = "via mcp"
 #: the URI scheme of a case's resources: casefile://CASE/log, casefile://CASE/report.md
 SCHEME = "casefile://"
-_RESOURCES = {"log": ("text/plain", reads.log_text), "report.md": ("text/markdown", None)}
+_RESOURCES = {"log": "text/plain", "report.md": "text/markdown"}
+#: the protocol's error code for a resource that does not exist
+RESOURCE_NOT_FOUND = -32002
 
 INSTRUCTIONS = (
     "casefile keeps an investigation's log and tells you what you have not measured. Record "
@@ -79,8 +81,15 @@ def one_line(error: BaseException) -> str:
 class Casefile:
     """The server's state: the service, its worker thread, what the caller may do."""
 
-    def __init__(self, open_service: Callable[[], CaseService], actor: str | None, allow_run: bool):
+    def __init__(
+        self,
+        open_service: Callable[[], CaseService],
+        actor: str | None,
+        allow_run: bool,
+        ssh: SshSettings | None = None,
+    ):
         self._open = open_service
+        self.ssh = ssh or SshSettings()
         self._service: CaseService | None = None
         self.actor = actor
         self.allow_run = allow_run
@@ -125,7 +134,7 @@ class Casefile:
             self.running.add(cancel)
 
         def work() -> Any:
-            caller = Caller(self.service(), who, self.allow_run, cancel)
+            caller = Caller(self.service(), who, self.allow_run, cancel, self.ssh)
             try:
                 return tool.answer(caller, arguments)
             finally:
@@ -145,6 +154,8 @@ class Casefile:
 def build_server(state: Casefile) -> Any:
     import mcp_types as types
     from mcp.server.lowlevel import Server
+    from mcp.shared.exceptions import MCPError
+    from mcp_types.jsonrpc import INTERNAL_ERROR
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -170,11 +181,11 @@ def build_server(state: Casefile) -> Any:
     async def list_resources(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
-        rows = await state.on_thread(lambda: state.service().cases())
+        rows = await _protocol(lambda: state.service().cases())
         resources = [
             types.Resource(uri=f"{SCHEME}{row.id}/{part}", name=f"{row.id} {part}", mime_type=mime)
             for row in rows
-            for part, (mime, _) in _RESOURCES.items()
+            for part, mime in _RESOURCES.items()
         ]
         return types.ListResourcesResult(resources=resources)
 
@@ -186,7 +197,7 @@ def build_server(state: Casefile) -> Any:
                 types.ResourceTemplate(
                     uri_template=f"{SCHEME}{{case}}/{part}", name=f"case {part}", mime_type=mime
                 )
-                for part, (mime, _) in _RESOURCES.items()
+                for part, mime in _RESOURCES.items()
             ]
         )
 
@@ -196,8 +207,9 @@ def build_server(state: Casefile) -> Any:
         uri = str(params.uri)
         reference, _, part = uri.removeprefix(SCHEME).partition("/")
         if not uri.startswith(SCHEME) or part not in _RESOURCES:
-            raise ValueError(
-                f"no resource {uri!r}: casefile://CASE/log or casefile://CASE/report.md"
+            raise MCPError(
+                RESOURCE_NOT_FOUND,
+                f"no resource {uri!r}: casefile://CASE/log or casefile://CASE/report.md",
             )
 
         def read() -> str:
@@ -207,14 +219,21 @@ def build_server(state: Casefile) -> Any:
                 return reads.log_text(service, case_id)
             return reads.report_markdown(service, case_id)
 
-        try:
-            text = await state.on_thread(read)
-        except CasefileError as error:
-            raise ValueError(one_line(error)) from None
-        mime = _RESOURCES[part][0]
+        text = await _protocol(read)
+        mime = _RESOURCES[part]
         return types.ReadResourceResult(
             contents=[types.TextResourceContents(uri=uri, mime_type=mime, text=text)]
         )
+
+    async def _protocol(work: Callable[[], Any]) -> Any:
+        """``work`` on the service's thread; its failure as a protocol error of one line."""
+        try:
+            return await state.on_thread(work)
+        except CasefileError as error:
+            raise MCPError(RESOURCE_NOT_FOUND, one_line(error)) from None
+        except Exception as error:  # a bug: one line for the client, one on stderr
+            log.error("resource failed: %s: %s", type(error).__name__, one_line(error))
+            raise MCPError(INTERNAL_ERROR, f"internal error: {one_line(error)}") from None
 
     server = Server(
         "casefile",
@@ -254,12 +273,17 @@ def _error(text: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
 
 
-def serve(open_service: Callable[[], CaseService], actor: str | None, allow_run: bool) -> int:
+def serve(
+    open_service: Callable[[], CaseService],
+    actor: str | None,
+    allow_run: bool,
+    ssh: SshSettings | None = None,
+) -> int:
     """Serve one client over stdin/stdout until it goes away."""
     import anyio
     from mcp.server.stdio import stdio_server
 
-    state = Casefile(open_service, actor, allow_run)
+    state = Casefile(open_service, actor, allow_run, ssh)
     server = build_server(state)
 
     async def main() -> None:

@@ -15,7 +15,6 @@ from casefile.actions.spec import ActionSpec
 from casefile.actions.table import ACTIONS, CONCLUDE, IMPORT
 from casefile.app.probing import LOADS
 from casefile.mcp import reads, writes
-from casefile.transcripts import FORMATS as TRANSCRIPT_FORMATS
 from casefile.mcp.schemas import CASE_PROPERTY, row_schema
 from casefile.mcp.writes import Caller
 

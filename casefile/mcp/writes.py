@@ -10,7 +10,8 @@ a command (here or over SSH) is allowed only when the server was started with
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from casefile.actions.spec import ActionSpec
@@ -29,6 +30,15 @@ class Refused(CasefileError):
     """A request this server does not carry out (the guard, a command without --allow-run)."""
 
 
+@dataclass(frozen=True)
+class SshSettings:
+    """How SSH probes connect (the config file's ``[ssh]``, as ``casefile probe`` reads it)."""
+
+    known_hosts: Path | None = None
+    ssh_config: Path | None = None
+    connect_timeout_s: float = 10.0
+
+
 @dataclass
 class Caller:
     """Who writes, and what the server allows them."""
@@ -37,6 +47,7 @@ class Caller:
     who: Who
     allow_run: bool
     cancel: CancelToken | None = None
+    ssh: SshSettings = field(default_factory=SshSettings)
 
 
 def run_row(caller: Caller, spec: ActionSpec, arguments: Mapping[str, Any]) -> dict[str, Any]:
@@ -108,7 +119,18 @@ def probe_run(caller: Caller, arguments: Mapping[str, Any]) -> dict[str, Any]:
         )
     hosts = tuple(str(h) for h in arguments.get("hosts") or ())
     trust = bool(arguments.get("trust_host", False))
-    where: Where = Ssh(hosts, trust_host=trust) if hosts else Here()
+    ssh = caller.ssh
+    where: Where = (
+        Ssh(
+            hosts,
+            trust_host=trust,
+            known_hosts=ssh.known_hosts,
+            ssh_config=ssh.ssh_config,
+            connect_timeout_s=ssh.connect_timeout_s,
+        )
+        if hosts
+        else Here()
+    )
     argv = tuple(str(word) for word in arguments.get("command") or ())
     return _probe(caller, arguments, where, argv)
 

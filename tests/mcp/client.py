@@ -50,13 +50,15 @@ class Server:
 
 @asynccontextmanager
 async def serve(
-    db: str,
+    db: str | None,
     *args: str,
     client: tuple[str, str] = ("scripted-agent", "1.0"),
     env: dict[str, str] | None = None,
+    home: str | None = None,
 ) -> AsyncIterator[Server]:
-    """``casefile mcp --db DB ARGS…`` with the SDK's client, initialized as ``client``."""
-    home = tempfile.mkdtemp(prefix="casefile-mcp-home-")
+    """``casefile mcp --db DB ARGS…`` (no ``--db`` for None) with the SDK's client,
+    initialized as ``client``; ``home`` is its HOME and XDG config and data directory."""
+    home = home or tempfile.mkdtemp(prefix="casefile-mcp-home-")
     environment = {
         "HOME": home,
         "XDG_CONFIG_HOME": home,
@@ -65,7 +67,9 @@ async def serve(
         **(env or {}),
     }
     params = StdioServerParameters(
-        command=CASEFILE, args=["mcp", "--db", db, *args], env=environment
+        command=CASEFILE,
+        args=["mcp", *(["--db", db] if db is not None else []), *args],
+        env=environment,
     )
     with tempfile.NamedTemporaryFile("w+", suffix=".stderr", delete=False) as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write):
