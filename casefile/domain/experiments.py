@@ -79,6 +79,19 @@ class ExperimentRule:
             for reading in change_readings(change)
         )
 
+    def undoes(self, change: str) -> bool:
+        """Whether ``change``, written ``BEFORE -> AFTER``, takes away what this rule reads:
+        its pattern matches the before side, and neither the after side nor the after side
+        read with the before side's subject ("batch size 1 -> 16" is "batch size 16"). "DDP
+        with NCCL_P2P_DISABLE=1 -> DDP with NVLink" is P2P turned back on, not off: such an
+        A/B is read the other way round, the variant being this rule's baseline."""
+        sides = _ARROW.split(" ".join(change.split()), maxsplit=1)
+        if len(sides) != 2 or not self.matches(sides[0]):
+            return False
+        before, after = sides
+        subject = before.rsplit(" ", 1)[0] if " " in before else ""
+        return not self.matches(after) and not self.matches(f"{subject} {after}".strip())
+
     def measure(self, facts: Sequence[Fact]) -> dict[str, float]:
         return measure(self.metric, facts)
 
@@ -101,6 +114,8 @@ class ExperimentRule:
 # nvidia-nccl-cu12==2.19.3"). Matching tries the change as written and in a normal form;
 # the event keeps the words as written.
 
+#: the arrow between a change's before and after sides ("eager -> CUDA graphs")
+_ARROW = re.compile(r"\s*(?:->|→|=>)\s*")
 _NAME = r"[A-Za-z_][A-Za-z0-9_.]*"
 #: a setting written "NAME VALUE" must look like one: an environment-style name
 _SETTING = r"(?:[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*|[A-Z][A-Z0-9]+)"

@@ -325,6 +325,11 @@ def _next_id(projection: Projection) -> str:
     return f"x{number}"
 
 
+#: Said of an A/B whose change takes away what its rule reads (see ``ExperimentRule.undoes``)
+_UNDONE = "; the change undoes what the rule reads, so read the other way round"
+#: the outcome of the rule's own A/B when the change undoes what it reads
+_REVERSED = {"faster": "slower", "same": "same", "slower": "faster"}
+
 #: A result stated in words, as the outcome a rule reads: "fixed by that setting" and "no
 #: slowdown since" say as much about the direction as a ratio would, and nothing about size.
 STATED_OUTCOMES = {"fixed": "faster", "better": "faster", "same": "same", "worse": "slower"}
@@ -368,7 +373,10 @@ def evidence_from_experiment(
     if experiment.get("speedup") is None:
         return None
     ratio = float(experiment["speedup"])
-    scaled = rule.in_noise_units(ratio, str(experiment["probe"]))
+    undone = rule.undoes(str(experiment["change"]))
+    # a change that takes away what the rule reads is the rule's A/B run backwards
+    read = 1.0 / ratio if undone else ratio
+    scaled = rule.in_noise_units(read, str(experiment["probe"]))
     verdict = evaluate(rule.rule, [Fact(SPEEDUP_FACT, scaled)], "any")
     if not isinstance(verdict, Applied):
         return None
@@ -385,8 +393,8 @@ def evidence_from_experiment(
         rationale=(
             f"{rule.title}: {experiment['change']} made {experiment['metric']} "
             f"{experiment['baseline_value']:g} → {experiment['variant_value']:g}{unit} "
-            f"({ratio:.2f}×{lower}, outcome {verdict.outcome!r}; noise margin ±{margin:.0%}: "
-            f"{rule.noise_why}). {rule.rule.rationale}"
+            f"({ratio:.2f}×{lower}{_UNDONE if undone else ''}, outcome {verdict.outcome!r}; "
+            f"noise margin ±{margin:.0%}: {rule.noise_why}). {rule.rule.rationale}"
         ),
         otherwise=verdict.otherwise,
         kind="reported" if experiment.get("reported") else "measured",
@@ -418,7 +426,9 @@ def _stated_evidence(
 ) -> NewEvent | None:
     """The rule's column for the stated word's outcome, as reported evidence (a person's
     account of a result, however sure, is not a measurement the case holds)."""
+    undone = rule.undoes(str(experiment["change"]))
     outcome = STATED_OUTCOMES[stated]
+    outcome = _REVERSED[outcome] if undone else outcome
     table = rule.rule
     named = _in_case(projection, rule, {h: row[outcome] for h, row in table.likelihoods.items()})
     if not named:
@@ -429,7 +439,7 @@ def _stated_evidence(
         allow_retired=True,
         rationale=(
             f"{rule.title}: {experiment['change']}: the outcome stated as {stated!r}, no figures "
-            f"(read as {outcome!r}). {table.rationale}"
+            f"(read as {outcome!r}{_UNDONE if undone else ''}). {table.rationale}"
         ),
         otherwise=table.otherwise[outcome],
         kind="reported",

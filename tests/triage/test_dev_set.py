@@ -42,7 +42,7 @@ NOT_YET = {
     "rtx6kpro-pr-88-link-locked-gen2": "data-loading leads; link-degraded is #17",
     "sd-scripts-1434-2x-h100-pcie-ddp": "data-loading leads; pcie-bandwidth is #4",
     "sleap-nn-pr-342-item-per-element-d2h": "gpu-unused leads; host-transfer is #2",
-    "transformers-9371-gpt2-ddp-no-nvlink": "data-loading leads; pcie-bandwidth is #6",
+    "transformers-9371-gpt2-ddp-no-nvlink": "data-loading leads; pcie-bandwidth is #4",
     "vllm-9113-h100-pod-omp-oversubscription": "gpu-unused leads; host-cpu is #3",
 }
 

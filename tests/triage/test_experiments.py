@@ -8,7 +8,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from casefile_gpu_playbook import PLAYBOOK_V2
+from casefile_gpu_playbook import PLAYBOOK
 
 from tests.cli.conftest import CLI
 from tests.triage.conftest import nccl_table
@@ -69,7 +69,8 @@ def test_an_experiment_records_both_numbers_and_the_rules_verdict(
     payload = verdict["payload"]
     assert payload["experiment_id"] == "x1"  # type: ignore[index]
     assert payload["probe_run_seq"] == variant  # type: ignore[index]
-    rule = next(r for r in PLAYBOOK_V2.experiments if r.id == "p2p-disable")
+    # the case opened "gpu-throughput": the newest version's rule
+    rule = next(r for r in PLAYBOOK.experiments if r.id == "p2p-disable")
     assert payload["likelihoods"] == {h: row["faster"] for h, row in rule.rule.likelihoods.items()}  # type: ignore[index]
 
 

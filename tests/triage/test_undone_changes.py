@@ -1,0 +1,88 @@
+"""An A/B whose change takes away what its rule reads ("NCCL_P2P_DISABLE=1 -> NVLink on") is
+the rule's A/B run backwards: a faster variant reads as the rule's "slower"."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from casefile_gpu_playbook import PLAYBOOK_V3
+
+from tests.cli.conftest import CLI
+from tests.triage.test_experiments import log
+
+
+def rule(rule_id: str):  # type: ignore[no-untyped-def]
+    return next(r for r in PLAYBOOK_V3.experiments if r.id == rule_id)
+
+
+@pytest.mark.parametrize(
+    ("rule_id", "change", "undone"),
+    [
+        ("p2p-disable", "DDP with NVLink disabled (NCCL_P2P_DISABLE=1) -> DDP with NVLink", True),
+        ("p2p-disable", "NCCL_P2P_DISABLE=1", False),
+        ("p2p-disable", "P2P on -> NCCL_P2P_DISABLE=1", False),
+        ("cuda-graphs", "eager -> CUDA graph at batch size 1", False),
+        ("cuda-graphs", "CUDA graphs → eager (--enforce-eager)", False),
+        ("container-gpus", "two containers with two GPUs each -> one container", False),
+        ("power-limit", "power cap 500 W -> 1400 W", False),
+        ("batch-size", "batch size 1 -> 16", False),
+        ("batch-size", "concurrent requests 1 -> 64", False),
+        ("p2p-disable", "NCCL_P2P_DISABLE=1 -> NCCL_P2P_DISABLE=0", True),
+    ],
+)
+def test_a_change_undoes_a_rule_when_only_its_before_side_is_what_the_rule_reads(
+    rule_id: str, change: str, undone: bool
+) -> None:
+    assert rule(rule_id).matches(change)
+    assert rule(rule_id).undoes(change) is undone
+
+
+@pytest.fixture
+def case(cli: CLI) -> str:
+    new = cli(
+        "new", "DDP no faster on 2 GPUs", "--id", "u1", "--playbook", "gpu-throughput@3",
+        "--env", "gpus=2x A100",
+    )  # fmt: skip
+    assert new.code == 0, new.err
+    return "u1"
+
+
+def test_a_figure_for_an_undone_setting_is_read_the_other_way_round(cli: CLI, case: str) -> None:
+    recorded = cli(
+        "experiment", case, "--change", "NCCL_P2P_DISABLE=1 -> P2P and NVLink back on",
+        "--reported", "10:20", "--probe", "app-log", "--unit", "samples/s", "--json",
+    )  # fmt: skip
+    assert recorded.code == 0, recorded.err
+    verdict = log(cli, case)[-1]["payload"]
+    assert verdict["rule"]["id"] == "experiment.p2p-disable"  # type: ignore[index]
+    assert verdict["outcome"] == "slower"  # type: ignore[index]
+    assert verdict["statistic"] == 2.0  # type: ignore[index]  # the figures as measured
+    assert "read the other way round" in verdict["rationale"]  # type: ignore[index]
+    slower = rule("p2p-disable").rule.likelihoods["acs-iommu"]["slower"]
+    assert verdict["likelihoods"]["acs-iommu"] == slower  # type: ignore[index]
+    assert json.loads(recorded.out)["outcome"] == "slower"
+
+
+def test_an_outcome_in_words_for_an_undone_setting_is_read_the_other_way_round(
+    cli: CLI, case: str
+) -> None:
+    said = cli(
+        "experiment", case, "--change", "NCCL_P2P_DISABLE=1 -> without it", "--outcome",
+        "fixed", "--note", "removing it fixed the speed",
+    )  # fmt: skip
+    assert said.code == 0, said.err
+    verdict = log(cli, case)[-1]["payload"]
+    assert verdict["outcome"] == "slower"  # type: ignore[index]
+    assert "read the other way round" in verdict["rationale"]  # type: ignore[index]
+
+
+def test_a_change_that_does_what_the_rule_reads_is_read_as_written(cli: CLI, case: str) -> None:
+    said = cli(
+        "experiment", case, "--change", "NVLink on -> NCCL_P2P_DISABLE=1", "--outcome", "fixed",
+        "--note", "n",
+    )  # fmt: skip
+    assert said.code == 0, said.err
+    verdict = log(cli, case)[-1]["payload"]
+    assert verdict["outcome"] == "faster"  # type: ignore[index]
+    assert "other way round" not in verdict["rationale"]  # type: ignore[index]
