@@ -76,7 +76,10 @@ def _conclude(caller: Caller, case_id: str, action: Any, acknowledge: object) ->
         raise Refused(held.message())
     if held is None:
         outcome = action.run(service, case_id, caller.who)
-        return {"said": outcome.said, "value": outcome.value, "seqs": list(outcome.seqs)}
+        answer = {"said": outcome.said, "value": outcome.value, "seqs": list(outcome.seqs)}
+        if acknowledge:
+            answer["note"] = "nothing held the conclusion back: no acknowledgement recorded"
+        return answer
     event = conclude_acknowledged(
         service,
         case_id,
@@ -103,9 +106,30 @@ def probe_paste(caller: Caller, arguments: Mapping[str, Any]) -> dict[str, Any]:
     where = Pasted(
         text=str(arguments["output"]),
         host=str(arguments.get("host") or "unknown"),
-        taken_at=arguments.get("taken_at"),
+        taken_at=_taken_at(arguments.get("taken_at")),
     )
     return _probe(caller, arguments, where, _command(arguments.get("command")))
+
+
+def _taken_at(text: object) -> str | None:
+    """When pasted output was taken, in the stored form; a time without a zone is refused
+    (the agent's clock is not this machine's)."""
+    from datetime import datetime
+
+    from casefile.domain.events import format_time
+
+    if text is None:
+        return None
+    try:
+        parsed = datetime.fromisoformat(str(text).replace("Z", "+00:00"))
+    except ValueError:
+        raise DomainError(f"taken_at {text!r} is not an ISO 8601 time") from None
+    if parsed.tzinfo is None:
+        raise DomainError(f"taken_at {text!r} has no zone: add Z or an offset (+02:00)")
+    try:
+        return format_time(parsed)
+    except (OverflowError, ValueError):
+        raise DomainError(f"taken_at {text!r} is outside the times casefile can store") from None
 
 
 def probe_run(caller: Caller, arguments: Mapping[str, Any]) -> dict[str, Any]:

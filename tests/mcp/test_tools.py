@@ -96,6 +96,7 @@ async def test_each_tool_once(db: str, tmp_path: Path) -> None:
             probe="command",
             command="uptime",
             output="load average: 0.1\n" * 2000,
+            taken_at="2026-01-02T11:00:00+01:00",
         )
         seq = pasted["runs"][0]["probe_run_seq"]
         ran = await s.call("probe_run", case=cid, probe="command", command=["echo", "hello"])
@@ -110,6 +111,7 @@ async def test_each_tool_once(db: str, tmp_path: Path) -> None:
         assert why["id"] == hid and why["contributions"]
         assert "pivots" in await s.call("replay_summary", case=cid)
         shown = await s.call("show_event", case=cid, seq=seq)
+        assert shown["occurred_at"] == "2026-01-02T10:00:00.000000Z"
         text = shown["probe_run"]["stdout"]["text"]
         assert "characters of stdout left out" in text and f"seq={seq}" in text
         page = await s.call("show_event", case=cid, seq=seq, stream="stdout", offset=0)
@@ -166,6 +168,16 @@ async def test_read_tools_append_nothing(db: str) -> None:
         ("probe_paste", {"case": "c1", "probe": "no-such-probe", "output": "x"}, "no-such"),
         ("probe_run", {"case": "c1", "probe": "command", "command": ["true"]}, "--allow-run"),
         ("no_such_tool", {}, "no tool"),
+        (
+            "probe_paste",
+            {"case": "c1", "probe": "command", "output": "x", "taken_at": "noon"},
+            "ISO",
+        ),
+        (
+            "probe_paste",
+            {"case": "c1", "probe": "command", "output": "x", "taken_at": "2026-01-02T10:00:00"},
+            "no zone",
+        ),
     ],
 )
 async def test_bad_input_is_one_line_and_writes_nothing(
@@ -224,8 +236,10 @@ async def test_the_guard_lets_a_measured_clear_leader_through(db: str) -> None:
             await s.call("conclude", case=cid, summary="x", root_cause="network", acknowledge="")
         with pytest.raises(ToolError, match="runner-up nvme"):
             await s.call("conclude", case=cid, summary="the network", root_cause="network")
-        done = await s.call("conclude", case=cid, summary="the NVMe drive", root_cause="nvme")
-        assert "acknowledged" not in done
+        done = await s.call(
+            "conclude", case=cid, summary="the NVMe drive", root_cause="nvme", acknowledge="sure"
+        )
+        assert "acknowledged" not in done and "no acknowledgement recorded" in done["note"]
     with open_service(db) as service:
         concluded = service.events(cid)[-1]
     assert concluded.type == "case.concluded" and "acknowledged" not in concluded.payload
