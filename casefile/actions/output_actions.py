@@ -12,8 +12,12 @@ if TYPE_CHECKING:
     from casefile.app.service import CaseService
     from casefile.app.who import Who
 
-#: the report's formats, by the file name's suffix
-REPORT_FORMATS = ("md", "html", "json")
+from casefile.report import EXPORTS, FORMATS
+
+#: the report's documents, and the exports for other tools (one home: ``casefile.report``)
+REPORT_FORMATS = (*FORMATS, *EXPORTS)
+#: the format a file name's suffix says (a .csv may be either export: --format says which)
+BY_SUFFIX = {"md": "md", "html": "html", "json": "json", "jsonl": "timeline-jsonl"}
 
 
 @dataclass(frozen=True)
@@ -21,18 +25,19 @@ class WriteReport:
     """Write the postmortem report (and, for Markdown, its chart beside it)."""
 
     path: str
-    #: md, html or json; None: from the file name's suffix
+    #: md, html, json or an export; None: from the file name's suffix
     fmt: str | None = None
     redact: bool = False
 
     def __post_init__(self) -> None:
         if self.fmt is None:
             suffix = self.path.rsplit(".", 1)[-1].lower()
-            if suffix not in REPORT_FORMATS:
+            if suffix not in BY_SUFFIX:
                 raise ValueError(
-                    "format must be md, html or json (or name the file .md, .html, .json)"
+                    "format must be md, html or json, or an export: "
+                    f"{', '.join(EXPORTS)} (or name the file .md, .html, .json, .jsonl)"
                 )
-            object.__setattr__(self, "fmt", suffix)
+            object.__setattr__(self, "fmt", BY_SUFFIX[suffix])
 
     def run(self, service: CaseService, case_id: str, who: Who) -> Outcome:
         from casefile.actions.postmortem_actions import record_hint
@@ -70,7 +75,8 @@ REPORT = ActionSpec(
         ),
         Option(
             "fmt",
-            "Format (md, html, json; empty: from the file name)",
+            "Format (md, html, json, or an export: timeline-csv, timeline-jsonl, facts-csv; "
+            "empty: from the file name)",
             "choice",
             flag="--format",
             choices=REPORT_FORMATS,

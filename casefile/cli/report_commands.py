@@ -25,8 +25,10 @@ from casefile.errors import CasefileError
 if TYPE_CHECKING:
     from casefile.report import Report
 
-#: the report formats (casefile.report.FORMATS; a test keeps the two equal)
-REPORT_FORMATS = ("md", "html", "json")
+from casefile.report import EXPORTS, FORMATS
+
+#: the report's documents (one home: casefile.report)
+REPORT_FORMATS = FORMATS
 
 
 def _outputs(args: argparse.Namespace, report: Report) -> list[tuple[Path | None, bytes]]:
@@ -157,7 +159,8 @@ def register(
         "report",
         parents=[common],
         help="a postmortem of a case, every claim linked to its events (or: report verify)",
-        usage="casefile report CASE [--format md|html|json] [-o FILE|-] [--to SEQ] "
+        usage="casefile report CASE [--format md|html|json|timeline-csv|timeline-jsonl|"
+        "facts-csv] [-o FILE|-] [--to SEQ] "
         "[--redact [--redact-map FILE] [--redact-pattern REGEX ...]]\n"
         "       casefile report verify REPORT CASE",
         description="Write a postmortem report of CASE, or check one: "
@@ -173,7 +176,11 @@ def register(
     p.add_argument("case", metavar="CASE", help="the case (or `verify`, then REPORT CASE)")
     p.add_argument("rest", nargs="*", default=[], metavar="…", help=argparse.SUPPRESS)
     p.add_argument(
-        "--format", choices=REPORT_FORMATS, default="md", help="md (default), html, json"
+        "--format",
+        choices=(*FORMATS, *EXPORTS),
+        default="md",
+        help="md (default), html, json; or an export for other tools: timeline-csv, "
+        "timeline-jsonl (Timesketch's import shape), facts-csv",
     )
     p.add_argument(
         "-o",

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from casefile.report.verify import Checked
 
 __all__ = [
+    "EXPORTS",
     "FORMATS",
     "Ref",
     "Report",
@@ -37,8 +38,10 @@ __all__ = [
     "verify_report",
 ]
 
-#: The formats ``render`` writes.
+#: The documents ``render`` writes (each sealed with its digest; ``report verify`` reads them).
 FORMATS = ("md", "html", "json")
+#: The exports ``render`` writes for other tools (no digest line; every row has its seq@hash).
+EXPORTS = ("timeline-csv", "timeline-jsonl", "facts-csv")
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,10 @@ def render(report: Report, fmt: str, *, chart_file: str | None = None) -> bytes:
     (written beside it by the caller, from :func:`render_chart`)."""
     from casefile.report.digest import seal
 
+    if fmt in EXPORTS:
+        from casefile.report.exports import render_export
+
+        return render_export(report, fmt).encode("utf-8")
     if fmt == "md":
         from casefile.report.markdown import render_markdown
 
@@ -88,7 +95,8 @@ def render(report: Report, fmt: str, *, chart_file: str | None = None) -> bytes:
 
         text = render_json(report)
     else:
-        raise ValueError(f"unknown report format {fmt!r} (one of {', '.join(FORMATS)})")
+        known = ", ".join((*FORMATS, *EXPORTS))
+        raise ValueError(f"unknown report format {fmt!r} (one of {known})")
     return seal(text).encode("utf-8")
 
 

@@ -13,6 +13,7 @@ from casefile.report.evidence import (
     build_set_aside,
     build_unparsed,
 )
+from casefile.report.exports import build_facts
 from casefile.report.model import Report
 from casefile.report.narrative import build_closing, build_integrity, build_summary, build_timeline
 from casefile.report.postmortem import Record, build_lessons, build_moments, build_postmortem_part
@@ -54,4 +55,5 @@ def build(
         postmortem=build_postmortem_part(src, summary, record),
         moments=build_moments(src, pivots, evidence, health),
         lessons=build_lessons(src, health),
+        facts=build_facts(src),
     )

@@ -24,6 +24,8 @@ def plain(value: Any) -> Any:
 
 
 def render_json(report: Report) -> str:
-    document = {"shape": "casefile-report", "version": SHAPE_VERSION, **plain(report)}
+    fields = plain(report)
+    del fields["facts"]  # every fact of every observation: the facts export's, not the report's
+    document = {"shape": "casefile-report", "version": SHAPE_VERSION, **fields}
     document[MARK] = "sha256:"  # the last key; casefile.report.render fills in the digest
     return json.dumps(document, indent=2, ensure_ascii=True, sort_keys=False) + "\n"

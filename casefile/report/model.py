@@ -143,6 +143,23 @@ class TimelineRow:
     host: str | None
     conditions: str | None
     facts: str | None
+    #: the event time as stored (ISO 8601, UTC), for exports another tool reads
+    at: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class FactRow:
+    """One fact an observation recorded, for the facts export."""
+
+    ref: Ref  # the observation
+    at: str  # the observation's event time (ISO 8601, UTC)
+    probe: str
+    host: str | None
+    conditions: str | None
+    name: str
+    subject: str
+    value: str
+    unit: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -322,4 +339,6 @@ class Report:
     postmortem: Postmortem | None = None
     moments: tuple[Moment, ...] = ()
     lessons: tuple[Lesson, ...] = ()
+    #: every fact every observation recorded (the facts export; the documents leave it out)
+    facts: tuple[FactRow, ...] = ()
     redacted: bool = False

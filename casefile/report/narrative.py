@@ -131,6 +131,7 @@ def build_timeline(src: Sources) -> tuple[TimelineRow, ...]:
                 host=host,
                 conditions=conditions,
                 facts=facts,
+                at=event.when,
             )
         )
     return tuple(rows)
