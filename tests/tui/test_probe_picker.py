@@ -64,3 +64,26 @@ def test_the_facts_line_fits_and_counts_the_rest() -> None:
     assert len(text) <= 60 and text.endswith(f"+{40 - text.count('fact.')}")
     none = ProbeEntry("c", "s", "cheap", (), ("local",), False)
     assert "none declared" in facts_line(none)
+
+
+async def test_the_probes_are_loaded_off_the_ui_thread_once_a_case_is_open(db_url: str) -> None:
+    """The probe dialog's first open does not import every probe plugin (0.2 s on the key)."""
+    import threading
+
+    app = build_app(db_url)
+    loaded_on: list[str] = []
+    load = app._probe_catalog
+    assert load is not None
+
+    def counted() -> list[ProbeEntry]:
+        loaded_on.append(threading.current_thread().name)
+        return load()
+
+    app._probe_catalog = counted
+    async with app.run_test(size=(160, 45)) as pilot:
+        await poll_until(pilot, lambda: bool(loaded_on), what="the probes were never loaded")
+        assert loaded_on[0] != threading.main_thread().name
+        await open_form(pilot, "p")
+        app.screen.dismiss(None)
+        await open_form(pilot, "p")
+    assert len(loaded_on) == 1

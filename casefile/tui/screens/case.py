@@ -175,6 +175,8 @@ class CaseScreen(CaseWriting, ReplayControls):
             position = (head.seq, head.hash)
             await backend.call(lambda: backend.watch(case_id, position, grew, failed, notice))
         self._spawn(self._verify, name="verify-chain", group="verify")
+        if not self.read_only:
+            backend.submit(self.casefile.warm_probe_dialog)
 
     async def _verify(self) -> None:
         backend = self.casefile.backend

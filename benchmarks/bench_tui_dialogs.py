@@ -1,0 +1,206 @@
+"""How fast the TUI's dialogs, the command palette and the help panel open on a long case, as
+a ratio to a bare Textual app pushing a one-label modal screen, measured in the same run.
+
+Target (issue 25): each opens within 150 ms of its key on a 10,000-event case, and within 2×
+the bare push. Measured at 160×45 under Pilot's headless driver from the key event sent (as
+Pilot sends it) to the first refresh after the new screen (or the help panel) is the one shown
+(not Pilot's own waits for idle, which cost ~100 ms a key on a loaded machine whatever the
+key does); the contenders alternate per round so machine noise hits both alike, and medians
+are reported.
+
+Run: ``.venv/bin/python benchmarks/bench_tui_dialogs.py [--rounds N] [--events N] [--json]``.
+``--profile KEY`` prints where the time of opening that key's screen goes (cProfile).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import json
+import pstats
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import ClassVar
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from textual import events
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.command import CommandPalette
+from textual.screen import ModalScreen
+from textual.widgets import Label
+
+from benchmarks.bench_tui import SIZE, build, until
+from casefile.app.service import CaseService
+from casefile.store.sql import SqlEventStore
+from casefile.tui import make_app
+from casefile.tui.dialogs.form import FormDialog
+from casefile.tui.screens.case import CaseScreen
+from casefile.tui.widgets.help_pane import HelpPane
+from casefile.tui.widgets.status_bar import StatusBar
+from tests.cli.conftest import builtin_registry
+from tests.tui.helpers import case_ready
+
+#: what each key opens on the case screen, by the name the figures use
+OPENERS = {
+    "probe dialog (p)": "p",
+    "note dialog (n)": "n",
+    "evidence dialog (e)": "e",
+    "jump dialog (:)": "colon",
+    "command palette (ctrl+p)": "ctrl+p",
+    "help (?)": "question_mark",
+}
+
+
+class Bare(App[None]):
+    """The baseline: a bare app whose one key pushes a modal screen holding one label."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("k", "open", "open")]
+
+    def compose(self) -> ComposeResult:
+        yield Label("bare")
+
+    def action_open(self) -> None:
+        self.push_screen(BareModal())
+
+
+class BareModal(ModalScreen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss", "close")]
+
+    def compose(self) -> ComposeResult:
+        yield Label("a bare modal screen")
+
+
+async def key_to_paint(app: App[None], key: str, shown: Callable[[], bool]) -> float:
+    """Seconds from ``key``'s event sent to the refresh after ``shown()`` became true."""
+    loop = asyncio.get_running_loop()
+    character = {"question_mark": "?", "colon": ":"}.get(key, key if len(key) == 1 else None)
+    event = events.Key(key, character)
+    event.set_sender(app)
+    start = time.perf_counter()
+    assert app._driver is not None
+    app._driver.send_message(event)
+    deadline = start + 60
+    while not shown():
+        if time.perf_counter() > deadline:
+            raise TimeoutError(f"{key} opened nothing")
+        await asyncio.sleep(0.0005)
+    painted: asyncio.Future[None] = loop.create_future()
+    app.screen.call_after_refresh(lambda: painted.done() or painted.set_result(None))
+    app.screen.refresh()
+    await painted
+    return time.perf_counter() - start
+
+
+def opened(app: App[None], key: str) -> Callable[[], bool]:
+    if key == "question_mark":
+        return lambda: bool(app.screen.query(HelpPane))
+    if key == "ctrl+p":
+        return lambda: isinstance(app.screen, CommandPalette)
+    return lambda: isinstance(app.screen, FormDialog)
+
+
+async def close(app: App[None], pilot: object, key: str) -> None:
+    if key == "question_mark":
+        await pilot.press("question_mark")  # type: ignore[attr-defined]
+        await until(pilot, lambda: not app.screen.query(HelpPane))
+    else:
+        app.screen.dismiss(None)  # type: ignore[arg-type]
+        await until(pilot, lambda: isinstance(app.screen, CaseScreen))
+    await pilot.pause()  # type: ignore[attr-defined]
+
+
+async def time_case(
+    url: str, case_id: str, rounds: int, profile: str | None
+) -> dict[str, list[float]]:
+    app = make_app(CaseService(SqlEventStore(url), builtin_registry()), case_id)
+    times: dict[str, list[float]] = {name: [] for name in OPENERS}
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, case_ready(app))
+        screen = app.screen
+        await until(pilot, lambda: "verifies" in screen.query_one(StatusBar).status.chain)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        for _ in range(rounds):
+            for name, key in OPENERS.items():
+                profiler = cProfile.Profile() if profile == key else None
+                if profiler is not None:
+                    profiler.enable()
+                times[name].append(await key_to_paint(app, key, opened(app, key)))
+                await pilot.pause()
+                if profiler is not None:
+                    profiler.disable()
+                    stats = pstats.Stats(profiler).sort_stats("cumulative")
+                    stats.print_stats(40)
+                    profile = None
+                await close(app, pilot, key)
+    return times
+
+
+async def time_bare(rounds: int) -> list[float]:
+    app = Bare()
+    times: list[float] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        for _ in range(rounds):
+            times.append(await key_to_paint(app, "k", lambda: isinstance(app.screen, BareModal)))
+            await pilot.pause()
+            app.screen.dismiss(None)
+            await until(pilot, lambda: not isinstance(app.screen, BareModal))
+            await pilot.pause()
+    return times
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--events", type=int, default=10_000)
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--profile", metavar="KEY", help="profile opening this key's screen")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as work:
+        url = build(Path(work) / "case.db", args.events, "long")
+        case: dict[str, list[float]] = {name: [] for name in OPENERS}
+        bare: list[float] = []
+        for _ in range(args.rounds):  # alternate, one round each, so noise hits both alike
+            bare += asyncio.run(time_bare(3))
+            for name, values in asyncio.run(time_case(url, "long", 1, args.profile)).items():
+                case[name] += values
+            args.profile = None
+    bare_ms = statistics.median(bare) * 1000
+    rows = []
+    for name, values in case.items():
+        ms = statistics.median(values) * 1000
+        rows.append(
+            {
+                "opens": name,
+                "median_ms": round(ms, 1),
+                "worst_ms": round(max(values) * 1000, 1),
+                "bare_ms": round(bare_ms, 1),
+                "ratio": round(ms / bare_ms, 2),
+                "met": ms <= 150 and ms <= 2 * bare_ms,
+            }
+        )
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    else:
+        print(
+            f"{args.events:,}-event case, {args.rounds} rounds; bare push median {bare_ms:.1f} ms"
+        )
+        for row in rows:
+            verdict = "met" if row["met"] else "NOT met"
+            print(
+                f"  {row['opens']:<26} median {row['median_ms']:6.1f} ms, worst "
+                f"{row['worst_ms']:6.1f} ms, {row['ratio']:.2f}x bare: {verdict}"
+            )
+    return 0 if all(row["met"] for row in rows) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
