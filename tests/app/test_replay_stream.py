@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +17,7 @@ from casefile.app.views.replay_stream import open_replay
 from tests.app.view_cases import reference_service
 
 CASE = "glm5-pcie-pivot"
+Q = "throughput"  # the reference case's question
 
 
 @pytest.fixture(scope="module")
@@ -117,11 +119,12 @@ def test_a_step_line_carries_only_what_changed(reference: CaseService) -> None:
     lines = [json.loads(line) for line in jsonl_lines(open_replay(reference, CASE))]
     steps = {line["seq"]: line for line in lines if "seq" in line}
     full = {s["seq"]: s for s in json.loads(reference.replay(CASE).to_json_text())["steps"]}
-    note = next(seq for seq, step in full.items() if seq > 29 and step["type"] == "note.added")
+    at = next(seq for seq, step in full.items() if step["questions"].get(Q, {}).get("pivot"))
+    note = next(seq for seq, step in full.items() if seq > at and step["type"] == "note.added")
     assert steps[note]["questions"] == {} and full[note]["questions"] != {}  # nothing moved
-    pivot = steps[29]["questions"]["throughput"]
+    pivot = steps[at]["questions"][Q]
     assert pivot["pivot"] is True and "whole" not in pivot
-    before, after = full[28]["questions"]["throughput"], full[29]["questions"]["throughput"]
+    before, after = full[at - 1]["questions"][Q], full[at]["questions"][Q]
     assert pivot["confidences"] == {
         hid: v for hid, v in after["confidences"].items() if before["confidences"].get(hid) != v
     }
@@ -140,10 +143,11 @@ def test_the_fold_lets_each_page_go(reference: CaseService) -> None:
     for step in stream.steps():
         seqs.append(step.seq)
         assert stream.fold is not None and len(stream.fold.trajectory) <= 11
-    assert seqs == list(range(1, 69)) and max(pages) == 10
+    head = reference.head(CASE)[0]
+    assert seqs == list(range(1, head + 1)) and max(pages) == 10
     assert stream.fold is not None
     assert len(stream.fold.trajectory) == 1 and len(stream.fold.events) == 1
-    assert stream.fold.last_seq == 68
+    assert stream.fold.last_seq == head
 
 
 def test_the_head_state_read_a_page_at_a_time_is_the_whole_fold(
@@ -164,3 +168,30 @@ def test_the_head_state_read_a_page_at_a_time_is_the_whole_fold(
     assert {q: s.confidences for q, s in paged.snapshots.items()} == {
         q: s.confidences for q, s in whole.snapshots.items()
     }
+
+
+def test_a_long_head_is_saved_as_the_case_fold_and_read_from_it_next_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from casefile.app import fold_cache
+    from casefile.store.sql import SqlEventStore
+    from tests.app.view_cases import REFERENCE_CASE
+    from tests.cli.conftest import builtin_registry
+
+    monkeypatch.setattr(fold_cache, "SNAPSHOT_AFTER", 20)
+    store = SqlEventStore(f"sqlite:///{tmp_path / 'cases.db'}")
+    service = CaseService(store, builtin_registry())
+    service.import_directory(REFERENCE_CASE)
+    want = service.replay(CASE).to_json_text()
+    assert store.load_snapshot(CASE, fold_cache.engine_key()) is None
+    assert "".join(open_replay(service, CASE).json_chunks()) == want
+    saved = store.load_snapshot(CASE, fold_cache.engine_key())
+    assert saved is not None and saved.seq == store.head(CASE)[0]
+    restored: list[int] = []
+    real = fold_cache.fold_case
+    monkeypatch.setattr(
+        fold_cache, "fold_case", lambda *a, **k: restored.append(1) or real(*a, **k)
+    )
+    assert "".join(open_replay(service, CASE).json_chunks()) == want
+    assert restored == [1]
+    store.close()

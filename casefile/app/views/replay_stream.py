@@ -160,17 +160,21 @@ def open_replay(service: CaseService, case_id: str, upto: int | None = None) -> 
 
 def head_state(service: CaseService, case_id: str, page: int = PAGE_EVENTS) -> Projection:
     """The case's current state, without its history: from its saved fold when one is stored
-    (as ``status`` reads it), else folded a page at a time, each page's events let go."""
-    from casefile.app.fold_cache import engine_key, fold_case
+    (as ``status`` reads it), else folded a page at a time, each page's events let go, and
+    saved as the case's fold when that was long (as ``status`` saves one), for the next
+    command."""
+    from casefile.app import fold_cache
     from casefile.store.base import SnapshotStore
 
     store = service.store
-    if isinstance(store, SnapshotStore) and store.load_snapshot(case_id, engine_key()):
-        return fold_case(store, case_id, save=False)[0]
+    if isinstance(store, SnapshotStore) and store.load_snapshot(case_id, fold_cache.engine_key()):
+        return fold_cache.fold_case(store, case_id, save=False)[0]
     head = Projection(keeps_trajectory=False)
     after = 0
     while events := service.events(case_id, after=after, upto=after + page):
         project(events, into=head)
         after = events[-1].seq
         del head.events[:-1]
+    if head.last_seq >= fold_cache.SNAPSHOT_AFTER:
+        fold_cache.save_snapshot(store, head)
     return head
