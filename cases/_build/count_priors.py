@@ -153,6 +153,29 @@ def gpu_count_rows(counted: list[tuple[str, str]]) -> dict[str, float]:
     return rows
 
 
+WORKLOAD_ANSWERS = ("training", "inference-small-batch", "inference-large-batch", "benchmark")
+
+
+def workload_tally(counted: list[tuple[str, str]]) -> dict[str, list[float]]:
+    """Per leaf, the counted threads per workload answer (an inference job of unstated batch
+    counts half to each inference answer; a thread whose workload is not stated, none). Printed
+    for the record only: the playbook's workload rows stay the mechanism's (rows counted from
+    this sample were tried and not kept, EVALUATIONS.md evaluation 19: the sample's searches
+    decide its workloads, four of gpu-unused's seven threads being Ollama chat reports)."""
+    from prior_workloads import WORKLOADS
+
+    tally = {leaf: [0.0] * len(WORKLOAD_ANSWERS) for leaf in LEAVES}
+    for url, klass in counted:
+        said = WORKLOADS.get(url)
+        if said is None:
+            continue
+        whole = {WORKLOAD_ANSWERS.index(said): 1.0} if said != "inference" else {}
+        shares = whole or {1: 0.5, 2: 0.5}
+        for index, share in shares.items():
+            tally[klass][index] += share
+    return tally
+
+
 def _floor3(value: float) -> float:
     return math.floor(value * 1000 + 1e-9) / 1000
 
@@ -199,6 +222,9 @@ if __name__ == "__main__":
         print(f"  {name:22} {value}")
     for name, value in priors(counts).items():
         print(f"{name:22} {floor4(value):.4f}")
+    print("workload threads: " + " / ".join(WORKLOAD_ANSWERS))
+    for name, row in workload_tally(sample()).items():
+        print(f"  {name:22} {row}")
     tally = gpu_count_tally(sample())
     print("gpu-count: (single, multi) -> P(several)")
     for name, value in gpu_count_rows(sample()).items():
