@@ -29,7 +29,7 @@ from casefile.mcp.writes import Caller, SshSettings
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    import mcp_types as types
+    import mcp.types as types
     from mcp.server.context import ServerRequestContext
 
     from casefile.app.probing import CancelToken
@@ -152,10 +152,10 @@ class Casefile:
 
 
 def build_server(state: Casefile) -> Any:
-    import mcp_types as types
+    import mcp.types as types
     from mcp.server.lowlevel import Server
     from mcp.shared.exceptions import MCPError
-    from mcp_types.jsonrpc import INTERNAL_ERROR
+    from mcp.types.jsonrpc import INTERNAL_ERROR
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -250,7 +250,7 @@ def build_server(state: Casefile) -> Any:
 
 
 def _tool(spec: ToolSpec) -> types.Tool:
-    import mcp_types as types
+    import mcp.types as types
 
     annotations = types.ToolAnnotations(
         title=spec.title,
@@ -268,7 +268,7 @@ def _tool(spec: ToolSpec) -> types.Tool:
 
 
 def _error(text: str) -> types.CallToolResult:
-    import mcp_types as types
+    import mcp.types as types
 
     return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
 
@@ -280,7 +280,6 @@ def serve(
     ssh: SshSettings | None = None,
 ) -> int:
     """Serve one client over stdin/stdout until it goes away."""
-    import anyio
     from mcp.server.stdio import stdio_server
 
     state = Casefile(open_service, actor, allow_run, ssh)
@@ -291,7 +290,7 @@ def serve(
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
     try:
-        anyio.run(main)
+        asyncio.run(main())
     except (KeyboardInterrupt, BrokenPipeError):
         pass
     except Exception as error:  # the transport failed (a client gone mid-message)

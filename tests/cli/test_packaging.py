@@ -174,6 +174,7 @@ def test_every_package_the_code_imports_is_a_declared_dependency() -> None:
     declared = {_requirement_name(r) for r in project["dependencies"]}
     optional = project["optional-dependencies"]
     declared_postgres = {_requirement_name(r) for r in optional["postgres"]}
+    declared_postgres |= {_requirement_name(r) for r in optional["mcp"]}  # casefile.mcp's
     distribution = {"pynvml": "nvidia-ml-py", "yaml": "pyyaml"}
     imported = _imported_top_level_names()
     missing = sorted(

@@ -3,6 +3,7 @@ change feed, named as the agent, while the MCP client writes."""
 
 from __future__ import annotations
 
+from casefile.app.opening import open_service
 from casefile.tui.screens.case import CaseScreen
 from casefile.tui.widgets.status_bar import StatusBar
 from casefile.tui.widgets.timeline import Timeline
@@ -20,13 +21,16 @@ async def test_the_tui_shows_what_the_agent_writes(db_url: str) -> None:  # noqa
         screen = app.screen
         assert isinstance(screen, CaseScreen)
         timeline = screen.query_one(Timeline)
-        assert timeline.row_count() == 68
+        rows = timeline.row_count()
         async with serve(db_url, client=("claude-code", "2.1.4")) as agent:
             await agent.call("note", case=CASE, text="the agent measures the link next")
             await agent.call(
                 "act", case=CASE, text="ran nvidia-smi -q under load", outcome="1 GB/s"
             )
-        await settle(pilot, lambda: timeline.row_count() == 70)
-        row = timeline.row_at(68)
-        assert row is not None and "the agent measures the link next" in row.summary
+        await settle(pilot, lambda: timeline.row_count() == rows + 2)
+        with open_service(db_url) as service:
+            assert timeline.chosen_seq() == service.head(CASE)[0]  # live follows the newest
+        summaries = [timeline.row_at(i).summary for i in range(rows, rows + 2)]  # type: ignore[union-attr]
+        assert "the agent measures the link next" in summaries[0]
+        assert "ran nvidia-smi -q under load" in summaries[1]
         assert screen.query_one(StatusBar).status.writers == ("claude-code/2.1.4 via mcp",)
