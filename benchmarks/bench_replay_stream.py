@@ -2,7 +2,8 @@
 
 Each contender is a fresh CLI process on one SQLite file (a 100,000-event case from
 ``bench_commands.sealed_case``, the synthetic reference-case mix), its snapshots dropped before
-every run (so each folds the whole case, as a cold ``status`` does). Wall time and peak RSS
+every run (so each folds the whole case, as a cold ``status`` does); "fold saved" runs after an
+untimed ``status`` has saved the case's fold, as any command leaves it. Wall time and peak RSS
 (``/usr/bin/time``) per run, rounds alternating, medians reported. The ``replay --json`` the CLI
 printed before (the whole view built, then its text) is measured too, through
 ``CaseService.replay(...).to_json_text()`` in a process of its own, and its text compared with
@@ -77,6 +78,7 @@ def main() -> None:
         contenders = {
             "cold status": [*cli, "status", case, "--db", url],
             "replay --jsonl": [*cli, "replay", case, "--db", url, "--jsonl"],
+            "replay --jsonl, fold saved": [*cli, "replay", case, "--db", url, "--jsonl"],
             "replay --json (streamed)": [*cli, "replay", case, "--db", url, "--json"],
             "replay --json (whole, before)": [sys.executable, "-c", OLD_JSON, url, case],
         }
@@ -87,6 +89,8 @@ def main() -> None:
         for r in range(args.rounds):
             for name in names if r % 2 == 0 else names[::-1]:
                 drop_snapshots(db, case)
+                if name.endswith("fold saved"):  # as after any command (not timed)
+                    subprocess.run([*cli, "status", case, "--db", url], capture_output=True)
                 out = work / f"{names.index(name)}.out"
                 samples[name].append(run(contenders[name], out))
                 data = out.read_bytes()

@@ -69,14 +69,16 @@ class ReplayStream:
         previous: Step | None = None
         suggested = 0
         after = 0
-        while after < last:
-            events = self.load(after, min(after + self.page, last))
-            if not events:
-                break
-            project(events, into=projection)
-            # ids of the snapshots this page's steps hold: valid while those steps are
-            copies: dict[Any, Any] = {}
-            with collector_paused():
+        # one pause for the whole walk: what a page lets go is freed by its reference counts
+        # (nothing here forms a cycle), and a collection at every page would rescan the state
+        with collector_paused():
+            while after < last:
+                events = self.load(after, min(after + self.page, last))
+                if not events:
+                    break
+                project(events, into=projection)
+                # ids of the snapshots this page's steps hold: valid while those steps are
+                copies: dict[Any, Any] = {}
                 for step, event in zip(projection.trajectory[-len(events) :], events, strict=True):
                     best = None
                     if suggested < self.suggestions and any(
@@ -85,18 +87,15 @@ class ReplayStream:
                         best = at.steps_at(step.seq).best()
                         suggested += best is not None
                     out = replay_step(step, event, previous, best, copies)
-                    self._keep(out)
+                    if step.pivot_depths:  # a leader moved (pivots included)
+                        self._pivots.append(summarise_replay([out], self.names))
+                    self._last[:] = [out]
                     previous = step
                     yield out
-            after = events[-1].seq
-            # the fold keeps its state; the steps and events of this page are let go
-            del projection.trajectory[:-1]
-            del projection.events[:-1]
-
-    def _keep(self, step: ReplayStep) -> None:
-        if any(q.pivot or q.pivot_depth is not None for q in step.questions.values()):
-            self._pivots.append(summarise_replay([step], self.names))
-        self._last[:] = [step]
+                after = events[-1].seq
+                # the fold keeps its state; the steps and events of this page are let go
+                del projection.trajectory[:-1]
+                del projection.events[:-1]
 
     def summary(self) -> ReplaySummary:
         """Where the story went, once :meth:`steps` has been walked."""
