@@ -81,16 +81,19 @@ class ExperimentRule:
 
     def undoes(self, change: str) -> bool:
         """Whether ``change``, written ``BEFORE -> AFTER``, takes away what this rule reads:
-        its pattern matches the before side, and neither the after side nor the after side
-        read with the before side's subject ("batch size 1 -> 16" is "batch size 16"). "DDP
-        with NCCL_P2P_DISABLE=1 -> DDP with NVLink" is P2P turned back on, not off: such an
-        A/B is read the other way round, the variant being this rule's baseline."""
+        its pattern matches the before side and not the after side, nor, when the after side
+        is a new value ("batch size 1 -> 16"), the after side read with the before side's
+        subject ("batch size 16"). "DDP with NCCL_P2P_DISABLE=1 -> DDP with NVLink" is P2P
+        turned back on, not off: such an A/B is read the other way round, the variant being
+        this rule's baseline."""
         sides = _ARROW.split(" ".join(change.split()), maxsplit=1)
-        if len(sides) != 2 or not self.matches(sides[0]):
+        if len(sides) != 2 or not self.matches(sides[0]) or self.matches(sides[1]):
             return False
         before, after = sides
+        if not after[:1].isdigit():
+            return True
         subject = before.rsplit(" ", 1)[0] if " " in before else ""
-        return not self.matches(after) and not self.matches(f"{subject} {after}".strip())
+        return not self.matches(f"{subject} {after}".strip())
 
     def measure(self, facts: Sequence[Fact]) -> dict[str, float]:
         return measure(self.metric, facts)

@@ -18,13 +18,12 @@ from tests.triage.devset import DEV, case_dirs, evaluate
 #: wins on intake alone). Strict: the day one starts to pass, the mark must go.
 NOT_YET = {
     "centernet-604-2080s-cpu-contention-data-time": "data-loading leads; host-cpu is #3",
-    "club-3090-178-sandwiched-3090-thermal": "host-side leads; thermal-degradation is #12",
+    "club-3090-178-sandwiched-3090-thermal": "host-side leads; thermal-degradation is #13",
     "club-3090-356-x99-no-p2p-tp2": "over-split leads; consumer-no-p2p is #5",
     "ds4-773-gb10-decode-at-bandwidth-floor": "gpu-unused leads; memory-bandwidth is #10",
     "gpu-benchmarks-llm-8-six-4090-slower-generation": "consumer-no-p2p leads; over-split is #5",
     "llama-cpp-python-1026-two-a100-hide-second-gpu": "misconfiguration leads; over-split is #2",
     "llama.cpp-1665-a6000-default-threads": "gpu-unused leads; host-cpu is #2",
-    "mattsh-cloud-gpu-thermal-throttle-25pct": "data-loading leads; thermal-degradation is #5",
     "nccl-1066-gpus-per-task-no-nvlink": "upgrade-regression leads; transport-fallback is #12",
     "nccl-1676-dgxos-peermem-rename": "internode-network leads; "
     "upgrade-regression is #2 "

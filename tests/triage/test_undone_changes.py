@@ -86,3 +86,26 @@ def test_a_change_that_does_what_the_rule_reads_is_read_as_written(cli: CLI, cas
     verdict = log(cli, case)[-1]["payload"]
     assert verdict["outcome"] == "faster"  # type: ignore[index]
     assert "other way round" not in verdict["rationale"]  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    ("change", "undone"),
+    [
+        ("fresh (cool) GPU against the same run after about an hour at full load", False),
+        ("heat-soaked after ~3.5 min continuous decode -> cold start", True),
+        ("steady state at 90 C", False),
+    ],
+)
+def test_a_heat_soak_is_its_own_a_b_and_the_hot_run_is_the_variant(
+    change: str, undone: bool
+) -> None:
+    first = next(r for r in PLAYBOOK_V3.experiments if r.matches(change))
+    assert first.id == "heat-soak"
+    assert first.undoes(change) is undone
+    thermal = first.rule.likelihoods["thermal-degradation"]
+    assert thermal["slower"] > 0.8 and first.rule.otherwise["slower"] < 0.2
+
+
+def test_a_power_cap_change_is_not_a_heat_soak() -> None:
+    change = "power cap 500 W -> 1400 W"
+    assert next(r for r in PLAYBOOK_V3.experiments if r.matches(change)).id == "power-limit"
