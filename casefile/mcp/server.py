@@ -1,8 +1,9 @@
 """``casefile mcp``: a Model Context Protocol server over stdio, on the official ``mcp`` SDK.
 
 One service over the database stays open for the server's life, so a case's session stays
-folded between calls (a status on a big case folds only what is new). Every service call runs
-on one worker thread, in order; the event loop only speaks the protocol. Stdout carries
+folded between calls (a status on a big case folds only what is new). Service calls run one at
+a time: on the event loop's thread, except a probe that runs a command, which runs on a worker
+thread so that a cancelled request can stop it. Stdout carries
 protocol messages only; logs go to stderr, one line each, never a traceback.
 
 Every write is stamped with the actor: the client's name and version from the initialize
@@ -79,7 +80,7 @@ def one_line(error: BaseException) -> str:
 
 
 class Casefile:
-    """The server's state: the service, its worker thread, what the caller may do."""
+    """The server's state: the service, whose turn it is, what the caller may do."""
 
     def __init__(
         self,
@@ -95,15 +96,33 @@ class Casefile:
         self.allow_run = allow_run
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="casefile-mcp")
         self.running: set[CancelToken] = set()
+        self.turn = asyncio.Lock()
 
     def service(self) -> CaseService:
         if self._service is None:
             self._service = self._open()
         return self._service
 
-    async def on_thread(self, work: Callable[[], Any]) -> Any:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.worker, work)
+    async def run(self, work: Callable[[], Any], *, away: bool = False) -> Any:
+        """``work`` on the service, one call at a time: here on the loop's thread (a read or
+        a write that runs nothing: milliseconds, and no thread to hand over to), or ``away``
+        on the worker thread (a command that may run for minutes, which a cancelled request
+        must still reach). The turn passes on only when the work is done, even if the
+        request that asked for it was cancelled."""
+        await self.turn.acquire()
+        if not away:
+            try:
+                return work()
+            finally:
+                self.turn.release()
+        future = asyncio.get_running_loop().run_in_executor(self.worker, work)
+        future.add_done_callback(self._done)
+        return await asyncio.shield(future)
+
+    def _done(self, future: asyncio.Future[Any]) -> None:
+        self.turn.release()
+        if not future.cancelled():
+            future.exception()  # a cancelled request's outcome is read here, not left unread
 
     def close(self) -> None:
         for token in list(self.running):
@@ -141,7 +160,7 @@ class Casefile:
                 caller.service.flush()
 
         try:
-            return await self.on_thread(work)
+            return await self.run(work, away=tool.runs_commands)
         except asyncio.CancelledError:
             if cancel is not None:
                 cancel.cancel()  # a command still running stops within about a second
@@ -175,7 +194,7 @@ def build_server(state: Casefile) -> Any:
         except Exception as error:  # a bug: one line for the agent, one on stderr
             log.error("%s failed: %s: %s", params.name, type(error).__name__, one_line(error))
             return _error(f"internal error: {type(error).__name__}: {one_line(error)}")
-        text = reads.cap(json.dumps(answer, ensure_ascii=False, indent=1, default=str))
+        text = reads.cap(json.dumps(answer, ensure_ascii=False, default=str))
         return types.CallToolResult(content=[types.TextContent(text=text)])
 
     async def list_resources(
@@ -228,7 +247,7 @@ def build_server(state: Casefile) -> Any:
     async def _protocol(work: Callable[[], Any]) -> Any:
         """``work`` on the service's thread; its failure as a protocol error of one line."""
         try:
-            return await state.on_thread(work)
+            return await state.run(work)
         except CasefileError as error:
             raise MCPError(RESOURCE_NOT_FOUND, one_line(error)) from None
         except Exception as error:  # a bug: one line for the client, one on stderr
