@@ -214,11 +214,12 @@ def unit_direction(unit: str | None) -> bool | None:
     if not text:
         return None
     if "/" in text:
-        above, _, below = (part.strip() for part in text.partition("/"))
+        # "img/s per GPU" is img/s/gpu: what the first slash divides by decides
+        above, below = (part.strip() for part in text.split("/")[:2])
         if above in TIME_UNITS:
             return False  # time per step, per token, per iteration
         if below in TIME_UNITS:
-            return True  # things per unit of time
+            return True  # things per unit of time (per GPU, per user after it)
     if text in TIME_UNITS:
         return False
     if text in RATE_UNITS:

@@ -24,7 +24,7 @@ NOT_YET = {
     "gpu-benchmarks-llm-8-six-4090-slower-generation": "consumer-no-p2p leads; over-split is #5",
     "llama-cpp-python-1026-two-a100-hide-second-gpu": "misconfiguration leads; over-split is #2",
     "llama.cpp-1665-a6000-default-threads": "gpu-unused leads; host-cpu is #2",
-    "nccl-1066-gpus-per-task-no-nvlink": "upgrade-regression leads; transport-fallback is #12",
+    "nccl-1066-gpus-per-task-no-nvlink": "misconfiguration leads; transport-fallback is #3",
     "nccl-1676-dgxos-peermem-rename": "internode-network leads; "
     "upgrade-regression is #2 "
     "(its mechanism, GPUDirect RDMA off between nodes, is internode-network's)",

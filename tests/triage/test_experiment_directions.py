@@ -13,11 +13,12 @@ from tests.cli.conftest import CLI
 from tests.triage.test_experiments import log
 
 DURATIONS = ["s", "ms", "us", "µs", "min", "h", "s/step", "s/it", "ms/token", "sec", "seconds",
-             "ms per token", "hours"]  # fmt: skip
+             "ms per token", "hours", "s/step per GPU"]  # fmt: skip
 
 
 RATES = ["tok/s", "tokens/s", "it/s", "fps", "GB/s", "Gb/s", "samples/s", "req/s", "runs/day",
-         "TFLOPS", "x", "tokens per second", "relative throughput"]  # fmt: skip
+         "TFLOPS", "x", "tokens per second", "relative throughput", "img/s per GPU",
+         "tok/s/user"]  # fmt: skip
 
 
 @pytest.mark.parametrize("unit", DURATIONS)

@@ -109,3 +109,15 @@ def test_a_heat_soak_is_its_own_a_b_and_the_hot_run_is_the_variant(
 def test_a_power_cap_change_is_not_a_heat_soak() -> None:
     change = "power cap 500 W -> 1400 W"
     assert next(r for r in PLAYBOOK_V3.experiments if r.matches(change)).id == "power-limit"
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "srun --gpus-per-task 1 (each rank sees one GPU) -> srun --gpus 2 (both ranks see all)",
+        "two containers with two GPUs each -> one container with all four GPUs",
+    ],
+)
+def test_gpus_isolated_per_process_are_read_as_gpus_split_across_containers(change: str) -> None:
+    first = next(r for r in PLAYBOOK_V3.experiments if r.matches(change))
+    assert first.id == "container-gpus" and not first.undoes(change)
