@@ -1,8 +1,9 @@
-"""What gpu-throughput@2 makes of the development set (cases/dev), case by case.
+"""What the playbook makes of the development set (cases/dev), case by case.
 
-Figures (issue "Triage that reasons like an expert"): the known root cause leads at the end in
-every case, and the first suggestion after intake bears on it (a likelihood ratio of at least
-2, or at most ½, between the root cause and the leader then) in at least three quarters.
+Figures: whether the known root cause leads at the end; whether the first suggestion after
+intake bears on it (a likelihood ratio of at least 2, or at most ½, between the root cause and
+the leader then); and, for the cases whose deciding steps were named before their first
+evaluation, whether that first suggestion is one of them.
 
     .venv/bin/python benchmarks/bench_dev_set.py
 """
