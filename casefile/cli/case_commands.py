@@ -48,11 +48,31 @@ def cmd_log(args: argparse.Namespace) -> int:
     with open_case(args.case, args.db) as opened:
         service, case_id = opened.service, opened.case_id
         if args.json:
-            events = service.events(case_id)
-            say_json(json.dumps([e.to_dict() for e in events], indent=2, ensure_ascii=False))
+            _log_json(service, case_id)
             return 0
         say(render_log(service.log(case_id), service.title(case_id), case_id, zone=LOCAL))
     return 0
+
+
+#: events ``log --json`` reads and writes at a time: its memory is a page, not the case
+LOG_PAGE = 2_000
+
+
+def _log_json(service: CaseService, case_id: str) -> None:
+    """``log --json``: every event in one indented JSON array, the same bytes as
+    ``json.dumps([...], indent=2)`` of them all, read and written a page at a time, so that its
+    memory does not grow with the case."""
+    head, _ = service.head(case_id)
+    say_json("[", end="")
+    sep = "\n  "
+    for after in range(0, head, LOG_PAGE):
+        pieces = []
+        for event in service.events(case_id, after=after, upto=min(after + LOG_PAGE, head)):
+            text = json.dumps(event.to_dict(), indent=2, ensure_ascii=False)
+            pieces.append(sep + text.replace("\n", "\n  "))  # one level deeper, as in the list
+            sep = ",\n  "
+        say_json("".join(pieces), end="")
+    say_json("]" if sep == "\n  " else "\n]")
 
 
 def _follow_case(args: argparse.Namespace) -> int:
