@@ -72,29 +72,62 @@ def sample_rows(text: str, *, skip_after: str | None = None) -> list[tuple[str, 
     return rows
 
 
+#: a row that says its thread is "Same incident as vllm#9113": the sample counts an incident
+#: once (PRIOR_SAMPLE.md, "How the sample was drawn"), so it goes where that thread goes
+_SAME_INCIDENT = re.compile(r"[Ss]ame incident as ([A-Za-z0-9_.-]+)#([0-9]+)")
+
+
+def same_incidents(text: str) -> dict[str, str]:
+    """Per row naming a thread, the thread it says it is the same incident as
+    (``repo/issues/N``, to match against full URLs by their ending)."""
+    out = {}
+    for line in text.splitlines():
+        match = _ROW_NUMBERED.match(line) or _ROW.match(line)
+        same = _SAME_INCIDENT.search(line)
+        if match and same:
+            out[match.group(1).rstrip("/")] = f"/{same.group(1)}/issues/{same.group(2)}"
+    return out
+
+
 def _rows() -> tuple[list[tuple[str, str]], list[str]]:
-    """The sample's rows (url, class) counted, and the urls left out."""
+    """The sample's rows (url, class) counted, and the urls left out: held out, a development
+    case, or the same incident as a thread that is either."""
     dev_urls = {
         json.loads(p.read_text(encoding="utf-8"))["url"].rstrip("/")
         for p in (DEV / "material").glob("*.json")
     }
-    rows = sample_rows((DEV / "PRIOR_SAMPLE.md").read_text(encoding="utf-8"))
+    text = (DEV / "PRIOR_SAMPLE.md").read_text(encoding="utf-8")
+    rows, same = sample_rows(text), same_incidents(text)
     for notes in sorted(DEV.glob("notes-new-cases-*.md")):
         text = notes.read_text(encoding="utf-8")
         if "## Prior-sample candidates" in text:
             part = text.split("## Prior-sample candidates", 1)[1]
             rows += sample_rows(part, skip_after="Diagnosis only")
+            same |= same_incidents(part.split("Diagnosis only", 1)[0])
+
+    def out_of_sample(url: str) -> bool:
+        return any(url.endswith(h) for h in HELD_OUT) or url in dev_urls
+
     seen: set[str] = set()
     counted, left_out = [], []
     for url, klass in rows:
         if url in seen:
             continue
         seen.add(url)
-        if any(url.endswith(h) for h in HELD_OUT) or url in dev_urls:
+        twin = same.get(url)
+        if out_of_sample(url) or (twin and any(out_of_sample(u) for u in _ending(twin, dev_urls))):
             left_out.append(url)
         elif klass in LEAVES:
             counted.append((url, klass))
     return counted, left_out
+
+
+def _ending(tail: str, dev_urls: set[str]) -> list[str]:
+    """The full URLs a ``/repo/issues/N`` reference may be: a development case's, else a
+    held-out thread's spelled out."""
+    found = [u for u in dev_urls if u.endswith(tail)]
+    held = [f"https://github.com/{h}" for h in HELD_OUT if h.endswith(tail.lstrip("/"))]
+    return found or held
 
 
 def gpus_stated() -> dict[str, str]:

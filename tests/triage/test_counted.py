@@ -61,3 +61,17 @@ def test_the_gpu_count_rows_are_counted_where_no_requirement_decides(
         assert leaf not in rows
     # a GPU left unused is reported mostly on one GPU, a regression after an upgrade on several
     assert table["gpu-unused"]["one"] > 0.5 > table["upgrade-regression"]["one"]
+
+
+def test_a_thread_the_sample_calls_the_same_incident_as_a_development_case_is_left_out(
+    count_priors: ModuleType,
+) -> None:
+    """vllm#13247 is "Same incident as vllm#9113" in the notes; #9113 is a development case, so
+    counting #13247 would score that case on its own incident."""
+    notes = (ROOT / "cases" / "dev" / "notes-new-cases-a.md").read_text(encoding="utf-8")
+    twins = count_priors.same_incidents(notes)
+    assert twins["https://github.com/vllm-project/vllm/issues/13247"] == "/vllm/issues/9113"
+    counted = {url for url, _ in count_priors.sample()}
+    assert "https://github.com/vllm-project/vllm/issues/13247" not in counted
+    _, left_out = count_priors.count()
+    assert "https://github.com/vllm-project/vllm/issues/13247" in left_out
