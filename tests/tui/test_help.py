@@ -4,11 +4,14 @@ defined."""
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets._footer import FooterKey
 
 from casefile.app.views.board import MARK_GLYPHS
+from casefile.tui.dialogs.form import FormDialog
 from casefile.tui.screens.case import CaseScreen
 from casefile.tui.screens.case_list import CaseListScreen
+from casefile.tui.widgets.footer import CaseFooter
 from casefile.tui.widgets.help_pane import MARK_MEANINGS, HelpPane, legend
 from tests.tui.conftest import build_app
 from tests.tui.helpers import case_ready, poll_until, settle
@@ -50,3 +53,30 @@ async def test_the_help_lists_b_and_the_legend_of_the_timeline_marks(db_url: str
         assert any(line.split()[:1] == ["]"] for line in lines)
         await pilot.press("question_mark")
         await poll_until(pilot, lambda: not screen.query(HelpPane), what="? did not close it")
+
+
+async def test_the_footer_is_not_rebuilt_under_a_dialog_and_catches_up_after(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rebuilding the hidden footer cost a third of a dialog's opening (bench_tui_dialogs.py)."""
+    rebuilt: list[str] = []
+    recompose = CaseFooter.recompose
+
+    async def counted(self: CaseFooter) -> None:
+        rebuilt.append(type(self.app.screen).__name__)
+        await recompose(self)
+
+    monkeypatch.setattr(CaseFooter, "recompose", counted)
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot, case_ready(app))
+        screen = app.screen
+        await pilot.press("n")
+        await poll_until(pilot, lambda: isinstance(app.screen, FormDialog))
+        await pilot.pause(0.2)
+        assert [name for name in rebuilt if name != "CaseScreen"] == []
+        app.screen.dismiss(None)
+        await poll_until(pilot, lambda: app.screen is screen)
+        await pilot.pause(0.2)
+        footer = {key.key for key in screen.query(FooterKey)}
+        assert {"b", "n", "p", "q"} <= footer

@@ -32,6 +32,7 @@ from casefile.tui.messages import (
 from casefile.tui.screens.case_replay import ReplayControls
 from casefile.tui.screens.case_writing import CaseWriting, action_bindings, writes
 from casefile.tui.widgets.detail import DetailPane, event_renderable, hypothesis_renderable
+from casefile.tui.widgets.footer import CaseFooter
 from casefile.tui.widgets.help_pane import HelpPane
 from casefile.tui.widgets.hypotheses import HypothesisTree
 from casefile.tui.widgets.next_steps import NextSteps
@@ -95,7 +96,7 @@ class CaseScreen(CaseWriting, ReplayControls):
                     with TabPane("Commands", id="tab-commands"):
                         yield RichLog(id="commands", markup=False, wrap=True)
         yield StatusBar(id="status")
-        yield Footer()
+        yield CaseFooter()
 
     def on_mount(self) -> None:
         self.query_one("#filter", Input).display = False
@@ -123,6 +124,9 @@ class CaseScreen(CaseWriting, ReplayControls):
         backend.submit(lambda: backend.unwatch(case_id))
         if self.probe_cancel is not None:
             self.probe_cancel.cancel("the case screen closed")
+
+    def on_screen_resume(self) -> None:
+        self.query_one(CaseFooter).catch_up()
 
     def on_resize(self, event: object) -> None:
         self._layout(self.size.width)
