@@ -8,9 +8,13 @@ Also timed: the real gpu-throughput@2 candidates on a development-set case, and 
 "Guidance that generalizes", target under 50 ms) both rankings ``status`` shows — probe/rule
 pairs and whole probes, each ordered by what it tells about the leaders — on a synthetic case of
 30 hypotheses and 40 probes, and on the real gpu-throughput@3 candidates of a development case,
-each beside the same work on version 2's candidates in the same run (the ratio).
+each beside the same work on version 2's candidates in the same run (the ratio). And (issue
+24, target at most 50 ms) whole probes on 50 hypotheses x 50 probes x 8 rules, cold (nothing
+remembered) beside the plain element-by-element arithmetic (``tests/engine/ranking_reference``)
+in the same run, rounds alternating, and warm (the same fold ranked again); the two must give
+the same floats. Every other figure is cold: the memo is emptied before each round.
 
-    .venv/bin/python benchmarks/bench_ranking.py
+    .venv/bin/python benchmarks/bench_ranking.py [--only 50x50x8]
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from casefile.domain import commands
-from casefile.domain.beliefs import project
+from casefile.domain.beliefs import joint, project
 from casefile.domain.beliefs.ranking import Candidate, rank_next_steps, rank_probes
 from casefile.domain.events import GENESIS_HASH, seal
 from casefile.domain.rules import rule_from_dict
@@ -111,6 +115,7 @@ def synthetic() -> tuple[object, list[Candidate]]:
 def timed(projection: object, candidates: list[Candidate]) -> float:
     samples = []
     for _ in range(RUNS):
+        joint.forget()
         start = time.perf_counter()
         rank_probes(projection, candidates)  # type: ignore[arg-type]
         samples.append(time.perf_counter() - start)
@@ -143,6 +148,7 @@ def timed_status(projection: object, candidates: list[Candidate]) -> float:
     """Both rankings status shows, median of RUNS."""
     samples = []
     for _ in range(RUNS):
+        joint.forget()
         start = time.perf_counter()
         rank_next_steps(projection, candidates)  # type: ignore[arg-type]
         rank_probes(projection, candidates)  # type: ignore[arg-type]
@@ -168,7 +174,47 @@ def v3_case() -> tuple[object, list[Candidate]]:
     return projection, service.candidates(projection)
 
 
+def synthetic_50_by_50() -> tuple[object, list[Candidate]]:
+    """50 hypotheses (10 top-level, 4 children each: 41 leaves) and 50 probes of 8 rules."""
+    return synthetic_case(
+        "ranking bench 50x50x8", 20261203, (10, 0.09), (4, 0.25), 50, (8, 8), (3, 8), True
+    )
+
+
+def whole_probes_50_by_50() -> None:
+    """Cold and warm whole-probe ranking against the plain arithmetic, in the same run."""
+    from tests.engine.ranking_reference import reference_ranking
+
+    projection, candidates = synthetic_50_by_50()
+    fast: list[float] = []
+    plain: list[float] = []
+    warm: list[float] = []
+    for _ in range(RUNS):
+        with reference_ranking():
+            start = time.perf_counter()
+            expected = rank_probes(projection, candidates)  # type: ignore[arg-type]
+            plain.append(time.perf_counter() - start)
+        joint.forget()
+        start = time.perf_counter()
+        steps = rank_probes(projection, candidates)  # type: ignore[arg-type]
+        fast.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        again = rank_probes(projection, candidates)  # type: ignore[arg-type]
+        warm.append(time.perf_counter() - start)
+        assert repr(steps) == repr(expected) == repr(again), "the fast path changed a figure"
+    cold, old, hot = (statistics.median(x) for x in (fast, plain, warm))
+    print(
+        f"whole probes, 50 hypotheses x 50 probes x 8 rules ({len(candidates)} pairs), "
+        f"median of {RUNS}: cold {cold * 1000:.1f} ms against the plain arithmetic's "
+        f"{old * 1000:.1f} ms ({old / cold:.2f}x faster); warm (same fold again) "
+        f"{hot * 1000:.1f} ms (target <= 50 ms); identical floats"
+    )
+
+
 def main() -> None:
+    whole_probes_50_by_50()
+    if sys.argv[1:] == ["--only", "50x50x8"]:
+        return
     projection, candidates = synthetic_30_by_40()
     small = timed_status(projection, candidates)
     old_projection, old_candidates = dev_case_v2()

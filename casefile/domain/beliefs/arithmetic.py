@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from itertools import repeat
+from operator import mul, truediv
 
 SCALE_BITS = 40
 SCALE = float(1 << SCALE_BITS)
@@ -100,17 +102,26 @@ def mutual_information_bits(prior: Sequence[float], table: Sequence[Sequence[flo
 
     ``table[o][i]`` is P(outcome o | leaf i). An outcome whose probability is the same under
     every leaf carries no information and contributes exactly zero.
+
+    Every term is ``(p·q)·log2(q / marginal)`` as one float, and the terms are summed by
+    ``fsum`` (exactly rounded, so their order does not matter). The element-wise steps run as
+    ``map`` over whole rows: the same floats as a loop, without a Python step per element.
     """
-    total = 0.0
     terms: list[float] = []
+    extend = terms.extend
     for row in table:
+        if len(row) != len(prior):
+            raise ValueError("a likelihood row and the prior differ in length")
         if max(row) == min(row):
             continue
-        marginal = math.fsum(p * q for p, q in zip(prior, row, strict=True))
+        weighted = list(map(mul, prior, row))
+        marginal = math.fsum(weighted)
         if marginal <= 0.0:
             continue
-        terms.extend(
-            p * q * math.log2(q / marginal) for p, q in zip(prior, row, strict=True) if p * q > 0.0
-        )
-    total = math.fsum(terms)
-    return max(0.0, total)
+        if min(weighted) > 0.0:
+            extend(map(mul, weighted, map(math.log2, map(truediv, row, repeat(marginal)))))
+        else:  # a leaf this outcome rules out (or one without mass) adds no term
+            extend(
+                w * math.log2(q / marginal) for w, q in zip(weighted, row, strict=True) if w > 0.0
+            )
+    return max(0.0, math.fsum(terms))

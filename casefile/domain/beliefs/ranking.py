@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from casefile.domain.beliefs.arithmetic import entropy_bits, mutual_information_bits, tempered
+from casefile.domain.beliefs.joint import memoised, product_information_bits
 from casefile.domain.beliefs.projection import Projection
 from casefile.domain.beliefs.question import QuestionSnapshot, QuestionState
 from casefile.domain.beliefs.tree import CATCH_ALL_LEAF, Structure
@@ -401,6 +402,7 @@ def collapse(
     return [classes[key] for key in keys], merged
 
 
+@memoised
 def joint_information_bits(
     probs: Sequence[float],
     tables: Sequence[Sequence[Sequence[float]]],
@@ -428,13 +430,8 @@ def joint_information_bits(
             continue
         chosen.append(index)
         size = grown
-    rows: list[list[float]] = [[1.0] * len(prior)]
-    for index in sorted(chosen):
-        table = merged[index]
-        rows = [
-            [a * b for a, b in zip(row, outcome, strict=True)] for row in rows for outcome in table
-        ]
-    return max(mutual_information_bits(prior, rows), max(singles))
+    together = product_information_bits(prior, [merged[index] for index in sorted(chosen)])
+    return max(together, max(singles))
 
 
 def question_entropy(question: QuestionState | QuestionSnapshot) -> float:

@@ -1,0 +1,73 @@
+"""The whole-probe ranking's arithmetic as it was before the fast path: a reference that the
+tests and ``benchmarks/bench_ranking.py`` run beside the shipped code.
+
+``mutual_information_bits`` is the element-by-element loop, ``joint_information_bits`` builds
+the joint rows with nested comprehensions and remembers nothing. :func:`reference_ranking`
+swaps them into ``ranking`` for the length of a ``with`` block, so ``rank_probes`` and
+``rank_next_steps`` compute exactly as they did.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+from casefile.domain.beliefs import joint, ranking
+
+
+def mutual_information_bits(prior: Sequence[float], table: Sequence[Sequence[float]]) -> float:
+    total = 0.0
+    terms: list[float] = []
+    for row in table:
+        if max(row) == min(row):
+            continue
+        marginal = math.fsum(p * q for p, q in zip(prior, row, strict=True))
+        if marginal <= 0.0:
+            continue
+        terms.extend(
+            p * q * math.log2(q / marginal) for p, q in zip(prior, row, strict=True) if p * q > 0.0
+        )
+    total = math.fsum(terms)
+    return max(0.0, total)
+
+
+def joint_information_bits(
+    probs: Sequence[float],
+    tables: Sequence[Sequence[Sequence[float]]],
+    budget: int = ranking.MAX_JOINT_WORK,
+) -> float:
+    if len(tables) == 1:
+        return mutual_information_bits(probs, tables[0])
+    prior, merged = ranking.collapse(probs, tables)
+    singles = [mutual_information_bits(prior, table) for table in merged]
+    order = sorted(range(len(merged)), key=lambda i: -singles[i])
+    chosen: list[int] = []
+    size = 1
+    for index in order:
+        grown = size * len(merged[index])
+        if grown * len(prior) > budget:
+            continue
+        chosen.append(index)
+        size = grown
+    rows: list[list[float]] = [[1.0] * len(prior)]
+    for index in sorted(chosen):
+        table = merged[index]
+        rows = [
+            [a * b for a, b in zip(row, outcome, strict=True)] for row in rows for outcome in table
+        ]
+    return max(mutual_information_bits(prior, rows), max(singles))
+
+
+@contextmanager
+def reference_ranking() -> Iterator[None]:
+    """``ranking`` computing with the functions above (and nothing remembered) inside."""
+    saved = ranking.mutual_information_bits, ranking.joint_information_bits
+    ranking.mutual_information_bits = mutual_information_bits
+    ranking.joint_information_bits = joint_information_bits
+    joint.forget()
+    try:
+        yield
+    finally:
+        ranking.mutual_information_bits, ranking.joint_information_bits = saved
+        joint.forget()
