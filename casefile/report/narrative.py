@@ -27,7 +27,9 @@ RESTS_ON = 5
 
 
 def build_summary(src: Sources) -> Summary:
-    first, last = src.events[0], src.events[-1]
+    # the case's own span: the postmortem written after it is not part of the incident
+    worked = [e for e in src.events if not e.type.startswith("postmortem.")]
+    first, last = src.events[0], (worked or src.events)[-1]
     opened = first.payload
     environment = opened.get("environment") or {}
     concluded = src.status.concluded

@@ -26,8 +26,8 @@ def service(tmp_path: Path) -> CaseService:
 def test_every_frame_matches_status_at_that_step(service: CaseService) -> None:
     board = Board(service, CASE)
     state = board.refresh()
-    assert len(state.rows) == 68 and state.pivots == (29, 66)
-    for seq in (9, 18, 28, 29, 30, 66, 68):
+    assert len(state.rows) == 81 and state.pivots == (29, 66)
+    for seq in (9, 18, 28, 29, 30, 66, 68, 81):
         frame = board.frame(seq)
         status = CaseService(service.store, service.registry).status(CASE, upto=seq)
         shown = {row.id: row.confidence for row in frame.tree}
@@ -50,14 +50,14 @@ def test_a_glance_shows_the_head_without_folding_the_history(service: CaseServic
     service.status(CASE)  # as any command would have: a saved fold may exist
     board = Board(service, CASE)
     glance = board.glance()
-    assert glance.partial and glance.frame.seq == 68 and not glance.frame.history
+    assert glance.partial and glance.frame.seq == 81 and not glance.frame.history
     status = service.status(CASE)
     assert {r.id: r.confidence for r in glance.frame.tree} == {
         h.id: h.confidence for h in status.hypotheses
     }
     assert all(r.series == () for r in glance.frame.tree)
     full = board.refresh()
-    assert not full.partial and full.frame.history and len(full.rows) == 68
+    assert not full.partial and full.frame.history and len(full.rows) == 81
 
 
 @pytest.mark.parametrize(

@@ -31,7 +31,7 @@ def test_the_trajectory_is_every_step_with_its_confidences(
     service: CaseService, sources: ReportSources
 ) -> None:
     projection = service.projection(CASE)
-    assert [e.seq for e in sources.events] == list(range(1, 69))
+    assert [e.seq for e in sources.events] == list(range(1, 82))
     assert [s.seq for s in sources.trajectory] == [s.seq for s in projection.trajectory]
     for view, step in zip(sources.trajectory, projection.trajectory, strict=True):
         assert view.type == step.type and view.changed == step.changed
@@ -87,7 +87,7 @@ def test_upto_reads_the_case_as_it_stood_then(service: CaseService) -> None:
     assert {h.id: h.confidence for h in then.status.hypotheses} == {
         h.id: h.confidence for h in status.hypotheses
     }
-    with pytest.raises(DomainError, match="has no event 99 \\(events 1–68\\)"):
+    with pytest.raises(DomainError, match="has no event 99 \\(events 1–81\\)"):
         service.report_sources(CASE, 99)
 
 

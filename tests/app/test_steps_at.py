@@ -45,7 +45,7 @@ def test_probes_are_ranked_on_the_belief_captured_at_that_step(
         assert at.probes == tuple(ProbeRow.of(p) for p in rank_probes(projection, offered, seq=seq))
     assert steps.steps_at(28).probes != steps.steps_at(30).probes  # the pivot moved them
     now = steps.steps_at()
-    assert now.seq == 68 and now.probes == steps.steps_at(68).probes
+    assert now.seq == 81 and now.probes == steps.steps_at(68).probes
 
 
 def test_best_is_the_first_probe_overall_or_on_one_question(steps: CaseSteps) -> None:

@@ -37,7 +37,7 @@ def test_markdown_to_stdout_writes_no_chart_and_says_so(
     monkeypatch.chdir(here)
     done = cli("report", imported, "-o", "-")
     assert done.code == 0, done.err
-    assert done.out.startswith("# Postmortem: GLM-5")
+    assert done.out.startswith("# Postmortem: Slow GLM-5")
     assert "no chart file written" in done.err
     assert list(here.iterdir()) == []
 
@@ -76,9 +76,9 @@ def test_verify_fails_naming_an_edited_reference(cli: CLI, imported: str, tmp_pa
 
 def test_verify_fails_on_a_seq_the_case_lacks(cli: CLI, imported: str, tmp_path: Path) -> None:
     out = tmp_path / "pm.md"
-    out.write_text("claim at `2@b15682c64541`, then `69@b15682c64541`\n")
+    out.write_text("claim at `2@b15682c64541`, then `99@b15682c64541`\n")
     done = cli("report", "verify", str(out), imported)
-    assert done.code == 1 and "69@b15682c64541: case glm5-pcie-pivot has no event 69" in done.err
+    assert done.code == 1 and "99@b15682c64541: case glm5-pcie-pivot has no event 99" in done.err
     out.write_text("no reference at all\n")
     assert cli("report", "verify", str(out), imported).code == 1
 

@@ -151,7 +151,7 @@ def test_evidence_set_aside_and_health(report: Report) -> None:
     first = report.health.advice[0]
     assert (first.probe, first.load, first.taken) == ("nvidia-smi-q", "under-load", None)
     assert first.otherwise is not None and first.otherwise.seq == 39  # run, but at idle
-    assert report.integrity.events == 68 and report.integrity.head.seq == 68
+    assert report.integrity.events == 81 and report.integrity.head.seq == 81
 
 
 def test_as_of_an_earlier_event() -> None:
@@ -175,3 +175,49 @@ def test_every_link_of_the_html_has_its_target(report: Report) -> None:
     assert chart is not None and len(re.findall(r'href="#ev-\d+"', chart.group())) == len(
         report.charts[0].points
     )
+
+
+def _first_68(tmp_path: Path) -> Path:
+    """The reference case as it was concluded: its first 68 events, without the postmortem."""
+    import shutil
+
+    target = tmp_path / "glm5-first-68"
+    shutil.copytree(REFERENCE / "artifacts", target / "artifacts")
+    lines = (REFERENCE / "events.jsonl").read_bytes().splitlines(keepends=True)[:68]
+    (target / "events.jsonl").write_bytes(b"".join(lines))
+    last = __import__("json").loads(lines[-1])
+    (target / "events.head").write_text(f"68@{last['hash']}\n")
+    return target
+
+
+def test_the_postmortem_comes_after_the_conclusion_and_changes_nothing_before(
+    tmp_path: Path,
+) -> None:
+    """The reference case's postmortem is appended after its conclusion (events 69 on): the
+    first 68 events are the case as concluded (their hash is pinned in tests/cases), and their
+    replay and ``report --to 68`` are the same bytes as those of the 68 events alone."""
+    service, case_id = service_with(REFERENCE)
+    events = service.events(case_id)
+    assert events[67].type == "case.concluded" and events[67].hash.startswith("36409887439e")
+    assert {e.type for e in events[68:]} == {
+        "postmortem.section",
+        "postmortem.item",
+        "postmortem.about",
+    }
+    alone, alone_id = service_with(_first_68(tmp_path))
+    assert len(alone.events(alone_id)) == 68
+    to_68 = build_report(service, case_id, ReportOptions(upto=68))
+    assert render(to_68, "md") == render(
+        build_report(alone, alone_id, ReportOptions(upto=68)), "md"
+    )
+    replayed, replayed_alone = (
+        service.replay(case_id, upto=68).to_json(),
+        alone.replay(alone_id).to_json(),
+    )
+    del replayed["case"], replayed_alone["case"]  # the case's header counts all its events
+    assert replayed == replayed_alone
+    full = build_report(service, case_id, ReportOptions())
+    assert full.postmortem is not None and full.postmortem.header.status == "complete"
+    assert [i.id for i in full.postmortem.items] == ["a1", "a2", "a3"]
+    assert full.postmortem.items[2].status == "done"  # amended by a later event
+    assert full.summary.last.seq == 68  # the incident ends at the conclusion

@@ -107,7 +107,7 @@ async def test_tui_appends_what_the_cli_appends(
             pilot, lambda: isinstance(app.screen, CaseScreen) and bool(app.screen.commands)
         )
         command = screen.commands[-1]  # type: ignore[attr-defined]
-    tui = events_after(db_url, 68)
+    tui = events_after(db_url, 81)
     assert tui, "the TUI appended nothing"
     # the same action through the CLI, on a copy of the database as it was
     monkeypatch.setenv("CASEFILE_DB", f"sqlite:///{twin}")
@@ -115,7 +115,7 @@ async def test_tui_appends_what_the_cli_appends(
     assert command.startswith("casefile ") and "--actor alice" in command
     assert command == command_line(BY_NAME[kind], request, CASE, "alice")
     assert main(shlex.split(command)[1:]) == 0
-    cli = events_after(f"sqlite:///{twin}", 68)
+    cli = events_after(f"sqlite:///{twin}", 81)
     assert tui == cli
 
 
@@ -155,7 +155,7 @@ async def test_bad_input_is_an_inline_error_and_appends_nothing(
         assert isinstance(app.screen, FormDialog)  # still open, nothing confirmed
         shown = str(dialog.query_one("#form-problem").render())
         assert problem in shown
-    assert events_after(db_url, 68) == []
+    assert events_after(db_url, 81) == []
 
 
 async def test_a_refused_action_is_a_notification_and_appends_nothing(db_url: str) -> None:
@@ -173,7 +173,7 @@ async def test_a_refused_action_is_a_notification_and_appends_nothing(db_url: st
         await settle(pilot, lambda: isinstance(app.screen, CaseScreen) and bool(app._notifications))
         titles = [n.title for n in app._notifications]
         assert any("not recorded" in (t or "") for t in titles)
-    assert events_after(db_url, 68) == []
+    assert events_after(db_url, 81) == []
 
 
 async def test_pasted_probe_output_is_recorded_like_the_cli(db_url: str) -> None:
@@ -194,7 +194,7 @@ async def test_pasted_probe_output_is_recorded_like_the_cli(db_url: str) -> None
         await settle(
             pilot, lambda: isinstance(app.screen, CaseScreen) and bool(app.screen.commands)
         )
-    types = [t for t, _p, _a in events_after(db_url, 68)]
+    types = [t for t, _p, _a in events_after(db_url, 81)]
     assert types[:2] == ["probe.ran", "observation.recorded"]
 
 
@@ -254,7 +254,7 @@ async def test_the_evidence_dialog_shows_the_posterior_before_recording(db_url: 
         assert "the leader would change: compute-launch → collective-latency" in text
         fill(dialog, {"likelihoods": "no-such=0.5"})
         await settle(pilot, lambda: "no-such" in str(shown.render()))
-    assert events_after(db_url, 68) == []  # a preview records nothing
+    assert events_after(db_url, 81) == []  # a preview records nothing
 
 
 async def test_reinstate_from_the_tui_is_the_cli_reinstate(
@@ -280,8 +280,8 @@ async def test_reinstate_from_the_tui_is_the_cli_reinstate(
         await settle(pilot, recorded(app))
     monkeypatch.setenv("CASEFILE_DB", f"sqlite:///{twin}")
     assert main([*argv(BY_NAME["reinstate"], request, CASE), "--actor", "alice"]) == 0
-    assert events_after(db_url, 69) == events_after(f"sqlite:///{twin}", 69)
-    assert [k for k, _p, _a in events_after(db_url, 69)] == ["hypothesis.reinstated"]
+    assert events_after(db_url, 82) == events_after(f"sqlite:///{twin}", 82)
+    assert [k for k, _p, _a in events_after(db_url, 82)] == ["hypothesis.reinstated"]
 
 
 async def test_opening_a_playbook_from_the_tui_is_the_cli_playbook_open(
@@ -383,8 +383,8 @@ async def test_evidence_resting_on_a_run_an_observation_and_superseding_is_the_c
     assert words[words.index("--supersedes") + 1] == "e14"
     monkeypatch.setenv("CASEFILE_DB", f"sqlite:///{twin}")
     assert main([*words, "--actor", "alice"]) == 0
-    tui = events_after(db_url, 68)
-    assert tui == events_after(f"sqlite:///{twin}", 68)
+    tui = events_after(db_url, 81)
+    assert tui == events_after(f"sqlite:///{twin}", 81)
     payload = tui[0][1]
     assert (payload["probe_run_seq"], payload["observation_seq"], payload["supersedes"]) == (
         62,
@@ -419,7 +419,7 @@ async def test_what_evidence_rests_on_is_checked_against_the_case_as_you_type(
         fill(dialog, RESTS_ON)  # corrected, it records
         await settle(pilot, lambda: "If recorded now" in str(shown.render()))
         assert not dialog.query_one("#form-confirm", Button).disabled
-    assert events_after(db_url, 68) == []
+    assert events_after(db_url, 81) == []
 
 
 async def test_evidence_on_another_question_cannot_supersede(db_url: str) -> None:
@@ -449,7 +449,7 @@ async def test_superseded_evidence_cannot_be_superseded_again(db_url: str) -> No
         dialog = await _evidence_dialog(app, pilot, RESTS_ON)
         shown = dialog.query_one("#form-preview", Static)
         await settle(pilot, lambda: "already superseded by" in str(shown.render()))
-    assert events_after(db_url, 69) == []
+    assert events_after(db_url, 82) == []
 
 
 @pytest.mark.parametrize(
@@ -471,7 +471,7 @@ async def test_a_seq_that_does_not_read_is_an_inline_error(
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert app.screen is dialog
-    assert events_after(db_url, 68) == []
+    assert events_after(db_url, 81) == []
 
 
 async def test_the_open_case_is_kept_from_the_collector_until_its_screen_closes(

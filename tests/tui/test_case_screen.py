@@ -36,8 +36,8 @@ async def test_opens_the_reference_case_live_at_its_head(db_url: str) -> None:
         screen = screen_of(app)
         await settle(pilot, lambda: "verifies" in screen.query_one(StatusBar).status.chain)
         timeline = screen.query_one(Timeline)
-        assert timeline.row_count() == 68
-        assert timeline.chosen_seq() == 68  # live follows the newest event
+        assert timeline.row_count() == 81
+        assert timeline.chosen_seq() == 81  # live follows the newest event
         assert leader(screen) == "compute-launch"
         assert screen.query_one(StatusBar).status.focus is None
         assert "LIVE" in screen.query_one(StatusBar).status.text()
@@ -97,7 +97,7 @@ async def test_the_pivot_keys_and_the_never_measured_warning(db_url: str) -> Non
         await settle(
             pilot,
             lambda: (
-                screen.focus_seq is None and screen.frame is not None and screen.frame.seq == 68
+                screen.focus_seq is None and screen.frame is not None and screen.frame.seq == 81
             ),
         )
         assert leader(screen) == "compute-launch"
@@ -123,7 +123,7 @@ async def test_read_only_refuses_every_write(db_url: str) -> None:
             await pilot.pause()
             assert isinstance(app.screen, CaseScreen), f"{key} opened a dialog in read-only mode"
     with CaseService(SqlEventStore(db_url), builtin_registry()) as service:
-        assert service.head(CASE)[0] == 68
+        assert service.head(CASE)[0] == 81
 
 
 async def test_filter_hides_rows_that_do_not_match(db_url: str) -> None:
@@ -190,8 +190,8 @@ async def test_a_long_case_opens_with_a_glance_then_its_history(
         await settle(pilot, lambda: case_ready(app)() and seen[-1:] == [False])
         screen = screen_of(app)
         assert seen[0] is True  # the glance came first
-        assert screen.query_one(Timeline).row_count() == 68
-        assert screen.query_one(Timeline).chosen_seq() == 68
+        assert screen.query_one(Timeline).row_count() == 81
+        assert screen.query_one(Timeline).chosen_seq() == 81
         assert leader(screen) == "compute-launch"
 
 

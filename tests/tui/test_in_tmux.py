@@ -63,7 +63,7 @@ def test_a_person_replays_past_the_pivot_and_adds_a_note(
     tui.keys("-l", "typed in tmux: link idle under load")
     tui.wait_for("$ casefile note")
     tui.keys("C-s")
-    tui.wait_for("note recorded as event 69")
+    tui.wait_for("note recorded as event 82")
     tui.keys("q")
     tui.wait_gone()
     log = run(str(CASEFILE), "log", CASE, env=env)

@@ -27,7 +27,7 @@ from tests.tui.helpers import case_ready, recorded, settle
 from tests.tui.test_actions import events_after, fill
 
 #: the reference case's last seq: everything after it was appended by the test
-HEAD = 68
+HEAD = 81
 
 
 def _twin(db_url: str, tmp_path: Path) -> str:

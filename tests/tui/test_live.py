@@ -47,9 +47,9 @@ async def follow_another_writer(url: str) -> None:
         assert isinstance(screen, CaseScreen)
         other_writer(url, "seen from another terminal")
         timeline = screen.query_one(Timeline)
-        await settle(pilot, lambda: timeline.row_count() == 69)
-        assert timeline.chosen_seq() == 69  # live follows the newest event
-        row = timeline.row_at(68)
+        await settle(pilot, lambda: timeline.row_count() == 82)
+        assert timeline.chosen_seq() == 82  # live follows the newest event
+        row = timeline.row_at(81)
         assert row is not None and "seen from another terminal" in row.summary
         assert screen.query_one(StatusBar).status.writers == ("bob",)
         # our own write now goes on top of theirs
@@ -60,9 +60,9 @@ async def follow_another_writer(url: str) -> None:
         dialog = app.screen
         fill(dialog, {"text": "and one of ours"})  # type: ignore[arg-type]
         await pilot.press("ctrl+s")
-        await settle(pilot, lambda: timeline.row_count() == 70)
+        await settle(pilot, lambda: timeline.row_count() == 83)
     with CaseService(SqlEventStore(url), builtin_registry()) as service:
-        assert [e.actor for e in service.events(CASE, after=68)] == ["bob", "user"]
+        assert [e.actor for e in service.events(CASE, after=81)] == ["bob", "user"]
 
 
 async def test_sqlite_another_process_appends(db_url: str) -> None:

@@ -42,7 +42,7 @@ async def test_a_long_probe_leaves_the_screen_live_and_esc_cancels_it(db_url: st
         await poll_until(pilot, lambda: screen.probe_cancel is None, what="Esc left it running")
         assert screen.focus_seq == 1  # Esc went to the probe, not to the replay
         await pilot.app.workers.wait_for_complete()
-    appended = events_after(db_url, 68)
+    appended = events_after(db_url, 81)
     runs = [payload for kind, payload, _actor in appended if kind == "probe.ran"]
     assert len(runs) == 1
     assert runs[0].get("error_kind") == "cancelled"
@@ -69,11 +69,11 @@ async def test_quitting_during_a_probe_asks_then_cancels_it(db_url: str) -> None
         await pilot.pause()
         assert token.cancelled
     wait_until(
-        lambda: [k for k, _p, _a in events_after(db_url, 68) if k == "probe.ran"],
+        lambda: [k for k, _p, _a in events_after(db_url, 81) if k == "probe.ran"],
         interval=0.1,
         what="the cancelled run was recorded",
     )
-    (run,) = [p for k, p, _a in events_after(db_url, 68) if k == "probe.ran"]
+    (run,) = [p for k, p, _a in events_after(db_url, 81) if k == "probe.ran"]
     assert run.get("error_kind") == "cancelled"
 
 
@@ -116,5 +116,5 @@ async def test_a_sampler_probe_samples_here_with_the_window_given(
         await pilot.press("ctrl+s")
         await settle(pilot, recorded(app))
     assert windows == [1.5]
-    kinds = [k for k, _p, _a in events_after(db_url, 68)]
+    kinds = [k for k, _p, _a in events_after(db_url, 81)]
     assert kinds[:2] == ["probe.ran", "observation.recorded"]

@@ -30,7 +30,7 @@ async def test_a_paste_from_another_setup_is_kept_and_read_by_no_rule(db_url: st
         assert "--setup 'NCCL 2.22 (the fast version)'" in shown
         await pilot.press("ctrl+s")
         await settle(pilot, recorded(app))
-    appended = events_after(db_url, 68)
+    appended = events_after(db_url, 81)
     assert [kind for kind, _p, _a in appended] == ["probe.ran", "observation.recorded"]
     assert appended[0][1]["conditions"]["setup"] == "NCCL 2.22 (the fast version)"
 
@@ -46,4 +46,4 @@ async def test_a_setup_label_with_a_control_character_is_an_inline_message(db_ur
         await pilot.pause()
         assert isinstance(app.screen, FormDialog)
         assert dialog.problem is not None and "one line of printable text" in dialog.problem
-    assert events_after(db_url, 68) == []
+    assert events_after(db_url, 81) == []

@@ -90,7 +90,7 @@ async def test_an_ssh_fan_out_records_every_host_as_it_lands(
         assert dialog.problem is None, dialog.problem
         await pilot.press("ctrl+s")
         await settle(pilot, recorded(app), timeout=60)
-    runs = [p for kind, p, _a in events_after(db_url, 68) if kind == "probe.ran"]
+    runs = [p for kind, p, _a in events_after(db_url, 81) if kind == "probe.ran"]
     by_host = {run["host"]: run for run in runs}
     assert set(by_host) == {sshd.alias(0), "refusing", "silent"}
     assert by_host[sshd.alias(0)].get("exit_status") == 0
@@ -107,7 +107,7 @@ async def test_output_that_does_not_parse_is_kept_raw_as_a_run(db_url: str) -> N
         fill(dialog, {"probe": "nvidia-smi-topo", "paste": "this is not a topology matrix\n"})
         await pilot.press("ctrl+s")
         await settle(pilot, recorded(app))
-    appended = events_after(db_url, 68)
+    appended = events_after(db_url, 81)
     kinds = [kind for kind, _p, _a in appended]
     assert kinds[:2] == ["probe.ran", "observation.recorded"]
     observation = appended[1][1]
