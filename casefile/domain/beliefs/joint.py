@@ -1,14 +1,14 @@
 """The joint outcomes of one run's rules, and what ranking them costs per belief state.
 
 A probe's worth is the information in the joint outcome of the rules one run feeds (see
-``ranking.joint_information_bits``). This module holds the two steps that dominate that work:
-enumerating the joint outcomes' likelihood rows, and remembering a probe's figure for the
-belief it was computed on, so that showing the same fold again (``status`` twice, the TUI
-redrawing its Next steps tab, a replay landing on a step whose belief has not moved) does not
-enumerate again. Both give exactly the floats of the plain computation: the rows are the same
-products in the same order, and a remembered figure is keyed by every number it was computed
-from.
-"""
+``ranking.joint_information_bits``). This module holds the steps that dominate that work:
+enumerating the joint outcomes' likelihood rows and scoring them (for all rows at once, not a
+Python step per row), and remembering a probe's figure for the belief it was computed on, so
+that showing the same fold again (``status`` twice, the TUI redrawing its Next steps tab, a
+replay landing on a step whose belief has not moved) does not enumerate again. Both give
+exactly the floats of the plain computation: every product is multiplied in the same order,
+every term is the same float, the terms are summed by ``fsum`` (exactly rounded, so the order
+of the rows does not matter), and a remembered figure is keyed by every number it read."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import math
 import threading
 from collections.abc import Iterable, Sequence
 from functools import wraps
-from itertools import chain, compress, cycle, repeat
+from itertools import chain, compress, cycle
 from operator import mul, ne, truediv
 from typing import Protocol
 
@@ -48,16 +48,18 @@ def product_rows(width: int, tables: Tables) -> list[list[float]]:
 
 
 def _flat_product(width: int, tables: Tables) -> list[float]:
-    """:func:`product_rows` laid end to end in one list (row after row), built without a
-    Python-level step per row: each row of the running product repeated once per outcome of
-    the next table, times that table's rows cycled."""
+    """The rows of :func:`product_rows` laid end to end in one list, each the same products
+    in the same order, but the rows themselves in another order (the last table's outcome
+    varying slowest), which is what lets one ``map`` per outcome build them: the information
+    sums over rows, so it does not depend on their order."""
     flat = [1.0] * width
     for table in tables:
         if any(len(outcome) != width for outcome in table):
             raise ValueError("a likelihood row and the prior differ in length")
-        rows = _rows_of(flat, width)
-        left = chain.from_iterable(chain.from_iterable(map(repeat, rows, repeat(len(table)))))
-        flat = list(map(mul, left, cycle(list(chain.from_iterable(table)))))
+        grown: list[float] = []
+        for outcome in table:
+            grown.extend(map(mul, flat, cycle(outcome)))
+        flat = grown
     return flat
 
 
@@ -66,8 +68,14 @@ def _rows_of(flat: list[float], width: int) -> Iterable[tuple[float, ...]]:
     return zip(*[iter(flat)] * width, strict=True)
 
 
-def _each_repeated(values: Iterable[object], times: int) -> Iterable[object]:
-    return chain.from_iterable(map(repeat, values, repeat(times)))
+def _all_positive(prior: Sequence[float], tables: Tables) -> bool:
+    """Whether every ``p·q`` of the joint rows is above zero, from the smallest value of each
+    table: rounding to nearest is monotonic, so no product is below the same chain of
+    smallest values, multiplied in the same order."""
+    lowest = 1.0
+    for table in tables:
+        lowest *= min(map(min, table))
+    return min(prior) * lowest > 0.0
 
 
 def product_information_bits(prior: Sequence[float], tables: Tables) -> float:
@@ -75,26 +83,31 @@ def product_information_bits(prior: Sequence[float], tables: Tables) -> float:
 
     The joint outcomes of a probe's rules number in the thousands with a few dozen classes
     each, so the per-row steps of ``mutual_information_bits`` are done here for all rows at
-    once: every term is the same ``(p·q)·log2(q / marginal)`` and ``fsum`` sums the same terms
-    (in another order, which an exactly rounded sum does not see). A belief or table with a
-    zero where a term would be, or a joint outcome nothing can produce, takes the row-by-row
-    path, which leaves those terms out."""
+    once, a class at a time: every term is the same ``(p·q)·log2(q / marginal)`` and ``fsum``
+    sums the same terms (in another order, which an exactly rounded sum does not see). A
+    belief or table with a zero where a term would be, or a product that underflows to one,
+    takes the row-by-row path, which leaves those terms out."""
     width = len(prior)
-    if not tables or width == 0:
+    if not tables or width < 2:  # one class: every outcome is alike under it
         return mutual_information_bits(prior, product_rows(width, tables))
     flat = _flat_product(width, tables)
+    if not flat or not _all_positive(prior, tables):
+        return mutual_information_bits(prior, product_rows(width, tables))
     weighted = list(map(mul, cycle(prior), flat))
     marginals = list(map(math.fsum, _rows_of(weighted, width)))
-    if not flat or min(weighted) <= 0.0 or min(marginals) <= 0.0:
-        return mutual_information_bits(prior, product_rows(width, tables))
-    rows = list(_rows_of(flat, width))
-    # an outcome equally likely under every class tells nothing: no terms (see arithmetic)
-    informative = list(map(ne, map(max, rows), map(min, rows)))
-    spread = _each_repeated(marginals, width)
-    terms: Iterable[float] = map(mul, weighted, map(math.log2, map(truediv, flat, spread)))
+    # an outcome equally likely under every class tells nothing: no terms (see arithmetic);
+    # only a row whose first two values are equal can be one
+    informative = list(map(ne, flat[::width], flat[1::width]))
     if not all(informative):
-        terms = compress(terms, _each_repeated(informative, width))
-    return max(0.0, math.fsum(terms))
+        rows = list(_rows_of(flat, width))
+        informative = list(map(ne, map(max, rows), map(min, rows)))
+    everywhere = all(informative)
+    columns = []
+    for leaf in range(width):
+        q = flat[leaf::width]
+        terms = map(mul, weighted[leaf::width], map(math.log2, map(truediv, q, marginals)))
+        columns.append(terms if everywhere else compress(terms, informative))
+    return max(0.0, math.fsum(chain.from_iterable(columns)))
 
 
 def _key(probs: Sequence[float], tables: Tables, budget: int | None) -> tuple[object, ...]:
