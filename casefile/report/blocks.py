@@ -48,6 +48,8 @@ class Table:
     rows: tuple[tuple[Cell, ...], ...]
     anchors: tuple[str | None, ...] = ()  # a row id each (the timeline's event rows)
     widths: tuple[int, ...] = ()  # relative column widths (HTML), summing to about 100
+    #: per row, the ids of the other events a grouped row stands for (links land on it)
+    also: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -97,7 +97,12 @@ class _Writer:
         for n, row in enumerate(table.rows):
             anchor = table.anchors[n] if n < len(table.anchors) else None
             opening = f'<tr id="{h(anchor)}">' if anchor else "<tr>"
-            out.append(opening + "".join(f"<td>{self.spans(c)}</td>" for c in row) + "</tr>")
+            also = table.also[n] if n < len(table.also) else ()
+            marks = "".join(f'<span id="{h(a)}"></span>' for a in also)
+            cells = [
+                f"<td>{marks if i == 0 else ''}{self.spans(c)}</td>" for i, c in enumerate(row)
+            ]
+            out.append(opening + "".join(cells) + "</tr>")
         out.append("</tbody></table>")
         return out
 
@@ -129,6 +134,7 @@ def render_html(report: Report) -> str:
     blocks = layout(report)
     flat = [i for b in blocks for i in (b.blocks if isinstance(b, Fold) else (b,))]
     anchors = {a for b in flat if isinstance(b, Table) for a in b.anchors if a}
+    anchors |= {a for b in flat if isinstance(b, Table) for group in b.also for a in group}
     writer = _Writer(anchors)
     body = [line for block in blocks for line in writer.block(block)]
     head = [

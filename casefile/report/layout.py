@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from casefile.app.views.standing import UNLIKELY
 from casefile.report import digest
+from casefile.report.appendix import appendix
 from casefile.report.blocks import (
     Block,
     Bullets,
     Cell,
     ChartBlock,
     Code,
-    Fold,
     Heading,
     Para,
     Span,
@@ -42,7 +42,7 @@ def layout(report: Report) -> list[Block]:
     blocks += _health(report)
     blocks += _closing(report)
     blocks += _integrity(report)
-    blocks += _timeline(report)
+    blocks += appendix(report)
     return _numbered(blocks)
 
 
@@ -139,37 +139,6 @@ def _trajectory(report: Report) -> list[Block]:
         else:
             blocks.append(Para(("No pivot: the leader never changed.",)))
     return blocks
-
-
-def _timeline(report: Report) -> list[Block]:
-    rows = []
-    anchors = []
-    for row in report.timeline:
-        when = row.when if row.recorded is None else f"{row.when} (recorded {row.recorded})"
-        shown_host = row.host and f"host={row.host}" not in (row.conditions or "")
-        where = [x for x in (shown_host and f"host {row.host}", row.conditions) if x]
-        detail = "; ".join(where)
-        if row.facts:
-            detail = f"{detail}; facts: {row.facts}" if detail else f"facts: {row.facts}"
-        rows.append(((row.ref,), (when,), (row.kind,), (row.actor,), (row.text,), opt(detail)))
-        anchors.append(row.ref.anchor)
-    table = Table(
-        ("event", "time", "kind", "actor", "what", "host and conditions"),
-        tuple(rows),
-        tuple(anchors),
-        widths=(12, 13, 10, 10, 35, 20),
-    )
-    return [
-        Heading(2, "Appendix: the full audit trail", "timeline"),
-        Para(
-            (
-                f"Every step of the case ({len(rows)} rows: notes, questions and hypotheses, "
-                "probe runs, evidence, actions, pivots, the conclusion and the postmortem's "
-                "own entries), each a link target of the references above.",
-            )
-        ),
-        Fold(f"The timeline, {len(rows)} rows", (table,)),
-    ]
 
 
 def _pivots(report: Report) -> list[Block]:

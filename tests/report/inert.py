@@ -16,6 +16,7 @@ ALLOWED_TAGS = frozenset(
         "h1",
         "details",
         "summary",
+        "span",
         "h2",
         "h3",
         "p",

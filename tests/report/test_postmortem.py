@@ -142,4 +142,7 @@ def test_the_audit_trail_is_an_appendix_collapsed_in_html() -> None:
     start = html.index('<h2 id="timeline">Appendix: the full audit trail</h2>')
     assert "<details><summary>The timeline, " in html[start:]
     assert "<details open" not in html
+    # the nine hypotheses proposed one after another are one row, and each is still a target
+    assert "9 hypotheses proposed: pcie-bound under throughput (prior 0.32); " in html
+    assert all(f'id="ev-{seq}"' in html for seq in range(9, 18))
     assert html.index('<h2 id="postmortem">') < html.index('<h2 id="summary">') < start
