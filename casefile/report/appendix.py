@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from casefile.report.blocks import Block, Fold, Heading, Para, Table, opt
+from casefile.report.blocks import Block, Cell, Fold, Heading, Para, Table, opt
 from casefile.report.model import Report, TimelineRow
 
 #: A run of at least this many hypotheses proposed one after another is one timeline row.
@@ -16,8 +16,8 @@ GROUPED_AT = 3
 
 
 def appendix(report: Report) -> list[Block]:
-    rows = []
-    anchors = []
+    rows: list[tuple[Cell, ...]] = []
+    anchors: list[str | None] = []
     also: list[tuple[str, ...]] = []
     for run in _runs(report.timeline):
         row = run[0]

@@ -99,10 +99,8 @@ class _Writer:
             opening = f'<tr id="{h(anchor)}">' if anchor else "<tr>"
             also = table.also[n] if n < len(table.also) else ()
             marks = "".join(f'<span id="{h(a)}"></span>' for a in also)
-            cells = [
-                f"<td>{marks if i == 0 else ''}{self.spans(c)}</td>" for i, c in enumerate(row)
-            ]
-            out.append(opening + "".join(cells) + "</tr>")
+            tds = [f"<td>{marks if i == 0 else ''}{self.spans(c)}</td>" for i, c in enumerate(row)]
+            out.append(opening + "".join(tds) + "</tr>")
         out.append("</tbody></table>")
         return out
 
