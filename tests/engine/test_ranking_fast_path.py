@@ -10,6 +10,7 @@ enumerated twice, and a changed number is.
 from __future__ import annotations
 
 import math
+import random
 from pathlib import Path
 
 import pytest
@@ -17,13 +18,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from casefile.app.service import CaseService
+from casefile.domain import commands as c
 from casefile.domain.beliefs import joint, project, ranking
 from casefile.domain.beliefs.arithmetic import mutual_information_bits
-from casefile.domain.beliefs.ranking import rank_next_steps, rank_probes
+from casefile.domain.beliefs.ranking import Candidate, rank_next_steps, rank_probes
+from casefile.domain.rules import rule_from_dict
 from casefile.store.casedir import read_case_dir
 from casefile.store.memory import MemoryEventStore
 from tests.cli.conftest import builtin_registry
 from tests.engine import ranking_reference as reference
+from tests.engine.builder import CaseBuilder
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = [
@@ -195,3 +199,55 @@ def test_every_shipped_case_ranks_the_same(case_dir: Path) -> None:
         with reference.reference_ranking():
             plain = both_rankings(projection, candidates, seq)
         assert fast == plain, f"{case_dir.name} at seq {seq}"
+
+
+def generated_case(seed: int) -> tuple[object, list[Candidate]]:
+    """A seeded question: 4 top-level hypotheses with 3 children each, and 8 probes of 2 to 6
+    rules, each rule naming a few random nodes with 2 or 3 outcomes (like the playbook's)."""
+    rng = random.Random(seed)
+    b = CaseBuilder()
+    b.add(c.propose_question(b.projection, "q", question_id="q"))
+    ids = []
+    for top in range(4):
+        b.add(c.propose_hypothesis(b.projection, f"t{top}", "q", 0.22, f"t{top}"))
+        ids.append(f"t{top}")
+        for child in range(3):
+            hid = f"t{top}c{child}"
+            b.add(c.propose_hypothesis(b.projection, hid, f"t{top}", 0.3, hid))
+            ids.append(hid)
+    candidates = []
+    for probe in range(8):
+        for number in range(rng.randint(2, 6)):
+            outcomes = ["a", "b", "c"][: rng.choice((2, 3))]
+            table = {}
+            for hid in [*rng.sample(ids, rng.randint(2, 6)), "otherwise"]:
+                weights = [rng.choice((0.0, rng.random())) + 0.01 for _ in outcomes]
+                table[hid] = {o: w / sum(weights) for o, w in zip(outcomes, weights, strict=True)}
+            rule = rule_from_dict(
+                {
+                    "id": f"p{probe}r{number}",
+                    "version": 1,
+                    "probes": [f"probe{probe}"],
+                    "rationale": "generated",
+                    "statistic": {"aggregate": "max", "fact": f"f{number}"},
+                    "outcomes": [
+                        *({"name": o, "below": float(i)} for i, o in enumerate(outcomes[:-1])),
+                        {"name": outcomes[-1]},
+                    ],
+                    "likelihoods": table,
+                },
+                "q",
+            )
+            candidates.append(Candidate(f"probe{probe}", rule, "cheap"))
+    return b.projection, candidates
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_generated_cases_rank_the_same(seed: int) -> None:
+    projection, candidates = generated_case(seed)
+    seq = projection.last_seq  # type: ignore[attr-defined]
+    fast = both_rankings(projection, candidates, seq)
+    with reference.reference_ranking():
+        plain = both_rankings(projection, candidates, seq)
+    assert fast == plain
+    assert "probe" in fast
