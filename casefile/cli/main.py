@@ -39,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
         reasoning_commands,
         record_commands,
         report_commands,
+        serve_commands,
         triage_commands,
         tui_commands,
     )
@@ -68,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     reasoning_commands.register(sub, common)
     probe_commands.register(sub, common)
     tui_commands.register(sub, common)
+    serve_commands.register(sub, common)
     report_commands.register(sub, common)
     ingest_commands.register(sub, common)
     record_commands.register(sub, common)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -47,9 +48,16 @@ def _tui_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--actor", default=None, help="who the TUI's events are recorded as")
 
 
+#: Textual's driver for a TUI served to a browser (textual-serve sets it for the process)
+WEB_DRIVER = "textual.drivers.web_driver:WebDriver"
+
+
 def _refuse_without_terminal(hint: str = "") -> bool:
-    """Say so and return True unless stdin, stdout and stderr are all a terminal."""
+    """Say so and return True unless stdin, stdout and stderr are all a terminal, or the TUI
+    is to speak Textual's web protocol over pipes (``casefile serve`` runs it so)."""
     if sys.stdin.isatty() and sys.stdout.isatty() and sys.stderr.isatty():
+        return False
+    if os.environ.get("TEXTUAL_DRIVER") == WEB_DRIVER:
         return False
     # (Textual draws on stderr: redirected, the screen would go into the file)
     say(

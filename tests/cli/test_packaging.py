@@ -175,7 +175,8 @@ def test_every_package_the_code_imports_is_a_declared_dependency() -> None:
     optional = project["optional-dependencies"]
     declared_postgres = {_requirement_name(r) for r in optional["postgres"]}
     declared_postgres |= {_requirement_name(r) for r in optional["mcp"]}  # casefile.mcp's
-    distribution = {"pynvml": "nvidia-ml-py", "yaml": "pyyaml"}
+    declared_postgres |= {_requirement_name(r) for r in optional["serve"]}  # casefile serve's
+    distribution = {"pynvml": "nvidia-ml-py", "yaml": "pyyaml", "textual_serve": "textual-serve"}
     imported = _imported_top_level_names()
     missing = sorted(
         distribution.get(name, name)
