@@ -9,7 +9,8 @@ status   ``casefile status CASE`` on a 50,000-event case with a warm snapshot vs
          the 68-event reference case (``casefile/reference/glm5-pcie-pivot``, imported with
          ``casefile import``) in the same database. Target ≤ 1.3×. Also: the lines status
          prints on the big case (target < 200).
-cold     In process, snapshots dropped first: ``CaseService(SqlEventStore(url)).status(case)``
+cold     In process, snapshots dropped first:
+         ``CaseService(SqlEventStore(url)).reader.status(case)``
          on a fresh service vs a raw ``sqlite3`` fetch of the same rows + ``json.loads`` of each
          payload into a list of tuples (fresh connection). Target ≤ 2×. The raw read runs with
          the cyclic GC paused, as ``store.load`` and ``project`` pause it around their own
@@ -497,12 +498,12 @@ def fig_status(ctx: Context) -> list[Figure]:
 
         plugins = registry()
         service = CaseService(SqlEventStore(url_of(db)), plugins)
-        service.status(REFERENCE_ID)  # imports and plugin loading out of the way
+        service.reader.status(REFERENCE_ID)  # imports and plugin loading out of the way
         service.close()
         profiler = cProfile.Profile()
         profiler.enable()
         service = CaseService(SqlEventStore(url_of(db)), plugins)
-        service.status(mid)
+        service.reader.status(mid)
         profiler.disable()
         service.close()
         fig.extra["profile_in_process"] = print_profile(
@@ -525,7 +526,7 @@ def fig_cold(ctx: Context) -> list[Figure]:
         gc.collect()
         start = time.perf_counter()
         service = CaseService(SqlEventStore(url))
-        view = service.status(mid)
+        view = service.reader.status(mid)
         elapsed = time.perf_counter() - start
         if not view_json:
             view_json.update(view.to_json())
@@ -561,7 +562,7 @@ def fig_cold(ctx: Context) -> list[Figure]:
         drop_snapshots(db, mid)
         profiler = cProfile.Profile()
         profiler.enable()
-        CaseService(SqlEventStore(url)).status(mid)
+        CaseService(SqlEventStore(url)).reader.status(mid)
         profiler.disable()
         fig.extra["profile"] = print_profile("cold CaseService.status", profiler)
     return [fig]

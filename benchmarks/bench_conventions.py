@@ -119,7 +119,7 @@ def main() -> None:
 
         with open_service(db, Registry()) as service:
             for n in range(200):
-                service.new_case(f"case {n}", case_id=f"case-{n:03d}")
+                service.writer.new_case(f"case {n}", case_id=f"case-{n:03d}")
         py = sys.executable
         start = subprocess_s([py, "-c", "pass"], env, repeat)
         version = subprocess_s([py, "-m", "casefile", "--version"], env, repeat)

@@ -5,8 +5,8 @@ The transcript is a shell log of 10,000 commands cycling through the reference c
 ``echo``. Two ways of recording it, each into a fresh case opened from the GPU playbook (so the
 rules run) in one SQLite file, in one process:
 
-ingest    ``service.propose_ingest`` (read, render, match, scrub) then ``service.ingest``
-          (store outputs, parse, judge, one append);
+ingest    ``service.probing.propose_ingest`` (read, render, match, scrub) then
+          ``service.probing.ingest`` (store outputs, parse, judge, one append);
 floor     the same outputs, already split and matched, parsed with the probes' parsers and
           recorded as ``probe --paste`` records one (output stored, parsed, rules applied),
           all in one append.
@@ -75,15 +75,15 @@ def _service(db: Path, case: str):  # type: ignore[no-untyped-def]
     from tests.cli.conftest import builtin_registry
 
     service = CaseService(SqlEventStore(f"sqlite:///{db}"), builtin_registry())
-    service.new_case("bench", case_id=case, playbook="gpu-throughput")
+    service.writer.new_case("bench", case_id=case, playbook="gpu-throughput")
     return service
 
 
 def run_ingest(db: Path, case: str, data: bytes) -> tuple[float, int]:
     service = _service(db, case)
     started = time.perf_counter()
-    proposal = service.propose_ingest(data, "shell-log", load="under-load")
-    runs = service.ingest(case, proposal)
+    proposal = service.probing.propose_ingest(data, "shell-log", load="under-load")
+    runs = service.probing.ingest(case, proposal)
     elapsed = time.perf_counter() - started
     service.close()
     return elapsed, len(runs)
@@ -120,7 +120,7 @@ def run_floor(db: Path, case: str, expected: list[tuple[str, tuple[str, ...], st
         for one in collected:
             decide_run(draft, one)
 
-    service._execute(case, decide, service_who())
+    service.sessions.execute(case, decide, service_who())
     elapsed = time.perf_counter() - started
     service.close()
     return elapsed

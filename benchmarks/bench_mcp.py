@@ -2,7 +2,7 @@
 
 status   the ``status`` tool on a 10,000-event case (``bench_engine.synthetic_case``, resealed
          as in ``bench_commands.py``), timed at the client: the SDK's ``ClientSession`` over
-         stdio to a ``casefile mcp`` subprocess, vs ``CaseService.status(case)`` called in
+         stdio to a ``casefile mcp`` subprocess, vs ``CaseService.reader.status(case)`` called in
          this process on a service opened the same way (``open_service``), each warmed by one
          call first. Rounds alternate the two, so noise on a shared machine hits both alike.
          Target: median(client) ≤ 1.5 × median(in process) + 5 ms, over 50 rounds. It holds
@@ -77,13 +77,13 @@ async def measure(url: str, rounds: int) -> tuple[list[float], list[float]]:
                     return result
 
                 await call()
-                service.status(CASE)
+                service.reader.status(CASE)
                 for _ in range(rounds):
                     start = time.perf_counter()
                     await call()
                     client.append(time.perf_counter() - start)
                     start = time.perf_counter()
-                    service.status(CASE)
+                    service.reader.status(CASE)
                     local.append(time.perf_counter() - start)
     finally:
         service.close()

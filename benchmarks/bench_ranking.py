@@ -133,10 +133,10 @@ def dev_case_v2() -> tuple[object, list[Candidate]]:
     from tests.cli.conftest import builtin_registry
 
     service = CaseService(MemoryEventStore(), builtin_registry())
-    service.new_case("v2 baseline", "slow", case_id="v2", who=Who("bench"))
-    service.open_playbook("v2", "gpu-throughput@2")
-    projection = service.projection("v2")
-    return projection, service.candidates(projection)
+    service.writer.new_case("v2 baseline", "slow", case_id="v2", who=Who("bench"))
+    service.writer.open_playbook("v2", "gpu-throughput@2")
+    projection = service.reader.projection("v2")
+    return projection, service.reader.candidates(projection)
 
 
 def synthetic_30_by_40() -> tuple[object, list[Candidate]]:
@@ -173,7 +173,7 @@ def v3_case() -> tuple[object, list[Candidate]]:
     events, _ = read_case_dir(path)
     projection = project(events)
     service = CaseService(MemoryEventStore(), builtin_registry())
-    return projection, service.candidates(projection)
+    return projection, service.reader.candidates(projection)
 
 
 def synthetic_50_by_50() -> tuple[object, list[Candidate]]:

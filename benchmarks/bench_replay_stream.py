@@ -6,8 +6,8 @@ every run (so each folds the whole case, as a cold ``status`` does); "fold saved
 untimed ``status`` has saved the case's fold, as any command leaves it. Wall time and peak RSS
 (``/usr/bin/time``) per run, rounds alternating, medians reported. The ``replay --json`` the CLI
 printed before (the whole view built, then its text) is measured too, through
-``CaseService.replay(...).to_json_text()`` in a process of its own, and its text compared with
-the streamed one.
+``CaseService.reader.replay(...).to_json_text()`` in a process of its own, and its text
+compared with the streamed one.
 
 Run: ``.venv/bin/python benchmarks/bench_replay_stream.py [--events N] [--rounds R]``.
 """
@@ -41,7 +41,7 @@ from casefile.app.opening import registry
 from casefile.app.service import CaseService
 from casefile.store.sql import SqlEventStore
 service = CaseService(SqlEventStore(sys.argv[1]), registry())
-sys.stdout.write(service.replay(sys.argv[2]).to_json_text() + "\\n")
+sys.stdout.write(service.reader.replay(sys.argv[2]).to_json_text() + "\\n")
 """
 
 

@@ -125,26 +125,28 @@ def build_case(service: Any, case_id: str, total: int) -> dict[str, Any]:
     """A playbook case of exactly ``total`` events (see the module's docstring)."""
     from casefile.app.who import NOW
 
-    service.new_case("bench", case_id=case_id, playbook="gpu-throughput")
-    service.answer_intake(case_id, ANSWERS, known=True, who=NOW)
+    service.writer.new_case("bench", case_id=case_id, playbook="gpu-throughput")
+    service.writer.answer_intake(case_id, ANSWERS, known=True, who=NOW)
     chunk = 0
     per_command = 4.7  # events per command, refined after the first chunk
     while True:
-        seq, _ = service.head(case_id)
+        seq, _ = service.reader.head(case_id)
         room = total - seq - 50  # a margin for the notes
         # an idle chunk sets readings aside: more events a command than a loaded one
         commands = min(CHUNK, int(room / max(per_command, 6.0)))
         if commands < 8:
             break
         load = "under-load" if chunk % 2 == 0 else "idle"
-        proposal = service.propose_ingest(transcript(commands, chunk), "shell-log", load=load)
-        service.ingest(case_id, proposal)
-        after, _ = service.head(case_id)
+        proposal = service.probing.propose_ingest(
+            transcript(commands, chunk), "shell-log", load=load
+        )
+        service.probing.ingest(case_id, proposal)
+        after, _ = service.reader.head(case_id)
         per_command = max(per_command, (after - seq) / commands * 1.05)
         chunk += 1
-    seq, _ = service.head(case_id)
+    seq, _ = service.reader.head(case_id)
     while seq < total:
-        seq = service.note(case_id, f"note {seq}: " + "y" * 200).seq
+        seq = service.writer.note(case_id, f"note {seq}: " + "y" * 200).seq
     return {"events": seq, "chunks": chunk}
 
 

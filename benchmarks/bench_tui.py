@@ -75,7 +75,7 @@ def build(path: Path, events: int, case_id: str) -> str:
     # as after any `casefile status`: the case's fold is saved (a snapshot), which is what a
     # long case's first screen starts from
     with CaseService(SqlEventStore(url), builtin_registry()) as service:
-        service.status(case_id)
+        service.reader.status(case_id)
         service.flush()
     return url
 

@@ -38,7 +38,7 @@ def race(url: str) -> tuple[float, int]:
     """One round: wall seconds, and how many writes gave up."""
     case_id = f"race-{next(_cases)}"
     with SqlEventStore(url) as store:
-        CaseService(store).new_case("contention", case_id=case_id)
+        CaseService(store).writer.new_case("contention", case_id=case_id)
     services = [CaseService(SqlEventStore(url)) for _ in range(WRITERS)]
     start = threading.Barrier(WRITERS + 1)
     gave_up = [0] * WRITERS

@@ -25,7 +25,7 @@ class NewCase:
 
     def run(self, service: CaseService, case_id: str, who: Who) -> Outcome:
         del case_id
-        made = service.new_case(
+        made = service.writer.new_case(
             self.title, self.symptom, dict(self.environment), self.case_id, self.playbook, who
         )
         return Outcome(f"case {made} opened", made)
@@ -36,7 +36,7 @@ class Note:
     text: str
 
     def run(self, service: CaseService, case_id: str, who: Who) -> Outcome:
-        event = service.note(case_id, self.text, who)
+        event = service.writer.note(case_id, self.text, who)
         return Outcome(f"note recorded as event {event.seq}", str(event.seq), (event.seq,))
 
 
@@ -46,7 +46,7 @@ class Act:
     outcome: str | None = None
 
     def run(self, service: CaseService, case_id: str, who: Who) -> Outcome:
-        event = service.act(case_id, self.text, self.outcome, who)
+        event = service.writer.act(case_id, self.text, self.outcome, who)
         return Outcome(f"action recorded as event {event.seq}", str(event.seq), (event.seq,))
 
 
@@ -58,7 +58,7 @@ class Conclude:
     lessons: tuple[str, ...] = ()
 
     def run(self, service: CaseService, case_id: str, who: Who) -> Outcome:
-        event = service.conclude(
+        event = service.writer.conclude(
             case_id, self.summary, self.root_cause, self.recommendations, self.lessons, who
         )
         return Outcome(f"conclusion recorded as event {event.seq}", str(event.seq), (event.seq,))
@@ -69,7 +69,7 @@ class OpenPlaybook:
     playbook: str
 
     def run(self, service: CaseService, case_id: str, who: Who) -> Outcome:
-        qid = service.open_playbook(case_id, self.playbook, who)
+        qid = service.writer.open_playbook(case_id, self.playbook, who)
         return Outcome(f"playbook {self.playbook} opened as question {qid}", qid)
 
 
@@ -79,7 +79,7 @@ class Export:
 
     def run(self, service: CaseService, case_id: str, who: Who) -> Outcome:
         del who
-        path = service.export(case_id, self.directory)
+        path = service.library.export(case_id, self.directory)
         return Outcome(f"case exported to {path}", self.directory)
 
 
@@ -91,7 +91,7 @@ class ImportCase:
 
     def run(self, service: CaseService, case_id: str, who: Who) -> Outcome:
         del case_id, who
-        imported = service.import_directory(self.directory)
+        imported = service.library.import_directory(self.directory)
         return Outcome(f"imported {imported.case_id}", imported.case_id)
 
 

@@ -21,7 +21,7 @@ class ProposeQuestion:
     catch_all: float = 0.1
 
     def run(self, service: CaseService, case_id: str, who: Who) -> Outcome:
-        qid = service.add_question(case_id, self.text, self.question_id, self.catch_all, who)
+        qid = service.writer.add_question(case_id, self.text, self.question_id, self.catch_all, who)
         return Outcome(f"question {qid} proposed", qid)
 
 
@@ -39,7 +39,7 @@ class ProposeHypothesis:
 
     def run(self, service: CaseService, case_id: str, who: Who) -> Outcome:
         if self.rebalance:
-            hid = service.add_hypothesis_rebalanced(
+            hid = service.writer.add_hypothesis_rebalanced(
                 case_id,
                 self.text,
                 self.under,
@@ -50,7 +50,7 @@ class ProposeHypothesis:
                 who=who,
             )
         else:
-            hid = service.add_hypothesis(
+            hid = service.writer.add_hypothesis(
                 case_id, self.text, self.under, self.prior, self.hypothesis_id, self.meaning, who
             )
         return Outcome(f"hypothesis {hid} proposed under {self.under}", hid)
@@ -64,7 +64,7 @@ class SetPrior:
     force: bool = False
 
     def run(self, service: CaseService, case_id: str, who: Who) -> Outcome:
-        event = service.set_prior(
+        event = service.writer.set_prior(
             case_id, self.hypothesis_id, self.prior, self.because, force=self.force, who=who
         )
         said = f"prior of {self.hypothesis_id} set to {self.prior:g} (event {event.seq})"
@@ -78,7 +78,9 @@ class Refine:
     because: str | None = None
 
     def run(self, service: CaseService, case_id: str, who: Who) -> Outcome:
-        event = service.refine_hypothesis(case_id, self.hypothesis_id, self.text, self.because, who)
+        event = service.writer.refine_hypothesis(
+            case_id, self.hypothesis_id, self.text, self.because, who
+        )
         said = f"hypothesis {self.hypothesis_id} reworded (event {event.seq})"
         return Outcome(said, str(event.seq), (event.seq,))
 
@@ -89,7 +91,7 @@ class Retire:
     because: str
 
     def run(self, service: CaseService, case_id: str, who: Who) -> Outcome:
-        event = service.retire_hypothesis(case_id, self.hypothesis_id, self.because, who)
+        event = service.writer.retire_hypothesis(case_id, self.hypothesis_id, self.because, who)
         said = f"hypothesis {self.hypothesis_id} retired (event {event.seq})"
         return Outcome(said, str(event.seq), (event.seq,))
 
@@ -100,7 +102,7 @@ class Reinstate:
     because: str | None = None
 
     def run(self, service: CaseService, case_id: str, who: Who) -> Outcome:
-        event = service.reinstate_hypothesis(case_id, self.hypothesis_id, self.because, who)
+        event = service.writer.reinstate_hypothesis(case_id, self.hypothesis_id, self.because, who)
         said = f"hypothesis {self.hypothesis_id} reinstated (event {event.seq})"
         return Outcome(said, str(event.seq), (event.seq,))
 
@@ -134,7 +136,9 @@ class AssessEvidence:
         return options
 
     def run(self, service: CaseService, case_id: str, who: Who) -> Outcome:
-        event = service.assess(case_id, dict(self.likelihoods), self.because, who, **self.options())
+        event = service.writer.assess(
+            case_id, dict(self.likelihoods), self.because, who, **self.options()
+        )
         evidence_id = str(event.payload.get("evidence_id", ""))
         return Outcome(
             f"evidence {evidence_id} recorded (event {event.seq})", evidence_id, (event.seq,)

@@ -21,7 +21,7 @@ class AnswerIntake:
     answers: Mapping[str, str] = field(default_factory=dict)
 
     def run(self, service: CaseService, case_id: str, who: Who) -> Outcome:
-        outcome = service.answer_intake(case_id, dict(self.answers), who=who)
+        outcome = service.writer.answer_intake(case_id, dict(self.answers), who=who)
         said = [
             f"{q}: {a}" + ("" if s == "answered" else f" ({s})") for q, a, _, s in outcome.recorded
         ]
@@ -44,7 +44,7 @@ class RecordExperiment:
             raise ValueError("the baseline and the variant are the same run")
 
     def run(self, service: CaseService, case_id: str, who: Who) -> Outcome:
-        outcome = service.record_experiment(
+        outcome = service.writer.record_experiment(
             case_id, self.change, self.baseline, self.variant, metric=self.metric, who=who
         )
         ratio = f" ({outcome.speedup:.2f}×)" if outcome.speedup is not None else ""

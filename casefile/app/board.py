@@ -68,7 +68,7 @@ class Board:
 
     @property
     def projection(self) -> Projection:
-        return self.service.session(self.case_id, history=True).projection
+        return self.service.sessions.session(self.case_id, history=True).projection
 
     def glance(self) -> BoardState:
         """A first screen for a long case, before its history is folded: the head as the
@@ -76,12 +76,12 @@ class Board:
         sparklines and markers come with :meth:`refresh`."""
         from casefile.app.views.board import tail_rows
 
-        session = self.service.session(self.case_id, history=False)
+        session = self.service.sessions.session(self.case_id, history=False)
         session.refresh()
         projection = session.projection
         head = projection.last_seq
-        events = self.service.events(self.case_id, after=max(0, head - GLANCE_ROWS))
-        steps = CaseSteps(projection, self.service.candidates(projection))
+        events = self.service.reader.events(self.case_id, after=max(0, head - GLANCE_ROWS))
+        steps = CaseSteps(projection, self.service.reader.candidates(projection))
 
         def ranked(_seq: int) -> tuple[ProbeRow, ...]:
             return steps.steps_at().probes
@@ -94,13 +94,13 @@ class Board:
             warnings=(),
             frame=frame,
             new_rows=len(events),
-            integrity=tuple(self.service.integrity_warnings(self.case_id)),
+            integrity=tuple(self.service.reader.integrity_warnings(self.case_id)),
             partial=True,
         )
 
     def refresh(self) -> BoardState:
         """Fold what was appended since the last look (by anyone) and index it."""
-        refreshed = self.service.session(self.case_id, history=True).refresh()
+        refreshed = self.service.sessions.session(self.case_id, history=True).refresh()
         if refreshed.rewritten:
             self._index = BoardIndex()
         before = self._index.covered
@@ -122,7 +122,7 @@ class Board:
             frame=self.frame(projection.last_seq),
             new_rows=new_rows,
             rewritten=rewritten,
-            integrity=tuple(self.service.integrity_warnings(self.case_id)),
+            integrity=tuple(self.service.reader.integrity_warnings(self.case_id)),
         )
 
     def frame(self, seq: int) -> Frame:
@@ -146,11 +146,11 @@ class Board:
     def _ranked(self, seq: int) -> tuple[ProbeRow, ...]:
         projection = self.projection
         if self._offered is None:
-            self._offered = self.service.candidates(projection)
+            self._offered = self.service.reader.candidates(projection)
         return CaseSteps(projection, self._offered).steps_at(seq).probes
 
     def event_detail(self, seq: int) -> EventDetail:
-        return self.service.event_detail(self.case_id, seq)
+        return self.service.reader.event_detail(self.case_id, seq)
 
     def hypothesis_detail(self, hypothesis_id: str, seq: int | None = None) -> HypothesisDetail:
         """Why a confidence is what it is right after step ``seq`` (``None``: now), exactly as
@@ -166,16 +166,16 @@ class Board:
 
         projection = self.projection
         if seq is None or seq >= projection.last_seq:
-            return self.service.hypothesis_detail(self.case_id, hypothesis_id)
+            return self.service.reader.hypothesis_detail(self.case_id, hypothesis_id)
         step = projection.step_at(seq)
         qid = projection.hypothesis_question.get(hypothesis_id) or hypothesis_id.rsplit("/", 1)[0]
         snapshot = step.snapshots.get(qid) if step is not None else None
         if snapshot is None or self._node_changed_after(hypothesis_id, qid, seq):
-            return self.service.hypothesis_detail(self.case_id, hypothesis_id, upto=seq)
+            return self.service.reader.hypothesis_detail(self.case_id, hypothesis_id, upto=seq)
         structure = snapshot.structure
         node = structure.index.get(hypothesis_id)
         if node is None and not hypothesis_id.endswith("/catch-all"):
-            return self.service.hypothesis_detail(self.case_id, hypothesis_id, upto=seq)
+            return self.service.reader.hypothesis_detail(self.case_id, hypothesis_id, upto=seq)
         children = (
             ()
             if node is None

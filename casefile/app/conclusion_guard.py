@@ -164,5 +164,5 @@ def conclude_acknowledged(
             )
         )
 
-    appended, _ = service.session(case_id, history=False).execute(decide, who)
+    appended, _ = service.sessions.session(case_id, history=False).execute(decide, who)
     return appended[0]

@@ -102,3 +102,24 @@ def export_graph(projection: Projection, fmt: str) -> str:
     if fmt == "graphml":
         return to_graphml(projection)
     return to_mermaid(projection)
+
+
+def graph_data(projection: Projection) -> dict[str, Any]:
+    """The hypothesis graph as plain data (``graph --format json``): nodes sorted by id,
+    each with its attributes as the fold holds them (hypotheses with their confidence),
+    and edges sorted by source, target and key."""
+    confidences = projection.confidences()
+    graph = projection.graph
+    nodes = []
+    for node, data in sorted(graph.nodes(data=True)):
+        row = {"id": node, **data}
+        if node.startswith("h:"):  # rounded as the other formats show it
+            row["confidence"] = round(confidences.get(node[2:], 0.0), 6)
+        nodes.append(row)
+    edges = [
+        {"source": source, "target": target, "key": key, **data}
+        for source, target, key, data in sorted(
+            graph.edges(keys=True, data=True), key=lambda e: (e[0], e[1], str(e[2]))
+        )
+    ]
+    return {"nodes": nodes, "edges": edges}

@@ -115,7 +115,7 @@ def open_case(reference: str, db: str | None, plugins: Registry | None = None) -
         return OpenCase(CaseService(directory, found), directory.case_id, path)
     service = CaseService(database(db), found)
     try:
-        case_id = service.resolve(reference)
+        case_id = service.library.resolve(reference)
     except CaseNotFound as missing:
         service.close()
         from casefile.store.directory import is_case_dir

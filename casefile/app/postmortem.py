@@ -49,7 +49,7 @@ def record_item(
 ) -> Event:
     """A new action item (``item`` None or an id not used yet: text, owner and priority
     required; status "open" unless given) or an amendment of item ``item``."""
-    known = {i.id for i in build_postmortem(service.events(case_id)).items}
+    known = {i.id for i in build_postmortem(service.reader.events(case_id)).items}
     if item is None or item not in known:
         missing = [
             n for n, v in (("text", text), ("owner", owner), ("priority", priority)) if not v

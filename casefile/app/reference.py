@@ -58,7 +58,7 @@ def install_reference_case(service: CaseService) -> ReferenceCase:
     """Import the reference case into the service's database unless it is there already; a
     different case under its id is kept, never overwritten."""
     with reference_case_dir() as directory:
-        imported = service.import_directory(directory, keep_existing=True)
+        imported = service.library.import_directory(directory, keep_existing=True)
     if imported.differs:
         return ReferenceCase(imported.case_id, "other")
     return ReferenceCase(imported.case_id, "present" if imported.already else "imported")

@@ -31,7 +31,7 @@ def cmd_cases(args: argparse.Namespace) -> int:
     from casefile.cli.render import LOCAL, render_cases
 
     with open_service(args.db) as service:
-        rows = service.cases()
+        rows = service.library.cases()
     if args.json:
         say_json(json.dumps([row.to_json() for row in rows], indent=2, ensure_ascii=False))
     elif rows:
@@ -50,7 +50,11 @@ def cmd_log(args: argparse.Namespace) -> int:
         if args.json:
             _log_json(service, case_id)
             return 0
-        say(render_log(service.log(case_id), service.title(case_id), case_id, zone=LOCAL))
+        say(
+            render_log(
+                service.reader.log(case_id), service.reader.title(case_id), case_id, zone=LOCAL
+            )
+        )
     return 0
 
 
@@ -62,12 +66,12 @@ def _log_json(service: CaseService, case_id: str) -> None:
     """``log --json``: every event in one indented JSON array, the same bytes as
     ``json.dumps([...], indent=2)`` of them all, read and written a page at a time, so that its
     memory does not grow with the case."""
-    head, _ = service.head(case_id)
+    head, _ = service.reader.head(case_id)
     say_json("[", end="")
     sep = "\n  "
     for after in range(0, head, LOG_PAGE):
         pieces = []
-        for event in service.events(case_id, after=after, upto=min(after + LOG_PAGE, head)):
+        for event in service.reader.events(case_id, after=after, upto=min(after + LOG_PAGE, head)):
             text = json.dumps(event.to_dict(), indent=2, ensure_ascii=False)
             pieces.append(sep + text.replace("\n", "\n  "))  # one level deeper, as in the list
             sep = ",\n  "
@@ -111,7 +115,7 @@ def _follow(service: CaseService, case_id: str, as_json: bool, stop: StopRequest
                     return
                 say_json(json.dumps(event.to_dict(), ensure_ascii=False), flush=True)
             return
-        for row in service.log_rows(case_id, events):
+        for row in service.reader.log_rows(case_id, events):
             if stop.is_set():
                 return
             say(render_log_row(row, zone=LOCAL), flush=True)
@@ -119,12 +123,12 @@ def _follow(service: CaseService, case_id: str, as_json: bool, stop: StopRequest
     def notice(message: str) -> None:
         say(f"casefile: {message}", file=sys.stderr, flush=True)
 
-    events = service.events(case_id)
+    events = service.reader.events(case_id)
     emit(events)
     if stop.is_set():
         return 0
     last = events[-1]
-    with service.follow(case_id, last.seq, last.hash, on_notice=notice) as feed:
+    with service.reader.follow(case_id, last.seq, last.hash, on_notice=notice) as feed:
         for batch in feed.batches(stop):
             if isinstance(batch, list):
                 emit(batch)
@@ -140,7 +144,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from casefile.app.opening import open_case
 
     with open_case(args.case, args.db) as opened:
-        report = opened.service.verify(opened.case_id, args.head)
+        report = opened.service.library.verify(opened.case_id, args.head)
     if args.json:
         say_json(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
         return 0 if report.ok else 1
@@ -159,7 +163,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     from casefile.app.opening import open_service
 
     with open_service(args.db) as service:
-        imported = service.import_directory(args.directory)
+        imported = service.library.import_directory(args.directory)
     if imported.already:
         say(f"casefile: case {imported.case_id} is already imported, identical", file=sys.stderr)
     say(imported.case_id)
@@ -179,7 +183,7 @@ def cmd_rm(args: argparse.Namespace) -> int:
                 )
             if not args.yes:
                 _confirm_removal(service, case_id)
-        removed = service.remove_case(case_id)
+        removed = service.library.remove_case(case_id)
     gone, kept = removed.artifacts_removed, removed.artifacts_kept
     shared = f" ({kept} kept: other cases refer to them)" if kept else ""
     say(
@@ -198,9 +202,9 @@ def _confirm_removal(service: CaseService, case_id: str) -> None:
             f"rm asks you to type the case id to confirm, and stdin is not a terminal: "
             f"pass --yes to remove case {case_id} without asking"
         )
-    events, _ = service.head(case_id)
+    events, _ = service.reader.head(case_id)
     say(
-        f"This removes case {case_id} ({service.title(case_id)!r}): {events} events, its "
+        f"This removes case {case_id} ({service.reader.title(case_id)!r}): {events} events, its "
         "snapshots, and the raw outputs no other case refers to. It cannot be undone.",
         file=sys.stderr,
     )

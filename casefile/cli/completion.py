@@ -313,7 +313,7 @@ def _names(kind: str, db: str | None) -> list[str]:
         if not os.environ.get("CASEFILE_DB"):
             db = load_config().db
     with open_service(db, Registry()) as service:
-        return [row.id for row in service.cases()]
+        return [row.id for row in service.library.cases()]
 
 
 def helper(words: Sequence[str]) -> int:

@@ -121,7 +121,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     timing = read_input(args.timing, TRANSCRIPT_LIMIT) if args.timing else None
     with open_case(args.case, args.db) as opened:
         service, case_id = opened.service, opened.case_id
-        proposal = service.propose_ingest(data, args.format, timing, args.load, scrub=args.scrub)
+        proposal = service.probing.propose_ingest(
+            data, args.format, timing, args.load, scrub=args.scrub
+        )
         for row in review_table(proposal):
             say(row)
         count = len(proposal.items)
@@ -137,7 +139,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         if not keep:
             say("casefile: nothing appended", file=sys.stderr)
             return 1
-        runs = service.ingest(case_id, proposal, keep, actor)
+        runs = service.probing.ingest(case_id, proposal, keep, actor)
     notes = len(keep) - len(runs)
     say(f"appended {len(runs)} run(s) and {notes} note(s) from {args.file} ({proposal.format})")
     for run in runs:

@@ -17,7 +17,7 @@ from casefile.cli.terminal import say, say_json, terminal_safe
 from casefile.errors import CasefileError
 
 if TYPE_CHECKING:
-    from casefile.app.service_triage import IntakeItem, IntakeOutcome
+    from casefile.app.intake import IntakeItem, IntakeOutcome
 
 
 def _answer(text: str) -> tuple[str, str]:
@@ -59,7 +59,7 @@ def cmd_intake(args: argparse.Namespace) -> int:
 
     with open_case(args.case, args.db) as opened:
         service, cid = opened.service, opened.case_id
-        items = service.intake(cid)
+        items = service.reader.intake(cid)
         if not items:
             raise CasefileError(
                 f"case {cid} has no intake questions: open a playbook that has them "
@@ -72,10 +72,10 @@ def cmd_intake(args: argparse.Namespace) -> int:
         interactive = not answers and sys.stdin.isatty() and not args.json
         if interactive:
             answers = _ask(items)
-        outcome = service.answer_intake(cid, answers, known=not args.no_known, who=who(args))
+        outcome = service.writer.answer_intake(cid, answers, known=not args.no_known, who=who(args))
         pending = [
             item.id
-            for item in service.intake(cid)
+            for item in service.reader.intake(cid)
             if item.answer is None and item.counted_by is None
         ]
     if args.json:

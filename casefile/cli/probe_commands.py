@@ -201,8 +201,8 @@ def cmd_probe(args: argparse.Namespace) -> int:
     cancel = CancelToken()
     with open_case(args.case, args.db) as opened:
         service = opened.service
-        request = request_from(args, service.probe(args.probe))
-        runs = service.run_probe(opened.case_id, request, who(args), cancel=cancel)
+        request = request_from(args, service.probing.probe(args.probe))
+        runs = service.probing.run_probe(opened.case_id, request, who(args), cancel=cancel)
         with signals_cancel(cancel):
             for record in runs:
                 host = record.result.host

@@ -22,7 +22,7 @@ def cmd_hypothesis_show(args: argparse.Namespace) -> int:
     from casefile.cli.render import render_hypothesis_detail
 
     with open_case(args.case, args.db) as opened:
-        view = opened.service.hypothesis_detail(opened.case_id, args.hypothesis, args.to)
+        view = opened.service.reader.hypothesis_detail(opened.case_id, args.hypothesis, args.to)
     if args.json:
         say_json(json.dumps(view.to_json(), indent=2, ensure_ascii=False))
     else:
@@ -35,7 +35,7 @@ def cmd_hypothesis_list(args: argparse.Namespace) -> int:
     from casefile.cli.render.lists import render_hypothesis_list
 
     with open_case(args.case, args.db) as opened:
-        view = opened.service.hypothesis_list(opened.case_id, args.question)
+        view = opened.service.reader.hypothesis_list(opened.case_id, args.question)
     if args.json:
         say_json(json.dumps(view.to_json(), indent=2, ensure_ascii=False))
     else:
@@ -48,7 +48,7 @@ def cmd_question_list(args: argparse.Namespace) -> int:
     from casefile.cli.render.lists import render_question_list
 
     with open_case(args.case, args.db) as opened:
-        view = opened.service.question_list(opened.case_id)
+        view = opened.service.reader.question_list(opened.case_id)
     if args.json:
         say_json(json.dumps(view.to_json(), indent=2, ensure_ascii=False))
     else:
@@ -74,7 +74,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     from casefile.cli.render import render_status
 
     with open_case(args.case, args.db) as opened:
-        view = opened.service.status(opened.case_id, args.to)
+        view = opened.service.reader.status(opened.case_id, args.to)
         # answer first, flushed; the fold snapshot (if due) is written on close
         if args.json:
             say_json(json.dumps(view.to_json(), indent=2, ensure_ascii=False), flush=True)
@@ -83,7 +83,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             if args.to is None and view.concluded is None:
                 open_questions = [
                     item.id
-                    for item in opened.service.intake(opened.case_id)
+                    for item in opened.service.reader.intake(opened.case_id)
                     if item.answer is None and item.counted_by is None
                 ]
                 if open_questions:
@@ -117,7 +117,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
                 say_json("")
         return 0
     with open_case(args.case, args.db) as opened:
-        view = opened.service.replay(opened.case_id, args.to)
+        view = opened.service.reader.replay(opened.case_id, args.to)
     say(render_replay(view, zone=LOCAL))
     return 0
 
@@ -127,7 +127,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     from casefile.cli.render import LOCAL, render_event_detail
 
     with open_case(args.case, args.db) as opened:
-        view = opened.service.event_detail(opened.case_id, args.seq)
+        view = opened.service.reader.event_detail(opened.case_id, args.seq)
     if args.json:
         say_json(json.dumps(view.to_json(), indent=2, ensure_ascii=False))
     else:
@@ -140,10 +140,10 @@ def cmd_graph(args: argparse.Namespace) -> int:
 
     with open_case(args.case, args.db) as opened:
         if args.format == "json":
-            data = opened.service.graph_json(opened.case_id)
+            data = opened.service.reader.graph_json(opened.case_id)
             say_json(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True, default=str))
             return 0
-        text = opened.service.graph(opened.case_id, args.format)
+        text = opened.service.reader.graph(opened.case_id, args.format)
     # dot and mermaid are text for people too; GraphML keeps its meaning with char references
     print(xml_safe(text) if args.format == "graphml" else terminal_safe(text), end="")
     return 0
@@ -226,7 +226,7 @@ def register(
 
     p = sub.add_parser("graph", parents=[common], help="the hypothesis graph")
     p.add_argument("case")
-    # json is the graph as data (CaseService.graph_json), not one of the exporter's formats
+    # json is the graph as data (CaseReader.graph_json), not one of the exporter's formats
     p.add_argument("--format", choices=(*GRAPH_FORMATS, "json"), default="dot")
     p.set_defaults(handler=cmd_graph)
 

@@ -91,7 +91,7 @@ def cmd_record(args: argparse.Namespace) -> int:
                     f"record it as one transcript with: casefile record {args.case} -- {shell}"
                 ) from None
         try:
-            proposal = service.propose_ingest(
+            proposal = service.probing.propose_ingest(
                 recorded.output,
                 "shell-log",
                 load=args.load,
@@ -123,7 +123,7 @@ def cmd_record(args: argparse.Namespace) -> int:
         if not keep:
             say("casefile record: nothing appended", file=sys.stderr)
             return 1
-        runs = service.ingest(case_id, proposal, keep, actor)
+        runs = service.probing.ingest(case_id, proposal, keep, actor)
     say(f"casefile record: recorded {len(runs)} command(s) into {case_id}:", file=sys.stderr)
     for run in runs:
         state = f"{run.facts} facts" if run.parsed else "did not parse"

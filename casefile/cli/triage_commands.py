@@ -22,7 +22,7 @@ from casefile.cli.terminal import say, say_json, terminal_safe
 from casefile.errors import CasefileError
 
 if TYPE_CHECKING:
-    from casefile.app.service_triage import ExperimentOutcome
+    from casefile.app.experiments import ExperimentOutcome
 
 #: the words --outcome takes (casefile.domain.triage.STATED_OUTCOMES, held equal by a test)
 STATED = ("fixed", "better", "same", "worse")
@@ -176,7 +176,7 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         service, cid = opened.service, opened.case_id
         given = cast("tuple[int, int]", (args.baseline, args.variant))
         baseline, variant = _run_both(service, cid, args, argv) if args.run else given
-        outcome = service.record_experiment(
+        outcome = service.writer.record_experiment(
             cid,
             args.change,
             baseline,
@@ -202,7 +202,7 @@ def _reported(args: argparse.Namespace) -> int:
 
     baseline, variant = args.reported
     with open_case(args.case, args.db) as opened:
-        outcome = opened.service.record_reported_experiment(
+        outcome = opened.service.writer.record_reported_experiment(
             opened.case_id,
             args.change,
             args.probe or "nccl-tests",
@@ -235,7 +235,7 @@ def _rules(args: argparse.Namespace) -> int:
         raise CasefileError("experiment rules: give a CASE or --playbook, not both")
     if args.rules_case is not None:
         with open_case(args.rules_case, args.db) as opened:
-            views = opened.service.experiment_rule_list(opened.case_id)
+            views = opened.service.reader.experiment_rule_list(opened.case_id)
     else:
         found = registry()
         chosen = (
@@ -276,7 +276,7 @@ def _stated(args: argparse.Namespace, argv: list[str]) -> int:
             f"--outcome states the result without figures: drop {', '.join(figures) or '--'}"
         )
     with open_case(args.case, args.db) as opened:
-        outcome = opened.service.record_stated_experiment(
+        outcome = opened.service.writer.record_stated_experiment(
             opened.case_id,
             args.change,
             args.outcome,
@@ -324,7 +324,7 @@ def _run_both(service: Any, cid: str, args: argparse.Namespace, argv: list[str])
             f"--run applies only environment changes (NAME=VALUE …), not {args.change!r}: run "
             "the variant yourself and pass --baseline SEQ --variant SEQ"
         )
-    probe = service.probe(args.run)
+    probe = service.probing.probe(args.run)
     command = tuple(argv) or tuple(probe.argv)
     if not command:
         raise CasefileError(f"probe {args.run} has no default command: give one after --")
@@ -347,7 +347,7 @@ def _run_both(service: Any, cid: str, args: argparse.Namespace, argv: list[str])
             # (NCCL_P2P_DISABLE=1 would otherwise read as P2P switched off by a leftover)
             setup=setup if label == "variant" else None,
         )
-        records = list(service.run_probe(cid, request, who(args)))
+        records = list(service.probing.run_probe(cid, request, who(args)))
         record = records[0]
         if record.failure is not None:
             raise CasefileError(

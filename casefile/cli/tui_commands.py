@@ -91,7 +91,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     except BaseException:
         service.close()
         raise
-    remark = reference.remark(service.location())
+    remark = reference.remark(service.library.location())
     if remark is not None:
         say(f"casefile: {remark}", file=sys.stderr)
     if args.no_tui:

@@ -28,14 +28,14 @@ ROWS = 40
 
 
 def list_cases(service: CaseService) -> dict[str, Any]:
-    rows = service.cases(with_leaders=True)
+    rows = service.library.cases(with_leaders=True)
     return {"cases": [row.to_json() for row in rows[:ROWS]], "count": len(rows)}
 
 
 def status(service: CaseService, case_id: str) -> dict[str, Any]:
     """Leader and runner-up of each question, warnings ("never measured" first, in plain
     words), the hypotheses that do not apply, and the first next step."""
-    view = service.status(case_id)
+    view = service.reader.status(case_id)
     return status_answer(view)
 
 
@@ -127,13 +127,13 @@ def next_step_lines(view: StatusView) -> list[dict[str, Any]]:
 
 
 def next_steps(service: CaseService, case_id: str) -> dict[str, Any]:
-    view = service.status(case_id)
+    view = service.reader.status(case_id)
     return {"case": case_id, "next_steps": next_step_lines(view)[:ROWS]}
 
 
 def why(service: CaseService, case_id: str, hypothesis: str) -> dict[str, Any]:
     """Why a hypothesis has its confidence: its prior and each piece of evidence that moved it."""
-    view = service.hypothesis_detail(case_id, hypothesis, None)
+    view = service.reader.hypothesis_detail(case_id, hypothesis, None)
     answer = view.to_json()
     contributions = answer.get("contributions")
     if isinstance(contributions, list) and len(contributions) > ROWS:
@@ -144,7 +144,7 @@ def why(service: CaseService, case_id: str, hypothesis: str) -> dict[str, Any]:
 
 def replay_summary(service: CaseService, case_id: str) -> dict[str, Any]:
     """Where the story went: pivots, the surprising steps, who leads now."""
-    view = service.replay(case_id)
+    view = service.reader.replay(case_id)
     surprises = [
         {"seq": step.seq, "summary": step.summary, "surprise_bits": step.surprise_bits}
         for step in view.steps
@@ -163,7 +163,7 @@ def show_event(
 ) -> dict[str, Any]:
     """One event with its raw output: long output cut to head and tail, with a pointer; with
     ``stream``, a page of that stream from ``offset``."""
-    detail = service.event_detail(case_id, seq)
+    detail = service.reader.event_detail(case_id, seq)
     answer = detail.to_json()
     run = answer.get("probe_run")
     if stream is not None:
@@ -190,7 +190,7 @@ def show_event(
 
 def intake_questions(service: CaseService, case_id: str) -> dict[str, Any]:
     """The playbooks' intake questions: the answers each takes, and what the case holds."""
-    items = service.intake(case_id)
+    items = service.reader.intake(case_id)
     return {
         "case": case_id,
         "questions": [
@@ -208,7 +208,7 @@ def intake_questions(service: CaseService, case_id: str) -> dict[str, Any]:
 
 def log_text(service: CaseService, case_id: str) -> str:
     """The case's log, one event a line."""
-    rows = service.log(case_id)
+    rows = service.reader.log(case_id)
     return "".join(f"{r.seq}\t{r.when}\t{r.actor}\t{r.summary}\n" for r in rows)
 
 

@@ -200,7 +200,7 @@ def build_server(state: Casefile) -> Any:
     async def list_resources(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
-        rows = await _protocol(lambda: state.service().cases())
+        rows = await _protocol(lambda: state.service().library.cases())
         resources = [
             types.Resource(uri=f"{SCHEME}{row.id}/{part}", name=f"{row.id} {part}", mime_type=mime)
             for row in rows
@@ -233,7 +233,7 @@ def build_server(state: Casefile) -> Any:
 
         def read() -> str:
             service = state.service()
-            case_id = service.resolve(reference)
+            case_id = service.library.resolve(reference)
             if part == "log":
                 return reads.log_text(service, case_id)
             return reads.report_markdown(service, case_id)

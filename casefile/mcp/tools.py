@@ -98,7 +98,7 @@ _PROBE_COMMON: dict[str, Any] = {
 
 def _case_tool(name: str, title: str, description: str, read: Callable[..., Any]) -> ToolSpec:
     def answer(caller: Caller, arguments: Mapping[str, Any]) -> dict[str, Any]:
-        case_id = caller.service.resolve(str(arguments["case"]))
+        case_id = caller.service.library.resolve(str(arguments["case"]))
         result: dict[str, Any] = read(caller.service, case_id)
         return result
 
@@ -106,12 +106,12 @@ def _case_tool(name: str, title: str, description: str, read: Callable[..., Any]
 
 
 def _why(caller: Caller, arguments: Mapping[str, Any]) -> dict[str, Any]:
-    case_id = caller.service.resolve(str(arguments["case"]))
+    case_id = caller.service.library.resolve(str(arguments["case"]))
     return reads.why(caller.service, case_id, str(arguments["hypothesis"]))
 
 
 def _show(caller: Caller, arguments: Mapping[str, Any]) -> dict[str, Any]:
-    case_id = caller.service.resolve(str(arguments["case"]))
+    case_id = caller.service.library.resolve(str(arguments["case"]))
     return reads.show_event(
         caller.service,
         case_id,

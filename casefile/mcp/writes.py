@@ -54,7 +54,7 @@ def run_row(caller: Caller, spec: ActionSpec, arguments: Mapping[str, Any]) -> d
     """A row's action from the tool's arguments, run on its case."""
     action = action_of(spec, arguments)
     service = caller.service
-    case_id = service.resolve(str(arguments["case"])) if spec.on_case else ""
+    case_id = service.library.resolve(str(arguments["case"])) if spec.on_case else ""
     who = caller.who if spec.stamped else Who()
     if spec is CONCLUDE:
         return _conclude(caller, case_id, action, arguments.get("acknowledge"))
@@ -71,7 +71,7 @@ def _conclude(caller: Caller, case_id: str, action: Any, acknowledge: object) ->
     from casefile.app.conclusion_guard import conclude_acknowledged, hold
 
     service = caller.service
-    held = hold(service.status(case_id), action.root_cause)
+    held = hold(service.reader.status(case_id), action.root_cause)
     if held is not None and not acknowledge:
         raise Refused(held.message())
     if held is None:
@@ -178,8 +178,8 @@ def _probe(
     from casefile.app.probing import ProbeRequest
 
     service = caller.service
-    case_id = service.resolve(str(arguments["case"]))
-    service.probe(str(arguments["probe"]))  # an unknown probe: refused before anything runs
+    case_id = service.library.resolve(str(arguments["case"]))
+    service.probing.probe(str(arguments["probe"]))  # an unknown probe: refused before anything runs
     timeout = arguments.get("timeout_s")
     request = ProbeRequest(
         probe=str(arguments["probe"]),
@@ -191,7 +191,7 @@ def _probe(
         note=arguments.get("note"),
         setup=arguments.get("setup"),
     )
-    records = list(service.run_probe(case_id, request, caller.who, caller.cancel))
+    records = list(service.probing.run_probe(case_id, request, caller.who, caller.cancel))
     return _records(case_id, request, records)
 
 
@@ -225,14 +225,14 @@ def _records(case_id: str, request: ProbeRequest, records: list[ProbeRecord]) ->
 def ingest(caller: Caller, arguments: Mapping[str, Any]) -> dict[str, Any]:
     """Ingest a recorded terminal session: every run and note it proposes, in one append."""
     service = caller.service
-    case_id = service.resolve(str(arguments["case"]))
-    proposal = service.propose_ingest(
+    case_id = service.library.resolve(str(arguments["case"]))
+    proposal = service.probing.propose_ingest(
         str(arguments["transcript"]).encode("utf-8"),
         fmt=str(arguments.get("format") or "auto"),
         load=str(arguments.get("load") or "unknown"),
         host=str(arguments.get("host") or "unknown"),
     )
-    runs = service.ingest(case_id, proposal, None, caller.who)
+    runs = service.probing.ingest(case_id, proposal, None, caller.who)
     return {
         "case": case_id,
         "said": f"ingested {len(runs)} run(s) from the transcript",

@@ -113,4 +113,4 @@ def verify_report(service: CaseService, case_id: str, text: str) -> Checked:
     the text is as casefile wrote it (its digest matches)."""
     from casefile.report.verify import check
 
-    return check(text, service.event_hashes(case_id), case_id)
+    return check(text, service.reader.event_hashes(case_id), case_id)

@@ -32,7 +32,7 @@ def build(
     src = gather(service, case_id, upto)
 
     def run_detail(seq: int) -> ProbeRunDetail | None:
-        return service.event_detail(case_id, seq).probe_run
+        return service.reader.event_detail(case_id, seq).probe_run
 
     summary = build_summary(src)
     pivots = build_pivots(src)

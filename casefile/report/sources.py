@@ -62,7 +62,7 @@ class Sources:
 
 def gather(service: CaseService, case_id: str, upto: int | None) -> Sources:
     """The case as the service's report view holds it, up to ``upto``, in the case's zone."""
-    case = service.report_sources(case_id, upto)
+    case = service.reader.report_sources(case_id, upto)
     environment = case.events[0].payload.get("environment") or {}
     zone, zone_name = case_zone({str(k): str(v) for k, v in environment.items()})
     return Sources(

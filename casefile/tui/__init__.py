@@ -39,7 +39,7 @@ def make_app(
         CaseThread(service),
         case_id=case_id,
         actor=actor,
-        database_label=database_label if database_label is not None else service.location(),
+        database_label=database_label if database_label is not None else service.library.location(),
         read_only=read_only,
         probe_catalog=catalog,
         ssh_hosts=ssh_hosts,

@@ -97,7 +97,7 @@ class CaseThread:
         """Follow a case from a position: ``on_events`` hears (on the feed's own thread) of
         every batch another writer appends; the board reads them on the next refresh."""
         self.unwatch(case_id)
-        feed = self.service.follow(case_id, after[0], after[1], on_notice=on_notice)
+        feed = self.service.reader.follow(case_id, after[0], after[1], on_notice=on_notice)
 
         def rewritten(_rewrite: object) -> None:
             # the board sees the rewrite itself on its next refresh and folds again; the feed

@@ -51,7 +51,7 @@ class Clock:
 def build(service: CaseService) -> str:
     at = Clock()
     a, u = "assistant", "user"
-    cid = service.new_case(
+    cid = service.writer.new_case(
         "GLM-5-NVFP4 decode throughput on 8× RTX PRO 6000 Blackwell in a Proxmox VM",
         symptom="~11 output tok/s single stream and ~225 tok/s at 64 concurrent requests "
         "for a 744B-parameter MoE model served with SGLang (TP8)",
@@ -65,21 +65,21 @@ def build(service: CaseService) -> str:
         case_id=CASE_ID,
         who=Who(u, at(0)),
     )
-    note = lambda text, who=a: service.note(cid, text, who=Who(who, at()))  # noqa: E731
+    note = lambda text, who=a: service.writer.note(cid, text, who=Who(who, at()))  # noqa: E731
 
     # Segment 0 — the environment.
     note(
         "Set up the ML environment: NVIDIA driver, CUDA Toolkit 13.1 and a Python venv on "
         "Ubuntu 24.04; flash-attn build problems worked through."
     )
-    service.act(
+    service.writer.act(
         cid,
         "Deployed GLM-5-NVFP4 with SGLang, tensor parallel across 8 GPUs",
         who=Who(a, at()),
     )
     # Segment 1 — the NaN crash.
     note("Decode crashes with NaN values on SM120 (Blackwell); trying attention backends.")
-    service.act(
+    service.writer.act(
         cid,
         "Switched to the trtllm NSA (native sparse attention) backends",
         outcome="decode runs without NaN",
@@ -90,7 +90,7 @@ def build(service: CaseService) -> str:
         "Baseline benchmark: ~225 output tok/s with 64 concurrent requests; ~11 tok/s for a "
         "single stream."
     )
-    service.act(
+    service.writer.act(
         cid,
         "Tuned the server: larger memory fraction, CUDA graphs, MoE runner backends",
         outcome="~200–236 tok/s batched; single stream unchanged at ~11 tok/s",
@@ -98,10 +98,10 @@ def build(service: CaseService) -> str:
     )
 
     # The question, with the playbook's hypotheses and priors.
-    service.open_playbook(cid, PLAYBOOK.ref, who=Who(a, at()))
+    service.writer.open_playbook(cid, PLAYBOOK.ref, who=Who(a, at()))
 
     # The belief "PCIe-bound", built on calculations.
-    service.assess(
+    service.writer.assess(
         cid,
         {
             "pcie-bandwidth": 0.7,
@@ -117,7 +117,7 @@ def build(service: CaseService) -> str:
         evidence_id="calc-allreduce",
     )
     note("Could expert parallelism (EP) improve the PCIe-bound performance?", who=u)
-    service.assess(
+    service.writer.assess(
         cid,
         {"pcie-bandwidth": 0.6, "collective-latency": 0.6},
         "EP analysis: 453 GB of MoE experts against 96 GB per GPU rules out full expert "
@@ -129,7 +129,7 @@ def build(service: CaseService) -> str:
         evidence_id="calc-ep",
     )
     note("Yeah you're right, can't do full duplicated EP load balancing.", who=u)
-    service.assess(
+    service.writer.assess(
         cid,
         {"pcie-bound": 0.75, "collective-latency": 0.7},
         '"The ~11 tok/s single-stream and ~200–236 tok/s batched throughput is fundamentally '
@@ -140,7 +140,7 @@ def build(service: CaseService) -> str:
         evidence_id="belief-assistant",
     )
     note("Checked the remaining server-side tuning knobs.")
-    service.assess(
+    service.writer.assess(
         cid,
         {"pcie-bound": 0.75, "collective-latency": 0.6},
         "\"We're PCIe-bound at ~11 tok/s single-stream and ~236 tok/s batched; none of the "
@@ -158,7 +158,7 @@ def build(service: CaseService) -> str:
         "overhead degrading performance?",
         who=u,
     )
-    service.assess(
+    service.writer.assess(
         cid,
         {"collective-latency": 0.75},
         "The server is a Proxmox VM with the GPUs passed through; passed-through GPUs often "
@@ -265,7 +265,7 @@ def build(service: CaseService) -> str:
         "The real bottleneck is kernel launch overhead and small matmul efficiency in "
         "single-token decode, not PCIe or power."
     )
-    service.conclude(
+    service.writer.conclude(
         cid,
         "Decode is compute-bound by kernel-launch overhead and small matmuls at low batch: "
         "GPUs are 100% busy at ~52% memory utilisation and ~55% of their power limit while PCIe "
@@ -381,7 +381,7 @@ def record(
 
     assert isinstance(probe, Probe)
     result = from_text(argv, text, host=HOST, taken_at=when)
-    service.record_probe(
+    service.probing.record_probe(
         cid, probe, result, load=load, reconstructed=True, note=note, who=Who(actor, when)
     )
 

@@ -19,7 +19,7 @@ CASE = "glm5-pcie-pivot"
 @pytest.fixture
 def service(tmp_path: Path) -> CaseService:
     service = CaseService(SqlEventStore(f"sqlite:///{tmp_path / 'b.db'}"), builtin_registry())
-    service.import_directory(REFERENCE)
+    service.library.import_directory(REFERENCE)
     return service
 
 
@@ -29,7 +29,7 @@ def test_every_frame_matches_status_at_that_step(service: CaseService) -> None:
     assert len(state.rows) == 81 and state.pivots == (29, 66)
     for seq in (9, 18, 28, 29, 30, 66, 68, 81):
         frame = board.frame(seq)
-        status = CaseService(service.store, service.registry).status(CASE, upto=seq)
+        status = CaseService(service.store, service.registry).reader.status(CASE, upto=seq)
         shown = {row.id: row.confidence for row in frame.tree}
         assert {h.id: shown[h.id] for h in status.hypotheses} == {
             h.id: h.confidence for h in status.hypotheses
@@ -47,11 +47,11 @@ def test_marks_sit_on_the_steps_that_earned_them(service: CaseService) -> None:
 
 
 def test_a_glance_shows_the_head_without_folding_the_history(service: CaseService) -> None:
-    service.status(CASE)  # as any command would have: a saved fold may exist
+    service.reader.status(CASE)  # as any command would have: a saved fold may exist
     board = Board(service, CASE)
     glance = board.glance()
     assert glance.partial and glance.frame.seq == 81 and not glance.frame.history
-    status = service.status(CASE)
+    status = service.reader.status(CASE)
     assert {r.id: r.confidence for r in glance.frame.tree} == {
         h.id: h.confidence for h in status.hypotheses
     }
@@ -78,7 +78,7 @@ def test_the_evidence_preview_refuses_what_the_record_would(
 
     table = {"collective-latency": 0.9}
     if not options:
-        service.retire_hypothesis(CASE, "pcie-bound", "ruled out by the link reading")
+        service.writer.retire_hypothesis(CASE, "pcie-bound", "ruled out by the link reading")
         table = {"pcie-bound": 0.9}
     board = Board(service, CASE)
     board.refresh()
@@ -86,7 +86,7 @@ def test_the_evidence_preview_refuses_what_the_record_would(
         board.preview_evidence(table, 0.4, "measured", None, **options)  # type: ignore[arg-type]
     assert problem in str(preview.value)
     with pytest.raises(DomainError) as record:
-        service.assess(CASE, table, "check", otherwise=0.4, **options)  # type: ignore[arg-type]
+        service.writer.assess(CASE, table, "check", otherwise=0.4, **options)  # type: ignore[arg-type]
     assert str(record.value) == str(preview.value)
 
 
@@ -97,8 +97,8 @@ def test_the_evidence_preview_is_what_recording_gives(service: CaseService) -> N
     preview = board.preview_evidence(table, 0.4, "measured", None)
     assert preview.leader_before == "compute-launch"
     assert preview.leader_after == "collective-latency"
-    service.assess(CASE, table, "preview check", otherwise=0.4)
-    after = {h.id: h.confidence for h in service.status(CASE).hypotheses}
+    service.writer.assess(CASE, table, "preview check", otherwise=0.4)
+    after = {h.id: h.confidence for h in service.reader.status(CASE).hypotheses}
     for row in preview.rows:
         if row.id in after:
             assert row.after == pytest.approx(after[row.id], abs=1e-9)

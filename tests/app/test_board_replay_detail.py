@@ -24,7 +24,7 @@ def test_the_detail_at_every_step_equals_a_fold_up_to_it(
     path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     service = CaseService(MemoryEventStore(), builtin_registry())
-    case_id = service.import_directory(path).case_id
+    case_id = service.library.import_directory(path).case_id
     board = Board(service, case_id)
     projection = board.projection
     hypotheses = [
@@ -32,7 +32,7 @@ def test_the_detail_at_every_step_equals_a_fold_up_to_it(
         *(f"{q}/catch-all" for q in projection.questions),
     ]
     refolds = []
-    original = service.hypothesis_detail
+    original = service.reader.hypothesis_detail
 
     def counted(case: str, hid: str, upto: int | None = None) -> object:
         if upto is not None:
@@ -46,9 +46,9 @@ def test_the_detail_at_every_step_equals_a_fold_up_to_it(
                 expected = original(case_id, hid, upto=seq)
             except Exception:  # not proposed yet at that seq
                 continue
-            monkeypatch.setattr(service, "hypothesis_detail", counted)
+            monkeypatch.setattr(service.reader, "hypothesis_detail", counted)
             got = board.hypothesis_detail(hid, seq)
-            monkeypatch.setattr(service, "hypothesis_detail", original)
+            monkeypatch.setattr(service.reader, "hypothesis_detail", original)
             assert got == expected, (seq, hid)
             checked += 1
     assert checked > 100

@@ -33,8 +33,8 @@ def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SqlEventS
     service = CaseService(store)
     seed(service)
     for n in range(12):
-        service.assess(CASE, {"a": 0.3 + n / 30, "b": 0.5}, f"reading {n}")
-        service.note(CASE, f"note {n}")
+        service.writer.assess(CASE, {"a": 0.3 + n / 30, "b": 0.5}, f"reading {n}")
+        service.writer.note(CASE, f"note {n}")
     yield store
     store.close()
 
@@ -50,7 +50,7 @@ def truth(store: SqlEventStore) -> dict[str, Any]:
 def status(store: SqlEventStore) -> dict[str, Any]:
     """A status as the CLI makes one: answered, then the snapshot written (flush)."""
     service = CaseService(store)
-    view = service.status(CASE).to_json()
+    view = service.reader.status(CASE).to_json()
     service.flush()
     return view
 
@@ -99,7 +99,7 @@ def test_the_first_fold_writes_a_snapshot_and_the_next_one_starts_from_it(
 ) -> None:
     assert store.load_snapshot(CASE, fold_cache.engine_key()) is None
     answering = CaseService(store)
-    answering.status(CASE)
+    answering.reader.status(CASE)
     assert store.load_snapshot(CASE, fold_cache.engine_key()) is None  # answered first …
     answering.flush()
     assert store.load_snapshot(CASE, fold_cache.engine_key()) is not None  # … then written
@@ -207,7 +207,7 @@ def test_a_write_is_never_decided_on_a_forged_prior(store: SqlEventStore) -> Non
     store.save_snapshot(CASE, saved.seq, saved.head_hash, key, forge(saved.data, lower_prior))
     service = CaseService(store)
     with pytest.raises(CasefileError, match=r"has left \(0.2 of its 0.2\)"):
-        service.add_hypothesis(CASE, "C", "q", 0.6, "c", who=Who("mallory"))
+        service.writer.add_hypothesis(CASE, "C", "q", 0.6, "c", who=Who("mallory"))
     assert verify(store, CASE).ok is False  # the forgery is reported (and dropped) …
     assert state(store) == truth(store)  # … and nothing was decided on it
 

@@ -28,7 +28,7 @@ def exported(tmp_path: Path, plugins: Registry) -> tuple[str, Path]:
     db = f"sqlite:///{tmp_path / 'casefile.db'}"
     service = open_service(db, plugins)
     try:
-        service.new_case("Slow decode", case_id="inc42")
+        service.writer.new_case("Slow decode", case_id="inc42")
         export(service.store, "inc42", tmp_path / "work" / "inc42")
     finally:
         service.close()
@@ -43,7 +43,7 @@ def test_a_bare_id_names_the_database_case_whatever_the_directory(
     assert not looks_like_directory("inc42")
     with open_case("inc42", db, plugins) as opened:
         assert opened.where == "database"
-        opened.service.note(opened.case_id, "to the database")
+        opened.service.writer.note(opened.case_id, "to the database")
     assert "to the database" not in (work / "inc42" / "events.jsonl").read_text()
 
 

@@ -56,20 +56,20 @@ P2P_POSSIBLE = rule(P2P_SUPPORTED, "p2p-possible", ("topo.p2p_possible",), ("nvi
 def service(*probes: Probe) -> tuple[CaseService, str]:
     playbook = dataclasses.replace(PLAYBOOK, rules=(*PLAYBOOK.rules, P2P_BANDWIDTH, P2P_POSSIBLE))
     svc = CaseService(MemoryEventStore(), Registry.of(probes=probes, playbooks=[playbook]))
-    case = svc.new_case("p2p", case_id="p2p")
-    svc.open_playbook(case, playbook.id)
+    case = svc.writer.new_case("p2p", case_id="p2p")
+    svc.writer.open_playbook(case, playbook.id)
     return svc, case
 
 
 def test_the_topology_matrix_is_not_credited_with_a_rule_it_cannot_feed() -> None:
     svc, case = service(topo.PROBE, p2p.PROBE, smi_q.PROBE, dmon.PROBE)
-    projection = svc.projection(case)
-    offered = {(c.probe, c.rule.id) for c in svc.candidates(projection)}
+    projection = svc.reader.projection(case)
+    offered = {(c.probe, c.rule.id) for c in svc.reader.candidates(projection)}
     assert ("nvidia-smi-topo", "p2p-bandwidth") not in offered
     assert ("cuda-p2p-bandwidth", "p2p-bandwidth") in offered
     assert ("nvidia-smi-topo", "p2p-possible") in offered  # it does give topo.p2p_possible
     assert ("nvidia-smi-topo", "p2p-supported") in offered
-    ranked = {s.probe: s.rules for s in rank_probes(projection, svc.candidates(projection))}
+    ranked = {s.probe: s.rules for s in rank_probes(projection, svc.reader.candidates(projection))}
     assert set(ranked["nvidia-smi-topo"]) == {"p2p-supported", "topology-path", "p2p-possible"}
     assert "p2p-bandwidth" in ranked["cuda-p2p-bandwidth"]
     # dmon gives PCIe throughput but not the link's generation and width the ratio needs
@@ -80,7 +80,7 @@ def test_the_topology_matrix_is_not_credited_with_a_rule_it_cannot_feed() -> Non
 def test_a_probe_that_declares_no_facts_feeds_every_rule_that_names_it() -> None:
     undeclared = dataclasses.replace(topo.PROBE, facts=())
     svc, case = service(undeclared)
-    offered = {(c.probe, c.rule.id) for c in svc.candidates(svc.projection(case))}
+    offered = {(c.probe, c.rule.id) for c in svc.reader.candidates(svc.reader.projection(case))}
     assert ("nvidia-smi-topo", "p2p-bandwidth") in offered
     assert feeds(P2P_BANDWIDTH, ())
 

@@ -39,10 +39,10 @@ def _service(argv: tuple[str, ...]) -> tuple[CaseService, MemoryEventStore, Prob
 
 def test_a_flooding_run_records_what_it_printed_and_what_was_kept() -> None:
     service, store, _ = _service(FLOOD)
-    case = service.new_case("flood")
-    (record,) = service.run_probe(case, ProbeRequest("flood"))
+    case = service.writer.new_case("flood")
+    (record,) = service.probing.run_probe(case, ProbeRequest("flood"))
     assert record.result.ok, record.result.error
-    ran = service.events(case)[record.probe_run_seq - 1]
+    ran = service.reader.events(case)[record.probe_run_seq - 1]
     assert ran.type == "probe.ran"
     assert ran.payload["truncated"] == [
         {"stream": "stdout", "total_bytes": FLOOD_BYTES, "head_bytes": HALF, "tail_bytes": HALF}
@@ -50,7 +50,7 @@ def test_a_flooding_run_records_what_it_printed_and_what_was_kept() -> None:
     kept = store.get_artifact(ran.payload["stdout_artifact"])
     assert len(kept) == 2 * HALF  # the artifact is exactly the head and the tail
 
-    detail = service.event_detail(case, record.probe_run_seq)
+    detail = service.reader.event_detail(case, record.probe_run_seq)
     assert detail.probe_run is not None
     (cut,) = detail.probe_run.truncated
     assert (cut.stream, cut.total_bytes, cut.omitted_bytes) == (
@@ -65,11 +65,11 @@ def test_a_flooding_run_records_what_it_printed_and_what_was_kept() -> None:
 
 def test_a_run_that_kept_everything_writes_no_truncated_field() -> None:
     service, _, _ = _service(("echo", "hi"))
-    case = service.new_case("small")
-    (record,) = service.run_probe(case, ProbeRequest("flood"))
-    ran = service.events(case)[record.probe_run_seq - 1]
+    case = service.writer.new_case("small")
+    (record,) = service.probing.run_probe(case, ProbeRequest("flood"))
+    ran = service.reader.events(case)[record.probe_run_seq - 1]
     assert "truncated" not in ran.payload
-    detail = service.event_detail(case, record.probe_run_seq)
+    detail = service.reader.event_detail(case, record.probe_run_seq)
     assert detail.probe_run is not None and detail.probe_run.truncated == ()
     assert "truncated" not in render_event_detail(detail)
 

@@ -118,11 +118,11 @@ def test_advice_is_keyed_by_the_failure_kind_not_read_from_the_message() -> None
 
 def test_the_service_records_each_run_with_the_reason_it_failed() -> None:
     service = CaseService(MemoryEventStore(), Registry.of(probes=[SLOW]))
-    case = service.new_case("t")
-    (record,) = service.run_probe(case, ProbeRequest("slow"))
+    case = service.writer.new_case("t")
+    (record,) = service.probing.run_probe(case, ProbeRequest("slow"))
     assert record.result.timed_out and record.failure is not None
     assert record.seqs == (record.probe_run_seq, record.observation_seq)
-    ran = service.events(case)[record.probe_run_seq - 1]
+    ran = service.reader.events(case)[record.probe_run_seq - 1]
     assert ran.type == "probe.ran" and ran.payload["timed_out"] is True
 
 
@@ -136,11 +136,11 @@ class RefusingArtifacts(MemoryEventStore):
 def test_a_run_whose_output_cannot_be_stored_is_recorded_as_a_failed_run() -> None:
     probe = Probe(name="p", summary="", parse=parse_anything, argv=("echo", "hi"))
     service = CaseService(RefusingArtifacts(), Registry.of(probes=[probe]))
-    case = service.new_case("t")
-    (record,) = service.run_probe(case, ProbeRequest("p"))
+    case = service.writer.new_case("t")
+    (record,) = service.probing.run_probe(case, ProbeRequest("p"))
     assert record.failure is not None and "could not be stored" in record.failure
     assert record.result.error_kind == "artifact"
-    ran = service.events(case)[record.probe_run_seq - 1]
+    ran = service.reader.events(case)[record.probe_run_seq - 1]
     assert ran.type == "probe.ran"
     assert "string or blob too big" in ran.payload["error"]
     assert "stdout_artifact" not in ran.payload
@@ -150,17 +150,17 @@ def test_the_exact_bytes_are_stored_not_the_decoded_text() -> None:
     probe = Probe(name="p", summary="", parse=parse_anything, argv=("printf", "\\377ok"))
     store = MemoryEventStore()
     service = CaseService(store, Registry.of(probes=[probe]))
-    case = service.new_case("t")
-    (record,) = service.run_probe(case, ProbeRequest("p"))
+    case = service.writer.new_case("t")
+    (record,) = service.probing.run_probe(case, ProbeRequest("p"))
     assert record.result.stdout == "\ufffdok"
-    ran = service.events(case)[record.probe_run_seq - 1]
+    ran = service.reader.events(case)[record.probe_run_seq - 1]
     assert store.get_artifact(ran.payload["stdout_artifact"]) == b"\xffok"
 
 
 def test_a_cancelled_request_records_the_run_as_cancelled() -> None:
     probe = Probe(name="p", summary="", parse=parse_anything, argv=("sleep", "30"))
     service = CaseService(MemoryEventStore(), Registry.of(probes=[probe]))
-    case = service.new_case("t")
+    case = service.writer.new_case("t")
     token = CancelToken()
     cancelled_at: list[float] = []
 
@@ -169,9 +169,9 @@ def test_a_cancelled_request_records_the_run_as_cancelled() -> None:
         token.cancel("test")
 
     threading.Timer(0.2, cancel).start()
-    (record,) = service.run_probe(case, ProbeRequest("p"), cancel=token)
+    (record,) = service.probing.run_probe(case, ProbeRequest("p"), cancel=token)
     assert time.monotonic() - cancelled_at[0] < 1.0  # a second from the cancel, not the 30 s
     assert record.result.cancelled and record.failure is not None
     assert "cancelled (test)" in record.failure
-    ran = service.events(case)[record.probe_run_seq - 1]
+    ran = service.reader.events(case)[record.probe_run_seq - 1]
     assert "cancelled (test)" in ran.payload["error"]

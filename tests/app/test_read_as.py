@@ -34,8 +34,8 @@ def service(*extra: Probe) -> CaseService:
 
 
 def opened(svc: CaseService, case_id: str = "c") -> str:
-    case = svc.new_case("slow link", case_id=case_id)
-    svc.open_playbook(case, PLAYBOOK.id)
+    case = svc.writer.new_case("slow link", case_id=case_id)
+    svc.writer.open_playbook(case, PLAYBOOK.id)
     return case
 
 
@@ -44,13 +44,13 @@ def paste(text: str, argv: tuple[str, ...] = ("./check_links.sh",)) -> RunResult
 
 
 def payloads(svc: CaseService, case: str, kind: str) -> list[dict[str, Any]]:
-    return [dict(e.payload) for e in svc.events(case) if e.type == kind]
+    return [dict(e.payload) for e in svc.reader.events(case) if e.type == kind]
 
 
 def test_a_paste_under_command_is_read_by_the_probe_that_recognises_it() -> None:
     svc = service()
     case = opened(svc)
-    record = svc.record_probe(case, command.PROBE, paste(DOWNGRADED))
+    record = svc.probing.record_probe(case, command.PROBE, paste(DOWNGRADED))
     assert record.read_as == ("lspci",)
     assert record.parse.parsed and record.failure is None
     assert record.parse.values("pcie.link.downgraded") == {"unknown1": True}
@@ -65,7 +65,7 @@ def test_a_paste_under_command_is_read_by_the_probe_that_recognises_it() -> None
 
     direct = service()
     other = opened(direct, "d")
-    as_lspci = direct.record_probe(other, lspci.PROBE, paste(DOWNGRADED, ("lspci", "-vv")))
+    as_lspci = direct.probing.record_probe(other, lspci.PROBE, paste(DOWNGRADED, ("lspci", "-vv")))
     assert as_lspci.read_as == ()
     assert "read_as" not in payloads(direct, other, "observation.recorded")[0]
     same = payloads(direct, other, "evidence.assessed")
@@ -73,15 +73,15 @@ def test_a_paste_under_command_is_read_by_the_probe_that_recognises_it() -> None
         (e["rule"], e["likelihoods"]) for e in evidence
     ]
     assert (
-        svc.projection(case).questions["throughput"].confidences
-        == direct.projection(other).questions["throughput"].confidences
+        svc.reader.projection(case).questions["throughput"].confidences
+        == direct.reader.projection(other).questions["throughput"].confidences
     )
 
 
 def test_a_paste_its_probe_cannot_read_is_read_by_the_one_that_can() -> None:
     svc = service()
     case = opened(svc)
-    record = svc.record_probe(case, smi_table.PROBE, paste(DOWNGRADED, ("nvidia-smi",)))
+    record = svc.probing.record_probe(case, smi_table.PROBE, paste(DOWNGRADED, ("nvidia-smi",)))
     assert record.read_as == ("lspci",) and record.parse.parsed
     # why nvidia-smi could not read it stays said
     assert any("nvidia-smi table" in problem for problem in record.parse.problems)
@@ -92,7 +92,9 @@ def test_a_paste_its_probe_cannot_read_is_read_by_the_one_that_can() -> None:
 def test_a_paste_its_own_probe_reads_is_offered_to_nobody() -> None:
     svc = service()
     case = opened(svc)
-    record = svc.record_probe(case, lspci.PROBE, paste(DOWNGRADED, ("lspci",)), note="riser")
+    record = svc.probing.record_probe(
+        case, lspci.PROBE, paste(DOWNGRADED, ("lspci",)), note="riser"
+    )
     assert record.read_as == ()
     (ran,) = payloads(svc, case, "probe.ran")
     assert ran["note"] == "riser"
@@ -101,7 +103,7 @@ def test_a_paste_its_own_probe_reads_is_offered_to_nobody() -> None:
 def test_the_users_note_is_kept_beside_what_read_it() -> None:
     svc = service()
     case = opened(svc)
-    svc.record_probe(case, command.PROBE, paste(DOWNGRADED), note="after the riser swap")
+    svc.probing.record_probe(case, command.PROBE, paste(DOWNGRADED), note="after the riser swap")
     (ran,) = payloads(svc, case, "probe.ran")
     assert ran["note"] == "after the riser swap (read as lspci)"
 
@@ -109,7 +111,7 @@ def test_the_users_note_is_kept_beside_what_read_it() -> None:
 def test_output_nobody_recognises_is_a_plain_command_run() -> None:
     svc = service()
     case = opened(svc)
-    record = svc.record_probe(case, command.PROBE, paste("all good\n"))
+    record = svc.probing.record_probe(case, command.PROBE, paste("all good\n"))
     assert record.read_as == ()
     (ran,) = payloads(svc, case, "probe.ran")
     (observation,) = payloads(svc, case, "observation.recorded")
@@ -149,7 +151,7 @@ def test_every_recognising_probe_reads_in_name_order_and_a_coverer_reads_for_the
     ]
     svc = service(*probes)
     case = opened(svc)
-    record = svc.record_probe(case, command.PROBE, paste("MARK 1\n"))
+    record = svc.probing.record_probe(case, command.PROBE, paste("MARK 1\n"))
     assert record.read_as == ("alpha-tool", "beta-tool", "zeta-tool")
     seen = {fact.name for fact in record.parse.facts}
     assert {"alpha-tool.seen", "beta-tool.seen", "zeta-tool.seen"} <= seen
@@ -162,7 +164,7 @@ def test_a_paste_nccl_tests_and_nccl_debug_both_know_is_read_once_by_nccl_tests(
     log = (GOLDEN / "nccl" / "issues" / "003.txt").read_text(encoding="utf-8")
     svc = service()
     case = opened(svc)
-    record = svc.record_probe(case, command.PROBE, paste(log, ("mpirun", "./run.sh")))
+    record = svc.probing.record_probe(case, command.PROBE, paste(log, ("mpirun", "./run.sh")))
     assert record.read_as == ("nccl-tests",)
 
 
@@ -170,7 +172,7 @@ def test_a_quoted_paste_under_command_is_read_as_the_plain_one() -> None:
     quoted = "".join("> " + line for line in DOWNGRADED.splitlines(True))
     svc = service()
     case = opened(svc)
-    record = svc.record_probe(case, command.PROBE, paste(quoted))
+    record = svc.probing.record_probe(case, command.PROBE, paste(quoted))
     assert record.read_as == ("lspci",)
     assert record.parse.values("pcie.link.downgraded") == {"unknown1": True}
 
@@ -178,22 +180,22 @@ def test_a_quoted_paste_under_command_is_read_as_the_plain_one() -> None:
 def test_a_run_on_another_setup_is_read_but_judged_by_no_rule() -> None:
     svc = service()
     case = opened(svc)
-    record = svc.record_probe(case, command.PROBE, paste(DOWNGRADED), setup="old riser")
+    record = svc.probing.record_probe(case, command.PROBE, paste(DOWNGRADED), setup="old riser")
     assert record.read_as == ("lspci",) and record.evidence_ids == []
 
 
 def test_rules_off_means_off_for_the_readers_too() -> None:
     svc = service()
     case = opened(svc)
-    record = svc.record_probe(case, command.PROBE, paste(DOWNGRADED), apply_rules=False)
+    record = svc.probing.record_probe(case, command.PROBE, paste(DOWNGRADED), apply_rules=False)
     assert record.read_as == ("lspci",) and record.evidence_ids == []
 
 
 def test_an_observation_recorded_before_read_as_existed_still_replays() -> None:
     svc = service()
     case = opened(svc)
-    svc.record_probe(case, command.PROBE, paste(DOWNGRADED))
-    events = list(svc.events(case))
+    svc.probing.record_probe(case, command.PROBE, paste(DOWNGRADED))
+    events = list(svc.reader.events(case))
     old = [
         replace(e, payload={k: v for k, v in e.payload.items() if k != "read_as"})
         if e.type == "observation.recorded"
@@ -212,8 +214,8 @@ def test_a_command_no_probe_pattern_matched_is_offered_when_ingested() -> None:
     transcript = f"[bash] ./check_links.sh\n```\n{DOWNGRADED}```\n".encode()
     svc = service()
     case = opened(svc)
-    proposal = svc.propose_ingest(transcript, "markdown")
-    (run,) = svc.ingest(case, proposal)
+    proposal = svc.probing.propose_ingest(transcript, "markdown")
+    (run,) = svc.probing.ingest(case, proposal)
     assert run.probe == "command" and run.read_as == ("lspci",) and run.parsed
     (observation,) = payloads(svc, case, "observation.recorded")
     assert observation["read_as"] == ["lspci"]

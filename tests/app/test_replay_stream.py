@@ -33,22 +33,22 @@ def generated() -> tuple[CaseService, str]:
     parents: dict[str, str] = {}  # grown hypothesis → what it was proposed under
     hypotheses = {
         "throughput": [
-            h.id for h in service.status(CASE).hypotheses if not h.id.endswith("/catch-all")
+            h.id for h in service.reader.status(CASE).hypotheses if not h.id.endswith("/catch-all")
         ]
     }
     for n in range(300):
         roll = rng.random()
         if roll < 0.03:
-            qid = service.add_question(CASE, f"question {n}", f"g{n}")
+            qid = service.writer.add_question(CASE, f"question {n}", f"g{n}")
             hypotheses[qid] = [
-                service.add_hypothesis(CASE, f"{qid} reason {i}", qid, 0.3, f"{qid}-h{i}")
+                service.writer.add_hypothesis(CASE, f"{qid} reason {i}", qid, 0.3, f"{qid}-h{i}")
                 for i in range(2)
             ]
         elif roll < 0.08:
             qid = rng.choice(sorted(hypotheses))
             under = rng.choice([qid, *hypotheses[qid]])
             hypotheses[qid].append(
-                service.add_hypothesis(CASE, f"grown {n}", under, 0.2, f"grown-{n}")
+                service.writer.add_hypothesis(CASE, f"grown {n}", under, 0.2, f"grown-{n}")
             )
             parents[f"grown-{n}"] = under
         elif roll < 0.10:
@@ -58,11 +58,11 @@ def generated() -> tuple[CaseService, str]:
                 hid = rng.choice(leaves)
                 hypotheses[qid].remove(hid)
                 parents.pop(hid, None)
-                service.retire_hypothesis(CASE, hid, "ruled out by hand")
+                service.writer.retire_hypothesis(CASE, hid, "ruled out by hand")
         elif roll < 0.6:
             qid = rng.choice(sorted(hypotheses))
             named = rng.sample(hypotheses[qid], min(2, len(hypotheses[qid])))
-            service.assess(
+            service.writer.assess(
                 CASE,
                 {hid: round(rng.uniform(0.05, 0.95), 2) for hid in named},
                 f"reading {n}",
@@ -70,7 +70,7 @@ def generated() -> tuple[CaseService, str]:
                 reliability=0.8,
             )
         else:
-            service.note(CASE, f"note {n}")
+            service.writer.note(CASE, f"note {n}")
     return service, CASE
 
 
@@ -85,7 +85,7 @@ def _streamed(service: CaseService, upto: int | None, page: int) -> str:
 def test_the_streamed_json_is_the_replay_to_the_byte(
     reference: CaseService, upto: int | None, page: int
 ) -> None:
-    want = reference.replay(CASE, upto).to_json_text()
+    want = reference.reader.replay(CASE, upto).to_json_text()
     assert _streamed(reference, upto, page) == want
     if upto is None:
         assert '"suggestion"' in want and '"pivot": true' in want  # what is compared matters
@@ -96,7 +96,7 @@ def test_a_generated_case_streams_the_same_replay(
     generated: tuple[CaseService, str], page: int
 ) -> None:
     service, case = generated
-    want = service.replay(case).to_json_text()
+    want = service.reader.replay(case).to_json_text()
     assert _streamed(service, None, page) == want
     stream = open_replay(service, case)
     stream.page = page
@@ -106,7 +106,7 @@ def test_a_generated_case_streams_the_same_replay(
 
 @pytest.mark.parametrize("upto", [None, 29])
 def test_the_jsonl_lines_rebuild_the_json_replay(reference: CaseService, upto: int | None) -> None:
-    want = json.loads(reference.replay(CASE, upto).to_json_text())
+    want = json.loads(reference.reader.replay(CASE, upto).to_json_text())
     lines = list(jsonl_lines(open_replay(reference, CASE, upto)))
     assert json.loads(lines[0]) == {"case": want["case"]}
     assert json.loads(lines[-1]) == {"summary": want["summary"], "names": want["names"]}
@@ -118,7 +118,7 @@ def test_the_jsonl_lines_rebuild_the_json_replay(reference: CaseService, upto: i
 def test_a_step_line_carries_only_what_changed(reference: CaseService) -> None:
     lines = [json.loads(line) for line in jsonl_lines(open_replay(reference, CASE))]
     steps = {line["seq"]: line for line in lines if "seq" in line}
-    full = {s["seq"]: s for s in json.loads(reference.replay(CASE).to_json_text())["steps"]}
+    full = {s["seq"]: s for s in json.loads(reference.reader.replay(CASE).to_json_text())["steps"]}
     at = next(seq for seq, step in full.items() if step["questions"].get(Q, {}).get("pivot"))
     note = next(seq for seq, step in full.items() if seq > at and step["type"] == "note.added")
     assert steps[note]["questions"] == {} and full[note]["questions"] != {}  # nothing moved
@@ -143,7 +143,7 @@ def test_the_fold_lets_each_page_go(reference: CaseService) -> None:
     for step in stream.steps():
         seqs.append(step.seq)
         assert stream.fold is not None and len(stream.fold.trajectory) <= 11
-    head = reference.head(CASE)[0]
+    head = reference.reader.head(CASE)[0]
     assert seqs == list(range(1, head + 1)) and max(pages) == 10
     assert stream.fold is not None
     assert len(stream.fold.trajectory) == 1 and len(stream.fold.events) == 1
@@ -159,12 +159,12 @@ def test_the_head_state_read_a_page_at_a_time_is_the_whole_fold(
     from casefile.domain.beliefs import project
 
     service, case = generated
-    whole = project(service.events(case), trajectory=False)
+    whole = project(service.reader.events(case), trajectory=False)
     paged = head_state(service, case, page=9)
     assert len(paged.events) == 1
     assert build_case_header(paged) == build_case_header(whole)
     assert names_table(paged) == names_table(whole)
-    assert service.candidates(paged) == service.candidates(whole)
+    assert service.reader.candidates(paged) == service.reader.candidates(whole)
     assert {q: s.confidences for q, s in paged.snapshots.items()} == {
         q: s.confidences for q, s in whole.snapshots.items()
     }
@@ -181,8 +181,8 @@ def test_a_long_head_is_saved_as_the_case_fold_and_read_from_it_next_time(
     monkeypatch.setattr(fold_cache, "SNAPSHOT_AFTER", 20)
     store = SqlEventStore(f"sqlite:///{tmp_path / 'cases.db'}")
     service = CaseService(store, builtin_registry())
-    service.import_directory(REFERENCE_CASE)
-    want = service.replay(CASE).to_json_text()
+    service.library.import_directory(REFERENCE_CASE)
+    want = service.reader.replay(CASE).to_json_text()
     assert store.load_snapshot(CASE, fold_cache.engine_key()) is None
     assert "".join(open_replay(service, CASE).json_chunks()) == want
     saved = store.load_snapshot(CASE, fold_cache.engine_key())

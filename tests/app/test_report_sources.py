@@ -24,13 +24,13 @@ def service() -> CaseService:
 
 @pytest.fixture(scope="module")
 def sources(service: CaseService) -> ReportSources:
-    return service.report_sources(CASE)
+    return service.reader.report_sources(CASE)
 
 
 def test_the_trajectory_is_every_step_with_its_confidences(
     service: CaseService, sources: ReportSources
 ) -> None:
-    projection = service.projection(CASE)
+    projection = service.reader.projection(CASE)
     assert [e.seq for e in sources.events] == list(range(1, 82))
     assert [s.seq for s in sources.trajectory] == [s.seq for s in projection.trajectory]
     for view, step in zip(sources.trajectory, projection.trajectory, strict=True):
@@ -50,7 +50,7 @@ def test_the_trajectory_is_every_step_with_its_confidences(
 def test_questions_and_evidence_are_the_folds_as_views(
     service: CaseService, sources: ReportSources
 ) -> None:
-    projection = service.projection(CASE)
+    projection = service.reader.projection(CASE)
     for qid, question in projection.questions.items():
         view = sources.fold.questions[qid]
         assert view.text == question.text and view.leader == question.leader()
@@ -81,14 +81,14 @@ def test_questions_and_evidence_are_the_folds_as_views(
 
 
 def test_upto_reads_the_case_as_it_stood_then(service: CaseService) -> None:
-    then = service.report_sources(CASE, 30)
+    then = service.reader.report_sources(CASE, 30)
     assert then.upto == 30 and len(then.events) == 30 and then.trajectory[-1].seq == 30
-    status = service.status(CASE, upto=30)
+    status = service.reader.status(CASE, upto=30)
     assert {h.id: h.confidence for h in then.status.hypotheses} == {
         h.id: h.confidence for h in status.hypotheses
     }
     with pytest.raises(DomainError, match="has no event 99 \\(events 1–81\\)"):
-        service.report_sources(CASE, 99)
+        service.reader.report_sources(CASE, 99)
 
 
 def test_a_fold_without_its_history_is_refused() -> None:
@@ -97,4 +97,4 @@ def test_a_fold_without_its_history_is_refused() -> None:
 
 
 def test_event_hashes_are_the_chain_in_seq_order(service: CaseService) -> None:
-    assert service.event_hashes(CASE) == tuple(e.hash for e in service.events(CASE))
+    assert service.reader.event_hashes(CASE) == tuple(e.hash for e in service.reader.events(CASE))

@@ -38,11 +38,11 @@ CROWD_ROUNDS = 3
 
 
 def seed(service: CaseService, case_id: str = CASE) -> None:
-    service.new_case("slow decode", symptom="11 tok/s", case_id=case_id)
-    service.add_question(case_id, "what limits decode?", "q", 0.1)
-    service.add_hypothesis(case_id, "PCIe-bound", "q", 0.5, "a")
-    service.add_hypothesis(case_id, "compute-bound", "q", 0.3, "b")
-    service.assess(case_id, {"a": 0.9}, "78 layers of all-reduce", kind="calculated")
+    service.writer.new_case("slow decode", symptom="11 tok/s", case_id=case_id)
+    service.writer.add_question(case_id, "what limits decode?", "q", 0.1)
+    service.writer.add_hypothesis(case_id, "PCIe-bound", "q", 0.5, "a")
+    service.writer.add_hypothesis(case_id, "compute-bound", "q", 0.3, "b")
+    service.writer.assess(case_id, {"a": 0.9}, "78 layers of all-reduce", kind="calculated")
 
 
 @dataclass
@@ -154,12 +154,12 @@ def test_a_lost_race_is_decided_again_on_the_refreshed_fold(backend: Backend) ->
     store = seeded(backend)
     other = CaseService(backend.open())
     racing = RacingStore(
-        store, lambda: other.assess(CASE, {"b": 0.9}, "someone else, first", Who("bob"))
+        store, lambda: other.writer.assess(CASE, {"b": 0.9}, "someone else, first", Who("bob"))
     )
     service = CaseService(racing)  # type: ignore[arg-type]
-    session = service.session(CASE, history=True)
+    session = service.sessions.session(CASE, history=True)
     session.refresh()
-    event = service.assess(CASE, {"a": 0.2}, "mine, second", who=Who("alice"))
+    event = service.writer.assess(CASE, {"a": 0.2}, "mine, second", who=Who("alice"))
     assert racing.losses == 0
     assert event.actor == "alice" and event.seq == store.head(CASE)[0]
     session.refresh()
@@ -189,16 +189,16 @@ def test_a_failed_write_leaves_no_trace_in_the_fold(backend: Backend) -> None:
     store = seeded(backend)
     failing = FailingStore(store)
     service = CaseService(failing)  # type: ignore[arg-type]
-    session = service.session(CASE, history=True)
+    session = service.sessions.session(CASE, history=True)
     session.refresh()
     head = store.head(CASE)
     with pytest.raises(StoreError, match="injected"):
-        service.add_hypothesis(CASE, "memory-bound", "q", 0.05, "c")
+        service.writer.add_hypothesis(CASE, "memory-bound", "q", 0.05, "c")
     assert store.head(CASE) == head
     session.refresh()
     assert "c" not in session.projection.hypothesis_question
     assert fingerprint(session.projection) == full_fold(store)
-    service.add_hypothesis(CASE, "memory-bound", "q", 0.05, "c")  # and it works afterwards
+    service.writer.add_hypothesis(CASE, "memory-bound", "q", 0.05, "c")  # and it works afterwards
     session.refresh()
     assert fingerprint(session.projection) == full_fold(store)
     store.close()
@@ -208,7 +208,7 @@ def test_a_verb_refused_half_way_through_its_draft_drops_the_fold() -> None:
     store = MemoryEventStore()
     service = CaseService(store)
     seed(service)
-    session = service.session(CASE, history=True)
+    session = service.sessions.session(CASE, history=True)
     session.refresh()
 
     def half(draft: Any) -> None:
@@ -225,10 +225,10 @@ def test_a_verb_refused_before_its_first_event_keeps_the_fold() -> None:
     store = MemoryEventStore()
     service = CaseService(store)
     seed(service)
-    session = service.session(CASE, history=True)
+    session = service.sessions.session(CASE, history=True)
     session.refresh()
     with pytest.raises(DomainError):
-        service.add_hypothesis(CASE, "too big", "q", 0.9, "z")
+        service.writer.add_hypothesis(CASE, "too big", "q", 0.9, "z")
     assert session.loaded
     assert fingerprint(session.projection) == full_fold(store)
 
@@ -242,8 +242,8 @@ def test_a_rewritten_history_is_detected_on_refresh(tmp_path: Path) -> None:
     # Someone restores another history of the same case id, as long as the one held.
     other = MemoryEventStore()
     seed(CaseService(other))
-    CaseService(other).note(CASE, "a different past")
-    CaseService(store).note(CASE, "the present")
+    CaseService(other).writer.note(CASE, "a different past")
+    CaseService(store).writer.note(CASE, "the present")
     with sqlite3.connect(tmp_path / "cases.db") as raw:
         raw.execute("DELETE FROM events WHERE case_id = ?", (CASE,))
     store.import_case(other.load(CASE), {})
@@ -258,7 +258,7 @@ def test_a_rewritten_directory_is_detected_on_refresh(tmp_path: Path) -> None:
     first, second = MemoryEventStore(), MemoryEventStore()
     seed(CaseService(first))
     seed(CaseService(second))
-    CaseService(second).note(CASE, "another past")
+    CaseService(second).writer.note(CASE, "another past")
     directory = tmp_path / "case"
     export_case(first.load(CASE), {}, directory)
     store = DirectoryEventStore(directory)
@@ -277,7 +277,7 @@ def test_the_session_never_rereads_what_it_holds() -> None:
     store = MemoryEventStore()
     service = CaseService(store)
     seed(service)
-    session = service.session(CASE, history=True)
+    session = service.sessions.session(CASE, history=True)
     session.refresh()
     reads: list[int] = []
     original = store.load
@@ -288,7 +288,7 @@ def test_the_session_never_rereads_what_it_holds() -> None:
         return events
 
     store.load = counting  # type: ignore[method-assign]
-    service.note(CASE, "one more")
+    service.writer.note(CASE, "one more")
     session.refresh()
     assert reads == [2]  # the event held (to check it is still ours) and the new one
     with pytest.raises(ConcurrencyError):
@@ -301,7 +301,7 @@ def test_a_refresh_that_fails_half_way_drops_the_fold_and_is_never_saved() -> No
     store = MemoryEventStore()
     service = CaseService(store)
     seed(service)
-    session = service.session(CASE, history=False)
+    session = service.sessions.session(CASE, history=False)
     session.refresh()
     session.snapshot_due = True  # as after folding a big case
     bad = NewEvent(
@@ -329,7 +329,7 @@ def test_an_append_landing_between_two_reads_is_not_taken_for_a_rewrite() -> Non
     def load_then_someone_appends(case_id: str, upto: int | None = None, *, after: int = 0) -> Any:
         events = original(case_id, upto, after=after)
         store.load = original  # type: ignore[method-assign]
-        CaseService(store).note(CASE, "landed just after our read")
+        CaseService(store).writer.note(CASE, "landed just after our read")
         return events
 
     store.load = load_then_someone_appends  # type: ignore[method-assign]
@@ -345,7 +345,7 @@ def test_a_failure_after_the_append_landed_drops_the_fold(monkeypatch: pytest.Mo
     store = MemoryEventStore()
     service = CaseService(store)
     seed(service)
-    session = service.session(CASE, history=True)
+    session = service.sessions.session(CASE, history=True)
     session.refresh()
 
     def interrupted(self: Projection, sealed: Any) -> None:
@@ -353,7 +353,7 @@ def test_a_failure_after_the_append_landed_drops_the_fold(monkeypatch: pytest.Mo
 
     monkeypatch.setattr(Projection, "adopt", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        service.assess(CASE, {"a": 0.4}, "interrupted right after it was stored")
+        service.writer.assess(CASE, {"a": 0.4}, "interrupted right after it was stored")
     assert not session.loaded  # its fold holds provisional hashes: never used again
     monkeypatch.undo()
     assert not session.refresh().rewritten and session.integrity_warnings == []
@@ -364,13 +364,13 @@ def test_a_rewritten_history_reaches_the_status_view(tmp_path: Path) -> None:
     store = SqlEventStore(f"sqlite:///{tmp_path / 'cases.db'}")
     service = CaseService(store)
     seed(service)
-    assert service.status(CASE).integrity == ()
+    assert service.reader.status(CASE).integrity == ()
     other = MemoryEventStore()
     seed(CaseService(other))
     with sqlite3.connect(tmp_path / "cases.db") as raw:
         raw.execute("DELETE FROM events WHERE case_id = ?", (CASE,))
     store.import_case(other.load(CASE), {})
-    view = service.status(CASE)
+    view = service.reader.status(CASE)
     assert len(view.integrity) == 1 and "rewritten" in view.integrity[0]
     assert view.to_json()["integrity"] == list(view.integrity)
     store.close()

@@ -27,12 +27,12 @@ def service() -> CaseService:
 
 @pytest.fixture(scope="module")
 def projection(service: CaseService) -> Projection:
-    return service.projection(CASE)
+    return service.reader.projection(CASE)
 
 
 @pytest.fixture(scope="module")
 def steps(service: CaseService, projection: Projection) -> CaseSteps:
-    return CaseSteps(projection, service.candidates(projection))
+    return CaseSteps(projection, service.reader.candidates(projection))
 
 
 def test_probes_are_ranked_on_the_belief_captured_at_that_step(
@@ -72,9 +72,9 @@ def test_suggestions_are_the_best_probe_where_never_measured_was_raised(
 
 
 def test_the_replay_suggests_what_the_read_model_ranks(service: CaseService) -> None:
-    projection = service.projection(CASE)
-    expected = CaseSteps(projection, service.candidates(projection)).suggestions()
-    shown = {s.seq: s.suggestion for s in service.replay(CASE).steps if s.suggestion}
+    projection = service.reader.projection(CASE)
+    expected = CaseSteps(projection, service.reader.candidates(projection)).suggestions()
+    shown = {s.seq: s.suggestion for s in service.reader.replay(CASE).steps if s.suggestion}
     assert shown == {seq: Suggestion.of(row) for seq, row in expected.items()}
     assert shown
 

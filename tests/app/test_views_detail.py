@@ -234,7 +234,7 @@ def test_a_probe_recorded_through_the_service_shows_its_raw_output() -> None:
 
     store = MemoryEventStore()
     service = CaseService(store, Registry.of(probes=[PROBE]))
-    case_id = service.new_case("Probe through the service")
+    case_id = service.writer.new_case("Probe through the service")
     result = RunResult(
         argv=("printf", "%s\n", "hello world"),
         host="box",
@@ -245,7 +245,7 @@ def test_a_probe_recorded_through_the_service_shows_its_raw_output() -> None:
         finished_at="2026-01-01T00:00:01.000000Z",
         duration_s=1.0,
     )
-    record = service.record_probe(case_id, PROBE, result, load="idle")
+    record = service.probing.record_probe(case_id, PROBE, result, load="idle")
     events = store.load(case_id)
     run = events[record.probe_run_seq - 1]
     digest = run.payload["stdout_artifact"]

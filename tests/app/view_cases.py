@@ -163,5 +163,5 @@ def reference_service() -> CaseService:
     from tests.cli.conftest import builtin_registry
 
     service = CaseService(MemoryEventStore(clock=fixed_clock()), builtin_registry())
-    service.import_directory(REFERENCE_CASE)
+    service.library.import_directory(REFERENCE_CASE)
     return service

@@ -26,8 +26,8 @@ def respond(
     who = Who(f"writer-{worker}")
     try:
         for n in range(rounds):
-            service.note(case_id, f"writer {worker} round {n}", who)
-            first = service.assess(
+            service.writer.note(case_id, f"writer {worker} round {n}", who)
+            first = service.writer.assess(
                 case_id,
                 {"a": 0.8 if n % 2 else 0.3, "b": 0.4},
                 f"w{worker} reading {n}",
@@ -36,7 +36,7 @@ def respond(
                 kind="measured" if n % 3 else "calculated",
             )
             if n % 2 == 0:
-                service.assess(
+                service.writer.assess(
                     case_id,
                     {"a": 0.6},
                     f"w{worker} second look at {n}",
@@ -44,7 +44,7 @@ def respond(
                     supersedes=str(first.payload["evidence_id"]),
                 )
             if n == 1:
-                service.add_hypothesis(
+                service.writer.add_hypothesis(
                     case_id,
                     f"child of a from writer {worker}",
                     "a",

@@ -213,18 +213,18 @@ class Target:
         composition root as the CLI."""
         with open_case(self.ref, self.db, Registry()) as opened:
             for text in texts:
-                opened.service.note(opened.case_id, text)
+                opened.service.writer.note(opened.case_id, text)
 
     def hashes(self) -> list[tuple[int, str]]:
         with open_case(self.ref, self.db, Registry()) as opened:
-            return [(e.seq, e.hash) for e in opened.service.events(opened.case_id)]
+            return [(e.seq, e.hash) for e in opened.service.reader.events(opened.case_id)]
 
 
 def make_case(url: str, *notes: str) -> None:
     with CaseService(SqlEventStore(url)) as service:
-        service.new_case("GPU falls off the bus", case_id=CASE_ID)
+        service.writer.new_case("GPU falls off the bus", case_id=CASE_ID)
         for text in notes:
-            service.note(CASE_ID, text)
+            service.writer.note(CASE_ID, text)
 
 
 @pytest.fixture(
@@ -404,9 +404,9 @@ def test_a_rewritten_history_ends_following_with_one_error_line(
 
     # Another chain of the same case id takes the old one's place under the follower.
     other = CaseService(MemoryEventStore())
-    other.new_case("another history", case_id=CASE_ID)
+    other.writer.new_case("another history", case_id=CASE_ID)
     for n in range(4):
-        other.note(CASE_ID, f"other {n}")
+        other.writer.note(CASE_ID, f"other {n}")
     with closing(sqlite3.connect(tmp_path / "follow.db", timeout=SLACK)) as conn, conn:
         conn.execute("DELETE FROM events WHERE case_id = ?", (CASE_ID,))
     with SqlEventStore(url) as store:

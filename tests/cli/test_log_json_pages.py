@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from casefile.app.service import CaseService
+from casefile.app.reader import CaseReader
 from casefile.cli import case_commands
 from casefile.cli.terminal import json_safe
 from tests.cli.conftest import CLI
@@ -21,14 +21,14 @@ def test_log_json_reads_pages_and_writes_the_whole_array(
         cli("note", case_id, f"note {n}: é \u2028 \x7f")
     monkeypatch.setattr(case_commands, "LOG_PAGE", 3)
     reads: list[int] = []
-    events = CaseService.events
+    events = CaseReader.events
 
-    def counted(self: CaseService, case: str, **kwargs: Any) -> Any:
+    def counted(self: CaseReader, case: str, **kwargs: Any) -> Any:
         got = events(self, case, **kwargs)
         reads.append(len(got))
         return got
 
-    monkeypatch.setattr(CaseService, "events", counted)
+    monkeypatch.setattr(CaseReader, "events", counted)
     out = cli("log", case_id, "--json").out
     assert reads == [3, 3, 1]
     whole = json.loads(out)

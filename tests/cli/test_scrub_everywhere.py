@@ -109,16 +109,16 @@ def test_ingest_with_no_scrub_says_so_in_every_event(cli: CLI, tmp_path: Path) -
 def test_what_a_person_writes_is_scrubbed() -> None:
     service = CaseService(MemoryEventStore(), builtin_registry())
     secret = "password: Sup3rS3cret!"
-    case = service.new_case(f"writing, {secret}", symptom=secret)
-    question = service.add_question(case, f"why slow? {secret}")
-    hid = service.add_hypothesis(case, f"link down {secret}", question, 0.5, meaning=secret)
-    service.add_hypothesis_rebalanced(case, secret, question, 0.6)
-    service.act(case, f"rotated the key, {secret}", outcome=f"now {SECRETS[4]}")
-    service.refine_hypothesis(case, hid, f"PCIe link at x8 {secret}", reason=secret)
-    service.assess(case, {hid: 0.8}, f"saw it with Bearer {SECRETS[1]}")
-    service.retire_hypothesis(case, hid, secret)
-    service.reinstate_hypothesis(case, hid, secret)
-    service.conclude(case, f"done; {secret}")
+    case = service.writer.new_case(f"writing, {secret}", symptom=secret)
+    question = service.writer.add_question(case, f"why slow? {secret}")
+    hid = service.writer.add_hypothesis(case, f"link down {secret}", question, 0.5, meaning=secret)
+    service.writer.add_hypothesis_rebalanced(case, secret, question, 0.6)
+    service.writer.act(case, f"rotated the key, {secret}", outcome=f"now {SECRETS[4]}")
+    service.writer.refine_hypothesis(case, hid, f"PCIe link at x8 {secret}", reason=secret)
+    service.writer.assess(case, {hid: 0.8}, f"saw it with Bearer {SECRETS[1]}")
+    service.writer.retire_hypothesis(case, hid, secret)
+    service.writer.reinstate_hypothesis(case, hid, secret)
+    service.writer.conclude(case, f"done; {secret}")
     payloads = json.dumps([event.payload for event in service.store.load(case)])
     assert "Sup3rS3cret" not in payloads and SECRETS[4] not in payloads
     assert SECRETS[1] not in payloads
@@ -131,7 +131,7 @@ def test_an_ssh_runs_raw_output_is_masked_across_colour_codes() -> None:
     from casefile.probes.runners.result import RunResult
 
     service = CaseService(MemoryEventStore(), builtin_registry())
-    case = service.new_case("over ssh")
+    case = service.writer.new_case("over ssh")
     raw = b"HF_TOKEN=\x1b[01;31m\x1b[Khf_\x1b[m\x1b[KSplitSgr0000111122223333aaaa\n"
     result = RunResult(
         argv=("sh", "-c", "env | grep --color=always hf_"),
@@ -145,7 +145,7 @@ def test_an_ssh_runs_raw_output_is_masked_across_colour_codes() -> None:
         source="ssh",
         stdout_bytes=raw,
     )
-    record = service.record_probe(case, service.probe("command"), result)
+    record = service.probing.record_probe(case, service.probing.probe("command"), result)
     assert record.scrubbed == 1
     [run] = [event.payload for event in service.store.load(case) if event.type == "probe.ran"]
     assert run["scrubbed"] == 1
@@ -157,8 +157,10 @@ def test_an_ssh_runs_raw_output_is_masked_across_colour_codes() -> None:
 
 def test_an_experiments_note_is_scrubbed() -> None:
     service = CaseService(MemoryEventStore(), builtin_registry())
-    case = service.new_case("experiment")
-    service.record_stated_experiment(case, "NCCL_P2P_DISABLE=1", "fixed", note=f"hf {SECRETS[4]}")
+    case = service.writer.new_case("experiment")
+    service.writer.record_stated_experiment(
+        case, "NCCL_P2P_DISABLE=1", "fixed", note=f"hf {SECRETS[4]}"
+    )
     [event] = [event for event in service.store.load(case) if event.type == "experiment.recorded"]
     assert event.payload["note"] == "hf [scrubbed]"
 

@@ -188,7 +188,7 @@ def both_rankings(projection: object, candidates: list[ranking.Candidate], seq: 
 def test_every_shipped_case_ranks_the_same(case_dir: Path) -> None:
     events, _ = read_case_dir(case_dir)
     projection = project(events)
-    candidates = CaseService(MemoryEventStore(), builtin_registry()).candidates(projection)
+    candidates = CaseService(MemoryEventStore(), builtin_registry()).reader.candidates(projection)
     assert candidates
     seqs = [step.seq for step in projection.trajectory]
     picked = sorted(

@@ -94,8 +94,8 @@ async def test_the_founding_story(db: str) -> None:
     assert f"{ACTOR} (" in text  # who took part
     assert f"acknowledged: {REASON}" in text
     with open_service(db) as service:
-        verified = service.verify(story.CASE)
-        events = service.events(story.CASE)
+        verified = service.library.verify(story.CASE)
+        events = service.reader.events(story.CASE)
     assert verified.ok, verified.message
     assert {event.actor for event in events} == {ACTOR}
     assert events[-1].payload["acknowledged"] == REASON

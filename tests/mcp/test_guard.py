@@ -23,12 +23,12 @@ BEFORE_THE_LINK = 24
 def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CaseService]:
     db = f"sqlite:///{tmp_path_factory.mktemp('guard') / 'casefile.db'}"
     with open_service(db) as opened:
-        opened.import_directory(REFERENCE)
+        opened.library.import_directory(REFERENCE)
         yield opened
 
 
 def test_a_child_of_the_never_measured_leader_is_held_back_too(service: CaseService) -> None:
-    status = service.status(CASE, BEFORE_THE_LINK)
+    status = service.reader.status(CASE, BEFORE_THE_LINK)
     for root_cause in ("pcie-bound", "pcie-bandwidth"):
         held = hold(status, root_cause)
         assert held is not None
@@ -37,7 +37,7 @@ def test_a_child_of_the_never_measured_leader_is_held_back_too(service: CaseServ
 
 
 def test_a_trailing_hypothesis_is_held_back_by_the_leader(service: CaseService) -> None:
-    status = service.status(CASE, BEFORE_THE_LINK)
+    status = service.reader.status(CASE, BEFORE_THE_LINK)
     held = hold(status, "collective-latency")
     assert held is not None and held.rival == "pcie-bound"
     assert held.rival_confidence is not None and held.confidence < held.rival_confidence
@@ -45,7 +45,7 @@ def test_a_trailing_hypothesis_is_held_back_by_the_leader(service: CaseService) 
 
 
 def test_no_root_cause_or_an_unknown_one_is_for_others_to_judge(service: CaseService) -> None:
-    status = service.status(CASE)
+    status = service.reader.status(CASE)
     assert hold(status, None) is None
     assert hold(status, "no-such-hypothesis") is None  # the service refuses it in its words
 

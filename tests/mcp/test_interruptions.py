@@ -21,7 +21,7 @@ from tests.waiting import PROCESS_S, WAIT_S, wait_until
 
 def probe_events(db: str) -> list[str]:
     with open_service(db) as service:
-        return [event.type for event in service.events("c1", after=1)]
+        return [event.type for event in service.reader.events("c1", after=1)]
 
 
 async def until(condition: object, timeout: float = WAIT_S) -> None:
@@ -62,7 +62,7 @@ async def test_a_cancelled_request_stops_the_command_and_the_server_goes_on(
     kinds = probe_events(db)
     assert kinds[0] == "probe.ran" and "probe.ran" not in kinds[1:]
     with open_service(db) as service:
-        run = service.events("c1", after=1)[0]
+        run = service.reader.events("c1", after=1)[0]
     assert run.payload.get("cancelled") or run.payload.get("error"), run.payload
     assert "Traceback" not in s.stderr
 
@@ -71,7 +71,7 @@ def test_a_client_gone_mid_call_leaves_no_traceback(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'casefile.db'}"
     mark = tmp_path / "started"
     with open_service(db) as service:
-        service.new_case("Slow decode", case_id="c1")
+        service.writer.new_case("Slow decode", case_id="c1")
     messages = [
         {
             "jsonrpc": "2.0",

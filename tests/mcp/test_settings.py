@@ -17,7 +17,7 @@ from tests.mcp.client import ToolError, serve
 
 def make_case(db: str) -> None:
     with open_service(db) as service:
-        service.new_case("Slow decode", case_id="c1")
+        service.writer.new_case("Slow decode", case_id="c1")
 
 
 async def test_the_database_from_casefile_db(tmp_path: Path) -> None:

@@ -31,7 +31,7 @@ def db(tmp_path: Path) -> str:
 
 def head(db: str, case_id: str) -> int:
     with open_service(db) as service:
-        return service.head(case_id)[0]
+        return service.reader.head(case_id)[0]
 
 
 async def new_case(s: Server, case_id: str = "c1", **more: object) -> str:
@@ -139,7 +139,7 @@ async def test_events_name_the_client_and_the_channel(db: str) -> None:
     async with serve(db, "--actor", "alice") as s:
         await s.call("note", case=cid, text="again")
     with open_service(db) as service:
-        actors = [event.actor for event in service.events(cid)]
+        actors = [event.actor for event in service.reader.events(cid)]
     assert actors[0] == "claude-code/2.1.4 via mcp"
     assert actors[-2:] == ["claude-code/2.1.4 via mcp", "alice via mcp"]
 
@@ -213,7 +213,7 @@ async def test_a_failing_or_timed_out_probe_is_one_line(
     assert says in message and "\n" not in message, message
     assert "Traceback" not in s.stderr
     with open_service(db) as service:
-        runs = [e for e in service.events("c1") if e.type == "probe.ran"]
+        runs = [e for e in service.reader.events("c1") if e.type == "probe.ran"]
     # the failed run is recorded whole, as the CLI records it (a failure is data)
     assert len(runs) == 1 and json.dumps(runs[0].payload)
 
@@ -241,5 +241,5 @@ async def test_the_guard_lets_a_measured_clear_leader_through(db: str) -> None:
         )
         assert "acknowledged" not in done and "no acknowledgement recorded" in done["note"]
     with open_service(db) as service:
-        concluded = service.events(cid)[-1]
+        concluded = service.reader.events(cid)[-1]
     assert concluded.type == "case.concluded" and "acknowledged" not in concluded.payload

@@ -29,7 +29,7 @@ async def test_the_tui_shows_what_the_agent_writes(db_url: str) -> None:  # noqa
             )
         await settle(pilot, lambda: timeline.row_count() == rows + 2)
         with open_service(db_url) as service:
-            assert timeline.chosen_seq() == service.head(CASE)[0]  # live follows the newest
+            assert timeline.chosen_seq() == service.reader.head(CASE)[0]  # live follows the newest
         summaries = [timeline.row_at(i).summary for i in range(rows, rows + 2)]  # type: ignore[union-attr]
         assert "the agent measures the link next" in summaries[0]
         assert "ran nvidia-smi -q under load" in summaries[1]

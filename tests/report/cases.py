@@ -33,7 +33,7 @@ def case_dirs() -> list[Path]:
 
 def service_with(directory: Path) -> tuple[CaseService, str]:
     service = CaseService(MemoryEventStore(clock=fixed_clock()), builtin_registry())
-    imported = service.import_directory(directory)
+    imported = service.library.import_directory(directory)
     return service, imported.case_id
 
 
@@ -69,21 +69,21 @@ def build_case(
     def who(minute: int) -> Who:
         return Who(actor, _at(minute))
 
-    cid = service.new_case(
+    cid = service.writer.new_case(
         f"Slow decode {t[0]}",
         symptom=f"11 tok/s on {t[1]}",
         environment={"host": host, "site": t[2], "notes": t[3], **(environment or {})},
         case_id="planted",
         who=who(0),
     )
-    service.note(cid, f"first look at {t[4]}", who=who(1))
-    service.add_question(cid, f"What limits {t[5]}?", "q", who=who(2))
-    service.add_hypothesis(cid, f"link on {t[6]}", "q", 0.4, "link", f"means {t[7]}", who(3))
-    service.add_hypothesis(cid, f"compute {t[8]}", "q", 0.3, "compute", None, who(3))
-    service.add_hypothesis(cid, "narrow", "link", 0.5, "narrow", f"lanes {t[9]}", who(3))
-    service.add_hypothesis(cid, "slow", "link", 0.5, "slow", None, who(3))
-    service.add_hypothesis(cid, f"thermal {t[10]}", "q", 0.1, "thermal", None, who(3))
-    service.assess(cid, {"link": 0.8}, f"calculated from {t[11]}", who(4), kind="calculated")
+    service.writer.note(cid, f"first look at {t[4]}", who=who(1))
+    service.writer.add_question(cid, f"What limits {t[5]}?", "q", who=who(2))
+    service.writer.add_hypothesis(cid, f"link on {t[6]}", "q", 0.4, "link", f"means {t[7]}", who(3))
+    service.writer.add_hypothesis(cid, f"compute {t[8]}", "q", 0.3, "compute", None, who(3))
+    service.writer.add_hypothesis(cid, "narrow", "link", 0.5, "narrow", f"lanes {t[9]}", who(3))
+    service.writer.add_hypothesis(cid, "slow", "link", 0.5, "slow", None, who(3))
+    service.writer.add_hypothesis(cid, f"thermal {t[10]}", "q", 0.1, "thermal", None, who(3))
+    service.writer.assess(cid, {"link": 0.8}, f"calculated from {t[11]}", who(4), kind="calculated")
     probe = make_command_probe(
         "host-load", ("uptime",), {r"(?P<subject>\S+) load=(?P<load_avg>[0-9.]+)": None}
     )
@@ -101,10 +101,10 @@ def build_case(
         duration_s=0.5,
         source="ssh",
     )
-    record = service.record_probe(
+    record = service.probing.record_probe(
         cid, probe, result, load="under-load", note=f"ran on {t[16]}", who=Who(actor, _at(5))
     )
-    service.assess(
+    service.writer.assess(
         cid,
         {"link": 0.05, "narrow": 0.05, "compute": 0.9},
         f"measured on {t[17]}: the link is idle",
@@ -124,12 +124,12 @@ def build_case(
         duration_s=0.1,
         source="ssh",
     )
-    query = service.probe("nvidia-smi-query")
-    service.record_probe(cid, query, garbled, load="idle", who=Who(actor, _at(7)))
-    service.act(cid, f"restarted {t[20]}", f"came back on {t[21]}", who(8))
-    service.retire_hypothesis(cid, "thermal", f"fans fine on {t[22]}", who(9))
-    service.refine_hypothesis(cid, "compute", f"compute-bound on {t[23]}", None, who(10))
-    service.conclude(
+    query = service.probing.probe("nvidia-smi-query")
+    service.probing.record_probe(cid, query, garbled, load="idle", who=Who(actor, _at(7)))
+    service.writer.act(cid, f"restarted {t[20]}", f"came back on {t[21]}", who(8))
+    service.writer.retire_hypothesis(cid, "thermal", f"fans fine on {t[22]}", who(9))
+    service.writer.refine_hypothesis(cid, "compute", f"compute-bound on {t[23]}", None, who(10))
+    service.writer.conclude(
         cid,
         f"compute-bound on {t[24]}",
         "compute",

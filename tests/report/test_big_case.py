@@ -46,13 +46,13 @@ def test_chart_is_bounded_and_keeps_every_pivot(big: tuple[CaseService, str, Rep
 def test_pivots_at_every_depth() -> None:
     """A change of the leading child is a pivot too (a new child arriving is not)."""
     service = CaseService(MemoryEventStore(), builtin_registry())
-    cid = service.new_case("nested", case_id="nested")
-    service.add_question(cid, "What limits it?", "q")
-    service.add_hypothesis(cid, "link", "q", 0.6, "link")
-    service.add_hypothesis(cid, "compute", "q", 0.3, "compute")
-    service.add_hypothesis(cid, "narrow", "link", 0.6, "narrow")
-    service.add_hypothesis(cid, "slow", "link", 0.4, "slow")  # arrives below: no pivot
-    service.assess(cid, {"narrow": 0.1, "slow": 0.9}, "lanes are full", kind="measured")
+    cid = service.writer.new_case("nested", case_id="nested")
+    service.writer.add_question(cid, "What limits it?", "q")
+    service.writer.add_hypothesis(cid, "link", "q", 0.6, "link")
+    service.writer.add_hypothesis(cid, "compute", "q", 0.3, "compute")
+    service.writer.add_hypothesis(cid, "narrow", "link", 0.6, "narrow")
+    service.writer.add_hypothesis(cid, "slow", "link", 0.4, "slow")  # arrives below: no pivot
+    service.writer.assess(cid, {"narrow": 0.1, "slow": 0.9}, "lanes are full", kind="measured")
     report = build_report(service, cid, ReportOptions())
     (pivot,) = report.pivots
     assert (pivot.ref.seq, pivot.question, pivot.parent) == (7, "q", "link")

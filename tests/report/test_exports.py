@@ -60,7 +60,7 @@ def test_the_facts_as_csv(cli: CLI, imported: str, tmp_path: Path) -> None:
     text = _export(cli, imported, "facts-csv", tmp_path / "f.csv")
     rows = list(csv.DictReader(io.StringIO(text, newline="")))
     service, case_id = service_with(REFERENCE)
-    folded = service.report_sources(case_id).fold.observations
+    folded = service.reader.report_sources(case_id).fold.observations
     assert len(rows) == sum(len(o.get("facts", ())) for o in folded.values()) > 0
     first = rows[0]
     assert (first["seq"], first["name"], first["value"]) == ("28", "driver_version", "590.44.01")

@@ -222,7 +222,7 @@ def test_a_bad_pattern_is_refused() -> None:
 def test_map_file_from_the_cli_holds_the_map(tmp_path: Path, planted: Planted, cli: CLI) -> None:
     """Through the CLI on a case directory: --redact-map writes the map, only there."""
     out = tmp_path / "case"
-    planted.service.export(planted.case_id, out)
+    planted.service.library.export(planted.case_id, out)
     report = tmp_path / "r.html"
     mapping = tmp_path / "map.json"
     done = cli(

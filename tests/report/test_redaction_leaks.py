@@ -80,14 +80,14 @@ SECRETS.remove("r12-node-dgx-b200-05")
 def planted() -> Planted:
     """A case that holds its credentials, as one sealed before secrets were scrubbed at
     recording (or recorded with ``--no-scrub``) does: what ``--redact`` removes is tested."""
-    from casefile.app import recording, service
+    from casefile.app import recording, writer
 
     def kept(result: object, note: str | None) -> recording.ScrubbedRun:
         return recording.ScrubbedRun(result, note, 0)  # type: ignore[arg-type]
 
     with pytest.MonkeyPatch.context() as unscrubbed:
-        unscrubbed.setattr(service, "scrub_text", lambda text: text)
-        unscrubbed.setattr(service, "scrub_environment", dict)
+        unscrubbed.setattr(writer, "scrub_text", lambda text: text)
+        unscrubbed.setattr(writer, "scrub_environment", dict)
         unscrubbed.setattr(recording, "scrub_run", kept)
         return build_case(
             TEXTS, actor="alice", host="gpu-login-1", argv=ARGV, environment=ENVIRONMENT
@@ -166,7 +166,7 @@ def test_one_original_one_placeholder_everywhere(
 
 def test_map_file_from_the_cli(tmp_path: Path, planted: Planted, cli: CLI) -> None:
     out = tmp_path / "case"
-    planted.service.export(planted.case_id, out)
+    planted.service.library.export(planted.case_id, out)
     report, mapping = tmp_path / "r.json", tmp_path / "map.json"
     done = cli(
         "report", str(out), "--format", "json", "-o", str(report), "--redact",

@@ -86,7 +86,7 @@ def test_every_shipped_case_renders(directory: Path, fmt: str) -> None:
     service, case_id = service_with(directory)
     made = build_report(service, case_id, ReportOptions())
     data = render(made, fmt, chart_file="chart.svg")
-    assert data and made.integrity.events == len(service.events(case_id))
+    assert data and made.integrity.events == len(service.reader.events(case_id))
     from casefile.report import verify_report
 
     assert verify_report(service, case_id, data.decode()).problem is None
@@ -197,7 +197,7 @@ def test_the_postmortem_comes_after_the_conclusion_and_changes_nothing_before(
     first 68 events are the case as concluded (their hash is pinned in tests/cases), and their
     replay and ``report --to 68`` are the same bytes as those of the 68 events alone."""
     service, case_id = service_with(REFERENCE)
-    events = service.events(case_id)
+    events = service.reader.events(case_id)
     assert events[67].type == "case.concluded" and events[67].hash.startswith("36409887439e")
     assert {e.type for e in events[68:]} == {
         "postmortem.section",
@@ -205,14 +205,14 @@ def test_the_postmortem_comes_after_the_conclusion_and_changes_nothing_before(
         "postmortem.about",
     }
     alone, alone_id = service_with(_first_68(tmp_path))
-    assert len(alone.events(alone_id)) == 68
+    assert len(alone.reader.events(alone_id)) == 68
     to_68 = build_report(service, case_id, ReportOptions(upto=68))
     assert render(to_68, "md") == render(
         build_report(alone, alone_id, ReportOptions(upto=68)), "md"
     )
     replayed, replayed_alone = (
-        service.replay(case_id, upto=68).to_json(),
-        alone.replay(alone_id).to_json(),
+        service.reader.replay(case_id, upto=68).to_json(),
+        alone.reader.replay(alone_id).to_json(),
     )
     del replayed["case"], replayed_alone["case"]  # the case's header counts all its events
     assert replayed == replayed_alone

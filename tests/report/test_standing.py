@@ -22,13 +22,13 @@ def service() -> CaseService:
     """``faded`` starts at 40 % and evidence drives it to under 5 %; ``tiny`` starts at 2 %
     and no evidence ever bears on it (it only shrinks as ``main`` grows)."""
     service = CaseService(MemoryEventStore(clock=fixed_clock()), builtin_registry())
-    service.new_case("Slow decode", case_id=CASE)
-    qid = service.add_question(CASE, "Why is decode slow?", "q", catch_all=0.05)
-    service.add_hypothesis(CASE, "the main cause", qid, 0.53, "main")
-    service.add_hypothesis(CASE, "a faded cause", qid, 0.4, "faded")
-    service.add_hypothesis(CASE, "a tiny cause", qid, 0.02, "tiny")
+    service.writer.new_case("Slow decode", case_id=CASE)
+    qid = service.writer.add_question(CASE, "Why is decode slow?", "q", catch_all=0.05)
+    service.writer.add_hypothesis(CASE, "the main cause", qid, 0.53, "main")
+    service.writer.add_hypothesis(CASE, "a faded cause", qid, 0.4, "faded")
+    service.writer.add_hypothesis(CASE, "a tiny cause", qid, 0.02, "tiny")
     for n in range(4):
-        service.assess(CASE, {"main": 0.9, "faded": 0.05}, f"reading {n} against faded")
+        service.writer.assess(CASE, {"main": 0.9, "faded": 0.05}, f"reading {n} against faded")
     return service
 
 

@@ -16,10 +16,10 @@ from tests.cli.conftest import builtin_registry
 def zoned(zone: str) -> bytes:
     service = CaseService(MemoryEventStore(clock=fixed_clock()), builtin_registry())
     at = "2026-05-04T23:30:00.000000Z"
-    cid = service.new_case(
+    cid = service.writer.new_case(
         "zoned", environment={"timezone": zone}, case_id="z", who=Who("user", at)
     )
-    service.note(cid, "late note", Who("user", "2026-05-05T00:45:00.000000Z"))
+    service.writer.note(cid, "late note", Who("user", "2026-05-05T00:45:00.000000Z"))
     report = build_report(service, cid, ReportOptions())
     return render(report, "md")
 

@@ -131,11 +131,13 @@ def test_a_key_given_twice_in_the_payload_is_refused(tmp_path: Path) -> None:
 def reasoning_case(directory: Path) -> list[Event]:
     source = MemoryEventStore()
     service = CaseService(source)
-    case = service.new_case("slow decode", case_id="c1")
-    service.add_question(case, "what limits decode?", question_id="q")
-    service.add_hypothesis(case, "PCIe-bound", under="q", prior=0.5, hypothesis_id="pcie")
-    service.add_hypothesis(case, "compute-bound", under="q", prior=0.4, hypothesis_id="compute")
-    service.assess(case, {"pcie": 0.8}, "78 layers of all-reduce", kind="calculated")
+    case = service.writer.new_case("slow decode", case_id="c1")
+    service.writer.add_question(case, "what limits decode?", question_id="q")
+    service.writer.add_hypothesis(case, "PCIe-bound", under="q", prior=0.5, hypothesis_id="pcie")
+    service.writer.add_hypothesis(
+        case, "compute-bound", under="q", prior=0.4, hypothesis_id="compute"
+    )
+    service.writer.assess(case, {"pcie": 0.8}, "78 layers of all-reduce", kind="calculated")
     events = source.load("c1")
     export_case(events, {}, directory)
     return events

@@ -70,10 +70,10 @@ def test_a_case_directory_is_a_directory_store_without_snapshots(tmp_path: Path)
     assert isinstance(store, DirectoryStore) and store.directory == path
     assert store.location() == str(path)
     with CaseService(DirectoryEventStore(path)) as service:
-        assert service.location() == str(path)
-        assert service.verify(CASE).ok  # the folder is verified as a folder
+        assert service.library.location() == str(path)
+        assert service.library.verify(CASE).ok  # the folder is verified as a folder
         with pytest.raises(DomainError, match="is a case directory"):
-            service.remove_case(CASE)  # the folder is the user's to delete
+            service.library.remove_case(CASE)  # the folder is the user's to delete
     assert DirectoryEventStore(path).load(CASE)
 
 
@@ -85,7 +85,7 @@ def test_sqlite_keeps_snapshots_and_is_a_database_that_does_not_notify(sqlite_ur
         assert isinstance(store, DatabaseStore) and store.url == sqlite_url
         assert store.location() == sqlite_url
     with CaseService(SqlEventStore(sqlite_url)) as service:
-        assert service.location() == sqlite_url
+        assert service.library.location() == sqlite_url
 
 
 @pytest.mark.postgres

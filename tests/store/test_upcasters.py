@@ -62,20 +62,20 @@ def database(request: pytest.FixtureRequest) -> Iterator[SqlEventStore]:
 
 
 def confidences(service: CaseService) -> dict[str, float]:
-    return {h.id: h.confidence for h in service.status(CASE_ID).hypotheses}
+    return {h.id: h.confidence for h in service.reader.status(CASE_ID).hypotheses}
 
 
 def test_a_case_directory_of_9fe2b1b_imports_with_the_same_numbers(
     copy: Path, database: SqlEventStore, tmp_path: Path
 ) -> None:
     service = CaseService(database)
-    imported = service.import_directory(copy)
+    imported = service.library.import_directory(copy)
     assert imported.case_id == CASE_ID
     assert database.head(CASE_ID) == (18, HEAD)
     assert confidences(service) == CONFIDENCES
-    warnings = service.status(CASE_ID).warnings
+    warnings = service.reader.status(CASE_ID).warnings
     assert [(w.code, w.seq) for w in warnings] == [("never-measured", 15)]
-    out = service.export(CASE_ID, tmp_path / "again")
+    out = service.library.export(CASE_ID, tmp_path / "again")
     assert (out / "events.jsonl").read_bytes() == (FIXTURE / "events.jsonl").read_bytes()
     for blob in (FIXTURE / "artifacts").iterdir():
         assert (out / "artifacts" / blob.name).read_bytes() == blob.read_bytes()
@@ -87,7 +87,7 @@ def test_a_case_directory_of_9fe2b1b_reads_in_place(copy: Path) -> None:
     with open_case(str(copy), None) as opened:
         assert opened.case_id == CASE_ID
         assert confidences(opened.service) == CONFIDENCES
-        assert len(opened.service.replay(CASE_ID).steps) == 18
+        assert len(opened.service.reader.replay(CASE_ID).steps) == 18
 
 
 # --- the mechanism: a type whose version went up ---------------------------------------------
@@ -125,8 +125,8 @@ def test_older_events_are_read_through_their_upcasters(copy: Path) -> None:
     assert read.hash == note.hash
     service = CaseService(store)
     assert confidences(service) == CONFIDENCES  # the same numbers, to the bit
-    assert [r.summary for r in service.log(CASE_ID)][15] == "note: link is fine"
-    assert service.verify(CASE_ID).ok
+    assert [r.summary for r in service.reader.log(CASE_ID)][15] == "note: link is fine"
+    assert service.library.verify(CASE_ID).ok
 
 
 @pytest.mark.usefixtures("notes_at_version_2")
@@ -166,7 +166,7 @@ def rewrite(directory: Path, line: int, change: dict[str, object]) -> None:
 def test_a_newer_event_version_is_refused_on_import(copy: Path, database: SqlEventStore) -> None:
     rewrite(copy, 16, {"version": 5})
     with pytest.raises(ImportRefused) as caught:
-        CaseService(database).import_directory(copy)
+        CaseService(database).library.import_directory(copy)
     message = str(caught.value)
     assert message.endswith(
         "note.added version 5 is newer than this casefile reads (up to 1); upgrade casefile"

@@ -25,7 +25,7 @@ def _race(url: str, case_id: str) -> tuple[int, list[BaseException]]:
     of its own too: one shared pool has fewer than 16 connections); how many writes gave up,
     and any other error."""
     store = SqlEventStore(url)
-    CaseService(store).new_case("contention", case_id=case_id)
+    CaseService(store).writer.new_case("contention", case_id=case_id)
     start = threading.Barrier(WRITERS)
     gave_up = [0] * WRITERS
     errors: list[BaseException] = []
@@ -36,7 +36,7 @@ def _race(url: str, case_id: str) -> tuple[int, list[BaseException]]:
             start.wait(timeout=60)
             for n in range(APPENDS_EACH):
                 try:
-                    service.note(case_id, f"w{worker} #{n}")
+                    service.writer.note(case_id, f"w{worker} #{n}")
                 except ConcurrencyError:
                     gave_up[worker] += 1
         except BaseException as error:  # reported by the test

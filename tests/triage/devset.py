@@ -25,6 +25,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from casefile.app.candidates import case_playbooks
 from casefile.app.service import CaseService
 from casefile.domain.beliefs import Projection, project
 from casefile.domain.beliefs.ranking import (
@@ -133,7 +134,7 @@ def _reads_change(service: CaseService, projection: Projection, change: str) -> 
     """The id of the experiment rule ``casefile experiment --change CHANGE`` would read the
     change with: the first of the case's playbooks' that matches it and that no answer in
     force rules out."""
-    for playbook in service.case_playbooks(projection):
+    for playbook in case_playbooks(service.registry, projection):
         for rule in playbook.experiments:
             question = projection.questions.get(rule.rule.question)
             answers = {} if question is None else {k: a for k, (a, _) in question.answers.items()}
@@ -188,7 +189,7 @@ def evaluate(case_dir: Path) -> DevResult:
     leaves = sorted((k for k in keys if k in question.nodes), key=lambda h: -leaf_share[h])
     service = CaseService(MemoryEventStore(), builtin_registry())
     intake_done = project(events[: after_intake(events)])
-    candidates: list[Candidate] = service.candidates(intake_done)
+    candidates: list[Candidate] = service.reader.candidates(intake_done)
     seq = after_intake(events)
     steps = rank_next_steps(projection, candidates, QUESTION, seq=seq)
     first = steps[0]

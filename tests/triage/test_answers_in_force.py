@@ -27,8 +27,8 @@ def test_the_index_agrees_with_a_full_read_at_every_step() -> None:
     registry = builtin_registry()
     questions = registry.playbook("gpu-throughput").intake
     with CaseService(MemoryEventStore(), registry) as service:
-        case = service.new_case("slow", playbook="gpu-throughput", who=Who("t"))
-        session = service.session(case)  # one fold, kept: the index follows it as it grows
+        case = service.writer.new_case("slow", playbook="gpu-throughput", who=Who("t"))
+        session = service.sessions.session(case)  # one fold, kept: the index follows it as it grows
 
         def agree() -> None:
             projection = session.projection
@@ -36,15 +36,15 @@ def test_the_index_agrees_with_a_full_read_at_every_step() -> None:
                 assert triage.active_answer(projection, question) == scanned(projection, question)
 
         agree()
-        service.answer_intake(case, {"scaling": "worse", "platform": "VM"}, who=Who("t"))
+        service.writer.answer_intake(case, {"scaling": "worse", "platform": "VM"}, who=Who("t"))
         agree()
-        service.answer_intake(case, {"scaling": "no"}, who=Who("t"))  # a re-answer
+        service.writer.answer_intake(case, {"scaling": "no"}, who=Who("t"))  # a re-answer
         agree()
         scaling = next(q for q in questions if q.id == "scaling")
         answer = triage.active_answer(session.projection, scaling)
         assert answer is not None and answer[1] == "no"
         hypothesis = next(iter(session.projection.hypothesis_question))
-        service.assess(  # superseded by evidence that is no answer: no answer in force
+        service.writer.assess(  # superseded by evidence that is no answer: no answer in force
             case, {hypothesis: 0.6}, "re-read", Who("t"), supersedes=answer[0]
         )
         agree()

@@ -99,10 +99,10 @@ def test_known_answers_of_an_older_case_are_recorded_by_intake(
 ) -> None:
     """A case opened before --env answers were recorded at open holds none: `casefile intake`
     records them, saying where they came from."""
-    from casefile.app.service_triage import TriageVerbs
+    from casefile.app import intake
 
     with monkeypatch.context() as patched:
-        patched.setattr(TriageVerbs, "_environment_answers", lambda *_: None)
+        patched.setattr(intake, "environment_answers", lambda *_: None)
         made = cli(
             "new", "old", "--id", "c0", "--playbook", "gpu-throughput@2", "--env", "nvlink=no"
         )
@@ -250,7 +250,7 @@ def test_another_setups_observation_answers_nothing(cli: CLI, tmp_path: Path) ->
 def test_the_terminal_asks_each_open_question(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from casefile.app.service_triage import IntakeItem
+    from casefile.app.intake import IntakeItem
 
     items = [
         IntakeItem("p@2", "scaling", "Does it scale?", ("yes", "no", "worse"), "help"),

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from casefile.app import service_triage
+from casefile.app import intake
 from casefile.app.probing import Pasted, ProbeRequest
 from casefile.app.service import CaseService
 from casefile.app.who import Who
@@ -21,28 +21,28 @@ SMI_Q = ARTIFACTS / "c79962d07c6d5e30d3d04e800bdf3e57c485426e497e307f3c79baecbb7
 
 def test_a_second_look_reads_no_observation_again(monkeypatch: pytest.MonkeyPatch) -> None:
     read: list[int] = []
-    original = service_triage._LazyFacts._facts
+    original = intake._LazyFacts._facts
 
-    def counting(self: service_triage._LazyFacts, seq: int) -> list[object]:
+    def counting(self: intake._LazyFacts, seq: int) -> list[object]:
         read.append(seq)
         return original(self, seq)  # type: ignore[return-value]
 
-    monkeypatch.setattr(service_triage._LazyFacts, "_facts", counting)
+    monkeypatch.setattr(intake._LazyFacts, "_facts", counting)
     with CaseService(MemoryEventStore(), builtin_registry()) as service:
-        case = service.new_case("slow", playbook="gpu-throughput", who=Who("t"))
+        case = service.writer.new_case("slow", playbook="gpu-throughput", who=Who("t"))
         smi_q = ProbeRequest(
             "nvidia-smi-q", Pasted(text=SMI_Q.read_text()), argv=("nvidia-smi", "-q")
         )
-        list(service.run_probe(case, smi_q, Who("t")))
-        first = service.intake(case)
+        list(service.probing.run_probe(case, smi_q, Who("t")))
+        first = service.reader.intake(case)
         gpu_class = next(item for item in first if item.id == "gpu-class")
         assert gpu_class.known is not None and gpu_class.known.answer == "datacenter"
         assert read
         read.clear()
-        assert service.intake(case) == first
+        assert service.reader.intake(case) == first
         assert read == []  # nothing read again
-        list(service.run_probe(case, smi_q, Who("t")))
-        again = service.intake(case)
+        list(service.probing.run_probe(case, smi_q, Who("t")))
+        again = service.reader.intake(case)
         assert len(set(read)) == 1  # only the new observation
         known = next(item for item in again if item.id == "gpu-class").known
         assert known is not None and known.observation_seq == max(read)  # the newest says

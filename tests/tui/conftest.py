@@ -35,7 +35,7 @@ def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 def db_url(tmp_path: Path) -> str:
     url = f"sqlite:///{tmp_path / 'tui.db'}"
     with CaseService(SqlEventStore(url), builtin_registry()) as service:
-        service.import_directory(REFERENCE)
+        service.library.import_directory(REFERENCE)
     return url
 
 

@@ -65,7 +65,7 @@ ACTIONS = {
 
 def events_after(url: str, seq: int) -> list[tuple[str, dict[str, object], str]]:
     with CaseService(SqlEventStore(url), builtin_registry()) as service:
-        return [(e.type, dict(e.payload), e.actor) for e in service.events(CASE, after=seq)]
+        return [(e.type, dict(e.payload), e.actor) for e in service.reader.events(CASE, after=seq)]
 
 
 def fill(dialog: FormDialog, values: dict[str, str]) -> None:  # type: ignore[type-arg]
@@ -263,7 +263,7 @@ async def test_reinstate_from_the_tui_is_the_cli_reinstate(
     from casefile.app.who import Who
 
     with CaseService(SqlEventStore(db_url), builtin_registry()) as service:
-        service.retire_hypothesis(CASE, "host-side", "CPU is idle", Who("alice"))
+        service.writer.retire_hypothesis(CASE, "host-side", "CPU is idle", Who("alice"))
     twin = tmp_path / "twin.db"
     shutil.copy(db_url.removeprefix("sqlite:///"), twin)
     app = build_app(db_url, actor="alice")
@@ -292,7 +292,7 @@ async def test_opening_a_playbook_from_the_tui_is_the_cli_playbook_open(
     mine, twin = tmp_path / "mine.db", tmp_path / "twin.db"
     for path in (mine, twin):
         with CaseService(SqlEventStore(f"sqlite:///{path}"), builtin_registry()) as service:
-            service.new_case("Slow decode", "11 tok/s", case_id="pb", who=Who("alice"))
+            service.writer.new_case("Slow decode", "11 tok/s", case_id="pb", who=Who("alice"))
     app = build_app(f"sqlite:///{mine}", case="pb", actor="alice")
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(pilot, case_ready(app))
@@ -310,7 +310,9 @@ async def test_opening_a_playbook_from_the_tui_is_the_cli_playbook_open(
 
     def after(path: Path) -> list[tuple[str, dict[str, object], str]]:
         with CaseService(SqlEventStore(f"sqlite:///{path}"), builtin_registry()) as service:
-            return [(e.type, dict(e.payload), e.actor) for e in service.events("pb", after=1)]
+            return [
+                (e.type, dict(e.payload), e.actor) for e in service.reader.events("pb", after=1)
+            ]
 
     assert after(mine) == after(twin) and len(after(mine)) > 3
 
@@ -428,8 +430,10 @@ async def test_evidence_on_another_question_cannot_supersede(db_url: str) -> Non
     from casefile.app.who import Who
 
     with CaseService(SqlEventStore(db_url), builtin_registry()) as service:
-        qid = service.add_question(CASE, "Why is start-up slow?", "startup", 0.1, Who("bob"))
-        service.add_hypothesis(CASE, "Cold page cache", qid, 0.5, "cold-cache", None, Who("bob"))
+        qid = service.writer.add_question(CASE, "Why is start-up slow?", "startup", 0.1, Who("bob"))
+        service.writer.add_hypothesis(
+            CASE, "Cold page cache", qid, 0.5, "cold-cache", None, Who("bob")
+        )
     app = build_app(db_url)
     async with app.run_test(size=(160, 45)) as pilot:
         dialog = await _evidence_dialog(app, pilot, {**RESTS_ON, "likelihoods": "cold-cache=0.9"})
@@ -443,7 +447,9 @@ async def test_superseded_evidence_cannot_be_superseded_again(db_url: str) -> No
     from casefile.app.who import Who
 
     with CaseService(SqlEventStore(db_url), builtin_registry()) as service:
-        service.assess(CASE, {"compute-launch": 0.6}, "first re-read", Who("bob"), supersedes="e14")
+        service.writer.assess(
+            CASE, {"compute-launch": 0.6}, "first re-read", Who("bob"), supersedes="e14"
+        )
     app = build_app(db_url)
     async with app.run_test(size=(160, 45)) as pilot:
         dialog = await _evidence_dialog(app, pilot, RESTS_ON)

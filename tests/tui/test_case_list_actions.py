@@ -19,7 +19,7 @@ from tests.tui.test_actions import fill
 
 def case_ids(url: str) -> list[str]:
     with CaseService(SqlEventStore(url), builtin_registry()) as service:
-        return sorted(row.id for row in service.cases())
+        return sorted(row.id for row in service.library.cases())
 
 
 async def create_from_the_list(url: str) -> list[int]:
@@ -56,7 +56,7 @@ async def test_new_case_from_an_empty_list_shows_on_the_list(tmp_path: Path) -> 
 async def test_import_with_cases_listed_imports(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'other.db'}"
     with CaseService(SqlEventStore(url), builtin_registry()) as service:
-        service.new_case("Already here", case_id="here")
+        service.writer.new_case("Already here", case_id="here")
     app = build_app(url, None)
     async with app.run_test(size=(160, 45)) as pilot:
         listing = app.screen

@@ -46,7 +46,7 @@ async def test_opens_the_reference_case_live_at_its_head(db_url: str) -> None:
 async def test_replay_before_at_and_after_the_pivot_matches_status_to(db_url: str) -> None:
     app = build_app(db_url)
     with CaseService(SqlEventStore(db_url), builtin_registry()) as service:
-        expected = {seq: service.status(CASE, upto=seq) for seq in (28, 29, 30)}
+        expected = {seq: service.reader.status(CASE, upto=seq) for seq in (28, 29, 30)}
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(
             pilot, lambda: isinstance(app.screen, CaseScreen) and app.screen.frame is not None
@@ -123,7 +123,7 @@ async def test_read_only_refuses_every_write(db_url: str) -> None:
             await pilot.pause()
             assert isinstance(app.screen, CaseScreen), f"{key} opened a dialog in read-only mode"
     with CaseService(SqlEventStore(db_url), builtin_registry()) as service:
-        assert service.head(CASE)[0] == 81
+        assert service.reader.head(CASE)[0] == 81
 
 
 async def test_filter_hides_rows_that_do_not_match(db_url: str) -> None:
@@ -153,8 +153,8 @@ async def test_escape_sequences_in_case_text_reach_the_screen_as_text(tmp_path: 
     url = f"sqlite:///{tmp_path / 'hostile.db'}"
     hostile = "\x1b]0;owned\x07\x1b[2Jtitle"
     with CaseService(SqlEventStore(url), builtin_registry()) as service:
-        case_id = service.new_case(hostile, symptom="\x9b31m red", playbook="gpu-throughput")
-        service.note(case_id, "line one\x1b[1A\nline two", Who("eve"))
+        case_id = service.writer.new_case(hostile, symptom="\x9b31m red", playbook="gpu-throughput")
+        service.writer.note(case_id, "line one\x1b[1A\nline two", Who("eve"))
     app = build(url, case_id)
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(pilot, case_ready(app))
@@ -197,7 +197,7 @@ async def test_a_long_case_opens_with_a_glance_then_its_history(
 
 async def test_why_this_confidence_in_replay_is_hypothesis_show_to(db_url: str) -> None:
     with CaseService(SqlEventStore(db_url), builtin_registry()) as service:
-        expected = service.hypothesis_detail(CASE, "pcie-bound", upto=30)
+        expected = service.reader.hypothesis_detail(CASE, "pcie-bound", upto=30)
     app = build_app(db_url)
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(pilot, case_ready(app))
@@ -220,8 +220,10 @@ async def test_markup_in_case_text_is_drawn_as_text(tmp_path: object) -> None:
     assert isinstance(tmp_path, Path)
     url = f"sqlite:///{tmp_path / 'markup.db'}"
     with CaseService(SqlEventStore(url), builtin_registry()) as service:
-        case_id = service.new_case("[bold]title[/]", symptom="[/] oops", playbook="gpu-throughput")
-        service.note(case_id, "bad [/] markup [link=x]y[/link]")
+        case_id = service.writer.new_case(
+            "[bold]title[/]", symptom="[/] oops", playbook="gpu-throughput"
+        )
+        service.writer.note(case_id, "bad [/] markup [link=x]y[/link]")
     app = build(url, case_id)
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(pilot, case_ready(app))

@@ -13,10 +13,10 @@ from casefile.tui.widgets.detail import event_renderable
 
 def test_a_multi_line_note_reads_as_lines_in_the_detail_pane() -> None:
     service = CaseService(MemoryEventStore())
-    case_id = service.new_case("Detail")
-    seq = service.note(case_id, "first line\nsecond line\x1b[2J", Who("dana")).seq
+    case_id = service.writer.new_case("Detail")
+    seq = service.writer.note(case_id, "first line\nsecond line\x1b[2J", Who("dana")).seq
     console = Console(width=120, record=True, color_system=None)
-    console.print(event_renderable(service.event_detail(case_id, seq)))
+    console.print(event_renderable(service.reader.event_detail(case_id, seq)))
     shown = console.export_text()
     assert "\\x0a" not in shown
     assert "first line" in shown and "second line\\x1b[2J" in shown

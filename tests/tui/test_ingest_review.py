@@ -199,8 +199,10 @@ async def test_a_transcript_ingested_already_is_refused_and_appends_nothing(
     source = tmp_path / "story.md"
     source.write_text(MARKDOWN)
     with CaseService(SqlEventStore(db_url), builtin_registry()) as service:
-        service.ingest(CASE, service.propose_ingest(MARKDOWN.encode()), None, Who("bob"))
-        head = service.head(CASE)[0]
+        service.probing.ingest(
+            CASE, service.probing.propose_ingest(MARKDOWN.encode()), None, Who("bob")
+        )
+        head = service.reader.head(CASE)[0]
     app = build_app(db_url)
     async with app.run_test(size=(160, 45)) as pilot:
         await _review(pilot, {"path": str(source)})

@@ -62,7 +62,7 @@ async def follow_another_writer(url: str) -> None:
         await pilot.press("ctrl+s")
         await settle(pilot, lambda: timeline.row_count() == 83)
     with CaseService(SqlEventStore(url), builtin_registry()) as service:
-        assert [e.actor for e in service.events(CASE, after=81)] == ["bob", "user"]
+        assert [e.actor for e in service.reader.events(CASE, after=81)] == ["bob", "user"]
 
 
 async def test_sqlite_another_process_appends(db_url: str) -> None:
@@ -72,5 +72,5 @@ async def test_sqlite_another_process_appends(db_url: str) -> None:
 @pytest.mark.postgres
 async def test_postgresql_another_process_appends(postgres_url: str) -> None:  # noqa: F811
     with CaseService(SqlEventStore(postgres_url), builtin_registry()) as service:
-        service.import_directory(REFERENCE)
+        service.library.import_directory(REFERENCE)
     await follow_another_writer(postgres_url)

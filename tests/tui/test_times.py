@@ -58,7 +58,7 @@ def test_a_time_typed_in_the_jump_dialog_is_in_the_zone_shown(
     from tests.cli.conftest import builtin_registry
 
     with CaseService(SqlEventStore(db_url), builtin_registry()) as service:
-        events = list(service.events("glm5-pcie-pivot"))
+        events = list(service.reader.events("glm5-pcie-pivot"))
     # the case's first 68 events, up to its conclusion (events appended after it, on a later
     # day, would move "the day of the last event")
     rows = [TimelineRow(e.seq, e.when, e.actor, e.type, "", e.hash, ()) for e in events[:68]]

@@ -30,7 +30,9 @@ def make_case(path: Path, tmp: Path) -> tuple[int, int]:
 
     with CaseService(SqlEventStore(f"sqlite:///{path}"), builtin_registry()) as service:
         who = Who("alice", "2026-01-05T09:00:00.000000Z")
-        service.new_case("Slow all-reduce", "5 GB/s", {"nvlink": "no"}, CASE, "gpu-throughput", who)
+        service.writer.new_case(
+            "Slow all-reduce", "5 GB/s", {"nvlink": "no"}, CASE, "gpu-throughput", who
+        )
         seqs = []
         for busbw in (6.0, 18.0):
             request = ProbeRequest(
@@ -38,14 +40,16 @@ def make_case(path: Path, tmp: Path) -> tuple[int, int]:
                 where=Pasted(text=nccl_table(busbw, "NVIDIA A40").encode(), host="box"),
                 argv=("all_reduce_perf", "-g", "8"),
             )
-            (record,) = service.run_probe(CASE, request, who)
+            (record,) = service.probing.run_probe(CASE, request, who)
             seqs.append(record.probe_run_seq)
     return seqs[0], seqs[1]
 
 
 def events(path: Path, after: int) -> list[tuple[str, dict[str, object], str]]:
     with CaseService(SqlEventStore(f"sqlite:///{path}"), builtin_registry()) as service:
-        return [(e.type, dict(e.payload), e.actor) for e in service.events(CASE, after=after)]
+        return [
+            (e.type, dict(e.payload), e.actor) for e in service.reader.events(CASE, after=after)
+        ]
 
 
 async def run_dialog(path: Path, key: str, values: dict[str, str]) -> object:

@@ -144,14 +144,14 @@ class QuestionTexts:
 def open_replay(service: CaseService, case_id: str, upto: int | None = None) -> ReplayStream:
     """The replay of ``case_id`` to stream, read through ``service``'s public methods: its
     current state for the header, names and candidates, and its events a page at a time."""
-    from casefile.app.service_views import SUGGESTIONS_LIMIT
+    from casefile.app.reader import SUGGESTIONS_LIMIT
 
     head = head_state(service, case_id)
     return ReplayStream(
         build_case_header(head),
         names_table(head),
-        service.candidates(head),
-        lambda after, last: service.events(case_id, after=after, upto=last),
+        service.reader.candidates(head),
+        lambda after, last: service.reader.events(case_id, after=after, upto=last),
         upto,
         SUGGESTIONS_LIMIT,
     )
@@ -170,7 +170,7 @@ def head_state(service: CaseService, case_id: str, page: int = PAGE_EVENTS) -> P
         return fold_cache.fold_case(store, case_id, save=False)[0]
     head = Projection(keeps_trajectory=False)
     after = 0
-    while events := service.events(case_id, after=after, upto=after + page):
+    while events := service.reader.events(case_id, after=after, upto=after + page):
         project(events, into=head)
         after = events[-1].seq
         del head.events[:-1]

@@ -49,12 +49,12 @@ class IngestRequest:
         """Read the file and ask the service what it proposes (nothing is stored)."""
         data = read_transcript(self.path)
         timing = read_transcript(self.timing, "timing file") if self.timing else None
-        return service.propose_ingest(data, self.fmt, timing, self.load)
+        return service.probing.propose_ingest(data, self.fmt, timing, self.load)
 
     def run(self, service: CaseService, case_id: str, who: Who) -> Outcome:
         """Everything proposed, appended: what ``--yes`` does (the TUI reviews first)."""
         proposal = self.propose(service)
-        runs = service.ingest(case_id, proposal, None, who)
+        runs = service.probing.ingest(case_id, proposal, None, who)
         return Outcome(appended_text(len(runs), len(proposal.items) - len(runs), proposal.format))
 
     def words(self, case_id: str) -> list[str]:
@@ -85,7 +85,7 @@ class IngestSelection:
     title: str = "Ingest"
 
     def run(self, service: CaseService, case_id: str, who: Who) -> Outcome:
-        runs = service.ingest(case_id, self.proposal, list(self.keep), who)
+        runs = service.probing.ingest(case_id, self.proposal, list(self.keep), who)
         said = appended_text(len(runs), len(self.keep) - len(runs), self.proposal.format)
         return Outcome(said)
 

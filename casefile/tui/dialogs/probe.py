@@ -217,7 +217,7 @@ def run_probe_request(
     lines: list[str] = []
     seqs: list[int] = []
     failed = False
-    for record in service.run_probe(case_id, request, who, cancel=cancel):
+    for record in service.probing.run_probe(case_id, request, who, cancel=cancel):
         seqs.append(record.probe_run_seq)
         failed = failed or bool(record.failure)
         host = record.result.host or "local"

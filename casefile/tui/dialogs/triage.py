@@ -19,7 +19,7 @@ from casefile.tui.dialogs.actions import build_from, fields_of
 from casefile.tui.dialogs.form import Field, FormDialog
 
 if TYPE_CHECKING:
-    from casefile.app.service_triage import IntakeItem
+    from casefile.app.intake import IntakeItem
 
 
 def _label(item: IntakeItem) -> str:

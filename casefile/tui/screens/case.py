@@ -145,7 +145,7 @@ class CaseScreen(CaseWriting, ReplayControls):
         case_id = self.case_id
         bar = self.query_one(StatusBar)
         try:
-            seq, _ = await backend.call(lambda: backend.service.head(case_id))
+            seq, _ = await backend.call(lambda: backend.service.reader.head(case_id))
             if seq > GLANCE_AFTER:
                 # a long case: its head and newest events first, the history folded after
                 bar.change(notice=f"folding the history of {seq:,} events…")
@@ -185,7 +185,7 @@ class CaseScreen(CaseWriting, ReplayControls):
     async def _verify(self) -> None:
         backend = self.casefile.backend
         try:
-            verified = await backend.call(lambda: backend.service.verify(self.case_id))
+            verified = await backend.call(lambda: backend.service.library.verify(self.case_id))
         except CasefileError as error:
             self.query_one(StatusBar).change(chain=f"✗ chain: {error}")
             return

@@ -63,7 +63,7 @@ class CaseListScreen(Screen[None]):
     async def _load(self) -> None:
         backend = self.casefile.backend
         try:
-            rows = await backend.call(lambda: backend.service.cases(with_leaders=True))
+            rows = await backend.call(lambda: backend.service.library.cases(with_leaders=True))
         except CasefileError as error:
             self.notify(line(str(error)), title="Cannot list cases", severity="error", markup=False)
             return

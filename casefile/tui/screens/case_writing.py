@@ -249,7 +249,7 @@ class CaseWriting(CaseScreenBase):
         backend = self.casefile.backend
         case_id = self.case_id
         try:
-            items = await backend.call(lambda: backend.service.intake(case_id))
+            items = await backend.call(lambda: backend.service.reader.intake(case_id))
         except CasefileError as error:
             self.notify(line(str(error)), title="No intake", severity="error", markup=False)
             return
@@ -280,7 +280,7 @@ class CaseWriting(CaseScreenBase):
         if rule_id is not None:
             backend = self.casefile.backend
             case_id = self.case_id
-            rules = await backend.call(lambda: backend.service.experiment_rules(case_id))
+            rules = await backend.call(lambda: backend.service.reader.experiment_rules(case_id))
             hint = next((r.suggest for r in rules if r.id == rule_id), "")
         form = experiment_dialog(case_id=self.case_id, actor=self.casefile.actor, hint=hint)
 

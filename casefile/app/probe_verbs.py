@@ -1,5 +1,10 @@
-"""The service's probe verbs: run a probe from a typed request, record a run, and ingest what a
-recorded terminal session shows."""
+"""Probing: run a probe from a typed request, record a run, and ingest what a recorded
+terminal session shows.
+
+A run's raw output is data: it is scrubbed of secrets, stored as an artifact, parsed by its
+probe (and offered to the probes that recognise it), and read by the rules of the case's
+playbooks, all in one append.
+"""
 
 from __future__ import annotations
 
@@ -8,24 +13,26 @@ from typing import TYPE_CHECKING
 
 from casefile.app.recording import ProbeRecord, rules_for
 from casefile.app.who import NOW, Who
-from casefile.errors import SEE_CASES, CaseNotFound, DomainError
+from casefile.errors import DomainError
 
 if TYPE_CHECKING:
     from casefile.app.ingest import IngestedRun
     from casefile.app.probing import ProbeRequest
+    from casefile.app.sessions import CaseSessions
     from casefile.probes.api import Probe
     from casefile.probes.runners.cancel import CancelToken
     from casefile.probes.runners.result import RunResult
     from casefile.transcripts.proposal import Proposal
 
-from casefile.app.service_core import ServiceCore
 
-
-class ProbeVerbs(ServiceCore):
+class CaseProbing:
     """Running, recording and ingesting probe output."""
 
+    def __init__(self, sessions: CaseSessions) -> None:
+        self.sessions = sessions
+
     def probe(self, name: str) -> Probe:
-        return self.registry.probe(name)
+        return self.sessions.registry.probe(name)
 
     def run_probe(
         self,
@@ -43,9 +50,8 @@ class ProbeVerbs(ServiceCore):
         """
         from casefile.app.probing import collect, failure_reason
 
-        probe = self.registry.probe(request.probe).with_facts(request.facts)
-        if self.store.head(case_id)[0] == 0:
-            raise CaseNotFound(f"no case {case_id!r}", remedy=SEE_CASES)
+        probe = self.sessions.registry.probe(request.probe).with_facts(request.facts)
+        self.sessions.require(case_id)
         for result in collect(probe, request, cancel):
             at = who.when(result.started_at if result.source == "pasted" else None)
             yield self.record_probe(
@@ -96,7 +102,7 @@ class ProbeVerbs(ServiceCore):
             result, note, scrubbed = clean.result, clean.note, clean.count
             if setup is not None:  # a setup's label is free text too ("with HF_TOKEN=…")
                 setup = scrub_text(setup)
-        stored = store_output(self.store.put_artifact, result)
+        stored = store_output(self.sessions.store.put_artifact, result)
         if stored.result is not result:  # the output could not be stored: a failed run now
             result = stored.result
             failure = failure_reason(result)
@@ -108,13 +114,13 @@ class ProbeVerbs(ServiceCore):
             load=load,
             reconstructed=reconstructed,
             note=note,
-            rules=rules_for(self.registry, probe.name) if apply_rules else [],
+            rules=rules_for(self.sessions.registry, probe.name) if apply_rules else [],
             setup=setup,
-            readers=Readers.of(self.registry, with_rules=apply_rules),
+            readers=Readers.of(self.sessions.registry, with_rules=apply_rules),
             scrubbed=scrubbed,
             scrub=scrub,
         )
-        appended, (run_seq, obs_seq, evidence_ids, set_aside) = self._execute(
+        appended, (run_seq, obs_seq, evidence_ids, set_aside) = self.sessions.execute(
             case_id, lambda draft: decide_run(draft, collected), who
         )
         return ProbeRecord(
@@ -150,7 +156,7 @@ class ProbeVerbs(ServiceCore):
 
         return propose(
             data,
-            shapes(self.registry),
+            shapes(self.sessions.registry),
             fmt=fmt,
             timing=timing,
             load=load,
@@ -171,15 +177,18 @@ class ProbeVerbs(ServiceCore):
         stored as an artifact each event points into; the same file twice is refused."""
         from casefile.app import ingest
 
-        if self.store.head(case_id)[0] == 0:
-            raise CaseNotFound(f"no case {case_id!r}", remedy=SEE_CASES)
-        digest = self.store.put_artifact(proposal.source)
-        seen = ingest.already_ingested(self.store.load(case_id), digest)
+        self.sessions.require(case_id)
+        digest = self.sessions.store.put_artifact(proposal.source)
+        seen = ingest.already_ingested(self.sessions.store.load(case_id), digest)
         if seen is not None:
             raise DomainError(
                 f"this transcript was ingested into {case_id} already (events {seen[0]}–"
                 f"{seen[1]}); nothing appended"
             )
-        prepared = ingest.prepare(proposal, accept, digest, self.store.put_artifact, self.registry)
-        self._execute(case_id, lambda draft: ingest.decide_ingest(draft, prepared, digest), who)
+        prepared = ingest.prepare(
+            proposal, accept, digest, self.sessions.store.put_artifact, self.sessions.registry
+        )
+        self.sessions.execute(
+            case_id, lambda draft: ingest.decide_ingest(draft, prepared, digest), who
+        )
         return prepared.runs

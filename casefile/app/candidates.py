@@ -1,0 +1,78 @@
+"""What a case can do next: the playbook versions its questions were opened from, and every
+step those playbooks offer (probe + rule pairs, A/B experiments, intake questions).
+
+Ranking them is the belief engine's work; which steps exist is the installation's (the
+registry's playbooks and probes), so this module joins the two for the reader, the writer's
+experiment verbs and the report alike.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from casefile.app.recording import opened_from
+from casefile.errors import PluginError
+
+if TYPE_CHECKING:
+    from casefile.domain.beliefs import Projection
+    from casefile.domain.beliefs.ranking import Candidate
+    from casefile.domain.playbook import Playbook
+    from casefile.plugins import Registry
+
+
+def case_playbooks(registry: Registry, projection: Projection) -> list[Playbook]:
+    """The playbook versions the case's questions were opened from (installed ones)."""
+    out: list[Playbook] = []
+    for question in projection.questions.values():
+        if question.playbook is None:
+            continue
+        try:
+            playbook = registry.playbook(question.playbook)
+        except PluginError:
+            continue  # opened from a playbook this installation does not have
+        if playbook.question_id == question.id and playbook not in out:
+            out.append(playbook)
+    return out
+
+
+def candidates(registry: Registry, projection: Projection) -> list[Candidate]:
+    """Every probe + rule pair that the playbooks opened in this case offer, less the pairs
+    whose rule reads facts the probe says it cannot give (see ``ranking.feeds``): a probe is
+    credited only with the rules its run can feed. Each experiment rule not yet read in the
+    case is offered too, as ``A/B <id>`` at the experiment's own cost (a benchmark rerun, or a
+    reboot into firmware settings), and each intake question not yet answered as
+    ``intake <id>``, at no cost: a person knows whether the slowdown followed an upgrade
+    sooner than a benchmark can show it."""
+    from casefile.domain.beliefs.ranking import EXPERIMENT_PREFIX, INTAKE_PREFIX, Candidate, feeds
+
+    probes = registry.all_probes()
+    out = []
+    read = {
+        str(state.rule.get("id"))
+        for state in projection.evidence.values()
+        if state.active and state.rule is not None
+    }
+    for playbook in registry.all_playbook_versions():
+        for rule in playbook.rules:
+            if not opened_from(projection, rule.question, playbook.ref):
+                continue
+            for name in rule.probes:
+                probe = probes.get(name)
+                if probe is not None and not feeds(rule, probe.facts):
+                    continue
+                out.append(Candidate(name, rule, probe.cost if probe else "moderate"))
+        for experiment in playbook.experiments:
+            rule = experiment.rule
+            if opened_from(projection, rule.question, playbook.ref) and rule.id not in read:
+                out.append(Candidate(EXPERIMENT_PREFIX + experiment.id, rule, experiment.cost))
+        for question in playbook.intake:
+            rule = question.rule
+            if not opened_from(projection, rule.question, playbook.ref) or rule.id in read:
+                continue
+            answering = {spec.fact for spec in question.facts}
+            if answering and any(
+                other.id in read and answering & set(other.reads) for other in playbook.rules
+            ):
+                continue  # a probe's rule counted the reading that answers it: not twice
+            out.append(Candidate(INTAKE_PREFIX + question.id, rule, "instant"))
+    return out

@@ -1,0 +1,176 @@
+"""Which rule reads an A/B and what it makes of it.
+
+An A/B is read by the playbook the case's question was opened from (the version it was opened
+with), or by the generic table when the person names the hypotheses its change tests; a rule
+whose hypotheses an answer in force rules out does not read it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from casefile.app.candidates import case_playbooks
+from casefile.domain import triage
+from casefile.domain.experiments import named_rule
+from casefile.errors import DomainError, Remedy
+
+if TYPE_CHECKING:
+    from casefile.app.draft import Draft
+    from casefile.domain.beliefs import Projection
+    from casefile.domain.events import NewEvent
+    from casefile.domain.experiments import Direction, ExperimentRule
+    from casefile.plugins import Registry
+
+
+@dataclass(frozen=True)
+class ExperimentOutcome:
+    experiment_id: str
+    seq: int
+    change: str
+    #: the figures compared; None for an outcome stated in words
+    metric: str | None
+    baseline_value: float | None
+    variant_value: float | None
+    #: how much better the variant did; None when nothing said which way is better
+    speedup: float | None
+    rule_id: str | None
+    outcome: str | None
+    evidence_id: str | None
+    #: why no rule read it (no rule knows the change, its hypotheses are not in the case, or
+    #: nothing said which way is better)
+    unread: str | None = None
+    #: what would let it be read (an option each front end names as its own control)
+    unread_remedy: Remedy | None = None
+    unit: str | None = None
+    #: which way is better and what said so ("lower is better for s")
+    direction: str | None = None
+    #: the outcome a person stated in words (fixed / better / same / worse)
+    stated: str | None = None
+
+
+def read_recorded(
+    draft: Draft,
+    event: NewEvent,
+    rule: ExperimentRule | None,
+    settled: Direction | None,
+) -> ExperimentOutcome:
+    """The experiment's event added, then read by the rule."""
+    seq = draft.add(event)
+    eid = str(event.payload["experiment_id"])
+    return read_experiment(draft, rule, eid, seq, settled)
+
+
+def read_experiment(
+    draft: Draft,
+    rule: ExperimentRule | None,
+    experiment_id: str,
+    seq: int,
+    settled: Direction | None,
+) -> ExperimentOutcome:
+    """The rule's verdict on a recorded experiment, added to the draft if there is one."""
+    record = draft.projection.experiments[experiment_id]
+    evidence = None
+    unread = None
+    remedy = None
+    unit = record.get("unit")
+    if rule is None:
+        unread = (
+            "no rule of the case's playbook reads this change; naming the hypotheses it "
+            "tests would let the generic table read it"
+        )
+        remedy = Remedy("names them (HYP[,HYP…])", "tests")
+    elif settled is None and "stated" not in record:
+        said = f"unit {unit}" if unit else f"{record['metric']} (no unit)"
+        unread = (
+            f"{said} does not say whether higher is better; saying which way is would let "
+            "it be read"
+        )
+        remedy = Remedy("says it (higher or lower)", "direction")
+    else:
+        evidence = triage.evidence_from_experiment(draft.projection, rule, record)
+        if evidence is None:
+            unread = f"rule {rule.rule.id}: none of its hypotheses are in this case"
+        else:
+            draft.add(evidence)
+    return ExperimentOutcome(
+        experiment_id=experiment_id,
+        seq=seq,
+        change=str(record["change"]),
+        metric=record.get("metric"),
+        baseline_value=record.get("baseline_value"),
+        variant_value=record.get("variant_value"),
+        speedup=float(record["speedup"]) if "speedup" in record else None,
+        rule_id=rule.rule.id if rule is not None and evidence is not None else None,
+        outcome=str(evidence.payload["outcome"]) if evidence is not None else None,
+        evidence_id=str(evidence.payload["evidence_id"]) if evidence else None,
+        unread=unread,
+        unread_remedy=remedy,
+        unit=str(unit) if unit else None,
+        direction=settled.describe(unit) if settled is not None else None,
+        stated=record.get("stated"),
+    )
+
+
+def reading_rule(
+    registry: Registry,
+    projection: Projection,
+    change: str,
+    probe: str | None,
+    rule_id: str | None,
+    tests: Sequence[str],
+) -> ExperimentRule | None:
+    """The rule that reads an A/B: the generic table when it is named as a test of some
+    hypotheses (``--tests``, whatever rule knows the change), else the playbook's."""
+    if not tests:
+        return experiment_rule(registry, projection, change, probe, rule_id)
+    if rule_id is not None:
+        raise DomainError(
+            "an A/B named as a test of hypotheses is read by the generic table: a rule "
+            "cannot be chosen as well"
+        )
+    named = tuple(dict.fromkeys(tests))
+    unknown = [h for h in named if h not in projection.hypothesis_question]
+    if unknown:
+        known = ", ".join(projection.hypothesis_question) or "none yet"
+        raise DomainError(
+            f"the hypotheses tested: no hypothesis {', '.join(map(repr, unknown))} in this "
+            f"case (hypotheses: {known})"
+        )
+    questions = sorted({projection.hypothesis_question[h] for h in named})
+    if len(questions) > 1:
+        raise DomainError(
+            f"the hypotheses tested belong to {len(questions)} questions "
+            f"({', '.join(questions)}): an A/B is read against one question's"
+        )
+    return named_rule(named, questions[0], probe)
+
+
+def experiment_rule(
+    registry: Registry, projection: Projection, change: str, probe: str | None, rule_id: str | None
+) -> ExperimentRule | None:
+    """The rule named, else the first that reads ``change`` (for ``probe``, when one is
+    named: an outcome stated in words may name none) and that no answer in force rules
+    out (its ``requires``)."""
+    rules = [r for p in case_playbooks(registry, projection) for r in p.experiments]
+    if rule_id is not None:
+        for rule in rules:
+            if rule.id == rule_id:
+                if probe is not None and probe not in rule.probes:
+                    raise DomainError(
+                        f"experiment rule {rule_id} reads {', '.join(rule.probes)}, not {probe}"
+                    )
+                return rule
+        known = ", ".join(r.id for r in rules) or "none"
+        raise DomainError(f"no experiment rule {rule_id!r} (rules: {known})")
+    for rule in rules:
+        question = projection.questions.get(rule.rule.question)
+        answers = {} if question is None else {k: a for k, (a, _) in question.answers.items()}
+        if (
+            (probe is None or probe in rule.probes)
+            and rule.rule.suggested_under(answers)  # "6x -> 1x" on a one-GPU case: not fewer-gpus
+            and rule.matches(change)
+        ):
+            return rule
+    return None

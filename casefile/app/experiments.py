@@ -1,0 +1,259 @@
+"""A/B experiments: recording what one change did, and reading it as evidence.
+
+Which way is better comes from the figures' unit, ``--direction``, the rule, or the person
+asked; the record and the rule's evidence are appended together, so a conflicting append
+retries the whole decision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from casefile.app.candidates import case_playbooks
+from casefile.app.experiment_reading import (
+    ExperimentOutcome,
+    experiment_rule,
+    read_recorded,
+    reading_rule,
+)
+from casefile.app.recording import scrub_text
+from casefile.app.who import NOW, Who
+from casefile.domain import triage
+from casefile.domain.experiments import Direction, settle_direction
+from casefile.domain.facts import Fact
+from casefile.errors import DomainError
+
+if TYPE_CHECKING:
+    from casefile.app.draft import Draft
+    from casefile.app.sessions import CaseSessions
+    from casefile.app.views.rules import ExperimentRuleView
+    from casefile.domain.experiments import ExperimentRule
+
+__all__ = [
+    "AskDirection",
+    "ExperimentOutcome",
+    "experiment_rule_list",
+    "experiment_rules",
+    "record_experiment",
+    "record_reported_experiment",
+    "record_stated_experiment",
+]
+
+#: Asks the person which way is better for a unit (or a metric with none): True for higher,
+#: False for lower, None when they would not say. Only given where someone can answer.
+AskDirection = Callable[[str], "bool | None"]
+
+
+def experiment_rules(sessions: CaseSessions, case_id: str) -> list[ExperimentRule]:
+    projection = sessions.current(case_id, history=False)
+    return [rule for p in case_playbooks(sessions.registry, projection) for rule in p.experiments]
+
+
+def experiment_rule_list(sessions: CaseSessions, case_id: str) -> list[ExperimentRuleView]:
+    """The experiment rules of the case's playbooks, as a responder reads them."""
+    from casefile.app.views.rules import experiment_rule_views
+
+    projection = sessions.current(case_id, history=False)
+    return experiment_rule_views(case_playbooks(sessions.registry, projection))
+
+
+def record_experiment(
+    sessions: CaseSessions,
+    case_id: str,
+    change: str,
+    baseline_seq: int,
+    variant_seq: int,
+    *,
+    metric: Sequence[str] = (),
+    rule_id: str | None = None,
+    note: str | None = None,
+    tests: Sequence[str] = (),
+    direction: bool | None = None,
+    unit: str | None = None,
+    ask: AskDirection | None = None,
+    who: Who = NOW,
+) -> ExperimentOutcome:
+    """Record an A/B of one benchmark and, when a rule of the case's playbook reads the
+    stated change, the evidence its verdict gives — in one append.
+
+    Which way is better: ``direction`` (True: higher) if given, else the compared fact's
+    unit (``unit`` names it when the fact has none), else the rule's; when none says,
+    ``ask`` is asked, and without an answer the figures are recorded and not read."""
+    note = scrub_text(note) if note else note
+    change = scrub_text(change)  # the change is free text: API_KEY=… is no setting to keep
+    runs = {seq: _measured(sessions, case_id, seq) for seq in (baseline_seq, variant_seq)}
+    answers: dict[str, bool | None] = {}
+
+    def decide(draft: Draft) -> ExperimentOutcome:
+        projection = draft.projection
+        baseline, variant = runs[baseline_seq], runs[variant_seq]
+        triage.check_pair(projection, baseline, variant)
+        rule = reading_rule(sessions.registry, projection, change, baseline.probe, rule_id, tests)
+        usual = tuple(
+            dict.fromkeys(
+                name
+                for p in case_playbooks(sessions.registry, projection)
+                for r in p.experiments
+                if baseline.probe in r.probes
+                for name in r.metric
+            )
+        )
+        names = tuple(metric) or (rule.metric if rule is not None and rule.metric else usual)
+        name, old, new = triage.choose_metric(names, baseline, variant)
+        found = _unit(name, baseline.facts) or unit
+        settled = _settle(direction, found, rule, name, ask if rule else None, answers)
+        higher = settled.higher_is_better if settled is not None else None
+        event = triage.record_experiment(
+            projection, change, baseline, variant, name, old, new, higher, found, note, tests
+        )
+        return read_recorded(draft, event, rule, settled)
+
+    return _append_experiment(sessions, case_id, decide, who)
+
+
+def record_reported_experiment(
+    sessions: CaseSessions,
+    case_id: str,
+    change: str,
+    probe: str,
+    baseline_value: float,
+    variant_value: float,
+    *,
+    metric: str | None = None,
+    unit: str | None = None,
+    rule_id: str | None = None,
+    note: str | None = None,
+    tests: Sequence[str] = (),
+    direction: bool | None = None,
+    ask: AskDirection | None = None,
+    who: Who = NOW,
+) -> ExperimentOutcome:
+    """Record an A/B whose figures a person states (a thread's "27 GB/s before, 48 after"),
+    and the evidence of the rule that reads the change, as reported evidence; which way
+    is better is settled as for :meth:`record_experiment`, from ``unit``."""
+    answers: dict[str, bool | None] = {}
+    note = scrub_text(note) if note else note
+    change = scrub_text(change)  # the change is free text: API_KEY=… is no setting to keep
+    if probe not in sessions.registry.all_probes():
+        known = ", ".join(sorted(sessions.registry.all_probes()))
+        raise DomainError(f"no probe {probe!r} measured those figures (probes: {known})")
+
+    def decide(draft: Draft) -> ExperimentOutcome:
+        projection = draft.projection
+        rule = reading_rule(sessions.registry, projection, change, probe, rule_id, tests)
+        # the generic table compares no metric of its own: the rule knowing the change may
+        knows = (
+            rule
+            if not tests
+            else experiment_rule(sessions.registry, projection, change, probe, None)
+        )
+        name = metric or (knows.metric[0] if knows is not None else None)
+        if name is None:
+            raise DomainError(
+                "name the figure compared, or state a change a rule reads",
+                remedy=triage.NAME_THE_METRIC,
+            )
+        settled = _settle(direction, unit, rule, name, ask if rule else None, answers)
+        higher = settled.higher_is_better if settled is not None else None
+        event = triage.record_reported_experiment(
+            projection,
+            change,
+            probe,
+            name,
+            baseline_value,
+            variant_value,
+            higher,
+            unit,
+            note,
+            tests,
+        )
+        return read_recorded(draft, event, rule, settled)
+
+    return _append_experiment(sessions, case_id, decide, who)
+
+
+def record_stated_experiment(
+    sessions: CaseSessions,
+    case_id: str,
+    change: str,
+    outcome: str,
+    *,
+    probe: str | None = None,
+    rule_id: str | None = None,
+    note: str | None = None,
+    tests: Sequence[str] = (),
+    who: Who = NOW,
+) -> ExperimentOutcome:
+    """Record an A/B a person states without figures ("fixed by that setting", "no
+    slowdown since") and the verdict of the rule that reads the change — fixed or better
+    is faster, same is same, worse is slower — as reported evidence."""
+    if probe is not None and probe not in sessions.registry.all_probes():
+        known = ", ".join(sorted(sessions.registry.all_probes()))
+        raise DomainError(f"no probe {probe!r} (probes: {known})")
+
+    note = scrub_text(note) if note else note
+    change = scrub_text(change)  # the change is free text: API_KEY=… is no setting to keep
+
+    def decide(draft: Draft) -> ExperimentOutcome:
+        rule = reading_rule(sessions.registry, draft.projection, change, probe, rule_id, tests)
+        event = triage.record_stated_experiment(
+            draft.projection, change, outcome, probe, note, tests
+        )
+        return read_recorded(draft, event, rule, None)
+
+    return _append_experiment(sessions, case_id, decide, who)
+
+
+def _append_experiment(
+    sessions: CaseSessions, case_id: str, decide: Callable[[Draft], ExperimentOutcome], who: Who
+) -> ExperimentOutcome:
+    """Every experiment verb appends its record and the rule's evidence in one go, so a
+    conflicting append retries the whole decision."""
+    _, outcome = sessions.execute(case_id, decide, who)
+    result: ExperimentOutcome = outcome
+    return result
+
+
+def _measured(sessions: CaseSessions, case_id: str, seq: int) -> triage.Measured:
+    """A probe run and the facts its observation parsed, read from the store."""
+    projection = sessions.current(case_id, history=False)
+    run = projection.probe_runs.get(seq)
+    if run is None:
+        raise DomainError(f"seq {seq} is not a probe run of case {case_id}")
+    observation = next(
+        (s for s, o in projection.observations.items() if o.get("probe_run_seq") == seq),
+        None,
+    )
+    facts: list[Fact] = []
+    if observation is not None:
+        event = sessions.events(case_id, after=observation - 1, upto=observation)[0]
+        facts = [Fact.from_dict(f) for f in event.payload.get("facts", [])]
+    return triage.Measured(seq, str(run["probe"]), str(run.get("host", "")), facts)
+
+
+def _settle(
+    stated: bool | None,
+    unit: str | None,
+    rule: ExperimentRule | None,
+    metric: str,
+    ask: AskDirection | None,
+    answers: dict[str, bool | None],
+) -> Direction | None:
+    """Which way is better (see :func:`settle_direction`), else the person's answer; asked
+    once per unit, so a retried append does not ask again."""
+    settled = settle_direction(stated, unit, rule)
+    if settled is not None or ask is None:
+        return settled
+    subject = unit or metric
+    if subject not in answers:
+        answers[subject] = ask(subject)
+    answer = answers[subject]
+    return None if answer is None else Direction(answer, "asked")
+
+
+def _unit(name: str, facts: Sequence[Fact]) -> str | None:
+    for fact in facts:
+        if fact.name == name:
+            return fact.unit
+    return "GB/s" if name.startswith(("nccl.busbw", "p2p.")) and "gain" not in name else None

@@ -1,0 +1,261 @@
+"""Intake: the questions of a case's playbooks, the answers the case already holds, and
+recording answers as evidence.
+
+The likelihoods come from the playbook a case's question was opened from (the version it was
+opened with), never from the person at the keyboard. An answer the case's ``--env`` or a
+probe's facts already give is shown as known, and recorded with the others on request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from casefile.app.candidates import case_playbooks
+from casefile.app.who import NOW, Who
+from casefile.domain import triage
+from casefile.domain.facts import Fact
+from casefile.errors import DomainError
+
+if TYPE_CHECKING:
+    from casefile.app.draft import Draft
+    from casefile.app.sessions import CaseSessions
+    from casefile.domain.beliefs import Projection
+    from casefile.domain.intake import IntakeQuestion, Known
+    from casefile.domain.playbook import Playbook
+
+__all__ = ["IntakeItem", "IntakeOutcome", "answer_intake", "environment_answers", "intake_items"]
+
+
+@dataclass(frozen=True)
+class IntakeItem:
+    """One intake question as the case stands: its answer in force, or one it already holds."""
+
+    playbook: str
+    id: str
+    text: str
+    answers: tuple[str, ...]
+    help: str
+    answer: str | None = None
+    source: str | None = None  # answered / environment / observation
+    known: Known | None = None  # an answer the case holds but has not recorded yet
+    #: why a known answer is not recorded: a rule already counted the same fact
+    counted_by: str | None = None
+    #: what a recorded answer from the case's records rests on (``--env gpu-class=consumer``)
+    basis: str | None = None
+
+
+@dataclass(frozen=True)
+class IntakeOutcome:
+    """What answering recorded: (question, answer, where it came from) per evidence, and the
+    questions whose answer was already in force or already counted by a probe's rule."""
+
+    recorded: tuple[tuple[str, str, str, str], ...]  # question, answer, evidence id, source
+    unchanged: tuple[str, ...]
+    counted_elsewhere: tuple[tuple[str, str], ...]  # question, evidence id
+    #: answers in force that a recorded one replaced: question → (old answer, its seq)
+    replaced: Mapping[str, tuple[str, int]] = field(default_factory=dict)
+
+
+def intake_items(sessions: CaseSessions, case_id: str, projection: Projection) -> list[IntakeItem]:
+    """Every intake question of the case's playbooks, with its answer or a known one."""
+    items = []
+    facts = _LazyFacts(sessions, case_id, projection)
+    for playbook in case_playbooks(sessions.registry, projection):
+        for question in playbook.intake:
+            found = triage.active_answer(projection, question)
+            if found is not None:
+                state = projection.evidence[found[0]]
+                said = state.payload_field("intake") or {}
+                item = _item(playbook, question, found[1], str(said.get("source", "answered")))
+                basis = said.get("basis")
+                items.append(replace(item, basis=str(basis)) if basis else item)
+                continue
+            known = question.from_environment(projection.environment) or facts.known(question)
+            counted = _counted_by(projection, playbook, known) if known else None
+            items.append(_item(playbook, question, None, None, known, counted))
+    return items
+
+
+def answer_intake(
+    sessions: CaseSessions,
+    case_id: str,
+    answers: Mapping[str, str],
+    *,
+    known: bool = True,
+    who: Who = NOW,
+) -> IntakeOutcome:
+    """Record answers (question id → answer) and, with ``known``, every answer the case
+    already holds, in one append. An unknown question or answer refuses the lot."""
+
+    def decide(draft: Draft) -> IntakeOutcome:
+        projection = draft.projection
+        items = {item.id: item for item in intake_items(sessions, case_id, projection)}
+        playbooks = {p.ref: p for p in case_playbooks(sessions.registry, projection)}
+        if not items:
+            raise DomainError(
+                "no intake questions: open a playbook that has them (casefile playbook "
+                "open CASE gpu-throughput)"
+            )
+        for qid in answers:
+            if qid not in items:
+                raise DomainError(f"no intake question {qid!r} (questions: {', '.join(items)})")
+        recorded: list[tuple[str, str, str, str]] = []
+        unchanged: list[str] = []
+        counted: list[tuple[str, str]] = []
+        replaced: dict[str, tuple[str, int]] = {}
+        for qid, item in items.items():
+            question = playbooks[item.playbook].intake_question(qid)
+            given: Known | None = None
+            if qid in answers:
+                value = answers[qid]
+            elif known and item.answer is None and item.known is not None:
+                if item.counted_by is not None:
+                    counted.append((qid, item.counted_by))
+                    continue
+                given = item.known
+                value = given.answer
+            else:
+                continue
+            before = triage.active_answer(draft.projection, question)
+            event = triage.answer_intake(draft.projection, question, value, given)
+            if event is None:
+                unchanged.append(qid)
+                continue
+            if before is not None:
+                replaced[qid] = (before[1], draft.projection.evidence[before[0]].seq)
+            draft.add(event)
+            eid = str(event.payload["evidence_id"])
+            recorded.append((qid, str(event.payload["outcome"]), eid, _source(given)))
+        return IntakeOutcome(tuple(recorded), tuple(unchanged), tuple(counted), replaced)
+
+    _, outcome = sessions.execute(case_id, decide, who)
+    result: IntakeOutcome = outcome
+    return result
+
+
+def environment_answers(draft: Draft, playbook: Playbook) -> None:
+    """The intake answers the case's ``--env`` gives, as the evidence ``casefile intake``
+    records for them (source "environment"): added where a playbook is opened, so an
+    ``--env`` answer counts from the start until an explicit answer supersedes it."""
+    projection = draft.projection
+    for question in playbook.intake:
+        known = question.from_environment(projection.environment)
+        if known is None or not any(
+            projection.hypothesis_question.get(h) == question.rule.question
+            for h in question.rule.likelihoods
+        ):
+            continue  # nothing given, or a table naming none of the case's hypotheses
+        event = triage.answer_intake(projection, question, known.answer, known)
+        if event is not None:
+            draft.add(event)
+
+
+class _LazyFacts:
+    """Observation facts read from the store only for the probes that could answer intake.
+
+    What a question's facts say is kept in the fold's indexes with the last observation read:
+    observations are only ever added and the newest that answers wins, so a later call reads
+    only the observations folded since (a case of 100,000 events asked every unanswered
+    question about every observation on each ``status``). Whether a probe can give a
+    question's facts is worked out once per probe."""
+
+    def __init__(self, sessions: CaseSessions, case_id: str, projection: Projection) -> None:
+        self.sessions = sessions
+        self.case_id = case_id
+        self.projection = projection
+        self.cache: dict[int, list[Fact]] = {}
+        self.gives: dict[tuple[str, frozenset[str]], bool] = {}
+
+    def known(self, question: IntakeQuestion) -> Known | None:
+        if not question.facts:
+            return None
+        observations = self.projection.observations
+        read: dict[str, tuple[int, Known | None]] = self.projection.indexes.setdefault(
+            "intake-known", {}
+        )
+        last, found = read.get(question.id, (0, None))
+        newest = next(reversed(observations), 0) if observations else 0
+        if newest <= last:
+            return found
+        wanted = frozenset(spec.fact for spec in question.facts)
+        for seq in reversed(observations):  # folded in seq order: the newest first
+            if seq <= last:
+                break  # read before: ``found`` holds what they say
+            hit = self._answer(question, wanted, seq)
+            if hit is not None:
+                found = hit
+                break
+        read[question.id] = (newest, found)
+        return found
+
+    def _answer(self, question: IntakeQuestion, wanted: frozenset[str], seq: int) -> Known | None:
+        stub = self.projection.observations[seq]
+        if (stub.get("conditions") or {}).get("setup"):
+            return None  # another setup's facts do not describe the case's system
+        if not self._may_give(str(stub.get("probe")), wanted):
+            return None
+        return question.from_facts(seq, self._facts(seq))
+
+    def _may_give(self, name: str, wanted: frozenset[str]) -> bool:
+        key = (name, wanted)
+        if key not in self.gives:
+            from casefile.domain.beliefs.ranking import can_produce
+
+            probe = self.sessions.registry.all_probes().get(name)
+            self.gives[key] = (
+                probe is None
+                or not probe.facts
+                or any(can_produce(probe.facts, fact) for fact in wanted)
+            )
+        return self.gives[key]
+
+    def _facts(self, seq: int) -> list[Fact]:
+        if seq not in self.cache:
+            event = self.sessions.events(self.case_id, after=seq - 1, upto=seq)[0]
+            self.cache[seq] = [Fact.from_dict(f) for f in event.payload.get("facts", [])]
+        return self.cache[seq]
+
+
+def _counted_by(projection: Projection, playbook: Playbook, known: Known) -> str | None:
+    """The evidence that already counted the fact a known answer rests on, if any: the same
+    reading is never counted twice, once by a probe's rule and again as an answer."""
+    if known.observation_seq is None or known.fact is None:
+        return None
+    reads = {rule.id for rule in playbook.rules if known.fact in rule.reads}
+    for state in projection.evidence.values():
+        rule: dict[str, Any] | None = state.rule
+        if (
+            state.active
+            and state.observation_seq == known.observation_seq
+            and rule is not None
+            and rule.get("id") in reads
+        ):
+            return state.id
+    return None
+
+
+def _item(
+    playbook: Playbook,
+    question: IntakeQuestion,
+    answer: str | None,
+    source: str | None,
+    known: Known | None = None,
+    counted_by: str | None = None,
+) -> IntakeItem:
+    return IntakeItem(
+        playbook.ref,
+        question.id,
+        question.text,
+        question.answers,
+        question.help,
+        answer,
+        source,
+        known,
+        counted_by,
+    )
+
+
+def _source(known: Known | None) -> str:
+    return "answered" if known is None else known.source
