@@ -63,4 +63,6 @@ def register(
         action="store_true",
         help="let the agent run probes here or over SSH (pasted output is always allowed)",
     )
-    p.set_defaults(handler=cmd_mcp, no_pager=True)
+    # no set_defaults of a shared option here: ``common``'s actions are every command's, so a
+    # default set through this parser would change it for all of them (it turned paging off)
+    p.set_defaults(handler=cmd_mcp)
