@@ -18,7 +18,7 @@ from datetime import date
 from typing import TYPE_CHECKING
 
 from casefile.actions.spec import ActionSpec, Option, Outcome, command_line
-from casefile.domain.event_types.postmortem import ITEM_STATUSES, PRIORITIES, SECTIONS
+from casefile.domain.postmortem_terms import ITEM_STATUSES, PRIORITIES, SECTIONS
 
 if TYPE_CHECKING:
     from casefile.app.service import CaseService

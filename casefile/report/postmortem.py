@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 from casefile.app.views.postmortem import build_postmortem
 from casefile.domain.event_types import EVENT_TYPES
-from casefile.domain.event_types.postmortem import SECTIONS
+from casefile.domain.postmortem_terms import SECTIONS
 from casefile.report.model import EvidenceRow, Health, Pivot, PivotAdvice, Ref, Summary
 from casefile.report.numbers import bits
 from casefile.report.postmortem_model import (

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from casefile.actions.postmortem_actions import record_hint
-from casefile.domain.event_types.postmortem import SECTIONS
+from casefile.domain.postmortem_terms import SECTIONS
 from casefile.report import ReportOptions, build_report, render
 from tests.cli.conftest import CLI
 from tests.report.cases import REFERENCE, service_with

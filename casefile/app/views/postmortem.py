@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from casefile.domain.event_types.postmortem import SECTIONS
+from casefile.domain.postmortem_terms import SECTIONS
 
 
 @dataclass(frozen=True, slots=True)

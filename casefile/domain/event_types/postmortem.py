@@ -10,8 +10,6 @@ the history of the document is the case's own. None of these is folded: they mov
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import Field
 
 from casefile.domain.event_types.base import (
@@ -20,32 +18,7 @@ from casefile.domain.event_types.base import (
     NarrativeLine,
     Payload,
 )
-
-#: The template's sections, in the order the report shows them, each with its heading.
-SECTIONS: dict[str, str] = {
-    "impact": "Impact",
-    "trigger": "Trigger",
-    "detection": "Detection",
-    "resolution": "Resolution",
-    "verification": "How the resolution was verified",
-    "went-well": "What went well",
-    "went-badly": "What went badly",
-    "lucky": "Where we got lucky",
-}
-Section = Literal[
-    "impact",
-    "trigger",
-    "detection",
-    "resolution",
-    "verification",
-    "went-well",
-    "went-badly",
-    "lucky",
-]
-PRIORITIES = ("P0", "P1", "P2", "P3")
-Priority = Literal["P0", "P1", "P2", "P3"]
-ITEM_STATUSES = ("open", "in-progress", "done", "won't-do")
-ItemStatus = Literal["open", "in-progress", "done", "won't-do"]
+from casefile.domain.postmortem_terms import SECTIONS, ItemStatus, Priority, Section
 
 
 class PostmortemSection(Payload):
