@@ -47,16 +47,14 @@ def test_merging_alike_hypotheses_changes_nothing(seed: int) -> None:
     assert sum(prior) == pytest.approx(1.0)
 
 
-def test_past_the_budget_it_is_a_lower_bound_above_the_best_single_rule(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_past_the_budget_it_is_a_lower_bound_above_the_best_single_rule() -> None:
     rng = random.Random(7)
     probs = [rng.random() for _ in range(20)]
     probs = [p / sum(probs) for p in probs]
     tables = random_tables(rng, 20, 7)
     exact = ranking.joint_information_bits(probs, tables)
     assert exact == pytest.approx(brute_force(probs, tables), abs=1e-12)
-    monkeypatch.setattr(ranking, "MAX_JOINT_WORK", 200)
-    bound = ranking.joint_information_bits(probs, tables)
+    # the budget is passed, not patched: the default is bound when the function is defined
+    bound = ranking.joint_information_bits(probs, tables, budget=200)
     best_single = max(mutual_information_bits(probs, t) for t in tables)
-    assert best_single <= bound <= exact + 1e-12
+    assert best_single <= bound < exact  # a bound short of the exact figure: the budget held
