@@ -32,9 +32,7 @@ class CaseLibrary:
 
         rows = []
         for facts in list_cases(self.sessions.store):
-            projection = (
-                self.sessions.current(facts.case_id, history=False) if with_leaders else None
-            )
+            projection = self.sessions.glance(facts.case_id) if with_leaders else None
             rows.append(
                 build_case_row(
                     facts.case_id,

@@ -186,13 +186,13 @@ class CaseReader:
     def graph(self, case_id: str, fmt: str) -> str:
         from casefile.app.graph_export import export_graph
 
-        return export_graph(self.sessions.current(case_id, history=True), fmt)
+        return export_graph(self.sessions.current(case_id, history=False), fmt)
 
     def graph_json(self, case_id: str) -> dict[str, Any]:
         """The hypothesis graph as plain data (``graph --format json``)."""
         from casefile.app.graph_export import graph_data
 
-        return graph_data(self.sessions.current(case_id, history=True))
+        return graph_data(self.sessions.current(case_id, history=False))
 
     def follow(
         self,

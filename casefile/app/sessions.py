@@ -83,6 +83,19 @@ class CaseSessions:
         session.refresh()
         return session.projection
 
+    def glance(self, case_id: str) -> Projection:
+        """The case's current state, from the session already held if there is one, else
+        folded without keeping it (its snapshot written if due): a list of every case's
+        leaders costs one fold at a time, not a fold of every case for this object's life."""
+        held = self._sessions.get((case_id, True)) or self._sessions.get((case_id, False))
+        if held is not None:
+            held.refresh()
+            return held.projection
+        passing = CaseSession(self.store, case_id, history=False)
+        passing.refresh()
+        passing.save_snapshot()
+        return passing.projection
+
     def events(self, case_id: str, *, after: int = 0, upto: int | None = None) -> list[Event]:
         events = self.store.load(case_id, upto, after=after)
         if not events and after == 0:
