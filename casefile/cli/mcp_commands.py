@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+from pathlib import Path
 
 from casefile.cli.parsing import refuse_undecodable
 from casefile.errors import CasefileError
@@ -42,7 +43,10 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         connect_timeout_s=config.ssh_connect_timeout or 10.0,
     )
     db = args.db
-    return serve(lambda: open_service(db), args.actor, args.allow_run, ssh)
+    output_dir = Path(args.output_dir) if args.output_dir else None
+    if output_dir is not None and not output_dir.is_dir():
+        raise CasefileError(f"--output-dir: {args.output_dir} is not a directory")
+    return serve(lambda: open_service(db), args.actor, args.allow_run, ssh, output_dir)
 
 
 def register(
@@ -62,6 +66,12 @@ def register(
         "--allow-run",
         action="store_true",
         help="let the agent run probes here or over SSH (pasted output is always allowed)",
+    )
+    p.add_argument(
+        "--output-dir",
+        metavar="DIR",
+        help="the only directory the agent's report and export tools write under "
+        "(default: the directory the server starts in)",
     )
     # no set_defaults of a shared option here: ``common``'s actions are every command's, so a
     # default set through this parser would change it for all of them (it turned paging off)

@@ -17,6 +17,7 @@ import asyncio
 import json
 import logging
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from casefile import __version__
@@ -88,8 +89,11 @@ class Casefile:
         actor: str | None,
         allow_run: bool,
         ssh: SshSettings | None = None,
+        output_dir: Path | None = None,
     ):
         self._open = open_service
+        #: where report and export may write: the working directory the server started in
+        self.output_dir = (output_dir or Path.cwd()).resolve()
         self.ssh = ssh or SshSettings()
         self._service: CaseService | None = None
         self.actor = actor
@@ -153,7 +157,7 @@ class Casefile:
             self.running.add(cancel)
 
         def work() -> Any:
-            caller = Caller(self.service(), who, self.allow_run, cancel, self.ssh)
+            caller = Caller(self.service(), who, self.allow_run, cancel, self.ssh, self.output_dir)
             try:
                 return tool.answer(caller, arguments)
             finally:
@@ -297,11 +301,12 @@ def serve(
     actor: str | None,
     allow_run: bool,
     ssh: SshSettings | None = None,
+    output_dir: Path | None = None,
 ) -> int:
     """Serve one client over stdin/stdout until it goes away."""
     from mcp.server.stdio import stdio_server
 
-    state = Casefile(open_service, actor, allow_run, ssh)
+    state = Casefile(open_service, actor, allow_run, ssh, output_dir)
     server = build_server(state)
 
     async def main() -> None:

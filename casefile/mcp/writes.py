@@ -10,12 +10,12 @@ a command (here or over SSH) is allowed only when the server was started with
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from casefile.actions.spec import ActionSpec
-from casefile.actions.table import CONCLUDE
+from casefile.actions.table import CONCLUDE, EXPORT, REPORT
 from casefile.app.who import Who
 from casefile.errors import CasefileError, DomainError
 from casefile.mcp.schemas import action_of
@@ -48,11 +48,15 @@ class Caller:
     allow_run: bool
     cancel: CancelToken | None = None
     ssh: SshSettings = field(default_factory=SshSettings)
+    #: the only directory report and export write under (the server's working directory)
+    output_dir: Path = field(default_factory=Path.cwd)
 
 
 def run_row(caller: Caller, spec: ActionSpec, arguments: Mapping[str, Any]) -> dict[str, Any]:
     """A row's action from the tool's arguments, run on its case."""
     action = action_of(spec, arguments)
+    if spec is REPORT or spec is EXPORT:
+        action = _confined(action, caller.output_dir)
     service = caller.service
     case_id = service.library.resolve(str(arguments["case"])) if spec.on_case else ""
     who = caller.who if spec.stamped else Who()
@@ -65,6 +69,22 @@ def run_row(caller: Caller, spec: ActionSpec, arguments: Mapping[str, Any]) -> d
     if case_id:
         answer["case"] = case_id
     return answer
+
+
+def _confined(action: Any, root: Path) -> Any:
+    """The report or export with its path inside ``root``: an agent writes files only there
+    (a relative path is taken from it; ``..``, an absolute path elsewhere, or a symbolic link
+    leading out is refused), so it can never replace a file of its user's elsewhere."""
+    field_name = "path" if hasattr(action, "path") else "directory"
+    given = str(getattr(action, field_name))
+    wanted = Path(given) if Path(given).is_absolute() else root / given
+    resolved = wanted.resolve()
+    if resolved != root and root not in resolved.parents:
+        raise Refused(
+            f"{given!r} is outside {root}: this server writes reports and exports only under "
+            "the directory it was started in (--output-dir)"
+        )
+    return replace(action, **{field_name: str(resolved)})
 
 
 def _conclude(caller: Caller, case_id: str, action: Any, acknowledge: object) -> dict[str, Any]:

@@ -64,7 +64,7 @@ async def test_tools_are_the_action_table_rows_and_the_reads(db: str) -> None:
 
 
 async def test_each_tool_once(db: str, tmp_path: Path) -> None:
-    async with serve(db, "--allow-run") as s:
+    async with serve(db, "--allow-run", "--output-dir", str(tmp_path)) as s:
         cid = await new_case(s, symptom="10 tok/s", environment={"gpus": "8x H100"})
         assert (await s.call("list_cases"))["cases"][0]["id"] == cid
         await s.call("note", case=cid, text="first note")
@@ -119,10 +119,12 @@ async def test_each_tool_once(db: str, tmp_path: Path) -> None:
         with pytest.raises(ToolError, match="is not a probe run"):
             await s.call("experiment", case=cid, change="NCCL_P2P_DISABLE=1", baseline=3, variant=4)
         await s.call("conclude", case=cid, summary="the disk", acknowledge="a smoke test")
-        exported = await s.call("export", case=cid, directory=str(tmp_path / "export"))
+        exported = await s.call("export", case=cid, directory="export")
         assert (tmp_path / "export" / "events.jsonl").is_file(), exported
         await s.call("report", case=cid, path=str(tmp_path / "r.md"))
         assert (tmp_path / "r.md").is_file()
+        await s.call("report", case=cid, path="sub/../r2.md")
+        assert (tmp_path / "r2.md").is_file()
         resources = {str(r.uri) for r in (await s.session.list_resources()).resources}
         assert {f"casefile://{cid}/log", f"casefile://{cid}/report.md"} <= resources
         log = (await s.session.read_resource(f"casefile://{cid}/log")).contents[0]
@@ -243,3 +245,27 @@ async def test_the_guard_lets_a_measured_clear_leader_through(db: str) -> None:
     with open_service(db) as service:
         concluded = service.reader.events(cid)[-1]
     assert concluded.type == "case.concluded" and "acknowledged" not in concluded.payload
+
+
+async def test_report_and_export_write_only_under_the_output_directory(
+    db: str, tmp_path: Path
+) -> None:
+    """An agent cannot replace a file of its user's elsewhere: a path outside the directory
+    the server was given (absolute, ``..``, or a link leading out) is refused, and nothing
+    is written."""
+    inside = tmp_path / "out"
+    inside.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    precious = elsewhere / "notes.md"
+    precious.write_text("mine\n")
+    (inside / "link").symlink_to(elsewhere)
+    async with serve(db, "--output-dir", str(inside)) as s:
+        cid = await new_case(s)
+        for path in (str(precious), "../elsewhere/notes.md", "link/notes.md"):
+            with pytest.raises(ToolError, match="writes reports and exports only under"):
+                await s.call("report", case=cid, path=path)
+        with pytest.raises(ToolError, match="outside"):
+            await s.call("export", case=cid, directory=str(elsewhere / "case"))
+    assert precious.read_text() == "mine\n"
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["notes.md"]
