@@ -80,3 +80,19 @@ async def test_the_footer_is_not_rebuilt_under_a_dialog_and_catches_up_after(
         await pilot.pause(0.2)
         footer = {key.key for key in screen.query(FooterKey)}
         assert {"b", "n", "p", "q"} <= footer
+
+
+async def test_esc_closes_the_help_and_keeps_the_replay_step(db_url: str) -> None:
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot, case_ready(app))
+        screen = app.screen
+        assert isinstance(screen, CaseScreen)
+        await pilot.press("left")  # into replay: Esc would also leave it, but closes help first
+        await poll_until(pilot, lambda: screen.focus_seq is not None, what="no replay step")
+        step = screen.focus_seq
+        await pilot.press("question_mark")
+        await poll_until(pilot, lambda: bool(screen.query(HelpPane)))
+        await pilot.press("escape")
+        await poll_until(pilot, lambda: not screen.query(HelpPane), what="Esc did not close it")
+        assert screen.focus_seq == step

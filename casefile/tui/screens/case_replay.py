@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from textual import on
 from textual.widgets import Input
 
+from casefile.tui.widgets.help_pane import HelpPane
 from casefile.tui.widgets.status_bar import StatusBar
 from casefile.tui.widgets.timeline import Timeline
 
@@ -83,6 +84,10 @@ class ReplayControls(CaseScreenBase):
             # recorded as cancelled runs
             self.probe_cancel.cancel("cancelled from the TUI")
             self.query_one(StatusBar).change(notice="cancelling the probe…")
+            return
+        help_pane = self.query(HelpPane)
+        if help_pane:  # Esc closes the help as ? does, before it leaves the replay
+            help_pane.remove()
             return
         if self.query_one("#filter", Input).display:
             self._close_filter(clear=True)
