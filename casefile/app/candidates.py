@@ -44,14 +44,11 @@ def candidates(registry: Registry, projection: Projection) -> list[Candidate]:
     ``intake <id>``, at no cost: a person knows whether the slowdown followed an upgrade
     sooner than a benchmark can show it."""
     from casefile.domain.beliefs.ranking import EXPERIMENT_PREFIX, INTAKE_PREFIX, Candidate, feeds
+    from casefile.domain.beliefs.rules_read import rules_read
 
     probes = registry.all_probes()
     out = []
-    read = {
-        str(state.rule.get("id"))
-        for state in projection.evidence.values()
-        if state.active and state.rule is not None
-    }
+    read = rules_read(projection).keys()  # kept with the fold, not walked per status
     for playbook in registry.all_playbook_versions():
         for rule in playbook.rules:
             if not opened_from(projection, rule.question, playbook.ref):

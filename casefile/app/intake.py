@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 from casefile.app.candidates import case_playbooks
 from casefile.app.who import NOW, Who
 from casefile.domain import triage
+from casefile.domain.beliefs.by_observation import evidence_of
+from casefile.domain.beliefs.fact_names import fact_names
 from casefile.domain.facts import Fact
 from casefile.errors import DomainError
 
@@ -196,6 +198,9 @@ class _LazyFacts:
             return None  # another setup's facts do not describe the case's system
         if not self._may_give(str(stub.get("probe")), wanted):
             return None
+        names = fact_names(self.projection, seq)
+        if names is not None and wanted.isdisjoint(names):
+            return None  # holds no fact of those names: not read from the store
         return question.from_facts(seq, self._facts(seq))
 
     def _may_give(self, name: str, wanted: frozenset[str]) -> bool:
@@ -224,7 +229,8 @@ def _counted_by(projection: Projection, playbook: Playbook, known: Known) -> str
     if known.observation_seq is None or known.fact is None:
         return None
     reads = {rule.id for rule in playbook.rules if known.fact in rule.reads}
-    for state in projection.evidence.values():
+    for eid in evidence_of(projection, known.observation_seq):
+        state = projection.evidence[eid]
         rule: dict[str, Any] | None = state.rule
         if (
             state.active

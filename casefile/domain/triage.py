@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from itertools import islice
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from casefile.domain import commands
 from casefile.domain.beliefs.projection import Projection
+from casefile.domain.beliefs.rules_read import rules_read
 from casefile.domain.event_types import new_event
 from casefile.domain.event_types.evidence import IntakeRef, IntakeSource, RuleRef
 from casefile.domain.event_types.experiment import ExperimentRecorded, StatedOutcome
@@ -43,46 +43,7 @@ GPU_MODEL_FACTS = ("nccl.device", "name", "gpu.name")
 def active_answer(projection: Projection, question: IntakeQuestion) -> tuple[str, str] | None:
     """(evidence id, answer) of the answer in force for an intake question, if any: the last
     active evidence its rule wrote."""
-    return _answers(projection).get(question.rule_id)
-
-
-@dataclass
-class _Answers:
-    """The answers in force by rule id, over the first ``count`` pieces of evidence."""
-
-    count: int = 0
-    by_rule: dict[str, tuple[str, str]] = field(default_factory=dict)
-
-
-def _answers(projection: Projection) -> dict[str, tuple[str, str]]:
-    """The answers in force, kept up to date as evidence is folded: only new evidence is read
-    (evidence is only ever added, and only new evidence supersedes old), and a rule is read
-    again in full only when its answer was superseded. A recorded run asks for them twice;
-    reading all the evidence each time grew as the square of an ingest."""
-    index: _Answers = projection.indexes.setdefault("answers", _Answers())
-    evidence = projection.evidence
-    new = len(evidence) - index.count
-    if new <= 0:
-        return index.by_rule
-    # the newest, back to those already read (a dict iterates in reverse at no cost)
-    for state in reversed(list(islice(reversed(evidence.values()), new))):
-        rule = state.rule
-        rule_id = rule.get("id") if rule is not None else None
-        if isinstance(rule_id, str) and state.active:
-            index.by_rule[rule_id] = (state.id, str(state.outcome))
-    for rid, (eid, _) in list(index.by_rule.items()):
-        if not evidence[eid].active:  # superseded since: the last answer still in force
-            found = None
-            for state in evidence.values():
-                rule = state.rule
-                if state.active and rule is not None and rule.get("id") == rid:
-                    found = (state.id, str(state.outcome))
-            if found is None:
-                del index.by_rule[rid]
-            else:
-                index.by_rule[rid] = found
-    index.count = len(evidence)
-    return index.by_rule
+    return rules_read(projection).get(question.rule_id)
 
 
 #: What the expected-rate table reads from the case when a run leaves it unsaid: the intake

@@ -18,7 +18,6 @@ from casefile.app.views.common import (
     HypothesisRow,
     QuestionRow,
     build_case_header,
-    event_at,
     hypothesis_rows,
     question_row,
 )
@@ -129,11 +128,6 @@ def set_aside_reasons(projection: Projection) -> dict[int, str]:
     return {int(r["seq"]): str(r["reason"]) for r in projection.set_asides}
 
 
-def _hash_of(projection: Projection, seq: int) -> str | None:
-    event = event_at(projection, seq)
-    return None if event is None else event.hash
-
-
 def _decisive_row(item: Decisive) -> DecisiveRow:
     return DecisiveRow(
         evidence=item.evidence_id,
@@ -157,5 +151,5 @@ def _conclusion(projection: Projection) -> Conclusion | None:
         root_cause=done.get("root_cause"),
         recommendations=tuple(done.get("recommendations", ())),
         lessons=tuple(done.get("lessons", ())),
-        hash=_hash_of(projection, seq),
+        hash=projection.concluded_hash,
     )

@@ -41,6 +41,7 @@ The JSON (lists are in the projection's own order, so a restored fold dumps to t
 
     case          [case_id, title, symptom, last_seq, last_hash]
     concluded     the case.concluded record, or null
+    concluded_hash  the hash of its event, or null
     questions     [{id, text, catch_all, playbook, seq, evidence, sums, support, nodes,
                   answers}]
                   nodes: [id, parent, text, prior, meaning, retired, reason, seq, requires,
@@ -55,6 +56,8 @@ The JSON (lists are in the projection's own order, so a restored fold dumps to t
     probe_runs    {seq, hash, shape, shapes, stdout_artifact, stderr_artifact}
     observations  {seq, hash, shape, shapes, probe_run_seq}
                   a stub is its shape (the keys that repeat from run to run) plus columns
+    fact_names    [column, table]: each observation's sorted distinct fact names, interned
+                  (see :mod:`~casefile.domain.beliefs.fact_names`)
     set_asides    the folded set-aside records (payload, seq, hash)
     experiments   the folded experiment records (payload, seq, hash), in seq order
     environment   the case's environment (``--env`` when it was opened)
@@ -78,11 +81,14 @@ import json
 import zlib
 from typing import Any
 
+from casefile.domain.beliefs.fact_names import INDEX as FACT_NAMES
+from casefile.domain.beliefs.fact_names import fact_names
 from casefile.domain.beliefs.fold_columns import Binary as _Binary
 from casefile.domain.beliefs.fold_columns import FoldUnreadable as FoldUnreadable
 from casefile.domain.beliefs.fold_columns import Section as _Section
 from casefile.domain.beliefs.fold_columns import all_of as _all
 from casefile.domain.beliefs.fold_columns import check as _check
+from casefile.domain.beliefs.fold_columns import picks as _picks
 from casefile.domain.beliefs.fold_evidence import dump_evidence as _evidence
 from casefile.domain.beliefs.fold_evidence import is_rule as _is_rule
 from casefile.domain.beliefs.fold_evidence import restore_evidence as _restore_evidence
@@ -96,7 +102,7 @@ from casefile.domain.beliefs.fold_state import restore_warnings as _restore_warn
 from casefile.domain.beliefs.projection import Projection
 from casefile.domain.collector import collector_paused
 
-ENGINE_VERSION = "fold-5"
+ENGINE_VERSION = "fold-6"
 
 #: The keys of a probe run's payload that a restored projection keeps (graph building and
 #: event detail read them; ``assess_evidence`` only needs the seq).
@@ -147,6 +153,7 @@ def _state(p: Projection, binary: _Binary) -> dict[str, Any]:
     return {
         "case": [p.case_id, p.title, p.symptom, p.last_seq, p.last_hash],
         "concluded": p.concluded,
+        "concluded_hash": p.concluded_hash,
         "questions": [_question(q) for q in p.questions.values()],
         "evidence": _evidence(p, binary),
         "probe_runs": _stubs(
@@ -155,6 +162,7 @@ def _state(p: Projection, binary: _Binary) -> dict[str, Any]:
         "observations": _stubs(
             p.observations, p.observation_hashes, OBSERVATION_KEYS, _OBSERVATION_VARYING, binary
         ),
+        "fact_names": _fact_names(p, binary),
         "set_asides": p.set_asides,
         "experiments": list(p.experiments.values()),
         "environment": p.environment,
@@ -165,6 +173,13 @@ def _state(p: Projection, binary: _Binary) -> dict[str, Any]:
             "catch_all": [[q, rising] for q, rising in catch_all.items()],
         },
     }
+
+
+def _fact_names(p: Projection, binary: _Binary) -> list[Any]:
+    column = [fact_names(p, seq) or () for seq in p.observations]
+    table = list(dict.fromkeys(column))
+    position = {names: k for k, names in enumerate(table)}
+    return [binary.ints([position[n] for n in column], below=len(table)), [list(t) for t in table]]
 
 
 # --- restore ----------------------------------------------------------------------------------
@@ -224,11 +239,14 @@ def _projection(state: dict[str, Any], section: _Section) -> Projection:
         or (concluded.__class__ is dict and concluded.get("seq").__class__ is int),
         "concluded",
     )
+    concluded_hash = state["concluded_hash"]
+    _check(concluded_hash.__class__ is (_NONE if concluded is None else str), "concluded hash")
     p = Projection(
         case_id=case_id,
         title=title,
         symptom=symptom,
         concluded=concluded,
+        concluded_hash=concluded_hash,
         base_seq=base_seq,
         base_hash=base_hash,
     )
@@ -249,6 +267,11 @@ def _projection(state: dict[str, Any], section: _Section) -> Projection:
     p.observations, p.observation_hashes = _restore_stubs(
         state["observations"], _OBSERVATION_VARYING, section
     )
+    indices, table = state["fact_names"]
+    names = [tuple(_all(t, (str,), "fact names")) for t in _all(table, (list,), "fact names")]
+    column = _picks(section.ints(indices, "fact names"), names, "fact names")
+    _check(len(column) == len(p.observations), "fact names")
+    p.indexes[FACT_NAMES] = dict(zip(p.observations, column, strict=True))
     set_asides = _all(state["set_asides"], (dict,), "set-aside records")
     for record in set_asides:
         _check(record.get("seq").__class__ is int, "set-aside seq")

@@ -15,6 +15,8 @@ import itertools
 from collections.abc import Callable
 from typing import Any, cast
 
+from casefile.domain.beliefs.by_observation import INDEX as BY_OBSERVATION
+from casefile.domain.beliefs.by_observation import ByObservation
 from casefile.domain.beliefs.fold_columns import Binary as _Binary
 from casefile.domain.beliefs.fold_columns import Section as _Section
 from casefile.domain.beliefs.fold_columns import all_of as _all
@@ -22,6 +24,8 @@ from casefile.domain.beliefs.fold_columns import check as _check
 from casefile.domain.beliefs.fold_columns import only as _only
 from casefile.domain.beliefs.fold_columns import picks as _picks
 from casefile.domain.beliefs.projection import EvidenceState, Projection
+from casefile.domain.beliefs.rules_read import INDEX as RULES_READ
+from casefile.domain.beliefs.rules_read import RulesRead
 
 #: Evidence payload fields beyond the ones every evidence has, kept as nullable columns.
 _OPTIONAL = ("probe_run_seq", "observation_seq", "rule", "outcome", "statistic", "supersedes")
@@ -276,3 +280,13 @@ def restore_evidence(p: Projection, columns: dict[str, Any], section: _Section) 
         _check(k.__class__ is int and 0 <= k < count, "superseded evidence")
         _check(newer in evidence, f"superseding evidence {newer!r}")
         evidence[ids[k]].superseded_by = newer
+    # the rules read, from the columns at hand: a warm status never walks the evidence for them
+    read = RulesRead(count)
+    for eid, rule, outcome in zip(ids, optional["rule"], optional["outcome"], strict=True):
+        if rule is not None and evidence[eid].superseded_by is None:
+            read.by_rule[rule["id"]] = (eid, str(outcome))
+    p.indexes[RULES_READ] = read
+    by_observation = ByObservation(count)
+    for eid, seq in zip(ids, optional["observation_seq"], strict=True):
+        by_observation.add(seq, eid)
+    p.indexes[BY_OBSERVATION] = by_observation

@@ -185,6 +185,7 @@ class _Folder:
 
     def _case_concluded(self, event: Event, payload: dict[str, Any]) -> None:
         self.p.concluded = dict(payload, seq=event.seq)
+        self.p.concluded_hash = event.hash
 
     # --- questions and hypotheses ----------------------------------------------------------
 

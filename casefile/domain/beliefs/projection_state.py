@@ -91,6 +91,8 @@ class Projection:
     #: the case's environment as opened (``--env KEY=VALUE``): intake reads it
     environment: dict[str, str] = field(default_factory=dict)
     concluded: dict[str, Any] | None = None
+    #: the hash of the case.concluded event (a restored fold holds no events to find it in)
+    concluded_hash: str | None = None
     _graph: Any = None
     snapshots: dict[str, QuestionSnapshot] = field(default_factory=dict)
     base_seq: int = 0
@@ -101,8 +103,9 @@ class Projection:
     #: ``scoring``); keyed by (what, seq), bounded by whoever fills it
     _derived: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
     #: indexes readers keep over what this fold has folded, updated as it grows rather than
-    #: rebuilt per question (``commands._next_id``'s first free ids, ``triage``'s answers in
-    #: force); never saved with a fold, so a restored one builds them once
+    #: rebuilt per question (``commands._next_id``'s first free ids, the rules read and answers in
+    #: force); never saved with a fold: a restored one builds them once, or starts them from
+    #: the saved columns (``rules_read``, ``by_observation``, ``fact_names``)
     indexes: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     #: whether folding records a step per event (replay, pivots, surprise); a fold for the
     #: current state only (a one-shot status, a write) skips it: same state, a third faster

@@ -1,0 +1,47 @@
+"""The evidence each observation gave: observation seq → evidence ids, in fold order.
+
+Intake asks it of a known answer (was the reading it rests on already counted by a probe's
+rule?) on every ``status``; walking a long case's evidence for it grew with the case. It is
+kept in the fold's indexes and updated as evidence is folded (only new evidence is read:
+evidence is only ever added). A fold restored from a snapshot starts it from the saved
+evidence columns (``fold_evidence``). Whether each evidence is still active is asked of the
+fold when read, so superseding needs no update here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import islice
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from casefile.domain.beliefs.projection import Projection
+
+#: the key of :class:`ByObservation` in ``Projection.indexes``
+INDEX = "evidence-by-observation"
+
+
+@dataclass
+class ByObservation:
+    """Observation seq → the ids of the evidence that names it, over the first ``count``
+    pieces of evidence."""
+
+    count: int = 0
+    ids: dict[int, list[str]] = field(default_factory=dict)
+
+    def add(self, observation_seq: int | None, evidence_id: str) -> None:
+        if observation_seq is not None:
+            self.ids.setdefault(observation_seq, []).append(evidence_id)
+
+
+def evidence_of(projection: Projection, observation_seq: int) -> list[str]:
+    """The ids of the evidence (active or not) that names observation ``observation_seq``,
+    in fold order."""
+    index: ByObservation = projection.indexes.setdefault(INDEX, ByObservation())
+    evidence = projection.evidence
+    new = len(evidence) - index.count
+    if new > 0:
+        for state in reversed(list(islice(reversed(evidence.values()), new))):
+            index.add(state.observation_seq, state.id)
+        index.count = len(evidence)
+    return index.ids.get(observation_seq, [])

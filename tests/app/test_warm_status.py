@@ -1,0 +1,161 @@
+"""A warm status (the fold restored from a snapshot) reads what it needs from the indexes the
+restore starts, not by walking the case's evidence and observations: the rules read, the
+evidence of each observation and the fact names of each observation. Every view is the same
+bytes as from a fold of the events, on the reference case and every development case."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from casefile.app import fold_cache, intake
+from casefile.app.service import CaseService
+from casefile.domain.beliefs import Projection, project
+from casefile.domain.beliefs.by_observation import evidence_of
+from casefile.domain.beliefs.evidence import EvidenceState
+from casefile.domain.beliefs.fact_names import fact_names, names_of
+from casefile.domain.beliefs.fold_codec import dump_fold, restore_fold
+from casefile.domain.beliefs.rules_read import rules_read
+from casefile.store.casedir import read_case_dir
+from casefile.store.sql import SqlEventStore
+from tests.cli.conftest import builtin_registry
+from tests.triage.devset import case_dirs
+
+ROOT = Path(__file__).resolve().parents[2]
+REGISTRY = builtin_registry()  # the installation's playbooks and probes
+CASES = [ROOT / "casefile" / "reference" / "glm5-pcie-pivot", *case_dirs()]
+
+
+@pytest.fixture(autouse=True)
+def snapshot_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("CASEFILE_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(fold_cache, "SNAPSHOT_AFTER", 1)
+    yield
+
+
+def views(store: SqlEventStore, case_id: str) -> str:
+    """What ``status --json`` and ``intake --list`` show, as one string of bytes to compare."""
+    service = CaseService(store, REGISTRY)
+    try:
+        status = service.reader.status(case_id).to_json()
+        intake = [dataclasses.asdict(item) for item in service.reader.intake(case_id)]
+        service.flush()
+    finally:
+        service.close()
+    return json.dumps([status, intake], sort_keys=True, default=repr)
+
+
+@pytest.mark.parametrize("case_dir", CASES, ids=lambda p: p.name)
+def test_a_warm_status_is_the_same_bytes_as_a_fold_of_the_events(
+    case_dir: Path, tmp_path: Path
+) -> None:
+    events, artifacts = read_case_dir(case_dir)
+    case_id = events[0].case_id
+    with SqlEventStore(f"sqlite:///{tmp_path / 'cases.db'}") as store:
+        store.import_case(events, artifacts)
+        cold = views(store, case_id)  # folds the events, then saves the snapshot
+        assert store.load_snapshot(case_id, fold_cache.engine_key()) is not None
+        assert views(store, case_id) == cold  # from the snapshot
+
+
+def indexes_of(p: Projection) -> tuple[Any, ...]:
+    observations = {seq: evidence_of(p, seq) for seq in p.observations}
+    names = {seq: fact_names(p, seq) for seq in p.observations}
+    return dict(rules_read(p)), observations, names
+
+
+@pytest.mark.parametrize("case_dir", CASES, ids=lambda p: p.name)
+def test_the_restored_indexes_are_those_of_a_fold_of_the_events(case_dir: Path) -> None:
+    events, _ = read_case_dir(case_dir)
+    folded = project(events, trajectory=False)
+    restored = restore_fold(dump_fold(folded))
+    assert indexes_of(restored) == indexes_of(folded)
+    for seq, payload in folded.observations.items():
+        assert fact_names(restored, seq) == names_of(payload["facts"])
+    # and they keep up with what is folded after the restore (evidence that supersedes)
+    half = len(events) // 2
+    start = restore_fold(dump_fold(project(events[:half], trajectory=False)))
+    start.keeps_trajectory = False
+    assert indexes_of(project(events[half:], into=start)) == indexes_of(folded)
+
+
+def test_a_restored_fold_answers_without_walking_its_evidence(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    events, _ = read_case_dir(CASES[0])
+    restored = restore_fold(dump_fold(project(events, trajectory=False)))
+    walked: list[str] = []
+    rule = EvidenceState.rule
+
+    def spy(self: EvidenceState) -> Any:
+        walked.append(self.id)
+        return rule.fget(self)  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(EvidenceState, "rule", property(spy))
+    assert rules_read(restored)  # the reference case's rules were read
+    seqs = [s for s in restored.observations if evidence_of(restored, s)]
+    assert seqs and walked == []
+
+
+ARTIFACTS = CASES[0] / "artifacts"
+#: reference-case outputs an ingest turns into observations (with facts no intake asks for)
+OUTPUTS = (
+    ("nvidia-smi topo -m", "cf361f834325b6ef92ffb30d36a49547b80cd93bbbe629f227589988068776ce"),
+    ("nvidia-smi -q", "c79962d07c6d5e30d3d04e800bdf3e57c485426e497e307f3c79baecbb7e25c2"),
+    (
+        "nvidia-smi --query-gpu=index,utilization.gpu,utilization.memory,power.draw,power.limit"
+        " --format=csv",
+        "2962102382aa9817a0bdccf0054968502bda19f194c362adac480825fc2dcc12",
+    ),
+)
+
+
+def playbook_case(store: SqlEventStore, case_id: str = "pb") -> None:
+    """A case opened from the gpu-throughput playbook, one intake question answered, and a
+    transcript of readings ingested (observations whose facts answer no open question)."""
+    service = CaseService(store, REGISTRY)
+    service.writer.new_case("bench", case_id=case_id, playbook="gpu-throughput")
+    service.writer.answer_intake(case_id, {"platform": "vm"}, known=True)
+    log = "".join(
+        f"$ ssh gpu-box {command}\n{(ARTIFACTS / digest).read_text()}"
+        for _ in range(4)
+        for command, digest in OUTPUTS
+    )
+    proposal = service.probing.propose_ingest(log.encode(), "shell-log", load="under-load")
+    service.probing.ingest(case_id, proposal)
+    service.close()
+
+
+def test_intake_reads_from_the_store_only_observations_holding_a_wanted_fact(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with SqlEventStore(f"sqlite:///{tmp_path / 'cases.db'}") as store:
+        playbook_case(store)
+        cold = views(store, "pb")
+        folded = project(store.load("pb"), trajectory=False)
+        reads: list[int] = []
+        facts = intake._LazyFacts._facts
+
+        def spy(self: Any, seq: int) -> Any:
+            reads.append(seq)
+            return facts(self, seq)
+
+        monkeypatch.setattr(intake._LazyFacts, "_facts", spy)
+        assert views(store, "pb") == cold  # from the snapshot
+    wanted = {
+        spec.fact
+        for question in REGISTRY.playbook("gpu-throughput").intake
+        for spec in question.facts
+    }
+    holding = {
+        seq
+        for seq, payload in folded.observations.items()
+        if wanted.intersection(names_of(payload["facts"]))
+    }
+    assert reads and len(holding) < len(folded.observations)
+    assert set(reads) <= holding  # none read that holds no fact of a wanted name
