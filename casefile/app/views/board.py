@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from casefile.app.views.common import CaseHeader, build_case_header
 from casefile.app.views.names import names_table
-from casefile.app.views.standing import Reached, standing
+from casefile.app.views.standing import UNLIKELY, Reached, standing
 from casefile.app.views.steps import ProbeRow
 from casefile.app.views.summaries import summarise
 from casefile.app.views.warning_groups import WarningRow
@@ -82,6 +82,8 @@ class TreeRow:
     series: tuple[float, ...]  # confidence at each of the last evidence steps, oldest first
     #: with "does not apply": the answer that rules it out and its seq
     reason: str | None = None
+    #: with "unlikely": the confidence it held before evidence (its prior), as the report says
+    prior: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -350,6 +352,7 @@ def _tree_rows(
             trend=trend,
             series=series,
             reason=reason,
+            prior=_prior(reached, hid, value) if status == UNLIKELY else None,
         )
 
     for position in _depth_first(structure.parent):
@@ -365,6 +368,13 @@ def _tree_rows(
         rows.append(row(hid, structure.depth[position], status, reason))
     rows.append(row(structure.catch_all, 0, "catch-all"))
     return rows
+
+
+def _prior(reached: Reached | None, hid: str, value: float) -> float:
+    """The prior an "unlikely" hypothesis is shown with: what it held before its first
+    evidence, or its confidence where no evidence weighed it yet."""
+    prior = reached.prior(hid) if reached is not None else None
+    return value if prior is None else prior
 
 
 def _depth_first(parent: Sequence[int]) -> list[int]:

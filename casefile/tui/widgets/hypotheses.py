@@ -1,6 +1,7 @@
 """The hypothesis tree at the focused step: per question a header (leader, strongest
 alternative, a "never measured" flag), then each hypothesis with its confidence as a number and
-a bar, a sparkline of its last evidence steps on a fixed 0–1 scale, its trend and its status.
+a bar, a sparkline of its last evidence steps on a fixed 0–1 scale, its trend and its status
+("unlikely" says the prior, as the report does, where the width allows).
 
 The leader, the alternative and the warning sit in the header so they are on screen without
 scrolling; each is a word or a glyph as well as a colour.
@@ -15,6 +16,7 @@ from rich.segment import Segment
 from rich.style import Style
 
 from casefile.app.views.board import SPARK_POINTS, Frame, FrameQuestion, TreeRow
+from casefile.app.views.standing import UNLIKELY, unlikely_words
 from casefile.text_safety import line as visible
 from casefile.tui.glyphs import bar, percent, sparkline, trend
 from casefile.tui.widgets.rows import RowList, cells
@@ -134,6 +136,10 @@ def hypothesis_text(row: TreeRow, width: int) -> str:
     spark = sparkline(row.series, SPARK_POINTS)
     status = STATUS_WORDS.get(row.status, row.status)
     fixed = f"{label} {bar(row.confidence)} {percent(row.confidence)} {spark} {trend(row.trend)}"
+    if row.status == UNLIKELY and row.prior is not None:
+        said = unlikely_words(row.prior)  # as the report says it, where the width allows
+        if len(fixed) + len(said) + 1 <= width:
+            status = said
     tail = f" {status}" if status else ""
     text_room = width - len(fixed) - len(tail) - 2
     wording = f"  {visible(row.text)}" if text_room > 8 else ""
