@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from casefile.app.views.times import LOCAL, timestamp
+from casefile.app.views.times import LOCAL, compact_timestamp, timestamp, timestamp_parts
 
 #: One glyph per eighth, from empty to full.
 SPARK = " ▁▂▃▄▅▆▇█"
@@ -55,6 +55,17 @@ def short_time(when: str) -> str:
     """A stored time as the CLI's lines show it, in the machine's zone and saying which
     (``2026-03-02 10:51 +01:00``): one format for both front ends."""
     return timestamp(when, LOCAL)
+
+
+def compact_time(when: str, newest: str) -> str:
+    """A time in a column whose zone is said once, above it (``03-02 10:51``; the year or the
+    zone only where they differ from ``newest``'s)."""
+    return compact_timestamp(when, newest, LOCAL)
+
+
+def zone_said(when: str) -> str:
+    """The zone ``when`` is shown in (``UTC``, ``+01:00``): a column's header says it once."""
+    return timestamp_parts(when, LOCAL)[2]
 
 
 def long_time(when: str) -> str:

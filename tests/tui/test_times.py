@@ -9,6 +9,7 @@ import time
 import pytest
 from rich.style import Style
 
+from casefile.app.views.times import LOCAL, compact_timestamp, timestamp_parts
 from casefile.tui.screens.case import CaseScreen
 from casefile.tui.widgets.timeline import Timeline
 from tests.cli.conftest import CLI, cli, cli_registry  # noqa: F401  (fixtures)
@@ -40,7 +41,9 @@ async def test_the_timeline_and_the_detail_show_the_clis_local_time(
         assert isinstance(screen, CaseScreen)
         timeline = screen.query_one(Timeline)
         drawn = "".join(s.text for s in timeline.row_segments(29 - 1, 200, Style()))
-        assert "2026-03-02 15:21 +05:30" in drawn
+        # the zone said once, in the border's title; each row the time without it or the year
+        assert drawn.startswith("    29 03-02 15:21 user "), drawn
+        assert timeline.border_title == "times in +05:30"
 
         def screen_text() -> str:
             return app.export_screenshot().replace("&#160;", " ")
@@ -75,3 +78,20 @@ def test_a_time_typed_in_the_jump_dialog_is_in_the_zone_shown(
         find_step("2026-03-02T09:00", rows)  # 03:30 UTC, before the case
     with pytest.raises(ValueError, match="neither a seq nor a time"):
         find_step("15h21", rows)
+
+
+def test_the_compact_time_says_the_year_and_zone_only_where_they_differ() -> None:
+    newest = "2026-03-02T09:51:00Z"
+    assert compact_timestamp("2026-03-02T09:03:15.000000Z", newest) == "03-02 09:03"
+    assert compact_timestamp("2025-12-31T23:59:00Z", newest) == "2025-12-31 23:59"
+    assert compact_timestamp("not a time", newest) == "not a time"
+    # a change of offset in between (daylight saving) is said on the rows it differs on
+    cet = "CET-1CEST,M3.5.0,M10.5.0/3"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TZ", cet)
+        time.tzset()
+        summer = "2026-07-01T10:00:00Z"
+        assert compact_timestamp(summer, summer, LOCAL) == "07-01 12:00"
+        assert compact_timestamp("2026-03-02T09:51:00Z", summer, LOCAL) == "03-02 10:51 +01:00"
+        assert timestamp_parts(summer, LOCAL)[2] == "+02:00"
+    time.tzset()

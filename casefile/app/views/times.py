@@ -85,3 +85,30 @@ def timestamp(when: str, zone: Zone = UTC, *, seconds: bool = False) -> str:
     if seconds:
         shown += f":{moment.second:02d}"
     return f"{shown} {_offset_label(moment.utcoffset())}"
+
+
+#: what :func:`timestamp` gives: year, month-day and time, zone
+_SHOWN = re.compile(r"(-?\d{4,})-(\d\d-\d\d \d\d:\d\d(?::\d\d)?) (\S+)")
+
+
+def timestamp_parts(when: str, zone: Zone = UTC) -> tuple[str, str, str]:
+    """:func:`timestamp` cut into its year, the rest (``03-02 10:03``) and the zone; a time
+    that cannot be read is its own rest, with no year or zone."""
+    shown = timestamp(when, zone)
+    parts = _SHOWN.fullmatch(shown)
+    if parts is None:
+        return "", shown, ""
+    year, rest, label = parts.groups()
+    return year, rest, label
+
+
+def compact_timestamp(when: str, newest: str, zone: Zone = UTC) -> str:
+    """A stored time as a column of times shows it once the zone is said above it
+    (``03-02 10:03``): the year only where it is not ``newest``'s, the zone only where it is
+    not ``newest``'s (a change of offset in between, daylight saving)."""
+    year, rest, label = timestamp_parts(when, zone)
+    if not year:  # not a time: shown as it is
+        return rest
+    newest_year, _, newest_label = timestamp_parts(newest, zone)
+    shown = rest if year == newest_year else f"{year}-{rest}"
+    return shown if label == newest_label else f"{shown} {label}"

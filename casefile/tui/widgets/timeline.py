@@ -1,7 +1,9 @@
 """The timeline: every event of the case, one row each, virtualised.
 
 Rows after the replay focus are dimmed (what had not happened yet); pivots, surprises,
-set-aside readings and warnings carry a glyph as well as a colour. A filter (``/``) hides the
+set-aside readings and warnings carry a glyph as well as a colour. The border's title says the
+zone once; each row shows the time without it, and the year only where it is not the newest
+row's. A filter (``/``) hides the
 rows that do not match, by text, type or actor, without losing the cursor's event.
 """
 
@@ -16,7 +18,7 @@ from rich.style import Style
 from casefile.app.views.board import TimelineRow
 from casefile.domain.event_types import label
 from casefile.text_safety import line as visible
-from casefile.tui.glyphs import short_time
+from casefile.tui.glyphs import compact_time, zone_said
 from casefile.tui.widgets.rows import RowList, cells
 
 
@@ -41,6 +43,8 @@ class Timeline(RowList):
         to the newest event, as a live view does."""
         chosen = self.chosen_seq()
         self.rows = rows
+        # the zone, said once above the times (each row shows the time without it)
+        self.border_title = f"times in {zone_said(rows[-1].when)}" if rows else ""
         self._apply_filter()
         self.rows_changed()
         if follow:
@@ -113,7 +117,8 @@ class Timeline(RowList):
         row = self.row_at(index)
         if row is None:
             return []
-        head = f"{row.seq:>6} {short_time(row.when)} {cells(visible(row.actor), 9)} "
+        when = compact_time(row.when, self.rows[-1].when)
+        head = f"{row.seq:>6} {when} {cells(visible(row.actor), 9)} "
         marks = cells(row.glyphs, 3)
         kind = cells(label(row.type), 11)  # the type in the width of a column
         rest = max(0, width - len(head) - len(marks) - len(kind) - 2)
