@@ -18,7 +18,7 @@ from casefile.app.views import (
 )
 from casefile.cli.render import render_status
 from casefile.domain.beliefs import Projection, project
-from casefile.domain.beliefs.ranking import NextStep
+from casefile.domain.beliefs.ranking import NextStep, ProbeStep
 from casefile.domain.beliefs.scoring import decisive_evidence
 from casefile.domain.events import Event
 from tests.app.view_cases import StoreCase, reference_case, small_case
@@ -158,14 +158,38 @@ def test_next_steps_are_grouped_by_rule_in_rank_order() -> None:
     assert data["next_steps"][0] == {
         "probe": "dmon", "rule": "busy", "rule_version": 1, "question": "q",
         "expected_gain_bits": 0.5, "cost": "cheap", "load": "under-load", "rationale": "why busy",
-        "separates": "",
+        "separates": "", "leaders_gain_bits": 0.0, "ranked_bits": 0.0,
     }  # fmt: skip
     assert data["next_step_groups"][0]["probes"] == [
         {"probe": "dmon", "cost": "cheap"},
         {"probe": "nvml", "cost": "moderate"},
     ]
     text = render_status(view)
-    assert "  1. 0.500 bits  rule busy under load: dmon (cheap), nvml (moderate)" in text
+    assert (
+        "  1. 0.000 ranked  0.500 bits  rule busy under load: dmon (cheap), nvml (moderate)" in text
+    )
+
+
+def test_next_steps_show_the_figure_they_are_ranked_by() -> None:
+    """The order weighs the leaders' bits by cost: a cheap step telling less in all comes
+    before a moderate one telling more, and the lines show the figure that puts it there."""
+    ranked = [
+        NextStep("dmon", "busy", 1, "q", 0.050, "cheap", "idle", "", leaders_gain_bits=0.040),
+        NextStep("nvml", "link", 1, "q", 0.059, "moderate", "idle", "", leaders_gain_bits=0.042),
+    ]
+    probes = [
+        ProbeStep("dmon", "q", 0.050, ("busy",), "cheap", "idle", leaders_gain_bits=0.040),
+        ProbeStep("nvml", "q", 0.059, ("link",), "moderate", "idle", leaders_gain_bits=0.042),
+    ]
+    view = build_status(small_case().projection, next_steps=ranked, best_probes=probes)
+    text = render_status(view).splitlines()
+    assert "  1. 0.038 ranked  0.050 bits  rule busy: dmon (cheap)" in text
+    assert "  2. 0.036 ranked  0.059 bits  rule link: nvml (moderate)" in text
+    assert "  1. 0.038 ranked  0.050 bits  dmon (cheap): busy" in text
+    data = view.to_json()
+    assert [g["ranked_bits"] for g in data["next_step_groups"]] == pytest.approx([0.038, 0.0357])
+    assert data["best_probes"][1]["leaders_gain_bits"] == 0.042
+    assert data["best_probes"][1]["ranked_bits"] == pytest.approx(0.0357)
 
 
 def test_views_are_frozen_plain_data_with_no_way_back_into_the_fold(

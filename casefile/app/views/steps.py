@@ -13,7 +13,7 @@ from typing import Any
 
 from casefile.domain.beliefs.ranking import EXPERIMENT_PREFIX as EXPERIMENT_PREFIX
 from casefile.domain.beliefs.ranking import INTAKE_PREFIX as INTAKE_PREFIX
-from casefile.domain.beliefs.ranking import NextStep, ProbeStep
+from casefile.domain.beliefs.ranking import NextStep, ProbeStep, cost_weighted
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +29,13 @@ class NextStepRow:
     load: str
     rationale: str
     separates: str = ""
+    #: what it tells about the three leading hypotheses (bits): the order's first measure
+    leaders_gain_bits: float = 0.0
+
+    @property
+    def ranked_bits(self) -> float:
+        """What the order is by: the leaders' bits at the step's cost."""
+        return cost_weighted(self.leaders_gain_bits, self.cost)
 
     @classmethod
     def of(cls, step: NextStep) -> NextStepRow:
@@ -42,6 +49,7 @@ class NextStepRow:
             step.load,
             step.rationale,
             step.separates,
+            step.leaders_gain_bits,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -55,6 +63,8 @@ class NextStepRow:
             "load": self.load,
             "rationale": self.rationale,
             "separates": self.separates,
+            "leaders_gain_bits": self.leaders_gain_bits,
+            "ranked_bits": self.ranked_bits,
         }
 
 
@@ -78,6 +88,8 @@ class NextStepGroup:
     load: str
     probes: tuple[ProbeCost, ...]
     separates: str = ""
+    #: what its best pair is ordered by (:attr:`NextStepRow.ranked_bits`)
+    ranked_bits: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -88,6 +100,7 @@ class NextStepGroup:
             "load": self.load,
             "probes": [p.to_json() for p in self.probes],
             "separates": self.separates,
+            "ranked_bits": self.ranked_bits,
         }
 
 
@@ -108,6 +121,7 @@ def group_next_steps(rows: Iterable[NextStepRow]) -> tuple[NextStepGroup, ...]:
                 load=first.load,
                 probes=tuple(ProbeCost(r.probe, r.cost) for r in members),
                 separates=first.separates,
+                ranked_bits=first.ranked_bits,
             )
         )
     return tuple(groups)
@@ -124,6 +138,13 @@ class ProbeRow:
     cost: str
     load: str
     separates: str = ""
+    #: what it tells about the three leading hypotheses (bits): the order's first measure
+    leaders_gain_bits: float = 0.0
+
+    @property
+    def ranked_bits(self) -> float:
+        """What the order is by: the leaders' bits at the probe's cost."""
+        return cost_weighted(self.leaders_gain_bits, self.cost)
 
     @classmethod
     def of(cls, step: ProbeStep) -> ProbeRow:
@@ -135,6 +156,7 @@ class ProbeRow:
             step.cost,
             step.load,
             step.separates,
+            step.leaders_gain_bits,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -146,6 +168,8 @@ class ProbeRow:
             "cost": self.cost,
             "load": self.load,
             "separates": self.separates,
+            "leaders_gain_bits": self.leaders_gain_bits,
+            "ranked_bits": self.ranked_bits,
         }
 
 

@@ -53,13 +53,14 @@ def render_status(view: StatusView) -> str:
     if view.next_step_groups:
         lines += [
             "",
-            "Next steps (expected information gain about the question; cheaper steps first "
-            "unless a costlier one tells clearly more)",
+            "Next steps (ranked by what a step tells about the three leading hypotheses, in "
+            "bits weighted by its cost; then the bits it is expected to tell about the question)",
         ]
         for rank, group in enumerate(view.next_step_groups[:SHOWN_NEXT_STEPS], start=1):
             probes = ", ".join(f"{p.probe} ({p.cost})" for p in group.probes)
             lines.append(
-                f"  {rank}. {fixed(group.expected_gain_bits, 3)} bits  "
+                f"  {rank}. {fixed(group.ranked_bits, 3)} ranked  "
+                f"{fixed(group.expected_gain_bits, 3)} bits  "
                 f"rule {group.rule}{under_load(group.load)}: {probes}"
             )
             if group.separates:
@@ -68,7 +69,8 @@ def render_status(view: StatusView) -> str:
         lines += ["", "Best single probes (everything one run would tell, all its rules together)"]
         for rank, probe in enumerate(view.best_probes[:SHOWN_BEST_PROBES], start=1):
             lines.append(
-                f"  {rank}. {fixed(probe.expected_gain_bits, 3)} bits  "
+                f"  {rank}. {fixed(probe.ranked_bits, 3)} ranked  "
+                f"{fixed(probe.expected_gain_bits, 3)} bits  "
                 f"{probe.probe}{under_load(probe.load)} ({probe.cost}): {', '.join(probe.rules)}"
             )
             if probe.separates:

@@ -39,9 +39,19 @@ def ordering(
 ) -> tuple[float, float, int, str]:
     """The sort key of a ranked step: what it tells about the leaders, weighted by cost, then
     what it tells about the whole question, then cheaper, then name."""
-    weight = COST_WEIGHT.get(cost, 0.5)
     focus = gain if leaders is None else leaders
-    return (-round(focus * weight, 12), -round(gain * weight, 12), COST_ORDER.get(cost, 9), name)
+    return (
+        -round(cost_weighted(focus, cost), 12),
+        -round(cost_weighted(gain, cost), 12),
+        COST_ORDER.get(cost, 9),
+        name,
+    )
+
+
+def cost_weighted(bits: float, cost: str) -> float:
+    """``bits`` at a step's cost (:data:`COST_WEIGHT`): with the leaders' bits, the figure
+    next steps are ordered by, which the front ends show."""
+    return bits * COST_WEIGHT.get(cost, 0.5)
 
 
 #: How many leaves count as "the leaders" a step should tell apart (the rest is one class)

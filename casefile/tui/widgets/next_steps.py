@@ -1,6 +1,7 @@
-"""Next steps: the probes ranked on the focused step's belief, with expected information, cost,
-the load they must run under and which leading hypotheses each tells apart; Enter opens the
-probe dialog for the chosen one."""
+"""Next steps: the probes ranked on the focused step's belief, with the figure they are ranked
+by (what each tells about the three leading hypotheses, in bits weighted by its cost), the
+expected information about the whole question, cost, the load they must run under and which
+leading hypotheses each tells apart; Enter opens the probe dialog for the chosen one."""
 
 from __future__ import annotations
 
@@ -39,7 +40,8 @@ class NextSteps(RowList):
         # the rules it feeds where nothing separates them
         why = step.separates or ", ".join(step.rules)
         text = (
-            f"{index + 1:>2}. {step.expected_gain_bits:.3f} bits  {cells(step.probe, 18)} "
+            f"{index + 1:>2}. {step.ranked_bits:.3f} ranked  {step.expected_gain_bits:.3f} bits  "
+            f"{cells(step.probe, 18)} "
             f"{cells(step.cost, 9)} {cells(load, 10)} {why}"
         )
         return [Segment(text, style)]
