@@ -71,6 +71,7 @@ def test_a_time_typed_in_the_jump_dialog_is_in_the_zone_shown(
     # HH:MM is on the local day of the last event
     assert find_step("15:21", rows) == 31
     assert find_step("2026-03-02 15:21", rows) == 31
+    assert find_step("03-02 15:21", rows) == 31  # as a timeline row shows it
     assert find_step("2026-03-02T09:51Z", rows) == 31
     assert find_step("2026-03-02T15:21+05:30", rows) == 31
     assert find_step("2026-03-02", rows) == 68  # a day: its last event

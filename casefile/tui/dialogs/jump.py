@@ -1,5 +1,6 @@
-"""Jump to a step: a seq (``29``), or a time (``09:51`` or a full ISO time, in the zone the
-timeline shows unless it says its own): the last event at or before it."""
+"""Jump to a step: a seq (``29``), or a time (``09:51``, ``03-02 09:51`` as a timeline row
+shows it, or a full ISO time; in the zone the timeline shows unless it says its own): the last
+event at or before it."""
 
 from __future__ import annotations
 
@@ -35,12 +36,16 @@ def find_step(text: str, rows: Sequence[TimelineRow]) -> int:
 def _as_stored(wanted: str, last: str, text: str) -> str:
     """A typed time as the stored form's prefix (UTC, to the minute or the second typed). A
     time without a zone is the machine's local time, the zone the timeline shows (and the
-    CLI's ``--at`` reads); ``HH:MM`` is on the local day of the last event."""
+    CLI's ``--at`` reads); ``HH:MM`` is on the local day of the last event, ``MM-DD HH:MM`` in
+    its local year."""
     try:
         to_seconds = wanted[:19].count(":") >= 2
         if len(wanted) == 5 and wanted[2] == ":":
             day = datetime.fromisoformat(last.replace("Z", "+00:00")).astimezone().date()
             moment = datetime.combine(day, dt_time.fromisoformat(wanted))
+        elif len(wanted) == 11 and wanted[2] == "-" and wanted[5] == " ":  # 03-02 15:21
+            year = datetime.fromisoformat(last.replace("Z", "+00:00")).astimezone().year
+            moment = datetime.fromisoformat(f"{year}-{wanted}")
         elif len(wanted) == 10 and wanted[4] == "-":  # a day: its last event
             moment = datetime.combine(datetime.fromisoformat(wanted).date(), dt_time.max)
             to_seconds = True
@@ -63,7 +68,7 @@ class JumpDialog(FormDialog[int]):
         self.rows = rows
         super().__init__(
             "Jump to a step",
-            [Field("where", "Seq, or time as the timeline shows it: 29, 09:51, 2026-03-02 09:51")],
+            [Field("where", "Seq, or time as the timeline shows it: 29, 09:51, 03-02 09:51")],
             lambda values: find_step(values.get("where", ""), rows),
             echo=lambda seq: shlex.join(["casefile", "replay", "CASE", "--to", str(seq)]),
             confirm_label="Jump",
