@@ -6,7 +6,9 @@ bytes as from a fold of the events, on the reference case and every development 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +21,12 @@ from casefile.domain.beliefs import Projection, project
 from casefile.domain.beliefs.by_observation import evidence_of
 from casefile.domain.beliefs.evidence import EvidenceState
 from casefile.domain.beliefs.fact_names import fact_names, names_of
-from casefile.domain.beliefs.fold_codec import dump_fold, restore_fold
+from casefile.domain.beliefs.fold_codec import (
+    ENGINE_VERSION,
+    FoldUnreadable,
+    dump_fold,
+    restore_fold,
+)
 from casefile.domain.beliefs.rules_read import rules_read
 from casefile.store.casedir import read_case_dir
 from casefile.store.sql import SqlEventStore
@@ -115,7 +122,7 @@ OUTPUTS = (
 )
 
 
-def playbook_case(store: SqlEventStore, case_id: str = "pb") -> None:
+def playbook_case(store: SqlEventStore, case_id: str = "pb", *, idle: bool = False) -> None:
     """A case opened from the gpu-throughput playbook, one intake question answered, and a
     transcript of readings ingested (observations whose facts answer no open question)."""
     service = CaseService(store, REGISTRY)
@@ -128,6 +135,10 @@ def playbook_case(store: SqlEventStore, case_id: str = "pb") -> None:
     )
     proposal = service.probing.propose_ingest(log.encode(), "shell-log", load="under-load")
     service.probing.ingest(case_id, proposal)
+    if idle:  # the same readings at idle: set aside, each with its warning
+        again = log.replace("gpu-box", "gpu-box-2").encode()
+        proposal = service.probing.propose_ingest(again, "shell-log", load="idle")
+        service.probing.ingest(case_id, proposal)
     service.close()
 
 
@@ -159,3 +170,61 @@ def test_intake_reads_from_the_store_only_observations_holding_a_wanted_fact(
     }
     assert reads and len(holding) < len(folded.observations)
     assert set(reads) <= holding  # none read that holds no fact of a wanted name
+
+
+def saved(data: bytes) -> tuple[dict[str, Any], bytes]:
+    """The JSON state and binary section of a saved fold (its documented layout)."""
+    _, _, rest = data.partition(b"\n")
+    inflater = zlib.decompressobj()
+    return json.loads(inflater.decompress(rest)), inflater.unused_data
+
+
+def resealed(state: dict[str, Any], binary: bytes) -> bytes:
+    rest = zlib.compress(json.dumps(state).encode()) + binary
+    return f"casefile-fold {ENGINE_VERSION} {hashlib.sha256(rest).hexdigest()}\n".encode() + rest
+
+
+def same_set_asides(a: Projection, b: Projection) -> None:
+    assert json.dumps(a.set_asides) == json.dumps(b.set_asides)  # key order included
+    assert a.warnings.saved_state() == b.warnings.saved_state()
+    assert dump_fold(a) == dump_fold(b)
+
+
+def idle_fold(tmp_path: Path) -> Projection:
+    """The playbook case with readings set aside, folded from its events."""
+    with SqlEventStore(f"sqlite:///{tmp_path / 'idle.db'}") as store:
+        playbook_case(store, idle=True)
+        return project(store.load("pb"), trajectory=False)
+
+
+def test_set_aside_readings_and_their_warnings_are_saved_as_columns(tmp_path: Path) -> None:
+    folded = idle_fold(tmp_path)
+    assert len(folded.set_asides) >= 8
+    state, _ = saved(dump_fold(folded))
+    assert set(state["set_asides"]) == {"columns"}
+    assert len(state["set_asides"]["columns"]["shapes"]) < len(folded.set_asides)
+    raised = [w for w in state["warnings"]["active"] if not isinstance(w, int)]
+    assert len(raised) == len(state["warnings"]["active"]) - len(folded.set_asides)
+    assert all(w[0] != "set-aside" for w in raised)
+    same_set_asides(restore_fold(dump_fold(folded)), folded)
+
+
+def test_set_asides_that_do_not_fit_the_columns_are_kept_whole(tmp_path: Path) -> None:
+    folded = idle_fold(tmp_path)
+    folded.set_asides[0]["hash"] = None  # no event hash: not a column
+    first = folded.set_asides[1]
+    key = ("set-aside", None, f"{first['observation_seq']}:{first['rule']['id']}")
+    folded.warnings.active[key] = dataclasses.replace(folded.warnings.active[key], message="x")
+    state, _ = saved(dump_fold(folded))
+    assert set(state["set_asides"]) == {"list"}
+    assert ["set-aside", "x", first["seq"], None, key[2]] in state["warnings"]["active"]
+    same_set_asides(restore_fold(dump_fold(folded)), folded)
+
+
+@pytest.mark.parametrize("position", [-1, 10**6, "0"])
+def test_a_warning_naming_no_set_aside_record_is_unreadable(position: Any, tmp_path: Path) -> None:
+    folded = idle_fold(tmp_path)
+    state, binary = saved(dump_fold(folded))
+    state["warnings"]["active"][0] = position
+    with pytest.raises(FoldUnreadable):
+        restore_fold(resealed(state, binary))

@@ -58,12 +58,15 @@ The JSON (lists are in the projection's own order, so a restored fold dumps to t
                   a stub is its shape (the keys that repeat from run to run) plus columns
     fact_names    [column, table]: each observation's sorted distinct fact names, interned
                   (see :mod:`~casefile.domain.beliefs.fact_names`)
-    set_asides    the folded set-aside records (payload, seq, hash)
+    set_asides    the folded set-aside records (payload, seq, hash): {columns: {shapes,
+                  shape, seq, observation_seq, hash}} or {list: [record, …]} (see
+                  :mod:`~casefile.domain.beliefs.fold_set_asides`)
     experiments   the folded experiment records (payload, seq, hash), in seq order
     environment   the case's environment (``--env`` when it was opened)
     decisive      the current decisive ranking: [positions in the evidence columns, bits]
                   (scored once, when the fold was saved: a warm status reads it back)
-    warnings      {active: [[code, message, seq, question, subject], …] in raised order,
+    warnings      {active: [[code, message, seq, question, subject] or the position of the
+                   set-aside record that raised it, …] in raised order,
                    leaders: [[question, leader, unmeasured], …], catch_all: [[question,
                    rising], …]}
     binary        the size of the binary section
@@ -90,8 +93,10 @@ from casefile.domain.beliefs.fold_columns import all_of as _all
 from casefile.domain.beliefs.fold_columns import check as _check
 from casefile.domain.beliefs.fold_columns import picks as _picks
 from casefile.domain.beliefs.fold_evidence import dump_evidence as _evidence
-from casefile.domain.beliefs.fold_evidence import is_rule as _is_rule
 from casefile.domain.beliefs.fold_evidence import restore_evidence as _restore_evidence
+from casefile.domain.beliefs.fold_set_asides import dump_active as _active
+from casefile.domain.beliefs.fold_set_asides import dump_set_asides as _set_asides
+from casefile.domain.beliefs.fold_set_asides import restore_set_asides as _restore_set_asides
 from casefile.domain.beliefs.fold_state import dump_decisive as _decisive
 from casefile.domain.beliefs.fold_state import dump_question as _question
 from casefile.domain.beliefs.fold_state import dump_stubs as _stubs
@@ -102,7 +107,7 @@ from casefile.domain.beliefs.fold_state import restore_warnings as _restore_warn
 from casefile.domain.beliefs.projection import Projection
 from casefile.domain.collector import collector_paused
 
-ENGINE_VERSION = "fold-6"
+ENGINE_VERSION = "fold-7"
 
 #: The keys of a probe run's payload that a restored projection keeps (graph building and
 #: event detail read them; ``assess_evidence`` only needs the seq).
@@ -163,12 +168,12 @@ def _state(p: Projection, binary: _Binary) -> dict[str, Any]:
             p.observations, p.observation_hashes, OBSERVATION_KEYS, _OBSERVATION_VARYING, binary
         ),
         "fact_names": _fact_names(p, binary),
-        "set_asides": p.set_asides,
+        "set_asides": _set_asides(p.set_asides, binary),
         "experiments": list(p.experiments.values()),
         "environment": p.environment,
         "decisive": _decisive(p, binary),
         "warnings": {
-            "active": [[w.code, w.message, w.seq, w.question_id, w.subject] for w in active],
+            "active": _active(active, p.set_asides),
             "leaders": [[q, leader, unmeasured] for q, (leader, unmeasured) in leaders.items()],
             "catch_all": [[q, rising] for q, rising in catch_all.items()],
         },
@@ -272,13 +277,7 @@ def _projection(state: dict[str, Any], section: _Section) -> Projection:
     column = _picks(section.ints(indices, "fact names"), names, "fact names")
     _check(len(column) == len(p.observations), "fact names")
     p.indexes[FACT_NAMES] = dict(zip(p.observations, column, strict=True))
-    set_asides = _all(state["set_asides"], (dict,), "set-aside records")
-    for record in set_asides:
-        _check(record.get("seq").__class__ is int, "set-aside seq")
-        _check(record.get("observation_seq").__class__ is int, "set-aside reading")
-        _check(record.get("reason").__class__ is str, "set-aside reason")
-        _check(_is_rule(record.get("rule")), "set-aside rule")
-    p.set_asides = set_asides
+    p.set_asides = _restore_set_asides(state["set_asides"], section)
     for record in _all(state["experiments"], (dict,), "experiment records"):
         _check(record.get("seq").__class__ is int, "experiment seq")
         _check(record.get("experiment_id").__class__ is str, "experiment id")

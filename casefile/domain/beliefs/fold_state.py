@@ -19,10 +19,11 @@ from casefile.domain.beliefs.fold_columns import all_of as _all
 from casefile.domain.beliefs.fold_columns import check as _check
 from casefile.domain.beliefs.fold_columns import only as _only
 from casefile.domain.beliefs.fold_columns import picks as _picks
+from casefile.domain.beliefs.fold_set_asides import restore_active
 from casefile.domain.beliefs.nodes import HypothesisNode, Requirement
 from casefile.domain.beliefs.projection import Projection
 from casefile.domain.beliefs.question import QuestionState
-from casefile.domain.beliefs.warnings import CaseWarning, WarningTracker
+from casefile.domain.beliefs.warnings import WarningTracker
 
 _NUMBER = (float, int)
 _NONE = type(None)
@@ -254,12 +255,7 @@ def restore_stubs(
 
 
 def restore_warnings(saved: dict[str, Any], p: Projection) -> WarningTracker:
-    active = []
-    for code, message, seq, question, subject in saved["active"]:
-        _check(code.__class__ is str and message.__class__ is str, "warning")
-        _check(seq.__class__ is int and question in (None, *p.questions), "warning")
-        _check(subject.__class__ in (str, _NONE), "warning subject")
-        active.append(CaseWarning(code, message, seq, question, subject))
+    active = restore_active(saved["active"], p)
     leaders: dict[str, tuple[str, bool]] = {}
     for qid, leader, unmeasured in saved["leaders"]:
         _check(qid in p.questions and unmeasured.__class__ is bool, "leader state")

@@ -71,6 +71,18 @@ class CaseWarning:
         }
 
 
+def set_aside_warning(seq: int, payload: dict[str, Any]) -> CaseWarning:
+    """The warning a reading set aside at ``seq`` raises (``payload``: its record)."""
+    rule = payload["rule"]
+    return CaseWarning(
+        "set-aside",
+        f"reading {payload['observation_seq']} set aside by rule "
+        f"{rule['id']} v{rule['version']}: {payload['reason']}",
+        seq,
+        subject=f"{payload['observation_seq']}:{rule['id']}",
+    )
+
+
 #: The old name, kept while other modules still import it.
 Warning = CaseWarning
 
@@ -172,16 +184,7 @@ class WarningTracker:
         )
 
     def set_aside(self, seq: int, payload: dict[str, Any]) -> None:
-        rule = payload["rule"]
-        self._raise(
-            CaseWarning(
-                "set-aside",
-                f"reading {payload['observation_seq']} set aside by rule "
-                f"{rule['id']} v{rule['version']}: {payload['reason']}",
-                seq,
-                subject=f"{payload['observation_seq']}:{rule['id']}",
-            )
-        )
+        self._raise(set_aside_warning(seq, payload))
 
     def check_question(self, seq: int, question: QuestionState) -> None:
         self._check_never_measured(seq, question)
