@@ -33,6 +33,8 @@ Kind = Literal[
     "pairs",  # KEY=VALUE, one per line (a repeated flag)
     "choice",  # one of ``choices``
     "switch",  # yes or no (a flag without a value)
+    "seconds",  # a duration: a finite number of seconds above 0
+    "words",  # a command line: its words, after ``--`` on the CLI (split as a shell would)
 ]
 
 
@@ -65,6 +67,9 @@ class Option:
     missing: str = ""
     #: a form gives it several lines (default: by kind; a repeated flag may take one line)
     multiline: bool | None = None
+    #: the CLI reads the value from the file its flag names (``-``: stdin), and a command line
+    #: states it as ``-``, the text going to the command's stdin (pasted output)
+    from_file: bool = False
 
 
 @dataclass(frozen=True)
@@ -138,6 +143,7 @@ def argv(spec: ActionSpec, action: Any, case_id: str) -> list[str]:
     words = [*spec.command]
     if spec.on_case:
         words.append(case_id)
+    last: list[str] = []  # a command line's words go after everything else, past ``--``
     for option in spec.options:
         value = getattr(action, option.name)
         if option.flag is None:
@@ -145,7 +151,11 @@ def argv(spec: ActionSpec, action: Any, case_id: str) -> list[str]:
             continue
         if value is None or value == option.default or value in ((), {}):
             continue
-        if option.kind == "switch":
+        if option.kind == "words":
+            last = ["--", *value]
+        elif option.from_file:
+            words += [option.flag, "-"]
+        elif option.kind == "switch":
             words.append(option.flag)
         elif option.kind in ("lines",):
             for item in value:
@@ -155,7 +165,7 @@ def argv(spec: ActionSpec, action: Any, case_id: str) -> list[str]:
                 words += [option.flag, f"{key}={_word(option, item)}"]
         else:
             words += [option.flag, _word(option, value)]
-    return words
+    return words + last
 
 
 def command_line(spec: ActionSpec, action: Any, case_id: str, actor: str) -> str:
@@ -163,7 +173,10 @@ def command_line(spec: ActionSpec, action: Any, case_id: str, actor: str) -> str
     only where the command takes it."""
     words = ["casefile", *argv(spec, action, case_id)]
     if actor != "user" and spec.stamped:
-        words += ["--actor", actor]
+        # before a command line's ``--``: after it, the words are the command's own
+        last = [getattr(action, o.name) for o in spec.options if o.kind == "words"]
+        end = len(words) - (len(last[0]) + 1 if last and last[0] else 0)
+        words[end:end] = ["--actor", actor]
     return shlex.join(words)
 
 

@@ -23,6 +23,7 @@ from casefile.actions.hypothesis_actions import (
 )
 from casefile.actions.output_actions import REPORT
 from casefile.actions.postmortem_actions import ABOUT, ITEM, SECTION
+from casefile.actions.probe_actions import PROBE
 from casefile.actions.spec import ActionSpec
 from casefile.actions.triage_actions import EXPERIMENT, INTAKE
 
@@ -44,6 +45,7 @@ __all__ = [
     "NOTE",
     "PLAYBOOK",
     "PRIOR",
+    "PROBE",
     "QUESTION",
     "REFINE",
     "REINSTATE",
@@ -72,6 +74,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
     REPORT,
     INTAKE,
     EXPERIMENT,
+    PROBE,
     NEW,
     IMPORT,
 )

@@ -9,6 +9,7 @@ end adds its own (the CLI the flag, a form the field).
 from __future__ import annotations
 
 import math
+import shlex
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -32,16 +33,22 @@ class InputProblem(CasefileError, ValueError):
         self.option = option
 
 
-def parse(spec: ActionSpec, given: Mapping[str, Given]) -> Any:
+def parse(spec: ActionSpec, given: Mapping[str, Given | bytes]) -> Any:
     """The action ``spec`` describes, from the text given for its options."""
     values = {option.name: value_of(option, given.get(option.name)) for option in spec.options}
     return spec.build(values)
 
 
-def value_of(option: Option, raw: Given) -> Any:
+def value_of(option: Option, raw: Given | bytes) -> Any:
     """One option's value; absent or blank text takes the option's default."""
+    if isinstance(raw, bytes):
+        if option.from_file:
+            return raw  # read from a file or stdin: kept as given, undecodable bytes too
+        raise InputProblem(option, f"the {_noun(option)} is text, not bytes")
     if option.kind == "switch":
         return _switch(option, raw)
+    if option.kind == "words":
+        return _words(option, raw)
     if option.kind in ("lines", "table", "pairs"):
         items = _items(option, raw)
         if not items:
@@ -57,6 +64,8 @@ def value_of(option: Option, raw: Given) -> Any:
             if option.required:
                 raise InputProblem(option, option.missing or f"the {_noun(option)} is empty")
             return option.default
+        if option.from_file:
+            return text  # output as it was pasted, to the last newline
         return (text or "").rstrip("\n")
     text = (text or "").strip()
     if not text:
@@ -67,6 +76,8 @@ def value_of(option: Option, raw: Given) -> Any:
         return probability(option, text, *_ENDS[option.kind])
     if option.kind == "seq":
         return seq(option, text)
+    if option.kind == "seconds":
+        return seconds(option, text)
     if option.kind == "id" and len(text.split()) > 1:
         raise InputProblem(option, f"{text!r}: give one {_noun(option)}")
     if option.kind == "choice" and text not in option.choices:
@@ -100,6 +111,28 @@ def seq(option: Option, text: str) -> int:
     return int(digits)
 
 
+def seconds(option: Option, text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputProblem(option, f"{text!r} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise InputProblem(option, f"{text!r}: give a finite number of seconds above 0")
+    return value
+
+
+def _words(option: Option, raw: Given) -> tuple[str, ...]:
+    """A command line's words: a list as given, or one line split as a shell would."""
+    if raw is None or isinstance(raw, bool):
+        return tuple(option.default or ())
+    if not isinstance(raw, str):
+        return tuple(str(word) for word in raw)
+    try:
+        return tuple(shlex.split(raw))
+    except ValueError as error:
+        raise InputProblem(option, f"the {_noun(option)} does not split: {error}") from None
+
+
 def _noun(option: Option) -> str:
     return option.noun or option.name.replace("_", " ")
 
@@ -122,8 +155,10 @@ def _items(option: Option, raw: Given) -> list[str]:
 
 
 def _switch(option: Option, raw: Given) -> bool:
-    if raw is None or isinstance(raw, bool):
-        return bool(raw)
+    if raw is None:
+        return bool(option.default)
+    if isinstance(raw, bool):
+        return raw
     text = _text(raw) or ""
     if text.strip().lower() in _YES:
         return True

@@ -73,6 +73,16 @@ class Local:
 
 
 @dataclass(frozen=True)
+class SshOptions:
+    """How a front end's SSH probes connect: the config file's ``ssh_config``, ``known_hosts``
+    and connect timeout (the CLI's ``--ssh-config``, ``--known-hosts``, ``--connect-timeout``)."""
+
+    ssh_config: Path | None = None
+    known_hosts: Path | None = None
+    connect_timeout_s: float = 10.0
+
+
+@dataclass(frozen=True)
 class Ssh:
     """Run on each host over SSH, at once (bounded concurrency, per-host timeouts)."""
 

@@ -108,7 +108,7 @@ def action_from(
     spec: ActionSpec, args: argparse.Namespace, dests: dict[str, str] | None = None
 ) -> Any:
     """The row's action from parsed arguments; bad input is one line naming the flag."""
-    given: dict[str, Given] = {}
+    given: dict[str, Given | bytes] = {}
     for option in spec.options:
         raw = getattr(args, (dests or {}).get(option.name, option.name), None)
         given[option.name] = _text(option, raw)
@@ -121,8 +121,12 @@ def action_from(
         raise CasefileError(str(error)) from None
 
 
-def _text(option: Option, raw: object) -> Given:
+def _text(option: Option, raw: object) -> Given | bytes:
     """A parsed value back to the text the rules read (hand-written parsers convert some)."""
+    if option.from_file and isinstance(raw, str):
+        from casefile.cli.parsing import read_input
+
+        return read_input(raw)  # a regular file, or stdin for ``-``
     if raw is None or isinstance(raw, (bool, str)):
         if option.kind == "note" and isinstance(raw, str):
             return text_argument(raw)  # ``-``: the note is on stdin

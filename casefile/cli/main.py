@@ -184,6 +184,23 @@ def _subcommand(words: Sequence[str]) -> str | None:
     return None
 
 
+def parse_words(parser: argparse.ArgumentParser, words: Sequence[str]) -> argparse.Namespace:
+    """The command's arguments. For `casefile probe` and `casefile experiment`, everything
+    after the first bare `--` is the command line to run (casefile probe C P -- ARGV…,
+    casefile experiment C --run P -- ARGV…), passed through untouched: never re-parsed, never
+    joined into a shell string. Every other command leaves `--` to argparse, where it ends the
+    options as usual (casefile note C -- "-5 °C reading")."""
+    words = list(words)
+    command: list[str] | None = None
+    if _subcommand(words) in ("probe", "experiment") and "--" in words:
+        cut = words.index("--")
+        words, command = words[:cut], words[cut + 1 :]
+    args = parser.parse_args(words)
+    if command:
+        args.argv = command
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     if words[:1] == ["__complete"]:
@@ -191,15 +208,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         from casefile.cli.completion import helper
 
         return helper(words[1:])
-    # For `casefile probe` and `casefile experiment`, everything after the first bare `--` is
-    # the command line to run (casefile probe C P -- ARGV…, casefile experiment C --run P --
-    # ARGV…), passed through untouched: never re-parsed, never joined into a shell string.
-    # Every other command leaves `--` to argparse, where it ends the options as usual
-    # (casefile note C -- "-5 °C reading").
-    command: list[str] | None = None
-    if _subcommand(words) in ("probe", "experiment") and "--" in words:
-        cut = words.index("--")
-        words, command = words[:cut], words[cut + 1 :]
     parser = build_parser()
     if _subcommand(words) == "probe":
         try:
@@ -207,9 +215,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except CasefileError as error:
             say(f"casefile: error: {error}", file=sys.stderr)
             return 1
-    args = parser.parse_args(words)
-    if command:
-        args.argv = command
+    args = parse_words(parser, words)
     validate = getattr(args, "validate", None)
     if validate is not None:
         validate(args)

@@ -25,9 +25,9 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     except ImportError:
         raise CasefileError(f"casefile mcp needs the MCP SDK: {EXTRA}") from None
     from casefile.app.opening import open_service
+    from casefile.app.probing import SshOptions
     from casefile.cli.config import load_config
     from casefile.mcp.server import serve
-    from casefile.mcp.writes import SshSettings
 
     if args.actor is not None:
         from casefile.domain.ids import actor_problem
@@ -37,7 +37,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
             raise CasefileError(f"--actor: the actor {problem}")
     gc.enable()  # a server lives long: the collector the one-shot commands pause runs here
     config = load_config()  # an agent's SSH probe connects as `casefile probe` would
-    ssh = SshSettings(
+    ssh = SshOptions(
         known_hosts=config.ssh_known_hosts,
         ssh_config=config.ssh_config,
         connect_timeout_s=config.ssh_connect_timeout or 10.0,

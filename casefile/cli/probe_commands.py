@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
 import signal
 import sys
 import threading
@@ -32,12 +31,11 @@ from casefile.errors import CasefileError
 if TYPE_CHECKING:
     from casefile.app.probing import CancelToken, ProbeRequest
     from casefile.app.recording import ProbeRecord
-    from casefile.probes.api import Probe
-    from casefile.probes.patterns import FactPattern
 
 
-def fact_option(text: str) -> FactPattern:
-    """``--fact NAME=REGEX``: a fact to pull out of the output (see casefile.probes.patterns)."""
+def fact_option(text: str) -> str:
+    """``--fact NAME=REGEX``: a fact to pull out of the output (see casefile.probes.patterns),
+    checked here so a bad one is a usage error; the action keeps the text."""
     from casefile.probes.patterns import fact_pattern
 
     name, sep, regex = text.partition("=")
@@ -46,61 +44,25 @@ def fact_option(text: str) -> FactPattern:
             f"{text!r}: give NAME=REGEX, e.g. 'tokens_per_s=([0-9.]+) tok/s'"
         )
     try:
-        return fact_pattern(name, regex)
+        fact_pattern(name, regex)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+    return text
 
 
-def pasted_command(argv: list[str]) -> tuple[str, ...]:
-    """The command that produced pasted output, as argv: a command line pasted as one word
-    (``-- 'nvidia-smi --query-gpu="index,name"'``) is split as a shell would, quotes removed.
+def request_from(args: argparse.Namespace) -> ProbeRequest:
+    """The probe request the options describe: the probe row's action, then its request with
+    the SSH settings the command line gives."""
+    from casefile.actions.probe_actions import PROBE
+    from casefile.app.probing import SshOptions
+    from casefile.cli.action_commands import action_from
 
-    Only for pasted output, where the words describe what ran elsewhere; a command casefile
-    runs itself reaches the program word for word, never re-split.
-    """
-    if len(argv) != 1 or argv[0].split() == [argv[0]]:
-        return tuple(argv)
+    action = action_from(PROBE, args, args.row_dests)
+    ssh = SshOptions(args.ssh_config, args.known_hosts, args.connect_timeout)
     try:
-        words = shlex.split(argv[0])
+        return action.request(ssh)  # type: ignore[no-any-return]
     except ValueError as error:
-        raise CasefileError(
-            f"the pasted command line {argv[0]!r} does not split: {error}"
-        ) from None
-    return tuple(words) or tuple(argv)
-
-
-def request_from(args: argparse.Namespace, probe: Probe) -> ProbeRequest:
-    """The probe request the options describe."""
-    from casefile.app.probing import Here, Pasted, ProbeRequest, Ssh, Where
-
-    argv = pasted_command(args.argv) if args.paste is not None else tuple(args.argv)
-    where: Where
-    if args.paste is not None:
-        host = args.host[0] if args.host else "unknown"
-        # A regular file or stdin, at most INPUT_LIMIT bytes: never a FIFO or a device.
-        where = Pasted(text=read_input(args.paste), host=host, taken_at=args.taken_at)
-    elif args.host:
-        where = Ssh(
-            tuple(args.host),
-            trust_host=args.trust_host,
-            known_hosts=args.known_hosts,
-            ssh_config=args.ssh_config,
-            connect_timeout_s=args.connect_timeout,
-        )
-    else:
-        where = Here(args.window)
-    return ProbeRequest(
-        probe=probe.name,
-        where=where,
-        argv=argv,
-        load=args.load,
-        timeout_s=args.timeout,
-        reconstructed=args.reconstructed,
-        note=args.note,
-        facts=tuple(args.fact),
-        setup=args.setup,
-        scrub=args.scrub,
-    )
+        raise CasefileError(str(error)) from None
 
 
 def describe(record: ProbeRecord) -> str:
@@ -201,7 +163,8 @@ def cmd_probe(args: argparse.Namespace) -> int:
     cancel = CancelToken()
     with open_case(args.case, args.db) as opened:
         service = opened.service
-        request = request_from(args, service.probing.probe(args.probe))
+        service.probing.probe(args.probe)  # an unknown probe: refused before anything runs
+        request = request_from(args)
         runs = service.probing.run_probe(opened.case_id, request, who(args), cancel=cancel)
         with signals_cancel(cancel):
             for record in runs:
@@ -384,7 +347,11 @@ def register(
     p.add_argument(
         "--json", action="store_true", help="one JSON line per host: its seqs and how it went"
     )
-    p.set_defaults(handler=cmd_probe, validate=_probe_checks(p))
+    from casefile.actions.probe_actions import PROBE
+    from casefile.cli.action_commands import dests_for
+
+    # where this parser keeps the probe row's options (``--host`` → ``host``)
+    p.set_defaults(handler=cmd_probe, validate=_probe_checks(p), row_dests=dests_for(p, PROBE))
 
     p = sub.add_parser("parse", help="parse a file with a probe's parser (no case)")
     p.add_argument("probe")

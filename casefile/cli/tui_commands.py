@@ -102,10 +102,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _run_tui(args: argparse.Namespace, service: CaseService, case_id: str | None) -> int:
+    from casefile.app.probing import SshOptions
     from casefile.cli.config import load_config
     from casefile.cli.parsing import who
     from casefile.tui import make_app
-    from casefile.tui.dialogs.probe import SshOptions
 
     actor = who(args).actor
     config = load_config()  # the probe dialog connects as `casefile probe` would

@@ -21,12 +21,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from casefile import __version__
+from casefile.app.probing import SshOptions
 from casefile.app.who import Who
 from casefile.errors import CasefileError
 from casefile.mcp import reads
 from casefile.mcp.schemas import check_arguments
 from casefile.mcp.tools import TOOLS, ToolSpec
-from casefile.mcp.writes import Caller, SshSettings
+from casefile.mcp.writes import Caller
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -88,13 +89,13 @@ class Casefile:
         open_service: Callable[[], CaseService],
         actor: str | None,
         allow_run: bool,
-        ssh: SshSettings | None = None,
+        ssh: SshOptions | None = None,
         output_dir: Path | None = None,
     ):
         self._open = open_service
         #: where report and export may write: the working directory the server started in
         self.output_dir = (output_dir or Path.cwd()).resolve()
-        self.ssh = ssh or SshSettings()
+        self.ssh = ssh or SshOptions()
         self._service: CaseService | None = None
         self.actor = actor
         self.allow_run = allow_run
@@ -300,7 +301,7 @@ def serve(
     open_service: Callable[[], CaseService],
     actor: str | None,
     allow_run: bool,
-    ssh: SshSettings | None = None,
+    ssh: SshOptions | None = None,
     output_dir: Path | None = None,
 ) -> int:
     """Serve one client over stdin/stdout until it goes away."""

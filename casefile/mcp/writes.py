@@ -14,8 +14,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from casefile.actions.probe_actions import RunProbe
 from casefile.actions.spec import ActionSpec
 from casefile.actions.table import CONCLUDE, EXPORT, REPORT
+from casefile.app.probing import SshOptions
 from casefile.app.who import Who
 from casefile.errors import CasefileError, DomainError
 from casefile.mcp.schemas import action_of
@@ -30,15 +32,6 @@ class Refused(CasefileError):
     """A request this server does not carry out (the guard, a command without --allow-run)."""
 
 
-@dataclass(frozen=True)
-class SshSettings:
-    """How SSH probes connect (the config file's ``[ssh]``, as ``casefile probe`` reads it)."""
-
-    known_hosts: Path | None = None
-    ssh_config: Path | None = None
-    connect_timeout_s: float = 10.0
-
-
 @dataclass
 class Caller:
     """Who writes, and what the server allows them."""
@@ -47,7 +40,7 @@ class Caller:
     who: Who
     allow_run: bool
     cancel: CancelToken | None = None
-    ssh: SshSettings = field(default_factory=SshSettings)
+    ssh: SshOptions = field(default_factory=SshOptions)
     #: the only directory report and export write under (the server's working directory)
     output_dir: Path = field(default_factory=Path.cwd)
 
@@ -121,14 +114,16 @@ def _conclude(caller: Caller, case_id: str, action: Any, acknowledge: object) ->
 
 def probe_paste(caller: Caller, arguments: Mapping[str, Any]) -> dict[str, Any]:
     """Record output captured elsewhere as a probe run (always allowed: nothing runs)."""
-    from casefile.app.probing import Pasted
 
-    where = Pasted(
-        text=str(arguments["output"]),
-        host=str(arguments.get("host") or "unknown"),
+    host = str(arguments.get("host") or "unknown")
+    action = _action(
+        arguments,
+        paste=str(arguments["output"]),
+        hosts=() if host == "unknown" else (host,),
         taken_at=_taken_at(arguments.get("taken_at")),
+        argv=_command(arguments.get("command")),
     )
-    return _probe(caller, arguments, where, _command(arguments.get("command")))
+    return _probe(caller, arguments, action)
 
 
 def _taken_at(text: object) -> str | None:
@@ -154,29 +149,19 @@ def _taken_at(text: object) -> str | None:
 
 def probe_run(caller: Caller, arguments: Mapping[str, Any]) -> dict[str, Any]:
     """Run a probe here or over SSH: only with ``--allow-run``."""
-    from casefile.app.probing import Here, Ssh, Where
 
     if not caller.allow_run:
         raise Refused(
             "running commands is off: the server was started without --allow-run "
             "(probe_paste records output you captured yourself)"
         )
-    hosts = tuple(str(h) for h in arguments.get("hosts") or ())
-    trust = bool(arguments.get("trust_host", False))
-    ssh = caller.ssh
-    where: Where = (
-        Ssh(
-            hosts,
-            trust_host=trust,
-            known_hosts=ssh.known_hosts,
-            ssh_config=ssh.ssh_config,
-            connect_timeout_s=ssh.connect_timeout_s,
-        )
-        if hosts
-        else Here()
+    action = _action(
+        arguments,
+        hosts=tuple(str(h) for h in arguments.get("hosts") or ()),
+        trust_host=bool(arguments.get("trust_host", False)),
+        argv=tuple(str(word) for word in arguments.get("command") or ()),
     )
-    argv = tuple(str(word) for word in arguments.get("command") or ())
-    return _probe(caller, arguments, where, argv)
+    return _probe(caller, arguments, action)
 
 
 def _command(value: object) -> tuple[str, ...]:
@@ -192,25 +177,31 @@ def _command(value: object) -> tuple[str, ...]:
     return tuple(str(word) for word in value)  # type: ignore[attr-defined]
 
 
-def _probe(
-    caller: Caller, arguments: Mapping[str, Any], where: Any, argv: tuple[str, ...]
-) -> dict[str, Any]:
-    from casefile.app.probing import ProbeRequest
+def _action(arguments: Mapping[str, Any], **where: Any) -> RunProbe:
+    """The probe action a tool's arguments state (the probe row's own rules)."""
+    timeout = arguments.get("timeout_s")
+    try:
+        return RunProbe(
+            probe=str(arguments["probe"]),
+            load=str(arguments.get("load") or "unknown"),
+            timeout=None if timeout is None else float(timeout),
+            reconstructed=bool(arguments.get("reconstructed", False)),
+            note=arguments.get("note"),
+            setup=arguments.get("setup"),
+            **where,
+        )
+    except ValueError as error:
+        raise DomainError(str(error)) from None
 
+
+def _probe(caller: Caller, arguments: Mapping[str, Any], action: RunProbe) -> dict[str, Any]:
     service = caller.service
     case_id = service.library.resolve(str(arguments["case"]))
-    service.probing.probe(str(arguments["probe"]))  # an unknown probe: refused before anything runs
-    timeout = arguments.get("timeout_s")
-    request = ProbeRequest(
-        probe=str(arguments["probe"]),
-        where=where,
-        argv=argv,
-        load=str(arguments.get("load") or "unknown"),
-        timeout_s=None if timeout is None else float(timeout),
-        reconstructed=bool(arguments.get("reconstructed", False)),
-        note=arguments.get("note"),
-        setup=arguments.get("setup"),
-    )
+    service.probing.probe(action.probe)  # an unknown probe: refused before anything runs
+    try:
+        request = action.request(caller.ssh)
+    except ValueError as error:
+        raise DomainError(str(error)) from None
     records = list(service.probing.run_probe(case_id, request, caller.who, caller.cancel))
     return _records(case_id, request, records)
 

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from casefile.app.probing import SshOptions
     from casefile.app.service import CaseService
     from casefile.tui.app import CasefileApp
-    from casefile.tui.dialogs.probe import SshOptions
 
 
 def make_app(

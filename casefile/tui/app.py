@@ -10,9 +10,9 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from casefile.actions.table import ACTIONS
+from casefile.app.probing import SshOptions
 from casefile.app.views.probe_catalog import ProbeEntry
 from casefile.tui.backend import CaseThread
-from casefile.tui.dialogs.probe import SshOptions
 
 #: keys as the palette's help names them
 _KEY_NAMES = {"plus": "+", "minus": "-"}
@@ -31,7 +31,6 @@ def case_commands() -> list[tuple[str, str, str]]:
 
 
 _OTHER_COMMANDS = (
-    ("Probe", "Run a probe here, over SSH, or from pasted output (p)", "probe"),
     ("Ingest transcript", "Review a recorded session or transcript, append it (t)", "ingest"),
     ("Replay: first step", "Go to the first event (ctrl+home)", "jump_first"),
     ("Replay: jump", "Go to a seq or a time (:)", "jump"),

@@ -30,13 +30,14 @@ from casefile.actions.hypothesis_actions import (
 )
 from casefile.actions.output_actions import WriteReport
 from casefile.actions.postmortem_actions import AboutPostmortem, RecordItem, WriteSection
+from casefile.actions.probe_actions import RunProbe
 from casefile.actions.spec import ActionSpec, argv, command_line
 from casefile.actions.table import ACTIONS, BY_NAME, BY_TYPE
 from casefile.actions.text import InputProblem, parse
 from casefile.actions.triage_actions import AnswerIntake, RecordExperiment
 from casefile.cli.action_commands import action_from, dests_for
 from casefile.cli.errors import error_line
-from casefile.cli.main import build_parser
+from casefile.cli.main import build_parser, parse_words
 from casefile.domain.commands import REBALANCE
 from casefile.errors import SEE_CASES, CaseNotFound, DomainError, Remedy
 from casefile.tui.errors import error_text
@@ -65,6 +66,20 @@ EXAMPLES: list[Any] = [
     WriteSection("went-badly", "we built on\nan unmeasured belief"),
     RecordItem("alert on tok/s", "ana", "P1", "in-progress", "OPS-12", "a2"),
     AboutPostmortem("Slow decode", ("ana", "bo"), "2026-03-09"),
+    RunProbe(
+        "command",
+        "under-load",
+        ("gpu-1", "ana@gpu-2:2222"),
+        True,
+        timeout=12.5,
+        window=0.5,
+        reconstructed=True,
+        note="after the fix",
+        setup="NCCL 2.22",
+        facts=("tok_s=([0-9.]+) tok/s",),
+        scrub=False,
+        argv=("nvidia-smi", "-q", "--display=PERFORMANCE"),
+    ),
 ]
 
 
@@ -73,7 +88,7 @@ def test_every_row_has_an_example() -> None:
 
 
 def _parsed(words: list[str]) -> argparse.Namespace:
-    return build_parser().parse_args(words)
+    return parse_words(build_parser(), words)
 
 
 def _subparser(spec: ActionSpec) -> argparse.ArgumentParser:
@@ -101,7 +116,7 @@ def test_each_rows_options_are_its_actions_fields(spec: ActionSpec) -> None:
     assert len(set(names)) == len(names)
     parser = _subparser(spec)
     for option in spec.options:  # every flag the row names is one the command takes
-        if option.flag is not None:
+        if option.flag is not None and option.kind != "words":  # words follow ``--``
             assert option.flag in parser._option_string_actions, (spec.name, option.flag)
 
 

@@ -125,7 +125,7 @@ def test_ssh_defaults_come_from_the_config_file_and_a_flag_still_wins(
     )
     seen: list[argparse.Namespace] = []
 
-    def capture(args: argparse.Namespace, probe: object) -> object:
+    def capture(args: argparse.Namespace) -> object:
         seen.append(args)
         raise CasefileError("stopped before connecting")
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from casefile.app.probing import SshOptions
 from casefile.app.service import CaseService
 from casefile.store.sql import SqlEventStore
 from casefile.tui import make_app
-from casefile.tui.dialogs.probe import SshOptions
 from tests.cli.conftest import builtin_registry
 from tests.runners.conftest import sshd  # noqa: F401  (the session's loopback sshd)
 from tests.runners.sshd import SshdCluster

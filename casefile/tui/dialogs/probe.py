@@ -4,23 +4,20 @@ what load; it returns a :class:`ProbeOutcome` holding the service's own
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual import on
 from textual.widgets import Input, OptionList
 
-from casefile.actions.spec import Outcome
+from casefile.actions.probe_actions import PROBE, RunProbe, said
+from casefile.actions.spec import Outcome, command_line
+from casefile.actions.text import parse
 from casefile.app.probing import (
-    LOADS,
     CancelToken,
-    Here,
-    Pasted,
     ProbeRequest,
-    Ssh,
+    SshOptions,
     check_setup,
     remedy_for,
 )
@@ -45,17 +42,8 @@ MAX_HOSTS = 64
 
 
 @dataclass(frozen=True)
-class SshOptions:
-    """How the TUI's SSH probes connect: the CLI's ``--ssh-config``, ``--known-hosts`` and
-    ``--connect-timeout``, from the config file (or a test)."""
-
-    ssh_config: Path | None = None
-    known_hosts: Path | None = None
-    connect_timeout_s: float = 10.0
-
-
-@dataclass(frozen=True)
 class ProbeOutcome:
+    action: RunProbe
     request: ProbeRequest
     command: str
     title: str = "Probe"
@@ -66,79 +54,42 @@ def build_probe(
     probes: Sequence[str],
     case_id: str,
     ssh: SshOptions | None = None,
+    actor: str = "user",
 ) -> ProbeOutcome:
+    """The probe action the dialog's fields state (the probe row's rules, and this dialog's
+    own: SSH hosts or pasted output from one field each, a handful of hosts), its request and
+    the command line that records the same run."""
     name = required(values, "probe", "the probe")
     if name not in probes:
         raise ValueError(f"no probe {name!r} (installed: {', '.join(probes)})")
-    load = values.get("load", "").strip() or "unknown"
-    if load not in LOADS:
-        raise ValueError(f"load must be one of {', '.join(LOADS)}")
     hosts = [h for h in values.get("hosts", "").replace(",", " ").split() if h]
     pasted = values.get("paste", "")
     if hosts and pasted.strip():
         raise ValueError("give SSH hosts or pasted output, not both")
     if len(hosts) > MAX_HOSTS:
         raise ValueError(f"at most {MAX_HOSTS} hosts from the dialog")
-    for host in hosts:
-        if host.startswith("-"):
-            raise ValueError(f"{host!r} is not a host")
-    trust = values.get("trust", "").strip().lower()
-    if trust not in ("", "yes", "y", "no", "n"):
-        raise ValueError("trust a new host key: yes or no")
-    trusting = trust in ("yes", "y")
-    if trusting and not hosts:
-        raise ValueError("trusting a new host key goes with SSH hosts")
-    argv_text = values.get("argv", "").strip()
-    try:
-        argv = tuple(shlex.split(argv_text)) if argv_text else ()
-    except ValueError as error:
-        raise ValueError(f"the command line does not split: {error}") from None
-    note = optional(values, "note")
-    setup = optional(values, "setup")
-    window_text = values.get("window", "").strip()
-    try:
-        window = float(window_text) if window_text else 2.0
-    except ValueError:
-        raise ValueError(f"the sampling window {window_text!r} is not a number") from None
-    if window != window or not 0 < window <= 3600:
-        raise ValueError("the sampling window must be more than 0 and at most 3600 seconds")
-    words = ["casefile", "probe", case_id, name, "--load", load]
     if pasted.strip():
-        pasted_host = optional(values, "paste_host") or "unknown"
-        where: Here | Ssh | Pasted = Pasted(text=pasted, host=pasted_host)
-        words += ["--paste", "-"]
-        if pasted_host != "unknown":
-            words += ["--host", pasted_host]
-    elif hosts:
-        options = ssh or SshOptions()
-        where = Ssh(
-            tuple(hosts),
-            known_hosts=options.known_hosts,
-            ssh_config=options.ssh_config,
-            connect_timeout_s=options.connect_timeout_s,
-            trust_host=trusting,
-        )
-        for host in hosts:
-            words += ["--host", host]
-        if trusting:
-            words.append("--trust-host")
-    else:
-        where = Here(window)
-    if note:
-        words += ["--note", note]
-    if setup:
-        words += ["--setup", setup]
-    if argv:
-        words += ["--", *argv]
-    if window != 2.0:
-        words += ["--window", f"{window:g}"]
-    if setup is not None:
+        origin = optional(values, "paste_host") or "unknown"
+        hosts = [] if origin == "unknown" else [origin]
+    given = {
+        "probe": name,
+        "load": values.get("load", ""),
+        "hosts": hosts,
+        "trust_host": values.get(TRUST_FIELD, "").strip() or None,
+        "paste": pasted if pasted.strip() else None,
+        "window": values.get("window", ""),
+        "note": values.get("note", ""),
+        "setup": values.get("setup"),
+        "argv": values.get("argv", ""),
+    }
+    action = parse(PROBE, given)
+    if action.setup is not None:
         try:
-            check_setup(setup, "the other setup")
+            check_setup(action.setup, "the other setup")
         except RunnerError as error:
             raise ValueError(str(error)) from None
-    request = ProbeRequest(name, where, argv=argv, load=load, note=note, setup=setup)
-    return ProbeOutcome(request, shlex.join(words))
+    request = action.request(ssh)
+    return ProbeOutcome(action, request, command_line(PROBE, action, case_id, actor))
 
 
 class ProbeDialog(FormDialog[ProbeOutcome]):
@@ -180,7 +131,7 @@ class ProbeDialog(FormDialog[ProbeOutcome]):
         super().__init__(
             "Run a probe",
             fields,
-            lambda values: build_probe(values, probes, case_id, ssh),
+            lambda values: build_probe(values, probes, case_id, ssh, actor),
             echo=lambda outcome: outcome.command,
             confirm_label="Run",
         )
@@ -207,7 +158,7 @@ class ProbeDialog(FormDialog[ProbeOutcome]):
 def run_probe_request(
     service: CaseService,
     case_id: str,
-    request: ProbeRequest,
+    outcome: ProbeOutcome,
     who: Who,
     progress: Callable[[str], None] | None = None,
     cancel: CancelToken | None = None,
@@ -217,19 +168,12 @@ def run_probe_request(
     lines: list[str] = []
     seqs: list[int] = []
     failed = False
-    for record in service.probing.run_probe(case_id, request, who, cancel=cancel):
+    for record in service.probing.run_probe(case_id, outcome.request, who, cancel=cancel):
         seqs.append(record.probe_run_seq)
         failed = failed or bool(record.failure)
-        host = record.result.host or "local"
+        text = said(record)
         if record.failure:
-            hint = control_hint(remedy_for(record.result))
-            text = f"{host}: recorded as failed run #{record.probe_run_seq}: {record.failure}{hint}"
-        else:
-            facts = len(record.parse.facts)
-            text = (
-                f"{host}: run #{record.probe_run_seq}, {facts} facts, "
-                f"{len(record.evidence_ids)} evidence, {len(record.set_aside)} set aside"
-            )
+            text += control_hint(remedy_for(record.result))
         lines.append(text)
         if progress is not None:
             progress(text)

@@ -33,10 +33,8 @@ if TYPE_CHECKING:
     from casefile.transcripts.proposal import Proposal
 
 #: The case screen's actions that append events: a read-only view does not offer them (the
-#: table's rows that write, and the probe and ingest dialogs)
-WRITES = frozenset(
-    {spec.name for spec in ACTIONS if spec.writes and spec.on_case} | {"probe", "ingest"}
-)
+#: table's rows that write, and the ingest dialog)
+WRITES = frozenset({spec.name for spec in ACTIONS if spec.writes and spec.on_case} | {"ingest"})
 
 
 def writes(action: str, parameters: tuple[object, ...] = ()) -> bool:
@@ -103,12 +101,14 @@ class CaseWriting(CaseScreenBase):
         return preset
 
     def action_write(self, kind: str) -> None:
-        """Open the dialog of one row of the action table (intake and the experiment have
-        dialogs of their own, built from what the case holds)."""
+        """Open the dialog of one row of the action table (intake, the experiment and the probe
+        have dialogs of their own, built from what the case holds and what is installed)."""
         if kind == "intake":
             return self.action_intake()
         if kind == "experiment":
             return self.action_experiment()
+        if kind == "probe":
+            return self.action_probe()
         if kind in WRITES and self._refuse_when_read_only():
             return
         if self.focus_seq is not None and kind in WRITES:
@@ -204,7 +204,7 @@ class CaseWriting(CaseScreenBase):
         try:
             ran = await backend.probe_call(
                 lambda service: run_probe_request(
-                    service, self.case_id, outcome.request, who, progress, cancel
+                    service, self.case_id, outcome, who, progress, cancel
                 )
             )
         except CasefileError as error:
