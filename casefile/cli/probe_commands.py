@@ -54,9 +54,11 @@ def request_from(args: argparse.Namespace) -> ProbeRequest:
     """The probe request the options describe: the probe row's action, then its request with
     the SSH settings the command line gives."""
     from casefile.actions.probe_actions import PROBE
-    from casefile.app.probing import SshOptions
+    from casefile.app.probing import SshOptions, check_setup
     from casefile.cli.action_commands import action_from
 
+    if args.setup is not None:
+        check_setup(args.setup)  # a blank label is refused, not taken for none
     action = action_from(PROBE, args, args.row_dests)
     ssh = SshOptions(args.ssh_config, args.known_hosts, args.connect_timeout)
     try:
