@@ -21,6 +21,7 @@ from casefile.actions.hypothesis_actions import (
     REINSTATE,
     RETIRE,
 )
+from casefile.actions.ingest_actions import INGEST
 from casefile.actions.output_actions import REPORT
 from casefile.actions.postmortem_actions import ABOUT, ITEM, SECTION
 from casefile.actions.probe_actions import PROBE
@@ -39,6 +40,7 @@ __all__ = [
     "EXPORT",
     "HYPOTHESIS",
     "IMPORT",
+    "INGEST",
     "INTAKE",
     "ITEM",
     "NEW",
@@ -75,6 +77,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
     INTAKE,
     EXPERIMENT,
     PROBE,
+    INGEST,
     NEW,
     IMPORT,
 )

@@ -126,3 +126,9 @@ def write_regular_file(path: Path, data: bytes, *, private: bool = False) -> Non
         if isinstance(error, OSError):
             raise CasefileError(f"cannot write {path}: {error.strerror or error}") from None
         raise
+
+
+def read_transcript(path: str, what: str = "transcript", limit: int = TRANSCRIPT_LIMIT) -> bytes:
+    """The bytes of a transcript (or its timing file), refused in one line as the CLI refuses
+    it: the same reader for every front end."""
+    return read_regular_file(path, limit, label=f"the {what} {path}")

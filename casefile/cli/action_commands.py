@@ -165,9 +165,17 @@ def _nobody() -> Any:
 
 
 def dests_for(parser: argparse.ArgumentParser, spec: ActionSpec) -> dict[str, str]:
-    """Where a hand-written parser keeps each of a row's options (``-o`` → ``output``)."""
+    """Where a hand-written parser keeps each of a row's options (``-o`` → ``output``, the
+    transcript's positional ``file`` → ``path``)."""
     dests: dict[str, str] = {}
+    positionals = [
+        action.dest
+        for action in parser._actions
+        if not action.option_strings and action.dest not in ("case", "argv")
+    ]
     for option in spec.options:
         if option.flag is not None and option.flag in parser._option_string_actions:
             dests[option.name] = parser._option_string_actions[option.flag].dest
+        elif option.flag is None and positionals:  # the row's positionals, in their order
+            dests[option.name] = positionals.pop(0)
     return dests

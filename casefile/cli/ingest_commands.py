@@ -12,15 +12,16 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from casefile.actions.ingest_actions import FORMATS as INGEST_FORMATS
 from casefile.app.files import TRANSCRIPT_LIMIT
+from casefile.app.probing import LOADS
 from casefile.cli.terminal import say
-from casefile.transcripts import FORMATS
 
 if TYPE_CHECKING:
     from casefile.transcripts.proposal import Proposal
 
-FORMAT_CHOICES = ("auto", *FORMATS)
-LOAD_CHOICES = ("idle", "under-load", "unknown")
+#: the loads a session may have been recorded under (the probe's and ingest's one list)
+LOAD_CHOICES = LOADS
 
 
 def register(
@@ -35,7 +36,7 @@ def register(
     )
     p.add_argument("case", help="case id, unique prefix, or case directory")
     p.add_argument("file", help="typescript, asciinema cast, shell log or Markdown transcript")
-    p.add_argument("--format", choices=FORMAT_CHOICES, default="auto", help="default: detect")
+    p.add_argument("--format", choices=INGEST_FORMATS, default="auto", help="default: detect")
     p.add_argument("--timing", metavar="FILE", help="script(1)'s timing file for a typescript")
     p.add_argument("--load", choices=LOAD_CHOICES, default="unknown", help="load state then")
     p.add_argument("--yes", action="store_true", help="accept everything proposed")
@@ -45,7 +46,11 @@ def register(
         action="store_false",
         help="keep secrets (tokens, passwords, keys) in what is recorded; the events say so",
     )
-    p.set_defaults(handler=cmd_ingest)
+    from casefile.actions.ingest_actions import INGEST
+    from casefile.cli.action_commands import dests_for
+
+    # where this parser keeps the ingest row's options (the positional ``file`` → ``path``)
+    p.set_defaults(handler=cmd_ingest, row_dests=dests_for(p, INGEST))
 
 
 def _clip(text: str, width: int) -> str:
@@ -112,22 +117,25 @@ def _ask(count: int) -> list[int]:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
+    from casefile.actions.ingest_actions import INGEST
     from casefile.app.opening import open_case
+    from casefile.cli.action_commands import action_from
     from casefile.cli.parsing import read_input, who
     from casefile.errors import CasefileError
 
     actor = who(args)
-    data = read_input(args.file, TRANSCRIPT_LIMIT)
-    timing = read_input(args.timing, TRANSCRIPT_LIMIT) if args.timing else None
+    action = action_from(INGEST, args, args.row_dests)
+    data = read_input(action.path, TRANSCRIPT_LIMIT)  # a regular file, or stdin for ``-``
+    timing = read_input(action.timing, TRANSCRIPT_LIMIT) if action.timing else None
     with open_case(args.case, args.db) as opened:
         service, case_id = opened.service, opened.case_id
         proposal = service.probing.propose_ingest(
-            data, args.format, timing, args.load, scrub=args.scrub
+            data, action.format, timing, action.load, scrub=action.scrub
         )
         for row in review_table(proposal):
             say(row)
         count = len(proposal.items)
-        if args.yes:
+        if action.yes:
             keep: list[int] = list(range(count))
         elif not sys.stdin.isatty():
             raise CasefileError(

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from casefile.actions.spec import ActionSpec
-from casefile.actions.table import ACTIONS, CONCLUDE, IMPORT, PROBE
+from casefile.actions.table import ACTIONS, CONCLUDE, IMPORT, INGEST, PROBE
 from casefile.app.probing import LOADS
 from casefile.mcp import reads, writes
 from casefile.mcp.schemas import CASE_PROPERTY, row_schema
@@ -20,10 +20,11 @@ from casefile.mcp.writes import Caller
 
 Answer = Callable[[Caller, Mapping[str, Any]], dict[str, Any]]
 
-#: rows that are no tool of their own: importing a case directory reads the server's disk, not
-#: the case; the probe row is two tools, pasted output (always allowed) and a command run here
-#: or over SSH (only with --allow-run), both building the row's action
-_NOT_TOOLS = {IMPORT.name, PROBE.name}
+#: rows that are no tool of their own: importing a case directory, or ingesting a transcript
+#: by its path, reads the server's disk (the ingest tool takes the transcript's text); the
+#: probe row is two tools, pasted output (always allowed) and a command run here or over SSH
+#: (only with --allow-run), both building the row's action
+_NOT_TOOLS = {IMPORT.name, INGEST.name, PROBE.name}
 #: tool names where a row's command words do not make a good one
 _NAMES = {"new": "case_new", "intake": "intake_answer"}
 

@@ -31,7 +31,6 @@ def case_commands() -> list[tuple[str, str, str]]:
 
 
 _OTHER_COMMANDS = (
-    ("Ingest transcript", "Review a recorded session or transcript, append it (t)", "ingest"),
     ("Replay: first step", "Go to the first event (ctrl+home)", "jump_first"),
     ("Replay: jump", "Go to a seq or a time (:)", "jump"),
     ("Replay: next pivot", "The next change of leader (])", "pivot(1)"),

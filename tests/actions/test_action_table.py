@@ -28,6 +28,7 @@ from casefile.actions.hypothesis_actions import (
     Retire,
     SetPrior,
 )
+from casefile.actions.ingest_actions import IngestTranscript
 from casefile.actions.output_actions import WriteReport
 from casefile.actions.postmortem_actions import AboutPostmortem, RecordItem, WriteSection
 from casefile.actions.probe_actions import RunProbe
@@ -66,6 +67,7 @@ EXAMPLES: list[Any] = [
     WriteSection("went-badly", "we built on\nan unmeasured belief"),
     RecordItem("alert on tok/s", "ana", "P1", "in-progress", "OPS-12", "a2"),
     AboutPostmortem("Slow decode", ("ana", "bo"), "2026-03-09"),
+    IngestTranscript("session.cast", "asciicast", None, "under-load", True, False),
     RunProbe(
         "command",
         "under-load",

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from casefile.app.files import read_regular_file
+from casefile.app.files import read_regular_file, read_transcript
 from casefile.errors import CasefileError
-from casefile.tui.dialogs.ingest import read_transcript
 
 
 def test_a_regular_file_is_read_whole(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from casefile.actions.table import ACTIONS, IMPORT, PROBE
+from casefile.actions.table import ACTIONS, IMPORT, INGEST, PROBE
 from casefile.app.opening import open_service
 from casefile.mcp.tools import tool_name
 from tests.mcp.client import Server, ToolError, serve
@@ -42,7 +42,7 @@ async def new_case(s: Server, case_id: str = "c1", **more: object) -> str:
 async def test_tools_are_the_action_table_rows_and_the_reads(db: str) -> None:
     async with serve(db) as s:
         listed = {tool.name: tool for tool in (await s.session.list_tools()).tools}
-    rows = {tool_name(spec) for spec in ACTIONS if spec not in (IMPORT, PROBE)}
+    rows = {tool_name(spec) for spec in ACTIONS if spec not in (IMPORT, INGEST, PROBE)}
     assert rows <= set(listed)
     assert "probe" not in listed  # the probe row is probe_paste and the gated probe_run
     assert READ_ONLY | {"probe_paste", "probe_run", "ingest"} <= set(listed)

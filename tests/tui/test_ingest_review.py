@@ -90,18 +90,18 @@ async def test_the_proposal_is_built_off_the_ui_thread(
 ) -> None:
     import threading
 
-    from casefile.tui.dialogs.ingest import IngestRequest
+    from casefile.actions.ingest_actions import IngestTranscript
 
     source = tmp_path / "story.md"
     source.write_text(MARKDOWN)
     threads: list[str] = []
-    propose = IngestRequest.propose
+    propose = IngestTranscript.propose
 
-    def spy(self: IngestRequest, service: CaseService) -> object:
+    def spy(self: IngestTranscript, service: CaseService) -> object:
         threads.append(threading.current_thread().name)
         return propose(self, service)
 
-    monkeypatch.setattr(IngestRequest, "propose", spy)
+    monkeypatch.setattr(IngestTranscript, "propose", spy)
     app = build_app(db_url)
     async with app.run_test(size=(160, 45)) as pilot:
         await _review(pilot, {"path": str(source)})
@@ -260,7 +260,7 @@ async def test_the_palette_and_the_help_offer_ingest(db_url: str) -> None:
         keys = {
             active.binding.key: active.binding.description
             for active in app.screen.active_bindings.values()
-            if active.binding.action == "ingest"
+            if active.binding.action == "write('ingest')"
         }
     assert "Ingest transcript" in titles
     assert keys == {"t": "ingest transcript"}
@@ -270,8 +270,8 @@ async def test_the_palette_and_the_help_offer_ingest(db_url: str) -> None:
     ("values", "problem"),
     [
         ({"path": " "}, "empty"),
-        ({"path": "x.cast", "format": "mp4"}, "format must be one of"),
-        ({"path": "x.cast", "load": "busy"}, "load must be one of"),
+        ({"path": "x.cast", "format": "mp4"}, "format 'mp4' is not one of auto, typescript"),
+        ({"path": "x.cast", "load": "busy"}, "load 'busy' is not one of idle"),
         ({"path": "x.cast", "format": "asciicast", "timing": "t"}, "goes with a typescript"),
     ],
 )
@@ -284,17 +284,20 @@ def test_the_request_alone_appends_what_ingest_yes_appends(
     db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Run without a review (as any request can be), it is ``--yes``."""
-    from casefile.tui.dialogs.ingest import IngestRequest
+    from dataclasses import replace
+
+    from casefile.actions.ingest_actions import INGEST, IngestTranscript
+    from casefile.actions.spec import argv
 
     source = tmp_path / "cast.cast"
     source.write_bytes(asciicast())
     twin = _twin(db_url, tmp_path)
-    request = IngestRequest(str(source), "asciicast")
+    request = IngestTranscript(str(source), "asciicast")
     with CaseService(SqlEventStore(db_url), builtin_registry()) as service:
         said = request.run(service, CASE, Who("alice"))
     assert said.said == "appended 2 run(s) and 0 note(s) (asciicast)"
     monkeypatch.setenv("CASEFILE_DB", twin)
-    assert main([*request.argv(CASE), "--actor", "alice"]) == 0
+    assert main([*argv(INGEST, replace(request, yes=True), CASE), "--actor", "alice"]) == 0
     assert events_after(db_url, HEAD) == events_after(twin, HEAD)
 
 

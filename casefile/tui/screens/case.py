@@ -68,7 +68,6 @@ class CaseScreen(CaseWriting, ReplayControls):
         Binding("colon", "jump", "jump to", show=False),
         Binding("slash", "filter", "filter", show=False),
         *action_bindings(),
-        Binding("t", "ingest", "ingest transcript", show=False),
         Binding("question_mark,f1", "help", "help"),
         Binding("b", "back", "cases", tooltip="back to the case list"),
     ]

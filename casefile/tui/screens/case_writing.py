@@ -17,13 +17,14 @@ from textual.widgets import RichLog
 from textual.worker import get_current_worker
 
 from casefile.actions.hypothesis_actions import AssessEvidence
+from casefile.actions.ingest_actions import IngestTranscript
 from casefile.actions.spec import Action, command_line
 from casefile.actions.table import ACTIONS, BY_NAME
 from casefile.app.who import Who
 from casefile.errors import CasefileError
 from casefile.text_safety import line
 from casefile.tui.dialogs.actions import dialog
-from casefile.tui.dialogs.ingest import IngestRequest, IngestSelection
+from casefile.tui.dialogs.ingest import IngestSelection
 from casefile.tui.errors import error_text
 from casefile.tui.screens.case_base import CaseScreenBase
 from casefile.tui.widgets.hypotheses import HypothesisTree
@@ -32,9 +33,8 @@ from casefile.tui.widgets.status_bar import StatusBar
 if TYPE_CHECKING:
     from casefile.transcripts.proposal import Proposal
 
-#: The case screen's actions that append events: a read-only view does not offer them (the
-#: table's rows that write, and the ingest dialog)
-WRITES = frozenset({spec.name for spec in ACTIONS if spec.writes and spec.on_case} | {"ingest"})
+#: The case screen's actions that append events: a read-only view does not offer them
+WRITES = frozenset(spec.name for spec in ACTIONS if spec.writes and spec.on_case)
 
 
 def writes(action: str, parameters: tuple[object, ...] = ()) -> bool:
@@ -101,14 +101,17 @@ class CaseWriting(CaseScreenBase):
         return preset
 
     def action_write(self, kind: str) -> None:
-        """Open the dialog of one row of the action table (intake, the experiment and the probe
-        have dialogs of their own, built from what the case holds and what is installed)."""
+        """Open the dialog of one row of the action table (intake, the experiment, the probe and
+        ingest have dialogs of their own, built from what the case holds and what is installed,
+        and ingest a review)."""
         if kind == "intake":
             return self.action_intake()
         if kind == "experiment":
             return self.action_experiment()
         if kind == "probe":
             return self.action_probe()
+        if kind == "ingest":
+            return self.action_ingest()
         if kind in WRITES and self._refuse_when_read_only():
             return
         if self.focus_seq is not None and kind in WRITES:
@@ -304,7 +307,7 @@ class CaseWriting(CaseScreenBase):
                 markup=False,
             )
 
-        def confirmed(request: IngestRequest | None) -> None:
+        def confirmed(request: IngestTranscript | None) -> None:
             if request is not None:
                 self._propose(request)
 
@@ -312,7 +315,7 @@ class CaseWriting(CaseScreenBase):
             IngestDialog(case_id=self.case_id, actor=self.casefile.actor), confirmed
         )
 
-    def _propose(self, request: IngestRequest) -> None:
+    def _propose(self, request: IngestTranscript) -> None:
         """Read the transcript and build its proposal on a thread worker (a big session takes
         seconds to parse); a newer ingest replaces it, and a replaced one's result is dropped."""
         service = self.casefile.backend.proposer()
@@ -344,7 +347,7 @@ class CaseWriting(CaseScreenBase):
             exit_on_error=False,  # (the app outlives a worker that failed to report back)
         )
 
-    def _not_proposed(self, request: IngestRequest, text: str, bug: bool = False) -> None:
+    def _not_proposed(self, request: IngestTranscript, text: str, bug: bool = False) -> None:
         self.query_one(StatusBar).change(notice="")
         self.notify(
             line(text),
@@ -353,7 +356,7 @@ class CaseWriting(CaseScreenBase):
             markup=False,
         )
 
-    def _review(self, request: IngestRequest, proposal: Proposal) -> None:
+    def _review(self, request: IngestTranscript, proposal: Proposal) -> None:
         from casefile.tui.screens.ingest_review import IngestReviewScreen
 
         self.query_one(StatusBar).change(notice="")

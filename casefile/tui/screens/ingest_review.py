@@ -18,9 +18,10 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Label, Static
 
+from casefile.actions.ingest_actions import IngestTranscript
 from casefile.text_safety import block, line
 from casefile.transcripts.proposal import Proposal, Proposed, ProposedNote, ProposedRun
-from casefile.tui.dialogs.ingest import IngestRequest, IngestSelection
+from casefile.tui.dialogs.ingest import IngestSelection
 from casefile.tui.glyphs import short_time
 
 #: The columns, in order (the first is the checkbox).
@@ -68,7 +69,7 @@ class IngestReviewScreen(ModalScreen[IngestSelection | None]):
     ]
 
     def __init__(
-        self, request: IngestRequest, proposal: Proposal, *, case_id: str, actor: str
+        self, request: IngestTranscript, proposal: Proposal, *, case_id: str, actor: str
     ) -> None:
         super().__init__()
         self.request = request
