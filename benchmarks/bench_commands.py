@@ -47,7 +47,6 @@ from __future__ import annotations
 import argparse
 import cProfile
 import gc
-import importlib.util
 import io
 import json
 import os
@@ -69,6 +68,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+from siblings import sibling
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -126,16 +127,8 @@ QUICK = Sizes(big=20_000, mid=10_000, small=2_000)
 
 
 def bench_engine() -> ModuleType:
-    """``benchmarks/bench_engine.py``, imported by path (it is a script, not a package)."""
-    name = "casefile_bench_engine"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("bench_engine.py"))
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    """``benchmarks/bench_engine.py``, for its case-building helpers."""
+    return sibling("bench_engine")
 
 
 def sealed_case(case_id: str, total: int, digest: str, *, keep: int | None = None) -> list[Any]:

@@ -14,7 +14,6 @@ Run: ``.venv/bin/python benchmarks/bench_mcp.py [--rounds 50] [--events 10000]``
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import statistics
 import sys
 import tempfile
@@ -23,21 +22,14 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from siblings import sibling
+
 CASE = "bench-mcp"
 
 
 def bench_commands() -> ModuleType:
-    """``benchmarks/bench_commands.py``, imported by path (a script, not a package)."""
-    name = "casefile_bench_commands"
-    if name in sys.modules:
-        return sys.modules[name]
-    path = Path(__file__).with_name("bench_commands.py")
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    """``benchmarks/bench_commands.py``, for its case-building helpers."""
+    return sibling("bench_commands")
 
 
 def build(url: str, events: int) -> None:

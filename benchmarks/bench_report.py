@@ -24,7 +24,6 @@ table and one JSON line.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import platform
 import shutil
@@ -38,6 +37,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from siblings import sibling
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -46,17 +47,8 @@ TARGET = 3.0
 
 
 def bench_commands() -> ModuleType:
-    """``benchmarks/bench_commands.py``, imported by path, for its case-building helpers."""
-    name = "casefile_bench_commands"
-    if name in sys.modules:
-        return sys.modules[name]
-    path = Path(__file__).with_name("bench_commands.py")
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    """``benchmarks/bench_commands.py``, for its case-building helpers."""
+    return sibling("bench_commands")
 
 
 def build(path: Path, case_id: str, events: int) -> float:
