@@ -123,7 +123,7 @@ def _checks(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], N
             given = [
                 name
                 for name, value in (
-                    ("--format", args.format != "md"),
+                    ("--format", args.format is not None),
                     ("-o", args.output is not None),
                     ("--to", args.to is not None),
                     ("--redact", args.redact),
@@ -137,6 +137,11 @@ def _checks(parser: argparse.ArgumentParser) -> Callable[[argparse.Namespace], N
             return
         if args.rest:
             parser.error(f"unexpected argument {args.rest[0]!r} (one CASE per report)")
+        if args.format is None:  # as the report action settles it: from -o's suffix, else md
+            from casefile.actions.output_actions import BY_SUFFIX
+
+            suffix = "" if args.output in (None, "-") else Path(args.output).suffix[1:].lower()
+            args.format = BY_SUFFIX.get(suffix, "md")
         if (args.redact_map is not None or args.redact_pattern) and not args.redact:
             parser.error("--redact-map and --redact-pattern need --redact")
         if args.redact_map is not None and args.redact_map == args.output:
@@ -178,9 +183,9 @@ def register(
     p.add_argument(
         "--format",
         choices=(*FORMATS, *EXPORTS),
-        default="md",
-        help="md (default), html, json; or an export for other tools: timeline-csv, "
-        "timeline-jsonl (Timesketch's import shape), facts-csv",
+        default=None,
+        help="md, html, json; or an export for other tools: timeline-csv, timeline-jsonl "
+        "(Timesketch's import shape), facts-csv (default: from -o FILE's suffix, else md)",
     )
     p.add_argument(
         "-o",

@@ -135,3 +135,20 @@ def test_formats_agree_with_the_package() -> None:
     from casefile.report import FORMATS
 
     assert REPORT_FORMATS == FORMATS
+
+
+@pytest.mark.parametrize(
+    ("name", "starts"), [("r.html", b"<!DOCTYPE html>"), ("r.json", b"{"), ("r.md", b"# ")]
+)
+def test_the_format_follows_the_file_name_as_the_dialog_does(
+    cli: CLI, imported: str, tmp_path: Path, name: str, starts: bytes
+) -> None:
+    """``-o r.html`` without ``--format`` is HTML, as the TUI's report dialog reads the same
+    name (it wrote Markdown into r.html); an unknown suffix stays Markdown."""
+    out = tmp_path / name
+    done = cli("report", imported, "-o", str(out))
+    assert done.code == 0, done.err
+    assert out.read_bytes().lstrip().startswith(starts)
+    other = tmp_path / "r.txt"
+    assert cli("report", imported, "-o", str(other)).code == 0
+    assert other.read_bytes().startswith(b"# ")
