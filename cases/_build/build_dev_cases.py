@@ -6,7 +6,8 @@ thread answers, paste each output the thread shows (with its command and load), 
 the thread ran, write the maintainers' and reporters' findings as notes, and conclude with the
 known root cause. Every evidence event comes from a rule (probe, intake or experiment rules):
 nothing here types a likelihood. Times are illustrative (the threads' own dates are not kept
-in the material); they keep the threads' order.
+in the material); they keep the threads' order, and each event and pasted run is recorded at
+its step's time, so building a case twice gives the same bytes.
 
 Run from the repository root::
 
@@ -57,11 +58,14 @@ class CommandFailed(RuntimeError):
 
 
 def casefile(*args: str) -> str:
-    """Run one ``casefile`` command in this process; its standard output, or raise."""
+    """Run one ``casefile`` command in this process; its standard output, or raise.
+
+    What it writes is recorded at the command's own ``--at`` (the story's time), not at the
+    moment the builder runs, so a rebuild writes the same bytes (see :func:`pinned_clock`)."""
     from casefile.cli.main import main
 
     out, err = StringIO(), StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
+    with redirect_stdout(out), redirect_stderr(err), pinned_clock(_at_of(args)):
         try:
             code = main(list(args))
         except SystemExit as exit_:
@@ -69,6 +73,33 @@ def casefile(*args: str) -> str:
     if code not in (0,):
         raise CommandFailed(f"casefile {shlex.join(args)}: exit {code}: {err.getvalue().strip()}")
     return out.getvalue()
+
+
+#: the time the last command that gave one was recorded at: a command without ``--at``
+#: (export, log) writes nothing of its own, and is pinned to it all the same
+_last_at: list[str] = ["2026-01-05T09:00:00.000000Z"]
+
+
+def _at_of(args: tuple[str, ...]) -> str:
+    """The command's ``--at`` in the form the store writes times, else the last one given."""
+    from datetime import datetime
+
+    from casefile.domain.events import format_time
+
+    if "--at" in args[:-1]:
+        given = args[args.index("--at") + 1]
+        _last_at[0] = format_time(datetime.fromisoformat(given.replace("Z", "+00:00")))
+    return _last_at[0]
+
+
+@contextmanager
+def pinned_clock(moment: str) -> Iterator[None]:
+    """The database stamps each write with the time it is recorded; a builder's cases are
+    recorded when the story says, so building twice gives the same bytes."""
+    from unittest import mock
+
+    with mock.patch("casefile.store.sql.utc_now", lambda: moment):
+        yield
 
 
 @contextmanager
@@ -124,10 +155,11 @@ def encode(material: dict[str, Any], scratch: Path) -> str:
             if not words and step["probe"] in _NO_DEFAULT_COMMAND:
                 # the thread shows the output but not the command: say so rather than guess
                 words = ["(command not shown in the thread)"]
+            when = at()  # the paste was taken when the story records it
             args = [
                 "probe", slug, str(step["probe"]), "--paste", str(path), "--load", load,
                 "--host", str(step.get("host") or "gpu-box"), "--note", note.strip() or "pasted",
-                "--at", at(), *who, "--json",
+                "--taken-at", when, "--at", when, *who, "--json",
             ]  # fmt: skip
             if step.get("setup"):
                 # the old version, the fix, a subset of GPUs: kept to compare, not the state
@@ -179,7 +211,8 @@ def _probe_runs(slug: str) -> list[int]:
     return [int(e["seq"]) for e in events if e["type"] == "probe.ran"]
 
 
-def build(slugs: list[str]) -> list[str]:
+def build(slugs: list[str], output: Path = OUTPUT) -> list[str]:
+    """Encode the chosen cases (all when ``slugs`` is empty) into ``output``/<slug>."""
     files = sorted(MATERIAL.glob("*.json"))
     chosen = [f for f in files if not slugs or f.stem in slugs]
     built = []
@@ -187,12 +220,12 @@ def build(slugs: list[str]) -> list[str]:
         material = json.loads(path.read_text(encoding="utf-8"))
         with database() as scratch:
             slug = encode(material, scratch)
-            target = OUTPUT / slug
+            target = output / slug
             if target.exists():
                 shutil.rmtree(target)
             casefile("export", slug, str(target))
         built.append(slug)
-        print(f"{target.relative_to(ROOT)}")
+        print(target.relative_to(ROOT) if target.is_relative_to(ROOT) else target)
     return built
 
 
