@@ -20,7 +20,7 @@ from casefile.app.views.common import CaseHeader, build_case_header
 from casefile.app.views.names import names_table
 from casefile.app.views.standing import UNLIKELY, Reached, standing
 from casefile.app.views.steps import ProbeRow
-from casefile.app.views.summaries import summarise
+from casefile.app.views.summaries import timeline_summary
 from casefile.app.views.warning_groups import WarningRow
 from casefile.app.views.warning_history import WarningHistory
 from casefile.domain.beliefs.projection import SURPRISE_FLAG_BITS
@@ -54,7 +54,7 @@ class TimelineRow:
     when: str
     actor: str
     type: str
-    summary: str
+    summary: str  # beside the type's label: the summary without the type said again
     hash: str
     marks: tuple[str, ...]  # among MARK_GLYPHS' keys, strongest first
 
@@ -216,7 +216,7 @@ class BoardIndex:
             when=event.when,
             actor=event.actor,
             type=event.type,
-            summary=summarise(event),
+            summary=timeline_summary(event),
             hash=event.hash,
             marks=tuple(marks),
         )
@@ -231,7 +231,9 @@ class BoardIndex:
 
 def tail_rows(events: Iterable[Event]) -> list[TimelineRow]:
     """Timeline rows read straight from events, before any fold has marked them."""
-    return [TimelineRow(e.seq, e.when, e.actor, e.type, summarise(e), e.hash, ()) for e in events]
+    return [
+        TimelineRow(e.seq, e.when, e.actor, e.type, timeline_summary(e), e.hash, ()) for e in events
+    ]
 
 
 def build_frame(

@@ -7,9 +7,11 @@ casefile) is summarised by its name rather than refused.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from casefile.domain.beliefs import Projection
 from casefile.domain.catalogue import CURRENT_VERSIONS
-from casefile.domain.event_types import EVENT_TYPES
+from casefile.domain.event_types import EVENT_TYPES, Fields
 from casefile.domain.events import Event
 from casefile.domain.upcasters import upcast
 from casefile.errors import InvalidEvent
@@ -21,13 +23,26 @@ def summarise(event: Event, projection: Projection | None = None) -> str:
     kind = EVENT_TYPES.get(event.type)
     if kind is None:
         return event.type
+    return _said(event, kind.summary)
+
+
+def timeline_summary(event: Event) -> str:
+    """The summary as the timeline shows it, beside the column that names the type (so it does
+    not open with the type again: "e8: rule …", not "evidence e8: rule …")."""
+    kind = EVENT_TYPES.get(event.type)
+    if kind is None:
+        return event.type
+    return _said(event, kind.timeline_text)
+
+
+def _said(event: Event, say: Callable[[Fields], str]) -> str:
     current = CURRENT_VERSIONS.get(event.type, event.version)
     if event.version != current:  # an older shape, read as today's (a newer one: its name)
         try:
-            return kind.summary(upcast(event.type, event.version, current, event.payload))
+            return say(upcast(event.type, event.version, current, event.payload))
         except InvalidEvent:
             return f"{event.type} v{event.version}"
-    return kind.summary(event.payload)
+    return say(event.payload)
 
 
 def detail(event: Event) -> str | None:

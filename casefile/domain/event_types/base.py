@@ -125,7 +125,9 @@ class EventType:
     the payload fields holding artifact digests; ``redact_fields`` the fields (``a.b`` inside a
     nested model) holding names the report's redaction must treat, and as what; ``upcasters``
     version *n* → the step to *n + 1*; ``detail`` the why behind a step, shown under its
-    summary; ``own_text`` a note's or an action's own words and outcome.
+    summary; ``own_text`` a note's or an action's own words and outcome; ``beside_label`` the
+    summary as the timeline shows it beside the label (None: the summary without the label
+    it opens with, "evidence e8: …" read as "e8: …"), so no row says its type twice.
     """
 
     type: str
@@ -140,6 +142,7 @@ class EventType:
     upcasters: Mapping[int, Upcaster] = field(default_factory=dict)
     detail: Callable[[Fields], str | None] | None = None
     own_text: Callable[[Fields], tuple[str, str | None]] | None = None
+    beside_label: Summary | None = None
 
     def __post_init__(self) -> None:
         _BY_MODEL[self.model] = self
@@ -148,3 +151,18 @@ class EventType:
     def family(self) -> str:
         """The part of the name before the verb (``probe`` for ``probe.ran``)."""
         return self.type.split(".", 1)[0]
+
+    def timeline_text(self, payload: Fields) -> str:
+        """The summary beside the timeline's type column, without saying the type again."""
+        if self.beside_label is not None:
+            return self.beside_label(payload)
+        return without_label(self.label, self.summary(payload))
+
+
+def without_label(label: str, summary: str) -> str:
+    """``summary`` without the label it opens with (``"note: …"`` → ``"…"``, ``"probe lspci
+    on …"`` → ``"lspci on …"``); a summary that does not open with it, unchanged."""
+    for lead in (f"{label}: ", f"{label} "):
+        if summary.startswith(lead) and len(summary) > len(lead):
+            return summary[len(lead) :]
+    return summary

@@ -59,7 +59,11 @@ class CaseConcluded(Payload):
 
 
 def _opened(p: Fields) -> str:
-    return f"case opened: {p['title']}" + (f" — {p['symptom']}" if p.get("symptom") else "")
+    return f"case opened: {_title(p)}"
+
+
+def _title(p: Fields) -> str:
+    return str(p["title"]) + (f" — {p['symptom']}" if p.get("symptom") else "")
 
 
 def _action(p: Fields) -> str:
@@ -89,6 +93,7 @@ CASE_OPENED = EventType(
     CaseOpened,
     label="opened",
     summary=_opened,
+    beside_label=_title,
     narrative=None,  # the report's summary tells it
     folded=True,
     artifact_fields=(),

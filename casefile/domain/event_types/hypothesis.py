@@ -3,6 +3,7 @@ rebalanced."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated
 
 from pydantic import Field
@@ -83,11 +84,17 @@ def _proposed_line(p: Fields, ctx: NarrativeContext) -> NarrativeLine:
     )
 
 
-def _rebalanced(p: Fields) -> str:
+def _rebalanced(p: Fields, said: str = " rebalanced") -> str:
     priors = ", ".join(f"{h}={v:.4g}" for h, v in p["priors"].items())
     forced = " (forced, after evidence)" if p.get("forced") else ""
     why = f": {p['reason']}" if p.get("reason") else ""
-    return f"priors of {p['question_id']} rebalanced{forced} [{priors}]{why}"
+    return f"priors of {p['question_id']}{said}{forced} [{priors}]{why}"
+
+
+def _named(field: str) -> Callable[[Fields], str]:
+    """A hypothesis's id and one field of the event (the timeline's words beside the label
+    that says what happened to it)."""
+    return lambda p: f"{p['hypothesis_id']}: {p[field]}"
 
 
 QUESTION_PROPOSED = EventType(
@@ -120,6 +127,7 @@ HYPOTHESIS_REFINED = EventType(
     HypothesisRefined,
     label="refined",
     summary=lambda p: f"hypothesis {p['hypothesis_id']} refined: {p['text']}",
+    beside_label=_named("text"),
     narrative=lambda p, ctx: NarrativeLine(f"refined {p['hypothesis_id']}: {p['text']}"),
     folded=True,
     artifact_fields=(),
@@ -132,6 +140,7 @@ HYPOTHESIS_RETIRED = EventType(
     HypothesisRetired,
     label="retired",
     summary=lambda p: f"hypothesis {p['hypothesis_id']} retired: {p['reason']}",
+    beside_label=_named("reason"),
     narrative=lambda p, ctx: NarrativeLine(f"retired {p['hypothesis_id']}: {p['reason']}"),
     folded=True,
     artifact_fields=(),
@@ -144,6 +153,7 @@ HYPOTHESIS_REINSTATED = EventType(
     HypothesisReinstated,
     label="reinstated",
     summary=lambda p: f"hypothesis {p['hypothesis_id']} reinstated",
+    beside_label=lambda p: str(p["hypothesis_id"]),
     narrative=lambda p, ctx: NarrativeLine(f"reinstated {p['hypothesis_id']}"),
     folded=True,
     artifact_fields=(),
@@ -156,6 +166,7 @@ PRIORS_REBALANCED = EventType(
     PriorsRebalanced,
     label="rebalanced",
     summary=_rebalanced,
+    beside_label=lambda p: _rebalanced(p, said=""),
     narrative=None,  # a row only where it moved a leader (a pivot)
     folded=True,
     artifact_fields=(),

@@ -50,8 +50,12 @@ class PostmortemAbout(Payload):
 
 
 def _section(p: Fields) -> str:
+    return f"postmortem {_section_text(p)}"
+
+
+def _section_text(p: Fields) -> str:
     section = str(p["section"])
-    return f"postmortem {SECTIONS.get(section, section).lower()}: {p['text']}"
+    return f"{SECTIONS.get(section, section).lower()}: {p['text']}"
 
 
 def _item(p: Fields) -> str:
@@ -65,6 +69,10 @@ def _item(p: Fields) -> str:
 
 
 def _about(p: Fields) -> str:
+    return "postmortem: " + _about_text(p)
+
+
+def _about_text(p: Fields) -> str:
     said = []
     if p.get("title"):
         said.append(f"title {p['title']}")
@@ -72,7 +80,7 @@ def _about(p: Fields) -> str:
         said.append("authors " + ", ".join(p["authors"]))
     if p.get("review_date"):
         said.append(f"review {p['review_date']}")
-    return "postmortem: " + "; ".join(said)
+    return "; ".join(said)
 
 
 POSTMORTEM_SECTION = EventType(
@@ -81,6 +89,7 @@ POSTMORTEM_SECTION = EventType(
     PostmortemSection,
     label="pm section",
     summary=_section,
+    beside_label=_section_text,
     narrative=lambda p, ctx: NarrativeLine(ctx.quote(_section(p)), kind="postmortem"),
     folded=False,
     artifact_fields=(),
@@ -105,6 +114,7 @@ POSTMORTEM_ABOUT = EventType(
     PostmortemAbout,
     label="pm about",
     summary=_about,
+    beside_label=_about_text,
     narrative=lambda p, ctx: NarrativeLine(ctx.quote(_about(p)), kind="postmortem"),
     folded=False,
     artifact_fields=(),

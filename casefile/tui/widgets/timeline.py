@@ -97,6 +97,7 @@ class Timeline(RowList):
             for i, row in enumerate(self.rows)
             if needle in row.summary.lower()
             or needle in row.type.lower()
+            or needle in label(row.type).lower()  # the type as the row shows it
             or needle in row.actor.lower()
             or any(needle == mark for mark in row.marks)
         ]
