@@ -5,7 +5,8 @@ table and its diagnosis-only table, as version 2 used them) and in the "Prior-sa
 candidates" tables of ``cases/dev/notes-new-cases-*.md`` (confirmed causes only), less two
 groups: the threads held out for evaluation by the team (never counted, never read), and the
 threads that are development cases (``cases/dev/material/*.json``), so the playbook is never
-scored on threads that set its priors. Each leaf gets (count + 1) / (N + leaves) of the 0.9
+scored on threads that set its priors; and a project's tracker counts once per class
+(:func:`project_of`). Each leaf gets (count + 1) / (N + leaves) of the 0.9
 the named hypotheses share; a parent's prior is its children's sum, a child's its share.
 
     python cases/_build/count_priors.py          # prints the counts and the priors
@@ -89,9 +90,10 @@ def same_incidents(text: str) -> dict[str, str]:
     return out
 
 
-def _rows() -> tuple[list[tuple[str, str]], list[str]]:
-    """The sample's rows (url, class) counted, and the urls left out: held out, a development
-    case, or the same incident as a thread that is either."""
+def _rows() -> tuple[list[tuple[str, str]], list[str], list[str]]:
+    """The sample's rows (url, class) counted; the urls left out: held out, a development
+    case, or the same incident as a thread that is either; and the urls merged into an earlier
+    thread of the same project and class (see :func:`project_of`)."""
     dev_urls = {
         json.loads(p.read_text(encoding="utf-8"))["url"].rstrip("/")
         for p in (DEV / "material").glob("*.json")
@@ -109,7 +111,8 @@ def _rows() -> tuple[list[tuple[str, str]], list[str]]:
         return any(url.endswith(h) for h in HELD_OUT) or url in dev_urls
 
     seen: set[str] = set()
-    counted, left_out = [], []
+    counted, left_out, merged = [], [], []
+    projects: set[tuple[str, str]] = set()
     for url, klass in rows:
         if url in seen:
             continue
@@ -117,9 +120,28 @@ def _rows() -> tuple[list[tuple[str, str]], list[str]]:
         twin = same.get(url)
         if out_of_sample(url) or (twin and any(out_of_sample(u) for u in _ending(twin, dev_urls))):
             left_out.append(url)
+        elif klass in LEAVES and (project_of(url), klass) in projects:
+            merged.append(url)
         elif klass in LEAVES:
+            projects.add((project_of(url), klass))
             counted.append((url, klass))
-    return counted, left_out
+    return counted, left_out, merged
+
+
+def project_of(url: str) -> str:
+    """The project whose tracker a thread is on (``owner/name``).
+
+    A project's tracker counts once per class: the sample estimates how often a cause limits
+    throughput across setups, and several reports of one class on one tracker are mostly one
+    defect met again by other users (four Ollama packaging reports of a GPU left unused) or the
+    harvest of one search aimed at that tracker (the NCCL trackers' network threads), not
+    independent occurrences. The first thread listed stands for them."""
+    return "/".join(url.split("/")[3:5])
+
+
+def merged() -> list[str]:
+    """The threads merged into an earlier one of the same project and class."""
+    return _rows()[2]
 
 
 def _ending(tail: str, dev_urls: set[str]) -> list[str]:
@@ -219,7 +241,7 @@ def sample() -> list[tuple[str, str]]:
 
 
 def count() -> tuple[dict[str, int], list[str]]:
-    counted, left_out = _rows()
+    counted, left_out, _ = _rows()
     counts = dict.fromkeys(LEAVES, 0)
     for _, klass in counted:
         counts[klass] += 1
@@ -250,7 +272,10 @@ def priors(counts: dict[str, int]) -> dict[str, float]:
 if __name__ == "__main__":
     sys.path.insert(0, str(ROOT))
     counts, left_out = count()
-    print(f"N = {sum(counts.values())}; left out (held out or development cases): {len(left_out)}")
+    print(
+        f"N = {sum(counts.values())}; left out (held out or development cases): {len(left_out)}; "
+        f"merged (same project and class): {len(merged())}"
+    )
     for name, value in sorted(counts.items(), key=lambda kv: -kv[1]):
         print(f"  {name:22} {value}")
     for name, value in priors(counts).items():

@@ -32,18 +32,19 @@ Q = "throughput"
 REFERENCE_HEAD = (68, "36409887439e2211e4b97c9f0bf9a65723afa6b2301e6309f6b37660da987aa0")
 
 NOT_PCIE_FIRST = (
-    "compute-launch leads at seq 50, the step before the reading (0.252; misconfiguration "
-    "0.231, host-side 0.136, pcie-bound 0.124 fourth). pcie-bound never leads: its best is "
-    "0.151 at seq 32 (intake nodes=single), behind misconfiguration's 0.213 and host-side's "
-    "0.200; intake workload=inference-small-batch (seq 33) puts compute-launch ahead of it and "
-    "the batch A/B (seq 40, 11 -> 225 tok/s, 'faster') makes compute-launch lead. The beliefs "
-    "that made v1 lead with pcie-bound are said, not measured: notes here, with no likelihood."
+    "compute-launch leads at seq 50, the step before the reading (0.268; misconfiguration "
+    "0.218, host-side 0.133, pcie-bound 0.132 fourth). pcie-bound never leads: its best is "
+    "0.162 at seq 32 (intake nodes=single), behind host-side's 0.207 and misconfiguration's "
+    "0.199; intake workload=inference-small-batch (seq 33) puts misconfiguration (0.246) and "
+    "compute-launch (0.186) ahead of it and the batch A/B (seq 40, 11 -> 225 tok/s, 'faster') "
+    "makes compute-launch lead. The beliefs that made v1 lead with pcie-bound are said, not "
+    "measured: notes here, with no likelihood."
 )
 NO_PIVOT_AT_READING = (
     "no pivot at the reading (seqs 51-55): compute-launch leads before and after "
-    "(0.252 -> 0.324); pcie-link-busy 'idle' (seq 53) drops pcie-bound 0.124 -> 0.04 but it "
-    "did not lead. The case's only pivot is at seq 40: the batch A/B moves misconfiguration -> "
-    "compute-launch."
+    "(0.268 -> 0.344); pcie-link-busy 'idle' (seq 53) drops pcie-bound 0.132 -> 0.042 but it "
+    "did not lead. The case's pivots are at seqs 32 and 33 (intake: misconfiguration -> "
+    "host-side -> misconfiguration) and 40 (the batch A/B: misconfiguration -> compute-launch)."
 )
 
 

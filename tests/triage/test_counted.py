@@ -59,8 +59,8 @@ def test_the_gpu_count_rows_are_counted_where_no_requirement_decides(
         assert abs(row["one"] + row["several"] - 1.0) < 1e-9, leaf
     for leaf in count_priors.NEEDS_SEVERAL:
         assert leaf not in rows
-    # a GPU left unused is reported mostly on one GPU, a regression after an upgrade on several
-    assert table["gpu-unused"]["one"] > 0.5 > table["upgrade-regression"]["one"]
+    # a GPU left unused is reported mostly on one GPU, a misconfigured launcher on several
+    assert table["gpu-unused"]["one"] > 0.5 > table["misconfiguration"]["one"]
 
 
 def test_a_thread_the_sample_calls_the_same_incident_as_a_development_case_is_left_out(
@@ -75,3 +75,19 @@ def test_a_thread_the_sample_calls_the_same_incident_as_a_development_case_is_le
     assert "https://github.com/vllm-project/vllm/issues/13247" not in counted
     _, left_out = count_priors.count()
     assert "https://github.com/vllm-project/vllm/issues/13247" in left_out
+
+
+def test_a_project_s_tracker_counts_once_per_class(count_priors: ModuleType) -> None:
+    """Four Ollama reports of a GPU left unused are one thread of the sample, not four: several
+    reports of one class on one tracker are mostly one defect met again, or one search's
+    harvest. Another class on the same tracker still counts."""
+    counted = count_priors.sample()
+    pairs = [(count_priors.project_of(url), klass) for url, klass in counted]
+    assert len(pairs) == len(set(pairs))
+    ollama = [url for url, klass in counted if "/ollama/ollama/" in url]
+    assert ollama == ["https://github.com/ollama/ollama/issues/9885"]
+    merged = count_priors.merged()
+    assert "https://github.com/ollama/ollama/issues/9068" in merged
+    nccl = {klass for url, klass in counted if "/NVIDIA/nccl/" in url}
+    assert {"internode-network", "misconfiguration"} <= nccl
+    assert count_priors.project_of("https://github.com/NVIDIA/nccl/issues/1580") == "NVIDIA/nccl"
