@@ -55,9 +55,9 @@ NEEDS_SEVERAL = (
     "pcie-bandwidth", "acs-iommu", "consumer-no-p2p", "p2p-policy", "transport-fallback",
     "internode-network", "over-split",
 )  # fmt: skip
-_ROW = re.compile(r"^\|[^|]*?(https://github\.com/[^\s|]+)[^|]*\|[^|]*\|\s*([a-z-]+)\s*\|")
+_ROW = re.compile(r"^\|[^|]*?(https://github\.com/[^\s|]+)[^|]*\|[^|]*\|\s*([a-z0-9-]+)\s*\|")
 _ROW_NUMBERED = re.compile(
-    r"^\|\s*\d+\s*\|\s*(https://github\.com/[^\s|]+)\s*\|[^|]*\|\s*([a-z-]+)\s*\|"
+    r"^\|\s*\d+\s*\|\s*(https://github\.com/[^\s|]+)\s*\|[^|]*\|\s*([a-z0-9-]+)\s*\|"
 )
 
 

@@ -91,3 +91,15 @@ def test_a_project_s_tracker_counts_once_per_class(count_priors: ModuleType) -> 
     nccl = {klass for url, klass in counted if "/NVIDIA/nccl/" in url}
     assert {"internode-network", "misconfiguration"} <= nccl
     assert count_priors.project_of("https://github.com/NVIDIA/nccl/issues/1580") == "NVIDIA/nccl"
+
+
+def test_every_class_of_the_playbook_is_read_from_the_tables(count_priors: ModuleType) -> None:
+    """A class whose name holds a digit (p2p-policy, consumer-no-p2p) is a row like any other:
+    the sample's own threads of those classes count, and its held-out ones are left out."""
+    counted = dict(count_priors.sample())
+    assert counted["https://github.com/NVIDIA/nccl/issues/1272"] == "p2p-policy"
+    assert counted["https://github.com/sgl-project/sglang/issues/4723"] == "consumer-no-p2p"
+    _, left_out = count_priors.count()
+    assert "https://github.com/NVIDIA/nccl/issues/428" in left_out  # held out, p2p-policy
+    row = "| https://github.com/x/y/issues/1 | symptom | p2p-policy | cause |"
+    assert count_priors.sample_rows(row) == [("https://github.com/x/y/issues/1", "p2p-policy")]

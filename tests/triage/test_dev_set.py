@@ -21,18 +21,18 @@ NOT_YET = {
     "internode-network is the likeliest leaf, but a class of several leaves leads",
     "centernet-604-2080s-cpu-contention-data-time": "data-loading leads; host-cpu is #5",
     "club-3090-178-sandwiched-3090-thermal": "host-side leads; thermal-degradation is #11",
-    "club-3090-356-x99-no-p2p-tp2": "over-split leads; consumer-no-p2p is #5",
+    "club-3090-356-x99-no-p2p-tp2": "over-split leads; "
+    "consumer-no-p2p is the likeliest leaf, but a class of several leaves leads",
     "ds4-773-gb10-decode-at-bandwidth-floor": "compute-launch leads; memory-bandwidth is #10",
-    "gpu-benchmarks-llm-8-six-4090-slower-generation": "consumer-no-p2p leads; over-split is #5",
+    "gpu-benchmarks-llm-8-six-4090-slower-generation": "consumer-no-p2p leads; over-split is #6",
     "llama.cpp-1665-a6000-default-threads": "gpu-unused leads; host-cpu is #3",
     "nccl-1066-gpus-per-task-no-nvlink": "misconfiguration leads; transport-fallback is #2",
     "nccl-1676-dgxos-peermem-rename": "internode-network leads; "
     "upgrade-regression is #2 "
     "(its mechanism, GPUDirect RDMA off between nodes, is internode-network's)",
-    "nccl-1829-a6000-p2p-level-2-23": "upgrade-regression leads; p2p-policy is #2",
     "nccl-820-pex88096-virtual-bridge-nic-order": "misconfiguration leads; "
     "numa-bios is the likeliest leaf, but a class of several leaves leads",
-    "nccl-tests-74-a40-nps4": "throughput/catch-all leads; numa-bios is #10",
+    "nccl-tests-74-a40-nps4": "throughput/catch-all leads; numa-bios is #11",
     "nccl-tests-93-v100-two-containers": "misconfiguration leads; transport-fallback is #2",
     "pytorch-benchmark-pr-706-v100-small-batch-cudagraph": "data-loading leads; "
     "compute-launch is #3",
