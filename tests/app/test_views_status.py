@@ -16,6 +16,7 @@ from casefile.app.views import (
     runner_up,
     summarise,
 )
+from casefile.app.views.warning_groups import LazyWarningRows
 from casefile.cli.render import render_status
 from casefile.domain.beliefs import Projection, project
 from casefile.domain.beliefs.ranking import NextStep, ProbeStep
@@ -203,7 +204,7 @@ def test_views_are_frozen_plain_data_with_no_way_back_into_the_fold(
         if dataclasses.is_dataclass(value):
             for f in dataclasses.fields(value):
                 plain(getattr(value, f.name))
-        elif isinstance(value, tuple | list):
+        elif isinstance(value, tuple | list | LazyWarningRows):  # rows built when first read
             for item in value:
                 plain(item)
         elif isinstance(value, dict):

@@ -228,3 +228,65 @@ def test_a_warning_naming_no_set_aside_record_is_unreadable(position: Any, tmp_p
     state["warnings"]["active"][0] = position
     with pytest.raises(FoldUnreadable):
         restore_fold(resealed(state, binary))
+
+
+def test_a_warning_given_twice_is_unreadable(tmp_path: Path) -> None:
+    folded = idle_fold(tmp_path)
+    state, binary = saved(dump_fold(folded))
+    active = state["warnings"]["active"]
+    assert active.count(0) == 1
+    twice = {**state, "warnings": {**state["warnings"], "active": [*active, 0]}}
+    with pytest.raises(FoldUnreadable, match="given twice"):
+        restore_fold(resealed(twice, binary))
+    # a record's warning written out in full beside its position
+    record = folded.set_asides[0]
+    warning = [
+        "set-aside",
+        "x",
+        record["seq"],
+        None,
+        f"{record['observation_seq']}:{record['rule']['id']}",
+    ]
+    spelled = {**state, "warnings": {**state["warnings"], "active": [*active, warning]}}
+    with pytest.raises(FoldUnreadable, match="given twice"):
+        restore_fold(resealed(spelled, binary))
+
+
+def test_two_records_of_one_reading_and_rule_cannot_both_raise_a_warning(tmp_path: Path) -> None:
+    folded = idle_fold(tmp_path)
+    first, second = folded.set_asides[0], folded.set_asides[1]
+    second["observation_seq"], second["rule"] = first["observation_seq"], first["rule"]
+    state, binary = saved(dump_fold(folded))
+    active = state["warnings"]["active"]
+    assert active[0] == 0 and active[1][0] == "set-aside"  # its own warning no longer fits
+    active[1] = 1  # saved as the record's position all the same
+    with pytest.raises(FoldUnreadable, match="given twice"):
+        restore_fold(resealed(state, binary))
+
+
+def test_a_warm_status_builds_no_warning_until_its_rows_are_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The text status shows the warnings' groups only; the rows are built when read (JSON),
+    as they stood when the status was taken, whatever is folded after."""
+    from casefile.app.views import build_status
+    from casefile.domain.beliefs import warnings as warnings_module
+
+    folded = idle_fold(tmp_path)
+    cold = build_status(folded).to_json()
+    restored = restore_fold(dump_fold(folded))
+    made: list[int] = []
+    real = warnings_module.set_aside_warning
+
+    def spy(seq: int, payload: dict[str, Any]) -> Any:
+        made.append(seq)
+        return real(seq, payload)
+
+    monkeypatch.setattr(warnings_module, "set_aside_warning", spy)
+    monkeypatch.setattr("casefile.domain.beliefs.warning_tally.set_aside_warning", spy)
+    view = build_status(restored)
+    assert view.warning_groups and len(made) <= 2 * len(view.warning_groups)
+    restored.warnings._clear("set-aside", None)  # the fold moves on: every warning cleared
+    assert restored.warnings.all() == []
+    assert view.to_json() == cold  # the rows as they stood
+    assert len(made) >= len(folded.set_asides)

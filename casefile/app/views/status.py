@@ -29,10 +29,10 @@ from casefile.app.views.steps import (
     group_next_steps,
 )
 from casefile.app.views.warning_groups import (
+    LazyWarningRows,
     WarningGroup,
     WarningRow,
     group_warnings,
-    warning_rows,
 )
 from casefile.domain.beliefs import Projection
 from casefile.domain.beliefs.ranking import NextStep, ProbeStep
@@ -68,7 +68,8 @@ class StatusView:
     case: CaseHeader
     questions: tuple[QuestionRow, ...]
     hypotheses: tuple[HypothesisRow, ...]
-    warnings: tuple[WarningRow, ...]
+    #: every active warning (built when first read: the text status shows only the groups)
+    warnings: Sequence[WarningRow]
     warning_groups: tuple[WarningGroup, ...]
     next_steps: tuple[NextStepRow, ...]
     next_step_groups: tuple[NextStepGroup, ...]
@@ -103,7 +104,7 @@ def build_status(
     integrity: Sequence[str] = (),
 ) -> StatusView:
     """The status of ``projection``, with the domain's rankings copied in as plain rows."""
-    warnings = warning_rows(projection.warnings.all())
+    tracker = projection.warnings
     steps = tuple(NextStepRow.of(s) for s in next_steps)
     hypotheses: list[HypothesisRow] = []
     for question in projection.questions.values():
@@ -112,8 +113,8 @@ def build_status(
         case=build_case_header(projection),
         questions=tuple(question_row(q) for q in projection.questions.values()),
         hypotheses=tuple(hypotheses),
-        warnings=warnings,
-        warning_groups=group_warnings(warnings, set_aside_reasons(projection)),
+        warnings=LazyWarningRows(tracker.all_deferred()),
+        warning_groups=group_warnings(tracker.tallies(), set_aside_reasons(projection)),
         next_steps=steps,
         next_step_groups=group_next_steps(steps),
         best_probes=tuple(ProbeRow.of(b) for b in best_probes),

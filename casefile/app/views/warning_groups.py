@@ -8,15 +8,13 @@ by the rules and questions of the case, not by its length.
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
-from casefile.domain.beliefs.warnings import CaseWarning
-
-#: How many of a group's most recent seqs a group keeps.
-LATEST_SEQS = 3
+from casefile.domain.beliefs.warning_tally import LATEST_SEQS as LATEST_SEQS
+from casefile.domain.beliefs.warning_tally import WarningTally
+from casefile.domain.beliefs.warnings import CaseWarning, set_aside_rule
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,9 +34,7 @@ class WarningRow:
     @property
     def rule(self) -> str | None:
         """The rule that set a reading aside (set-aside subjects are ``<reading>:<rule>``)."""
-        if self.code != "set-aside" or not self.subject or ":" not in self.subject:
-            return None
-        return self.subject.split(":", 1)[1]
+        return set_aside_rule(self.code, self.subject)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -82,52 +78,74 @@ def warning_rows(warnings: Iterable[CaseWarning]) -> tuple[WarningRow, ...]:
     return tuple(WarningRow.of(w) for w in warnings)
 
 
-class _Tally:
-    """A group being counted (mutable; frozen into a :class:`WarningGroup` at the end)."""
+class LazyWarningRows(Sequence[WarningRow]):
+    """The rows of ``source()``'s warnings, built when first read: a long case holds tens of
+    thousands, and a status printed as text shows only their groups. Equal to any sequence of
+    the same rows."""
 
-    __slots__ = ("count", "first", "last", "latest")
+    __slots__ = ("_rows", "_source")
 
-    def __init__(self, first: WarningRow) -> None:
-        self.first = self.last = first
-        self.count = 0
-        self.latest: deque[int] = deque(maxlen=LATEST_SEQS)
+    def __init__(self, source: Callable[[], Iterable[CaseWarning]]) -> None:
+        self._source: Callable[[], Iterable[CaseWarning]] | None = source
+        self._rows: tuple[WarningRow, ...] = ()
 
-    def add(self, row: WarningRow) -> None:
-        self.last = row
-        self.count += 1
-        self.latest.append(row.seq)
+    def rows(self) -> tuple[WarningRow, ...]:
+        if self._source is not None:
+            self._rows = warning_rows(self._source())
+            self._source = None
+        return self._rows
 
-    def group(self, reasons: Mapping[int, str]) -> WarningGroup:
-        first, last = self.first, self.last
-        message = last.message
-        reason = reasons.get(last.seq)
-        if self.count > 1 and first.rule is not None and reason is not None:
-            message = f"readings set aside by rule {first.rule}: {reason}"
-        return WarningGroup(
-            first.code,
-            first.question,
-            first.rule,
-            self.count,
-            first.seq,
-            tuple(self.latest),
-            message,
-        )
+    @overload
+    def __getitem__(self, index: int) -> WarningRow: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[WarningRow, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> WarningRow | tuple[WarningRow, ...]:
+        return self.rows()[index]
+
+    def __len__(self) -> int:
+        return len(self.rows())
+
+    def __iter__(self) -> Iterator[WarningRow]:
+        return iter(self.rows())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LazyWarningRows):
+            other = other.rows()
+        return isinstance(other, Sequence) and self.rows() == tuple(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"LazyWarningRows({self.rows()!r})"
 
 
 def group_warnings(
-    rows: Iterable[WarningRow], reasons: Mapping[int, str] | None = None
+    tallies: Iterable[WarningTally], reasons: Mapping[int, str] | None = None
 ) -> tuple[WarningGroup, ...]:
-    """One group per (code, question, rule), in the order each kind was first raised; one pass
-    (the sort is a no-op on a tracker's list, which is already in seq order).
+    """One group per tally (the domain counts the active warnings by code, question and rule:
+    see :mod:`~casefile.domain.beliefs.warning_tally`).
 
     ``reasons`` maps the seq of a ``reading.set_aside`` event to its reason, so that a group of
     set-aside records can state the reason once instead of quoting one reading's message.
     """
-    tallies: dict[tuple[str, str | None, str | None], _Tally] = {}
-    for row in sorted(rows, key=lambda r: r.seq):
-        key = (row.code, row.question, row.rule)
-        tally = tallies.get(key)
-        if tally is None:
-            tally = tallies[key] = _Tally(row)
-        tally.add(row)
-    return tuple(tally.group(reasons or {}) for tally in tallies.values())
+    groups = []
+    for tally in tallies:
+        first, last = tally.first, tally.last
+        message = last.message
+        reason = (reasons or {}).get(last.seq)
+        if tally.count > 1 and tally.rule is not None and reason is not None:
+            message = f"readings set aside by rule {tally.rule}: {reason}"
+        groups.append(
+            WarningGroup(
+                tally.code,
+                tally.question_id,
+                tally.rule,
+                tally.count,
+                first.seq,
+                tally.latest_seqs,
+                message,
+            )
+        )
+    return tuple(groups)

@@ -11,7 +11,8 @@ fold when read, so superseding needs no update here.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import islice
+from itertools import groupby, islice
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -19,6 +20,9 @@ if TYPE_CHECKING:
 
 #: the key of :class:`ByObservation` in ``Projection.indexes``
 INDEX = "evidence-by-observation"
+
+_SEQ = itemgetter(0)
+_ID = itemgetter(1)
 
 
 @dataclass
@@ -32,6 +36,18 @@ class ByObservation:
     def add(self, observation_seq: int | None, evidence_id: str) -> None:
         if observation_seq is not None:
             self.ids.setdefault(observation_seq, []).append(evidence_id)
+
+    def add_columns(self, observation_seqs: list[int | None], evidence_ids: list[str]) -> None:
+        """:meth:`add` for each pair, a run of evidence naming one observation at a time (the
+        evidence of one reading is folded together)."""
+        ids = self.ids
+        for seq, run in groupby(zip(observation_seqs, evidence_ids, strict=True), key=_SEQ):
+            if seq is not None:
+                found = ids.get(seq)
+                if found is None:
+                    ids[seq] = list(map(_ID, run))
+                else:
+                    found.extend(map(_ID, run))
 
 
 def evidence_of(projection: Projection, observation_seq: int) -> list[str]:

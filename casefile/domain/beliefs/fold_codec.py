@@ -19,9 +19,10 @@ loaded (never pickle or marshal)::
 The binary section holds what a long case has tens of thousands of and JSON writes and parses
 slowly: integer columns (little-endian arrays) and event hashes (raw 32-byte digests). The
 JSON refers to them as ``{"ints": [typecode, offset, count]}``, ``{"floats": [offset,
-count]}`` (float64) and ``{"digests": [offset, count], "absent": <ints>}``; a column that
-does not fit (a big or non-integer value, a hash that is not 64 lowercase hex digits) stays a
-JSON list, and an all-null column is ``{"none": count}``.
+count]}`` (float64) and ``{"digests": [offset, count], "absent": <ints>}``; a column of
+non-negative integers and nulls is ``{"nullable": <ints>}`` (each value plus one, 0 for null);
+a column that does not fit (a big or non-integer value, a hash that is not 64 lowercase hex
+digits) stays a JSON list, and an all-null column is ``{"none": count}``.
 
 :func:`restore_fold` raises :class:`FoldUnreadable` for anything else — damaged, truncated,
 not a fold, written by another engine version, or holding values of the wrong type — and never
@@ -51,8 +52,10 @@ The JSON (lists are in the projection's own order, so a restored fold dumps to t
     evidence      columns, one entry per evidence in fold order: id, seq, question (index),
                   otherwise, reliability, kind, rationale, supports (interned: [column,
                   table]), likelihoods ([counts, names, name table, values], flattened),
-                  hash, the optional payload fields, other ([[position, {field:
-                  value}], …] for anything else) and superseded ([[position, id], …])
+                  hash, the optional payload fields (the run and observation seqs as
+                  integer columns, rule, outcome, statistic and supersedes interned), other
+                  ([[position, {field: value}], …] for anything else) and superseded
+                  ([[position, id], …])
     probe_runs    {seq, hash, shape, shapes, stdout_artifact, stderr_artifact}
     observations  {seq, hash, shape, shapes, probe_run_seq}
                   a stub is its shape (the keys that repeat from run to run) plus columns
@@ -107,7 +110,7 @@ from casefile.domain.beliefs.fold_state import restore_warnings as _restore_warn
 from casefile.domain.beliefs.projection import Projection
 from casefile.domain.collector import collector_paused
 
-ENGINE_VERSION = "fold-7"
+ENGINE_VERSION = "fold-8"
 
 #: The keys of a probe run's payload that a restored projection keeps (graph building and
 #: event detail read them; ``assess_evidence`` only needs the seq).
@@ -154,7 +157,7 @@ def dump_fold(projection: Projection) -> bytes:
 
 
 def _state(p: Projection, binary: _Binary) -> dict[str, Any]:
-    active, leaders, catch_all = p.warnings.saved_state()
+    leaders, catch_all = p.warnings.decided_state()
     return {
         "case": [p.case_id, p.title, p.symptom, p.last_seq, p.last_hash],
         "concluded": p.concluded,
@@ -173,7 +176,7 @@ def _state(p: Projection, binary: _Binary) -> dict[str, Any]:
         "environment": p.environment,
         "decisive": _decisive(p, binary),
         "warnings": {
-            "active": _active(active, p.set_asides),
+            "active": _active(p.warnings, p.set_asides),
             "leaders": [[q, leader, unmeasured] for q, (leader, unmeasured) in leaders.items()],
             "catch_all": [[q, rising] for q, rising in catch_all.items()],
         },

@@ -12,6 +12,7 @@ versions it.
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -33,6 +34,15 @@ _CORE = frozenset(
     {"evidence_id", "question_id", "likelihoods", "otherwise", "kind", "reliability", "rationale"}
 )
 _KNOWN = _CORE.union(_OPTIONAL)
+#: The optional fields a case repeats (a playbook's few rules and outcomes), kept interned,
+#: and the types each may hold besides null.
+_REPEATED_TYPES: dict[str, tuple[type, ...]] = {
+    "rule": (dict,),
+    "outcome": (str,),
+    "statistic": (float, int, str),
+    "supersedes": (str,),
+}
+_REPEATED = tuple(_REPEATED_TYPES)
 _NUMBER = (float, int)
 _NONE = type(None)
 
@@ -54,6 +64,26 @@ def _interned(values: list[Any]) -> tuple[list[int], list[Any]]:
     distinct = []
     for value in values:
         key = (value.__class__, repr(value))
+        found = table.get(key)
+        if found is None:
+            found = table[key] = len(distinct)
+            distinct.append(value)
+        column.append(found)
+    return column, distinct
+
+
+def _interned_json(values: list[Any]) -> tuple[list[int], list[Any]]:
+    """:func:`_interned`, for values that may not be hashable (rule references are dicts):
+    those are told apart by their JSON, key order included."""
+    try:
+        return _interned(values)
+    except TypeError:
+        pass
+    table: dict[tuple[type, str], int] = {}
+    column = []
+    distinct: list[Any] = []
+    for value in values:
+        key = (value.__class__, json.dumps(value) if value.__class__ is dict else repr(value))
         found = table.get(key)
         if found is None:
             found = table[key] = len(distinct)
@@ -113,7 +143,17 @@ def dump_evidence(p: Projection, binary: _Binary) -> dict[str, Any]:
         ],
     }
     for key in _OPTIONAL:
-        columns[key] = {"none": len(states)} if plain else binary.values(field(key))
+        if plain:
+            columns[key] = {"none": len(states)}
+        elif key in _REPEATED:
+            column = field(key)
+            if column.count(None) == len(column):
+                columns[key] = {"none": len(column)}
+            else:
+                indices, table = _interned_json(column)
+                columns[key] = [binary.ints(indices, below=len(table)), table]
+        else:
+            columns[key] = binary.values(field(key))
     # anything else a payload carries (nothing the catalogue allows today), kept as it was
     other = []
     for k, (pl, s) in enumerate(zip(held, states, strict=True)):
@@ -234,13 +274,21 @@ def restore_evidence(p: Projection, columns: dict[str, Any], section: _Section) 
     _check(starts[-1] == len(names), "likelihood columns")
     hashes = section.digests(columns["hash"], count, "evidence hashes")
     _check(None not in hashes, "evidence hashes")
-    optional = {key: section.values(columns[key], count, key) for key in _OPTIONAL}
+    optional = {
+        key: section.values(columns[key], count, key)
+        for key in ("probe_run_seq", "observation_seq")
+    }
     _check(_only(optional["probe_run_seq"], int, _NONE), "run seqs")
     _check(_only(optional["observation_seq"], int, _NONE), "obs seqs")
-    _check(all(rule is None or is_rule(rule) for rule in optional["rule"]), "rules")
-    _check(_only(optional["statistic"], float, int, str, _NONE), "statistics")
-    _check(_only(optional["outcome"], str, _NONE), "outcomes")
-    _check(_only(optional["supersedes"], str, _NONE), "supersedes")
+    for key, types in _REPEATED_TYPES.items():
+        entry = columns[key]
+        if entry.__class__ is dict:
+            optional[key] = section.values(entry, count, key)  # all null
+        else:
+            optional[key] = _interned_column(entry, section, (*types, _NONE), key)
+            if key == "rule":  # each distinct reference checked once
+                _check(all(rule is None or is_rule(rule) for rule in entry[1]), "rules")
+        _check(len(optional[key]) == count, key)
     lengths = {len(c) for c in (seqs, questions, otherwise, reliability, kinds, rationales)}
     _check(lengths | {len(supports), len(counts)} == {count}, "evidence columns")
     other: dict[int, dict[str, Any]] = {}
@@ -282,11 +330,12 @@ def restore_evidence(p: Projection, columns: dict[str, Any], section: _Section) 
         evidence[ids[k]].superseded_by = newer
     # the rules read, from the columns at hand: a warm status never walks the evidence for them
     read = RulesRead(count)
+    superseded = {ids[k] for k, _ in columns["superseded"]}
+    by_rule = read.by_rule
     for eid, rule, outcome in zip(ids, optional["rule"], optional["outcome"], strict=True):
-        if rule is not None and evidence[eid].superseded_by is None:
-            read.by_rule[rule["id"]] = (eid, str(outcome))
+        if rule is not None and eid not in superseded:
+            by_rule[rule["id"]] = (eid, str(outcome))
     p.indexes[RULES_READ] = read
     by_observation = ByObservation(count)
-    for eid, seq in zip(ids, optional["observation_seq"], strict=True):
-        by_observation.add(seq, eid)
+    by_observation.add_columns(optional["observation_seq"], ids)
     p.indexes[BY_OBSERVATION] = by_observation

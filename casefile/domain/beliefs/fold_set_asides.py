@@ -13,6 +13,7 @@ not fit the columns stay a JSON list, and any other warning stays written out in
 from __future__ import annotations
 
 import json
+from operator import itemgetter
 from typing import Any
 
 from casefile.domain.beliefs.fold_columns import Binary as _Binary
@@ -23,11 +24,19 @@ from casefile.domain.beliefs.fold_columns import only as _only
 from casefile.domain.beliefs.fold_columns import picks as _picks
 from casefile.domain.beliefs.fold_evidence import is_rule as _is_rule
 from casefile.domain.beliefs.projection import Projection
-from casefile.domain.beliefs.warnings import CaseWarning, set_aside_warning
+from casefile.domain.beliefs.warnings import (
+    CaseWarning,
+    SavedEntries,
+    WarningTracker,
+    set_aside_warning,
+)
 
 #: the keys each record has its own value for (the rest repeat: interned)
 _VARYING = ("seq", "observation_seq", "hash")
 _NONE = type(None)
+_READING = itemgetter("observation_seq")
+_RULE = itemgetter("rule")
+_ID = itemgetter("id")
 
 
 def dump_set_asides(records: list[dict[str, Any]], binary: _Binary) -> Any:
@@ -103,31 +112,63 @@ def _check_record(record: dict[str, Any]) -> None:
     _check(_is_rule(record.get("rule")), "set-aside rule")
 
 
-def dump_active(active: list[CaseWarning], records: list[dict[str, Any]]) -> list[Any]:
-    """Each active warning as the position of the record that raised it, or in full."""
-    position = {r["seq"]: k for k, r in enumerate(records) if r.get("seq").__class__ is int}
-    out: list[Any] = []
-    for w in active:
-        k = position.get(w.seq) if w.code == "set-aside" else None
-        if k is not None and set_aside_warning(w.seq, records[k]) == w:
-            out.append(k)
-        else:
-            out.append([w.code, w.message, w.seq, w.question_id, w.subject])
-    return out
+def dump_active(tracker: WarningTracker, records: list[dict[str, Any]]) -> list[Any]:
+    """Each active warning as the position of the record that raised it, or in full (a
+    restored tracker whose warnings were never built writes them back as it was given them)."""
+    entries = tracker.saved_entries()
+    if entries is None:
+        position = {r["seq"]: k for k, r in enumerate(records) if r.get("seq").__class__ is int}
+        entries = []
+        for w in tracker.active.values():
+            k = position.get(w.seq) if w.code == "set-aside" else None
+            fits = k is not None and set_aside_warning(w.seq, records[k]) == w
+            entries.append(k if fits and k is not None else w)
+    return [
+        e if isinstance(e, int) else [e.code, e.message, e.seq, e.question_id, e.subject]
+        for e in entries
+    ]
 
 
-def restore_active(saved: list[Any], p: Projection) -> list[CaseWarning]:
-    """The active warnings (``p.set_asides`` restored first)."""
+def restore_active(saved: list[Any], p: Projection) -> SavedEntries:
+    """The active warnings as saved (``p.set_asides`` restored first): each a warning or the
+    position of its set-aside record, checked as building them and raising them one by one
+    would need: every position names a record, and no two warnings share a key."""
     records = p.set_asides
-    active = []
-    for entry in _all(saved, (int, list), "warnings"):
+    saved = _all(saved, (int, list), "warnings")
+    written: list[CaseWarning] = []
+    entries: SavedEntries = saved  # ints stay as they are; written warnings are built
+    for k, entry in enumerate(saved):
         if entry.__class__ is int:
-            _check(0 <= entry < len(records), "warning of a set-aside reading")
-            active.append(set_aside_warning(records[entry]["seq"], records[entry]))
             continue
         code, message, seq, question, subject = entry
         _check(code.__class__ is str and message.__class__ is str, "warning")
         _check(seq.__class__ is int and question in (None, *p.questions), "warning")
         _check(subject.__class__ in (str, _NONE), "warning subject")
-        active.append(CaseWarning(code, message, seq, question, subject))
-    return active
+        if not written:
+            entries = list(saved)  # the saved list is left as it was read
+        warning = CaseWarning(code, message, seq, question, subject)
+        entries[k] = warning
+        written.append(warning)
+    positions: list[int] = [e for e in entries if isinstance(e, int)] if written else saved
+    count = len(positions)
+    _check(
+        not positions or (min(positions) >= 0 and max(positions) < len(records)),
+        "warning of a set-aside reading",
+    )
+    _check(len(set(positions)) == count, "a warning given twice")
+    # a record's warning is keyed by its reading and rule: two records may not share both
+    named = list(map(records.__getitem__, positions))
+    keys = set(
+        zip(
+            map(_READING, named),
+            map(_ID, map(_RULE, named)),
+            strict=True,
+        )
+    )
+    _check(len(keys) == count, "a warning given twice")
+    _check(len({w.key for w in written}) == len(written), "a warning given twice")
+    alike = [w.subject for w in written if w.code == "set-aside" and w.question_id is None]
+    if alike:  # a set-aside warning written in full may not be a record's too
+        subjects = {f"{reading}:{rule}" for reading, rule in keys}
+        _check(subjects.isdisjoint(alike), "a warning given twice")
+    return entries

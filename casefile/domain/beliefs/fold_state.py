@@ -11,6 +11,7 @@ the layout of every entry is described in ``fold_codec``, whose
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Any
 
 from casefile.domain.beliefs.fold_columns import Binary as _Binary
@@ -27,6 +28,8 @@ from casefile.domain.beliefs.warnings import WarningTracker
 
 _NUMBER = (float, int)
 _NONE = type(None)
+_SUPERSEDED_BY = attrgetter("superseded_by")
+_ZERO = 0.0  # ``_ZERO.__le__(b)``: b >= 0.0, false for NaN
 
 
 def dump_decisive(p: Projection, binary: _Binary) -> list[Any]:
@@ -47,12 +50,14 @@ def restore_decisive(p: Projection, saved: Any, section: _Section) -> None:
     positions = section.ints(saved[0], "decisive ranking")
     bits = section.floats(saved[1], len(positions), "decisive bits")
     states = list(p.evidence.values())
-    _check(all(0 <= k < len(states) for k in positions), "decisive ranking")
+    _check(not positions or (min(positions) >= 0 and max(positions) < len(states)), "decisive")
     _check(len(set(positions)) == len(positions), "decisive ranking")
-    _check(_only(bits, float) and all(b >= 0.0 for b in bits), "decisive bits")
-    ranked = [(b, states[k]) for k, b in zip(positions, bits, strict=True)]
-    _check(all(state.active for _, state in ranked), "decisive ranking")
-    _check(len(ranked) == sum(1 for s in states if s.active), "decisive ranking")
+    _check(_only(bits, float) and sum(map(_ZERO.__le__, bits)) == len(bits), "decisive bits")
+    ranked = list(zip(bits, map(states.__getitem__, positions), strict=True))
+    # every active evidence ranked, and nothing else
+    active = list(map(_SUPERSEDED_BY, states)).count(None)
+    ranked_active = list(map(_SUPERSEDED_BY, map(states.__getitem__, positions))).count(None)
+    _check(ranked_active == len(ranked) == active, "decisive ranking")
     keep_ranking(p, ranked)
 
 
@@ -265,6 +270,4 @@ def restore_warnings(saved: dict[str, Any], p: Projection) -> WarningTracker:
     for qid, rising in saved["catch_all"]:
         _check(qid in p.questions and rising.__class__ is bool, "catch-all state")
         catch_all[qid] = rising
-    tracker = WarningTracker.restored(active, leaders, catch_all)
-    _check(len(tracker.active) == len(active), "a warning given twice")
-    return tracker
+    return WarningTracker.restored_lazily(active, p.set_asides, leaders, catch_all)

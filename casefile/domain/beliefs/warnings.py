@@ -15,11 +15,13 @@ stay raised.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from casefile.domain.beliefs.question import QuestionState
+    from casefile.domain.beliefs.warning_tally import WarningTally
 
 #: The catch-all is flagged once it exceeds its prior by this factor.
 CATCH_ALL_MARGIN = 1.5
@@ -83,15 +85,36 @@ def set_aside_warning(seq: int, payload: dict[str, Any]) -> CaseWarning:
     )
 
 
+def set_aside_rule(code: str, subject: str | None) -> str | None:
+    """The rule that set a reading aside, from a set-aside warning's subject
+    (``<reading>:<rule>``); ``None`` for any other warning."""
+    if code != "set-aside" or not subject or ":" not in subject:
+        return None
+    return subject.split(":", 1)[1]
+
+
+#: A restored tracker's active warnings before they are built, in raised order: a warning, or
+#: the position of the set-aside record whose :func:`set_aside_warning` it is.
+SavedEntries = list[int | CaseWarning]
+
+
 #: The old name, kept while other modules still import it.
 Warning = CaseWarning
 
 WarningKey = tuple[str, str | None, str | None]
 
 
-@dataclass
+@dataclass(eq=False)
 class WarningTracker:
-    active: dict[WarningKey, CaseWarning] = field(default_factory=dict)
+    """The active warnings, raised and cleared as events are folded.
+
+    A tracker restored from a saved fold (:meth:`restored_lazily`) holds its active warnings
+    as saved (most are set-aside readings, each the position of its record) and builds them
+    the first time they are read or changed: a status that only counts them
+    (:meth:`tallies`) never does.
+    """
+
+    _active: dict[WarningKey, CaseWarning] = field(default_factory=dict)
     #: (code, question) → the keys active under it, so clearing a state costs O(1)
     _slots: dict[tuple[str, str | None], set[WarningKey]] = field(default_factory=dict)
     #: the last inputs each state warning was decided on, per question: most events change
@@ -100,6 +123,37 @@ class WarningTracker:
     _last_catch_all_state: dict[str, bool] = field(default_factory=dict)
     _raised: dict[WarningKey, CaseWarning] = field(default_factory=dict)
     _cleared: dict[WarningKey, CaseWarning] = field(default_factory=dict)
+    #: a restored tracker's active warnings not built yet, and the set-aside records their
+    #: positions name (see :meth:`restored_lazily`)
+    _pending: tuple[SavedEntries, list[dict[str, Any]]] | None = None
+
+    @property
+    def active(self) -> dict[WarningKey, CaseWarning]:
+        """Every active warning by key, in the order raised."""
+        if self._pending is not None:
+            self._build_pending()
+        return self._active
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, WarningTracker):
+            return NotImplemented
+        return self.saved_state() == other.saved_state() and (
+            self._raised,
+            self._cleared,
+        ) == (other._raised, other._cleared)
+
+    def _build_pending(self) -> None:
+        assert self._pending is not None
+        entries, records = self._pending
+        self._pending = None
+        for entry in entries:
+            if isinstance(entry, CaseWarning):
+                warning = entry
+            else:
+                record = records[entry]
+                warning = set_aside_warning(record["seq"], record)
+            self._active[warning.key] = warning
+            self._slots.setdefault((warning.code, warning.question_id), set()).add(warning.key)
 
     def begin_step(self) -> None:
         if self._raised:
@@ -119,6 +173,34 @@ class WarningTracker:
     def all(self) -> list[CaseWarning]:
         return sorted(self.active.values(), key=lambda w: (w.seq, w.code))
 
+    def all_deferred(self) -> Callable[[], list[CaseWarning]]:
+        """What :meth:`all` returns now, built when called: a restored tracker's warnings
+        stay unbuilt until then, whatever is folded meanwhile."""
+        if self._pending is None:
+            now = self.all()
+            return lambda: now
+        entries, records = self._pending
+
+        def build() -> list[CaseWarning]:
+            warnings = [
+                e
+                if isinstance(e, CaseWarning)
+                else set_aside_warning(records[e]["seq"], records[e])
+                for e in entries
+            ]
+            return sorted(warnings, key=lambda w: (w.seq, w.code))
+
+        return build
+
+    def tallies(self) -> list[WarningTally]:
+        """The active warnings counted by kind (see :mod:`~casefile.domain.beliefs.warning_tally`);
+        a restored tracker counts them without building them."""
+        from casefile.domain.beliefs.warning_tally import tally, tally_saved
+
+        if self._pending is not None:
+            return tally_saved(*self._pending)
+        return tally(self._active.values())
+
     # --- saving and restoring (see fold_codec) ---------------------------------------------
 
     def saved_state(
@@ -134,6 +216,11 @@ class WarningTracker:
             dict(self._last_catch_all_state),
         )
 
+    def decided_state(self) -> tuple[dict[str, tuple[str, bool]], dict[str, bool]]:
+        """The inputs each question's state warnings were last decided on (see
+        :meth:`saved_state`), without building a restored tracker's warnings."""
+        return dict(self._last_leader_state), dict(self._last_catch_all_state)
+
     @classmethod
     def restored(
         cls,
@@ -143,13 +230,30 @@ class WarningTracker:
     ) -> WarningTracker:
         """The tracker :meth:`saved_state` describes; ``_slots`` is derived from the active
         warnings, exactly as raising them one by one would have built it."""
+        return cls.restored_lazily(list(active), [], last_leader_state, last_catch_all_state)
+
+    @classmethod
+    def restored_lazily(
+        cls,
+        entries: SavedEntries,
+        records: list[dict[str, Any]],
+        last_leader_state: dict[str, tuple[str, bool]],
+        last_catch_all_state: dict[str, bool],
+    ) -> WarningTracker:
+        """:meth:`restored`, with the active warnings given as saved: each a warning or the
+        position in ``records`` of the set-aside record that raised it (checked by the caller:
+        every position names a record, no two entries share a key). They are built when first
+        read or changed, exactly as :meth:`restored` would have held them."""
         tracker = cls()
-        for warning in active:
-            tracker.active[warning.key] = warning
-            tracker._slots.setdefault((warning.code, warning.question_id), set()).add(warning.key)
+        tracker._pending = (entries, records)
         tracker._last_leader_state.update(last_leader_state)
         tracker._last_catch_all_state.update(last_catch_all_state)
         return tracker
+
+    def saved_entries(self) -> SavedEntries | None:
+        """The active warnings as a restored tracker was given them, while none is built (a
+        dump writes them back as they were); ``None`` once they are."""
+        return None if self._pending is None else self._pending[0]
 
     def _raise(self, warning: CaseWarning) -> None:
         if warning.key not in self.active:
@@ -159,9 +263,10 @@ class WarningTracker:
                 self._raised[warning.key] = warning
 
     def _clear(self, code: str, question_id: str | None) -> None:
+        active = self.active  # built first: a restored tracker's slots come with it
         keys = self._slots.pop((code, question_id), None)
         for key in sorted(keys or (), key=str):
-            warning = self.active.pop(key)
+            warning = active.pop(key)
             if self._raised.pop(key, None) is None:
                 self._cleared[key] = warning
 
