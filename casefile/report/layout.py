@@ -17,7 +17,6 @@ from casefile.report.blocks import (
     Bullets,
     Cell,
     ChartBlock,
-    Code,
     Heading,
     Para,
     Span,
@@ -26,8 +25,9 @@ from casefile.report.blocks import (
     opt,
     refs,
 )
+from casefile.report.evidence_layout import evidence_section
 from casefile.report.model import PivotAdvice, Report, RuledOut
-from casefile.report.numbers import bits, likelihoods, pct, prob, ref_label
+from casefile.report.numbers import bits, pct, ref_label
 from casefile.report.postmortem_layout import cause_label, opening
 
 
@@ -37,7 +37,7 @@ def layout(report: Report) -> list[Block]:
     blocks += _trajectory(report)
     blocks += _pivots(report)
     blocks += _ruled_out(report)
-    blocks += _evidence(report)
+    blocks += evidence_section(report)
     blocks += _set_aside(report)
     blocks += _health(report)
     blocks += _closing(report)
@@ -226,67 +226,6 @@ def _ruled_out(report: Report) -> list[Block]:
         else:
             spans.append(" No probe offered by the case's playbooks tells the two apart.")
         blocks.append(Para(tuple(spans)))
-    return blocks
-
-
-def _evidence(report: Report) -> list[Block]:
-    rows = []
-    for e in report.evidence:
-        rule = f"{e.rule} v{e.rule_version} → " if e.rule else ""
-        outcome = " ".join(x for x in (e.outcome, e.statistic and f"({e.statistic})") if x)
-        provenance = "; ".join(
-            x for x in (e.artifact and f"artifact {e.artifact[:16]}", e.conditions) if x
-        )
-        rows.append(
-            (
-                (e.ref, f" {e.evidence}, {e.kind}, r={prob(e.reliability)}"),
-                ((rule + outcome) or "—",),
-                (likelihoods(e.likelihoods, e.otherwise),),
-                opt(provenance),
-                ("superseded",) if e.bits is None else (bits(e.bits),),
-                (e.rationale,),
-            )
-        )
-    blocks: list[Block] = [
-        Heading(2, "6. Evidence", "evidence"),
-        Para(
-            (
-                "Decisive first: the bits each active piece moved its question's distribution "
-                "(leave-one-out); superseded evidence counts for nothing and comes last. The "
-                "artifact is the SHA-256 of the raw output (first 16 hex digits), the "
-                "conditions those the probe ran under.",
-            )
-        ),
-    ]
-    if rows:
-        blocks.append(
-            Table(
-                (
-                    "evidence",
-                    "rule → outcome",
-                    "likelihoods applied",
-                    "raw output, conditions",
-                    "bits",
-                    "rationale",
-                ),
-                tuple(rows),
-                widths=(14, 14, 22, 15, 7, 28),
-            )
-        )
-    else:
-        blocks.append(Para(("No evidence was recorded.",)))
-    for ex in report.excerpts:
-        more = f" (… {ex.more} more lines)" if ex.more else ""
-        blocks.append(
-            Code(
-                (
-                    "Raw output of ",
-                    ex.ref,
-                    f" {ex.probe} on {ex.host}: {ex.command} — artifact {ex.artifact[:16]}{more}",
-                ),
-                ex.lines,
-            )
-        )
     return blocks
 
 

@@ -92,3 +92,52 @@ def test_the_tui_export_takes_a_jsonl_name(tmp_path: Path) -> None:
     assert WriteReport(str(tmp_path / "t.csv"), "facts-csv").fmt == "facts-csv"
     with pytest.raises(ValueError, match="timeline-csv"):
         WriteReport(str(tmp_path / "t.csv"))
+
+
+def test_redaction_reaches_the_case_id_in_exports_and_record_lines(
+    cli: CLI, tmp_path: Path
+) -> None:
+    """A case named after its host and its responder: under ``--redact`` the exports' ``case``
+    key and the command lines that record a missing postmortem section carry the pseudonymised
+    id, as the documents do; nothing anywhere names the host or the person."""
+    case = "inference-07-dave"
+    assert cli("new", "slow decode", "--id", case, "--actor", "dave").code == 0
+    output = tmp_path / "uname.txt"
+    output.write_text("Linux inference-07 6.1.0 #1 SMP x86_64 GNU/Linux\n")
+    ran = cli(
+        "probe",
+        case,
+        "command",
+        "--paste",
+        str(output),
+        "--host",
+        "inference-07",
+        "--",
+        "uname",
+        "-a",
+    )
+    assert ran.code == 0, ran.err
+    assert cli("note", case, "fans on inference-07 look fine", "--actor", "dave").code == 0
+    for fmt in ("md", "html", "json", *EXPORTS):
+        plain, redacted = (
+            _written(cli, case, fmt, tmp_path / f"{name}-{fmt}" / f"r.{fmt}", *extra)
+            for name, extra in (("plain", ()), ("redacted", ("--redact",)))
+        )
+        assert "inference-07" not in redacted, fmt
+        assert "inference-07" in plain or fmt == "facts-csv", fmt  # (a command gives no facts)
+        assert "dave" not in redacted, fmt
+        if fmt == "timeline-jsonl":
+            ids = {json.loads(line)["case"] for line in redacted.splitlines()}
+            assert ids == {"host-1-user-1"}
+        if fmt == "md":
+            assert "casefile postmortem section host-1-user-1 impact TEXT" in redacted
+
+
+def _written(cli: CLI, case: str, fmt: str, path: Path, *extra: str) -> str:
+    """A document or an export (a Markdown report writes its chart beside it)."""
+    path.parent.mkdir()
+    done = cli("report", case, "--format", fmt, "-o", str(path), *extra)
+    assert done.code == 0, done.err
+    return path.read_text(encoding="utf-8") + "".join(
+        chart.read_text(encoding="utf-8") for chart in path.parent.glob("*.svg")
+    )
