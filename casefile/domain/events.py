@@ -14,9 +14,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
+from functools import lru_cache
 from typing import Any
 
 GENESIS_HASH = "0" * 64
@@ -24,11 +26,27 @@ GENESIS_HASH = "0" * 64
 JsonObject = dict[str, Any]
 
 
+#: The canonical encoder's options, made once (``json.dumps`` builds an encoder per call).
+_CANONICAL = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+)
+#: A string as the canonical encoder writes it (``ensure_ascii=False``).
+_STRING = json.encoder.encode_basestring
+#: The C encoder behind ``JSONEncoder.encode`` (absent on a Python without ``_json``).
+_C_ENCODER: Any = getattr(json.encoder, "c_make_encoder", None)
+
+
 def canonical_json(value: Any) -> str:
-    """Encode ``value`` in casefile's one canonical JSON form."""
-    return json.dumps(
-        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    )
+    """Encode ``value`` in casefile's one canonical JSON form.
+
+    What ``json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+    allow_nan=False)`` returns, by the C encoder that ``dumps`` ends in, called directly: the
+    steps before it cost as much as encoding a short payload, and every event is encoded.
+    """
+    if _C_ENCODER is None:
+        return _CANONICAL.encode(value)
+    encode = _C_ENCODER({}, _CANONICAL.default, _STRING, None, ":", ",", True, False, False)
+    return "".join(encode(value, 0))
 
 
 def sha256_hex(data: bytes) -> str:
@@ -41,9 +59,21 @@ def sha256_hex(data: bytes) -> str:
 TIME_FORM = "YYYY-MM-DDTHH:MM:SS.ffffffZ"
 
 
+#: The last second :func:`utc_now` wrote, and its text up to the seconds.
+_last_second: tuple[int, str] = (-1, "")
+
+
 def utc_now() -> str:
-    """The current time in :data:`TIME_FORM` (stored as text)."""
-    return format_time(datetime.now(UTC))
+    """The current time in :data:`TIME_FORM` (stored as text): ``format_time`` of the system
+    clock floored to the microsecond, as ``datetime.now`` reads it, with the text of the
+    second formatted once per second (every append takes the time)."""
+    global _last_second
+    second, micro = divmod(time.time_ns() // 1000, 1_000_000)
+    known = _last_second
+    if known[0] != second:
+        known = (second, format_time(datetime.fromtimestamp(second, UTC))[:19])
+        _last_second = known
+    return f"{known[1]}.{micro:06d}Z"
 
 
 def format_time(moment: datetime) -> str:
@@ -100,8 +130,31 @@ def parse_time(value: object) -> datetime | None:
     return moment if any(write(moment) == value for write in _WRITERS) else None
 
 
+#: :data:`TIME_FORM` with a four-digit year and every time field in range: such a value is a
+#: stored time exactly when its date exists (``format_time`` writes it back unchanged).
+_CURRENT_FORM = re.compile(
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\.[0-9]{6}Z\Z"
+)
+
+
+@lru_cache(maxsize=4096)
+def _date_exists(year: str, month: str, day: str) -> bool:
+    try:
+        date(int(year), int(month), int(day))
+    except ValueError:
+        return False
+    return True
+
+
 def is_stored_time(value: object) -> bool:
-    """Whether ``value`` is a time in a form casefile writes or ever wrote."""
+    """Whether ``value`` is a time in a form casefile writes or ever wrote.
+
+    The current form is checked by its shape and a remembered answer for its date (an import
+    checks two times per event); every other value goes through :func:`parse_time`.
+    """
+    match = _CURRENT_FORM.match(value) if type(value) is str else None
+    if match is not None:
+        return _date_exists(*match.groups())
     return parse_time(value) is not None
 
 
@@ -165,7 +218,21 @@ class Event:
         return canonical_json(self.to_dict())
 
     def compute_hash(self) -> str:
-        return compute_hash(self.content())
+        return self.hash_and_payload_text()[0]
+
+    def hash_and_payload_text(self) -> tuple[str, str]:
+        """The hash its content gives, and its payload's canonical JSON (what a store keeps)."""
+        return envelope_hash(
+            self.case_id,
+            self.seq,
+            self.type,
+            self.version,
+            self.recorded_at,
+            self.occurred_at,
+            self.actor,
+            self.payload,
+            self.prev_hash,
+        )
 
     @property
     def when(self) -> str:
@@ -177,31 +244,94 @@ def compute_hash(content: Mapping[str, Any]) -> str:
     return sha256_hex(canonical_json(dict(content)).encode("utf-8"))
 
 
+def envelope_hash(
+    case_id: str,
+    seq: int,
+    type_: str,
+    version: int,
+    recorded_at: str,
+    occurred_at: str | None,
+    actor: str,
+    payload: Any,
+    prev_hash: str,
+) -> tuple[str, str]:
+    """The hash of an envelope with these fields, and its payload's canonical JSON.
+
+    The same bytes as :func:`compute_hash` of the content, with the payload encoded once: the
+    canonical form of an object is its sorted keys, each followed by its value's own canonical
+    form, so the envelope's text is the payload's text between fields written in key order.
+    Fields of any other type than the envelope's own (a ``bool`` seq, a ``str`` subclass, as an
+    import may bring) go through the whole encoder instead. Raises ``TypeError`` or
+    ``ValueError`` for content with no canonical form.
+    """
+    text = canonical_json(payload)
+    if (
+        type(seq) is int
+        and type(version) is int
+        and type(case_id) is str
+        and type(type_) is str
+        and type(recorded_at) is str
+        and type(actor) is str
+        and type(prev_hash) is str
+        and (occurred_at is None or type(occurred_at) is str)
+    ):
+        occurred = "null" if occurred_at is None else _STRING(occurred_at)
+        envelope = (
+            f'{{"actor":{_STRING(actor)},"case_id":{_STRING(case_id)},"occurred_at":{occurred},'
+            f'"payload":{text},"prev_hash":{_STRING(prev_hash)},'
+            f'"recorded_at":{_STRING(recorded_at)},"seq":{seq!r},"type":{_STRING(type_)},'
+            f'"version":{version!r}}}'
+        )
+    else:
+        envelope = canonical_json(
+            {
+                "case_id": case_id,
+                "seq": seq,
+                "type": type_,
+                "version": version,
+                "recorded_at": recorded_at,
+                "occurred_at": occurred_at,
+                "actor": actor,
+                "payload": payload,
+                "prev_hash": prev_hash,
+            }
+        )
+    return sha256_hex(envelope.encode("utf-8")), text
+
+
+def seal_with_text(
+    case_id: str, seq: int, prev_hash: str, new: NewEvent, recorded_at: str
+) -> tuple[Event, str]:
+    """:func:`seal`, and the payload's canonical JSON it hashed (a store's payload column)."""
+    digest, text = envelope_hash(
+        case_id,
+        seq,
+        new.type,
+        new.version,
+        recorded_at,
+        new.occurred_at,
+        new.actor,
+        new.payload,
+        prev_hash,
+    )
+    event = Event(  # positionally: this runs for every event sealed
+        case_id,
+        seq,
+        new.type,
+        new.version,
+        recorded_at,
+        new.occurred_at,
+        new.actor,
+        new.payload,
+        prev_hash,
+        digest,
+    )
+    return event, text
+
+
 def seal(case_id: str, seq: int, prev_hash: str, new: NewEvent, recorded_at: str) -> Event:
     """Give a new event its place in the stream and its hash."""
-    content: JsonObject = {
-        "case_id": case_id,
-        "seq": seq,
-        "type": new.type,
-        "version": new.version,
-        "recorded_at": recorded_at,
-        "occurred_at": new.occurred_at,
-        "actor": new.actor,
-        "payload": new.payload,
-        "prev_hash": prev_hash,
-    }
-    return Event(
-        case_id=case_id,
-        seq=seq,
-        type=new.type,
-        version=new.version,
-        recorded_at=recorded_at,
-        occurred_at=new.occurred_at,
-        actor=new.actor,
-        payload=new.payload,
-        prev_hash=prev_hash,
-        hash=compute_hash(content),
-    )
+    return seal_with_text(case_id, seq, prev_hash, new, recorded_at)[0]
 
 
 def event_from_dict(data: Mapping[str, Any]) -> Event:

@@ -33,6 +33,9 @@ def is_case_id(value: object) -> bool:
     )
 
 
+#: A C0 or C1 control character, or DEL.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
 #: The longest actor, in characters.
 ACTOR_LIMIT = 255
 
@@ -42,7 +45,7 @@ def actor_problem(actor: object) -> str | None:
     import share. Actors are printed everywhere, so no control characters."""
     if not isinstance(actor, str) or not actor.strip():
         return "is empty"
-    if any(ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F for ch in actor):
+    if _CONTROL.search(actor):
         return f"{actor!r} has control characters"
     if len(actor) > ACTOR_LIMIT:
         return f"is longer than {ACTOR_LIMIT} characters"

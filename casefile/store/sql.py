@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager, nullcontext, suppress
 from typing import Any
 
 from sqlalchemy import delete, func, select
@@ -33,7 +33,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from casefile.domain.catalogue import validate_payload
 from casefile.domain.collector import collector_paused
-from casefile.domain.events import GENESIS_HASH, Event, NewEvent, seal, utc_now
+from casefile.domain.events import GENESIS_HASH, Event, NewEvent, utc_now
 from casefile.errors import CaseNotFound, ConcurrencyError, StoreError
 from casefile.store.base import Removed, StoredSnapshot
 from casefile.store.database import is_postgres
@@ -45,27 +45,25 @@ from casefile.store.sql_artifacts import (
 )
 from casefile.store.sql_copy import COPY_FROM_ROWS, copy_rows
 from casefile.store.sql_decode import decode_rows
+from casefile.store.sql_import import write_import
 from casefile.store.sql_schema import SNAPSHOTS_FROM, open_schema
 from casefile.store.sql_tables import (
-    ANY_EVENT,
     CASE_IDS,
-    COLUMNS,
     DROP_CASE_SNAPSHOTS,
     DROP_SNAPSHOTS,
     EC,
     EVENTS,
-    INSERT_ARTIFACTS,
-    INSERT_EVENTS,
+    ROWS_PER_INSERT,
     SNAPSHOT,
     ArtifactRow,
     EventRow,
+    RowInserts,
     SnapshotRow,
-    row_dict,
-    row_values,
+    sealed_rows,
     snapshot_upsert,
 )
 from casefile.store.sql_writers import writers_lock
-from casefile.store.verify import ARTIFACT_FIELDS, check_importable, referenced_artifacts
+from casefile.store.verify import ARTIFACT_FIELDS, importable_case, referenced_artifacts
 
 __all__ = ["ArtifactRow", "EventRow", "SnapshotRow", "SqlEventStore"]
 
@@ -75,9 +73,6 @@ SNAPSHOT_BUSY_MS = 200
 #: (the second comes from the case id): b"case" as a positive int4. Two-key advisory locks are
 #: a key space apart from the one-key lock migrations take.
 _CASE_LOCK_CLASS = int.from_bytes(b"case", "big") & 0x7FFF_FFFF
-# Rows per INSERT statement: 10 parameters each stays far below SQLite's 32,766 and
-# PostgreSQL's 65,535 bound parameters.
-_ROWS_PER_INSERT = 1000
 
 
 class SqlEventStore(SqlArtifacts):
@@ -121,12 +116,7 @@ class SqlEventStore(SqlArtifacts):
         self._head_sql = (
             f"SELECT seq, hash FROM events WHERE case_id = {p} ORDER BY seq DESC LIMIT 1"
         )
-        self._insert_prefix = (
-            "INSERT INTO events (case_id, seq, type, version, recorded_at, occurred_at, actor, "
-            "payload, prev_hash, hash) VALUES "
-        )
-        self._values_group = "(" + ", ".join([p] * len(COLUMNS)) + ")"
-        self._insert_cache: dict[int, str] = {}
+        self._insert_rows = RowInserts(p)
         self._upsert_snapshot = snapshot_upsert(self.dialect)
         try:
             # Two processes creating one database at once are serialised by the migration
@@ -220,34 +210,10 @@ class SqlEventStore(SqlArtifacts):
         ]
         if not normalised:
             return []
-        claims = sorted(set().union(*(referenced_artifacts(new) for new in normalised)))
-        # On PostgreSQL one INSERT is atomic on its own; claims, or rows past one statement,
-        # need an explicit transaction (SQLite's write cursor is already inside one).
-        copying = not self._sqlite and len(normalised) >= COPY_FROM_ROWS  # one statement
-        explicit = not self._sqlite and (
-            bool(claims) or (len(normalised) > _ROWS_PER_INSERT and not copying)
-        )
+        claims = sorted({digest for new in normalised for digest in referenced_artifacts(new)})
         what = f"append to case {case_id}"
         try:
-            with self._cursor(what, write=True) as cursor, self._explicit(cursor, explicit):
-                if claims:
-                    self._claim(cursor, case_id, claims)
-                cursor.execute(self._head_sql, (case_id,))
-                row = cursor.fetchone()
-                seq, prev_hash = (row[0], row[1]) if row else (0, GENESIS_HASH)
-                if seq != expected_seq:
-                    raise ConcurrencyError(case_id, expected_seq)
-                recorded_at = utc_now()
-                sealed: list[Event] = []
-                for new in normalised:
-                    seq += 1
-                    event = seal(case_id, seq, prev_hash, new, recorded_at)
-                    sealed.append(event)
-                    prev_hash = event.hash
-                if copying:
-                    copy_rows(cursor, map(row_values, sealed))
-                else:
-                    self._insert_rows(cursor, [v for e in sealed for v in row_values(e)])
+            sealed = self._write_append(what, case_id, expected_seq, normalised, claims)
         except ConcurrencyError:
             self._lost_race(case_id)  # outside the cursor: SQLite's write lock is already released
             raise
@@ -256,16 +222,47 @@ class SqlEventStore(SqlArtifacts):
             self._lost_race(case_id)
             raise ConcurrencyError(case_id, expected_seq) from error
         self._won_race(case_id)
-        self._let_go(claims)
+        if claims:
+            self._let_go(claims)
+        return sealed
+
+    def _write_append(
+        self,
+        what: str,
+        case_id: str,
+        expected_seq: int,
+        normalised: list[NewEvent],
+        claims: list[str],
+    ) -> list[Event]:
+        """The append's write: read the head in the write's transaction, seal, insert."""
+        # On PostgreSQL one INSERT is atomic on its own; claims, or rows past one statement,
+        # need an explicit transaction (SQLite's write cursor is already inside one).
+        copying = not self._sqlite and len(normalised) >= COPY_FROM_ROWS  # one statement
+        explicit = not self._sqlite and (
+            bool(claims) or (len(normalised) > ROWS_PER_INSERT and not copying)
+        )
+        with (
+            self._cursor(what, write=True) as cursor,
+            self._explicit(cursor) if explicit else nullcontext(),
+        ):
+            if claims:
+                self._claim(cursor, case_id, claims)
+            cursor.execute(self._head_sql, (case_id,))
+            row = cursor.fetchone()
+            seq, prev_hash = (row[0], row[1]) if row else (0, GENESIS_HASH)
+            if seq != expected_seq:
+                raise ConcurrencyError(case_id, expected_seq)
+            sealed, rows = sealed_rows(case_id, seq, prev_hash, normalised, utc_now())
+            if copying:
+                copy_rows(cursor, rows)
+            else:
+                self._insert_rows(cursor, rows)
         return sealed
 
     @contextmanager
-    def _explicit(self, cursor: Any, explicit: bool) -> Iterator[None]:
-        """BEGIN … COMMIT around the block on this autocommit cursor when ``explicit``; a
-        failure rolls back (a connection that cannot even do that is never used again)."""
-        if not explicit:
-            yield
-            return
+    def _explicit(self, cursor: Any) -> Iterator[None]:
+        """BEGIN … COMMIT around the block on this autocommit cursor; a failure rolls back (a
+        connection that cannot even do that is never used again)."""
         cursor.execute("BEGIN")
         try:
             yield
@@ -276,22 +273,6 @@ class SqlEventStore(SqlArtifacts):
                 self._forget_connection()
             raise
         cursor.execute("COMMIT")
-
-    def _insert_rows(self, cursor: Any, values: list[Any]) -> None:
-        """Insert flattened rows: one statement, or (past the driver's parameter limits)
-        several, inside the caller's transaction, so that an append stays all or nothing."""
-        width = len(COLUMNS) * _ROWS_PER_INSERT
-        for start in range(0, len(values), width):
-            chunk = values[start : start + width]
-            cursor.execute(self._insert_sql(len(chunk) // len(COLUMNS)), chunk)
-
-    def _insert_sql(self, rows: int) -> str:
-        """INSERT of ``rows`` events in one statement (cached per row count)."""
-        sql = self._insert_cache.get(rows)
-        if sql is None:
-            sql = self._insert_prefix + ", ".join([self._values_group] * rows)
-            self._insert_cache[rows] = sql
-        return sql
 
     def load(
         self, case_id: str, upto: int | None = None, *, after: int = 0, strict: bool = False
@@ -375,30 +356,15 @@ class SqlEventStore(SqlArtifacts):
 
         The stream is re-checked here (one case, chain intact, artifacts matching their
         digests) because a store must never hold a chain that does not verify, whoever calls.
+        The envelopes are checked first, the chain as its rows go in
+        (:mod:`casefile.store.sql_import`): a break raises inside the transaction.
         """
-        case_id = check_importable(events, artifacts)
+        case_id = importable_case(events)
         try:
             with self._transaction(f"import case {case_id}", write=True) as conn:
-                exists = conn.execute(ANY_EVENT, {"case_id": case_id}).first()
-                if exists is not None:
-                    raise StoreError(
-                        f"case {case_id} already exists in {self._where}; "
-                        "import into another database or remove the case first"
-                    )
-                wanted = sorted(artifacts)
-                # locked like an append's (see _claim): a removal cannot take one meanwhile
-                present = lock_artifacts(conn, wanted, share=True)
-                missing = [
-                    {"digest": d, "data": bytes(artifacts[d]), "size": len(artifacts[d])}
-                    for d in wanted
-                    if d not in present
-                ]
-                if missing:
-                    conn.execute(INSERT_ARTIFACTS, missing)
-                if self._sqlite:
-                    conn.execute(INSERT_EVENTS, [row_dict(e) for e in events])
-                else:  # in this transaction, on its connection
-                    copy_rows(conn.connection.cursor(), map(row_values, events))
+                write_import(
+                    conn, case_id, events, artifacts, sqlite=self._sqlite, where=self._where
+                )
         except (SqlIntegrityError, self._dbapi_integrity) as error:
             raise StoreError(
                 f"case {case_id} was written by someone else during the import; nothing imported"

@@ -136,6 +136,8 @@ class _Contention:
             return level
 
     def ease(self, key: tuple[str, str], *, was_starving: bool) -> float:
+        if not was_starving and key not in self._levels:
+            return 0.0  # uncontended, the common case: nothing to ease (a read needs no lock)
         with self._changed:
             level = self._levels.get(key, 0.0)
             eased = level - WIN_RELIEF
@@ -316,8 +318,7 @@ class SqlConnections:
         if raw is not None:
             self._release(raw, broken=True)
 
-    @contextmanager
-    def _cursor(self, what: str, *, write: bool) -> Iterator[Any]:
+    def _cursor(self, what: str, *, write: bool) -> _HotCursor:
         """A driver cursor on this thread's connection, in autocommit mode.
 
         For a ``write`` on SQLite, wrapped in BEGIN IMMEDIATE … COMMIT: the write lock is taken
@@ -327,46 +328,31 @@ class SqlConnections:
         its own, without BEGIN/ROLLBACK round trips. Driver errors leave as
         :class:`StoreError`, except integrity errors, whose meaning the caller knows.
         """
-        try:
-            raw = self._connection()
-            cursor = raw.cursor()
-        except (SQLAlchemyError, self._dbapi_error) as error:
+        return _HotCursor(self, what, write and self._sqlite)
+
+    def _cursor_failed(
+        self, what: str, cursor: Any, transaction: bool, fired: bool, error: BaseException
+    ) -> BaseException | None:
+        """What leaves a hot cursor's block that raised ``error``: a :class:`StoreError` to
+        raise instead, or None to let ``error`` go on. ``fired``: the watchdog shut the
+        connection (the statement outlived its deadline); it is never used again."""
+        if fired:
             self._forget_connection()
-            raise self._error(what, error) from error
-        transaction = write and self._sqlite
-        watch = _WATCHDOG.arm(raw, self._silence_s) if self._silence_s is not None else None
-        try:
-            if transaction:
-                cursor.execute("BEGIN IMMEDIATE")
-            yield cursor
-            if transaction:
-                cursor.execute("COMMIT")
-        except BaseException as error:
-            if watch is not None and _WATCHDOG.disarm(watch):
-                watch = None
-                self._forget_connection()
-                raise StoreError(
-                    f"cannot {what} in {self._where}: no answer from the server for "
-                    f"{self._silence_s:g} s (statement_timeout and a few seconds); the "
-                    "connection was closed"
-                ) from error
-            if transaction:
-                try:
-                    cursor.execute("ROLLBACK")
-                except self._dbapi_error:
-                    self._forget_connection()  # state unknown: never reuse it
-            if isinstance(error, self._dbapi_error) and not isinstance(
-                error, self._dbapi_integrity
-            ):
-                # The connection may be what failed (a restarted server): start afresh.
-                self._forget_connection()
-                raise self._error(what, error) from error
-            raise
-        finally:
-            if watch is not None and _WATCHDOG.disarm(watch):
-                self._forget_connection()  # its socket was shut as the answer came: never reuse
-            with suppress(self._dbapi_error):
-                cursor.close()
+            return StoreError(
+                f"cannot {what} in {self._where}: no answer from the server for "
+                f"{self._silence_s:g} s (statement_timeout and a few seconds); the "
+                "connection was closed"
+            )
+        if transaction:
+            try:
+                cursor.execute("ROLLBACK")
+            except self._dbapi_error:
+                self._forget_connection()  # state unknown: never reuse it
+        if isinstance(error, self._dbapi_error) and not isinstance(error, self._dbapi_integrity):
+            # The connection may be what failed (a restarted server): start afresh.
+            self._forget_connection()
+            return self._error(what, error)
+        return None
 
     def close(self) -> None:
         """Return every held connection and close the pool."""
@@ -376,3 +362,74 @@ class SqlConnections:
             self._release(raw)
         self._local = threading.local()
         self._engine.dispose()
+
+
+class _HotCursor:
+    """:meth:`SqlConnections._cursor`'s context: a class rather than a generator, because
+    every append and read enters one (a generator's context costs a microsecond more, a
+    tenth of an append's own work)."""
+
+    __slots__ = ("_conns", "_cursor", "_transaction", "_watch", "_what")
+
+    def __init__(self, conns: SqlConnections, what: str, transaction: bool) -> None:
+        self._conns = conns
+        self._what = what
+        self._transaction = transaction
+        self._watch: int | None = None
+        self._cursor: Any = None
+
+    def __enter__(self) -> Any:
+        conns = self._conns
+        try:
+            raw = conns._connection()
+            cursor = raw.cursor()
+        except (SQLAlchemyError, conns._dbapi_error) as error:
+            conns._forget_connection()
+            raise conns._error(self._what, error) from error
+        self._cursor = cursor
+        if conns._silence_s is not None:
+            self._watch = _WATCHDOG.arm(raw, conns._silence_s)
+        if self._transaction:
+            try:
+                cursor.execute("BEGIN IMMEDIATE")
+            except BaseException as error:
+                self._leave(error)
+                raise
+        return cursor
+
+    def __exit__(self, _type: object, error: BaseException | None, _tb: object) -> None:
+        if error is not None:
+            self._leave(error)
+            return
+        if self._transaction:
+            try:
+                self._cursor.execute("COMMIT")
+            except BaseException as failed:
+                self._leave(failed)
+                raise
+        self._close()
+
+    def _leave(self, error: BaseException) -> None:
+        """Clean up after ``error``; raise what replaces it, if anything does."""
+        fired = self._watch is not None and _WATCHDOG.disarm(self._watch)
+        self._watch = None
+        conns = self._conns
+        try:
+            instead = conns._cursor_failed(
+                self._what, self._cursor, self._transaction, fired, error
+            )
+        finally:
+            self._close()
+        if instead is not None:
+            raise instead from error
+
+    def _close(self) -> None:
+        """Disarm the watchdog (a deadline that passed as the answer came: never reuse the
+        connection) and close the cursor."""
+        if self._watch is not None and _WATCHDOG.disarm(self._watch):
+            self._conns._forget_connection()
+        self._watch = None
+        try:
+            self._cursor.close()
+        except self._conns._dbapi_error:
+            return  # a cursor that cannot close belongs to a connection already dropped

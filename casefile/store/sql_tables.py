@@ -14,13 +14,14 @@ checks that the two agree, so changing a row here without a migration fails.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from sqlalchemy import Column, Delete, Insert, LargeBinary, Text, bindparam, delete, insert, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Field, SQLModel
 
-from casefile.domain.events import Event, canonical_json
+from casefile.domain.events import Event, NewEvent, canonical_json, seal_with_text
 
 
 class EventRow(SQLModel, table=True):
@@ -73,7 +74,6 @@ SC = SNAPSHOTS.c
 
 # Statements built once: constructing a select() costs more than running it on SQLite.
 ANY_EVENT = select(EC.seq).where(EC.case_id == bindparam("case_id")).limit(1)
-INSERT_EVENTS = insert(EVENTS)
 INSERT_ARTIFACTS = insert(ARTIFACTS)
 ARTIFACT_EXISTS = select(AC.digest).where(AC.digest == bindparam("digest"))
 ARTIFACT_DATA = select(AC.data).where(AC.digest == bindparam("digest"))
@@ -111,6 +111,12 @@ COLUMNS = (
 
 def row_values(event: Event) -> tuple[Any, ...]:
     """The event as a row for the driver, payload as its canonical JSON text."""
+    return row_of(event, canonical_json(event.payload))
+
+
+def row_of(event: Event, payload_text: str) -> tuple[Any, ...]:
+    """The event as a row, given its payload's canonical JSON (as sealing or verifying the
+    event wrote it, so it is not encoded twice)."""
     return (
         event.case_id,
         event.seq,
@@ -119,11 +125,56 @@ def row_values(event: Event) -> tuple[Any, ...]:
         event.recorded_at,
         event.occurred_at,
         event.actor,
-        canonical_json(event.payload),
+        payload_text,
         event.prev_hash,
         event.hash,
     )
 
 
-def row_dict(event: Event) -> dict[str, Any]:
-    return dict(zip(COLUMNS, row_values(event), strict=True))
+def sealed_rows(
+    case_id: str, seq: int, prev_hash: str, news: Sequence[NewEvent], recorded_at: str
+) -> tuple[list[Event], list[tuple[Any, ...]]]:
+    """``news`` sealed after ``seq`` and ``prev_hash``, and their rows: each payload encoded
+    once, for its hash and its row's payload text."""
+    sealed: list[Event] = []
+    rows: list[tuple[Any, ...]] = []
+    for new in news:
+        seq += 1
+        event, text = seal_with_text(case_id, seq, prev_hash, new, recorded_at)
+        sealed.append(event)
+        rows.append(row_of(event, text))
+        prev_hash = event.hash
+    return sealed, rows
+
+
+#: Rows per INSERT statement: 10 parameters each stays far below SQLite's 32,766 and
+#: PostgreSQL's 65,535 bound parameters.
+ROWS_PER_INSERT = 1000
+
+
+class RowInserts:
+    """Events inserted as rows with multi-row INSERTs in a placeholder style (``?`` or ``%s``),
+    each statement built once per row count."""
+
+    def __init__(self, placeholder: str) -> None:
+        self._prefix = f"INSERT INTO events ({', '.join(COLUMNS)}) VALUES "
+        self._group = "(" + ", ".join([placeholder] * len(COLUMNS)) + ")"
+        self._statements: dict[int, str] = {}
+
+    def __call__(self, cursor: Any, rows: list[tuple[Any, ...]]) -> None:
+        """Insert rows: one statement, or (past the drivers' parameter limits) several, inside
+        the caller's transaction, so that an append stays all or nothing."""
+        if len(rows) == 1:  # the durable single append: no flattening
+            cursor.execute(self.statement(1), rows[0])
+            return
+        for start in range(0, len(rows), ROWS_PER_INSERT):
+            chunk = rows[start : start + ROWS_PER_INSERT]
+            cursor.execute(self.statement(len(chunk)), [v for row in chunk for v in row])
+
+    def statement(self, rows: int) -> str:
+        """INSERT of ``rows`` events in one statement."""
+        sql = self._statements.get(rows)
+        if sql is None:
+            sql = self._prefix + ", ".join([self._group] * rows)
+            self._statements[rows] = sql
+        return sql

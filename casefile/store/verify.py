@@ -7,7 +7,7 @@ not verify, walking the stream in order so the earliest damage is the one report
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -19,7 +19,6 @@ from casefile.domain.events import (
     NewEvent,
     is_stored_time,
     sha256_hex,
-    verify_chain,
 )
 from casefile.domain.ids import (
     CASE_ID_LIMIT,
@@ -228,8 +227,20 @@ def check_importable(events: Sequence[Event], artifacts: Mapping[str, bytes]) ->
     """What every store checks before importing a stream: one case, an intact chain, envelopes
     the commands could have written, and artifacts that match their names. Returns the case id.
 
-    A store must never hold a chain that does not verify, whoever calls it.
+    A store must never hold a chain that does not verify, whoever calls it. A store that
+    writes as it checks runs the three parts itself, in this order: :func:`importable_case`,
+    :func:`verified_chain` and :func:`check_artifacts`.
     """
+    case_id = importable_case(events)
+    for _ in verified_chain(case_id, events):
+        pass
+    check_artifacts(artifacts)
+    return case_id
+
+
+def importable_case(events: Sequence[Event]) -> str:
+    """The case the stream belongs to, once every envelope is one the commands could have
+    written and all belong to that case; raises :class:`ImportRefused` or :class:`StoreError`."""
     if not events:
         raise StoreError("nothing to import: the case has no events")
     case_id = events[0].case_id
@@ -240,10 +251,34 @@ def check_importable(events: Sequence[Event], artifacts: Mapping[str, bytes]) ->
     others = sorted({e.case_id for e in events} - {case_id})
     if others:
         raise StoreError(f"cannot import: events of several cases ({case_id}, {others[0]})")
-    broken = verify_chain(list(events))
-    if broken is not None:
+    return case_id
+
+
+def verified_chain(case_id: str, events: Iterable[Event]) -> Iterator[tuple[Event, str]]:
+    """Each event with its payload's canonical JSON, yielded once its place (seq 1, 2, 3 …),
+    its link and its hash verify, so a store can write the stream as it checks it; raises
+    :class:`IntegrityError` at the first that does not (the caller's transaction then writes
+    nothing). The hash and the payload's text come from one encoding of the payload."""
+    prev = GENESIS_HASH
+    for position, event in enumerate(events, start=1):
+        if event.seq == position and event.prev_hash == prev:
+            try:
+                digest, text = event.hash_and_payload_text()
+            except (TypeError, ValueError):
+                raise IntegrityError(
+                    f"case {case_id}: seq {position}: content cannot be encoded canonically",
+                    seq=position,
+                ) from None
+            if digest == event.hash:
+                yield event, text
+                prev = digest
+                continue
+        broken = event.seq if event.seq >= 1 else position
         raise IntegrityError(f"case {case_id}: chain breaks at seq {broken}", seq=broken)
+
+
+def check_artifacts(artifacts: Mapping[str, bytes]) -> None:
+    """Raise :class:`IntegrityError` for the first artifact whose bytes are not its name."""
     for digest, data in artifacts.items():
         if sha256_hex(data) != digest:
             raise IntegrityError(f"artifact {digest} does not match its content", artifact=digest)
-    return case_id

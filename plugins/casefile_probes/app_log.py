@@ -51,7 +51,10 @@ Facts, all on ``host`` and only those the text supports:
   live), and "falling back to CPU" on a line about an op, operator or kernel (one operator
   unsupported on MPS or by a provider). A log that gives a statement for each (a CUDA line, then
   "No CUDA GPUs are available") is taken to run on the CPU, with a problem naming both. The device
-lines are read by :mod:`casefile_probes.app_log_device`.
+lines are read by :mod:`casefile_probes.app_log_device`;
+- ``app.gpu_time_ms``, ``app.cpu_dispatch_ms``, ``app.cpu_wall_ms`` and ``app.dispatch_share``
+  from TorchBench's ``GPU Time:`` / ``CPU Dispatch Time:`` / ``CPU Total Wall Time:`` lines
+  (:mod:`casefile_probes.app_log_dispatch`).
 """
 
 from __future__ import annotations
@@ -64,6 +67,7 @@ from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
 
 from .app_log_device import DeviceLines
+from .app_log_dispatch import DISPATCH_FACTS, LOOKS_LIKE_DISPATCH, DispatchLines
 
 __all__ = ["PROBE", "looks_like_app_log", "parse_app_log"]
 
@@ -154,7 +158,8 @@ _LOOKS = re.compile(
     r"|UserWarning: CUDA initialization|[Ff]ound no NVIDIA driver|No CUDA GPUs are available"
     r"|Falling back to CPU|CUDA is not available|torch\.cuda\.is_available\(\)\s{0,4}[:=]?\s{0,4}"
     r"|using CPU backend|tok/sec|tokens/sec|offloaded \d{1,6}/\d{1,6} layers to GPU"
-    r"|tensor[_-]parallel[_-]size['\"]?\s{0,4}[=:]\s{0,4}\d|(?<![\w])world_size=\d",
+    r"|tensor[_-]parallel[_-]size['\"]?\s{0,4}[=:]\s{0,4}\d|(?<![\w])world_size=\d"
+    rf"|{LOOKS_LIKE_DISPATCH}",
     re.M,
 )
 
@@ -181,6 +186,7 @@ class _Log:
     world_size: list[int] = field(default_factory=list)
     gpus: list[int] = field(default_factory=list)
     device: DeviceLines = field(default_factory=DeviceLines)
+    dispatch: DispatchLines = field(default_factory=DispatchLines)
     idle_intervals: int = 0
     cut_eval: int = 0
 
@@ -298,6 +304,8 @@ def _config(line: str, log: _Log) -> None:
 def _read(line: str, log: _Log) -> None:
     if "\x1b" in line:
         line = _ANSI.sub("", line)
+    if "Time" in line:
+        log.dispatch.read(line)
     timed = any(word in line for word in _TIME_WORDS) and _timing(line, log)
     if not timed and ("step" in line or "per " in line):
         _per_step(line, log)
@@ -370,9 +378,11 @@ def parse_app_log(text: str) -> ParseResult:
     result.add("app.world_size", _settle(log.world_size, "world size", problems))
     result.add("app.gpus_used", _settle(log.gpus, "GPUs used", problems))
     log.device.add_facts(result)
+    log.dispatch.add_facts(result)
     if not result.facts:
         return ParseResult.unparsed(
-            "no step or data times, throughput, parallel sizes or CPU/CUDA device lines found"
+            "no step or data times, throughput, parallel sizes, dispatch times or CPU/CUDA "
+            "device lines found"
         )
     return result
 
@@ -396,6 +406,7 @@ PROBE = Probe(
         "app.world_size",
         "app.gpus_used",
         "app.device_cpu",
+        *DISPATCH_FACTS,
     ),
     needs_load=True,
     timeout_s=3600.0,

@@ -381,3 +381,50 @@ def test_recognisers_tell_the_four_apart() -> None:
 def test_recognisers_leave_neighbouring_tools_alone(text: str) -> None:
     for recognise in (looks_like_top, looks_like_mpstat, looks_like_pidstat, looks_like_app_log):
         assert not recognise(text)
+
+
+# ------------------------------------------------------------- app-log: TorchBench timings
+
+
+def test_torchbench_dispatch_time_over_gpu_time() -> None:
+    text = (
+        "Running train method from resnet50 on cuda in eager mode.\n"
+        "GPU Time:             200.000 milliseconds\n"
+        "CPU Dispatch Time:     50.000 milliseconds\n"
+        "CPU Total Wall Time:  201.500 milliseconds\n"
+    )
+    assert looks_like_app_log(text)
+    values = _values(parse_app_log(text))
+    assert values == {
+        "app.gpu_time_ms": 200.0,
+        "app.cpu_dispatch_ms": 50.0,
+        "app.cpu_wall_ms": 201.5,
+        "app.dispatch_share": 0.25,
+    }
+
+
+def test_torchbench_per_batch_lines_without_a_dispatch_time_give_no_share() -> None:
+    """Later run.py versions print per-batch times and no dispatch time: nothing to divide."""
+    text = (
+        "GPU Time per batch:   12.500 milliseconds\n"
+        "CPU Wall Time per batch:   13.000 milliseconds\n"
+    )
+    assert looks_like_app_log(text)
+    assert _values(parse_app_log(text)) == {"app.gpu_time_ms": 12.5, "app.cpu_wall_ms": 13.0}
+
+
+def test_each_dispatch_time_is_divided_by_the_gpu_time_of_its_own_run() -> None:
+    text = (
+        "GPU Time: 100.0 milliseconds\nCPU Dispatch Time: 90.0 milliseconds\n"
+        "GPU Time: 10.0 milliseconds\nCPU Dispatch Time: 1.0 milliseconds\n"
+        "GPU Time: 40.0 milliseconds\nCPU Dispatch Time: 20.0 milliseconds\n"
+    )
+    values = _values(parse_app_log(text))
+    assert values["app.dispatch_share"] == 0.5  # median of 0.9, 0.1, 0.5
+    assert values["app.gpu_time_ms"] == 40.0 and values["app.cpu_dispatch_ms"] == 20.0
+
+
+def test_other_time_lines_are_not_dispatch_times() -> None:
+    text = "Total time: 54.01541\nCPU time: 12.0 s\nGPU time: 3 ms\n"
+    values = _values(parse_app_log(text))
+    assert not any(name.startswith(("app.gpu_time", "app.cpu_", "app.dispatch")) for name in values)

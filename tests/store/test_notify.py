@@ -9,6 +9,7 @@ earlier one would have too.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 import psycopg
 import pytest
@@ -16,7 +17,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
 from casefile.domain.events import NewEvent
-from casefile.errors import ConcurrencyError
+from casefile.errors import ConcurrencyError, IntegrityError
 from casefile.store.memory import MemoryEventStore
 from casefile.store.sql import SqlEventStore
 from casefile.store.sql_schema import NOTIFY_CHANNEL
@@ -109,6 +110,20 @@ def test_a_large_append_and_an_import_notify_once(
     source.append("imported", 0, [opened(), *(note(f"i{n}") for n in range(1200))])
     store.import_case(source.load("imported"), {})
     assert received_until_marker(store, listener) == ["big", "big", "imported"]
+
+
+def test_an_import_refused_mid_stream_notifies_nothing(
+    store: SqlEventStore, listener: psycopg.Connection[tuple[object, ...]]
+) -> None:
+    """The chain is checked as its rows are copied: a break after rows went in aborts the
+    copy, so the statement's trigger never fires."""
+    source = MemoryEventStore()
+    source.append("refused", 0, [opened(), *(note(f"r{n}") for n in range(1200))])
+    events = source.load("refused")
+    events[1000] = replace(events[1000], payload={"text": "changed"})
+    with pytest.raises(IntegrityError, match="seq 1001"):
+        store.import_case(events, {})
+    assert received_until_marker(store, listener) == []
 
 
 def test_one_statement_for_two_cases_notifies_each_once(

@@ -12,6 +12,7 @@ import pytest
 from casefile.domain.events import NewEvent
 from casefile.errors import ConcurrencyError, StoreError
 from casefile.store import sql as sql_module
+from casefile.store import sql_import
 from casefile.store.memory import MemoryEventStore
 from casefile.store.sql import SqlEventStore
 from casefile.store.sql_copy import COPY_FROM_ROWS
@@ -42,6 +43,7 @@ def copies(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         real(cursor, rows)
 
     monkeypatch.setattr(sql_module, "copy_rows", spy)
+    monkeypatch.setattr(sql_import, "copy_rows", spy)
     return counted
 
 

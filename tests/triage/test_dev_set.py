@@ -34,8 +34,7 @@ NOT_YET = {
     "numa-bios is the likeliest leaf, but a class of several leaves leads",
     "nccl-tests-74-a40-nps4": "throughput/catch-all leads; numa-bios is #11",
     "nccl-tests-93-v100-two-containers": "misconfiguration leads; transport-fallback is #2",
-    "pytorch-benchmark-pr-706-v100-small-batch-cudagraph": "data-loading leads; "
-    "compute-launch is #3",
+    "pytorch-benchmark-pr-706-v100-small-batch-cudagraph": "host-side leads; compute-launch is #2",
     "pytorch-experiment-template-11-nccl-ib-disable-roce": "internode-network leads; "
     "misconfiguration is #2",
     "reasoning-from-scratch-177-per-token-cpu-sampling": "data-loading leads; host-transfer is #9",
