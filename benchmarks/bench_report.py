@@ -37,10 +37,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from siblings import sibling
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.siblings import sibling
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 BUILD = 1
 TARGET = 3.0
