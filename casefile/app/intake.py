@@ -60,11 +60,18 @@ class IntakeOutcome:
     replaced: Mapping[str, tuple[str, int]] = field(default_factory=dict)
 
 
-def intake_items(sessions: CaseSessions, case_id: str, projection: Projection) -> list[IntakeItem]:
-    """Every intake question of the case's playbooks, with its answer or a known one."""
+def intake_items(
+    sessions: CaseSessions,
+    case_id: str,
+    projection: Projection,
+    given: Mapping[str, str] | None = None,
+) -> list[IntakeItem]:
+    """Every intake question of the case's playbooks, with its answer or a known one (the
+    ``--env``, an observation, or what the answers in force and ``given`` settle)."""
     items = []
     facts = _LazyFacts(sessions, case_id, projection)
     for playbook in case_playbooks(sessions.registry, projection):
+        said = _answers(projection, playbook, given or {})
         for question in playbook.intake:
             found = triage.active_answer(projection, question)
             if found is not None:
@@ -74,7 +81,11 @@ def intake_items(sessions: CaseSessions, case_id: str, projection: Projection) -
                 basis = said.get("basis")
                 items.append(replace(item, basis=str(basis)) if basis else item)
                 continue
-            known = question.from_environment(projection.environment) or facts.known(question)
+            known = (
+                question.from_environment(projection.environment)
+                or facts.known(question)
+                or question.from_answers(said)
+            )
             counted = _counted_by(projection, playbook, known) if known else None
             items.append(_item(playbook, question, None, None, known, counted))
     return items
@@ -93,7 +104,7 @@ def answer_intake(
 
     def decide(draft: Draft) -> IntakeOutcome:
         projection = draft.projection
-        items = {item.id: item for item in intake_items(sessions, case_id, projection)}
+        items = {item.id: item for item in intake_items(sessions, case_id, projection, answers)}
         playbooks = {p.ref: p for p in case_playbooks(sessions.registry, projection)}
         if not items:
             raise DomainError(
@@ -135,6 +146,21 @@ def answer_intake(
     _, outcome = sessions.execute(case_id, decide, who)
     result: IntakeOutcome = outcome
     return result
+
+
+def _answers(
+    projection: Projection, playbook: Playbook, given: Mapping[str, str]
+) -> dict[str, str]:
+    """The playbook's intake answers in force, with those ``given`` now over them."""
+    said = {}
+    for question in playbook.intake:
+        found = triage.active_answer(projection, question)
+        answer = question.normalise(given[question.id]) if question.id in given else None
+        if answer is None and found is not None:
+            answer = found[1]
+        if answer is not None:
+            said[question.id] = answer
+    return said
 
 
 def environment_answers(draft: Draft, playbook: Playbook) -> None:

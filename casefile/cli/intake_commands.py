@@ -159,9 +159,9 @@ def _show_items(items: list[IntakeItem], as_json: bool) -> None:
 
 
 def _answered_by(source: str | None, basis: str | None) -> str:
-    """How a recorded answer came: nothing for a person's, the ``--env`` entry or the
-    observation it rests on otherwise."""
-    if source in (None, "answered"):
+    """How a recorded answer came: nothing for a person's, the ``--env`` entry, the
+    observation or the other answer it rests on otherwise."""
+    if source in (None, "answered") and not basis:
         return ""
     if source == "environment" and basis:
         return f" (answered by {basis})"

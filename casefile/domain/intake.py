@@ -6,7 +6,8 @@ new user for P(answer | hypothesis) is asking them to invent numbers. So a playb
 each intake question with its discrete answers and a likelihood table per answer (a rule whose
 outcomes are the answers), and an answer becomes evidence of kind ``reported`` carrying exactly
 that table. Answers the case already holds — the ``--env`` it was opened with, a fact an
-earlier probe recorded — answer a question on their own and say where they came from.
+earlier probe recorded, another answer that settles it (a job on several nodes uses several
+GPUs) — answer a question on their own and say where they came from.
 
 In TOML::
 
@@ -22,6 +23,8 @@ In TOML::
     synonyms = { linear = "yes", flat = "no" }  # other words for the answers
     facts = [ { fact = "host.virtualized", equals = true, answer = "vm" } ]  # or any_of,
                                                 # matches (a pattern), at_least (a number)
+    implied_by = [ { intake = "nodes", answers = ["multi"], answer = "several",
+                     why = "a job on several nodes uses several GPUs" } ]
     reliability = 0.7
     rationale = "..."
     [intake.likelihoods]
@@ -86,11 +89,22 @@ class EnvironmentAnswer:
 
 
 @dataclass(frozen=True)
+class ImpliedAnswer:
+    """Another question's answer that settles this one by what the words mean, not by odds: a
+    job on several nodes uses several GPUs; a one-GPU job runs on one node."""
+
+    intake: str
+    answers: tuple[str, ...]
+    answer: str
+    why: str = ""
+
+
+@dataclass(frozen=True)
 class Known:
     """An answer the case already holds, and where it came from."""
 
     answer: str
-    source: str  # "environment" or "observation"
+    source: str  # "environment", "observation", or "answered" (implied by another answer)
     basis: str
     observation_seq: int | None = None
     fact: str | None = None
@@ -108,6 +122,7 @@ class IntakeQuestion:
     synonyms: Mapping[str, str] = field(default_factory=dict)
     facts: tuple[FactAnswer, ...] = ()
     environment_matches: tuple[EnvironmentAnswer, ...] = ()
+    implied_by: tuple[ImpliedAnswer, ...] = ()
 
     @property
     def rule_id(self) -> str:
@@ -140,6 +155,16 @@ class IntakeQuestion:
                 if fact.name == spec.fact and spec.holds(fact.value):
                     basis = f"{fact.name} = {fact.value} on {fact.subject} (seq {seq})"
                     return Known(spec.answer, "observation", basis, seq, fact.name)
+        return None
+
+    def from_answers(self, answers: Mapping[str, str]) -> Known | None:
+        """The answer other questions' answers settle (question id -> answer), if one does:
+        it counts as the person's own answer, since it is what theirs means."""
+        for spec in self.implied_by:
+            value = answers.get(spec.intake)
+            if value in spec.answers:
+                why = f": {spec.why}" if spec.why else ""
+                return Known(spec.answer, "answered", f"{spec.intake} = {value}{why}")
         return None
 
     def answer_fact(self, answer: str) -> Fact:
@@ -181,6 +206,10 @@ def intake_from_dict(data: Any, question: str, known: set[str], where: str) -> I
     if not isinstance(matches, list):
         raise RuleError(f"{label}: 'environment_matches' must be a list of tables")
     by_value = tuple(_environment_answer(item, answers, label) for item in matches)
+    implied = data.get("implied_by", [])
+    if not isinstance(implied, list):
+        raise RuleError(f"{label}: 'implied_by' must be a list of tables")
+    implied_by = tuple(_implied_answer(item, answers, label) for item in implied)
     rule = rule_from_dict(
         {
             "id": RULE_PREFIX + qid,
@@ -213,7 +242,23 @@ def intake_from_dict(data: Any, question: str, known: set[str], where: str) -> I
         synonyms={" ".join(k.lower().split()): v for k, v in synonyms.items()},
         facts=facts,
         environment_matches=by_value,
+        implied_by=implied_by,
     )
+
+
+def _implied_answer(item: Any, answers: list[str], label: str) -> ImpliedAnswer:
+    if not isinstance(item, Mapping) or not isinstance(item.get("intake"), str):
+        raise RuleError(f"{label}: each of 'implied_by' needs an 'intake' (another question)")
+    given = item.get("answers")
+    if not isinstance(given, list) or not given or not all(isinstance(a, str) for a in given):
+        raise RuleError(f"{label}: implied_by needs 'answers' (that question's answers)")
+    answer = item.get("answer")
+    if answer not in answers:
+        raise RuleError(f"{label}: implied_by answer {answer!r}, which is not a declared answer")
+    why = item.get("why", "")
+    if not isinstance(why, str):
+        raise RuleError(f"{label}: implied_by 'why' must be a string")
+    return ImpliedAnswer(str(item["intake"]), tuple(given), str(answer), why.strip())
 
 
 def _environment_answer(item: Any, answers: list[str], label: str) -> EnvironmentAnswer:

@@ -203,11 +203,16 @@ def _check_requirements(
     intake: tuple[IntakeQuestion, ...],
     source: str,
 ) -> None:
-    """Every requirement names an intake question of this playbook and answers it declares."""
+    """Every requirement (and every answer an intake answer is implied by) names an intake
+    question of this playbook and answers it declares."""
     questions = {q.id: q for q in intake}
     owners = [(f"hypothesis {h.id}", h.requires) for h in hypotheses]
     owners += [(f"rule {r.id}", r.requires) for r in rules]
     owners += [(f"intake {q.id}", q.rule.requires) for q in intake]
+    owners += [
+        (f"intake {q.id} (implied_by)", tuple((s.intake, s.answers) for s in q.implied_by))
+        for q in intake
+    ]
     for owner, requires in owners:
         for qid, answers in requires:
             question = questions.get(qid)
