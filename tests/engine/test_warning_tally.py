@@ -39,10 +39,12 @@ def saved_warnings(draw: Any) -> tuple[list[int | CaseWarning], list[dict[str, A
     positions = draw(st.permutations(range(count)))
     entries: list[int | CaseWarning] = list(positions[: draw(st.integers(0, count))])
     for _ in range(draw(st.integers(0, 6))):
-        code = draw(st.sampled_from(["never-measured", "catch-all-rising", "unparsed"]))
+        code = draw(
+            st.sampled_from(["never-measured", "catch-all-rising", "unparsed", "set-aside"])
+        )
         seq = draw(st.integers(1, 40))
-        question = None if code == "unparsed" else draw(st.sampled_from(["q", "r"]))
-        subject = f"obs:{seq}" if code == "unparsed" else None
+        question = None if code in ("unparsed", "set-aside") else draw(st.sampled_from("qr"))
+        subject = {"unparsed": f"obs:{seq}", "set-aside": f"{900 + seq}:{RULES[seq % 3]}"}.get(code)
         entries.insert(
             draw(st.integers(0, len(entries))),
             CaseWarning(code, f"{code} at {seq}", seq, question, subject),

@@ -9,8 +9,9 @@ steps, best probes, decisive evidence); it neither folds nor ranks. ``to_json`` 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 from casefile.app.views.common import (
@@ -37,6 +38,8 @@ from casefile.app.views.warning_groups import (
 from casefile.domain.beliefs import Projection
 from casefile.domain.beliefs.ranking import NextStep, ProbeStep
 from casefile.domain.beliefs.scoring import Decisive
+
+_SEQ = itemgetter("seq")
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +108,8 @@ def build_status(
 ) -> StatusView:
     """The status of ``projection``, with the domain's rankings copied in as plain rows."""
     tracker = projection.warnings
+    tallies = tracker.tallies()
+    last_seqs = [t.last.seq for t in tallies if t.count > 1 and t.rule is not None]
     steps = tuple(NextStepRow.of(s) for s in next_steps)
     hypotheses: list[HypothesisRow] = []
     for question in projection.questions.values():
@@ -114,7 +119,7 @@ def build_status(
         questions=tuple(question_row(q) for q in projection.questions.values()),
         hypotheses=tuple(hypotheses),
         warnings=LazyWarningRows(tracker.all_deferred()),
-        warning_groups=group_warnings(tracker.tallies(), set_aside_reasons(projection)),
+        warning_groups=group_warnings(tallies, set_aside_reasons(projection, last_seqs)),
         next_steps=steps,
         next_step_groups=group_next_steps(steps),
         best_probes=tuple(ProbeRow.of(b) for b in best_probes),
@@ -124,9 +129,18 @@ def build_status(
     )
 
 
-def set_aside_reasons(projection: Projection) -> dict[int, str]:
-    """The seq of each ``reading.set_aside`` event → why the reading was set aside."""
-    return {int(r["seq"]): str(r["reason"]) for r in projection.set_asides}
+def set_aside_reasons(projection: Projection, seqs: Iterable[int] | None = None) -> dict[int, str]:
+    """The seq of each ``reading.set_aside`` event (of those in ``seqs``, when given: a long
+    case holds tens of thousands) → why the reading was set aside."""
+    records = projection.set_asides
+    if seqs is None:
+        return {int(r["seq"]): str(r["reason"]) for r in records}
+    found: dict[int, str] = {}
+    newest_first = list(map(_SEQ, reversed(records)))
+    for seq in seqs:
+        if seq in newest_first:  # the last record of a seq, as the whole mapping keeps
+            found[seq] = str(records[len(records) - 1 - newest_first.index(seq)]["reason"])
+    return found
 
 
 def _decisive_row(item: Decisive) -> DecisiveRow:

@@ -4,8 +4,8 @@ Intake asks it of a known answer (was the reading it rests on already counted by
 rule?) on every ``status``; walking a long case's evidence for it grew with the case. It is
 kept in the fold's indexes and updated as evidence is folded (only new evidence is read:
 evidence is only ever added). A fold restored from a snapshot starts it from the saved
-evidence columns (``fold_evidence``). Whether each evidence is still active is asked of the
-fold when read, so superseding needs no update here.
+evidence columns (``fold_evidence``) when first asked. Whether each evidence is still active
+is asked of the fold when read, so superseding needs no update here.
 """
 
 from __future__ import annotations
@@ -32,6 +32,9 @@ class ByObservation:
 
     count: int = 0
     ids: dict[int, list[str]] = field(default_factory=dict)
+    #: a restored fold's evidence columns (observation seqs, ids), added when first asked:
+    #: a status with no known intake answer never asks
+    pending: tuple[list[int | None], list[str]] | None = None
 
     def add(self, observation_seq: int | None, evidence_id: str) -> None:
         if observation_seq is not None:
@@ -54,6 +57,9 @@ def evidence_of(projection: Projection, observation_seq: int) -> list[str]:
     """The ids of the evidence (active or not) that names observation ``observation_seq``,
     in fold order."""
     index: ByObservation = projection.indexes.setdefault(INDEX, ByObservation())
+    if index.pending is not None:
+        index.add_columns(*index.pending)
+        index.pending = None
     evidence = projection.evidence
     new = len(evidence) - index.count
     if new > 0:

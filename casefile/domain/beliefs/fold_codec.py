@@ -51,7 +51,8 @@ The JSON (lists are in the projection's own order, so a restored fold dumps to t
                   count], …]], …]
     evidence      columns, one entry per evidence in fold order: id, seq, question (index),
                   otherwise, reliability, kind, rationale, supports (interned: [column,
-                  table]), likelihoods ([counts, names, name table, values], flattened),
+                  table]), likelihoods ([counts, names, name table, values, value table],
+                  flattened and interned),
                   hash, the optional payload fields (the run and observation seqs as
                   integer columns, rule, outcome, statistic and supersedes interned), other
                   ([[position, {field: value}], …] for anything else) and superseded
@@ -110,7 +111,7 @@ from casefile.domain.beliefs.fold_state import restore_warnings as _restore_warn
 from casefile.domain.beliefs.projection import Projection
 from casefile.domain.collector import collector_paused
 
-ENGINE_VERSION = "fold-8"
+ENGINE_VERSION = "fold-9"
 
 #: The keys of a probe run's payload that a restored projection keeps (graph building and
 #: event detail read them; ``assess_evidence`` only needs the seq).

@@ -20,7 +20,7 @@ _NONE = type(None)
 
 _DIGEST = 32
 #: one digest's hex digits, to split a column's hex at C speed
-_HEX_DIGEST = re.compile(f"[0-9a-f]{{{2 * _DIGEST}}}")
+_HEX_DIGEST = re.compile(f".{{{2 * _DIGEST}}}", re.DOTALL)
 
 
 #: Array typecodes by the range they hold, narrowest first (sizes checked: they are the

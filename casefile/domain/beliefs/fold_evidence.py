@@ -97,7 +97,9 @@ def dump_evidence(p: Projection, binary: _Binary) -> dict[str, Any]:
     positions = {qid: k for k, qid in enumerate(p.questions)}
     likelihoods = [s.likelihoods for s in states]
     names, name_table = _interned(list(itertools.chain.from_iterable(likelihoods)))
-    values = list(itertools.chain.from_iterable(map(dict.values, likelihoods)))
+    values, value_table = _interned(
+        list(itertools.chain.from_iterable(map(dict.values, likelihoods)))
+    )
     # payload fields straight from the dicts where held (a full fold), else from the state
     held = [s.held_payload for s in states]
 
@@ -135,7 +137,8 @@ def dump_evidence(p: Projection, binary: _Binary) -> dict[str, Any]:
             binary.ints(list(map(len, likelihoods))),
             binary.ints(names, below=len(name_table)),
             name_table,
-            binary.floats(values),
+            binary.ints(values, below=len(value_table)),
+            value_table,
         ],
         "hash": binary.digests([s.hash for s in states]),
         "superseded": [
@@ -186,8 +189,8 @@ class _SavedColumns:
         ids: list[str],
         questions: list[str],
         starts: list[int],
-        names: list[str],
-        values: list[float],
+        names: tuple[list[int], list[str]],
+        values: tuple[list[int], list[float]],
         core: dict[str, list[Any]],
         optional: dict[str, list[Any]],
         other: dict[int, dict[str, Any]],
@@ -195,15 +198,17 @@ class _SavedColumns:
         self.ids = ids
         self.questions = questions
         self.starts = starts
-        self.names = names
-        self.values = values
+        self.names, self.name_table = names  # each name as its index into the table
+        self.values, self.value_table = values  # likewise
         self.core = core  # otherwise, kind, reliability, rationale
         self.optional = optional
         self.other = other
 
     def likelihoods(self, position: int) -> dict[str, float]:
         start, end = self.starts[position], self.starts[position + 1]
-        return dict(zip(self.names[start:end], self.values[start:end], strict=True))
+        names = map(self.name_table.__getitem__, self.names[start:end])
+        values = map(self.value_table.__getitem__, self.values[start:end])
+        return dict(zip(names, values, strict=True))
 
     def field(self, position: int, key: str) -> Any:
         column = self.core.get(key) or self.optional.get(key)
@@ -261,17 +266,19 @@ def restore_evidence(p: Projection, columns: dict[str, Any], section: _Section) 
     rationales = _interned_column(columns["rationale"], section, (str,), "rationales")
     support_sets = [frozenset(_all(tops, (str,), "supports")) for tops in columns["supports"][1]]
     supports = _picks(section.ints(columns["supports"][0], "supports"), support_sets, "supports")
-    counts, name_index, name_table, value_column = columns["likelihoods"]
+    counts, name_index, name_table, value_index, value_table = columns["likelihoods"]
     counts = section.ints(counts, "likelihood counts")
     starts = [0, *itertools.accumulate(counts)]
     _check(min(counts, default=1) >= 1, "likelihood counts")
     _all(name_table, (str,), "likelihood names")
     _check(all(h in p.hypothesis_question for h in name_table), "likelihood names")
-    names = _picks(section.ints(name_index, "likelihood names"), name_table, "likelihoods")
-    values = section.floats(value_column, len(names), "likelihood values")
-    _all(values, _NUMBER, "likelihood values")
-    _check(not values or (min(values) > 0.0 and max(values) <= 1.0), "likelihood values")
-    _check(starts[-1] == len(names), "likelihood columns")
+    names = section.ints(name_index, "likelihood names")  # into name_table, read when asked
+    _check(not names or (min(names) >= 0 and max(names) < len(name_table)), "likelihoods")
+    values = section.ints(value_index, "likelihood values")  # into value_table, likewise
+    _check(not values or (min(values) >= 0 and max(values) < len(value_table)), "likelihoods")
+    _all(value_table, _NUMBER, "likelihood values")
+    _check(all(0.0 < v <= 1.0 for v in value_table), "likelihood values")
+    _check(starts[-1] == len(names) == len(values), "likelihood columns")
     hashes = section.digests(columns["hash"], count, "evidence hashes")
     _check(None not in hashes, "evidence hashes")
     optional = {
@@ -302,7 +309,9 @@ def restore_evidence(p: Projection, columns: dict[str, Any], section: _Section) 
         "reliability": reliability,
         "rationale": rationales,
     }
-    saved = _SavedColumns(ids, questions, starts, names, values, core, optional, other)
+    saved = _SavedColumns(
+        ids, questions, starts, (names, name_table), (values, value_table), core, optional, other
+    )
     nothing = itertools.repeat(None)
     states = map(
         EvidenceState,
@@ -336,6 +345,4 @@ def restore_evidence(p: Projection, columns: dict[str, Any], section: _Section) 
         if rule is not None and eid not in superseded:
             by_rule[rule["id"]] = (eid, str(outcome))
     p.indexes[RULES_READ] = read
-    by_observation = ByObservation(count)
-    by_observation.add_columns(optional["observation_seq"], ids)
-    p.indexes[BY_OBSERVATION] = by_observation
+    p.indexes[BY_OBSERVATION] = ByObservation(count, pending=(optional["observation_seq"], ids))

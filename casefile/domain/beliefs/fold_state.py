@@ -11,7 +11,9 @@ the layout of every entry is described in ``fold_codec``, whose
 
 from __future__ import annotations
 
-from operator import attrgetter
+from collections import deque
+from itertools import repeat
+from operator import attrgetter, setitem
 from typing import Any
 
 from casefile.domain.beliefs.fold_columns import Binary as _Binary
@@ -242,7 +244,7 @@ def restore_stubs(
     shape_of = _picks(section.ints(columns["shape"], "stub shapes"), shapes, "stub shapes")
     _check(len(shape_of) == len(seqs), "stub shapes")
     hashes = section.digests(columns["hash"], len(seqs), "stub hashes")
-    records = {seq: dict(shape) for seq, shape in zip(seqs, shape_of, strict=True)}
+    records = dict(zip(seqs, map(dict, shape_of), strict=True))  # each its own copy
     _check(len(records) == len(seqs), "stub seqs given twice")
     for key in varying:
         column = (
@@ -253,9 +255,14 @@ def restore_stubs(
         _check(_only(column, str, int, _NONE), key)
         if key == "probe_run_seq":
             _check(_only(column, int), key)  # every observation names its run
+        if None not in column:
+            deque(map(setitem, records.values(), repeat(key), column), maxlen=0)  # at C speed
+            continue
         for seq, value in zip(seqs, column, strict=True):
             if value is not None:
                 records[seq][key] = value
+    if None not in hashes:
+        return records, dict(zip(seqs, hashes, strict=True))
     return records, {seq: h for seq, h in zip(seqs, hashes, strict=True) if h is not None}
 
 
