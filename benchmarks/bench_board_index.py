@@ -24,7 +24,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.bench_commands import bench_engine
+from benchmarks.commands_harness import bench_engine
 from casefile.app.views.warning_groups import WarningRow
 from casefile.app.views.warning_history import WarningHistory
 from casefile.domain.beliefs import project

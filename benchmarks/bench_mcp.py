@@ -30,8 +30,8 @@ CASE = "bench-mcp"
 
 
 def bench_commands() -> ModuleType:
-    """``benchmarks/bench_commands.py``, for its case-building helpers."""
-    return sibling("bench_commands")
+    """``benchmarks/commands_harness.py``, the command benchmarks' case-building helpers."""
+    return sibling("commands_harness")
 
 
 def build(url: str, events: int) -> None:

@@ -1,7 +1,7 @@
 """``replay --jsonl`` and the streamed ``replay --json`` on a long case, against cold ``status``.
 
 Each contender is a fresh CLI process on one SQLite file (a 100,000-event case from
-``bench_commands.sealed_case``, the synthetic reference-case mix), its snapshots dropped before
+``commands_harness.sealed_case``, the synthetic reference-case mix), its snapshots dropped before
 every run (so each folds the whole case, as a cold ``status`` does); "fold saved" runs after an
 untimed ``status`` has saved the case's fold, as any command leaves it. Wall time and peak RSS
 (``/usr/bin/time``) per run, rounds alternating, medians reported. The ``replay --json`` the CLI
@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.bench_commands import (
+from benchmarks.commands_harness import (
     ARTIFACT,
     CASEFILE,
     ROOT,

@@ -14,7 +14,7 @@ warm         ``report --format html`` vs ``status`` answered from a warm snapsho
 Also: the bytes of each report and of its chart (the chart must stay small on a long case).
 
 The case is ``bench_engine.synthetic_case`` (the reference-case mix: 28 % evidence, 50
-hypotheses in 3 questions) resealed on a real hash chain by ``bench_commands.sealed_case``,
+hypotheses in 3 questions) resealed on a real hash chain by ``commands_harness.sealed_case``,
 built once into a SQLite file cached in the temp directory (``--rebuild`` to redo it).
 
 Run: ``.venv/bin/python benchmarks/bench_report.py [--events 10000] [--rounds 5]``; prints a
@@ -48,8 +48,8 @@ TARGET = 3.0
 
 
 def bench_commands() -> ModuleType:
-    """``benchmarks/bench_commands.py``, for its case-building helpers."""
-    return sibling("bench_commands")
+    """``benchmarks/commands_harness.py``, the command benchmarks' case-building helpers."""
+    return sibling("commands_harness")
 
 
 def build(path: Path, case_id: str, events: int) -> float:

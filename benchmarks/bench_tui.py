@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from textual.app import App, ComposeResult
 from textual.widgets import DataTable
 
-from benchmarks.bench_commands import ARTIFACT, sealed_case
+from benchmarks.commands_harness import ARTIFACT, sealed_case
 from casefile.app.service import CaseService
 from casefile.domain.events import sha256_hex
 from casefile.store.sql import SqlEventStore

@@ -1,5 +1,5 @@
 """Another benchmark script, imported by path: the scripts are not a package, and some build
-their cases with another's helpers (``bench_commands.sealed_case``, ``bench_engine``)."""
+their cases with another's helpers (``commands_harness.sealed_case``, ``bench_engine``)."""
 
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ def big() -> tuple[CaseService, str, Report]:
     from pathlib import Path
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-    from bench_commands import ARTIFACT, sealed_case
+    from commands_harness import ARTIFACT, sealed_case
 
     from casefile.domain.events import sha256_hex
 
