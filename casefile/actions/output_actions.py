@@ -41,14 +41,15 @@ class WriteReport:
 
     def run(self, service: CaseService, case_id: str, who: Who) -> Outcome:
         from casefile.actions.postmortem_actions import record_hint
-        from casefile.report import ReportOptions, build_report
+        from casefile.report import ReportOptions, build_report, needs_facts
         from casefile.report.files import report_files, write_report_files
 
         del who
-        options = ReportOptions(redact=self.redact, record=record_hint(case_id))
+        assert self.fmt is not None  # settled when made
+        facts = needs_facts(self.fmt, redact=self.redact)
+        options = ReportOptions(redact=self.redact, record=record_hint(case_id), facts=facts)
         report = build_report(service, case_id, options)
         # every file rendered, and every name checked, before the first is written
-        assert self.fmt is not None  # settled when made
         files = [
             (target, data)
             for target, data in report_files(report, self.fmt, Path(self.path))

@@ -57,11 +57,15 @@ def cmd_report(args: argparse.Namespace) -> int:
         return cmd_report_verify(args)
     from casefile.actions.postmortem_actions import record_hint
     from casefile.app.opening import open_case
-    from casefile.report import ReportOptions, build_report, redact_report
+    from casefile.report import ReportOptions, build_report, needs_facts, redact_report
 
     patterns = tuple(args.redact_pattern or ())
     with open_case(args.case, args.db) as opened:
-        options = ReportOptions(upto=args.to, record=record_hint(opened.case_id))
+        options = ReportOptions(
+            upto=args.to,
+            record=record_hint(opened.case_id),
+            facts=needs_facts(args.format, redact=args.redact),
+        )
         report = build_report(opened.service, opened.case_id, options)
     mapping: dict[str, str] | None = None
     if args.redact:

@@ -215,7 +215,7 @@ def log_text(service: CaseService, case_id: str) -> str:
 def report_markdown(service: CaseService, case_id: str) -> str:
     from casefile.report import ReportOptions, build_report, render
 
-    report = build_report(service, case_id, ReportOptions())
+    report = build_report(service, case_id, ReportOptions(facts=False))
     return render(report, "md").decode("utf-8")
 
 

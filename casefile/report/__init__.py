@@ -32,6 +32,7 @@ __all__ = [
     "Report",
     "ReportOptions",
     "build_report",
+    "needs_facts",
     "redact_report",
     "render",
     "render_chart",
@@ -52,6 +53,17 @@ class ReportOptions:
     #: key (a postmortem section, ``item``, ``about``) → the command line that records it,
     #: shown beside what is not recorded yet; the front end lends it from the action table
     record: Callable[[str], str] | None = None
+    #: build the facts export's rows: every fact of every observation (a million on a long
+    #: case, the largest part of the model), which only ``facts-csv`` shows and redaction
+    #: reads; without them the report's ``facts`` is None (see :func:`needs_facts`)
+    facts: bool = True
+
+
+def needs_facts(fmt: str, *, redact: bool) -> bool:
+    """Whether a report rendered as ``fmt`` needs its facts rows: the ``facts-csv`` export
+    shows them, and redaction learns names from them (so a redacted document needs them too,
+    to replace the same names); the documents and the timeline exports show none."""
+    return fmt == "facts-csv" or redact
 
 
 def build_report(service: CaseService, case_id: str, options: ReportOptions) -> Report:
@@ -59,16 +71,20 @@ def build_report(service: CaseService, case_id: str, options: ReportOptions) -> 
     dropped: use :func:`redact_report` on an unredacted report to keep it)."""
     from casefile.report.build import build
 
-    report = build(service, case_id, options.upto, options.record)
+    facts = options.facts or options.redact
+    report = build(service, case_id, options.upto, options.record, facts=facts)
     if options.redact:
         report, _ = redact_report(report, options.redact_patterns)
     return report
 
 
 def redact_report(report: Report, patterns: tuple[str, ...] = ()) -> tuple[Report, dict[str, str]]:
-    """``report`` pseudonymised, and the map pseudonym → original (never part of a report)."""
+    """``report`` pseudonymised, and the map pseudonym → original (never part of a report).
+    Raises ``ValueError`` for a report built without its facts: redaction learns from them."""
     from casefile.report.redact import redact_report as redact
 
+    if report.facts is None:
+        raise ValueError("redaction needs the report's facts: build it with them")
     return redact(report, patterns)
 
 

@@ -25,10 +25,16 @@ if TYPE_CHECKING:
 
 
 def build(
-    service: CaseService, case_id: str, upto: int | None, record: Record | None = None
+    service: CaseService,
+    case_id: str,
+    upto: int | None,
+    record: Record | None = None,
+    *,
+    facts: bool = True,
 ) -> Report:
     """The report of ``case_id`` as of ``upto``; ``record(key)`` is the command line that
-    records a postmortem section not recorded yet (None: the report names no command)."""
+    records a postmortem section not recorded yet (None: the report names no command);
+    ``facts``: whether to build the facts export's rows (else the report's ``facts`` is None)."""
     src = gather(service, case_id, upto)
 
     def run_detail(seq: int) -> ProbeRunDetail | None:
@@ -55,5 +61,5 @@ def build(
         postmortem=build_postmortem_part(src, summary, record),
         moments=build_moments(src, pivots, evidence, health),
         lessons=build_lessons(src, health),
-        facts=build_facts(src),
+        facts=build_facts(src) if facts else None,
     )

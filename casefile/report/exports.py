@@ -101,6 +101,8 @@ def render_export(report: Report, fmt: str) -> str:
             lines.append(json.dumps(line, ensure_ascii=True, sort_keys=False))
         return "".join(line + "\n" for line in lines)
     if fmt == "facts-csv":
+        if report.facts is None:
+            raise ValueError("the facts export needs a report built with its facts")
         return _csv(FACT_COLUMNS, [_fact_row(f) for f in report.facts])
     raise ValueError(f"unknown export {fmt!r}")
 

@@ -339,6 +339,7 @@ class Report:
     postmortem: Postmortem | None = None
     moments: tuple[Moment, ...] = ()
     lessons: tuple[Lesson, ...] = ()
-    #: every fact every observation recorded (the facts export; the documents leave it out)
-    facts: tuple[FactRow, ...] = ()
+    #: every fact every observation recorded (the facts export; the documents leave it out);
+    #: None: a model built without them (``ReportOptions(facts=False)``)
+    facts: tuple[FactRow, ...] | None = ()
     redacted: bool = False

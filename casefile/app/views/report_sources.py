@@ -14,7 +14,7 @@ hash and quotes what they recorded.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from casefile.domain.beliefs.evidence import EvidenceState
     from casefile.domain.beliefs.question import QuestionState
     from casefile.domain.beliefs.ranking import Candidate
+    from casefile.domain.beliefs.tree import QuestionSnapshot
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,23 +188,16 @@ def _evidence(state: EvidenceState) -> EvidenceView:
 
 
 def _trajectory(projection: Projection) -> tuple[TrajectoryStep, ...]:
-    # a step that changed no question holds the snapshots the step before held, and a question
-    # it left alone the snapshot before: one copy of confidences per snapshot and one mapping
-    # per snapshots, not one per step (most steps change nothing)
-    shared: dict[int, Mapping[str, Mapping[str, float]]] = {}
-    copies: dict[int, Mapping[str, float]] = {}
+    # a step that changed no question holds the snapshots the step before held: one view of
+    # confidences per snapshots mapping, not one per step (most steps change nothing)
+    shared: dict[int, StepConfidences] = {}
+    recent = RecentConfidences()
     out = []
     for step in projection.trajectory:
         snapshots = step.snapshots
         confidences = shared.get(id(snapshots))
         if confidences is None:
-            confidences = {}
-            for qid, snap in snapshots.items():
-                copied = copies.get(id(snap))
-                if copied is None:
-                    copied = copies[id(snap)] = dict(snap.confidences)
-                confidences[qid] = copied
-            shared[id(snapshots)] = confidences
+            confidences = shared[id(snapshots)] = StepConfidences(snapshots, recent)
         raised, cleared, pivots = step.raised, step.cleared, step.pivots
         out.append(
             TrajectoryStep(
@@ -218,3 +212,52 @@ def _trajectory(projection: Projection) -> tuple[TrajectoryStep, ...]:
             )
         )
     return tuple(out)
+
+
+class RecentConfidences:
+    """The confidences of the last few snapshots read: a reader passing over the steps in
+    order asks for the same snapshot (and the one before) again and again."""
+
+    KEPT = 16
+
+    __slots__ = ("_kept",)
+
+    def __init__(self) -> None:
+        self._kept: dict[int, tuple[QuestionSnapshot, Mapping[str, float]]] = {}
+
+    def of(self, snap: QuestionSnapshot) -> Mapping[str, float]:
+        held = self._kept.get(id(snap))
+        if held is not None:
+            return held[1]
+        if len(self._kept) >= self.KEPT:
+            del self._kept[next(iter(self._kept))]
+        confidences = MappingProxyType(snap.passing_confidences())
+        self._kept[id(snap)] = (snap, confidences)  # the snapshot held: its id is not reused
+        return confidences
+
+
+class StepConfidences(Mapping[str, Mapping[str, float]]):
+    """question → hypothesis → confidence at one step, computed from the step's snapshots when
+    read rather than copied for every step: a long case's trajectory holds tens of thousands of
+    distinct snapshots, and a copy of each (with the snapshot's own cache it would fill) would
+    be most of what the report's view holds beyond the fold (about 80 MB at 100,000 events)."""
+
+    __slots__ = ("_recent", "_snapshots")
+
+    def __init__(
+        self, snapshots: Mapping[str, QuestionSnapshot], recent: RecentConfidences
+    ) -> None:
+        self._snapshots = snapshots
+        self._recent = recent
+
+    def __getitem__(self, qid: str) -> Mapping[str, float]:
+        return self._recent.of(self._snapshots[qid])
+
+    def __contains__(self, qid: object) -> bool:
+        return qid in self._snapshots
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._snapshots)
+
+    def __len__(self) -> int:
+        return len(self._snapshots)

@@ -133,6 +133,18 @@ class QuestionSnapshot:
             self._confidences = self.structure.node_confidences(self.probs)
         return self._confidences
 
+    def passing_confidences(self) -> dict[str, float]:
+        """:attr:`confidences` (the same numbers), neither they nor the probabilities kept on
+        the snapshot: for a reader that passes over every step of a long case once, which
+        would otherwise leave both on tens of thousands of snapshots. Not to be changed."""
+        if self._confidences is not None:
+            return self._confidences
+        probs = self._probs
+        if probs is None:
+            total = self.total
+            probs = tuple([weight / total for weight in self.weights])
+        return self.structure.node_confidences(probs)
+
     @property
     def leader_path(self) -> tuple[str, ...]:
         """The leader, then the leading child at each depth down to the leading leaf."""
