@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from casefile.app.library import Imported, Verified
     from casefile.app.sessions import CaseSessions
     from casefile.app.views import CaseRow
+    from casefile.domain.beliefs import Projection
     from casefile.store.base import Removed
 
 
@@ -54,15 +55,18 @@ class CaseLibrary:
             return reference
         return resolve_reference(store.case_ids(), reference)
 
-    def verify(self, case_id: str, head: str | None = None) -> Verified:
-        """Check the case; ``head`` (``SEQ@HASH`` kept elsewhere) must be in its chain too."""
+    def verify(
+        self, case_id: str, head: str | None = None, *, fold: Projection | None = None
+    ) -> Verified:
+        """Check the case; ``head`` (``SEQ@HASH`` kept elsewhere) must be in its chain too;
+        ``fold``: the case folded from its first event, if the caller holds one (a TUI)."""
         from casefile.app.library import verify, verify_directory
         from casefile.store.base import DirectoryStore
 
         store = self.sessions.store
         if isinstance(store, DirectoryStore):
             return verify_directory(store.directory, head)
-        return verify(store, case_id, head)
+        return verify(store, case_id, head, fold=fold)
 
     def export(self, case_id: str, directory: str | Path) -> Path:
         from casefile.app.library import export

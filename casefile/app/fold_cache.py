@@ -150,12 +150,33 @@ class SnapshotCheck:
         return f"the stored snapshot at seq {self.seq} matches its events and its seal"
 
 
-def check_snapshot(store: EventStore, case_id: str) -> SnapshotCheck | None:
+#: Events :func:`state_by_pages` reads and folds at a time.
+CHECK_PAGE = 5_000
+
+
+def state_by_pages(
+    store: EventStore, case_id: str, upto: int, page: int = CHECK_PAGE
+) -> Projection:
+    """The case's state after event ``upto`` (no history), its events read and folded a page
+    at a time and each page let go: it holds the state and one page, not every event (the
+    check of a snapshot runs beside a TUI's whole history fold)."""
+    from casefile.domain.beliefs import Projection, project
+
+    fresh = Projection(keeps_trajectory=False)
+    for after in range(0, upto, max(1, page)):
+        project(store.load(case_id, min(after + page, upto), after=after), into=fresh)
+    return fresh
+
+
+def check_snapshot(
+    store: EventStore, case_id: str, fold: Projection | None = None
+) -> SnapshotCheck | None:
     """Compare the case's stored snapshot with a fresh fold of the events up to its seq,
     whoever sealed it; one that does not match is dropped (it is a cache). ``None`` when
-    there is none for this engine."""
+    there is none for this engine. ``fold``: a fold of the case from its first event that the
+    caller holds anyway (a TUI's history), compared instead of folding the case again when it
+    ends at the snapshot's seq (a second fold of a long case beside it would double the memory)."""
     from casefile.app.snapshot_seal import opened, snapshot_key, unseal
-    from casefile.domain.beliefs import project
     from casefile.domain.beliefs.fold_codec import FoldUnreadable, dump_fold, restore_fold
 
     if not isinstance(store, SnapshotStore):
@@ -165,14 +186,21 @@ def check_snapshot(store: EventStore, case_id: str) -> SnapshotCheck | None:
     if snapshot is None or snapshot.seq < 1:
         return None
     body = opened(snapshot.data)
-    fresh = project(store.load(case_id, snapshot.seq), trajectory=False)
-    matches = False
-    if body is not None and fresh.last_seq == snapshot.seq:
-        try:
-            matches = dump_fold(restore_fold(body)) == dump_fold(fresh)
+    saved: bytes | None = None
+    if body is not None:
+        try:  # the stored state's bytes first: the restored fold is let go before the fresh one
+            saved = dump_fold(restore_fold(body))
         except FoldUnreadable:
-            matches = False
-        matches = matches and fresh.last_hash == snapshot.head_hash
+            saved = None
+    matches = False
+    if saved is not None:
+        if fold is None or fold.base_seq != 0 or fold.last_seq != snapshot.seq:
+            fold = state_by_pages(store, case_id, snapshot.seq)
+        matches = (
+            fold.last_seq == snapshot.seq
+            and fold.last_hash == snapshot.head_hash
+            and dump_fold(fold) == saved
+        )
     secret = snapshot_key()
     sealed = secret is not None and (
         unseal(secret, case_id, snapshot.seq, snapshot.head_hash, key, snapshot.data) is not None

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from casefile.errors import IntegrityError, StoreError
 
 if TYPE_CHECKING:
+    from casefile.domain.beliefs import Projection
     from casefile.domain.events import Event
     from casefile.store.base import EventStore
     from casefile.store.head_file import Head
@@ -123,9 +124,13 @@ def _against(expected: Head, last_seq: int, hash_at: str | None) -> tuple[str | 
     return mismatch, f"the chain holds the head given with --head ({expected}){grown}"
 
 
-def verify(store: EventStore, case_id: str, head: str | None = None) -> Verified:
+def verify(
+    store: EventStore, case_id: str, head: str | None = None, *, fold: Projection | None = None
+) -> Verified:
     """Check the chain (every hash, every link) and every artifact a stored case references,
-    and, given ``head`` (``SEQ@HASH`` recorded elsewhere), that the chain still holds it."""
+    and, given ``head`` (``SEQ@HASH`` recorded elsewhere), that the chain still holds it.
+    ``fold``: a fold of the case from its first event the caller holds, which the check of the
+    stored snapshot may use instead of folding again (see ``fold_cache.check_snapshot``)."""
     from casefile.store.verify import verify_stored_case
 
     expected = _expected(head)
@@ -162,7 +167,7 @@ def verify(store: EventStore, case_id: str, head: str | None = None) -> Verified
         notes.append(note)
     from casefile.app.fold_cache import check_snapshot
 
-    snapshot = check_snapshot(store, case_id)
+    snapshot = check_snapshot(store, case_id, fold)
     if snapshot is not None and not snapshot.matches:
         # The chain is sound, but someone rewrote the cache beside it: worth an exit 1, once.
         return Verified(

@@ -188,8 +188,8 @@ class BoardIndex:
         marks: list[str] = []
         for qid in step.changed:
             snap = step.snapshots.get(qid)
-            if snap is not None:
-                self.reached.see(seq, step.type, qid, snap.confidences)
+            if snap is not None:  # not kept on the snapshot: a long case has tens of thousands
+                self.reached.see(seq, step.type, qid, snap.passing_confidences())
         if step.pivots:
             self.pivot_seqs.append(seq)
             marks.append("pivot")

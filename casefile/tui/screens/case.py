@@ -183,7 +183,12 @@ class CaseScreen(CaseWriting, ReplayControls):
     async def _verify(self) -> None:
         backend = self.casefile.backend
         try:
-            verified = await backend.call(lambda: backend.service.library.verify(self.case_id))
+            # the board's history fold checks the stored snapshot: no second fold beside it
+            verified = await backend.call(
+                lambda: backend.service.library.verify(
+                    self.case_id, fold=backend.board(self.case_id).projection
+                )
+            )
         except CasefileError as error:
             self.query_one(StatusBar).change(chain=f"✗ chain: {error}")
             return
