@@ -7,7 +7,8 @@ NCCL says so itself at ``NCCL_DEBUG=INFO``, one line per connection, along with 
 read from the environment (``NCCL_P2P_LEVEL set by environment to LOC``) and the topology it
 detected. People paste these logs on their own or inside nccl-tests, PyTorch, vLLM or Ray
 output, often wrapped in another logger's prefix, quoted, or cut short; every line is read
-wherever its ``host:pid:tid [dev] NCCL INFO`` marker sits.
+wherever its ``host:pid:tid [dev] NCCL INFO`` marker sits; a line that starts with ``NCCL INFO``
+is a message quoted without that origin (no host, no device).
 
 Facts (ranks as NCCL numbers them; ``rank8-rank15`` is a connection from rank 8 to rank 15):
 
@@ -18,7 +19,9 @@ Facts (ranks as NCCL numbers them; ``rank8-rank15`` is a connection from rank 8 
   pair, network connections only): whether the connection uses GPUDirect RDMA;
 - on ``host``: ``nccl.version`` (str, ``2.19.3``), ``nccl.cuda_driver`` (int, ``12020``),
   ``nccl.transports`` (str, the sorted set of transports), ``nccl.channels`` (int, channels
-  seen in connection and ring lines), ``nccl.network`` (str, ``IB`` / ``Socket``),
+  seen in connection and ring lines), ``nccl.network`` (str, ``IB`` / ``Socket``, from "Using
+  network …", or ``Socket`` where the socket network started, "NET/Socket : Using …", and no
+  IB device did: NCCL tries IB first and starts sockets only without it),
   ``nccl.ib.devices`` (str, ``mlx5_0:1/RoCE,…``; empty when "No device found"),
   ``nccl.socket.interfaces`` (str), ``nccl.nranks`` / ``nccl.nnodes`` / ``nccl.local_ranks``
   (int), ``nccl.coll_channels`` / ``nccl.p2p_channels`` (int), ``nccl.ring.gdr`` (bool,
@@ -71,6 +74,8 @@ _DEVICE_TOKEN = re.compile(r"\[(\d+)\]")
 _SOURCE_TOKEN = re.compile(r"[\w./-]+\.(?:cc|cu|h|c|cpp):\d+")
 _REPEATED = re.compile(r"\[repeated \d+x across cluster\]")
 _BARE_VERSION = re.compile(r"^\s*NCCL version (?P<version>\d+\.\d+\.\d+)")
+#: a line that starts with the level marker: a message someone quoted without its origin
+_QUOTED = re.compile(r"^[\s>`'\"]{0,8}NCCL (INFO|WARN|TRACE)\b ?")
 
 
 @dataclass(slots=True)
@@ -143,6 +148,10 @@ def log_lines(lines: list[str]) -> NcclLog:
             if origin is not None:
                 start, host, device = origin
                 starts.append((start, marker.end(), host, device, marker.group(1)))
+        if not starts and (quoted := _QUOTED.match(line)) is not None:
+            # a message quoted without its ``host:pid:tid [dev]`` ("NCCL INFO NET/Socket : …")
+            found.append((False, "", None, quoted.group(1), _without_repeats(line[quoted.end() :])))
+            continue
         if not starts:
             _bare_setting(line, found)
         for index, (start, end, host, device, level) in enumerate(starts):
@@ -165,9 +174,16 @@ def add_log_facts(result: ParseResult, log: NcclLog) -> None:
         _read_message(c, line)
     version = log.versions[0] if log.versions else None
     result.add("nccl.version", c.host.get("nccl.version", version), "host")
+    network = c.host.get("nccl.network")
+    if (
+        network is None
+        and c.host.get("nccl.socket.interfaces")
+        and not c.host.get("nccl.ib.devices")
+    ):
+        network = "Socket"  # NCCL starts its socket network only when no IB device serves
+    result.add("nccl.network", network, "host")
     for name in (
         "nccl.cuda_driver",
-        "nccl.network",
         "nccl.ib.devices",
         "nccl.socket.interfaces",
         "nccl.nranks",

@@ -17,8 +17,6 @@ from tests.triage.devset import DEV, case_dirs, evaluate
 #: why in general: mostly figures stated only in words, or a recounted single-GPU prior that
 #: wins on intake alone). Strict: the day one starts to pass, the mark must go.
 NOT_YET = {
-    "areal-639-nccl-socket-fallback": "data-loading leads; "
-    "internode-network is the likeliest leaf, but a class of several leaves leads",
     "centernet-604-2080s-cpu-contention-data-time": "data-loading leads; host-cpu is #5",
     "club-3090-178-sandwiched-3090-thermal": "host-side leads; thermal-degradation is #11",
     "club-3090-356-x99-no-p2p-tp2": "over-split leads; "
