@@ -8,7 +8,7 @@ probe's facts already give is shown as known, and recorded with the others on re
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +16,7 @@ from casefile.app.candidates import case_playbooks
 from casefile.app.who import NOW, Who
 from casefile.domain import triage
 from casefile.domain.beliefs.by_observation import evidence_of
-from casefile.domain.beliefs.fact_names import fact_names
+from casefile.domain.beliefs.fact_names import fact_names, restored_holding
 from casefile.domain.facts import Fact
 from casefile.errors import DomainError
 
@@ -208,7 +208,7 @@ class _LazyFacts:
         if newest <= last:
             return found
         wanted = frozenset(spec.fact for spec in question.facts)
-        for seq in reversed(observations):  # folded in seq order: the newest first
+        for seq in self._newest_first(wanted):
             if seq <= last:
                 break  # read before: ``found`` holds what they say
             hit = self._answer(question, wanted, seq)
@@ -217,6 +217,17 @@ class _LazyFacts:
                 break
         read[question.id] = (newest, found)
         return found
+
+    def _newest_first(self, wanted: frozenset[str]) -> Iterator[int]:
+        """The observations that may hold a fact of those names, newest first: those folded
+        since a restore, then the restored ones whose saved names include one (a long case's
+        others are never visited)."""
+        base, holding = restored_holding(self.projection, wanted)
+        for seq in reversed(self.projection.observations):  # folded in seq order
+            if seq <= base:
+                break
+            yield seq
+        yield from reversed(holding)
 
     def _answer(self, question: IntakeQuestion, wanted: frozenset[str], seq: int) -> Known | None:
         stub = self.projection.observations[seq]

@@ -303,3 +303,33 @@ def test_the_evidence_of_each_observation_is_indexed_when_first_asked() -> None:
     seq = next(s for s in folded.observations if evidence_of(folded, s))
     assert evidence_of(restored, seq) == evidence_of(folded, seq)
     assert index.pending is None and index.ids
+
+
+def test_intake_visits_only_restored_observations_holding_a_wanted_fact(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a fold restored from a snapshot, intake looks only at the observations whose saved
+    fact names include one a question asks for (a long case's others are never visited)."""
+    from casefile.domain.beliefs.fact_names import restored_holding
+
+    with SqlEventStore(f"sqlite:///{tmp_path / 'cases.db'}") as store:
+        playbook_case(store)
+        cold = views(store, "pb")
+        visited: list[int] = []
+        answer = intake._LazyFacts._answer
+
+        def spy(self: Any, question: Any, wanted: frozenset[str], seq: int) -> Any:
+            visited.append(seq)
+            return answer(self, question, wanted, seq)
+
+        monkeypatch.setattr(intake._LazyFacts, "_answer", spy)
+        assert views(store, "pb") == cold  # from the snapshot
+        restored = restore_fold(dump_fold(project(store.load("pb"), trajectory=False)))
+    asked = [
+        frozenset(spec.fact for spec in question.facts)
+        for question in REGISTRY.playbook("gpu-throughput").intake
+        if question.facts
+    ]
+    holding = {seq for wanted in asked for seq in restored_holding(restored, wanted)[1]}
+    assert len(holding) < len(restored.observations)
+    assert set(visited) <= holding

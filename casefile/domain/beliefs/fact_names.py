@@ -9,6 +9,7 @@ into the fold's indexes; a fold of the events reads them from the payloads it ho
 
 from __future__ import annotations
 
+from itertools import groupby
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -16,6 +17,8 @@ if TYPE_CHECKING:
 
 #: the key of the restored names (observation seq → sorted names) in ``Projection.indexes``
 INDEX = "fact-names"
+#: the key of the restored observations grouped by their names (built when first asked)
+GROUPS = "fact-names-groups"
 
 
 def fact_names(projection: Projection, seq: int) -> tuple[str, ...] | None:
@@ -38,3 +41,25 @@ def names_of(facts: Any) -> tuple[str, ...]:
     return tuple(
         sorted({f["name"] for f in facts if isinstance(f, dict) and isinstance(f.get("name"), str)})
     )
+
+
+def restored_holding(projection: Projection, wanted: frozenset[str]) -> tuple[int, list[int]]:
+    """The seq the fold was restored at, and the restored observations (ascending) whose saved
+    names include one of ``wanted``: the only ones before that seq that can hold such a fact.
+    ``(0, [])`` for a fold of the events (it holds every observation's facts)."""
+    restored: dict[int, tuple[str, ...]] | None = projection.indexes.get(INDEX)
+    if restored is None:
+        return 0, []
+    groups: list[tuple[tuple[str, ...], list[int]]] | None = projection.indexes.get(GROUPS)
+    if groups is None:
+        # the saved names are one tuple per distinct set (interned): grouped by identity
+        seqs, names = list(restored), list(restored.values())
+        ids = list(map(id, names))
+        order = sorted(range(len(seqs)), key=ids.__getitem__)  # stable: seqs stay ascending
+        groups = [
+            (names[members[0]], list(map(seqs.__getitem__, members)))
+            for members in (list(run) for _, run in groupby(order, key=ids.__getitem__))
+        ]
+        projection.indexes[GROUPS] = groups
+    holding = [seq for names, seqs in groups if not wanted.isdisjoint(names) for seq in seqs]
+    return projection.base_seq, sorted(holding)

@@ -30,7 +30,9 @@ from casefile.domain.beliefs.warnings import (
     CaseWarning,
     SavedEntries,
     WarningTracker,
+    Written,
     set_aside_warning,
+    without,
 )
 
 #: the keys each record has its own value for (the rest repeat: interned)
@@ -127,27 +129,24 @@ def dump_active(tracker: WarningTracker, records: list[dict[str, Any]]) -> list[
     ]
 
 
-def restore_active(saved: list[Any], p: Projection) -> SavedEntries:
-    """The active warnings as saved (``p.set_asides`` restored first): each a warning or the
-    position of its set-aside record, checked as building them and raising them one by one
-    would need: every position names a record, and no two warnings share a key."""
+def restore_active(saved: list[Any], p: Projection) -> tuple[SavedEntries, Written]:
+    """The active warnings as saved (``p.set_asides`` restored first), and those of them
+    written in full by their place in the raised order: each a warning or the position of its
+    set-aside record, checked as building them and raising them one by one would need: every
+    position names a record, and no two warnings share a key."""
     records = p.set_asides
     saved = _all(saved, (int, list), "warnings")
-    written: list[CaseWarning] = []
+    written: Written = {}
     entries: SavedEntries = saved  # ints stay as they are; written warnings are built
-    for k, entry in enumerate(saved):
-        if entry.__class__ is int:
-            continue
-        code, message, seq, question, subject = entry
-        _check(code.__class__ is str and message.__class__ is str, "warning")
-        _check(seq.__class__ is int and question in (None, *p.questions), "warning")
-        _check(subject.__class__ in (str, _NONE), "warning subject")
-        if not written:
-            entries = list(saved)  # the saved list is left as it was read
-        warning = CaseWarning(code, message, seq, question, subject)
-        entries[k] = warning
-        written.append(warning)
-    positions: list[int] = [e for e in entries if isinstance(e, int)] if written else saved
+    if not _only(saved, int):
+        entries = list(saved)  # the saved list is left as it was read
+        for k in [k for k, entry in enumerate(saved) if entry.__class__ is list]:
+            code, message, seq, question, subject = saved[k]
+            _check(code.__class__ is str and message.__class__ is str, "warning")
+            _check(seq.__class__ is int and question in (None, *p.questions), "warning")
+            _check(subject.__class__ in (str, _NONE), "warning subject")
+            entries[k] = written[k] = CaseWarning(code, message, seq, question, subject)
+    positions: list[int] = without(saved, written)
     count = len(positions)
     _check(
         not positions or (min(positions) >= 0 and max(positions) < len(records)),
@@ -164,9 +163,9 @@ def restore_active(saved: list[Any], p: Projection) -> SavedEntries:
         )
     )
     _check(len(keys) == count, "a warning given twice")
-    _check(len({w.key for w in written}) == len(written), "a warning given twice")
-    alike = [w.subject for w in written if w.code == "set-aside" and w.question_id is None]
+    _check(len({w.key for w in written.values()}) == len(written), "a warning given twice")
+    alike = [w.subject for w in written.values() if w.code == "set-aside" and w.question_id is None]
     if alike:  # a set-aside warning written in full may not be a record's too
         subjects = {f"{reading}:{rule}" for reading, rule in keys}
         _check(subjects.isdisjoint(alike), "a warning given twice")
-    return entries
+    return entries, written

@@ -267,7 +267,7 @@ def restore_stubs(
 
 
 def restore_warnings(saved: dict[str, Any], p: Projection) -> WarningTracker:
-    active = restore_active(saved["active"], p)
+    active, written = restore_active(saved["active"], p)
     leaders: dict[str, tuple[str, bool]] = {}
     for qid, leader, unmeasured in saved["leaders"]:
         _check(qid in p.questions and unmeasured.__class__ is bool, "leader state")
@@ -277,4 +277,4 @@ def restore_warnings(saved: dict[str, Any], p: Projection) -> WarningTracker:
     for qid, rising in saved["catch_all"]:
         _check(qid in p.questions and rising.__class__ is bool, "catch-all state")
         catch_all[qid] = rising
-    return WarningTracker.restored_lazily(active, p.set_asides, leaders, catch_all)
+    return WarningTracker.restored_lazily(active, p.set_asides, leaders, catch_all, written)

@@ -20,7 +20,13 @@ from itertools import groupby
 from operator import itemgetter
 from typing import Any, cast
 
-from casefile.domain.beliefs.warnings import CaseWarning, set_aside_rule, set_aside_warning
+from casefile.domain.beliefs.warnings import (
+    CaseWarning,
+    Written,
+    set_aside_rule,
+    set_aside_warning,
+    without,
+)
 
 #: How many of a kind's most recent seqs a tally keeps.
 LATEST_SEQS = 3
@@ -74,19 +80,22 @@ def tally(warnings: Iterable[CaseWarning]) -> list[WarningTally]:
 
 
 def tally_saved(
-    entries: Sequence[int | CaseWarning], records: list[dict[str, Any]]
+    entries: Sequence[int | CaseWarning],
+    records: list[dict[str, Any]],
+    written: Written | None = None,
 ) -> list[WarningTally]:
     """:func:`tally` of the warnings ``entries`` describe, in raised order: a warning, or the
     position in ``records`` of the set-aside record whose warning
     (:func:`~casefile.domain.beliefs.warnings.set_aside_warning`) it is. Only the first and
     last warning of each kind are built; the positions (tens of thousands on a long case) are
     sorted into kinds by their records' rules at C speed."""
-    written = {k: e for k, e in enumerate(entries) if isinstance(e, CaseWarning)}
+    if written is None:
+        written = {k: e for k, e in enumerate(entries) if isinstance(e, CaseWarning)}
     raised_at: Sequence[int] = range(len(entries))
     positions = cast("list[int]", entries)
     if written:
-        raised_at = [k for k in raised_at if k not in written]
-        positions = [cast(int, entries[k]) for k in raised_at]
+        raised_at = without(list(raised_at), written)
+        positions = without(list(entries), written)
     named = list(map(records.__getitem__, positions))
     rules = list(map(_ID, map(_RULE, named)))
     seq_of = list(map(_SEQ, named))
