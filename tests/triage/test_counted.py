@@ -103,3 +103,21 @@ def test_every_class_of_the_playbook_is_read_from_the_tables(count_priors: Modul
     assert "https://github.com/NVIDIA/nccl/issues/428" in left_out  # held out, p2p-policy
     row = "| https://github.com/x/y/issues/1 | symptom | p2p-policy | cause |"
     assert count_priors.sample_rows(row) == [("https://github.com/x/y/issues/1", "p2p-policy")]
+
+
+def test_version_2_rows_count_in_the_version_3_leaf_their_cause_names(
+    count_priors: ModuleType,
+) -> None:
+    """PRIOR_SAMPLE.md classed its rows before version 3 split host-side and misconfiguration:
+    an OMP oversubscription counts as CPU-bound host code, a starved data loader as data
+    loading, a model split over too many GPUs as over-split."""
+    counted = dict(count_priors.sample())
+    assert counted["https://github.com/pytorch/torchtitan/issues/4038"] == "host-cpu"
+    assert counted["https://github.com/open-mmlab/mmpretrain/issues/350"] == "data-loading"
+    assert counted["https://github.com/vllm-project/vllm/issues/689"] == "over-split"
+    # a row whose class is not the one the table expects keeps it
+    assert count_priors.refined(
+        [("https://github.com/pytorch/torchtitan/issues/4038", "other")]
+    ) == [("https://github.com/pytorch/torchtitan/issues/4038", "other")]
+    for url, (v2, v3, words) in count_priors.REFINED.items():
+        assert v3 in count_priors.LEAVES and v2 != v3 and words, url

@@ -17,31 +17,31 @@ from tests.triage.devset import DEV, case_dirs, evaluate
 #: why in general: mostly figures stated only in words, or a recounted single-GPU prior that
 #: wins on intake alone). Strict: the day one starts to pass, the mark must go.
 NOT_YET = {
-    "centernet-604-2080s-cpu-contention-data-time": "data-loading leads; host-cpu is #5",
-    "club-3090-178-sandwiched-3090-thermal": "host-side leads; thermal-degradation is #11",
+    "centernet-604-2080s-cpu-contention-data-time": "data-loading leads; host-cpu is #2",
+    "club-3090-178-sandwiched-3090-thermal": "host-cpu leads; thermal-degradation is #11",
     "club-3090-356-x99-no-p2p-tp2": "over-split leads; "
     "consumer-no-p2p is the likeliest leaf, but a class of several leaves leads",
-    "ds4-773-gb10-decode-at-bandwidth-floor": "compute-launch leads; memory-bandwidth is #10",
-    "gpu-benchmarks-llm-8-six-4090-slower-generation": "consumer-no-p2p leads; over-split is #6",
-    "llama.cpp-1665-a6000-default-threads": "gpu-unused leads; host-cpu is #3",
+    "ds4-773-gb10-decode-at-bandwidth-floor": "compute-launch leads; memory-bandwidth is #9",
+    "gpu-benchmarks-llm-8-six-4090-slower-generation": "consumer-no-p2p leads; over-split is #5",
     "nccl-1066-gpus-per-task-no-nvlink": "misconfiguration leads; transport-fallback is #2",
     "nccl-1676-dgxos-peermem-rename": "internode-network leads; "
     "upgrade-regression is #2 "
     "(its mechanism, GPUDirect RDMA off between nodes, is internode-network's)",
-    "nccl-820-pex88096-virtual-bridge-nic-order": "misconfiguration leads; "
+    "nccl-820-pex88096-virtual-bridge-nic-order": "over-split leads; "
     "numa-bios is the likeliest leaf, but a class of several leaves leads",
-    "nccl-tests-74-a40-nps4": "throughput/catch-all leads; numa-bios is #11",
-    "nccl-tests-93-v100-two-containers": "misconfiguration leads; transport-fallback is #2",
-    "pytorch-benchmark-pr-706-v100-small-batch-cudagraph": "host-side leads; compute-launch is #2",
+    "nccl-tests-74-a40-nps4": "throughput/catch-all leads; numa-bios is #12",
+    "nccl-tests-93-v100-two-containers": "misconfiguration leads; transport-fallback is #3",
+    "pytorch-benchmark-pr-706-v100-small-batch-cudagraph": "data-loading leads; "
+    "compute-launch is #2",
     "pytorch-experiment-template-11-nccl-ib-disable-roce": "internode-network leads; "
     "misconfiguration is #2",
-    "reasoning-from-scratch-177-per-token-cpu-sampling": "data-loading leads; host-transfer is #9",
+    "reasoning-from-scratch-177-per-token-cpu-sampling": "data-loading leads; host-transfer is #10",
     "rtx6kpro-pr-88-link-locked-gen2": "data-loading leads; link-degraded is #17",
-    "sd-scripts-1434-2x-h100-pcie-ddp": "data-loading leads; pcie-bandwidth is #4",
+    "sd-scripts-1434-2x-h100-pcie-ddp": "data-loading leads; pcie-bandwidth is #2",
     "sleap-nn-pr-342-item-per-element-d2h": "gpu-unused leads; "
     "host-transfer is the likeliest leaf, but a class of several leaves leads",
-    "transformers-9371-gpt2-ddp-no-nvlink": "data-loading leads; pcie-bandwidth is #3",
-    "vllm-9113-h100-pod-omp-oversubscription": "gpu-unused leads; host-cpu is #4",
+    "transformers-9371-gpt2-ddp-no-nvlink": "data-loading leads; pcie-bandwidth is #2",
+    "vllm-9113-h100-pod-omp-oversubscription": "gpu-unused leads; host-cpu is #2",
 }
 
 CASES = [
