@@ -91,6 +91,31 @@ class ReplayStep:
         out.update(self._tail())
         return out
 
+    def json_text(self, questions: str) -> str:
+        """``json.dumps(self.to_json(), ensure_ascii=False)`` with ``questions`` (the text of
+        the step's questions object, or of a ``--jsonl`` delta) in its place: written field by
+        field, since a long replay writes one per event and the dicts and the encoder's
+        entry steps cost more than the text."""
+        tail = [
+            f'{{"seq": {_scalar(self.seq)}, "type": {_scalar(self.type)}, '
+            f'"actor": {_scalar(self.actor)}, "when": {_scalar(self.when)}, '
+            f'"hash": {_scalar(self.hash)}, "summary": {_scalar(self.summary)}, '
+            f'"detail": {_scalar(self.detail)}, "questions": {questions}, '
+            f'"changes": {_mapping(self.changes)}, "surprise_bits": {_scalar(self.surprise_bits)}, '
+            f'"unexpected_bits": {_scalar(self.unexpected_bits)}, '
+            f'"surprising": {_scalar(self.surprising)}, '
+            f'"warnings_raised": {_rows(self.warnings_raised)}, '
+            f'"warnings_cleared": {_rows(self.warnings_cleared)}'
+        ]
+        if self.text is not None:
+            tail.append(f', "text": {_scalar(self.text)}')
+        if self.outcome is not None:
+            tail.append(f', "outcome": {_scalar(self.outcome)}')
+        if self.suggestion is not None:
+            tail.append(f', "suggestion": {encode_json(self.suggestion.to_json())}')
+        tail.append("}")
+        return "".join(tail)
+
     def _head(self) -> dict[str, Any]:
         """The keys before ``questions``, in the shape's order."""
         return {
@@ -139,14 +164,6 @@ class ReplayView:
             "names": dict(self.names),
         }
 
-    @staticmethod
-    def _step_text(encode: Any, step: ReplayStep, questions: str) -> str:
-        shell = step._head()
-        shell["questions"] = 0
-        shell.update(step._tail())
-        # the key cannot occur earlier: a quote inside a string is written \"
-        return str(encode(shell)).replace('"questions": 0', f'"questions": {questions}', 1)
-
     def to_json_text(self) -> str:
         """Exactly ``json.dumps(self.to_json(), ensure_ascii=False)``, made faster.
 
@@ -154,7 +171,7 @@ class ReplayView:
         object is the one the step before printed. Each distinct one is encoded once and the
         text spliced in, which makes the encoding a fraction of encoding every step whole.
         """
-        encode = json.JSONEncoder(ensure_ascii=False).encode
+        encode = encode_json
         seen: dict[tuple[Any, ...], str] = {}
         parts: list[str] = []
         with collector_paused():
@@ -162,7 +179,7 @@ class ReplayView:
             for step in self.steps:
                 questions = by_object.get(id(step.questions))
                 if questions is not None:
-                    parts.append(self._step_text(encode, step, questions))
+                    parts.append(step.json_text(questions))
                     continue
                 key = tuple(
                     (
@@ -183,11 +200,48 @@ class ReplayView:
                         {qid: q.to_json() for qid, q in step.questions.items()}
                     )
                 by_object[id(step.questions)] = questions
-                parts.append(self._step_text(encode, step, questions))
+                parts.append(step.json_text(questions))
         return (
             f'{{"case": {encode(self.case.to_json())}, "steps": [{", ".join(parts)}], '
             f'"summary": {encode(self.summary.to_json())}, "names": {encode(dict(self.names))}}}'
         )
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False)
+_STRING: Any = json.encoder.encode_basestring
+_C_ENCODER: Any = getattr(json.encoder, "c_make_encoder", None)
+
+
+def encode_json(value: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False)``, the replay's JSON, by the C encoder that
+    ``dumps`` ends in, called directly (a replay encodes a few values per event, and the steps
+    before the C encoder cost as much as encoding a short one)."""
+    if _C_ENCODER is None:
+        return _ENCODER.encode(value)
+    encode = _C_ENCODER({}, _ENCODER.default, _STRING, None, ": ", ", ", False, False, True)
+    return "".join(encode(value, 0))
+
+
+def _scalar(value: object) -> str:
+    """A string, an integer, a boolean or null as :func:`encode_json` writes it."""
+    if value is None:
+        return "null"
+    cls = value.__class__
+    if cls is str:
+        return str(_STRING(value))
+    if cls is bool:
+        return "true" if value else "false"
+    if cls is int:
+        return int.__repr__(value)
+    return encode_json(value)  # a float: the encoder's form (nan, inf included)
+
+
+def _mapping(values: Mapping[str, float]) -> str:
+    return encode_json(values if values.__class__ is dict else dict(values)) if values else "{}"
+
+
+def _rows(rows: tuple[WarningRow, ...]) -> str:
+    return encode_json([row.to_json() for row in rows]) if rows else "[]"
 
 
 def build_replay(
@@ -238,7 +292,8 @@ def replay_step(
     # a step that changed no question holds the snapshots dict the step before held: its
     # questions are that step's too (the fold shares the dict between such steps)
     moved = step.pivot_depths  # every question whose leader path changed (pivots included)
-    shared = copies.get(("questions", id(step.snapshots))) if not moved else None
+    held = ("questions", id(step.snapshots))
+    shared = copies.get(held) if not moved else None
     if shared is not None and not step.changed:
         questions = shared
     for qid, snap in () if questions else step.snapshots.items():
@@ -272,25 +327,25 @@ def replay_step(
                 if hid not in old or value != old[hid]:
                     changes[hid] = value - old.get(hid, 0.0)
     if not moved:
-        copies[("questions", id(step.snapshots))] = questions
+        copies[held] = questions
     text, outcome = own_text(event)
     unexpected = step.unexpected_bits
-    return ReplayStep(
-        seq=step.seq,
-        type=step.type,
-        actor=event.actor,
-        when=event.when,
-        hash=event.hash,
-        summary=summarise(event),
-        detail=detail(event),
-        text=text,
-        outcome=outcome,
-        questions=questions,
-        changes=changes,
-        surprise_bits=step.surprise_bits,
-        unexpected_bits=unexpected,
-        surprising=unexpected is not None and unexpected >= SURPRISE_FLAG_BITS,
-        warnings_raised=warning_rows(step.raised),
-        warnings_cleared=warning_rows(step.cleared),
-        suggestion=None if best is None else Suggestion.of(best),
+    return ReplayStep(  # positionally: one per event of the case
+        step.seq,
+        step.type,
+        event.actor,
+        event.when,
+        event.hash,
+        summarise(event),
+        detail(event),
+        text,
+        outcome,
+        questions,
+        changes,
+        step.surprise_bits,
+        unexpected,
+        unexpected is not None and unexpected >= SURPRISE_FLAG_BITS,
+        warning_rows(step.raised) if step.raised else (),
+        warning_rows(step.cleared) if step.cleared else (),
+        None if best is None else Suggestion.of(best),
     )

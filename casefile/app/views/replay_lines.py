@@ -16,7 +16,7 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from casefile.app.views.replay import ReplayQuestion, ReplayView
+from casefile.app.views.replay import ReplayQuestion, encode_json
 from casefile.app.views.replay_stream import Encode, ReplayStream
 
 #: A question's fields besides its confidences, in ``replay --json``'s order.
@@ -75,23 +75,25 @@ def question_delta(before: ReplayQuestion | None, now: ReplayQuestion) -> dict[s
 
 def jsonl_lines(stream: ReplayStream) -> Iterator[str]:
     """The lines of ``replay --jsonl`` (without their newlines), as the case folds."""
-    encode: Encode = json.JSONEncoder(ensure_ascii=False).encode
+    encode: Encode = encode_json
     yield encode({"case": stream.case.to_json()})
     before: Mapping[str, ReplayQuestion] = {}
     for step in stream.steps():
         now = step.questions
+        if now is before:  # most steps: the questions the step before held, unchanged
+            yield step.json_text("{}")
+            continue
         questions: dict[str, Any] = {}
-        if now is not before:
-            for qid, question in now.items():
-                held = before.get(qid)
-                if held is not question:
-                    delta = question_delta(held, question)
-                    if delta:
-                        questions[qid] = delta
-            if list(now)[: len(before)] != list(before):  # not the same ones, new ones last
-                questions[ORDER] = list(now)
+        for qid, question in now.items():
+            held = before.get(qid)
+            if held is not question:
+                delta = question_delta(held, question)
+                if delta:
+                    questions[qid] = delta
+        if list(now)[: len(before)] != list(before):  # not the same ones, new ones last
+            questions[ORDER] = list(now)
         before = now
-        yield ReplayView._step_text(encode, step, encode(questions))
+        yield step.json_text(encode(questions) if questions else "{}")
     yield encode({"summary": stream.summary().to_json(), "names": dict(stream.names)})
 
 

@@ -16,14 +16,13 @@ pieces; ``replay --jsonl``'s shape is :mod:`casefile.app.views.replay_lines`.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from casefile.app.views.common import CaseHeader, build_case_header
 from casefile.app.views.names import names_table
-from casefile.app.views.replay import ReplayQuestion, ReplayStep, ReplayView, replay_step
+from casefile.app.views.replay import ReplayQuestion, ReplayStep, encode_json, replay_step
 from casefile.app.views.replay_summary import ReplaySummary, summarise_replay
 from casefile.domain.beliefs import Projection, Step, project
 from casefile.domain.collector import collector_paused
@@ -81,8 +80,10 @@ class ReplayStream:
                 copies: dict[Any, Any] = {}
                 for step, event in zip(projection.trajectory[-len(events) :], events, strict=True):
                     best = None
-                    if suggested < self.suggestions and any(
-                        w.code == "never-measured" for w in step.raised
+                    if (
+                        step.raised
+                        and suggested < self.suggestions
+                        and any(w.code == "never-measured" for w in step.raised)
                     ):
                         best = at.steps_at(step.seq).best()
                         suggested += best is not None
@@ -108,12 +109,12 @@ class ReplayStream:
 
     def json_chunks(self) -> Iterator[str]:
         """``replay --json``'s text, exactly ``ReplayView.to_json_text()``, in pieces."""
-        encode: Encode = json.JSONEncoder(ensure_ascii=False).encode
+        encode: Encode = encode_json
         yield f'{{"case": {encode(self.case.to_json())}, "steps": ['
         texts = QuestionTexts(encode)
         separator = ""
         for step in self.steps():
-            yield separator + ReplayView._step_text(encode, step, texts.of(step))
+            yield separator + step.json_text(texts.of(step))
             separator = ", "
         yield (
             f'], "summary": {encode(self.summary().to_json())}, '
