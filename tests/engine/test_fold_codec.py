@@ -409,3 +409,24 @@ def test_a_state_only_fold_is_the_full_fold_without_its_steps() -> None:
         partial = project(events[:cut], trajectory=False)
         project(events[cut:], into=partial)
         assert fingerprint(partial, trajectory=False) == fingerprint(full, trajectory=False)
+
+
+@pytest.mark.parametrize("bound", [0, 1, 3, 255, 256, 300])
+def test_an_index_column_is_read_only_when_every_index_is_in_its_table(bound: int) -> None:
+    from casefile.domain.beliefs.fold_columns import Binary, FoldUnreadable, Section
+
+    for values in ([], [0], [bound - 1], [bound], [0, 255], [7, bound, 1]):
+        if not all(0 <= v <= 255 for v in values):
+            continue  # not one byte each
+        binary = Binary()
+        column = binary.ints(values, below=256)  # one byte each
+        section = Section(b"".join(binary.parts))
+        fits = all(0 <= v < bound for v in values)
+        if fits:
+            assert section.indices(column, bound, "x") == values
+            assert section.indices(values, bound, "x") == values  # as a JSON list
+        else:
+            with pytest.raises(FoldUnreadable):
+                section.indices(column, bound, "x")
+            with pytest.raises(FoldUnreadable):
+                section.indices(values, bound, "x")

@@ -95,7 +95,6 @@ from casefile.domain.beliefs.fold_columns import FoldUnreadable as FoldUnreadabl
 from casefile.domain.beliefs.fold_columns import Section as _Section
 from casefile.domain.beliefs.fold_columns import all_of as _all
 from casefile.domain.beliefs.fold_columns import check as _check
-from casefile.domain.beliefs.fold_columns import picks as _picks
 from casefile.domain.beliefs.fold_evidence import dump_evidence as _evidence
 from casefile.domain.beliefs.fold_evidence import restore_evidence as _restore_evidence
 from casefile.domain.beliefs.fold_set_asides import dump_active as _active
@@ -278,7 +277,7 @@ def _projection(state: dict[str, Any], section: _Section) -> Projection:
     )
     indices, table = state["fact_names"]
     names = [tuple(_all(t, (str,), "fact names")) for t in _all(table, (list,), "fact names")]
-    column = _picks(section.ints(indices, "fact names"), names, "fact names")
+    column = section.picks(indices, names, "fact names")
     _check(len(column) == len(p.observations), "fact names")
     p.indexes[FACT_NAMES] = dict(zip(p.observations, column, strict=True))
     p.set_asides = _restore_set_asides(state["set_asides"], section)

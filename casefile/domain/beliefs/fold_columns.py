@@ -41,6 +41,9 @@ assert all(array(code).itemsize == size for code, size in _WIDTHS.items())
 
 _SWAP = sys.byteorder != "little"
 
+#: every byte value in order: ``_BYTES[:n]`` is the bytes under ``n``
+_BYTES = bytes(range(256))
+
 
 class FoldUnreadable(DomainError):
     """Saved fold data that cannot be restored: damaged, not a fold, or another engine's."""
@@ -148,6 +151,25 @@ class Section:
         result: list[int] = column
         return result
 
+    def indices(self, column: Any, bound: int, what: str) -> list[int]:
+        """An integer column of indices into a table of ``bound`` entries, each checked to be
+        in ``range(bound)`` (a column of bytes by a scan at C speed)."""
+        if column.__class__ is dict and column.get("ints", [None])[0] == "B":
+            _, offset, count = column["ints"]
+            check(count.__class__ is int and count >= 0, what)
+            raw = self._slice(offset, count, what)
+            # every byte under ``bound``: deleting those leaves nothing
+            check(not raw.translate(None, _BYTES[: max(0, min(bound, 256))]), what)
+            return list(raw)
+        values = self.ints(column, what)
+        check(not values or (min(values) >= 0 and max(values) < bound), what)
+        return values
+
+    def picks(self, column: Any, table: list[Any], what: str) -> list[Any]:
+        """``table[i]`` for each index ``i`` of an integer column (see :meth:`indices`)."""
+        check(table.__class__ is list, what)
+        return list(map(table.__getitem__, self.indices(column, len(table), what)))
+
     def floats(self, column: Any, count: int, what: str) -> list[Any]:
         """A float column of ``count`` entries (a JSON list if it was not all floats)."""
         if column.__class__ is dict:
@@ -199,13 +221,6 @@ class Section:
             if k not in gaps:
                 out[k] = next(fill)
         return out
-
-
-def picks(indices: list[int], table: list[Any], what: str) -> list[Any]:
-    """``table[i]`` for each ``i`` (checked: a negative index would silently wrap)."""
-    check(table.__class__ is list, what)
-    check(not indices or (min(indices) >= 0 and max(indices) < len(table)), what)
-    return list(map(table.__getitem__, indices))
 
 
 def only(values: list[Any], *types: type) -> bool:

@@ -23,7 +23,6 @@ from casefile.domain.beliefs.fold_columns import Section as _Section
 from casefile.domain.beliefs.fold_columns import all_of as _all
 from casefile.domain.beliefs.fold_columns import check as _check
 from casefile.domain.beliefs.fold_columns import only as _only
-from casefile.domain.beliefs.fold_columns import picks as _picks
 from casefile.domain.beliefs.projection import EvidenceState, Projection
 from casefile.domain.beliefs.rules_read import INDEX as RULES_READ
 from casefile.domain.beliefs.rules_read import RulesRead
@@ -246,18 +245,14 @@ class _SavedColumns:
 
 def _interned_column(entry: Any, section: _Section, types: tuple[type, ...], what: str) -> Any:
     indices, table = entry
-    return _picks(section.ints(indices, what), _all(table, types, what), what)
+    return section.picks(indices, _all(table, types, what), what)
 
 
 def restore_evidence(p: Projection, columns: dict[str, Any], section: _Section) -> None:
     ids = _all(columns["id"], (str,), "evidence ids")
     count = len(ids)
     seqs = section.ints(columns["seq"], "evidence seqs")
-    questions = _picks(
-        section.ints(columns["question"], "evidence questions"),
-        list(p.questions),
-        "evidence questions",
-    )
+    questions = section.picks(columns["question"], list(p.questions), "evidence questions")
     otherwise = _interned_column(columns["otherwise"], section, _NUMBER, "otherwise")
     _check(all(0.0 < o <= 1.0 for o in columns["otherwise"][1]), "otherwise values")
     reliability = _interned_column(columns["reliability"], section, _NUMBER, "reliability")
@@ -265,17 +260,16 @@ def restore_evidence(p: Projection, columns: dict[str, Any], section: _Section) 
     kinds = _interned_column(columns["kind"], section, (str,), "kinds")
     rationales = _interned_column(columns["rationale"], section, (str,), "rationales")
     support_sets = [frozenset(_all(tops, (str,), "supports")) for tops in columns["supports"][1]]
-    supports = _picks(section.ints(columns["supports"][0], "supports"), support_sets, "supports")
+    supports = section.picks(columns["supports"][0], support_sets, "supports")
     counts, name_index, name_table, value_index, value_table = columns["likelihoods"]
     counts = section.ints(counts, "likelihood counts")
     starts = [0, *itertools.accumulate(counts)]
     _check(min(counts, default=1) >= 1, "likelihood counts")
     _all(name_table, (str,), "likelihood names")
     _check(all(h in p.hypothesis_question for h in name_table), "likelihood names")
-    names = section.ints(name_index, "likelihood names")  # into name_table, read when asked
-    _check(not names or (min(names) >= 0 and max(names) < len(name_table)), "likelihoods")
-    values = section.ints(value_index, "likelihood values")  # into value_table, likewise
-    _check(not values or (min(values) >= 0 and max(values) < len(value_table)), "likelihoods")
+    # indices into the tables, read when asked
+    names = section.indices(name_index, len(name_table), "likelihood names")
+    values = section.indices(value_index, len(value_table), "likelihood values")
     _all(value_table, _NUMBER, "likelihood values")
     _check(all(0.0 < v <= 1.0 for v in value_table), "likelihood values")
     _check(starts[-1] == len(names) == len(values), "likelihood columns")

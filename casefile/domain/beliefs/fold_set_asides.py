@@ -23,7 +23,6 @@ from casefile.domain.beliefs.fold_columns import Section as _Section
 from casefile.domain.beliefs.fold_columns import all_of as _all
 from casefile.domain.beliefs.fold_columns import check as _check
 from casefile.domain.beliefs.fold_columns import only as _only
-from casefile.domain.beliefs.fold_columns import picks as _picks
 from casefile.domain.beliefs.fold_evidence import is_rule as _is_rule
 from casefile.domain.beliefs.projection import Projection
 from casefile.domain.beliefs.warnings import (
@@ -93,7 +92,7 @@ def restore_set_asides(saved: Any, section: _Section) -> list[dict[str, Any]]:
         template.update(seq=0, observation_seq=0, hash="")
         _check_record(template)  # the varying columns are ints and digests by construction
         templates.append(template)
-    shape_of = _picks(section.ints(columns["shape"], "set-aside shapes"), templates, "shapes")
+    shape_of = section.picks(columns["shape"], templates, "set-aside shapes")
     count = len(shape_of)
     seqs = section.ints(columns["seq"], "set-aside seqs")
     readings = section.ints(columns["observation_seq"], "set-aside readings")

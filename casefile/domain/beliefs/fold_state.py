@@ -21,7 +21,6 @@ from casefile.domain.beliefs.fold_columns import Section as _Section
 from casefile.domain.beliefs.fold_columns import all_of as _all
 from casefile.domain.beliefs.fold_columns import check as _check
 from casefile.domain.beliefs.fold_columns import only as _only
-from casefile.domain.beliefs.fold_columns import picks as _picks
 from casefile.domain.beliefs.fold_set_asides import restore_active
 from casefile.domain.beliefs.nodes import HypothesisNode, Requirement
 from casefile.domain.beliefs.projection import Projection
@@ -241,7 +240,7 @@ def restore_stubs(
             _check(shape.get("parsed", True).__class__ is bool, "stub parsed")
         else:
             _check(shape.get("host").__class__ is str, "stub host")
-    shape_of = _picks(section.ints(columns["shape"], "stub shapes"), shapes, "stub shapes")
+    shape_of = section.picks(columns["shape"], shapes, "stub shapes")
     _check(len(shape_of) == len(seqs), "stub shapes")
     hashes = section.digests(columns["hash"], len(seqs), "stub hashes")
     records = dict(zip(seqs, map(dict, shape_of), strict=True))  # each its own copy
