@@ -58,6 +58,8 @@ class IntakeOutcome:
     counted_elsewhere: tuple[tuple[str, str], ...]  # question, evidence id
     #: answers in force that a recorded one replaced: question → (old answer, its seq)
     replaced: Mapping[str, tuple[str, int]] = field(default_factory=dict)
+    #: answers recorded because another answer settles them: question → what it rests on
+    implied: Mapping[str, str] = field(default_factory=dict)
 
 
 def intake_items(
@@ -118,6 +120,7 @@ def answer_intake(
         unchanged: list[str] = []
         counted: list[tuple[str, str]] = []
         replaced: dict[str, tuple[str, int]] = {}
+        implied: dict[str, str] = {}
         for qid, item in items.items():
             question = playbooks[item.playbook].intake_question(qid)
             given: Known | None = None
@@ -141,7 +144,9 @@ def answer_intake(
             draft.add(event)
             eid = str(event.payload["evidence_id"])
             recorded.append((qid, str(event.payload["outcome"]), eid, _source(given)))
-        return IntakeOutcome(tuple(recorded), tuple(unchanged), tuple(counted), replaced)
+            if given is not None and given.source == "answered":
+                implied[qid] = given.basis
+        return IntakeOutcome(tuple(recorded), tuple(unchanged), tuple(counted), replaced, implied)
 
     _, outcome = sessions.execute(case_id, decide, who)
     result: IntakeOutcome = outcome

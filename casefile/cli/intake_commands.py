@@ -83,6 +83,8 @@ def cmd_intake(args: argparse.Namespace) -> int:
         return 0
     for qid, answer, eid, source in outcome.recorded:
         said = "" if source == "answered" else f" (from {source})"
+        if qid in outcome.implied:
+            said = f" (from {outcome.implied[qid]})"
         if qid in outcome.replaced:
             old, seq = outcome.replaced[qid]
             said += f" (was {old}, seq {seq})"

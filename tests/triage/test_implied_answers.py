@@ -34,6 +34,7 @@ def test_several_nodes_answer_several_gpus(cli: CLI) -> None:
     open_case(cli, "c1")
     result = cli("intake", "c1", "--answer", "nodes=multi")
     assert result.code == 0, result.err
+    assert "gpu-count: several (from nodes = multi: a job on several nodes" in result.out
     answers = intake_answers(cli, "c1")
     assert answers["gpu-count"]["answer"] == "several"
     assert answers["gpu-count"]["source"] == "answered"
