@@ -333,3 +333,14 @@ def test_intake_visits_only_restored_observations_holding_a_wanted_fact(
     holding = {seq for wanted in asked for seq in restored_holding(restored, wanted)[1]}
     assert len(holding) < len(restored.observations)
     assert set(visited) <= holding
+
+
+def test_restored_evidence_reads_its_hash_when_first_asked() -> None:
+    events, _ = read_case_dir(CASES[0])
+    folded = project(events, trajectory=False)
+    restored = restore_fold(dump_fold(folded))
+    states = list(restored.evidence.values())
+    assert states and all(s._hash is None for s in states)  # no hex string built yet
+    assert [s.hash for s in states] == [s.hash for s in folded.evidence.values()]
+    states[0].hash = "ab" * 32  # what adopting the sealed event does
+    assert states[0].hash == "ab" * 32

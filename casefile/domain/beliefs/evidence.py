@@ -21,6 +21,8 @@ class SavedEvidence(Protocol):
 
     def payload(self, position: int, likelihoods: dict[str, float]) -> dict[str, Any]: ...
 
+    def hash(self, position: int) -> str: ...
+
     def beyond(self, position: int, known: frozenset[str]) -> dict[str, Any]: ...
 
 
@@ -34,17 +36,17 @@ class EvidenceState:
     ``effect`` (on the tree of its day) and ``surprise`` (under the belief just before it)
     describe the moment it was folded; evidence restored from a saved fold (``fold_codec``)
     has neither, like the trajectory it belongs to, and they are then ``None``. Restored
-    evidence also reads its likelihoods and payload fields from the saved columns when first
-    asked (building ten thousand dicts nobody reads would be most of a restore's time).
+    evidence also reads its likelihoods, payload fields and hash from the saved columns when
+    first asked (building ten thousand dicts nobody reads would be most of a restore's time).
     """
 
     __slots__ = (
+        "_hash",
         "_likelihoods",
         "_payload",
         "_position",
         "_saved",
         "effect",
-        "hash",
         "id",
         "kind",
         "otherwise",
@@ -69,7 +71,7 @@ class EvidenceState:
         effect: EvidenceEffect | None,
         surprise: Surprise | None,
         supports: frozenset[str],
-        hash: str,
+        hash: str | None,
         saved: SavedEvidence | None = None,
         position: int = 0,
     ) -> None:
@@ -84,10 +86,24 @@ class EvidenceState:
         self.effect = effect
         self.surprise = surprise
         self.supports = supports
-        self.hash = hash
+        self._hash = hash
         self.superseded_by: str | None = None
         self._saved = saved
         self._position = position
+
+    @property
+    def hash(self) -> str:
+        """The hash of the ``evidence.assessed`` event (read from the saved columns when
+        first asked, if restored without it)."""
+        found = self._hash
+        if found is None:
+            assert self._saved is not None, "evidence without a hash or saved columns"
+            found = self._hash = self._saved.hash(self._position)
+        return found
+
+    @hash.setter
+    def hash(self, value: str) -> None:
+        self._hash = value
 
     @property
     def likelihoods(self) -> dict[str, float]:

@@ -22,6 +22,7 @@ from casefile.domain.beliefs.fold_columns import Binary as _Binary
 from casefile.domain.beliefs.fold_columns import Section as _Section
 from casefile.domain.beliefs.fold_columns import all_of as _all
 from casefile.domain.beliefs.fold_columns import check as _check
+from casefile.domain.beliefs.fold_columns import hex_digest as _hex_digest
 from casefile.domain.beliefs.fold_columns import only as _only
 from casefile.domain.beliefs.projection import EvidenceState, Projection
 from casefile.domain.beliefs.rules_read import INDEX as RULES_READ
@@ -193,6 +194,7 @@ class _SavedColumns:
         core: dict[str, list[Any]],
         optional: dict[str, list[Any]],
         other: dict[int, dict[str, Any]],
+        hashes: bytes,
     ) -> None:
         self.ids = ids
         self.questions = questions
@@ -202,6 +204,10 @@ class _SavedColumns:
         self.core = core  # otherwise, kind, reliability, rationale
         self.optional = optional
         self.other = other
+        self.hashes = hashes  # raw digests, when restored evidence was given no hash
+
+    def hash(self, position: int) -> str:
+        return _hex_digest(self.hashes, position)
 
     def likelihoods(self, position: int) -> dict[str, float]:
         start, end = self.starts[position], self.starts[position + 1]
@@ -273,8 +279,12 @@ def restore_evidence(p: Projection, columns: dict[str, Any], section: _Section) 
     _all(value_table, _NUMBER, "likelihood values")
     _check(all(0.0 < v <= 1.0 for v in value_table), "likelihood values")
     _check(starts[-1] == len(names) == len(values), "likelihood columns")
-    hashes = section.digests(columns["hash"], count, "evidence hashes")
-    _check(None not in hashes, "evidence hashes")
+    # the hashes as raw digests, each read as hex when first asked (else as a list)
+    packed = section.packed_digests(columns["hash"], count, "evidence hashes")
+    hashes: Any = itertools.repeat(None)
+    if packed is None:
+        hashes = section.digests(columns["hash"], count, "evidence hashes")
+        _check(None not in hashes, "evidence hashes")
     optional = {
         key: section.values(columns[key], count, key)
         for key in ("probe_run_seq", "observation_seq")
@@ -304,7 +314,15 @@ def restore_evidence(p: Projection, columns: dict[str, Any], section: _Section) 
         "rationale": rationales,
     }
     saved = _SavedColumns(
-        ids, questions, starts, (names, name_table), (values, value_table), core, optional, other
+        ids,
+        questions,
+        starts,
+        (names, name_table),
+        (values, value_table),
+        core,
+        optional,
+        other,
+        packed or b"",
     )
     nothing = itertools.repeat(None)
     states = map(
