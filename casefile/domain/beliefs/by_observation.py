@@ -4,8 +4,9 @@ Intake asks it of a known answer (was the reading it rests on already counted by
 rule?) on every ``status``; walking a long case's evidence for it grew with the case. It is
 kept in the fold's indexes and updated as evidence is folded (only new evidence is read:
 evidence is only ever added). A fold restored from a snapshot starts it from the saved
-evidence columns (``fold_evidence``) when first asked. Whether each evidence is still active
-is asked of the fold when read, so superseding needs no update here.
+evidence columns (``fold_evidence``): scanned for the first few questions, indexed after.
+Whether each evidence is still active is asked of the fold when read, so superseding needs no
+update here.
 """
 
 from __future__ import annotations
@@ -32,9 +33,10 @@ class ByObservation:
 
     count: int = 0
     ids: dict[int, list[str]] = field(default_factory=dict)
-    #: a restored fold's evidence columns (observation seqs, ids), added when first asked:
-    #: a status with no known intake answer never asks
+    #: a restored fold's evidence columns (observation seqs, ids), not yet indexed: the
+    #: first questions scan them (a status asks a few, or none), later ones index them
     pending: tuple[list[int | None], list[str]] | None = None
+    scans: int = 0
 
     def add(self, observation_seq: int | None, evidence_id: str) -> None:
         if observation_seq is not None:
@@ -57,13 +59,38 @@ def evidence_of(projection: Projection, observation_seq: int) -> list[str]:
     """The ids of the evidence (active or not) that names observation ``observation_seq``,
     in fold order."""
     index: ByObservation = projection.indexes.setdefault(INDEX, ByObservation())
-    if index.pending is not None:
-        index.add_columns(*index.pending)
-        index.pending = None
     evidence = projection.evidence
     new = len(evidence) - index.count
     if new > 0:
         for state in reversed(list(islice(reversed(evidence.values()), new))):
             index.add(state.observation_seq, state.id)
         index.count = len(evidence)
+    found = index.ids.get(observation_seq, [])
+    if index.pending is None:
+        return found
+    if index.scans < SCANS:
+        index.scans += 1
+        return _scan(*index.pending, observation_seq) + found
+    # asked often (a session): the restored evidence indexed once, before what came since
+    since, index.ids = index.ids, {}
+    index.add_columns(*index.pending)
+    index.pending = None
+    for seq, ids in since.items():
+        index.ids.setdefault(seq, []).extend(ids)
     return index.ids.get(observation_seq, [])
+
+
+#: how many questions scan a restored fold's columns before they are indexed
+SCANS = 8
+
+
+def _scan(observation_seqs: list[int | None], evidence_ids: list[str], seq: int) -> list[str]:
+    """The ids whose observation is ``seq``, by a scan at C speed."""
+    found = []
+    at = -1
+    try:
+        while True:
+            at = observation_seqs.index(seq, at + 1)
+            found.append(evidence_ids[at])
+    except ValueError:
+        return found
