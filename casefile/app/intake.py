@@ -170,19 +170,28 @@ def _answers(
 
 def environment_answers(draft: Draft, playbook: Playbook) -> None:
     """The intake answers the case's ``--env`` gives, as the evidence ``casefile intake``
-    records for them (source "environment"): added where a playbook is opened, so an
-    ``--env`` answer counts from the start until an explicit answer supersedes it."""
+    records for them (source "environment"), and the answers those settle (``implied_by``):
+    added where a playbook is opened, so an ``--env`` answer counts from the start until an
+    explicit answer supersedes it."""
     projection = draft.projection
-    for question in playbook.intake:
-        known = question.from_environment(projection.environment)
-        if known is None or not any(
-            projection.hypothesis_question.get(h) == question.rule.question
-            for h in question.rule.likelihoods
-        ):
-            continue  # nothing given, or a table naming none of the case's hypotheses
-        event = triage.answer_intake(projection, question, known.answer, known)
-        if event is not None:
-            draft.add(event)
+    for settled in (False, True):
+        said = _answers(projection, playbook, {})
+        for question in playbook.intake:
+            if settled and question.id in said:
+                continue
+            known = (
+                question.from_answers(said)
+                if settled
+                else question.from_environment(projection.environment)
+            )
+            if known is None or not any(
+                projection.hypothesis_question.get(h) == question.rule.question
+                for h in question.rule.likelihoods
+            ):
+                continue  # nothing given, or a table naming none of the case's hypotheses
+            event = triage.answer_intake(projection, question, known.answer, known)
+            if event is not None:
+                draft.add(event)
 
 
 class _LazyFacts:

@@ -62,6 +62,17 @@ def test_an_explicit_answer_is_not_overridden_by_an_implied_one(cli: CLI) -> Non
     assert "gpu-count" not in intake_answers(cli, "c4")  # single node says nothing of the count
 
 
+def test_an_env_answer_settles_what_it_implies_when_the_playbook_opens(cli: CLI) -> None:
+    result = cli(
+        "new", "slow job", "--id", "c6", "--playbook", "gpu-throughput@3", "--env", "gpus=1x L4"
+    )
+    assert result.code == 0, result.err
+    answers = intake_answers(cli, "c6")
+    assert answers["gpu-count"]["source"] == "environment"
+    assert answers["nodes"]["answer"] == "single"
+    assert answers["nodes"]["basis"].startswith("gpu-count = one")
+
+
 def test_with_no_known_nothing_is_implied(cli: CLI) -> None:
     open_case(cli, "c5")
     assert cli("intake", "c5", "--answer", "nodes=multi", "--no-known").code == 0
