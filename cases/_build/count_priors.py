@@ -1,13 +1,14 @@
 """Recount the ``gpu-throughput@3`` priors from the listed prior sample.
 
 The sample is every thread listed with a class in ``cases/dev/PRIOR_SAMPLE.md`` (its counted
-table and its diagnosis-only table, as version 2 used them) and in the "Prior-sample
-candidates" tables of ``cases/dev/notes-new-cases-*.md`` (confirmed causes only), less two
-groups: the threads held out for evaluation by the team (never counted, never read), and the
-threads that are development cases (``cases/dev/material/*.json``), so the playbook is never
-scored on threads that set its priors; and a project's tracker counts once per class
-(:func:`project_of`). Each leaf gets (count + 1) / (N + leaves) of the 0.9
-the named hypotheses share; a parent's prior is its children's sum, a child's its share.
+table and its diagnosis-only table, as version 2 used them; a row classed before version 3
+refined its class counts in the leaf its stated cause names, :data:`REFINED`) and in the
+"Prior-sample candidates" tables of ``cases/dev/notes-new-cases-*.md`` (confirmed causes
+only), less two groups: the threads held out for evaluation by the team (never counted, never
+read), and the threads that are development cases (``cases/dev/material/*.json``), so the
+playbook is never scored on threads that set its priors; and a project's tracker counts once
+per class (:func:`project_of`). Each leaf gets (count + 1) / (N + leaves) of the 0.9 the named
+hypotheses share; a parent's prior is its children's sum, a child's its share.
 
     python cases/_build/count_priors.py          # prints the counts and the priors
 """
