@@ -23,6 +23,7 @@ from casefile.domain.beliefs.evidence import EvidenceState
 from casefile.domain.beliefs.fact_names import fact_names, names_of
 from casefile.domain.beliefs.fold_codec import (
     ENGINE_VERSION,
+    PROBE_RUN_KEYS,
     FoldUnreadable,
     dump_fold,
     restore_fold,
@@ -349,3 +350,21 @@ def test_restored_evidence_reads_its_hash_when_first_asked() -> None:
     assert [s.hash for s in states] == [s.hash for s in folded.evidence.values()]
     states[0].hash = "ab" * 32  # what adopting the sealed event does
     assert states[0].hash == "ab" * 32
+
+
+def test_a_restored_fold_builds_its_probe_runs_and_hashes_when_first_read(tmp_path: Path) -> None:
+    folded = idle_fold(tmp_path)
+    restored = restore_fold(dump_fold(folded))
+    assert set(restored._restorers) == {"probe_runs", "probe_run_hashes", "observation_hashes"}
+    assert restored._probe_runs == {} and restored._probe_run_hashes == {}  # none built yet
+    runs = {seq: stub(r, PROBE_RUN_KEYS) for seq, r in folded.probe_runs.items()}
+    assert restored.probe_runs == runs
+    assert restored.probe_run_hashes == folded.probe_run_hashes
+    assert restored.observation_hashes == folded.observation_hashes
+    assert restored._restorers == {}
+    restored.probe_runs = {}  # set, as a fold of the events does: nothing left to build
+    assert restored.probe_runs == {}
+
+
+def stub(record: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    return {k: record[k] for k in keys if record.get(k) is not None}

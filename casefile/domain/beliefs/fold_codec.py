@@ -271,10 +271,15 @@ def _projection(state: dict[str, Any], section: _Section) -> Projection:
         _check(node.id not in p.hypothesis_question, f"hypothesis {node.id!r} twice")
         p.hypothesis_question[node.id] = node.question_id
     _restore_evidence(p, state["evidence"], section)
-    p.probe_runs, p.probe_run_hashes = _restore_stubs(state["probe_runs"], _RUN_VARYING, section)
-    p.observations, p.observation_hashes = _restore_stubs(
+    # checked now, built when first read (a status reads no probe run and no hash)
+    runs, run_hashes = _restore_stubs(state["probe_runs"], _RUN_VARYING, section)
+    p.restore_later("probe_runs", runs)
+    p.restore_later("probe_run_hashes", run_hashes)
+    observations, observation_hashes = _restore_stubs(
         state["observations"], _OBSERVATION_VARYING, section
     )
+    p.observations = observations()
+    p.restore_later("observation_hashes", observation_hashes)
     indices, table = state["fact_names"]
     names = [tuple(_all(t, (str,), "fact names")) for t in _all(table, (list,), "fact names")]
     column = section.picks(indices, names, "fact names")

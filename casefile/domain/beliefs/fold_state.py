@@ -12,6 +12,7 @@ the layout of every entry is described in ``fold_codec``, whose
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from itertools import repeat
 from operator import attrgetter, setitem
 from typing import Any
@@ -226,10 +227,18 @@ def restore_question(entry: dict[str, Any]) -> QuestionState:
     return restored
 
 
+Stubs = dict[int, dict[str, Any]]
+Hashes = dict[int, str]
+
+
 def restore_stubs(
     columns: dict[str, Any], varying: tuple[str, ...], section: _Section
-) -> tuple[dict[int, dict[str, Any]], dict[int, str]]:
+) -> tuple[Callable[[], Stubs], Callable[[], Hashes]]:
+    """What builds the stubs and what builds their hashes (seq → hash), once every column is
+    checked: building cannot fail, and a caller that never reads them never builds them (a
+    long case has tens of thousands; their hashes are read as hex only then)."""
     seqs = section.ints(columns["seq"], "stub seqs")
+    _check(len(set(seqs)) == len(seqs), "stub seqs given twice")
     shapes = _all(columns["shapes"], (dict,), "stub shapes")
     for shape in shapes:  # what graph building and views read
         _check(shape.get("probe").__class__ is str, "stub probe")
@@ -242,27 +251,54 @@ def restore_stubs(
             _check(shape.get("host").__class__ is str, "stub host")
     shape_of = section.picks(columns["shape"], shapes, "stub shapes")
     _check(len(shape_of) == len(seqs), "stub shapes")
-    hashes = section.digests(columns["hash"], len(seqs), "stub hashes")
-    records = dict(zip(seqs, map(dict, shape_of), strict=True))  # each its own copy
-    _check(len(records) == len(seqs), "stub seqs given twice")
+    hashes = _digests(columns["hash"], len(seqs), "stub hashes", section)
+    values: dict[str, bytes | list[Any]] = {}
     for key in varying:
-        column = (
-            section.digests(columns[key], len(seqs), key)
-            if key.endswith("_artifact")
-            else section.values(columns[key], len(seqs), key)
-        )
+        if key.endswith("_artifact"):
+            values[key] = _digests(columns[key], len(seqs), key, section)
+            continue
+        column = section.values(columns[key], len(seqs), key)
         _check(_only(column, str, int, _NONE), key)
         if key == "probe_run_seq":
             _check(_only(column, int), key)  # every observation names its run
+        values[key] = column
+
+    def records() -> Stubs:
+        built = dict(zip(seqs, map(dict, shape_of), strict=True))  # each its own copy
+        for key, held in values.items():
+            column = _hexes(held)
+            if None not in column:
+                deque(map(setitem, built.values(), repeat(key), column), maxlen=0)  # C speed
+                continue
+            for seq, value in zip(seqs, column, strict=True):
+                if value is not None:
+                    built[seq][key] = value
+        return built
+
+    def seq_hashes() -> Hashes:
+        column = _hexes(hashes)
         if None not in column:
-            deque(map(setitem, records.values(), repeat(key), column), maxlen=0)  # at C speed
-            continue
-        for seq, value in zip(seqs, column, strict=True):
-            if value is not None:
-                records[seq][key] = value
-    if None not in hashes:
-        return records, dict(zip(seqs, hashes, strict=True))
-    return records, {seq: h for seq, h in zip(seqs, hashes, strict=True) if h is not None}
+            return dict(zip(seqs, column, strict=True))
+        return {seq: h for seq, h in zip(seqs, column, strict=True) if h is not None}
+
+    return records, seq_hashes
+
+
+def _digests(column: Any, count: int, what: str, section: _Section) -> bytes | list[Any]:
+    """A hash column, checked: its raw digests when it has no gap, else its hex list."""
+    packed = section.packed_digests(column, count, what)
+    if packed is not None:
+        return packed
+    found = section.digests(column, count, what)
+    _check(_only(found, str, _NONE), what)
+    return found
+
+
+def _hexes(held: bytes | list[Any]) -> list[Any]:
+    """A column as :func:`_digests` holds it, as hex (a list is as it was read)."""
+    if isinstance(held, bytes):
+        return held.hex(" ", 32).split(" ") if held else []
+    return held
 
 
 def restore_warnings(saved: dict[str, Any], p: Projection) -> WarningTracker:

@@ -8,7 +8,7 @@ Everything is importable from ``projection`` too.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -82,7 +82,7 @@ class Projection:
     hypothesis_question: dict[str, str] = field(default_factory=dict)
     evidence: dict[str, EvidenceState] = field(default_factory=dict)
     observations: dict[int, dict[str, Any]] = field(default_factory=dict)
-    probe_runs: dict[int, dict[str, Any]] = field(default_factory=dict)
+    _probe_runs: dict[int, dict[str, Any]] = field(default_factory=dict, repr=False)
     trajectory: list[Step] = field(default_factory=list)
     warnings: WarningTracker = field(default_factory=WarningTracker)
     set_asides: list[dict[str, Any]] = field(default_factory=list)
@@ -97,8 +97,12 @@ class Projection:
     snapshots: dict[str, QuestionSnapshot] = field(default_factory=dict)
     base_seq: int = 0
     base_hash: str = GENESIS_HASH
-    probe_run_hashes: dict[int, str] = field(default_factory=dict)
-    observation_hashes: dict[int, str] = field(default_factory=dict)
+    _probe_run_hashes: dict[int, str] = field(default_factory=dict, repr=False)
+    _observation_hashes: dict[int, str] = field(default_factory=dict, repr=False)
+    #: what builds each field a restored fold fills when first read (see :meth:`restore_later`)
+    _restorers: dict[str, Callable[[], Any]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
     #: results derived from one step, which never change once that step is folded (see
     #: ``scoring``); keyed by (what, seq), bounded by whoever fills it
     _derived: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -110,6 +114,57 @@ class Projection:
     #: whether folding records a step per event (replay, pivots, surprise); a fold for the
     #: current state only (a one-shot status, a write) skips it: same state, a third faster
     keeps_trajectory: bool = True
+
+    def restore_later(self, name: str, build: Callable[[], Any]) -> None:
+        """Fill field ``name`` (``probe_runs``, ``probe_run_hashes`` or ``observation_hashes``)
+        with ``build()`` when it is first read: a saved fold checks everything when restored,
+        and a one-shot status never reads the stubs of a long case's probe runs."""
+        self._restorers[name] = build
+
+    def _restored(self, name: str) -> Any:
+        build = self._restorers.pop(name, None)
+        if build is not None:
+            setattr(self, "_" + name, build())
+        return getattr(self, "_" + name)
+
+    @property
+    def probe_runs(self) -> dict[int, dict[str, Any]]:
+        """Probe run seq → its payload (a restored fold's: a stub of the keys views read)."""
+        runs: dict[int, dict[str, Any]] = (
+            self._restored("probe_runs") if self._restorers else self._probe_runs
+        )
+        return runs
+
+    @probe_runs.setter
+    def probe_runs(self, value: dict[int, dict[str, Any]]) -> None:
+        self._restorers.pop("probe_runs", None)
+        self._probe_runs = value
+
+    @property
+    def probe_run_hashes(self) -> dict[int, str]:
+        """Probe run seq → the hash of its event."""
+        hashes: dict[int, str] = (
+            self._restored("probe_run_hashes") if self._restorers else self._probe_run_hashes
+        )
+        return hashes
+
+    @probe_run_hashes.setter
+    def probe_run_hashes(self, value: dict[int, str]) -> None:
+        self._restorers.pop("probe_run_hashes", None)
+        self._probe_run_hashes = value
+
+    @property
+    def observation_hashes(self) -> dict[int, str]:
+        """Observation seq → the hash of its event."""
+        hashes: dict[int, str] = (
+            self._restored("observation_hashes") if self._restorers else self._observation_hashes
+        )
+        return hashes
+
+    @observation_hashes.setter
+    def observation_hashes(self, value: dict[int, str]) -> None:
+        self._restorers.pop("observation_hashes", None)
+        self._observation_hashes = value
 
     @property
     def last_seq(self) -> int:
