@@ -25,7 +25,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from commands_harness import (
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.commands_harness import (
     RAW_GC_ON,
     RAW_PAUSED,
     Context,

@@ -15,7 +15,9 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from commands_harness import (
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.commands_harness import (
     CASEFILE,
     Context,
     Figure,

@@ -14,7 +14,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from commands_harness import (
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.commands_harness import (
     Context,
     Figure,
     alternate,

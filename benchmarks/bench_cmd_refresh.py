@@ -19,7 +19,9 @@ import sys
 import time
 from pathlib import Path
 
-from commands_harness import (
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.commands_harness import (
     Context,
     Figure,
     print_profile,

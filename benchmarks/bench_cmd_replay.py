@@ -13,7 +13,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from commands_harness import (
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.commands_harness import (
     Context,
     Figure,
     alternate,

@@ -49,14 +49,16 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from bench_cmd_cold import fig_cold
-from bench_cmd_fold import fig_fold
-from bench_cmd_help import fig_help
-from bench_cmd_note import fig_note
-from bench_cmd_refresh import fig_refresh
-from bench_cmd_replay import fig_replay
-from bench_cmd_status import fig_status
-from commands_harness import Runner, run_figures
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.bench_cmd_cold import fig_cold
+from benchmarks.bench_cmd_fold import fig_fold
+from benchmarks.bench_cmd_help import fig_help
+from benchmarks.bench_cmd_note import fig_note
+from benchmarks.bench_cmd_refresh import fig_refresh
+from benchmarks.bench_cmd_replay import fig_replay
+from benchmarks.bench_cmd_status import fig_status
+from benchmarks.commands_harness import Runner, run_figures
 
 #: every figure, in the order they run
 RUNNERS: dict[str, Runner] = {

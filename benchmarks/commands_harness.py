@@ -40,7 +40,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from siblings import sibling
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.siblings import sibling
 
 ROOT = Path(__file__).resolve().parents[1]
 
