@@ -9,13 +9,19 @@ printed before (the whole view built, then its text) is measured too, through
 ``CaseService.reader.replay(...).to_json_text()`` in a process of its own, and its text
 compared with the streamed one.
 
-Run: ``.venv/bin/python benchmarks/bench_replay_stream.py [--events N] [--rounds R]``.
+``--before TREE`` adds ``replay --jsonl`` (fold saved) and cold ``status`` run from another
+checkout of casefile (its directory first on ``PYTHONPATH``, the same virtual environment), so
+a change is measured against the code before it in the same run.
+
+Run: ``.venv/bin/python benchmarks/bench_replay_stream.py [--events N] [--rounds R]
+[--before TREE]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import statistics
 import subprocess
 import sys
@@ -45,22 +51,29 @@ sys.stdout.write(service.reader.replay(sys.argv[2]).to_json_text() + "\\n")
 """
 
 
-def run(argv: list[str], out: Path) -> tuple[float, float]:
-    """Seconds and peak RSS (MB) of one process, its stdout into ``out``."""
+def run(argv: list[str], out: Path, tree: str | None = None) -> tuple[float, float, float]:
+    """Seconds, peak RSS (MB) and CPU seconds (user and system) of one process, its stdout
+    into ``out`` (casefile imported from ``tree`` when given)."""
     stats = out.with_suffix(".time")
+    env = {**os.environ, "PYTHONPATH": tree} if tree else None
     start = time.perf_counter()
     with out.open("wb") as sink:
         subprocess.run(
-            ["/usr/bin/time", "-f", "%M", "-o", str(stats), *argv], stdout=sink, check=True
+            ["/usr/bin/time", "-f", "%M %U %S", "-o", str(stats), *argv],
+            stdout=sink,
+            check=True,
+            env=env,
         )
     seconds = time.perf_counter() - start
-    return seconds, int(stats.read_text().split()[-1]) / 1024
+    rss, user, system = stats.read_text().split()[-3:]
+    return seconds, int(rss) / 1024, float(user) + float(system)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--events", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--before", help="another checkout to run beside this one")
     args = parser.parse_args()
     from casefile.domain.events import sha256_hex
     from casefile.store.sql import SqlEventStore
@@ -82,31 +95,50 @@ def main() -> None:
             "replay --json (streamed)": [*cli, "replay", case, "--db", url, "--json"],
             "replay --json (whole, before)": [sys.executable, "-c", OLD_JSON, url, case],
         }
-        samples: dict[str, list[tuple[float, float]]] = {name: [] for name in contenders}
+        trees: dict[str, str] = {}
+        if args.before:
+            for name in ("cold status", "replay --jsonl, fold saved"):
+                contenders[f"{name} (--before)"] = contenders[name]
+                trees[f"{name} (--before)"] = str(Path(args.before).resolve())
+        samples: dict[str, list[tuple[float, float, float]]] = {name: [] for name in contenders}
         sizes: dict[str, int] = {}
         digests: dict[str, str] = {}
         names = list(contenders)
         for r in range(args.rounds):
             for name in names if r % 2 == 0 else names[::-1]:
                 drop_snapshots(db, case)
-                if name.endswith("fold saved"):  # as after any command (not timed)
-                    subprocess.run([*cli, "status", case, "--db", url], capture_output=True)
+                tree = trees.get(name)
+                if "fold saved" in name:  # as after any command (not timed)
+                    env = {**os.environ, "PYTHONPATH": tree} if tree else None
+                    status = [*cli, "status", case, "--db", url]
+                    subprocess.run(status, capture_output=True, env=env)
                 out = work / f"{names.index(name)}.out"
-                samples[name].append(run(contenders[name], out))
+                samples[name].append(run(contenders[name], out, tree))
                 data = out.read_bytes()
                 sizes[name] = len(data)
                 digests[name] = hashlib.sha256(data).hexdigest()
                 print(f"round {r + 1}: {name}: {samples[name][-1]}", file=sys.stderr, flush=True)
     same = digests["replay --json (streamed)"] == digests["replay --json (whole, before)"]
-    base = statistics.median(s for s, _ in samples["cold status"])
+    base = statistics.median(s for s, _, _ in samples["cold status"])
+    cpu_base = statistics.median(c for _, _, c in samples["cold status"])
     print(f"{args.events:,} events, {args.rounds} rounds, medians; cwd {ROOT}")
-    print("| contender | wall s | ratio to cold status | peak RSS MB | output MB |")
-    print("|---|---|---|---|---|")
+    print("| contender | wall s | ratio | CPU s | CPU ratio | peak RSS MB | output MB |")
+    print("|---|---|---|---|---|---|---|")
     for name in names:
-        wall = statistics.median(s for s, _ in samples[name])
-        rss = statistics.median(m for _, m in samples[name])
-        print(f"| {name} | {wall:.2f} | {wall / base:.2f}x | {rss:.0f} | {sizes[name] / 1e6:.1f} |")
+        wall = statistics.median(s for s, _, _ in samples[name])
+        rss = statistics.median(m for _, m, _ in samples[name])
+        cpu = statistics.median(c for _, _, c in samples[name])
+        print(
+            f"| {name} | {wall:.2f} | {wall / base:.2f}x | {cpu:.2f} | {cpu / cpu_base:.2f}x "
+            f"| {rss:.0f} | {sizes[name] / 1e6:.1f} |"
+        )
     print(f"streamed --json identical to the whole one: {same}")
+    if args.before:
+        before = digests["replay --jsonl, fold saved (--before)"]
+        print(f"--jsonl identical to --before's: {before == digests['replay --jsonl']}")
+        old = statistics.median(s for s, _, _ in samples["cold status (--before)"])
+        ratio = statistics.median(s for s, _, _ in samples["replay --jsonl, fold saved (--before)"])
+        print(f"--before: replay --jsonl, fold saved / its cold status: {ratio / old:.2f}x")
 
 
 if __name__ == "__main__":
