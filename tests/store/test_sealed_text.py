@@ -11,6 +11,7 @@ is not its name, or content with no canonical form, still leaves nothing written
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -29,7 +30,7 @@ from casefile.domain.events import (
     utc_now,
     written_time_problem,
 )
-from casefile.errors import IntegrityError
+from casefile.errors import ImportRefused, IntegrityError, StoreError
 from casefile.store.memory import MemoryEventStore
 from casefile.store.sql import SqlEventStore
 from casefile.store.verify import verify_stored_case
@@ -159,3 +160,25 @@ def test_an_artifact_that_is_not_its_name_writes_nothing(sql_url: str) -> None:
         with pytest.raises(IntegrityError, match="does not match its content"):
             store.import_case(events, {"ab" * 32: b"something else"})
         assert store.count_events() == 0 and store.artifact_digests(["ab" * 32]) == {}
+
+
+def test_an_import_checks_each_envelope_whatever_it_checked_before() -> None:
+    """The case id and the actors are checked when first seen; a later event with another
+    case id, an unhashable or bad actor, or a bad time is still refused, in the same words."""
+    events = sealed_case("c1", 5)
+    bad: list[tuple[dict[str, Any], str]] = [
+        ({"actor": ["not", "a", "name"]}, "seq 4: actor is empty"),
+        ({"actor": "bob\x1b"}, "seq 4: actor 'bob\\x1b' has control characters"),
+        ({"recorded_at": "2026-02-30T00:00:00.000000Z"}, "seq 4: recorded_at"),
+        ({"occurred_at": "yesterday"}, "seq 4: occurred_at"),
+        ({"case_id": "../c2"}, "seq 4: case id '../c2'"),
+    ]
+    for fields, message in bad:
+        forged = [*events[:3], Event(**{**events[3].to_dict(), **fields}), *events[4:]]
+        store = MemoryEventStore()
+        with pytest.raises(ImportRefused, match=re.escape(message)):
+            store.import_case(forged, {})
+        assert store.case_ids() == []
+    other = [*events[:3], Event(**{**events[3].to_dict(), "case_id": "c2"}), *events[4:]]
+    with pytest.raises(StoreError, match=r"events of several cases \(c1, c2\)"):
+        MemoryEventStore().import_case(other, {})
