@@ -13,6 +13,9 @@ from casefile.app.views.standing import (
     Reached,
     unlikely_words,
 )
+from casefile.domain.event_types.evidence import EvidenceAssessed
+from casefile.domain.event_types.hypothesis import HypothesisReinstated, HypothesisRetired
+from casefile.domain.event_types.stored import StoredObservation, StoredRun, StoredSetAside
 from casefile.report.model import (
     Alternative,
     EvidenceRow,
@@ -40,13 +43,15 @@ def build_evidence(src: Sources) -> tuple[EvidenceRow, ...]:
     runs = src.projection.probe_runs
     rows = []
     for state in states:
-        payload = src.event(state.seq).payload
-        run_seq = payload.get("probe_run_seq")
-        if run_seq is None and payload.get("observation_seq") is not None:
-            observation = src.projection.observations.get(payload["observation_seq"], {})
-            run_seq = observation.get("probe_run_seq")
-        run = runs.get(run_seq) if run_seq is not None else None
-        rule = payload.get("rule") or {}
+        payload = EvidenceAssessed.model_validate(src.event(state.seq).payload)
+        run_seq = payload.probe_run_seq
+        if run_seq is None and payload.observation_seq is not None:
+            observation = src.projection.observations.get(payload.observation_seq)
+            if observation is not None:
+                run_seq = StoredObservation(observation).probe_run_seq
+        stored = runs.get(run_seq) if run_seq is not None else None
+        run = None if stored is None else StoredRun(stored)
+        rule = payload.rule
         rows.append(
             EvidenceRow(
                 evidence=state.id,
@@ -54,18 +59,18 @@ def build_evidence(src: Sources) -> tuple[EvidenceRow, ...]:
                 question=state.question_id,
                 kind=state.kind,
                 reliability=state.reliability,
-                rule=rule.get("id"),
-                rule_version=rule.get("version"),
-                outcome=None if payload.get("outcome") is None else str(payload["outcome"]),
-                statistic=statistic_text(payload.get("statistic")),
+                rule=None if rule is None else rule.id,
+                rule_version=None if rule is None else rule.version,
+                outcome=payload.outcome,
+                statistic=statistic_text(payload.statistic),
                 likelihoods=tuple(
                     Likelihood(h, float(v)) for h, v in sorted(state.likelihoods.items())
                 ),
                 otherwise=state.otherwise,
-                artifact=None if run is None else run.get("stdout_artifact"),
-                conditions=None if run is None else conditions_text(run.get("conditions")),
+                artifact=None if run is None else run.stdout_artifact,
+                conditions=None if run is None else conditions_text(run.conditions),
                 bits=bits.get(state.id) if state.superseded_by is None else None,
-                rationale=str(payload.get("rationale", "")),
+                rationale=payload.rationale,
             )
         )
     rows.sort(key=lambda r: (r.bits is None, -(r.bits or 0.0), r.ref.seq))
@@ -81,10 +86,9 @@ def build_excerpts(
     probe run with its artifacts through the service)."""
     seqs: list[int] = []
     for row in rows:
-        payload = src.event(row.ref.seq).payload
-        run_seq = payload.get("probe_run_seq")
+        run_seq = EvidenceAssessed.model_validate(src.event(row.ref.seq).payload).probe_run_seq
         if run_seq is not None and run_seq not in seqs:
-            seqs.append(int(run_seq))
+            seqs.append(run_seq)
         if len(seqs) >= EXCERPT_RUNS:
             break
     out = []
@@ -123,9 +127,10 @@ def build_ruled_out(src: Sources) -> tuple[RuledOut, ...]:
     retirements: dict[str, tuple[int, str]] = {}
     for event in src.events:
         if event.type == "hypothesis.retired":
-            retirements[str(event.payload["hypothesis_id"])] = (event.seq, event.payload["reason"])
+            retirement = HypothesisRetired.model_validate(event.payload)
+            retirements[retirement.hypothesis_id] = (event.seq, retirement.reason)
         elif event.type == "hypothesis.reinstated":
-            retirements.pop(str(event.payload["hypothesis_id"]), None)
+            retirements.pop(HypothesisReinstated.model_validate(event.payload).hypothesis_id, None)
     reached = Reached()
     for step in src.trajectory:
         for qid in step.changed:
@@ -168,7 +173,7 @@ def build_ruled_out(src: Sources) -> tuple[RuledOut, ...]:
             )
             continue
         bits, _, state = worst
-        payload = src.event(state.seq).payload
+        payload = EvidenceAssessed.model_validate(src.event(state.seq).payload)
         reason = f"{state.id}: {reading_of(payload)} — {quote(state.rationale)}"
         ref = Ref(state.seq, state.hash)
         out.append(RuledOut(row.id, row.text, row.confidence, retired, reason, ref, bits))
@@ -238,17 +243,19 @@ def build_set_aside(src: Sources) -> tuple[SetAside, ...]:
     observations = src.projection.observations
     out = []
     for record in src.projection.set_asides:
-        obs_seq = record.get("observation_seq")
-        observation = observations.get(obs_seq, {}) if obs_seq is not None else {}
+        payload = StoredSetAside(record)
+        rule = payload.rule
+        stored = observations.get(payload.observation_seq)
+        observation = None if stored is None else StoredObservation(stored)
         out.append(
             SetAside(
-                ref=Ref(int(record["seq"]), str(record["hash"])),
-                observation=None if obs_seq is None else src.ref(int(obs_seq)),
-                probe=observation.get("probe"),
-                rule=str(record["rule"]["id"]),
-                rule_version=int(record["rule"]["version"]),
-                conditions=conditions_text(observation.get("conditions")),
-                reason=str(record["reason"]),
+                ref=Ref(payload.seq, payload.hash),
+                observation=src.ref(payload.observation_seq),
+                probe=None if observation is None else observation.probe,
+                rule=rule.id,
+                rule_version=rule.version,
+                conditions=None if observation is None else conditions_text(observation.conditions),
+                reason=payload.reason,
             )
         )
     return tuple(out)
@@ -258,16 +265,16 @@ def build_unparsed(src: Sources) -> tuple[Unparsed, ...]:
     runs = src.projection.probe_runs
     out = []
     for seq in sorted(src.projection.observations):
-        observation = src.projection.observations[seq]
-        if observation.get("parsed", True):
+        observation = StoredObservation(src.projection.observations[seq])
+        if observation.parsed:
             continue
-        run = runs.get(observation.get("probe_run_seq", -1), {})
+        run = runs.get(observation.probe_run_seq)
         out.append(
             Unparsed(
                 ref=src.ref(seq),
-                probe=str(observation.get("probe", "")),
-                problems="; ".join(str(p) for p in observation.get("problems", ())),
-                artifact=run.get("stdout_artifact"),
+                probe=observation.probe,
+                problems="; ".join(observation.problems),
+                artifact=None if run is None else StoredRun(run).stdout_artifact,
             )
         )
     return tuple(out)

@@ -8,6 +8,9 @@ from dataclasses import dataclass
 
 from casefile import __version__
 from casefile.domain.event_types import EVENT_TYPES, Fields
+from casefile.domain.event_types.case import ActionTaken, CaseOpened
+from casefile.domain.event_types.evidence import EvidenceAssessed
+from casefile.domain.event_types.stored import StoredObservation
 from casefile.report.model import (
     Action,
     Closing,
@@ -30,16 +33,16 @@ def build_summary(src: Sources) -> Summary:
     # the case's own span: the postmortem written after it is not part of the incident
     worked = [e for e in src.events if not e.type.startswith("postmortem.")]
     first, last = src.events[0], (worked or src.events)[-1]
-    opened = first.payload
-    environment = opened.get("environment") or {}
+    opened = CaseOpened.model_validate(first.payload)
+    environment = opened.environment
     concluded = src.status.concluded
     actors = Counter(event.actor for event in src.events)
     order = list(dict.fromkeys(event.actor for event in src.events))
     return Summary(
         case_id=src.case_id,
-        title=str(opened.get("title", "")),
-        symptom=None if opened.get("symptom") is None else str(opened["symptom"]),
-        environment=tuple((str(k), str(environment[k])) for k in sorted(environment)),
+        title=opened.title,
+        symptom=opened.symptom,
+        environment=tuple((k, environment[k]) for k in sorted(environment)),
         outcome=None if concluded is None else concluded.summary,
         outcome_ref=None if concluded is None else src.ref(concluded.seq),
         root_causes=root_causes(src),
@@ -93,7 +96,7 @@ def supports(src: Sources, hypothesis: str) -> tuple[Support, ...]:
     found = [c for c in src.contributions(hypothesis) if c.bits > 0.0]
     found.sort(key=lambda c: (-c.bits, c.seq))
     return tuple(
-        Support(c.evidence, Ref(c.seq, c.hash), c.bits, reading_of(src.event(c.seq).payload))
+        Support(c.evidence, Ref(c.seq, c.hash), c.bits, reading_of(_assessed(src, c.seq)))
         for c in found[:RESTS_ON]
     )
 
@@ -140,11 +143,10 @@ def build_timeline(src: Sources) -> tuple[TimelineRow, ...]:
 
 
 def build_closing(src: Sources) -> Closing:
-    actions = tuple(
-        Action(Ref(e.seq, e.hash), str(e.payload["text"]), _optional(e.payload.get("outcome")))
-        for e in src.events
-        if e.type == "action.taken"
-    )
+    taken = [
+        (e, ActionTaken.model_validate(e.payload)) for e in src.events if e.type == "action.taken"
+    ]
+    actions = tuple(Action(Ref(e.seq, e.hash), a.text, a.outcome) for e, a in taken)
     concluded = src.status.concluded
     return Closing(
         actions=actions,
@@ -177,17 +179,19 @@ class _Telling:
         return quote(text)
 
     def reading(self, payload: Fields) -> str:
-        return reading_of(payload)
+        return reading_of(EvidenceAssessed.model_validate(payload))
 
     def conditions(self, conditions: Fields | None) -> str | None:
         return conditions_text(conditions)
 
     def facts_read(self) -> str | None:
-        observation = self.src.projection.observations.get(self.seq + 1)
-        if observation is None or observation.get("probe_run_seq") != self.seq:
+        stored = self.src.projection.observations.get(self.seq + 1)
+        observation = None if stored is None else StoredObservation(stored)
+        if observation is None or observation.probe_run_seq != self.seq:
             return None
-        return fact_digest(observation.get("facts", ()))
+        return fact_digest(observation.facts)
 
 
-def _optional(value: object) -> str | None:
-    return None if value is None else str(value)
+def _assessed(src: Sources, seq: int) -> EvidenceAssessed:
+    """The ``evidence.assessed`` event at ``seq``, its payload as its model."""
+    return EvidenceAssessed.model_validate(src.event(seq).payload)

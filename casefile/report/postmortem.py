@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 
 from casefile.app.views.postmortem import build_postmortem
 from casefile.domain.event_types import EVENT_TYPES
+from casefile.domain.event_types.stored import StoredSetAside
 from casefile.domain.postmortem_terms import SECTIONS
 from casefile.report.model import EvidenceRow, Health, Pivot, PivotAdvice, Ref, Summary
 from casefile.report.numbers import bits
@@ -164,11 +165,12 @@ def build_lessons(src: Sources, health: Health) -> tuple[Lesson, ...]:
                 tuple(r for r in (span.start, span.end) if r is not None),
             )
         )
-    reasons = Counter(str(r["reason"]) for r in src.projection.set_asides)
+    set_asides = [StoredSetAside(record) for record in src.projection.set_asides]
+    reasons = Counter(r.reason for r in set_asides)
     if reasons:
         total = sum(reasons.values())
         why = "; ".join(f"{n}× {quote(reason, 120)}" for reason, n in reasons.most_common(3))
-        refs = tuple(Ref(int(r["seq"]), str(r["hash"])) for r in src.projection.set_asides[:3])
+        refs = tuple(Ref(r.seq, r.hash) for r in set_asides[:3])
         out.append(Lesson(f"{total} readings were set aside, unused: {why}.", refs))
     if health.first_measurement is not None and health.first_pivot_after is not None:
         gap = f" ({health.measurement_to_pivot} later)" if health.measurement_to_pivot else ""

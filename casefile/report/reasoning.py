@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 
 from casefile.app.views import summarise
 from casefile.app.views.report_sources import TrajectoryStep
+from casefile.domain.event_types.evidence import EvidenceAssessed
+from casefile.domain.event_types.stored import StoredRun
 from casefile.report.model import (
     Chart,
     ChartPoint,
@@ -98,8 +100,12 @@ def _pivot(
     held = previous.confidences.get(qid) if previous is not None else None
     before: Mapping[str, float] = held if held is not None else {}
     event = src.event(step.seq)
-    is_evidence = event.type == "evidence.assessed"
-    observation = event.payload.get("observation_seq") if is_evidence else None
+    assessed = (
+        EvidenceAssessed.model_validate(event.payload)
+        if event.type == "evidence.assessed"
+        else None
+    )
+    observation = None if assessed is None else assessed.observation_seq
     depth = src.projection.questions[qid].depths.get(parent) if parent is not None else None
     return Pivot(
         ref=src.ref(step.seq),
@@ -107,8 +113,8 @@ def _pivot(
         parent=parent,
         before=leaders[0],
         after=leaders[1],
-        reading=reading_of(event.payload) if is_evidence else summarise(event),
-        reading_ref=None if observation is None else src.ref(int(observation)),
+        reading=summarise(event) if assessed is None else reading_of(assessed),
+        reading_ref=None if observation is None else src.ref(observation),
         surprise_bits=step.surprise_bits,
         belief_before=tuple(_shares(src, members, before)),
         belief_after=tuple(_shares(src, members, after)),
@@ -205,7 +211,8 @@ def build_health(src: Sources, pivots: Sequence[Pivot]) -> Health:
         (
             e
             for e in src.events
-            if e.type == "evidence.assessed" and e.payload.get("kind", "measured") == "measured"
+            if e.type == "evidence.assessed"
+            and EvidenceAssessed.model_validate(e.payload).kind == "measured"
         ),
         None,
     )
@@ -251,9 +258,12 @@ def _advice(src: Sources, pivot: Pivot) -> PivotAdvice:
         return PivotAdvice(pivot.ref, pivot.question, None, None, None, None)
     taken = otherwise = None
     for event in src.events[pivot.ref.seq :]:
-        if event.type != "probe.ran" or event.payload.get("probe") != best.probe:
+        if event.type != "probe.ran":
             continue
-        load = (event.payload.get("conditions") or {}).get("load", "unknown")
+        run = StoredRun(event.payload)
+        if run.probe != best.probe:
+            continue
+        load = run.load
         if best.load != "under-load" or load == "under-load":
             taken = src.ref(event.seq)
             break

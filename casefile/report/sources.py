@@ -17,6 +17,9 @@ from datetime import tzinfo
 from typing import TYPE_CHECKING, Any
 
 from casefile.app.views import StatusView
+from casefile.domain.event_types.case import CaseOpened
+from casefile.domain.event_types.evidence import EvidenceAssessed
+from casefile.domain.event_types.stored import StoredFact
 from casefile.report.model import Ref
 from casefile.report.times import case_zone, show
 
@@ -63,8 +66,8 @@ class Sources:
 def gather(service: CaseService, case_id: str, upto: int | None) -> Sources:
     """The case as the service's report view holds it, up to ``upto``, in the case's zone."""
     case = service.reader.report_sources(case_id, upto)
-    environment = case.events[0].payload.get("environment") or {}
-    zone, zone_name = case_zone({str(k): str(v) for k, v in environment.items()})
+    environment = CaseOpened.model_validate(case.events[0].payload).environment
+    zone, zone_name = case_zone(dict(environment))
     return Sources(
         case_id=case.case_id,
         events=case.events,
@@ -94,26 +97,26 @@ def statistic_text(value: Any) -> str | None:
     return str(value)
 
 
-def reading_of(payload: Mapping[str, Any]) -> str:
+def reading_of(payload: EvidenceAssessed) -> str:
     """What an evidence event read, in one line: its rule's outcome, else its rationale."""
-    rule = payload.get("rule")
-    intake = payload.get("intake")
-    if intake:
-        source = intake.get("source", "answered")
-        said = "answered" if source == "answered" else f"from {intake.get('basis') or source}"
-        return f"intake {intake['id']} → {intake['answer']} ({said})"
-    if rule and payload.get("experiment_id"):
-        ratio = payload.get("statistic")
+    rule = payload.rule
+    intake = payload.intake
+    if intake is not None:
+        source = intake.source
+        said = "answered" if source == "answered" else f"from {intake.basis or source}"
+        return f"intake {intake.id} → {intake.answer} ({said})"
+    if rule is not None and payload.experiment_id:
+        ratio = payload.statistic
         times = f"{ratio:.2f}×" if isinstance(ratio, int | float) else f"stated {ratio}"
         return (
-            f"experiment {payload['experiment_id']} read by rule {rule['id']} "
-            f"v{rule['version']} → {payload.get('outcome')} ({times})"
+            f"experiment {payload.experiment_id} read by rule {rule.id} "
+            f"v{rule.version} → {payload.outcome} ({times})"
         )
-    if rule:
-        shown = statistic_text(payload.get("statistic"))
+    if rule is not None:
+        shown = statistic_text(payload.statistic)
         stat = f" (statistic {shown})" if shown is not None else ""
-        return f"rule {rule['id']} v{rule['version']} → {payload.get('outcome')}{stat}"
-    return quote(str(payload.get("rationale", "")))
+        return f"rule {rule.id} v{rule.version} → {payload.outcome}{stat}"
+    return quote(payload.rationale)
 
 
 def conditions_text(conditions: Mapping[str, Any] | None) -> str | None:
@@ -123,13 +126,13 @@ def conditions_text(conditions: Mapping[str, Any] | None) -> str | None:
     return ", ".join(f"{key}={conditions[key]}" for key in sorted(conditions))
 
 
-def fact_digest(facts: Sequence[Mapping[str, Any]], limit: int = 4) -> str | None:
+def fact_digest(facts: Sequence[StoredFact], limit: int = 4) -> str | None:
     """A few facts, measurements (facts with units) first: ``name[subject]=value unit``."""
-    ordered = [f for f in facts if f.get("unit")] + [f for f in facts if not f.get("unit")]
+    ordered = [f for f in facts if f.unit] + [f for f in facts if not f.unit]
     shown = []
     for fact in ordered[:limit]:
-        unit = f" {fact['unit']}" if fact.get("unit") else ""
-        shown.append(f"{fact.get('name')}[{fact.get('subject', 'host')}]={fact.get('value')}{unit}")
+        unit = f" {fact.unit}" if fact.unit else ""
+        shown.append(f"{fact.name}[{fact.subject}]={fact.value}{unit}")
     if not shown:
         return None
     more = f", … +{len(facts) - limit}" if len(facts) > limit else ""

@@ -22,6 +22,8 @@ from casefile.app.views.probe_detail import (
 )
 from casefile.app.views.summaries import detail, own_text, summarise
 from casefile.domain.beliefs import Projection
+from casefile.domain.event_types.evidence import EvidenceAssessed, ReadingSetAside
+from casefile.domain.event_types.stored import StoredObservation, StoredRun
 from casefile.domain.events import Event
 
 
@@ -170,45 +172,46 @@ def build_event_detail(
 
 
 def _evidence(event: Event, projection: Projection) -> EvidenceDetail:
-    p = event.payload
-    state = projection.evidence.get(p["evidence_id"])
+    p = EvidenceAssessed.model_validate(event.payload)
+    state = projection.evidence.get(p.evidence_id)
     names = names_table(projection)
-    rule = p.get("rule") or {}
-    observation_seq = p.get("observation_seq")
-    run_seq = p.get("probe_run_seq")
+    rule = p.rule
+    observation_seq = p.observation_seq
+    run_seq = p.probe_run_seq
     if run_seq is None and observation_seq is not None:
-        run_seq = projection.observations.get(observation_seq, {}).get("probe_run_seq")
+        observation = projection.observations.get(observation_seq)
+        if observation is not None:
+            run_seq = StoredObservation(observation).probe_run_seq
     run = projection.probe_runs.get(run_seq) if run_seq is not None else None
     return EvidenceDetail(
-        evidence_id=str(p["evidence_id"]),
-        question=p.get("question_id") or (state.question_id if state else None),
+        evidence_id=p.evidence_id,
+        question=p.question_id or (state.question_id if state else None),
         likelihoods=tuple(
-            LikelihoodRow(hid, names.get(hid, hid), float(value))
-            for hid, value in p["likelihoods"].items()
+            LikelihoodRow(hid, names.get(hid, hid), value) for hid, value in p.likelihoods.items()
         ),
-        otherwise=float(p.get("otherwise", 0.5)),
-        kind=str(p.get("kind", "measured")),
-        reliability=float(p["reliability"]),
-        rule_id=rule.get("id"),
-        rule_version=rule.get("version"),
-        rationale=str(p["rationale"]),
-        outcome=p.get("outcome"),
-        statistic=p.get("statistic"),
-        supersedes=p.get("supersedes"),
+        otherwise=p.otherwise,
+        kind=p.kind,
+        reliability=p.reliability,
+        rule_id=None if rule is None else rule.id,
+        rule_version=None if rule is None else rule.version,
+        rationale=p.rationale,
+        outcome=p.outcome,
+        statistic=p.statistic,
+        supersedes=p.supersedes,
         superseded_by=state.superseded_by if state else None,
         observation_seq=observation_seq,
         probe_run_seq=run_seq,
-        artifact=None if run is None else run.get("stdout_artifact"),
+        artifact=None if run is None else StoredRun(run).stdout_artifact,
     )
 
 
 def _set_aside(event: Event, projection: Projection) -> SetAsideDetail:
-    p = event.payload
-    observation = projection.observations.get(p["observation_seq"], {})
+    p = ReadingSetAside.model_validate(event.payload)
+    observation = projection.observations.get(p.observation_seq)
     return SetAsideDetail(
-        observation_seq=int(p["observation_seq"]),
-        probe=observation.get("probe"),
-        rule_id=str(p["rule"]["id"]),
-        rule_version=int(p["rule"]["version"]),
-        reason=str(p["reason"]),
+        observation_seq=p.observation_seq,
+        probe=None if observation is None else StoredObservation(observation).probe,
+        rule_id=p.rule.id,
+        rule_version=p.rule.version,
+        reason=p.reason,
     )

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from casefile.domain.beliefs import Projection
+from casefile.domain.event_types.stored import StoredObservation, StoredRun, StoredSetAside
 from casefile.domain.events import sha256_hex
 from casefile.probes.runners.result import Truncation
 
@@ -105,40 +106,35 @@ def probe_run_detail(
     projection: Projection, seq: int, artifacts: Mapping[str, bytes]
 ) -> ProbeRunDetail | None:
     """The probe run recorded at ``seq``, or None if ``seq`` is not a probe run."""
-    p = projection.probe_runs.get(seq)
-    if p is None:
+    stored = projection.probe_runs.get(seq)
+    if stored is None:
         return None
-    conditions = dict(p.get("conditions", {}))
-    argv = tuple(str(arg) for arg in p.get("argv", ()))
+    p = StoredRun(stored)
+    argv = p.argv
     return ProbeRunDetail(
         seq=seq,
         hash=projection.probe_run_hashes.get(seq),
-        probe=str(p["probe"]),
+        probe=p.probe,
         argv=argv,
         command=shlex.join(argv),
-        host=str(p.get("host", "")),
-        source=str(p.get("source", "")),
-        load=str(conditions.get("load", "unknown")),
-        conditions=conditions,
-        exit_status=p.get("exit_status"),
-        timed_out=bool(p.get("timed_out", False)),
-        error=p.get("error"),
-        started_at=p.get("started_at"),
-        finished_at=p.get("finished_at"),
-        duration_s=p.get("duration_s"),
-        reconstructed=bool(p.get("reconstructed", False)),
-        note=p.get("note"),
-        stdout=raw_output("stdout", p.get("stdout_artifact"), artifacts),
-        stderr=raw_output("stderr", p.get("stderr_artifact"), artifacts),
+        host=p.host,
+        source=p.source,
+        load=p.load,
+        conditions=dict(p.conditions),
+        exit_status=p.exit_status,
+        timed_out=p.timed_out,
+        error=p.error,
+        started_at=p.started_at,
+        finished_at=p.finished_at,
+        duration_s=p.duration_s,
+        reconstructed=p.reconstructed,
+        note=p.note,
+        stdout=raw_output("stdout", p.stdout_artifact, artifacts),
+        stderr=raw_output("stderr", p.stderr_artifact, artifacts),
         observation_seq=_observation_of(projection, seq),
         truncated=tuple(
-            Truncation(
-                str(cut["stream"]),
-                int(cut["total_bytes"]),
-                int(cut["head_bytes"]),
-                int(cut["tail_bytes"]),
-            )
-            for cut in p.get("truncated", ())
+            Truncation(cut.stream, cut.total_bytes, cut.head_bytes, cut.tail_bytes)
+            for cut in p.truncated
         ),
     )
 
@@ -146,9 +142,12 @@ def probe_run_detail(
 def _observation_of(projection: Projection, run_seq: int) -> int | None:
     observations = projection.observations
     following = observations.get(run_seq + 1)  # where the service always puts it
-    if following is not None and following.get("probe_run_seq") == run_seq:
+    if following is not None and StoredObservation(following).probe_run_seq == run_seq:
         return run_seq + 1
-    return next((s for s, o in observations.items() if o.get("probe_run_seq") == run_seq), None)
+    return next(
+        (s for s, o in observations.items() if StoredObservation(o).probe_run_seq == run_seq),
+        None,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,25 +193,21 @@ def observation_detail(
     projection: Projection, seq: int, artifacts: Mapping[str, bytes]
 ) -> ObservationDetail | None:
     """The observation recorded at ``seq``, or None if ``seq`` is not an observation."""
-    p = projection.observations.get(seq)
-    if p is None:
+    stored = projection.observations.get(seq)
+    if stored is None:
         return None
-    run_seq = int(p["probe_run_seq"])
-    facts = tuple(
-        FactRow(str(f.get("subject", "host")), str(f["name"]), f["value"], f.get("unit"))
-        for f in p.get("facts", ())
-    )
+    p = StoredObservation(stored)
+    run_seq = p.probe_run_seq
+    set_asides = (StoredSetAside(record) for record in projection.set_asides)
     return ObservationDetail(
         seq=seq,
-        probe=str(p["probe"]),
+        probe=p.probe,
         probe_run_seq=run_seq,
-        parsed=bool(p.get("parsed", True)),
-        problems=tuple(str(x) for x in p.get("problems", ())),
-        load=str(p.get("conditions", {}).get("load", "unknown")),
-        facts=facts,
+        parsed=p.parsed,
+        problems=p.problems,
+        load=p.load,
+        facts=tuple(FactRow(f.subject, f.name, f.value, f.unit) for f in p.facts),
         run=probe_run_detail(projection, run_seq, artifacts),
         evidence_ids=tuple(e.id for e in projection.evidence.values() if e.observation_seq == seq),
-        set_aside_by=tuple(
-            str(r["rule"]["id"]) for r in projection.set_asides if r["observation_seq"] == seq
-        ),
+        set_aside_by=tuple(r.rule.id for r in set_asides if r.observation_seq == seq),
     )
