@@ -1,0 +1,93 @@
+"""The fold, the report and the detail views read payloads through their models, never by
+string key.
+
+A reader that needs one of the payloads kept as stored (a probe run, an observation, the fold's
+set-aside records, the likelihoods the fold keeps) reads it through
+:mod:`casefile.domain.event_types.stored`, the one module that says why and reads those dicts
+by key; every other payload is validated into the model of its type and read by attribute, so
+each default lives in the model alone.
+"""
+
+from __future__ import annotations
+
+import ast
+import typing
+from pathlib import Path
+
+import pytest
+
+from casefile.domain.beliefs import projection
+from casefile.domain.event_types import EVENT_TYPES
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: The modules that read events' payloads: the fold, the report's readers and the detail views.
+READERS = (
+    "casefile/domain/beliefs/projection.py",
+    "casefile/report/evidence.py",
+    "casefile/report/sources.py",
+    "casefile/report/narrative.py",
+    "casefile/report/reasoning.py",
+    "casefile/report/postmortem.py",
+    "casefile/app/views/event_detail.py",
+    "casefile/app/views/probe_detail.py",
+)
+
+_BY_KEY = frozenset({"get", "pop", "setdefault"})
+
+
+def string_key_reads(source: str) -> list[str]:
+    """Each ``x["name"]`` read and ``x.get("name", …)`` call in ``source``, with its line."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.ctx, ast.Load)
+            and isinstance(node.slice, ast.Constant)
+            and isinstance(node.slice.value, str)
+        ) or (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in _BY_KEY
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            found.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+@pytest.mark.parametrize("module", READERS)
+def test_a_reader_reads_no_payload_by_string_key(module: str) -> None:
+    reads = string_key_reads((ROOT / module).read_text(encoding="utf-8"))
+    assert reads == [], (
+        f"{module} reads by string key (validate the payload into its model, or read a stored "
+        f"probe run, observation or set-aside through casefile/domain/event_types/stored.py): "
+        + "; ".join(reads)
+    )
+
+
+def test_the_check_finds_string_key_reads() -> None:
+    source = (
+        "def handler(event, payload):\n"
+        "    a = payload['prior']\n"
+        "    b = payload.get('otherwise', 0.5)\n"
+        "    c = event.payload['likelihoods']['h1']\n"
+        "    d = payload[key]\n"  # not a string key: a mapping read by a value
+        "    del fields['facts']\n"  # not a read
+        "    return payload.prior\n"
+    )
+    reads = string_key_reads(source)
+    assert [r.split(":")[0] for r in reads] == ["line 2", "line 3", "line 4", "line 4"]
+
+
+def test_each_fold_handler_takes_the_model_of_its_type() -> None:
+    """The dispatcher validates each payload into ``EVENT_TYPES[type].model`` and the handler's
+    parameter says so; the types kept as stored take the stored dict."""
+    for name in projection.FOLDED_TYPES:
+        handler = getattr(projection._Folder, "_" + name.replace(".", "_"))
+        given = typing.get_type_hints(handler)["payload"]
+        if name in projection.KEPT_AS_STORED:
+            assert given == dict[str, typing.Any], name
+        else:
+            assert given is EVENT_TYPES[name].model, name
