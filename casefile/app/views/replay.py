@@ -323,9 +323,13 @@ def replay_step(
         if qid in step.changed:
             before = previous.snapshots.get(qid) if previous else None
             old = before.confidences if before is not None else {}
-            for hid, value in confidences.items():
-                if hid not in old or value != old[hid]:
-                    changes[hid] = value - old.get(hid, 0.0)
+            changes.update(
+                {
+                    hid: value - old.get(hid, 0.0)
+                    for hid, value in confidences.items()
+                    if hid not in old or value != old[hid]
+                }
+            )
     if not moved:
         copies[held] = questions
     text, outcome = own_text(event)

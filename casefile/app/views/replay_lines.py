@@ -55,9 +55,11 @@ def question_delta(before: ReplayQuestion | None, now: ReplayQuestion) -> dict[s
         if len(held) != len(old) or keys[: len(held)] != held:
             whole = True
         else:
-            for hid, value in now.confidences.items():
-                if hid not in old or not _same(value, old[hid]):
-                    changed[hid] = value
+            changed = {
+                hid: value
+                for hid, value in now.confidences.items()
+                if hid not in old or not _same(value, old[hid])
+            }
     if whole:
         out = now.to_json()
         out["whole"] = True
