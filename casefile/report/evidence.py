@@ -43,7 +43,7 @@ def build_evidence(src: Sources) -> tuple[EvidenceRow, ...]:
     runs = src.projection.probe_runs
     rows = []
     for state in states:
-        payload = EvidenceAssessed.model_validate(src.event(state.seq).payload)
+        payload = EvidenceAssessed.of(src.event(state.seq).payload)
         run_seq = payload.probe_run_seq
         if run_seq is None and payload.observation_seq is not None:
             observation = src.projection.observations.get(payload.observation_seq)
@@ -86,7 +86,7 @@ def build_excerpts(
     probe run with its artifacts through the service)."""
     seqs: list[int] = []
     for row in rows:
-        run_seq = EvidenceAssessed.model_validate(src.event(row.ref.seq).payload).probe_run_seq
+        run_seq = EvidenceAssessed.of(src.event(row.ref.seq).payload).probe_run_seq
         if run_seq is not None and run_seq not in seqs:
             seqs.append(run_seq)
         if len(seqs) >= EXCERPT_RUNS:
@@ -127,10 +127,10 @@ def build_ruled_out(src: Sources) -> tuple[RuledOut, ...]:
     retirements: dict[str, tuple[int, str]] = {}
     for event in src.events:
         if event.type == "hypothesis.retired":
-            retirement = HypothesisRetired.model_validate(event.payload)
+            retirement = HypothesisRetired.of(event.payload)
             retirements[retirement.hypothesis_id] = (event.seq, retirement.reason)
         elif event.type == "hypothesis.reinstated":
-            retirements.pop(HypothesisReinstated.model_validate(event.payload).hypothesis_id, None)
+            retirements.pop(HypothesisReinstated.of(event.payload).hypothesis_id, None)
     reached = Reached()
     for step in src.trajectory:
         for qid in step.changed:
@@ -173,7 +173,7 @@ def build_ruled_out(src: Sources) -> tuple[RuledOut, ...]:
             )
             continue
         bits, _, state = worst
-        payload = EvidenceAssessed.model_validate(src.event(state.seq).payload)
+        payload = EvidenceAssessed.of(src.event(state.seq).payload)
         reason = f"{state.id}: {reading_of(payload)} — {quote(state.rationale)}"
         ref = Ref(state.seq, state.hash)
         out.append(RuledOut(row.id, row.text, row.confidence, retired, reason, ref, bits))

@@ -33,7 +33,7 @@ def build_summary(src: Sources) -> Summary:
     # the case's own span: the postmortem written after it is not part of the incident
     worked = [e for e in src.events if not e.type.startswith("postmortem.")]
     first, last = src.events[0], (worked or src.events)[-1]
-    opened = CaseOpened.model_validate(first.payload)
+    opened = CaseOpened.of(first.payload)
     environment = opened.environment
     concluded = src.status.concluded
     actors = Counter(event.actor for event in src.events)
@@ -143,9 +143,7 @@ def build_timeline(src: Sources) -> tuple[TimelineRow, ...]:
 
 
 def build_closing(src: Sources) -> Closing:
-    taken = [
-        (e, ActionTaken.model_validate(e.payload)) for e in src.events if e.type == "action.taken"
-    ]
+    taken = [(e, ActionTaken.of(e.payload)) for e in src.events if e.type == "action.taken"]
     actions = tuple(Action(Ref(e.seq, e.hash), a.text, a.outcome) for e, a in taken)
     concluded = src.status.concluded
     return Closing(
@@ -179,7 +177,7 @@ class _Telling:
         return quote(text)
 
     def reading(self, payload: Fields) -> str:
-        return reading_of(EvidenceAssessed.model_validate(payload))
+        return reading_of(EvidenceAssessed.of(payload))
 
     def conditions(self, conditions: Fields | None) -> str | None:
         return conditions_text(conditions)
@@ -194,4 +192,4 @@ class _Telling:
 
 def _assessed(src: Sources, seq: int) -> EvidenceAssessed:
     """The ``evidence.assessed`` event at ``seq``, its payload as its model."""
-    return EvidenceAssessed.model_validate(src.event(seq).payload)
+    return EvidenceAssessed.of(src.event(seq).payload)

@@ -100,11 +100,7 @@ def _pivot(
     held = previous.confidences.get(qid) if previous is not None else None
     before: Mapping[str, float] = held if held is not None else {}
     event = src.event(step.seq)
-    assessed = (
-        EvidenceAssessed.model_validate(event.payload)
-        if event.type == "evidence.assessed"
-        else None
-    )
+    assessed = EvidenceAssessed.of(event.payload) if event.type == "evidence.assessed" else None
     observation = None if assessed is None else assessed.observation_seq
     depth = src.projection.questions[qid].depths.get(parent) if parent is not None else None
     return Pivot(
@@ -211,8 +207,7 @@ def build_health(src: Sources, pivots: Sequence[Pivot]) -> Health:
         (
             e
             for e in src.events
-            if e.type == "evidence.assessed"
-            and EvidenceAssessed.model_validate(e.payload).kind == "measured"
+            if e.type == "evidence.assessed" and EvidenceAssessed.of(e.payload).kind == "measured"
         ),
         None,
     )

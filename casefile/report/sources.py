@@ -66,7 +66,7 @@ class Sources:
 def gather(service: CaseService, case_id: str, upto: int | None) -> Sources:
     """The case as the service's report view holds it, up to ``upto``, in the case's zone."""
     case = service.reader.report_sources(case_id, upto)
-    environment = CaseOpened.model_validate(case.events[0].payload).environment
+    environment = CaseOpened.of(case.events[0].payload).environment
     zone, zone_name = case_zone(dict(environment))
     return Sources(
         case_id=case.case_id,

@@ -91,3 +91,15 @@ def test_each_fold_handler_takes_the_model_of_its_type() -> None:
             assert given == dict[str, typing.Any], name
         else:
             assert given is EVENT_TYPES[name].model, name
+
+
+def test_a_payload_of_a_stored_dict_is_what_model_validate_makes() -> None:
+    from pydantic import ValidationError
+
+    from casefile.domain.event_types.evidence import EvidenceAssessed
+
+    stored = {"evidence_id": "e1", "likelihoods": {"h": 0.9}, "reliability": 1, "rationale": "r"}
+    assert EvidenceAssessed.of(stored) == EvidenceAssessed.model_validate(stored)
+    assert EvidenceAssessed.of(stored).reliability.__class__ is float
+    with pytest.raises(ValidationError, match="rationale"):
+        EvidenceAssessed.of({**stored, "rationale": ""})

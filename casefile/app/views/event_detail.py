@@ -172,7 +172,7 @@ def build_event_detail(
 
 
 def _evidence(event: Event, projection: Projection) -> EvidenceDetail:
-    p = EvidenceAssessed.model_validate(event.payload)
+    p = EvidenceAssessed.of(event.payload)
     state = projection.evidence.get(p.evidence_id)
     names = names_table(projection)
     rule = p.rule
@@ -206,7 +206,7 @@ def _evidence(event: Event, projection: Projection) -> EvidenceDetail:
 
 
 def _set_aside(event: Event, projection: Projection) -> SetAsideDetail:
-    p = ReadingSetAside.model_validate(event.payload)
+    p = ReadingSetAside.of(event.payload)
     observation = projection.observations.get(p.observation_seq)
     return SetAsideDetail(
         observation_seq=p.observation_seq,

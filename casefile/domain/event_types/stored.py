@@ -130,7 +130,7 @@ class StoredRun(_Stored):
     def truncated(self) -> tuple[StreamTruncation, ...]:
         """The streams the runner cut (a few small models, validated when asked)."""
         cuts = self.fields.get("truncated") or ()
-        return tuple(StreamTruncation.model_validate(cut) for cut in cuts)
+        return tuple(StreamTruncation.of(cut) for cut in cuts)
 
 
 class StoredFact:
@@ -231,7 +231,7 @@ class StoredSetAside:
     @property
     def rule(self) -> RuleRef:
         """The rule that set the reading aside (one small model, validated when asked)."""
-        return RuleRef.model_validate(self.fields["rule"])
+        return RuleRef.of(self.fields["rule"])
 
     @property
     def reason(self) -> str:
