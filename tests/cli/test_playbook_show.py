@@ -120,3 +120,21 @@ def test_a_hypothesis_shows_what_it_requires(cli: CLI) -> None:
     data = json.loads(cli("playbook", "show", "tiny", "--json").out)
     assert data["hypotheses"][0]["requires"] == ["nodes: multi"]
     assert data["hypotheses"][1]["requires"] == []
+
+
+def test_an_answer_another_answer_settles_is_listed_with_why(cli: CLI) -> None:
+    """A question another question's answer settles (``implied_by``) says so, with the reason,
+    in text and JSON; a playbook whose questions declare none lists none."""
+    out = cli("playbook", "show", "gpu-throughput@3").out
+    assert (
+        "    answered by the answer nodes = multi → several: "
+        "a job on several nodes uses several GPUs\n" in out
+    )
+    assert "    answered by the answer gpu-count = one → single: " in out
+    data = json.loads(cli("playbook", "show", "gpu-throughput@3", "--json").out)
+    by_id = {i["id"]: i for i in data["intake"]}
+    assert by_id["gpu-count"]["implied_by"] == [
+        "nodes = multi → several: a job on several nodes uses several GPUs"
+    ]
+    assert by_id["workload"]["implied_by"] == []
+    assert "answered by the answer" not in cli("playbook", "show", "gpu-throughput@2").out

@@ -1,9 +1,10 @@
 """A playbook as a responder reads it before opening it: ``casefile playbook show``.
 
-Without numbers: the question, the intake questions (their answers, the ``--env`` keys and
-facts that answer them), the hypothesis tree with what each would mean and what it requires,
-and the changes each experiment rule reads. With numbers: the priors, and every likelihood
-table (intake answers, probe rules, experiment outcomes). The JSON has everything.
+Without numbers: the question, the intake questions (their answers, the ``--env`` keys, facts
+and other questions' answers that answer them), the hypothesis tree with what each would mean
+and what it requires, and the changes each experiment rule reads. With numbers: the priors, and
+every likelihood table (intake answers, probe rules, experiment outcomes). The JSON has
+everything.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from casefile.app.views.rules import ExperimentRuleView, experiment_rule_views
 
 if TYPE_CHECKING:
-    from casefile.domain.intake import FactAnswer, IntakeQuestion
+    from casefile.domain.intake import FactAnswer, ImpliedAnswer, IntakeQuestion
     from casefile.domain.playbook import HypothesisSpec, Playbook
     from casefile.domain.rules import Rule
 
@@ -35,6 +36,8 @@ class IntakeView:
     facts: tuple[str, ...]
     likelihoods: Table | None = None
     reliability: float | None = None
+    #: other questions' answers that settle it (``nodes = multi → several: why``)
+    implied_by: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -45,6 +48,7 @@ class IntakeView:
             "environment": list(self.environment),
             "environment_matches": list(self.environment_matches),
             "facts": list(self.facts),
+            "implied_by": list(self.implied_by),
             "likelihoods": self.likelihoods,
             "reliability": self.reliability,
         }
@@ -148,6 +152,13 @@ def _environment_matches(question: IntakeQuestion) -> tuple[str, ...]:
     return tuple(f"{s.key} ~ '{s.matches}' → {s.answer}" for s in specs)
 
 
+def implied_condition(spec: ImpliedAnswer) -> str:
+    """``nodes = multi → several: a job on several nodes uses several GPUs``: another
+    question's answer that settles this one, and why."""
+    why = f": {spec.why}" if spec.why else ""
+    return f"{spec.intake} = {' or '.join(spec.answers)} → {spec.answer}{why}"
+
+
 def _intake(question: IntakeQuestion, numbers: bool) -> IntakeView:
     return IntakeView(
         id=question.id,
@@ -159,6 +170,7 @@ def _intake(question: IntakeQuestion, numbers: bool) -> IntakeView:
         facts=tuple(fact_condition(spec) for spec in question.facts),
         likelihoods=_table(question.rule) if numbers else None,
         reliability=question.rule.reliability if numbers else None,
+        implied_by=tuple(implied_condition(spec) for spec in question.implied_by),
     )
 
 

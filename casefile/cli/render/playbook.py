@@ -51,6 +51,7 @@ def render_playbook(view: PlaybookView) -> str:
             lines.append(f"    answered by {keys}")
         lines += [f"    answered by --env {match}" for match in item.environment_matches]
         lines += [f"    answered by the fact {fact}" for fact in item.facts]
+        lines += [f"    answered by the answer {implied}" for implied in item.implied_by]
         if item.likelihoods is not None:
             lines.append(f"    reliability {item.reliability:g}")
             lines += [f"      {hid:<22} {_row(row)}" for hid, row in item.likelihoods.items()]
