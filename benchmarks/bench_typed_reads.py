@@ -8,6 +8,7 @@ cold     ``casefile status CASE`` with the case's saved folds dropped first (not
          child's CPU time (user + system, which moves less than wall time on a shared
          machine) and its wall time
 replay   ``casefile replay CASE --json > /dev/null``: the same
+report   ``casefile report CASE --format json -o - > /dev/null`` (only with ``--figures``)
 fold     in a child process per tree: ``project(store.load(CASE), trajectory=False)``, the
          best of three, timed inside the child (so without start-up and imports)
 
@@ -20,7 +21,7 @@ rounds' own ratios (the machine's speed moves from minute to minute; a round's t
 seconds apart).
 
 Run: ``.venv/bin/python benchmarks/bench_typed_reads.py [--at REV | --old DIR] [--new DIR]
-[--rounds 9]``.
+[--rounds 9] [--figures cold,replay,fold,report]``.
 """
 
 from __future__ import annotations
@@ -106,6 +107,9 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--old", type=Path, help="a tree (holding casefile/) instead of --at")
     parser.add_argument("--new", type=Path, default=ROOT, help="the tree to measure")
+    parser.add_argument(
+        "--figures", default="cold,replay,fold", help="of cold, replay, fold, report"
+    )
     args = parser.parse_args()
     cache = Path(tempfile.gettempdir()) / "casefile-bench-typed-reads"
     cache.mkdir(exist_ok=True)
@@ -133,7 +137,14 @@ def main() -> int:
             subprocess.run(["tar", "-x", "-C", str(old)], input=archive, check=True)
         before = str(old) if args.old is not None else args.at
         trees = {before: old, "new": args.new}
-        for what, argv in (("status", ["status"]), ("replay", ["replay", "--json"])):
+        figures = set(args.figures.split(","))
+        commands = {
+            "cold": ["status"],
+            "replay": ["replay", "--json"],
+            "report": ["report", "--format", "json", "-o", "-"],
+        }
+        compared = [(what, argv) for what, argv in commands.items() if what in figures]
+        for what, argv in compared:
             outputs = []
             for tree in trees.values():
                 drop()
@@ -142,26 +153,21 @@ def main() -> int:
                 outputs.append(target.read_bytes())
             same = "byte-identical" if outputs[0] == outputs[1] else "DIFFERENT"
             print(f"{what} output: {same} ({len(outputs[1]):,} bytes)", flush=True)
-        rounds: dict[str, dict[str, list[float]]] = {
-            figure: {} for figure in ("cold, CPU", "cold, wall", "replay, CPU", "replay, wall")
-        }
-        rounds["fold"] = {}
+        rounds: dict[str, dict[str, list[float]]] = {}
         for number in range(args.rounds):
             order = list(trees.items())
             if number % 2:
                 order.reverse()
-            for name, tree in order:
-                drop()
-                wall, cpu, _ = run(tree, CLI, "status", "--db", url, CASE)
-                rounds["cold, CPU"].setdefault(name, []).append(cpu)
-                rounds["cold, wall"].setdefault(name, []).append(wall)
-            for name, tree in order:
-                wall, cpu, _ = run(tree, CLI, "replay", "--db", url, CASE, "--json")
-                rounds["replay, CPU"].setdefault(name, []).append(cpu)
-                rounds["replay, wall"].setdefault(name, []).append(wall)
-            for name, tree in order:
+            for what, argv in compared:
+                for name, tree in order:
+                    if what == "cold":
+                        drop()
+                    wall, cpu, _ = run(tree, CLI, *argv[:1], "--db", url, CASE, *argv[1:])
+                    rounds.setdefault(f"{what}, CPU", {}).setdefault(name, []).append(cpu)
+                    rounds.setdefault(f"{what}, wall", {}).setdefault(name, []).append(wall)
+            for name, tree in order if "fold" in figures else ():
                 _, _, printed = run(tree, FOLD, url, CASE)
-                rounds["fold"].setdefault(name, []).append(float(printed))
+                rounds.setdefault("fold", {}).setdefault(name, []).append(float(printed))
             print(f"round {number + 1} of {args.rounds}", file=sys.stderr, flush=True)
         for figure, by_tree in rounds.items():
             old_times, new_times = by_tree[before], by_tree["new"]
