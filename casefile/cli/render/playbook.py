@@ -46,6 +46,8 @@ def render_playbook(view: PlaybookView) -> str:
     ]
     for item in view.intake:
         lines.append(f"  {item.id}: {item.text} [{' / '.join(item.answers)}]")
+        if item.help:
+            lines.append(f"    help: {item.help}")
         if item.environment:
             keys = ", ".join(f"--env {key}=ANSWER" for key in item.environment)
             lines.append(f"    answered by {keys}")
