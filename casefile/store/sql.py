@@ -305,9 +305,7 @@ class SqlEventStore(SqlArtifacts):
         with collector_paused():
             return decode_rows(case_id, rows, strict)
 
-    def load_strict(
-        self, case_id: str, upto: int | None = None, *, after: int = 0
-    ) -> list[Event]:
+    def load_strict(self, case_id: str, upto: int | None = None, *, after: int = 0) -> list[Event]:
         """``load(case_id, upto, after=after, strict=True)``: what verification reads."""
         return self.load(case_id, upto, after=after, strict=True)
 
