@@ -20,8 +20,11 @@ first; then rounds alternate which tree goes first, and each figure is the media
 rounds' own ratios (the machine's speed moves from minute to minute; a round's two runs are
 seconds apart).
 
+Another case: ``--db FILE --case NAME`` (a copy of FILE is measured; ``bench_scaling.py``'s
+playbook-shaped ``playbook-100000``, say).
+
 Run: ``.venv/bin/python benchmarks/bench_typed_reads.py [--at REV | --old DIR] [--new DIR]
-[--rounds 9] [--figures cold,replay,fold,report]``.
+[--rounds 9] [--figures cold,replay,fold,report] [--db FILE --case NAME]``.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import shutil
 import sqlite3
 import statistics
 import subprocess
@@ -107,6 +111,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--old", type=Path, help="a tree (holding casefile/) instead of --at")
     parser.add_argument("--new", type=Path, default=ROOT, help="the tree to measure")
+    parser.add_argument("--db", type=Path, help="another SQLite file (a copy is measured)")
+    parser.add_argument("--case", default=CASE, help="the case in --db")
     parser.add_argument(
         "--figures", default="cold,replay,fold", help="of cold, replay, fold, report"
     )
@@ -114,15 +120,19 @@ def main() -> int:
     cache = Path(tempfile.gettempdir()) / "casefile-bench-typed-reads"
     cache.mkdir(exist_ok=True)
     db = cache / "synthetic-100000.db"
-    if not db.exists():
+    if args.db is not None:
+        db = cache / f"copy-of-{args.db.name}"
+        shutil.copyfile(args.db, db)
+    elif not db.exists():
         print(f"building {db} …", file=sys.stderr, flush=True)
         build(db)
     url = f"sqlite:///{db}"
+    case = args.case
     from casefile.store.sql import SqlEventStore
 
     def drop() -> None:
         with SqlEventStore(url) as store:
-            store.drop_snapshots(CASE)
+            store.drop_snapshots(case)
 
     with tempfile.TemporaryDirectory() as scratch:
         old = args.old
@@ -149,7 +159,7 @@ def main() -> int:
             for tree in trees.values():
                 drop()
                 target = Path(scratch) / f"{what}-{len(outputs)}"
-                run(tree, CLI, *argv[:1], "--db", url, CASE, *argv[1:], out=target)
+                run(tree, CLI, *argv[:1], "--db", url, case, *argv[1:], out=target)
                 outputs.append(target.read_bytes())
             same = "byte-identical" if outputs[0] == outputs[1] else "DIFFERENT"
             print(f"{what} output: {same} ({len(outputs[1]):,} bytes)", flush=True)
@@ -162,11 +172,11 @@ def main() -> int:
                 for name, tree in order:
                     if what == "cold":
                         drop()
-                    wall, cpu, _ = run(tree, CLI, *argv[:1], "--db", url, CASE, *argv[1:])
+                    wall, cpu, _ = run(tree, CLI, *argv[:1], "--db", url, case, *argv[1:])
                     rounds.setdefault(f"{what}, CPU", {}).setdefault(name, []).append(cpu)
                     rounds.setdefault(f"{what}, wall", {}).setdefault(name, []).append(wall)
             for name, tree in order if "fold" in figures else ():
-                _, _, printed = run(tree, FOLD, url, CASE)
+                _, _, printed = run(tree, FOLD, url, case)
                 rounds.setdefault("fold", {}).setdefault(name, []).append(float(printed))
             print(f"round {number + 1} of {args.rounds}", file=sys.stderr, flush=True)
         for figure, by_tree in rounds.items():
