@@ -25,6 +25,10 @@ Facts, all on ``host``:
 - ``host.gpu_wait_share``: share waiting on the GPU: ``…synchronize``, ``item``,
   ``_local_scalar_dense``, ``cpu``, ``tolist`` and ``wait`` in a CUDA module. For a dump, a
   thread counts when its top frame (or its first Python frame under native ones) is such;
+- ``host.gil_share``: the share of samples in which a thread of the process held the GIL
+  (top's ``GIL: 71.43%`` header; a dump has none). Native work (a PyTorch op on the CPU, a
+  wait in ``synchronize``, a DataLoader queue) runs with the GIL released, so a share near one
+  says Python bytecode itself keeps the process busy;
 - ``pyspy.top_function`` (str): the row with the most own time (top), or the main thread's
   innermost frame (dump), as printed (``name (file:line)``);
 - ``pyspy.threads``: threads in the dump, or the ``Threads:`` count of top's header.
@@ -64,6 +68,7 @@ _TOP_ROW = re.compile(
     r"(?:\s+(?P<function>\S.*))?)?)?$"
 )
 _THREADS = re.compile(r"\bThreads:\s*(\d+)")
+_GIL = re.compile(r"\bGIL:\s*(\d+(?:\.\d+)?)%")
 _THREAD = re.compile(
     r"^\s*Thread\b(?:\s+(?P<id>0[xX][0-9A-Fa-f]+|\d+))?\s*\((?P<state>[^)]*)\)"
     r"(?::\s*\"(?P<name>.*)\")?\s*$"
@@ -255,6 +260,9 @@ def parse_py_spy(text: str) -> ParseResult:
             (_THREADS.search(line) for line in lines[:header] if _THREADS.search(line)), None
         )
         result.add("pyspy.threads", int(counted.group(1)) if counted else None)
+        gil = next((_GIL.search(line) for line in lines[:header] if _GIL.search(line)), None)
+        if gil is not None:
+            result.add("host.gil_share", round(min(float(gil.group(1)) / 100, 1.0), 4))
         _parse_top(lines, header, result)
     elif not _parse_dump(lines, result):
         return ParseResult.unparsed(
@@ -291,7 +299,13 @@ PROBE = Probe(
     argv=("py-spy", "dump", "--pid"),
     where=frozenset({"pasted", "local", "ssh"}),
     cost="cheap",
-    facts=("host.data_share", "host.gpu_wait_share", "pyspy.top_function", "pyspy.threads"),
+    facts=(
+        "host.data_share",
+        "host.gpu_wait_share",
+        "host.gil_share",
+        "pyspy.top_function",
+        "pyspy.threads",
+    ),
     recognises=looks_like_py_spy,
     extra={"argv_note": "append the training process's pid; or paste `py-spy top --pid PID`"},
 )

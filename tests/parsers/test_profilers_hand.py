@@ -301,6 +301,17 @@ def test_py_spy_top_shares_of_own_time(crlf: bool) -> None:
     assert facts["pyspy.threads"] == 9
 
 
+def test_py_spy_top_reads_the_share_of_samples_holding_the_gil() -> None:
+    """top's header says how often a thread held the GIL (Python itself busy); a dump, or a
+    top table pasted without its header, says nothing about it."""
+    assert _values(parse_py_spy(TOP))["host.gil_share"] == 0.4
+    held = TOP.replace("GIL: 40.00%", "GIL: 100.00%")
+    assert _values(parse_py_spy(held))["host.gil_share"] == 1.0
+    table = TOP[TOP.index("  %Own") :]
+    assert "host.gil_share" not in _values(parse_py_spy(table))
+    assert "host.gil_share" not in _values(parse_py_spy(DUMP))
+
+
 def test_py_spy_not_its_output() -> None:
     for text in ("", "Thread 1 started\n", "  %Own   %Total  OwnTime  TotalTime  Function\n"):
         result = parse_py_spy(text)

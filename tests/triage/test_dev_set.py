@@ -41,8 +41,6 @@ NOT_YET = {
     "sleap-nn-pr-342-item-per-element-d2h": "gpu-unused leads; "
     "host-transfer is the likeliest leaf, but a class of several leaves leads",
     "transformers-9371-gpt2-ddp-no-nvlink": "data-loading leads; pcie-bandwidth is #2",
-    "vllm-9113-h100-pod-omp-oversubscription": "gpu-unused leads; "
-    "host-cpu is the likeliest leaf, but a class of several leaves leads",
 }
 
 CASES = [
