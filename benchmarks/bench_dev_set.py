@@ -49,6 +49,11 @@ def main() -> None:
         f"the first suggestion after intake is a step that decided the thread: {decides}/"
         f"{len(named)} of the cases whose deciding steps were named"
     )
+    outweighed = [r.slug for r in results if r.outweighed_by_a_class]
+    print(
+        f"beside it, not counted: the root cause is the likeliest single leaf but a class of "
+        f"several leaves leads in {len(outweighed)}/{n}: {', '.join(outweighed) or 'none'}"
+    )
 
 
 if __name__ == "__main__":

@@ -79,6 +79,13 @@ class DevResult:
         return self.final_leaf == self.root_cause
 
     @property
+    def outweighed_by_a_class(self) -> bool:
+        """The root cause is the likeliest single leaf at the end, yet another top-level class
+        leads, by the sum of its several leaves. Shown beside the figure, not counted in it:
+        the leader stays what the fold says it is."""
+        return self.rank == 1 and not self.leads
+
+    @property
     def bears(self) -> bool:
         return self.ratio >= BEARS or self.ratio <= 1 / BEARS
 
