@@ -13,7 +13,10 @@ Facts, all on ``host`` and only those the text supports:
   time: mmcv/mmengine/detectron2/YOLOX ``data_time: 0.51`` with ``time:`` or ``iter_time:``;
   torchvision/DINO ``time: 0.62  data: 0.51``; the ImageNet example's and timm's
   ``Time 0.620 (0.601)  Data 0.512 (0.498)`` (the current value, not the running mean); Pointcept
-  ``Data 0.002 (0.9) Batch 0.24 (3.1)``; ``batch_time``. ``train.data_share`` (0..1): the median
+  ``Data 0.002 (0.9) Batch 0.24 (3.1)``; ``batch_time``; the progress bar of CenterNet and the
+  trackers built on its trainer, ``|Data 3.556s(0.517s) |Net 1.014s``, where ``Net`` is the mean
+  time of a whole iteration, read against the mean data time in brackets (both running means,
+  the only like-for-like pair it prints). ``train.data_share`` (0..1): the median
   of the per-line ratios data / step, each capped at 1 (the step time includes the wait);
 - ``step_time_s`` (s): the same median where data times are given, else from tqdm's ``s/it``,
   TensorFlow's ``per-step time 0.26s``, ``29.31 sec/step``, Keras's ``50ms/step`` or
@@ -81,6 +84,11 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]{0,32}[A-Za-z]")
 _DATA_TIME = (
     re.compile(rf"(?<![\w.])data_time\s{{0,4}}[:=]\s{{0,8}}{_N}"),
     re.compile(rf"(?<![\w.])[Dd]ata:?\s{{1,8}}{_N}\s{{0,2}}s?\s{{1,8}}\("),
+)
+#: CenterNet's bar: "|Data <now>s(<mean>s) |Net <mean>s", the whole iteration's mean as "Net"
+_DATA_NET = re.compile(
+    rf"\|\s{{0,4}}Data\s{{1,8}}{_N}\s{{0,2}}s\s{{0,4}}\(\s{{0,4}}{_N}\s{{0,2}}s\s{{0,4}}\)\s{{0,8}}"
+    rf"\|\s{{0,4}}Net\s{{1,8}}{_N}\s{{0,2}}s"
 )
 #: MetricLogger's "data: 0.000170": a data time only beside a "time:" on the same line
 #: ("Loading data: 5 files" is not one)
@@ -155,6 +163,7 @@ _LOOKS = re.compile(
     r"|(?<![\w.])time:\s{1,4}\d{1,12}(?:\.\d{1,12})?\s{1,4}data:\s{1,4}\d"
     r"|(?<![\w.])Time:?\s{1,8}\d{1,12}(?:\.\d{1,12})?\s{0,2}s?,?\s{0,8}\([^\n]{0,80}Data:?\s\d"
     r"|(?<![\w.])Data\s\d{1,12}(?:\.\d{1,12})?\s\(\d{1,12}(?:\.\d{1,12})?\)\s{1,4}Batch\s"
+    r"|\|\s{0,4}Data\s{1,8}\d{1,12}(?:\.\d{1,12})?\s{0,2}s\s{0,4}\([^\n]{0,40}\|\s{0,4}Net\s{1,8}\d"
     r"|UserWarning: CUDA initialization|[Ff]ound no NVIDIA driver|No CUDA GPUs are available"
     r"|Falling back to CPU|CUDA is not available|torch\.cuda\.is_available\(\)\s{0,4}[:=]?\s{0,4}"
     r"|using CPU backend|tok/sec|tokens/sec|offloaded \d{1,6}/\d{1,6} layers to GPU"
@@ -201,6 +210,14 @@ def _first(patterns: tuple[re.Pattern[str], ...], line: str) -> re.Match[str] | 
 
 def _timing(line: str, log: _Log) -> bool:
     """Data and step times of a training-progress line; True when a data time was read."""
+    bar = _DATA_NET.search(line)
+    if bar is not None:
+        data_mean, step_mean = float(bar.group(2)), float(bar.group(3))
+        log.data.append(data_mean)
+        log.step.append(step_mean)
+        if step_mean > 0:
+            log.share.append(min(1.0, data_mean / step_mean))
+        return True
     strong = _first(_DATA_TIME, line)
     data = strong or _DATA_WEAK.search(line)
     if data is None:

@@ -208,6 +208,23 @@ def test_data_share_is_the_median_of_per_line_ratios_capped_at_one() -> None:
     }
 
 
+@pytest.mark.parametrize("gap", ["", " "])
+def test_centernets_bar_reads_the_mean_data_time_against_the_mean_iteration(gap: str) -> None:
+    """CenterNet's bar prints the data time now and its running mean, and only the running
+    mean of a whole iteration ("Net"): the two means are the pair to compare, not 3.556 s of
+    data in a 1.014 s iteration."""
+    line = (
+        "ctdet/coco_dla |####      | train: [54][4784/14785]|Tot: 1:20:53 |ETA: 6:14:23 "
+        f"|loss 1.7448 |Data 3.556s{gap}(0.517s) |Net 1.014s"
+    )
+    assert _values(parse_app_log(line)) == {
+        "train.data_time_s": 0.517,
+        "train.step_time_s": 1.014,
+        "step_time_s": 1.014,
+        "train.data_share": 0.509862,
+    }
+
+
 @pytest.mark.parametrize(
     ("line", "facts"),
     [
