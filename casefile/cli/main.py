@@ -128,6 +128,10 @@ def _output_options(parser: argparse.ArgumentParser, default: object) -> None:
     )
 
 
+#: the commands that may run for minutes or hours, the cyclic collector on throughout:
+#: the front ends and servers, a live recording, and the runs on a host (SSH sessions)
+_LONG_LIVED = frozenset({"tui", "demo", "serve", "mcp", "record", "probe", "experiment"})
+
 #: top-level options that take the next word as their value
 _VALUED = frozenset({"--db", "--color", "--colour"})
 
@@ -201,7 +205,10 @@ def parse_words(parser: argparse.ArgumentParser, words: Sequence[str]) -> argpar
     return args
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
+    """The command ``argv`` names (default: ``sys.argv``), run; its exit code. ``exiting``:
+    the process ends when this returns (the executable), so a one-shot command's heap is
+    frozen rather than collected once more at the end."""
     words = list(sys.argv[1:] if argv is None else argv)
     if words[:1] == ["__complete"]:
         # the completion helper: answered before any parser is built, to stay fast
@@ -224,16 +231,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     from casefile.cli.parsing import refuse_undecodable_db
 
     refuse_undecodable_db(args)  # every command: a --db that is not UTF-8 is a usage error
-    from casefile.domain.collector import collector_paused
-
-    # not for a follower or a probe: both may run for minutes, and SSH sessions make cycles
-    if getattr(args, "follow", False) or args.command == "probe":
+    # not for a follower, a front end, a server or a run on a host: they may run for
+    # minutes or hours, and their SSH sessions and widgets make cycles to collect
+    if getattr(args, "follow", False) or args.command in _LONG_LIVED:
         return _run(args)
     # A one-shot command builds a fold of long-lived objects that form no cycles and then
     # exits: the cyclic collector would only rescan them (a tenth of a second on a big
     # case). Reference counting frees everything else.
-    with collector_paused():
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
         return _run(args)
+    finally:
+        if exiting:
+            # Everything allocated while paused (the modules imported, the fold) sits in
+            # the youngest generation: switching the collector back on would make the next
+            # allocation scan it all (55 ms after `status` of the 81-event reference case).
+            # The process is ending, so that heap is frozen instead: out of reach of every
+            # collection, the interpreter's last one included.
+            gc.freeze()
+        if collecting:
+            gc.enable()
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -288,11 +306,12 @@ def program() -> int:
         if isinstance(stream, io.TextIOWrapper) and not is_unicode(stream.encoding):
             stream.reconfigure(errors="replace")
     try:
-        code = main()
+        code = main(exiting=True)
     except KeyboardInterrupt:  # before a command began (parsing, imports): nothing to close
         say("casefile: interrupted", file=sys.stderr)
         code = 130
-    gc.freeze()
+    finally:  # `--version`, `--help` and a usage error leave by SystemExit: frozen too
+        gc.freeze()
     return code
 
 
