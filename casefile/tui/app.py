@@ -114,6 +114,15 @@ class CasefileApp(App[None]):
 
         return ssh_hosts(self.ssh.ssh_config if self.ssh is not None else None)
 
+    def action_command_palette(self) -> None:
+        """ctrl+p: Textual's palette, opened as an Overlay (casefile.tui.widgets.backdrop)."""
+        from textual.command import CommandPalette
+
+        from casefile.tui.widgets.backdrop import Palette
+
+        if self.use_command_palette and not CommandPalette.is_open(self):  # type: ignore[arg-type]
+            self.push_screen(Palette(id="--command-palette"))
+
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         from casefile.tui.screens.case import CaseScreen
 

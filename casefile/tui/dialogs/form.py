@@ -17,12 +17,12 @@ from typing import ClassVar, Generic, TypeVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static, TextArea
 
 from casefile.errors import CasefileError
 from casefile.text_safety import block as line_block
 from casefile.text_safety import line
+from casefile.tui.widgets.backdrop import Overlay
 
 R = TypeVar("R")
 
@@ -36,7 +36,7 @@ class Field:
     multiline: bool = False
 
 
-class FormDialog(ModalScreen[R | None], Generic[R]):
+class FormDialog(Overlay[R | None], Generic[R]):
     """Fields → ``build(values)`` → a value, checked on every keystroke; ``echo`` says what it
     would run (the ``casefile …`` line of an action)."""
 

@@ -15,7 +15,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Label, Static
 
 from casefile.actions.ingest_actions import IngestTranscript
@@ -23,6 +22,7 @@ from casefile.text_safety import block, line
 from casefile.transcripts.proposal import Proposal, Proposed, ProposedNote, ProposedRun
 from casefile.tui.dialogs.ingest import IngestSelection
 from casefile.tui.glyphs import short_time
+from casefile.tui.widgets.backdrop import Overlay
 
 #: The columns, in order (the first is the checkbox).
 COLUMNS = ("keep", "#", "kind", "probe", "host", "at", "text", "marks")
@@ -56,7 +56,7 @@ def marks(item: Proposed) -> str:
     return "; ".join(found)
 
 
-class IngestReviewScreen(ModalScreen[IngestSelection | None]):
+class IngestReviewScreen(Overlay[IngestSelection | None]):
     """The proposed runs and notes of one transcript, all picked to start with (as ``--yes``)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
