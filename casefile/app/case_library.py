@@ -20,6 +20,12 @@ if TYPE_CHECKING:
     from casefile.store.base import Removed
 
 
+#: The most events the case list folds to show one case's leaders (about 100 MB at the
+#: shape of ``bench_scaling.py``'s cases): a longer case shows them once this engine has saved
+#: a fold of it (a ``status`` of it saves one), not at the cost of holding all its events.
+GLANCE_MOST = 10_000
+
+
 class CaseLibrary:
     """The cases of one store."""
 
@@ -27,13 +33,17 @@ class CaseLibrary:
         self.sessions = sessions
 
     def cases(self, *, with_leaders: bool = False) -> list[CaseRow]:
-        """Every case in the database, oldest first (leaders cost a fold each: opt in)."""
+        """Every case in the database, oldest first (leaders cost a fold each: opt in; a case
+        held folded, or whose saved fold leaves at most ``GLANCE_MOST`` events to fold, has
+        them, another none: listing never folds a long case whole)."""
         from casefile.app.library import list_cases
         from casefile.app.views import build_case_row
 
         rows = []
         for facts in list_cases(self.sessions.store):
-            projection = self.sessions.glance(facts.case_id) if with_leaders else None
+            projection = (
+                self.sessions.glance(facts.case_id, most=GLANCE_MOST) if with_leaders else None
+            )
             rows.append(
                 build_case_row(
                     facts.case_id,

@@ -42,17 +42,39 @@ def fold_case(store: EventStore, case_id: str, *, save: bool = True) -> tuple[Pr
     the events after it when one exists, else from every event; saves a fresh snapshot when
     many events were folded (``save=False``: says whether one is due instead, so that it can
     be written after the answer is out)."""
+    folded = _fold(store, case_id, save=save, most=None)
+    assert folded is not None  # (no limit given)
+    return folded
+
+
+def fold_within(store: EventStore, case_id: str, most: int) -> Projection | None:
+    """The case's current state as :func:`fold_case` makes it (a snapshot saved when due), or
+    ``None`` when that would fold more than ``most`` events: a long case with no snapshot of
+    this engine (after an upgrade every saved one is refused) is not folded at all. A fold
+    keeps every event it folds, so a glance at a long case would cost as much memory as
+    opening it."""
+    folded = _fold(store, case_id, save=True, most=most)
+    return None if folded is None else folded[0]
+
+
+def _fold(
+    store: EventStore, case_id: str, *, save: bool, most: int | None
+) -> tuple[Projection, bool] | None:
     from casefile.domain.beliefs import project
 
     key = engine_key()
     start = _from_snapshot(store, case_id, key)
     base = start.last_seq if start is not None else 0
+    if most is not None and store.head(case_id)[0] - base > most:
+        return None
     if start is None:
         projection = project(store.load(case_id), trajectory=False)
     else:
         tail = store.load(case_id, after=base)
         if tail and tail[0].prev_hash != start.last_hash:
             # history rewritten after the snapshot
+            if most is not None and tail[-1].seq > most:
+                return None
             projection = project(store.load(case_id), trajectory=False)
             base = 0
         else:

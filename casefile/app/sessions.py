@@ -83,18 +83,21 @@ class CaseSessions:
         session.refresh()
         return session.projection
 
-    def glance(self, case_id: str) -> Projection:
+    def glance(self, case_id: str, *, most: int) -> Projection | None:
         """The case's current state, from the session already held if there is one, else
         folded without keeping it (its snapshot written if due): a list of every case's
-        leaders costs one fold at a time, not a fold of every case for this object's life."""
+        leaders costs one fold at a time, not a fold of every case for this object's life.
+        ``None`` when that fold would read more than ``most`` events (see ``fold_within``)."""
         held = self._sessions.get((case_id, True)) or self._sessions.get((case_id, False))
         if held is not None:
             held.refresh()
             return held.projection
-        passing = CaseSession(self.store, case_id, history=False)
-        passing.refresh()
-        passing.save_snapshot()
-        return passing.projection
+        from casefile.app.fold_cache import fold_within
+
+        projection = fold_within(self.store, case_id, most)
+        if projection is not None and projection.last_seq == 0:
+            raise CaseNotFound(f"no case {case_id!r}", remedy=SEE_CASES)
+        return projection
 
     def events(self, case_id: str, *, after: int = 0, upto: int | None = None) -> list[Event]:
         events = self.store.load(case_id, upto, after=after)
