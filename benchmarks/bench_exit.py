@@ -1,9 +1,10 @@
 """What a one-shot command pays at exit for the cyclic collector: this tree against another.
 
 ``casefile --version`` and a warm ``casefile status`` of the reference case (81 events,
-imported into a fresh SQLite database, its fold saved by a first status), each run as the
-executable (``program()``) in a fresh interpreter, with ``PYTHONPATH`` at the working tree or
-at the old tree (``git archive REV casefile plugins``, default ``HEAD``; or ``--old DIR``).
+imported into a fresh SQLite database; one untimed run of each first), each run as the
+executable (``program()``) in a fresh interpreter, with ``PYTHONPATH`` at a copy of the
+working tree or at the old tree (``git archive REV casefile plugins``, default ``HEAD``; or
+``--old DIR``).
 Rounds alternate old / new; each figure is the median of the rounds (wall time, and the
 child's CPU time, steadier on a shared machine), the ratio new / old in the same run. The
 output of each command is compared byte for byte.
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -41,6 +43,16 @@ def old_tree(rev: str, into: Path) -> Path:
     return into / "old"
 
 
+def new_tree(into: Path) -> Path:
+    """A copy of the working tree's code: both trees are imported from a copy, so that where
+    a tree lies (the editable install points at this checkout) costs both the same."""
+    for part in ("casefile", "plugins"):
+        shutil.copytree(
+            ROOT / part, into / "new" / part, ignore=shutil.ignore_patterns("__pycache__")
+        )
+    return into / "new"
+
+
 def child_cpu() -> float:
     used = resource.getrusage(resource.RUSAGE_CHILDREN)
     return used.ru_utime + used.ru_stime
@@ -51,8 +63,12 @@ def casefile(tree: Path, db: Path, *words: str) -> tuple[float, float, bytes]:
     env = {**os.environ, "PYTHONPATH": f"{tree}:{tree / 'plugins'}", "CASEFILE_DB": str(db)}
     env.pop("CASEFILE_ACTOR", None)
     cpu, start = child_cpu(), time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-c", PROGRAM, *words], env=env, capture_output=True, check=True
+    done = subprocess.run(  # run away from the working tree: `-c` puts the cwd on sys.path
+        [sys.executable, "-c", PROGRAM, *words],
+        env=env,
+        cwd=db.parent,
+        capture_output=True,
+        check=True,
     )
     return time.perf_counter() - start, child_cpu() - cpu, done.stdout
 
@@ -68,9 +84,9 @@ def main() -> None:
         old = options.old or old_tree(options.rev, work)
         db = work / "cases.db"
         casefile(ROOT, db, "import", str(ROOT / "casefile" / "reference" / REFERENCE))
-        trees = {"old": old, "new": ROOT}
+        trees = {"old": old, "new": new_tree(work)}
         commands = {"--version": ("--version",), "status": ("status", REFERENCE)}
-        for tree in trees.values():  # each tree's fold saved, and its bytecode written
+        for tree in trees.values():  # each tree's bytecode written
             casefile(tree, db, "status", REFERENCE)
             casefile(tree, db, "--version")
         times: dict[tuple[str, str], list[float]] = {}
