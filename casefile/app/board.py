@@ -23,6 +23,13 @@ from casefile.app.views.board import (
     preview_evidence,
 )
 from casefile.app.views.steps_at import CaseSteps
+from casefile.domain.event_types.hypothesis import (
+    HypothesisProposed,
+    HypothesisRefined,
+    HypothesisReinstated,
+    HypothesisRetired,
+    PriorsRebalanced,
+)
 
 if TYPE_CHECKING:
     from casefile.app.service import CaseService
@@ -53,6 +60,14 @@ class BoardState:
     integrity: tuple[str, ...] = ()
     #: only the newest events and the head, from the saved fold: the history is on its way
     partial: bool = False
+
+
+#: The events that change what a hypothesis's detail shows of the node itself, by type.
+_NODE_CHANGES: dict[str, type[HypothesisRefined | HypothesisRetired | HypothesisReinstated]] = {
+    "hypothesis.refined": HypothesisRefined,
+    "hypothesis.retired": HypothesisRetired,
+    "hypothesis.reinstated": HypothesisReinstated,
+}
 
 
 class Board:
@@ -197,18 +212,18 @@ class Board:
         for event in self.projection.events:
             if event.seq <= seq:
                 continue
-            payload = event.payload
-            if event.type in ("hypothesis.refined", "hypothesis.retired", "hypothesis.reinstated"):
-                if payload.get("hypothesis_id") == hypothesis_id:
-                    return True
-            elif event.type == "priors.rebalanced" and payload.get("question_id") == question_id:
-                return True  # shares moved
-            elif (
-                event.type == "hypothesis.proposed"
-                and hypothesis_id.endswith("/catch-all")
-                and payload.get("question_id") == question_id
-            ):
-                return True  # the catch-all gave up some of its prior
+            node_change = _NODE_CHANGES.get(event.type)
+            if node_change is not None:
+                changed = node_change.of(event.payload).hypothesis_id == hypothesis_id
+            elif event.type == "priors.rebalanced":  # shares moved
+                changed = PriorsRebalanced.of(event.payload).question_id == question_id
+            elif event.type == "hypothesis.proposed" and hypothesis_id.endswith("/catch-all"):
+                # the catch-all gave up some of its prior
+                changed = HypothesisProposed.of(event.payload).question_id == question_id
+            else:
+                changed = False
+            if changed:
+                return True
         return False
 
     def preview_evidence(

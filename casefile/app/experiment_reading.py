@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 
 from casefile.app.candidates import case_playbooks
 from casefile.domain import triage
+from casefile.domain.event_types.evidence import EvidenceAssessed
+from casefile.domain.event_types.experiment import ExperimentRecorded
 from casefile.domain.experiments import named_rule
 from casefile.errors import DomainError, Remedy
 
@@ -58,7 +60,7 @@ def read_recorded(
 ) -> ExperimentOutcome:
     """The experiment's event added, then read by the rule."""
     seq = draft.add(event)
-    eid = str(event.payload["experiment_id"])
+    eid = ExperimentRecorded.of(event.payload).experiment_id
     return read_experiment(draft, rule, eid, seq, settled)
 
 
@@ -94,6 +96,7 @@ def read_experiment(
             unread = f"rule {rule.rule.id}: none of its hypotheses are in this case"
         else:
             draft.add(evidence)
+    read = None if evidence is None else EvidenceAssessed.of(evidence.payload)
     return ExperimentOutcome(
         experiment_id=experiment_id,
         seq=seq,
@@ -103,8 +106,8 @@ def read_experiment(
         variant_value=record.get("variant_value"),
         speedup=float(record["speedup"]) if "speedup" in record else None,
         rule_id=rule.rule.id if rule is not None and evidence is not None else None,
-        outcome=str(evidence.payload["outcome"]) if evidence is not None else None,
-        evidence_id=str(evidence.payload["evidence_id"]) if evidence else None,
+        outcome=None if read is None or read.outcome is None else str(read.outcome),
+        evidence_id=None if read is None else read.evidence_id,
         unread=unread,
         unread_remedy=remedy,
         unit=str(unit) if unit else None,

@@ -20,6 +20,7 @@ from casefile.app.experiment_reading import (
 from casefile.app.recording import scrub_text
 from casefile.app.who import NOW, Who
 from casefile.domain import triage
+from casefile.domain.event_types.stored import StoredObservation
 from casefile.domain.experiments import Direction, settle_direction
 from casefile.domain.facts import Fact
 from casefile.errors import DomainError
@@ -228,7 +229,7 @@ def _measured(sessions: CaseSessions, case_id: str, seq: int) -> triage.Measured
     facts: list[Fact] = []
     if observation is not None:
         event = sessions.events(case_id, after=observation - 1, upto=observation)[0]
-        facts = [Fact.from_dict(f) for f in event.payload.get("facts", [])]
+        facts = [fact.as_fact() for fact in StoredObservation(event.payload).facts]
     return triage.Measured(seq, str(run["probe"]), str(run.get("host", "")), facts)
 
 

@@ -16,6 +16,8 @@ from casefile.app.recording import (
     parse_run,
     store_output,
 )
+from casefile.domain.event_types.case import NoteAdded
+from casefile.domain.event_types.stored import StoredRun
 from casefile.domain.events import NewEvent, utc_now
 from casefile.probes.runners.result import RunResult, Truncation
 from casefile.transcripts.commands import COMMAND_PROBE, ProbeShape, shapes_of
@@ -38,14 +40,17 @@ def shapes(registry: Registry) -> list[ProbeShape]:
 
 def already_ingested(events: Iterable[Event], digest: str) -> tuple[int, int] | None:
     """(first seq, last seq) of the events an earlier ingest of the same file appended."""
-    seqs = [
-        event.seq
-        for event in events
-        if event.type in ("probe.ran", "note.added")
-        and isinstance(event.payload, dict)
-        and event.payload.get("transcript_artifact") == digest
-    ]
+    seqs = [event.seq for event in events if _transcript_of(event) == digest]
     return (seqs[0], seqs[-1]) if seqs else None
+
+
+def _transcript_of(event: Event) -> str | None:
+    """The transcript an event was ingested from: a run's or a note's; None for the rest."""
+    if event.type == "probe.ran":
+        return StoredRun(event.payload).transcript_artifact
+    if event.type == "note.added":
+        return NoteAdded.of(event.payload).transcript_artifact
+    return None
 
 
 @dataclass(frozen=True)

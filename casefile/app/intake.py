@@ -17,6 +17,8 @@ from casefile.app.who import NOW, Who
 from casefile.domain import triage
 from casefile.domain.beliefs.by_observation import evidence_of
 from casefile.domain.beliefs.fact_names import fact_names, restored_holding
+from casefile.domain.event_types.evidence import EvidenceAssessed
+from casefile.domain.event_types.stored import StoredObservation
 from casefile.domain.facts import Fact
 from casefile.errors import DomainError
 
@@ -142,8 +144,8 @@ def answer_intake(
             if before is not None:
                 replaced[qid] = (before[1], draft.projection.evidence[before[0]].seq)
             draft.add(event)
-            eid = str(event.payload["evidence_id"])
-            recorded.append((qid, str(event.payload["outcome"]), eid, _source(given)))
+            answer = EvidenceAssessed.of(event.payload)
+            recorded.append((qid, str(answer.outcome), answer.evidence_id, _source(given)))
             if given is not None and given.source == "answered":
                 implied[qid] = given.basis
         return IntakeOutcome(tuple(recorded), tuple(unchanged), tuple(counted), replaced, implied)
@@ -270,7 +272,7 @@ class _LazyFacts:
     def _facts(self, seq: int) -> list[Fact]:
         if seq not in self.cache:
             event = self.sessions.events(self.case_id, after=seq - 1, upto=seq)[0]
-            self.cache[seq] = [Fact.from_dict(f) for f in event.payload.get("facts", [])]
+            self.cache[seq] = [fact.as_fact() for fact in StoredObservation(event.payload).facts]
         return self.cache[seq]
 
 

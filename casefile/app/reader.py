@@ -13,6 +13,9 @@ from typing import TYPE_CHECKING, Any
 from casefile.app import experiments, intake
 from casefile.app.candidates import candidates
 from casefile.app.verbs import verb
+from casefile.domain.event_types.case import CaseOpened
+from casefile.domain.event_types.evidence import EvidenceAssessed
+from casefile.domain.event_types.stored import StoredRun
 from casefile.errors import DomainError
 
 if TYPE_CHECKING:
@@ -138,7 +141,7 @@ class CaseReader:
 
     def title(self, case_id: str) -> str:
         """The case's title, from its first event."""
-        return str(self.sessions.events(case_id, upto=1)[0].payload.get("title", ""))
+        return CaseOpened.of(self.sessions.events(case_id, upto=1)[0].payload).title
 
     def log_rows(self, case_id: str, events: Sequence[Event]) -> list[LogRow]:
         """Log rows for events just read (a follower's new ones): no fold needed."""
@@ -157,9 +160,11 @@ class CaseReader:
         event = projection.events[seq - 1]
         wanted = set(referenced_artifacts(event))
         if event.type == "evidence.assessed":
-            run = projection.probe_runs.get(event.payload.get("probe_run_seq") or -1)
+            run_seq = EvidenceAssessed.of(event.payload).probe_run_seq
+            run = None if run_seq is None else projection.probe_runs.get(run_seq)
             if run is not None:
-                wanted |= {d for d in (run.get("stdout_artifact"), run.get("stderr_artifact")) if d}
+                stored = StoredRun(run)
+                wanted |= {d for d in (stored.stdout_artifact, stored.stderr_artifact) if d}
         blobs = self.sessions.store.artifact_digests(wanted) if wanted else {}
         return build_event_detail(event, projection, blobs)
 

@@ -25,6 +25,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from casefile.domain import commands, triage
+from casefile.domain.event_types.evidence import EvidenceAssessed
 from casefile.domain.events import NewEvent
 from casefile.domain.facts import Fact, ParseResult
 from casefile.domain.rules import Applied, Rule, SetAside, evaluate
@@ -438,7 +439,7 @@ def apply_rules(
             except DomainError:
                 continue  # none of the hypotheses the rule names are in this case
             draft.add(event)
-            evidence_ids.append(str(event.payload["evidence_id"]))
+            evidence_ids.append(EvidenceAssessed.of(event.payload).evidence_id)
     return evidence_ids, set_aside
 
 

@@ -21,6 +21,7 @@ from casefile.app.who import NOW, Who
 from casefile.domain import commands
 from casefile.domain.event_types import new_event
 from casefile.domain.event_types.case import ActionTaken, CaseConcluded, NoteAdded
+from casefile.domain.event_types.hypothesis import HypothesisProposed, QuestionProposed
 from casefile.domain.events import NewEvent
 from casefile.errors import ConcurrencyError, DomainError, Remedy
 
@@ -117,7 +118,7 @@ class CaseWriter:
         event = self.sessions.one(
             case_id, lambda p: commands.propose_question(p, text, question_id, catch_all), who
         )
-        return str(event.payload["question_id"])
+        return QuestionProposed.of(event.payload).question_id
 
     def add_hypothesis(
         self,
@@ -135,7 +136,7 @@ class CaseWriter:
             lambda p: commands.propose_hypothesis(p, text, under, prior, hypothesis_id, meaning),
             who,
         )
-        return str(event.payload["hypothesis_id"])
+        return HypothesisProposed.of(event.payload).hypothesis_id
 
     def refine_hypothesis(
         self, case_id: str, hid: str, text: str, reason: str | None = None, who: Who = NOW
@@ -230,7 +231,7 @@ class CaseWriter:
                 draft.projection, text, under, prior, hypothesis_id, meaning
             )
             draft.add(event)
-            return str(event.payload["hypothesis_id"])
+            return HypothesisProposed.of(event.payload).hypothesis_id
 
         _, hid = self.sessions.execute(case_id, decide, who)
         return str(hid)

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
 
+from casefile.domain.event_types.case import CaseOpened
 from casefile.domain.events import Event
 
 EVENTS_FILE = "events.jsonl"
@@ -32,10 +32,10 @@ def _one_line(text: str) -> str:
 def readme(events: Sequence[Event], artifact_count: int) -> str:
     first, last = events[0], events[-1]
     opened = next((e for e in events if e.type == "case.opened"), None)
-    payload: dict[str, Any] = opened.payload if opened is not None else {}
-    title = _one_line(str(payload.get("title") or first.case_id))
+    case = None if opened is None else CaseOpened.of(opened.payload)
+    title = _one_line(first.case_id if case is None else case.title)
     lines = [f"# {title}", ""]
-    symptom = payload.get("symptom")
+    symptom = None if case is None else case.symptom
     if symptom:
         lines += [f"Symptom: {_one_line(str(symptom))}", ""]
     lines += [

@@ -103,3 +103,61 @@ def test_a_payload_of_a_stored_dict_is_what_model_validate_makes() -> None:
     assert EvidenceAssessed.of(stored).reliability.__class__ is float
     with pytest.raises(ValidationError, match="rationale"):
         EvidenceAssessed.of({**stored, "rationale": ""})
+
+
+#: Where an event's payload may be read by key: the descriptors' summaries and narrative lines
+#: (by design, see ``event_types/base.py``) and the stored-dict views.
+_PAYLOAD_KEY_READERS = "casefile/domain/event_types/"
+
+
+def payload_key_reads(source: str) -> list[str]:
+    """Each ``payload["name"]`` / ``x.payload["name"]`` read and ``….get("name")`` call on a
+    payload in ``source``, with its line: the reads this rule forbids everywhere."""
+
+    def is_payload(node: ast.expr) -> bool:
+        return (isinstance(node, ast.Name) and node.id == "payload") or (
+            isinstance(node, ast.Attribute) and node.attr == "payload"
+        )
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.ctx, ast.Load)
+            and is_payload(node.value)
+            and isinstance(node.slice, ast.Constant)
+            and isinstance(node.slice.value, str)
+        ) or (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in _BY_KEY
+            and is_payload(node.func.value)
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            found.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_no_module_reads_an_event_payload_by_string_key() -> None:
+    """Beyond the readers above: the service, the actions, the store's case layout, the fold's
+    helpers and every front end read an event's payload through its model (or the stored-dict
+    views), so a renamed or retyped field is a type error, not a silent ``None``."""
+    offenders = []
+    for path in sorted((ROOT / "casefile").rglob("*.py")):
+        relative = path.relative_to(ROOT).as_posix()
+        if relative.startswith(_PAYLOAD_KEY_READERS):
+            continue
+        offenders += [f"{relative} {read}" for read in payload_key_reads(path.read_text("utf-8"))]
+    assert offenders == []
+
+
+def test_the_payload_check_finds_payload_reads_only() -> None:
+    source = (
+        "a = event.payload['evidence_id']\n"
+        "b = payload.get('title', '')\n"
+        "c = record['rule']\n"  # a fold record, not an event's payload
+        "d = event.payload.get(key)\n"  # not a string key
+    )
+    assert [r.split(":")[0] for r in payload_key_reads(source)] == ["line 1", "line 2"]

@@ -12,6 +12,8 @@ from __future__ import annotations
 from itertools import groupby
 from typing import TYPE_CHECKING, Any
 
+from casefile.domain.event_types.stored import StoredObservation
+
 if TYPE_CHECKING:
     from casefile.domain.beliefs.projection import Projection
 
@@ -27,7 +29,7 @@ def fact_names(projection: Projection, seq: int) -> tuple[str, ...] | None:
     payload = projection.observations.get(seq)
     if payload is None:
         return None
-    facts = payload.get("facts")
+    facts = StoredObservation(payload).held_facts
     if facts is not None:
         return names_of(facts)
     restored: dict[int, tuple[str, ...]] = projection.indexes.get(INDEX, {})

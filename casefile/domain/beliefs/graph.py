@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
+from casefile.domain.event_types.stored import StoredObservation, StoredRun
+
 if TYPE_CHECKING:
     from casefile.domain.beliefs.projection import Projection
 
@@ -44,16 +46,18 @@ def build_graph(projection: Projection) -> Any:
                 up = f"h:{hypothesis.parent_id}"
                 graph.add_edge(up, name, key="refines", kind="refines")
     for seq, ran in projection.probe_runs.items():
-        graph.add_node(f"run:{seq}", kind="probe_run", label=ran["probe"], host=ran["host"])
+        run_read = StoredRun(ran)
+        graph.add_node(f"run:{seq}", kind="probe_run", label=run_read.probe, host=run_read.host)
     for seq, payload in projection.observations.items():
+        observation = StoredObservation(payload)
         graph.add_node(
             f"obs:{seq}",
             kind="observation",
-            label=payload["probe"],
-            load=payload.get("conditions", {}).get("load", "unknown"),
-            parsed=payload.get("parsed", True),
+            label=observation.probe,
+            load=observation.load,
+            parsed=observation.parsed,
         )
-        run = f"run:{payload['probe_run_seq']}"
+        run = f"run:{observation.probe_run_seq}"
         if run in graph:
             graph.add_edge(run, f"obs:{seq}", key="produced", kind="produced")
     for record in projection.set_asides:

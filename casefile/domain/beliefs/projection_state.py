@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 from casefile.domain.beliefs.evidence import EvidenceState
 from casefile.domain.beliefs.question import QuestionSnapshot, QuestionState, Surprise
 from casefile.domain.beliefs.warnings import CaseWarning, WarningTracker
+from casefile.domain.event_types.evidence import EvidenceAssessed
 from casefile.domain.events import GENESIS_HASH, Event
 from casefile.errors import DomainError
 
@@ -237,7 +238,7 @@ class Projection:
         self.events[-count:] = list(sealed)
         for event in sealed:
             if event.type == "evidence.assessed":
-                self.evidence[event.payload["evidence_id"]].hash = event.hash
+                self.evidence[EvidenceAssessed.of(event.payload).evidence_id].hash = event.hash
             elif event.type == "probe.ran":
                 self.probe_run_hashes[event.seq] = event.hash
             elif event.type == "observation.recorded":

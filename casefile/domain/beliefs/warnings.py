@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from casefile.domain.event_types.stored import StoredSetAside
+
 if TYPE_CHECKING:
     from casefile.domain.beliefs.question import QuestionState
     from casefile.domain.beliefs.warning_tally import WarningTally
@@ -75,13 +77,13 @@ class CaseWarning:
 
 def set_aside_warning(seq: int, payload: dict[str, Any]) -> CaseWarning:
     """The warning a reading set aside at ``seq`` raises (``payload``: its record)."""
-    rule = payload["rule"]
+    record = StoredSetAside(payload)
     return CaseWarning(
         "set-aside",
-        f"reading {payload['observation_seq']} set aside by rule "
-        f"{rule['id']} v{rule['version']}: {payload['reason']}",
+        f"reading {record.observation_seq} set aside by rule "
+        f"{record.rule_id} v{record.rule_version}: {record.reason}",
         seq,
-        subject=f"{payload['observation_seq']}:{rule['id']}",
+        subject=f"{record.observation_seq}:{record.rule_id}",
     )
 
 

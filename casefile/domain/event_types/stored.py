@@ -27,6 +27,7 @@ from casefile.domain.event_types.probe import (
     ProbeRan,
     StreamTruncation,
 )
+from casefile.domain.facts import Fact
 
 
 def _default(model: type[BaseModel], name: str) -> Any:
@@ -123,6 +124,11 @@ class StoredRun(_Stored):
         return self._text("stdout_artifact")
 
     @property
+    def transcript_artifact(self) -> str | None:
+        """The transcript an ingest took the run from, if one did."""
+        return self._text("transcript_artifact")
+
+    @property
     def stderr_artifact(self) -> str | None:
         return self._text("stderr_artifact")
 
@@ -159,6 +165,10 @@ class StoredFact:
         unit = self.fields.get("unit")
         return None if unit is None else str(unit)
 
+    def as_fact(self) -> Fact:
+        """The domain's fact, as a parser gave it (what rules and intake read)."""
+        return Fact(name=self.name, value=self.value, subject=self.subject, unit=self.unit)
+
 
 class StoredObservation(_Stored):
     """An ``observation.recorded`` payload as stored (or a restored fold's stub of it, which
@@ -185,6 +195,12 @@ class StoredObservation(_Stored):
     @property
     def facts(self) -> tuple[StoredFact, ...]:
         return tuple(StoredFact(fact) for fact in self.fields.get("facts") or ())
+
+    @property
+    def held_facts(self) -> list[Fields] | None:
+        """The facts as stored; None for a restored fold's stub, which keeps none."""
+        facts: list[Fields] | None = self.fields.get("facts")
+        return facts
 
 
 def unparsed_run(fields: Fields) -> int | None:
@@ -232,6 +248,16 @@ class StoredSetAside:
     def rule(self) -> RuleRef:
         """The rule that set the reading aside (one small model, validated when asked)."""
         return RuleRef.of(self.fields["rule"])
+
+    @property
+    def rule_id(self) -> str:
+        """The rule's id without validating its reference: the fold raises a warning from
+        every record, and a long case holds tens of thousands."""
+        return str(self.fields["rule"]["id"])
+
+    @property
+    def rule_version(self) -> int:
+        return int(self.fields["rule"]["version"])
 
     @property
     def reason(self) -> str:
