@@ -22,25 +22,9 @@ from casefile_probes.series import MAX_POINTS, Series, decode, encode, slope
 from casefile_probes.smi_q import parse_smi_q
 from casefile_probes.smi_table import parse_smi_table
 
-from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
 
-from .corpus import CORPUS, GOLDEN
-
-needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"corpus not found at {CORPUS}")
-
-
-def fixture(name: str) -> str:
-    return (GOLDEN / name).read_text(encoding="utf-8")
-
-
-def corpus(name: str) -> str:
-    return (CORPUS / name).read_text(encoding="utf-8", errors="replace")
-
-
-def at(result: ParseResult, name: str, subject: str = "host") -> object:
-    return result.values(name).get(subject)
-
+from .hand import at, corpus, fixture, needs_corpus
 
 # --- /proc/cmdline and dmesg ----------------------------------------------------------------
 

@@ -6,29 +6,11 @@ collected samples' hand-written expectations are in ``test_collected_hand``.
 
 from __future__ import annotations
 
-import pytest
 from casefile_probes.lspci import PROBE as LSPCI
 from casefile_probes.lspci import parse_lspci
 from casefile_probes.lspci_tree import MAX_PAIRED, ROOT_COMPLEX, parse_lspci_tree
 
-from casefile.domain.facts import ParseResult
-
-from .corpus import CORPUS, GOLDEN
-
-needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"corpus not found at {CORPUS}")
-
-
-def fixture(name: str) -> str:
-    return (GOLDEN / name).read_text(encoding="utf-8")
-
-
-def corpus(name: str) -> str:
-    return (CORPUS / name).read_text(encoding="utf-8", errors="replace")
-
-
-def at(result: ParseResult, name: str, subject: str = "host") -> object:
-    return result.values(name).get(subject)
-
+from .hand import at, corpus, fixture, needs_corpus
 
 # --- lspci: fragments without a device line -----------------------------------------------
 
