@@ -19,11 +19,14 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.trees import new_tree, old_tree  # noqa: E402
+
 LIST = """
 import sys
 from casefile.app.opening import open_service
@@ -32,26 +35,6 @@ service = open_service(sys.argv[1])
 for row in service.library.cases(with_leaders=True):
     print(row.id, row.events, row.head_hash, row.leaders)
 """
-
-
-def old_tree(rev: str, into: Path) -> Path:
-    archive = into / "old.tar"
-    with archive.open("wb") as out:
-        argv = ["git", "archive", rev, "casefile", "plugins"]
-        subprocess.run(argv, cwd=ROOT, stdout=out, check=True)
-    with tarfile.open(archive) as tar:
-        tar.extractall(into / "old", filter="data")
-    return into / "old"
-
-
-def new_tree(into: Path) -> Path:
-    """A copy of the working tree's code: both trees are imported from a copy, so that where
-    a tree lies (the editable install points at this checkout) costs both the same."""
-    for part in ("casefile", "plugins"):
-        shutil.copytree(
-            ROOT / part, into / "new" / part, ignore=shutil.ignore_patterns("__pycache__")
-        )
-    return into / "new"
 
 
 def listed(tree: Path, pristine: Path, work: Path) -> tuple[float, float, str]:

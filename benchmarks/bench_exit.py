@@ -17,40 +17,21 @@ from __future__ import annotations
 import argparse
 import os
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.trees import new_tree, old_tree  # noqa: E402
+
 REFERENCE = "glm5-pcie-pivot"
 PROGRAM = "import sys; from casefile.cli.main import program; sys.argv[0] = 'casefile'; "
 PROGRAM += "sys.exit(program())"
-
-
-def old_tree(rev: str, into: Path) -> Path:
-    archive = into / "old.tar"
-    with archive.open("wb") as out:
-        subprocess.run(
-            ["git", "archive", rev, "casefile", "plugins"], cwd=ROOT, stdout=out, check=True
-        )
-    with tarfile.open(archive) as tar:
-        tar.extractall(into / "old", filter="data")
-    return into / "old"
-
-
-def new_tree(into: Path) -> Path:
-    """A copy of the working tree's code: both trees are imported from a copy, so that where
-    a tree lies (the editable install points at this checkout) costs both the same."""
-    for part in ("casefile", "plugins"):
-        shutil.copytree(
-            ROOT / part, into / "new" / part, ignore=shutil.ignore_patterns("__pycache__")
-        )
-    return into / "new"
 
 
 def child_cpu() -> float:
