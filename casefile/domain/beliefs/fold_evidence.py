@@ -55,7 +55,7 @@ def _interned(values: list[Any]) -> tuple[list[int], list[Any]]:
     dict (where equal means identical); the rest are keyed by (type, repr).
     """
     distinct = list(dict.fromkeys(values))
-    types = {v.__class__ for v in distinct}
+    types = set(map(type, values))  # of every value: the distinct ones have merged 1 into 1.0
     if len(types) <= 1 and (float not in types or all(distinct)):
         position = {value: k for k, value in enumerate(distinct)}
         return list(map(position.__getitem__, values)), distinct
@@ -294,7 +294,8 @@ def restore_evidence(p: Projection, columns: dict[str, Any], section: _Section) 
     for key, types in _REPEATED_TYPES.items():
         entry = columns[key]
         if entry.__class__ is dict:
-            optional[key] = section.values(entry, count, key)  # all null
+            optional[key] = section.values(entry, count, key)
+            _check(_only(optional[key], _NONE), key)  # a column of nulls, nothing else
         else:
             optional[key] = _interned_column(entry, section, (*types, _NONE), key)
             if key == "rule":  # each distinct reference checked once

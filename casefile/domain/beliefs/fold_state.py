@@ -30,6 +30,8 @@ from casefile.domain.beliefs.warnings import WarningTracker
 
 _NUMBER = (float, int)
 _NONE = type(None)
+#: a probe run's optional texts a restored stub may keep
+_RUN_TEXTS = ("error", "error_kind")
 _SUPERSEDED_BY = attrgetter("superseded_by")
 _ZERO = 0.0  # ``_ZERO.__le__(b)``: b >= 0.0, false for NaN
 
@@ -247,8 +249,14 @@ def restore_stubs(
             problems = shape.get("problems", [])
             _check(problems.__class__ is list and _only(problems, str), "stub problems")
             _check(shape.get("parsed", True).__class__ is bool, "stub parsed")
-        else:
+        else:  # and what a run's detail reads (StoredRun)
             _check(shape.get("host").__class__ is str, "stub host")
+            _check(shape.get("source").__class__ is str, "stub source")
+            argv = shape.get("argv")
+            _check(argv.__class__ is list and _only(argv, str), "stub argv")
+            _check(shape.get("exit_status").__class__ in (int, _NONE), "stub exit status")
+            _check(_only([shape.get(k) for k in _RUN_TEXTS], str, _NONE), "stub run texts")
+            _check(shape.get("reconstructed", False).__class__ is bool, "stub reconstructed")
     shape_of = section.picks(columns["shape"], shapes, "stub shapes")
     _check(len(shape_of) == len(seqs), "stub shapes")
     hashes = _digests(columns["hash"], len(seqs), "stub hashes", section)
