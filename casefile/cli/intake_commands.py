@@ -178,6 +178,8 @@ def _outcome_json(outcome: IntakeOutcome, pending: list[str]) -> dict[str, Any]:
             "evidence_id": evidence,
             "source": source,
         }
+        if question in outcome.implied:  # settled by another answer: which, and why
+            out["basis"] = outcome.implied[question]
         if question in outcome.replaced:  # the answer it replaced, and that answer's seq
             old, seq = outcome.replaced[question]
             out["replaces"] = {"answer": old, "seq": seq}

@@ -129,7 +129,10 @@ def _reads() -> list[ToolSpec]:
         ToolSpec(
             "list_cases",
             "Cases",
-            "The cases in the database: id, title, events, who leads each question",
+            (
+                "The cases in the database: id, title, events, who leads each question "
+                "(null for a case too long to fold just to list it: its status has them)"
+            ),
             _object({}),
             True,
             lambda caller, arguments: reads.list_cases(caller.service),

@@ -45,6 +45,15 @@ def test_several_nodes_answer_several_gpus(cli: CLI) -> None:
     assert "several (from nodes = multi" in line
 
 
+def test_intake_json_says_which_answer_settled_an_implied_one(cli: CLI) -> None:
+    open_case(cli, "c1j")
+    result = cli("intake", "c1j", "--answer", "nodes=multi", "--json")
+    assert result.code == 0, result.err
+    rows = {row["question"]: row for row in json.loads(result.out)["recorded"]}
+    assert rows["gpu-count"]["basis"].startswith("nodes = multi: a job on several nodes")
+    assert "basis" not in rows["nodes"]  # the person's own answer
+
+
 def test_one_gpu_answers_one_node(cli: CLI) -> None:
     open_case(cli, "c2")
     assert cli("intake", "c2", "--answer", "gpu-count=1").code == 0

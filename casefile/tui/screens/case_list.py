@@ -13,7 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
-from casefile.app.views import CaseRow
+from casefile.app.views import CaseRow, LeaderRow
 from casefile.app.who import Who
 from casefile.errors import CasefileError
 from casefile.text_safety import line
@@ -78,11 +78,10 @@ class CaseListScreen(Screen[None]):
             text = f"{row.id} {row.title} {row.symptom or ''}".lower()
             if needle and needle not in text:
                 continue
-            leader = row.leaders[0] if row.leaders else None
             # Text cells: a str cell would be read as markup (a title saying "[/]" would crash)
             table.add_row(
                 Text(line(row.id)),
-                Text(f"{leader.id} {percent(leader.confidence).strip()}" if leader else "—"),
+                Text(_leader_cell(row.leaders)),
                 Text(str(row.events)),
                 Text(short_time(row.last_activity or "")),
                 Text(line(row.title)[:60]),
@@ -195,3 +194,14 @@ class CaseListScreen(Screen[None]):
             return
         self.notify(outcome.said, title="Import", markup=False)
         await self._load()
+
+
+def _leader_cell(leaders: tuple[LeaderRow, ...] | None) -> str:
+    """The first question's leader; "—" for a case with no question yet, and "(open it)" for
+    a long case the list did not fold (opening it folds and saves it, and the list then
+    shows its leader)."""
+    if leaders is None:
+        return "(open it)"
+    if not leaders:
+        return "—"
+    return f"{leaders[0].id} {percent(leaders[0].confidence).strip()}"
