@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from casefile.actions.spec import ActionSpec, Option, Outcome
-from casefile.domain.event_types.evidence import EvidenceAssessed
 from casefile.domain.kinds import KINDS
 
 if TYPE_CHECKING:
@@ -140,6 +139,8 @@ class AssessEvidence:
         event = service.writer.assess(
             case_id, dict(self.likelihoods), self.because, who, **self.options()
         )
+        from casefile.domain.event_types.evidence import EvidenceAssessed  # not for --help
+
         evidence_id = EvidenceAssessed.of(event.payload).evidence_id
         return Outcome(
             f"evidence {evidence_id} recorded (event {event.seq})", evidence_id, (event.seq,)

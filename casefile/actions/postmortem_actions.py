@@ -18,7 +18,6 @@ from datetime import date
 from typing import TYPE_CHECKING
 
 from casefile.actions.spec import ActionSpec, Option, Outcome, command_line
-from casefile.domain.event_types.postmortem import PostmortemItem
 from casefile.domain.postmortem_terms import ITEM_STATUSES, PRIORITIES, SECTIONS
 
 if TYPE_CHECKING:
@@ -66,6 +65,8 @@ class RecordItem:
             self.ticket,
             who,
         )
+        from casefile.domain.event_types.postmortem import PostmortemItem  # not for --help
+
         item = PostmortemItem.of(event.payload).item
         return Outcome(f"action item {item} recorded as event {event.seq}", item, (event.seq,))
 
