@@ -36,10 +36,10 @@ from benchmarks.commands_harness import (
     gc_paused,
     print_profile,
     raw_read,
-    run_figures,
     url_of,
     work_copy,
 )
+from benchmarks.commands_run import run_figures
 
 
 def fig_fold(ctx: Context) -> list[Figure]:

@@ -24,8 +24,8 @@ from benchmarks.commands_harness import (
     alternate,
     interpreter,
     print_profile,
-    run_figures,
 )
+from benchmarks.commands_run import run_figures
 
 
 def fig_help(ctx: Context) -> list[Figure]:

@@ -21,10 +21,10 @@ from benchmarks.commands_harness import (
     Figure,
     alternate,
     profile_cli,
-    run_figures,
     timed_cli,
     work_copy,
 )
+from benchmarks.commands_run import run_figures
 
 
 def fig_note(ctx: Context) -> list[Figure]:

@@ -25,10 +25,10 @@ from benchmarks.commands_harness import (
     Context,
     Figure,
     print_profile,
-    run_figures,
     url_of,
     work_copy,
 )
+from benchmarks.commands_run import run_figures
 
 
 def fig_refresh(ctx: Context) -> list[Figure]:

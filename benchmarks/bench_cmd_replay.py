@@ -23,10 +23,10 @@ from benchmarks.commands_harness import (
     clock,
     drop_snapshots,
     profile_cli,
-    run_figures,
     timed_cli,
     work_copy,
 )
+from benchmarks.commands_run import run_figures
 
 
 def fig_replay(ctx: Context) -> list[Figure]:

@@ -28,12 +28,12 @@ from benchmarks.commands_harness import (
     clock,
     print_profile,
     profile_cli,
-    run_figures,
     snapshot_count,
     timed_cli,
     url_of,
     work_copy,
 )
+from benchmarks.commands_run import run_figures
 
 
 def fig_status(ctx: Context) -> list[Figure]:

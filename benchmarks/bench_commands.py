@@ -58,7 +58,7 @@ from benchmarks.bench_cmd_note import fig_note
 from benchmarks.bench_cmd_refresh import fig_refresh
 from benchmarks.bench_cmd_replay import fig_replay
 from benchmarks.bench_cmd_status import fig_status
-from benchmarks.commands_harness import Runner, run_figures
+from benchmarks.commands_run import Runner, run_figures
 
 #: every figure, in the order they run
 RUNNERS: dict[str, Runner] = {
