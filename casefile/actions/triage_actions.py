@@ -38,6 +38,8 @@ class RecordExperiment:
     baseline: int
     variant: int
     metric: tuple[str, ...] = ()
+    #: an earlier experiment this one tells again (its evidence stops counting)
+    restates: str | None = None
 
     def __post_init__(self) -> None:
         if self.baseline == self.variant:
@@ -45,7 +47,13 @@ class RecordExperiment:
 
     def run(self, service: CaseService, case_id: str, who: Who) -> Outcome:
         outcome = service.writer.record_experiment(
-            case_id, self.change, self.baseline, self.variant, metric=self.metric, who=who
+            case_id,
+            self.change,
+            self.baseline,
+            self.variant,
+            metric=self.metric,
+            restates=self.restates,
+            who=who,
         )
         ratio = f" ({outcome.speedup:.2f}×)" if outcome.speedup is not None else ""
         head = (
@@ -56,6 +64,8 @@ class RecordExperiment:
             said = f"{head}; no evidence: {outcome.unread}"
         else:
             said = f"{head}; {outcome.rule_id}: {outcome.outcome} → evidence {outcome.evidence_id}"
+            if outcome.superseded is not None:
+                said += f" (restates {outcome.restates}: supersedes {outcome.superseded})"
         return Outcome(said, outcome.experiment_id, (outcome.seq,))
 
 
@@ -125,6 +135,16 @@ EXPERIMENT = ActionSpec(
             default=(),
             multiline=False,
             example="nccl.busbw.large",
+        ),
+        Option(
+            "restates",
+            "Restates (an earlier experiment, optional)",
+            "id",
+            flag="--restates",
+            noun="experiment id to restate",
+            example="x1",
+            metavar="EXPERIMENT",
+            help="an earlier experiment this one tells again: its evidence stops counting",
         ),
     ),
     ("experiment",),

@@ -50,6 +50,9 @@ class ExperimentOutcome:
     direction: str | None = None
     #: the outcome a person stated in words (fixed / better / same / worse)
     stated: str | None = None
+    #: the earlier experiment this one tells again, and the evidence of it this one's replaced
+    restates: str | None = None
+    superseded: str | None = None
 
 
 def read_recorded(
@@ -97,6 +100,7 @@ def read_experiment(
         else:
             draft.add(evidence)
     read = None if evidence is None else EvidenceAssessed.of(evidence.payload)
+    restated = record.get("restates")
     return ExperimentOutcome(
         experiment_id=experiment_id,
         seq=seq,
@@ -113,6 +117,8 @@ def read_experiment(
         unit=str(unit) if unit else None,
         direction=settled.describe(unit) if settled is not None else None,
         stated=record.get("stated"),
+        restates=str(restated) if restated is not None else None,
+        superseded=None if read is None else read.supersedes,
     )
 
 

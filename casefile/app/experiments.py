@@ -73,6 +73,7 @@ def record_experiment(
     direction: bool | None = None,
     unit: str | None = None,
     ask: AskDirection | None = None,
+    restates: str | None = None,
     who: Who = NOW,
 ) -> ExperimentOutcome:
     """Record an A/B of one benchmark and, when a rule of the case's playbook reads the
@@ -80,7 +81,10 @@ def record_experiment(
 
     Which way is better: ``direction`` (True: higher) if given, else the compared fact's
     unit (``unit`` names it when the fact has none), else the rule's; when none says,
-    ``ask`` is asked, and without an answer the figures are recorded and not read."""
+    ``ask`` is asked, and without an answer the figures are recorded and not read.
+
+    ``restates`` names an earlier experiment this one tells again: its evidence supersedes
+    that one's, so the finding counts once (every experiment verb takes it)."""
     note = scrub_text(note) if note else note
     change = scrub_text(change)  # the change is free text: API_KEY=… is no setting to keep
     runs = {seq: _measured(sessions, case_id, seq) for seq in (baseline_seq, variant_seq)}
@@ -106,7 +110,18 @@ def record_experiment(
         settled = _settle(direction, found, rule, name, ask if rule else None, answers)
         higher = settled.higher_is_better if settled is not None else None
         event = triage.record_experiment(
-            projection, change, baseline, variant, name, old, new, higher, found, note, tests
+            projection,
+            change,
+            baseline,
+            variant,
+            name,
+            old,
+            new,
+            higher,
+            found,
+            note,
+            tests,
+            restates,
         )
         return read_recorded(draft, event, rule, settled)
 
@@ -128,6 +143,7 @@ def record_reported_experiment(
     tests: Sequence[str] = (),
     direction: bool | None = None,
     ask: AskDirection | None = None,
+    restates: str | None = None,
     who: Who = NOW,
 ) -> ExperimentOutcome:
     """Record an A/B whose figures a person states (a thread's "27 GB/s before, 48 after"),
@@ -168,6 +184,7 @@ def record_reported_experiment(
             unit,
             note,
             tests,
+            restates,
         )
         return read_recorded(draft, event, rule, settled)
 
@@ -184,6 +201,7 @@ def record_stated_experiment(
     rule_id: str | None = None,
     note: str | None = None,
     tests: Sequence[str] = (),
+    restates: str | None = None,
     who: Who = NOW,
 ) -> ExperimentOutcome:
     """Record an A/B a person states without figures ("fixed by that setting", "no
@@ -199,7 +217,7 @@ def record_stated_experiment(
     def decide(draft: Draft) -> ExperimentOutcome:
         rule = reading_rule(sessions.registry, draft.projection, change, probe, rule_id, tests)
         event = triage.record_stated_experiment(
-            draft.projection, change, outcome, probe, note, tests
+            draft.projection, change, outcome, probe, note, tests, restates
         )
         return read_recorded(draft, event, rule, None)
 

@@ -133,6 +133,12 @@ def register(
         help="the hypotheses this change tests: read by a generic table (they predict faster, "
         "the others no change) as rule experiment.named, instead of the playbook's rule",
     )
+    e.add_argument(
+        "--restates",
+        metavar="EXPERIMENT",
+        help="an earlier experiment (x3) this one tells again, as a thread's closing 'fixed by "
+        "it' retells an A/B: its evidence replaces that one's, so the finding counts once",
+    )
     e.add_argument("--note", help="a remark stored with the experiment")
     e.add_argument("--json", action="store_true", help="what was recorded as JSON")
     e.set_defaults(argv=[])
@@ -188,6 +194,7 @@ def cmd_experiment(args: argparse.Namespace) -> int:
             direction=_direction(args),
             unit=args.unit,
             ask=_asker(args),
+            restates=args.restates,
             who=who(args),
         )
     if args.json:
@@ -215,6 +222,7 @@ def _reported(args: argparse.Namespace) -> int:
             tests=[name for names in args.tests for name in names],
             direction=_direction(args),
             ask=_asker(args),
+            restates=args.restates,
             who=who(args),
         )
     if args.json:
@@ -284,6 +292,7 @@ def _stated(args: argparse.Namespace, argv: list[str]) -> int:
             rule_id=args.rule,
             note=args.note,
             tests=[name for names in args.tests for name in names],
+            restates=args.restates,
             who=who(args),
         )
     if args.json:
@@ -369,8 +378,18 @@ def describe_experiment(outcome: ExperimentOutcome) -> str:
     )
     head = f"experiment {outcome.experiment_id} (seq {outcome.seq}): {outcome.change}: {said}"
     if outcome.evidence_id is not None:
-        return f"{head}; rule {outcome.rule_id}: {outcome.outcome} → evidence {outcome.evidence_id}"
+        read = f"{head}; rule {outcome.rule_id}: {outcome.outcome} → evidence {outcome.evidence_id}"
+        return read + _retold(outcome)
     return f"{head}; no evidence: {outcome.unread}{flag_hint(outcome.unread_remedy)}"
+
+
+def _retold(outcome: ExperimentOutcome) -> str:
+    """What a retelling replaced: the restated experiment's evidence, or nothing to replace."""
+    if outcome.restates is None:
+        return ""
+    if outcome.superseded is None:
+        return f"; restates {outcome.restates}, which no rule had read: nothing superseded"
+    return f"; restates {outcome.restates}: supersedes its evidence {outcome.superseded}"
 
 
 def _experiment_json(
@@ -393,4 +412,6 @@ def _experiment_json(
         "outcome": outcome.outcome,
         "evidence_id": outcome.evidence_id,
         "unread": outcome.unread,
+        "restates": outcome.restates,
+        "supersedes": outcome.superseded,
     }

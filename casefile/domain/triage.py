@@ -198,10 +198,12 @@ def record_experiment(
     unit: str | None = None,
     note: str | None = None,
     tests: Sequence[str] = (),
+    restates: str | None = None,
 ) -> NewEvent:
     """The ``experiment.recorded`` event for two runs of this case; ``higher_is_better``
     None (nothing says which way is better) records the figures and no speedup. ``tests``:
-    the hypotheses a person named it a test of."""
+    the hypotheses a person named it a test of; ``restates``: the earlier experiment it tells
+    again."""
     check_pair(projection, baseline, variant)
     for record in projection.experiments.values():
         if "speedup" not in record:
@@ -211,7 +213,12 @@ def record_experiment(
                 f"experiment {record['experiment_id']} already compares seqs {baseline.seq} "
                 f"and {variant.seq}"
             )
-    runs = {"baseline_seq": baseline.seq, "variant_seq": variant.seq, "tests": tests}
+    runs = {
+        "baseline_seq": baseline.seq,
+        "variant_seq": variant.seq,
+        "tests": tests,
+        "restates": restates,
+    }
     figures = (metric, baseline_value, variant_value, higher_is_better, unit)
     return _experiment(projection, change, baseline.probe, figures, note, runs)
 
@@ -227,11 +234,12 @@ def record_reported_experiment(
     unit: str | None = None,
     note: str | None = None,
     tests: Sequence[str] = (),
+    restates: str | None = None,
 ) -> NewEvent:
     """An A/B whose figures a person states ("27 GB/s before the ACS fix, 48 after"): no runs
     to point at, so its evidence counts as reported, with a reported reading's reliability."""
     figures = (metric, baseline_value, variant_value, higher_is_better, unit)
-    extra = {"reported": True, "tests": tests}
+    extra = {"reported": True, "tests": tests, "restates": restates}
     return _experiment(projection, change, probe, figures, note, extra)
 
 
@@ -271,7 +279,31 @@ def _experiment(
         note=note,
         reported=extra.get("reported"),
         tests=_named(extra.get("tests", ())),
+        restates=restated(projection, extra.get("restates")),
     )
+
+
+def restated(projection: Projection, experiment_id: str | None) -> str | None:
+    """The earlier experiment an experiment tells again, checked to be one of this case's."""
+    if experiment_id is None or experiment_id in projection.experiments:
+        return experiment_id
+    known = ", ".join(projection.experiments) or "none yet"
+    raise DomainError(f"no experiment {experiment_id!r} to restate (experiments: {known})")
+
+
+def superseded_by_retelling(projection: Projection, experiment: dict[str, Any]) -> str | None:
+    """The evidence a retelling replaces: the active evidence of the experiment it restates,
+    found by following that evidence's supersessions (a finding told three times counts
+    once, as its latest telling); ``None`` when the restated experiment was never read."""
+    restated = experiment.get("restates")
+    if restated is None:
+        return None
+    first = next(
+        (eid for eid, e in projection.evidence.items() if e.experiment_id == restated), None
+    )
+    while first is not None and not projection.evidence[first].active:
+        first = projection.evidence[first].superseded_by
+    return first
 
 
 def _named(tests: Sequence[str]) -> list[str] | None:
@@ -303,6 +335,7 @@ def record_stated_experiment(
     probe: str | None,
     note: str | None,
     tests: Sequence[str] = (),
+    restates: str | None = None,
 ) -> NewEvent:
     """An A/B a person states without figures ("fixed by NCCL_P2P_DISABLE=1"): the change and
     the word, no runs and no numbers; its evidence counts as reported."""
@@ -319,6 +352,7 @@ def record_stated_experiment(
         note=note,
         reported=True,
         tests=_named(tests),
+        restates=restated(projection, restates),
     )
 
 
@@ -369,6 +403,7 @@ def evidence_from_experiment(
         outcome=verdict.outcome,
         statistic=round(ratio, 6),
         experiment_id=str(experiment["experiment_id"]),
+        supersedes=superseded_by_retelling(projection, experiment),
     )
 
 
@@ -409,4 +444,5 @@ def _stated_evidence(
         outcome=outcome,
         statistic=stated,
         experiment_id=str(experiment["experiment_id"]),
+        supersedes=superseded_by_retelling(projection, experiment),
     )

@@ -142,6 +142,9 @@ def encode(material: dict[str, Any], scratch: Path) -> str:
     seqs: dict[int, int] = {}
     for index, step in enumerate(material["steps"]):
         kind = step["kind"]
+        # an A/B the thread tells again (its closing "that fixed it"): the earlier telling's
+        # experiment id, so the one finding counts once
+        retold = ["--restates", str(step["restates"])] if step.get("restates") else []
         if kind == "note":
             casefile("note", slug, str(step["text"]), "--at", at(), *who)
         elif kind == "paste":
@@ -179,7 +182,7 @@ def encode(material: dict[str, Any], scratch: Path) -> str:
                 "experiment", slug, "--change", str(step["change"]),
                 "--baseline", str(seqs[int(step["baseline_step"])]),
                 "--variant", str(seqs[int(step["variant_step"])]),
-                *(["--metric", str(metric)] if metric else []), "--at", at(), *who,
+                *(["--metric", str(metric)] if metric else []), *retold, "--at", at(), *who,
             )  # fmt: skip
         elif kind == "reported-experiment":
             # figures the thread states in words: a reported experiment, reported evidence
@@ -188,14 +191,14 @@ def encode(material: dict[str, Any], scratch: Path) -> str:
                 "experiment", slug, "--change", str(step["change"]),
                 "--reported", f"{step['baseline_value']}:{step['variant_value']}",
                 "--probe", str(step["probe"]), "--unit", str(step.get("unit") or ""),
-                "--note", str(step.get("said") or ""), *extra, "--at", at(), *who,
+                "--note", str(step.get("said") or ""), *extra, *retold, "--at", at(), *who,
             )  # fmt: skip
         elif kind == "worded-experiment":
             # an A/B the thread states without figures ("that setting fixed it")
             casefile(
                 "experiment", slug, "--change", str(step["change"]),
                 "--outcome", str(step["outcome"]), "--note", str(step.get("said") or ""),
-                "--at", at(), *who,
+                *retold, "--at", at(), *who,
             )  # fmt: skip
         else:
             raise SystemExit(f"{slug}: step {index}: unknown kind {kind!r}")

@@ -62,3 +62,22 @@ def test_an_int_likelihood_beside_an_equal_float_restores_as_saved() -> None:
     warm = restore_fold(dump_fold(cold))
     for eid, evidence in cold.evidence.items():
         assert json.dumps(warm.evidence[eid].likelihoods) == json.dumps(evidence.likelihoods)
+
+
+@pytest.mark.parametrize("restates", ["x9", ["x1"], 1])
+def test_an_experiment_restating_what_it_could_not_is_refused(restates: Any) -> None:
+    """A saved experiment may restate only one recorded before it, as the fold checks."""
+    from pathlib import Path
+
+    from casefile.store.casedir import read_case_dir
+
+    case = Path(__file__).resolve().parents[2] / "cases/dev/llama.cpp-1665-a6000-default-threads"
+    events, _ = read_case_dir(case)
+    _, state, binary = split(dump_fold(project(events)))
+    records: list[dict[str, Any]] = state["experiments"]
+    assert len(records) >= 2 and "restates" not in records[1]
+    records[1]["restates"] = "x1"  # one recorded before it: believed
+    assert restore_fold(seal(state, binary)).experiments["x2"]["restates"] == "x1"
+    records[1]["restates"] = restates
+    with pytest.raises(FoldUnreadable, match="restates"):
+        restore_fold(seal(state, binary))

@@ -187,5 +187,11 @@ class EvidenceState:
         return old
 
     @property
+    def experiment_id(self) -> str | None:
+        """The experiment this evidence reads, if it reads one."""
+        experiment: str | None = self.payload_field("experiment_id")
+        return experiment
+
+    @property
     def active(self) -> bool:
         return self.superseded_by is None

@@ -295,6 +295,12 @@ def _projection(state: dict[str, Any], section: _Section) -> Projection:
         # an A/B stated in words, or with figures whose direction is unknown, has none
         _check(record.get("speedup").__class__ in (*_NUMBER, _NONE), "experiment speedup")
         _check(record["experiment_id"] not in p.experiments, "experiment twice")
+        # an experiment restates one recorded before it, as the fold checked
+        restated = record.get("restates")
+        _check(
+            restated is None or (restated.__class__ is str and restated in p.experiments),
+            "experiment restates",
+        )
         p.experiments[record["experiment_id"]] = record
     environment = state["environment"]
     _check(

@@ -348,6 +348,10 @@ class _Folder:
         for key, run_seq in runs:
             if run_seq is not None and run_seq not in self.p.probe_runs:
                 raise DomainError(f"seq {event.seq}: {key} {run_seq} is not a probe run")
+        if payload.restates is not None and payload.restates not in self.p.experiments:
+            raise DomainError(
+                f"seq {event.seq}: restates experiment {payload.restates!r}, which is unknown"
+            )
         self.p.experiments[eid] = dict(event.payload, seq=event.seq, hash=event.hash)
 
     # --- evidence --------------------------------------------------------------------------

@@ -42,6 +42,10 @@ class ExperimentRecorded(Payload):
     stated: StatedOutcome | None = None
     #: the hypotheses the person named it a test of (``--tests``): read by the generic table
     tests: list[Annotated[str, Field(min_length=1)]] | None = Field(default=None, min_length=1)
+    #: an earlier experiment this one tells again (a thread's closing "fixed by -t 7" retelling
+    #: the A/B it ran hours before): its evidence supersedes that one's, so the one finding
+    #: counts once, in its latest telling
+    restates: str | None = Field(default=None, min_length=1)
 
     @model_validator(mode="after")
     def _runs_or_reported(self) -> ExperimentRecorded:
@@ -86,7 +90,8 @@ def experiment_text(p: Fields) -> str:
 
 def _recorded(p: Fields) -> str:
     tests = f" [named a test of {', '.join(p['tests'])}]" if p.get("tests") else ""
-    return "experiment " + experiment_text(p) + tests
+    again = f" [restates {p['restates']}]" if p.get("restates") else ""
+    return "experiment " + experiment_text(p) + tests + again
 
 
 EXPERIMENT_RECORDED = EventType(

@@ -1,0 +1,130 @@
+"""``casefile experiment --restates X``: an A/B told again counts once.
+
+A thread often closes by retelling the A/B that decided it ("set -t 7 and it's fixed"), hours
+after the same A/B was recorded from its first telling. Recorded twice, the one finding would
+count twice; the retelling supersedes the earlier telling's evidence instead, whatever form
+either telling takes (runs, stated figures, words).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import pytest
+
+from casefile.domain.beliefs import project
+from casefile.domain.event_types import new_event
+from casefile.domain.event_types.case import CaseOpened
+from casefile.domain.event_types.experiment import ExperimentRecorded
+from casefile.domain.events import GENESIS_HASH, Event, seal
+from casefile.errors import DomainError
+from tests.cli.conftest import CLI
+from tests.triage.test_experiments import log
+
+THREADS = "-t 7 (CPU threads limited to 7)"
+
+
+@pytest.fixture
+def case(cli: CLI) -> str:
+    assert cli("new", "slow decode", "--id", "r1", "--playbook", "gpu-throughput@3").code == 0
+    return "r1"
+
+
+def confidences(cli: CLI, case: str) -> dict[str, float]:
+    result = cli("status", case, "--json")
+    assert result.code == 0, result.err
+    return {h["id"]: h["confidence"] for h in json.loads(result.out)["hypotheses"]}
+
+
+def experiment(cli: CLI, case: str, *args: str) -> dict[str, Any]:
+    result = cli("experiment", case, "--change", THREADS, *args, "--json")
+    assert result.code == 0, result.err
+    said: dict[str, Any] = json.loads(result.out)
+    return said
+
+
+def test_a_retelling_counts_once_as_its_latest_telling(cli: CLI, case: str) -> None:
+    first = experiment(cli, case, "--reported", "11:15", "--probe", "app-log", "--unit", "tokens/s")
+    again = experiment(cli, case, "--outcome", "fixed", "--restates", first["experiment_id"])
+    assert (again["restates"], again["supersedes"]) == ("x1", first["evidence_id"])
+    verdict = log(cli, case)[-1]
+    assert verdict["payload"]["supersedes"] == first["evidence_id"]  # type: ignore[index]
+    retold = confidences(cli, case)
+
+    assert cli("new", "slow decode", "--id", "r2", "--playbook", "gpu-throughput@3").code == 0
+    experiment(cli, "r2", "--outcome", "fixed")
+    told_once = confidences(cli, "r2")
+    assert cli("new", "slow decode", "--id", "r3", "--playbook", "gpu-throughput@3").code == 0
+    experiment(cli, "r3", "--reported", "11:15", "--probe", "app-log", "--unit", "tokens/s")
+    experiment(cli, "r3", "--outcome", "fixed")
+    told_twice = confidences(cli, "r3")
+
+    assert retold.keys() == told_once.keys()
+    for h, value in retold.items():
+        assert math.isclose(value, told_once[h], rel_tol=1e-9, abs_tol=1e-12), h
+    leader = max(told_once, key=told_once.__getitem__)
+    assert told_twice[leader] > retold[leader] + 0.01  # what counting it twice would do
+
+
+def test_a_third_telling_supersedes_the_second(cli: CLI, case: str) -> None:
+    experiment(cli, case, "--outcome", "better")
+    second = experiment(cli, case, "--outcome", "fixed", "--restates", "x1")
+    third = experiment(cli, case, "--outcome", "fixed", "--restates", "x1")
+    assert third["supersedes"] == second["evidence_id"] != "e1"
+    active = [
+        e["payload"]["evidence_id"]  # type: ignore[index]
+        for e in log(cli, case)
+        if e["type"] == "evidence.assessed"
+    ]
+    assert active[-1] == third["evidence_id"]
+
+
+def test_restating_an_experiment_no_rule_read_supersedes_nothing(cli: CLI, case: str) -> None:
+    unread = cli("experiment", case, "--change", "moved the box", "--outcome", "fixed")
+    assert unread.code == 0 and "no evidence" in unread.out
+    said = cli("experiment", case, "--change", THREADS, "--outcome", "fixed", "--restates", "x1")
+    assert said.code == 0, said.err
+    assert "restates x1, which no rule had read: nothing superseded" in said.out
+
+
+def test_the_cli_says_what_the_retelling_replaced(cli: CLI, case: str) -> None:
+    experiment(cli, case, "--outcome", "better")
+    said = cli("experiment", case, "--change", THREADS, "--outcome", "fixed", "--restates", "x1")
+    assert said.code == 0, said.err
+    assert "restates x1: supersedes its evidence e1" in said.out
+    assert "[restates x1]" in cli("log", case).out
+
+
+def test_an_unknown_experiment_is_refused_and_nothing_is_written(cli: CLI, case: str) -> None:
+    experiment(cli, case, "--outcome", "better")
+    before = len(log(cli, case))
+    said = cli("experiment", case, "--change", THREADS, "--outcome", "fixed", "--restates", "x9")
+    assert said.code != 0
+    assert said.err.strip().splitlines() == [
+        "casefile: error: no experiment 'x9' to restate (experiments: x1)"
+    ]
+    assert len(log(cli, case)) == before
+
+
+def test_a_log_that_restates_an_unknown_experiment_does_not_fold() -> None:
+    """A forged or hand-edited log: the fold names the seq and what it restates."""
+    events: list[Event] = []
+    prev = GENESIS_HASH
+    for new in (
+        new_event(CaseOpened, title="t"),
+        new_event(
+            ExperimentRecorded,
+            experiment_id="x1",
+            change="c",
+            stated="fixed",
+            reported=True,
+            restates="x0",
+        ),
+    ):
+        event = seal("f", len(events) + 1, prev, new, "2026-01-01T00:00:00Z")
+        events.append(event)
+        prev = event.hash
+    with pytest.raises(DomainError, match="seq 2: restates experiment 'x0', which is unknown"):
+        project(events)
