@@ -152,6 +152,9 @@ class QuestionRow:
     entropy_bits: float
     evidence: int
     playbook: str | None
+    #: the single likeliest leaf, and its confidence (see ``QuestionState.likeliest_leaf``)
+    likeliest_leaf: str
+    likeliest_confidence: float
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -165,12 +168,15 @@ class QuestionRow:
             "playbook": self.playbook,
             "leader_text": self.leader_text,
             "runner_up_text": self.runner_up_text,
+            "likeliest_leaf": self.likeliest_leaf,
+            "likeliest_confidence": self.likeliest_confidence,
         }
 
 
 def question_row(question: QuestionState) -> QuestionRow:
     leader = question.leader()
     second = runner_up(question)
+    likeliest, share = question.likeliest_leaf()
     return QuestionRow(
         id=question.id,
         text=question.text,
@@ -182,6 +188,8 @@ def question_row(question: QuestionState) -> QuestionRow:
         entropy_bits=question_entropy(question),
         evidence=question.evidence_count,
         playbook=question.playbook,
+        likeliest_leaf=likeliest,
+        likeliest_confidence=share,
     )
 
 

@@ -34,6 +34,12 @@ def render_status(view: StatusView) -> str:
             f"  most specific: {question.leading_leaf}   "
             f"entropy {fixed(question.entropy_bits)} bits, {question.evidence} evidence"
         )
+        if question.likeliest_leaf != question.leading_leaf:
+            lines.append(
+                f"  likeliest single cause: {question.likeliest_leaf} "
+                f"{percent(question.likeliest_confidence).strip()} (leader and most specific "
+                f"follow the classes by their sums)"
+            )
         for row in (h for h in view.hypotheses if h.question == question.id):
             label = "  " * row.depth + row.id
             retired = (

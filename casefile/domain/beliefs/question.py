@@ -420,3 +420,13 @@ class QuestionState:
 
     def leading_leaf(self) -> str:
         return leading_leaf(self.structure, self.confidences, self.leader())
+
+    def likeliest_leaf(self) -> tuple[str, float]:
+        """The single most probable explanation: the leaf (a childless hypothesis, a parent's
+        own "other mechanism", or the catch-all) holding the most probability, ties to the
+        first in the tree's order, with the probability it holds on its own (a parent's own
+        share, not its class's). It differs from :meth:`leading_leaf` when a class of several
+        leaves leads by their sum while a leaf elsewhere holds more than any one of them."""
+        keys, probs = self.leaf_distribution
+        best = max(range(len(probs)), key=probs.__getitem__)
+        return keys[best], probs[best]
