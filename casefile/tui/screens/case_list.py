@@ -46,7 +46,7 @@ class CaseListScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static("Cases", id="list-title")
         yield Input(placeholder="filter cases (Enter)", id="case-filter")
-        table: DataTable[str] = DataTable(id="cases", cursor_type="row", zebra_stripes=True)
+        table: DataTable[Text] = DataTable(id="cases", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("", id="list-empty", markup=False)
         yield Footer()
@@ -54,9 +54,7 @@ class CaseListScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#case-filter", Input).display = False
         table = self.query_one("#cases", DataTable)
-        # the leader before the long texts, so it stays on screen
-        for label in ("case", "leader", "events", "last activity", "title", "symptom"):
-            table.add_column(label, key=label)
+        _set_columns(table, [Text(label).cell_len for label in COLUMNS])
         table.focus()
         self.run_worker(self._load(), name="list-cases", group="cases", exclusive=True)
 
@@ -72,22 +70,23 @@ class CaseListScreen(Screen[None]):
 
     def _fill(self, needle: str) -> None:
         table = self.query_one("#cases", DataTable)
-        table.clear()
+        cells = [_cells(row) for row in self.rows]
+        # Each column as wide as its widest cell of every case (not only those the filter
+        # keeps, so the columns stay put while filtering), set with the rows: a column left
+        # to fit its content is measured only when the table's queue is next idle, and what
+        # the table draws before that stays cached at the header's width.
+        widths = [
+            max([Text(label).cell_len, *(row[i].cell_len for row in cells)])
+            for i, label in enumerate(COLUMNS)
+        ]
+        table.clear(columns=True)
+        _set_columns(table, widths)
         needle = needle.lower()
-        for row in self.rows:
+        for row, row_cells in zip(self.rows, cells, strict=True):
             text = f"{row.id} {row.title} {row.symptom or ''}".lower()
             if needle and needle not in text:
                 continue
-            # Text cells: a str cell would be read as markup (a title saying "[/]" would crash)
-            table.add_row(
-                Text(line(row.id)),
-                Text(_leader_cell(row.leaders)),
-                Text(str(row.events)),
-                Text(short_time(row.last_activity or "")),
-                Text(line(row.title)[:60]),
-                Text(line(row.symptom or "")[:50]),
-                key=row.id,
-            )
+            table.add_row(*row_cells, key=row.id)
         empty = self.query_one("#list-empty", Static)
         if table.row_count:
             empty.update("")
@@ -194,6 +193,28 @@ class CaseListScreen(Screen[None]):
             return
         self.notify(outcome.said, title="Import", markup=False)
         await self._load()
+
+
+#: the leader before the long texts, so it stays on screen
+COLUMNS = ("case", "leader", "events", "last activity", "title", "symptom")
+
+
+def _set_columns(table: DataTable[Text], widths: Sequence[int]) -> None:
+    for label, width in zip(COLUMNS, widths, strict=True):
+        table.add_column(label, key=label, width=width)
+
+
+def _cells(row: CaseRow) -> tuple[Text, ...]:
+    """A case's cells, in :data:`COLUMNS` order. Text, not str: a str cell would be read as
+    markup (a title saying "[/]" would crash)."""
+    return (
+        Text(line(row.id)),
+        Text(_leader_cell(row.leaders)),
+        Text(str(row.events)),
+        Text(short_time(row.last_activity or "")),
+        Text(line(row.title)[:60]),
+        Text(line(row.symptom or "")[:50]),
+    )
 
 
 def _leader_cell(leaders: tuple[LeaderRow, ...] | None) -> str:
