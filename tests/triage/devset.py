@@ -25,7 +25,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from casefile.app.candidates import case_playbooks
+from casefile.app.experiment_reading import experiment_rule
 from casefile.app.service import CaseService
 from casefile.domain.beliefs import Projection, project
 from casefile.domain.beliefs.ranking import (
@@ -139,15 +139,9 @@ def is_deciding(
 
 def _reads_change(service: CaseService, projection: Projection, change: str) -> str | None:
     """The id of the experiment rule ``casefile experiment --change CHANGE`` would read the
-    change with: the first of the case's playbooks' that matches it and that no answer in
-    force rules out."""
-    for playbook in case_playbooks(service.registry, projection):
-        for rule in playbook.experiments:
-            question = projection.questions.get(rule.rule.question)
-            answers = {} if question is None else {k: a for k, (a, _) in question.answers.items()}
-            if rule.rule.suggested_under(answers) and rule.matches(change):
-                return rule.id
-    return None
+    change with (``experiment_reading.experiment_rule``, the command's own choice)."""
+    rule = experiment_rule(service.registry, projection, change, None, None)
+    return None if rule is None else rule.id
 
 
 def _row(rule: Rule, path: list[str]) -> dict[str, float]:

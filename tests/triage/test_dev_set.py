@@ -41,13 +41,10 @@ NOT_YET = {
     "sleap-nn-pr-342-item-per-element-d2h": "gpu-unused leads; "
     "host-transfer is the likeliest leaf, but a class of several leaves leads",
     "transformers-9371-gpt2-ddp-no-nvlink": "data-loading leads; pcie-bandwidth is #2",
-    # the fifth round (evaluation 39: written down before any evaluation, none leads)
-    "ik-llama-cpp-pr-520-moe-small-batch-weight-upload": "gpu-unused leads; host-transfer is #8",
-    "localllama-x399-4x3090-hidden-pcie2-x4-slot": "over-split leads; link-degraded is #17",
-    "stanford-alpaca-32-fsdp-finetune-phb-not-nvlink": "data-loading leads; pcie-bandwidth is #5",
-    "tomshardware-sli-faq-gtx980-sli-pcie-gen1": "over-split leads; link-degraded is #16",
-    "vllm-52607-nixl-pull-cuda-ipc-get-tcp-fallback": "over-split leads; "
-    "transport-fallback is #15",
+    # the fifth round (written down before any evaluation; evaluation 40: two lead)
+    "localllama-x399-4x3090-hidden-pcie2-x4-slot": "pcie-bandwidth leads; link-degraded is #6",
+    "tomshardware-sli-faq-gtx980-sli-pcie-gen1": "pcie-bandwidth leads; link-degraded is #5",
+    "vllm-52607-nixl-pull-cuda-ipc-get-tcp-fallback": "p2p-policy leads; transport-fallback is #2",
 }
 
 CASES = [

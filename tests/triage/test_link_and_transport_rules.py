@@ -1,0 +1,91 @@
+"""The A/Bs of a PCIe link, of NVLink in place of PCIe, and of the transport inside a node.
+
+Three leaves of gpu-throughput@3 had no experiment rule that tested their mechanism, so the
+change that decided a thread (a card moved out of a slot wired PCIe 2.0 x4, the generation set
+back in firmware, the provider's interconnect fixed, a connector that uses CUDA IPC instead of
+falling back to TCP) was recorded and read by nothing. And an offload taken away ("no longer
+offloaded to the GPU") was read as work moved onto the GPU.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from casefile_gpu_playbook import PLAYBOOK
+
+from tests.cli.conftest import CLI
+from tests.triage.test_experiments import log
+
+
+def first_rule(change: str) -> str | None:
+    """The rule of gpu-throughput@3 a change is read by (the first in file order)."""
+    return next((r.id for r in PLAYBOOK.experiments if r.matches(change)), None)
+
+
+@pytest.mark.parametrize(
+    ("change", "rule"),
+    [
+        ("PCIe generation set back from Gen1 to PCIe 3.0 in the UEFI", "pcie-link"),
+        ("GPU moved out of the slot that is wired PCIe 2.0 x4", "pcie-link"),
+        ("riser cable replaced", "pcie-link"),
+        ("reseated the second card", "pcie-link"),
+        ("Above 4G decoding enabled in the BIOS", "numa-bios"),
+        ("the provider fixed the interconnect: NVLink instead of PHB", "interconnect"),
+        ("NVLink bridge fitted", "interconnect"),
+        ("DDP with NVLink disabled (NCCL_P2P_DISABLE=1) -> DDP with NVLink", "p2p-disable"),
+        ("NCCL_P2P_LEVEL=PHB", "p2p-level"),
+        ("connector using CUDA IPC instead of the TCP fallback", "transport"),
+        ("UCX_TLS=cuda_ipc,cuda_copy", "transport"),
+        ("NCCL_SHM_DISABLE=1", "shm-disable"),
+        ("-ngl 99", "gpu-offload"),
+        ("33 layers offloaded to the GPU", "gpu-offload"),
+        ("fewer host to device copies: weights no longer offloaded to the GPU", "host-sync"),
+        ("expert weights not offloaded to the GPU for small batches", "batch-size"),
+    ],
+)
+def test_each_change_is_read_by_the_rule_of_its_mechanism(change: str, rule: str) -> None:
+    assert first_rule(change) == rule
+
+
+@pytest.mark.parametrize(
+    ("rule", "tested", "above"),
+    [
+        ("pcie-link", "link-degraded", ("pcie-bandwidth", "host-transfer", "consumer-no-p2p")),
+        ("interconnect", "pcie-bandwidth", ("p2p-lost", "library-path", "over-split")),
+        ("transport", "transport-fallback", ("p2p-policy", "acs-iommu", "internode-network")),
+    ],
+)
+def test_a_faster_run_speaks_most_for_the_mechanism_the_change_restores(
+    rule: str, tested: str, above: tuple[str, ...]
+) -> None:
+    table = next(r for r in PLAYBOOK.experiments if r.id == rule).rule
+    faster = {h: row["faster"] for h, row in table.likelihoods.items()}
+    assert all(faster[tested] > faster[h] for h in above), faster
+    assert faster[tested] >= 8 * table.otherwise["faster"]
+    same = {h: row["same"] for h, row in table.likelihoods.items()}
+    assert same[tested] < table.otherwise["same"] / 4  # no change speaks against it
+
+
+def test_a_link_fixed_in_firmware_is_read_and_moves_the_case_toward_a_degraded_link(
+    cli: CLI,
+) -> None:
+    assert cli("new", "SLI scales badly", "--id", "l1", "--playbook", "gpu-throughput@3").code == 0
+    before = json.loads(cli("status", "l1", "--json").out)
+    said = cli(
+        "experiment", "l1", "--change", "PCIe generation in the UEFI set back from Gen1 to "
+        "PCIe 3.0", "--outcome", "fixed", "--json",
+    )  # fmt: skip
+    assert said.code == 0, said.err
+    assert json.loads(said.out)["rule"] == "experiment.pcie-link"
+    verdict = log(cli, "l1")[-1]["payload"]
+    assert verdict["outcome"] == "faster"  # type: ignore[index]
+    after = json.loads(cli("status", "l1", "--json").out)
+
+    def share(view: dict[str, object], hid: str) -> float:
+        rows = view["hypotheses"]
+        assert isinstance(rows, list)
+        return float(next(h["confidence"] for h in rows if h["id"] == hid))
+
+    assert share(after, "link-degraded") > 3 * share(before, "link-degraded")
+    assert share(after, "compute-launch") < share(before, "compute-launch")
