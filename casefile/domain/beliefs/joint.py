@@ -1,26 +1,34 @@
-"""The joint outcomes of one run's rules, and what ranking them costs per belief state.
+"""The information in the joint outcome of one run's rules, and what it costs per belief state.
 
-A probe's worth is the information in the joint outcome of the rules one run feeds (see
-``ranking.joint_information_bits``). This module holds the steps that dominate that work:
-enumerating the joint outcomes' likelihood rows and scoring them (for all rows at once, not a
-Python step per row), and remembering a probe's figure for the belief it was computed on, so
-that showing the same fold again (``status`` twice, the TUI redrawing its Next steps tab, a
-replay landing on a step whose belief has not moved) does not enumerate again. Both give
-exactly the floats of the plain computation: every product is multiplied in the same order,
-every term is the same float, the terms are summed by ``fsum`` (exactly rounded, so the order
-of the rows does not matter), and a remembered figure is keyed by every number it read."""
+A probe's worth is the mutual information between the hypothesis and the joint outcome of the
+rules one run feeds (see ``ranking.joint_information_bits``), the rules' outcomes independent
+given the hypothesis: P(o₁…oₖ | h) = Πᵣ tᵣ[oᵣ][h]. Written as I = H(O) − H(O | H):
+
+* H(O | H) factors over the rules: Σₒ q log q of a product is Σᵣ (Σ tᵣ log tᵣ)·Πᵣ'≠ᵣ (Σ tᵣ')
+  for each class, a few dozen terms per class;
+* H(O) needs the marginal of every joint outcome, mₒ = Σₕ pₕ Πᵣ tᵣ[oᵣ][h], and one ``log2``
+  each. The marginals are built a rule at a time, and after each rule the classes that the
+  rules still to come treat alike are summed into one (their remaining factors are the same),
+  so the last rules multiply a handful of sums, not every class.
+
+This is the same quantity as the per-term sum Σₒ Σₕ pₕ·q·log₂(q / mₒ), computed in another
+order: the figures agree to about 10⁻¹⁵ bits (each formula rounds its own terms), and like
+every float of the engine they are the same on every run and machine: only ``*``, ``+``, ``/``,
+``math.log2`` and ``math.fsum``, in an order fixed by the inputs.
+
+The module also remembers a probe's figure for the belief it was computed on, so that showing
+the same fold again (``status`` twice, the TUI redrawing its Next steps tab, a replay landing on
+a step whose belief has not moved) does not compute it again."""
 
 from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from functools import wraps
-from itertools import chain, compress, cycle
-from operator import mul, ne, truediv
+from itertools import chain
+from operator import itemgetter, mul, neg
 from typing import Protocol
-
-from casefile.domain.beliefs.arithmetic import mutual_information_bits
 
 #: How many figures are remembered; past it the memo starts again. One belief state of a
 #: large playbook fills a few hundred (every probe and every probe/rule pair, each whole and
@@ -28,6 +36,8 @@ from casefile.domain.beliefs.arithmetic import mutual_information_bits
 MEMO_LIMIT = 1 << 11
 
 Tables = Sequence[Sequence[Sequence[float]]]
+#: one rule's likelihoods under one class: P(outcome | class) for each of its outcomes
+Column = tuple[float, ...]
 
 
 class JointBits(Protocol):
@@ -36,78 +46,219 @@ class JointBits(Protocol):
     def __call__(self, probs: Sequence[float], tables: Tables, budget: int = ...) -> float: ...
 
 
-def product_rows(width: int, tables: Tables) -> list[list[float]]:
-    """P(joint outcome | class) for every joint outcome of ``tables``, the first table's
-    outcome varying slowest: each row is the running product of its outcomes' rows, multiplied
-    left to right in table order (``((1·a)·b)·c``), so every value is the same float however
-    the rows are then visited."""
-    rows = [[1.0] * width]
-    for table in tables:
-        rows = [list(map(mul, row, outcome)) for row in rows for outcome in table]
-    return rows
+def probe_information_bits(probs: Sequence[float], tables: Tables, budget: int) -> float:
+    """The information in the joint outcome of two or more rules' ``tables`` (see
+    ``ranking.joint_information_bits``): exact while the joint outcomes × hypothesis classes
+    stay within ``budget``, past it the most informative rules that fit (a lower bound), and
+    never less than the best single rule.
 
-
-def _flat_product(width: int, tables: Tables) -> list[float]:
-    """The rows of :func:`product_rows` laid end to end in one list, each the same products
-    in the same order, but the rows themselves in another order (the last table's outcome
-    varying slowest), which is what lets one ``map`` per outcome build them: the information
-    sums over rows, so it does not depend on their order."""
-    flat = [1.0] * width
-    for table in tables:
-        if any(len(outcome) != width for outcome in table):
-            raise ValueError("a likelihood row and the prior differ in length")
-        grown: list[float] = []
-        for outcome in table:
-            grown.extend(map(mul, flat, cycle(outcome)))
-        flat = grown
-    return flat
-
-
-def _rows_of(flat: list[float], width: int) -> Iterable[tuple[float, ...]]:
-    """The rows of a flat product, ``width`` values each."""
-    return zip(*[iter(flat)] * width, strict=True)
-
-
-def _all_positive(prior: Sequence[float], tables: Tables) -> bool:
-    """Whether every ``p·q`` of the joint rows is above zero, from the smallest value of each
-    table: rounding to nearest is monotonic, so no product is below the same chain of
-    smallest values, multiplied in the same order."""
-    lowest = 1.0
-    for table in tables:
-        lowest *= min(map(min, table))
-    return min(prior) * lowest > 0.0
+    Leaves alike under every table are one class (their outcomes depend on the leaf only
+    through its columns) and the budget counts those classes. Each rule's own information
+    orders the rules for the budget; it is computed here like the joint figure."""
+    rules, by_leaf = _columns(len(probs), tables)
+    classes: dict[tuple[int, ...], float] = {}
+    for prob, key in zip(probs, zip(*by_leaf, strict=True), strict=True):
+        classes[key] = classes.get(key, 0.0) + prob
+    keys = list(classes)
+    if not keys:  # no leaf: nothing to tell apart
+        return 0.0
+    weights = list(classes.values())
+    total = math.fsum(weights)
+    singles = [
+        _single_bits(weights, total, of_rule, columns)
+        for of_rule, columns in zip(zip(*keys, strict=True), rules, strict=True)
+    ]
+    chosen: list[int] = []
+    size = 1
+    for index in sorted(range(len(tables)), key=lambda i: -singles[i]):
+        grown = size * len(tables[index])
+        if grown * len(keys) > budget:
+            continue
+        chosen.append(index)
+        size = grown
+    if len(chosen) < 2:  # one rule is what its own figure says
+        return max(singles)
+    chosen.sort()
+    project = itemgetter(*chosen)
+    together = _information(weights, list(map(project, keys)), [rules[i] for i in chosen])
+    return max(together, *singles)
 
 
 def product_information_bits(prior: Sequence[float], tables: Tables) -> float:
-    """``mutual_information_bits(prior, product_rows(len(prior), tables))``, the same float.
+    """I(H; O) in bits, O the joint outcome of ``tables`` (``table[o][h]`` = P(o | class h)),
+    the tables independent given the class, every table enumerated.
 
-    The joint outcomes of a probe's rules number in the thousands with a few dozen classes
-    each, so the per-row steps of ``mutual_information_bits`` are done here for all rows at
-    once, a class at a time: every term is the same ``(p·q)·log2(q / marginal)`` and ``fsum``
-    sums the same terms (in another order, which an exactly rounded sum does not see). A
-    belief or table with a zero where a term would be, or a product that underflows to one,
-    takes the row-by-row path, which leaves those terms out."""
-    width = len(prior)
-    if not tables or width < 2:  # one class: every outcome is alike under it
-        return mutual_information_bits(prior, product_rows(width, tables))
-    flat = _flat_product(width, tables)
-    if not flat or not _all_positive(prior, tables):
-        return mutual_information_bits(prior, product_rows(width, tables))
-    weighted = list(map(mul, cycle(prior), flat))
-    marginals = list(map(math.fsum, _rows_of(weighted, width)))
-    # an outcome equally likely under every class tells nothing: no terms (see arithmetic);
-    # only a row whose first two values are equal can be one
-    informative = list(map(ne, flat[::width], flat[1::width]))
-    if not all(informative):
-        rows = list(_rows_of(flat, width))
-        informative = list(map(ne, map(max, rows), map(min, rows)))
-    everywhere = all(informative)
-    columns = []
-    for leaf in range(width):
-        q = flat[leaf::width]
-        terms = map(mul, weighted[leaf::width], map(math.log2, map(truediv, q, marginals)))
-        columns.append(terms if everywhere else compress(terms, informative))
-    return max(0.0, math.fsum(chain.from_iterable(columns)))
+    A ``prior`` that does not sum to 1 is taken as its total times a distribution: the figure
+    is that total times the information under the distribution (as the per-term sum is, on
+    every outcome that some class tells apart)."""
+    rules, by_leaf = _columns(len(prior), tables)
+    return _information(prior, list(zip(*by_leaf, strict=True)), rules)
+
+
+def _columns(width: int, tables: Tables) -> tuple[list[list[Column]], list[list[int]]]:
+    """Each table's distinct columns (in the order of the first leaf holding each), and for
+    each table which of them each leaf holds."""
+    rules: list[list[Column]] = []
+    by_leaf: list[list[int]] = []
+    for table in tables:
+        if any(len(row) != width for row in table):
+            raise ValueError("a likelihood row and the prior differ in length")
+        seen: dict[Column, int] = {}
+        by_leaf.append([seen.setdefault(column, len(seen)) for column in zip(*table, strict=True)])
+        rules.append(list(seen))
+    return rules, by_leaf
+
+
+def _single_bits(
+    weights: Sequence[float], total: float, of_rule: Sequence[int], columns: Sequence[Column]
+) -> float:
+    """One rule's information, H(O) − H(O | H), over the classes ``weights`` (summing to
+    ``total``) holding its columns ``of_rule``."""
+    held = [0.0] * len(columns)
+    for weight, index in zip(weights, of_rule, strict=True):
+        held[index] += weight
+    shares = [weight / total for weight in held if weight > 0.0]
+    if len(shares) < 2:  # every class holds the same column: the outcome tells nothing
+        return 0.0
+    used = [column for weight, column in zip(held, columns, strict=True) if weight > 0.0]
+    terms = [
+        share * (t * math.log2(t))
+        for share, column in zip(shares, used, strict=True)
+        for t in column
+        if t > 0.0
+    ]
+    for row in zip(*used, strict=True):
+        marginal = math.fsum(map(mul, shares, row))
+        if marginal > 0.0:
+            terms.append(-(marginal * math.log2(marginal)))
+    return max(0.0, total * math.fsum(terms))
+
+
+def _information(
+    weights: Sequence[float], keys: Sequence[tuple[int, ...]], rules: Sequence[Sequence[Column]]
+) -> float:
+    """I(H; O) over classes ``weights`` holding columns ``keys`` (for each rule, an index into
+    its columns ``rules``): H(O) − H(O | H), scaled from the distribution to the weights'
+    total. Classes alike under these rules are summed first; one without mass adds nothing."""
+    total = math.fsum(weights)
+    if not rules or not total > 0.0:
+        return 0.0
+    classes: dict[tuple[int, ...], float] = {}
+    for weight, key in zip(weights, keys, strict=True):
+        if weight > 0.0:
+            classes[key] = classes.get(key, 0.0) + weight / total
+    if len(classes) < 2:  # every outcome is as likely under every class: nothing to tell
+        return 0.0
+    merged = list(classes)
+    shares = list(classes.values())
+    log2 = math.log2
+    # −H(O) and −H(O | H): the information is the second less the first
+    outcomes = [m * log2(m) for m in _marginals(shares, merged, rules) if m > 0.0]
+    conditional = map(neg, _conditional_terms(shares, merged, rules))
+    return max(0.0, -total * math.fsum(chain(outcomes, conditional)))
+
+
+def _conditional_terms(
+    weights: Sequence[float], keys: Sequence[tuple[int, ...]], rules: Sequence[Sequence[Column]]
+) -> list[float]:
+    """The terms of −H(O | H) = Σₕ pₕ Σₒ q log₂ q, q the product of the rules' values:
+    Σₒ q log₂ q = Σᵣ (Σₒ tᵣ log₂ tᵣ) · Πᵣ'≠ᵣ (Σₒ tᵣ'), so for each rule and each of its
+    columns, the weight of the classes holding it (pₕ · Πᵣ'≠ᵣ Σ tᵣ') times each t log₂ t
+    (t = 0 adds nothing). A rule's outcomes sum to about 1 under each class; the sums are
+    kept for tables whose do not."""
+    sums = [[math.fsum(column) for column in columns] for columns in rules]
+    held = [[0.0] * len(columns) for columns in rules]
+    for weight, key in zip(weights, keys, strict=True):
+        totals = [of_rule[i] for of_rule, i in zip(sums, key, strict=True)]
+        whole = math.prod(totals)
+        if whole == 0.0:
+            continue  # a class under which no joint outcome can happen: no terms
+        for of_rule, i, own in zip(held, key, totals, strict=True):
+            of_rule[i] += weight * (whole / own)
+    return [
+        weight * (t * math.log2(t))
+        for columns, of_rule in zip(rules, held, strict=True)
+        for column, weight in zip(columns, of_rule, strict=True)
+        if weight
+        for t in column
+        if t > 0.0
+    ]
+
+
+def _marginals(
+    weights: Sequence[float], keys: Sequence[tuple[int, ...]], rules: Sequence[Sequence[Column]]
+) -> list[float]:
+    """mₒ = Σₕ pₕ Πᵣ tᵣ[oᵣ][h] for every joint outcome, built a rule at a time.
+
+    The rules that tell the most classes apart come first. Before each rule the state is,
+    for every group of classes alike under that rule and the ones after it, the list over
+    the joint outcomes of the rules before it of Σ pₕ Πᵣ tᵣ[oᵣ][h] over the group's classes.
+    The rule multiplies each group by its value of each outcome and sums the groups that the
+    rules after it no longer tell apart, so the last rules, which meet the most joint
+    outcomes, meet a handful of groups; after the last rule one group is left, holding the
+    marginals."""
+    ids = list(zip(*keys, strict=True))  # for each rule, each class's column
+    told = [len(set(of_rule)) for of_rule in ids]
+    order = sorted(range(len(rules)), key=lambda r: (-told[r], len(rules[r][0]), r))
+    # labels[j][h]: class h's group among the classes alike under the rules order[j:]; the
+    # classes are told apart by all of them (the caller merged the alike ones)
+    labels: list[list[int]] = [[0] * len(keys)]
+    counts = [1]
+    for rule in reversed(order[1:]):
+        pairs: dict[tuple[int, int], int] = {}
+        labels.insert(
+            0,
+            [pairs.setdefault(pair, len(pairs)) for pair in zip(ids[rule], labels[0], strict=True)],
+        )
+        counts.insert(0, len(pairs))
+    labels.insert(0, list(range(len(keys))))
+    values: list[list[float]] = [[weight] for weight in weights]
+    for step, rule in enumerate(order):
+        columns = rules[rule]
+        members: list[list[tuple[Column, list[float]]]] = [[] for _ in range(counts[step])]
+        # each group of this step once, with the group it joins and its column of the rule
+        for was, into, column in dict.fromkeys(
+            zip(labels[step], labels[step + 1], ids[rule], strict=True)
+        ):
+            members[into].append((columns[column], values[was]))
+        values = [
+            [a * x for a in parts[0][0] for x in parts[0][1]]  # one group: no sum
+            if len(parts) == 1
+            else _weighted_sum(parts)
+            for parts in members
+        ]
+    (marginals,) = values
+    return marginals
+
+
+def _weighted_sum(parts: Sequence[tuple[Column, list[float]]]) -> list[float]:
+    """For each outcome of a rule (outer) and each joint outcome so far (inner), Σ cᵢ·xᵢ over
+    the groups ``(column c, list x)`` summed into one, left to right: each group's values
+    times its likelihood of the outcome.
+
+    This is the inner loop of the whole ranking, so the sums of up to five groups are
+    written out (one comprehension, no list in between); more are summed five at a time."""
+    count = len(parts)
+    if count == 1:
+        ((ca, xs),) = parts
+        return [a * x for a in ca for x in xs]
+    if count > 5:
+        head = _weighted_sum(parts[:5])
+        tail = _weighted_sum(parts[5:])
+        return [u + v for u, v in zip(head, tail, strict=True)]
+    columns = list(zip(*(column for column, _ in parts), strict=True))
+    values = list(zip(*(xs for _, xs in parts), strict=True))
+    if count == 2:
+        return [a * x + b * y for a, b in columns for x, y in values]
+    if count == 3:
+        return [a * x + b * y + c * z for a, b, c in columns for x, y, z in values]
+    if count == 4:
+        return [a * x + b * y + c * z + d * w for a, b, c, d in columns for x, y, z, w in values]
+    return [
+        a * x + b * y + c * z + d * w + e * v
+        for a, b, c, d, e in columns
+        for x, y, z, w, v in values
+    ]
 
 
 def _key(probs: Sequence[float], tables: Tables, budget: int | None) -> tuple[object, ...]:

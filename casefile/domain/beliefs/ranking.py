@@ -13,9 +13,10 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
+from operator import mul
 
 from casefile.domain.beliefs.arithmetic import entropy_bits, mutual_information_bits, tempered
-from casefile.domain.beliefs.joint import memoised, product_information_bits
+from casefile.domain.beliefs.joint import memoised, probe_information_bits
 from casefile.domain.beliefs.projection import Projection
 from casefile.domain.beliefs.question import QuestionSnapshot, QuestionState
 from casefile.domain.beliefs.tree import CATCH_ALL_LEAF, Structure
@@ -74,13 +75,14 @@ def coarse_to_leaders(
     top, rest = order[:LEADERS], order[LEADERS:]
     mass = math.fsum(probs[k] for k in rest)
     prior = [probs[k] for k in top] + ([mass] if mass > 0.0 else [])
+    weights = [probs[k] for k in rest]
     coarse = []
     for table in tables:
         rows = []
         for row in table:
             merged = [row[k] for k in top]
             if mass > 0.0:
-                merged.append(math.fsum(probs[k] * row[k] for k in rest) / mass)
+                merged.append(math.fsum(map(mul, weights, map(row.__getitem__, rest))) / mass)
             rows.append(merged)
         coarse.append(rows)
     return prior, coarse
@@ -226,21 +228,39 @@ def _not_held(projection: Projection, seq: int) -> str:
     )
 
 
-def _table(paths: Sequence[Sequence[str]], rule: Rule) -> list[list[float]]:
+#: for each node, the leaves whose path holds it: (leaf position, how far up the path it is)
+LeafIndex = dict[str, list[tuple[int, int]]]
+
+
+def _leaf_index(paths: Sequence[Sequence[str]]) -> tuple[int, LeafIndex]:
+    """How many leaves there are and, for each node, the leaves under it (see
+    :data:`LeafIndex`): a rule's table is built from the few nodes it names."""
+    index: LeafIndex = {}
+    for position, path in enumerate(paths):
+        for depth, node in enumerate(path):
+            index.setdefault(node, []).append((position, depth))
+    return len(paths), index
+
+
+def _table(leaves: tuple[int, LeafIndex], rule: Rule) -> list[list[float]]:
     """P(outcome | leaf) per outcome: the likelihood of the leaf's nearest node the rule
     names, else the rule's ``otherwise``, tempered by the rule's reliability."""
+    count, index = leaves
+    nearest: list[str | None] = [None] * count  # per leaf, the node whose likelihoods apply
+    height: list[float] = [math.inf] * count  # how far up its path that node is
+    for node in rule.likelihoods:
+        for position, depth in index.get(node, ()):
+            if depth < height[position]:
+                height[position] = depth
+                nearest[position] = node
+    named = [node for node in rule.likelihoods if node in index]
     table: list[list[float]] = []
     for outcome in rule.outcome_names:
         other = rule.otherwise[outcome]
-        row = []
-        for path in paths:
-            value = other
-            for node in path:
-                if node in rule.likelihoods:
-                    value = rule.likelihoods[node][outcome]
-                    break
-            row.append(tempered(value, other, rule.reliability))
-        table.append(row)
+        value: dict[str | None, float] = {None: tempered(other, other, rule.reliability)}
+        for node in named:
+            value[node] = tempered(rule.likelihoods[node][outcome], other, rule.reliability)
+        table.append([value[node] for node in nearest])
     return table
 
 
@@ -252,7 +272,7 @@ def outcome_table(
     structure = question.structure if isinstance(question, QuestionState) else question
     index = structure.index
     paths = [[] if key == structure.catch_all else structure.path(index[key]) for key in keys]
-    return _table(paths, rule)
+    return _table(_leaf_index(paths), rule)
 
 
 def rank_next_steps(
@@ -271,7 +291,7 @@ def rank_next_steps(
     gain, so the cheapest step that splits the hypotheses being weighed comes first.
     """
     beliefs = beliefs_at(projection, seq)
-    paths: dict[str, list[list[str]]] = {}
+    leaves: dict[str, tuple[int, LeafIndex]] = {}
     steps: list[NextStep] = []
     for candidate in candidates:
         rule = candidate.rule
@@ -281,9 +301,9 @@ def rank_next_steps(
             continue
         if not worth_suggesting(rule, belief.structure):
             continue  # the case states what leaves this rule nothing to tell
-        if rule.question not in paths:
-            paths[rule.question] = belief.paths()
-        table = _table(paths[rule.question], rule)
+        if rule.question not in leaves:
+            leaves[rule.question] = _leaf_index(belief.paths())
+        table = _table(leaves[rule.question], rule)
         gain = mutual_information_bits(belief.probs, table)
         steps.append(
             NextStep(
@@ -362,14 +382,14 @@ def rank_probes(
         belief = beliefs.get(candidate.rule.question)
         if belief is not None and worth_suggesting(candidate.rule, belief.structure):
             groups.setdefault((candidate.probe, candidate.rule.question), []).append(candidate)
-    paths: dict[str, list[list[str]]] = {}
+    leaves: dict[str, tuple[int, LeafIndex]] = {}
     steps: list[ProbeStep] = []
     for (probe, qid), members in groups.items():
         belief = beliefs[qid]
-        if qid not in paths:
-            paths[qid] = belief.paths()
+        if qid not in leaves:
+            leaves[qid] = _leaf_index(belief.paths())
         probs = belief.probs
-        tables = [_table(paths[qid], c.rule) for c in members]
+        tables = [_table(leaves[qid], c.rule) for c in members]
         gain = joint_information_bits(probs, tables)
         _, separates = separation(
             belief, [(c.rule, t) for c, t in zip(members, tables, strict=True)]
@@ -391,27 +411,6 @@ def rank_probes(
     return steps
 
 
-def collapse(
-    probs: Sequence[float], tables: Sequence[Sequence[Sequence[float]]]
-) -> tuple[list[float], list[list[list[float]]]]:
-    """Leaves that every table treats alike, merged into one class with their summed prior.
-
-    The outcomes depend on a leaf only through its column in each table, so the information
-    about the hypothesis equals the information about these classes: exact, and with rules
-    naming a handful of nodes each, 80 hypotheses become a few dozen classes."""
-    classes: dict[tuple[float, ...], float] = {}
-    for leaf, prob in enumerate(probs):
-        key = tuple(row[leaf] for table in tables for row in table)
-        classes[key] = classes.get(key, 0.0) + prob
-    keys = list(classes)
-    merged: list[list[list[float]]] = []
-    offset = 0
-    for table in tables:
-        merged.append([[key[offset + o] for key in keys] for o in range(len(table))])
-        offset += len(table)
-    return [classes[key] for key in keys], merged
-
-
 @memoised
 def joint_information_bits(
     probs: Sequence[float],
@@ -422,26 +421,15 @@ def joint_information_bits(
     between the hypothesis and the joint outcome, the rules' outcomes taken as independent
     given the hypothesis.
 
-    Enumerated exactly over hypothesis classes (:func:`collapse`) while the joint outcomes ×
-    classes stay within :data:`MAX_JOINT_WORK`. Past that, the most informative rules that fit
-    are enumerated together and the rest left out: the information of some of a run's rules is
-    never more than of all of them, so this is a lower bound, and the rules left out are the
-    ones that tell least on their own."""
+    Enumerated exactly over hypothesis classes (leaves every table treats alike, one class
+    with their summed prior: 80 hypotheses become a few dozen classes) while the joint
+    outcomes × classes stay within :data:`MAX_JOINT_WORK`. Past that, the most informative
+    rules that fit are enumerated together and the rest left out: the information of some of
+    a run's rules is never more than of all of them, so this is a lower bound, and the rules
+    left out are the ones that tell least on their own (see ``joint``)."""
     if len(tables) == 1:
         return mutual_information_bits(probs, tables[0])
-    prior, merged = collapse(probs, tables)
-    singles = [mutual_information_bits(prior, table) for table in merged]
-    order = sorted(range(len(merged)), key=lambda i: -singles[i])
-    chosen: list[int] = []
-    size = 1
-    for index in order:
-        grown = size * len(merged[index])
-        if grown * len(prior) > budget:
-            continue
-        chosen.append(index)
-        size = grown
-    together = product_information_bits(prior, [merged[index] for index in sorted(chosen)])
-    return max(together, max(singles))
+    return probe_information_bits(probs, tables, budget)
 
 
 def question_entropy(question: QuestionState | QuestionSnapshot) -> float:
