@@ -30,7 +30,11 @@ class CaseListScreen(Screen[None]):
         Binding("enter", "open", "open"),
         Binding("n", "new", "new case"),
         Binding("i", "import_dir", "import"),
-        Binding("slash", "filter", "filter"),
+        # priority: the app resolves it as it reads the key, not once the table has passed it
+        # on, so keys typed in the same burst (a paste, tmux send-keys, an agent) are read
+        # after the filter has focus and reach it, where Enter filters instead of opening
+        # the highlighted case
+        Binding("slash", "filter", "filter", priority=True),
         Binding("r", "reload", "reload", show=False),
         Binding("question_mark,f1", "help", "help"),
     ]
@@ -109,8 +113,12 @@ class CaseListScreen(Screen[None]):
 
     def action_filter(self) -> None:
         box = self.query_one("#case-filter", Input)
+        if box.has_focus:
+            box.insert_text_at_cursor("/")  # a "/" typed into the filter is part of it
+            return
         box.display = True
-        box.focus()
+        # now, not on a later turn as Widget.focus does, so that the next key read finds it
+        self.set_focus(box)
 
     @on(Input.Submitted, "#case-filter")
     def _filtered(self, event: Input.Submitted) -> None:
