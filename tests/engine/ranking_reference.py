@@ -17,6 +17,25 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from casefile.domain.beliefs import joint, ranking
+from casefile.domain.beliefs.arithmetic import tempered
+from casefile.domain.rules import Rule
+
+
+def table(paths: Sequence[Sequence[str]], rule: Rule) -> list[list[float]]:
+    """P(outcome | leaf): each leaf's path walked up to the first node the rule names."""
+    rows = []
+    for outcome in rule.outcome_names:
+        other = rule.otherwise[outcome]
+        row = []
+        for path in paths:
+            value = other
+            for node in path:
+                if node in rule.likelihoods:
+                    value = rule.likelihoods[node][outcome]
+                    break
+            row.append(tempered(value, other, rule.reliability))
+        rows.append(row)
+    return rows
 
 
 def mutual_information_bits(prior: Sequence[float], table: Sequence[Sequence[float]]) -> float:

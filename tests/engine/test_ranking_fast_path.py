@@ -294,6 +294,23 @@ def test_generated_cases_rank_the_same(seed: int) -> None:
     assert len(fast[1]) == 8
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_a_rules_table_is_the_walk_up_each_leafs_path(seed: int) -> None:
+    # the shipped table is built from the nodes a rule names (a leaf index), not by walking
+    # every leaf's path: the same floats, on generated trees and on the v3 reference case
+    projection, candidates = generated_case(seed)
+    events, _ = read_case_dir(ROOT / "cases" / "glm5-pcie-pivot-v3")
+    shipped = project(events)
+    registry = CaseService(MemoryEventStore(), builtin_registry()).reader
+    for fold, offered in ((projection, candidates), (shipped, registry.candidates(shipped))):
+        beliefs = ranking.beliefs_at(fold)  # type: ignore[arg-type]
+        for candidate in offered:
+            belief = beliefs[candidate.rule.question]
+            paths = belief.paths()
+            built = ranking._table(ranking._leaf_index(paths), candidate.rule)
+            assert repr(built) == repr(reference.table(paths, candidate.rule))
+
+
 #: ranks a shipped case (at two steps) and a generated one, printing every figure
 RANK_IN_A_FRESH_INTERPRETER = """
 import sys
