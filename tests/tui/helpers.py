@@ -70,7 +70,8 @@ async def open_form(pilot: Pilot[None], key: str) -> FormDialog:  # type: ignore
     app = pilot.app
     await settle(pilot, case_ready(app))
     await pilot.press(key)
-    await settle(pilot, lambda: isinstance(app.screen, FormDialog))
+    # with every field mounted (those below the fold follow the first frame)
+    await settle(pilot, lambda: isinstance(app.screen, FormDialog) and app.screen.complete)
     dialog = app.screen
     assert isinstance(dialog, FormDialog)
     return dialog

@@ -71,6 +71,7 @@ def events_after(url: str, seq: int) -> list[tuple[str, dict[str, object], str]]
 def fill(dialog: FormDialog, values: dict[str, str]) -> None:  # type: ignore[type-arg]
     from textual.widgets import Input, TextArea
 
+    dialog.mount_rest()  # the fields below the fold, if their first frame has not yet come
     for name, value in values.items():
         widget = dialog.query_one(f"#field-{name}")
         if isinstance(widget, TextArea):

@@ -68,7 +68,8 @@ def dialog_open(key: str, **values: str) -> Any:
         from tests.tui.test_actions import fill as fill_fields
 
         await pilot.press(key)
-        await settle(pilot, lambda: isinstance(pilot.app.screen, FormDialog))
+        app = pilot.app
+        await settle(pilot, lambda: isinstance(app.screen, FormDialog) and app.screen.complete)
         screen = pilot.app.screen
         assert isinstance(screen, FormDialog)
         fill_fields(screen, values)

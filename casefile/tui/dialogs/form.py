@@ -10,13 +10,15 @@ cancels (asking first if something was typed).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Generic, TypeVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.query import QueryType
+from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Static, TextArea
 
 from casefile.errors import CasefileError
@@ -42,6 +44,8 @@ class FormDialog(Overlay[R | None], Generic[R]):
 
     #: text cursors blink (tests turn it off so screenshots are the same every run)
     BLINK: ClassVar[bool] = True
+    #: no auto-focus: :meth:`first_focus` is given the focus before the first frame
+    AUTO_FOCUS = ""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel"),
@@ -73,21 +77,18 @@ class FormDialog(Overlay[R | None], Generic[R]):
         self._tried = False  # a confirm was attempted: say what is wrong even if untouched
         #: a request the preview found the case refuses, and why
         self._refused: tuple[R, str] | None = None
+        #: how many of the fields are mounted (see :func:`first_frame`)
+        self._shown = len(self.fields)
 
     def compose(self) -> ComposeResult:
+        self._shown = first_frame(self.fields, self.rows_before, self.app.size.height)
         with Vertical(id="form"):
             yield Label(self.form_title, id="form-title")
-            with VerticalScroll(id="form-fields"):
-                for spec in self.fields:
-                    yield Label(spec.label, classes="form-label")
-                    if spec.multiline:
-                        area = TextArea(spec.value, id=f"field-{spec.name}", soft_wrap=True)
-                        area.show_line_numbers = False
-                        yield area
-                    else:
-                        yield Input(
-                            spec.value, placeholder=spec.placeholder, id=f"field-{spec.name}"
-                        )
+            with VerticalScroll(id="form-fields") as scroll:
+                if self._shown < len(self.fields):  # its scroll bar there from the first frame
+                    scroll.styles.overflow_y = "scroll"
+                for spec in self.fields[: self._shown]:
+                    yield from self._field(spec)
             yield Static("", id="form-problem", markup=False)
             yield Static("", id="form-preview", markup=False)
             yield Static("", id="form-command", markup=False)
@@ -95,16 +96,90 @@ class FormDialog(Overlay[R | None], Generic[R]):
                 yield Button(self.confirm_label, variant="primary", id="form-confirm")
                 yield Button("Cancel", id="form-cancel")
 
+    def _field(self, spec: Field) -> Iterator[Widget]:
+        """A field's label, what goes before its input, and its input."""
+        yield Label(spec.label, classes="form-label")
+        yield from self.compose_before(spec)
+        if spec.multiline:
+            area = TextArea(spec.value, id=f"field-{spec.name}", soft_wrap=True)
+            area.show_line_numbers = False
+            yield area
+        else:
+            yield Input(spec.value, placeholder=spec.placeholder, id=f"field-{spec.name}")
+
+    @property
+    def complete(self) -> bool:
+        """Whether every field is mounted (those below the fold follow the first frame)."""
+        return self._shown == len(self.fields)
+
+    def mount_rest(self) -> None:
+        """Mount the fields below the fold (after the first frame, or at once when the focus
+        is to move: Tab and Enter go through them in their order)."""
+        if self.complete:
+            return
+        rest = self.fields[self._shown :]
+        self._shown = len(self.fields)
+        scroll = self.query_one("#form-fields", VerticalScroll)
+        scroll.mount_all([widget for spec in rest for widget in self._field(spec)])
+        scroll.styles.overflow_y = "auto"
+
+    def focus_next(self, selector: str | type[QueryType] = "*") -> Widget | None:
+        return self._move_focus_through_all(1, selector)
+
+    def focus_previous(self, selector: str | type[QueryType] = "*") -> Widget | None:
+        return self._move_focus_through_all(-1, selector)
+
+    def _move_focus_through_all(self, step: int, selector: str | type[QueryType]) -> Widget | None:
+        """Tab, shift+Tab and Enter with every field mounted. Fields just mounted have no place
+        yet, which Textual orders the focus by, so until their frame the focus goes by the
+        form's order (its widgets stack in the order they are mounted)."""
+        if self.complete or selector != "*":
+            self.mount_rest()
+            return super().focus_next(selector) if step > 0 else super().focus_previous(selector)
+        self.mount_rest()
+        chain = [widget for widget in self.query("*") if widget.focusable]
+        at = chain.index(self.focused) if self.focused in chain else -1
+        target = chain[(at + step) % len(chain)]
+        self.set_focus(target, scroll_visible=False)
+        self.call_after_refresh(self._into_view, target)
+        return target
+
+    def _into_view(self, widget: Widget) -> None:
+        if self.focused is widget and not self.can_view_entire(widget):
+            self.scroll_to_center(widget, origin_visible=True)
+
+    def rows_before(self, spec: Field) -> int:
+        """Rows the widgets of :meth:`compose_before` take (none here)."""
+        return 0
+
+    def compose_before(self, spec: Field) -> ComposeResult:
+        """Widgets that go between a field's label and its input (none here)."""
+        yield from ()
+
+    def first_focus(self) -> str:
+        """The selector of the widget that has the focus as the dialog opens."""
+        return "Input, TextArea"
+
     def on_mount(self) -> None:
         self.check()
-        first = self.query("Input, TextArea").first()
-        first.focus()
+        # Focused here, before the first frame: a focus moved after it (Textual's auto-focus
+        # took the field list, then a field's ``focus()`` ran once the frame was out) restyles
+        # and paints the dialog again. It is at the top of the form, so nothing to scroll to.
+        self.set_focus(self.query(self.first_focus()).first(), scroll_visible=False)
+        if not self.complete:
+            self.call_after_refresh(self.after_first_frame)
+
+    def after_first_frame(self) -> None:
+        self.mount_rest()
 
     def values(self) -> dict[str, str]:
+        """What each field holds (a field not mounted yet holds what it opens with)."""
         out: dict[str, str] = {}
-        for spec in self.fields:
+        for spec in self.fields[: self._shown]:
             widget = self.query_one(f"#field-{spec.name}")
             out[spec.name] = widget.text if isinstance(widget, TextArea) else widget.value  # type: ignore[attr-defined]
+        for spec in self.fields[self._shown :]:
+            out[spec.name] = spec.value
         return out
 
     def dirty(self) -> bool:
@@ -197,6 +272,27 @@ class FormDialog(Overlay[R | None], Generic[R]):
             )
             return
         self.dismiss(None)
+
+
+#: the share of the screen's height the field list shows at most (``#form-fields`` in
+#: casefile.tcss); a field's label takes two rows (with the margin above it), an input three
+#: and a multi-line one five
+FIELDS_VIEW = 0.4
+LABEL_ROWS, INPUT_ROWS, AREA_ROWS = 2, 3, 5
+
+
+def first_frame(fields: Sequence[Field], rows_before: Callable[[Field], int], height: int) -> int:
+    """How many fields a dialog composes for its first frame on a screen ``height`` rows tall:
+    those in view at the top of the field list, the last one perhaps in part; the rest, below
+    the fold, are mounted after that frame (composing and styling every field of the probe
+    dialog was most of its opening). All of them when they fit in view."""
+    view = int(height * FIELDS_VIEW)
+    rows = 0
+    for count, spec in enumerate(fields, 1):
+        rows += LABEL_ROWS + (AREA_ROWS if spec.multiline else INPUT_ROWS) + rows_before(spec)
+        if rows >= view:
+            return count
+    return len(fields)
 
 
 def required(values: Mapping[str, str], name: str, what: str) -> str:

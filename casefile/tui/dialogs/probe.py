@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from textual import on
+from textual.app import ComposeResult
 from textual.widgets import Input, OptionList
 
 from casefile.actions.probe_actions import PROBE, RunProbe, said
@@ -36,6 +37,9 @@ TRUST_FIELD = "trust"
 TRUST_LABEL = "Trust a new host key (yes/no: check its fingerprint with the host's owner first)"
 
 PROBE_LABEL = "Probe: pick one (↑ ↓, Enter), or type its name in the field below the list"
+
+#: The picker's height (``#probe-picker`` in casefile.tcss)
+PICKER_ROWS = 10
 
 #: Hosts one dialog may fan out to (the CLI takes more; a dialog line is for a handful).
 MAX_HOSTS = 64
@@ -136,14 +140,17 @@ class ProbeDialog(FormDialog[ProbeOutcome]):
             confirm_label="Run",
         )
 
-    def on_mount(self) -> None:
-        """The picker goes above the probe's name field and takes the focus (the form's own
-        mount handler, which runs next, focuses the first field: the picker is not one)."""
-        if not self.catalog:
-            return
-        picker = ProbePicker(self.catalog, self.chosen_probe)
-        self.query_one("#form-fields").mount(picker, before="#field-probe")
-        self.call_after_refresh(picker.focus)
+    def compose_before(self, spec: Field) -> ComposeResult:
+        """The picker goes above the probe's name field."""
+        if spec.name == "probe" and self.catalog:
+            yield ProbePicker(self.catalog, self.chosen_probe)
+
+    def rows_before(self, spec: Field) -> int:
+        return PICKER_ROWS if spec.name == "probe" and self.catalog else 0
+
+    def first_focus(self) -> str:
+        """The picker, where there is one."""
+        return "#probe-picker" if self.catalog else super().first_focus()
 
     @on(OptionList.OptionSelected, "#probe-picker")
     def _picked(self, event: OptionList.OptionSelected) -> None:
