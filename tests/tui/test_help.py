@@ -96,3 +96,27 @@ async def test_esc_closes_the_help_and_keeps_the_replay_step(db_url: str) -> Non
         await pilot.press("escape")
         await poll_until(pilot, lambda: not screen.query(HelpPane), what="Esc did not close it")
         assert screen.focus_seq == step
+
+
+async def test_the_help_opens_over_the_panes_and_leaves_them_as_they_are(db_url: str) -> None:
+    """Docked beside the panes, the help narrowed them: every pane laid out and drawn again
+    at its new width as the help opened and as it closed (issue 25: most of its opening)."""
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot, case_ready(app))
+        screen = app.screen
+        assert isinstance(screen, CaseScreen)
+        panes = ["#timeline", "#tree", "#tabs", "#status"]
+        before = {name: screen.query_one(name).region for name in panes}
+        await pilot.press("question_mark")
+        await poll_until(pilot, lambda: any(p.size.area for p in screen.query(HelpPane)))
+        await pilot.pause()
+        help_pane = screen.query_one(HelpPane)
+        assert {name: screen.query_one(name).region for name in panes} == before
+        side = screen.query_one("#side").region
+        assert help_pane.region.right == side.right and help_pane.region.overlaps(side)
+        text = "\n".join(strip.text for strip in screen._compositor.render_strips())
+        assert "Timeline marks" in text  # drawn over the side pane
+        await pilot.press("question_mark")
+        await poll_until(pilot, lambda: not screen.query(HelpPane))
+        assert {name: screen.query_one(name).region for name in panes} == before

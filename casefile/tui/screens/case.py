@@ -353,12 +353,14 @@ class CaseScreen(CaseWriting, ReplayControls):
             self.query_one(f"#{name}").focus()
 
     def action_help(self) -> None:
-        """``?``: the keys and the timeline's legend beside the panes, or away again."""
+        """``?``: the keys and the timeline's legend over the panes' right side, or away
+        again (over them, not beside them: the panes keep their width and are not laid out
+        and drawn again)."""
         shown = self.query(HelpPane)
         if shown:
             shown.remove()
         else:
-            self.mount(HelpPane(self))
+            self.query_one("#panes").mount(HelpPane(self))
 
     def action_back(self) -> None:
         if len(self.app.screen_stack) > 2:
