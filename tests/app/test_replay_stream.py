@@ -195,3 +195,22 @@ def test_a_long_head_is_saved_as_the_case_fold_and_read_from_it_next_time(
     assert "".join(open_replay(service, CASE).json_chunks()) == want
     assert restored == [1]
     store.close()
+
+
+def test_confidences_in_another_order_are_sent_whole() -> None:
+    """Merging changed values into the held dict keeps the held order, so a question whose
+    confidences hold the same hypotheses in another order (or an old one after a new one)
+    must be sent whole, or the rebuilt step would list them in the wrong order."""
+    from casefile.app.views.replay import ReplayQuestion
+    from casefile.app.views.replay_lines import question_delta
+
+    before = ReplayQuestion("a", "a", False, None, {"a": 0.6, "b": 0.4})
+    swapped = ReplayQuestion("a", "a", False, None, {"b": 0.3, "a": 0.7})
+    delta = question_delta(before, swapped)
+    assert delta["whole"] is True and list(delta["confidences"]) == ["b", "a"]
+    grown = ReplayQuestion("a", "a", False, None, {"a": 0.5, "b": 0.4, "c": 0.1})
+    assert question_delta(before, grown) == {"confidences": {"a": 0.5, "c": 0.1}}
+    zero = ReplayQuestion("a", "a", False, None, {"a": -0.0, "b": 0.4})
+    assert question_delta(ReplayQuestion("a", "a", False, None, {"a": 0.0, "b": 0.4}), zero) == {
+        "confidences": {"a": -0.0}
+    }
