@@ -1,5 +1,5 @@
-"""Running a probe, as one action: which probe, where (this machine, SSH hosts, or output
-pasted from elsewhere), under what load, and what to keep with the run.
+"""Running a probe, as one action: which probe, where (this machine, SSH hosts, output pasted
+from elsewhere, or readings a person states), under what load, and what to keep with the run.
 
 The CLI's ``casefile probe``, the TUI's probe dialog and the agent interface's probe tools all
 build a :class:`RunProbe`; its :meth:`RunProbe.request` is the service's probe request and its
@@ -11,12 +11,12 @@ connect timeout) is the front end's setting, not the action's: it is passed to
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from casefile.actions.spec import ActionSpec, Option, Outcome
-from casefile.app.probing import LOADS, Here, Pasted, ProbeRequest, Ssh, SshOptions, Where
+from casefile.app.probing import LOADS, Here, Pasted, ProbeRequest, Ssh, SshOptions, Stated, Where
 
 if TYPE_CHECKING:
     from casefile.app.probing import CancelToken
@@ -34,7 +34,7 @@ class RunProbe:
     trust_host: bool = False
     #: output taken elsewhere, as given (bytes from a file keep what does not decode)
     paste: str | bytes | None = None
-    #: when the pasted output was taken (stored form); None: now
+    #: when the pasted output (or the stated reading) was taken (stored form); None: now
     taken_at: str | None = None
     timeout: float | None = None
     window: float = 2.0
@@ -47,6 +47,8 @@ class RunProbe:
     scrub: bool = True
     #: the command to run (or that produced pasted output); empty: the probe's own
     argv: tuple[str, ...] = ()
+    #: readings a person states instead of output: ``NAME[SUBJECT]`` to value (nothing runs)
+    stated: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.load not in LOADS:
@@ -60,8 +62,26 @@ class RunProbe:
             )
         if self.trust_host and (not self.hosts or self.paste is not None):
             raise ValueError("trusting a new host key goes with SSH hosts to run on")
-        if self.taken_at is not None and self.paste is None:
+        if self.stated:
+            self._check_stated()
+        elif self.taken_at is not None and self.paste is None:
             raise ValueError("a time the output was taken goes with pasted output")
+
+    def _check_stated(self) -> None:
+        """A stated reading is told, not run: nothing to run, paste, time or pull out."""
+        given = [
+            name
+            for name, value in (
+                ("pasted output", self.paste is not None),
+                ("a command line", bool(self.argv)),
+                ("facts to pull out of output", bool(self.facts)),
+                ("a new host key to trust", self.trust_host),
+                ("more than one host", len(self.hosts) > 1),
+            )
+            if value
+        ]
+        if given:
+            raise ValueError(f"a stated reading runs nothing: it takes no {given[0]}")
 
     def request(self, ssh: SshOptions | None = None) -> ProbeRequest:
         """The service's probe request; ``ssh`` says how SSH hosts are reached."""
@@ -69,7 +89,13 @@ class RunProbe:
 
         where: Where
         argv = self.argv
-        if self.paste is not None:
+        if self.stated:
+            where = Stated(
+                tuple(self.stated.items()),
+                host=self.hosts[0] if self.hosts else "unknown",
+                taken_at=self.taken_at,
+            )
+        elif self.paste is not None:
             where = Pasted(
                 text=self.paste,
                 host=self.hosts[0] if self.hosts else "unknown",
@@ -198,6 +224,19 @@ PROBE = ActionSpec(
             metavar="FILE",
             help="take output captured elsewhere ('-': stdin)",
             noun="pasted output",
+        ),
+        Option(
+            "stated",
+            "…or state readings, NAME[SUBJECT]=VALUE per line (reported evidence)",
+            "pairs",
+            flag="--stated",
+            default={},
+            example="pcie.link.gen.current[gpu0]=2",
+            metavar="NAME=VALUE",
+            help="record a reading a person states instead of output, as the fact the probe "
+            "would give (NAME[SUBJECT]=VALUE, repeatable; e.g. pcie.link.gen.current[gpu0]=2): "
+            "nothing runs, and the rules read it as reported evidence",
+            noun="stated reading",
         ),
         Option("taken_at", "Taken at", flag="--taken-at", form=False),
         Option("timeout", "Timeout, seconds", "seconds", flag="--timeout", form=False),

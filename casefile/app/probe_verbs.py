@@ -53,7 +53,9 @@ class CaseProbing:
         probe = self.sessions.registry.probe(request.probe).with_facts(request.facts)
         self.sessions.require(case_id)
         for result in collect(probe, request, cancel):
-            at = who.when(result.started_at if result.source == "pasted" else None)
+            # output taken elsewhere, or a reading stated, happened when it was taken
+            taken = result.source in ("pasted", "stated")
+            at = who.when(result.started_at if taken else None)
             yield self.record_probe(
                 case_id,
                 probe,

@@ -39,6 +39,7 @@ __all__ = [
     "ProbeRequest",
     "Sample",
     "Ssh",
+    "Stated",
     "Truncation",
     "Where",
     "collect",
@@ -105,13 +106,24 @@ class Pasted:
 
 
 @dataclass(frozen=True)
+class Stated:
+    """Readings a person states, nothing run: ``facts`` as ``(NAME[SUBJECT], VALUE)`` pairs,
+    read by the rules as reported evidence (see :mod:`casefile.domain.stated`)."""
+
+    facts: tuple[tuple[str, str], ...]
+    host: str = "unknown"
+    #: when the reading was taken (ISO 8601 UTC, stored form); None: now
+    taken_at: str | None = None
+
+
+@dataclass(frozen=True)
 class Sample:
     """Collect in-process for ``window_s`` seconds with the probe's sampler (NVML)."""
 
     window_s: float = 2.0
 
 
-Where = Here | Local | Ssh | Pasted | Sample
+Where = Here | Local | Ssh | Pasted | Stated | Sample
 
 
 @dataclass(frozen=True)
@@ -211,6 +223,15 @@ def failure_reason(result: RunResult) -> str | None:
 
 
 def _check_where(probe: Probe, where: Where) -> None:
+    if isinstance(where, Stated):
+        from casefile.domain.stated import check_statement
+        from casefile.errors import DomainError
+
+        try:  # any probe's reading can be told, but only as facts it could have given
+            check_statement(probe.name, probe.facts, where.facts)
+        except DomainError as error:
+            raise RunnerError(str(error)) from None
+        return
     allowed = probe.where
     needs = {Local: "local", Ssh: "ssh", Pasted: "pasted", Sample: "sampler"}[type(where)]
     if needs == "sampler":
@@ -245,6 +266,9 @@ def collect(
     if isinstance(where, Pasted):
         yield _pasted(probe, argv, where)
         return
+    if isinstance(where, Stated):
+        yield _stated(where)
+        return
     if not argv:
         raise RunnerError(f"probe {probe.name} has no default command: give one after --")
     if isinstance(where, Ssh):
@@ -266,6 +290,28 @@ def _pasted(probe: Probe, argv: tuple[str, ...], where: Pasted) -> RunResult:
     if where.path is None:
         raise RunnerError("pasted output: give the text or a file to read it from")
     return pasted.from_file(argv, where.path, host=where.host, taken_at=taken)
+
+
+def _stated(where: Stated) -> RunResult:
+    """A stated reading as a run nobody ran: no command, no exit status, no duration; its
+    output is the statement itself, so the record shows exactly what was told."""
+    from casefile.domain import stated
+    from casefile.probes.runners.pasted import capture_time
+
+    if not where.host.strip():
+        raise RunnerError("stated reading: say which host it was taken on")
+    when = capture_time(where.taken_at or utc_now())
+    return RunResult(
+        argv=(),
+        host=where.host,
+        exit_status=None,
+        stdout=stated.statement(where.facts),
+        stderr="",
+        started_at=when,
+        finished_at=when,
+        duration_s=0.0,
+        source=stated.SOURCE,
+    )
 
 
 def _over_ssh(

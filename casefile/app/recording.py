@@ -28,7 +28,9 @@ from casefile.domain import commands, triage
 from casefile.domain.event_types.evidence import EvidenceAssessed
 from casefile.domain.events import NewEvent
 from casefile.domain.facts import Fact, ParseResult
-from casefile.domain.rules import Applied, Rule, SetAside, evaluate
+from casefile.domain.rules import Applied, Rule, SetAside, can_read, evaluate
+from casefile.domain.stated import SOURCE as STATED
+from casefile.domain.stated import read_statement
 from casefile.errors import DomainError, StoreError
 
 if TYPE_CHECKING:
@@ -204,7 +206,8 @@ def parse_run(
     from casefile.app.probing import failure_reason
     from casefile.probes.api import RunOutput
 
-    timed = result.source != "pasted"
+    stated = result.source == STATED
+    timed = result.source not in ("pasted", STATED)
     output = RunOutput(
         result.argv,
         result.stdout,
@@ -213,9 +216,11 @@ def parse_run(
         result.duration_s if timed else None,
         result.source,
     )
-    parsed = probe.safe_parse(result.stdout, output)
+    parsed = read_statement(result.stdout) if stated else probe.safe_parse(result.stdout, output)
     read: list[Probe] = []
-    if result.error and not result.stdout:
+    if stated:
+        pass  # told as this probe's facts: no other parser reads a statement
+    elif result.error and not result.stdout:
         parsed = ParseResult.unparsed(f"no output: {failure_reason(result)}")
     elif readers is not None:
         parsed, read = read_by_others(readers, probe, parsed, result.stdout, output)
@@ -403,7 +408,13 @@ def decide_run(
     obs_seq = draft.add(NewEvent("observation.recorded", observation, occurred_at=at))
     load = str(collected.conditions["load"])
     evidence_ids, set_aside = apply_rules(
-        draft, collected.rules, parsed.facts, load, obs_seq, run_seq
+        draft,
+        collected.rules,
+        parsed.facts,
+        load,
+        obs_seq,
+        run_seq,
+        reported=collected.run_payload.get("source") == STATED,
     )
     return run_seq, obs_seq, evidence_ids, set_aside
 
@@ -415,9 +426,12 @@ def apply_rules(
     load: str,
     obs_seq: int,
     run_seq: int,
+    *,
+    reported: bool = False,
 ) -> tuple[list[str], list[str]]:
     """Apply each rule to a question opened from its own playbook (never to a question that
-    merely shares its id)."""
+    merely shares its id); ``reported``: the facts were stated by a person, so the evidence
+    counts as reported, with a reported reading's reliability."""
     evidence_ids: list[str] = []
     set_aside: list[str] = []
     context: dict[str, list[Fact]] = {}
@@ -427,6 +441,10 @@ def apply_rules(
         if playbook.ref not in context:
             stated = partial(triage.case_context, draft.projection, playbook)
             context[playbook.ref] = [*facts, *playbook.context_facts(list(facts), stated)]
+        if reported and not can_read(rule, context[playbook.ref]):
+            # a statement of one or two facts is no reading for the rules that read others:
+            # nothing to set aside for a load it was not taken under
+            continue
         verdict = evaluate(rule, context[playbook.ref], load)
         if isinstance(verdict, SetAside):
             draft.add(commands.set_aside(verdict, obs_seq))
@@ -434,7 +452,7 @@ def apply_rules(
         elif isinstance(verdict, Applied):
             try:
                 event = commands.evidence_from_rule(
-                    draft.projection, verdict, obs_seq, run_seq, fresh=True
+                    draft.projection, verdict, obs_seq, run_seq, fresh=True, reported=reported
                 )
             except DomainError:
                 continue  # none of the hypotheses the rule names are in this case

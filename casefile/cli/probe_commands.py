@@ -79,6 +79,8 @@ def describe(record: ProbeRecord) -> str:
         parts.append("evidence " + ", ".join(record.evidence_ids))
     if record.set_aside:
         parts.append("set aside by " + ", ".join(record.set_aside))
+    if record.result.source == "stated":
+        parts.append("stated, not run: the rules read it as reported evidence")
     if record.setup is not None:
         parts.append(f"taken on another setup ({record.setup}): kept to compare, no rule read it")
     return " — ".join(parts)
@@ -268,13 +270,16 @@ def register(
     p = sub.add_parser(
         "probe",
         parents=[common, who_and_when()],
-        help="run a probe (locally, over SSH, or from pasted output) and record it",
+        help="run a probe (locally, over SSH, from pasted output, or as stated readings) and "
+        "record it",
         usage="casefile probe CASE PROBE [options] [-- COMMAND ARG…]",
         description="Run PROBE and record its output, facts and what the rules make of them. "
         "Give a different command after --, e.g. `casefile probe C lspci -- lspci -vvs 01:00.0`; "
         "each word reaches the program as one argument, never through a shell. Ctrl-C (exit "
         "130) or SIGTERM (exit 143) ends the running commands' process groups and records "
-        "them as cancelled with the output they had; a second one aborts at once.",
+        "them as cancelled with the output they had; a second one aborts at once. With "
+        "--stated, nothing runs: the readings a person gives are recorded as this probe's "
+        "facts and read as reported evidence.",
     )
     p.add_argument("case")
     p.add_argument("probe")
@@ -282,7 +287,20 @@ def register(
     p.add_argument("--host", action="append", help="SSH target [user@]host[:port] (repeatable)")
     p.add_argument("--load", choices=LOADS, default="unknown", help="load state when taken")
     p.add_argument("--paste", metavar="FILE", help="take output captured elsewhere ('-': stdin)")
-    p.add_argument("--taken-at", type=moment, help="when pasted output was taken (ISO 8601)")
+    p.add_argument(
+        "--stated",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="record a reading a person states instead of output, as the fact the probe would "
+        "give (NAME[SUBJECT]=VALUE, repeatable; e.g. pcie.link.gen.current[gpu0]=2): nothing "
+        "runs, and the rules read it as reported evidence",
+    )
+    p.add_argument(
+        "--taken-at",
+        type=moment,
+        help="when pasted output (or a stated reading) was taken (ISO 8601)",
+    )
     p.add_argument(
         "--timeout",
         type=positive_seconds,

@@ -317,11 +317,14 @@ def evidence_from_rule(
     evidence_id: str | None = None,
     *,
     fresh: bool = False,
+    reported: bool = False,
 ) -> NewEvent:
     """Evidence a rule derives from an observation; supersedes the same rule's earlier verdict
     on the same observation, so re-applying a rule never counts a reading twice. ``fresh``:
     the observation was recorded in this very append, so nothing can have read it before (and
-    the evidence held need not be scanned, which on a long case is most of a run's cost)."""
+    the evidence held need not be scanned, which on a long case is most of a run's cost).
+    ``reported``: a person stated the reading (nothing ran), so it counts as reported, no more
+    reliable than any reported reading."""
     rule = verdict.rule
     previous = None
     for state in () if fresh else projection.evidence.values():
@@ -347,8 +350,10 @@ def evidence_from_rule(
         allow_retired=True,
         rationale=f"{rule.title}: outcome {verdict.outcome!r}. {rule.rationale}",
         otherwise=verdict.otherwise,
-        kind="measured",
-        reliability=rule.reliability,
+        kind="reported" if reported else "measured",
+        reliability=(
+            min(rule.reliability, DEFAULT_RELIABILITY["reported"]) if reported else rule.reliability
+        ),
         probe_run_seq=probe_run_seq,
         observation_seq=observation_seq,
         supersedes=previous,

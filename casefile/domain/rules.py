@@ -245,6 +245,11 @@ def evaluate(rule: Rule, facts: Sequence[Fact], load: str) -> Verdict:
     return NotApplicable(rule, f"statistic {statistic!r} matches no outcome")
 
 
+def can_read(rule: Rule, facts: Sequence[Fact]) -> bool:
+    """Whether the facts hold what the rule reads, whatever the load they were taken under."""
+    return compute_statistic(rule.statistic, [*facts, *derived_facts(facts)]) is not None
+
+
 def compute_statistic(spec: Statistic, facts: Sequence[Fact]) -> FactValue | frozenset[str] | None:
     """Reduce the facts a rule reads to one value (None when there is nothing to read)."""
     values: dict[tuple[str, str], FactValue] = {}

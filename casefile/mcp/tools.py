@@ -206,6 +206,18 @@ def _probes() -> list[ToolSpec]:
         "taken_at": {"type": "string", "description": "when it was taken (ISO 8601 UTC)"},
         "reconstructed": {"type": "boolean", "description": "rebuilt from what was reported"},
     }
+    stated = {
+        **_PROBE_COMMON,
+        "facts": {
+            "type": "object",
+            "minProperties": 1,
+            "additionalProperties": {"type": "string"},
+            "description": "the readings as the probe's facts: NAME or NAME[SUBJECT] to the "
+            'value as said, e.g. {"pcie.link.gen.current[gpu0]": "2"}',
+        },
+        "host": paste["host"],
+        "taken_at": paste["taken_at"],
+    }
     run = {
         **_PROBE_COMMON,
         "command": {"type": "array", "items": {"type": "string"}, "minItems": 1},
@@ -228,6 +240,16 @@ def _probes() -> list[ToolSpec]:
             _object(paste, "case", "probe", "output"),
             False,
             writes.probe_paste,
+        ),
+        ToolSpec(
+            "probe_state",
+            "State readings",
+            'Record readings someone states without their output ("the link sits at Gen2 '
+            "x16\") as the probe's facts: nothing runs, and the rules read them as reported "
+            "evidence, weaker than a captured output",
+            _object(stated, "case", "probe", "facts"),
+            False,
+            writes.probe_state,
         ),
         ToolSpec(
             "probe_run",

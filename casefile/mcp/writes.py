@@ -126,6 +126,22 @@ def probe_paste(caller: Caller, arguments: Mapping[str, Any]) -> dict[str, Any]:
     return _probe(caller, arguments, action)
 
 
+def probe_state(caller: Caller, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """Record readings a person states as a probe's facts (always allowed: nothing runs)."""
+
+    host = str(arguments.get("host") or "unknown")
+    facts = arguments.get("facts")
+    if not isinstance(facts, Mapping) or not facts:
+        raise DomainError("facts: give at least one NAME (or NAME[SUBJECT]) and its value")
+    action = _action(
+        arguments,
+        stated={str(name): str(value) for name, value in facts.items()},
+        hosts=() if host == "unknown" else (host,),
+        taken_at=_taken_at(arguments.get("taken_at")),
+    )
+    return _probe(caller, arguments, action)
+
+
 def _taken_at(text: object) -> str | None:
     """When pasted output was taken, in the stored form; a time without a zone is refused
     (the agent's clock is not this machine's)."""

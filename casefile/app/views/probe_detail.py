@@ -116,7 +116,8 @@ def probe_run_detail(
         hash=projection.probe_run_hashes.get(seq),
         probe=p.probe,
         argv=argv,
-        command=shlex.join(argv),
+        # a stated reading ran nothing: say so where a command would be shown
+        command="(stated, not run)" if p.source == "stated" else shlex.join(argv),
         host=p.host,
         source=p.source,
         load=p.load,

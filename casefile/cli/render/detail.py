@@ -64,6 +64,8 @@ def probe_run_lines(run: ProbeRunDetail) -> list[str]:
         f"  $ {run.command}",
         f"  {status}",
     ]
+    if run.source == "stated":  # nothing ran: the output below is what a person said
+        lines[2:4] = ["  nothing ran: the readings below were stated, and count as reported"]
     setup = run.conditions.get("setup")
     if setup:
         lines.append(f"  other setup: {setup} (kept to compare; no rule read it)")

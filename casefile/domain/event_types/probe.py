@@ -57,7 +57,8 @@ class ProbeRan(Payload):
     probe: str
     argv: list[str]
     host: str
-    source: Literal["local", "ssh", "pasted", "sampler"]
+    #: ``stated``: nobody ran it; a person told the readings (``casefile probe --stated``)
+    source: Literal["local", "ssh", "pasted", "sampler", "stated"]
     exit_status: int | None = None
     timed_out: bool = False
     started_at: str | None = None
@@ -113,6 +114,8 @@ def _ran(p: Fields) -> str:
     argv = shlex.join(p["argv"])  # as a shell would take it back: copy, paste, rerun
     setup = p.get("conditions", {}).get("setup")
     other = f" [other setup: {setup}]" if setup else ""
+    if p["source"] == "stated":
+        return f"probe {p['probe']} on {p['host']} [{load}]{other}: stated, not run"
     return f"probe {p['probe']} on {p['host']} [{load}]{other}{origin}: `{argv}` ({status})"
 
 
@@ -129,8 +132,11 @@ def _ran_line(p: Fields, ctx: NarrativeContext) -> NarrativeLine:
     else:
         status = str(p.get("source", ""))
     note = f" — {ctx.quote(str(p['note']))}" if p.get("note") else ""
+    what = f"{shlex.join(argv)} ({status})"
+    if p.get("source") == "stated":
+        what = "stated, not run"
     return NarrativeLine(
-        f"{p.get('probe')}: {shlex.join(argv)} ({status}){origin}{note}",
+        f"{p.get('probe')}: {what}{origin}{note}",
         host=str(p.get("host", "")),
         conditions=ctx.conditions(p.get("conditions")),
         facts=ctx.facts_read(),

@@ -20,7 +20,7 @@ from casefile.probes.runners.result import RunResult
 SOURCE = "pasted"
 
 
-def _taken_at(moment: str | datetime) -> str:
+def capture_time(moment: str | datetime) -> str:
     """Normalise the capture time; a time without a zone is refused rather than guessed."""
     if isinstance(moment, str):
         try:
@@ -57,7 +57,7 @@ def from_text(
         raise RunnerError("pasted output: say which command produced it (argv is empty)")
     if not host.strip():
         raise RunnerError("pasted output: say which host it was taken on")
-    when = _taken_at(taken_at)
+    when = capture_time(taken_at)
     return RunResult(
         argv=args,
         host=host,

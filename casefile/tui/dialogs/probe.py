@@ -1,5 +1,5 @@
-"""The probe dialog: which probe, where (this machine, SSH hosts, or pasted output) and under
-what load; it returns a :class:`ProbeOutcome` holding the service's own
+"""The probe dialog: which probe, where (this machine, SSH hosts, pasted output, or readings a
+person states) and under what load; it returns a :class:`ProbeOutcome` holding the service's own
 :class:`~casefile.app.probing.ProbeRequest` and the equivalent command line."""
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from casefile.app.probing import (
     remedy_for,
 )
 from casefile.app.views.probe_catalog import ProbeEntry
-from casefile.errors import RunnerError
+from casefile.domain.stated import check_statement
+from casefile.errors import DomainError, RunnerError
 from casefile.tui.dialogs.form import Field, FormDialog, optional, required
 from casefile.tui.errors import control_hint
 from casefile.tui.widgets.probe_picker import ProbePicker
@@ -59,20 +60,25 @@ def build_probe(
     case_id: str,
     ssh: SshOptions | None = None,
     actor: str = "user",
+    declared: Mapping[str, Sequence[str]] | None = None,
 ) -> ProbeOutcome:
     """The probe action the dialog's fields state (the probe row's rules, and this dialog's
     own: SSH hosts or pasted output from one field each, a handful of hosts), its request and
-    the command line that records the same run."""
+    the command line that records the same run. ``declared``: each probe's facts, so that a
+    stated fact the probe does not give is refused in the dialog, before anything runs."""
     name = required(values, "probe", "the probe")
     if name not in probes:
         raise ValueError(f"no probe {name!r} (installed: {', '.join(probes)})")
     hosts = [h for h in values.get("hosts", "").replace(",", " ").split() if h]
     pasted = values.get("paste", "")
+    stated = values.get("stated", "")
     if hosts and pasted.strip():
         raise ValueError("give SSH hosts or pasted output, not both")
+    if hosts and stated.strip():
+        raise ValueError("give SSH hosts or stated readings, not both")
     if len(hosts) > MAX_HOSTS:
         raise ValueError(f"at most {MAX_HOSTS} hosts from the dialog")
-    if pasted.strip():
+    if pasted.strip() or stated.strip():
         origin = optional(values, "paste_host") or "unknown"
         hosts = [] if origin == "unknown" else [origin]
     given = {
@@ -81,12 +87,18 @@ def build_probe(
         "hosts": hosts,
         "trust_host": values.get(TRUST_FIELD, "").strip() or None,
         "paste": pasted if pasted.strip() else None,
+        "stated": stated,
         "window": values.get("window", ""),
         "note": values.get("note", ""),
         "setup": values.get("setup"),
         "argv": values.get("argv", ""),
     }
     action = parse(PROBE, given)
+    if action.stated:
+        try:
+            check_statement(name, (declared or {}).get(name, ()), action.stated.items())
+        except DomainError as error:
+            raise ValueError(str(error)) from None
     if action.setup is not None:
         try:
             check_setup(action.setup, "the other setup")
@@ -110,6 +122,7 @@ class ProbeDialog(FormDialog[ProbeOutcome]):
         catalog: Sequence[ProbeEntry] = (),
     ) -> None:
         self.catalog = list(catalog)
+        declared = {entry.name: entry.facts for entry in self.catalog}
         self.chosen_probe = probe
         known = f" — from ~/.ssh/config: {' '.join(hosts[:12])}" if hosts else ""
         fields = [
@@ -123,7 +136,15 @@ class ProbeDialog(FormDialog[ProbeOutcome]):
             Field(TRUST_FIELD, TRUST_LABEL, "", "no"),
             Field("argv", "Command line (empty: the probe's own)"),
             Field("paste", "…or paste output taken elsewhere", multiline=True),
-            Field("paste_host", "Host the pasted output came from", "", "unknown"),
+            Field(
+                "stated",
+                PROBE.option("stated").label,
+                f"e.g. {PROBE.option('stated').example}",
+                multiline=True,
+            ),
+            Field(
+                "paste_host", "Host the pasted output or stated reading came from", "", "unknown"
+            ),
             Field("window", "Sampling window, seconds (samplers such as nvml-sampler)", "", "2"),
             Field("note", "Note (optional)"),
             Field(
@@ -135,7 +156,7 @@ class ProbeDialog(FormDialog[ProbeOutcome]):
         super().__init__(
             "Run a probe",
             fields,
-            lambda values: build_probe(values, probes, case_id, ssh, actor),
+            lambda values: build_probe(values, probes, case_id, ssh, actor, declared),
             echo=lambda outcome: outcome.command,
             confirm_label="Run",
         )

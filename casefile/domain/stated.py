@@ -1,0 +1,109 @@
+"""Readings a person states: facts told in words, recorded as a probe's reading nobody ran.
+
+Threads and handovers are full of readings without their output: "GPU e3:00.0 sat at Gen2
+x16", "both cards run at x8", "the read kernel gets 231 GB/s". Kept as a note, such a reading
+is read by no rule, so the one fact that decided an investigation moves nothing. Stated as the
+facts a probe would have given (``pcie.link.gen.current[e3:00.0]=2``), it is read by the same
+rules as a measured reading, but as *reported* evidence, with a reported reading's lower
+reliability: a person's account is weaker than the output itself, and the case says which it had.
+
+A statement is written one fact a line, ``NAME[SUBJECT]=VALUE [UNIT]``; that text is what the
+probe run stores as its output, so the record shows exactly what was stated.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import math
+import re
+from collections.abc import Iterable, Sequence
+
+from casefile.domain.facts import Fact, FactValue, ParseResult
+from casefile.errors import DomainError
+
+#: the source a stated reading's probe run records: nothing ran, a person said it
+SOURCE = "stated"
+
+# NAME, then an optional [SUBJECT]; names are dotted words as the parsers give them
+_KEY = re.compile(r"(?P<name>[A-Za-z_][\w.\-]*)(?:\[(?P<subject>[^\[\]=]+)\])?")
+# a number, then an optional unit after it ("231 GB/s", "8GB/s", "2.5")
+_NUMBER = re.compile(r"(?P<number>[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*(?P<unit>\S.*)?")
+_TRUE = frozenset({"true", "yes"})
+_FALSE = frozenset({"false", "no"})
+#: the longest value a statement holds: a reading, not a paste
+MAX_VALUE = 200
+
+
+def stated_fact(key: str, value: str) -> Fact:
+    """One stated fact from ``NAME[SUBJECT]`` and its value, typed as a parser would give it:
+    a number (with the unit written after it), ``true``/``false`` (or yes/no), else text.
+    Refused with a one-line reason when the key or the value cannot be a fact."""
+    match = _KEY.fullmatch(key.strip())
+    if match is None:
+        raise DomainError(
+            f"stated {key!r}: write NAME=VALUE or NAME[SUBJECT]=VALUE "
+            "(e.g. pcie.link.gen.current[gpu0]=2)"
+        )
+    text = value.strip()
+    if not text:
+        raise DomainError(f"stated {key.strip()}: the value is empty")
+    if len(text) > MAX_VALUE or not text.isprintable():
+        raise DomainError(f"stated {key.strip()}: the value is one short line of printable text")
+    subject = (match["subject"] or "host").strip() or "host"
+    typed, unit = _typed(text)
+    return Fact(name=match["name"], value=typed, subject=subject, unit=unit)
+
+
+def _typed(text: str) -> tuple[FactValue, str | None]:
+    lowered = text.lower()
+    if lowered in _TRUE or lowered in _FALSE:
+        return lowered in _TRUE, None
+    number = _NUMBER.fullmatch(text)
+    if number is None:
+        return text, None
+    digits = number["number"]
+    value: FactValue = float(digits) if any(c in digits for c in ".eE") else int(digits)
+    if isinstance(value, float) and not math.isfinite(value):
+        return text, None
+    return value, (number["unit"] or None)
+
+
+def statement(stated: Iterable[tuple[str, str]]) -> str:
+    """The text a stated reading stores as its output: one ``KEY=VALUE`` a line, as given."""
+    return "".join(f"{key.strip()}={value.strip()}\n" for key, value in stated)
+
+
+def read_statement(text: str) -> ParseResult:
+    """The facts of a statement (:func:`statement`'s text): the stated reading's parser."""
+    result = ParseResult()
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        key, sep, value = line.partition("=")
+        if not sep:
+            result.problems.append(f"not a stated fact: {line!r}")
+            continue
+        try:
+            result.facts.append(stated_fact(key, value))
+        except DomainError as error:
+            result.problems.append(str(error))
+    result.parsed = bool(result.facts)
+    return result
+
+
+def check_statement(probe: str, declared: Sequence[str], stated: Iterable[tuple[str, str]]) -> None:
+    """Refuse, before anything is recorded, a statement that is empty, that states a fact
+    twice, or that names a fact the probe does not give (when the probe declares its facts):
+    a reading the probe could not have given would be read by rules meant for another."""
+    seen: set[tuple[str, str]] = set()
+    for key, value in stated:
+        fact = stated_fact(key, value)
+        if (fact.name, fact.subject) in seen:
+            raise DomainError(f"stated {fact.name} for {fact.subject} twice: state it once")
+        seen.add((fact.name, fact.subject))
+        if declared and not any(fnmatch.fnmatchcase(fact.name, p) for p in declared):
+            raise DomainError(
+                f"probe {probe} gives no fact {fact.name!r}; it gives: {', '.join(declared)}"
+            )
+    if not seen:
+        raise DomainError("a stated reading needs at least one NAME=VALUE")

@@ -1,0 +1,87 @@
+"""``casefile probe --stated``: a reading a person states, recorded as the probe's facts and
+read by the same rules as reported evidence; a statement that cannot be one writes nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli.conftest import CLI
+
+GEN2 = ["--stated", "pcie.link.gen.current[e3:00.0]=2", "--stated", "pcie.link.gen.max[e3:00.0]=5"]
+
+
+def _events(cli: CLI, case: str) -> list[dict[str, object]]:
+    return json.loads(cli("log", case, "--json").out)  # type: ignore[no-any-return]
+
+
+def test_a_stated_reading_is_read_by_the_rules_as_reported_evidence(cli: CLI) -> None:
+    case = cli("new", "slow training", "--playbook", "gpu-throughput").out.strip()
+    said = "the PR: GPU e3:00.0 sat at Gen2 x16 for three hours"
+    result = cli(
+        "probe", case, "nvidia-smi-q", *GEN2, "--load", "under-load", "--host", "rig",
+        "--taken-at", "2026-01-05T10:00:00Z", "--note", said, "--json",
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    line = json.loads(result.out)
+    assert line["ok"] and line["evidence"] and line["set_aside"] == []
+    events = _events(cli, case)
+    run = next(e for e in events if e["type"] == "probe.ran")
+    payload = run["payload"]
+    assert isinstance(payload, dict)
+    assert (payload["source"], payload["argv"], payload["host"]) == ("stated", [], "rig")
+    assert run["occurred_at"] == "2026-01-05T10:00:00.000000Z"
+    observation = next(e for e in events if e["type"] == "observation.recorded")
+    assert observation["payload"]["facts"] == [  # type: ignore[index]
+        {"name": "pcie.link.gen.current", "subject": "e3:00.0", "value": 2},
+        {"name": "pcie.link.gen.max", "subject": "e3:00.0", "value": 5},
+    ]
+    (evidence,) = [e["payload"] for e in events if e["type"] == "evidence.assessed"][-1:]
+    assert isinstance(evidence, dict)
+    assert evidence["rule"]["id"] == "link-speed-at-max" and evidence["outcome"] == "reduced"
+    assert (evidence["kind"], evidence["reliability"]) == ("reported", 0.5)
+    shown = cli("show", case, str(run["seq"])).out
+    assert "stated, not run" in shown and "pcie.link.gen.current[e3:00.0]=2" in shown
+    assert "nothing ran" in shown and "$ " not in shown
+
+
+def test_only_the_rules_that_read_the_stated_facts_judge_them(cli: CLI) -> None:
+    """One stated fact is no reading for the rules that read others, so nothing is set aside
+    for them (a pasted nvidia-smi -q at unknown load sets aside every under-load rule)."""
+    case = cli("new", "slow", "--playbook", "gpu-throughput").out.strip()
+    unread = cli("probe", case, "nvidia-smi-q", "--stated", "pcie.link.width.max=16", "--json")
+    assert json.loads(unread.out)["set_aside"] == [] and json.loads(unread.out)["evidence"] == []
+    idle = cli("probe", case, "nvidia-smi-q", *GEN2, "--load", "idle", "--json")
+    assert json.loads(idle.out)["set_aside"] == ["link-speed-at-max"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "says"),
+    [
+        (["--stated", "tokens_per_s=8"], "gives no fact 'tokens_per_s'"),
+        (["--stated", "pcie.link.gen.max="], "the value is empty"),
+        (["--stated", "=2"], "write each as KEY=VALUE"),
+        ([*GEN2, "--", "nvidia-smi", "-q"], "takes no a command line"),
+        ([*GEN2, "--host", "a", "--host", "b"], "takes no more than one host"),
+        ([*GEN2, "--fact", "x=(\\d+)"], "takes no facts to pull out"),
+    ],
+)
+def test_a_statement_that_cannot_be_recorded_writes_nothing(
+    cli: CLI, extra: list[str], says: str
+) -> None:
+    case = cli("new", "slow", "--playbook", "gpu-throughput").out.strip()
+    before = len(_events(cli, case))
+    result = cli("probe", case, "nvidia-smi-q", *extra)
+    assert result.code != 0 and says in result.err, result.err
+    assert result.err.strip().count("\n") == 0 and "Traceback" not in result.err
+    assert len(_events(cli, case)) == before
+
+
+def test_a_stated_reading_with_pasted_output_is_refused(cli: CLI, tmp_path: Path) -> None:
+    case = cli("new", "slow").out.strip()
+    pasted = tmp_path / "out.txt"
+    pasted.write_text("x\n")
+    result = cli("probe", case, "nvidia-smi-q", *GEN2, "--paste", str(pasted))
+    assert result.code != 0 and "takes no pasted output" in result.err

@@ -1,0 +1,45 @@
+"""The agent interface's ``probe_state``: readings a user tells the agent, recorded as the
+probe's facts and read as reported evidence; a bad statement is one line and writes nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from casefile.app.opening import open_service
+from tests.mcp.client import ToolError, serve
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'casefile.db'}"
+
+
+def _events(db: str, case: str) -> list[tuple[str, dict[str, object]]]:
+    with open_service(db) as service:
+        return [(e.type, dict(e.payload)) for e in service.store.load(case)]
+
+
+async def test_a_stated_reading_is_recorded_and_read_as_reported(db: str) -> None:
+    async with serve(db) as s:
+        await s.call("case_new", title="slow", case_id="c1", playbook="gpu-throughput")
+        stated = await s.call(
+            "probe_state",
+            case="c1",
+            probe="nvidia-smi-q",
+            facts={"pcie.link.gen.current[gpu0]": "2", "pcie.link.gen.max[gpu0]": "5"},
+            load="under-load",
+            host="rig",
+            taken_at="2026-01-05T10:00:00Z",
+        )
+        (run,) = stated["runs"]
+        assert run["ok"] and run["facts"] == 2 and run["evidence"]
+        with pytest.raises(ToolError) as refused:
+            await s.call("probe_state", case="c1", probe="nvidia-smi-q", facts={"tok_s": "8"})
+    assert "gives no fact 'tok_s'" in str(refused.value) and "\n" not in str(refused.value)
+    events = _events(db, "c1")
+    ran = [p for t, p in events if t == "probe.ran"]
+    assert len(ran) == 1 and ran[0]["source"] == "stated" and ran[0]["host"] == "rig"
+    evidence = [p for t, p in events if t == "evidence.assessed" and p.get("rule")]
+    assert [(e["kind"], e["reliability"]) for e in evidence] == [("reported", 0.5)]

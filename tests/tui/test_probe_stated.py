@@ -1,0 +1,45 @@
+"""A stated reading from the TUI's probe dialog: recorded as ``casefile probe --stated``
+records it (the echoed command line says so), and a fact the probe does not give is an inline
+message that records nothing."""
+
+from __future__ import annotations
+
+from casefile.tui.dialogs.form import FormDialog
+from tests.tui.helpers import open_form, recorded, settle
+from tests.tui.test_actions import events_after, fill
+
+STATED = "pcie.link.gen.current[gpu0]=2\npcie.link.gen.max[gpu0]=5"
+
+
+async def test_a_stated_reading_is_recorded_as_reported_evidence(db_url: str) -> None:
+    from tests.tui.conftest import build_app
+
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        dialog = await open_form(pilot, "p")
+        fill(dialog, {"probe": "nvidia-smi-q", "stated": STATED, "load": "under-load"})
+        await pilot.pause()
+        assert dialog.problem is None, dialog.problem
+        shown = str(dialog.query_one("#form-command").render())
+        assert "--stated 'pcie.link.gen.current[gpu0]=2'" in shown
+        await pilot.press("ctrl+s")
+        await settle(pilot, recorded(app))
+    appended = events_after(db_url, 81)
+    kinds = [kind for kind, _p, _a in appended]
+    assert kinds[:2] == ["probe.ran", "observation.recorded"]
+    assert appended[0][1]["source"] == "stated" and appended[0][1]["argv"] == []
+    evidence = [p for kind, p, _a in appended if kind == "evidence.assessed"]
+    assert evidence and {(e["kind"], e["reliability"]) for e in evidence} == {("reported", 0.5)}
+
+
+async def test_a_fact_the_probe_does_not_give_is_an_inline_message(db_url: str) -> None:
+    from tests.tui.conftest import build_app
+
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        dialog = await open_form(pilot, "p")
+        fill(dialog, {"probe": "nvidia-smi-q", "stated": "tokens_per_s=8"})
+        await pilot.press("ctrl+s")
+        await settle(pilot, lambda: isinstance(app.screen, FormDialog) and bool(dialog.problem))
+        assert "gives no fact 'tokens_per_s'" in str(dialog.problem)
+    assert events_after(db_url, 81) == []
