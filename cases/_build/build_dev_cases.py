@@ -2,8 +2,10 @@
 
 Each public investigation is lived as a user would live it with casefile: open a case from
 ``gpu-throughput@3`` with the environment the thread states, answer the intake questions the
-thread answers, paste each output the thread shows (with its command and load), record the A/B
-the thread ran, write the maintainers' and reporters' findings as notes, and conclude with the
+thread answers, paste each output the thread shows (with its command and load), state each
+reading the thread gives in words with its values as the probe's facts (``probe --stated``),
+record the A/B the thread ran, write the maintainers' and reporters' findings as notes, and
+conclude with the
 known root cause. Every evidence event comes from a rule (probe, intake or experiment rules):
 nothing here types a likelihood. Times are illustrative (the threads' own dates are not kept
 in the material); they keep the threads' order, and each event and pasted run is recorded at
@@ -173,6 +175,17 @@ def encode(material: dict[str, Any], scratch: Path) -> str:
             except CommandFailed as failed:
                 if "exit 1" not in str(failed) or _probe_runs(slug) == before:
                     raise  # exit 1 with a new run: recorded, but the output did not parse
+            seqs[index] = _probe_runs(slug)[-1]
+        elif kind == "stated":
+            # a reading the thread states in words (no output shown): the facts the probe
+            # would give, read by the rules as reported evidence; the thread's words are its note
+            facts = [f"{name}={value}" for name, value in step["facts"].items()]
+            when, host = at(), str(step.get("host") or "gpu-box")
+            casefile(
+                "probe", slug, str(step["probe"]), *[w for f in facts for w in ("--stated", f)],
+                "--load", step.get("load") or "unknown", "--host", host,
+                "--note", str(step["said"]), "--taken-at", when, "--at", when, *who, "--json",
+            )  # fmt: skip
             seqs[index] = _probe_runs(slug)[-1]
         elif kind == "experiment":
             # the figure compared: the step's, else an application log's throughput (what a

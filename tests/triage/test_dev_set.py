@@ -18,7 +18,6 @@ from tests.triage.devset import DEV, case_dirs, evaluate
 #: wins on intake alone). Strict: the day one starts to pass, the mark must go.
 NOT_YET = {
     "centernet-604-2080s-cpu-contention-data-time": "data-loading leads; host-cpu is #2",
-    "club-3090-178-sandwiched-3090-thermal": "host-cpu leads; thermal-degradation is #11",
     "club-3090-356-x99-no-p2p-tp2": "over-split leads; "
     "consumer-no-p2p is the likeliest leaf, but a class of several leaves leads",
     "ds4-773-gb10-decode-at-bandwidth-floor": "compute-launch leads; memory-bandwidth is #9",
@@ -36,14 +35,13 @@ NOT_YET = {
     "pytorch-experiment-template-11-nccl-ib-disable-roce": "internode-network leads; "
     "misconfiguration is #2",
     "reasoning-from-scratch-177-per-token-cpu-sampling": "data-loading leads; host-transfer is #10",
-    "rtx6kpro-pr-88-link-locked-gen2": "data-loading leads; link-degraded is #17",
+    "rtx6kpro-pr-88-link-locked-gen2": "data-loading leads; link-degraded is #6",
     "sd-scripts-1434-2x-h100-pcie-ddp": "data-loading leads; pcie-bandwidth is #2",
     "sleap-nn-pr-342-item-per-element-d2h": "gpu-unused leads; "
     "host-transfer is the likeliest leaf, but a class of several leaves leads",
     "transformers-9371-gpt2-ddp-no-nvlink": "data-loading leads; pcie-bandwidth is #2",
-    # the fifth round (written down before any evaluation; evaluation 40: two lead)
-    "localllama-x399-4x3090-hidden-pcie2-x4-slot": "pcie-bandwidth leads; link-degraded is #6",
-    "tomshardware-sli-faq-gtx980-sli-pcie-gen1": "pcie-bandwidth leads; link-degraded is #5",
+    # the fifth round (written down before any evaluation; evaluation 40: two lead,
+    # evaluation 42, with the thread's stated link readings read: four)
     "vllm-52607-nixl-pull-cuda-ipc-get-tcp-fallback": "p2p-policy leads; transport-fallback is #2",
 }
 

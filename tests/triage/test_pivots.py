@@ -43,10 +43,15 @@ def test_a_change_of_mind_without_a_step_is_refused(tmp_path: Path) -> None:
         read_labels(table)
 
 
+#: the material steps the builder records as a probe run: output pasted, or a reading stated
+RUN_STEPS = ("paste", "stated")
+
+
 @pytest.mark.parametrize("case_dir", case_dirs(), ids=lambda p: p.name)
 def test_each_event_lands_on_the_material_step_that_wrote_it(case_dir: Path) -> None:
-    """The builder's clock, not a guess: every pasted run falls on a paste of the same probe,
-    every A/B on an experiment step, the conclusion after the last step."""
+    """The builder's clock, not a guess: every probe run falls on a paste (or a stated
+    reading) of the same probe, every A/B on an experiment step, the conclusion after the last
+    step."""
     material = material_of(case_dir.name)
     steps = material["steps"]
     events, _ = read_case_dir(case_dir)
@@ -54,7 +59,7 @@ def test_each_event_lands_on_the_material_step_that_wrote_it(case_dir: Path) -> 
     for event in events:
         step = step_of[event.seq]
         if event.type == "probe.ran":
-            assert steps[step]["kind"] == "paste"
+            assert steps[step]["kind"] in RUN_STEPS
             assert event.payload["probe"] == steps[step]["probe"]
         elif event.type.startswith("experiment."):
             assert "experiment" in steps[step]["kind"]
@@ -62,7 +67,7 @@ def test_each_event_lands_on_the_material_step_that_wrote_it(case_dir: Path) -> 
             assert step == len(steps)
         elif event.type in ("case.opened", "question.proposed", "hypothesis.proposed"):
             assert step == INTAKE
-    pasted = [i for i, s in enumerate(steps) if s["kind"] == "paste"]
+    pasted = [i for i, s in enumerate(steps) if s["kind"] in RUN_STEPS]
     runs = [step_of[e.seq] for e in events if e.type == "probe.ran"]
     assert runs == pasted
 
