@@ -135,7 +135,13 @@ def main() -> None:
     print(f"streamed --json identical to the whole one: {same}")
     if args.before:
         before = digests["replay --jsonl, fold saved (--before)"]
+        # identical unless the line shape changed (since 2026-12-03 the lines leave out each
+        # step's changes, which the rebuild derives): the sizes say how much it changed
         print(f"--jsonl identical to --before's: {before == digests['replay --jsonl']}")
+        print(
+            f"--jsonl output: {sizes['replay --jsonl'] / 1e6:.1f} MB here, "
+            f"{sizes['replay --jsonl, fold saved (--before)'] / 1e6:.1f} MB --before"
+        )
         old = statistics.median(s for s, _, _ in samples["cold status (--before)"])
         ratio = statistics.median(s for s, _, _ in samples["replay --jsonl, fold saved (--before)"])
         print(f"--before: replay --jsonl, fold saved / its cold status: {ratio / old:.2f}x")

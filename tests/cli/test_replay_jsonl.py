@@ -27,6 +27,11 @@ def test_jsonl_rebuilds_into_the_json_replay(cli: CLI, tmp_path: Path) -> None:
     assert len(rows) == json.loads(whole.out)["case"]["last_seq"] + 2
     rebuilt = json.dumps(rebuild_replay(rows), ensure_ascii=False)
     assert rebuilt + "\n" == whole.out
+    # a step's changes follow from the confidences: the lines leave them out, the rebuild
+    # gives them back, to the last digit (the comparison above), and some step had some
+    steps = [json.loads(row) for row in rows[1:-1]]
+    assert not any("changes" in step for step in steps)
+    assert any(step["changes"] for step in json.loads(whole.out)["steps"])
     upto = cli("replay", str(case_dir), "--jsonl", "--to", "29").out.splitlines()
     assert [json.loads(row).get("seq") for row in upto[1:-1]] == list(range(1, 30))
 

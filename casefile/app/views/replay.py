@@ -97,24 +97,26 @@ class ReplayStep(NamedTuple):
         out.update(self._tail())
         return out
 
-    def json_text(self, questions: str) -> str:
+    def json_text(self, questions: str, changes: bool = True) -> str:
         """``json.dumps(self.to_json(), ensure_ascii=False)`` with ``questions`` (the text of
         the step's questions object, or of a ``--jsonl`` delta) in its place: written field by
         field, since a long replay writes one per event and the dicts and the encoder's
-        entry steps cost more than the text."""
+        entry steps cost more than the text. ``changes=False`` leaves ``changes`` out (a
+        ``--jsonl`` line: they follow from the confidences)."""
         string = _STRING  # the fields typed str are always str: no dispatch on their type
         detail = self.detail
         bits = self.surprise_bits
         unexpected = self.unexpected_bits
-        changes = self.changes
+        moved = self.changes
         raised = self.warnings_raised
         cleared = self.warnings_cleared
+        shown = f', "changes": {_mapping(moved) if moved else "{}"}, ' if changes else ", "
         text = (
             f'{{"seq": {self.seq!r}, "type": {string(self.type)}, '
             f'"actor": {string(self.actor)}, "when": {string(self.when)}, '
             f'"hash": {string(self.hash)}, "summary": {string(self.summary)}, '
             f'"detail": {"null" if detail is None else string(detail)}, '
-            f'"questions": {questions}, "changes": {_mapping(changes) if changes else "{}"}, '
+            f'"questions": {questions}{shown}'
             f'"surprise_bits": {"null" if bits is None else _scalar(bits)}, '
             f'"unexpected_bits": {"null" if unexpected is None else _scalar(unexpected)}, '
             f'"surprising": {"true" if self.surprising else "false"}, '
@@ -300,9 +302,11 @@ def replay_step(
     previous: Step | None,
     best: ProbeRow | ProbeStep | None = None,
     copies: dict[Any, Any] | None = None,
+    with_changes: bool = True,
 ) -> ReplayStep:
     """One step; ``copies`` lets the steps of one replay share the confidences of a snapshot
-    that did not change (most steps change nothing)."""
+    that did not change (most steps change nothing). ``with_changes=False``: the step's
+    ``changes`` are left empty, for a reader that derives them (``replay --jsonl``)."""
     copies = {} if copies is None else copies
     questions: dict[str, ReplayQuestion] = {}
     changes: dict[str, float] = {}
@@ -337,7 +341,7 @@ def replay_step(
                 depth[1],
             )
         confidences = questions[qid].confidences
-        if qid in step.changed:
+        if with_changes and qid in step.changed:
             before = previous.snapshots.get(qid) if previous else None
             old = before.confidences if before is not None else {}
             changes.update(

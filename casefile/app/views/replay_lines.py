@@ -87,10 +87,10 @@ def jsonl_lines(stream: ReplayStream) -> Iterator[str]:
     encode: Encode = encode_json
     yield encode({"case": stream.case.to_json()})
     before: Mapping[str, ReplayQuestion] = {}
-    for step in stream.steps():
+    for step in stream.steps(with_changes=False):
         now = step.questions
         if now is before:  # most steps: the questions the step before held, unchanged
-            yield step.json_text("{}")
+            yield step.json_text("{}", changes=False)
             continue
         questions: dict[str, Any] = {}
         for qid, question in now.items():
@@ -102,7 +102,7 @@ def jsonl_lines(stream: ReplayStream) -> Iterator[str]:
         if list(now)[: len(before)] != list(before):  # not the same ones, new ones last
             questions[ORDER] = list(now)
         before = now
-        yield step.json_text(encode(questions) if questions else "{}")
+        yield step.json_text(encode(questions) if questions else "{}", changes=False)
     yield encode({"summary": stream.summary().to_json(), "names": dict(stream.names)})
 
 
@@ -129,7 +129,8 @@ def rebuild_replay(lines: Iterable[str | Mapping[str, Any]]) -> dict[str, Any]:
 
 
 def _parsed(lines: Iterable[str | Mapping[str, Any]]) -> Iterator[dict[str, Any]]:
-    """Each line as a dict, a step's ``questions`` made whole from the steps before it."""
+    """Each line as a dict, a step's ``questions`` made whole from the steps before it and its
+    ``changes`` derived from them."""
     held: dict[str, dict[str, Any]] = {}
     for raw in lines:
         line = dict(json.loads(raw) if isinstance(raw, str) else raw)
@@ -138,6 +139,8 @@ def _parsed(lines: Iterable[str | Mapping[str, Any]]) -> Iterator[dict[str, Any]
             continue
         deltas = dict(line["questions"])
         order = deltas.pop(ORDER, None)
+        before = held
+        held = dict(held)
         for qid, delta in deltas.items():
             if delta.get("whole"):
                 question = {k: v for k, v in delta.items() if k != "whole"}
@@ -150,5 +153,42 @@ def _parsed(lines: Iterable[str | Mapping[str, Any]]) -> Iterator[dict[str, Any]
             held[qid] = question
         if order is not None:
             held = {qid: held[qid] for qid in order}
-        line["questions"] = dict(held)  # shared with later steps until a question changes
-        yield line
+        yield _whole_line(line, held, _changes(before, held, deltas))
+
+
+def _changes(
+    before: Mapping[str, Mapping[str, Any]],
+    now: Mapping[str, Mapping[str, Any]],
+    deltas: Mapping[str, Any],
+) -> dict[str, float]:
+    """A step's ``changes`` as ``replay --json`` gives them: in the step's question order, each
+    confidence of a question the step changed that differs from the step before's (or that it
+    did not hold), less that one (0 where there was none). A question with no delta holds
+    the confidences it held, so it changes nothing."""
+    changes: dict[str, float] = {}
+    for qid, question in now.items():
+        if qid not in deltas:
+            continue
+        old = before[qid]["confidences"] if qid in before else {}
+        changes.update(
+            {
+                hid: value - old.get(hid, 0.0)
+                for hid, value in question["confidences"].items()
+                if hid not in old or value != old[hid]
+            }
+        )
+    return changes
+
+
+def _whole_line(
+    line: Mapping[str, Any], questions: Mapping[str, Any], changes: dict[str, float]
+) -> dict[str, Any]:
+    """The step as ``replay --json`` lists it: its ``questions`` whole, ``changes`` after them."""
+    whole: dict[str, Any] = {}
+    for key, value in line.items():
+        if key == "questions":
+            whole[key] = dict(questions)  # shared with later steps until a question changes
+            whole["changes"] = changes
+        elif key != "changes":  # lines written before the changes were derived carried them
+            whole[key] = value
+    return whole

@@ -58,8 +58,9 @@ class ReplayStream:
     _pivots: list[ReplaySummary] = field(default_factory=list)
     _last: list[ReplayStep] = field(default_factory=list)
 
-    def steps(self) -> Iterator[ReplayStep]:
-        """Every step up to ``upto`` (the head when ``None``), in seq order."""
+    def steps(self, with_changes: bool = True) -> Iterator[ReplayStep]:
+        """Every step up to ``upto`` (the head when ``None``), in seq order; without their
+        ``changes`` for a reader that derives them (``with_changes=False``)."""
         from casefile.app.views.steps_at import CaseSteps
 
         last = self.case.last_seq if self.upto is None else min(self.upto, self.case.last_seq)
@@ -87,7 +88,7 @@ class ReplayStream:
                     ):
                         best = at.steps_at(step.seq).best()
                         suggested += best is not None
-                    out = replay_step(step, event, previous, best, copies)
+                    out = replay_step(step, event, previous, best, copies, with_changes)
                     if step.pivot_depths:  # a leader moved (pivots included)
                         self._pivots.append(summarise_replay([out], self.names))
                     self._last[:] = [out]
