@@ -85,3 +85,13 @@ def test_a_stated_reading_with_pasted_output_is_refused(cli: CLI, tmp_path: Path
     pasted.write_text("x\n")
     result = cli("probe", case, "nvidia-smi-q", *GEN2, "--paste", str(pasted))
     assert result.code != 0 and "takes no pasted output" in result.err
+
+
+def test_a_secret_in_a_stated_value_is_scrubbed_before_it_is_sealed(cli: CLI) -> None:
+    case = cli("new", "slow").out.strip()
+    token = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789"
+    result = cli("probe", case, "nvidia-smi-q", "--stated", f"name={token}")
+    assert result.code == 0 and "1 secret scrubbed" in result.err
+    assert token not in cli("log", case, "--json").out
+    shown = cli("show", case, str(_events(cli, case)[-2]["seq"])).out
+    assert token not in shown and "name=[scrubbed]" in shown
