@@ -27,7 +27,8 @@ Facts, all on ``host`` and only those the text supports:
   (tok/s)``, sglang's ``gen throughput (token/s)``, llama.cpp's ``eval time`` (not ``prompt
   eval``; a line cut before "tokens per second" gives 1000 / its ms per token), TGI's
   ``time_per_token``, vLLM's progress bar ``output: … toks/s``, and plain ``… tok/s`` /
-  ``tokens/sec`` lines that are not about prompt or input tokens; ``samples_per_s`` from
+  ``tokens/sec`` lines (or the rate after its label, ``tok/sec=46.3``) that are not about
+  prompt or input tokens; ``samples_per_s`` from
   ``train_samples_per_second``, ``img/s:``, ``examples/sec:`` and ``… samples/s``;
   ``it_per_s`` from tqdm bars (``3.21it/s``; ``2.5s/it`` is 0.4), except bars that load,
   download, save, map, tokenize, evaluate, validate, test, capture or compile, and bars still
@@ -127,7 +128,14 @@ _BAR_OUTPUT = re.compile(rf"output:\s{{0,4}}{_N}\s{{0,2}}toks/s")
 _EVAL = re.compile(r"(?<![\w.])eval time\s{0,4}=")
 _PER_TOKEN = re.compile(rf"{_LN}\s{{0,4}}ms per token(?:,\s{{0,8}}{_N}\s{{0,4}}tokens per second)?")
 _TGI = re.compile(rf"time_per_token=\"?{_N}\s{{0,2}}(ms|us|µs|s)\b")
-_TOKENS = re.compile(rf"{_LN}\s{{0,2}}(?:tokens|toks|tok)(?:/s(?:ec)?\b| per second\b)")
+# the rate after its label ("tok/sec=46.3", "tokens/s: 12.5"); a number before such a label
+# belongs to the field before it ("reward_avg=0.125 tok/sec=46.3"), so the plain form skips it
+_TOKENS_LABELLED = re.compile(
+    rf"(?<![\w/])(?:tokens|toks|tok)(?:/s(?:ec)?| per second)\s{{0,2}}[:=]\s{{0,4}}{_N}"
+)
+_TOKENS = re.compile(
+    rf"{_LN}\s{{0,2}}(?:tokens|toks|tok)(?:/s(?:ec)?\b| per second\b)(?!\s{{0,2}}[:=])"
+)
 _NOT_OUTPUT = re.compile(r"(?i)prompt|input|prefill|total tok|sampl")
 _SAMPLES = (
     re.compile(rf"train_(?:step_)?samples_per_second['\"]?\s{{0,4}}[:=]\s{{0,8}}['\"]?{_N}"),
@@ -298,7 +306,11 @@ def _tokens(line: str, log: _Log) -> None:
         if seconds > 0:
             log.tokens.append(1.0 / seconds)
         return
-    if (plain := _TOKENS.search(line)) is not None and not _NOT_OUTPUT.search(line):
+    if _NOT_OUTPUT.search(line):
+        return
+    if (labelled := _TOKENS_LABELLED.search(line)) is not None:
+        log.tokens.append(float(labelled.group(1)))
+    elif (plain := _TOKENS.search(line)) is not None:
         log.tokens.append(float(plain.group(1)))
 
 

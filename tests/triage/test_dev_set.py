@@ -34,7 +34,6 @@ NOT_YET = {
     "compute-launch is #2",
     "pytorch-experiment-template-11-nccl-ib-disable-roce": "internode-network leads; "
     "misconfiguration is #2",
-    "reasoning-from-scratch-177-per-token-cpu-sampling": "data-loading leads; host-transfer is #10",
     "rtx6kpro-pr-88-link-locked-gen2": "data-loading leads; link-degraded is #6",
     "sd-scripts-1434-2x-h100-pcie-ddp": "data-loading leads; pcie-bandwidth is #2",
     "sleap-nn-pr-342-item-per-element-d2h": "gpu-unused leads; "
