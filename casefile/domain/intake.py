@@ -137,17 +137,24 @@ class IntakeQuestion:
 
     def from_environment(self, environment: Mapping[str, str]) -> Known | None:
         """The answer the case's ``--env`` gives: a key whose value is an answer first, then
-        a value one of ``environment_matches`` reads."""
+        a value one of ``environment_matches`` reads. A value that reads as two answers
+        (``--env gpus=…`` naming GeForce cards on one machine and an RTX 8000 on another)
+        gives none: which of them is the slow job's is the question's to ask."""
         for key in self.environment:
             if key in environment:
                 answer = self.normalise(environment[key])
                 if answer is not None:
                     return Known(answer, "environment", f"--env {key}={environment[key]}")
+        found: Known | None = None
         for spec in self.environment_matches:
             value = environment.get(spec.key)
-            if value is not None and spec.holds(value):
-                return Known(spec.answer, "environment", f"--env {spec.key}={value}")
-        return None
+            if value is None or not spec.holds(value):
+                continue
+            if found is None:
+                found = Known(spec.answer, "environment", f"--env {spec.key}={value}")
+            elif found.answer != spec.answer:
+                return None
+        return found
 
     def from_facts(self, seq: int, facts: Sequence[Fact]) -> Known | None:
         for spec in self.facts:

@@ -38,7 +38,7 @@ NOT_YET = {
     "sd-scripts-1434-2x-h100-pcie-ddp": "data-loading leads; pcie-bandwidth is #2",
     "sleap-nn-pr-342-item-per-element-d2h": "gpu-unused leads; "
     "host-transfer is the likeliest leaf, but a class of several leaves leads",
-    "transformers-9371-gpt2-ddp-no-nvlink": "data-loading leads; pcie-bandwidth is #2",
+    "transformers-9371-gpt2-ddp-no-nvlink": "data-loading leads; pcie-bandwidth is #3",
     # the fifth round (written down before any evaluation; evaluation 40: two lead,
     # evaluation 42, with the thread's stated link readings read: four)
     "vllm-52607-nixl-pull-cuda-ipc-get-tcp-fallback": "p2p-policy leads; transport-fallback is #2",

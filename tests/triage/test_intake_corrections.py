@@ -117,6 +117,21 @@ def test_an_env_value_answers_by_pattern(cli: CLI) -> None:
 
 
 @pytest.mark.parametrize("cli_registry", [tiny_registry()])
+def test_an_env_value_naming_gpus_of_both_classes_answers_neither(cli: CLI) -> None:
+    """Which machine's GPUs are the slow job's is the question's to ask: before, the first
+    pattern that matched answered it (consumer, from the maintainer's repro machine)."""
+    gpus = "gpus=2x A100 in the slow box; the repro machine had 2x GeForce RTX 3090"
+    assert cli("new", "slow", "--id", "t3", "--playbook", "tiny", "--env", gpus).code == 0
+    listed = {r["id"]: r for r in json.loads(cli("intake", "t3", "--list", "--json").out)}
+    assert listed["gpu-class"]["known"] is None and listed["gpu-class"]["answer"] is None
+    one_class = ["--env", "gpus=1x H100; the repro machine had an A100"]
+    assert cli("new", "slow", "--id", "t4", "--playbook", "tiny", *one_class).code == 0
+    listed = {r["id"]: r for r in json.loads(cli("intake", "t4", "--list", "--json").out)}
+    item = listed["gpu-class"]
+    assert (item["known"] or {"answer": item["answer"]})["answer"] == "datacenter"
+
+
+@pytest.mark.parametrize("cli_registry", [tiny_registry()])
 def test_an_env_answer_given_outright_wins_over_a_pattern(cli: CLI) -> None:
     made = cli(
         "new", "slow", "--id", "t2", "--playbook", "tiny",
