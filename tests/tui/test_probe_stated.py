@@ -8,7 +8,7 @@ from casefile.tui.dialogs.form import FormDialog
 from tests.tui.helpers import open_form, recorded, settle
 from tests.tui.test_actions import events_after, fill
 
-STATED = "pcie.link.gen.current[gpu0]=2\npcie.link.gen.max[gpu0]=5"
+STATED = "pcie.link.gen.current[gpu0]=2; pcie.link.gen.max[gpu0]=5"
 
 
 async def test_a_stated_reading_is_recorded_as_reported_evidence(db_url: str) -> None:

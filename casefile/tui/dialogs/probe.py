@@ -71,7 +71,8 @@ def build_probe(
         raise ValueError(f"no probe {name!r} (installed: {', '.join(probes)})")
     hosts = [h for h in values.get("hosts", "").replace(",", " ").split() if h]
     pasted = values.get("paste", "")
-    stated = values.get("stated", "")
+    # one line, readings apart by ';' (a value may hold spaces: "231 GB/s")
+    stated = "\n".join(part.strip() for part in values.get("stated", "").split(";"))
     if hosts and pasted.strip():
         raise ValueError("give SSH hosts or pasted output, not both")
     if hosts and stated.strip():
@@ -138,9 +139,8 @@ class ProbeDialog(FormDialog[ProbeOutcome]):
             Field("paste", "…or paste output taken elsewhere", multiline=True),
             Field(
                 "stated",
-                PROBE.option("stated").label,
-                f"e.g. {PROBE.option('stated').example}",
-                multiline=True,
+                "…or state readings, NAME[SUBJECT]=VALUE; … (reported evidence)",
+                f"e.g. {PROBE.option('stated').example}; pcie.link.gen.max[gpu0]=5",
             ),
             Field(
                 "paste_host", "Host the pasted output or stated reading came from", "", "unknown"
