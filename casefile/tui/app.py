@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
+from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -42,6 +44,12 @@ _OTHER_COMMANDS = (
 )
 
 
+#: the keys whose screen the app remembers until they come back up (a burst is a few dozen)
+ROUTED_KEYS = 256
+#: how often a key given from the queue is looked at, until it is done with
+KEY_POLL_S = 0.001
+
+
 class CasefileApp(App[None]):
     """casefile's terminal UI over one service (opened by :func:`casefile.tui.make_app`)."""
 
@@ -75,6 +83,17 @@ class CasefileApp(App[None]):
         self._ssh_hosts = ssh_hosts
         self._quit_asked = False
         self.ssh = ssh
+        #: keys that came for a pushed screen before it could take them (see :meth:`on_event`)
+        self._held_keys: deque[events.Key] = deque()
+        #: the held key last given, until it is done with (see :meth:`_give_held_key`)
+        self._giving: events.Key | None = None
+        #: keys that came back up from a screen covered since (typed before those held)
+        self._bounced: deque[events.Key] = deque()
+        #: whether :meth:`_give_held_key` is due to run (one at a time)
+        self._giver = False
+        #: the screen each key read lately was sent into, by the key's id (the key kept, so
+        #: its id is not reused): at most :data:`ROUTED_KEYS`, the oldest let go
+        self._routed: OrderedDict[int, tuple[events.Key, Screen[Any]]] = OrderedDict()
 
     def on_mount(self) -> None:
         from casefile.tui.screens.case_list import CaseListScreen
@@ -165,6 +184,87 @@ class CasefileApp(App[None]):
 
     def on_unmount(self) -> None:
         self.backend.close()
+
+    async def on_event(self, event: events.Event) -> None:
+        """Keys typed in one burst with the key that opens a dialog (a paste, ``tmux
+        send-keys``, an agent driving the TUI) must reach the dialog. Textual sends each key
+        to the focused widget as it reads it, so the keys behind ``n`` went to the case
+        screen's timeline before ``n`` had opened anything; they came back up after the
+        dialog was pushed, were run against its bindings and dropped (``q`` quit the app).
+        A key that comes back from a screen since covered by another is queued again, for
+        the screen on top, as is one read while keys are queued or while the screen on top
+        cannot take keys yet; queued keys are given one at a time (:meth:`_give_held_key`),
+        in the order they were typed."""
+        if isinstance(event, events.Key):
+            if not event.is_forwarded:
+                if self._holding_keys():
+                    self._held_keys.append(event)
+                    return
+                self._route(event)
+            else:
+                given = event is self._giving
+                if given:
+                    self._giving = None
+                sent = self._routed.pop(id(event), None)
+                if sent is not None and sent[0] is event and sent[1] is not self.screen:
+                    # typed before any key queued since it was sent; one given from the queue
+                    # before all that are left there
+                    again = events.Key(event.key, event.character)
+                    if given:
+                        self._bounced.appendleft(again)
+                    else:
+                        self._bounced.append(again)
+                    self.release_keys()
+                    return
+        await super().on_event(event)
+
+    def _route(self, key: events.Key) -> None:
+        """Remember the screen ``key`` is sent into, to know it if it comes back up."""
+        self._routed[id(key)] = (key, self.screen)
+        while len(self._routed) > ROUTED_KEYS:
+            self._routed.popitem(last=False)
+
+    def _holding_keys(self) -> bool:
+        """While keys are queued (or one is on its way), later ones queue behind them, so none
+        overtakes another."""
+        return (
+            bool(self._held_keys or self._bounced)
+            or self._giving is not None
+            or not getattr(self.screen, "takes_keys", True)
+        )
+
+    def release_keys(self) -> None:
+        """A screen that held off keys can take them now (its focus is set): the queued keys
+        go to it on the app's own turn, ahead of anything typed after them."""
+        if (self._held_keys or self._bounced) and not self._giver:
+            self._giver = True
+            self.call_later(self._give_held_key)
+
+    async def _give_held_key(self) -> None:
+        """Queued keys go one at a time: the next only once the last is done with, having come
+        back up (its bindings run: Esc may have closed the dialog, ``:`` opened another) or
+        been taken by a widget on its way, so a key is read by the screen its forerunner
+        left. Keys that came back from a covered screen go first: they were typed first."""
+        key = self._giving
+        if key is not None and not key._stop_propagation:
+            # still on its way: look again shortly (a timer, not call_later, which would run
+            # the app's queue without yielding to the widgets the key is passing through)
+            self.set_timer(KEY_POLL_S, self._give_held_key)
+            return
+        self._giving = None
+        queue = self._bounced or self._held_keys
+        if not queue or not getattr(self.screen, "takes_keys", True):
+            self._giver = False  # nothing queued, or a screen not ready (it releases them)
+            return
+        held = queue.popleft()
+        key = events.Key(held.key, held.character)
+        # sent by no one, so the screen does not stop it on its way up to the app (it does
+        # that for a message its parent sent), and a stopped key is one a widget took
+        key._sender = None
+        self._giving = key
+        self._route(key)
+        await super().on_event(key)
+        self.call_later(self._give_held_key)
 
 
 def _writes(action: str) -> bool:

@@ -79,6 +79,9 @@ class FormDialog(Overlay[R | None], Generic[R]):
         self._refused: tuple[R, str] | None = None
         #: how many of the fields are mounted (see :func:`first_frame`)
         self._shown = len(self.fields)
+        #: false until the first field has the focus: keys typed in the same burst as the
+        #: one that opened the dialog wait for it (``CasefileApp.on_event``)
+        self.takes_keys = False
 
     def compose(self) -> ComposeResult:
         self._shown = first_frame(self.fields, self.rows_before, self.app.size.height)
@@ -166,6 +169,10 @@ class FormDialog(Overlay[R | None], Generic[R]):
         # took the field list, then a field's ``focus()`` ran once the frame was out) restyles
         # and paints the dialog again. It is at the top of the form, so nothing to scroll to.
         self.set_focus(self.query(self.first_focus()).first(), scroll_visible=False)
+        self.takes_keys = True
+        release = getattr(self.app, "release_keys", None)
+        if release is not None:  # casefile's app (a dialog pushed by a bare one in benchmarks)
+            release()
         if not self.complete:
             self.call_after_refresh(self.after_first_frame)
 

@@ -173,6 +173,11 @@ class ProbeDialog(FormDialog[ProbeOutcome]):
         """The picker, where there is one."""
         return "#probe-picker" if self.catalog else super().first_focus()
 
+    @on(ProbePicker.Typed)
+    def _typed(self, event: ProbePicker.Typed) -> None:
+        """What is typed on the picker shows in the probe's field (Enter picks the match)."""
+        self.query_one("#field-probe", Input).value = event.text
+
     @on(OptionList.OptionSelected, "#probe-picker")
     def _picked(self, event: OptionList.OptionSelected) -> None:
         """Enter on a probe: its name goes in the field, and the focus to the next one."""

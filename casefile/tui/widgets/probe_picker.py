@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich.text import Text
+from textual import events
+from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
@@ -31,7 +33,43 @@ def entry_text(entry: ProbeEntry, width: int = ROW_WIDTH) -> Text:
 
 
 class ProbePicker(OptionList):
-    """One option per installed probe, its id the probe's name."""
+    """One option per installed probe, its id the probe's name. Typing on it spells a name:
+    the first probe whose name starts with what was typed (else holds it) is highlighted,
+    so ``p``, ``nvidia-smi-q``, Enter picks that probe, typed or pasted at once; the focus
+    stays on the list meanwhile, so every key of a burst is read here, in order."""
+
+    class Typed(Message):
+        """What has been typed on the picker so far (the dialog shows it in the name field)."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    typed = ""
+
+    def on_key(self, event: events.Key) -> None:
+        character = event.character
+        if event.key == "backspace" and self.typed:
+            self.typed = self.typed[:-1]
+        elif character is not None and event.is_printable and not character.isspace():
+            self.typed += character
+        else:
+            return
+        event.stop()
+        event.prevent_default()
+        self._highlight(self.typed)
+        self.post_message(self.Typed(self.typed))
+
+    def _highlight(self, typed: str) -> None:
+        names = [e.name for e in self.entries]
+        if typed in names:
+            self.highlighted = names.index(typed)
+            return
+        for matches in (str.startswith, str.__contains__):
+            found = next((i for i, name in enumerate(names) if matches(name, typed)), None)
+            if found is not None:
+                self.highlighted = found
+                return
 
     def __init__(self, entries: Sequence[ProbeEntry], chosen: str | None = None) -> None:
         super().__init__(*(Option(entry_text(e), id=e.name) for e in entries), id="probe-picker")

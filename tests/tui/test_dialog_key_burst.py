@@ -1,0 +1,117 @@
+"""Keys typed in one burst with the key that opens a dialog reach the dialog, in order.
+
+Textual sends a key to the focused widget as it reads it, so the keys behind ``n`` (a paste,
+``tmux send-keys``, an agent driving the TUI) went to the case screen's timeline before ``n``
+had opened anything; they came back up once the note dialog was pushed and were dropped, or
+run as its bindings: ``nquick`` quit the TUI on its ``q``."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+from pathlib import Path
+
+import pytest
+from textual import events
+from textual.widgets import Input
+
+from casefile.tui.app import CasefileApp
+from casefile.tui.dialogs.form import FormDialog
+from casefile.tui.dialogs.probe import ProbeDialog
+from casefile.tui.screens.case import CaseScreen
+from tests.tmux import Terminal
+from tests.tui.conftest import CASE, build_app
+from tests.tui.helpers import case_ready, settle
+from tests.tui.test_in_tmux import CASEFILE, run
+
+#: the keys of a burst, as Textual names them, with the characters they type
+Burst = list[tuple[str, str | None]]
+
+
+def burst(app: CasefileApp, keys: Burst) -> None:
+    """Every key queued before any is read, as a terminal delivers a paste."""
+    for key, character in keys:
+        app.post_message(events.Key(key, character))
+
+
+def typed(text: str) -> Burst:
+    names = {" ": "space", ":": "colon", "-": "minus"}
+    return [(names.get(c, c), c) for c in text]
+
+
+async def test_the_keys_after_n_are_the_note(db_url: str) -> None:
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot, case_ready(app))
+        case_screen = app.screen
+        assert isinstance(case_screen, CaseScreen)
+        at = case_screen.focus_seq
+        burst(app, typed("nquick look, step back"))
+        await settle(pilot, lambda: isinstance(app.screen, FormDialog))
+        form = app.screen
+        assert isinstance(form, FormDialog)
+        await settle(pilot, lambda: form.values()["text"] == "quick look, step back")
+        # the q was typed, not quit; h and l did not step; space did not play
+        assert app.is_running and app.screen is form
+        assert case_screen.focus_seq == at and [type(s) for s in app.screen_stack][-2] is CaseScreen
+
+
+async def test_a_note_typed_and_recorded_in_one_burst_is_recorded(db_url: str) -> None:
+    """What an agent driving the TUI sends: the key, the text and ctrl+s, at once."""
+    from tests.tui.helpers import recorded
+    from tests.tui.test_actions import events_after
+
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot, case_ready(app))
+        burst(app, [*typed("nhold the line"), ("ctrl+s", None)])
+        await settle(pilot, recorded(app))
+    (note,) = [payload for kind, payload, _a in events_after(db_url, 81) if kind == "note.added"]
+    assert note["text"] == "hold the line"
+
+
+async def test_a_probe_name_typed_after_p_picks_that_probe(db_url: str) -> None:
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot, case_ready(app))
+        burst(app, [*typed("pnvidia-smi-q"), ("enter", "\r")])
+        await settle(pilot, lambda: isinstance(app.screen, ProbeDialog))
+        dialog = app.screen
+        assert isinstance(dialog, ProbeDialog)
+        name = dialog.query_one("#field-probe", Input)
+        load = dialog.query_one("#field-load", Input)
+        await settle(pilot, lambda: load.has_focus)
+        assert name.value == "nvidia-smi-q"
+
+
+@pytest.mark.skipif(subprocess.run(["which", "tmux"], capture_output=True).returncode != 0,
+                    reason="needs tmux")  # fmt: skip
+def test_a_note_typed_in_one_send_keys_lands_in_the_dialog(tmp_path: Path) -> None:
+    import os
+
+    env = {
+        **os.environ,
+        "CASEFILE_DB": f"sqlite:///{tmp_path / 'tmux.db'}",
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "CASEFILE_ACTOR": "tmux-user",
+        "TERM": "xterm-256color",
+        "TZ": "UTC",
+    }
+    from tests.tui.conftest import REFERENCE
+
+    assert run(str(CASEFILE), "import", str(REFERENCE), env=env).returncode == 0
+    tui = Terminal("burst")
+    try:
+        tui.start(shlex.join([str(CASEFILE), "tui", CASE]), env)
+        tui.wait_for("★ leader compute-launch")
+        tui.keys("-l", "nquiet hop")  # one send-keys: the terminal gets it as one read
+        shown = tui.wait_for("quiet hop")
+        assert "Add a note" in shown
+        tui.keys("C-s")
+        tui.wait_for("note recorded as event 82")
+        tui.keys("q")
+        tui.wait_gone()
+    finally:
+        tui.close()
+    log = run(str(CASEFILE), "log", CASE, env=env).stdout
+    assert "note: quiet hop" in log
