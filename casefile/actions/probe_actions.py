@@ -25,6 +25,10 @@ if TYPE_CHECKING:
     from casefile.app.who import Who
 
 
+#: a sampler's window when none is given
+DEFAULT_WINDOW = 2.0
+
+
 @dataclass(frozen=True)
 class RunProbe:
     probe: str
@@ -37,7 +41,7 @@ class RunProbe:
     #: when the pasted output (or the stated reading) was taken (stored form); None: now
     taken_at: str | None = None
     timeout: float | None = None
-    window: float = 2.0
+    window: float = DEFAULT_WINDOW
     reconstructed: bool = False
     note: str | None = None
     setup: str | None = None
@@ -77,6 +81,9 @@ class RunProbe:
                 ("facts to pull out of output", bool(self.facts)),
                 ("a new host key to trust", self.trust_host),
                 ("more than one host", len(self.hosts) > 1),
+                ("timeout", self.timeout is not None),
+                ("sampling window", self.window != DEFAULT_WINDOW),
+                ("'reconstructed' (nothing was captured to rebuild)", self.reconstructed),
             )
             if value
         ]

@@ -186,5 +186,7 @@ def _pairs(option: Option, items: list[str]) -> dict[str, str]:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
             raise InputProblem(option, f"{item!r}: write each as KEY=VALUE")
+        if key.strip() in pairs:  # one would silently replace the other
+            raise InputProblem(option, f"{key.strip()!r} is given twice: give it once")
         pairs[key.strip()] = value.strip()
     return pairs

@@ -15,6 +15,7 @@ from casefile.app.candidates import candidates
 from casefile.app.verbs import verb
 from casefile.domain.event_types.case import CaseOpened
 from casefile.domain.event_types.evidence import EvidenceAssessed
+from casefile.domain.event_types.probe import ObservationRecorded
 from casefile.domain.event_types.stored import StoredRun
 from casefile.errors import DomainError
 
@@ -159,9 +160,13 @@ class CaseReader:
             raise DomainError(f"case {case_id} has no event {seq} (events 1–{projection.last_seq})")
         event = projection.events[seq - 1]
         wanted = set(referenced_artifacts(event))
+        run_seq: int | None = None
         if event.type == "evidence.assessed":
             run_seq = EvidenceAssessed.of(event.payload).probe_run_seq
-            run = None if run_seq is None else projection.probe_runs.get(run_seq)
+        elif event.type == "observation.recorded":  # its detail shows the run's output too
+            run_seq = ObservationRecorded.of(event.payload).probe_run_seq
+        if run_seq is not None:
+            run = projection.probe_runs.get(run_seq)
             if run is not None:
                 stored = StoredRun(run)
                 wanted |= {d for d in (stored.stdout_artifact, stored.stderr_artifact) if d}

@@ -137,9 +137,9 @@ class IntakeQuestion:
 
     def from_environment(self, environment: Mapping[str, str]) -> Known | None:
         """The answer the case's ``--env`` gives: a key whose value is an answer first, then
-        a value one of ``environment_matches`` reads. A value that reads as two answers
-        (``--env gpus=…`` naming GeForce cards on one machine and an RTX 8000 on another)
-        gives none: which of them is the slow job's is the question's to ask."""
+        a value one of ``environment_matches`` reads. Values that read as two answers
+        (``--env gpus=…`` naming GeForce cards on one machine and an RTX 8000 on another, or
+        two keys that disagree) give none: which is the slow job's is the question's to ask."""
         for key in self.environment:
             if key in environment:
                 answer = self.normalise(environment[key])

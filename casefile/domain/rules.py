@@ -246,8 +246,12 @@ def evaluate(rule: Rule, facts: Sequence[Fact], load: str) -> Verdict:
 
 
 def can_read(rule: Rule, facts: Sequence[Fact]) -> bool:
-    """Whether the facts hold what the rule reads, whatever the load they were taken under."""
-    return compute_statistic(rule.statistic, [*facts, *derived_facts(facts)]) is not None
+    """Whether the facts hold one the rule reads, whatever the load they were taken under (a
+    count over none of them is no reading either)."""
+    reads = set(rule.statistic.facts)
+    return any(fact.name in reads for fact in [*facts, *derived_facts(facts)]) and (
+        compute_statistic(rule.statistic, [*facts, *derived_facts(facts)]) is not None
+    )
 
 
 def compute_statistic(spec: Statistic, facts: Sequence[Fact]) -> FactValue | frozenset[str] | None:

@@ -32,6 +32,10 @@ _TRUE = frozenset({"true", "yes"})
 _FALSE = frozenset({"false", "no"})
 #: the longest value a statement holds: a reading, not a paste
 MAX_VALUE = 200
+#: the longest subject: a GPU, a bus id, a pair
+MAX_SUBJECT = 64
+# digits grouped by thousands, as prose writes them ("1,365 MHz", "12,500 tokens/s")
+_GROUPED = re.compile(r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?=\s|$)")
 
 
 def stated_fact(key: str, value: str) -> Fact:
@@ -50,7 +54,14 @@ def stated_fact(key: str, value: str) -> Fact:
     if len(text) > MAX_VALUE or not text.isprintable():
         raise DomainError(f"stated {key.strip()}: the value is one short line of printable text")
     subject = (match["subject"] or "host").strip() or "host"
+    if len(subject) > MAX_SUBJECT or not subject.isprintable():
+        raise DomainError(
+            f"stated {match['name']}: the subject is one short line of printable text "
+            f"(at most {MAX_SUBJECT} characters)"
+        )
     typed, unit = _typed(text)
+    if unit is not None and not unit[0].isalpha() and unit[0] not in "%°µ/":
+        raise DomainError(f"stated {match['name']}: {text!r} is not a number and its unit")
     return Fact(name=match["name"], value=typed, subject=subject, unit=unit)
 
 
@@ -58,6 +69,9 @@ def _typed(text: str) -> tuple[FactValue, str | None]:
     lowered = text.lower()
     if lowered in _TRUE or lowered in _FALSE:
         return lowered in _TRUE, None
+    grouped = _GROUPED.match(text)
+    if grouped is not None:  # the separators go; the number is the digits
+        text = grouped[0].replace(",", "") + text[grouped.end() :]
     number = _NUMBER.fullmatch(text)
     if number is None:
         return text, None

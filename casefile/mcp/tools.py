@@ -211,9 +211,9 @@ def _probes() -> list[ToolSpec]:
         "facts": {
             "type": "object",
             "minProperties": 1,
-            "additionalProperties": {"type": "string"},
+            "additionalProperties": {"type": ["string", "number", "boolean"]},
             "description": "the readings as the probe's facts: NAME or NAME[SUBJECT] to the "
-            'value as said, e.g. {"pcie.link.gen.current[gpu0]": "2"}',
+            'value as said, e.g. {"pcie.link.gen.current[gpu0]": 2, "throughput": "231 GB/s"}',
         },
         "host": paste["host"],
         "taken_at": paste["taken_at"],

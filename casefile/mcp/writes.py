@@ -133,6 +133,11 @@ def probe_state(caller: Caller, arguments: Mapping[str, Any]) -> dict[str, Any]:
     facts = arguments.get("facts")
     if not isinstance(facts, Mapping) or not facts:
         raise DomainError("facts: give at least one NAME (or NAME[SUBJECT]) and its value")
+    for name, value in facts.items():
+        if isinstance(value, bool):
+            facts = {**facts, name: "true" if value else "false"}
+        elif not isinstance(value, str | int | float):
+            raise DomainError(f"facts: {name}'s value is {type(value).__name__}: give it as text")
     action = _action(
         arguments,
         stated={str(name): str(value) for name, value in facts.items()},

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
@@ -48,6 +49,9 @@ _OTHER_COMMANDS = (
 ROUTED_KEYS = 256
 #: how often a key given from the queue is looked at, until it is done with
 KEY_POLL_S = 0.001
+#: how long a given key is waited for at most: one that a widget dropped as it closed never
+#: comes back up, and must not hold every later key (nor keep the poll running) for good
+KEY_WAIT_S = 0.5
 
 
 class CasefileApp(App[None]):
@@ -91,6 +95,8 @@ class CasefileApp(App[None]):
         self._bounced: deque[events.Key] = deque()
         #: whether :meth:`_give_held_key` is due to run (one at a time)
         self._giver = False
+        #: when the key being given was given (``time.monotonic``)
+        self._given_at = 0.0
         #: the screen each key read lately was sent into, by the key's id (the key kept, so
         #: its id is not reused): at most :data:`ROUTED_KEYS`, the oldest let go
         self._routed: OrderedDict[int, tuple[events.Key, Screen[Any]]] = OrderedDict()
@@ -246,7 +252,8 @@ class CasefileApp(App[None]):
         been taken by a widget on its way, so a key is read by the screen its forerunner
         left. Keys that came back from a covered screen go first: they were typed first."""
         key = self._giving
-        if key is not None and not key._stop_propagation:
+        waited = time.monotonic() - self._given_at
+        if key is not None and not key._stop_propagation and waited < KEY_WAIT_S:
             # still on its way: look again shortly (a timer, not call_later, which would run
             # the app's queue without yielding to the widgets the key is passing through)
             self.set_timer(KEY_POLL_S, self._give_held_key)
@@ -262,6 +269,7 @@ class CasefileApp(App[None]):
         # that for a message its parent sent), and a stopped key is one a widget took
         key._sender = None
         self._giving = key
+        self._given_at = time.monotonic()
         self._route(key)
         await super().on_event(key)
         self.call_later(self._give_held_key)

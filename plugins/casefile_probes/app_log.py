@@ -134,7 +134,8 @@ _TOKENS_LABELLED = re.compile(
     rf"(?<![\w/])(?:tokens|toks|tok)(?:/s(?:ec)?| per second)\s{{0,2}}[:=]\s{{0,4}}{_N}"
 )
 _TOKENS = re.compile(
-    rf"{_LN}\s{{0,2}}(?:tokens|toks|tok)(?:/s(?:ec)?\b| per second\b)(?!\s{{0,2}}[:=])"
+    rf"{_LN}\s{{0,2}}(?:tokens|toks|tok)(?:/s(?:ec)?\b| per second\b)"
+    rf"(?!\s{{0,2}}[:=]\s{{0,4}}\d)"
 )
 _NOT_OUTPUT = re.compile(r"(?i)prompt|input|prefill|total tok|sampl")
 _SAMPLES = (

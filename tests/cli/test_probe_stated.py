@@ -66,6 +66,13 @@ def test_only_the_rules_that_read_the_stated_facts_judge_them(cli: CLI) -> None:
         ([*GEN2, "--", "nvidia-smi", "-q"], "takes no a command line"),
         ([*GEN2, "--host", "a", "--host", "b"], "takes no more than one host"),
         ([*GEN2, "--fact", "x=(\\d+)"], "takes no facts to pull out"),
+        ([*GEN2, "--timeout", "3"], "takes no timeout"),
+        ([*GEN2, "--reconstructed"], "takes no 'reconstructed'"),
+        ([*GEN2, "--window", "5"], "takes no sampling window"),
+        ([*GEN2, "--stated", "pcie.link.gen.max[e3:00.0]=4"], "given twice"),
+        (["--stated", "pcie.link.gen.current[a\rb]=2"], "the subject is one short line"),
+        (["--stated", f"pcie.link.gen.current[{'g' * 65}]=2"], "the subject is one short line"),
+        (["--stated", "clocks.sm=1,36 MHz"], "is not a number and its unit"),
     ],
 )
 def test_a_statement_that_cannot_be_recorded_writes_nothing(
@@ -95,3 +102,21 @@ def test_a_secret_in_a_stated_value_is_scrubbed_before_it_is_sealed(cli: CLI) ->
     assert token not in cli("log", case, "--json").out
     shown = cli("show", case, str(_events(cli, case)[-2]["seq"])).out
     assert token not in shown and "name=[scrubbed]" in shown
+
+
+def test_a_value_with_digits_grouped_by_thousands_is_the_number(cli: CLI) -> None:
+    case = cli("new", "slow").out.strip()
+    assert cli("probe", case, "nvidia-smi-q", "--stated", "clocks.sm[gpu1]=1,365 MHz").code == 0
+    (observation,) = [e for e in _events(cli, case) if e["type"] == "observation.recorded"]
+    facts = observation["payload"]["facts"]  # type: ignore[index]
+    assert facts == [{"name": "clocks.sm", "subject": "gpu1", "unit": "MHz", "value": 1365}]
+
+
+def test_show_of_an_observation_shows_its_run_s_output(cli: CLI) -> None:
+    """It said the run's stored output was missing: the artifacts it read were only those
+    of a probe run or an evidence event."""
+    case = cli("new", "slow", "--playbook", "gpu-throughput").out.strip()
+    assert cli("probe", case, "nvidia-smi-q", *GEN2).code == 0
+    (observation,) = [e for e in _events(cli, case) if e["type"] == "observation.recorded"]
+    shown = cli("show", case, str(observation["seq"])).out
+    assert "missing" not in shown and "pcie.link.gen.current[e3:00.0]=2" in shown

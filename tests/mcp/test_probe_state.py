@@ -43,3 +43,19 @@ async def test_a_stated_reading_is_recorded_and_read_as_reported(db: str) -> Non
     assert len(ran) == 1 and ran[0]["source"] == "stated" and ran[0]["host"] == "rig"
     evidence = [p for t, p in events if t == "evidence.assessed" and p.get("rule")]
     assert [(e["kind"], e["reliability"]) for e in evidence] == [("reported", 0.5)]
+
+
+async def test_a_value_that_is_not_text_number_or_boolean_is_refused(db: str) -> None:
+    async with serve(db) as s:
+        await s.call("case_new", title="slow", case_id="c1", playbook="gpu-throughput")
+        with pytest.raises(ToolError) as refused:
+            await s.call(
+                "probe_state", case="c1", probe="nvidia-smi-q",
+                facts={"pcie.link.gen.current": None},
+            )  # fmt: skip
+        assert "None" in str(refused.value) and "\n" not in str(refused.value)
+        done = await s.call(
+            "probe_state", case="c1", probe="nvidia-smi-q",
+            facts={"pcie.link.gen.current[gpu0]": 2, "pcie.link.gen.max[gpu0]": 5},
+        )  # fmt: skip
+        assert done["runs"][0]["facts"] == 2

@@ -251,6 +251,12 @@ def test_centernets_bar_reads_the_mean_data_time_against_the_mean_iteration(gap:
         ("Time for inference 1: 0.89 sec total, 200 tokens, 223.93 tokens/sec, 4.47 ms/token",
          {"tokens_per_s": 223.93, "throughput": 223.93}),
         ("prompt: 512 tokens at 900.5 tok/s", {}),
+        # the rate after its label; a colon or '=' after a rate with no number is not one
+        ("[Step 5/12000] loss=1.35 reward_avg=0.125 tok/sec=49.4 avg_resp_len=181.",
+         {"tokens_per_s": 49.4, "throughput": 49.4}),
+        ("Throughput: 46.3 tokens/s: ok", {"tokens_per_s": 46.3, "throughput": 46.3}),
+        ("step 10 46.3 tok/s: steady", {"tokens_per_s": 46.3, "throughput": 46.3}),
+        ("gen 46.3 tok/s=fast", {"tokens_per_s": 46.3, "throughput": 46.3}),
         ("Training speed: 812.5 samples/s", {"samples_per_s": 812.5, "throughput": 812.5}),
         ("\x1b[32mINFO\x1b[0m Avg generation throughput: \x1b[1m41.2\x1b[0m tokens/s, "
          "Running: 1 reqs",

@@ -101,7 +101,7 @@ class FormDialog(Overlay[R | None], Generic[R]):
 
     def _field(self, spec: Field) -> Iterator[Widget]:
         """A field's label, what goes before its input, and its input."""
-        yield Label(spec.label, classes="form-label")
+        yield Label(spec.label, classes="form-label", markup=False)
         yield from self.compose_before(spec)
         if spec.multiline:
             area = TextArea(spec.value, id=f"field-{spec.name}", soft_wrap=True)
