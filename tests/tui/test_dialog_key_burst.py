@@ -8,8 +8,7 @@ run as its bindings: ``nquick`` quit the TUI on its ``q``."""
 from __future__ import annotations
 
 import shlex
-import subprocess
-from pathlib import Path
+import shutil
 
 import pytest
 from textual import events
@@ -22,7 +21,7 @@ from casefile.tui.screens.case import CaseScreen
 from tests.tmux import Terminal
 from tests.tui.conftest import CASE, build_app
 from tests.tui.helpers import case_ready, settle
-from tests.tui.test_in_tmux import CASEFILE, run
+from tests.tui.test_in_tmux import CASEFILE, run, terminal  # noqa: F401  (a fixture)
 
 #: the keys of a burst, as Textual names them, with the characters they type
 Burst = list[tuple[str, str | None]]
@@ -84,34 +83,19 @@ async def test_a_probe_name_typed_after_p_picks_that_probe(db_url: str) -> None:
         assert name.value == "nvidia-smi-q"
 
 
-@pytest.mark.skipif(subprocess.run(["which", "tmux"], capture_output=True).returncode != 0,
-                    reason="needs tmux")  # fmt: skip
-def test_a_note_typed_in_one_send_keys_lands_in_the_dialog(tmp_path: Path) -> None:
-    import os
-
-    env = {
-        **os.environ,
-        "CASEFILE_DB": f"sqlite:///{tmp_path / 'tmux.db'}",
-        "XDG_CONFIG_HOME": str(tmp_path / "config"),
-        "CASEFILE_ACTOR": "tmux-user",
-        "TERM": "xterm-256color",
-        "TZ": "UTC",
-    }
-    from tests.tui.conftest import REFERENCE
-
-    assert run(str(CASEFILE), "import", str(REFERENCE), env=env).returncode == 0
-    tui = Terminal("burst")
-    try:
-        tui.start(shlex.join([str(CASEFILE), "tui", CASE]), env)
-        tui.wait_for("★ leader compute-launch")
-        tui.keys("-l", "nquiet hop")  # one send-keys: the terminal gets it as one read
-        shown = tui.wait_for("quiet hop")
-        assert "Add a note" in shown
-        tui.keys("C-s")
-        tui.wait_for("note recorded as event 82")
-        tui.keys("q")
-        tui.wait_gone()
-    finally:
-        tui.close()
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+def test_a_note_typed_in_one_send_keys_lands_in_the_dialog(
+    terminal: tuple[Terminal, dict[str, str]],  # noqa: F811  (the fixture imported above)
+) -> None:
+    tui, env = terminal  # the reference case imported, a private tmux server
+    tui.start(shlex.join([str(CASEFILE), "tui", CASE]), env)
+    tui.wait_for("★ leader compute-launch")
+    tui.keys("-l", "nquiet hop")  # one send-keys: the terminal gets it as one read
+    shown = tui.wait_for("quiet hop")
+    assert "Add a note" in shown
+    tui.keys("C-s")
+    tui.wait_for("note recorded as event 82")
+    tui.keys("q")
+    tui.wait_gone()
     log = run(str(CASEFILE), "log", CASE, env=env).stdout
     assert "note: quiet hop" in log
