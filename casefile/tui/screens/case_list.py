@@ -19,6 +19,7 @@ from casefile.errors import CasefileError
 from casefile.text_safety import line
 from casefile.tui.errors import error_text
 from casefile.tui.glyphs import percent, short_time
+from casefile.tui.widgets.fitted_columns import add_fitted_columns
 
 if TYPE_CHECKING:
     from casefile.actions.case_actions import ImportCase, NewCase
@@ -58,7 +59,7 @@ class CaseListScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#case-filter", Input).display = False
         table = self.query_one("#cases", DataTable)
-        _set_columns(table, [Text(label).cell_len for label in COLUMNS])
+        add_fitted_columns(table, COLUMNS, [])
         table.focus()
         self.run_worker(self._load(), name="list-cases", group="cases", exclusive=True)
 
@@ -76,15 +77,9 @@ class CaseListScreen(Screen[None]):
         table = self.query_one("#cases", DataTable)
         cells = [_cells(row) for row in self.rows]
         # Each column as wide as its widest cell of every case (not only those the filter
-        # keeps, so the columns stay put while filtering), set with the rows: a column left
-        # to fit its content is measured only when the table's queue is next idle, and what
-        # the table draws before that stays cached at the header's width.
-        widths = [
-            max([Text(label).cell_len, *(row[i].cell_len for row in cells)])
-            for i, label in enumerate(COLUMNS)
-        ]
+        # keeps, so the columns stay put while filtering), set with the rows.
         table.clear(columns=True)
-        _set_columns(table, widths)
+        add_fitted_columns(table, COLUMNS, cells)
         needle = needle.lower()
         for row, row_cells in zip(self.rows, cells, strict=True):
             text = f"{row.id} {row.title} {row.symptom or ''}".lower()
@@ -205,11 +200,6 @@ class CaseListScreen(Screen[None]):
 
 #: the leader before the long texts, so it stays on screen
 COLUMNS = ("case", "leader", "events", "last activity", "title", "symptom")
-
-
-def _set_columns(table: DataTable[Text], widths: Sequence[int]) -> None:
-    for label, width in zip(COLUMNS, widths, strict=True):
-        table.add_column(label, key=label, width=width)
 
 
 def _cells(row: CaseRow) -> tuple[Text, ...]:

@@ -23,6 +23,7 @@ from casefile.transcripts.proposal import Proposal, Proposed, ProposedNote, Prop
 from casefile.tui.dialogs.ingest import IngestSelection
 from casefile.tui.glyphs import short_time
 from casefile.tui.widgets.backdrop import Overlay
+from casefile.tui.widgets.fitted_columns import add_fitted_columns
 
 #: The columns, in order (the first is the checkbox).
 COLUMNS = ("keep", "#", "kind", "probe", "host", "at", "text", "marks")
@@ -97,10 +98,10 @@ class IngestReviewScreen(Overlay[IngestSelection | None]):
 
     def on_mount(self) -> None:
         table: DataTable[Text] = self.query_one(DataTable)
-        for name in COLUMNS:
-            table.add_column(name, key=name)
-        for item in self.proposal.items:
-            table.add_row(*self._cells(item), key=str(item.index))
+        rows = [self._cells(item) for item in self.proposal.items]
+        add_fitted_columns(table, COLUMNS, rows)  # not left to fit: see fitted_columns
+        for item, cells in zip(self.proposal.items, rows, strict=True):
+            table.add_row(*cells, key=str(item.index))
         table.focus()
         self._summary()
         self._show_output(0)
