@@ -89,7 +89,8 @@ class CasefileApp(App[None]):
         self.ssh = ssh
         #: keys that came for a pushed screen before it could take them (see :meth:`on_event`)
         self._held_keys: deque[events.Key] = deque()
-        #: the held key last given, until it is done with (see :meth:`_give_held_key`)
+        #: the key last sent in (read or given from the queue), until it is done with (see
+        #: :meth:`_on_its_way`)
         self._giving: events.Key | None = None
         #: keys that came back up from a screen covered since (typed before those held)
         self._bounced: deque[events.Key] = deque()
@@ -198,15 +199,20 @@ class CasefileApp(App[None]):
         screen's timeline before ``n`` had opened anything; they came back up after the
         dialog was pushed, were run against its bindings and dropped (``q`` quit the app).
         A key that comes back from a screen since covered by another is queued again, for
-        the screen on top, as is one read while keys are queued or while the screen on top
-        cannot take keys yet; queued keys are given one at a time (:meth:`_give_held_key`),
-        in the order they were typed."""
+        the screen on top, as is one read while keys are queued, while the key before it is
+        still on its way (a widget of a dialog that the key before closes would take it), or
+        while the screen on top cannot take keys yet; queued keys are given one at a time
+        (:meth:`_give_held_key`), in the order they were typed."""
         if isinstance(event, events.Key):
             if not event.is_forwarded:
                 if self._holding_keys():
                     self._held_keys.append(event)
+                    self.release_keys()
                     return
                 self._route(event)
+                # on its way until done with, as a key given from the queue is: a key behind
+                # it waits, so it is read by the screen this one leaves (Esc closing a dialog)
+                self._giving, self._given_at = event, time.monotonic()
             else:
                 given = event is self._giving
                 if given:
@@ -235,8 +241,18 @@ class CasefileApp(App[None]):
         overtakes another."""
         return (
             bool(self._held_keys or self._bounced)
-            or self._giving is not None
+            or self._on_its_way()
             or not getattr(self.screen, "takes_keys", True)
+        )
+
+    def _on_its_way(self) -> bool:
+        """Whether the last key sent in is still passing through the widgets: neither taken by
+        one (stopped) nor come back up, and sent less than :data:`KEY_WAIT_S` ago."""
+        key = self._giving
+        return (
+            key is not None
+            and not key._stop_propagation
+            and time.monotonic() - self._given_at < KEY_WAIT_S
         )
 
     def release_keys(self) -> None:
@@ -251,9 +267,7 @@ class CasefileApp(App[None]):
         back up (its bindings run: Esc may have closed the dialog, ``:`` opened another) or
         been taken by a widget on its way, so a key is read by the screen its forerunner
         left. Keys that came back from a covered screen go first: they were typed first."""
-        key = self._giving
-        waited = time.monotonic() - self._given_at
-        if key is not None and not key._stop_propagation and waited < KEY_WAIT_S:
+        if self._on_its_way():
             # still on its way: look again shortly (a timer, not call_later, which would run
             # the app's queue without yielding to the widgets the key is passing through)
             self.set_timer(KEY_POLL_S, self._give_held_key)

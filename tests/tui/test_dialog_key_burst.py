@@ -33,6 +33,10 @@ def burst(app: CasefileApp, keys: Burst) -> None:
         app.post_message(events.Key(key, character))
 
 
+#: Esc as a terminal sends it
+ESC = ("escape", "\x1b")
+
+
 def typed(text: str) -> Burst:
     names = {" ": "space", ":": "colon", "-": "minus"}
     return [(names.get(c, c), c) for c in text]
@@ -67,6 +71,33 @@ async def test_a_note_typed_and_recorded_in_one_burst_is_recorded(db_url: str) -
         await settle(pilot, recorded(app))
     (note,) = [payload for kind, payload, _a in events_after(db_url, 81) if kind == "note.added"]
     assert note["text"] == "hold the line"
+
+
+async def test_keys_after_an_esc_in_the_burst_go_where_the_esc_left_them(db_url: str) -> None:
+    """``n``, a few letters, Esc Esc (the first only warns: something was typed), then more:
+    the letters before the Escs are the first note's and go with it; a second ``n`` opens a
+    fresh note that holds only what came after it; and a key typed once the dialogs are closed
+    steps the case screen, none of it out of order."""
+    from tests.tui.test_actions import events_after
+
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot, case_ready(app))
+        case_screen = app.screen
+        assert isinstance(case_screen, CaseScreen)
+        at = case_screen.focus_seq  # None: at the head, following the case
+        burst(app, [*typed("nab"), ESC, ESC, *typed("ncd")])
+
+        def the_second_note() -> bool:
+            screen = app.screen
+            return isinstance(screen, FormDialog) and screen.values()["text"] == "cd"
+
+        await settle(pilot, the_second_note)
+        assert [type(s) for s in app.screen_stack][-2] is CaseScreen  # the first one closed
+        burst(app, [ESC, ESC, ("h", "h")])
+        await settle(pilot, lambda: app.screen is case_screen and case_screen.focus_seq != at)
+        assert case_screen.focus_seq == (at or 81) - 1  # one step back, from the head (81)
+    assert [kind for kind, _p, _a in events_after(db_url, 81)] == []  # both notes dropped
 
 
 async def test_a_probe_name_typed_after_p_picks_that_probe(db_url: str) -> None:
