@@ -213,6 +213,8 @@ class CasefileApp(App[None]):
                 # on its way until done with, as a key given from the queue is: a key behind
                 # it waits, so it is read by the screen this one leaves (Esc closing a dialog)
                 self._giving, self._given_at = event, time.monotonic()
+                await self._send_in(event)
+                return
             else:
                 given = event is self._giving
                 if given:
@@ -285,8 +287,16 @@ class CasefileApp(App[None]):
         self._giving = key
         self._given_at = time.monotonic()
         self._route(key)
-        await super().on_event(key)
+        await self._send_in(key)
         self.call_later(self._give_held_key)
+
+    async def _send_in(self, key: events.Key) -> None:
+        """Textual's handling of a key as read: the app's priority bindings, else on to the
+        focused widget. A key a binding took here (ctrl+p, ctrl+q) is never sent on, so it is
+        done with at once: nothing behind it waits for it."""
+        await super().on_event(key)
+        if not key.is_forwarded and self._giving is key:
+            self._giving = None
 
 
 def _writes(action: str) -> bool:
