@@ -17,7 +17,7 @@ from casefile.tui.dialogs.ingest import IngestDialog
 from casefile.tui.screens.ingest_review import IngestReviewScreen
 from tests.ingest.samples import MARKDOWN
 from tests.tui.conftest import build_app
-from tests.tui.helpers import case_ready, settle
+from tests.tui.helpers import open_form
 from tests.tui.test_actions import fill
 from tests.tui.test_case_list_widths import measured, shown, wait
 
@@ -39,10 +39,7 @@ async def test_a_review_drawn_before_its_table_measured_is_not_cut(
     monkeypatch.setattr(IngestReviewScreen, "on_mount", busy_then_mount)
     app = build_app(db_url, actor="alice")
     async with app.run_test(size=(200, 45)) as pilot:
-        await settle(pilot, case_ready(app))
-        await pilot.press("t")
-        await settle(pilot, lambda: isinstance(app.screen, IngestDialog))
-        dialog = app.screen
+        dialog = await open_form(pilot, "t")
         assert isinstance(dialog, IngestDialog)
         fill(dialog, {"path": str(source), "load": "under-load"})
         app.simulate_key("ctrl+s")  # not Pilot's press: it waits for every queue, the table's too
