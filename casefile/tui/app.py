@@ -209,6 +209,10 @@ class CasefileApp(App[None]):
                     self._held_keys.append(event)
                     self.release_keys()
                     return
+                # sent by no one, as a key given from the queue is: a key the app sent would be
+                # stopped by the screen on its way up, and so look done before the app had run
+                # its bindings (Esc closing a dialog) on it
+                event._sender = None
                 self._route(event)
                 # on its way until done with, as a key given from the queue is: a key behind
                 # it waits, so it is read by the screen this one leaves (Esc closing a dialog)
@@ -217,19 +221,22 @@ class CasefileApp(App[None]):
                 return
             else:
                 given = event is self._giving
-                if given:
-                    self._giving = None
                 sent = self._routed.pop(id(event), None)
                 if sent is not None and sent[0] is event and sent[1] is not self.screen:
                     # typed before any key queued since it was sent; one given from the queue
                     # before all that are left there
                     again = events.Key(event.key, event.character)
                     if given:
+                        self._giving = None
                         self._bounced.appendleft(again)
                     else:
                         self._bounced.append(again)
                     self.release_keys()
                     return
+                await super().on_event(event)  # the bindings it came back up for
+                if given and self._giving is event:
+                    self._giving = None  # done with: its bindings have run
+                return
         await super().on_event(event)
 
     def _route(self, key: events.Key) -> None:
@@ -248,14 +255,17 @@ class CasefileApp(App[None]):
         )
 
     def _on_its_way(self) -> bool:
-        """Whether the last key sent in is still passing through the widgets: neither taken by
-        one (stopped) nor come back up, and sent less than :data:`KEY_WAIT_S` ago."""
+        """Whether the last key sent in is still at work, for less than :data:`KEY_WAIT_S`:
+        passing through the widgets (neither taken by one, stopped, nor come back up and its
+        bindings run), or what it set off still on its way up from the focused widget to its
+        screen (Enter in an input submits it by a message the dialog reads later)."""
+        if time.monotonic() - self._given_at >= KEY_WAIT_S:
+            return False
         key = self._giving
-        return (
-            key is not None
-            and not key._stop_propagation
-            and time.monotonic() - self._given_at < KEY_WAIT_S
-        )
+        if key is not None and not key._stop_propagation:
+            return True
+        node = self.focused or self.screen
+        return any(pump.message_queue_size for pump in node.ancestors_with_self if pump is not self)
 
     def release_keys(self) -> None:
         """A screen that held off keys can take them now (its focus is set): the queued keys
@@ -270,9 +280,10 @@ class CasefileApp(App[None]):
         been taken by a widget on its way, so a key is read by the screen its forerunner
         left. Keys that came back from a covered screen go first: they were typed first."""
         if self._on_its_way():
-            # still on its way: look again shortly (a timer, not call_later, which would run
-            # the app's queue without yielding to the widgets the key is passing through)
-            self.set_timer(KEY_POLL_S, self._give_held_key)
+            # still on its way: look again shortly (a timer, not call_later alone, which would
+            # run the app's queue without yielding to the widgets the key is passing through),
+            # and then on the app's queue, behind what the key had the app do (a focus moved)
+            self.set_timer(KEY_POLL_S, lambda: self.call_later(self._give_held_key))
             return
         self._giving = None
         queue = self._bounced or self._held_keys

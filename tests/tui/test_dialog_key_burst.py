@@ -7,6 +7,7 @@ run as its bindings: ``nquick`` quit the TUI on its ``q``."""
 
 from __future__ import annotations
 
+import asyncio
 import shlex
 import shutil
 
@@ -115,6 +116,67 @@ async def test_a_key_an_app_binding_takes_holds_nothing_behind_it(db_url: str) -
         burst(app, [ESC])
         await settle(pilot, lambda: isinstance(app.screen, CaseScreen))
         assert not app._holding_keys()
+
+
+async def test_esc_read_while_the_app_is_busy_closes_before_the_next_key(db_url: str) -> None:
+    """A key read from the terminal is sent by the app, so its screen stopped it on the way
+    up: it looked done before the app had run its binding, and `h` went into the closing
+    dialog when the app was busy for a moment between the two."""
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot, case_ready(app))
+        case_screen = app.screen
+        assert isinstance(case_screen, CaseScreen)
+        at = case_screen.focus_seq
+        burst(app, typed("n"))
+        await settle(pilot, lambda: isinstance(app.screen, FormDialog))
+
+        async def busy() -> None:
+            await asyncio.sleep(0.05)
+
+        burst(app, [ESC])
+        app.call_later(busy)
+        burst(app, typed("h"))
+        await settle(pilot, lambda: app.screen is case_screen and case_screen.focus_seq != at)
+
+
+async def test_the_key_after_enter_goes_to_the_field_enter_moved_to(db_url: str) -> None:
+    """Enter in an input submits it by a message the dialog reads after the key is back up:
+    the next key waited for that, not only for the key (it was typed into the name)."""
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot, case_ready(app))
+        burst(app, [*typed("pnvidia-smi-q"), ("enter", "\r"), ("x", "x")])
+        await settle(pilot, lambda: isinstance(app.screen, ProbeDialog))
+        dialog = app.screen
+        load = dialog.query_one("#field-load", Input)
+        await settle(pilot, lambda: load.has_focus and "x" in load.value)
+        assert dialog.query_one("#field-probe", Input).value == "nvidia-smi-q"
+
+
+async def test_the_key_after_enter_in_the_jump_dialog_steps_from_there(db_url: str) -> None:
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot, case_ready(app))
+        case_screen = app.screen
+        assert isinstance(case_screen, CaseScreen)
+        burst(app, [*typed(":80"), ("enter", "\r"), ("h", "h")])
+        await settle(pilot, lambda: app.screen is case_screen and case_screen.focus_seq == 79)
+
+
+async def test_the_keys_after_slash_are_the_filter(db_url: str) -> None:
+    """`/` moves the focus to the filter, which Textual does on the app's next turn: the keys
+    behind it waited for that (the first `h` stepped the timeline instead)."""
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot, case_ready(app))
+        case_screen = app.screen
+        assert isinstance(case_screen, CaseScreen)
+        at = case_screen.focus_seq
+        burst(app, [("slash", "/"), *typed("hhh")])
+        box = case_screen.query_one("#filter", Input)
+        await settle(pilot, lambda: box.value == "hhh")
+        assert case_screen.focus_seq == at
 
 
 async def test_a_probe_name_typed_after_p_picks_that_probe(db_url: str) -> None:
