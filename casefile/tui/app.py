@@ -52,6 +52,15 @@ KEY_POLL_S = 0.001
 #: how long a given key is waited for at most: one that a widget dropped as it closed never
 #: comes back up, and must not hold every later key (nor keep the poll running) for good
 KEY_WAIT_S = 0.5
+#: ... and looked at this many times by the queue's poll (each look is a turn of the event
+#: loop): a machine so loaded that the loop stalls past :data:`KEY_WAIT_S` is not a key that
+#: was dropped, and the key behind it must still wait
+KEY_WAIT_LOOKS = 100
+#: ... and never longer than this, a key read long ago having been looked at by no one
+KEY_WAIT_MAX_S = 4 * KEY_WAIT_S
+#: How often queued keys look again for a screen on top that cannot take them yet (a dialog
+#: mounting): it releases them itself, so this only matters if it closes before it could
+NOT_READY_POLL_S = 0.05
 
 
 class CasefileApp(App[None]):
@@ -98,6 +107,8 @@ class CasefileApp(App[None]):
         self._giver = False
         #: when the key being given was given (``time.monotonic``)
         self._given_at = 0.0
+        #: how often the queue has looked at the key on its way since it was given
+        self._looks = 0
         #: the screen each key read lately was sent into, by the key's id (the key kept, so
         #: its id is not reused): at most :data:`ROUTED_KEYS`, the oldest let go
         self._routed: OrderedDict[int, tuple[events.Key, Screen[Any]]] = OrderedDict()
@@ -216,7 +227,7 @@ class CasefileApp(App[None]):
                 self._route(event)
                 # on its way until done with, as a key given from the queue is: a key behind
                 # it waits, so it is read by the screen this one leaves (Esc closing a dialog)
-                self._giving, self._given_at = event, time.monotonic()
+                self._giving, self._given_at, self._looks = event, time.monotonic(), 0
                 await self._send_in(event)
                 return
             else:
@@ -255,11 +266,13 @@ class CasefileApp(App[None]):
         )
 
     def _on_its_way(self) -> bool:
-        """Whether the last key sent in is still at work, for less than :data:`KEY_WAIT_S`:
+        """Whether the last key sent in is still at work, for less than :data:`KEY_WAIT_S`
+        (and :data:`KEY_WAIT_LOOKS` looks, up to :data:`KEY_WAIT_MAX_S`):
         passing through the widgets (neither taken by one, stopped, nor come back up and its
         bindings run), or what it set off still on its way up from the focused widget to its
         screen (Enter in an input submits it by a message the dialog reads later)."""
-        if time.monotonic() - self._given_at >= KEY_WAIT_S:
+        waited = time.monotonic() - self._given_at
+        if waited >= KEY_WAIT_MAX_S or (waited >= KEY_WAIT_S and self._looks >= KEY_WAIT_LOOKS):
             return False
         key = self._giving
         if key is not None and not key._stop_propagation:
@@ -280,6 +293,7 @@ class CasefileApp(App[None]):
         been taken by a widget on its way, so a key is read by the screen its forerunner
         left. Keys that came back from a covered screen go first: they were typed first."""
         if self._on_its_way():
+            self._looks += 1
             # still on its way: look again shortly (a timer, not call_later alone, which would
             # run the app's queue without yielding to the widgets the key is passing through),
             # and then on the app's queue, behind what the key had the app do (a focus moved)
@@ -287,8 +301,14 @@ class CasefileApp(App[None]):
             return
         self._giving = None
         queue = self._bounced or self._held_keys
-        if not queue or not getattr(self.screen, "takes_keys", True):
-            self._giver = False  # nothing queued, or a screen not ready (it releases them)
+        if not queue:
+            self._giver = False
+            return
+        if not getattr(self.screen, "takes_keys", True):
+            # a screen not ready: it releases them once its focus is set, and should it close
+            # before that (its release never runs) a look now and then gives them to the next
+            self._giver = False
+            self.set_timer(NOT_READY_POLL_S, self.release_keys)
             return
         held = queue.popleft()
         key = events.Key(held.key, held.character)
@@ -296,7 +316,7 @@ class CasefileApp(App[None]):
         # that for a message its parent sent), and a stopped key is one a widget took
         key._sender = None
         self._giving = key
-        self._given_at = time.monotonic()
+        self._given_at, self._looks = time.monotonic(), 0
         self._route(key)
         await self._send_in(key)
         self.call_later(self._give_held_key)

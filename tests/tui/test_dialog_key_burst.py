@@ -13,12 +13,14 @@ import shutil
 
 import pytest
 from textual import events
+from textual.screen import Screen
 from textual.widgets import Input
 
 from casefile.tui.app import CasefileApp
 from casefile.tui.dialogs.form import FormDialog
 from casefile.tui.dialogs.probe import ProbeDialog
 from casefile.tui.screens.case import CaseScreen
+from casefile.tui.widgets.help_pane import HelpPane
 from tests.tmux import Terminal
 from tests.tui.conftest import CASE, build_app
 from tests.tui.helpers import case_ready, settle
@@ -177,6 +179,52 @@ async def test_the_keys_after_slash_are_the_filter(db_url: str) -> None:
         box = case_screen.query_one("#filter", Input)
         await settle(pilot, lambda: box.value == "hhh")
         assert case_screen.focus_seq == at
+
+
+class _NotReady(Screen[None]):
+    """A screen that never says it takes keys, as a dialog closed before its first field had
+    the focus (its own release never runs)."""
+
+    takes_keys = False
+
+
+async def test_keys_held_for_a_screen_closed_before_it_was_ready_go_to_the_one_below(
+    db_url: str,
+) -> None:
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot, case_ready(app))
+        case_screen = app.screen
+        assert isinstance(case_screen, CaseScreen)
+        await app.push_screen(_NotReady())
+        burst(app, [("question_mark", "?")])
+        await settle(pilot, lambda: len(app._held_keys) == 1)
+        app.pop_screen()
+        # no key typed after: the held one reaches the case screen by itself (its help opens)
+        await settle(pilot, lambda: bool(case_screen.query(HelpPane)))
+
+
+async def test_a_key_on_its_way_through_a_stalled_loop_is_still_waited_for(db_url: str) -> None:
+    """Half a second of wall clock is not enough to call a key dropped: on a loaded machine the
+    event loop itself can stall that long, and the key behind would overtake one still at
+    work. It is waited for until the queue has looked at it often, or for a few seconds."""
+    import time
+
+    from casefile.tui.app import KEY_WAIT_LOOKS, KEY_WAIT_MAX_S, KEY_WAIT_S
+
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot, case_ready(app))
+        app._giving = events.Key("h", "h")  # sent in, neither taken nor come back up
+        app._given_at = time.monotonic() - KEY_WAIT_S - 0.1  # the loop stalled past the wait
+        app._looks = 1
+        assert app._on_its_way()
+        app._looks = KEY_WAIT_LOOKS
+        assert not app._on_its_way()
+        app._looks = 0
+        app._given_at = time.monotonic() - KEY_WAIT_MAX_S
+        assert not app._on_its_way()
+        app._giving = None
 
 
 async def test_a_probe_name_typed_after_p_picks_that_probe(db_url: str) -> None:
