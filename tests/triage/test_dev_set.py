@@ -21,8 +21,7 @@ NOT_YET = {
     "club-3090-356-x99-no-p2p-tp2": "over-split leads; "
     "consumer-no-p2p is the likeliest leaf, but a class of several leaves leads",
     "ds4-773-gb10-decode-at-bandwidth-floor": "compute-launch leads; memory-bandwidth is #9",
-    "gpu-benchmarks-llm-8-six-4090-slower-generation": "consumer-no-p2p leads; over-split is #5",
-    "nccl-1066-gpus-per-task-no-nvlink": "misconfiguration leads; transport-fallback is #2",
+    "nccl-1066-gpus-per-task-no-nvlink": "misconfiguration leads; transport-fallback is #4",
     "nccl-1676-dgxos-peermem-rename": "internode-network leads; "
     "upgrade-regression is #2 "
     "(its mechanism, GPUDirect RDMA off between nodes, is internode-network's)",
