@@ -10,9 +10,12 @@ from __future__ import annotations
 import asyncio
 import shlex
 import shutil
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import pytest
 from textual import events
+from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Input
 
@@ -40,17 +43,26 @@ def burst(app: CasefileApp, keys: Burst) -> None:
 ESC = ("escape", "\x1b")
 
 
+@asynccontextmanager
+async def on_the_case_screen(
+    db_url: str,
+) -> AsyncIterator[tuple[CasefileApp, Pilot[None], CaseScreen]]:
+    """The app open on the case screen, ready for keys."""
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot, case_ready(app))
+        case_screen = app.screen
+        assert isinstance(case_screen, CaseScreen)
+        yield app, pilot, case_screen
+
+
 def typed(text: str) -> Burst:
     names = {" ": "space", ":": "colon", "-": "minus"}
     return [(names.get(c, c), c) for c in text]
 
 
 async def test_the_keys_after_n_are_the_note(db_url: str) -> None:
-    app = build_app(db_url)
-    async with app.run_test(size=(160, 45)) as pilot:
-        await settle(pilot, case_ready(app))
-        case_screen = app.screen
-        assert isinstance(case_screen, CaseScreen)
+    async with on_the_case_screen(db_url) as (app, pilot, case_screen):
         at = case_screen.focus_seq
         burst(app, typed("nquick look, step back"))
         await settle(pilot, lambda: isinstance(app.screen, FormDialog))
@@ -83,11 +95,7 @@ async def test_keys_after_an_esc_in_the_burst_go_where_the_esc_left_them(db_url:
     steps the case screen, none of it out of order."""
     from tests.tui.test_actions import events_after
 
-    app = build_app(db_url)
-    async with app.run_test(size=(160, 45)) as pilot:
-        await settle(pilot, case_ready(app))
-        case_screen = app.screen
-        assert isinstance(case_screen, CaseScreen)
+    async with on_the_case_screen(db_url) as (app, pilot, case_screen):
         at = case_screen.focus_seq  # None: at the head, following the case
         burst(app, [*typed("nab"), ESC, ESC, *typed("ncd")])
 
@@ -124,11 +132,7 @@ async def test_esc_read_while_the_app_is_busy_closes_before_the_next_key(db_url:
     """A key read from the terminal is sent by the app, so its screen stopped it on the way
     up: it looked done before the app had run its binding, and `h` went into the closing
     dialog when the app was busy for a moment between the two."""
-    app = build_app(db_url)
-    async with app.run_test(size=(160, 45)) as pilot:
-        await settle(pilot, case_ready(app))
-        case_screen = app.screen
-        assert isinstance(case_screen, CaseScreen)
+    async with on_the_case_screen(db_url) as (app, pilot, case_screen):
         at = case_screen.focus_seq
         burst(app, typed("n"))
         await settle(pilot, lambda: isinstance(app.screen, FormDialog))
@@ -157,11 +161,7 @@ async def test_the_key_after_enter_goes_to_the_field_enter_moved_to(db_url: str)
 
 
 async def test_the_key_after_enter_in_the_jump_dialog_steps_from_there(db_url: str) -> None:
-    app = build_app(db_url)
-    async with app.run_test(size=(160, 45)) as pilot:
-        await settle(pilot, case_ready(app))
-        case_screen = app.screen
-        assert isinstance(case_screen, CaseScreen)
+    async with on_the_case_screen(db_url) as (app, pilot, case_screen):
         burst(app, [*typed(":80"), ("enter", "\r"), ("h", "h")])
         await settle(pilot, lambda: app.screen is case_screen and case_screen.focus_seq == 79)
 
@@ -169,11 +169,7 @@ async def test_the_key_after_enter_in_the_jump_dialog_steps_from_there(db_url: s
 async def test_the_keys_after_slash_are_the_filter(db_url: str) -> None:
     """`/` moves the focus to the filter, which Textual does on the app's next turn: the keys
     behind it waited for that (the first `h` stepped the timeline instead)."""
-    app = build_app(db_url)
-    async with app.run_test(size=(160, 45)) as pilot:
-        await settle(pilot, case_ready(app))
-        case_screen = app.screen
-        assert isinstance(case_screen, CaseScreen)
+    async with on_the_case_screen(db_url) as (app, pilot, case_screen):
         at = case_screen.focus_seq
         burst(app, [("slash", "/"), *typed("hhh")])
         box = case_screen.query_one("#filter", Input)
@@ -191,11 +187,7 @@ class _NotReady(Screen[None]):
 async def test_keys_held_for_a_screen_closed_before_it_was_ready_go_to_the_one_below(
     db_url: str,
 ) -> None:
-    app = build_app(db_url)
-    async with app.run_test(size=(160, 45)) as pilot:
-        await settle(pilot, case_ready(app))
-        case_screen = app.screen
-        assert isinstance(case_screen, CaseScreen)
+    async with on_the_case_screen(db_url) as (app, pilot, case_screen):
         await app.push_screen(_NotReady())
         burst(app, [("question_mark", "?")])
         await settle(pilot, lambda: len(app._held_keys) == 1)

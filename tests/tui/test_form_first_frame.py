@@ -103,3 +103,13 @@ async def test_a_dialog_of_a_few_fields_opens_whole(db_url: str) -> None:
         assert isinstance(dialog, FormDialog)
         assert dialog.complete
         assert isinstance(dialog.query_one("#field-text"), TextArea)
+
+
+def test_a_dialog_not_yet_composed_holds_what_its_fields_open_with() -> None:
+    """Asked before its fields exist (pushed, not yet composed: a test waiting for its text,
+    the quit check), a dialog holds its fields' opening values; it raised NoMatches."""
+    from casefile.tui.dialogs.actions import dialog
+
+    form = dialog("note", case_id="c", actor="me", preset={"text": "opening words"})
+    assert form.values()["text"] == "opening words"
+    assert not form.dirty()

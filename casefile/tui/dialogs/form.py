@@ -180,10 +180,16 @@ class FormDialog(Overlay[R | None], Generic[R]):
         self.mount_rest()
 
     def values(self) -> dict[str, str]:
-        """What each field holds (a field not mounted yet holds what it opens with)."""
+        """What each field holds (a field not mounted yet holds what it opens with: one below
+        the fold, or any while the dialog is pushed but not yet composed, when a key or the
+        quit check may already ask)."""
         out: dict[str, str] = {}
         for spec in self.fields[: self._shown]:
-            widget = self.query_one(f"#field-{spec.name}")
+            found = self.query(f"#field-{spec.name}")
+            if not found:
+                out[spec.name] = spec.value
+                continue
+            widget = found.first()
             out[spec.name] = widget.text if isinstance(widget, TextArea) else widget.value  # type: ignore[attr-defined]
         for spec in self.fields[self._shown :]:
             out[spec.name] = spec.value
