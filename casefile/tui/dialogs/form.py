@@ -79,6 +79,9 @@ class FormDialog(Overlay[R | None], Generic[R]):
         self._refused: tuple[R, str] | None = None
         #: how many of the fields are mounted (see :func:`first_frame`)
         self._shown = len(self.fields)
+        #: each field's input once made: read on every keystroke, so looked up here rather
+        #: than by a query, which walks and matches the dialog's whole tree each time
+        self._inputs: dict[str, Input | TextArea] = {}
         #: false until the first field has the focus: keys typed in the same burst as the
         #: one that opened the dialog wait for it (``CasefileApp.on_event``)
         self.takes_keys = False
@@ -103,12 +106,14 @@ class FormDialog(Overlay[R | None], Generic[R]):
         """A field's label, what goes before its input, and its input."""
         yield Label(spec.label, classes="form-label", markup=False)
         yield from self.compose_before(spec)
+        widget: Input | TextArea
         if spec.multiline:
-            area = TextArea(spec.value, id=f"field-{spec.name}", soft_wrap=True)
-            area.show_line_numbers = False
-            yield area
+            widget = TextArea(spec.value, id=f"field-{spec.name}", soft_wrap=True)
+            widget.show_line_numbers = False
         else:
-            yield Input(spec.value, placeholder=spec.placeholder, id=f"field-{spec.name}")
+            widget = Input(spec.value, placeholder=spec.placeholder, id=f"field-{spec.name}")
+        self._inputs[spec.name] = widget
+        yield widget
 
     @property
     def complete(self) -> bool:
@@ -180,19 +185,16 @@ class FormDialog(Overlay[R | None], Generic[R]):
         self.mount_rest()
 
     def values(self) -> dict[str, str]:
-        """What each field holds (a field not mounted yet holds what it opens with: one below
+        """What each field holds (a field not made yet holds what it opens with: one below
         the fold, or any while the dialog is pushed but not yet composed, when a key or the
-        quit check may already ask)."""
+        quit check may already ask; a field made but not yet mounted holds it too)."""
         out: dict[str, str] = {}
-        for spec in self.fields[: self._shown]:
-            found = self.query(f"#field-{spec.name}")
-            if not found:
+        for spec in self.fields:
+            widget = self._inputs.get(spec.name)
+            if widget is None:
                 out[spec.name] = spec.value
-                continue
-            widget = found.first()
-            out[spec.name] = widget.text if isinstance(widget, TextArea) else widget.value  # type: ignore[attr-defined]
-        for spec in self.fields[self._shown :]:
-            out[spec.name] = spec.value
+            else:
+                out[spec.name] = widget.text if isinstance(widget, TextArea) else widget.value
         return out
 
     def dirty(self) -> bool:
