@@ -17,12 +17,18 @@ from tests.tui.conftest import CASE, build_app
 from tests.tui.helpers import case_ready, settle
 
 
+@pytest.mark.parametrize("grown", [0, 2])
 async def test_the_snapshot_is_checked_against_the_boards_fold(
-    db_url: str, monkeypatch: pytest.MonkeyPatch
+    db_url: str, monkeypatch: pytest.MonkeyPatch, grown: int
 ) -> None:
+    """``grown``: notes added after the snapshot was saved (a note from the CLI saves none),
+    which the check folds onto the snapshot to compare it with the board's fold."""
     monkeypatch.setattr(fold_cache, "SNAPSHOT_AFTER", 5)
     with CaseService(SqlEventStore(db_url), builtin_registry()) as service:
         service.reader.status(CASE)  # the case's fold is saved as a snapshot when closed
+    with CaseService(SqlEventStore(db_url), builtin_registry()) as service:
+        for n in range(grown):
+            service.writer.note(CASE, f"added after the snapshot {n}")
     checks: list[Any] = []
     refolds: list[int] = []
     check, refold = fold_cache.check_snapshot, fold_cache.state_by_pages
@@ -42,5 +48,5 @@ async def test_the_snapshot_is_checked_against_the_boards_fold(
         await settle(pilot, case_ready(app))
         bar = app.screen.query_one(StatusBar)
         await settle(pilot, lambda: "verifies" in bar.status.chain)
-    assert [(c.seq, c.matches) for c in checks] == [(81, True)]
+    assert [(c.seq, c.matches, c.carried) for c in checks] == [(81, True, grown)]
     assert refolds == []
