@@ -307,3 +307,61 @@ def test_contributions_survive_a_hypothesis_ruled_out_beyond_floating_point() ->
     # the same at an earlier step, where the sums are rebuilt from the step's evidence
     earlier = contributions(p, "A", p.last_seq - 1)
     assert earlier[0].bits == pytest.approx(math.log2(1e-9), rel=1e-6)
+
+
+# --- kept under the last seq that changed the beliefs ----------------------------------------
+
+
+def _scored(projection: Projection) -> tuple[list[Decisive], list[list[Contribution]]]:
+    """The decisive ranking now, and every hypothesis's contributions now."""
+    return decisive_at(projection), [
+        contributions(projection, hid) for hid in sorted(projection.hypothesis_question)
+    ]
+
+
+@SETTINGS
+@given(streams())
+def test_what_is_kept_between_steps_is_what_a_fresh_fold_scores(events: list[Event]) -> None:
+    """A fold that goes on folding (a session, a TUI) keeps the scores of its beliefs under
+    the last seq that changed them, so a note or a probe run after them finds them instead of
+    scoring every piece of evidence again: at every step they are a fresh fold's."""
+    live = Projection()
+    for k, event in enumerate(events, start=1):
+        project([event], into=live)
+        assert _scored(live) == _scored(project(events[:k]))
+
+
+def test_a_restored_fold_that_goes_on_scores_as_a_fresh_one() -> None:
+    """Restored at every seq of the reference case (its ranking installed with it), then
+    folded on an event at a time: the scores at each step are a fresh fold's."""
+    events = reference_events()
+    fresh = [_scored(project(events[:k])) for k in range(len(events) + 1)]
+    for cut in range(1, len(events), 7):
+        live = restore_fold(dump_fold(project(events[:cut], trajectory=False)))
+        assert _scored(live) == fresh[cut]
+        for k in range(cut, len(events)):
+            project([events[k]], into=live)
+            assert _scored(live) == fresh[k + 1], f"cut at {cut}, at seq {k + 1}"
+
+
+def test_an_event_that_changes_no_belief_keeps_the_scores_it_found(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The reference case's last events after its last belief change are scored once."""
+    events = reference_events()
+    live = project(events[:1])
+    scored: list[int] = []
+    original = scoring_module._ranking
+
+    def counted(projection: Projection, seq: int | None) -> Any:
+        scored.append(projection.last_seq)
+        return original(projection, seq)
+
+    monkeypatch.setattr(scoring_module, "_ranking", counted)
+    changes = 0
+    for event in events[1:]:
+        before = live.beliefs_seq
+        project([event], into=live)
+        changes += live.beliefs_seq != before
+        decisive_at(live)
+    assert 0 < len(scored) == changes + 1 < len(events) - 1

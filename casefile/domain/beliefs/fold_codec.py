@@ -257,6 +257,7 @@ def _projection(state: dict[str, Any], section: _Section) -> Projection:
         concluded_hash=concluded_hash,
         base_seq=base_seq,
         base_hash=base_hash,
+        beliefs_seq=base_seq,
     )
     for entry in state["questions"]:
         question = _restore_question(entry)

@@ -169,6 +169,7 @@ class _Folder:
         pivots = _NO_PIVOTS
         depths = _NO_DEPTHS
         if changed:
+            p.beliefs_seq = event.seq
             pivots = {}
             depths = {}
             for qid in changed:
@@ -223,6 +224,7 @@ class _Folder:
         except ValidationError as error:
             raise DomainError(f"seq {event.seq}: {invalid(event.type, error)}") from None
         if changed:
+            p.beliefs_seq = event.seq
             self.dirty.update(changed)
             for qid in changed:
                 warnings.check_question(event.seq, p.questions[qid])

@@ -98,6 +98,11 @@ class Projection:
     snapshots: dict[str, QuestionSnapshot] = field(default_factory=dict)
     base_seq: int = 0
     base_hash: str = GENESIS_HASH
+    #: the last seq whose event changed a question (its tree, weights or evidence); what is
+    #: derived from the beliefs alone (the decisive ranking) is kept under it, so a note or a
+    #: probe run after it finds it instead of scoring every piece of evidence again. A
+    #: restored fold starts at its own last seq, not knowing which event before it did.
+    beliefs_seq: int = field(default=0, compare=False)
     _probe_run_hashes: dict[int, str] = field(default_factory=dict, repr=False)
     _observation_hashes: dict[int, str] = field(default_factory=dict, repr=False)
     #: what builds each field a restored fold fills when first read (see :meth:`restore_later`)

@@ -103,6 +103,13 @@ def _resolve(projection: Projection, seq: int | None) -> int | None:
     return None if projection.held_step(seq) is None else seq
 
 
+def _step_key(projection: Projection, resolved: int | None) -> int:
+    """The seq what is derived from the beliefs at ``resolved`` (``None``: now) is kept
+    under: now, the last seq that changed them (``Projection.beliefs_seq``), whose step holds
+    the same beliefs as every step after it."""
+    return projection.beliefs_seq if resolved is None else resolved
+
+
 def _cached(projection: Projection, key: tuple[Any, ...], build: Any) -> Any:
     cache = projection._derived
     found = cache.get(key)
@@ -130,7 +137,7 @@ def _active(projection: Projection, seq: int | None) -> Iterator[EvidenceState]:
 
 def _steps(projection: Projection, seq: int | None) -> dict[str, _Step]:
     """Every question at ``seq`` (``None``: now) with its active evidence's effects."""
-    key = ("steps", projection.last_seq if seq is None else seq)
+    key = ("steps", _step_key(projection, seq))
     return _cached(projection, key, lambda: _build_steps(projection, seq))  # type: ignore[no-any-return]
 
 
@@ -205,7 +212,7 @@ def decisive_ranking(
     step and kept on the projection (a saved fold carries its current ranking: see
     :mod:`~casefile.domain.beliefs.fold_codec`)."""
     resolved = _resolve(projection, seq)
-    key = (RANKING, projection.last_seq if resolved is None else resolved)
+    key = (RANKING, _step_key(projection, resolved))
     found: list[tuple[float, EvidenceState]] = _cached(
         projection, key, lambda: _ranking(projection, resolved)
     )
@@ -214,7 +221,7 @@ def decisive_ranking(
 
 def keep_ranking(projection: Projection, ranked: list[tuple[float, EvidenceState]]) -> None:
     """Install the current state's ranking, as restored from a saved fold."""
-    projection._derived[(RANKING, projection.last_seq)] = ranked
+    projection._derived[(RANKING, _step_key(projection, None))] = ranked
 
 
 def _ranking(projection: Projection, seq: int | None) -> list[tuple[float, EvidenceState]]:
@@ -328,7 +335,7 @@ def contributions(
     else is retired), has infinite log-odds, which nothing moves: every shift is 0.0.
     """
     resolved = _resolve(projection, seq)
-    key = ("contributions", hypothesis_id, projection.last_seq if resolved is None else resolved)
+    key = ("contributions", hypothesis_id, _step_key(projection, resolved))
     found: list[Contribution] = _cached(
         projection, key, lambda: _contributions(projection, hypothesis_id, resolved)
     )
