@@ -4,9 +4,11 @@ it gives, chosen with the arrow keys and Enter (or typed by name in the field be
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from rich.text import Text
 from textual import events
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
@@ -30,6 +32,14 @@ def entry_text(entry: ProbeEntry, width: int = ROW_WIDTH) -> Text:
     text.truncate(width, overflow="ellipsis")
     facts = Text("  " + line(facts_line(entry, width - 2)), style="dim")
     return Text("\n").join([text, facts])
+
+
+@lru_cache(maxsize=1024)
+def entry_prompt(entry: ProbeEntry, width: int = ROW_WIDTH) -> Content:
+    """:func:`entry_text` as the content an option shows, made once per probe: every picker
+    opened after the first shares it, and with it what the list measures of it (its height at
+    the list's width), instead of converting and wrapping thirty rows again at each open."""
+    return Content.from_rich_text(entry_text(entry, width))
 
 
 class ProbePicker(OptionList):
@@ -72,7 +82,7 @@ class ProbePicker(OptionList):
                 return
 
     def __init__(self, entries: Sequence[ProbeEntry], chosen: str | None = None) -> None:
-        super().__init__(*(Option(entry_text(e), id=e.name) for e in entries), id="probe-picker")
+        super().__init__(*(Option(entry_prompt(e), id=e.name) for e in entries), id="probe-picker")
         self.entries = list(entries)
         names = [e.name for e in self.entries]
         if chosen in names:
