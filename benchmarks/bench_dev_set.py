@@ -5,20 +5,59 @@ intake bears on it (a likelihood ratio of at least 2, or at most ½, between the
 the leader then); and, for the cases whose deciding steps were named before their first
 evaluation, whether that first suggestion is one of them.
 
-    .venv/bin/python benchmarks/bench_dev_set.py
+    .venv/bin/python benchmarks/bench_dev_set.py [--deciding]
+
+``--deciding`` says instead, for each case whose deciding steps were named, where the best of
+them stands among the next steps right after intake, beside the root cause's place among the
+leaves then and the three leaders: how far the first-suggestion figure is from each case.
 """
 
 from __future__ import annotations
 
+import argparse
+import statistics
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.triage.devset import case_dirs, evaluate
+from tests.triage.devset import case_dirs, deciding_rank, evaluate
+
+
+def deciding() -> None:
+    """Where each case's best deciding step stands after intake."""
+    print(
+        f"{'case':<38} {'root cause':<19} {'root #':>6}  {'best deciding step':<30} "
+        f"{'#':>3}  {'first step':<22} leaders after intake"
+    )
+    places: list[int] = []
+    for path in case_dirs():
+        found = deciding_rank(path)
+        if found is None:
+            continue
+        place, step = found.best if found.best is not None else (0, "(not offered)")
+        if found.best is not None:
+            places.append(place)
+        leaders = ", ".join(f"{k} {p:.0%}" for k, p in found.leaders)
+        print(
+            f"{found.slug[:38]:<38} {found.root_cause:<19} {found.root_rank:>6}  "
+            f"{step[:30]:<30} {place or '-':>3}  {found.first[:22]:<22} {leaders}"
+        )
+    named = sum(1 for path in case_dirs() if deciding_rank(path) is not None)
+    within = {n: sum(1 for p in places if p <= n) for n in (1, 3, 10)}
+    print(
+        f"\n{named} cases name their deciding steps; one of them is offered in {len(places)}, "
+        f"first in {within[1]}, in the first 3 in {within[3]}, in the first 10 in {within[10]}; "
+        f"median place {statistics.median(places) if places else 0:g}"
+    )
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deciding", action="store_true", help=deciding.__doc__)
+    if parser.parse_args().deciding:
+        deciding()
+        return
     results = [evaluate(path) for path in case_dirs()]
     print(
         f"{'case':<38} {'root cause':<19} {'at the end':<20} {'conf':>6} {'#':>2}  "

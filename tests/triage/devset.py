@@ -228,3 +228,52 @@ def evaluate(case_dir: Path) -> DevResult:
         deciding=deciding,
         decides=is_deciding(service, intake_done, first.probe, deciding),
     )
+
+
+@dataclass(frozen=True)
+class DecidingRank:
+    """Where a case's deciding steps stand among the next steps right after intake."""
+
+    slug: str
+    root_cause: str
+    #: the root cause's place among the leaves right after intake (1: it leads)
+    root_rank: int
+    #: the three leading leaves then, with their probabilities
+    leaders: tuple[tuple[str, float], ...]
+    #: the first next step then (probe, ``A/B <rule>`` or ``intake <id>``)
+    first: str
+    #: the best-placed deciding step's place (1: first) and name; ``None``: none is offered
+    best: tuple[int, str] | None
+
+
+def deciding_rank(case_dir: Path) -> DecidingRank | None:
+    """The case's deciding steps against the next steps right after intake (``None`` for a
+    case whose material names none): what the first-suggestion figure misses, and by how far."""
+    deciding = deciding_steps(case_dir.name)
+    if not deciding:
+        return None
+    events, _ = read_case_dir(case_dir)
+    seq = after_intake(events)
+    intake_done = project(events[:seq])
+    root = str((project(events).concluded or {}).get("root_cause"))
+    service = CaseService(MemoryEventStore(), builtin_registry())
+    steps = rank_next_steps(intake_done, service.reader.candidates(intake_done), QUESTION)
+    keys, probs = intake_done.questions[QUESTION].leaf_distribution
+    ranked = sorted(zip(keys, probs, strict=True), key=lambda kp: (-kp[1], kp[0]))
+    names = [k for k, _ in ranked]
+    best = next(
+        (
+            (place, step.probe)
+            for place, step in enumerate(steps, start=1)
+            if is_deciding(service, intake_done, step.probe, deciding)
+        ),
+        None,
+    )
+    return DecidingRank(
+        slug=case_dir.name,
+        root_cause=root,
+        root_rank=names.index(root) + 1 if root in names else 0,
+        leaders=tuple(ranked[:3]),
+        first=steps[0].probe if steps else "",
+        best=best,
+    )

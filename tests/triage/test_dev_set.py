@@ -116,3 +116,20 @@ def test_a_deciding_step_is_the_probe_the_intake_question_or_the_a_b_reading_the
     assert is_deciding(service, projection, "A/B p2p-disable", change)
     assert not is_deciding(service, projection, "A/B version", change)
     assert not is_deciding(service, projection, "p2p-disable", change)
+
+
+def test_the_deciding_steps_place_agrees_with_the_first_suggestion_figure() -> None:
+    """``bench_dev_set.py --deciding``: a case's best deciding step stands first after intake
+    exactly where the first-suggestion figure counts it, and never past the steps offered."""
+    from tests.triage.devset import deciding_rank
+
+    for path in case_dirs():
+        found = deciding_rank(path)
+        result = evaluate(path)
+        if found is None:
+            assert not result.deciding
+            continue
+        place = found.best[0] if found.best is not None else None
+        assert (place == 1) == result.decides, path.name
+        assert found.first == result.first_probe
+        assert found.root_cause == result.root_cause and found.root_rank >= 1, path.name
