@@ -7,8 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
+from casefile.tui.app import CasefileApp
 from casefile.tui.dialogs.form import Field, FormDialog, first_frame
 from casefile.tui.dialogs.probe import ProbeDialog
 from tests.tui.conftest import build_app
@@ -19,6 +21,16 @@ SIZE = (160, 45)
 
 def field_ids(dialog: FormDialog[Any]) -> list[str]:
     return [str(w.id) for w in dialog.query("#form-fields Input, #form-fields TextArea")]
+
+
+async def open_probe_dialog(app: CasefileApp, pilot: Pilot[None]) -> ProbeDialog:
+    """The case screen settled, then ``p``: the probe dialog, once it is the screen."""
+    await settle(pilot, case_ready(app))
+    await pilot.press("p")
+    await poll_until(pilot, lambda: isinstance(app.screen, ProbeDialog))
+    dialog = app.screen
+    assert isinstance(dialog, ProbeDialog)
+    return dialog
 
 
 def test_the_first_frame_holds_the_fields_in_view() -> None:
@@ -43,11 +55,7 @@ async def test_the_probe_dialog_mounts_the_fields_below_the_fold_after_its_first
     monkeypatch.setattr(FormDialog, "mount_rest", mount_rest)
     app = build_app(db_url)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, case_ready(app))
-        await pilot.press("p")
-        await poll_until(pilot, lambda: isinstance(app.screen, ProbeDialog))
-        dialog = app.screen
-        assert isinstance(dialog, ProbeDialog)
+        dialog = await open_probe_dialog(app, pilot)
         await poll_until(pilot, lambda: dialog.complete, what="the rest was never mounted")
         names = [f"field-{spec.name}" for spec in dialog.fields]
         assert at_first_frame == [["field-probe", "field-load"]]
@@ -69,11 +77,7 @@ async def test_before_the_rest_is_mounted_the_form_checks_echoes_and_tabs_as_it_
     monkeypatch.setattr(FormDialog, "after_first_frame", lambda self: None)
     app = build_app(db_url)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, case_ready(app))
-        await pilot.press("p")
-        await poll_until(pilot, lambda: isinstance(app.screen, ProbeDialog))
-        dialog = app.screen
-        assert isinstance(dialog, ProbeDialog)
+        dialog = await open_probe_dialog(app, pilot)
         await pilot.pause()
         assert not dialog.complete
         dialog.query_one("#field-probe", Input).value = "lspci"
@@ -124,11 +128,7 @@ async def test_what_a_keystroke_reads_is_the_inputs_not_a_walk_of_the_dialog(
     all."""
     app = build_app(db_url)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, case_ready(app))
-        await pilot.press("p")
-        await poll_until(pilot, lambda: isinstance(app.screen, ProbeDialog))
-        dialog = app.screen
-        assert isinstance(dialog, ProbeDialog)
+        dialog = await open_probe_dialog(app, pilot)
         await poll_until(pilot, lambda: dialog.complete, what="the rest was never mounted")
         dialog.query_one("#field-note", Input).value = "typed"
         dialog.query_one("#field-paste", TextArea).text = "pasted"
