@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import AsyncIterator
@@ -32,12 +33,18 @@ class ToolError(Exception):
 class Server:
     """The client side of one ``casefile mcp`` process, and its stderr."""
 
-    def __init__(self, session: ClientSession, stderr: Path) -> None:
+    def __init__(self, session: ClientSession, stderr: Path, home: str) -> None:
         self.session = session
         self.stderr_path = stderr
+        #: the server's HOME (and XDG folders)
+        self.home = Path(home)
+        #: what the server wrote on stderr, kept once it has stopped (its file is removed)
+        self.kept: str | None = None
 
     @property
     def stderr(self) -> str:
+        if self.kept is not None:
+            return self.kept
         return self.stderr_path.read_text(errors="replace")
 
     async def call(self, name: str, **arguments: Any) -> Any:
@@ -58,7 +65,9 @@ async def serve(
 ) -> AsyncIterator[Server]:
     """``casefile mcp --db DB ARGS…`` (no ``--db`` for None) with the SDK's client,
     initialized as ``client``; ``home`` is its HOME and XDG config and data directory."""
-    home = home or tempfile.mkdtemp(prefix="casefile-mcp-home-")
+    made = None if home else tempfile.mkdtemp(prefix="casefile-mcp-home-")
+    home = home or made
+    assert home is not None
     environment = {
         "HOME": home,
         "XDG_CONFIG_HOME": home,
@@ -71,9 +80,22 @@ async def serve(
         args=["mcp", *(["--db", db] if db is not None else []), *args],
         env=environment,
     )
+    server: Server | None = None
     with tempfile.NamedTemporaryFile("w+", suffix=".stderr", delete=False) as errlog:
-        async with stdio_client(params, errlog=errlog) as (read, write):
-            info = types.Implementation(name=client[0], version=client[1])
-            async with ClientSession(read, write, client_info=info) as session:
-                await session.initialize()
-                yield Server(session, Path(errlog.name))
+        stderr = Path(errlog.name)
+        try:
+            async with stdio_client(params, errlog=errlog) as (read, write):
+                info = types.Implementation(name=client[0], version=client[1])
+                async with ClientSession(read, write, client_info=info) as session:
+                    await session.initialize()
+                    server = Server(session, stderr, home)
+                    yield server
+        finally:
+            # the server has stopped: what it wrote is kept for the test to read after the
+            # block, and nothing of it is left in the temporary folder (a run of the tests
+            # left about thirty homes and as many stderr files there)
+            if server is not None:
+                server.kept = stderr.read_text(errors="replace")
+            stderr.unlink(missing_ok=True)
+            if made is not None:
+                shutil.rmtree(made, ignore_errors=True)

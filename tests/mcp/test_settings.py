@@ -72,3 +72,19 @@ async def test_a_resource_that_does_not_exist(tmp_path: Path) -> None:
             assert "\n" not in str(refused.value)
         assert (await s.session.read_resource("casefile://c1/log")).contents
     assert "Traceback" not in s.stderr
+
+
+async def test_the_scripted_client_leaves_nothing_in_the_temporary_folder(
+    tmp_path: Path,
+) -> None:
+    """Its server's home and stderr file go when the server stops, and what the server wrote
+    on stderr can still be read (a run of the tests left about thirty of each behind)."""
+    db = f"sqlite:///{tmp_path / 'x.db'}"
+    make_case(db)
+    async with serve(db) as s:
+        assert [row["id"] for row in (await s.call("list_cases"))["cases"]] == ["c1"]
+        home = s.home
+        stderr = s.stderr_path
+        assert home.is_dir() and stderr.is_file()
+    assert not home.exists() and not stderr.exists()
+    assert "Traceback" not in s.stderr
