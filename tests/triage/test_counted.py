@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -121,3 +122,31 @@ def test_version_2_rows_count_in_the_version_3_leaf_their_cause_names(
     ) == [("https://github.com/pytorch/torchtitan/issues/4038", "other")]
     for url, (v2, v3, words) in count_priors.REFINED.items():
         assert v3 in count_priors.LEAVES and v2 != v3 and words, url
+
+
+#: where the repository names the public threads it learned from: parser samples' sources,
+#: the development set's sources and material, and the collectors' notes (which name the
+#: held-out threads only to say they were left out)
+_SOURCE_FILES = ("tests/golden/**/SOURCES", "cases/dev/SOURCES.md", "cases/dev/material/*.json")
+
+
+def _thread(url: str) -> str:
+    """``owner/repo/issues/N`` (or ``pull/N``) of a GitHub link, without anchors or paths below."""
+    parts = url.split("github.com/", 1)[-1].split("#")[0].split("/")
+    return "/".join(parts[:4])
+
+
+def test_no_sample_or_development_case_comes_from_a_held_out_thread(
+    count_priors: ModuleType,
+) -> None:
+    """The held-out threads are the team's evaluation: no parser sample, development case or
+    material may come from one (three samples once did, collected before the list was kept)."""
+    held_out = set(count_priors.HELD_OUT)
+    found = []
+    for pattern in _SOURCE_FILES:
+        for path in sorted(ROOT.glob(pattern)):
+            text = path.read_text(encoding="utf-8")
+            for url in set(re.findall(r"https://github\.com/[^\s|)\"'>\]]+", text)):
+                if _thread(url) in held_out:
+                    found.append(f"{path.relative_to(ROOT)}: {url}")
+    assert not found
