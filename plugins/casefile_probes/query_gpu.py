@@ -30,6 +30,9 @@ the sample's number times the loop interval on the pasted command line (``-l N``
 ``-lms N`` milliseconds; ``clock`` = ``interval``); without either, no series is made, since
 its times would be guesses.
 
+CSV piped through ``column -s, -t`` (no commas left, cells lined up) is read by splitting at
+runs of two or more spaces, with a problem saying so.
+
 Other queries (``--query-compute-apps`` …) are read generically: facts named after the header
 fields, subject ``pid<pid>`` (prefixed by the GPU's bus id or UUID when a column gives it),
 or ``row<n>`` when no pid or index column exists.
@@ -71,6 +74,8 @@ _HEADER_FIELD = re.compile(r"^(?P<name>[a-z][a-z0-9_.]*)(?:\s*\[(?P<unit>[^\]]+)
 #: one word of the command line, its shell quoting already taken off (see ``split_command``)
 _QUERY_OPTION = re.compile(r"--query-(?P<kind>[a-z-]+)=(?P<fields>.+)", re.DOTALL)
 _QUOTES = " \t\"'"
+#: what separates the cells of CSV piped through ``column -s, -t``
+_ALIGNED = re.compile(r"\s{2,}")
 
 
 @dataclass(slots=True)
@@ -83,15 +88,26 @@ class _Column:
 class _Table:
     columns: list[_Column]
     rows: list[tuple[int, list[str]]] = field(default_factory=list)  # (sample number, cells)
+    #: cells lined up by ``column -s, -t`` instead of separated by commas
+    aligned: bool = False
 
 
-def _split(line: str) -> list[str]:
+def _split(line: str, *, aligned: bool = False) -> list[str]:
+    if aligned:
+        return _ALIGNED.split(line.strip())
     return [cell.strip() for cell in line.split(",")]
 
 
+def _aligned(line: str) -> bool:
+    """Whether a header line is the CSV run through ``column -s, -t``: no comma left, its
+    cells lined up by two or more spaces (one space stays inside "power.draw [W]")."""
+    return "," not in line and len(_ALIGNED.split(line.strip())) > 1
+
+
 def _header(line: str, expected: list[str] | None) -> list[_Column] | None:
-    """Columns when ``line`` is a CSV header of nvidia-smi's (``name, power.draw [W]``)."""
-    cells = _split(line)
+    """Columns when ``line`` is a CSV header of nvidia-smi's (``name, power.draw [W]``), or
+    that header lined up into columns."""
+    cells = _split(line, aligned=_aligned(line))
     columns: list[_Column] = []
     for cell in cells:
         match = _HEADER_FIELD.match(cell)
@@ -147,7 +163,7 @@ def parse_query_gpu(text: str) -> ParseResult:
                 if table is not None and table.rows:
                     result.problems.append("a second, different CSV header; later rows ignored")
                     break
-                table = _Table(columns=header)
+                table = _Table(columns=header, aligned=_aligned(line))
             sample += 1
             continue
         if table is None:
@@ -158,7 +174,7 @@ def parse_query_gpu(text: str) -> ParseResult:
             else:
                 skipped.append(line.strip())
                 continue
-        cells = _split(line)
+        cells = _split(line, aligned=table.aligned)
         if len(cells) != len(table.columns):
             skipped.append(line.strip())
             continue
@@ -177,6 +193,10 @@ def parse_query_gpu(text: str) -> ParseResult:
             return ParseResult.unparsed("CSV header found but no data rows")
         return ParseResult.unparsed("no nvidia-smi --query CSV output found")
 
+    if table.aligned:
+        result.problems.append(
+            "CSV lined up into columns (column -t): cells split at runs of two or more spaces"
+        )
     if skipped:
         result.problems.append(
             f"skipped {len(skipped)} line(s) that are not rows of the table "

@@ -18,6 +18,9 @@ Fragments are read as far as they go: a block cut after its first line still giv
 name, bus id and persistence mode, and a first line cut after the bus id (no ECC cell) or a
 second line cut after the memory cell (no utilisation cell) still give what they show.
 
+A paste holding only the Processes or the MIG devices section (no GPU rows) gives the
+per-process and per-device facts below, but no per-GPU count.
+
 Processes (only when the Processes section is complete): ``processes.count`` (int) per GPU,
 and per process (subject ``gpuN/pid<pid>``) ``process.name``, ``process.type`` (str),
 ``process.used_memory`` (MiB). MIG devices: ``mig.devices`` (int) per GPU and, per device
@@ -148,6 +151,17 @@ def parse_smi_table(text: str) -> ParseResult:
         error = tool_error(cleaned.lines)
         if error:
             return ParseResult.unparsed(error)
+        if processes or mig_devices:
+            # a paste that kept only the Processes or MIG devices section still says which
+            # process holds how much memory on which GPU; without the GPU rows no per-GPU
+            # count can be given (a GPU with nothing running would be missing from it)
+            return ParseResult(
+                facts=result.facts,
+                problems=[
+                    "no GPU rows (only the Processes or MIG devices section was pasted); "
+                    "per-GPU counts not recorded"
+                ],
+            )
         if banner_seen:
             return ParseResult(
                 facts=result.facts,
@@ -231,14 +245,15 @@ _SMI_TABLE_SHAPE = re.compile(
     r"NVIDIA-SMI[ \t]+\d[\d.]*[ \t]"
     r"|^[ \t]*\|[ \t]*GPU[ \t]+Name[ \t]"
     r"|Bus-Id[ \t]+Disp\.A"
-    r"|^[ \t]*\|[ \t]*Processes:",
+    r"|^[ \t]*\|[ \t]*Processes:"
+    r"|^[ \t]*\|[ \t]*MIG devices:",
     re.MULTILINE,
 )
 
 
 def recognise_smi_table(text: str) -> bool:
     """Whether ``text`` holds the default nvidia-smi table (or a part with its banner, its
-    column header or its processes section)."""
+    column header, its processes section or its MIG devices section)."""
     return _SMI_TABLE_SHAPE.search(text) is not None
 
 

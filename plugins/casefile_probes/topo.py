@@ -12,7 +12,8 @@ Facts (subjects: ``gpuN``, ``nicN`` or the NIC's own name such as ``mlx5_0``, an
   latter traverse a PCIe host bridge or the inter-socket link, where PCIe P2P is normally
   unsupported or disabled (NCCL's default P2P level stops at ``PXB`` for the same reason).
   It is an estimate from the topology; ``topo -p2p`` below reports what the driver allows.
-- ``topo.cpu_affinity``, ``topo.numa_affinity``, ``topo.gpu_numa_id`` (str, per GPU).
+- ``topo.cpu_affinity``, ``topo.numa_affinity``, ``topo.gpu_numa_id`` (str, per GPU; none
+  from a row cut short, whose last token is the stump of a cell).
 - ``topo.nic_device`` (str, per NIC): the device name from the "NIC Legend" (``mlx5_2``).
 
 ``nvidia-smi topo -p2p r|w|n|a|p`` prints a status matrix instead; it gives
@@ -191,7 +192,9 @@ def _read_row(matrix: _Matrix, tokens: list[str], result: ParseResult) -> None:
             f"row {label}: {len(cells)} of {len(matrix.columns)} cells readable (truncated?)"
         )
     matrix.rows[label] = cells
-    matrix.extra[label] = rest[position:]
+    # A row cut short ends in the stump of a cell ("SY"), not in its affinity columns: taken
+    # as a CPU list it would mark the whole column clipped and lose every other row's value.
+    matrix.extra[label] = rest[position:] if len(cells) == len(matrix.columns) else []
 
 
 def _emit(matrix: _Matrix, result: ParseResult, capability: str | None) -> None:

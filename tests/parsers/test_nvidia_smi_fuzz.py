@@ -1,9 +1,9 @@
 """The nvidia-smi parsers never raise, whatever a paste does to the output.
 
-Hypothesis mutates real corpus samples the way pasting does (lines lost, doubled or swapped,
-text cut at any offset, characters inserted, digits changed, line endings toggled) and each
-parser must still return a well-formed ParseResult. Empty, garbage and other tools' output
-are checked too.
+Hypothesis mutates real samples (the corpus and ``tests/golden/<folder>/issues/``) the way
+pasting does (lines lost, doubled or swapped, text cut at any offset, characters inserted,
+digits changed, line endings toggled) and each parser must still return a well-formed
+ParseResult. Empty, garbage and other tools' output are checked too.
 """
 
 from __future__ import annotations
@@ -14,10 +14,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from .corpus import CORPUS, check_result, corpus_files, read_sample
+from .corpus import CORPUS, check_result, corpus_files, golden_files, read_sample
 from .corpus import NVIDIA_SMI_PARSERS as PARSERS
 
-SAMPLES = {folder: [read_sample(path) for path in corpus_files(folder)] for folder in PARSERS}
+# the shared corpus, then the same tool's outputs kept in tests/golden/<folder>/issues/
+SAMPLES = {
+    folder: [read_sample(path) for path in corpus_files(folder) + golden_files(f"{folder}/issues")]
+    for folder in PARSERS
+}
 
 _INSERTS = st.text(alphabet=st.characters(codec="utf-8"), min_size=1, max_size=8) | st.sampled_from(
     ["|", ":", "#", ",", " X ", "\t", "N/A", "[N/A]", "-", "GPU0", "0x", "\n"]
