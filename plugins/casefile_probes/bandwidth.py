@@ -38,7 +38,8 @@ from casefile_probes.nvbandwidth import add_cell_facts, device_line, read_nvband
 __all__ = ["PROBE", "parse_bandwidth"]
 
 _LISTCHARS = re.compile(r">+-*")
-_START = re.compile(r"\[CUDA Bandwidth Test\]")
+# The banner that starts a run; its "[" is sometimes lost in a paste of several runs.
+_START = re.compile(r"(?:^\s*|\[)CUDA Bandwidth Test\]")
 _DIRECTION = re.compile(
     r"^\s*(?P<dir>Host to Device|Device to Host|Device to Device) Bandwidth,\s*"
     r"(?P<count>\d+)\s*Device",

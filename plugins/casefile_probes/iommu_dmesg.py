@@ -15,7 +15,8 @@ Facts on ``host``:
 - ``iommu.default_domain`` (str): ``passthrough`` or ``translated``, from
   ``iommu: Default domain type: …``, and ``iommu.passthrough`` (bool) from it;
 - ``iommu.tlb_policy`` (str): ``lazy`` or ``strict`` (``DMA domain TLB invalidation
-  policy``);
+  policy``; older kernels' ``AMD-Vi: Lazy IO/TLB flushing enabled`` / ``IO/TLB flush on unmap
+  enabled``);
 - ``iommu.units`` (int): IOMMU units found (``dmarN:`` / ``AMD-Vi: Found IOMMU`` lines);
 - ``iommu.groups`` (int): distinct groups in ``Adding to iommu group N`` lines;
 - ``iommu.faults`` (int): DMA faults, one per ``DMAR: [DMA Read …] … fault`` /
@@ -25,7 +26,10 @@ Facts on ``host``:
 - ``iommu.swiotlb`` (bool): the kernel fell back to software bounce buffers;
 - and, when the log includes the ``Kernel command line:``, the ``kernel.*`` facts of
   :mod:`casefile_probes.kernel_cmdline` (a command line that a terminal wrapped over several
-  lines, which then do not start with a time stamp, is joined back first).
+  lines, which then do not start with a time stamp, is joined back first). The last message
+  is read, unless the paste ends inside it and it is shorter than an earlier one it begins
+  like (the kernel prints ``Command line:`` then ``Kernel command line:``): then it was cut,
+  the earlier one is read and a problem says so.
 
 Lines it does not know are skipped; a log with none of these lines is unparsed, with dmesg's
 own error when it printed one (``read kernel buffer failed`` without root).
@@ -44,7 +48,13 @@ from .kernel_cmdline import parse_cmdline
 __all__ = ["PROBE", "parse_iommu_dmesg"]
 
 _DOMAIN = re.compile(r"\biommu: Default domain type:\s*(?P<kind>Passthrough|Translated)", re.I)
-_TLB = re.compile(r"TLB invalidation policy:\s*(?P<policy>lazy|strict)", re.I)
+# Kernels before 5.13 said it the AMD way: "AMD-Vi: Lazy IO/TLB flushing enabled" (lazy) or
+# "AMD-Vi: IO/TLB flush on unmap enabled" (strict).
+_TLB = re.compile(
+    r"TLB invalidation policy:\s*(?P<policy>lazy|strict)"
+    r"|\bAMD-Vi: (?P<amd>Lazy IO/TLB flushing|IO/TLB flush on unmap) enabled",
+    re.I,
+)
 _ENABLED = re.compile(
     r"\bDMAR: IOMMU enabled|Intel\(R\) Virtualization Technology for Directed I/O"
     r"|\bAMD-Vi: (?:Found IOMMU|AMD IOMMUv2 (?:driver by|loaded)|Interrupt remapping enabled)"
@@ -76,6 +86,7 @@ _DMESG_ERROR = re.compile(
     re.I,
 )
 _CMDLINE = re.compile(r"\b(?:Kernel command line|Command line):\s*\S")
+_CMDLINE_TEXT = re.compile(r"\b(?:Kernel command line|Command line):\s*(?P<text>.*)$")
 # A kernel log line starts with its time stamp ("[    0.037393] …") or a journal prefix.
 _STAMP = re.compile(r"^\s*(?:\[[\s\d.]+\]|[A-Z][a-z]{2}\s+\d+\s+\d\d:\d\d:\d\d\s)")
 
@@ -96,17 +107,21 @@ def parse_iommu_dmesg(text: str) -> ParseResult:
     matched = 0
     commands: list[str] = []
     wrapping = False
-    for line in cleaned.lines:
+    command_end = -1  # the index of the last line of the last command-line message
+    for index, line in enumerate(cleaned.lines):
         if wrapping and line and not _STAMP.match(line):
             # A terminal wrapped the long command line at its width, mid-word: join as is.
             commands[-1] += line
+            command_end = index
             continue
         wrapping = False
         hit = True
         if match := _DOMAIN.search(line):
             domain = match.group("kind").lower()
         elif match := _TLB.search(line):
-            policy = match.group("policy").lower()
+            amd = match.group("amd")
+            policy = ("lazy" if amd.lower().startswith("lazy") else "strict") if amd else None
+            policy = policy or match.group("policy").lower()
         elif match := _INTEL_UNIT.search(line):
             intel_units.add(match.group("unit"))
         elif match := _GROUP.search(line):
@@ -121,6 +136,7 @@ def parse_iommu_dmesg(text: str) -> ParseResult:
             swiotlb = True
         elif _CMDLINE.search(line):
             commands.append(line)
+            command_end = index
             wrapping = True
         else:
             hit = False
@@ -154,10 +170,32 @@ def parse_iommu_dmesg(text: str) -> ParseResult:
     if swiotlb:
         result.add("iommu.swiotlb", True)
     if commands:
-        kernel = parse_cmdline("\n".join(commands[-1:]))
+        chosen = commands[-1]
+        ends_paste = not any(line.strip() for line in cleaned.lines[command_end + 1 :])
+        if ends_paste and len(commands) > 1:
+            # The paste ends inside the last command-line message. When that message is a
+            # strict prefix of an earlier one (the kernel prints the line twice at boot), the
+            # paste cut it: its last parameter may be cut mid-value and the rest are lost.
+            last = _cmdline_text(chosen)
+            whole = next(
+                (c for c in reversed(commands[:-1]) if _cmdline_text(c).startswith(last)), None
+            )
+            if whole is not None and len(_cmdline_text(whole)) > len(last):
+                result.problems.append(
+                    "the last kernel command line message was cut by the end of the paste; "
+                    "the earlier, whole one is read"
+                )
+                chosen = whole
+        kernel = parse_cmdline(chosen)
         if kernel.parsed:
             result.facts.extend(kernel.facts)
     return result
+
+
+def _cmdline_text(message: str) -> str:
+    """The parameters of a ``Command line:`` / ``Kernel command line:`` message, joined."""
+    match = _CMDLINE_TEXT.search(message)
+    return match.group("text").rstrip() if match else message
 
 
 PROBE = Probe(

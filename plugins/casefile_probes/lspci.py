@@ -35,7 +35,8 @@ Facts, per device, subject = PCI address with its domain (``0000:01:00.0``):
   ``cmplt_redir``, ``upstream_fwd``, ``egress_ctrl``, ``direct_trans`` as ``ACSCap`` /
   ``ACSCtl`` print them (``+`` / ``-``); ``pci.acs.enabled`` (any control bit set) and
   ``pci.acs.redirect`` (``ReqRedir+``, ``CmpltRedir+`` or ``EgressCtrl+``: peer requests are
-  sent up to the root complex instead of across the switch);
+  sent up to the root complex instead of across the switch); an ``ACSCtl`` line cut short
+  (a bit missing) gives no False for either, and a problem says so;
 - the tree, from the bridges' bus numbers: ``pci.parent`` (str, the bridge directly above a
   device, when that bridge is in the output); for NVIDIA GPUs (VGA, 3D or display class)
   ``pci.path`` (bridges from the root port down, joined by ``>``), ``pci.root_port`` and
@@ -216,7 +217,19 @@ def _acs_facts(device: Device, kind: str, body: str, result: ParseResult) -> Non
         result.add(f"pci.acs.{section}.{name}", state, subject)
     if section == "ctl":
         device.redirect = any(bits.get(name, False) for name in _REDIRECTING)
-        result.add("pci.acs.enabled", any(bits.values()), subject)
+        enabled: bool | None = any(bits.values())
+        missing = [label for label, name in _ACS_NAMES.items() if name not in bits]
+        if missing:
+            # lspci prints all seven bits: a line without some was cut (a paste ending
+            # mid-line). A bit set still counts; an unset one may be among those lost.
+            device.acs_cut = True
+            device.redirect = device.redirect or None
+            enabled = enabled or None
+            result.problems.append(
+                f"{subject}: ACSCtl line cut short (no {', '.join(missing)}): "
+                "bits not shown are not read as off"
+            )
+        result.add("pci.acs.enabled", enabled, subject)
         result.add("pci.acs.redirect", device.redirect, subject)
 
 
@@ -247,7 +260,8 @@ def _topology_facts(devices: list[Device], result: ParseResult) -> None:
             # A bridge without an ACS capability does not redirect, if its capabilities
             # could be read at all.
             shown = device.redirect if device.redirect is not None else False
-            redirect[device.address] = None if device.denied else shown
+            unknown = device.denied or (device.acs_cut and device.redirect is None)
+            redirect[device.address] = None if unknown else shown
     gpus = [
         device.address
         for device in devices

@@ -76,6 +76,8 @@ class Device:
     #: whether ACSCtl redirects peer requests; None when not shown
     redirect: bool | None = None
     denied: bool = False
+    #: whether its ACSCtl line lacks bits (cut by the paste), so unset bits are unknown
+    acs_cut: bool = False
 
 
 def read_link(body: str) -> Link:

@@ -203,6 +203,8 @@ def _rows(tokens: list[str], columns: list[str], typed: list[bool]) -> list[_Row
 
     A row that stops before its last column, at the end of the stream or right where another
     row starts, is kept as far as it goes, less its last value (the cut may have split it).
+    When the stream ends on a token that fits no column (a number cut mid-way, ``0.``), the
+    values before it are whole and kept.
     """
     width = len(columns)
     type_at = columns.index("type") if "type" in columns else -1
@@ -222,6 +224,9 @@ def _rows(tokens: list[str], columns: list[str], typed: list[bool]) -> list[_Row
             rows.append(_Row(_row_values(columns, kept), cut_at=fit))
             i += fit
             continue
+        if fit >= 3 and i + fit == len(tokens) - 1:
+            rows.append(_Row(_row_values(columns, tokens[i : i + fit]), cut_at=fit + 1))
+            break
         i += 1
     return rows
 

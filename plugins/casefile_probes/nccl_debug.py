@@ -36,7 +36,10 @@ Facts (ranks as NCCL numbers them; ``rank8-rank15`` is a connection from rank 8 
 - ``nccl.gdr`` (bool, per HCA name such as ``mlx5_0``): "GPU Direct RDMA Enabled/Disabled";
 - per ``gpu<N>`` (CUDA device index): ``nccl.cpu_affinity`` (str), ``nccl.nvls`` (bool);
 - per ``rank<N>``: ``nccl.cuda_dev`` (int) and ``nccl.bus_id`` (str, ``0000:1c:00.0``, the
-  address lspci and nvidia-smi print) from the communicator's "comm … rank … busId" line.
+  address lspci and nvidia-smi print) from the communicator's "comm … rank … busId" line;
+- ``nccl.p2p_disabled`` (bool, True, per ``gpu<A>-gpu<B>`` as printed, NVML device indices):
+  "P2P is disabled between connected GPUs A and B": the driver refuses peer-to-peer between
+  two GPUs NCCL would otherwise join over PCIe, so their traffic goes through host memory.
 
 Problems: each distinct ``NCCL WARN`` message (the first five), and a line cut by the paste.
 
@@ -227,6 +230,8 @@ def add_log_facts(result: ParseResult, log: NcclLog) -> None:
         result.add("nccl.cuda_dev", dev, f"rank{rank}")
     for rank, bus in sorted(c.rank_bus.items()):
         result.add("nccl.bus_id", bus, f"rank{rank}")
+    for a, b in sorted(c.p2p_disabled):
+        result.add("nccl.p2p_disabled", True, f"gpu{a}-gpu{b}")
     distinct = list(dict.fromkeys(w for w in c.warnings if w))
     result.problems.extend(f"NCCL warning: {warning}" for warning in distinct[:5])
     if len(distinct) > 5:
@@ -301,6 +306,7 @@ PROBE = Probe(
         "nccl.nvls",
         "nccl.cuda_dev",
         "nccl.bus_id",
+        "nccl.p2p_disabled",
         "nccl.log.hosts",
         "nccl.log.lines",
         "nccl.warnings",

@@ -22,8 +22,22 @@ _CONNECTION = re.compile(
     r"^(?:Channel|Ring) (?P<channel>\d+)(?:/\d+)? : (?P<a>\d+)(?:\[[0-9a-fA-F]+\])? -> "
     r"(?P<b>\d+)(?:\[[0-9a-fA-F]+\])?(?: \[(?:send|receive)\])? via (?P<via>\S.*)$"
 )
+# NCCL 2.19 and later pad each rank to a fixed width ("Channel 00/04 :    0   1   2   3");
+# older ones separate them by one blank. The order is kept with single blanks either way.
 _RING_ORDER = re.compile(
-    r"^(?:Channel|Ring) (?P<channel>\d+)(?:/(?P<total>\d+))? : (?P<order>\d+(?: \d+)+)\s*$"
+    r"^(?:Channel|Ring) (?P<channel>\d+)(?:/(?P<total>\d+))? : +(?P<order>\d+(?: +\d+)+)\s*$"
+)
+# A connection line the paste cut before its transport ("… 0[87000] -> 1[", "… [re"): the
+# message ends inside the peer, the direction or "via". Old NCCL's ring listing
+# ("Ring 00 : 0 -> 1 -> 0") goes on past the peer and is not one.
+_CUT_CONNECTION = re.compile(
+    r"^(?:Channel|Ring) \d+(?:/\d+)? : \d+(?:\[[0-9a-fA-F]+\])? ->"
+    r"(?: \d+(?:\[[0-9a-fA-F]*\]?)?(?: \[[a-z]*\]?)?(?: v(?:ia?)?)?)?$"
+)
+# NVML says two GPUs behind a PCIe path NCCL would use cannot reach each other by P2P (INFO),
+# or cannot although NVLink joins them (WARN, and NCCL stops). The numbers are NVML indices.
+_P2P_DISABLED = re.compile(
+    r"^P2P is disabled between (?:NVLINK )?connected GPUs (?P<a>\d+) and (?P<b>\d+)\b"
 )
 _TREES = re.compile(r"^Trees (?P<spec>\[\d+\] .*)$")
 _TREE_LINK = re.compile(r"\[\d+\] (\S+)")
@@ -137,6 +151,7 @@ class Collected:
     nvls: dict[int, bool] = field(default_factory=dict)
     rank_dev: dict[int, int] = field(default_factory=dict)
     rank_bus: dict[int, str] = field(default_factory=dict)
+    p2p_disabled: set[tuple[int, int]] = field(default_factory=set)
     warnings: list[str] = field(default_factory=list)
     cut: int = 0
 
@@ -154,6 +169,8 @@ def _cut_transport(via: str) -> bool:
 def read_message(c: Collected, line: LogLine) -> None:
     """Fold one message into ``c``: one branch per kind of line NCCL prints."""
     message = line.message
+    if m := _P2P_DISABLED.match(message):
+        c.p2p_disabled.add((int(m.group("a")), int(m.group("b"))))
     if line.level == "WARN":
         c.warnings.append(message)
         return
@@ -170,7 +187,7 @@ def read_message(c: Collected, line: LogLine) -> None:
         c.channels.add(int(m.group("channel")))
     elif m := _RING_ORDER.match(message):
         channel = int(m.group("channel"))
-        c.rings.setdefault(channel, m.group("order"))
+        c.rings.setdefault(channel, " ".join(m.group("order").split()))
         c.channels.add(channel)
         if m.group("total"):
             c.channel_total = max(c.channel_total or 0, int(m.group("total")))
@@ -216,6 +233,8 @@ def read_message(c: Collected, line: LogLine) -> None:
         c.host.setdefault("nccl.p2p_channels", int(m.group("p2p")))
     elif m := _RINGS_GDR.match(message):
         c.host["nccl.ring.gdr"] = bool(c.host.get("nccl.ring.gdr")) or m.group("gdr") == "1"
+    elif _CUT_CONNECTION.match(message):
+        c.cut += 1
     if m := _GDR.search(message):
         hca = m.group("hca")
         c.gdr[hca] = c.gdr.get(hca, False) or m.group("state") == "Enabled"

@@ -17,8 +17,10 @@ Per pair of nodes (subject ``node0-node1``, lower number first): ``numa.distance
 SLIT distance; 10 is local). The matrix is read by its header row of node numbers, so sparse
 node numbers work; a row that is not symmetric with its mirror is reported as a problem.
 
-Output with none of these lines is unparsed, with the tool's words when it printed an error
-("No NUMA available on this system", command not found).
+A ``numactl -H`` paste that ends on a node's CPU line was cut there, perhaps inside the list:
+that list is not read, and a problem says so. Output with none of these lines is unparsed,
+with the tool's words when it printed an error ("No NUMA available on this system", command
+not found).
 """
 
 from __future__ import annotations
@@ -141,12 +143,22 @@ def parse_numa(text: str) -> ParseResult:
     result = ParseResult()
     read = 0
     position = 0
+    last = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
+    available = False
     while position < len(lines):
         line = lines[position].strip()
         position += 1
         if match := _AVAILABLE.match(line):
             result.add("numa.nodes", int(match.group("count")))
+            available = True
         elif match := _NODE_CPUS.match(line):
+            if available and position - 1 == last:
+                # numactl -H prints a node's size after its CPUs: a paste that ends on the CPU
+                # line was cut, maybe inside the list, which would then count too few CPUs.
+                result.problems.append(
+                    f"node{match.group('node')}'s CPU list ends the paste (cut short?): not read"
+                )
+                continue
             cpus = [(int(c), int(c)) for c in match.group("cpus").split()]
             _node_cpus(result, match.group("node"), cpus)
         elif match := _NODE_SIZE.match(line):

@@ -18,7 +18,9 @@ Facts (pairs are ``gpu<row>-gpu<column>`` as printed, the diagonal is skipped):
   over the off-diagonal pairs, e.g. ``p2p.unidir_bw.enabled.min``; ``p2p.gpus`` (int);
 - ``name`` (str) per ``gpu<N>`` from the "Device: N, name, pciBusID …" lines.
 
-A matrix row with fewer values than its header has columns (a paste cut mid-row) is read as
+A paste copied out of an editor or pager with its line numbers (vim's ``:set number``,
+``cat -n``, ``less -N``: every line starts with its number, counting up by one) is read without
+them. A matrix row with fewer values than its header has columns (a paste cut mid-row) is read as
 far as it goes, less its last value when it is the last line of the paste (that value may be
 cut too); a row with more values keeps the first ones, one per column. Either way a problem
 names the matrix and the row. The GPU count is the largest of the device list, the access
@@ -28,6 +30,7 @@ a header names more GPUs than the device list, that is stated too.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 
@@ -56,6 +59,8 @@ _CONNECTIVITY = re.compile(r"^\s*P2P Connectivity Matrix", re.I)
 _COLUMNS = re.compile(r"^\s*(?P<label>D\\D|GPU|CPU)\s+(?P<cols>[0-9][0-9\s]*)$")
 _ROW = re.compile(r"^\s*(?P<row>[0-9]+)\s+(?P<cells>\S.*)$")
 _CELL = re.compile(r"[0-9]+(?:\.[0-9]+)?")
+# A line number an editor or pager put in front of a line: digits, then one blank or the end.
+_LINE_NUMBER = re.compile(r"^[ \t]*(?P<number>\d+)(?:[ \t]|$)")
 
 
 @dataclass
@@ -80,9 +85,31 @@ def _section_name(line: str) -> tuple[str, str | None] | None:
     return None
 
 
+def _without_line_numbers(lines: list[str]) -> list[str]:
+    """``lines`` less the line numbers an editor or pager printed in front of each one.
+
+    Taken off only when every non-blank line starts with a number, the numbers count up by one
+    from line to line, and what is left holds a line of the test's own (a title, a column
+    header, a device or access line): a matrix's rows alone also start with consecutive
+    numbers, their row indices, which must stay.
+    """
+    numbered = [(line, _LINE_NUMBER.match(line)) for line in lines if line.strip()]
+    if len(numbered) < 3 or any(m is None for _, m in numbered):
+        return lines
+    numbers = [int(m.group("number")) for _, m in numbered if m is not None]
+    if any(b != a + 1 for a, b in itertools.pairwise(numbers)):
+        return lines
+    stripped = [line[m.end() :] if (m := _LINE_NUMBER.match(line)) else line for line in lines]
+    own = any(
+        _section_name(line) or _COLUMNS.match(line) or _DEVICE.match(line) or _ACCESS.search(line)
+        for line in stripped
+    )
+    return stripped if own else lines
+
+
 def parse_p2p(text: str) -> ParseResult:
     """Facts from p2pBandwidthLatencyTest output, whole or in part."""
-    cleaned = clean_paste(text)
+    lines = _without_line_numbers(clean_paste(text).lines)
     result = ParseResult()
     names: dict[int, str] = {}
     access: dict[tuple[int, int], bool] = {}
@@ -90,8 +117,8 @@ def parse_p2p(text: str) -> ParseResult:
     template: tuple[str, str | None] | None = None
     current: _Matrix | None = None
     bad_rows: list[str] = []
-    last = max((i for i, line in enumerate(cleaned.lines) if line.strip()), default=-1)
-    for position, line in enumerate(cleaned.lines):
+    last = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
+    for position, line in enumerate(lines):
         if m := _DEVICE.match(line):
             names.setdefault(int(m.group("index")), m.group("name").strip())
             continue

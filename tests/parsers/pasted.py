@@ -19,6 +19,7 @@ from pathlib import Path
 if __name__ == "__main__":  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from casefile_probes.bandwidth import parse_bandwidth
 from casefile_probes.nccl import parse_nccl
 from casefile_probes.nccl_debug import parse_nccl_debug
 from casefile_probes.nvbandwidth import parse_nvbandwidth
@@ -32,6 +33,7 @@ PASTED: dict[str, Parser] = {
     "nccl/issues": parse_nccl,
     "p2p/issues": parse_p2p,
     "nvbandwidth": parse_nvbandwidth,
+    "bandwidth/issues": parse_bandwidth,
 }
 
 #: (golden folder, shared corpus folder, parser): a newer parser over older real samples.
