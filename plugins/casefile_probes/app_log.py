@@ -13,32 +13,38 @@ Facts, all on ``host`` and only those the text supports:
   time: mmcv/mmengine/detectron2/YOLOX ``data_time: 0.51`` with ``time:`` or ``iter_time:``;
   torchvision/DINO ``time: 0.62  data: 0.51``; the ImageNet example's and timm's
   ``Time 0.620 (0.601)  Data 0.512 (0.498)`` (the current value, not the running mean); Pointcept
-  ``Data 0.002 (0.9) Batch 0.24 (3.1)``; ``batch_time``; the progress bar of CenterNet and the
+  ``Data 0.002 (0.9) Batch 0.24 (3.1)``; ``batch_time``; LeRobot's ``updt_s:0.30 data_s:13.3``
+  (the step is the update plus the wait for its batch); the progress bar of CenterNet and the
   trackers built on its trainer, ``|Data 3.556s(0.517s) |Net 1.014s``, where ``Net`` is the mean
   time of a whole iteration, read against the mean data time in brackets (both running means,
   the only like-for-like pair it prints). ``train.data_share`` (0..1): the median
   of the per-line ratios data / step, each capped at 1 (the step time includes the wait);
 - ``step_time_s`` (s): the same median where data times are given, else from tqdm's ``s/it``,
-  TensorFlow's ``per-step time 0.26s``, ``29.31 sec/step``, Keras's ``50ms/step`` or
+  TensorFlow's ``per-step time 0.26s``, ``29.31 sec/step``, Keras's ``50ms/step`` (``2s/step``
+  when a step takes seconds: Keras rounds to whole units) or
   ``time per step`` lines;
 - ``tokens_per_s``: vLLM's ``Avg generation throughput`` (intervals with ``Running: 0 reqs``
   left out: an idle server says nothing about speed), benchmark_throughput's output tokens/s (its
   total tokens/s where that is all it prints), the serving benchmarks' ``Output token throughput
   (tok/s)``, sglang's ``gen throughput (token/s)``, llama.cpp's ``eval time`` (not ``prompt
   eval``; a line cut before "tokens per second" gives 1000 / its ms per token), TGI's
-  ``time_per_token``, vLLM's progress bar ``output: … toks/s``, and plain ``… tok/s`` /
-  ``tokens/sec`` lines (or the rate after its label, ``tok/sec=46.3``) that are not about
-  prompt or input tokens; ``samples_per_s`` from
-  ``train_samples_per_second``, ``img/s:``, ``examples/sec:`` and ``… samples/s``;
+  ``time_per_token``, vLLM's progress bar ``output: … toks/s``, the ``tgN`` rows of a
+  ``llama-bench`` table (:mod:`casefile_probes.app_log_bench`), and plain ``… tok/s`` /
+  ``tokens/sec`` / ``tokens/second`` lines (Ollama's ``eval rate:``, ExLlamaV2's ``Response
+  generated in …``), or the rate after its label (``tok/sec=46.3``, trtllm-bench's ``Total
+  Output Throughput (tokens/sec):  7517.2``), that are not about prompt, input or total
+  tokens; ``samples_per_s`` from ``train_samples_per_second``, ``img/s:``,
+  ``examples/sec:``, ``… samples/s`` and DeepSpeed's ``SamplesPerSec=`` (its
+  ``CurrSamplesPerSec=`` where it prints both that and the running average);
   ``it_per_s`` from tqdm bars (``3.21it/s``; ``2.5s/it`` is 0.4), except bars that load,
   download, save, map, tokenize, evaluate, validate, test, capture or compile, and bars still
   in their first second (``[00:00<``: warm-up, or a loop too short to time). Each is the
   median of its readings; ``throughput`` is the first of the three that was found, so A/B
   experiments compare one number with its unit;
 - ``app.tensor_parallel`` (int: ``tensor_parallel_size=N``, ``--tensor-parallel-size N``,
-  ``--tp N``, ``tp_size=N``), ``app.world_size`` (int: ``world_size=N``, ``WORLD_SIZE=N``,
-  ``distributed_world_size=N``), ``app.gpus_used`` (int: ``Using N GPUs``, ``num_gpus=N``,
-  ``n_gpu: N``);
+  ``--tp N``, ``tp_size=N``, trtllm-bench's ``TP Size:  N``), ``app.world_size`` (int:
+  ``world_size=N``, ``WORLD_SIZE=N``, ``distributed_world_size=N``), ``app.gpus_used`` (int:
+  ``Using N GPUs``, ``num_gpus=N``, ``n_gpu: N``);
 - ``app.device_cpu`` (bool): True where the log says the job runs on the CPU ("Using device:
   cpu", "torch.cuda.is_available(): False", "CUDA is not available", "No CUDA GPUs are
   available", torch's "UserWarning: CUDA initialization: …", "Found no NVIDIA driver", "Running
@@ -70,6 +76,7 @@ from statistics import median
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
 
+from .app_log_bench import BenchTable
 from .app_log_device import DeviceLines
 from .app_log_dispatch import DISPATCH_FACTS, LOOKS_LIKE_DISPATCH, DispatchLines
 
@@ -91,6 +98,8 @@ _DATA_NET = re.compile(
     rf"\|\s{{0,4}}Data\s{{1,8}}{_N}\s{{0,2}}s\s{{0,4}}\(\s{{0,4}}{_N}\s{{0,2}}s\s{{0,4}}\)\s{{0,8}}"
     rf"\|\s{{0,4}}Net\s{{1,8}}{_N}\s{{0,2}}s"
 )
+#: LeRobot's "updt_s:0.302 data_s:13.330": the update's time and the wait for its batch, apart
+_UPDATE_DATA = re.compile(rf"(?<![\w.])updt_s:\s{{0,4}}{_N}\s{{1,8}}data_s:\s{{0,4}}{_N}")
 #: MetricLogger's "data: 0.000170": a data time only beside a "time:" on the same line
 #: ("Loading data: 5 files" is not one)
 _DATA_WEAK = re.compile(rf"(?<![\w.])data:\s{{0,8}}{_N}")
@@ -131,14 +140,17 @@ _TGI = re.compile(rf"time_per_token=\"?{_N}\s{{0,2}}(ms|us|µs|s)\b")
 # the rate after its label ("tok/sec=46.3", "tokens/s: 12.5"); a number before such a label
 # belongs to the field before it ("reward_avg=0.125 tok/sec=46.3"), so the plain form skips it
 _TOKENS_LABELLED = re.compile(
-    rf"(?<![\w/])(?:tokens|toks|tok)(?:/s(?:ec)?| per second)\s{{0,2}}[:=]\s{{0,4}}{_N}"
+    rf"(?<![\w/])\(?(?:tokens|toks|tok)(?:/s(?:ec(?:ond)?)?| per second)\)?\s{{0,2}}[:=]"
+    rf"\s{{0,40}}{_N}"
 )
 _TOKENS = re.compile(
-    rf"{_LN}\s{{0,2}}(?:tokens|toks|tok)(?:/s(?:ec)?\b| per second\b)"
+    rf"{_LN}\s{{0,2}}(?:tokens|toks|tok)(?:/s(?:ec(?:ond)?)?\b| per second\b)"
     rf"(?!\s{{0,2}}[:=]\s{{0,4}}\d)"
 )
 _NOT_OUTPUT = re.compile(r"(?i)prompt|input|prefill|total tok|sampl")
 _SAMPLES = (
+    re.compile(rf"CurrSamplesPerSec\s{{0,2}}=\s{{0,4}}{_N}"),
+    re.compile(rf"(?<![A-Za-z])SamplesPerSec\s{{0,2}}=\s{{0,4}}{_N}"),
     re.compile(rf"train_(?:step_)?samples_per_second['\"]?\s{{0,4}}[:=]\s{{0,8}}['\"]?{_N}"),
     re.compile(rf"(?:samples|examples|images|imgs|img)/s(?:ec)?:\s{{0,4}}{_N}"),
     re.compile(rf"{_LN}\s{{0,2}}(?:samples|examples|images|imgs)/s(?:ec)?\b"),
@@ -148,6 +160,7 @@ _SAMPLES = (
 _TP = (
     re.compile(r"tensor[_-]parallel[_-]size['\"]?\s{0,4}[=:]?\s{0,4}(\d{1,4})\b"),
     re.compile(r"(?<![\w-])(?:--tp(?:-size)?|tp_size)(?:=|\s{1,4})(\d{1,4})\b"),
+    re.compile(r"^\s{0,8}TP Size:\s{0,40}(\d{1,4})\b"),
 )
 _WORLD = re.compile(
     r"(?i)(?<![\w])(?:distributed_)?world[_ ]size['\"]?\s{0,4}[=:]\s{0,4}(\d{1,6})\b"
@@ -161,14 +174,17 @@ _GPUS = (
 # Cheap first looks: a line is tried against a group of patterns only if it holds one of
 # the group's words (C-speed substring tests keep a 10 MB log to one quick pass).
 _TIME_WORDS = ("ime", "ata", "Batch")
-_RATE_WORDS = ("/s", "per second", "_per_second", "eval time", "time_per_token")
+_RATE_WORDS = ("/s", "per second", "_per_second", "eval time", "time_per_token", "PerSec")
 
 _LOOKS = re.compile(
     r"(?<![\w.])data_time\s{0,4}[:=]\s{0,8}\d|Avg generation throughput:"
     r"|gen throughput \(token/s\):|^\s{0,8}Output token throughput \(tok/s\):"
     r"|^\s{0,8}Throughput:\s{0,4}\d{1,12}(?:\.\d{1,12})?\s{0,2}requests/s"
     r"|(?<![\w.])eval time\s{0,4}=\s{0,8}\d{1,12}(?:\.\d{1,12})?\s{0,4}ms\s{0,4}/"
-    r"|\d\s{0,2}(?:it/s|s/it)[\],]|train_samples_per_second|per-step time \d|sec/step\)"
+    r"|\d\s{0,2}(?:it/s|s/it)(?:[\],]|\s{0,8}$)|train_samples_per_second|per-step time \d"
+    r"|sec/step\)|\d\s{0,2}(?:ms|us|s)/step\b|SamplesPerSec=\d"
+    r"|updt_s:\s{0,4}\d[^\n]{0,40}data_s:\s{0,4}\d|\d\s{0,2}(?:tokens|toks)/s(?:ec(?:ond)?)?\b"
+    r"|^\s{0,8}\|[^\n]{0,400}\|\s{0,40}test\s{0,40}\|\s{0,40}t/s\s{0,8}\|"
     r"|(?<![\w.])time:\s{1,4}\d{1,12}(?:\.\d{1,12})?\s{1,4}data:\s{1,4}\d"
     r"|(?<![\w.])Time:?\s{1,8}\d{1,12}(?:\.\d{1,12})?\s{0,2}s?,?\s{0,8}\([^\n]{0,80}Data:?\s\d"
     r"|(?<![\w.])Data\s\d{1,12}(?:\.\d{1,12})?\s\(\d{1,12}(?:\.\d{1,12})?\)\s{1,4}Batch\s"
@@ -205,6 +221,7 @@ class _Log:
     gpus: list[int] = field(default_factory=list)
     device: DeviceLines = field(default_factory=DeviceLines)
     dispatch: DispatchLines = field(default_factory=DispatchLines)
+    bench: BenchTable = field(default_factory=BenchTable)
     idle_intervals: int = 0
     cut_eval: int = 0
 
@@ -219,9 +236,13 @@ def _first(patterns: tuple[re.Pattern[str], ...], line: str) -> re.Match[str] | 
 
 def _timing(line: str, log: _Log) -> bool:
     """Data and step times of a training-progress line; True when a data time was read."""
-    bar = _DATA_NET.search(line)
-    if bar is not None:
-        data_mean, step_mean = float(bar.group(2)), float(bar.group(3))
+    pair: tuple[float, float] | None = None
+    if (bar := _DATA_NET.search(line)) is not None:
+        pair = float(bar.group(2)), float(bar.group(3))
+    elif (split := _UPDATE_DATA.search(line)) is not None:
+        pair = float(split.group(2)), float(split.group(1)) + float(split.group(2))
+    if pair is not None:
+        data_mean, step_mean = pair
         log.data.append(data_mean)
         log.step.append(step_mean)
         if step_mean > 0:
@@ -316,7 +337,7 @@ def _tokens(line: str, log: _Log) -> None:
 
 
 def _config(line: str, log: _Log) -> None:
-    if "parallel" in line or "tp" in line:
+    if "parallel" in line or "tp" in line or "TP" in line:
         match = _first(_TP, line)
         if match is not None:
             log.tensor_parallel.append(int(match.group(1)))
@@ -341,6 +362,10 @@ def _read(line: str, log: _Log) -> None:
         _per_step(line, log)
     if "it/s" in line or "s/it" in line:
         _tqdm(line, log)
+    if line.lstrip().startswith("|"):
+        rate = log.bench.read(line)
+        if rate is not None:
+            log.tokens.append(rate)
     if any(word in line for word in _RATE_WORDS):
         _tokens(line, log)
         match = _first(_SAMPLES, line)

@@ -4,7 +4,10 @@ time summaries, read for launch overhead, host synchronisation and small kernels
 Three reports matter for a single GPU that is not kept busy, under their current and their
 2020-2021 names: ``cuda_api_sum`` (``cudaapisum``, "CUDA API Statistics"),
 ``cuda_gpu_kern_sum`` (``gpukernsum``, "CUDA Kernel Statistics") and ``cuda_gpu_mem_time_sum``
-(``gpumemtimesum``, "CUDA Memory Operation Statistics (nanoseconds)"). Any subset may be pasted,
+(``gpumemtimesum``, "CUDA Memory Operation Statistics (nanoseconds)"); ``cuda_gpu_sum``
+(``gpusum``, what the ``nsys_easy`` script prints) holds the last two in one table, a
+``Category`` column (``CUDA_KERNEL``, ``MEMORY_OPER``) before each name, and is read as both,
+its ``Time (%)`` being of kernel plus memory-operation time. Any subset may be pasted,
 as the column table or as ``--format csv``. Other reports in the same output (``osrt_sum``,
 ``nvtx_sum``, memory sizes) are recognised by their title or columns and left alone. Facts, all
 on ``host``:
@@ -36,6 +39,7 @@ from casefile.probes.api import Probe
 __all__ = ["PROBE", "looks_like_nsys_stats", "parse_nsys_stats"]
 
 _API, _KERN, _MEM, _OTHER = "cuda_api_sum", "cuda_gpu_kern_sum", "cuda_gpu_mem_time_sum", "other"
+_GPU_SUM = "cuda_gpu_sum"  # kernels and memory operations in one table, split on reading
 _WANTED = (_API, _KERN, _MEM)
 
 # Report titles as the tool prints them, newest spellings and the 2020-2021 ones, most
@@ -56,10 +60,11 @@ _TITLES: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         _MEM,
     ),
+    (re.compile(r"cuda_gpu_sum|gpusum|CUDA GPU Summary \(Kernels/MemOps\)", re.I), _GPU_SUM),
     (
         re.compile(
             r"osrt|Operating System Runtime|nvtx|NV Tools|mem_size|memsizesum|\(KiB\)|\(MB\)"
-            r"|by Size|cuda_gpu_sum|gpusum|cuda_gpu_trace|gputrace|kern_exec|_gb_sum",
+            r"|by Size|cuda_gpu_trace|gputrace|kern_exec|_gb_sum",
             re.I,
         ),
         _OTHER,
@@ -93,12 +98,17 @@ class _Table:
     kind: str
     rows: list[_Row] = field(default_factory=list)
     cut: bool = False
+    #: for one part of a ``cuda_gpu_sum`` table, the whole table's time (its ``Time (%)`` is
+    #: of that whole, so a cut part's own total is unknown)
+    whole_ns: float | None = None
 
     def total_ns(self) -> float | None:
         """All of the report's time: the rows' sum when all are here, else what the largest
         row's ``Time (%)`` implies."""
         if not self.cut:
             return sum(row.total_ns for row in self.rows)
+        if self.whole_ns is not None:
+            return None
         best = max((row for row in self.rows if row.pct), key=lambda r: r.pct or 0.0, default=None)
         if best is None or not best.pct:
             return None
@@ -127,6 +137,7 @@ class _Layout:
     avg: int | None
     last: str
     names: list[str]
+    category: bool = False
 
 
 def _layout(cells: list[str]) -> _Layout | None:
@@ -148,6 +159,9 @@ def _layout(cells: list[str]) -> _Layout | None:
         None,
     )
     avg = next((i for i, c in enumerate(lowered) if c.startswith(("avg", "average"))), None)
+    if "category" in lowered:  # cuda_gpu_sum: the category is read as the name's first word
+        width = lowered.index("category")
+        return _Layout(width, 0, total, scale, count, avg, lowered[-1], lowered, category=True)
     return _Layout(len(cells) - 1, 0, total, scale, count, avg, lowered[-1], lowered)
 
 
@@ -177,6 +191,8 @@ def _header_cells(stripped: str, is_csv: bool) -> list[str]:
 def _kind_before_rows(title: str | None, layout: _Layout) -> str | None:
     """The report a table is, from its title or its columns; None when only its rows can
     tell (a CUDA API summary and an OS runtime one share their columns)."""
+    if layout.category:
+        return _GPU_SUM
     if title is not None:
         for pattern, kind in _TITLES:
             if pattern.search(title):
@@ -213,6 +229,9 @@ def _tables(lines: list[str]) -> tuple[list[_Table], list[str]]:
                 index += 1
             continue
         table, index = _read_rows(lines, index + 1, layout, is_csv)
+        if kind == _GPU_SUM and table.rows:
+            tables.extend(_by_category(table))
+            continue
         names = [row.name for row in table.rows]
         if kind is None:
             api_like = sum(1 for name in names if _API_NAME.match(name))
@@ -223,6 +242,22 @@ def _tables(lines: list[str]) -> tuple[list[_Table], list[str]]:
         elif kind != _OTHER:
             problems.append(f"a {kind} header with no rows under it")
     return tables, problems
+
+
+def _by_category(table: _Table) -> list[_Table]:
+    """``cuda_gpu_sum``'s rows as a kernel table (``CUDA_KERNEL``) and a memory-operation table
+    (``MEMORY_OPER``), each knowing the whole table's time."""
+    whole = table.total_ns()
+    kern = _Table(kind=_KERN, cut=table.cut, whole_ns=whole)
+    mem = _Table(kind=_MEM, cut=table.cut, whole_ns=whole)
+    for row in table.rows:
+        category, _, name = row.name.replace(",", " ", 1).partition(" ")
+        row.name = name.strip()
+        if category == "CUDA_KERNEL":
+            kern.rows.append(row)
+        elif category == "MEMORY_OPER":
+            mem.rows.append(row)
+    return [kern, mem]
 
 
 def _read_rows(lines: list[str], index: int, layout: _Layout, is_csv: bool) -> tuple[_Table, int]:
@@ -241,6 +276,9 @@ def _read_rows(lines: list[str], index: int, layout: _Layout, is_csv: bool) -> t
         if _ELISION.match(stripped):
             table.cut = True
             index += 1
+            break
+        if _number(stripped) is not None:  # a row cut after its first value
+            table.cut = True
             break
         cells = _split_row(stripped, layout.width, is_csv)
         values = [_number(c) for c in cells[: layout.width]] if cells else []
@@ -284,7 +322,10 @@ def _first(tables: list[_Table], kind: str, problems: list[str]) -> _Table | Non
     if len(found) > 1:
         problems.append(f"{len(found) - 1} more {kind} table(s) in the paste: read the first")
     if found and found[0].cut:
-        problems.append(f"{kind} table cut short: shares taken against its Time (%) column")
+        report = _GPU_SUM if found[0].whole_ns is not None else kind
+        cut = f"{report} table cut short: shares taken against its Time (%) column"
+        if cut not in problems:
+            problems.append(cut)
     return found[0] if found else None
 
 
@@ -303,7 +344,10 @@ def parse_nsys_stats(text: str) -> ParseResult:
         result.add("cpu.sync_share", _share(api, lambda n: bool(_SYNC.match(n))))
     if kern is not None:
         _add_kernel_facts(result, kern)
-    if kern is not None and mem is not None:
+    if kern is not None and mem is not None and kern.whole_ns and kern.whole_ns == mem.whole_ns:
+        mem_part = sum(row.total_ns for row in mem.rows)
+        result.add("gpu.memcpy_share", round(min(mem_part / kern.whole_ns, 1.0), 4))
+    elif kern is not None and mem is not None:
         kern_ns, mem_ns = kern.total_ns(), mem.total_ns()
         if kern_ns is not None and mem_ns is not None and kern_ns + mem_ns > 0:
             result.add("gpu.memcpy_share", round(mem_ns / (kern_ns + mem_ns), 4))

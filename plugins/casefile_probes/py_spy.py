@@ -28,7 +28,9 @@ Facts, all on ``host``:
 - ``host.gil_share``: the share of samples in which a thread of the process held the GIL
   (top's ``GIL: 71.43%`` header; a dump has none). Native work (a PyTorch op on the CPU, a
   wait in ``synchronize``, a DataLoader queue) runs with the GIL released, so a share near one
-  says Python bytecode itself keeps the process busy;
+  says Python bytecode itself keeps the process busy. ``GIL: 0.00%`` above rows whose Python
+  functions ran in the last second is py-spy failing to find the GIL's holder (it cannot on
+  Python 3.12+ nor on some older builds): no share is given then;
 - ``pyspy.top_function`` (str): the row with the most own time (top), or the main thread's
   innermost frame (dump), as printed (``name (file:line)``);
 - ``pyspy.threads``: threads in the dump, or the ``Threads:`` count of top's header.
@@ -168,9 +170,11 @@ def _is_gpu_wait(frame: _Frame) -> bool:
     return True
 
 
-def _parse_top(lines: list[str], start: int, result: ParseResult) -> None:
-    """``py-spy top``'s table: shares of the own time shown."""
+def _parse_top(lines: list[str], start: int, result: ParseResult) -> bool:
+    """``py-spy top``'s table: shares of the own time shown. True when a Python function
+    (one in a ``.py`` file) ran in the last second (its ``%Own`` above 0)."""
     rows: list[tuple[float, _Frame]] = []
+    python_ran = False
     cut = 0
     for line in lines[start + 1 :]:
         if not line.strip():
@@ -183,11 +187,13 @@ def _parse_top(lines: list[str], start: int, result: ParseResult) -> None:
         if not match.group("function"):
             cut += 1
             continue
-        rows.append((float(match.group("own_s")), _frame(match.group("function").rstrip())))
+        frame = _frame(match.group("function").rstrip())
+        rows.append((float(match.group("own_s")), frame))
+        python_ran = python_ran or (float(match.group("own")) > 0 and ".py" in frame.file)
     if cut:
         result.problems.append(f"{cut} row(s) cut short, without their function: not read")
     if not rows:
-        return
+        return python_ran
     total = sum(own for own, _ in rows)
     if total > 0:
         data = sum(own for own, frame in rows if _is_data(frame))
@@ -196,6 +202,7 @@ def _parse_top(lines: list[str], start: int, result: ParseResult) -> None:
         result.add("host.gpu_wait_share", round(min(waiting / total, 1.0), 4))
     best = max(rows, key=lambda row: row[0])
     result.add("pyspy.top_function", best[1].text())
+    return python_ran
 
 
 def _dump_threads(lines: list[str]) -> list[_Thread]:
@@ -261,9 +268,16 @@ def parse_py_spy(text: str) -> ParseResult:
         )
         result.add("pyspy.threads", int(counted.group(1)) if counted else None)
         gil = next((_GIL.search(line) for line in lines[:header] if _GIL.search(line)), None)
-        if gil is not None:
+        python_ran = _parse_top(lines, header, result)
+        if gil is not None and float(gil.group(1)) == 0.0 and python_ran:
+            # Python code cannot run without the GIL: py-spy failed to find its holder (it
+            # cannot on Python 3.12+, nor on some 3.7-3.9 builds), so 0% says nothing
+            result.problems.append(
+                "GIL: 0.00% while Python functions ran: py-spy could not detect the GIL in "
+                "this Python; no host.gil_share"
+            )
+        elif gil is not None:
             result.add("host.gil_share", round(min(float(gil.group(1)) / 100, 1.0), 4))
-        _parse_top(lines, header, result)
     elif not _parse_dump(lines, result):
         return ParseResult.unparsed(
             "no py-spy top table ('%Own %Total OwnTime TotalTime Function') or dump "

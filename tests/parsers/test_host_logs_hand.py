@@ -258,6 +258,30 @@ def test_centernets_bar_reads_the_mean_data_time_against_the_mean_iteration(gap:
         ("step 10 46.3 tok/s: steady", {"tokens_per_s": 46.3, "throughput": 46.3}),
         ("gen 46.3 tok/s=fast", {"tokens_per_s": 46.3, "throughput": 46.3}),
         ("Training speed: 812.5 samples/s", {"samples_per_s": 812.5, "throughput": 812.5}),
+        # ExLlamaV2 spells the unit out; its prompt line is not the generation rate
+        ("Response generated in 8.56 seconds, 1024 tokens, 119.64 tokens/second",
+         {"tokens_per_s": 119.64, "throughput": 119.64}),
+        ("Prompt processed in 0.12 seconds, 15 tokens, 125.00 tokens/second", {}),
+        # Ollama --verbose: the eval rate, not the prompt eval rate
+        ("eval rate:            24.61 tokens/s", {"tokens_per_s": 24.61, "throughput": 24.61}),
+        ("prompt eval rate:     53.77 tokens/s", {}),
+        # trtllm-bench: the unit in brackets before the colon; total tokens are not output
+        ("Total Output Throughput (tokens/sec):             7517.2584",
+         {"tokens_per_s": 7517.2584, "throughput": 7517.2584}),
+        ("Total Token Throughput (tokens/sec):              38762.1169", {}),
+        ("Per GPU Output Throughput (tps/gpu):              6957.3030", {}),
+        # DeepSpeed: the current rate where the running average is printed too
+        ("[timer.py:189:stop] 0/40, SamplesPerSec=83.5, MemAllocated=0.26GB",
+         {"samples_per_s": 83.5, "throughput": 83.5}),
+        ("epoch=0/micro_step=10/global_step=10, RunningAvgSamplesPerSec=20.5, "
+         "CurrSamplesPerSec=24.1, MemAllocated=4.1GB",
+         {"samples_per_s": 24.1, "throughput": 24.1}),
+        # LeRobot: the update time and the wait for the batch, apart
+        ("INFO ts/train.py:232 step:9 smpl:576 loss:1.051 lr:1.8e-06 updt_s:0.300 data_s:0.900",
+         {"train.data_time_s": 0.9, "train.step_time_s": 1.2, "step_time_s": 1.2,
+          "train.data_share": 0.75}),
+        ("Output generated in 1.83 seconds (5.46 tokens/s, 10 tokens, context 66, seed 1)",
+         {"tokens_per_s": 5.46, "throughput": 5.46}),
         ("\x1b[32mINFO\x1b[0m Avg generation throughput: \x1b[1m41.2\x1b[0m tokens/s, "
          "Running: 1 reqs",
          {"tokens_per_s": 41.2, "throughput": 41.2}),
@@ -279,6 +303,26 @@ def test_throughput_prefers_tokens_then_samples_then_iterations() -> None:
     )
     assert [f.unit for f in parse_app_log(text).facts if f.name == "throughput"] == ["tokens/s"]
     assert _values(parse_app_log(text.split("\n", 1)[1].rsplit("\n", 2)[0]))["throughput"] == 128.0
+
+
+LLAMA_BENCH = """\
+| model                  |     size |  params | backend | ngl |          test |          t/s |
+| ---------------------- | -------: | ------: | ------- | --: | ------------: | -----------: |
+| llama 8B Q4_K - Medium | 4.58 GiB |  8.03 B | CUDA    |  99 |         pp512 | 5121.3 ± 9.1 |
+| llama 8B Q4_K - Medium | 4.58 GiB |  8.03 B | CUDA    |  99 |         tg128 |  120.5 ± 0.2 |
+| llama 8B Q4_K - Medium | 4.58 GiB |  8.03 B | CUDA    |  99 | tg128 @ d4096 |  110.5 ± 0.4 |
+"""
+
+
+def test_llama_bench_generation_rows_give_the_token_rate() -> None:
+    """Generation tests (tgN, at any depth) are the rate a user waits on; prompt processing
+    (ppN) is not, and rows read before a header, or without one, are nobody's."""
+    assert looks_like_app_log(LLAMA_BENCH)
+    assert _values(parse_app_log(LLAMA_BENCH)) == {"tokens_per_s": 115.5, "throughput": 115.5}
+    rows_only = "\n".join(LLAMA_BENCH.splitlines()[2:])
+    assert not parse_app_log(rows_only).parsed
+    moved = LLAMA_BENCH.replace("|          test |          t/s |", "|          t/s |   test |")
+    assert not parse_app_log(moved).parsed  # the columns are taken where the header puts them
 
 
 def test_an_idle_server_says_nothing_about_speed() -> None:
@@ -303,6 +347,7 @@ def test_an_idle_server_says_nothing_about_speed() -> None:
         ("Command Line Args: Namespace(num_gpus=2, resume=False)", {"app.gpus_used": 2}),
         ("Process rank: 0, device: cuda:0, n_gpu: 1, distributed training: False",
          {"app.gpus_used": 1, "app.device_cpu": False}),
+        ("TP Size:                4\nPP Size:                1\n", {"app.tensor_parallel": 4}),
     ],
 )  # fmt: skip
 def test_parallel_sizes_and_gpu_counts(text: str, facts: dict[str, FactValue]) -> None:
@@ -404,6 +449,22 @@ def test_recognisers_tell_the_four_apart() -> None:
 def test_recognisers_leave_neighbouring_tools_alone(text: str) -> None:
     for recognise in (looks_like_top, looks_like_mpstat, looks_like_pidstat, looks_like_app_log):
         assert not recognise(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "eval count:           120 token(s)\neval rate:            24.61 tokens/s\n",  # Ollama
+        "  1%|█▍          | 2/203 [00:12<16:46,  5.01s/it\n",  # a bar cut at the terminal edge
+        "1000/1000 [==============================] - 1843s 2s/step - loss: 3.8849\n",  # Keras
+        "Output token throughput: 1412.49 tokens/s\n",  # JetStream
+        "[timer.py:189:stop] 0/40, SamplesPerSec=83.48609168106144, MemAllocated=0.26GB\n",
+        "step:10 smpl:640 ep:2 loss:1.073 grdn:4.051 lr:2.0e-06 updt_s:0.296 data_s:0.001\n",
+        LLAMA_BENCH,
+    ],
+)
+def test_the_app_log_recogniser_takes_the_formats_people_paste(text: str) -> None:
+    assert looks_like_app_log(text)
 
 
 # ------------------------------------------------------------- app-log: TorchBench timings

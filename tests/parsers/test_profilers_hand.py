@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from casefile_probes.nsys_stats import parse_nsys_stats
+from casefile_probes.nsys_stats import looks_like_nsys_stats, parse_nsys_stats
 from casefile_probes.py_spy import parse_py_spy
 from casefile_probes.torch_profiler import parse_torch_profiler
 
@@ -246,6 +246,46 @@ def test_nsys_os_runtime_and_nvtx_tables_are_not_read() -> None:
     assert not result.parsed and "no cuda_api_sum" in result.problems[0]
 
 
+GPU_SUM = """\
+ ** CUDA GPU Summary (Kernels/MemOps) (cuda_gpu_sum):
+
+ Time (%)  Total Time (ns)  Instances  Avg (ns)  Med (ns)  Min (ns)  Max (ns)  StdDev (ns)  Category     Operation
+ --------  ---------------  ---------  --------  --------  --------  --------  -----------  -----------  ---------
+     60.0          600,000         40  15,000.0  15,000.0    15,000    15,000          0.0  CUDA_KERNEL  void add<float>(float *, int)
+     20.0          200,000          1 200,000.0 200,000.0   200,000   200,000          0.0  CUDA_KERNEL  ncclDevKernel_AllReduce(ncclDevComm *)
+     20.0          200,000          4  50,000.0  50,000.0    50,000    50,000          0.0  MEMORY_OPER  [CUDA memcpy Host-to-Device]
+"""  # noqa: E501
+
+
+def test_nsys_gpu_sum_is_read_as_a_kernel_and_a_memory_table() -> None:
+    """cuda_gpu_sum (what nsys_easy prints) puts kernels and memory operations in one table,
+    each row's category before its name; its time is of both together."""
+    facts = _values(parse_nsys_stats(GPU_SUM))
+    assert facts["kernels.count"] == 41
+    assert facts["kernels.mean_us"] == round(800.0 / 41, 3)
+    assert facts["kernels.short_share"] == round(40 / 41, 4)
+    assert facts["gpu.nccl_share"] == 0.25  # of the kernels' 800 µs, not of the whole
+    assert facts["gpu.memcpy_share"] == 0.2
+    assert looks_like_nsys_stats(GPU_SUM)
+
+
+def test_nsys_gpu_sum_cut_short_keeps_the_memory_share_only() -> None:
+    lines = GPU_SUM.splitlines()
+    cut = "\n".join([*lines[:5], lines[6], "     20.0"]) + "\n"  # the NCCL row cut
+    result = parse_nsys_stats(cut)
+    # the cut row may be of either kind: the parts' own totals are unknown, the whole is not
+    assert _values(result) == {"gpu.memcpy_share": 0.2}
+    assert "cuda_gpu_sum table cut short: shares taken against its Time (%) column" in (
+        result.problems
+    )
+
+
+def test_nsys_a_row_cut_after_its_first_value_marks_the_table_cut() -> None:
+    result = parse_nsys_stats(API.rsplit("\n", 2)[0] + "\n     10.0\n")
+    assert _values(result) == {"kernels.launch_share": 0.7, "cpu.sync_share": 0.2}
+    assert any("cut short" in problem for problem in result.problems)
+
+
 DUMP = """\
 Process 4242: python train.py
 Python v3.10.12 (/usr/bin/python3.10)
@@ -310,6 +350,22 @@ def test_py_spy_top_reads_the_share_of_samples_holding_the_gil() -> None:
     table = TOP[TOP.index("  %Own") :]
     assert "host.gil_share" not in _values(parse_py_spy(table))
     assert "host.gil_share" not in _values(parse_py_spy(DUMP))
+
+
+def test_py_spy_top_gil_of_zero_beside_python_that_ran_is_a_failed_detection() -> None:
+    """Python code runs only under the GIL: 0.00% above Python rows with own time in the last
+    second is py-spy not finding the GIL (Python 3.12+, some older builds), not an idle GIL."""
+    blind = TOP.replace("GIL: 40.00%", "GIL: 0.00%")
+    result = parse_py_spy(blind)
+    assert "host.gil_share" not in _values(result)
+    assert any("could not detect the GIL" in problem for problem in result.problems)
+    native = (
+        "GIL: 0.00%, Active: 100.00%, Threads: 2\n\n"
+        "  %Own   %Total  OwnTime  TotalTime  Function (filename)\n"
+        "100.00% 100.00%    3.00s     3.00s   cudaStreamSynchronize (libcudart.so.12)\n"
+        "  0.00%  50.00%    1.00s     2.00s   train_step (train.py)\n"
+    )
+    assert _values(parse_py_spy(native))["host.gil_share"] == 0.0  # only native code ran
 
 
 def test_py_spy_not_its_output() -> None:

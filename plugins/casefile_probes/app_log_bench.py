@@ -1,0 +1,47 @@
+"""llama.cpp's ``llama-bench`` results table: the generation rate for
+:mod:`casefile_probes.app_log`.
+
+``llama-bench`` prints a Markdown table, one row per model and test::
+
+    | model        |     size | params | backend | ngl |  test |          t/s |
+    | ------------ | -------: | -----: | ------- | --: | ----: | -----------: |
+    | llama 1B F16 | 2.30 GiB | 1.24 B | QNN     |  99 | pp512 | 18.46 ± 1.73 |
+    | llama 1B F16 | 2.30 GiB | 1.24 B | QNN     |  99 | tg128 |  0.70 ± 0.00 |
+
+A ``tgN`` test times the generation of N tokens one after another (``tg128 @ d8096`` after
+a context of that depth): its mean rate is what a user waits on, the figure the other
+servers' ``tokens_per_s`` give. A ``ppN`` test processes a prompt in batches, far faster, and
+is left out as prompt rates are elsewhere; so are combined ``pp512+tg128`` tests. The columns
+are found by their header cells, whose set and order change between versions.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["BenchTable"]
+
+_GENERATION = re.compile(r"tg\d{1,7}(?:\s{0,4}@\s{0,4}d\d{1,9})?")
+_RATE = re.compile(r"(\d{1,12}(?:\.\d{1,12})?)(?:\s{0,4}±\s{0,4}\d{1,12}(?:\.\d{1,12})?)?")
+
+
+@dataclass
+class BenchTable:
+    """Where the test and rate columns are, once a table's header has been read."""
+
+    test: int | None = None
+    rate: int | None = None
+
+    def read(self, line: str) -> float | None:
+        """The tokens per second of a generation row (callers pass lines starting with '|')."""
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if "test" in cells and "t/s" in cells:
+            self.test, self.rate = cells.index("test"), cells.index("t/s")
+            return None
+        if self.test is None or self.rate is None or len(cells) <= max(self.test, self.rate):
+            return None
+        if _GENERATION.fullmatch(cells[self.test]) is None:
+            return None
+        rate = _RATE.fullmatch(cells[self.rate])
+        return float(rate.group(1)) if rate is not None else None
