@@ -14,7 +14,9 @@ given the hypothesis: P(o₁…oₖ | h) = Πᵣ tᵣ[oᵣ][h]. Written as I = H
 This is the same quantity as the per-term sum Σₒ Σₕ pₕ·q·log₂(q / mₒ), computed in another
 order: the figures agree to about 10⁻¹⁵ bits (each formula rounds its own terms), and like
 every float of the engine they are the same on every run and machine: only ``*``, ``+``, ``/``,
-``math.log2`` and ``math.fsum``, in an order fixed by the inputs.
+``math.log2`` and ``math.fsum``, in an order fixed by the inputs. That order is what a replay's
+figures depend on to the last bit, so work on speed keeps it:
+``tests/engine/test_joint_same_floats.py`` writes it out plainly and compares every bit.
 
 The module also remembers a probe's figure for the belief it was computed on, so that showing
 the same fold again (``status`` twice, the TUI redrawing its Next steps tab, a replay landing on
@@ -27,7 +29,7 @@ import threading
 from collections.abc import Sequence
 from functools import wraps
 from itertools import chain
-from operator import itemgetter, mul, neg
+from operator import getitem, itemgetter, mul, neg
 from typing import Protocol
 
 #: How many figures are remembered; past it the memo starts again. One belief state of a
@@ -59,20 +61,16 @@ def probe_information_bits(probs: Sequence[float], tables: Tables, budget: int) 
     classes: dict[tuple[int, ...], float] = {}
     for prob, key in zip(probs, zip(*by_leaf, strict=True), strict=True):
         classes[key] = classes.get(key, 0.0) + prob
-    keys = list(classes)
-    if not keys:  # no leaf: nothing to tell apart
+    if not classes:  # no leaf: nothing to tell apart
         return 0.0
     weights = list(classes.values())
-    total = math.fsum(weights)
-    singles = [
-        _single_bits(weights, total, of_rule, columns)
-        for of_rule, columns in zip(zip(*keys, strict=True), rules, strict=True)
-    ]
+    singles = _single_bits(weights, list(zip(*classes, strict=True)), rules)
     chosen: list[int] = []
     size = 1
-    for index in sorted(range(len(tables)), key=lambda i: -singles[i]):
+    # the most informative first, ties in the tables' order (kept by a stable sort reversed)
+    for index in sorted(range(len(tables)), key=singles.__getitem__, reverse=True):
         grown = size * len(tables[index])
-        if grown * len(keys) > budget:
+        if grown * len(weights) > budget:
             continue
         chosen.append(index)
         size = grown
@@ -80,7 +78,7 @@ def probe_information_bits(probs: Sequence[float], tables: Tables, budget: int) 
         return max(singles)
     chosen.sort()
     project = itemgetter(*chosen)
-    together = _information(weights, list(map(project, keys)), [rules[i] for i in chosen])
+    together = _information(weights, list(map(project, classes)), list(project(rules)))
     return max(together, *singles)
 
 
@@ -110,28 +108,38 @@ def _columns(width: int, tables: Tables) -> tuple[list[list[Column]], list[list[
 
 
 def _single_bits(
-    weights: Sequence[float], total: float, of_rule: Sequence[int], columns: Sequence[Column]
-) -> float:
-    """One rule's information, H(O) − H(O | H), over the classes ``weights`` (summing to
-    ``total``) holding its columns ``of_rule``."""
-    held = [0.0] * len(columns)
-    for weight, index in zip(weights, of_rule, strict=True):
-        held[index] += weight
-    shares = [weight / total for weight in held if weight > 0.0]
-    if len(shares) < 2:  # every class holds the same column: the outcome tells nothing
-        return 0.0
-    used = [column for weight, column in zip(held, columns, strict=True) if weight > 0.0]
-    terms = [
-        share * (t * math.log2(t))
-        for share, column in zip(shares, used, strict=True)
-        for t in column
-        if t > 0.0
-    ]
-    for row in zip(*used, strict=True):
-        marginal = math.fsum(map(mul, shares, row))
-        if marginal > 0.0:
-            terms.append(-(marginal * math.log2(marginal)))
-    return max(0.0, total * math.fsum(terms))
+    weights: Sequence[float], ids: Sequence[Sequence[int]], rules: Sequence[Sequence[Column]]
+) -> list[float]:
+    """Each rule's own information, H(O) − H(O | H), over the classes ``weights`` holding its
+    columns ``ids`` (for each rule, each class's index into its columns ``rules``)."""
+    total = math.fsum(weights)
+    log2, fsum = math.log2, math.fsum
+    bits: list[float] = []
+    for of_rule, columns in zip(ids, rules, strict=True):
+        held = [0.0] * len(columns)
+        for weight, index in zip(weights, of_rule, strict=True):
+            held[index] += weight
+        shares: list[float] = []
+        used: list[Column] = []
+        for weight, column in zip(held, columns, strict=True):
+            if weight > 0.0:
+                shares.append(weight / total)
+                used.append(column)
+        if len(shares) < 2:  # every class holds the same column: the outcome tells nothing
+            bits.append(0.0)
+            continue
+        terms = [
+            share * (t * log2(t))
+            for share, column in zip(shares, used, strict=True)
+            for t in column
+            if t > 0.0
+        ]
+        for row in zip(*used, strict=True):
+            marginal = fsum(map(mul, shares, row))
+            if marginal > 0.0:
+                terms.append(-(marginal * log2(marginal)))
+        bits.append(max(0.0, total * fsum(terms)))
+    return bits
 
 
 def _information(
@@ -151,8 +159,8 @@ def _information(
         return 0.0
     merged = list(classes)
     shares = list(classes.values())
-    log2 = math.log2
     # −H(O) and −H(O | H): the information is the second less the first
+    log2 = math.log2
     outcomes = [m * log2(m) for m in _marginals(shares, merged, rules) if m > 0.0]
     conditional = map(neg, _conditional_terms(shares, merged, rules))
     return max(0.0, -total * math.fsum(chain(outcomes, conditional)))
@@ -166,17 +174,18 @@ def _conditional_terms(
     columns, the weight of the classes holding it (pₕ · Πᵣ'≠ᵣ Σ tᵣ') times each t log₂ t
     (t = 0 adds nothing). A rule's outcomes sum to about 1 under each class; the sums are
     kept for tables whose do not."""
-    sums = [[math.fsum(column) for column in columns] for columns in rules]
+    log2, fsum, prod = math.log2, math.fsum, math.prod
+    sums = [[fsum(column) for column in columns] for columns in rules]
     held = [[0.0] * len(columns) for columns in rules]
     for weight, key in zip(weights, keys, strict=True):
-        totals = [of_rule[i] for of_rule, i in zip(sums, key, strict=True)]
-        whole = math.prod(totals)
+        totals = list(map(getitem, sums, key))  # the class's Σ t under each rule
+        whole = prod(totals)
         if whole == 0.0:
             continue  # a class under which no joint outcome can happen: no terms
         for of_rule, i, own in zip(held, key, totals, strict=True):
             of_rule[i] += weight * (whole / own)
     return [
-        weight * (t * math.log2(t))
+        weight * (t * log2(t))
         for columns, of_rule in zip(rules, held, strict=True)
         for column, weight in zip(columns, of_rule, strict=True)
         if weight
@@ -185,42 +194,58 @@ def _conditional_terms(
     ]
 
 
-def _marginals(
-    weights: Sequence[float], keys: Sequence[tuple[int, ...]], rules: Sequence[Sequence[Column]]
-) -> list[float]:
-    """mₒ = Σₕ pₕ Πᵣ tᵣ[oᵣ][h] for every joint outcome, built a rule at a time.
+#: one step of the marginals: a rule's columns, and for each group of classes alike under it
+#: and the rules after it (in the order the groups first appear among the classes), which
+#: column of the rule the group holds and which group of the next step it is summed into
+_Step = tuple[Sequence[Column], list[tuple[int, int]]]
 
-    The rules that tell the most classes apart come first. Before each rule the state is,
-    for every group of classes alike under that rule and the ones after it, the list over
-    the joint outcomes of the rules before it of Σ pₕ Πᵣ tᵣ[oᵣ][h] over the group's classes.
-    The rule multiplies each group by its value of each outcome and sums the groups that the
-    rules after it no longer tell apart, so the last rules, which meet the most joint
-    outcomes, meet a handful of groups; after the last rule one group is left, holding the
-    marginals."""
+
+def _steps(keys: Sequence[tuple[int, ...]], rules: Sequence[Sequence[Column]]) -> list[_Step]:
+    """The order the marginals take the rules in, and the groups of each step (see
+    :data:`_Step`), built from the last rule back: the groups before a rule are the distinct
+    pairs (column of that rule, group after it), numbered as they first appear among the
+    classes. That numbering is the order :func:`_marginals` sums a group's members in, so it
+    is part of every figure's last bits (``tests/engine/test_joint_same_floats.py``).
+
+    The rules that tell the most classes apart come first, so the last rules, which meet the
+    most joint outcomes, meet a handful of groups."""
     ids = list(zip(*keys, strict=True))  # for each rule, each class's column
     told = [len(set(of_rule)) for of_rule in ids]
     order = sorted(range(len(rules)), key=lambda r: (-told[r], len(rules[r][0]), r))
-    # labels[j][h]: class h's group among the classes alike under the rules order[j:]; the
-    # classes are told apart by all of them (the caller merged the alike ones)
-    labels: list[list[int]] = [[0] * len(keys)]
-    counts = [1]
+    steps: list[_Step] = []
+    label = [0] * len(keys)  # each class's group among those alike under the rules after
     for rule in reversed(order[1:]):
-        pairs: dict[tuple[int, int], int] = {}
-        labels.insert(
-            0,
-            [pairs.setdefault(pair, len(pairs)) for pair in zip(ids[rule], labels[0], strict=True)],
-        )
-        counts.insert(0, len(pairs))
-    labels.insert(0, list(range(len(keys))))
+        numbers: dict[tuple[int, int], int] = {}  # numbered as first met
+        pairs = zip(ids[rule], label, strict=True)
+        label = [numbers.setdefault(pair, len(numbers)) for pair in pairs]
+        steps.append((rules[rule], list(numbers)))
+    # before the first rule every class is a group of its own (the caller merged alike ones)
+    steps.append((rules[order[0]], list(zip(ids[order[0]], label, strict=True))))
+    steps.reverse()
+    return steps
+
+
+def _marginals(
+    weights: Sequence[float], keys: Sequence[tuple[int, ...]], rules: Sequence[Sequence[Column]]
+) -> list[float]:
+    """mₒ = Σₕ pₕ Πᵣ tᵣ[oᵣ][h] for every joint outcome, built a rule at a time (the order
+    and groups of :func:`_steps`).
+
+    Before each rule the state is, for every group of classes alike under that rule and the
+    ones after it, the list over the joint outcomes of the rules before it of Σ pₕ Πᵣ tᵣ[oᵣ][h]
+    over the group's classes (at first, each class alone with its weight). The rule
+    multiplies each group by its value of each outcome and sums the groups that the rules
+    after it no longer tell apart, in the order they first appear among the classes; after
+    the last rule one group is left, holding the marginals."""
+    steps = _steps(keys, rules)
     values: list[list[float]] = [[weight] for weight in weights]
-    for step, rule in enumerate(order):
-        columns = rules[rule]
-        members: list[list[tuple[Column, list[float]]]] = [[] for _ in range(counts[step])]
-        # each group of this step once, with the group it joins and its column of the rule
-        for was, into, column in dict.fromkeys(
-            zip(labels[step], labels[step + 1], ids[rule], strict=True)
-        ):
-            members[into].append((columns[column], values[was]))
+    for (columns, groups), following in zip(steps, [*steps[1:], None], strict=True):
+        # each group of this step, with its column of the rule, in the group it joins
+        members: list[list[tuple[Column, list[float]]]] = [
+            [] for _ in (following[1] if following else (None,))
+        ]
+        for (column, into), xs in zip(groups, values, strict=True):
+            members[into].append((columns[column], xs))
         values = [
             [a * x for a in parts[0][0] for x in parts[0][1]]  # one group: no sum
             if len(parts) == 1

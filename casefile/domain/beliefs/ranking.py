@@ -10,10 +10,10 @@ Nothing here writes anything; results are recomputed whenever they are shown.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from operator import mul
+from operator import itemgetter, mul
 
 from casefile.domain.beliefs.arithmetic import entropy_bits, mutual_information_bits, tempered
 from casefile.domain.beliefs.joint import memoised, probe_information_bits
@@ -71,21 +71,27 @@ def coarse_to_leaders(
     Information about this coarse variable is what a step tells about the leaders: a broad
     probe that sorts out unlikely classes scores less here than a pointed one that splits the
     two hypotheses people are actually weighing."""
-    order = sorted(range(len(probs)), key=lambda k: (-probs[k], k))
-    top, rest = order[:LEADERS], order[LEADERS:]
-    mass = math.fsum(probs[k] for k in rest)
-    prior = [probs[k] for k in top] + ([mass] if mass > 0.0 else [])
-    weights = [probs[k] for k in rest]
-    coarse = []
-    for table in tables:
-        rows = []
-        for row in table:
-            merged = [row[k] for k in top]
-            if mass > 0.0:
-                merged.append(math.fsum(map(mul, weights, map(row.__getitem__, rest))) / mass)
-            rows.append(merged)
-        coarse.append(rows)
+    # most likely first, ties in leaf order (a stable sort keeps it when reversed)
+    order = sorted(range(len(probs)), key=probs.__getitem__, reverse=True)
+    top, rest = _picker(order[:LEADERS]), _picker(order[LEADERS:])
+    weights = rest(probs)
+    mass = math.fsum(weights)
+    if not mass > 0.0:
+        return list(top(probs)), [[list(top(row)) for row in table] for table in tables]
+    prior = [*top(probs), mass]
+    coarse = [
+        [[*top(row), math.fsum(map(mul, weights, rest(row))) / mass] for row in table]
+        for table in tables
+    ]
     return prior, coarse
+
+
+def _picker(positions: Sequence[int]) -> Callable[[Sequence[float]], Sequence[float]]:
+    """The values at ``positions`` of a row, as one call (``itemgetter`` where it gives a
+    tuple: two positions or more)."""
+    if len(positions) > 1:
+        return itemgetter(*positions)
+    return lambda row: [row[k] for k in positions]
 
 
 def leaders_information_bits(
@@ -248,19 +254,23 @@ def _table(leaves: tuple[int, LeafIndex], rule: Rule) -> list[list[float]]:
     count, index = leaves
     nearest: list[str | None] = [None] * count  # per leaf, the node whose likelihoods apply
     height: list[float] = [math.inf] * count  # how far up its path that node is
+    named: list[str] = []  # the nodes the rule names that are in this tree
     for node in rule.likelihoods:
-        for position, depth in index.get(node, ()):
+        under = index.get(node)
+        if under is None:
+            continue
+        named.append(node)
+        for position, depth in under:
             if depth < height[position]:
                 height[position] = depth
                 nearest[position] = node
-    named = [node for node in rule.likelihoods if node in index]
     table: list[list[float]] = []
     for outcome in rule.outcome_names:
         other = rule.otherwise[outcome]
         value: dict[str | None, float] = {None: tempered(other, other, rule.reliability)}
         for node in named:
             value[node] = tempered(rule.likelihoods[node][outcome], other, rule.reliability)
-        table.append([value[node] for node in nearest])
+        table.append(list(map(value.__getitem__, nearest)))
     return table
 
 
