@@ -68,12 +68,13 @@ _MISSING = frozenset(
 )
 
 # A prompt is some decoration ending in one of these characters, followed by the command.
-# Covers `$ cmd`, `user@host:~$ cmd`, `root@host:~# cmd`, `[user@host dir]$ cmd`,
+# Covers `$ cmd`, `user@host:~$ cmd`, `pi@host:~ $ cmd` (Raspberry Pi OS's space before
+# the `$`), `root@host:~# cmd`, `[user@host dir]$ cmd`,
 # `[root@esx:~] cmd`, `> cmd`, `(venv) user@host:~$ cmd`, `~ $ time cmd`, zsh's `➜  ~ cmd`.
 _PROMPT_PREFIX = re.compile(
     r"""^(?:\([^)]*\)+(?:\s+\)+)?\s*)*          # (conda env) prefixes, even nested ones
         (?:\[[^\]]*\]\s*[$#%>]?                   # [user@host dir]$   [root@esx:~]
-          |[^\s\[@]*+@\S*?[$#%>]                  # user@host:~$   root@host:~#
+          |[^\s\[@]*+@\S*?\s?[$#%>]               # user@host:~$   root@host:~#   pi@h:~ $
           |[~/\w.-]*\s*[$#%>❯➜])                   # $   ~ $   Singularity>   ➜
         \s*(?:[~/\w.-]+\s+)?                      # zsh shows the directory after ➜
         (?:(?:sudo|time|command|exec)\s+)*         # wrappers in front of the tool

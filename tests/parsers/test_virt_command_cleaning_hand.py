@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from casefile_probes._text import clean_paste, is_prompt_line, to_float, to_int
+from casefile_probes._text import clean, clean_paste, is_prompt_line, to_float, to_int
 from casefile_probes.bandwidth import parse_bandwidth
 from casefile_probes.command import PROBE as COMMAND
 from casefile_probes.command import make_command_probe, parse_command
@@ -170,6 +170,23 @@ def test_clean_handles_crlf_blockquotes_and_hash_prompts() -> None:
     assert cleaned.lines == ["Device 0: X", "# done", ""]
     assert cleaned.commands == ["./bandwidthTest --htod"]
     assert clean_paste("# nThread 1 nGpus 1\n").lines == ["# nThread 1 nGpus 1", ""]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "pi@raspberrypi:~ $ nvidia-smi -L\nGPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-1)",
+        "me@box:~$ nvidia-smi -L\nGPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-1)",
+        "(base) me@box:~/x $ sudo nvidia-smi -L\nGPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-1)",
+    ],
+)
+def test_nvidia_smi_cleaning_takes_a_space_before_the_dollar_for_a_prompt(text: str) -> None:
+    """Raspberry Pi OS (and any PS1 of ``\\u@\\h:\\w \\$``) puts a space before the ``$``;
+    :func:`clean_paste` took such a line for a prompt, :func:`clean` kept it as output."""
+    cleaned = clean(text)
+    assert cleaned.lines == ["GPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-1)"]
+    assert cleaned.commands and cleaned.commands[0].startswith("nvidia-smi -L")
+    assert clean("Fan  Temp  Perf  Pwr:Usage/Cap $ nvidia-smi").commands == []
 
 
 def test_numbers() -> None:
