@@ -190,6 +190,7 @@ _LOOKS = re.compile(
     r"|(?<![\w.])Data\s\d{1,12}(?:\.\d{1,12})?\s\(\d{1,12}(?:\.\d{1,12})?\)\s{1,4}Batch\s"
     r"|\|\s{0,4}Data\s{1,8}\d{1,12}(?:\.\d{1,12})?\s{0,2}s\s{0,4}\([^\n]{0,40}\|\s{0,4}Net\s{1,8}\d"
     r"|UserWarning: CUDA initialization|[Ff]ound no NVIDIA driver|No CUDA GPUs are available"
+    r"|FP16 is not supported on CPU"
     r"|Falling back to CPU|CUDA is not available|torch\.cuda\.is_available\(\)\s{0,4}[:=]?\s{0,4}"
     r"|using CPU backend|tok/sec|tokens/sec|offloaded \d{1,6}/\d{1,6} layers to GPU"
     r"|tensor[_-]parallel[_-]size['\"]?\s{0,4}[=:]\s{0,4}\d|(?<![\w])world_size=\d"
@@ -200,8 +201,8 @@ _LOOKS = re.compile(
 
 def looks_like_app_log(text: str) -> bool:
     """Whether a text holds one of the lines this parser is built for (a step timing, a
-    throughput, a parallel size, a CUDA failure). A bare "Using device: cuda" is not enough:
-    profiler scripts print it above their tables."""
+    throughput, a parallel size, a CUDA failure, Whisper on the CPU). A bare "Using device:
+    cuda" is not enough: profiler scripts print it above their tables."""
     return isinstance(text, str) and _LOOKS.search(text) is not None
 
 

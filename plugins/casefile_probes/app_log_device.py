@@ -2,12 +2,12 @@
 :mod:`casefile_probes.app_log`.
 
 A statement about the job itself ("Using device: cpu", "No CUDA GPUs are available", torch's
-"CUDA initialization" warning, llama.cpp's "offloaded 0/33 layers to GPU") says it runs on the
-CPU, and no CUDA line outweighs it. Incidental mentions ("device='cpu'", "Falling back to
-CPU", ``cuda=False``) may be about a part of the job, so an explicit CUDA statement outweighs
-them; and some are not about the job at all: a ``device='cpu'`` inside a config object's
-brackets or under a YAML ``offload_…:`` block (where optimizer state lives), and an operator
-falling back to the CPU.
+"CUDA initialization" warning, Whisper's "FP16 is not supported on CPU", llama.cpp's "offloaded
+0/33 layers to GPU") says it runs on the CPU, and no CUDA line outweighs it. Incidental mentions
+("device='cpu'", "Falling back to CPU", ``cuda=False``) may be about a part of the job, so an
+explicit CUDA statement outweighs them; and some are not about the job at all: a
+``device='cpu'`` inside a config object's brackets or under a YAML ``offload_…:`` block (where
+optimizer state lives), and an operator falling back to the CPU.
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ _ON_CPU = re.compile(
     r"|cuda (?:is )?(?:not available|unavailable)"
     r"|no cuda gpus are available|no cuda-capable device|found no nvidia driver"
     r"|cuda initialization: |running on (?:the )?cpu\b"
+    # openai-whisper picks FP32 only because the model was placed on the CPU
+    r"|fp16 is not supported on cpu\b"
     r"|(?<![\w.])n_gpu\s{0,2}[=:]\s{0,2}0\b"
     r"|gpu available: \w{1,8}(?: \(\w{1,8}\))?, used: false"
     r"|(?<![\w.])torch \S{1,40} cpu\s{0,4}$|(?<![\w/])offloaded 0/\d{1,6} layers to gpu)"
