@@ -41,8 +41,8 @@ NOT_YET = {
     # the fifth round (written down before any evaluation; evaluation 40: two lead,
     # evaluation 42, with the thread's stated link readings read: four)
     "vllm-52607-nixl-pull-cuda-ipc-get-tcp-fallback": "p2p-policy leads; transport-fallback is #2",
-    # the sixth round (written down before any evaluation; evaluation 47: two of four lead)
-    "decipher-8-rtx3060-whisper-on-cpu": "data-loading leads; gpu-unused is #2",
+    # the sixth round (written down before any evaluation; evaluation 47: two of four lead,
+    # evaluation 48: three)
     "nunchaku-pr-817-gb10-pageable-weight-copies": "data-loading leads; "
     "host-transfer is the likeliest leaf, but a class of several leaves leads",
 }

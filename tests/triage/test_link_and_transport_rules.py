@@ -42,6 +42,13 @@ def first_rule(change: str) -> str | None:
         ("33 layers offloaded to the GPU", "gpu-offload"),
         ("fewer host to device copies: weights no longer offloaded to the GPU", "host-sync"),
         ("expert weights not offloaded to the GPU for small batches", "batch-size"),
+        # the model or job itself moved from the CPU (change 53); a part of the work moved
+        # there stays with the rule of that part
+        ("Whisper moved from the CPU onto the GPU", "gpu-offload"),
+        ("the model moved from CPU to GPU", "gpu-offload"),
+        ("--device cpu -> cuda", "gpu-offload"),
+        ("image decoding moved from the CPU to the GPU (DALI)", "data-pipeline"),
+        ("sampling on the device instead of probas.cpu()", "host-sync"),
     ],
 )
 def test_each_change_is_read_by_the_rule_of_its_mechanism(change: str, rule: str) -> None:
