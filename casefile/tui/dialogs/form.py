@@ -85,6 +85,13 @@ class FormDialog(Overlay[R | None], Generic[R]):
         #: false until the first field has the focus: keys typed in the same burst as the
         #: one that opened the dialog wait for it (``CasefileApp.on_event``)
         self.takes_keys = False
+        #: the lines under the fields and the confirm button, as composed: written on every
+        #: keystroke, and by a preview that may finish after the dialog has closed, when a
+        #: query for them would find nothing
+        self._problem_line = Static("", id="form-problem", markup=False)
+        self._preview_line = Static("", id="form-preview", markup=False)
+        self._command_line = Static("", id="form-command", markup=False)
+        self._confirm = Button(confirm_label, variant="primary", id="form-confirm")
 
     def compose(self) -> ComposeResult:
         self._shown = first_frame(self.fields, self.rows_before, self.app.size.height)
@@ -95,11 +102,11 @@ class FormDialog(Overlay[R | None], Generic[R]):
                     scroll.styles.overflow_y = "scroll"
                 for spec in self.fields[: self._shown]:
                     yield from self._field(spec)
-            yield Static("", id="form-problem", markup=False)
-            yield Static("", id="form-preview", markup=False)
-            yield Static("", id="form-command", markup=False)
+            yield self._problem_line
+            yield self._preview_line
+            yield self._command_line
             with Horizontal(id="form-buttons"):
-                yield Button(self.confirm_label, variant="primary", id="form-confirm")
+                yield self._confirm
                 yield Button("Cancel", id="form-cancel")
 
     def _field(self, spec: Field) -> Iterator[Widget]:
@@ -200,17 +207,16 @@ class FormDialog(Overlay[R | None], Generic[R]):
     def dirty(self) -> bool:
         return any(self.values()[f.name] != f.value for f in self.fields)
 
-    def check(self) -> None:
-        """Build the request from what is typed now; show what is wrong, or what will run."""
+    def check(self, with_preview: bool = True) -> None:
+        """Build the request from what is typed now; show what is wrong, or what will run,
+        and (``with_preview``) start working out what recording it would do."""
         try:
             self.request = self.build(self.values())
             self.problem = None
         except ValueError as error:
             self.request = None
             self.problem = str(error)
-        problem = self.query_one("#form-problem", Static)
-        command = self.query_one("#form-command", Static)
-        confirm = self.query_one("#form-confirm", Button)
+        problem, command, confirm = self._problem_line, self._command_line, self._confirm
         if self.problem is not None:
             # an untouched form says nothing yet (a jump dialog opening on "give a seq" reads
             # as an error); the button stays disabled all the same
@@ -223,7 +229,7 @@ class FormDialog(Overlay[R | None], Generic[R]):
             assert self.request is not None
             command.update(f"$ {line(self.echo(self.request))}" if self.echo else "")
             confirm.disabled = False
-            if self.preview is not None:
+            if with_preview and self.preview is not None:
                 request = self.request
 
                 async def preview() -> None:  # made when it starts: a cancelled one leaves none
@@ -239,9 +245,11 @@ class FormDialog(Overlay[R | None], Generic[R]):
             text = f"✗ {error}"
             if request is self.request:  # the case refuses it: nothing to record
                 self._refused = (request, str(error))
-                self.query_one("#form-confirm", Button).disabled = True
+                self._confirm.disabled = True
+        if not self.is_attached:  # the dialog closed while the case worked it out
+            return
         if request is self.request:  # still what is typed: stale previews are dropped
-            self.query_one("#form-preview", Static).update(line_block(text))
+            self._preview_line.update(line_block(text))
 
     def on_input_changed(self, _event: Input.Changed) -> None:
         self.check()
@@ -266,7 +274,8 @@ class FormDialog(Overlay[R | None], Generic[R]):
 
     def action_confirm(self) -> None:
         self._tried = True
-        self.check()
+        # no preview of a request about to be recorded: it would land after the dialog closed
+        self.check(with_preview=False)
         refused = self._refused
         if refused is not None and refused[0] == self.request:
             self.notify(refused[1], title=self.form_title, severity="warning", markup=False)
