@@ -61,8 +61,9 @@ def test_status_names_the_root_cause_exactly_where_a_class_outweighs_it() -> Non
         root = (projection.concluded or {}).get("root_cause")
         if row.likeliest_leaf != row.leading_leaf and row.likeliest_leaf == root:
             named.add(case.name)
-    assert named == {
-        "club-3090-356-x99-no-p2p-tp2",
-        "nccl-820-pex88096-virtual-bridge-nic-order",
-        "sleap-nn-pr-342-item-per-element-d2h",
-    }
+    # the development set's own list of them (its strict xfails say why each does not lead)
+    from tests.triage.test_dev_set import NOT_YET
+
+    outweighed = {slug for slug, why in NOT_YET.items() if "a class of several leaves" in why}
+    assert len(outweighed) >= 3
+    assert named == outweighed
