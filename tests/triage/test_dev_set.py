@@ -48,9 +48,9 @@ NOT_YET = {
     # the eighth round (written down before any evaluation; evaluation 50: two of three lead)
     "sonar-115-ray-workers-pinned-to-two-cores": "host-cpu leads; misconfiguration is #4 "
     "(the workaround, one core per worker, is read by host-threads as CPU-bound host code)",
-    # the ninth round (evaluation 51: its one case does not lead)
-    "curtisnorthcutt-titan-rtx-fans-blocked-top-position": "power-cap leads; "
-    "thermal-degradation is #3",
+    # the ninth round (evaluation 51: its one case does not lead; evaluation 52: #2)
+    "curtisnorthcutt-titan-rtx-fans-blocked-top-position": "data-loading leads; "
+    "thermal-degradation is #2 (its prior, 1.4 %, against a training row for data loading)",
 }
 
 CASES = [

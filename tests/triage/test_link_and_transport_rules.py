@@ -49,6 +49,13 @@ def first_rule(change: str) -> str | None:
         ("--device cpu -> cuda", "gpu-offload"),
         ("image decoding moved from the CPU to the GPU (DALI)", "data-pipeline"),
         ("sampling on the device instead of probas.cpu()", "host-sync"),
+        # a power budget raised, and cooling improved, are two rules (change 54)
+        ("power cap 500 W -> 1400 W", "power-limit"),
+        ("nvidia-smi -pl 450", "power-limit"),
+        ("Jetson power mode changed from 30 W to MAXN", "power-limit"),
+        ("the card moved so its fans get air", "cooling"),
+        ("heatsink cleaned and repasted", "cooling"),
+        ("case fans set to full speed", "cooling"),
     ],
 )
 def test_each_change_is_read_by_the_rule_of_its_mechanism(change: str, rule: str) -> None:
@@ -61,6 +68,8 @@ def test_each_change_is_read_by_the_rule_of_its_mechanism(change: str, rule: str
         ("pcie-link", "link-degraded", ("pcie-bandwidth", "host-transfer", "consumer-no-p2p")),
         ("interconnect", "pcie-bandwidth", ("p2p-lost", "library-path", "over-split")),
         ("transport", "transport-fallback", ("p2p-policy", "acs-iommu", "internode-network")),
+        ("power-limit", "power-cap", ("thermal-degradation",)),
+        ("cooling", "thermal-degradation", ("power-cap",)),
     ],
 )
 def test_a_faster_run_speaks_most_for_the_mechanism_the_change_restores(
