@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.widgets import Button
+
 from casefile.app.service import CaseService
 from casefile.store.sql import SqlEventStore
 from casefile.tui.dialogs.form import FormDialog
@@ -66,6 +68,8 @@ async def test_import_with_cases_listed_imports(tmp_path: Path) -> None:
         await settle(pilot, lambda: isinstance(app.screen, FormDialog))
         dialog = app.screen
         assert isinstance(dialog, FormDialog)
+        # its button says what it does (the label is set after the dialog is made)
+        assert str(dialog.query_one("#form-confirm", Button).label) == "Import"
         fill(dialog, {"directory": str(REFERENCE)})
         await pilot.press("ctrl+s")
         await settle(pilot, lambda: len(listing.rows or []) == 2)

@@ -4,7 +4,11 @@ do) may still be on its way when the dialog closes: recorded with ctrl+s, or dro
 It used to look its line up by a query once the case had answered; on a dialog already taken
 off the screen that query found nothing and the worker's ``NoMatches`` ended the app (seen in
 one CI run of the evidence test under load). Confirming no longer starts a preview at all, and
-a preview that lands after the dialog closed writes nowhere.
+a preview that lands after the dialog closed writes nowhere. The Esc case covers the second
+(the ctrl+s case's held preview is of a request the confirm has since rebuilt, so it is
+dropped as stale either way); the ctrl+s case covers the first. ``message._sender`` and
+``app._exception`` are Textual's private names (pinned at 8.2.8): what unmounted, and what
+ended the app.
 """
 
 from __future__ import annotations

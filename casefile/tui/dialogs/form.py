@@ -85,13 +85,14 @@ class FormDialog(Overlay[R | None], Generic[R]):
         #: false until the first field has the focus: keys typed in the same burst as the
         #: one that opened the dialog wait for it (``CasefileApp.on_event``)
         self.takes_keys = False
-        #: the lines under the fields and the confirm button, as composed: written on every
-        #: keystroke, and by a preview that may finish after the dialog has closed, when a
-        #: query for them would find nothing
-        self._problem_line = Static("", id="form-problem", markup=False)
-        self._preview_line = Static("", id="form-preview", markup=False)
-        self._command_line = Static("", id="form-command", markup=False)
-        self._confirm = Button(confirm_label, variant="primary", id="form-confirm")
+        #: the lines under the fields and the confirm button, kept as composed: written on
+        #: every keystroke, and by a preview that may finish after the dialog has closed, when
+        #: a query for them would find nothing (made in :meth:`compose`, which reads
+        #: ``confirm_label`` as a caller may have set it after construction)
+        self._problem_line: Static
+        self._preview_line: Static
+        self._command_line: Static
+        self._confirm: Button
 
     def compose(self) -> ComposeResult:
         self._shown = first_frame(self.fields, self.rows_before, self.app.size.height)
@@ -102,6 +103,10 @@ class FormDialog(Overlay[R | None], Generic[R]):
                     scroll.styles.overflow_y = "scroll"
                 for spec in self.fields[: self._shown]:
                     yield from self._field(spec)
+            self._problem_line = Static("", id="form-problem", markup=False)
+            self._preview_line = Static("", id="form-preview", markup=False)
+            self._command_line = Static("", id="form-command", markup=False)
+            self._confirm = Button(self.confirm_label, variant="primary", id="form-confirm")
             yield self._problem_line
             yield self._preview_line
             yield self._command_line
@@ -207,7 +212,7 @@ class FormDialog(Overlay[R | None], Generic[R]):
     def dirty(self) -> bool:
         return any(self.values()[f.name] != f.value for f in self.fields)
 
-    def check(self, with_preview: bool = True) -> None:
+    def check(self, *, with_preview: bool = True) -> None:
         """Build the request from what is typed now; show what is wrong, or what will run,
         and (``with_preview``) start working out what recording it would do."""
         try:
