@@ -46,9 +46,14 @@ def first_rule(change: str) -> str | None:
         # there stays with the rule of that part
         ("Whisper moved from the CPU onto the GPU", "gpu-offload"),
         ("the model moved from CPU to GPU", "gpu-offload"),
+        ("moved the model from the CPU to the GPU", "gpu-offload"),
         ("--device cpu -> cuda", "gpu-offload"),
+        ("--device cpu => cuda", "gpu-offload"),
         ("image decoding moved from the CPU to the GPU (DALI)", "data-pipeline"),
-        ("sampling on the device instead of probas.cpu()", "host-sync"),
+        ("image decoding for the model moved from the CPU to the GPU (DALI)", "data-pipeline"),
+        ("the model's image decoding moved from the CPU to the GPU", "data-pipeline"),
+        ("sampling for the model moved from the CPU to the GPU", None),  # not gpu-offload
+        ("the model is no longer moved from the CPU to the GPU", None),
         # a power budget raised, and cooling improved, are two rules (change 54)
         ("power cap 500 W -> 1400 W", "power-limit"),
         ("nvidia-smi -pl 450", "power-limit"),
@@ -58,7 +63,7 @@ def first_rule(change: str) -> str | None:
         ("case fans set to full speed", "cooling"),
     ],
 )
-def test_each_change_is_read_by_the_rule_of_its_mechanism(change: str, rule: str) -> None:
+def test_each_change_is_read_by_the_rule_of_its_mechanism(change: str, rule: str | None) -> None:
     assert first_rule(change) == rule
 
 
