@@ -91,7 +91,7 @@ _PROMPT_PREFIX = re.compile(
 _MAX_PROMPT_PREFIX = 512
 
 # A line that is only a prompt (the second line of a two-line prompt, or an empty prompt).
-_BARE_PROMPT = re.compile(r"^\s*(?:\[[^\]]*@[^\]]*\][$#]?|[\w.-]+@[\w.-]+:\S*[$#]|[$#])\s*$")
+_BARE_PROMPT = re.compile(r"^\s*(?:\[[^\]]*@[^\]]*\][$#]?|[\w.-]+@[\w.-]+:\S*\s?[$#]|[$#])\s*$")
 
 #: Programs whose invocation marks a prompt line; lower-case, as typed in a shell.
 _PROGRAMS = ("nvidia-smi", "lspci", "nvbandwidth", "bandwidthTest", "p2pBandwidthLatencyTest")

@@ -2,7 +2,7 @@
 
 The leader is the top-level class with the most probability and the most specific leader
 descends through classes by their sums, so a class of several middling leaves can lead while a
-lone leaf elsewhere holds more than any of them (three development cases end so). Status says
+lone leaf elsewhere holds more than any of them (several development cases end so). Status says
 so beside the leader instead of leaving a reader to add up the bars.
 """
 
@@ -15,6 +15,7 @@ from casefile.cli.render import render_status
 from casefile.domain.beliefs import project
 from casefile.store.casedir import read_case_dir
 from tests.app.view_cases import reference_case
+from tests.triage.test_dev_set import NOT_YET
 
 DEV = Path(__file__).resolve().parents[2] / "cases" / "dev"
 OUTWEIGHED = DEV / "sleap-nn-pr-342-item-per-element-d2h"
@@ -62,8 +63,6 @@ def test_status_names_the_root_cause_exactly_where_a_class_outweighs_it() -> Non
         if row.likeliest_leaf != row.leading_leaf and row.likeliest_leaf == root:
             named.add(case.name)
     # the development set's own list of them (its strict xfails say why each does not lead)
-    from tests.triage.test_dev_set import NOT_YET
-
     outweighed = {slug for slug, why in NOT_YET.items() if "a class of several leaves" in why}
     assert len(outweighed) >= 3
     assert named == outweighed

@@ -186,7 +186,8 @@ def test_nvidia_smi_cleaning_takes_a_space_before_the_dollar_for_a_prompt(text: 
     cleaned = clean(text)
     assert cleaned.lines == ["GPU 0: NVIDIA GeForce RTX 3090 (UUID: GPU-1)"]
     assert cleaned.commands and cleaned.commands[0].startswith("nvidia-smi -L")
-    assert clean("Fan  Temp  Perf  Pwr:Usage/Cap $ nvidia-smi").commands == []
+    # the next prompt, bare, at the end of the paste goes too
+    assert clean(text + "\npi@raspberrypi:~ $").lines == cleaned.lines
 
 
 def test_numbers() -> None:
