@@ -51,9 +51,8 @@ NOT_YET = {
     # the ninth round (evaluation 51: its one case does not lead; evaluation 52: #2)
     "curtisnorthcutt-titan-rtx-fans-blocked-top-position": "data-loading leads; "
     "thermal-degradation is #2 (its prior, 1.4 %, against a training row for data loading)",
-    # the tenth round (evaluation 53: neither leads)
+    # the tenth round (evaluation 53: neither leads; evaluation 54: mdm-pr-81 leads)
     "animegan-50-2080ti-cuda-visible-devices-1": "data-loading leads; gpu-unused is #4",
-    "mdm-pr-81-global-detect-anomaly-low-gpu-util": "data-loading leads; misconfiguration is #6",
 }
 
 CASES = [

@@ -61,6 +61,9 @@ def first_rule(change: str) -> str | None:
         ("the card moved so its fans get air", "cooling"),
         ("heatsink cleaned and repasted", "cooling"),
         ("case fans set to full speed", "cooling"),
+        # a debugging switch turned off (change 55)
+        ("torch.autograd.set_detect_anomaly(True) removed", "debug-setting"),
+        ("CUDA_LAUNCH_BLOCKING=1 unset", "debug-setting"),
     ],
 )
 def test_each_change_is_read_by_the_rule_of_its_mechanism(change: str, rule: str | None) -> None:
@@ -75,6 +78,7 @@ def test_each_change_is_read_by_the_rule_of_its_mechanism(change: str, rule: str
         ("transport", "transport-fallback", ("p2p-policy", "acs-iommu", "internode-network")),
         ("power-limit", "power-cap", ("thermal-degradation",)),
         ("cooling", "thermal-degradation", ("power-cap",)),
+        ("debug-setting", "misconfiguration", ("gpu-unused", "over-split", "host-cpu")),
     ],
 )
 def test_a_faster_run_speaks_most_for_the_mechanism_the_change_restores(
