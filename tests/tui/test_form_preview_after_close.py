@@ -19,11 +19,10 @@ import pytest
 from textual import events
 from textual.message import Message
 
-from casefile.tui.dialogs.form import FormDialog
 from casefile.tui.screens.case import CaseScreen
 from tests.tui.conftest import build_app
-from tests.tui.helpers import case_ready, poll_until, recorded, settle
-from tests.tui.test_actions import RESTS_ON, fill
+from tests.tui.helpers import poll_until, recorded, settle
+from tests.tui.test_actions import RESTS_ON, _evidence_dialog
 
 
 @pytest.mark.parametrize("close", ["escape", "ctrl+s"])
@@ -47,12 +46,7 @@ async def test_a_preview_that_lands_after_the_dialog_closed_is_dropped(
 
     app = build_app(db_url, actor="alice")
     async with app.run_test(size=(160, 45), message_hook=hook) as pilot:
-        await settle(pilot, case_ready(app))
-        await pilot.press("e")
-        await settle(pilot, lambda: isinstance(app.screen, FormDialog))
-        dialog = app.screen
-        assert isinstance(dialog, FormDialog)
-        fill(dialog, RESTS_ON)
+        dialog = await _evidence_dialog(app, pilot, RESTS_ON)
         # (not ``settle``, which also waits for the workers: this one waits for the gate)
         await poll_until(pilot, lambda: bool(started))
         on_its_way = len(started)
