@@ -27,8 +27,8 @@ NOT_YET = {
     "(its mechanism, GPUDirect RDMA off between nodes, is internode-network's)",
     "nccl-820-pex88096-virtual-bridge-nic-order": "over-split leads; "
     "numa-bios is the likeliest leaf, but a class of several leaves leads",
-    "nccl-tests-74-a40-nps4": "throughput/catch-all leads; numa-bios is #12",
-    "nccl-tests-93-v100-two-containers": "misconfiguration leads; transport-fallback is #3",
+    "nccl-tests-74-a40-nps4": "throughput/catch-all leads; numa-bios is #9",
+    "nccl-tests-93-v100-two-containers": "misconfiguration leads; transport-fallback is #2",
     "pytorch-benchmark-pr-706-v100-small-batch-cudagraph": "data-loading leads; "
     "compute-launch is #2",
     "pytorch-experiment-template-11-nccl-ib-disable-roce": "internode-network leads; "
