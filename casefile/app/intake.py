@@ -48,6 +48,15 @@ class IntakeItem:
     counted_by: str | None = None
     #: what a recorded answer from the case's records rests on (``--env gpu-class=consumer``)
     basis: str | None = None
+    #: why the question is not worth asking: an answer in force contradicts what it needs
+    #: (``gpu-count = one (seq 27)``: NVLink means nothing for a job on one GPU)
+    does_not_apply: str | None = None
+
+    @property
+    def pending(self) -> bool:
+        """Still to be asked: no answer in force, none a probe's rule already counted, and
+        nothing the case states makes it moot."""
+        return self.answer is None and self.counted_by is None and self.does_not_apply is None
 
 
 @dataclass(frozen=True)
@@ -91,8 +100,23 @@ def intake_items(
                 or question.from_answers(said)
             )
             counted = _counted_by(projection, playbook, known) if known else None
-            items.append(_item(playbook, question, None, None, known, counted))
+            item = _item(playbook, question, None, None, known, counted)
+            moot = _does_not_apply(projection, question)
+            items.append(replace(item, does_not_apply=moot) if moot else item)
     return items
+
+
+def _does_not_apply(projection: Projection, question: IntakeQuestion) -> str | None:
+    """The answer in force (and its seq) that contradicts what ``question`` needs to be worth
+    asking, as a hypothesis's "does not apply" names it; ``None`` when nothing does."""
+    state = projection.questions.get(question.rule.question)
+    if state is None:
+        return None
+    for intake, allowed in question.rule.requires:
+        held = state.answers.get(intake)
+        if held is not None and held[0] not in allowed:
+            return f"{intake} = {held[0]} (seq {held[1]})"
+    return None
 
 
 def answer_intake(

@@ -73,11 +73,7 @@ def cmd_intake(args: argparse.Namespace) -> int:
         if interactive:
             answers = _ask(items)
         outcome = service.writer.answer_intake(cid, answers, known=not args.no_known, who=who(args))
-        pending = [
-            item.id
-            for item in service.reader.intake(cid)
-            if item.answer is None and item.counted_by is None
-        ]
+        pending = [item.id for item in service.reader.intake(cid) if item.pending]
     if args.json:
         say_json(json.dumps(_outcome_json(outcome, pending), indent=2, ensure_ascii=False))
         return 0
@@ -102,7 +98,7 @@ def _ask(items: list[IntakeItem]) -> dict[str, str]:
     """Each unanswered question at the terminal; an empty line skips it."""
     answers: dict[str, str] = {}
     for item in items:
-        if item.answer is not None or item.known is not None:
+        if item.answer is not None or item.known is not None or item.does_not_apply:
             continue
         choices = " / ".join(item.answers)
         hint = f"  ({item.help})" if item.help else ""
@@ -137,6 +133,7 @@ def _show_items(items: list[IntakeItem], as_json: bool) -> None:
                 if i.known is None
                 else {"answer": i.known.answer, "source": i.known.source, "basis": i.known.basis},
                 "counted_by": i.counted_by,
+                "does_not_apply": i.does_not_apply,
             }
             for i in items
         ]
@@ -149,6 +146,8 @@ def _show_items(items: list[IntakeItem], as_json: bool) -> None:
             state = (
                 f"known: {item.known.answer if item.known else '?'} (counted by {item.counted_by})"
             )
+        elif item.does_not_apply is not None:
+            state = f"does not apply: {item.does_not_apply}"
         elif item.known is not None and item.known.source == "environment":
             # --env gave it: the answer, though this case (opened before such answers were
             # recorded on opening) holds it as evidence only once `casefile intake` runs

@@ -83,9 +83,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             say(render_status(view), flush=True)
             if args.to is None and view.concluded is None:
                 open_questions = [
-                    item.id
-                    for item in opened.service.reader.intake(opened.case_id)
-                    if item.answer is None and item.counted_by is None
+                    item.id for item in opened.service.reader.intake(opened.case_id) if item.pending
                 ]
                 if open_questions:
                     say(

@@ -200,6 +200,7 @@ def intake_questions(service: CaseService, case_id: str) -> dict[str, Any]:
                 "answers": list(item.answers),
                 "answer": item.answer,
                 "counted_by": item.counted_by,
+                "does_not_apply": item.does_not_apply,
             }
             for item in items
         ],

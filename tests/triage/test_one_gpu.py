@@ -104,3 +104,34 @@ def test_a_change_read_by_a_rule_that_needs_several_gpus_is_not_read_on_one(cli:
     )
     assert result.code == 0, result.err
     assert json.loads(result.out)["rule"] is None  # p2p-disable needs several GPUs
+
+
+#: intake questions about how several GPUs behave together (``requires gpu-count: several``)
+SEVERAL_GPU_QUESTIONS = ("scaling", "scope", "nvlink")
+
+
+def test_intake_does_not_ask_a_one_gpu_job_about_several_gpus(cli: CLI) -> None:
+    opened = cli(
+        "new", "slow decode", "--id", "q", "--playbook", "gpu-throughput",
+        "--env", "gpus=1x A100", "--env", "workload=inference",
+    )  # fmt: skip
+    assert opened.code == 0, opened.err
+    listed = cli("intake", "q", "--list", "--json")
+    assert listed.code == 0, listed.err
+    rows = {row["id"]: row for row in json.loads(listed.out)}
+    for qid in SEVERAL_GPU_QUESTIONS:
+        assert rows[qid]["answer"] is None
+        assert rows[qid]["does_not_apply"].startswith("gpu-count = one (seq "), rows[qid]
+    assert rows["after-upgrade"]["does_not_apply"] is None
+    shown = cli("intake", "q", "--list").out
+    assert "nvlink               does not apply: gpu-count = one (seq " in shown
+    # neither status nor intake counts them among the questions still to answer
+    tail = cli("status", "q").out.rsplit("Intake:", 1)[1]
+    pending = cli("intake", "q", "--answer", "after-upgrade=no").out
+    for qid in SEVERAL_GPU_QUESTIONS:
+        assert qid not in tail and qid not in pending.split("not answered yet:", 1)[1], qid
+    assert "platform" in tail and "after-upgrade" in tail
+    # a later answer of several GPUs makes them worth asking again
+    assert cli("intake", "q", "--answer", "gpu-count=several").code == 0
+    rows = {row["id"]: row for row in json.loads(cli("intake", "q", "--list", "--json").out)}
+    assert all(rows[qid]["does_not_apply"] is None for qid in SEVERAL_GPU_QUESTIONS)

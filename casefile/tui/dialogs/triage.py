@@ -30,6 +30,8 @@ def _label(item: IntakeItem) -> str:
         )
     elif item.counted_by is not None and item.known is not None:
         state = f" — known: {item.known.answer}, counted by {item.counted_by}"
+    elif item.does_not_apply is not None:
+        state = f" — does not apply: {item.does_not_apply}"
     elif item.known is not None:
         state = f" — known: {item.known.answer} (from {item.known.basis}), recorded with these"
     else:
