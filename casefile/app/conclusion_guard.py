@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from casefile.domain.beliefs.ranking import NO_SEPARATION
 from casefile.errors import DomainError
 
 if TYPE_CHECKING:
@@ -123,7 +124,7 @@ def _rival(
 def _next_step(status: StatusView, question: str) -> str | None:
     """The first ranked step on the question that tells the leader from the runner-up."""
     for group in status.next_step_groups:
-        if group.question != question or group.separates.startswith("does not tell"):
+        if group.question != question or group.separates.startswith(NO_SEPARATION):
             continue
         probes = ", ".join(f"{p.probe} ({p.cost})" for p in group.probes)
         load = group.load.replace("-", " ")

@@ -135,3 +135,17 @@ def test_intake_does_not_ask_a_one_gpu_job_about_several_gpus(cli: CLI) -> None:
     assert cli("intake", "q", "--answer", "gpu-count=several").code == 0
     rows = {row["id"]: row for row in json.loads(cli("intake", "q", "--list", "--json").out)}
     assert all(rows[qid]["does_not_apply"] is None for qid in SEVERAL_GPU_QUESTIONS)
+
+
+def test_a_step_that_leaves_the_leaders_alike_says_so_in_a_sentence(cli: CLI) -> None:
+    """``status`` prints each step's line on the two leaders: "separates A against B: …", or
+    "does not tell A from B" (once printed as "separates does not tell A from B")."""
+    opened = cli(
+        "new", "slow training", "--id", "s", "--playbook", "gpu-throughput",
+        "--env", "gpus=1x A100", "--env", "workload=training",
+    )  # fmt: skip
+    assert opened.code == 0, opened.err
+    lines = [line.strip() for line in cli("status", "s").out.splitlines()]
+    alike = [line for line in lines if "does not tell" in line]
+    assert alike and all(line.startswith("does not tell ") for line in alike), alike
+    assert any(line.startswith("separates data-loading against ") for line in lines)

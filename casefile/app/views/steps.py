@@ -13,7 +13,7 @@ from typing import Any
 
 from casefile.domain.beliefs.ranking import EXPERIMENT_PREFIX as EXPERIMENT_PREFIX
 from casefile.domain.beliefs.ranking import INTAKE_PREFIX as INTAKE_PREFIX
-from casefile.domain.beliefs.ranking import NextStep, ProbeStep, cost_weighted
+from casefile.domain.beliefs.ranking import NO_SEPARATION, NextStep, ProbeStep, cost_weighted
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,3 +217,9 @@ class DecisiveRow:
             "rationale": self.rationale,
             "hash": self.hash,
         }
+
+
+def separation_line(separates: str) -> str:
+    """A step's one line on the two leading hypotheses as a sentence: "separates A against B:
+    …", or the ranking's own "does not tell A from B" as it is."""
+    return separates if separates.startswith(NO_SEPARATION) else f"separates {separates}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from casefile.app.views import StatusView, WarningGroup
+from casefile.app.views.steps import separation_line
 from casefile.cli.render.text import bar, fixed, percent, short, under_load
 
 #: rows shown per section
@@ -70,7 +71,7 @@ def render_status(view: StatusView) -> str:
                 f"rule {group.rule}{under_load(group.load)}: {probes}"
             )
             if group.separates:
-                lines.append(f"       separates {group.separates}")
+                lines.append(f"       {separation_line(group.separates)}")
     if view.best_probes:
         lines += ["", "Best single probes (everything one run would tell, all its rules together)"]
         for rank, probe in enumerate(view.best_probes[:SHOWN_BEST_PROBES], start=1):
@@ -80,7 +81,7 @@ def render_status(view: StatusView) -> str:
                 f"{probe.probe}{under_load(probe.load)} ({probe.cost}): {', '.join(probe.rules)}"
             )
             if probe.separates:
-                lines.append(f"       separates {probe.separates}")
+                lines.append(f"       {separation_line(probe.separates)}")
     if view.decisive_evidence:
         lines += ["", "Decisive evidence (leave-one-out, bits)"]
         for item in view.decisive_evidence[:SHOWN_DECISIVE]:

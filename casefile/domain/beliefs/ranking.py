@@ -346,6 +346,10 @@ def worth_suggesting(rule: Rule, structure: Structure) -> bool:
     return not named or any(any(m in held for m in structure.subtree[i]) for i in named)
 
 
+#: how :func:`separation`'s line opens when a step leaves the two leaders alike
+NO_SEPARATION = "does not tell"
+
+
 def separation(
     belief: Belief, tables: Sequence[tuple[Rule, Sequence[Sequence[float]]]]
 ) -> tuple[float, str]:
@@ -360,7 +364,7 @@ def separation(
         return 0.0, ""
     first, second = held
     names = belief.keys[first], belief.keys[second]
-    best: tuple[float, str] = (0.0, f"does not tell {names[0]} from {names[1]}")
+    best: tuple[float, str] = (0.0, f"{NO_SEPARATION} {names[0]} from {names[1]}")
     for rule, table in tables:
         for outcome, row in zip(rule.outcome_names, table, strict=True):
             a, b = row[first], row[second]
