@@ -61,8 +61,11 @@ class FormDialog(Overlay[R | None], Generic[R]):
         echo: Callable[[R], str] | None = None,
         confirm_label: str = "Record",
         preview: Callable[[R], Awaitable[str]] | None = None,
+        note: str = "",
     ) -> None:
         super().__init__()
+        #: a line under the title about the form as a whole (what it leaves out, and why)
+        self.note = note
         #: what the request would do, worked out on the case thread (the evidence dialog
         #: shows the posterior before anything is recorded)
         self.preview = preview
@@ -98,6 +101,8 @@ class FormDialog(Overlay[R | None], Generic[R]):
         self._shown = first_frame(self.fields, self.rows_before, self.app.size.height)
         with Vertical(id="form"):
             yield Label(self.form_title, id="form-title")
+            if self.note:
+                yield Static(self.note, id="form-note", markup=False)
             with VerticalScroll(id="form-fields") as scroll:
                 if self._shown < len(self.fields):  # its scroll bar there from the first frame
                     scroll.styles.overflow_y = "scroll"

@@ -61,13 +61,30 @@ def build_intake(items: Sequence[IntakeItem]) -> Callable[[Mapping[str, str]], A
 def intake_dialog(
     items: Sequence[IntakeItem], *, case_id: str, actor: str
 ) -> FormDialog[AnswerIntake]:
-    fields = [Field(item.id, _label(item), placeholder="empty: skip") for item in items]
+    # a question the case's answers make moot (NVLink for a one-GPU job) is not asked; the
+    # note says which, and why, once
+    asked = [item for item in items if item.does_not_apply is None or item.answer is not None]
+    fields = [Field(item.id, _label(item), placeholder="empty: skip") for item in asked]
     return FormDialog(
         INTAKE.heading,
         fields,
-        build_intake(items),
+        build_intake(asked),
         echo=lambda action: command_line(INTAKE, action, case_id, actor),
+        note=_moot_note([item for item in items if item not in asked]),
     )
+
+
+def _moot_note(moot: Sequence[IntakeItem]) -> str:
+    """ "Not asked, as they do not apply: scaling, scope, nvlink (gpu-count = one, seq 27)":
+    the questions left out of the form, grouped by the answer that makes them moot."""
+    by_reason: dict[str, list[str]] = {}
+    for item in moot:
+        by_reason.setdefault(str(item.does_not_apply), []).append(item.id)
+    groups = [
+        f"{', '.join(ids)} ({reason.replace(' (seq ', ', seq ').removesuffix(')')})"
+        for reason, ids in by_reason.items()
+    ]
+    return f"Not asked, as they do not apply: {'; '.join(groups)}" if groups else ""
 
 
 def experiment_dialog(
