@@ -18,7 +18,12 @@ on ``host``:
   time; ``cpu.sync_share``: the ``…Synchronize`` calls' share of it;
 - ``gpu.nccl_share``: share of kernel time in kernels naming NCCL;
 - ``gpu.memcpy_share``: memory-operation time over kernel plus memory-operation time, when
-  both reports are present.
+  both reports are present;
+- ``memcpy.host_share``: the share of memory-operation time in copies between host and device
+  (``HtoD``, ``DtoH``) rather than on the device (``DtoD``, peer-to-peer, memset): GPU data
+  staged through host memory shows here, from the memory report alone;
+  ``memcpy.count`` and ``memcpy.mean_us`` (operations, time per operation) when that report is
+  whole.
 
 A table cut short (a paste that ends mid-row, a ``...`` line) still gives its shares, taken
 against the total its ``Time (%)`` column implies; its counts and means, which the missing
@@ -80,6 +85,8 @@ _API_NAME = re.compile(r"^(?:cuda|cu|hip|nccl)", re.I)
 _LAUNCH = re.compile(r"^(?:(?:cuda|cu|hip)\w*Launch\w*Kernel\w*)$")
 _SYNC = re.compile(r"^(?:cuda|cu|hip)\w*Synchronize\w*$")
 _NCCL = re.compile(r"nccl", re.I)
+#: a copy between host and device, as the memory report names it (2020-2021 and current)
+_HOST_COPY = re.compile(r"HtoD|DtoH|Host-to-Device|Device-to-Host", re.I)
 _SHORT_NS = 20_000.0  # a kernel shorter than 20 µs costs about what launching it costs
 _COMPLETE_PCT = 95.0
 
@@ -344,6 +351,8 @@ def parse_nsys_stats(text: str) -> ParseResult:
         result.add("cpu.sync_share", _share(api, lambda n: bool(_SYNC.match(n))))
     if kern is not None:
         _add_kernel_facts(result, kern)
+    if mem is not None:
+        _add_copy_facts(result, mem)
     if kern is not None and mem is not None and kern.whole_ns and kern.whole_ns == mem.whole_ns:
         mem_part = sum(row.total_ns for row in mem.rows)
         result.add("gpu.memcpy_share", round(min(mem_part / kern.whole_ns, 1.0), 4))
@@ -358,6 +367,26 @@ def parse_nsys_stats(text: str) -> ParseResult:
             f"no cuda_api_sum, cuda_gpu_kern_sum or cuda_gpu_mem_time_sum table{found}"
         )
     return result
+
+
+def _add_copy_facts(result: ParseResult, mem: _Table) -> None:
+    if mem.whole_ns is None:  # of a cuda_gpu_sum table, the rows' time is of kernels too
+        result.add("memcpy.host_share", _share(mem, lambda n: bool(_HOST_COPY.search(n))))
+    elif not mem.cut and mem.rows:
+        own = sum(row.total_ns for row in mem.rows)
+        host = sum(row.total_ns for row in mem.rows if _HOST_COPY.search(row.name))
+        if own > 0:
+            result.add("memcpy.host_share", round(host / own, 4))
+    if mem.cut:
+        return
+    counts = [row.count for row in mem.rows]
+    if not counts or any(c is None for c in counts):
+        return
+    operations = sum(c for c in counts if c is not None)
+    result.add("memcpy.count", operations)
+    if operations > 0:
+        mean = sum(row.total_ns for row in mem.rows) / operations / 1e3
+        result.add("memcpy.mean_us", round(mean, 3), unit="us")
 
 
 def _add_kernel_facts(result: ParseResult, kern: _Table) -> None:
@@ -412,6 +441,9 @@ PROBE = Probe(
         "cpu.sync_share",
         "gpu.nccl_share",
         "gpu.memcpy_share",
+        "memcpy.host_share",
+        "memcpy.count",
+        "memcpy.mean_us",
     ),
     recognises=looks_like_nsys_stats,
     extra={"argv_note": "append the report file: REPORT.nsys-rep (or .qdrep, .sqlite)"},

@@ -280,6 +280,30 @@ def test_nsys_gpu_sum_cut_short_keeps_the_memory_share_only() -> None:
     )
 
 
+def test_nsys_the_memory_report_alone_says_how_much_copying_goes_through_the_host() -> None:
+    """Copies between host and device against copies on the device: GPU data staged through
+    host memory shows from the memory report alone (it once gave no fact, and a message
+    saying no memory report was found while naming the one it found)."""
+    assert _values(parse_nsys_stats(MEM)) == {
+        "memcpy.host_share": 1.0,
+        "memcpy.count": 4,
+        "memcpy.mean_us": 250.0,
+    }
+    on_device = MEM.replace("HtoD]", "DtoD]") + (
+        "      0.0              100      1      100.0          0.0  [CUDA memcpy DtoH]\n"
+    )
+    facts = _values(parse_nsys_stats(on_device))
+    assert facts["memcpy.host_share"] == round(100 / 1_000_100, 4)
+    assert facts["memcpy.count"] == 5
+    # in cuda_gpu_sum, of the memory rows' own time (not the kernels'): all four host copies
+    gpu_sum = _values(parse_nsys_stats(GPU_SUM))
+    assert (gpu_sum["memcpy.host_share"], gpu_sum["memcpy.count"]) == (1.0, 4)
+    assert gpu_sum["memcpy.mean_us"] == 50.0
+    # a cut memory report keeps its share (against Time (%)) and drops the count and mean
+    cut = _values(parse_nsys_stats(MEM.rstrip("\n") + "\n      0.0\n"))
+    assert cut == {"memcpy.host_share": 1.0}
+
+
 def test_nsys_a_row_cut_after_its_first_value_marks_the_table_cut() -> None:
     result = parse_nsys_stats(API.rsplit("\n", 2)[0] + "\n     10.0\n")
     assert _values(result) == {"kernels.launch_share": 0.7, "cpu.sync_share": 0.2}
