@@ -53,6 +53,11 @@ NOT_YET = {
     "thermal-degradation is #2 (its prior, 1.4 %, against a training row for data loading)",
     # the tenth round (evaluation 53: neither leads; evaluation 54: mdm-pr-81 leads)
     "animegan-50-2080ti-cuda-visible-devices-1": "data-loading leads; gpu-unused is #4",
+    # the eleventh round (evaluation 56: neither leads as written down)
+    "sglang-omni-pr-783-thinker-custom-ar-forced-off": "over-split leads; p2p-policy is #2 "
+    "(the A/B is read, at a reported 10 %, against over-split's inference prior)",
+    "ucx-py-402-dgx2-rndv-tcp-fallback": "misconfiguration leads; transport-fallback is #4 "
+    "(no intake: the opening post was not retrieved)",
 }
 
 CASES = [

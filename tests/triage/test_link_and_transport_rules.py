@@ -64,6 +64,15 @@ def first_rule(change: str) -> str | None:
         # a debugging switch turned off (change 55)
         ("torch.autograd.set_detect_anomaly(True) removed", "debug-setting"),
         ("CUDA_LAUNCH_BLOCKING=1 unset", "debug-setting"),
+        # a serving framework's own P2P all-reduce switched (change 57), before interconnect
+        ("--disable-custom-all-reduce", "custom-allreduce-off"),
+        ("custom all-reduce off", "custom-allreduce-off"),
+        (
+            "disable_custom_all_reduce=True -> False (custom all-reduce over the NVLink pair)",
+            "custom-allreduce-off",
+        ),
+        ("disable_custom_all_reduce=False", None),  # the switch left on is no change of it
+        ("custom all-reduce over the NVLink pair", "interconnect"),
     ],
 )
 def test_each_change_is_read_by_the_rule_of_its_mechanism(change: str, rule: str | None) -> None:
@@ -114,3 +123,19 @@ def test_a_link_fixed_in_firmware_is_read_and_moves_the_case_toward_a_degraded_l
 
     assert share(after, "link-degraded") > 3 * share(before, "link-degraded")
     assert share(after, "compute-launch") < share(before, "compute-launch")
+
+
+def test_the_custom_all_reduce_turned_back_on_and_faster_speaks_for_a_path_policy() -> None:
+    """Written "disable_custom_all_reduce=True -> False", the switch is turned back on: the A/B
+    is ``custom-allreduce-off`` read backwards, so a faster variant is the rule's "slower" —
+    the peer-to-peer path worked and what kept it off was the limit (p2p-policy), not a broken
+    path (ACS, consumer cards), which turning it off speeds up instead."""
+    table = next(r for r in PLAYBOOK.experiments if r.id == "custom-allreduce-off")
+    assert table.undoes("disable_custom_all_reduce=True -> False")
+    assert not table.undoes("--disable-custom-all-reduce")
+    slower = {h: row["slower"] for h, row in table.rule.likelihoods.items()}
+    faster = {h: row["faster"] for h, row in table.rule.likelihoods.items()}
+    assert max(slower, key=slower.__getitem__) == "p2p-policy"
+    assert slower["p2p-policy"] >= 5 * table.rule.otherwise["slower"]
+    assert max(faster, key=faster.__getitem__) == "acs-iommu"
+    assert faster["consumer-no-p2p"] > faster["p2p-policy"]
