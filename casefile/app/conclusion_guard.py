@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from casefile.app.views.steps import separation_line
 from casefile.domain.beliefs.ranking import NO_SEPARATION
 from casefile.errors import DomainError
 
@@ -129,7 +130,7 @@ def _next_step(status: StatusView, question: str) -> str | None:
         probes = ", ".join(f"{p.probe} ({p.cost})" for p in group.probes)
         load = group.load.replace("-", " ")
         where = f" {load}" if group.load != "any" else ""
-        return f"rule {group.rule}{where} with {probes}: separates {group.separates}"
+        return f"rule {group.rule}{where} with {probes}: {separation_line(group.separates)}"
     return None
 
 

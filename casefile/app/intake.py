@@ -20,6 +20,7 @@ from casefile.domain.beliefs.fact_names import fact_names, restored_holding
 from casefile.domain.event_types.evidence import EvidenceAssessed
 from casefile.domain.event_types.stored import StoredObservation
 from casefile.domain.facts import Fact
+from casefile.domain.rules import contradicted
 from casefile.errors import DomainError
 
 if TYPE_CHECKING:
@@ -51,6 +52,13 @@ class IntakeItem:
     #: why the question is not worth asking: an answer in force contradicts what it needs
     #: (``gpu-count = one (seq 27)``: NVLink means nothing for a job on one GPU)
     does_not_apply: str | None = None
+    #: what the case must state for the question to be worth asking (question, answers)
+    requires: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def moot_under(self, answers: Mapping[str, str]) -> bool:
+        """Whether answers given since the list was made (at the terminal, one question after
+        another) make this question moot, as ``does_not_apply`` says for those recorded."""
+        return contradicted(self.requires, answers.get) is not None
 
     @property
     def pending(self) -> bool:
@@ -110,13 +118,7 @@ def _does_not_apply(projection: Projection, question: IntakeQuestion) -> str | N
     """The answer in force (and its seq) that contradicts what ``question`` needs to be worth
     asking, as a hypothesis's "does not apply" names it; ``None`` when nothing does."""
     state = projection.questions.get(question.rule.question)
-    if state is None:
-        return None
-    for intake, allowed in question.rule.requires:
-        held = state.answers.get(intake)
-        if held is not None and held[0] not in allowed:
-            return f"{intake} = {held[0]} (seq {held[1]})"
-    return None
+    return None if state is None else state.contradiction(question.rule.requires)
 
 
 def answer_intake(
@@ -337,6 +339,7 @@ def _item(
         source,
         known,
         counted_by,
+        requires=question.rule.requires,
     )
 
 

@@ -100,6 +100,8 @@ def _ask(items: list[IntakeItem]) -> dict[str, str]:
     for item in items:
         if item.answer is not None or item.known is not None or item.does_not_apply:
             continue
+        if item.moot_under(answers):  # "one" GPU just given: NVLink is not asked next
+            continue
         choices = " / ".join(item.answers)
         hint = f"  ({item.help})" if item.help else ""
         while True:

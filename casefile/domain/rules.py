@@ -31,7 +31,7 @@ row for every hypothesis the table does not name, the catch-all included.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -142,6 +142,19 @@ class Statistic:
         return self.facts[0]
 
 
+def contradicted(
+    requires: Iterable[tuple[str, Collection[str]]], answer_of: Callable[[str], str | None]
+) -> str | None:
+    """The first intake question of ``requires`` whose answer in force (``answer_of``; None
+    when unanswered) is not one it allows: what makes a hypothesis not apply, a rule not worth
+    suggesting and an intake question moot. None when nothing stated contradicts them."""
+    for intake, allowed in requires:
+        answer = answer_of(intake)
+        if answer is not None and answer not in allowed:
+            return intake
+    return None
+
+
 @dataclass(frozen=True)
 class Rule:
     id: str
@@ -162,10 +175,7 @@ class Rule:
 
     def suggested_under(self, answers: Mapping[str, str]) -> bool:
         """Whether no answer in force contradicts what this rule needs to be worth a run."""
-        return all(
-            answers.get(intake) is None or answers[intake] in allowed
-            for intake, allowed in self.requires
-        )
+        return contradicted(self.requires, answers.get) is None
 
     @property
     def outcome_names(self) -> tuple[str, ...]:

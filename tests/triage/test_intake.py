@@ -265,6 +265,27 @@ def test_the_terminal_asks_each_open_question(
     assert "Nodes?" not in out  # answered already: not asked
 
 
+def test_the_terminal_does_not_ask_what_an_answer_just_given_makes_moot(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ "one" GPU typed at the first prompt: NVLink is not asked next, nor a question the case
+    already holds moot; the platform still is."""
+    from casefile.app.intake import IntakeItem
+
+    several = (("gpu-count", ("several",)),)
+    items = [
+        IntakeItem("p@3", "gpu-count", "GPUs?", ("one", "several"), ""),
+        IntakeItem("p@3", "nvlink", "NVLink?", ("yes", "no"), "", requires=several),
+        IntakeItem("p@3", "scope", "Scope?", ("one-pair", "all"), "", does_not_apply="x"),
+        IntakeItem("p@3", "platform", "Platform?", ("bare-metal", "vm"), ""),
+    ]
+    replies = iter(["one", "vm"])
+    monkeypatch.setattr("builtins.input", lambda _prompt="": next(replies))
+    assert intake_commands._ask(items) == {"gpu-count": "one", "platform": "vm"}
+    out = capsys.readouterr().out
+    assert "NVLink?" not in out and "Scope?" not in out
+
+
 def test_a_bare_table_is_judged_against_the_path_the_case_describes(
     cli: CLI, tmp_path: Path
 ) -> None:

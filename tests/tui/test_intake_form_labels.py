@@ -67,4 +67,4 @@ async def test_a_one_gpu_job_is_not_asked_about_several_gpus(tmp_path: Path) -> 
     assert not {"scaling", "scope", "nvlink"} & set(asked), asked
     assert {"degrades-over-time", "after-upgrade", "platform"} <= set(asked)
     flat = unwrapped(text)
-    assert "Not asked, as they do not apply: scaling, scope, nvlink (gpu-count = one, seq " in flat
+    assert "Not asked, as they do not apply: scaling, scope, nvlink — gpu-count = one (seq " in flat

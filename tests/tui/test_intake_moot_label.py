@@ -1,31 +1,46 @@
-"""The TUI's intake form says why a question is moot, as ``casefile intake --list`` does: a
-question about several GPUs on a one-GPU job "does not apply", with the answer that says so."""
+"""The TUI's intake form leaves out the questions the case's answers make moot and says once
+which, grouped by the answer that makes them so; a moot question already answered stays."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from casefile.app.intake import IntakeItem
-from casefile.tui.dialogs.triage import _label
+from casefile.tui.dialogs.triage import intake_dialog
+
+ONE = "gpu-count = one (seq 27)"
 
 
-def item(**kwargs: object) -> IntakeItem:
-    return IntakeItem(
-        "gpu-throughput@3",
-        "nvlink",
-        "NVLink?",
-        ("yes", "no"),
-        "",
-        **kwargs,  # type: ignore[arg-type]
+def item(qid: str, **kwargs: Any) -> IntakeItem:
+    return IntakeItem("gpu-throughput@3", qid, f"{qid}?", ("yes", "no"), "", **kwargs)
+
+
+def test_moot_questions_are_left_out_and_named_once_with_their_reason() -> None:
+    items = [
+        item("nvlink", does_not_apply=ONE),
+        item("platform"),
+        item("scaling", does_not_apply=ONE),
+        item("scope", does_not_apply="nodes = single (seq 30)"),
+    ]
+    dialog = intake_dialog(items, case_id="c", actor="a")
+    assert [spec.name for spec in dialog.fields] == ["platform"]
+    assert dialog.note == (
+        "Not asked, as they do not apply: nvlink, scaling — gpu-count = one (seq 27); "
+        "scope — nodes = single (seq 30)"
     )
+    assert dialog.build({"platform": "yes"}).answers == {"platform": "yes"}
 
 
-def test_a_moot_question_says_which_answer_makes_it_moot() -> None:
-    label = _label(item(does_not_apply="gpu-count = one (seq 27)"))
-    assert label == "NVLink? [yes / no] — does not apply: gpu-count = one (seq 27)"
-    assert not item(does_not_apply="gpu-count = one (seq 27)").pending
+def test_a_form_with_nothing_moot_has_no_note_and_keeps_an_answered_question() -> None:
+    answered = item("nvlink", answer="no", source="answered", does_not_apply=None)
+    dialog = intake_dialog([answered, item("platform")], case_id="c", actor="a")
+    assert [spec.name for spec in dialog.fields] == ["nvlink", "platform"]
+    assert dialog.note == ""
 
 
-def test_an_open_question_says_nothing_more() -> None:
-    assert _label(item()) == "NVLink? [yes / no]"
-    assert item().pending
-    # an answer in force is shown as the answer, whatever else holds
-    assert _label(item(answer="no", source="answered")) == "NVLink? [yes / no] — now: no"
+def test_a_question_made_moot_by_an_answer_just_given_is_moot_under_it() -> None:
+    nvlink = item("nvlink", requires=(("gpu-count", ("several",)),))
+    assert nvlink.moot_under({"gpu-count": "one"})
+    assert not nvlink.moot_under({"gpu-count": "several"})
+    assert not nvlink.moot_under({})
+    assert nvlink.pending

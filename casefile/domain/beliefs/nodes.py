@@ -34,9 +34,6 @@ class Requirement:
     intake: str
     answers: tuple[str, ...]
 
-    def contradicted_by(self, answer: str) -> bool:
-        return answer not in self.answers
-
 
 @dataclass
 class HypothesisNode:

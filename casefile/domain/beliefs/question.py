@@ -25,6 +25,7 @@ and the building, are :mod:`casefile.domain.beliefs.nodes`.
 from __future__ import annotations
 
 import math
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
 from casefile.domain.beliefs.nodes import HypothesisNode, build_structure
@@ -40,6 +41,7 @@ from casefile.domain.beliefs.tree import (
     evidence_effect,
     leading_leaf,
 )
+from casefile.domain.rules import contradicted
 
 __all__ = [
     "CATCH_ALL",
@@ -241,12 +243,7 @@ class QuestionState:
         # children before parents: a parent that keeps no share of its own and none of whose
         # children applies does not apply either
         for node in reversed(list(self.nodes.values())):
-            reason = None
-            for need in node.requires:
-                held = self.answers.get(need.intake)
-                if held is not None and need.contradicted_by(held[0]):
-                    reason = f"{need.intake} = {held[0]} (seq {held[1]})"
-                    break
+            reason = self.contradiction((need.intake, need.answers) for need in node.requires)
             kids = [self.nodes[c] for c in node.children]
             if (
                 reason is None
@@ -261,6 +258,19 @@ class QuestionState:
         if changed:
             self.refresh_priors()
         return changed
+
+    def contradiction(self, requires: Iterable[tuple[str, Collection[str]]]) -> str | None:
+        """The answer in force that contradicts one of ``requires`` (intake question, answers
+        it allows), as status and intake show it: ``gpu-count = one (seq 27)``."""
+        intake = contradicted(requires, self.answer_in_force)
+        if intake is None:
+            return None
+        answer, seq = self.answers[intake]
+        return f"{intake} = {answer} (seq {seq})"
+
+    def answer_in_force(self, intake: str) -> str | None:
+        held = self.answers.get(intake)
+        return None if held is None else held[0]
 
     def inapplicable_reason(self, node_id: str) -> str | None:
         """Why this hypothesis (or an ancestor that carries it) does not apply, if it does not."""

@@ -30,8 +30,6 @@ def _label(item: IntakeItem) -> str:
         )
     elif item.counted_by is not None and item.known is not None:
         state = f" — known: {item.known.answer}, counted by {item.counted_by}"
-    elif item.does_not_apply is not None:
-        state = f" — does not apply: {item.does_not_apply}"
     elif item.known is not None:
         state = f" — known: {item.known.answer} (from {item.known.basis}), recorded with these"
     else:
@@ -75,15 +73,12 @@ def intake_dialog(
 
 
 def _moot_note(moot: Sequence[IntakeItem]) -> str:
-    """ "Not asked, as they do not apply: scaling, scope, nvlink (gpu-count = one, seq 27)":
-    the questions left out of the form, grouped by the answer that makes them moot."""
+    """The questions left out of the form, grouped by the answer that makes them moot: "Not
+    asked, as they do not apply: scaling, scope, nvlink — gpu-count = one (seq 27)"."""
     by_reason: dict[str, list[str]] = {}
     for item in moot:
         by_reason.setdefault(str(item.does_not_apply), []).append(item.id)
-    groups = [
-        f"{', '.join(ids)} ({reason.replace(' (seq ', ', seq ').removesuffix(')')})"
-        for reason, ids in by_reason.items()
-    ]
+    groups = [f"{', '.join(ids)} — {reason}" for reason, ids in by_reason.items()]
     return f"Not asked, as they do not apply: {'; '.join(groups)}" if groups else ""
 
 
