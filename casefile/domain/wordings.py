@@ -84,8 +84,17 @@ class _Reader:
         if char == "(":
             if self.text.startswith("?:", self.at):
                 self.at += 2
+            elif self.text.startswith(("?=", "?!", "?<=", "?<!"), self.at):
+                # a look-around matches no character: it says what may not (or must) stand
+                # beside the words, not a word of its own ("… off", not "… (?!false)")
+                self.at += 3 if self.text[self.at + 1] == "<" else 2
+                self.alternatives()
+                if self.at >= len(self.text) or self.text[self.at] != ")":
+                    raise _Unreadable
+                self.at += 1
+                return Atom("boundary")
             elif self.text.startswith("?", self.at):
-                raise _Unreadable  # look-arounds and flags
+                raise _Unreadable  # flags, named groups
             group = Group(self.alternatives())
             if self.at >= len(self.text) or self.text[self.at] != ")":
                 raise _Unreadable

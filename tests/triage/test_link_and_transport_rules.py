@@ -64,15 +64,8 @@ def first_rule(change: str) -> str | None:
         # a debugging switch turned off (change 55)
         ("torch.autograd.set_detect_anomaly(True) removed", "debug-setting"),
         ("CUDA_LAUNCH_BLOCKING=1 unset", "debug-setting"),
-        # a serving framework's own P2P all-reduce switched (change 57), before interconnect
+        # a serving framework's own P2P all-reduce switched (change 57): see CUSTOM_ALL_REDUCE
         ("--disable-custom-all-reduce", "custom-allreduce-off"),
-        ("custom all-reduce off", "custom-allreduce-off"),
-        (
-            "disable_custom_all_reduce=True -> False (custom all-reduce over the NVLink pair)",
-            "custom-allreduce-off",
-        ),
-        ("disable_custom_all_reduce=False", None),  # the switch left on is no change of it
-        ("custom all-reduce over the NVLink pair", "interconnect"),
     ],
 )
 def test_each_change_is_read_by_the_rule_of_its_mechanism(change: str, rule: str | None) -> None:
@@ -125,14 +118,55 @@ def test_a_link_fixed_in_firmware_is_read_and_moves_the_case_toward_a_degraded_l
     assert share(after, "compute-launch") < share(before, "compute-launch")
 
 
+#: how people write the custom all-reduce switch, and how change 57's rule reads each: "off"
+#: (the rule's own direction), "on" (its A/B read backwards), None (no change of the switch),
+#: or the id of another rule that reads it
+CUSTOM_ALL_REDUCE = [
+    ("--disable-custom-all-reduce", "off"),
+    ("disable_custom_all_reduce=True", "off"),
+    ("disable_custom_all_reduce: true", "off"),
+    ("disable_custom_all_reduce=False", None),  # the switch left on
+    ("disable_custom_all_reduce False", None),
+    ("--disable-custom-all-reduce false", None),
+    ("disable_custom_all_reduce False -> True", "off"),
+    ("disable_custom_all_reduce=False -> True (custom all-reduce over the NVLink pair)", "off"),
+    ("disable_custom_all_reduce: false -> true", "off"),
+    ("disable_custom_all_reduce=True -> False (custom all-reduce over the NVLink pair)", "on"),
+    ("custom all-reduce on -> off over the NVLink pair", "off"),
+    ("custom all-reduce enabled -> disabled", "off"),
+    ("custom all-reduce off -> on", "on"),
+    ("--disable-custom-all-reduce -> custom all-reduce on", "on"),
+    ("custom allreduce disabled", "off"),
+    ("disabled custom all-reduce", "off"),
+    ("disabling custom all-reduce", "off"),
+    ("custom AR off", "off"),
+    ("custom_all_reduce=off", "off"),
+    ("use_custom_all_reduce=False", "off"),  # TensorRT-LLM's spelling
+    ("use_custom_all_reduce=True -> False", "off"),
+    ("custom all-reduce on", None),
+    ("custom architecture off", None),
+    ("custom all-reduce over the NVLink pair", "interconnect"),
+]
+
+
+@pytest.mark.parametrize(("change", "read"), CUSTOM_ALL_REDUCE)
+def test_the_custom_all_reduce_switch_is_read_the_way_it_was_turned(
+    change: str, read: str | None
+) -> None:
+    rule = next(r for r in PLAYBOOK.experiments if r.id == "custom-allreduce-off")
+    first = first_rule(change)
+    if read in (None, "interconnect"):
+        assert first == read
+        return
+    assert first == "custom-allreduce-off"
+    assert rule.undoes(change) is (read == "on")
+
+
 def test_the_custom_all_reduce_turned_back_on_and_faster_speaks_for_a_path_policy() -> None:
-    """Written "disable_custom_all_reduce=True -> False", the switch is turned back on: the A/B
-    is ``custom-allreduce-off`` read backwards, so a faster variant is the rule's "slower" —
-    the peer-to-peer path worked and what kept it off was the limit (p2p-policy), not a broken
-    path (ACS, consumer cards), which turning it off speeds up instead."""
+    """Turned back on and faster is the rule's "slower" (its A/B read backwards): the peer-to-
+    peer path worked and what kept it off was the limit (p2p-policy), not a broken path (ACS,
+    consumer cards), which turning it off speeds up instead."""
     table = next(r for r in PLAYBOOK.experiments if r.id == "custom-allreduce-off")
-    assert table.undoes("disable_custom_all_reduce=True -> False")
-    assert not table.undoes("--disable-custom-all-reduce")
     slower = {h: row["slower"] for h, row in table.rule.likelihoods.items()}
     faster = {h: row["faster"] for h, row in table.rule.likelihoods.items()}
     assert max(slower, key=slower.__getitem__) == "p2p-policy"

@@ -105,7 +105,10 @@ def test_the_event_keeps_the_change_as_written(cli: CLI) -> None:
             r"iommu\s*=\s*(pt|off)|IOMMU\s+(off|disabled)",
             ("iommu=(pt | off)", "IOMMU (off | disabled)"),
         ),
-        (r"(?=look)ahead", ("(?=look)ahead",)),  # beyond what is rendered: shown as written
+        (r"(?i)ahead", ("(?i)ahead",)),  # beyond what is rendered: shown as written
+        # a look-around stands beside the words and is none of them
+        (r"(?<!not )offload(?!\s*=\s*false)", ("offload",)),
+        (r"disable[-_ ]?x(?![\s=:]*(false|0)\b)", ("disable…x",)),
     ],
 )
 def test_a_pattern_in_words(pattern: str, expected: tuple[str, ...]) -> None:

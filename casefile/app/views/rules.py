@@ -55,7 +55,9 @@ def experiment_rule_view(
     playbook: str, rule: ExperimentRule, *, numbers: bool = False
 ) -> ExperimentRuleView:
     """One rule as a responder reads it; ``numbers`` adds its noise and likelihoods."""
-    shown = tuple(dict.fromkeys([*rule.examples, *examples(rule.change, rule.matches)]))
+    # the playbook's own examples, where it gives them, say it better than samples drawn from
+    # the pattern ("disablecustomallreduce" is what an optional "[-_ ]?" draws)
+    shown = rule.examples or examples(rule.change, rule.matches)
     table = None
     if numbers:
         table = {h: dict(row) for h, row in rule.rule.likelihoods.items()}
