@@ -5,11 +5,14 @@ intake bears on it (a likelihood ratio of at least 2, or at most ½, between the
 the leader then); and, for the cases whose deciding steps were named before their first
 evaluation, whether that first suggestion is one of them.
 
-    .venv/bin/python benchmarks/bench_dev_set.py [--deciding]
+    .venv/bin/python benchmarks/bench_dev_set.py [--deciding [--ab-cost COST]]
 
 ``--deciding`` says instead, for each case whose deciding steps were named, where the best of
 them stands among the next steps right after intake, beside the root cause's place among the
 leaves then and the three leaders: how far the first-suggestion figure is from each case.
+``--ab-cost`` ranks every A/B at one cost instead of its own: a what-if on how much of that
+distance is the A/Bs' cost (little: most deciding A/Bs test a hypothesis that does not lead
+after intake).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.triage.devset import case_dirs, deciding_rank, evaluate
 
 
-def deciding() -> None:
+def deciding(ab_cost: str | None = None) -> None:
     """Where each case's best deciding step stands after intake."""
     print(
         f"{'case':<38} {'root cause':<19} {'root #':>6}  {'best deciding step':<30} "
@@ -32,7 +35,7 @@ def deciding() -> None:
     )
     places: list[int] = []
     for path in case_dirs():
-        found = deciding_rank(path)
+        found = deciding_rank(path, ab_cost)
         if found is None:
             continue
         place, step = found.best if found.best is not None else (0, "(not offered)")
@@ -43,7 +46,7 @@ def deciding() -> None:
             f"{found.slug[:38]:<38} {found.root_cause:<19} {found.root_rank:>6}  "
             f"{step[:30]:<30} {place or '-':>3}  {found.first[:22]:<22} {leaders}"
         )
-    named = sum(1 for path in case_dirs() if deciding_rank(path) is not None)
+    named = sum(1 for path in case_dirs() if deciding_rank(path, ab_cost) is not None)
     within = {n: sum(1 for p in places if p <= n) for n in (1, 3, 10)}
     print(
         f"\n{named} cases name their deciding steps; one of them is offered in {len(places)}, "
@@ -55,8 +58,14 @@ def deciding() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deciding", action="store_true", help=deciding.__doc__)
-    if parser.parse_args().deciding:
-        deciding()
+    parser.add_argument(
+        "--ab-cost",
+        choices=("instant", "cheap", "moderate", "expensive"),
+        help="with --deciding: rank every A/B at this cost (a what-if, not the playbook's)",
+    )
+    args = parser.parse_args()
+    if args.deciding:
+        deciding(args.ab_cost)
         return
     results = [evaluate(path) for path in case_dirs()]
     print(

@@ -20,10 +20,10 @@ on ``host``:
 - ``gpu.memcpy_share``: memory-operation time over kernel plus memory-operation time, when
   both reports are present;
 - ``memcpy.host_share``: the share of memory-operation time in copies between host and device
-  (``HtoD``, ``DtoH``) rather than on the device (``DtoD``, peer-to-peer, memset): GPU data
-  staged through host memory shows here, from the memory report alone;
-  ``memcpy.count`` and ``memcpy.mean_us`` (operations, time per operation) when that report is
-  whole.
+  (``HtoD``, ``DtoH``, ``HtoA``, ``AtoH``) rather than on the device (``DtoD``, peer-to-peer,
+  memset): GPU data staged through host memory shows here, from the memory report alone;
+  ``memcpy.count`` and ``memcpy.mean_us`` (copies, time per copy; memsets left out) when that
+  report is whole.
 
 A table cut short (a paste that ends mid-row, a ``...`` line) still gives its shares, taken
 against the total its ``Time (%)`` column implies; its counts and means, which the missing
@@ -86,7 +86,9 @@ _LAUNCH = re.compile(r"^(?:(?:cuda|cu|hip)\w*Launch\w*Kernel\w*)$")
 _SYNC = re.compile(r"^(?:cuda|cu|hip)\w*Synchronize\w*$")
 _NCCL = re.compile(r"nccl", re.I)
 #: a copy between host and device, as the memory report names it (2020-2021 and current)
-_HOST_COPY = re.compile(r"HtoD|DtoH|Host-to-Device|Device-to-Host", re.I)
+_HOST_COPY = re.compile(r"HtoD|DtoH|HtoA|AtoH|Host-to-Device|Device-to-Host", re.I)
+#: a memory operation that copies nothing (counted in the report's time, not in the copies)
+_MEMSET = re.compile(r"memset", re.I)
 _SHORT_NS = 20_000.0  # a kernel shorter than 20 µs costs about what launching it costs
 _COMPLETE_PCT = 95.0
 
@@ -379,13 +381,13 @@ def _add_copy_facts(result: ParseResult, mem: _Table) -> None:
             result.add("memcpy.host_share", round(host / own, 4))
     if mem.cut:
         return
-    counts = [row.count for row in mem.rows]
-    if not counts or any(c is None for c in counts):
+    copies = [row for row in mem.rows if not _MEMSET.search(row.name)]
+    if not copies or any(row.count is None for row in copies):
         return
-    operations = sum(c for c in counts if c is not None)
+    operations = sum(row.count or 0 for row in copies)
     result.add("memcpy.count", operations)
     if operations > 0:
-        mean = sum(row.total_ns for row in mem.rows) / operations / 1e3
+        mean = sum(row.total_ns for row in copies) / operations / 1e3
         result.add("memcpy.mean_us", round(mean, 3), unit="us")
 
 

@@ -299,6 +299,13 @@ def test_nsys_the_memory_report_alone_says_how_much_copying_goes_through_the_hos
     gpu_sum = _values(parse_nsys_stats(GPU_SUM))
     assert (gpu_sum["memcpy.host_share"], gpu_sum["memcpy.count"]) == (1.0, 4)
     assert gpu_sum["memcpy.mean_us"] == 50.0
+    # a memset is memory time but no copy: in the share's whole, not among the copies
+    with_memset = MEM + (
+        "      0.0              100      9       11.1          0.0  [CUDA memset]\n"
+    )
+    facts = _values(parse_nsys_stats(with_memset))
+    assert (facts["memcpy.count"], facts["memcpy.mean_us"]) == (4, 250.0)
+    assert facts["memcpy.host_share"] == round(1_000_000 / 1_000_100, 4)
     # a cut memory report keeps its share (against Time (%)) and drops the count and mean
     cut = _values(parse_nsys_stats(MEM.rstrip("\n") + "\n      0.0\n"))
     assert cut == {"memcpy.host_share": 1.0}

@@ -22,7 +22,7 @@ that reads that wording under the answers in force then, as ``casefile experimen
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from casefile.app.experiment_reading import experiment_rule
@@ -246,9 +246,11 @@ class DecidingRank:
     best: tuple[int, str] | None
 
 
-def deciding_rank(case_dir: Path) -> DecidingRank | None:
+def deciding_rank(case_dir: Path, ab_cost: str | None = None) -> DecidingRank | None:
     """The case's deciding steps against the next steps right after intake (``None`` for a
-    case whose material names none): what the first-suggestion figure misses, and by how far."""
+    case whose material names none): what the first-suggestion figure misses, and by how far.
+    ``ab_cost``: every A/B ranked at that cost instead of its own (a what-if, not the
+    playbook)."""
     deciding = deciding_steps(case_dir.name)
     if not deciding:
         return None
@@ -257,7 +259,13 @@ def deciding_rank(case_dir: Path) -> DecidingRank | None:
     intake_done = project(events[:seq])
     root = str((project(events).concluded or {}).get("root_cause"))
     service = CaseService(MemoryEventStore(), builtin_registry())
-    steps = rank_next_steps(intake_done, service.reader.candidates(intake_done), QUESTION)
+    candidates = service.reader.candidates(intake_done)
+    if ab_cost is not None:
+        candidates = [
+            replace(c, cost=ab_cost) if c.probe.startswith(EXPERIMENT_PREFIX) else c
+            for c in candidates
+        ]
+    steps = rank_next_steps(intake_done, candidates, QUESTION)
     keys, probs = intake_done.questions[QUESTION].leaf_distribution
     ranked = sorted(zip(keys, probs, strict=True), key=lambda kp: (-kp[1], kp[0]))
     names = [k for k, _ in ranked]
