@@ -7,6 +7,7 @@ retries the whole decision.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -132,7 +133,7 @@ def record_reported_experiment(
     sessions: CaseSessions,
     case_id: str,
     change: str,
-    probe: str,
+    probe: str | None,
     baseline_value: float,
     variant_value: float,
     *,
@@ -148,11 +149,13 @@ def record_reported_experiment(
 ) -> ExperimentOutcome:
     """Record an A/B whose figures a person states (a thread's "27 GB/s before, 48 after"),
     and the evidence of the rule that reads the change, as reported evidence; which way
-    is better is settled as for :meth:`record_experiment`, from ``unit``."""
+    is better is settled as for :meth:`record_experiment`, from ``unit``. Without ``probe``,
+    the figures are taken as measured the way the reading rule measures such a unit
+    (:func:`measured_by`)."""
     answers: dict[str, bool | None] = {}
     note = scrub_text(note) if note else note
     change = scrub_text(change)  # the change is free text: API_KEY=… is no setting to keep
-    if probe not in sessions.registry.all_probes():
+    if probe is not None and probe not in sessions.registry.all_probes():
         known = ", ".join(sorted(sessions.registry.all_probes()))
         raise DomainError(f"no probe {probe!r} measured those figures (probes: {known})")
 
@@ -165,7 +168,8 @@ def record_reported_experiment(
             if not tests
             else experiment_rule(sessions.registry, projection, change, probe, None)
         )
-        name = metric or (knows.metric[0] if knows is not None else None)
+        by, figure = (probe, None) if probe is not None else measured_by(knows, unit)
+        name = metric or figure or (knows.metric[0] if knows is not None else None)
         if name is None:
             raise DomainError(
                 "name the figure compared, or state a change a rule reads",
@@ -176,7 +180,7 @@ def record_reported_experiment(
         event = triage.record_reported_experiment(
             projection,
             change,
-            probe,
+            by,
             name,
             baseline_value,
             variant_value,
@@ -222,6 +226,29 @@ def record_stated_experiment(
         return read_recorded(draft, event, rule, None)
 
     return _append_experiment(sessions, case_id, decide, who)
+
+
+#: a unit of bandwidth: figures a collective benchmark (nccl-tests' bus bandwidth) gives
+_BANDWIDTH_UNIT = re.compile(r"^\s*[KMGT]i?B\s*/\s*s\s*$|^\s*[KMGT]bps\s*$|^\s*[KMGT]b/s\s*$", re.I)
+#: the probes that time an application, in the order a reported figure is taken as theirs
+_APPLICATION_PROBES = ("command", "app-log")
+
+
+def measured_by(rule: ExperimentRule | None, unit: str | None) -> tuple[str, str | None]:
+    """The probe (and metric) reported figures are taken as measured by when no ``--probe``
+    says: a bandwidth where the rule reads a collective benchmark's, else the application's
+    own figure (tokens/s, s/step) where the rule reads one, else the rule's first probe. A
+    reported "40 -> 55 tok/s" for a serving switch is the server's throughput, not nccl-tests'
+    bus bandwidth; with no rule, the application's command."""
+    if rule is None:
+        return _APPLICATION_PROBES[0], None
+    if unit and _BANDWIDTH_UNIT.match(unit) and "nccl-tests" in rule.probes:
+        return "nccl-tests", rule.metric[0]
+    application = next((p for p in _APPLICATION_PROBES if p in rule.probes), None)
+    if application is not None:
+        own = [m for m in rule.metric if not m.startswith(("nccl.", "p2p."))]
+        return application, own[0] if own else rule.metric[0]
+    return rule.probes[0], rule.metric[0]
 
 
 def _append_experiment(

@@ -8,7 +8,7 @@ import io
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, NoReturn, cast
 
 from casefile import __version__
 from casefile.cli.terminal import fit, is_unicode, say, terminal_safe
@@ -26,6 +26,14 @@ class Parser(argparse.ArgumentParser):
         stream = sys.stderr if file is None else file
         safe = terminal_safe(message)
         super()._print_message(fit(safe, stream), file)
+
+    def error(self, message: str) -> NoReturn:
+        # a value that starts with a dash ("--change --disable-custom-all-reduce") reads to
+        # argparse as the next option: say how to give it
+        if message.endswith("expected one argument") and message.startswith("argument --"):
+            option = message.split()[1].rstrip(":").split("/")[0]
+            message += f" (a value that starts with '-' is given as {option}=VALUE)"
+        super().error(message)
 
 
 def build_parser() -> argparse.ArgumentParser:

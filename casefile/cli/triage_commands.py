@@ -212,7 +212,7 @@ def _reported(args: argparse.Namespace) -> int:
         outcome = opened.service.writer.record_reported_experiment(
             opened.case_id,
             args.change,
-            args.probe or "nccl-tests",
+            args.probe,
             baseline,
             variant,
             metric=args.metric[0] if args.metric else None,

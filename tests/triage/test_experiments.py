@@ -407,3 +407,44 @@ def test_bad_reported_figures_record_nothing(
     result = cli("experiment", case, "--change", "ACS off", *args)
     assert result.code == code and message in result.err, result.err
     assert len(log(cli, case)) == before
+
+
+@pytest.mark.parametrize(
+    ("change", "unit", "rule", "probe", "metric"),
+    [
+        # a serving switch's tokens/s: the server's own figure (once refused: the default
+        # probe, nccl-tests, is not one this rule reads)
+        ("--disable-custom-all-reduce", "tok/s", "custom-allreduce-off", "command", "throughput"),
+        # the collective library's switch timed by the application, then by nccl-tests
+        ("NCCL_P2P_DISABLE=1", "tok/s", "p2p-disable", "command", "throughput"),
+        ("NCCL_P2P_DISABLE=1", "GB/s", "p2p-disable", "nccl-tests", "nccl.busbw.large"),
+        ("eager -> CUDA graphs", "ms", "cuda-graphs", "command", "throughput"),
+    ],
+)
+def test_reported_figures_without_a_probe_are_taken_as_the_rules_measure_of_that_unit(
+    cli: CLI, change: str, unit: str, rule: str, probe: str, metric: str
+) -> None:
+    assert cli("new", "slow TP decode", "--id", "r3", "--env", "gpus=2x A100").code == 0
+    assert cli("playbook", "open", "r3", "gpu-throughput@3").code == 0
+    result = cli(
+        "experiment", "r3", f"--change={change}", "--reported", "40:55", "--unit", unit, "--json"
+    )
+    assert result.code == 0, result.err
+    assert json.loads(result.out)["rule"] == f"experiment.{rule}"
+    recorded = next(e for e in log(cli, "r3") if e["type"] == "experiment.recorded")
+    assert (recorded["payload"]["probe"], recorded["payload"]["metric"]) == (probe, metric)
+
+
+def test_a_change_that_starts_with_a_dash_is_told_how_to_give_it(cli: CLI) -> None:
+    """argparse takes "--disable-custom-all-reduce" after --change for the next option; the
+    usage error says to write --change=VALUE, and that form is read."""
+    assert cli("new", "slow TP decode", "--id", "d3", "--env", "gpus=2x A100").code == 0
+    refused = cli(
+        "experiment", "d3", "--change", "--disable-custom-all-reduce", "--outcome", "fixed"
+    )
+    assert refused.code == 2
+    assert "is given as --change=VALUE" in refused.err
+    assert cli("playbook", "open", "d3", "gpu-throughput@3").code == 0
+    read = cli("experiment", "d3", "--change=--disable-custom-all-reduce", "--outcome", "fixed")
+    assert read.code == 0, read.err
+    assert "custom-allreduce-off" in read.out
