@@ -9,10 +9,9 @@ from pathlib import Path
 from casefile.app.service import CaseService
 from casefile.app.who import Who
 from casefile.store.sql import SqlEventStore
-from casefile.tui.dialogs.form import FormDialog
 from tests.cli.conftest import builtin_registry
 from tests.tui.conftest import build_app
-from tests.tui.helpers import case_ready, settle
+from tests.tui.helpers import open_form
 
 CASE = "one"
 
@@ -33,12 +32,7 @@ async def open_intake(path: Path, size: tuple[int, int]) -> tuple[str, list[str]
     """The intake form's text on screen, and the questions it asks (its fields)."""
     app = build_app(f"sqlite:///{path}", case=CASE, actor="alice")
     async with app.run_test(size=size) as pilot:
-        await settle(pilot, case_ready(app))
-        await pilot.press("I")
-        await settle(pilot, lambda: isinstance(app.screen, FormDialog))
-        dialog = app.screen
-        assert isinstance(dialog, FormDialog)
-        await pilot.pause()
+        dialog = await open_form(pilot, "I")
         app.export_screenshot()  # a frame now
         return screen_text(app), [spec.name for spec in dialog.fields]
 
