@@ -140,6 +140,41 @@ class CasefileApp(App[None]):
         self.probe_catalog()
         self.ssh_hosts()
 
+    def warm_styles(self) -> None:
+        """Read now the CSS of the widgets that the dialogs, the palette and the help pane are
+        made of and the case screen is not. Textual reads a widget type's CSS the first time one
+        is mounted, and then rebuilds its whole rule set: the first dialog opened in a session
+        read five of them and rebuilt the rules as many times, the first palette five more
+        (about 10 ms on each). Run once the case is drawn; a type listed here that a dialog no
+        longer uses only costs its parse."""
+        from textual.command import CommandInput, CommandList, CommandPalette, SearchIcon
+        from textual.screen import ModalScreen
+        from textual.widgets import Button, Label, LoadingIndicator, OptionList, TextArea
+
+        stylesheet = self.stylesheet
+        for kind in (
+            ModalScreen,
+            Label,
+            OptionList,
+            Button,
+            TextArea,
+            CommandPalette,
+            SearchIcon,
+            CommandInput,
+            CommandList,
+            LoadingIndicator,
+        ):
+            # what mounting one would add (Widget._post_register), read off the type alone
+            for read_from, css, tie_breaker, scope in kind._get_default_css(kind.__new__(kind)):
+                stylesheet.add_source(
+                    css,
+                    read_from=read_from,
+                    is_default_css=True,
+                    tie_breaker=tie_breaker,
+                    scope=scope,
+                )
+        stylesheet.rules_map  # noqa: B018  # parsed and matched now, not at the first open
+
     def probe_names(self) -> list[str]:
         return [entry.name for entry in self.probe_catalog()]
 
@@ -201,6 +236,9 @@ class CasefileApp(App[None]):
         self.exit()
 
     def on_unmount(self) -> None:
+        from casefile.tui.widgets.collector import release_collector
+
+        release_collector()  # held by a screen that never drew (see widgets.collector)
         self.backend.close()
 
     async def on_event(self, event: events.Event) -> None:

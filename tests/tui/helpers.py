@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+import pytest
 from textual.pilot import Pilot
 
 from tests.waiting import WAIT_S
@@ -75,3 +76,18 @@ async def open_form(pilot: Pilot[None], key: str) -> FormDialog:  # type: ignore
     dialog = app.screen
     assert isinstance(dialog, FormDialog)
     return dialog
+
+
+def count_footer_rebuilds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Each rebuild of the case footer from now on, by the type of the screen on top then."""
+    from casefile.tui.widgets.footer import CaseFooter
+
+    rebuilt: list[str] = []
+    recompose = CaseFooter.recompose
+
+    async def counted(self: CaseFooter) -> None:
+        rebuilt.append(type(self.app.screen).__name__)
+        await recompose(self)
+
+    monkeypatch.setattr(CaseFooter, "recompose", counted)
+    return rebuilt

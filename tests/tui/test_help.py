@@ -11,10 +11,9 @@ from casefile.app.views.board import MARK_GLYPHS
 from casefile.tui.dialogs.form import FormDialog
 from casefile.tui.screens.case import CaseScreen
 from casefile.tui.screens.case_list import CaseListScreen
-from casefile.tui.widgets.footer import CaseFooter
 from casefile.tui.widgets.help_pane import MARK_MEANINGS, HelpPane, legend
 from tests.tui.conftest import build_app
-from tests.tui.helpers import case_ready, poll_until, settle
+from tests.tui.helpers import case_ready, count_footer_rebuilds, poll_until, settle
 
 
 def test_every_mark_has_a_meaning_in_the_legend() -> None:
@@ -59,14 +58,7 @@ async def test_the_footer_is_not_rebuilt_under_a_dialog_and_catches_up_after(
     db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Rebuilding the hidden footer cost a third of a dialog's opening (bench_tui_dialogs.py)."""
-    rebuilt: list[str] = []
-    recompose = CaseFooter.recompose
-
-    async def counted(self: CaseFooter) -> None:
-        rebuilt.append(type(self.app.screen).__name__)
-        await recompose(self)
-
-    monkeypatch.setattr(CaseFooter, "recompose", counted)
+    rebuilt = count_footer_rebuilds(monkeypatch)
     app = build_app(db_url)
     async with app.run_test(size=(160, 45)) as pilot:
         await settle(pilot, case_ready(app))

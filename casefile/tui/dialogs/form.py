@@ -10,6 +10,7 @@ cancels (asking first if something was typed).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Generic, TypeVar
@@ -27,6 +28,41 @@ from casefile.text_safety import line
 from casefile.tui.widgets.backdrop import Overlay
 
 R = TypeVar("R")
+
+
+class StyledOnMount:
+    """A widget whose styles are worked out once, as it mounts. Textual restyles a widget (and
+    matches the whole stylesheet against it) each time a class of it changes, even before it is
+    mounted, when the restyle is thrown away: mounting styles it again. An input given a value
+    marks itself valid and a button marks its variant as they are made, which cost the dialogs
+    one wasted restyle per input and button as they opened."""
+
+    def update_node_styles(self, animate: bool = True) -> None:
+        if self._parent is not None:  # type: ignore[attr-defined]
+            super().update_node_styles(animate)  # type: ignore[misc]
+
+
+class FormLine(Static):
+    """A line under a form's fields (what is wrong, what recording would do, the command),
+    written on every keystroke: laid out and drawn again only when its text changes (Textual's
+    ``update`` lays out the whole dialog again, even for the same text)."""
+
+    def __init__(self, text: str, *, id: str) -> None:
+        super().__init__(text, id=id, markup=False)
+        self._said = text
+
+    def say(self, text: str) -> None:
+        if text != self._said:
+            self._said = text
+            self.update(text)
+
+
+class FieldInput(StyledOnMount, Input):
+    """A form's one-line field."""
+
+
+class FormButton(StyledOnMount, Button):
+    """A form's button."""
 
 
 @dataclass(frozen=True)
@@ -92,9 +128,9 @@ class FormDialog(Overlay[R | None], Generic[R]):
         #: every keystroke, and by a preview that may finish after the dialog has closed, when
         #: a query for them would find nothing (made in :meth:`compose`, which reads
         #: ``confirm_label`` as a caller may have set it after construction)
-        self._problem_line: Static
-        self._preview_line: Static
-        self._command_line: Static
+        self._problem_line: FormLine
+        self._preview_line: FormLine
+        self._command_line: FormLine
         self._confirm: Button
 
     def compose(self) -> ComposeResult:
@@ -108,16 +144,22 @@ class FormDialog(Overlay[R | None], Generic[R]):
                     scroll.styles.overflow_y = "scroll"
                 for spec in self.fields[: self._shown]:
                     yield from self._field(spec)
-            self._problem_line = Static("", id="form-problem", markup=False)
-            self._preview_line = Static("", id="form-preview", markup=False)
-            self._command_line = Static("", id="form-command", markup=False)
-            self._confirm = Button(self.confirm_label, variant="primary", id="form-confirm")
+            # made saying what the form says as it opens (:meth:`check` finds the same as the
+            # dialog mounts): a line written or a button disabled once mounted is laid out or
+            # restyled again
+            problem, command, complete = self._verdict()
+            self._problem_line = FormLine(problem, id="form-problem")
+            self._preview_line = FormLine("", id="form-preview")
+            self._command_line = FormLine(command, id="form-command")
+            self._confirm = FormButton(
+                self.confirm_label, variant="primary", id="form-confirm", disabled=not complete
+            )
             yield self._problem_line
             yield self._preview_line
             yield self._command_line
             with Horizontal(id="form-buttons"):
                 yield self._confirm
-                yield Button("Cancel", id="form-cancel")
+                yield FormButton("Cancel", id="form-cancel")
 
     def _field(self, spec: Field) -> Iterator[Widget]:
         """A field's label, what goes before its input, and its input."""
@@ -128,7 +170,7 @@ class FormDialog(Overlay[R | None], Generic[R]):
             widget = TextArea(spec.value, id=f"field-{spec.name}", soft_wrap=True)
             widget.show_line_numbers = False
         else:
-            widget = Input(spec.value, placeholder=spec.placeholder, id=f"field-{spec.name}")
+            widget = FieldInput(spec.value, placeholder=spec.placeholder, id=f"field-{spec.name}")
         self._inputs[spec.name] = widget
         yield widget
 
@@ -198,8 +240,13 @@ class FormDialog(Overlay[R | None], Generic[R]):
         if not self.complete:
             self.call_after_refresh(self.after_first_frame)
 
-    def after_first_frame(self) -> None:
-        self.mount_rest()
+    async def after_first_frame(self) -> None:
+        """Mount the rest once every other task has had a turn: the callbacks waiting for a
+        frame run one after another, and mounting the rest among them (several ms for the probe
+        dialog) held back those after it, and what else was waiting on that frame."""
+        await asyncio.sleep(0)
+        if self.is_attached:
+            self.mount_rest()
 
     def values(self) -> dict[str, str]:
         """What each field holds (a field not made yet holds what it opens with: one below
@@ -217,35 +264,37 @@ class FormDialog(Overlay[R | None], Generic[R]):
     def dirty(self) -> bool:
         return any(self.values()[f.name] != f.value for f in self.fields)
 
-    def check(self, *, with_preview: bool = True) -> None:
-        """Build the request from what is typed now; show what is wrong, or what will run,
-        and (``with_preview``) start working out what recording it would do."""
+    def _verdict(self) -> tuple[str, str, bool]:
+        """Build the request from what is typed now: what is wrong (the line under the fields),
+        what will run (the command line), and whether it can be recorded."""
         try:
             self.request = self.build(self.values())
             self.problem = None
         except ValueError as error:
             self.request = None
             self.problem = str(error)
-        problem, command, confirm = self._problem_line, self._command_line, self._confirm
         if self.problem is not None:
             # an untouched form says nothing yet (a jump dialog opening on "give a seq" reads
             # as an error); the button stays disabled all the same
             shown = self.dirty() or self._tried
-            problem.update(f"✗ {line(self.problem)}" if shown else "")
-            command.update("")
-            confirm.disabled = True
-        else:
-            problem.update("")
-            assert self.request is not None
-            command.update(f"$ {line(self.echo(self.request))}" if self.echo else "")
-            confirm.disabled = False
-            if with_preview and self.preview is not None:
-                request = self.request
+            return (f"✗ {line(self.problem)}" if shown else ""), "", False
+        assert self.request is not None
+        return "", (f"$ {line(self.echo(self.request))}" if self.echo else ""), True
 
-                async def preview() -> None:  # made when it starts: a cancelled one leaves none
-                    await self._preview(request)
+    def check(self, *, with_preview: bool = True) -> None:
+        """Build the request from what is typed now; show what is wrong, or what will run,
+        and (``with_preview``) start working out what recording it would do."""
+        problem, command, complete = self._verdict()
+        self._problem_line.say(problem)
+        self._command_line.say(command)
+        self._confirm.disabled = not complete
+        if complete and with_preview and self.preview is not None:
+            request = self.request
 
-                self.run_worker(preview, name="preview", group="preview", exclusive=True)  # type: ignore[arg-type]
+            async def preview() -> None:  # made when it starts: a cancelled one leaves none
+                await self._preview(request)  # type: ignore[arg-type]
+
+            self.run_worker(preview, name="preview", group="preview", exclusive=True)  # type: ignore[arg-type]
 
     async def _preview(self, request: R) -> None:
         assert self.preview is not None
@@ -259,7 +308,7 @@ class FormDialog(Overlay[R | None], Generic[R]):
         if not self.is_attached:  # the dialog closed while the case worked it out
             return
         if request is self.request:  # still what is typed: stale previews are dropped
-            self._preview_line.update(line_block(text))
+            self._preview_line.say(line_block(text))
 
     def on_input_changed(self, _event: Input.Changed) -> None:
         self.check()

@@ -9,12 +9,13 @@ dimmed. The screen only wires: the case thread builds every view, widgets draw t
 from __future__ import annotations
 
 import gc
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Self
 
-from textual import on
+from textual import messages, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Container, Horizontal, Vertical
+from textual.widget import Widget
 from textual.widgets import Footer, Input, RichLog, Static, TabbedContent, TabPane
 
 from casefile.app.views.board import Frame
@@ -31,15 +32,19 @@ from casefile.tui.messages import (
 )
 from casefile.tui.screens.case_replay import ReplayControls
 from casefile.tui.screens.case_writing import CaseWriting, action_bindings, writes
+from casefile.tui.widgets.backdrop import Drawn, KeptBackdrop
+from casefile.tui.widgets.collector import release_collector
 from casefile.tui.widgets.detail import DetailPane, event_renderable, hypothesis_renderable
 from casefile.tui.widgets.footer import CaseFooter
-from casefile.tui.widgets.help_pane import HelpPane
+from casefile.tui.widgets.help_pane import close_help, open_help
 from casefile.tui.widgets.hypotheses import HypothesisTree
 from casefile.tui.widgets.next_steps import NextSteps
 from casefile.tui.widgets.status_bar import StatusBar
 from casefile.tui.widgets.timeline import Timeline
 
 if TYPE_CHECKING:
+    from textual.geometry import Region, Size
+
     from casefile.domain.events import Event
 
 #: Seconds the timeline cursor must rest before the detail pane fetches its event.
@@ -50,6 +55,11 @@ NARROW = 110
 
 class CaseScreen(CaseWriting, ReplayControls):
     """One case, live or replayed."""
+
+    #: the help's dock, from when ``?`` opens it until the frame that first draws it
+    _help_undrawn: Widget | None = None
+    #: what this screen last drew whole (the help, as it opened)
+    _drawn: Drawn | None = None
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("1", "pane('timeline')", "Timeline", show=False),
@@ -93,10 +103,13 @@ class CaseScreen(CaseWriting, ReplayControls):
                         yield Static("", id="warnings", markup=False)
                     with TabPane("Commands", id="tab-commands"):
                         yield RichLog(id="commands", markup=False, wrap=True)
+            yield Container(id="help-dock")  # the help, while shown (widgets.help_pane)
         yield StatusBar(id="status")
         yield CaseFooter()
 
     def on_mount(self) -> None:
+        #: the backdrop of the dialogs opened over it, kept while it shows the same
+        self.kept_backdrop = KeptBackdrop()
         self.query_one("#filter", Input).display = False
         self.query_one(StatusBar).change(
             case_id=self.case_id,
@@ -114,6 +127,7 @@ class CaseScreen(CaseWriting, ReplayControls):
         return not writes(action, parameters)
 
     def on_unmount(self) -> None:
+        release_collector()
         # what was frozen at open may hold cycles now garbage (this screen's widgets, an
         # earlier screen's): collectable again, and frozen afresh by the next case opened
         gc.unfreeze()
@@ -179,6 +193,8 @@ class CaseScreen(CaseWriting, ReplayControls):
         self._spawn(self._verify, name="verify-chain", group="verify")
         if not self.read_only:
             backend.submit(self.casefile.warm_probe_dialog)
+        # once the case is drawn: the first dialog opened then does not read their CSS
+        self.call_after_refresh(self.casefile.warm_styles)
 
     async def _verify(self) -> None:
         backend = self.casefile.backend
@@ -356,11 +372,60 @@ class CaseScreen(CaseWriting, ReplayControls):
         """``?``: the keys and the timeline's legend over the panes' right side, or away
         again (over them, not beside them: the panes keep their width and are not laid out
         and drawn again)."""
-        shown = self.query(HelpPane)
-        if shown:
-            shown.remove()
+        if close_help(self):
+            self._help_undrawn = None
         else:
-            self.query_one("#panes").mount(HelpPane(self))
+            self._help_undrawn = open_help(self)
+
+    def _compositor_refresh(self) -> None:
+        """The frame that first shows the help draws it whole: the requests its widgets made as
+        they were laid out, to be drawn again at the next frame, are met (the pane drawn twice
+        was a third of its opening; see widgets.backdrop.Drawn)."""
+        dock = self._help_undrawn
+        if dock is None or not dock.has_class("-open"):  # (closed before it was drawn)
+            self._help_undrawn = None
+            super()._compositor_refresh()
+            return
+        if self._drawn is None:
+            self._drawn = Drawn()
+        if self._drawn.over(self, dock, super()._compositor_refresh):
+            self._help_undrawn = None
+
+    async def _on_update(self, message: messages.Update) -> None:
+        if self._drawn is not None and self._drawn.met(message):
+            message.stop()
+            message.prevent_default()  # (not Screen's, which would draw it again)
+        else:
+            self._shown_changed()
+
+    # --- what a dialog's backdrop shows of it (see widgets.backdrop.backdrop) ------------------
+
+    def _shown_changed(self) -> None:
+        """What this screen shows may have changed: the backdrop kept of it is dropped."""
+        kept = self.__dict__.get("kept_backdrop")
+        if kept is not None:
+            kept.changed()
+
+    async def _on_update_scroll(self, message: messages.UpdateScroll) -> None:
+        self._shown_changed()
+
+    def _refresh_layout(self, size: Size | None = None, scroll: bool = False) -> None:
+        # a layout that moved or resized nothing (Textual lays the screen out again as a dialog
+        # over it is removed) changes nothing shown
+        before = self._compositor._full_map
+        super()._refresh_layout(size, scroll)
+        after = self._compositor._full_map
+        if after is not before and after.items() ^ before.items():
+            self._shown_changed()
+
+    def refresh(
+        self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False
+    ) -> Self:
+        # a repaint of the screen alone (Textual's as a dialog is pushed over it) or a layout
+        # (see _refresh_layout) changes nothing by itself
+        if regions or recompose:
+            self._shown_changed()
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
     def action_back(self) -> None:
         if len(self.app.screen_stack) > 2:

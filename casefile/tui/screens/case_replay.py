@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from textual import on
 from textual.widgets import Input
 
-from casefile.tui.widgets.help_pane import HelpPane
+from casefile.tui.widgets.help_pane import close_help
 from casefile.tui.widgets.status_bar import StatusBar
 from casefile.tui.widgets.timeline import Timeline
 
@@ -85,9 +85,7 @@ class ReplayControls(CaseScreenBase):
             self.probe_cancel.cancel("cancelled from the TUI")
             self.query_one(StatusBar).change(notice="cancelling the probe…")
             return
-        help_pane = self.query(HelpPane)
-        if help_pane:  # Esc closes the help as ? does, before it leaves the replay
-            help_pane.remove()
+        if close_help(self):  # Esc closes the help as ? does, before it leaves the replay
             return
         if self.query_one("#filter", Input).display:
             self._close_filter(clear=True)

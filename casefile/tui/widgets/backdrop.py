@@ -9,11 +9,23 @@ without work Textual would do again: the same picture, sooner.
   lines from the strips of the screen beneath, each style's tint worked out once, and keeps them
   until the screen beneath changes. Textual passes on every change beneath by refreshing the
   screen on top with the regions that changed (``Screen._compositor_refresh``), so a refresh
-  with regions is what drops the kept lines; a new size or style does too.
+  with regions is what drops the kept lines; a new size or style does too. A screen beneath
+  that says when it changes (the case screen, see :func:`backdrop`) keeps them for the next
+  screen opened over it, too: the backdrop was a fifth of a dialog's first frame.
 - **The first resume.** A pushed screen mounts its widgets, each styled as it mounts; then its
   first ``ScreenResume`` restyles the whole screen again (a resume normally follows a time under
   another screen, when the theme may have changed). On the first one nothing can have changed,
   and restyling a dialog of ten fields took as long as styling it.
+- **The frame after the first.** A screen's first frame is drawn whole, as it resumes. Each of
+  its widgets, sized by that layout, has meanwhile asked for its region to be drawn again, and
+  at the next frame Textual drew every one of them again, unchanged (a quarter of the frame's
+  work in the probe dialog): the requests made before the first whole frame are dropped as it
+  is drawn (:class:`Drawn`; one made while it is drawn stands).
+- **The collector.** Held while it opens (see :mod:`casefile.tui.widgets.collector`).
+- **What the last one left.** Each one opened drops the watchers that the widgets of those closed
+  before it set on the app (every text area watches the app's theme), and each one closed the
+  lines its widgets rendered, which Textual would keep (see
+  :mod:`casefile.tui.widgets.leftovers`).
 """
 
 from __future__ import annotations
@@ -22,7 +34,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.segment import Segment
 from rich.style import Style
-from textual import events
+from textual import events, messages
+from textual._time import get_time
 from textual.cache import LRUCache
 from textual.color import Color
 from textual.command import CommandPalette
@@ -30,6 +43,14 @@ from textual.renderables.background_screen import BackgroundScreen
 from textual.screen import ModalScreen
 from textual.strip import Strip
 from textual.visual import Visual
+from textual.widget import Widget
+
+from casefile.tui.widgets.collector import (
+    hold_collector,
+    release_after_frame,
+    release_collector,
+)
+from casefile.tui.widgets.leftovers import drop_rendered_lines, prune_watchers
 
 T = TypeVar("T")
 
@@ -125,11 +146,77 @@ class BackdropVisual(Visual):
         return self.beneath._compositor.size.height
 
 
-def backdrop(rendered: VisualType, kept: KeptBackdrop) -> VisualType:
-    """A modal screen's own rendering, its backdrop (if it has one) the kept one."""
+def backdrop(rendered: VisualType, kept: KeptBackdrop | None) -> tuple[VisualType, KeptBackdrop]:
+    """A modal screen's own rendering, its backdrop (if it has one) kept: in ``kept``, else in
+    the one the screen beneath keeps for the screens opened over it (its ``kept_backdrop``: a
+    screen that has one says when what it shows changes, on every redrawing of a widget of it,
+    scroll or layout, so that a dialog opened, closed and another opened with nothing changed
+    beneath shows the same lines), else in one of its own."""
+    if kept is None:
+        beneath = rendered.screen if isinstance(rendered, BackgroundScreen) else None
+        shared = getattr(beneath, "kept_backdrop", None)
+        kept = shared if isinstance(shared, KeptBackdrop) else KeptBackdrop()
     if isinstance(rendered, BackgroundScreen):
-        return BackdropVisual(rendered.screen, rendered.color, kept)
-    return rendered
+        return BackdropVisual(rendered.screen, rendered.color, kept), kept
+    return rendered, kept
+
+
+class Drawn:
+    """A part of a screen (or all of it) about to be drawn whole, and when: the requests of the
+    widgets in it to be drawn again, all made before, will be met by that drawing. Those not yet
+    sent are dropped at once (a widget's own lines, which it draws afresh when asked, are left as
+    they are: what is dropped is only the screen's redrawing of its region), and those already on
+    their way to the screen are dropped as they come (:meth:`met`). A request made while it is
+    drawn, or after, stands."""
+
+    def __init__(self) -> None:
+        self.node: Widget | None = None
+        self.at = float("-inf")
+
+    def whole(self, node: Widget, *, with_self: bool) -> None:
+        for widget in node.walk_children(Widget, with_self=with_self):
+            for drawn in (widget, widget._vertical_scrollbar, widget._horizontal_scrollbar):
+                if drawn is not None:
+                    drawn._repaint_required = False
+                    drawn._repaint_regions.clear()
+        self.node = node
+        self.at = get_time()
+
+    def met(self, message: messages.Update) -> bool:
+        """Whether ``message`` asked, before the last whole drawing, to draw a widget in it."""
+        node = self.node
+        if node is None or message.time >= self.at:
+            return False
+        widget = message.widget
+        return widget is node or node in widget.ancestors
+
+    def over(self, screen: Screen[Any], node: Widget, refresh: Any) -> bool:
+        """Textual's ``_compositor_refresh`` (``refresh``) for ``screen``, on top; if what it
+        draws covers all of ``node`` (laid out), ``node`` and what it holds are drawn whole.
+        Returns whether they were."""
+        region = node.region if node.is_attached else None
+        covered = (
+            bool(region)
+            and screen is screen.app.screen
+            and not screen.app.is_inline
+            and any(dirty.contains_region(region) for dirty in screen._compositor._dirty_regions)
+        )
+        if covered:
+            self.whole(node, with_self=True)
+        refresh()
+        return covered
+
+    def first(self, screen: Screen[Any], refresh: Any) -> None:
+        """Textual's ``_compositor_refresh`` (``refresh``) for ``screen``, which is drawn whole
+        the first time it is drawn on top (its first frame, as it resumes)."""
+        if (
+            self.node is None
+            and screen is screen.app.screen
+            and not screen.app.is_inline
+            and screen.size.region in screen._compositor._dirty_regions
+        ):
+            self.whole(screen, with_self=False)
+        refresh()
 
 
 class Overlay(ModalScreen[T]):
@@ -140,12 +227,12 @@ class Overlay(ModalScreen[T]):
     DEFAULT_CSS = ""  # ModalScreen's own applies
     _resumed = False
     _sized = False
+    _drawn: Drawn | None = None
     _backdrop: KeptBackdrop | None = None
 
     def render(self) -> VisualType:  # type: ignore[override]  # a Visual, as Widget.render may
-        if self._backdrop is None:
-            self._backdrop = KeptBackdrop()
-        return backdrop(super().render(), self._backdrop)
+        rendered, self._backdrop = backdrop(super().render(), self._backdrop)
+        return rendered
 
     def refresh(
         self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False
@@ -159,6 +246,28 @@ class Overlay(ModalScreen[T]):
 
     async def _on_resize(self, event: events.Resize) -> None:
         self._sized = first_resize(self, self._sized, event)
+
+    def _compositor_refresh(self) -> None:
+        if self._drawn is None:
+            self._drawn = Drawn()
+        self._drawn.first(self, super()._compositor_refresh)
+
+    async def _on_update(self, message: messages.Update) -> None:
+        if self._drawn is not None and self._drawn.met(message):
+            message.stop()
+            message.prevent_default()  # (not Screen's, which would draw it again)
+
+    async def _compose(self) -> None:
+        hold_collector(self.app)
+        release_after_frame(self)  # its first refresh comes once it is laid out and drawn
+        await super()._compose()
+
+    def _on_mount(self, event: events.Mount) -> None:
+        prune_watchers(self.app)
+
+    def _on_unmount(self) -> None:
+        release_collector()
+        drop_rendered_lines()
 
 
 class Palette(CommandPalette):
@@ -166,12 +275,12 @@ class Palette(CommandPalette):
 
     _resumed = False
     _sized = False
+    _drawn: Drawn | None = None
     _backdrop: KeptBackdrop | None = None
 
     def render(self) -> VisualType:  # type: ignore[override]  # a Visual, as Widget.render may
-        if self._backdrop is None:
-            self._backdrop = KeptBackdrop()
-        return backdrop(super().render(), self._backdrop)
+        rendered, self._backdrop = backdrop(super().render(), self._backdrop)
+        return rendered
 
     def refresh(
         self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False
@@ -185,6 +294,28 @@ class Palette(CommandPalette):
 
     async def _on_resize(self, event: events.Resize) -> None:
         self._sized = first_resize(self, self._sized, event)
+
+    def _compositor_refresh(self) -> None:
+        if self._drawn is None:
+            self._drawn = Drawn()
+        self._drawn.first(self, super()._compositor_refresh)
+
+    async def _on_update(self, message: messages.Update) -> None:
+        if self._drawn is not None and self._drawn.met(message):
+            message.stop()
+            message.prevent_default()  # (not Screen's, which would draw it again)
+
+    async def _compose(self) -> None:
+        hold_collector(self.app)
+        release_after_frame(self)  # its first refresh comes once it is laid out and drawn
+        await super()._compose()
+
+    def _on_mount(self, event: events.Mount) -> None:
+        prune_watchers(self.app)
+
+    def on_unmount(self) -> None:  # (Textual runs each class's handler: CommandPalette's too)
+        release_collector()
+        drop_rendered_lines()
 
 
 def first_resume(resumed: bool, event: events.ScreenResume) -> bool:

@@ -3,7 +3,9 @@ hidden there is added or hidden here), and a legend of the timeline's marks, rea
 the marks are defined (:data:`casefile.app.views.board.MARK_GLYPHS`).
 
 A plain Rich text in one scrollable pane: it opens in one frame on a case of any length
-(Textual's own help panel renders Markdown and a key table per focus change).
+(Textual's own help panel renders Markdown and a key table per focus change). It is mounted in
+the case screen's ``#help-dock``, shown only while the pane is: mounted in ``#panes`` itself, it
+had the whole of the panes drawn again as it opened (mounting a widget redraws its parent).
 """
 
 from __future__ import annotations
@@ -13,14 +15,21 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.containers import VerticalScroll
+from textual.content import Content, Span
+from textual.widget import Widget
 from textual.widgets import Static
 
 from casefile.app.views.board import MARK_GLYPHS
+from casefile.tui.widgets.collector import hold_collector, release_after_frame
+from casefile.tui.widgets.leftovers import drop_rendered_lines
 
 if TYPE_CHECKING:
-    from textual.app import ComposeResult
+    from rich.console import Console
     from textual.binding import Binding
     from textual.screen import Screen
+    from textual.strip import Strip
+    from textual.style import Style as VisualStyle
+    from textual.visual import RenderOptions
 
 #: What each timeline mark means, by the mark's name (every mark in MARK_GLYPHS has one: a
 #: test holds them to it).
@@ -91,12 +100,94 @@ def help_text(screen: Screen[Any]) -> Text:
     return text
 
 
+class KeptLines(Content):
+    """The help's text, with the lines it was drawn as kept for each width and style: the pane
+    is made afresh at each ``?``, and wrapping and drawing its forty lines again was the most of
+    what it drew as it opened. (A :class:`Content`, so that text selected in it copies.)"""
+
+    #: widths and styles kept (the pane's width changes only with the terminal's)
+    KEEP = 4
+
+    def __init__(self, text: str, spans: list[Span]) -> None:
+        super().__init__(text, spans)
+        self._kept: dict[tuple[object, ...], list[Strip]] = {}
+
+    def render_strips(
+        self, width: int, height: int | None, style: VisualStyle, options: RenderOptions
+    ) -> list[Strip]:
+        if options.selection is not None or options.post_style is not None:
+            return super().render_strips(width, height, style, options)
+        get_rule = options.rules.get
+        key = (
+            width,
+            height,
+            style,
+            get_rule("text_align", "left"),
+            get_rule("text_overflow", "fold"),
+            get_rule("text_wrap", "wrap"),
+            get_rule("line_pad", 0),
+        )
+        lines = self._kept.get(key)
+        if lines is None:
+            lines = super().render_strips(width, height, style, options)
+            if len(self._kept) >= self.KEEP:
+                del self._kept[next(iter(self._kept))]
+            self._kept[key] = lines
+        return lines
+
+
+#: The help's texts as drawn, by their text and spans (they differ with the pane in focus)
+_DRAWN: dict[tuple[str, tuple[object, ...]], KeptLines] = {}
+
+
+def drawn(text: Text, console: Console) -> KeptLines:
+    """``text`` as the pane shows it, the same object (and its kept lines) at every open."""
+    key = (text.plain, tuple(text.spans))
+    found = _DRAWN.get(key)
+    if found is None:
+        content = Content.from_rich_text(text, console=console)
+        found = KeptLines(content.plain, list(content.spans))
+        if len(_DRAWN) >= 16:
+            del _DRAWN[next(iter(_DRAWN))]
+        _DRAWN[key] = found
+    return found
+
+
 class HelpPane(VerticalScroll, can_focus=False):
     """Docked on the right of the case screen while ``?`` has it open."""
 
     def __init__(self, screen: Screen[Any]) -> None:
-        super().__init__(id="help-pane")
         self.text = help_text(screen)
+        # its text made with it, not composed after: mounted at once with the pane, and laid out
+        # and drawn in the same frame
+        super().__init__(
+            Static(drawn(self.text, screen.app.console), id="help-text"), id="help-pane"
+        )
+        self._sized = False
 
-    def compose(self) -> ComposeResult:
-        yield Static(self.text, id="help-text")
+    def on_resize(self) -> None:
+        if not self._sized:  # laid out: the collector held as it opened goes after its frame
+            self._sized = True
+            release_after_frame(self)
+
+
+def open_help(screen: Screen[Any]) -> Widget:
+    """Show the help over the right of ``screen``'s panes (in its ``#help-dock``); returns the
+    dock, which the screen draws whole as the pane first shows (see
+    :class:`casefile.tui.widgets.backdrop.Drawn`)."""
+    hold_collector(screen.app)  # until the pane is drawn (see widgets.collector)
+    dock = screen.query_one("#help-dock", Widget)
+    dock.mount(HelpPane(screen))
+    dock.add_class("-open")  # with the pane in it: laid out and drawn together
+    return dock
+
+
+def close_help(screen: Screen[Any]) -> bool:
+    """Close the help if it is open on ``screen``; whether it was."""
+    shown = screen.query(HelpPane)
+    if not shown:
+        return False
+    shown.remove()
+    screen.query_one("#help-dock").remove_class("-open")
+    drop_rendered_lines()  # the lines the pane rendered (see widgets.leftovers)
+    return True

@@ -6,10 +6,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events
-from textual.content import Content
+from textual.cache import LRUCache
+from textual.content import Content, Span
+from textual.css.styles import RulesMap
+from textual.geometry import Size
 from textual.message import Message
+from textual.strip import Strip
+from textual.style import Style
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
@@ -34,12 +40,37 @@ def entry_text(entry: ProbeEntry, width: int = ROW_WIDTH) -> Text:
     return Text("\n").join([text, facts])
 
 
+class Unwrapped(Content):
+    """Content whose lines are never wrapped where it is shown: at any width its longest line
+    fits, its height is its count of lines, with nothing wrapped to find it. The option list
+    asks each option's height at two widths (with and without its scroll bar) as it lays out,
+    is shown and draws, and Textual's content remembers one, so every probe's two lines were
+    wrapped again at each ask: thirty rows, several times, as the probe dialog opened."""
+
+    def __init__(self, text: str, spans: list[Span]) -> None:
+        super().__init__(text, spans)
+        lines = text.split("\n")
+        self._widest = max(cell_len(part) for part in lines)
+        self._lines = len(lines)
+
+    def get_height(self, rules: RulesMap, width: int) -> int:
+        if width - rules.get("line_pad", 0) * 2 >= self._widest:
+            return self._lines
+        return super().get_height(rules, width)
+
+
 @lru_cache(maxsize=1024)
 def entry_prompt(entry: ProbeEntry, width: int = ROW_WIDTH) -> Content:
     """:func:`entry_text` as the content an option shows, made once per probe: every picker
     opened after the first shares it, and with it what the list measures of it (its height at
     the list's width), instead of converting and wrapping thirty rows again at each open."""
-    return Content.from_rich_text(entry_text(entry, width))
+    content = Content.from_rich_text(entry_text(entry, width))
+    return Unwrapped(content.plain, list(content.spans))
+
+
+#: Options as drawn, by their prompt (the same object for a probe at every open, see
+#: :func:`entry_prompt`), style, padding, width and place in the list
+DRAWN: LRUCache[tuple[object, ...], tuple[object, list[Strip]]] = LRUCache(512)
 
 
 class ProbePicker(OptionList):
@@ -87,3 +118,41 @@ class ProbePicker(OptionList):
         names = [e.name for e in self.entries]
         if chosen in names:
             self.highlighted = names.index(chosen)
+        #: the width the options were last drawn at (their drawings are kept for it)
+        self._drawn_width: int | None = None
+
+    def _get_option_render(self, option: Option, style: Style) -> list[Strip]:
+        """An option as drawn: kept for every picker after (:data:`DRAWN`), each probe's row
+        being the same content at the same width in the same style at each open."""
+        width = self.scrollable_content_region.width
+        if width != self._drawn_width:
+            if self._drawn_width is not None:
+                self._option_render_cache.clear()  # drawn at another width
+            self._drawn_width = width
+        padding = self.get_component_styles("option-list--option").padding
+        index = self._option_to_index[option]
+        key = (id(option.prompt), style, padding, width, index, option._divider)
+        found = DRAWN.get(key)
+        if found is not None and found[0] is option.prompt:
+            return found[1]
+        strips = super()._get_option_render(option, style)
+        DRAWN[key] = (option.prompt, strips)
+        return strips
+
+    def _size_updated(
+        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
+    ) -> bool:
+        """Laid out: the options' lines are counted now, not as the list is drawn (Textual's
+        list counts them as it draws, and the count changing its size then asked for it to be
+        drawn again at the next frame)."""
+        resized = super()._size_updated(size, virtual_size, container_size, layout)
+        self._update_lines()  # (its scroll bar shown by the count)
+        self._update_lines()  # (and the count's width with it)
+        return resized
+
+    def _on_resize(self, event: events.Resize) -> None:  # type: ignore[override]  # (its own takes none)
+        """Textual's list drops every option's drawing and line count at each resize, and the
+        first comes after the list was drawn at its size: drawn again at the next frame for
+        nothing. Dropped when the width they were drawn at changed."""
+        if self.scrollable_content_region.width == self._drawn_width:
+            event.prevent_default()  # not OptionList's: what it would drop is still right
