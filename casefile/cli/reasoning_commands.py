@@ -100,15 +100,16 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from casefile.cli.render import LOCAL, render_replay
 
     if args.json or args.jsonl:
-        from casefile.app.views.replay_lines import jsonl_lines
         from casefile.app.views.replay_stream import open_replay
+        from casefile.cli.replay_split import jsonl_lines
 
         with open_case(args.case, args.db) as opened:
             # written as the case folds, in memory that does not grow with its history;
             # --json is one line (an indent would send it through json's pure-Python encoder)
             stream = open_replay(opened.service, opened.case_id, args.to)
             if args.jsonl:
-                _say_batched(jsonl_lines(stream), "\n")
+                # a long case's later steps written by a second process meanwhile
+                _say_batched(jsonl_lines(stream, args.case, args.db), "\n")
             else:
                 _say_batched(stream.json_chunks(), "")
                 say_json("")

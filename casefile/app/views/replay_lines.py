@@ -16,7 +16,7 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from casefile.app.views.replay import ReplayQuestion, encode_json
+from casefile.app.views.replay import ReplayQuestion, ReplayStep, encode_json
 from casefile.app.views.replay_stream import Encode, ReplayStream
 
 #: A question's fields besides its confidences, in ``replay --json``'s order.
@@ -84,26 +84,44 @@ def question_delta(before: ReplayQuestion | None, now: ReplayQuestion) -> dict[s
 
 def jsonl_lines(stream: ReplayStream) -> Iterator[str]:
     """The lines of ``replay --jsonl`` (without their newlines), as the case folds."""
+    yield case_line(stream)
+    yield from step_lines(stream.steps(with_changes=False))
+    yield summary_line(stream.summary().to_json(), stream.names)
+
+
+def case_line(stream: ReplayStream) -> str:
+    """The first line: the case's header."""
+    return encode_json({"case": stream.case.to_json()})
+
+
+def summary_line(summary: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    """The last line: the replay's summary (``ReplaySummary.to_json()``) and the names."""
+    return encode_json({"summary": summary, "names": dict(names)})
+
+
+def step_lines(
+    steps: Iterable[ReplayStep], before: Mapping[str, ReplayQuestion] | None = None
+) -> Iterator[str]:
+    """A line per step (taken without ``changes``), each with the questions it changed since
+    the one before; ``before``: the questions held before the first (none: a replay's start)."""
     encode: Encode = encode_json
-    yield encode({"case": stream.case.to_json()})
-    before: Mapping[str, ReplayQuestion] = {}
-    for step in stream.steps(with_changes=False):
+    held: Mapping[str, ReplayQuestion] = {} if before is None else before
+    for step in steps:
         now = step.questions
-        if now is before:  # most steps: the questions the step before held, unchanged
+        if now is held:  # most steps: the questions the step before held, unchanged
             yield step.json_text("{}", changes=False)
             continue
         questions: dict[str, Any] = {}
         for qid, question in now.items():
-            held = before.get(qid)
-            if held is not question:
-                delta = question_delta(held, question)
+            old = held.get(qid)
+            if old is not question:
+                delta = question_delta(old, question)
                 if delta:
                     questions[qid] = delta
-        if list(now)[: len(before)] != list(before):  # not the same ones, new ones last
+        if list(now)[: len(held)] != list(held):  # not the same ones, new ones last
             questions[ORDER] = list(now)
-        before = now
+        held = now
         yield step.json_text(encode(questions) if questions else "{}", changes=False)
-    yield encode({"summary": stream.summary().to_json(), "names": dict(stream.names)})
 
 
 def rebuild_steps(lines: Iterable[str | Mapping[str, Any]]) -> Iterator[dict[str, Any]]:

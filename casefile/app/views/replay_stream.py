@@ -58,22 +58,40 @@ class ReplayStream:
     _pivots: list[ReplaySummary] = field(default_factory=list)
     _last: list[ReplayStep] = field(default_factory=list)
 
-    def steps(self, with_changes: bool = True) -> Iterator[ReplayStep]:
+    def again(self, upto: int | None) -> ReplayStream:
+        """Another walk of the same case, up to ``upto``: the head this one read, nothing of
+        its walk."""
+        return ReplayStream(
+            self.case, self.names, self.offered, self.load, upto, self.suggestions, self.page
+        )
+
+    @property
+    def last(self) -> int:
+        """The seq of the last step :meth:`steps` hands out."""
+        return self.case.last_seq if self.upto is None else min(self.upto, self.case.last_seq)
+
+    def steps(self, with_changes: bool = True, after: int = 0) -> Iterator[ReplayStep]:
         """Every step up to ``upto`` (the head when ``None``), in seq order; without their
-        ``changes`` for a reader that derives them (``with_changes=False``)."""
+        ``changes`` for a reader that derives them (``with_changes=False``).
+
+        With ``after``, the steps before that seq are only folded (and counted for the
+        suggestions they used up), and the step at ``after`` comes first, as a seed: it gives a
+        reader the questions held before the steps it writes, and is neither a pivot of this
+        stream's summary nor its last step. A replay split between processes walks its tail
+        so (:mod:`casefile.cli.replay_split`)."""
         from casefile.app.views.steps_at import CaseSteps
 
-        last = self.case.last_seq if self.upto is None else min(self.upto, self.case.last_seq)
+        last = self.last
         projection = self.fold = Projection()
         at = CaseSteps(projection, self.offered)
         previous: Step | None = None
         suggested = 0
-        after = 0
+        read = 0  # the seq of the last event read
         # one pause for the whole walk: what a page lets go is freed by its reference counts
         # (nothing here forms a cycle), and a collection at every page would rescan the state
         with collector_paused():
-            while after < last:
-                events = self.load(after, min(after + self.page, last))
+            while read < last:
+                events = self.load(read, min(read + self.page, last))
                 if not events:
                     break
                 project(events, into=projection)
@@ -88,13 +106,17 @@ class ReplayStream:
                     ):
                         best = at.steps_at(step.seq).best()
                         suggested += best is not None
+                    if step.seq < after:  # before the seed: folded, not handed out
+                        previous = step
+                        continue
                     out = replay_step(step, event, previous, best, copies, with_changes)
-                    if step.pivot_depths:  # a leader moved (pivots included)
-                        self._pivots.append(summarise_replay([out], self.names))
-                    self._last[:] = [out]
                     previous = step
+                    if step.seq > after:
+                        if step.pivot_depths:  # a leader moved (pivots included)
+                            self._pivots.append(summarise_replay([out], self.names))
+                        self._last[:] = [out]
                     yield out
-                after = events[-1].seq
+                read = events[-1].seq
                 # the fold keeps its state; the steps and events of this page are let go
                 del projection.trajectory[:-1]
                 del projection.events[:-1]
