@@ -101,7 +101,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
     if args.json or args.jsonl:
         from casefile.app.views.replay_stream import open_replay
-        from casefile.cli.replay_split import jsonl_lines
+        from casefile.cli.replay_split import split_jsonl_lines
 
         with open_case(args.case, args.db) as opened:
             # written as the case folds, in memory that does not grow with its history;
@@ -109,7 +109,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
             stream = open_replay(opened.service, opened.case_id, args.to)
             if args.jsonl:
                 # a long case's later steps written by a second process meanwhile
-                _say_batched(jsonl_lines(stream, args.case, args.db), "\n")
+                lines = split_jsonl_lines(stream, opened.case_id, args.case, args.db)
+                _say_batched(lines, "\n")
             else:
                 _say_batched(stream.json_chunks(), "")
                 say_json("")

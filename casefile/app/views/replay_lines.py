@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from casefile.app.views.replay import ReplayQuestion, ReplayStep, encode_json
-from casefile.app.views.replay_stream import Encode, ReplayStream
+from casefile.app.views.replay_stream import ReplayStream
 
 #: A question's fields besides its confidences, in ``replay --json``'s order.
 FIELDS = (
@@ -104,13 +104,31 @@ def step_lines(
 ) -> Iterator[str]:
     """A line per step (taken without ``changes``), each with the questions it changed since
     the one before; ``before``: the questions held before the first (none: a replay's start)."""
-    encode: Encode = encode_json
-    held: Mapping[str, ReplayQuestion] = {} if before is None else before
+    line = StepLines(before)
     for step in steps:
-        now = step.questions
+        yield line(step)
+
+
+def lines_after_seed(steps: Iterator[ReplayStep], seed: int) -> Iterator[str]:
+    """The lines of the steps after the seed that ``steps`` (``ReplayStream.steps(seed=…)``)
+    hands out first."""
+    first = next(steps)
+    if first.seq != seed:  # the stores keep seqs contiguous; a gap would drop a step
+        raise ValueError(f"the replay's seed is seq {first.seq}, not {seed}")
+    return step_lines(steps, first.questions)
+
+
+class StepLines:
+    """Writes each step's line as it comes (:func:`step_lines`), holding the questions of the
+    step before; a walk may stop and go on through the same one."""
+
+    def __init__(self, before: Mapping[str, ReplayQuestion] | None = None) -> None:
+        self.held: Mapping[str, ReplayQuestion] = {} if before is None else before
+
+    def __call__(self, step: ReplayStep) -> str:
+        now, held = step.questions, self.held
         if now is held:  # most steps: the questions the step before held, unchanged
-            yield step.json_text("{}", changes=False)
-            continue
+            return step.json_text("{}", changes=False)
         questions: dict[str, Any] = {}
         for qid, question in now.items():
             old = held.get(qid)
@@ -120,8 +138,8 @@ def step_lines(
                     questions[qid] = delta
         if list(now)[: len(held)] != list(held):  # not the same ones, new ones last
             questions[ORDER] = list(now)
-        held = now
-        yield step.json_text(encode(questions) if questions else "{}", changes=False)
+        self.held = now
+        return step.json_text(encode_json(questions) if questions else "{}", changes=False)
 
 
 def rebuild_steps(lines: Iterable[str | Mapping[str, Any]]) -> Iterator[dict[str, Any]]:

@@ -16,7 +16,7 @@ pieces; ``replay --jsonl``'s shape is :mod:`casefile.app.views.replay_lines`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -70,18 +70,21 @@ class ReplayStream:
         """The seq of the last step :meth:`steps` hands out."""
         return self.case.last_seq if self.upto is None else min(self.upto, self.case.last_seq)
 
-    def steps(self, with_changes: bool = True, after: int = 0) -> Iterator[ReplayStep]:
+    def steps(
+        self, with_changes: bool = True, seed: int | None = None
+    ) -> Generator[ReplayStep, None, None]:
         """Every step up to ``upto`` (the head when ``None``), in seq order; without their
         ``changes`` for a reader that derives them (``with_changes=False``).
 
-        With ``after``, the steps before that seq are only folded (and counted for the
-        suggestions they used up), and the step at ``after`` comes first, as a seed: it gives a
-        reader the questions held before the steps it writes, and is neither a pivot of this
-        stream's summary nor its last step. A replay split between processes walks its tail
-        so (:mod:`casefile.cli.replay_split`)."""
+        With ``seed``, the steps before that seq are only folded (and counted for the
+        suggestions they used up), and the step at ``seed`` comes first: it gives a reader the
+        questions held before the steps it writes, and is neither a pivot of this stream's
+        summary nor its last step. A replay split between processes walks its tail so
+        (:mod:`casefile.cli.replay_split`)."""
         from casefile.app.views.steps_at import CaseSteps
 
         last = self.last
+        first = 0 if seed is None else seed  # the first step handed out
         projection = self.fold = Projection()
         at = CaseSteps(projection, self.offered)
         previous: Step | None = None
@@ -106,12 +109,12 @@ class ReplayStream:
                     ):
                         best = at.steps_at(step.seq).best()
                         suggested += best is not None
-                    if step.seq < after:  # before the seed: folded, not handed out
+                    if step.seq < first:  # before the seed: folded, not handed out
                         previous = step
                         continue
                     out = replay_step(step, event, previous, best, copies, with_changes)
                     previous = step
-                    if step.seq > after:
+                    if step.seq != seed:
                         if step.pivot_depths:  # a leader moved (pivots included)
                             self._pivots.append(summarise_replay([out], self.names))
                         self._last[:] = [out]

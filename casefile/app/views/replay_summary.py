@@ -114,3 +114,14 @@ def summarise_replay(steps: Sequence[ReplayStep], names: Mapping[str, str]) -> R
         for qid, question in last.items()
     )
     return ReplaySummary(pivots, leaders, subpivots)
+
+
+def joined(head: Mapping[str, Any], tail: Mapping[str, Any]) -> dict[str, Any]:
+    """The summary of a replay walked in two parts, from theirs (each a
+    :meth:`ReplaySummary.to_json`): the pivots of both, in order, and the leaders after the
+    tail's last step."""
+    return {
+        "pivots": [*head["pivots"], *tail["pivots"]],
+        "leaders": tail["leaders"],
+        "subpivots": [*head["subpivots"], *tail["subpivots"]],
+    }
