@@ -48,7 +48,15 @@ def mutual_information_bits(prior: Sequence[float], table: Sequence[Sequence[flo
         if marginal <= 0.0:
             continue
         terms.extend(
-            p * q * math.log2(q / marginal) for p, q in zip(prior, row, strict=True) if p * q > 0.0
+            p
+            * q
+            * (
+                math.log2(q / marginal)
+                if q / marginal > 0.0
+                else math.log2(q) - math.log2(marginal)
+            )
+            for p, q in zip(prior, row, strict=True)
+            if p * q > 0.0
         )
     total = math.fsum(terms)
     return max(0.0, total)

@@ -22,13 +22,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from casefile.app.service import CaseService
 from casefile.domain import commands as c
 from casefile.domain.beliefs import joint, project, ranking
-from casefile.domain.beliefs.arithmetic import mutual_information_bits
+from casefile.domain.beliefs.arithmetic import log2_ratio, mutual_information_bits
 from casefile.domain.beliefs.ranking import Candidate, rank_next_steps, rank_probes
 from casefile.domain.rules import rule_from_dict
 from casefile.store.casedir import read_case_dir
@@ -109,6 +109,14 @@ def reference_rows(width: int, tables: list[list[list[float]]]) -> list[list[flo
 
 @settings(max_examples=300, deadline=None)
 @given(belief_and_tables())
+# a CI run drew it: a denormal likelihood whose ratio to the marginal rounds to 0 made
+# log2(0) raise in both computations ("math domain error")
+@example(
+    case=(
+        [0.0] * 8 + [1.0] * 4,
+        [[[0.0] * 12, [0.0] * 8 + [0.5, 0.75, 0.75, 5e-324]]],
+    )
+)
 def test_one_table_is_scored_to_the_last_digit(
     case: tuple[list[float], list[list[list[float]]]],
 ) -> None:
@@ -148,6 +156,19 @@ def test_the_joint_outcomes_of_some_rules_agree_with_the_plain_computation(
     shares = [p / total for p in probs] if total > 0.0 else probs
     plain = total * reference.mutual_information_bits(shares, rows)
     assert agree(joint.product_information_bits(probs, tables), plain, total)
+
+
+def test_a_denormal_likelihood_adds_its_finite_term() -> None:
+    """5e-324 against a marginal of 2 (a prior of merged classes need not sum to 1): the
+    quotient rounds to 0, yet the outcome is possible, so its term is 5e-324 times
+    (log2(5e-324) − 1), about −5.4e-321, not a "math domain error"."""
+    prior = [1.0, 1.0, 1.0, 1.0]
+    table = [[0.5, 0.25, 0.25, 1.0], [0.5, 0.75, 0.75, 5e-324]]
+    assert 5e-324 / math.fsum(map(lambda p, q: p * q, prior, table[1])) == 0.0
+    bits = mutual_information_bits(prior, table)
+    assert math.isfinite(bits)
+    assert same_float(bits, reference.mutual_information_bits(prior, table))
+    assert log2_ratio(5e-324, 0.0, 2.0) == -1075.0
 
 
 def test_a_prior_not_summing_to_one_is_its_total_times_a_distribution() -> None:

@@ -118,10 +118,20 @@ def mutual_information_bits(prior: Sequence[float], table: Sequence[Sequence[flo
         marginal = math.fsum(weighted)
         if marginal <= 0.0:
             continue
-        if min(weighted) > 0.0:
-            extend(map(mul, weighted, map(math.log2, map(truediv, row, repeat(marginal)))))
+        ratios = list(map(truediv, row, repeat(marginal)))
+        if min(weighted) > 0.0 and min(ratios) > 0.0:
+            extend(map(mul, weighted, map(math.log2, ratios)))
         else:  # a leaf this outcome rules out (or one without mass) adds no term
             extend(
-                w * math.log2(q / marginal) for w, q in zip(weighted, row, strict=True) if w > 0.0
+                w * log2_ratio(q, r, marginal)
+                for w, q, r in zip(weighted, row, ratios, strict=True)
+                if w > 0.0
             )
     return max(0.0, math.fsum(terms))
+
+
+def log2_ratio(q: float, ratio: float, marginal: float) -> float:
+    """log₂(q / marginal), given ``ratio`` = q / marginal as one float: that float's logarithm,
+    unless a positive but denormal ``q`` made it round to 0 (a likelihood of 5e-324 against a
+    marginal of 2), where the difference of the two logarithms is the finite answer."""
+    return math.log2(ratio) if ratio > 0.0 else math.log2(q) - math.log2(marginal)
