@@ -68,11 +68,6 @@ def entropy_bits(distribution: Sequence[float]) -> float:
     return max(0.0, -math.fsum(p * math.log2(p) for p in distribution if p > 0.0))
 
 
-def kl_bits(p: Sequence[float], q: Sequence[float]) -> float:
-    """KL(p ‖ q) in bits; terms where p is 0 contribute nothing."""
-    return max(0.0, math.fsum(a * math.log2(a / b) for a, b in zip(p, q, strict=True) if a > 0.0))
-
-
 def kl_bits_from_scores(p_scores: Sequence[int], q_scores: Sequence[int]) -> float:
     """KL(softmax(p) ‖ softmax(q)) in bits, in log space from the integer log-scores.
 
