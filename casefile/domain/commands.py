@@ -33,7 +33,7 @@ from casefile.domain.event_types.hypothesis import (
 )
 from casefile.domain.events import NewEvent
 from casefile.domain.ids import CASE_ID_LIMIT, ID_PATTERN, is_case_id
-from casefile.domain.kinds import DEFAULT_RELIABILITY, KINDS
+from casefile.domain.kinds import DEFAULT_RELIABILITY, KINDS, STATED_RELIABILITY
 from casefile.domain.rules import Applied, SetAside
 from casefile.errors import DomainError, Remedy
 
@@ -351,9 +351,7 @@ def evidence_from_rule(
         rationale=f"{rule.title}: outcome {verdict.outcome!r}. {rule.rationale}",
         otherwise=verdict.otherwise,
         kind="reported" if reported else "measured",
-        reliability=(
-            min(rule.reliability, DEFAULT_RELIABILITY["reported"]) if reported else rule.reliability
-        ),
+        reliability=min(rule.reliability, STATED_RELIABILITY) if reported else rule.reliability,
         probe_run_seq=probe_run_seq,
         observation_seq=observation_seq,
         supersedes=previous,

@@ -40,12 +40,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from casefile.domain.facts import Fact, FactValue
+from casefile.domain.kinds import STATED_RELIABILITY
 from casefile.domain.rules import Rule, rule_from_dict
 from casefile.errors import RuleError
 
 #: How far an intake answer is trusted unless its question says otherwise: what a person
-#: reports about their own system, firmer than a guess and weaker than a measurement.
-DEFAULT_INTAKE_RELIABILITY = 0.7
+#: states about their own system, firmer than a guess and weaker than a measurement.
+DEFAULT_INTAKE_RELIABILITY = STATED_RELIABILITY
 #: The prefix of an intake question's rule id, so evidence shows where it came from.
 RULE_PREFIX = "intake."
 ANSWER_FACT = "intake.answer"

@@ -10,3 +10,9 @@ from __future__ import annotations
 #: still gets less than 1: a probe can be misread or taken at the wrong moment.
 DEFAULT_RELIABILITY = {"measured": 0.9, "calculated": 0.6, "reported": 0.5, "assumed": 0.3}
 KINDS = tuple(DEFAULT_RELIABILITY)
+#: How far a person's own account is trusted when it carries what they saw: an answer about
+#: their own system, a reading stated with its values, an A/B stated with both runs' figures.
+#: The evidence stays ``reported`` (the case holds no run of it), but it is firmer than an
+#: outcome told only in words ("fixed by that setting"), which keeps ``reported``'s 0.5, and
+#: weaker than a measurement the case holds.
+STATED_RELIABILITY = 0.7

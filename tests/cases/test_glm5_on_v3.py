@@ -32,8 +32,8 @@ Q = "throughput"
 REFERENCE_HEAD = (68, "36409887439e2211e4b97c9f0bf9a65723afa6b2301e6309f6b37660da987aa0")
 
 NOT_PCIE_FIRST = (
-    "compute-launch leads at seq 50, the step before the reading (0.258; misconfiguration "
-    "0.226, host-side 0.136, pcie-bound 0.127 fourth). pcie-bound never leads: its best is "
+    "compute-launch leads at seq 50, the step before the reading (0.285; misconfiguration "
+    "0.217, host-side 0.133, pcie-bound 0.122 fourth). pcie-bound never leads: its best is "
     "0.158 at seq 32 (intake nodes=single), behind host-side's 0.202 and misconfiguration's "
     "0.198; intake workload=inference-small-batch (seq 33) puts misconfiguration (0.254) and "
     "compute-launch (0.178) ahead of it and the batch A/B (seq 40, 11 -> 225 tok/s, 'faster') "
@@ -42,7 +42,7 @@ NOT_PCIE_FIRST = (
 )
 NO_PIVOT_AT_READING = (
     "no pivot at the reading (seqs 51-55): compute-launch leads before and after "
-    "(0.258 -> 0.332); pcie-link-busy 'idle' (seq 53) drops pcie-bound 0.127 -> 0.041 but it "
+    "(0.285 -> 0.366); pcie-link-busy 'idle' (seq 53) drops pcie-bound 0.122 -> 0.038 but it "
     "did not lead. The case's pivots are at seqs 32 and 33 (intake: misconfiguration -> "
     "host-side -> misconfiguration) and 40 (the batch A/B: misconfiguration -> compute-launch)."
 )

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from casefile.domain.kinds import STATED_RELIABILITY
 from tests.cli.conftest import CLI
 
 GEN2 = ["--stated", "pcie.link.gen.current[e3:00.0]=2", "--stated", "pcie.link.gen.max[e3:00.0]=5"]
@@ -41,7 +42,7 @@ def test_a_stated_reading_is_read_by_the_rules_as_reported_evidence(cli: CLI) ->
     (evidence,) = [e["payload"] for e in events if e["type"] == "evidence.assessed"][-1:]
     assert isinstance(evidence, dict)
     assert evidence["rule"]["id"] == "link-speed-at-max" and evidence["outcome"] == "reduced"
-    assert (evidence["kind"], evidence["reliability"]) == ("reported", 0.5)
+    assert (evidence["kind"], evidence["reliability"]) == ("reported", STATED_RELIABILITY)
     shown = cli("show", case, str(run["seq"])).out
     assert "stated, not run" in shown and "pcie.link.gen.current[e3:00.0]=2" in shown
     assert "nothing ran" in shown and "$ " not in shown

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from casefile.app.opening import open_service
+from casefile.domain.kinds import STATED_RELIABILITY
 from tests.mcp.client import ToolError, serve
 
 
@@ -42,7 +43,7 @@ async def test_a_stated_reading_is_recorded_and_read_as_reported(db: str) -> Non
     ran = [p for t, p in events if t == "probe.ran"]
     assert len(ran) == 1 and ran[0]["source"] == "stated" and ran[0]["host"] == "rig"
     evidence = [p for t, p in events if t == "evidence.assessed" and p.get("rule")]
-    assert [(e["kind"], e["reliability"]) for e in evidence] == [("reported", 0.5)]
+    assert [(e["kind"], e["reliability"]) for e in evidence] == [("reported", STATED_RELIABILITY)]
 
 
 async def test_a_value_that_is_not_text_number_or_boolean_is_refused(db: str) -> None:

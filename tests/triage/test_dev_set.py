@@ -30,27 +30,22 @@ NOT_YET = {
     "nccl-tests-74-a40-nps4": "throughput/catch-all leads; numa-bios is #9",
     "nccl-tests-93-v100-two-containers": "misconfiguration leads; transport-fallback is #2",
     "pytorch-benchmark-pr-706-v100-small-batch-cudagraph": "data-loading leads; "
-    "compute-launch is #2",
+    "compute-launch is the likeliest leaf, but a class of several leaves leads",
     "pytorch-experiment-template-11-nccl-ib-disable-roce": "internode-network leads; "
     "misconfiguration is #2",
-    "rtx6kpro-pr-88-link-locked-gen2": "data-loading leads; link-degraded is #6",
+    "rtx6kpro-pr-88-link-locked-gen2": "data-loading leads; link-degraded is #8",
     "sd-scripts-1434-2x-h100-pcie-ddp": "data-loading leads; pcie-bandwidth is #2",
-    "sleap-nn-pr-342-item-per-element-d2h": "gpu-unused leads; "
-    "host-transfer is the likeliest leaf, but a class of several leaves leads",
     "transformers-9371-gpt2-ddp-no-nvlink": "data-loading leads; pcie-bandwidth is #3",
     # the fifth round (written down before any evaluation; evaluation 40: two lead,
     # evaluation 42, with the thread's stated link readings read: four)
     "vllm-52607-nixl-pull-cuda-ipc-get-tcp-fallback": "p2p-policy leads; transport-fallback is #2",
     # the sixth round (written down before any evaluation; evaluation 47: two of four lead,
-    # evaluation 48: three)
-    "nunchaku-pr-817-gb10-pageable-weight-copies": "data-loading leads; "
-    "host-transfer is the likeliest leaf, but a class of several leaves leads",
+    # evaluation 48: three; evaluation 59: all four)
     # the eighth round (written down before any evaluation; evaluation 50: two of three lead)
     "sonar-115-ray-workers-pinned-to-two-cores": "host-cpu leads; misconfiguration is #4 "
     "(the workaround, one core per worker, is read by host-threads as CPU-bound host code)",
-    # the ninth round (evaluation 51: its one case does not lead; evaluation 52: #2)
-    "curtisnorthcutt-titan-rtx-fans-blocked-top-position": "data-loading leads; "
-    "thermal-degradation is #2 (its prior, 1.4 %, against a training row for data loading)",
+    # the ninth round (evaluation 51: its one case does not lead; evaluation 52: #2;
+    # evaluation 59: it leads)
     # the tenth round (evaluation 53: neither leads; evaluation 54: mdm-pr-81 leads)
     "animegan-50-2080ti-cuda-visible-devices-1": "data-loading leads; gpu-unused is #4",
     # the eleventh round (evaluation 56: neither leads as written down)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from casefile_gpu_playbook import PLAYBOOK
 
+from casefile.domain.kinds import STATED_RELIABILITY
 from tests.cli.conftest import CLI
 from tests.triage.conftest import nccl_table
 
@@ -386,7 +387,8 @@ def test_figures_stated_in_a_thread_are_a_reported_experiment(cli: CLI, case: st
     assert recorded["payload"]["reported"] is True  # type: ignore[index]
     assert "baseline_seq" not in recorded["payload"]  # type: ignore[operator]
     assert verdict["payload"]["kind"] == "reported"  # type: ignore[index]
-    assert verdict["payload"]["reliability"] == 0.5  # type: ignore[index]
+    # figures a person states count as what they state, firmer than an outcome in words
+    assert verdict["payload"]["reliability"] == STATED_RELIABILITY  # type: ignore[index]
     assert "probe_run_seq" not in verdict["payload"]  # type: ignore[operator]
     assert "nccl-tests, reported figures" in cli("log", case).out
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from casefile.domain.experiments import NAMED_PREDICT, OTHERS_PREDICT
+from casefile.domain.kinds import STATED_RELIABILITY
 from tests.cli.conftest import CLI
 from tests.triage.conftest import nccl_table
 from tests.triage.test_experiments import log, paste
@@ -65,7 +66,7 @@ def test_tests_wins_over_the_rule_that_knows_the_change(cli: CLI, case: str) -> 
     assert (out["rule"], out["outcome"]) == ("experiment.named", "same")
     payload = _verdict(cli, case)
     assert payload["likelihoods"] == {"p2p-policy": NAMED_PREDICT["same"]}
-    assert payload["kind"] == "reported" and payload["reliability"] == 0.5
+    assert payload["kind"] == "reported" and payload["reliability"] == STATED_RELIABILITY
     evidence = [e for e in log(cli, case) if e["type"] == "evidence.assessed"]
     assert len(evidence) == 1
 

@@ -8,6 +8,7 @@ import pytest
 from casefile_gpu_playbook import PLAYBOOK_V2
 
 from casefile.cli.triage_commands import STATED
+from casefile.domain.kinds import DEFAULT_RELIABILITY, STATED_RELIABILITY
 from casefile.domain.triage import STATED_OUTCOMES
 from tests.cli.conftest import CLI
 from tests.triage.test_experiments import log
@@ -50,7 +51,8 @@ def test_an_outcome_in_words_is_a_reported_experiment_without_figures(
     payload = verdict["payload"]
     rule = next(r for r in PLAYBOOK_V2.experiments if r.id == "p2p-disable")
     assert payload["kind"] == "reported"  # type: ignore[index]
-    assert payload["reliability"] == 0.5  # type: ignore[index]
+    # an outcome in words is weaker than the same A/B stated with its figures
+    assert payload["reliability"] == DEFAULT_RELIABILITY["reported"] < STATED_RELIABILITY  # type: ignore[index]
     assert payload["outcome"] == outcome and payload["statistic"] == word  # type: ignore[index]
     assert payload["likelihoods"] == {h: row[outcome] for h, row in rule.rule.likelihoods.items()}  # type: ignore[index]
     assert payload["otherwise"] == rule.rule.otherwise[outcome]  # type: ignore[index]

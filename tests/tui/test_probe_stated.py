@@ -4,6 +4,7 @@ message that records nothing."""
 
 from __future__ import annotations
 
+from casefile.domain.kinds import STATED_RELIABILITY
 from casefile.tui.dialogs.form import FormDialog
 from tests.tui.helpers import open_form, recorded, settle
 from tests.tui.test_actions import events_after, fill
@@ -29,7 +30,9 @@ async def test_a_stated_reading_is_recorded_as_reported_evidence(db_url: str) ->
     assert kinds[:2] == ["probe.ran", "observation.recorded"]
     assert appended[0][1]["source"] == "stated" and appended[0][1]["argv"] == []
     evidence = [p for kind, p, _a in appended if kind == "evidence.assessed"]
-    assert evidence and {(e["kind"], e["reliability"]) for e in evidence} == {("reported", 0.5)}
+    assert evidence and {(e["kind"], e["reliability"]) for e in evidence} == {
+        ("reported", STATED_RELIABILITY)
+    }
 
 
 async def test_a_fact_the_probe_does_not_give_is_an_inline_message(db_url: str) -> None:
