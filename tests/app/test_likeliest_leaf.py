@@ -18,7 +18,11 @@ from tests.app.view_cases import reference_case
 from tests.triage.test_dev_set import NOT_YET
 
 DEV = Path(__file__).resolve().parents[2] / "cases" / "dev"
-OUTWEIGHED = DEV / "sleap-nn-pr-342-item-per-element-d2h"
+#: a case whose root cause, consumer-no-p2p, is the likeliest leaf while the class holding
+#: over-split leads (sleap-nn-pr-342 was the example until its reported A/B counted as much as
+#: stated figures do, and it led)
+OUTWEIGHED = DEV / "club-3090-356-x99-no-p2p-tp2"
+LEADING, LIKELIEST = "over-split", "consumer-no-p2p"
 
 
 def test_a_lone_leaf_outweighed_by_a_class_is_named_with_its_own_share() -> None:
@@ -27,18 +31,18 @@ def test_a_lone_leaf_outweighed_by_a_class_is_named_with_its_own_share() -> None
     question = projection.questions["throughput"]
     keys, probs = question.leaf_distribution
     share = dict(zip(keys, probs, strict=True))
-    assert question.leading_leaf() == "gpu-unused"
-    assert question.likeliest_leaf() == ("host-transfer", share["host-transfer"])
-    assert share["host-transfer"] == max(probs) > share["gpu-unused"]
+    assert question.leading_leaf() == LEADING
+    assert question.likeliest_leaf() == (LIKELIEST, share[LIKELIEST])
+    assert share[LIKELIEST] == max(probs) > share[LEADING]
 
     view = build_status(projection)
     (row,) = view.questions
     shown = row.to_json()
-    assert (shown["leading_leaf"], shown["likeliest_leaf"]) == ("gpu-unused", "host-transfer")
-    assert shown["likeliest_confidence"] == share["host-transfer"]
+    assert (shown["leading_leaf"], shown["likeliest_leaf"]) == (LEADING, LIKELIEST)
+    assert shown["likeliest_confidence"] == share[LIKELIEST]
     text = render_status(view)
     assert (
-        f"  likeliest single cause: host-transfer {100 * share['host-transfer']:.1f}% "
+        f"  likeliest single cause: {LIKELIEST} {100 * share[LIKELIEST]:.1f}% "
         "(leader and most specific follow the classes by their sums)"
     ) in text.splitlines()
 

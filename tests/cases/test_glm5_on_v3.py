@@ -42,7 +42,7 @@ NOT_PCIE_FIRST = (
 )
 NO_PIVOT_AT_READING = (
     "no pivot at the reading (seqs 51-55): compute-launch leads before and after "
-    "(0.285 -> 0.366); pcie-link-busy 'idle' (seq 53) drops pcie-bound 0.122 -> 0.038 but it "
+    "(0.285 -> 0.365); pcie-link-busy 'idle' (seq 53) drops pcie-bound 0.122 -> 0.038 but it "
     "did not lead. The case's pivots are at seqs 32 and 33 (intake: misconfiguration -> "
     "host-side -> misconfiguration) and 40 (the batch A/B: misconfiguration -> compute-launch)."
 )

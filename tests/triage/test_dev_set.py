@@ -33,7 +33,7 @@ NOT_YET = {
     "compute-launch is the likeliest leaf, but a class of several leaves leads",
     "pytorch-experiment-template-11-nccl-ib-disable-roce": "internode-network leads; "
     "misconfiguration is #2",
-    "rtx6kpro-pr-88-link-locked-gen2": "data-loading leads; link-degraded is #8",
+    "rtx6kpro-pr-88-link-locked-gen2": "pcie-bandwidth leads; link-degraded is #6",
     "sd-scripts-1434-2x-h100-pcie-ddp": "data-loading leads; pcie-bandwidth is #2",
     "transformers-9371-gpt2-ddp-no-nvlink": "data-loading leads; pcie-bandwidth is #3",
     # the fifth round (written down before any evaluation; evaluation 40: two lead,

@@ -173,3 +173,38 @@ def test_the_custom_all_reduce_turned_back_on_and_faster_speaks_for_a_path_polic
     assert slower["p2p-policy"] >= 5 * table.rule.otherwise["slower"]
     assert max(faster, key=faster.__getitem__) == "acs-iommu"
     assert faster["consumer-no-p2p"] > faster["p2p-policy"]
+
+
+def _link_rows(rule_id: str) -> tuple[dict[str, float], dict[str, float]]:
+    """A link rule's row for link-degraded and its ``otherwise`` row, on version 3."""
+    rule = next(r for r in PLAYBOOK.rules if r.id == rule_id)
+    return rule.likelihoods["link-degraded"], rule.otherwise
+
+
+@pytest.mark.parametrize(
+    ("speed", "width", "at_least", "at_most"),
+    [
+        # the commonest degraded link: one dimension below its maximum, the other at it
+        ("reduced", "full", 3.0, None),
+        ("full", "narrowed", 3.0, None),
+        ("reduced", "narrowed", 20.0, None),
+        # a link at its top generation and width is no degraded link
+        ("full", "full", None, 0.25),
+    ],
+)
+def test_one_reading_of_a_link_weighs_as_what_a_degraded_link_is(
+    speed: str, width: str, at_least: float | None, at_most: float | None
+) -> None:
+    """link-degraded is "speed *or* width below capability", and one reading feeds both rules,
+    whose outcomes are multiplied as if independent. When each rule said most degraded links
+    lost its own dimension (0.85 each), a link that lost only its generation (Gen2 of Gen5 at
+    x16, the rtx6kpro-pr-88 incident) counted about 2x for link-degraded: the full width took
+    back most of what the low generation gave. The rows now hold each dimension's own share
+    of degraded links, so one dimension down is telling and both at maximum still clears."""
+    speed_row, speed_other = _link_rows("link-speed-at-max")
+    width_row, width_other = _link_rows("link-width-at-max")
+    ratio = (speed_row[speed] * width_row[width]) / (speed_other[speed] * width_other[width])
+    if at_least is not None:
+        assert ratio >= at_least
+    if at_most is not None:
+        assert ratio <= at_most
