@@ -70,12 +70,17 @@ class ExperimentRule:
     #: changes a reader may check the pattern against (``examples`` in TOML, each one the
     #: pattern reads)
     examples: tuple[str, ...] = ()
+    #: a pattern that, where it also matches, leaves the change to a later rule (``unless``
+    #: in TOML): a change that names the copy between host and device is that copy's, even
+    #: when it says "storage" too
+    unless: str = ""
 
     def matches(self, change: str) -> bool:
         """Whether the stated change (as written, or in a common spelling's normal form:
         see :func:`change_readings`) is one this rule reads."""
         return any(
             re.search(self.change, reading, re.IGNORECASE) is not None
+            and not (self.unless and re.search(self.unless, reading, re.IGNORECASE))
             for reading in change_readings(change)
         )
 
@@ -350,6 +355,13 @@ def experiment_from_dict(data: Any, question: str, known: set[str], where: str) 
         re.compile(change)
     except re.error as error:
         raise RuleError(f"{label}: 'change' is not a valid pattern: {error}") from None
+    unless = data.get("unless", "")
+    if not isinstance(unless, str):
+        raise RuleError(f"{label}: 'unless' must be a pattern over the stated change")
+    try:
+        re.compile(unless)
+    except re.error as error:
+        raise RuleError(f"{label}: 'unless' is not a valid pattern: {error}") from None
     metric = data.get("metric")
     if isinstance(metric, str):
         metric = [metric]
@@ -413,6 +425,7 @@ def experiment_from_dict(data: Any, question: str, known: set[str], where: str) 
         cost=str(cost),
         rule=rule,
         examples=tuple(examples),
+        unless=unless,
     )
     for example in examples:
         if not built.matches(example):

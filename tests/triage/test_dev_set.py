@@ -56,10 +56,8 @@ NOT_YET = {
     # the twelfth round (evaluation 58: its one case does not lead as written down)
     "trussc-41-p1000-nvdec-cpu-colour-convert": "data-loading leads; host-cpu is #5 "
     "(its A/B measured CPU use in %, which says nothing of which way is better: not read)",
-    # the thirteenth round (evaluation 61: two of three lead as written down)
-    "cosmos-framework-pr-150-gb300-mmap-h2d-load": "data-loading leads; host-transfer is #9 "
-    "(its A/B, tensors copied to the GPU from anonymous memory instead of mmap-backed storage, "
-    "is read by data-pipeline, which reads 'storage')",
+    # the thirteenth round (evaluation 61: two of three lead as written down; evaluation 62:
+    # all three)
 }
 
 CASES = [

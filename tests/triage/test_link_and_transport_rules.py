@@ -208,3 +208,34 @@ def test_one_reading_of_a_link_weighs_as_what_a_degraded_link_is(
         assert ratio >= at_least
     if at_most is not None:
         assert ratio <= at_most
+
+
+@pytest.mark.parametrize(
+    ("change", "rule"),
+    [
+        # cosmos-framework-pr-150: the copy is the change's subject; "storage" is the tensor's
+        (
+            "each checkpoint tensor materialised into anonymous host memory (clone) before the "
+            "host to device copy, instead of copying from the mmap-backed safetensors storage",
+            "host-sync",
+        ),
+        ("pinned staging buffer for the H2D copies of the dataset storage", "host-sync"),
+        ("prefetch of the next batch replaced by one D2H copy per epoch", "host-sync"),
+        # what data-pipeline reads without naming the copy stays data-pipeline's
+        ("dataset moved from HDD to NVMe storage", "data-pipeline"),
+        ("num_workers 8, pin_memory", "data-pipeline"),
+        ("JPEG decoding moved to DALI", "data-pipeline"),
+    ],
+)
+def test_a_change_that_names_the_host_device_copy_is_that_copys(change: str, rule: str) -> None:
+    assert first_rule(change) == rule
+
+
+def test_experiment_rules_say_what_leaves_a_change_to_a_later_rule(cli: CLI) -> None:
+    text = cli("experiment", "rules", "--playbook", "gpu-throughput@3").out
+    block = text.split("experiment.data-pipeline ", 1)[1].split("\nexperiment.", 1)[0]
+    assert "  unless:  host to device / device to host / H2D / D2H (left to a later rule)" in block
+    shown = json.loads(cli("experiment", "rules", "--playbook", "gpu-throughput@3", "--json").out)
+    unless = {rule["id"]: rule["unless"] for rule in shown}
+    assert unless["experiment.data-pipeline"] == ["host to device", "device to host", "H2D", "D2H"]
+    assert unless["experiment.host-sync"] == []

@@ -106,6 +106,27 @@ def test_a_case_keeps_the_version_it_was_opened_from(cli: CLI, tmp_path: object)
             "experiment x: 'change' is not a valid pattern",
         ),
         (
+            '[[experiment]]\nid = "x"\nversion = 1\nchange = "A=1"\nunless = "("\n'
+            'probes = ["nccl-tests"]\nmetric = "m"\nnoise = 0.05\nnoise_why = "w"\n'
+            'rationale = "r"\n'
+            "[experiment.likelihoods]\notherwise = { faster = 0.2, same = 0.6, slower = 0.2 }\n",
+            "experiment x: 'unless' is not a valid pattern",
+        ),
+        (
+            '[[experiment]]\nid = "x"\nversion = 1\nchange = "A=1"\nunless = 3\n'
+            'probes = ["nccl-tests"]\nmetric = "m"\nnoise = 0.05\nnoise_why = "w"\n'
+            'rationale = "r"\n'
+            "[experiment.likelihoods]\notherwise = { faster = 0.2, same = 0.6, slower = 0.2 }\n",
+            "experiment x: 'unless' must be a pattern over the stated change",
+        ),
+        (
+            '[[experiment]]\nid = "x"\nversion = 1\nchange = "A=1"\nunless = "B"\n'
+            'examples = ["A=1 and B"]\nprobes = ["nccl-tests"]\nmetric = "m"\nnoise = 0.05\n'
+            'noise_why = "w"\nrationale = "r"\n'
+            "[experiment.likelihoods]\notherwise = { faster = 0.2, same = 0.6, slower = 0.2 }\n",
+            "experiment x: example 'A=1 and B' is not a change its 'change' reads",
+        ),
+        (
             '[[expected_rate]]\ngpu = "A100"\npath = "p"\nbusbw = -1\nsource = "s"\n',
             "expected_rate 'A100': 'busbw' must be a positive number",
         ),

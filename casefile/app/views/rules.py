@@ -30,6 +30,8 @@ class ExperimentRuleView:
     metric: tuple[str, ...]
     probes: tuple[str, ...]
     cost: str
+    #: the wordings that leave a change to a later rule even where this one reads it
+    unless: tuple[str, ...] = ()
     #: with numbers only: the noise margin per probe, and P(outcome | h) per hypothesis
     noise: dict[str, float] | None = None
     likelihoods: dict[str, dict[str, float]] | None = None
@@ -40,6 +42,7 @@ class ExperimentRuleView:
             "id": self.id,
             "title": self.title,
             "wordings": list(self.wordings),
+            "unless": list(self.unless),
             "examples": list(self.examples),
             "metric": list(self.metric),
             "probes": list(self.probes),
@@ -71,6 +74,7 @@ def experiment_rule_view(
         metric=rule.metric,
         probes=rule.probes,
         cost=rule.cost,
+        unless=wordings(rule.unless) if rule.unless else (),
         noise=dict(rule.noise) if numbers else None,
         likelihoods=table,
     )

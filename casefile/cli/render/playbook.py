@@ -22,6 +22,8 @@ def render_rule(view: ExperimentRuleView, indent: str = "") -> str:
         f"{view.id} ({view.playbook}): {view.title}",
         f"  reads:   {' / '.join(view.wordings)}",
     ]
+    if view.unless:
+        lines.append(f"  unless:  {' / '.join(view.unless)} (left to a later rule)")
     if view.examples:
         lines.append(f"  e.g.:    {'; '.join(view.examples)}")
     lines += [
