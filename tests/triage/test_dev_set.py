@@ -58,13 +58,8 @@ NOT_YET = {
     "(its A/B measured CPU use in %, which says nothing of which way is better: not read)",
     # the thirteenth round (evaluation 61: two of three lead as written down; evaluation 62:
     # all three)
-    # the fourteenth round (evaluation 63: one of five leads as written down)
-    "espnet-3041-cudnn-deterministic-convtranspose1d": "data-loading leads; misconfiguration "
-    "is #2 (no rule reads cuDNN's deterministic mode turned off)",
-    "gephi-2704-xps15-optimus-intel-uhd-instead-of-1650ti": "data-loading leads; gpu-unused is "
-    "#2 (no rule reads the application bound to the discrete GPU's profile)",
-    "model-serving-minefield-pr-55-gb10-stuck-low-power-state": "data-loading leads; "
-    "power-cap is #3",
+    # the fourteenth round (evaluation 63: one of five leads as written down; evaluation 64:
+    # four, the A/Bs of three read by the wordings they prompted)
     "tensorrt-edge-llm-60-orin-decode-at-dram-roofline": "data-loading leads; "
     "memory-bandwidth is #5",
 }
