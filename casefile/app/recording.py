@@ -431,7 +431,7 @@ def apply_rules(
 ) -> tuple[list[str], list[str]]:
     """Apply each rule to a question opened from its own playbook (never to a question that
     merely shares its id); ``reported``: the facts were stated by a person, so the evidence
-    counts as reported, with a reported reading's reliability."""
+    counts as reported, as far as a person's stated figures are trusted."""
     evidence_ids: list[str] = []
     set_aside: list[str] = []
     context: dict[str, list[Fact]] = {}

@@ -33,7 +33,7 @@ from casefile.domain.event_types.hypothesis import (
 )
 from casefile.domain.events import NewEvent
 from casefile.domain.ids import CASE_ID_LIMIT, ID_PATTERN, is_case_id
-from casefile.domain.kinds import DEFAULT_RELIABILITY, KINDS, STATED_RELIABILITY
+from casefile.domain.kinds import DEFAULT_RELIABILITY, KINDS, reported_reliability
 from casefile.domain.rules import Applied, SetAside
 from casefile.errors import DomainError, Remedy
 
@@ -323,8 +323,8 @@ def evidence_from_rule(
     on the same observation, so re-applying a rule never counts a reading twice. ``fresh``:
     the observation was recorded in this very append, so nothing can have read it before (and
     the evidence held need not be scanned, which on a long case is most of a run's cost).
-    ``reported``: a person stated the reading (nothing ran), so it counts as reported, no more
-    reliable than any reported reading."""
+    ``reported``: a person stated the reading (nothing ran), so it counts as reported, as far
+    as a person's stated figures are trusted (``kinds.reported_reliability``)."""
     rule = verdict.rule
     previous = None
     for state in () if fresh else projection.evidence.values():
@@ -351,7 +351,9 @@ def evidence_from_rule(
         rationale=f"{rule.title}: outcome {verdict.outcome!r}. {rule.rationale}",
         otherwise=verdict.otherwise,
         kind="reported" if reported else "measured",
-        reliability=min(rule.reliability, STATED_RELIABILITY) if reported else rule.reliability,
+        reliability=(
+            reported_reliability(rule.reliability, figures=True) if reported else rule.reliability
+        ),
         probe_run_seq=probe_run_seq,
         observation_seq=observation_seq,
         supersedes=previous,

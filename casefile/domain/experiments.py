@@ -77,12 +77,21 @@ class ExperimentRule:
 
     def matches(self, change: str) -> bool:
         """Whether the stated change (as written, or in a common spelling's normal form:
-        see :func:`change_readings`) is one this rule reads."""
+        see :func:`change_readings`) is one this rule reads, and not one its ``unless`` leaves
+        to a later rule."""
         return any(
-            re.search(self.change, reading, re.IGNORECASE) is not None
+            self._names(reading)
             and not (self.unless and re.search(self.unless, reading, re.IGNORECASE))
             for reading in change_readings(change)
         )
+
+    def _names(self, text: str) -> bool:
+        """Whether the pattern alone reads ``text`` (``unless`` decides which rule owns a
+        change, not which side of one holds the setting: see :meth:`undoes`)."""
+        return re.search(self.change, text, re.IGNORECASE) is not None
+
+    def _names_any(self, change: str) -> bool:
+        return any(self._names(reading) for reading in change_readings(change))
 
     def undoes(self, change: str) -> bool:
         """Whether ``change``, written ``BEFORE -> AFTER``, takes away what this rule reads:
@@ -92,13 +101,13 @@ class ExperimentRule:
         turned back on, not off: such an A/B is read the other way round, the variant being
         this rule's baseline."""
         sides = _ARROW.split(" ".join(change.split()), maxsplit=1)
-        if len(sides) != 2 or not self.matches(sides[0]) or self.matches(sides[1]):
+        if len(sides) != 2 or not self._names_any(sides[0]) or self._names_any(sides[1]):
             return False
         before, after = sides
         if not after[:1].isdigit():
             return True
         subject = before.rsplit(" ", 1)[0] if " " in before else ""
-        return not self.matches(f"{subject} {after}".strip())
+        return not self._names_any(f"{subject} {after}".strip())
 
     def measure(self, facts: Sequence[Fact]) -> dict[str, float]:
         return measure(self.metric, facts)

@@ -16,3 +16,11 @@ KINDS = tuple(DEFAULT_RELIABILITY)
 #: outcome told only in words ("fixed by that setting"), which keeps ``reported``'s 0.5, and
 #: weaker than a measurement the case holds.
 STATED_RELIABILITY = 0.7
+
+
+def reported_reliability(rule_reliability: float, *, figures: bool) -> float:
+    """How far a rule's reading of what a person told counts: never more than the rule's own
+    reliability, and at most :data:`STATED_RELIABILITY` when it carries its figures (a reading's
+    values, an A/B's two numbers), ``reported``'s default when it is told only in words."""
+    ceiling = STATED_RELIABILITY if figures else DEFAULT_RELIABILITY["reported"]
+    return min(rule_reliability, ceiling)

@@ -25,7 +25,7 @@ from casefile.domain.expected import CaseContext
 from casefile.domain.experiments import SPEEDUP_FACT, ExperimentRule, measure
 from casefile.domain.facts import Fact
 from casefile.domain.intake import IntakeQuestion, Known
-from casefile.domain.kinds import DEFAULT_RELIABILITY, STATED_RELIABILITY
+from casefile.domain.kinds import reported_reliability
 from casefile.domain.rules import Applied, evaluate
 from casefile.errors import DomainError, Remedy
 
@@ -394,7 +394,7 @@ def evidence_from_experiment(
         otherwise=verdict.otherwise,
         kind="reported" if experiment.get("reported") else "measured",
         reliability=(
-            min(rule.rule.reliability, STATED_RELIABILITY)
+            reported_reliability(rule.rule.reliability, figures=True)
             if experiment.get("reported")
             else rule.rule.reliability
         ),
@@ -439,7 +439,7 @@ def _stated_evidence(
         ),
         otherwise=table.otherwise[outcome],
         kind="reported",
-        reliability=min(table.reliability, DEFAULT_RELIABILITY["reported"]),
+        reliability=reported_reliability(table.reliability, figures=False),
         rule=RuleRef(id=table.id, version=rule.version),
         outcome=outcome,
         statistic=stated,

@@ -14,6 +14,8 @@ import json
 import pytest
 from casefile_gpu_playbook import PLAYBOOK
 
+from casefile.domain.experiments import ExperimentRule
+from casefile.domain.wordings import wordings
 from tests.cli.conftest import CLI
 from tests.triage.test_experiments import log
 
@@ -220,6 +222,8 @@ def test_one_reading_of_a_link_weighs_as_what_a_degraded_link_is(
             "host-sync",
         ),
         ("pinned staging buffer for the H2D copies of the dataset storage", "host-sync"),
+        ("[CUDA memcpy HtoD] from the mmap-backed storage replaced by a pinned copy", "host-sync"),
+        ("device to host copy of the augmented images removed from the loader", "host-sync"),
         ("prefetch of the next batch replaced by one D2H copy per epoch", "host-sync"),
         # what data-pipeline reads without naming the copy stays data-pipeline's
         ("dataset moved from HDD to NVMe storage", "data-pipeline"),
@@ -234,8 +238,32 @@ def test_a_change_that_names_the_host_device_copy_is_that_copys(change: str, rul
 def test_experiment_rules_say_what_leaves_a_change_to_a_later_rule(cli: CLI) -> None:
     text = cli("experiment", "rules", "--playbook", "gpu-throughput@3").out
     block = text.split("experiment.data-pipeline ", 1)[1].split("\nexperiment.", 1)[0]
-    assert "  unless:  host to device / device to host / H2D / D2H (left to a later rule)" in block
+    assert (
+        "  unless:  host to device / device to host / H2D / D2H / HtoD / DtoH "
+        "(left to a later rule)"
+    ) in block
     shown = json.loads(cli("experiment", "rules", "--playbook", "gpu-throughput@3", "--json").out)
     unless = {rule["id"]: rule["unless"] for rule in shown}
-    assert unless["experiment.data-pipeline"] == ["host to device", "device to host", "H2D", "D2H"]
+    assert unless["experiment.data-pipeline"] == [
+        "host to device", "device to host", "H2D", "D2H", "HtoD", "DtoH"
+    ]  # fmt: skip
     assert unless["experiment.host-sync"] == []
+
+
+def test_unless_decides_which_rule_reads_a_change_not_which_side_holds_it() -> None:
+    """Named with ``--rule``, data-pipeline reads "num_workers 0 -> num_workers 8 with H2D
+    prefetch" as the workers raised: its ``unless`` (the H2D copy named) must not make the
+    after side look as if it no longer held the setting, which read the A/B backwards."""
+    rule = next(r for r in PLAYBOOK.experiments if r.id == "data-pipeline")
+    assert not rule.matches("num_workers 0 -> num_workers 8 with H2D prefetch")
+    assert not rule.undoes("num_workers 0 -> num_workers 8 with H2D prefetch")
+    assert not rule.undoes("num_workers 0 -> num_workers 8")
+
+
+@pytest.mark.parametrize("rule", [r for r in PLAYBOOK.experiments if r.unless], ids=lambda r: r.id)
+def test_what_a_rule_leaves_to_later_rules_a_later_rule_reads(rule: ExperimentRule) -> None:
+    """ "Left to a later rule" (what ``experiment rules`` says of an ``unless``) must be so:
+    each wording it names is read by a rule after it, or the change is read by none."""
+    later = PLAYBOOK.experiments[PLAYBOOK.experiments.index(rule) + 1 :]
+    for wording in wordings(rule.unless):
+        assert any(r.matches(wording) for r in later), wording

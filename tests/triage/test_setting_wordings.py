@@ -20,15 +20,26 @@ def reading(change: str) -> tuple[str | None, bool]:
 @pytest.mark.parametrize(
     ("change", "rule", "backwards"),
     [
-        # espnet-3041
+        # espnet-3041, and the switch written every way people write one turned off
+        ("torch.backends.cudnn.deterministic = True -> False", "debug-setting", False),
+        ("cudnn_deterministic: true -> false", "debug-setting", False),
+        ("Trainer(deterministic=True) -> Trainer(deterministic=False)", "debug-setting", False),
+        ("torch.use_deterministic_algorithms(True) removed", "debug-setting", False),
+        ("CUBLAS_WORKSPACE_CONFIG=:4096:8 removed", "debug-setting", False),
+        ("deterministic mode off", "debug-setting", False),
+        ("deterministic mode on -> off", "debug-setting", False),
+        ("anomaly detection on -> off", "debug-setting", False),
+        ("CUDA_LAUNCH_BLOCKING=1 -> 0", "debug-setting", False),
+        # mdm-pr-81: anomaly detection scoped to a block
         (
-            "torch.backends.cudnn.deterministic = True -> False "
-            "(ESPnet2 cudnn_deterministic=false)",
+            "torch.autograd.set_detect_anomaly(True) to with "
+            "torch.autograd.set_detect_anomaly(True):",
             "debug-setting",
             False,
         ),
-        ("torch.use_deterministic_algorithms(True) removed", "debug-setting", False),
-        ("deterministic mode off", "debug-setting", False),
+        # turned on, the same A/B read backwards
+        ("anomaly detection off -> on", "debug-setting", True),
+        ("CUDA_LAUNCH_BLOCKING=0 -> 1", "debug-setting", True),
         # model-serving-minefield-pr-55
         (
             "complete AC power removal (power cord out, then back) to reset the GB10's stuck "
@@ -37,6 +48,8 @@ def reading(change: str) -> tuple[str | None, bool]:
             False,
         ),
         ("GPU stuck in the P8 power state released by a driver reload", "power-limit", False),
+        ("GPU power state P8 -> P0 after a driver reload", "power-limit", False),
+        ("GPU P-states unlocked", "power-limit", False),
         # gephi-2704
         (
             "Gephi bound to the NVIDIA High Performance profile in the NVIDIA Control Panel "
@@ -47,8 +60,8 @@ def reading(change: str) -> tuple[str | None, bool]:
         ("Blender set to the high-performance NVIDIA processor", "gpu-offload", False),
         ("run under prime-run", "gpu-offload", False),
         ("iGPU -> dGPU", "gpu-offload", False),
-        # the other way round: the job sent back to the integrated GPU
-        ("dGPU -> iGPU", "gpu-offload", True),
+        ("prime-select nvidia", "gpu-offload", False),
+        ("DRI_PRIME=1", "gpu-offload", False),
     ],
 )
 def test_the_change_is_read_by_the_rule_of_its_mechanism(
@@ -66,6 +79,21 @@ def test_the_change_is_read_by_the_rule_of_its_mechanism(
         ("NCCL_P2P_DISABLE=1", "p2p-disable"),
         # a power cycle that names no power state is not read as a power limit lifted
         ("rebooted the machine", None),
+        # a switch set, not turned off
+        ("CUDA_LAUNCH_BLOCKING=1", None),
+        # a PCIe link's power states are the link's, not a power cap
+        ("disabled PCIe ASPM (link power states L0s/L1 off)", None),
+        ("PCIe link power state management disabled", None),
+        # the integrated GPU chosen, or another machine's GPU, is no work moved onto the GPU
+        ("switched from dGPU to iGPU", None),
+        ("dGPU -> iGPU", None),
+        (
+            "set the app to Power Saving (integrated) instead of High Performance NVIDIA processor",
+            None,
+        ),
+        ("moved the job to a high-performance GPU node (A100 instead of T4)", None),
+        # a cuBLAS build still reads as one; its workspace setting is debug-setting's (above)
+        ("-DLLAMA_CUBLAS=ON", "gpu-offload"),
     ],
 )
 def test_what_the_rules_read_before_is_read_as_before(change: str, rule: str | None) -> None:
