@@ -27,7 +27,7 @@ from casefile.report.blocks import (
 )
 from casefile.report.evidence_layout import evidence_section
 from casefile.report.model import PivotAdvice, Report, RuledOut
-from casefile.report.numbers import bits, pct, ref_label
+from casefile.report.numbers import bits, events, pct, ref_label
 from casefile.report.postmortem_layout import cause_label, opening
 
 
@@ -105,7 +105,7 @@ def _summary(report: Report) -> list[Block]:
             ),
         )
     )
-    people = ", ".join(f"{p.actor} ({p.events} events)" for p in s.participants)
+    people = ", ".join(f"{p.actor} ({events(p.events)})" for p in s.participants)
     rows.append((("Took part",), (people,)))
     title = report.postmortem.header.title if report.postmortem is not None else s.title
     return [
@@ -280,7 +280,7 @@ def _health(report: Report) -> list[Block]:
                 f"{span.leader} led {span.question} without a measurement from ",
                 span.start,
                 *end,
-                f": {span.events} events, {span.duration}.",
+                f": {events(span.events)}, {span.duration}.",
             )
         )
     if not health.unmeasured:

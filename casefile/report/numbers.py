@@ -18,6 +18,11 @@ def bits(value: float | None, signed: bool = False) -> str:
     return text.replace("-0.00", "0.00").replace("+0.00", "0.00") + " bits"
 
 
+def events(count: int) -> str:
+    """A count of events as a sentence says it: "1 event", "6 events"."""
+    return f"{count} event" if count == 1 else f"{count} events"
+
+
 def prob(value: float) -> str:
     return f"{value:g}"
 

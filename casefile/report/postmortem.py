@@ -17,7 +17,7 @@ from casefile.domain.event_types import EVENT_TYPES
 from casefile.domain.event_types.stored import StoredSetAside
 from casefile.domain.postmortem_terms import SECTIONS
 from casefile.report.model import EvidenceRow, Health, Pivot, PivotAdvice, Ref, Summary
-from casefile.report.numbers import bits
+from casefile.report.numbers import bits, events
 from casefile.report.postmortem_model import (
     Lesson,
     Moment,
@@ -160,7 +160,7 @@ def build_lessons(src: Sources, health: Health) -> tuple[Lesson, ...]:
         until = "the end" if span.end is None else f"event {span.end.seq}"
         out.append(
             Lesson(
-                f"{span.leader} led {span.question} for {span.events} events ({span.duration}), "
+                f"{span.leader} led {span.question} for {events(span.events)} ({span.duration}), "
                 f"from event {span.start.seq} to {until}, with no measurement behind it.",
                 tuple(r for r in (span.start, span.end) if r is not None),
             )

@@ -15,7 +15,7 @@ from casefile.actions.postmortem_actions import record_hint
 from casefile.domain.postmortem_terms import SECTIONS
 from casefile.report import ReportOptions, build_report, render
 from tests.cli.conftest import CLI
-from tests.report.cases import REFERENCE, service_with
+from tests.report.cases import CASES, REFERENCE, service_with
 
 CASE = "pm1"
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
@@ -146,3 +146,15 @@ def test_the_audit_trail_is_an_appendix_collapsed_in_html() -> None:
     assert "9 hypotheses proposed: pcie-bound under throughput (prior 0.32); " in html
     assert all(f'id="ev-{seq}"' in html for seq in range(9, 18))
     assert html.index('<h2 id="postmortem">') < html.index('<h2 id="summary">') < start
+
+
+def test_a_count_of_one_event_is_said_in_the_singular() -> None:
+    """gephi-2704's misconfiguration led for one event: the lesson said "for 1 events"."""
+    service, case_id = service_with(
+        CASES / "dev" / "gephi-2704-xps15-optimus-intel-uhd-instead-of-1650ti"
+    )
+    report = build_report(service, case_id, ReportOptions())
+    lessons = [lesson.text for lesson in report.lessons]
+    assert any(" led throughput for 1 event (" in text for text in lessons), lessons
+    text = render(report, "md").decode()
+    assert "1 events" not in text and ": 1 event," in text
