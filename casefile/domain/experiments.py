@@ -349,6 +349,17 @@ def measure(metrics: Sequence[str], facts: Sequence[Fact]) -> dict[str, float]:
     return out
 
 
+def _change_pattern(value: Any, field: str, label: str) -> str:
+    """A rule's pattern over the stated change (``change``, ``unless``), checked to compile."""
+    if not isinstance(value, str):
+        raise RuleError(f"{label}: '{field}' must be a pattern over the stated change")
+    try:
+        re.compile(value)
+    except re.error as error:
+        raise RuleError(f"{label}: '{field}' is not a valid pattern: {error}") from None
+    return value
+
+
 def experiment_from_dict(data: Any, question: str, known: set[str], where: str) -> ExperimentRule:
     """Build and check an experiment rule; every problem names the rule and the field."""
     if not isinstance(data, Mapping):
@@ -357,20 +368,10 @@ def experiment_from_dict(data: Any, question: str, known: set[str], where: str) 
     if not isinstance(eid, str) or not eid:
         raise RuleError(f"{where}: 'id' must be a non-empty string")
     label = f"experiment {eid}"
-    change = data.get("change")
-    if not isinstance(change, str) or not change:
+    change = _change_pattern(data.get("change"), "change", label)
+    if not change:
         raise RuleError(f"{label}: 'change' must be a pattern over the stated change")
-    try:
-        re.compile(change)
-    except re.error as error:
-        raise RuleError(f"{label}: 'change' is not a valid pattern: {error}") from None
-    unless = data.get("unless", "")
-    if not isinstance(unless, str):
-        raise RuleError(f"{label}: 'unless' must be a pattern over the stated change")
-    try:
-        re.compile(unless)
-    except re.error as error:
-        raise RuleError(f"{label}: 'unless' is not a valid pattern: {error}") from None
+    unless = _change_pattern(data.get("unless", ""), "unless", label)
     metric = data.get("metric")
     if isinstance(metric, str):
         metric = [metric]

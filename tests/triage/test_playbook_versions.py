@@ -113,6 +113,12 @@ def test_a_case_keeps_the_version_it_was_opened_from(cli: CLI, tmp_path: object)
             "experiment x: 'unless' is not a valid pattern",
         ),
         (
+            '[[experiment]]\nid = "x"\nversion = 1\nchange = ""\nprobes = ["nccl-tests"]\n'
+            'metric = "m"\nnoise = 0.05\nnoise_why = "w"\nrationale = "r"\n'
+            "[experiment.likelihoods]\notherwise = { faster = 0.2, same = 0.6, slower = 0.2 }\n",
+            "experiment x: 'change' must be a pattern over the stated change",
+        ),
+        (
             '[[experiment]]\nid = "x"\nversion = 1\nchange = "A=1"\nunless = 3\n'
             'probes = ["nccl-tests"]\nmetric = "m"\nnoise = 0.05\nnoise_why = "w"\n'
             'rationale = "r"\n'
