@@ -49,12 +49,11 @@ Facts, all on ``host`` and only those the text supports:
   cpu", "torch.cuda.is_available(): False", "CUDA is not available", "No CUDA GPUs are
   available", torch's "UserWarning: CUDA initialization: …", "Found no NVIDIA driver", "Running
   on CPU", ``n_gpu: 0``, Lightning's "GPU available: True, used: False", YOLO's "torch 1.8.0
-  CPU" banner, llama.cpp's "offloaded 0/33 layers to GPU" …); False where it only names a CUDA
-  device ("Using device: cuda:0", "on cuda:0", ``device='cuda'``, "offloaded 33/33 layers to
-  GPU", a partial offload too). Some CPU matches are incidental, about a part of the job: a
+  CPU" banner …); False where it only names a CUDA device ("Using device: cuda:0", "on
+  cuda:0", ``device='cuda'``). Some CPU matches are incidental, about a part of the job: a
   ``device='cpu'``, "Falling back to CPU", "using CPU …" or ``cuda=False``. An explicit CUDA
-  statement ("Using device: cuda…", "on cuda:N", Lightning's "used: True", N > 0 layers
-  offloaded) outweighs those, with a problem naming both. Not read as the job's device at all:
+  statement ("Using device: cuda…", "on cuda:N", Lightning's "used: True") or layers offloaded
+  to the GPU outweighs those, with a problem naming both. Not read as the job's device at all:
   ``device='cpu'`` inside a config object's brackets (DeepSpeed's
   ``offload_optimizer=DeepSpeedZeroOffloadOptimizerConfig(device='cpu', …)``), after an
   ``offload_…=`` key or in a YAML ``offload_…:`` block (where optimizer state or parameters
@@ -62,6 +61,10 @@ Facts, all on ``host`` and only those the text supports:
   unsupported on MPS or by a provider). A log that gives a statement for each (a CUDA line, then
   "No CUDA GPUs are available") is taken to run on the CPU, with a problem naming both. The device
 lines are read by :mod:`casefile_probes.app_log_device`;
+- ``model.gpu_share`` (percent of the model's layers on the GPU) from llama.cpp's and Ollama's
+  "offloaded 29/41 layers to GPU" (the smallest, where a log loads several models): how much of
+  the model runs on the CPU, read apart from the device because a partial offload is the job
+  left partly on the CPU, not the job on CUDA;
 - ``app.gpu_time_ms``, ``app.cpu_dispatch_ms``, ``app.cpu_wall_ms`` and ``app.dispatch_share``
   from TorchBench's ``GPU Time:`` / ``CPU Dispatch Time:`` / ``CPU Total Wall Time:`` lines
   (:mod:`casefile_probes.app_log_dispatch`).
@@ -462,6 +465,7 @@ PROBE = Probe(
         "app.world_size",
         "app.gpus_used",
         "app.device_cpu",
+        "model.gpu_share",
         *DISPATCH_FACTS,
     ),
     needs_load=True,

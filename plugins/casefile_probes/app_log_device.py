@@ -2,12 +2,18 @@
 :mod:`casefile_probes.app_log`.
 
 A statement about the job itself ("Using device: cpu", "No CUDA GPUs are available", torch's
-"CUDA initialization" warning, Whisper's "FP16 is not supported on CPU", llama.cpp's "offloaded
-0/33 layers to GPU") says it runs on the CPU, and no CUDA line outweighs it. Incidental mentions
-("device='cpu'", "Falling back to CPU", ``cuda=False``) may be about a part of the job, so an
-explicit CUDA statement outweighs them; and some are not about the job at all: a
+"CUDA initialization" warning, Whisper's "FP16 is not supported on CPU") says it runs on the
+CPU, and no CUDA line outweighs it. Incidental mentions ("device='cpu'", "Falling back to CPU",
+``cuda=False``) may be about a part of the job, so an explicit CUDA statement, or layers
+offloaded to the GPU, outweighs them; and some are not about the job at all: a
 ``device='cpu'`` inside a config object's brackets or under a YAML ``offload_…:`` block (where
 optimizer state lives), and an operator falling back to the CPU.
+
+llama.cpp's (and Ollama's) "offloaded N/M layers to GPU" is not read as the device: it says how
+much of the model runs on the GPU, ``model.gpu_share`` (percent, the smallest where a log loads
+several), which a part on the CPU makes a cause of its own. Reading it here as "on CUDA" made a
+partial offload count against the GPU being left unused, the very thing it shows; and reading it
+twice, as a device and as a share, would count one line twice.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ _ON_CPU = re.compile(
     r"|fp16 is not supported on cpu\b"
     r"|(?<![\w.])n_gpu\s{0,2}[=:]\s{0,2}0\b"
     r"|gpu available: \w{1,8}(?: \(\w{1,8}\))?, used: false"
-    r"|(?<![\w.])torch \S{1,40} cpu\s{0,4}$|(?<![\w/])offloaded 0/\d{1,6} layers to gpu)"
+    r"|(?<![\w.])torch \S{1,40} cpu\s{0,4}$)"
 )
 # incidental: a setting or a fallback that may be about a part of the job only
 _ON_CPU_WEAK = re.compile(
@@ -44,15 +50,15 @@ _ON_CUDA = re.compile(
     r"|(?<![\w.])device(?:_config)?\s{0,2}[=:]\s{0,2}['\"]?cuda"
     r"|torch\.cuda\.is_available\(\)\s{0,4}[:=]?\s{0,4}true\b|use gpu:\s{0,4}cuda"
     r"|gpu available: true(?: \(\w{1,8}\))?, used: true|(?<![\w.])cuda\s{0,2}=\s{0,2}true\b"
-    r"|beginning training on cuda|(?<![\w.])cuda:\d{1,3} \(|(?<![\w.])on cuda:\d{1,3}\b"
-    r"|(?<![\w/])offloaded [1-9]\d{0,5}/\d{1,6} layers to gpu)"
+    r"|beginning training on cuda|(?<![\w.])cuda:\d{1,3} \(|(?<![\w.])on cuda:\d{1,3}\b)"
 )
 # a job that says outright that it runs on a CUDA device: outweighs incidental CPU matches
 _CUDA_EXPLICIT = re.compile(
     r"(?i)(?:using device:?\s{0,4}['\"]?cuda|(?<![\w.])on cuda:\d{1,3}\b"
-    r"|beginning training on cuda|gpu available: true(?: \(\w{1,8}\))?, used: true"
-    r"|(?<![\w/])offloaded [1-9]\d{0,5}/\d{1,6} layers to gpu)"
+    r"|beginning training on cuda|gpu available: true(?: \(\w{1,8}\))?, used: true)"
 )
+# llama.cpp's count of the model's layers placed on the GPU (Ollama's server log prints it too)
+_OFFLOADED = re.compile(r"(?i)(?<![\w/])offloaded (\d{1,6})/(\d{1,6}) layers to gpu\b")
 # an operator falling back to the CPU (MPS, ONNX Runtime) is not the job on the CPU
 _OP_LEVEL = re.compile(r"(?i)(?<![\w])(?:ops?|operators?|kernels?|aten::)(?![\w])")
 # an offload section's key (``offload_optimizer:`` in YAML) or a config object's name
@@ -72,10 +78,17 @@ class DeviceLines:
     cuda_explicit: list[str] = field(default_factory=list)
     #: indentation of the YAML ``offload_…:`` key whose block the reading is in, if any
     offload_indent: int | None = None
+    #: percent of the model's layers on the GPU, per "offloaded N/M layers to GPU" line
+    gpu_shares: list[float] = field(default_factory=list)
 
     def read(self, line: str) -> None:
         """Note what one line says about the device, if anything."""
         _offload_block(line, self)
+        if "ffloaded" in line and (offloaded := _OFFLOADED.search(line)) is not None:
+            placed, layers = int(offloaded.group(1)), int(offloaded.group(2))
+            if layers > 0 and placed <= layers:
+                self.gpu_shares.append(round(100.0 * placed / layers, 6))
+            return
         if any(word in line for word in _DEVICE_WORDS):
             if (cpu := _ON_CPU.search(line)) is not None:
                 self.on_cpu.append(cpu.group(0).strip())
@@ -91,7 +104,10 @@ class DeviceLines:
     def add_facts(self, result: ParseResult) -> None:
         """A statement about the job outweighs an incidental match; between two statements, the
         CPU one (a failed CUDA start is often followed by the script's own CUDA line)."""
-        cpu = self.on_cpu or ([] if self.cuda_explicit else self.on_cpu_weak)
+        if self.gpu_shares:
+            result.add("model.gpu_share", min(self.gpu_shares), "model", "%")
+        on_gpu = self.cuda_explicit or any(share > 0 for share in self.gpu_shares)
+        cpu = self.on_cpu or ([] if on_gpu else self.on_cpu_weak)
         if cpu:
             result.add("app.device_cpu", True, "host")
             if self.on_cuda:
@@ -104,8 +120,14 @@ class DeviceLines:
             if self.on_cpu_weak:
                 result.problems.append(
                     f"the log mentions the CPU ({self.on_cpu_weak[0]!r}) but says it runs on "
-                    f"{self.cuda_explicit[0]!r}; taken as running on the GPU"
+                    f"{self._gpu_statement()}; taken as running on the GPU"
                 )
+
+    def _gpu_statement(self) -> str:
+        """The line that outweighed an incidental CPU mention, as a problem quotes it."""
+        if self.cuda_explicit:
+            return repr(self.cuda_explicit[0])
+        return f"{max(self.gpu_shares):g} % of the model's layers offloaded to the GPU"
 
 
 def _offload_block(line: str, lines: DeviceLines) -> None:

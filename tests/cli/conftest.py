@@ -38,6 +38,7 @@ BUILTIN_PROBE_MODULES = (
     "py_spy",
     "cpu_load",
     "app_log",
+    "ollama_ps",
 )
 
 

@@ -1,4 +1,5 @@
-"""Fixtures for the host-load probes (top, mpstat, pidstat) and the application-log probe.
+"""Fixtures for the host-load probes (top, mpstat, pidstat), the application-log probe and
+``ollama ps`` (the application's own account of where it placed the model).
 
 Each ``tests/golden/<folder>/<stem>.txt`` is an output as someone posted it in a public thread
 (copied exactly; its source is in the folder's ``SOURCES`` file, with what is odd about it) and
@@ -27,6 +28,7 @@ from casefile_probes.cpu_load import (
     parse_pidstat,
     parse_top,
 )
+from casefile_probes.ollama_ps import looks_like_ollama_ps, parse_ollama_ps
 
 from tests.parsers.corpus import Parser, regenerate
 
@@ -36,12 +38,14 @@ HOST_LOGS: dict[str, Parser] = {
     "mpstat": parse_mpstat,
     "pidstat": parse_pidstat,
     "app-log": parse_app_log,
+    "ollama-ps": parse_ollama_ps,
 }
 RECOGNISERS: dict[str, Callable[[str], bool]] = {
     "top": looks_like_top,
     "mpstat": looks_like_mpstat,
     "pidstat": looks_like_pidstat,
     "app-log": looks_like_app_log,
+    "ollama-ps": looks_like_ollama_ps,
 }
 #: Samples kept because their parser must say why it reads nothing from them.
 UNREADABLE = {

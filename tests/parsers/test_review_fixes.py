@@ -179,13 +179,30 @@ def test_a_failed_cuda_start_still_outweighs_an_explicit_cuda_line() -> None:
 
 
 @pytest.mark.parametrize(
-    ("line", "on_cpu"),
+    ("line", "share"),
     [
-        ("llm_load_tensors: offloaded 0/33 layers to GPU", True),
-        ("llm_load_tensors: offloaded 33/33 layers to GPU", False),
-        ("load_tensors: offloaded 20/33 layers to GPU", False),  # partial: the GPU is used
+        ("llm_load_tensors: offloaded 0/33 layers to GPU", 0.0),
+        ("llm_load_tensors: offloaded 33/33 layers to GPU", 100.0),
+        ("load_tensors: offloaded 20/32 layers to GPU", 62.5),
     ],
 )
-def test_llama_cpp_layers_offloaded_say_where_the_model_runs(line: str, on_cpu: bool) -> None:
-    assert _values(parse_app_log(line + "\n")) == {"app.device_cpu": on_cpu}
+def test_llama_cpp_layers_offloaded_say_how_much_of_the_model_runs_on_the_gpu(
+    line: str, share: float
+) -> None:
+    """A partial offload was read as "runs on CUDA", which counted against the GPU being left
+    unused: the part on the CPU is what sets the pace. The count is now a share of its own and
+    no longer a device statement (one line read once)."""
+    assert _values(parse_app_log(line + "\n")) == {"model.gpu_share": share}
     assert looks_like_app_log(line + "\n")
+
+
+def test_layers_offloaded_still_outweigh_an_incidental_cpu_mention() -> None:
+    text = "Falling back to CPU.\nload_tensors: offloaded 20/32 layers to GPU\ndevice='cuda'\n"
+    result = parse_app_log(text)
+    assert _values(result) == {"model.gpu_share": 62.5, "app.device_cpu": False}
+    assert "62.5 % of the model's layers offloaded to the GPU" in result.problems[0]
+    # the smallest share where a log loads several models; a count past its total is no count
+    two = (
+        "offloaded 41/41 layers to GPU\noffloaded 5/37 layers to GPU\noffloaded 9/3 layers to GPU\n"
+    )
+    assert _values(parse_app_log(two))["model.gpu_share"] == pytest.approx(13.513514)
