@@ -60,10 +60,8 @@ NOT_YET = {
     # all three)
     # the fourteenth round (evaluation 63: one of five leads as written down; evaluation 64:
     # four, the A/Bs of three read by the wordings they prompted)
-    # the fifteenth round (evaluations 65-66: two of three lead as written down)
-    "ollama-10746-3090-gemma3-27b-partial-cpu-offload": "misconfiguration leads; gpu-unused is "
-    "#4 (intake and the upgrade's A/B speak for upgrade-regression; the `ollama ps` lines, "
-    "11 % of the model on the CPU, are read by no rule)",
+    # the fifteenth round (evaluations 65-66: two of three lead as written down; evaluation
+    # 67: ollama-10746 leads, its `ollama ps` lines read by the rule they prompted)
     "tensorrt-edge-llm-60-orin-decode-at-dram-roofline": "data-loading leads; "
     "memory-bandwidth is #5",
 }
