@@ -65,6 +65,10 @@ lines are read by :mod:`casefile_probes.app_log_device`;
   "offloaded 29/41 layers to GPU" (the smallest, where a log loads several models): how much of
   the model runs on the CPU, read apart from the device because a partial offload is the job
   left partly on the CPU, not the job on CUDA;
+- ``app.cuda_graphs_off`` (bool): True where an inference server says it runs without CUDA
+  graphs (vLLM's ``enforce_eager=True``, "Cudagraph is disabled", SGLang's
+  ``disable_cuda_graph=True``), False where it captures them
+  (:mod:`casefile_probes.app_log_graphs`);
 - ``app.gpu_time_ms``, ``app.cpu_dispatch_ms``, ``app.cpu_wall_ms`` and ``app.dispatch_share``
   from TorchBench's ``GPU Time:`` / ``CPU Dispatch Time:`` / ``CPU Total Wall Time:`` lines
   (:mod:`casefile_probes.app_log_dispatch`).
@@ -82,6 +86,7 @@ from casefile.probes.api import Probe
 from .app_log_bench import BenchTable
 from .app_log_device import DeviceLines
 from .app_log_dispatch import DISPATCH_FACTS, LOOKS_LIKE_DISPATCH, DispatchLines
+from .app_log_graphs import GRAPH_WORDS, GraphLines
 
 __all__ = ["PROBE", "looks_like_app_log", "parse_app_log"]
 
@@ -197,6 +202,8 @@ _LOOKS = re.compile(
     r"|Falling back to CPU|CUDA is not available|torch\.cuda\.is_available\(\)\s{0,4}[:=]?\s{0,4}"
     r"|using CPU backend|tok/sec|tokens/sec|offloaded \d{1,6}/\d{1,6} layers to GPU"
     r"|tensor[_-]parallel[_-]size['\"]?\s{0,4}[=:]\s{0,4}\d|(?<![\w])world_size=\d"
+    r"|(?<![\w'\"])enforce_eager\s{0,2}=\s{0,2}(?:True|False)\b|'enforce_eager': True"
+    r"|Cudagraph is disabled|Graph capturing finished|Capturing cudagraphs|disable_cuda_graph=True"
     rf"|{LOOKS_LIKE_DISPATCH}",
     re.M,
 )
@@ -224,6 +231,7 @@ class _Log:
     world_size: list[int] = field(default_factory=list)
     gpus: list[int] = field(default_factory=list)
     device: DeviceLines = field(default_factory=DeviceLines)
+    graphs: GraphLines = field(default_factory=GraphLines)
     dispatch: DispatchLines = field(default_factory=DispatchLines)
     bench: BenchTable = field(default_factory=BenchTable)
     idle_intervals: int = 0
@@ -354,6 +362,8 @@ def _config(line: str, log: _Log) -> None:
         if match is not None:
             log.gpus.append(int(match.group(1)))
     log.device.read(line)
+    if any(word in line for word in GRAPH_WORDS):
+        log.graphs.read(line)
 
 
 def _read(line: str, log: _Log) -> None:
@@ -437,6 +447,7 @@ def parse_app_log(text: str) -> ParseResult:
     result.add("app.world_size", _settle(log.world_size, "world size", problems))
     result.add("app.gpus_used", _settle(log.gpus, "GPUs used", problems))
     log.device.add_facts(result)
+    log.graphs.add_facts(result)
     log.dispatch.add_facts(result)
     if not result.facts:
         return ParseResult.unparsed(
@@ -466,6 +477,7 @@ PROBE = Probe(
         "app.gpus_used",
         "app.device_cpu",
         "model.gpu_share",
+        "app.cuda_graphs_off",
         *DISPATCH_FACTS,
     ),
     needs_load=True,

@@ -1,0 +1,70 @@
+"""Whether an inference server's log says it runs without CUDA graphs: ``app.cuda_graphs_off``
+for :mod:`casefile_probes.app_log`.
+
+Small-batch decode launches hundreds of small kernels per token, and a server that replays them
+as CUDA graphs pays the launch cost once; one started in eager mode pays it every step, which
+makes it launch-bound. Servers say which at start-up:
+
+- off: vLLM's engine config ``enforce_eager=True`` and its non-default args
+  ``'enforce_eager': True``, "Enforce eager set", "Cudagraph is disabled", SGLang's
+  ``disable_cuda_graph=True``, a command line with ``--enforce-eager`` or
+  ``--disable-cuda-graph``;
+- on: ``enforce_eager=False``, ``disable_cuda_graph=False``, "Capturing cudagraphs",
+  "Capturing CUDA graph shapes", "Graph capturing finished".
+
+vLLM's capture notice itself says "To run the model in eager mode, set 'enforce_eager=True'":
+a setting in quotes is advice, not the setting, so it is not read. A log that says both (two
+runs pasted together) counts as off: the eager run is the one that matters to a slow decode.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from casefile.domain.facts import ParseResult
+
+__all__ = ["GRAPH_WORDS", "GraphLines"]
+
+_OFF = re.compile(
+    r"(?i)(?:(?<![\w'\"])enforce_eager\s{0,2}=\s{0,2}true\b"
+    r"|['\"]enforce_eager['\"]\s{0,2}:\s{0,2}true\b"
+    r"|enforce eager set\b|cudagraph is disabled|cuda graphs? (?:is |are )?disabled"
+    r"|(?<![\w'\"])disable_cuda_graph\s{0,2}=\s{0,2}true\b"
+    r"|(?<![\w'\"-])--enforce-eager(?![\w-])(?!\s{0,2}(?:=\s{0,2})?(?:false|0)\b)"
+    r"|(?<![\w'\"-])--disable-cuda-graph(?![\w-]))"
+)
+_ON = re.compile(
+    r"(?i)(?:(?<![\w'\"])enforce_eager\s{0,2}=\s{0,2}false\b"
+    r"|(?<![\w'\"])disable_cuda_graph\s{0,2}=\s{0,2}false\b"
+    r"|capturing cudagraphs|capturing cuda graph|graph capturing finished)"
+)
+#: a line is tried only if it holds one of these (most log lines hold none)
+GRAPH_WORDS = ("eager", "Eager", "graph", "Graph", "GRAPH")
+
+
+@dataclass
+class GraphLines:
+    """The log's statements about CUDA graphs, in reading order."""
+
+    off: list[str] = field(default_factory=list)
+    on: list[str] = field(default_factory=list)
+
+    def read(self, line: str) -> None:
+        """Note what one line says about CUDA graphs, if anything (call only for lines that
+        hold one of :data:`GRAPH_WORDS`)."""
+        if (off := _OFF.search(line)) is not None:
+            self.off.append(off.group(0))
+        elif (on := _ON.search(line)) is not None:
+            self.on.append(on.group(0))
+
+    def add_facts(self, result: ParseResult) -> None:
+        if self.off:
+            result.add("app.cuda_graphs_off", True, "host")
+            if self.on:
+                result.problems.append(
+                    f"the log runs without CUDA graphs ({self.off[0]!r}) and with them "
+                    f"({self.on[0]!r}); taken as without"
+                )
+        elif self.on:
+            result.add("app.cuda_graphs_off", False, "host")
