@@ -74,3 +74,13 @@ def test_the_rule_is_offered_to_inference_only(cli: CLI) -> None:
         assert opened.code == 0, opened.err
         steps = json.loads(cli("status", case, "--json").out)["next_steps"]
         assert any(s["rule"] == "cuda-graphs-off" for s in steps) is offered
+
+
+def test_training_does_not_count_against_launch_overhead() -> None:
+    """Small models and small batches are launch-bound in training too (change 66): the intake
+    row gave training 0.08 for compute-launch against 0.30 for any cause, so a launch-bound
+    training job started 3.75x behind."""
+    row = next(q for q in PLAYBOOK_V3.intake if q.id == "workload").rule.row
+    assert row("compute-launch")["training"] >= row("gpu-unused")["training"] - 0.05
+    assert row("compute-launch")["training"] >= row("throughput/catch-all")["training"]
+    assert row("compute-launch")["inference-small-batch"] > row("compute-launch")["training"]

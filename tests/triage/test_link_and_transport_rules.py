@@ -33,6 +33,17 @@ def first_rule(change: str) -> str | None:
         ("riser cable replaced", "pcie-link"),
         ("reseated the second card", "pcie-link"),
         ("Above 4G decoding enabled in the BIOS", "numa-bios"),
+        # the process bound to the GPU's own node (change 66): not a thread count or launcher
+        ("numactl -m1 -N1 -> numactl -m0 -N0", "numa-binding"),
+        ("numactl --cpunodebind=1 --membind=1 -> --cpunodebind=0 --membind=0", "numa-binding"),
+        ("the benchmark process moved to the GPU's own socket", "numa-binding"),
+        ("taskset -c 0-7", "host-threads"),
+        ("numactl --physcpubind=0-7 python train.py", "launch-config"),
+        # a version without a dotted number beside a named library (change 66)
+        ("neosr with commit 2dcafe4 -> reverted to before 2dcafe4", "version"),
+        ("git bisect: the commit before abc1234 -> that commit", "version"),
+        ("NVIDIA driver 536 -> 546", "version"),
+        ("batch 8 -> 16", "batch-size"),
         ("the provider fixed the interconnect: NVLink instead of PHB", "interconnect"),
         ("NVLink bridge fitted", "interconnect"),
         ("DDP with NVLink disabled (NCCL_P2P_DISABLE=1) -> DDP with NVLink", "p2p-disable"),
