@@ -29,8 +29,6 @@ NOT_YET = {
     "numa-bios is the likeliest leaf, but a class of several leaves leads",
     "nccl-tests-74-a40-nps4": "throughput/catch-all leads; numa-bios is #9",
     "nccl-tests-93-v100-two-containers": "misconfiguration leads; transport-fallback is #2",
-    "pytorch-benchmark-pr-706-v100-small-batch-cudagraph": "data-loading leads; "
-    "compute-launch is the likeliest leaf, but a class of several leaves leads",
     "pytorch-experiment-template-11-nccl-ib-disable-roce": "internode-network leads; "
     "misconfiguration is #2",
     "rtx6kpro-pr-88-link-locked-gen2": "pcie-bandwidth leads; link-degraded is #6",
@@ -64,6 +62,14 @@ NOT_YET = {
     # 67: ollama-10746 leads, its `ollama ps` lines read by the rule they prompted)
     "tensorrt-edge-llm-60-orin-decode-at-dram-roofline": "data-loading leads; "
     "memory-bandwidth is #5",
+    # the sixteenth round (evaluation 70: one of five leads as written down; evaluation 71:
+    # neosr-54 leads, its commit A/Bs read by the wording they prompted)
+    "gearshifft-pr-82-p100-remote-socket-h2d": "host-cpu leads; numa-bios is the likeliest "
+    "leaf, but a class of several leaves leads",
+    "mlxcel-680-gb10-gemma4-8bit-mlp-weight-streaming": "gpu-unused leads; memory-bandwidth "
+    "is #9 (its deciding figures, GPU time against wall time, are read as dispatch)",
+    "spikingjelly-pr-740-5090-spikformer-batch8-launch-bound": "data-loading leads; "
+    "compute-launch is #2 (the batch-96 control A/B, graphs changing nothing, counts against it)",
 }
 
 CASES = [
