@@ -7,7 +7,8 @@ compares; a run that says "CUDA initialization: Found no NVIDIA driver" never us
 The parser reads each line once with a fixed set of patterns (no pattern can backtrack over a
 long line), so a log of many megabytes costs one pass.
 
-Facts, all on ``host`` and only those the text supports:
+Facts, on ``host`` unless said otherwise (``model.gpu_share`` is on ``model``), and only those
+the text supports:
 
 - ``train.data_time_s`` and ``train.step_time_s`` (s): medians over the lines that give a data
   time: mmcv/mmengine/detectron2/YOLOX ``data_time: 0.51`` with ``time:`` or ``iter_time:``;
@@ -62,9 +63,9 @@ Facts, all on ``host`` and only those the text supports:
   "No CUDA GPUs are available") is taken to run on the CPU, with a problem naming both. The device
 lines are read by :mod:`casefile_probes.app_log_device`;
 - ``model.gpu_share`` (percent of the model's layers on the GPU) from llama.cpp's and Ollama's
-  "offloaded 29/41 layers to GPU" (the smallest, where a log loads several models): how much of
-  the model runs on the CPU, read apart from the device because a partial offload is the job
-  left partly on the CPU, not the job on CUDA;
+  "offloaded 29/41 layers to GPU" (the last load, where a log loads more than once; none beside
+  a failed CUDA start): how much of the model runs on the CPU, read apart from the device
+  because a partial offload is the job left partly on the CPU, not the job on CUDA;
 - ``app.cuda_graphs_off`` (bool): True where an inference server says it runs without CUDA
   graphs (vLLM's ``enforce_eager=True``, "Cudagraph is disabled", SGLang's
   ``disable_cuda_graph=True``), False where it captures them

@@ -10,8 +10,10 @@ offloaded to the GPU, outweighs them; and some are not about the job at all: a
 optimizer state lives), and an operator falling back to the CPU.
 
 llama.cpp's (and Ollama's) "offloaded N/M layers to GPU" is not read as the device: it says how
-much of the model runs on the GPU, ``model.gpu_share`` (percent, the smallest where a log loads
-several), which a part on the CPU makes a cause of its own. Reading it here as "on CUDA" made a
+much of the model runs on the GPU, ``model.gpu_share`` (percent, the last load where a log
+loads the model more than once: a reload after a fix), which a part on the CPU makes a cause
+of its own. Beside a statement that the job runs on the CPU (a failed CUDA start prints the
+count it meant to offload) the count is set aside. Reading it here as "on CUDA" made a
 partial offload count against the GPU being left unused, the very thing it shows; and reading it
 twice, as a device and as a share, would count one line twice.
 """
@@ -104,8 +106,20 @@ class DeviceLines:
     def add_facts(self, result: ParseResult) -> None:
         """A statement about the job outweighs an incidental match; between two statements, the
         CPU one (a failed CUDA start is often followed by the script's own CUDA line)."""
-        if self.gpu_shares:
-            result.add("model.gpu_share", min(self.gpu_shares), "model", "%")
+        if self.gpu_shares and self.on_cpu:
+            # a failed CUDA start still prints the layer count it meant to offload
+            result.problems.append(
+                f"the log says it runs on the CPU ({self.on_cpu[0]!r}); its count of layers "
+                "offloaded to the GPU is set aside"
+            )
+        elif self.gpu_shares:
+            result.add("model.gpu_share", self.gpu_shares[-1], "model", "%")
+            if len(set(self.gpu_shares)) > 1:
+                shown = ", ".join(f"{share:g} %" for share in self.gpu_shares)
+                result.problems.append(
+                    f"the log loads the model more than once ({shown} of its layers on the "
+                    "GPU); the last load is kept"
+                )
         on_gpu = self.cuda_explicit or any(share > 0 for share in self.gpu_shares)
         cpu = self.on_cpu or ([] if on_gpu else self.on_cpu_weak)
         if cpu:
@@ -127,7 +141,7 @@ class DeviceLines:
         """The line that outweighed an incidental CPU mention, as a problem quotes it."""
         if self.cuda_explicit:
             return repr(self.cuda_explicit[0])
-        return f"{max(self.gpu_shares):g} % of the model's layers offloaded to the GPU"
+        return f"{self.gpu_shares[-1]:g} % of the model's layers offloaded to the GPU"
 
 
 def _offload_block(line: str, lines: DeviceLines) -> None:

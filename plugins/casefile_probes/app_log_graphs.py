@@ -10,7 +10,12 @@ makes it launch-bound. Servers say which at start-up:
   ``disable_cuda_graph=True``, a command line with ``--enforce-eager`` or
   ``--disable-cuda-graph``;
 - on: ``enforce_eager=False``, ``disable_cuda_graph=False``, "Capturing cudagraphs",
-  "Capturing CUDA graph shapes", "Graph capturing finished".
+  "Capturing CUDA graph shapes", "Graph capturing finished", SGLang's "Capture cuda graph
+  begin/end".
+
+vLLM's engine config may say ``enforce_eager=False`` with ``cudagraph_mode`` NONE (0): that is off,
+and the line is read as off. An option listed by ``--help`` (indented, the flag first) is not a
+setting.
 
 vLLM's capture notice itself says "To run the model in eager mode, set 'enforce_eager=True'":
 a setting in quotes is advice, not the setting, so it is not read. A log that says both (two
@@ -31,14 +36,18 @@ _OFF = re.compile(
     r"|['\"]enforce_eager['\"]\s{0,2}:\s{0,2}true\b"
     r"|enforce eager set\b|cudagraph is disabled|cuda graphs? (?:is |are )?disabled"
     r"|(?<![\w'\"])disable_cuda_graph\s{0,2}=\s{0,2}true\b"
-    r"|(?<![\w'\"-])--enforce-eager(?![\w-])(?!\s{0,2}(?:=\s{0,2})?(?:false|0)\b)"
+    r"|cudagraph_mode['\"]?\s{0,2}[:=]\s{0,2}(?:[^,;]{0,30}\bNONE\b|0(?![\d.]))"
+    r"|(?<![\w'\"-])--enforce-eager(?![\w-])(?!\s{0,2}(?:=\s{0,2})?(?:false|0)\b)(?!,\s{0,2}--no-)"
     r"|(?<![\w'\"-])--disable-cuda-graph(?![\w-]))"
 )
 _ON = re.compile(
     r"(?i)(?:(?<![\w'\"])enforce_eager\s{0,2}=\s{0,2}false\b"
     r"|(?<![\w'\"])disable_cuda_graph\s{0,2}=\s{0,2}false\b"
-    r"|capturing cudagraphs|capturing cuda graph|graph capturing finished)"
+    r"|capturing cudagraphs|capturing cuda graph|graph capturing finished"
+    r"|capture cuda graph (?:begin|end)\b)"
 )
+#: an option as ``--help`` lists it: indented, the flag first ("  --enforce-eager, ...")
+_HELP = re.compile(r"^\s{1,12}--[\w-]{1,60}(?:,\s{0,2}--[\w-]{1,60})?(?:\s{2,}|\s{0,2}$)")
 #: a line is tried only if it holds one of these (most log lines hold none)
 GRAPH_WORDS = ("eager", "Eager", "graph", "Graph", "GRAPH")
 
@@ -53,6 +62,8 @@ class GraphLines:
     def read(self, line: str) -> None:
         """Note what one line says about CUDA graphs, if anything (call only for lines that
         hold one of :data:`GRAPH_WORDS`)."""
+        if _HELP.match(line) is not None:
+            return  # a command's --help lists the flag; it does not set it
         if (off := _OFF.search(line)) is not None:
             self.off.append(off.group(0))
         elif (on := _ON.search(line)) is not None:

@@ -22,10 +22,12 @@ A paste holding only the Processes or the MIG devices section (no GPU rows) give
 per-process and per-device facts below, but no per-GPU count.
 
 Processes (only when the Processes section is complete): ``processes.count`` (int) per GPU,
-and per process (subject ``gpuN/pid<pid>``) ``process.name``, ``process.type`` (str),
-``process.used_memory`` (MiB). MIG devices: ``mig.devices`` (int) per GPU and, per device
-(subject ``gpuN/mig<dev>``), ``mig.gi_id``, ``mig.ci_id`` (int), ``memory.used``,
-``memory.total`` (MiB).
+``processes.compute`` (int: those of type C, C+G or M+C; a desktop's display server and
+browser are G, not the job), except under WSL (an ``nvidia-smi`` whose version is not the
+driver's: the list is always empty there), and per process (subject ``gpuN/pid<pid>``)
+``process.name``, ``process.type`` (str), ``process.used_memory`` (MiB). MIG devices:
+``mig.devices`` (int) per GPU and, per device (subject ``gpuN/mig<dev>``), ``mig.gi_id``,
+``mig.ci_id`` (int), ``memory.used``, ``memory.total`` (MiB).
 """
 
 from __future__ import annotations
@@ -89,6 +91,8 @@ def parse_smi_table(text: str) -> ParseResult:
     gpus: list[str] = []
     section = "gpus"
     processes: dict[str, int] = defaultdict(int)
+    compute: dict[str, int] = defaultdict(int)
+    listed_by_a_foreign_smi = False  # WSL: nvidia-smi's version is not the driver's
     processes_complete = False
     processes_seen = False
     mig_devices: dict[str, int] = defaultdict(int)
@@ -98,6 +102,7 @@ def parse_smi_table(text: str) -> ParseResult:
         if banner:
             banner_seen = True
             result.add("driver_version", banner.group("driver"))
+            listed_by_a_foreign_smi = banner.group("smi") != banner.group("driver")
             cuda = banner.group("cuda")
             result.add("cuda_version", None if cuda is None or is_missing(cuda) else cuda)
             continue
@@ -114,7 +119,7 @@ def parse_smi_table(text: str) -> ParseResult:
             if line.startswith("+") and processes_seen:
                 processes_complete = True
                 continue
-            _read_process(line, result, processes)
+            _read_process(line, result, processes, compute)
             continue
         if section == "mig":
             device = _MIG_DEVICE.match(line)
@@ -177,6 +182,13 @@ def parse_smi_table(text: str) -> ParseResult:
     if processes_complete:
         for gpu in gpus:
             result.add("processes.count", processes.get(gpu, 0), subject=gpu)
+            if not listed_by_a_foreign_smi:
+                result.add("processes.compute", compute.get(gpu, 0), subject=gpu)
+        if listed_by_a_foreign_smi and gpus:
+            result.problems.append(
+                "nvidia-smi's version is not the driver's (WSL): its process list is empty "
+                "whatever runs, so no compute-process count is recorded"
+            )
     elif processes_seen:
         result.problems.append("Processes section truncated; process count not recorded")
     else:
@@ -227,13 +239,17 @@ def _read_second(match: re.Match[str], subject: str, result: ParseResult) -> Non
     result.add("compute_mode", None if is_missing(compute) else compute, subject)
 
 
-def _read_process(line: str, result: ParseResult, processes: dict[str, int]) -> None:
+def _read_process(
+    line: str, result: ParseResult, processes: dict[str, int], compute: dict[str, int]
+) -> None:
     match = _PROCESS.match(line)
     if match is None:
         return
     gpu = f"gpu{match.group('gpu')}"
     subject = f"{gpu}/pid{match.group('pid')}"
     processes[gpu] += 1
+    if "C" in match.group("type"):
+        compute[gpu] += 1
     result.add("process.name", match.group("name").strip() or None, subject)
     result.add("process.type", match.group("type"), subject)
     result.add("process.used_memory", _quantity(match.group("mem"), "MiB"), subject, "MiB")
@@ -278,6 +294,7 @@ PROBE = Probe(
         "fan.speed",
         "pstate",
         "processes.count",
+        "processes.compute",
         "mig.mode.current",
         # patterns (fnmatch): families the parser names per field, section or test
         "compute_mode",

@@ -30,8 +30,8 @@ def _read(sample: str, rule_id: str, load: str = "under-load") -> str | None:
     ("sample", "memory", "processes"),
     [
         ("003.txt", "empty", "none"),  # 1 MiB of 40960, "No running processes found"
-        ("002.txt", "empty", "some"),  # a python process with its context only, 803 of 46068
-        ("001.txt", "some", "some"),  # a desktop: 1583 of 24564 MiB, Xorg among the processes
+        ("002.txt", "some", "some"),  # a python process with its context only, 803 of 46068
+        ("001.txt", "some", "some"),  # 1583 of 24564 MiB; Xorg (G) beside four compute
         ("018.txt", "held", "some"),  # processes holding 27426 of 46068 MiB
     ],
 )
@@ -55,8 +55,10 @@ def test_an_idle_reading_is_set_aside() -> None:
 def test_an_empty_gpu_separates_unused_from_waiting() -> None:
     row = rule("gpu-memory-held").row
     # a loader that cannot keep up leaves the GPU idle but its model in memory
-    assert row("gpu-unused")["empty"] >= 10 * row("data-loading")["empty"]
+    assert row("gpu-unused")["empty"] >= 5 * row("data-loading")["empty"]
+    # a small model holds little, on any card: launch-bound work is not read as unused
+    assert row("compute-launch")["some"] >= row("gpu-unused")["some"] * 0.9
     assert row("data-loading")["held"] >= 3 * row("gpu-unused")["held"]
     # an empty process list counts little: containers hide the processes of the host
     listed = rule("compute-process-on-gpu").row
-    assert 2 <= listed("gpu-unused")["none"] / listed("data-loading")["none"] <= 4
+    assert 1.5 <= listed("gpu-unused")["none"] / listed("data-loading")["none"] <= 3
