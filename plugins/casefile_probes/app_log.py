@@ -87,7 +87,7 @@ from casefile.probes.api import Probe
 from .app_log_bench import BenchTable
 from .app_log_device import DeviceLines
 from .app_log_dispatch import DISPATCH_FACTS, LOOKS_LIKE_DISPATCH, DispatchLines
-from .app_log_graphs import GRAPH_WORDS, GraphLines
+from .app_log_graphs import GRAPH_WORDS, LOOKS_LIKE_GRAPHS, GraphLines
 
 __all__ = ["PROBE", "looks_like_app_log", "parse_app_log"]
 
@@ -203,9 +203,7 @@ _LOOKS = re.compile(
     r"|Falling back to CPU|CUDA is not available|torch\.cuda\.is_available\(\)\s{0,4}[:=]?\s{0,4}"
     r"|using CPU backend|tok/sec|tokens/sec|offloaded \d{1,6}/\d{1,6} layers to GPU"
     r"|tensor[_-]parallel[_-]size['\"]?\s{0,4}[=:]\s{0,4}\d|(?<![\w])world_size=\d"
-    r"|(?<![\w'\"])enforce_eager\s{0,2}=\s{0,2}(?:True|False)\b|'enforce_eager': True"
-    r"|Cudagraph is disabled|Graph capturing finished|Capturing cudagraphs|disable_cuda_graph=True"
-    rf"|{LOOKS_LIKE_DISPATCH}",
+    rf"|{LOOKS_LIKE_DISPATCH}|{LOOKS_LIKE_GRAPHS}",
     re.M,
 )
 

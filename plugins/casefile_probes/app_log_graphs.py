@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from casefile.domain.facts import ParseResult
 
-__all__ = ["GRAPH_WORDS", "GraphLines"]
+__all__ = ["GRAPH_WORDS", "LOOKS_LIKE_GRAPHS", "GraphLines"]
 
 _OFF = re.compile(
     r"(?i)(?:(?<![\w'\"])enforce_eager\s{0,2}=\s{0,2}true\b"
@@ -48,6 +48,11 @@ _ON = re.compile(
 )
 #: an option as ``--help`` lists it: indented, the flag first ("  --enforce-eager, ...")
 _HELP = re.compile(r"^\s{1,12}--[\w-]{1,60}(?:,\s{0,2}--[\w-]{1,60})?(?:\s{2,}|\s{0,2}$)")
+#: the start-up lines that make a paste look like an application's log (for ``recognises``)
+LOOKS_LIKE_GRAPHS = (
+    r"(?<![\w'\"])enforce_eager\s{0,2}=\s{0,2}(?:True|False)\b|'enforce_eager': True"
+    r"|Cudagraph is disabled|Graph capturing finished|Capturing cudagraphs|disable_cuda_graph=True"
+)
 #: a line is tried only if it holds one of these (most log lines hold none)
 GRAPH_WORDS = ("eager", "Eager", "graph", "Graph", "GRAPH")
 
@@ -70,6 +75,8 @@ class GraphLines:
             self.on.append(on.group(0))
 
     def add_facts(self, result: ParseResult) -> None:
+        """``app.cuda_graphs_off``: a statement that they are off outweighs one that they are
+        on (two runs pasted together), with a problem naming both."""
         if self.off:
             result.add("app.cuda_graphs_off", True, "host")
             if self.on:
