@@ -159,7 +159,7 @@ def test_next_steps_are_grouped_by_rule_in_rank_order() -> None:
     assert data["next_steps"][0] == {
         "probe": "dmon", "rule": "busy", "rule_version": 1, "question": "q",
         "expected_gain_bits": 0.5, "cost": "cheap", "load": "under-load", "rationale": "why busy",
-        "separates": "", "leaders_gain_bits": 0.0, "ranked_bits": 0.0,
+        "separates": "", "leaders_gain_bits": 0.0, "remedy_weight": 1.0, "ranked_bits": 0.0,
     }  # fmt: skip
     assert data["next_step_groups"][0]["probes"] == [
         {"probe": "dmon", "cost": "cheap"},

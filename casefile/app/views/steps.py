@@ -31,11 +31,13 @@ class NextStepRow:
     separates: str = ""
     #: what it tells about the three leading hypotheses (bits): the order's first measure
     leaders_gain_bits: float = 0.0
+    #: above 1 for an A/B that tries the leading hypothesis's remedy (``remedy_weight``)
+    remedy_weight: float = 1.0
 
     @property
     def ranked_bits(self) -> float:
-        """What the order is by: the leaders' bits at the step's cost."""
-        return cost_weighted(self.leaders_gain_bits, self.cost)
+        """What the order is by: the leaders' bits (times the remedy weight) at the step's cost."""
+        return cost_weighted(self.leaders_gain_bits * self.remedy_weight, self.cost)
 
     @classmethod
     def of(cls, step: NextStep) -> NextStepRow:
@@ -50,6 +52,7 @@ class NextStepRow:
             step.rationale,
             step.separates,
             step.leaders_gain_bits,
+            step.remedy_weight,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -64,6 +67,7 @@ class NextStepRow:
             "rationale": self.rationale,
             "separates": self.separates,
             "leaders_gain_bits": self.leaders_gain_bits,
+            "remedy_weight": self.remedy_weight,
             "ranked_bits": self.ranked_bits,
         }
 
@@ -140,11 +144,13 @@ class ProbeRow:
     separates: str = ""
     #: what it tells about the three leading hypotheses (bits): the order's first measure
     leaders_gain_bits: float = 0.0
+    #: above 1 for an A/B that tries the leading hypothesis's remedy (``remedy_weight``)
+    remedy_weight: float = 1.0
 
     @property
     def ranked_bits(self) -> float:
-        """What the order is by: the leaders' bits at the probe's cost."""
-        return cost_weighted(self.leaders_gain_bits, self.cost)
+        """What the order is by: the leaders' bits (times the remedy weight) at the probe's cost."""
+        return cost_weighted(self.leaders_gain_bits * self.remedy_weight, self.cost)
 
     @classmethod
     def of(cls, step: ProbeStep) -> ProbeRow:
@@ -157,6 +163,7 @@ class ProbeRow:
             step.load,
             step.separates,
             step.leaders_gain_bits,
+            step.remedy_weight,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -169,6 +176,7 @@ class ProbeRow:
             "load": self.load,
             "separates": self.separates,
             "leaders_gain_bits": self.leaders_gain_bits,
+            "remedy_weight": self.remedy_weight,
             "ranked_bits": self.ranked_bits,
         }
 

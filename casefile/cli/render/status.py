@@ -61,7 +61,8 @@ def render_status(view: StatusView) -> str:
         lines += [
             "",
             "Next steps (ranked by what a step tells about the three leading hypotheses, in "
-            "bits weighted by its cost; then the bits it is expected to tell about the question)",
+            "bits weighted by its cost, and an A/B that tries the leader's remedy by the "
+            "leader's lead; then the bits it is expected to tell about the question)",
         ]
         for rank, group in enumerate(view.next_step_groups[:SHOWN_NEXT_STEPS], start=1):
             probes = ", ".join(f"{p.probe} ({p.cost})" for p in group.probes)

@@ -55,6 +55,42 @@ def cost_weighted(bits: float, cost: str) -> float:
     return bits * COST_WEIGHT.get(cost, 0.5)
 
 
+#: The most an A/B that tests the leading hypothesis by its remedy is weighted (see
+#: :func:`remedy_weight`): however far the leader stands ahead, looking first still wins when
+#: it tells more than twice as much about the leaders
+REMEDY_WEIGHT_MAX = 2.0
+#: the outcome of an A/B that says its change helped
+HELPED = "faster"
+
+
+def remedy_note(separates: str, leader: str, weight: float) -> str:
+    """A step's one line on the leaders, with why an A/B weighted as a remedy comes where it
+    does (``…; tries data-loading's remedy, weighed ×1.9``)."""
+    if weight <= 1.0:
+        return separates
+    return f"{separates}; tries {leader}'s remedy, weighed ×{weight:.1f}"
+
+
+def remedy_weight(probs: Sequence[float], rule: Rule, table: Sequence[Sequence[float]]) -> float:
+    """What an A/B that tests the leading hypothesis by its remedy is worth beyond what it
+    tells: the ratio of the leader's probability to the runner-up's, at most
+    :data:`REMEDY_WEIGHT_MAX`; 1 for any other step.
+
+    A troubleshooter tries the likeliest fault's repair first when it costs about as much as
+    looking: if the leader is right, the change that tests it is also the fix, and the case
+    ends there. So an A/B whose "faster" is at least as likely under the leading leaf as under
+    any other has its information about the leaders counted that many times over. A leader
+    barely ahead gains almost nothing, and a step that only observes still comes first when
+    it tells markedly more (the log that may say the job ran on the CPU)."""
+    if HELPED not in rule.outcome_names or len(probs) < 2:
+        return 1.0
+    first, second = sorted(range(len(probs)), key=lambda k: (-probs[k], k))[:2]
+    helped = table[rule.outcome_names.index(HELPED)]
+    if not probs[second] > 0.0 or helped[first] < max(helped):
+        return 1.0
+    return min(REMEDY_WEIGHT_MAX, max(1.0, probs[first] / probs[second]))
+
+
 #: How many leaves count as "the leaders" a step should tell apart (the rest is one class)
 LEADERS = 3
 #: Joint outcomes × classes enumerated for the leaders' information: four classes are told
@@ -178,6 +214,8 @@ class NextStep:
     separates: str = ""
     #: what it tells about the leading hypotheses (see ``coarse_to_leaders``): the order
     leaders_gain_bits: float = 0.0
+    #: above 1 for an A/B that tests the leader by its remedy (:func:`remedy_weight`)
+    remedy_weight: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -192,6 +230,7 @@ class ProbeStep:
     load: str
     separates: str = ""
     leaders_gain_bits: float = 0.0
+    remedy_weight: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -315,6 +354,11 @@ def rank_next_steps(
             leaves[rule.question] = _leaf_index(belief.paths())
         table = _table(leaves[rule.question], rule)
         gain = mutual_information_bits(belief.probs, table)
+        weight = (
+            remedy_weight(belief.probs, rule, table)
+            if candidate.probe.startswith(EXPERIMENT_PREFIX)
+            else 1.0
+        )
         steps.append(
             NextStep(
                 probe=candidate.probe,
@@ -325,12 +369,26 @@ def rank_next_steps(
                 cost=candidate.cost,
                 load=rule.load,
                 rationale=rule.rationale,
-                separates=separation(belief, [(rule, table)])[1],
+                separates=remedy_note(
+                    separation(belief, [(rule, table)])[1], _leader(belief), weight
+                ),
                 leaders_gain_bits=leaders_information_bits(belief.probs, [table]),
+                remedy_weight=weight,
             )
         )
-    steps.sort(key=lambda s: ordering(s.expected_gain_bits, s.cost, s.probe, s.leaders_gain_bits))
+    steps.sort(key=_order)
     return steps
+
+
+def _leader(belief: Belief) -> str:
+    probs = belief.probs
+    return belief.keys[min(range(len(probs)), key=lambda k: (-probs[k], k))] if probs else ""
+
+
+def _order(step: NextStep | ProbeStep) -> tuple[float, float, int, str]:
+    return ordering(
+        step.expected_gain_bits, step.cost, step.probe, step.leaders_gain_bits * step.remedy_weight
+    )
 
 
 def worth_suggesting(rule: Rule, structure: Structure) -> bool:
@@ -409,6 +467,11 @@ def rank_probes(
             belief, [(c.rule, t) for c, t in zip(members, tables, strict=True)]
         )
         needs_load = any(c.rule.load == "under-load" for c in members)
+        weight = (
+            remedy_weight(probs, members[0].rule, tables[0])
+            if probe.startswith(EXPERIMENT_PREFIX) and len(members) == 1
+            else 1.0
+        )
         steps.append(
             ProbeStep(
                 probe=probe,
@@ -417,11 +480,12 @@ def rank_probes(
                 rules=tuple(c.rule.id for c in members),
                 cost=members[0].cost,
                 load="under-load" if needs_load else "any",
-                separates=separates,
+                separates=remedy_note(separates, _leader(belief), weight),
                 leaders_gain_bits=leaders_information_bits(probs, tables),
+                remedy_weight=weight,
             )
         )
-    steps.sort(key=lambda s: ordering(s.expected_gain_bits, s.cost, s.probe, s.leaders_gain_bits))
+    steps.sort(key=_order)
     return steps
 
 

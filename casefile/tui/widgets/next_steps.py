@@ -1,5 +1,6 @@
 """Next steps: the probes ranked on the focused step's belief, with the figure they are ranked
-by (what each tells about the three leading hypotheses, in bits weighted by its cost), the
+by (what each tells about the three leading hypotheses, in bits weighted by its cost, and an
+A/B that tries the leader's remedy by the leader's lead), the
 expected information about the whole question, cost, the load they must run under and which
 leading hypotheses each tells apart; Enter opens the probe dialog for the chosen one."""
 
