@@ -70,6 +70,9 @@ NOT_YET = {
     "is #9 (its deciding figures, GPU time against wall time, are read as dispatch)",
     "spikingjelly-pr-740-5090-spikformer-batch8-launch-bound": "data-loading leads; "
     "compute-launch is #2 (the batch-96 control A/B, graphs changing nothing, counts against it)",
+    # the seventeenth round (evaluation 73: two of three lead as written down)
+    "fractalgen-13-4090-single-image-low-util": "gpu-unused leads; compute-launch is #3 (a 16x "
+    "gain from batching reads as any 'faster'; 12 % utilisation counts for the GPU left unused)",
 }
 
 CASES = [
