@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import gc
+import weakref
 from typing import Any
 
 import pytest
@@ -43,14 +44,20 @@ def all_of(*kinds: type) -> list[object]:
     return [thing for thing in gc.get_objects() if type(thing) in kinds]
 
 
+def closed(dialog: weakref.ref[Any]) -> bool:
+    """Whether a dismissed screen has finished closing: its widgets closed, its unmount run."""
+    screen = dialog()
+    return screen is None or screen._task is None or screen._task.done()
+
+
 async def open_and_close(app: CasefileApp, pilot: Pilot[None], key: str) -> None:
     screen = app.screen
     await pilot.press(key)
     await poll_until(pilot, lambda: isinstance(app.screen, FormDialog) and app.screen.complete)
     await pilot.pause()
+    dialog = weakref.ref(app.screen)
     app.screen.dismiss(None)
-    await poll_until(pilot, lambda: app.screen is screen)
-    await pilot.pause(0.1)
+    await poll_until(pilot, lambda: app.screen is screen and closed(dialog))
 
 
 async def test_dialogs_opened_and_closed_leave_no_footer_keys_nor_text_areas(db_url: str) -> None:
@@ -62,10 +69,12 @@ async def test_dialogs_opened_and_closed_leave_no_footer_keys_nor_text_areas(db_
         for _ in range(5):
             await open_and_close(app, pilot, "n")
             await open_and_close(app, pilot, "e")
-            await pilot.pause(0.2)
             counts.append((alive(FooterKey, earlier), alive(TextArea, earlier)))
-        # no more after five than after two (the last dialog's text areas go as the next opens)
-        assert counts[-1][0] <= counts[1][0] and counts[-1][1] <= counts[1][1], counts
+        # no more footer keys after five than after one, and no text area of a closed dialog:
+        # each goes as its dialog closes (its watchers pruned at the unmount, and the collector's
+        # fail-safe timer, whose task kept the opening dialog's context, stopped once let go)
+        assert counts[-1][0] <= counts[0][0], counts
+        assert all(areas == 0 for _, areas in counts), counts
 
 
 async def test_closed_dialogs_let_go_of_the_lines_their_widgets_drew(db_url: str) -> None:

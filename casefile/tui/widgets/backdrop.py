@@ -267,6 +267,9 @@ class Overlay(ModalScreen[T]):
 
     def _on_unmount(self) -> None:
         release_collector()
+        # its widgets have all closed by now (Textual unmounts a screen after its children): the
+        # watchers they left go at once, not at the next opening, however late that comes
+        prune_watchers(self.app)
         drop_rendered_lines()
 
 
@@ -315,6 +318,7 @@ class Palette(CommandPalette):
 
     def on_unmount(self) -> None:  # (Textual runs each class's handler: CommandPalette's too)
         release_collector()
+        prune_watchers(self.app)  # as an Overlay's
         drop_rendered_lines()
 
 

@@ -25,17 +25,25 @@ LONGEST_S = 1.0
 AFTER_FRAME_S = 0.001
 
 _held = False
+#: the timer that lets the collector go after :data:`LONGEST_S`, while it is held
+_fail_safe: Any = None
 
 
 def hold_collector(app: Any) -> None:
     """Hold the collector (no-op if it is already held, or turned off by someone else) until
     :func:`release_after_frame` lets it go, or :data:`LONGEST_S` has passed."""
-    global _held
+    global _held, _fail_safe
     if _held or not gc.isenabled():
         return
     gc.disable()
     _held = True
-    app.set_timer(LONGEST_S, release_collector, name="release-collector")
+    _fail_safe = app.set_timer(LONGEST_S, _at_the_latest, name="release-collector")
+
+
+def _at_the_latest() -> None:
+    global _fail_safe
+    _fail_safe = None  # (it has fired: nothing to stop)
+    release_collector()
 
 
 def release_after_frame(node: Any) -> None:
@@ -52,8 +60,13 @@ def release_after_frame(node: Any) -> None:
 
 
 def release_collector() -> None:
-    """Let the collector run again if this module holds it."""
-    global _held
+    """Let the collector run again if this module holds it, and stop the fail-safe timer: its
+    task was made while the dialog was opening and keeps that dialog's context, so a timer left
+    to run out kept the closed dialog and all its widgets alive for up to :data:`LONGEST_S`."""
+    global _held, _fail_safe
     if _held:
         _held = False
         gc.enable()
+    if _fail_safe is not None:
+        timer, _fail_safe = _fail_safe, None
+        timer.stop()
