@@ -9,14 +9,8 @@ import pytest
 
 from casefile.app.service import CaseService
 from casefile.domain.beliefs import project
-from casefile.domain.beliefs.ranking import (
-    EXPERIMENT_PREFIX,
-    REMEDY_WEIGHT_MAX,
-    NextStep,
-    rank_next_steps,
-    remedy_note,
-    remedy_weight,
-)
+from casefile.domain.beliefs.ranking import EXPERIMENT_PREFIX, NextStep, rank_next_steps
+from casefile.domain.beliefs.step_worth import REMEDY_WEIGHT_MAX, remedy_note, remedy_weight
 from casefile.domain.rules import Outcome, Rule, Statistic
 from casefile.store.casedir import read_case_dir
 from casefile.store.memory import MemoryEventStore

@@ -13,7 +13,8 @@ from typing import Any
 
 from casefile.domain.beliefs.ranking import EXPERIMENT_PREFIX as EXPERIMENT_PREFIX
 from casefile.domain.beliefs.ranking import INTAKE_PREFIX as INTAKE_PREFIX
-from casefile.domain.beliefs.ranking import NO_SEPARATION, NextStep, ProbeStep, cost_weighted
+from casefile.domain.beliefs.ranking import NO_SEPARATION, NextStep, ProbeStep
+from casefile.domain.beliefs.step_worth import cost_weighted
 
 
 @dataclass(frozen=True, slots=True)

@@ -101,7 +101,8 @@ class CaseSteps:
         to the cheaper probe, then by name); ``None`` when nothing is offered or either holds
         no mass."""
         from casefile.domain.beliefs.arithmetic import mutual_information_bits
-        from casefile.domain.beliefs.ranking import COST_ORDER, beliefs_at, outcome_table
+        from casefile.domain.beliefs.ranking import beliefs_at, outcome_table
+        from casefile.domain.beliefs.step_worth import COST_ORDER
 
         belief = beliefs_at(self.projection)[question]
         structure = belief.structure

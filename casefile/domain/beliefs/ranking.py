@@ -19,76 +19,16 @@ from casefile.domain.beliefs.arithmetic import entropy_bits, mutual_information_
 from casefile.domain.beliefs.joint import memoised, probe_information_bits
 from casefile.domain.beliefs.projection import Projection
 from casefile.domain.beliefs.question import QuestionSnapshot, QuestionState
+from casefile.domain.beliefs.step_worth import ordering, remedy_note, remedy_weight
 from casefile.domain.beliefs.tree import CATCH_ALL_LEAF, Structure
 from casefile.domain.rules import Rule
 from casefile.errors import DomainError
 
-COST_ORDER = {"instant": 0, "cheap": 1, "moderate": 2, "expensive": 3, "intrusive": 4}
-#: What a step's information is worth at its cost, for ordering only (the bits shown are the
-#: bits expected): a query beats a ten-minute benchmark unless the benchmark is expected to
-#: tell noticeably more, and a benchmark beats a reboot into firmware settings the same way.
-COST_WEIGHT = {"instant": 1.0, "cheap": 0.95, "moderate": 0.85, "expensive": 0.7, "intrusive": 0.45}
 #: the name an experiment rule is offered under in next steps (``A/B p2p-disable``)
 EXPERIMENT_PREFIX = "A/B "
 #: the name an unanswered intake question is offered under (``intake after-upgrade``): asking
 #: costs nothing, so a question that tells as much as a benchmark comes before it
 INTAKE_PREFIX = "intake "
-
-
-def ordering(
-    gain: float, cost: str, name: str, leaders: float | None = None
-) -> tuple[float, float, int, str]:
-    """The sort key of a ranked step: what it tells about the leaders, weighted by cost, then
-    what it tells about the whole question, then cheaper, then name."""
-    focus = gain if leaders is None else leaders
-    return (
-        -round(cost_weighted(focus, cost), 12),
-        -round(cost_weighted(gain, cost), 12),
-        COST_ORDER.get(cost, 9),
-        name,
-    )
-
-
-def cost_weighted(bits: float, cost: str) -> float:
-    """``bits`` at a step's cost (:data:`COST_WEIGHT`): with the leaders' bits, the figure
-    next steps are ordered by, which the front ends show."""
-    return bits * COST_WEIGHT.get(cost, 0.5)
-
-
-#: The most an A/B that tests the leading hypothesis by its remedy is weighted (see
-#: :func:`remedy_weight`): however far the leader stands ahead, looking first still wins when
-#: it tells more than twice as much about the leaders
-REMEDY_WEIGHT_MAX = 2.0
-#: the outcome of an A/B that says its change helped
-HELPED = "faster"
-
-
-def remedy_note(separates: str, leader: str, weight: float) -> str:
-    """A step's one line on the leaders, with why an A/B weighted as a remedy comes where it
-    does (``…; tries data-loading's remedy, weighed ×1.9``)."""
-    if weight <= 1.0:
-        return separates
-    return f"{separates}; tries {leader}'s remedy, weighed ×{weight:.1f}"
-
-
-def remedy_weight(probs: Sequence[float], rule: Rule, table: Sequence[Sequence[float]]) -> float:
-    """What an A/B that tests the leading hypothesis by its remedy is worth beyond what it
-    tells: the ratio of the leader's probability to the runner-up's, at most
-    :data:`REMEDY_WEIGHT_MAX`; 1 for any other step.
-
-    A troubleshooter tries the likeliest fault's repair first when it costs about as much as
-    looking: if the leader is right, the change that tests it is also the fix, and the case
-    ends there. So an A/B whose "faster" is at least as likely under the leading leaf as under
-    any other has its information about the leaders counted that many times over. A leader
-    barely ahead gains almost nothing, and a step that only observes still comes first when
-    it tells markedly more (the log that may say the job ran on the CPU)."""
-    if HELPED not in rule.outcome_names or len(probs) < 2:
-        return 1.0
-    first, second = sorted(range(len(probs)), key=lambda k: (-probs[k], k))[:2]
-    helped = table[rule.outcome_names.index(HELPED)]
-    if not probs[second] > 0.0 or helped[first] < max(helped):
-        return 1.0
-    return min(REMEDY_WEIGHT_MAX, max(1.0, probs[first] / probs[second]))
 
 
 #: How many leaves count as "the leaders" a step should tell apart (the rest is one class)
@@ -336,7 +276,7 @@ def rank_next_steps(
     The gain shown is the mutual information between the rule's outcome and the hypothesis,
     under the belief held at ``seq`` (``None``: now): a probe whose outcomes are equally likely
     under every hypothesis scores 0. They are ordered by the information about the leaders
-    (:func:`coarse_to_leaders`) weighted by cost (:data:`COST_WEIGHT`), then by the whole
+    (:func:`coarse_to_leaders`) weighted by cost (``step_worth.COST_WEIGHT``), then by the whole
     gain, so the cheapest step that splits the hypotheses being weighed comes first.
     """
     beliefs = beliefs_at(projection, seq)
