@@ -147,7 +147,8 @@ def _reads() -> list[ToolSpec]:
         _case_tool(
             "next_steps",
             "Next steps",
-            "What to measure next, ranked by what it would tell, each with its one-line reason",
+            "What to measure or try next, ranked by what it would tell at its cost (the "
+            "leading hypothesis's remedy weighted by its lead), each with its one-line reason",
             reads.next_steps,
         ),
         ToolSpec(

@@ -14,7 +14,7 @@ from typing import Any
 from casefile.domain.beliefs.ranking import EXPERIMENT_PREFIX as EXPERIMENT_PREFIX
 from casefile.domain.beliefs.ranking import INTAKE_PREFIX as INTAKE_PREFIX
 from casefile.domain.beliefs.ranking import NO_SEPARATION, NextStep, ProbeStep
-from casefile.domain.beliefs.step_worth import cost_weighted
+from casefile.domain.beliefs.step_worth import ranked_bits as ranked_figure
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +30,8 @@ class NextStepRow:
     load: str
     rationale: str
     separates: str = ""
-    #: what it tells about the three leading hypotheses (bits): the order's first measure
+    #: what it tells about the three leading hypotheses (bits): what the order is by, with the
+    #: remedy weight and the cost (``ranked_bits``)
     leaders_gain_bits: float = 0.0
     #: above 1 for an A/B that tries the leading hypothesis's remedy (``remedy_weight``)
     remedy_weight: float = 1.0
@@ -38,7 +39,7 @@ class NextStepRow:
     @property
     def ranked_bits(self) -> float:
         """What the order is by: the leaders' bits (times the remedy weight) at the step's cost."""
-        return cost_weighted(self.leaders_gain_bits * self.remedy_weight, self.cost)
+        return ranked_figure(self.leaders_gain_bits, self.remedy_weight, self.cost)
 
     @classmethod
     def of(cls, step: NextStep) -> NextStepRow:
@@ -143,7 +144,8 @@ class ProbeRow:
     cost: str
     load: str
     separates: str = ""
-    #: what it tells about the three leading hypotheses (bits): the order's first measure
+    #: what it tells about the three leading hypotheses (bits): what the order is by, with the
+    #: remedy weight and the cost (``ranked_bits``)
     leaders_gain_bits: float = 0.0
     #: above 1 for an A/B that tries the leading hypothesis's remedy (``remedy_weight``)
     remedy_weight: float = 1.0
@@ -151,7 +153,7 @@ class ProbeRow:
     @property
     def ranked_bits(self) -> float:
         """What the order is by: the leaders' bits (times the remedy weight) at the probe's cost."""
-        return cost_weighted(self.leaders_gain_bits * self.remedy_weight, self.cost)
+        return ranked_figure(self.leaders_gain_bits, self.remedy_weight, self.cost)
 
     @classmethod
     def of(cls, step: ProbeStep) -> ProbeRow:

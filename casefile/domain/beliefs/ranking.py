@@ -10,7 +10,7 @@ Nothing here writes anything; results are recomputed whenever they are shown.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from operator import itemgetter, mul
@@ -19,7 +19,7 @@ from casefile.domain.beliefs.arithmetic import entropy_bits, mutual_information_
 from casefile.domain.beliefs.joint import memoised, probe_information_bits
 from casefile.domain.beliefs.projection import Projection
 from casefile.domain.beliefs.question import QuestionSnapshot, QuestionState
-from casefile.domain.beliefs.step_worth import ordering, remedy_note, remedy_weight
+from casefile.domain.beliefs.step_worth import NOT_A_REMEDY, Remedy, ordering, remedy, remedy_note
 from casefile.domain.beliefs.tree import CATCH_ALL_LEAF, Structure
 from casefile.domain.rules import Rule
 from casefile.errors import DomainError
@@ -138,6 +138,13 @@ class Candidate:
     probe: str
     rule: Rule
     cost: str = "cheap"
+    #: the rules whose reading ends the offer: an A/B's own, an intake question's and any that
+    #: reads the fact answering it; none for a probe, offered whatever was read before
+    offered_until_read: tuple[str, ...] = ()
+
+    def offered_after(self, read: Collection[str]) -> bool:
+        """Whether it is still offered once the rules ``read`` have been read."""
+        return not any(rule_id in read for rule_id in self.offered_until_read)
 
 
 @dataclass(frozen=True)
@@ -152,9 +159,10 @@ class NextStep:
     rationale: str
     #: in one line, which two leading hypotheses it tells apart and by which outcome
     separates: str = ""
-    #: what it tells about the leading hypotheses (see ``coarse_to_leaders``): the order
+    #: what it tells about the leading hypotheses (see ``coarse_to_leaders``): with the
+    #: remedy weight and the cost, what the order is by (``step_worth.ranked_bits``)
     leaders_gain_bits: float = 0.0
-    #: above 1 for an A/B that tests the leader by its remedy (:func:`remedy_weight`)
+    #: above 1 for an A/B that tries the leader's remedy (``step_worth.remedy``)
     remedy_weight: float = 1.0
 
 
@@ -276,8 +284,10 @@ def rank_next_steps(
     The gain shown is the mutual information between the rule's outcome and the hypothesis,
     under the belief held at ``seq`` (``None``: now): a probe whose outcomes are equally likely
     under every hypothesis scores 0. They are ordered by the information about the leaders
-    (:func:`coarse_to_leaders`) weighted by cost (``step_worth.COST_WEIGHT``), then by the whole
-    gain, so the cheapest step that splits the hypotheses being weighed comes first.
+    (:func:`coarse_to_leaders`), times the remedy weight of an A/B that tries the leader's
+    remedy, at the step's cost (``step_worth.ranked_bits``), then by the whole gain: the
+    cheapest step that splits the hypotheses being weighed comes first, and the leader's
+    remedy before a look that tells little more.
     """
     beliefs = beliefs_at(projection, seq)
     leaves: dict[str, tuple[int, LeafIndex]] = {}
@@ -294,11 +304,7 @@ def rank_next_steps(
             leaves[rule.question] = _leaf_index(belief.paths())
         table = _table(leaves[rule.question], rule)
         gain = mutual_information_bits(belief.probs, table)
-        weight = (
-            remedy_weight(belief.probs, rule, table)
-            if candidate.probe.startswith(EXPERIMENT_PREFIX)
-            else 1.0
-        )
+        found = _remedy(candidate.probe, [rule], belief.probs, [table])
         steps.append(
             NextStep(
                 probe=candidate.probe,
@@ -309,25 +315,37 @@ def rank_next_steps(
                 cost=candidate.cost,
                 load=rule.load,
                 rationale=rule.rationale,
-                separates=remedy_note(
-                    separation(belief, [(rule, table)])[1], _leader(belief), weight
-                ),
+                separates=_noted(separation(belief, [(rule, table)])[1], belief, found),
                 leaders_gain_bits=leaders_information_bits(belief.probs, [table]),
-                remedy_weight=weight,
+                remedy_weight=found.weight,
             )
         )
     steps.sort(key=_order)
     return steps
 
 
-def _leader(belief: Belief) -> str:
-    probs = belief.probs
-    return belief.keys[min(range(len(probs)), key=lambda k: (-probs[k], k))] if probs else ""
+def _remedy(
+    probe: str,
+    rules: Sequence[Rule],
+    probs: Sequence[float],
+    tables: Sequence[Sequence[Sequence[float]]],
+) -> Remedy:
+    """An A/B's standing as the leader's remedy (:func:`~.step_worth.remedy`); any other step,
+    and a probe feeding several rules, is not one."""
+    if not probe.startswith(EXPERIMENT_PREFIX) or len(rules) != 1:
+        return NOT_A_REMEDY
+    return remedy(probs, rules[0], tables[0])
+
+
+def _noted(separates: str, belief: Belief, found: Remedy) -> str:
+    if found.leader is None:
+        return separates
+    return remedy_note(separates, belief.keys[found.leader], found.weight)
 
 
 def _order(step: NextStep | ProbeStep) -> tuple[float, float, int, str]:
     return ordering(
-        step.expected_gain_bits, step.cost, step.probe, step.leaders_gain_bits * step.remedy_weight
+        step.expected_gain_bits, step.cost, step.probe, step.leaders_gain_bits, step.remedy_weight
     )
 
 
@@ -407,11 +425,7 @@ def rank_probes(
             belief, [(c.rule, t) for c, t in zip(members, tables, strict=True)]
         )
         needs_load = any(c.rule.load == "under-load" for c in members)
-        weight = (
-            remedy_weight(probs, members[0].rule, tables[0])
-            if probe.startswith(EXPERIMENT_PREFIX) and len(members) == 1
-            else 1.0
-        )
+        found = _remedy(probe, [c.rule for c in members], probs, tables)
         steps.append(
             ProbeStep(
                 probe=probe,
@@ -420,9 +434,9 @@ def rank_probes(
                 rules=tuple(c.rule.id for c in members),
                 cost=members[0].cost,
                 load="under-load" if needs_load else "any",
-                separates=remedy_note(separates, _leader(belief), weight),
+                separates=_noted(separates, belief, found),
                 leaders_gain_bits=leaders_information_bits(probs, tables),
-                remedy_weight=weight,
+                remedy_weight=found.weight,
             )
         )
     steps.sort(key=_order)
