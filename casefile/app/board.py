@@ -96,7 +96,7 @@ class Board:
         projection = session.projection
         head = projection.last_seq
         events = self.service.reader.events(self.case_id, after=max(0, head - GLANCE_ROWS))
-        steps = CaseSteps(projection, self.service.reader.candidates(projection))
+        steps = CaseSteps(projection, self.service.reader.offers(projection))
 
         def ranked(_seq: int) -> tuple[ProbeRow, ...]:
             return steps.steps_at().probes
@@ -161,7 +161,7 @@ class Board:
     def _ranked(self, seq: int) -> tuple[ProbeRow, ...]:
         projection = self.projection
         if self._offered is None:
-            self._offered = self.service.reader.candidates(projection)
+            self._offered = self.service.reader.offers(projection)
         return CaseSteps(projection, self._offered).steps_at(seq).probes
 
     def event_detail(self, seq: int) -> EventDetail:

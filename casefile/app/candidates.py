@@ -36,19 +36,28 @@ def case_playbooks(registry: Registry, projection: Projection) -> list[Playbook]
 
 
 def candidates(registry: Registry, projection: Projection) -> list[Candidate]:
+    """Every step the case can take now (:func:`offers`, less the A/Bs and intake questions
+    whose rules its evidence has read)."""
+    from casefile.domain.beliefs.rules_read import rules_read
+
+    read = rules_read(projection).keys()  # kept with the fold, not walked per status
+    return [c for c in offers(registry, projection) if c.offered_after(read)]
+
+
+def offers(registry: Registry, projection: Projection) -> list[Candidate]:
     """Every probe + rule pair that the playbooks opened in this case offer, less the pairs
     whose rule reads facts the probe says it cannot give (see ``ranking.feeds``): a probe is
-    credited only with the rules its run can feed. Each experiment rule not yet read in the
-    case is offered too, as ``A/B <id>`` at the experiment's own cost (a benchmark rerun, or a
-    reboot into firmware settings), and each intake question not yet answered as
-    ``intake <id>``, at no cost: a person knows whether the slowdown followed an upgrade
-    sooner than a benchmark can show it."""
+    credited only with the rules its run can feed. Each experiment rule is offered too, as
+    ``A/B <id>`` at the experiment's own cost (a benchmark rerun, or a reboot into firmware
+    settings), and each intake question as ``intake <id>``, at no cost: a person knows whether
+    the slowdown followed an upgrade sooner than a benchmark can show it. Those two are offered
+    until their rule is read (and a question until a probe's rule reads the fact that answers
+    it: not twice), which a step of the case decides (``Candidate.offered_after``): a replay
+    or a report offers at each step what was still open then."""
     from casefile.domain.beliefs.ranking import EXPERIMENT_PREFIX, INTAKE_PREFIX, Candidate, feeds
-    from casefile.domain.beliefs.rules_read import rules_read
 
     probes = registry.all_probes()
     out = []
-    read = rules_read(projection).keys()  # kept with the fold, not walked per status
     for playbook in registry.all_playbook_versions():
         for rule in playbook.rules:
             if not opened_from(projection, rule.question, playbook.ref):
@@ -60,16 +69,17 @@ def candidates(registry: Registry, projection: Projection) -> list[Candidate]:
                 out.append(Candidate(name, rule, probe.cost if probe else "moderate"))
         for experiment in playbook.experiments:
             rule = experiment.rule
-            if opened_from(projection, rule.question, playbook.ref) and rule.id not in read:
-                out.append(Candidate(EXPERIMENT_PREFIX + experiment.id, rule, experiment.cost))
+            if opened_from(projection, rule.question, playbook.ref):
+                out.append(
+                    Candidate(EXPERIMENT_PREFIX + experiment.id, rule, experiment.cost, (rule.id,))
+                )
         for question in playbook.intake:
             rule = question.rule
-            if not opened_from(projection, rule.question, playbook.ref) or rule.id in read:
+            if not opened_from(projection, rule.question, playbook.ref):
                 continue
             answering = {spec.fact for spec in question.facts}
-            if answering and any(
-                other.id in read and answering & set(other.reads) for other in playbook.rules
-            ):
-                continue  # a probe's rule counted the reading that answers it: not twice
-            out.append(Candidate(INTAKE_PREFIX + question.id, rule, "instant"))
+            answered_by = [o.id for o in playbook.rules if answering and answering & set(o.reads)]
+            out.append(
+                Candidate(INTAKE_PREFIX + question.id, rule, "instant", (rule.id, *answered_by))
+            )
     return out

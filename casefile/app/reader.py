@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from casefile.app import experiments, intake
-from casefile.app.candidates import candidates
+from casefile.app.candidates import candidates, offers
 from casefile.app.verbs import verb
 from casefile.domain.event_types.case import CaseOpened
 from casefile.domain.event_types.evidence import EvidenceAssessed
@@ -66,8 +66,13 @@ class CaseReader:
         return self.sessions.projection(case_id, upto)
 
     def candidates(self, projection: Projection) -> list[Candidate]:
-        """Every step the playbooks opened in the case offer (see :func:`candidates`)."""
+        """Every step the case can take now (see :func:`candidates`)."""
         return candidates(self.sessions.registry, projection)
+
+    def offers(self, projection: Projection) -> list[Candidate]:
+        """Every step the playbooks opened in the case offer at one step or another, for
+        :class:`~casefile.app.views.steps_at.CaseSteps` (see :func:`offers`)."""
+        return offers(self.sessions.registry, projection)
 
     def head(self, case_id: str) -> tuple[int, str]:
         return self.sessions.store.head(case_id)
@@ -112,7 +117,7 @@ class CaseReader:
         step's captured belief (no refold)."""
         from casefile.app.views.steps_at import CaseSteps
 
-        return CaseSteps(projection, candidates(self.sessions.registry, projection)).suggestions(
+        return CaseSteps(projection, offers(self.sessions.registry, projection)).suggestions(
             upto, limit
         )
 
@@ -126,7 +131,7 @@ class CaseReader:
             raise DomainError(f"case {case_id} has no event {upto} (events 1–{head})")
         projection = self.sessions.projection(case_id, upto)
         return build_report_sources(
-            case_id, projection, candidates(self.sessions.registry, projection), upto
+            case_id, projection, offers(self.sessions.registry, projection), upto
         )
 
     def event_hashes(self, case_id: str) -> tuple[str, ...]:

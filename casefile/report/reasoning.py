@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from casefile.app.views import summarise
 from casefile.app.views.report_sources import TrajectoryStep
+from casefile.app.views.steps import EXPERIMENT_PREFIX, INTAKE_PREFIX
 from casefile.domain.event_types.evidence import EvidenceAssessed
 from casefile.domain.event_types.stored import StoredRun
 from casefile.report.model import (
@@ -246,13 +247,24 @@ def _span(
 
 
 def _advice(src: Sources, pivot: Pivot) -> PivotAdvice:
-    """The probe ranked first on the belief right after the pivot, and the first later run of
-    it under the load it needs (if any): was the next step the tool suggested taken?"""
+    """The step ranked first on the belief right after the pivot, and the first later run of
+    it under the load it needs (if any): was the next step the tool suggested taken? A probe
+    is taken when it runs; an A/B or an intake question offered as a step (``A/B …``,
+    ``intake …``) when its rule reads the experiment or the answer."""
     best = src.steps.steps_at(pivot.ref.seq).best(pivot.question)
     if best is None:
         return PivotAdvice(pivot.ref, pivot.question, None, None, None, None)
     taken = otherwise = None
+    read_by_its_rule = best.probe.startswith((EXPERIMENT_PREFIX, INTAKE_PREFIX))
     for event in src.events[pivot.ref.seq :]:
+        if read_by_its_rule:
+            if event.type != "evidence.assessed":
+                continue
+            rule = EvidenceAssessed.of(event.payload).rule
+            if rule is not None and rule.id in best.rules:
+                taken = src.ref(event.seq)
+                break
+            continue
         if event.type != "probe.ran":
             continue
         run = StoredRun(event.payload)

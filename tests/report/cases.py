@@ -6,6 +6,8 @@ responder's commands would), into a memory store, with fixed times so that it is
 
 from __future__ import annotations
 
+import json
+import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -138,3 +140,15 @@ def build_case(
         who(11),
     )
     return Planted(service, cid, tuple(texts))
+
+
+def truncated(directory: Path, events: int, into: Path) -> Path:
+    """The case directory's first ``events`` events, as a case directory of its own."""
+    into.mkdir()
+    lines = (directory / "events.jsonl").read_text().splitlines(keepends=True)[:events]
+    (into / "events.jsonl").write_text("".join(lines))
+    last = json.loads(lines[-1])
+    (into / "events.head").write_text(f"{events}@{last['hash']}\n")
+    if (directory / "artifacts").is_dir():
+        shutil.copytree(directory / "artifacts", into / "artifacts")
+    return into

@@ -47,7 +47,7 @@ class ReplayStream:
 
     case: CaseHeader  # at the head, as ``replay`` shows it whatever ``upto``
     names: Mapping[str, str]  # hypothesis id → its text at the head
-    offered: Sequence[Candidate]  # what the head's playbooks offer (see ``candidates``)
+    offered: Sequence[Candidate]  # what the head's playbooks offer (see ``candidates.offers``)
     load: Loader
     upto: int | None = None
     suggestions: int = 20  # at most this many steps carry a suggestion
@@ -177,7 +177,7 @@ def open_replay(service: CaseService, case_id: str, upto: int | None = None) -> 
     return ReplayStream(
         build_case_header(head),
         names_table(head),
-        service.reader.candidates(head),
+        service.reader.offers(head),
         lambda after, last: service.reader.events(case_id, after=after, upto=last),
         upto,
         SUGGESTIONS_LIMIT,

@@ -131,7 +131,7 @@ def build_report_sources(
     case_id: str, projection: Projection, offered: Sequence[Candidate], upto: int | None
 ) -> ReportSources:
     """The report's view of ``projection``, case ``case_id`` folded from its first event with
-    its history; ``offered`` are the probe + rule pairs its playbooks offer."""
+    its history; ``offered`` are the steps its playbooks offer (``candidates.offers``)."""
     if projection.base_seq != 0 or not projection.events:
         raise DomainError(f"case {case_id}: the report needs the whole history, not a snapshot")
     steps = CaseSteps(projection, offered)

@@ -46,18 +46,27 @@ class Separation:
 
 
 class CaseSteps:
-    """One fold and the probe + rule pairs its playbooks offer, read at any step it holds."""
+    """One fold and every step its playbooks offer (``candidates.offers``), read at any step
+    it holds: an A/B or an intake question is offered at a step until its rule was read by
+    then, so a past step offers what was still open there, not what the case did later."""
 
     def __init__(self, projection: Projection, offered: Sequence[Candidate]) -> None:
         self.projection = projection
         self.offered = offered
+
+    def offered_at(self, seq: int | None = None) -> list[Candidate]:
+        """The steps still open right after ``seq`` (``None``: now)."""
+        from casefile.domain.beliefs.rules_read import rules_read_at
+
+        read = rules_read_at(self.projection, seq)
+        return [c for c in self.offered if c.offered_after(read)]
 
     def steps_at(self, seq: int | None = None) -> StepsAt:
         """The probes ranked on the belief held right after ``seq`` (``None``: now)."""
         from casefile.domain.beliefs.ranking import rank_probes
 
         projection = self.projection
-        ranked = rank_probes(projection, self.offered, seq=seq)
+        ranked = rank_probes(projection, self.offered_at(seq), seq=seq)
         at = projection.last_seq if seq is None else seq
         return StepsAt(at, tuple(ProbeRow.of(p) for p in ranked))
 
@@ -116,7 +125,7 @@ class CaseSteps:
             return None
         prior = [m / sum(mass) for m in mass]
         best: tuple[Any, ...] | None = None
-        for candidate in self.offered:
+        for candidate in self.offered_at():
             if candidate.rule.question != question:
                 continue
             table = outcome_table(structure, belief.keys, candidate.rule)

@@ -11,6 +11,7 @@ evidence columns (``fold_evidence``), so a warm status never walks the evidence 
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import TYPE_CHECKING
@@ -57,3 +58,25 @@ def rules_read(projection: Projection) -> dict[str, tuple[str, str]]:
                 index.by_rule[rid] = found
     index.count = len(evidence)
     return index.by_rule
+
+
+def rules_read_at(projection: Projection, seq: int | None = None) -> Collection[str]:
+    """The rules read right after event ``seq`` (``None`` or the last seq: now): by evidence
+    folded by then and not yet superseded then, as :func:`rules_read` keeps them for now. A
+    replay or a report asks it at a past step to offer what was still open there (an A/B run
+    later was still to run), never what the case came to read afterwards."""
+    if seq is None or seq >= projection.last_seq:
+        return rules_read(projection).keys()
+    evidence = projection.evidence
+    read: set[str] = set()
+    for state in evidence.values():
+        if state.seq > seq:
+            break  # folded in order
+        newer = state.superseded_by
+        if newer is not None and evidence[newer].seq <= seq:
+            continue
+        rule = state.rule
+        rule_id = rule.get("id") if rule is not None else None
+        if isinstance(rule_id, str):
+            read.add(rule_id)
+    return read
