@@ -22,7 +22,7 @@ In TOML::
     higher_is_better = true                        # for figures that carry no unit
     noise = { nccl-tests = 0.05, command = 0.10 }  # or one number for every probe
     noise_why = "nccl-tests bus bandwidth at large sizes varies by 1-3 % between runs"
-    cost = "expensive"
+    cost = "cheap"                                 # what making the change takes
     examples = ["export NCCL_P2P_DISABLE=1"]       # optional: each must be read by 'change'
     rationale = "..."
     [experiment.likelihoods]
