@@ -112,3 +112,20 @@ async def test_the_help_opens_over_the_panes_and_leaves_them_as_they_are(db_url:
         await pilot.press("question_mark")
         await poll_until(pilot, lambda: not screen.query(HelpPane))
         assert {name: screen.query_one(name).region for name in panes} == before
+
+
+async def test_help_closed_before_its_first_frame_lets_the_collector_go(db_url: str) -> None:
+    """Opening the help holds the collector until the pane is drawn; closed at once (no frame
+    between), the close lets it go rather than the one-second fail-safe."""
+    import gc
+
+    from casefile.tui.widgets.help_pane import close_help, open_help
+
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await settle(pilot, case_ready(app))
+        assert gc.isenabled()
+        open_help(app.screen)
+        assert not gc.isenabled()
+        assert close_help(app.screen)
+        assert gc.isenabled()

@@ -20,7 +20,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from casefile.app.views.board import MARK_GLYPHS
-from casefile.tui.widgets.collector import hold_collector, release_after_frame
+from casefile.tui.widgets.collector import hold_collector, release_after_frame, release_collector
 from casefile.tui.widgets.leftovers import drop_rendered_lines
 
 if TYPE_CHECKING:
@@ -189,5 +189,6 @@ def close_help(screen: Screen[Any]) -> bool:
         return False
     shown.remove()
     screen.query_one("#help-dock").remove_class("-open")
+    release_collector()  # closed before its first frame: nothing else would let it go
     drop_rendered_lines()  # the lines the pane rendered (see widgets.leftovers)
     return True
