@@ -107,7 +107,9 @@ def warning_lines(view: StatusView) -> list[str]:
 
 
 def next_step_lines(view: StatusView) -> list[dict[str, Any]]:
-    """The ranked next steps, each with its one-line reason."""
+    """The ranked next steps, each with its one-line reason and the figure they are ranked by
+    (what a step tells about the leaders at its cost, an A/B that tries the leader's remedy
+    weighted by the leader's lead: ``separates`` then says so)."""
     reasons = {(row.rule, row.question): row.rationale for row in view.next_steps}
     steps = []
     for group in view.next_step_groups:
@@ -119,6 +121,7 @@ def next_step_lines(view: StatusView) -> list[dict[str, Any]]:
                 "step": f"read rule {group.rule}{load} with {probes}",
                 "question": group.question,
                 "expected_gain_bits": round(group.expected_gain_bits, 3),
+                "ranked_bits": round(group.ranked_bits, 3),
                 "reason": _first_sentence(rationale) or group.separates,
                 "separates": group.separates,
             }

@@ -108,6 +108,8 @@ async def test_each_tool_once(db: str, tmp_path: Path) -> None:
         assert status["questions"] and "next_steps" in status
         steps = (await s.call("next_steps", case=cid))["next_steps"]
         assert all(step["reason"] for step in steps)
+        ranked = [step["ranked_bits"] for step in steps]
+        assert ranked == sorted(ranked, reverse=True)  # in the order they are ranked by
         why = await s.call("why", case=cid, hypothesis=hid)
         assert why["id"] == hid and why["contributions"]
         assert "pivots" in await s.call("replay_summary", case=cid)
