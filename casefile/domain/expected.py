@@ -66,12 +66,14 @@ class ExpectedRate:
 @dataclass(frozen=True)
 class CaseContext:
     """What the case itself states about its system, for a run that does not say: the GPUs
-    (``--env gpus=…``), whether the job spans nodes and whether NVLink joins the GPUs (its
-    intake answers). The run's own facts always win over it."""
+    (``--env gpus=…``), whether the job spans nodes, whether NVLink joins the GPUs and whether
+    the slow job uses several GPUs (its intake answers). The run's own facts always win over
+    it."""
 
     gpus: tuple[str, ...] = ()
     nodes: str | None = None
     nvlink: bool | None = None
+    several_gpus: bool | None = None
 
 
 NO_CONTEXT = CaseContext()

@@ -52,6 +52,7 @@ from casefile.domain.expected import (
 from casefile.domain.experiments import ExperimentRule, experiment_from_dict
 from casefile.domain.facts import Fact
 from casefile.domain.intake import IntakeQuestion, intake_from_dict
+from casefile.domain.roofline import DeviceMemory, memory_from_dict, roofline_facts
 from casefile.domain.rules import Rule, requirements_from, rule_from_dict
 from casefile.errors import RuleError
 
@@ -84,6 +85,8 @@ class Playbook:
     experiments: tuple[ExperimentRule, ...] = ()
     #: what each kind of path should carry, for rules that judge a rate against it
     expected_rates: tuple[ExpectedRate, ...] = ()
+    #: each GPU's peak device-memory bandwidth, for the decode roofline
+    device_memory: tuple[DeviceMemory, ...] = ()
 
     @property
     def ref(self) -> str:
@@ -96,9 +99,20 @@ class Playbook:
     def context_facts(
         self, facts: list[Fact], context: Callable[[], CaseContext] = lambda: NO_CONTEXT
     ) -> list[Fact]:
-        """Facts this playbook adds to a run's before its rules read them (expected rates);
-        ``context`` is what the case states, for a run that leaves its GPUs or nodes unsaid."""
-        return expected_facts(self.expected_rates, facts, context)
+        """Facts this playbook adds to a run's before its rules read them (expected rates, the
+        decode roofline); ``context`` is what the case states, for a run that leaves its GPUs
+        or nodes unsaid, asked at most once."""
+        asked: list[CaseContext] = []
+
+        def once() -> CaseContext:
+            if not asked:
+                asked.append(context())
+            return asked[0]
+
+        return [
+            *expected_facts(self.expected_rates, facts, once),
+            *roofline_facts(self.device_memory, facts, once),
+        ]
 
     def intake_question(self, iid: str) -> IntakeQuestion:
         for question in self.intake:
@@ -162,6 +176,10 @@ def playbook_from_dict(data: Mapping[str, Any], source: str = "playbook") -> Pla
         rate_from_dict(raw, f"{source}: expected_rate #{n + 1}")
         for n, raw in enumerate(data.get("expected_rate", []))
     )
+    memory = tuple(
+        memory_from_dict(raw, f"{source}: device_memory #{n + 1}")
+        for n, raw in enumerate(data.get("device_memory", []))
+    )
     _check_requirements(hypotheses, rules, intake, source)
     for group, what in ((intake, "intake"), (experiments, "experiment")):
         names = [item.id for item in group]
@@ -180,6 +198,7 @@ def playbook_from_dict(data: Mapping[str, Any], source: str = "playbook") -> Pla
         intake=intake,
         experiments=experiments,
         expected_rates=rates,
+        device_memory=memory,
     )
 
 

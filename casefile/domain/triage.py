@@ -50,15 +50,17 @@ def active_answer(projection: Projection, question: IntakeQuestion) -> tuple[str
 #: questions about nodes and NVLink, and the ``--env`` keys that name the GPUs.
 NODES_QUESTION = "nodes"
 NVLINK_QUESTION = "nvlink"
+GPU_COUNT_QUESTION = "gpu-count"
 GPU_ENVIRONMENT = ("gpus", "gpu", "gpu_model")
 
 
 def case_context(projection: Projection, playbook: Playbook) -> CaseContext:
     """What the case states about its system: the answers in force (else the ``--env`` value
-    that answers them) to the playbook's nodes and NVLink questions, and the GPUs it names."""
+    that answers them) to the playbook's nodes, NVLink and GPU-count questions, and the GPUs it
+    names."""
     answers: dict[str, str] = {}
     for question in playbook.intake:
-        if question.id not in (NODES_QUESTION, NVLINK_QUESTION):
+        if question.id not in (NODES_QUESTION, NVLINK_QUESTION, GPU_COUNT_QUESTION):
             continue
         found = active_answer(projection, question)
         if found is not None:
@@ -70,10 +72,12 @@ def case_context(projection: Projection, playbook: Playbook) -> CaseContext:
     environment = projection.environment
     nodes = answers.get(NODES_QUESTION)
     nvlink = answers.get(NVLINK_QUESTION)
+    count = answers.get(GPU_COUNT_QUESTION)
     return CaseContext(
         gpus=tuple(environment[key] for key in GPU_ENVIRONMENT if key in environment),
         nodes=nodes if nodes in ("single", "multi") else None,
         nvlink={"yes": True, "no": False}.get(nvlink or ""),
+        several_gpus={"one": False, "several": True}.get(count or ""),
     )
 
 

@@ -72,7 +72,10 @@ lines are read by :mod:`casefile_probes.app_log_device`;
   (:mod:`casefile_probes.app_log_graphs`);
 - ``app.gpu_time_ms``, ``app.cpu_dispatch_ms``, ``app.cpu_wall_ms`` and ``app.dispatch_share``
   from TorchBench's ``GPU Time:`` / ``CPU Dispatch Time:`` / ``CPU Total Wall Time:`` lines
-  (:mod:`casefile_probes.app_log_dispatch`).
+  (:mod:`casefile_probes.app_log_dispatch`);
+- ``model.weights_gb``, ``model.moe``, ``app.gpu_name`` and ``app.cuda_devices`` from
+  llama.cpp's load log and ``llama-bench``'s size column, for the decode roofline
+  (:mod:`casefile_probes.app_log_weights`).
 """
 
 from __future__ import annotations
@@ -88,6 +91,7 @@ from .app_log_bench import BenchTable
 from .app_log_device import DeviceLines
 from .app_log_dispatch import DISPATCH_FACTS, LOOKS_LIKE_DISPATCH, DispatchLines
 from .app_log_graphs import GRAPH_WORDS, LOOKS_LIKE_GRAPHS, GraphLines
+from .app_log_weights import LOOKS_LIKE_WEIGHTS, WEIGHT_FACTS, WEIGHT_WORDS, WeightLines
 
 __all__ = ["PROBE", "looks_like_app_log", "parse_app_log"]
 
@@ -203,7 +207,7 @@ _LOOKS = re.compile(
     r"|Falling back to CPU|CUDA is not available|torch\.cuda\.is_available\(\)\s{0,4}[:=]?\s{0,4}"
     r"|using CPU backend|tok/sec|tokens/sec|offloaded \d{1,6}/\d{1,6} layers to GPU"
     r"|tensor[_-]parallel[_-]size['\"]?\s{0,4}[=:]\s{0,4}\d|(?<![\w])world_size=\d"
-    rf"|{LOOKS_LIKE_DISPATCH}|{LOOKS_LIKE_GRAPHS}",
+    rf"|{LOOKS_LIKE_DISPATCH}|{LOOKS_LIKE_GRAPHS}|{LOOKS_LIKE_WEIGHTS}",
     re.M,
 )
 
@@ -233,6 +237,7 @@ class _Log:
     graphs: GraphLines = field(default_factory=GraphLines)
     dispatch: DispatchLines = field(default_factory=DispatchLines)
     bench: BenchTable = field(default_factory=BenchTable)
+    weights: WeightLines = field(default_factory=WeightLines)
     idle_intervals: int = 0
     cut_eval: int = 0
 
@@ -361,6 +366,8 @@ def _config(line: str, log: _Log) -> None:
         if match is not None:
             log.gpus.append(int(match.group(1)))
     log.device.read(line)
+    if any(word in line for word in WEIGHT_WORDS):
+        log.weights.read(line)
     if any(word in line for word in GRAPH_WORDS):
         log.graphs.read(line)
 
@@ -377,8 +384,9 @@ def _read(line: str, log: _Log) -> None:
         _tqdm(line, log)
     if line.lstrip().startswith("|"):
         rate = log.bench.read(line)
-        if rate is not None:
+        if rate is not None and log.bench.row is not None:
             log.tokens.append(rate)
+            log.weights.row(*log.bench.row)
     if any(word in line for word in _RATE_WORDS):
         _tokens(line, log)
         match = _first(_SAMPLES, line)
@@ -448,6 +456,7 @@ def parse_app_log(text: str) -> ParseResult:
     log.device.add_facts(result)
     log.graphs.add_facts(result)
     log.dispatch.add_facts(result)
+    log.weights.add_facts(result)
     if not result.facts:
         return ParseResult.unparsed(
             "no step or data times, throughput, parallel sizes, dispatch times or CPU/CUDA "
@@ -478,6 +487,7 @@ PROBE = Probe(
         "model.gpu_share",
         "app.cuda_graphs_off",
         *DISPATCH_FACTS,
+        *WEIGHT_FACTS,
     ),
     needs_load=True,
     timeout_s=3600.0,

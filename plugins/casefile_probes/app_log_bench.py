@@ -8,40 +8,54 @@
     | llama 1B F16 | 2.30 GiB | 1.24 B | QNN     |  99 | pp512 | 18.46 ± 1.73 |
     | llama 1B F16 | 2.30 GiB | 1.24 B | QNN     |  99 | tg128 |  0.70 ± 0.00 |
 
-A ``tgN`` test times the generation of N tokens one after another (``tg128 @ d8096`` after
-a context of that depth): its mean rate is what a user waits on, the figure the other
-servers' ``tokens_per_s`` give. A ``ppN`` test processes a prompt in batches, far faster, and
-is left out as prompt rates are elsewhere; so are combined ``pp512+tg128`` tests. The columns
-are found by their header cells, whose set and order change between versions.
+A ``tgN`` test (``tg 128`` in early builds) times the generation of N tokens one after
+another (``tg128 @ d8096`` after a context of that depth): its mean rate is what a user
+waits on, the figure the other servers' ``tokens_per_s`` give. A ``ppN`` test processes a
+prompt in batches, far faster, and is left out as prompt rates are elsewhere; so are combined
+``pp512+tg128`` tests. The columns are found by their header cells, whose set and order
+change between versions. A generation row's size, model and backend cells go to
+:func:`casefile_probes.app_log_weights.bench_row` (the weights the decode roofline
+multiplies by the rate).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from .app_log_weights import bench_row
 
 __all__ = ["BenchTable"]
 
-_GENERATION = re.compile(r"tg\d{1,7}(?:\s{0,4}@\s{0,4}d\d{1,9})?")
+_GENERATION = re.compile(r"tg ?\d{1,7}(?:\s{0,4}@\s{0,4}d\d{1,9})?")
 _RATE = re.compile(r"(\d{1,12}(?:\.\d{1,12})?)(?:\s{0,4}±\s{0,4}\d{1,12}(?:\.\d{1,12})?)?")
 
 
 @dataclass
 class BenchTable:
-    """Where the test and rate columns are, once a table's header has been read."""
+    """Where the test and rate columns are (and the size, model, backend and layer columns),
+    once a table's header has been read."""
 
     test: int | None = None
     rate: int | None = None
+    columns: dict[str, int] = field(default_factory=dict)
+    #: the last generation row's (size in GB, mixture of experts, all on a GPU)
+    row: tuple[float | None, bool, bool] | None = None
 
     def read(self, line: str) -> float | None:
         """The tokens per second of a generation row (callers pass lines starting with '|')."""
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
         if "test" in cells and "t/s" in cells:
             self.test, self.rate = cells.index("test"), cells.index("t/s")
+            named = ("size", "model", "backend", "ngl")
+            self.columns = {name: cells.index(name) for name in named if name in cells}
             return None
         if self.test is None or self.rate is None or len(cells) <= max(self.test, self.rate):
             return None
         if _GENERATION.fullmatch(cells[self.test]) is None:
             return None
         rate = _RATE.fullmatch(cells[self.rate])
-        return float(rate.group(1)) if rate is not None else None
+        if rate is None:
+            return None
+        self.row = bench_row(cells, self.columns)
+        return float(rate.group(1))

@@ -145,7 +145,11 @@ def test_llama_bench_generation_rows_give_the_token_rate() -> None:
     """Generation tests (tgN, at any depth) are the rate a user waits on; prompt processing
     (ppN) is not, and rows read before a header, or without one, are nobody's."""
     assert looks_like_app_log(LLAMA_BENCH)
-    assert _values(parse_app_log(LLAMA_BENCH)) == {"tokens_per_s": 115.5, "throughput": 115.5}
+    assert _values(parse_app_log(LLAMA_BENCH)) == {
+        "tokens_per_s": 115.5,
+        "throughput": 115.5,
+        "model.weights_gb": 4.917738,  # 4.58 GiB, for the decode roofline
+    }
     rows_only = "\n".join(LLAMA_BENCH.splitlines()[2:])
     assert not parse_app_log(rows_only).parsed
     moved = LLAMA_BENCH.replace("|          test |          t/s |", "|          t/s |   test |")
