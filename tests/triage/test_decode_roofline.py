@@ -12,8 +12,10 @@ from typing import Any, cast
 
 import pytest
 from casefile_gpu_playbook import PLAYBOOK_V3
+from casefile_probes.app_log import PROBE as APP_LOG
 from casefile_probes.app_log import parse_app_log
 
+from casefile.domain.beliefs.ranking import feeds
 from casefile.domain.expected import CaseContext
 from casefile.domain.facts import Fact
 from casefile.domain.playbook import load_playbook
@@ -144,6 +146,14 @@ def rule_outcome(facts: list[Fact]) -> str:
 def test_the_rule_reads_the_share_of_the_peak(rate: float, outcome: str) -> None:
     facts = host(tokens_per_s=rate, model__weights_gb=3.82, app__gpu_name="NVIDIA GeForce RTX 3090")
     assert rule_outcome(facts) == outcome
+
+
+def test_the_application_log_is_known_to_feed_the_roofline() -> None:
+    """The ranking offers a probe for the rules its facts can feed: the roofline's two facts
+    are derived, from the log's rate and the model's size."""
+    rule = next(r for r in PLAYBOOK_V3.rules if r.id == "decode-roofline")
+    assert feeds(rule, APP_LOG.facts)
+    assert not feeds(rule, ("tokens_per_s",))  # a rate without the model's size is no roofline
 
 
 def test_the_rule_weighs_the_floor_for_memory_bandwidth_and_far_below_against_it() -> None:

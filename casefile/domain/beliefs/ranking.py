@@ -101,6 +101,10 @@ DERIVED_FROM: dict[str, tuple[tuple[str, ...], ...]] = {
     # from a playbook's expected-rate table, for the GPUs a run names
     "nccl.busbw.expected": (("nccl.device",),),
     "p2p.bw.expected": (("name",),),
+    # the decode roofline (casefile.domain.roofline): the rate times the weights, against the
+    # peak of the GPU the run names or, where it names none, the GPU the case names
+    "decode.weight_gbps": (("tokens_per_s",), ("model.weights_gb",)),
+    "memory.bw.expected": (("tokens_per_s",), ("model.weights_gb",)),
 }
 
 
