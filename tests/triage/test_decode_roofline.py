@@ -7,6 +7,7 @@ computed it in prose, which casefile could not read."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any, cast
 
@@ -327,3 +328,34 @@ def test_a_job_on_several_gpus_is_not_held_to_one_gpus_floor(cli: CLI, tmp_path:
     ran = cli("probe", "two", "app-log", "--paste", str(paste), "--", "llama-bench", "-m", "m.gguf")
     assert ran.code == 0, ran.err
     assert roofline_evidence(cli, "two") == []
+
+
+def known_answers(cli: CLI, case: str) -> dict[str, str]:
+    listed = cli("intake", case, "--list", "--json")
+    assert listed.code == 0, listed.err
+    rows: list[dict[str, Any]] = json.loads(listed.out)
+    return {row["id"]: row["known"]["answer"] for row in rows if row["known"]}
+
+
+def test_a_llama_cpp_log_answers_how_many_gpus_and_which_class(cli: CLI, tmp_path: Path) -> None:
+    """llama.cpp splits a model over every CUDA device it finds, so its device count is the
+    job's; its device line names the GPU's class. Both are offered as known answers."""
+    opened = cli(
+        "new", "slow decode", "--id", "l", "--playbook", "gpu-throughput",
+        "--env", "workload=inference-small-batch",
+    )  # fmt: skip
+    assert opened.code == 0, opened.err
+    paste = tmp_path / "bench.txt"
+    paste.write_text(bench())
+    ran = cli("probe", "l", "app-log", "--paste", str(paste), "--", "llama-bench", "-m", "m.gguf")
+    assert ran.code == 0, ran.err
+    assert known_answers(cli, "l") == {"gpu-count": "one", "gpu-class": "consumer"}
+    (evidence,) = roofline_evidence(cli, "l")  # the GPU named by the log, not by the case
+    assert evidence["outcome"] == "at-floor"
+    four = tmp_path / "four.txt"
+    four.write_text((GOLDEN / "057.txt").read_text(encoding="utf-8"))
+    opened = cli("new", "slow", "--id", "f", "--playbook", "gpu-throughput")
+    assert opened.code == 0, opened.err
+    ran = cli("probe", "f", "app-log", "--paste", str(four), "--", "llama-bench")
+    assert ran.code == 0, ran.err
+    assert known_answers(cli, "f") == {"gpu-count": "several", "gpu-class": "consumer"}
