@@ -33,6 +33,9 @@ SHAPES: dict[str, tuple[str, str]] = {
     "digits-spaces": ("1 ", ""),
     "colons": (": ", ""),
     "nccl-log": ("a:1:2 [0] NCCL INFO ", ""),
+    # llama.cpp's load log, as the decode roofline reads it (app_log_weights)
+    "device-lines": ("Device 0: NVIDIA GeForce ", " size"),
+    "size-lines": ("model size = 1.5 ", "n_expert"),
 }
 SMALL = 100_000
 LARGE = 1_000_000

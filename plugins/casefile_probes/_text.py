@@ -316,12 +316,21 @@ def command_option(commands: list[str], *names: str) -> str | None:
     return None
 
 
+#: the longest line :func:`split_command` reads as shell: ``shlex`` builds each word one
+#: character at a time, so its cost grows with the square of a word's length (a megabyte of
+#: "/" before "nvidia-smi" took seven seconds); a command someone typed is far shorter
+SHELL_LINE_MAX = 8192
+
+
 def split_command(command: str) -> list[str]:
     """A command line's words as a POSIX shell splits them, its quoting taken off
     (``--query-gpu="index,name"`` → ``--query-gpu=index,name``); split on whitespace when the
-    line does not read as shell (an unclosed quote, as when a paste cut it short)."""
+    line does not read as shell (an unclosed quote, as when a paste cut it short) or is longer
+    than any typed command (:data:`SHELL_LINE_MAX`)."""
     if not isinstance(command, str):
         return []
+    if len(command) > SHELL_LINE_MAX:
+        return command.split()
     try:
         return shlex.split(command)
     except ValueError:

@@ -12,6 +12,7 @@ import time
 from importlib import import_module
 
 import pytest
+from casefile_probes._text import split_command
 
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
@@ -74,3 +75,32 @@ def test_long_lines_among_normal_ones(module: str) -> None:
     assert time.perf_counter() - started < BOUND_S
     assert isinstance(result, ParseResult)
     assert not any(p.startswith(f"parser {probe.name} failed") for p in result.problems)
+
+
+#: a megabyte: a parser quadratic in one word's length takes seconds here (the shell splitter
+#: took seven for "/" * 1 MB before "nvidia-smi"), a linear one a tenth of a second at rest
+MEGABYTE = 1_000_000
+MEGABYTE_BOUND_S = 3.0
+
+
+def test_a_megabyte_command_word_is_split_in_linear_time() -> None:
+    """``shlex`` grows each word one character at a time: the shell splitter reads a line as
+    shell only up to a typed command's length, and splits longer ones on whitespace."""
+    word = "/" * MEGABYTE + "nvidia-smi"
+    started = time.perf_counter()
+    assert split_command(f"{word} --query-gpu=index") == [word, "--query-gpu=index"]
+    assert time.perf_counter() - started < MEGABYTE_BOUND_S
+    assert split_command('nvidia-smi --query-gpu="index,name"') == [
+        "nvidia-smi",
+        "--query-gpu=index,name",
+    ]
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_a_megabyte_of_slashes_before_a_tool_name_parses_in_linear_time(module: str) -> None:
+    text = _line("/", "nvidia-smi").replace("/" * SIZE, "/" * MEGABYTE, 1)
+    started = time.perf_counter()
+    probe = _probe(module)
+    assert isinstance(probe.safe_parse(text), ParseResult)
+    elapsed = time.perf_counter() - started
+    assert elapsed < MEGABYTE_BOUND_S, f"{module} took {elapsed:.1f}s on a 1 MB line"
