@@ -10,14 +10,18 @@ so something else holds it back (layers left on the CPU, the host, launch overhe
 
 Two facts meet here, each from where it is known:
 
-- ``decode.weight_gbps`` (GB/s, on ``host``): a reading's generation rate (``tokens_per_s``)
-  times the weight bytes of the model it ran (``model.weights_gb``), only where the product
-  means what it says: the whole model on one GPU, one stream, and a dense model. A
-  mixture-of-experts model reads only its active experts per token, so its file size
-  overstates what a token reads; layers left on the CPU (``model.gpu_share`` below 100) make
-  the CPU's memory the floor; several CUDA devices (the log's, or the case's answer that the
-  job uses several GPUs) split the weights between memories, read one after another or in
-  parallel, so one GPU's peak is no floor for them.
+- ``decode.weight_gbps`` (GB/s, on ``host``): a reading's one-stream generation rate (a
+  table's picked row, ``decode.tokens_per_s``, else ``tokens_per_s``) times the weight bytes
+  of the model it ran (``model.weights_gb``), only where the product means what it says: a
+  dense model, one stream, every weight on one GPU, and the reading shows the placement
+  (``model.weights_on_gpu``, or ``model.gpu_share`` of 100: every layer offloaded; a stated
+  reading states it so). A mixture-of-experts model reads only its active experts per token,
+  so its file size overstates what a token reads; weights on the CPU make the CPU's memory the
+  floor; several GPUs (the log's device count, else the case's answer that the job uses
+  several) split the weights between memories, read one after another or in parallel, so one
+  GPU's peak is no floor for them. A stated ``decode.weight_gbps`` is taken as stated.
+- Without that placement, a slow reading would count for the GPU left unused by its
+  slowness alone, a second time beside the rules that read the placement itself.
 - ``memory.bw.expected`` (GB/s, on ``host``): the GPU's peak device-memory bandwidth from the
   playbook's table (``[[device_memory]]``, each row with its source), for the GPU the reading
   names (llama.cpp's device line) or, where it names none, the GPU the case names
@@ -35,6 +39,11 @@ In TOML::
 
 A row of bandwidth 0 stops the search for the GPUs it fits: a laptop part carries a desktop
 card's name with other memory, and no figure beats a wrong one.
+
+A product above :data:`POSSIBLE` times the peak is impossible for one-stream dense decode:
+one of the assumptions failed (experts the text did not name, speculative decoding, a rate
+summed over concurrent requests, a GPU named wrongly), and no peak is given, so no rule
+reads it.
 """
 
 from __future__ import annotations
@@ -59,6 +68,9 @@ __all__ = [
 
 DECODE_BANDWIDTH = "decode.weight_gbps"
 MEMORY_EXPECTED = "memory.bw.expected"
+#: how far past the peak a product may read before it is no roofline (rounding, a table's
+#: figure for a sibling part)
+POSSIBLE = 1.1
 #: facts that name the GPU a reading ran on (llama.cpp's device line besides the others)
 _NAME_FACTS = ("app.gpu_name", *GPU_NAME_FACTS)
 
@@ -92,32 +104,52 @@ def roofline_facts(
     facts: Sequence[Fact],
     context: Callable[[], CaseContext] = lambda: NO_CONTEXT,
 ) -> list[Fact]:
-    """The decode's weight-streaming rate and its GPU's peak, where the reading supports them.
+    """The decode's weight-streaming rate and its GPU's peak, where the reading supports them;
+    a fact the reading already states is kept, not derived again.
 
     ``context`` is asked only when the reading gives a rate and weights the roofline can use."""
-    host: dict[str, FactValue] = {}
+    given: dict[str, FactValue] = {}
     for fact in facts:  # the placement is stated on ``model``, the rest on ``host``
-        host.setdefault(fact.name, fact.value)
-    weights, rate = host.get("model.weights_gb"), host.get("tokens_per_s")
-    if not (_positive(weights) and _positive(rate)) or any(
-        f.name == DECODE_BANDWIDTH for f in facts
-    ):
+        given.setdefault(fact.name, fact.value)
+    streamed = given.get(DECODE_BANDWIDTH)
+    case: CaseContext | None = None
+    if streamed is None:
+        streamed, case = _streamed(given, context)
+    if streamed is None or not _positive(streamed):
         return []
-    if host.get("model.moe") is True or host.get("app.device_cpu") is True:
-        return []
-    share, devices = host.get("model.gpu_share"), host.get("app.cuda_devices")
-    if (_number(share) and float(share) < 100.0) or (_number(devices) and float(devices) > 1):  # type: ignore[arg-type]
-        return []
-    case = context()
-    if case.several_gpus:
-        return []
-    streamed = round(float(weights) * float(rate), 6)  # type: ignore[arg-type]
-    out = [Fact(DECODE_BANDWIDTH, streamed, "host", "GB/s")]
+    out = [] if DECODE_BANDWIDTH in given else [Fact(DECODE_BANDWIDTH, streamed, "host", "GB/s")]
+    if MEMORY_EXPECTED in given:
+        return out
     names = [str(f.value) for f in facts if f.name in _NAME_FACTS and f.value]
-    peak = device_bandwidth(table, names or list(case.gpus))
-    if peak is not None:
+    if not names:
+        names = list((case or context()).gpus)
+    peak = device_bandwidth(table, names)
+    if peak is not None and float(streamed) <= POSSIBLE * peak:
         out.append(Fact(MEMORY_EXPECTED, peak, "host", "GB/s"))
     return out
+
+
+def _streamed(
+    given: Mapping[str, FactValue], context: Callable[[], CaseContext]
+) -> tuple[float | None, CaseContext | None]:
+    """Rate times weights where the reading shows a dense model wholly on one GPU (and the
+    case, asked only then, does not say the job uses several)."""
+    weights = given.get("model.weights_gb")
+    rate = given.get("decode.tokens_per_s", given.get("tokens_per_s"))
+    if not (_positive(weights) and _positive(rate)):
+        return None, None
+    if True in (given.get("model.moe"), given.get("app.device_cpu")):
+        return None, None
+    share, placed = given.get("model.gpu_share"), given.get("model.weights_on_gpu")
+    whole = _number(share) and float(share) >= 100.0  # type: ignore[arg-type]
+    if placed is False or (_number(share) and not whole) or not (placed is True or whole):
+        return None, None
+    devices = given.get("app.gpu_devices")
+    case = context()
+    several = float(devices) > 1 if _number(devices) else case.several_gpus  # type: ignore[arg-type]
+    if several:
+        return None, None
+    return round(float(weights) * float(rate), 6), case  # type: ignore[arg-type]
 
 
 def memory_from_dict(data: Any, where: str) -> DeviceMemory:

@@ -73,9 +73,8 @@ lines are read by :mod:`casefile_probes.app_log_device`;
 - ``app.gpu_time_ms``, ``app.cpu_dispatch_ms``, ``app.cpu_wall_ms`` and ``app.dispatch_share``
   from TorchBench's ``GPU Time:`` / ``CPU Dispatch Time:`` / ``CPU Total Wall Time:`` lines
   (:mod:`casefile_probes.app_log_dispatch`);
-- ``model.weights_gb``, ``model.moe``, ``app.gpu_name`` and ``app.cuda_devices`` from
-  llama.cpp's load log and ``llama-bench``'s size column, for the decode roofline
-  (:mod:`casefile_probes.app_log_weights`).
+- the model's weights, where they sit and the GPUs a llama.cpp log lists, for the decode
+  roofline (:mod:`casefile_probes.app_log_weights`).
 """
 
 from __future__ import annotations
@@ -386,7 +385,7 @@ def _read(line: str, log: _Log) -> None:
         rate = log.bench.read(line)
         if rate is not None and log.bench.row is not None:
             log.tokens.append(rate)
-            log.weights.row(*log.bench.row)
+            log.weights.rows.append(log.bench.row)
     if any(word in line for word in _RATE_WORDS):
         _tokens(line, log)
         match = _first(_SAMPLES, line)

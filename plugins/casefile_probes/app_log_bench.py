@@ -13,7 +13,7 @@ another (``tg128 @ d8096`` after a context of that depth): its mean rate is what
 waits on, the figure the other servers' ``tokens_per_s`` give. A ``ppN`` test processes a
 prompt in batches, far faster, and is left out as prompt rates are elsewhere; so are combined
 ``pp512+tg128`` tests. The columns are found by their header cells, whose set and order
-change between versions. A generation row's size, model and backend cells go to
+change between versions. A generation row's size, model, backend and placement cells go to
 :func:`casefile_probes.app_log_weights.bench_row` (the weights the decode roofline
 multiplies by the rate).
 """
@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .app_log_weights import bench_row
+from .app_log_weights import BENCH_COLUMNS, BenchRow, bench_row
 
 __all__ = ["BenchTable"]
 
@@ -39,16 +39,15 @@ class BenchTable:
     test: int | None = None
     rate: int | None = None
     columns: dict[str, int] = field(default_factory=dict)
-    #: the last generation row's (size in GB, mixture of experts, all on a GPU)
-    row: tuple[float | None, bool, bool] | None = None
+    #: the last generation row read, as the roofline reads it
+    row: BenchRow | None = None
 
     def read(self, line: str) -> float | None:
         """The tokens per second of a generation row (callers pass lines starting with '|')."""
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
         if "test" in cells and "t/s" in cells:
             self.test, self.rate = cells.index("test"), cells.index("t/s")
-            named = ("size", "model", "backend", "ngl")
-            self.columns = {name: cells.index(name) for name in named if name in cells}
+            self.columns = {name: cells.index(name) for name in BENCH_COLUMNS if name in cells}
             return None
         if self.test is None or self.rate is None or len(cells) <= max(self.test, self.rate):
             return None
@@ -57,5 +56,6 @@ class BenchTable:
         rate = _RATE.fullmatch(cells[self.rate])
         if rate is None:
             return None
-        self.row = bench_row(cells, self.columns)
-        return float(rate.group(1))
+        value = float(rate.group(1))
+        self.row = bench_row(cells, self.columns, value, deep="@" in cells[self.test])
+        return value

@@ -1,22 +1,32 @@
-"""What a llama.cpp-family log says about the model's weights and the GPU it streams them from,
-for :mod:`casefile_probes.app_log`: the facts the decode roofline
-(:mod:`casefile.domain.roofline`) multiplies by the generation rate.
+"""What a llama.cpp-family log says about the model's weights, where they sit and the GPUs it
+streams them from, for :mod:`casefile_probes.app_log`: the facts the decode roofline
+(:mod:`casefile.domain.roofline`) multiplies and judges.
 
 - ``model.weights_gb`` (GB, decimal): the model's size, from llama.cpp's load log
   (``llm_load_print_meta: model size = 3.56 GiB (4.54 BPW)``, ``print_info: file size =
-  4.58 GiB``; a size in MiB, GB or MB is converted) or from the ``size`` cell of a
-  ``llama-bench`` generation row. Given only where the text names one size (a log that loads
-  two models, or a table of several, names no single one), and, for a table, only where every
-  generation row ran on a GPU backend with all layers offloaded (``ngl`` 99 or more, or no
-  ``ngl`` column): a row with its layers on the CPU streams from host memory. The older
-  ``model size = 7B`` (a parameter class, no unit) is not a size.
+  4.58 GiB``; MiB, GB and MB are converted; sizes within 1 % of each other are one model told
+  twice) or a ``llama-bench`` row's ``size`` cell. A text that names several models gives
+  none, except a table, which gives the size of the row the roofline reads (below). The older
+  ``model size = 7B`` (a parameter class, no unit) is not a size. The file's size counts the
+  token-embedding table, which a token gathers a row of rather than streams: small models
+  with large vocabularies are overstated by up to a fifth.
+- ``decode.tokens_per_s`` (tokens/s, a table only): the rate of the generation row that
+  streams the most bytes per second among those of a dense model, wholly on a GPU and at no
+  context depth (``tgN`` without ``@ dN``: deep rows also read the KV cache, which the weights'
+  size leaves out). ``tokens_per_s`` stays the median of every generation row.
+- ``model.weights_on_gpu`` (bool): True where that row is wholly on a GPU; False where the text
+  shows weights on the CPU: a tensor whose buffer is overridden to the CPU (``-ot``,
+  ``--n-cpu-moe``: llama.cpp still says every layer was offloaded), or a table whose every
+  generation row ran on a CPU backend, with layers left on the CPU (``ngl`` under 99), the KV
+  cache in host memory (``nkvo`` 1), tensors overridden (``ot``) or experts on the CPU
+  (``n_cpu_moe``). llama.cpp's "offloaded N/M layers" is read apart, as ``model.gpu_share``.
 - ``model.moe`` (bool): True where the model is a mixture of experts, which reads only its
   active experts per token (``n_expert = 8`` in the load log; a table's model cell such as
-  ``qwen3moe 30B.A3B``, ``llama 8x7B``, ``gpt-oss 20B MXFP4 MoE``); False where the log
-  prints ``n_expert = 0`` and nothing says otherwise.
-- ``app.gpu_name`` (str): the first CUDA device the log lists (``Device 0: NVIDIA GeForce RTX
-  3090, compute capability 8.6``), and ``app.cuda_devices`` (int) how many it found
-  (``ggml_cuda_init: found 2 CUDA devices:``; ``ggml_init_cublas:`` in older builds).
+  ``qwen3moe 30B.A3B``, ``llama 8x7B``, ``gpt-oss 20B MXFP4 MoE``, ``deepseek2 16B``) and no
+  dense row was picked; False where the log prints ``n_expert = 0`` and nothing says otherwise.
+- ``app.gpu_name`` (str): the first device the log lists (``Device 0: NVIDIA GeForce RTX 3090,
+  compute capability 8.6``) and ``app.gpu_devices`` (int) how many it lists: the larger of its
+  "found N CUDA devices" (ROCm, MUSA, SYCL and Vulkan's too) and its distinct device lines.
 """
 
 from __future__ import annotations
@@ -26,11 +36,25 @@ from dataclasses import dataclass, field
 
 from casefile.domain.facts import ParseResult
 
-__all__ = ["LOOKS_LIKE_WEIGHTS", "WEIGHT_FACTS", "WEIGHT_WORDS", "WeightLines", "bench_row"]
+__all__ = [
+    "LOOKS_LIKE_WEIGHTS",
+    "WEIGHT_FACTS",
+    "WEIGHT_WORDS",
+    "BenchRow",
+    "WeightLines",
+    "bench_row",
+]
 
-WEIGHT_FACTS = ("model.weights_gb", "model.moe", "app.gpu_name", "app.cuda_devices")
+WEIGHT_FACTS = (
+    "model.weights_gb",
+    "decode.tokens_per_s",
+    "model.weights_on_gpu",
+    "model.moe",
+    "app.gpu_name",
+    "app.gpu_devices",
+)
 #: a line is offered to :meth:`WeightLines.read` only when it holds one of these
-WEIGHT_WORDS = (" size", "n_expert", "CUDA devices", "Device ")
+WEIGHT_WORDS = (" size", "n_expert", "devices", "Device ", "to CPU")
 LOOKS_LIKE_WEIGHTS = (
     r"(?:model|file) size\s{0,8}=\s{0,8}\d{1,9}(?:\.\d{1,9})?\s{0,2}(?:GiB|MiB|GB|MB)\b"
 )
@@ -41,50 +65,67 @@ _SIZE_LINE = re.compile(
 )
 _SIZE_CELL = re.compile(r"(\d{1,9}(?:\.\d{1,9})?)\s{0,2}(GiB|MiB|GB|MB)")
 _EXPERTS = re.compile(r"(?<![\w.])n_expert\s{0,16}=\s{0,8}(\d{1,6})\b")
-_FOUND = re.compile(r"found\s{1,4}(\d{1,4})\s{1,4}CUDA devices")
+_FOUND = re.compile(r"(?i)found\s{1,4}(\d{1,4})\s{1,4}(?:CUDA|ROCm|MUSA|SYCL|Vulkan) devices")
 _DEVICE = re.compile(
-    r"(?<![\w])Device\s{1,4}\d{1,4}:\s{1,4}([^,\n]{1,80}),\s{0,4}compute capability"
+    r"(?<![\w])Device\s{1,4}(\d{1,4}):\s{1,4}([^,\n]{1,80}),\s{0,4}compute capability"
 )
+#: llama.cpp's "tensor blk.3.ffn_up_exps.weight (…) buffer type overriden to CPU" (sic)
+_TO_CPU = re.compile(r"(?i)buffer type overrid{1,2}en to CPU")
 #: llama-bench's model cell for a mixture of experts: its architecture (qwen3moe, deepseek2,
 #: mixtral …), "8x7B", a size with its active part ("30B.A3B"), or MXFP4's "MoE" suffix
 _MOE_MODEL = re.compile(
     r"(?i)moe\b|moe[\w-]|\b\d{1,3}x\d{1,4}(?:\.\d{1,3})?B\b|[.\-_ ]A\d{1,3}(?:\.\d{1,3})?B\b"
-    r"|\b(?:deepseek[23]|mixtral|dbrx|grok|arctic|jamba|llama4|gpt-oss|phimoe|olmoe)\b"
+    r"|\b(?:deepseek[23]?|dots1|mixtral|dbrx|grok|arctic|jamba|llama4|gpt-oss|phimoe|olmoe)\b"
 )
 _GPU_BACKEND = re.compile(r"(?i)CUDA|Vulkan|ROCm|HIP|SYCL|MUSA")
+#: the columns of a llama-bench table a row's weights and placement are read from
+BENCH_COLUMNS = ("size", "model", "backend", "ngl", "nkvo", "ot", "n_cpu_moe")
 
 
-def bench_row(cells: list[str], columns: dict[str, int]) -> tuple[float | None, bool, bool]:
-    """A ``llama-bench`` generation row's (size in GB, mixture of experts, all on a GPU)."""
+@dataclass(frozen=True)
+class BenchRow:
+    """A ``llama-bench`` generation row, as the roofline reads it."""
+
+    size: float | None
+    rate: float
+    moe: bool
+    on_gpu: bool
+    deep: bool
+
+
+def bench_row(cells: list[str], columns: dict[str, int], rate: float, deep: bool) -> BenchRow:
+    """A generation row's size in GB, whether its model is a mixture of experts, and whether
+    every weight and the KV cache sat on a GPU."""
+
+    def cell(name: str) -> str | None:
+        at = columns.get(name)
+        return cells[at] if at is not None and at < len(cells) else None
+
     size: float | None = None
-    if (at := columns.get("size")) is not None and at < len(cells):
-        match = _SIZE_CELL.fullmatch(cells[at])
-        if match is not None:
-            size = float(match.group(1)) * _GB_PER[match.group(2)]
-    moe = (
-        (at := columns.get("model")) is not None
-        and at < len(cells)
-        and bool(_MOE_MODEL.search(cells[at]))
+    if (text := cell("size")) is not None and (match := _SIZE_CELL.fullmatch(text)) is not None:
+        size = float(match.group(1)) * _GB_PER[match.group(2)]
+    moe = bool(_MOE_MODEL.search(cell("model") or ""))
+    backend, layers = cell("backend"), cell("ngl")
+    on_gpu = (backend is None or _GPU_BACKEND.search(backend) is not None) and (
+        layers is None or (layers.isdigit() and int(layers) >= 99)
     )
-    on_gpu = True
-    if (at := columns.get("backend")) is not None and at < len(cells):
-        on_gpu = _GPU_BACKEND.search(cells[at]) is not None
-    if (at := columns.get("ngl")) is not None and at < len(cells):
-        layers = cells[at]
-        on_gpu = on_gpu and layers.isdigit() and int(layers) >= 99
-    return size, moe, on_gpu
+    host_kv = cell("nkvo") not in (None, "", "0")
+    overridden = "cpu" in (cell("ot") or "").lower()
+    experts_on_cpu = cell("n_cpu_moe") not in (None, "", "0")
+    on_gpu = on_gpu and not (host_kv or overridden or experts_on_cpu)
+    return BenchRow(size, rate, moe, on_gpu, deep)
 
 
 @dataclass
 class WeightLines:
-    """The sizes, expert counts and CUDA devices a log names, in reading order."""
+    """The sizes, expert counts, devices and overrides a log names, and a table's rows."""
 
     sizes: list[float] = field(default_factory=list)
     experts: list[int] = field(default_factory=list)
-    moe_rows: int = 0
-    cpu_rows: int = 0
+    rows: list[BenchRow] = field(default_factory=list)
     found: list[int] = field(default_factory=list)
-    names: list[str] = field(default_factory=list)
+    devices: dict[int, str] = field(default_factory=dict)
+    to_cpu: int = 0
 
     def read(self, line: str) -> None:
         if (size := _SIZE_LINE.search(line)) is not None:
@@ -94,28 +135,42 @@ class WeightLines:
         elif (found := _FOUND.search(line)) is not None:
             self.found.append(int(found.group(1)))
         elif (device := _DEVICE.search(line)) is not None:
-            self.names.append(device.group(1).strip())
-
-    def row(self, size: float | None, moe: bool, on_gpu: bool) -> None:
-        """One ``llama-bench`` generation row (:func:`bench_row`)."""
-        if size is not None:
-            self.sizes.append(size)
-        self.moe_rows += moe
-        self.cpu_rows += not on_gpu
+            self.devices.setdefault(int(device.group(1)), device.group(2).strip())
+        elif _TO_CPU.search(line) is not None:
+            self.to_cpu += 1
 
     def add_facts(self, result: ParseResult) -> None:
-        sizes = {round(size, 6) for size in self.sizes}
-        if len(sizes) == 1 and not self.cpu_rows:
-            result.add("model.weights_gb", sizes.pop(), "host", "GB")
-        elif len(sizes) > 1:
-            result.problems.append(
-                f"{len(sizes)} model sizes named: no one model's weights for the roofline"
-            )
-        if self.moe_rows or any(count > 0 for count in self.experts):
+        picked = max(
+            (r for r in self.rows if r.size is not None and r.on_gpu and not (r.moe or r.deep)),
+            key=lambda r: (r.size or 0.0) * r.rate,
+            default=None,
+        )
+        if picked is not None:
+            result.add("model.weights_gb", round(picked.size or 0.0, 6), "host", "GB")
+            result.add("decode.tokens_per_s", picked.rate, "host", "tokens/s")
+        else:
+            self._one_size(result)
+        if self.to_cpu or (self.rows and not any(r.on_gpu for r in self.rows)):
+            result.add("model.weights_on_gpu", False, "host")
+        elif picked is not None:
+            result.add("model.weights_on_gpu", True, "host")
+        if any(count > 0 for count in self.experts) or (
+            picked is None and any(r.moe for r in self.rows)
+        ):
             result.add("model.moe", True, "host")
         elif self.experts:
             result.add("model.moe", False, "host")
-        if self.names:
-            result.add("app.gpu_name", self.names[0], "host")
-        if self.found:
-            result.add("app.cuda_devices", max(self.found), "host")
+        if self.devices:
+            result.add("app.gpu_name", self.devices[min(self.devices)], "host")
+        if self.found or self.devices:
+            result.add("app.gpu_devices", max([*self.found, len(self.devices)]), "host")
+
+    def _one_size(self, result: ParseResult) -> None:
+        sizes = sorted({*self.sizes, *(r.size for r in self.rows if r.size is not None)})
+        distinct = [s for n, s in enumerate(sizes) if n == 0 or s > sizes[n - 1] * 1.01]
+        if len(distinct) == 1:
+            result.add("model.weights_gb", round(distinct[0], 6), "host", "GB")
+        elif len(distinct) > 1:
+            result.problems.append(
+                f"{len(distinct)} model sizes named: no one model's weights for the roofline"
+            )

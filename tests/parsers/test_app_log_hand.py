@@ -148,7 +148,11 @@ def test_llama_bench_generation_rows_give_the_token_rate() -> None:
     assert _values(parse_app_log(LLAMA_BENCH)) == {
         "tokens_per_s": 115.5,
         "throughput": 115.5,
-        "model.weights_gb": 4.917738,  # 4.58 GiB, for the decode roofline
+        # for the decode roofline: the size, the row that streams most (tg128, not the deep
+        # row), and the whole model on the GPU (ngl 99 on CUDA)
+        "model.weights_gb": 4.917738,
+        "decode.tokens_per_s": 120.5,
+        "model.weights_on_gpu": True,
     }
     rows_only = "\n".join(LLAMA_BENCH.splitlines()[2:])
     assert not parse_app_log(rows_only).parsed

@@ -101,10 +101,11 @@ DERIVED_FROM: dict[str, tuple[tuple[str, ...], ...]] = {
     # from a playbook's expected-rate table, for the GPUs a run names
     "nccl.busbw.expected": (("nccl.device",),),
     "p2p.bw.expected": (("name",),),
-    # the decode roofline (casefile.domain.roofline): the rate times the weights, against the
-    # peak of the GPU the run names or, where it names none, the GPU the case names
-    "decode.weight_gbps": (("tokens_per_s",), ("model.weights_gb",)),
-    "memory.bw.expected": (("tokens_per_s",), ("model.weights_gb",)),
+    # the decode roofline (casefile.domain.roofline): the rate times the weights; the peak is
+    # the table's for the GPU the run names or, where it names none, the case's --env gpus, and
+    # is given only beside the product, so a probe that gives the product gives both
+    "decode.weight_gbps": (("decode.tokens_per_s", "tokens_per_s"), ("model.weights_gb",)),
+    "memory.bw.expected": (("decode.tokens_per_s", "tokens_per_s"), ("model.weights_gb",)),
 }
 
 
