@@ -17,9 +17,10 @@ Two facts meet here, each from where it is known:
   (``model.weights_on_gpu``, or ``model.gpu_share`` of 100: every layer offloaded; a stated
   reading states it so). A mixture-of-experts model reads only its active experts per token,
   so its file size overstates what a token reads; weights on the CPU make the CPU's memory the
-  floor; several GPUs (the log's device count, else the case's answer that the job uses
-  several) split the weights between memories, read one after another or in parallel, so one
-  GPU's peak is no floor for them. A stated ``decode.weight_gbps`` is taken as stated.
+  floor; several GPUs (the log's device count or a parallel size above 1, else the case's
+  answer that the job uses several) split the weights between memories, read one after
+  another or in parallel, so one GPU's peak is no floor for them. A stated
+  ``decode.weight_gbps`` is taken as stated.
 - Without that placement, a slow reading would count for the GPU left unused by its
   slowness alone, a second time beside the rules that read the placement itself.
 - ``memory.bw.expected`` (GB/s, on ``host``): the GPU's peak device-memory bandwidth from the
@@ -145,6 +146,9 @@ def _streamed(
     if placed is False or (_number(share) and not whole) or not (placed is True or whole):
         return None, None
     devices = given.get("app.gpu_devices")
+    split = [given.get(name) for name in ("app.tensor_parallel", "app.world_size")]
+    if any(_number(size) and float(size) > 1 for size in split):  # type: ignore[arg-type]
+        return None, None  # a server's tensor-parallel ranks each read their own part
     case = context()
     several = float(devices) > 1 if _number(devices) else case.several_gpus  # type: ignore[arg-type]
     if several:

@@ -325,6 +325,8 @@ def _tokens(line: str, log: _Log) -> None:
             log.idle_intervals += 1
         else:
             log.tokens.append(float(vllm.group(1)))
+            if running is not None and int(running.group(1)) == 1:
+                log.weights.one_stream.append(float(vllm.group(1)))
         return
     if (bench := _BENCH.search(line)) is not None:
         log.tokens.append(float(bench.group(3) or bench.group(2)))

@@ -10,20 +10,27 @@ streams them from, for :mod:`casefile_probes.app_log`: the facts the decode roof
   ``model size = 7B`` (a parameter class, no unit) is not a size. The file's size counts the
   token-embedding table, which a token gathers a row of rather than streams: small models
   with large vocabularies are overstated by up to a fifth.
-- ``decode.tokens_per_s`` (tokens/s, a table only): the rate of the generation row that
-  streams the most bytes per second among those of a dense model, wholly on a GPU and at no
-  context depth (``tgN`` without ``@ dN``: deep rows also read the KV cache, which the weights'
-  size leaves out). ``tokens_per_s`` stays the median of every generation row.
-- ``model.weights_on_gpu`` (bool): True where that row is wholly on a GPU; False where the text
-  shows weights on the CPU: a tensor whose buffer is overridden to the CPU (``-ot``,
+- vLLM's weights: ``Loading model weights took 7.1694 GB`` (V0; the figure is GiB, 2**30
+  bytes, whatever the label says) and ``Model loading took 14.99 GiB`` (V1): the memory its
+  weights took on one GPU, the whole model where the job runs on one.
+- ``decode.tokens_per_s`` (tokens/s): the one-stream rate. In a table, the rate of the
+  generation row that streams the most bytes per second among those of a dense model, wholly
+  on a GPU and at no context depth (``tgN`` without ``@ dN``: deep rows also read the KV
+  cache, which the weights' size leaves out); ``tokens_per_s`` stays the median of every
+  generation row. In vLLM's log, the median of its intervals with one request running
+  (``Running: 1 reqs``): with more, one read of the weights serves several tokens.
+- ``model.weights_on_gpu`` (bool): True where that row is wholly on a GPU, or vLLM loaded the
+  weights without offloading any to the CPU; False where the text shows weights on the CPU
+  (vLLM's ``cpu_offload_gb`` above 0, or: a tensor whose buffer is overridden to the CPU (``-ot``,
   ``--n-cpu-moe``: llama.cpp still says every layer was offloaded), or a table whose every
   generation row ran on a CPU backend, with layers left on the CPU (``ngl`` under 99), the KV
   cache in host memory (``nkvo`` 1), tensors overridden (``ot``) or experts on the CPU
-  (``n_cpu_moe``). llama.cpp's "offloaded N/M layers" is read apart, as ``model.gpu_share``.
+  (``n_cpu_moe``)). llama.cpp's "offloaded N/M layers" is read apart, as ``model.gpu_share``.
 - ``model.moe`` (bool): True where the model is a mixture of experts, which reads only its
   active experts per token (``n_expert = 8`` in the load log; a table's model cell such as
-  ``qwen3moe 30B.A3B``, ``llama 8x7B``, ``gpt-oss 20B MXFP4 MoE``, ``deepseek2 16B``) and no
-  dense row was picked; False where the log prints ``n_expert = 0`` and nothing says otherwise.
+  ``qwen3moe 30B.A3B``, ``llama 8x7B``, ``gpt-oss 20B MXFP4 MoE``, ``deepseek2 16B``, and no
+  dense row was picked; a server's ``model='Qwen/Qwen3-30B-A3B'``, ``Mixtral-8x7B``,
+  ``DeepSeek-V3``); False where the log prints ``n_expert = 0`` and nothing says otherwise.
 - ``app.gpu_name`` (str): the first device the log lists (``Device 0: NVIDIA GeForce RTX 3090,
   compute capability 8.6``) and ``app.gpu_devices`` (int) how many it lists: the larger of its
   "found N CUDA devices" (ROCm, MUSA, SYCL and Vulkan's too) and its distinct device lines.
@@ -33,6 +40,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from statistics import median
 
 from casefile.domain.facts import ParseResult
 
@@ -54,7 +62,7 @@ WEIGHT_FACTS = (
     "app.gpu_devices",
 )
 #: a line is offered to :meth:`WeightLines.read` only when it holds one of these
-WEIGHT_WORDS = (" size", "n_expert", "devices", "Device ", "to CPU")
+WEIGHT_WORDS = (" size", "n_expert", "devices", "Device ", "to CPU", " took ", "model=", "offload")
 LOOKS_LIKE_WEIGHTS = (
     r"(?:model|file) size\s{0,8}=\s{0,8}\d{1,9}(?:\.\d{1,9})?\s{0,2}(?:GiB|MiB|GB|MB)\b"
 )
@@ -68,6 +76,17 @@ _EXPERTS = re.compile(r"(?<![\w.])n_expert\s{0,16}=\s{0,8}(\d{1,6})\b")
 _FOUND = re.compile(r"(?i)found\s{1,4}(\d{1,4})\s{1,4}(?:CUDA|ROCm|MUSA|SYCL|Vulkan) devices")
 _DEVICE = re.compile(
     r"(?<![\w])Device\s{1,4}(\d{1,4}):\s{1,4}([^,\n]{1,80}),\s{0,4}compute capability"
+)
+#: vLLM's weights: V0 prints GiB under the label "GB"
+_SERVER_WEIGHTS = re.compile(
+    r"(?:Loading model weights|Model loading) took\s{1,4}(\d{1,9}(?:\.\d{1,9})?)\s{0,2}Gi?B\b"
+)
+_OFFLOAD = re.compile(r"cpu[_-]offload[_-]gb['\"]?\s{0,4}[=:]?\s{0,4}(\d{1,9}(?:\.\d{1,9})?)")
+#: a server's model path ("model='Qwen/Qwen3-30B-A3B'"): experts by name, not by architecture
+_SERVER_MODEL = re.compile(r"(?<![\w])model=['\"]([^'\"\n]{1,200})['\"]")
+_MOE_PATH = re.compile(
+    r"(?i)moe|\d{1,3}x\d{1,4}(?:\.\d{1,3})?B\b|[-_.]A\d{1,3}(?:\.\d{1,3})?B\b|mixtral|dbrx"
+    r"|deepseek-(?:v2|v3|r1(?!-distill))|gpt-oss|grok|arctic|jamba|llama-4|olmoe"
 )
 #: llama.cpp's "tensor blk.3.ffn_up_exps.weight (…) buffer type overriden to CPU" (sic)
 _TO_CPU = re.compile(r"(?i)buffer type overrid{1,2}en to CPU")
@@ -126,6 +145,11 @@ class WeightLines:
     found: list[int] = field(default_factory=list)
     devices: dict[int, str] = field(default_factory=dict)
     to_cpu: int = 0
+    #: a server's rates of intervals with one request running, its weights, offload and model
+    one_stream: list[float] = field(default_factory=list)
+    server_weights: list[float] = field(default_factory=list)
+    offloaded_gb: float = 0.0
+    server_moe: bool = False
 
     def read(self, line: str) -> None:
         if (size := _SIZE_LINE.search(line)) is not None:
@@ -138,6 +162,15 @@ class WeightLines:
             self.devices.setdefault(int(device.group(1)), device.group(2).strip())
         elif _TO_CPU.search(line) is not None:
             self.to_cpu += 1
+        elif (loaded := _SERVER_WEIGHTS.search(line)) is not None:
+            self.server_weights.append(float(loaded.group(1)) * _GB_PER["GiB"])
+        self._server_settings(line)
+
+    def _server_settings(self, line: str) -> None:
+        if "offload" in line and (offload := _OFFLOAD.search(line)) is not None:
+            self.offloaded_gb = max(self.offloaded_gb, float(offload.group(1)))
+        if "model=" in line and (model := _SERVER_MODEL.search(line)) is not None:
+            self.server_moe = self.server_moe or bool(_MOE_PATH.search(model.group(1)))
 
     def add_facts(self, result: ParseResult) -> None:
         picked = max(
@@ -150,13 +183,17 @@ class WeightLines:
             result.add("decode.tokens_per_s", picked.rate, "host", "tokens/s")
         else:
             self._one_size(result)
-        if self.to_cpu or (self.rows and not any(r.on_gpu for r in self.rows)):
+            if self.one_stream:
+                result.add(
+                    "decode.tokens_per_s", round(median(self.one_stream), 6), "host", "tokens/s"
+                )
+        cpu_rows = bool(self.rows) and not any(r.on_gpu for r in self.rows)
+        if self.to_cpu or cpu_rows or self.offloaded_gb > 0:
             result.add("model.weights_on_gpu", False, "host")
-        elif picked is not None:
+        elif picked is not None or self.server_weights:
             result.add("model.weights_on_gpu", True, "host")
-        if any(count > 0 for count in self.experts) or (
-            picked is None and any(r.moe for r in self.rows)
-        ):
+        table_moe = picked is None and any(r.moe for r in self.rows)
+        if any(count > 0 for count in self.experts) or table_moe or self.server_moe:
             result.add("model.moe", True, "host")
         elif self.experts:
             result.add("model.moe", False, "host")
@@ -166,7 +203,9 @@ class WeightLines:
             result.add("app.gpu_devices", max([*self.found, len(self.devices)]), "host")
 
     def _one_size(self, result: ParseResult) -> None:
-        sizes = sorted({*self.sizes, *(r.size for r in self.rows if r.size is not None)})
+        sizes = sorted(
+            {*self.sizes, *self.server_weights, *(r.size for r in self.rows if r.size is not None)}
+        )
         distinct = [s for n, s in enumerate(sizes) if n == 0 or s > sizes[n - 1] * 1.01]
         if len(distinct) == 1:
             result.add("model.weights_gb", round(distinct[0], 6), "host", "GB")

@@ -471,3 +471,46 @@ def test_a_llama_cpp_log_answers_how_many_gpus_and_which_class(cli: CLI, tmp_pat
     assert ran.code == 0, ran.err
     # four devices listed need not be four used (-sm none, --device): the count answers nothing
     assert known_answers(cli, "f") == {"gpu-class": "consumer"}
+
+
+# --- vLLM: its weights line and its one-request intervals -----------------------------------
+
+#: vLLM V0's own line (as printed in a public notebook's log): the figure is GiB
+VLLM_WEIGHTS = "INFO 08-06 01:39:21 model_runner.py:1115] Loading model weights took 7.1694 GB\n"
+
+
+def vllm_log(*extra: str) -> str:
+    """vLLM's weights line, then golden 007's throughput lines (vllm#12314: one request)."""
+    return VLLM_WEIGHTS + "".join(extra) + (GOLDEN / "007.txt").read_text(encoding="utf-8")
+
+
+def test_a_vllm_log_gives_its_weights_and_its_one_request_rate() -> None:
+    facts = facts_of(vllm_log())
+    assert facts["model.weights_gb"] == pytest.approx(7.1694 * 1.073741824, rel=1e-6)
+    assert facts["decode.tokens_per_s"] == 41.7
+    assert facts["model.weights_on_gpu"] is True
+    context = CaseContext(gpus=("1x NVIDIA GeForce RTX 3090",))
+    found = derived(parse_app_log(vllm_log()).facts, context)
+    assert found[DECODE_BANDWIDTH] == pytest.approx(7.698 * 41.7, rel=1e-3)  # 321 of 936 GB/s
+
+
+@pytest.mark.parametrize(
+    ("extra", "why"),
+    [
+        ("INFO x worker.py:1] args: cpu_offload_gb=4, tensor_parallel_size=1\n", "offload"),
+        ("INFO x engine.py:1] Initializing an LLM engine with config: model='Qwen/Qwen3-30B-A3B', "
+         "tensor_parallel_size=1\n", "experts"),
+        ("INFO x engine.py:1] Initializing an LLM engine with config: model='m', "
+         "tensor_parallel_size=4\n", "four ranks"),
+        ("INFO 03-17 16:21:39 model_runner.py:1115] Loading model weights took 3.3143 GB\n",
+         "a draft model beside the target"),
+    ],
+)  # fmt: skip
+def test_a_vllm_log_gives_no_roofline_where_it_would_not_hold(extra: str, why: str) -> None:
+    context = CaseContext(gpus=("1x NVIDIA GeForce RTX 3090",))
+    assert derived(parse_app_log(vllm_log(extra)).facts, context) == {}, why
+
+
+def test_a_distilled_model_is_not_read_as_its_teachers_experts() -> None:
+    line = "INFO x engine.py:1] config: model='deepseek-ai/DeepSeek-R1-Distill-Qwen-7B'\n"
+    assert "model.moe" not in facts_of(vllm_log(line))
