@@ -105,13 +105,15 @@ _NO_SECRET = re.compile(r"(?i)(?:true|false|none|null|nil|undefined|<[^>]*>?|\*+
 
 
 def _a_value(match: re.Match[str]) -> bool:
-    """``allow_credentials=False``, ``pad token: </s>``, ``#token: 62531`` (a count) name no
-    secret; any other value does."""
+    """``allow_credentials=False``, ``pad token: </s>``, ``#token: 62531`` (a count) and
+    llama.cpp's ``BOS token        = 0`` (a token's id in the vocabulary: the lowercase word,
+    as a log writes it) name no secret; any other value does (``TOKEN=123456`` is an
+    assignment, and a number can be a password)."""
     value = match.group(2).strip("'\"")
     if _NO_SECRET.fullmatch(value):
         return False
-    name = match.group(1).strip(" \t:'\"").lower()
-    return not (name == "token" and value.rstrip(",;").isdigit())
+    written = re.sub(r"[\s=:'\"]+$", "", match.group(1))
+    return not (written.lower() == "token" and written != "TOKEN" and value.rstrip(",;").isdigit())
 
 
 def _not_a_uid(match: re.Match[str]) -> bool:

@@ -203,3 +203,20 @@ def test_matching_the_hinted_lines_alone_finds_what_the_whole_text_does(
             return f"{match.group(1)}<{match.group(2)}>"
 
         assert _sub(shape, text, mark) == shape.pattern.sub(mark, text), shape.kind
+
+
+@pytest.mark.parametrize(
+    ("line", "secret"),
+    [
+        ("0.00.345.573 I print_info: BOS token        = 0 '<|endoftext|>'", False),
+        ("0.00.345.575 I print_info: LF token         = 187 'Ċ'", False),
+        ("TOKEN=123456", True),  # an assignment: a number can be a secret
+        ("HF_TOKEN=123456", True),
+        ("PASSWORD=123456", True),
+    ],
+)
+def test_a_special_tokens_id_in_a_model_log_is_no_secret(line: str, secret: bool) -> None:
+    """llama.cpp prints each special token's id in the vocabulary ("BOS token = 0"): scrubbed,
+    a pasted load log lost its lines (goldens app-log/058 and 059)."""
+    clean = scrub(line, program_line=False)
+    assert (clean.text != line) is secret
