@@ -100,6 +100,9 @@ def _not_a_placeholder(match: re.Match[str]) -> bool:
     return not re.fullmatch(r"[A-Z][A-Z0-9_.-]*|\.\.\.|none|null|true|false|\*+", value)
 
 
+#: the most digits a token's id or a token count has (vocabularies hold under a million)
+MAX_ID_DIGITS = 7
+
 #: values that name no secret: a setting's literal, a placeholder to fill in
 _NO_SECRET = re.compile(r"(?i)(?:true|false|none|null|nil|undefined|<[^>]*>?|\*+)[,;]?")
 
@@ -113,7 +116,10 @@ def _a_value(match: re.Match[str]) -> bool:
     if _NO_SECRET.fullmatch(value):
         return False
     written = re.sub(r"[\s=:'\"]+$", "", match.group(1))
-    return not (written.lower() == "token" and written != "TOKEN" and value.rstrip(",;").isdigit())
+    number = value.rstrip(",;")
+    # an id in a vocabulary or a count is short; a long run of digits may be a credential
+    an_id = number.isdigit() and len(number) <= MAX_ID_DIGITS
+    return not (written.lower() == "token" and written != "TOKEN" and an_id)
 
 
 def _not_a_uid(match: re.Match[str]) -> bool:

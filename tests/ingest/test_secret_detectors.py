@@ -211,6 +211,7 @@ def test_matching_the_hinted_lines_alone_finds_what_the_whole_text_does(
         ("0.00.345.573 I print_info: BOS token        = 0 '<|endoftext|>'", False),
         ("0.00.345.575 I print_info: LF token         = 187 'Ċ'", False),
         ("TOKEN=123456", True),  # an assignment: a number can be a secret
+        ("token = 84736251904736251904", True),  # too long for an id or a count
         ("HF_TOKEN=123456", True),
         ("PASSWORD=123456", True),
     ],
