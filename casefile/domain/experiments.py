@@ -38,10 +38,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from casefile.domain.experiment_cost import COSTS, CostWhen, cost_under, cost_when_from
 from casefile.domain.facts import Fact
 from casefile.domain.rules import Rule, Statistic, compute_statistic, derived_facts, rule_from_dict
 from casefile.errors import RuleError
@@ -49,7 +50,6 @@ from casefile.errors import RuleError
 OUTCOMES = ("faster", "same", "slower")
 SPEEDUP_FACT = "experiment.speedup"
 RULE_PREFIX = "experiment."
-COSTS = ("instant", "cheap", "moderate", "expensive", "intrusive")
 
 
 @dataclass(frozen=True)
@@ -74,6 +74,14 @@ class ExperimentRule:
     #: in TOML): a change that names the copy between host and device is that copy's, even
     #: when it says "storage" too
     unless: str = ""
+    #: costs that hold where the case states an intake answer (``cost_when`` in TOML; see
+    #: :mod:`casefile.domain.experiment_cost`): the previous framework is cheaper to go back
+    #: to than the previous driver
+    cost_when: tuple[CostWhen, ...] = ()
+
+    def cost_under(self, answer_of: Callable[[str], str | None]) -> str:
+        """What making the change takes under the case's answers in force (``answer_of``)."""
+        return cost_under(self.cost, self.cost_when, answer_of)
 
     def matches(self, change: str) -> bool:
         """Whether the stated change (as written, or in a common spelling's normal form:
@@ -436,6 +444,7 @@ def experiment_from_dict(data: Any, question: str, known: set[str], where: str) 
         rule=rule,
         examples=tuple(examples),
         unless=unless,
+        cost_when=cost_when_from(data.get("cost_when", []), label),
     )
     for example in examples:
         if not built.matches(example):

@@ -180,7 +180,16 @@ def playbook_from_dict(data: Mapping[str, Any], source: str = "playbook") -> Pla
         memory_from_dict(raw, f"{source}: device_memory #{n + 1}")
         for n, raw in enumerate(data.get("device_memory", []))
     )
-    _check_requirements(hypotheses, rules, intake, source)
+    _check_requirements(
+        hypotheses,
+        [*rules, *(e.rule for e in experiments)],
+        intake,
+        source,
+        [
+            (f"experiment {e.id} (cost_when)", tuple((w.intake, w.answers) for w in e.cost_when))
+            for e in experiments
+        ],
+    )
     for group, what in ((intake, "intake"), (experiments, "experiment")):
         names = [item.id for item in group]
         if len(set(names)) != len(names):
@@ -221,11 +230,14 @@ def _check_requirements(
     rules: Sequence[Rule],
     intake: tuple[IntakeQuestion, ...],
     source: str,
+    more: Sequence[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]]] = (),
 ) -> None:
-    """Every requirement (and every answer an intake answer is implied by) names an intake
-    question of this playbook and answers it declares."""
+    """Every requirement (and every answer an intake answer is implied by, and each of
+    ``more``: an experiment's ``cost_when``) names an intake question of this playbook and
+    answers it declares."""
     questions = {q.id: q for q in intake}
-    owners = [(f"hypothesis {h.id}", h.requires) for h in hypotheses]
+    owners = list(more)
+    owners += [(f"hypothesis {h.id}", h.requires) for h in hypotheses]
     owners += [(f"rule {r.id}", r.requires) for r in rules]
     owners += [(f"intake {q.id}", q.rule.requires) for q in intake]
     owners += [

@@ -43,7 +43,14 @@ class Repeat:
 
 Node = Union[Atom, Group, Repeat]  # noqa: UP007  (a runtime alias, read by the dataclasses)
 
-_ESCAPES = {"s": "space", "S": "nonspace", "d": "digit", "w": "word", "b": "boundary"}
+_ESCAPES = {
+    "s": "space",
+    "S": "nonspace",
+    "d": "digit",
+    "w": "word",
+    "b": "boundary",
+    "W": "space",  # punctuation or a space between words: said as a space
+}
 
 
 class _Unreadable(Exception):
@@ -78,12 +85,26 @@ class _Reader:
             self.at += 1
             if escaped in _ESCAPES:
                 return Atom(_ESCAPES[escaped])
+            if escaped == "x" and re.fullmatch(r"[0-9A-Fa-f]{2}", self.text[self.at : self.at + 2]):
+                self.at += 2
+                return Atom("lit", chr(int(self.text[self.at - 2 : self.at], 16)))  # \x27: '
             if escaped.isalnum():
                 raise _Unreadable  # \B, \A, \1 …: not written in playbooks
             return Atom("lit", escaped)
+        if char in "^$":
+            return Atom("boundary")  # where the change starts or ends: no word of its own
         if char == "(":
             if self.text.startswith("?:", self.at):
                 self.at += 2
+            elif self.text.startswith("?=.*", self.at):
+                # "mentions X somewhere": the words it must hold, then whatever follows
+                # ("N.N … (nccl | torch) … -> …")
+                self.at += 4
+                inner = Group(self.alternatives())
+                if self.at >= len(self.text) or self.text[self.at] != ")":
+                    raise _Unreadable
+                self.at += 1
+                return Group(((inner, Repeat(Atom("any"), 0, None)),))
             elif self.text.startswith(("?=", "?!", "?<=", "?<!"), self.at):
                 # a look-around matches no character: it says what may not (or must) stand
                 # beside the words, not a word of its own ("… off", not "… (?!false)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from casefile_gpu_playbook import PLAYBOOK_V2
+from casefile_gpu_playbook import PLAYBOOK_V2, PLAYBOOK_V3
 
 from casefile.domain.playbook import load_playbook
 from casefile.plugins import Registry
@@ -138,3 +138,20 @@ def test_an_answer_another_answer_settles_is_listed_with_why(cli: CLI) -> None:
     ]
     assert by_id["workload"]["implied_by"] == []
     assert "answered by the answer" not in cli("playbook", "show", "gpu-throughput@2").out
+
+
+def test_playbook_show_says_when_the_cost_differs(cli: CLI) -> None:
+    result = cli("playbook", "show", "gpu-throughput@3")
+    assert result.code == 0, result.err
+    assert (
+        "    cost:    moderate where after-upgrade is framework or collective-library; "
+        "else expensive\n" in result.out
+    )
+    shown = cli("experiment", "rules", "--json")
+    assert shown.code == 0, shown.err
+    rows = {(r["playbook"], r["id"]): r for r in json.loads(shown.out)}
+    version = rows[(PLAYBOOK_V3.ref, "experiment.version")]
+    assert version["cost"] == "expensive"
+    assert version["cost_when"] == [
+        "moderate where after-upgrade is framework or collective-library"
+    ]

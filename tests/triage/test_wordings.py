@@ -109,6 +109,15 @@ def test_the_event_keeps_the_change_as_written(cli: CLI) -> None:
         # a look-around stands beside the words and is none of them
         (r"(?<!not )offload(?!\s*=\s*false)", ("offload",)),
         (r"disable[-_ ]?x(?![\s=:]*(false|0)\b)", ("disable…x",)),
+        # "mentions X somewhere" is said as the words it must hold, then what follows; the
+        # start and end of the change are no words; a hex escape is its character, \W a gap
+        (
+            r"^(?:(?=.*[0-9]\.[0-9])(?=.*\b(torch|nccl)\b)|(?=.*\bcommit\b)).*(->|revert)",
+            ("(N.N … (torch | nccl) … | commit …) … (-> | revert)",),
+        ),
+        (r"model\b(?!\x27s)", ("model",)),
+        (r"it\x27s on", ("it's on",)),
+        (r"CUDA_VISIBLE_DEVICES\W+0\W*$", ("CUDA_VISIBLE_DEVICES 0",)),
     ],
 )
 def test_a_pattern_in_words(pattern: str, expected: tuple[str, ...]) -> None:

@@ -30,6 +30,9 @@ class ExperimentRuleView:
     metric: tuple[str, ...]
     probes: tuple[str, ...]
     cost: str
+    #: costs that hold where the case states an intake answer (``moderate where after-upgrade
+    #: is framework or collective-library``), before ``cost``, which holds otherwise
+    cost_when: tuple[str, ...] = ()
     #: the wordings that leave a change to a later rule even where this one reads it
     unless: tuple[str, ...] = ()
     #: with numbers only: the noise margin per probe, and P(outcome | h) per hypothesis
@@ -47,6 +50,7 @@ class ExperimentRuleView:
             "metric": list(self.metric),
             "probes": list(self.probes),
             "cost": self.cost,
+            "cost_when": list(self.cost_when),
         }
         if self.likelihoods is not None:
             out["noise"] = self.noise
@@ -74,6 +78,9 @@ def experiment_rule_view(
         metric=rule.metric,
         probes=rule.probes,
         cost=rule.cost,
+        cost_when=tuple(
+            f"{w.cost} where {w.intake} is {' or '.join(w.answers)}" for w in rule.cost_when
+        ),
         unless=wordings(rule.unless) if rule.unless else (),
         noise=dict(rule.noise) if numbers else None,
         likelihoods=table,

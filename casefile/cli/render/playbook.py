@@ -30,6 +30,8 @@ def render_rule(view: ExperimentRuleView, indent: str = "") -> str:
         f"  metric:  {', '.join(view.metric)}",
         f"  probes:  {', '.join(view.probes)} ({view.cost})",
     ]
+    if view.cost_when:
+        lines.append(f"  cost:    {'; '.join(view.cost_when)}; else {view.cost}")
     if view.likelihoods is not None:
         noise = ", ".join(f"{p} ±{v:.0%}" for p, v in (view.noise or {}).items())
         lines.append(f"  noise:   {noise}")
