@@ -49,13 +49,13 @@ def offers(registry: Registry, projection: Projection) -> list[Candidate]:
     whose rule reads facts the probe says it cannot give (see ``ranking.feeds``): a probe is
     credited only with the rules its run can feed. Each experiment rule is offered too, as
     ``A/B <id>`` at the experiment's own cost (a benchmark rerun, or a reboot into firmware
-    settings) under the case's answers (going back to the framework the case says was upgraded
-    costs less than going back to its driver), and each intake question as ``intake <id>``, at
-    no cost: a person knows whether the slowdown followed an upgrade sooner than a benchmark
-    can show it. Those two are offered until their rule is read (and a question until a probe's
-    rule reads the fact that answers it: not twice), which a step of the case decides
-    (``Candidate.offered_after``): a replay or a report offers at each step what was still open
-    then."""
+    settings; the ranking resolves its ``cost_when`` under the answers at the step ranked:
+    going back to the framework the case says was upgraded costs less than going back to its
+    driver), and each intake question as ``intake <id>``, at no cost: a person knows whether
+    the slowdown followed an upgrade sooner than a benchmark can show it. Those two are offered
+    until their rule is read (and a question until a probe's rule reads the fact that answers
+    it: not twice), which a step of the case decides (``Candidate.offered_after``): a replay or
+    a report offers at each step what was still open then."""
     from casefile.domain.beliefs.ranking import EXPERIMENT_PREFIX, INTAKE_PREFIX, Candidate, feeds
 
     probes = registry.all_probes()
@@ -72,8 +72,15 @@ def offers(registry: Registry, projection: Projection) -> list[Candidate]:
         for experiment in playbook.experiments:
             rule = experiment.rule
             if opened_from(projection, rule.question, playbook.ref):
-                cost = experiment.cost_under(projection.questions[rule.question].answer_in_force)
-                out.append(Candidate(EXPERIMENT_PREFIX + experiment.id, rule, cost, (rule.id,)))
+                out.append(
+                    Candidate(
+                        EXPERIMENT_PREFIX + experiment.id,
+                        rule,
+                        experiment.cost,
+                        (rule.id,),
+                        experiment.cost_when,
+                    )
+                )
         for question in playbook.intake:
             rule = question.rule
             if not opened_from(projection, rule.question, playbook.ref):

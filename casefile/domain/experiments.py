@@ -38,11 +38,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from casefile.domain.experiment_cost import COSTS, CostWhen, cost_under, cost_when_from
+from casefile.domain.experiment_cost import COSTS, CostWhen, cost_when_from
 from casefile.domain.facts import Fact
 from casefile.domain.rules import Rule, Statistic, compute_statistic, derived_facts, rule_from_dict
 from casefile.errors import RuleError
@@ -76,12 +76,8 @@ class ExperimentRule:
     unless: str = ""
     #: costs that hold where the case states an intake answer (``cost_when`` in TOML; see
     #: :mod:`casefile.domain.experiment_cost`): the previous framework is cheaper to go back
-    #: to than the previous driver
+    #: to than the previous driver. The ranking resolves them at the step it ranks.
     cost_when: tuple[CostWhen, ...] = ()
-
-    def cost_under(self, answer_of: Callable[[str], str | None]) -> str:
-        """What making the change takes under the case's answers in force (``answer_of``)."""
-        return cost_under(self.cost, self.cost_when, answer_of)
 
     def matches(self, change: str) -> bool:
         """Whether the stated change (as written, or in a common spelling's normal form:

@@ -12,6 +12,7 @@ import pytest
 
 from casefile.app.service import CaseService
 from casefile.app.who import Who
+from casefile.domain.beliefs.ranking import rank_next_steps
 from casefile.domain.experiment_cost import CostWhen, cost_under, cost_when_from
 from casefile.domain.playbook import playbook_from_dict
 from casefile.errors import RuleError
@@ -21,10 +22,12 @@ from tests.cli.conftest import builtin_registry
 VERSION = "A/B version"
 
 
-def version_cost(service: CaseService, case: str) -> str:
+def version_cost(service: CaseService, case: str, seq: int | None = None) -> str:
+    """The version A/B's cost as the next steps rank it at ``seq`` (``None``: now)."""
     projection = service.reader.projection(case)
-    costs = {c.probe: c.cost for c in service.reader.candidates(projection)}
-    return costs[VERSION]
+    offered = service.reader.offers(projection)
+    steps = rank_next_steps(projection, offered, "throughput", seq=seq)
+    return next(s.cost for s in steps if s.probe == VERSION)
 
 
 def test_the_version_ab_costs_what_the_case_says_was_upgraded() -> None:
@@ -39,11 +42,20 @@ def test_the_version_ab_costs_what_the_case_says_was_upgraded() -> None:
         assert version_cost(service, case) == "moderate"
 
 
+def test_a_past_step_is_costed_by_the_answers_then_not_by_a_later_one() -> None:
+    """A replay ranks each step on what the case knew then: the answer given later does not
+    make the revert cheaper before it was given."""
+    with CaseService(MemoryEventStore(), builtin_registry()) as service:
+        case = service.writer.new_case("slow", playbook="gpu-throughput@3", who=Who("t"))
+        before = service.reader.projection(case).last_seq
+        service.writer.answer_intake(case, {"after-upgrade": "framework"}, who=Who("t"))
+        assert version_cost(service, case) == "moderate"
+        assert version_cost(service, case, seq=before) == "expensive"
+
+
 def test_the_cheaper_revert_moves_up_the_next_steps() -> None:
     """Ranked at its own cost the revert of a framework upgrade came behind a cheap look;
     ranked at a package's cost it is first (the case's leader is the upgrade)."""
-    from casefile.domain.beliefs.ranking import rank_next_steps
-
     with CaseService(MemoryEventStore(), builtin_registry()) as service:
         case = service.writer.new_case("slow", playbook="gpu-throughput@3", who=Who("t"))
         service.writer.answer_intake(
@@ -55,7 +67,9 @@ def test_the_cheaper_revert_moves_up_the_next_steps() -> None:
         offered = service.reader.candidates(projection)
         places = {}
         for cost in ("moderate", "expensive"):
-            pinned = [c if c.probe != VERSION else replace(c, cost=cost) for c in offered]
+            pinned = [
+                c if c.probe != VERSION else replace(c, cost=cost, cost_when=()) for c in offered
+            ]
             steps = rank_next_steps(projection, pinned, "throughput")
             places[cost] = [s.probe for s in steps].index(VERSION)
         assert places["moderate"] < places["expensive"]

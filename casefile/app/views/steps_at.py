@@ -137,7 +137,8 @@ class CaseSteps:
                 for row in table
             ]
             gain = mutual_information_bits(prior, rows)
-            key = (-round(gain, 12), COST_ORDER.get(candidate.cost, 9), candidate.probe)
+            cost = candidate.cost_under(structure.answers)
+            key = (-round(gain, 12), COST_ORDER.get(cost, 9), candidate.probe)
             if best is None or key < best[0]:
                 best = (key, candidate.probe, candidate.rule.id, gain)
         if best is None:

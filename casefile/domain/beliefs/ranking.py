@@ -10,7 +10,7 @@ Nothing here writes anything; results are recomputed whenever they are shown.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from operator import itemgetter, mul
@@ -21,6 +21,7 @@ from casefile.domain.beliefs.projection import Projection
 from casefile.domain.beliefs.question import QuestionSnapshot, QuestionState
 from casefile.domain.beliefs.step_worth import NOT_A_REMEDY, Remedy, ordering, remedy, remedy_note
 from casefile.domain.beliefs.tree import CATCH_ALL_LEAF, Structure
+from casefile.domain.experiment_cost import CostWhen, cost_under
 from casefile.domain.rules import Rule
 from casefile.errors import DomainError
 
@@ -146,10 +147,17 @@ class Candidate:
     #: the rules whose reading ends the offer: an A/B's own, an intake question's and any that
     #: reads the fact answering it; none for a probe, offered whatever was read before
     offered_until_read: tuple[str, ...] = ()
+    #: costs that hold under an intake answer (an A/B's ``cost_when``): resolved against the
+    #: answers in force at the step ranked, so a replay never costs a step by a later answer
+    cost_when: tuple[CostWhen, ...] = ()
 
     def offered_after(self, read: Collection[str]) -> bool:
         """Whether it is still offered once the rules ``read`` have been read."""
         return not any(rule_id in read for rule_id in self.offered_until_read)
+
+    def cost_under(self, answers: Mapping[str, str]) -> str:
+        """What the step costs under the intake answers in force (a tree's ``answers``)."""
+        return cost_under(self.cost, self.cost_when, answers.get)
 
 
 @dataclass(frozen=True)
@@ -317,7 +325,7 @@ def rank_next_steps(
                 rule_version=rule.version,
                 question_id=qid,
                 expected_gain_bits=gain,
-                cost=candidate.cost,
+                cost=candidate.cost_under(belief.structure.answers),
                 load=rule.load,
                 rationale=rule.rationale,
                 separates=_noted(separation(belief, [(rule, table)])[1], belief, found),
@@ -437,7 +445,7 @@ def rank_probes(
                 question_id=qid,
                 expected_gain_bits=gain,
                 rules=tuple(c.rule.id for c in members),
-                cost=members[0].cost,
+                cost=members[0].cost_under(belief.structure.answers),
                 load="under-load" if needs_load else "any",
                 separates=_noted(separates, belief, found),
                 leaders_gain_bits=leaders_information_bits(probs, tables),
