@@ -46,7 +46,8 @@ def candidates(registry: Registry, projection: Projection) -> list[Candidate]:
 
 def offers(registry: Registry, projection: Projection) -> list[Candidate]:
     """Every probe + rule pair that the playbooks opened in this case offer, less the pairs
-    whose rule reads facts the probe says it cannot give (see ``ranking.feeds``): a probe is
+    whose rule reads facts the probe says it cannot give (see ``ranking.feeds``), or whose probe
+    cannot look inside the software the case states it runs (``Probe.suits``): a probe is
     credited only with the rules its run can feed. Each experiment rule is offered too, as
     ``A/B <id>`` at the experiment's own cost (a benchmark rerun, or a reboot into firmware
     settings; the ranking resolves its ``cost_when`` under the answers at the step ranked:
@@ -66,7 +67,9 @@ def offers(registry: Registry, projection: Projection) -> list[Candidate]:
                 continue
             for name in rule.probes:
                 probe = probes.get(name)
-                if probe is not None and not feeds(rule, probe.facts):
+                if probe is not None and not (
+                    feeds(rule, probe.facts) and probe.suits(projection.environment)
+                ):
                     continue
                 out.append(Candidate(name, rule, probe.cost if probe else "moderate"))
         for experiment in playbook.experiments:

@@ -17,7 +17,7 @@ import dataclasses
 import math
 import re
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -58,6 +58,10 @@ class RunOutput:
     source: str = "local"
 
 
+#: ``--env`` keys under which a case states the software it runs (``software=vLLM 0.4.2``)
+SOFTWARE_ENVIRONMENT = ("software", "framework", "application", "app")
+
+
 @dataclass(frozen=True)
 class Probe:
     name: str
@@ -90,6 +94,13 @@ class Probe:
     #: because people paste a profiler table or a training log from whatever command ran it.
     #: It is given the paste without its Markdown (:func:`unwrap_paste`).
     recognises: Callable[[str], bool] | None = None
+    #: the software this probe's tool belongs to, as a pattern over what the case states it
+    #: runs (``--env software=…``; see :data:`SOFTWARE_ENVIRONMENT`): ``ollama ps`` is worth
+    #: suggesting only to an Ollama user. Empty: any software.
+    only_for: str = ""
+    #: software this probe's tool cannot look inside (a PyTorch profiler on llama.cpp, py-spy
+    #: on a C++ server): not suggested where the case states such software. Empty: none.
+    not_for: str = ""
 
     def __post_init__(self) -> None:
         # a plugin's mistake here would otherwise turn every match into a plain command run
@@ -97,6 +108,19 @@ class Probe:
             raise TypeError(f"probe {self.name}: covers must be a tuple of probe names")
         if self.name in self.covers:
             raise ValueError(f"probe {self.name}: a probe cannot cover itself")
+        for pattern in (self.only_for, self.not_for):
+            re.compile(pattern)  # a plugin's bad pattern fails when it loads, not mid-ranking
+
+    def suits(self, environment: Mapping[str, str]) -> bool:
+        """Whether the software the case states (if any) is one this probe's tool can read:
+        it names what :attr:`only_for` asks and nothing :attr:`not_for` excludes. A case that
+        states no software is offered every probe. It still reads any run recorded under it."""
+        stated = " ".join(environment[k] for k in SOFTWARE_ENVIRONMENT if k in environment)
+        if not stated.strip():
+            return True
+        if self.only_for and not re.search(self.only_for, stated, re.IGNORECASE):
+            return False
+        return not (self.not_for and re.search(self.not_for, stated, re.IGNORECASE))
 
     def with_facts(self, patterns: Sequence[FactPattern]) -> Probe:
         """This probe, also pulling ``patterns`` out of the output (stdout, then stderr).

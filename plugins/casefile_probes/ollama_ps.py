@@ -131,4 +131,5 @@ PROBE = Probe(
     facts=("model.gpu_share",),
     timeout_s=30.0,
     recognises=looks_like_ollama_ps,
+    only_for=r"\bollama\b",
 )

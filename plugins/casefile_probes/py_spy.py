@@ -58,6 +58,7 @@ from dataclasses import dataclass, field
 
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
+from casefile_probes._software import NATIVE_RUNTIMES
 
 __all__ = ["PROBE", "looks_like_py_spy", "parse_py_spy"]
 
@@ -322,4 +323,5 @@ PROBE = Probe(
     ),
     recognises=looks_like_py_spy,
     extra={"argv_note": "append the training process's pid; or paste `py-spy top --pid PID`"},
+    not_for=NATIVE_RUNTIMES,
 )

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
+from casefile_probes._software import NOT_PYTORCH
 
 __all__ = ["PROBE", "looks_like_torch_profiler", "parse_torch_profiler"]
 
@@ -372,4 +373,5 @@ PROBE = Probe(
     needs_load=True,
     recognises=looks_like_torch_profiler,
     extra={"argv_note": "pasted: print(prof.key_averages().table(sort_by='self_cuda_time_total'))"},
+    not_for=NOT_PYTORCH,
 )
