@@ -223,3 +223,18 @@ def test_an_experiment_still_needs_its_change(cli: CLI) -> None:
     assert cli("new", "old", "--id", "o1").code == 0
     result = cli("experiment", "o1", "--outcome", "fixed")
     assert result.code == 1 and "needs --change TEXT" in result.err
+
+
+@pytest.mark.parametrize(
+    ("change", "rule"),
+    [
+        ("dataset cached in RAM", "data-pipeline"),
+        ("images were cached", "data-pipeline"),
+        ("cached the dataset on local NVMe", "data-pipeline"),
+        ("torch 2.1.2 -> 2.2.0", "version"),
+        ("2x A10 -> 1 GPU", "fewer-gpus"),
+    ],
+)
+def test_version_3_reads_these_spellings(change: str, rule: str) -> None:
+    playbook = builtin_registry().playbook("gpu-throughput@3")
+    assert next((r.id for r in playbook.experiments if r.matches(change)), None) == rule
