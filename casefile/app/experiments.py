@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from casefile.app.sessions import CaseSessions
     from casefile.app.views.rules import ExperimentRuleView
     from casefile.domain.experiments import ExperimentRule
+    from casefile.domain.playbook import Playbook
 
 __all__ = [
     "AskDirection",
@@ -53,11 +54,17 @@ def experiment_rules(sessions: CaseSessions, case_id: str) -> list[ExperimentRul
 
 
 def experiment_rule_list(sessions: CaseSessions, case_id: str) -> list[ExperimentRuleView]:
-    """The experiment rules of the case's playbooks, as a responder reads them."""
+    """The experiment rules of the case's playbooks, as a responder reads them, each at the
+    cost that holds under the case's answers in force (as its next steps rank it)."""
     from casefile.app.views.rules import experiment_rule_views
 
     projection = sessions.current(case_id, history=False)
-    return experiment_rule_views(case_playbooks(sessions.registry, projection))
+
+    def answers(playbook: Playbook) -> Callable[[str], str | None]:
+        question = projection.questions.get(playbook.question_id)
+        return (lambda _qid: None) if question is None else question.answer_in_force
+
+    return experiment_rule_views(case_playbooks(sessions.registry, projection), answers=answers)
 
 
 def record_experiment(

@@ -184,7 +184,13 @@ def _word(node: Node) -> str:
     if isinstance(node, Group):
         if len(node.branches) == 1:
             return _words(node.branches[0])
-        return "(" + " | ".join(_words(b).strip() for b in node.branches) + ")"
+        # a branch of no words (an anchor, a lone space) leaves the others optional:
+        # "(^|\s)-ngl" is "-ngl", "($|\()" is "[(]"
+        said = [w for w in (_words(b).strip() for b in node.branches) if w]
+        if not said:
+            return " "
+        joined = " | ".join(said)
+        return f"[{joined}]" if len(said) < len(node.branches) else f"({joined})"
     if isinstance(node, Repeat):
         inner = node.node
         if isinstance(inner, Atom) and inner.kind == "space":

@@ -73,6 +73,9 @@ def test_the_cheaper_revert_moves_up_the_next_steps() -> None:
             steps = rank_next_steps(projection, pinned, "throughput")
             places[cost] = [s.probe for s in steps].index(VERSION)
         assert places["moderate"] < places["expensive"]
+        # the ranking's own resolution (cost_when under the answer) puts it where moderate does
+        actual = [s.probe for s in rank_next_steps(projection, offered, "throughput")]
+        assert actual.index(VERSION) == places["moderate"]
 
 
 def test_the_first_entry_that_applies_gives_the_cost() -> None:
@@ -161,3 +164,18 @@ def test_each_example_a_playbook_shows_is_read_by_that_rule_first() -> None:
             for example in view.examples:
                 first = next(e for e in playbook.experiments if e.matches(example))
                 assert f"experiment.{first.id}" == view.id, (playbook.ref, example)
+
+
+def test_a_cases_experiment_rules_give_the_cost_that_holds_in_that_case() -> None:
+    """`experiment rules CASE` (its --json, the reader's experiment_rule_list) gives each rule
+    the cost that holds in the case, as its next steps, status and board do."""
+    with CaseService(MemoryEventStore(), builtin_registry()) as service:
+        case = service.writer.new_case("slow", playbook="gpu-throughput@3", who=Who("t"))
+        service.writer.answer_intake(case, {"after-upgrade": "framework"}, who=Who("t"))
+        status = service.reader.status(case)
+        ranked = next(s.cost for s in status.next_steps if s.probe == "A/B version")
+        listed = next(
+            v for v in service.reader.experiment_rule_list(case) if v.id == "experiment.version"
+        )
+    assert ranked == "moderate"
+    assert listed.cost == ranked

@@ -86,3 +86,33 @@ def test_a_bad_scope_pattern_fails_when_the_probe_is_made() -> None:
 
     with pytest.raises(re.error):
         Probe(name="x", summary="x", parse=TORCH_PROFILER.parse, only_for="(")
+
+
+@pytest.mark.parametrize(
+    "software",
+    [
+        "llama.cpp python bindings",
+        "llama.cpp-python 0.2.56",
+        "Llama.cpp Python 0.2 (cuBLAS wheel)",
+    ],
+)
+def test_the_python_bindings_of_llama_cpp_spelled_with_a_dot_run_no_pytorch(software: str) -> None:
+    """However the bindings' name is spelled, they run llama.cpp, not PyTorch (a review found
+    "llama.cpp-python" offered the profiler)."""
+    assert not TORCH_PROFILER.suits({"software": software})
+
+
+@pytest.mark.parametrize(
+    "software",
+    [
+        "llama-cpp-python 0.2.56 (llama.cpp b2450)",
+        "Python bindings for llama.cpp (llama-cpp-python), CUDA 12.1",
+        "text-generation-webui, llama.cpp loader (llama-cpp-python 0.2.11)",
+    ],
+)
+def test_a_case_that_runs_llama_cpp_python_is_offered_py_spy_though_it_names_llama_cpp(
+    software: str,
+) -> None:
+    """A Python sampler sees llama-cpp-python's calls, also where the case names the llama.cpp
+    build it bundles beside it, as people do (a review found py-spy withheld there)."""
+    assert PY_SPY.suits({"software": software})

@@ -4,6 +4,7 @@ before matching, the patterns rendered in words, and ``casefile experiment rules
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from casefile_gpu_playbook import PLAYBOOK_V2
@@ -238,3 +239,30 @@ def test_an_experiment_still_needs_its_change(cli: CLI) -> None:
 def test_version_3_reads_these_spellings(change: str, rule: str) -> None:
     playbook = builtin_registry().playbook("gpu-throughput@3")
     assert next((r.id for r in playbook.experiments if r.matches(change)), None) == rule
+
+
+def test_no_version_3_rule_is_said_with_an_empty_alternative() -> None:
+    """An anchor beside a character, `(^|\\s)-ngl` or `($|\\()`, leaves the character
+    optional; no rule is said with a blank branch (`( | )-ngl` was, before a review)."""
+    playbook = builtin_registry().playbook("gpu-throughput@3")
+    blank = re.compile(r"\(\s*\||\|\s*\)|\|\s*\|")
+    bad = {
+        rule.id: wording
+        for rule in playbook.experiments
+        for wording in wordings(rule.change)
+        if blank.search(wording)
+    }
+    assert bad == {}
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        (r"(^|\s)-ngl\b", ("-ngl",)),
+        (r"CUDA_VISIBLE_DEVICES\W+0\W*($|\()", ("CUDA_VISIBLE_DEVICES 0[(]",)),
+    ],
+)
+def test_an_anchor_beside_a_character_makes_it_optional(
+    pattern: str, expected: tuple[str, ...]
+) -> None:
+    assert wordings(pattern) == expected

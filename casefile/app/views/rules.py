@@ -8,10 +8,11 @@ that measure it; with numbers, its noise margin and likelihood table too.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from casefile.domain.experiment_cost import cost_under
 from casefile.domain.experiments import RULE_PREFIX
 from casefile.domain.wordings import examples, wordings
 
@@ -59,9 +60,15 @@ class ExperimentRuleView:
 
 
 def experiment_rule_view(
-    playbook: str, rule: ExperimentRule, *, numbers: bool = False
+    playbook: str,
+    rule: ExperimentRule,
+    *,
+    numbers: bool = False,
+    answer_of: Callable[[str], str | None] | None = None,
 ) -> ExperimentRuleView:
-    """One rule as a responder reads it; ``numbers`` adds its noise and likelihoods."""
+    """One rule as a responder reads it; ``numbers`` adds its noise and likelihoods. Given a
+    case's answers in force (``answer_of``), its cost is the one that holds there (its
+    ``cost_when``), as the case's next steps rank it; without, the rule's own."""
     # the playbook's own examples, where it gives them, say it better than samples drawn from
     # the pattern ("disablecustomallreduce" is what an optional "[-_ ]?" draws)
     shown = rule.examples or examples(rule.change, rule.matches)
@@ -77,7 +84,7 @@ def experiment_rule_view(
         examples=shown[:6],
         metric=rule.metric,
         probes=rule.probes,
-        cost=rule.cost,
+        cost=rule.cost if answer_of is None else cost_under(rule.cost, rule.cost_when, answer_of),
         cost_when=tuple(
             f"{w.cost} where {w.intake} is {' or '.join(w.answers)}" for w in rule.cost_when
         ),
@@ -88,10 +95,20 @@ def experiment_rule_view(
 
 
 def experiment_rule_views(
-    playbooks: Iterable[Playbook], *, numbers: bool = False
+    playbooks: Iterable[Playbook],
+    *,
+    numbers: bool = False,
+    answers: Callable[[Playbook], Callable[[str], str | None]] | None = None,
 ) -> list[ExperimentRuleView]:
+    """Each playbook's rules; ``answers`` gives, per playbook, a case's answers in force to
+    cost each rule as it holds in that case."""
     return [
-        experiment_rule_view(playbook.ref, rule, numbers=numbers)
+        experiment_rule_view(
+            playbook.ref,
+            rule,
+            numbers=numbers,
+            answer_of=None if answers is None else answers(playbook),
+        )
         for playbook in playbooks
         for rule in playbook.experiments
     ]
