@@ -17,10 +17,11 @@ The first entry whose intake question's answer in force is one of its ``answers`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from casefile.domain.rules import intake_answers_of
 from casefile.errors import RuleError
 
 COSTS = ("instant", "cheap", "moderate", "expensive", "intrusive")
@@ -44,14 +45,8 @@ def cost_when_from(raw: Any, label: str) -> tuple[CostWhen, ...]:
         )
     out = []
     for entry in raw:
-        answers = entry.get("answers") if isinstance(entry, Mapping) else None
-        if (
-            not isinstance(entry, Mapping)
-            or not isinstance(entry.get("intake"), str)
-            or not isinstance(answers, list)
-            or not answers
-            or not all(isinstance(a, str) for a in answers)
-        ):
+        found = intake_answers_of(entry)
+        if found is None:
             raise RuleError(
                 f"{label}: each of 'cost_when' needs 'intake' (a question id), 'answers' (a "
                 "non-empty list) and 'cost'"
@@ -59,7 +54,7 @@ def cost_when_from(raw: Any, label: str) -> tuple[CostWhen, ...]:
         cost = entry.get("cost")
         if cost not in COSTS:
             raise RuleError(f"{label}: a 'cost_when' cost must be one of {', '.join(COSTS)}")
-        out.append(CostWhen(str(entry["intake"]), tuple(answers), str(cost)))
+        out.append(CostWhen(*found, str(cost)))
     return tuple(out)
 
 

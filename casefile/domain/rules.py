@@ -354,6 +354,21 @@ def rule_from_dict(data: Mapping[str, Any], question: str, where: str = "rule") 
     )
 
 
+def intake_answers_of(entry: Any) -> tuple[str, tuple[str, ...]] | None:
+    """An ``{ intake = "gpu-count", answers = ["several"] }`` table as (question, answers), or
+    None where it is not one (each caller says which field it was, in its own words)."""
+    answers = entry.get("answers") if isinstance(entry, Mapping) else None
+    if (
+        not isinstance(entry, Mapping)
+        or not isinstance(entry.get("intake"), str)
+        or not isinstance(answers, list)
+        or not answers
+        or not all(isinstance(a, str) for a in answers)
+    ):
+        return None
+    return str(entry["intake"]), tuple(answers)
+
+
 def requirements_from(raw: Any, label: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """``requires = [{ intake = "gpu-count", answers = ["several"] }]`` as (question, answers)
     pairs; whether the questions and answers exist is the playbook's to check."""
@@ -361,19 +376,13 @@ def requirements_from(raw: Any, label: str) -> tuple[tuple[str, tuple[str, ...]]
         raise RuleError(f"{label}: 'requires' must be a list of {{ intake, answers }} tables")
     out = []
     for need in raw:
-        answers = need.get("answers") if isinstance(need, Mapping) else None
-        if (
-            not isinstance(need, Mapping)
-            or not isinstance(need.get("intake"), str)
-            or not isinstance(answers, list)
-            or not answers
-            or not all(isinstance(a, str) for a in answers)
-        ):
+        found = intake_answers_of(need)
+        if found is None:
             raise RuleError(
                 f"{label}: each of 'requires' needs 'intake' (a question id) and 'answers' "
                 "(a non-empty list)"
             )
-        out.append((str(need["intake"]), tuple(answers)))
+        out.append(found)
     return tuple(out)
 
 
