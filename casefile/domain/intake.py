@@ -39,6 +39,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from casefile.domain.environment import entry
 from casefile.domain.facts import Fact, FactValue
 from casefile.domain.kinds import STATED_RELIABILITY
 from casefile.domain.rules import Rule, rule_from_dict
@@ -142,17 +143,18 @@ class IntakeQuestion:
         (``--env gpus=…`` naming GeForce cards on one machine and an RTX 8000 on another, or
         two keys that disagree) give none: which is the slow job's is the question's to ask."""
         for key in self.environment:
-            if key in environment:
-                answer = self.normalise(environment[key])
+            given = entry(environment, key)
+            if given is not None:
+                answer = self.normalise(given[1])
                 if answer is not None:
-                    return Known(answer, "environment", f"--env {key}={environment[key]}")
+                    return Known(answer, "environment", f"--env {given[0]}={given[1]}")
         found: Known | None = None
         for spec in self.environment_matches:
-            value = environment.get(spec.key)
-            if value is None or not spec.holds(value):
+            given = entry(environment, spec.key)
+            if given is None or not spec.holds(given[1]):
                 continue
             if found is None:
-                found = Known(spec.answer, "environment", f"--env {spec.key}={value}")
+                found = Known(spec.answer, "environment", f"--env {given[0]}={given[1]}")
             elif found.answer != spec.answer:
                 return None
         return found

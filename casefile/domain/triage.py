@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 from casefile.domain import commands
 from casefile.domain.beliefs.projection import Projection
 from casefile.domain.beliefs.rules_read import rules_read
+from casefile.domain.environment import values as environment_values
 from casefile.domain.event_types import new_event
 from casefile.domain.event_types.evidence import IntakeRef, IntakeSource, RuleRef
 from casefile.domain.event_types.experiment import ExperimentRecorded, StatedOutcome
@@ -74,7 +75,7 @@ def case_context(projection: Projection, playbook: Playbook) -> CaseContext:
     nvlink = answers.get(NVLINK_QUESTION)
     count = answers.get(GPU_COUNT_QUESTION)
     return CaseContext(
-        gpus=tuple(environment[key] for key in GPU_ENVIRONMENT if key in environment),
+        gpus=environment_values(environment, GPU_ENVIRONMENT),
         nodes=nodes if nodes in ("single", "multi") else None,
         nvlink={"yes": True, "no": False}.get(nvlink or ""),
         several_gpus={"one": False, "several": True}.get(count or ""),

@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+from casefile.domain.environment import values as environment_values
 from casefile.domain.facts import ParseResult
 
 if TYPE_CHECKING:
@@ -115,7 +116,7 @@ class Probe:
         """Whether the software the case states (if any) is one this probe's tool can read:
         it names what :attr:`only_for` asks and nothing :attr:`not_for` excludes. A case that
         states no software is offered every probe. It still reads any run recorded under it."""
-        stated = " ".join(environment[k] for k in SOFTWARE_ENVIRONMENT if k in environment)
+        stated = " ".join(environment_values(environment, SOFTWARE_ENVIRONMENT))
         if not stated.strip():
             return True
         if self.only_for and not re.search(self.only_for, stated, re.IGNORECASE):

@@ -11,13 +11,15 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from casefile.domain.environment import value as environment_value
+
 ZONE_KEYS = ("timezone", "tz")
 
 
 def case_zone(environment: Mapping[str, str]) -> tuple[tzinfo, str]:
     """The zone a case declares (and its name), else UTC; an unknown name falls back to UTC."""
     for key in ZONE_KEYS:
-        name = environment.get(key)
+        name = environment_value(environment, key)
         if name:
             try:
                 return ZoneInfo(str(name)), str(name)

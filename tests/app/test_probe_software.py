@@ -116,3 +116,26 @@ def test_a_case_that_runs_llama_cpp_python_is_offered_py_spy_though_it_names_lla
     """A Python sampler sees llama-cpp-python's calls, also where the case names the llama.cpp
     build it bundles beside it, as people do (a review found py-spy withheld there)."""
     assert PY_SPY.suits({"software": software})
+
+
+@pytest.mark.parametrize(
+    ("software", "offered"),
+    [
+        ("llama.cpp for the draft model, vLLM 0.6.3 for serving", {"torch-profiler", "py-spy"}),
+        ("Ollama 0.5 beside a PyTorch 2.4 fine-tuning script", set(SCOPED)),
+        ("llama.cpp b4500 and TensorFlow 2.15", {"py-spy"}),
+        ("llamafile 0.8.13", set()),
+        ("candle (Rust), CUDA 12.4", set()),
+        ("mistral.rs 0.3", set()),
+        ("faster-whisper 1.0 (CTranslate2)", {"py-spy"}),
+        ("onnxruntime-gpu 1.18", {"py-spy"}),
+        ("HF transformers 4.44 with bitsandbytes", {"torch-profiler", "py-spy"}),
+    ],
+)
+def test_a_mixed_stack_keeps_the_tools_of_every_part_and_more_runtimes_are_scoped(
+    software: str, offered: set[str]
+) -> None:
+    """A tool is left out only where nothing the case states is software it can read: naming
+    llama.cpp beside vLLM no longer costs the PyTorch profiler; native runtimes written in
+    Rust and runtimes with their own kernels are scoped as llama.cpp is."""
+    assert {p for p in SCOPED if probes()[p].suits({"software": software})} == offered

@@ -1,0 +1,63 @@
+"""A case's ``--env`` keys are read by what they name, however they are typed: ``GPUs``,
+``gpu`` and ``gpus`` are one key, ``Software`` is ``software``, ``after_upgrade`` is
+``after-upgrade``. Read by exact spelling, each other spelling answered nothing, silently."""
+
+from __future__ import annotations
+
+import pytest
+from casefile_probes.torch_profiler import PROBE as TORCH_PROFILER
+
+from casefile.app.service import CaseService
+from casefile.app.who import Who
+from casefile.domain.environment import entry, key_form, value, values
+from casefile.report.times import case_zone
+from casefile.store.memory import MemoryEventStore
+from tests.cli.conftest import builtin_registry
+
+
+@pytest.mark.parametrize(
+    ("typed", "form"),
+    [
+        ("gpus", "gpu"),
+        ("GPUs", "gpu"),
+        ("GPU", "gpu"),
+        (" Software ", "software"),
+        ("after_upgrade", "after-upgrade"),
+        ("After Upgrade", "after-upgrade"),
+        ("gpu.model", "gpu-model"),
+        ("gpu-class", "gpu-class"),  # "ss" is not a plural
+        ("os", "os"),  # too short to be one
+        ("nodes", "node"),
+    ],
+)
+def test_a_key_is_read_by_what_it_names(typed: str, form: str) -> None:
+    assert key_form(typed) == form
+
+
+def test_the_exact_spelling_wins_and_the_entry_keeps_its_typed_key() -> None:
+    environment = {"GPU": "1x RTX 4090", "gpus": "2x A100"}
+    assert value(environment, "gpus") == "2x A100"
+    assert entry(environment, "gpu") == ("GPU", "1x RTX 4090")
+    assert value(environment, "software") is None
+    assert values(environment, ("gpus", "gpu_model")) == ("1x RTX 4090", "2x A100")
+
+
+def test_a_capitalised_key_answers_intake_and_scopes_probes() -> None:
+    """``--env GPUs=… --env Software=…`` as a person types them: the GPU count and class are
+    answered, and a llama.cpp case is offered no PyTorch profiler."""
+    environment = {"GPUs": "1x GeForce RTX 4090", "Software": "llama.cpp b4500"}
+    assert not TORCH_PROFILER.suits(environment)
+    with CaseService(MemoryEventStore(), builtin_registry()) as service:
+        case = service.writer.new_case(
+            "slow decode", environment=environment, playbook="gpu-throughput@3", who=Who("t")
+        )
+        items = {item.id: item for item in service.reader.intake(case)}
+        names = {c.probe for c in service.reader.candidates(service.reader.projection(case))}
+    assert items["gpu-count"].answer == "one"
+    assert items["gpu-class"].answer == "consumer"
+    assert items["gpu-class"].basis == "--env GPUs=1x GeForce RTX 4090"
+    assert "torch-profiler" not in names
+
+
+def test_a_report_reads_a_capitalised_time_zone_key() -> None:
+    assert case_zone({"TimeZone": "Europe/Berlin"})[1] == "Europe/Berlin"
