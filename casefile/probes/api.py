@@ -28,6 +28,14 @@ if TYPE_CHECKING:
     from casefile.probes.patterns import FactPattern
 
 Where = Literal["local", "ssh", "pasted", "sampler"]
+#: What running a probe takes, the one scale its ``cost`` is read on (next steps weigh what a
+#: step tells by it, as an A/B's cost is weighed by what making its change takes):
+#: ``instant``, a query of the machine's state that needs no workload (nvidia-smi, lspci, the
+#: topology); ``cheap``, reading what the job prints or sampling it while it runs, or rerunning
+#: it with one variable set (its log, dmon, py-spy, ``NCCL_DEBUG=INFO``); ``moderate``, a
+#: profiled run or a benchmark tool's own run of minutes (the PyTorch profiler, nsys,
+#: bandwidthTest, the P2P test, nccl-tests, nvbandwidth); ``expensive``, hours, or the machine
+#: taken from its users (a soak test, a burn-in).
 CostClass = Literal["instant", "cheap", "moderate", "expensive"]
 
 # Line ends of every convention, kept (a paste's CRLF stays CRLF for the parser to read).

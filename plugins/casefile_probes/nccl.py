@@ -455,7 +455,7 @@ PROBE = Probe(
     parse=parse_nccl,
     recognises=recognise_nccl_tests,
     argv=("all_reduce_perf", "-b", "8", "-e", "1G", "-f", "2", "-g", "1"),
-    cost="expensive",
+    cost="moderate",
     timeout_s=600.0,
     facts=(
         "nccl.busbw",

@@ -271,7 +271,7 @@ PROBE = Probe(
     recognises=recognise_nccl_debug,
     # Any NCCL program logs this way; the nccl-tests binary is one that is usually at hand.
     argv=("env", "NCCL_DEBUG=INFO", "all_reduce_perf", "-b", "8", "-e", "8M", "-f", "2", "-g", "1"),
-    cost="expensive",
+    cost="cheap",
     timeout_s=300.0,
     facts=(
         "nccl.transport",

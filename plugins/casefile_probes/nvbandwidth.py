@@ -297,7 +297,7 @@ PROBE = Probe(
     parse=parse_nvbandwidth,
     recognises=recognise_nvbandwidth,
     argv=("nvbandwidth",),
-    cost="expensive",
+    cost="moderate",
     timeout_s=900.0,
     facts=(
         "nvbandwidth.host_to_device_memcpy_ce",
