@@ -234,6 +234,26 @@ def test_an_experiment_still_needs_its_change(cli: CLI) -> None:
         ("cached the dataset on local NVMe", "data-pipeline"),
         ("torch 2.1.2 -> 2.2.0", "version"),
         ("2x A10 -> 1 GPU", "fewer-gpus"),
+        # spellings of the same changes a review of the rules found unread (change 83)
+        ("single GPU instead of 4", "fewer-gpus"),
+        ("-sm none", "fewer-gpus"),
+        ("--split-mode none", "fewer-gpus"),
+        ("sudo jetson_clocks", "power-limit"),
+        ("persistent_workers=True", "data-pipeline"),
+        ("dataset copied to /dev/shm", "data-pipeline"),
+        ("threads 32 -> 8", "host-threads"),
+        ("torch 2.4.0+cpu -> 2.4.0+cu121", "gpu-offload"),
+        ("CPU-only torch -> CUDA torch", "gpu-offload"),
+        ("num_gpu 99", "gpu-offload"),
+        ("use_gpu=True", "gpu-offload"),
+        ("modprobe nvidia_peermem", "network-path"),
+        ("GPUDirect RDMA enabled", "network-path"),
+        ("link 2.5 GT/s -> 16 GT/s", "pcie-link"),
+        ("side panel removed", "cooling"),
+        ("llama.cpp b2450 -> b2600", "version"),
+        # and what they must not take from a neighbour
+        ("torch 2.1.0+cu118 -> 2.2.0+cu121", "version"),
+        ("CUDA_VISIBLE_DEVICES=0,1 -> 0,2", "launch-config"),
     ],
 )
 def test_version_3_reads_these_spellings(change: str, rule: str) -> None:
