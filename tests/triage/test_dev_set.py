@@ -75,8 +75,8 @@ NOT_YET = {
     "gain from batching reads as any 'faster'; 12 % utilisation counts for the GPU left unused)",
     # the twenty-first round (evaluation 79: one of two leads as written down)
     "unsloth-10806-b200-fla-autotune-key-per-launch": "data-loading leads; host-cpu is #6 (its "
-    "A/Bs of host work removed are read by no rule, or as CUDA-graph A/Bs where the change "
-    "names compiled regions)",
+    "A/Bs of host work removed are read by no rule, and the one that also compiles regions as a "
+    "CUDA-graph A/B)",
 }
 
 CASES = [

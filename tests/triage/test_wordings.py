@@ -254,9 +254,13 @@ def test_an_experiment_still_needs_its_change(cli: CLI) -> None:
         # and what they must not take from a neighbour
         ("torch 2.1.0+cu118 -> 2.2.0+cu121", "version"),
         ("CUDA_VISIBLE_DEVICES=0,1 -> 0,2", "launch-config"),
+        # a change that says it compiles nothing is no CUDA-graph A/B (change 84)
+        ("main -> PR #11238 (host work skipped, no compiled regions)", None),
+        ("eager, without compile -> compiled regions", "cuda-graphs"),
+        ("generate.py run eagerly (no --compile) -> with --compile", "cuda-graphs"),
     ],
 )
-def test_version_3_reads_these_spellings(change: str, rule: str) -> None:
+def test_version_3_reads_these_spellings(change: str, rule: str | None) -> None:
     playbook = builtin_registry().playbook("gpu-throughput@3")
     assert next((r.id for r in playbook.experiments if r.matches(change)), None) == rule
 
