@@ -28,7 +28,14 @@ class NewCase:
         made = service.writer.new_case(
             self.title, self.symptom, dict(self.environment), self.case_id, self.playbook, who
         )
-        return Outcome(f"case {made} opened", made)
+        notes: tuple[str, ...] = ()
+        if self.playbook:  # what the --env answered is recorded now: say so, and from what
+            notes = tuple(
+                f"intake {item.id}: {item.answer} (from {item.basis})"
+                for item in service.reader.intake(made)
+                if item.answer is not None and item.basis
+            )
+        return Outcome(f"case {made} opened", made, notes=notes)
 
 
 @dataclass(frozen=True)

@@ -84,6 +84,9 @@ class Outcome:
     seqs: tuple[int, ...] = ()
     #: recorded, but what it recorded is a failure (a probe run that failed)
     failed: bool = False
+    #: lines worth showing beside the value (what opening a case recorded from its ``--env``):
+    #: the CLI prints them on stderr, so ``C=$(casefile new …)`` still captures the id alone
+    notes: tuple[str, ...] = ()
 
 
 class Action(Protocol):

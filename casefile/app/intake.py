@@ -8,7 +8,7 @@ probe's facts already give is shown as known, and recorded with the others on re
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -134,14 +134,15 @@ def answer_intake(
 
     def decide(draft: Draft) -> IntakeOutcome:
         projection = draft.projection
-        items = {item.id: item for item in intake_items(sessions, case_id, projection, answers)}
         playbooks = {p.ref: p for p in case_playbooks(sessions.registry, projection)}
+        wanted = _by_question_id(answers, playbooks.values())
+        items = {item.id: item for item in intake_items(sessions, case_id, projection, wanted)}
         if not items:
             raise DomainError(
                 "no intake questions: open a playbook that has them (casefile playbook "
                 "open CASE gpu-throughput)"
             )
-        for qid in answers:
+        for qid in wanted:
             if qid not in items:
                 raise DomainError(f"no intake question {qid!r} (questions: {', '.join(items)})")
         recorded: list[tuple[str, str, str, str]] = []
@@ -152,8 +153,8 @@ def answer_intake(
         for qid, item in items.items():
             question = playbooks[item.playbook].intake_question(qid)
             given: Known | None = None
-            if qid in answers:
-                value = answers[qid]
+            if qid in wanted:
+                value = wanted[qid]
             elif known and item.answer is None and item.known is not None:
                 if item.counted_by is not None:
                     counted.append((qid, item.counted_by))
@@ -179,6 +180,20 @@ def answer_intake(
     _, outcome = sessions.execute(case_id, decide, who)
     result: IntakeOutcome = outcome
     return result
+
+
+def _by_question_id(answers: Mapping[str, str], playbooks: Iterable[Playbook]) -> dict[str, str]:
+    """``answers`` keyed by question id: a key may name its question as the case's ``--env``
+    does (``degrades=yes``) or in another spelling (``Degrades_Over_Time``); a key that names
+    no question is kept as given, for the refusal to name it."""
+    questions = [q for playbook in playbooks for q in playbook.intake]
+    out: dict[str, str] = {}
+    for key, value in answers.items():
+        named = next((q.id for q in questions if q.id == key), None) or next(
+            (q.id for q in questions if q.named_by(key)), key
+        )
+        out[named] = value
+    return out
 
 
 def _answers(

@@ -10,6 +10,7 @@ holds, for every row, ``action_from(parse(argv(action))) == action``.
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -153,6 +154,8 @@ def run_action(spec: ActionSpec) -> Handler:
                 stamp = who(args) if spec.stamped else _nobody()
                 outcome = action.run(opened.service, opened.case_id, stamp)
         say(outcome.value)
+        for line in outcome.notes:
+            say(line, file=sys.stderr)
         return 0
 
     return handler

@@ -101,8 +101,10 @@ def register(
     )
     e.add_argument(
         "--probe",
-        help="with --reported: the benchmark the figures came from (default nccl-tests); with "
-        "--outcome: the benchmark it was seen on, if any (only its rules read it)",
+        help="with --reported: the benchmark the figures came from (default: the one the "
+        "reading rule measures that unit with: a bandwidth by nccl-tests, tokens/s or s/step by "
+        "the application's command); with --outcome: the benchmark it was seen on, if any (only "
+        "its rules read it)",
     )
     e.add_argument(
         "--unit",

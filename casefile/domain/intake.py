@@ -39,7 +39,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from casefile.domain.environment import entry
+from casefile.domain.environment import entry, key_form
 from casefile.domain.facts import Fact, FactValue
 from casefile.domain.kinds import STATED_RELIABILITY
 from casefile.domain.rules import Rule, rule_from_dict
@@ -138,11 +138,12 @@ class IntakeQuestion:
         return self.synonyms.get(key)
 
     def from_environment(self, environment: Mapping[str, str]) -> Known | None:
-        """The answer the case's ``--env`` gives: a key whose value is an answer first, then
+        """The answer the case's ``--env`` gives: a key whose value is an answer first (the
+        question's id or one of its ``environment`` keys, however spelled), then
         a value one of ``environment_matches`` reads. Values that read as two answers
         (``--env gpus=…`` naming GeForce cards on one machine and an RTX 8000 on another, or
         two keys that disagree) give none: which is the slow job's is the question's to ask."""
-        for key in self.environment:
+        for key in (self.id, *self.environment):
             given = entry(environment, key)
             if given is not None:
                 answer = self.normalise(given[1])
@@ -158,6 +159,12 @@ class IntakeQuestion:
             elif found.answer != spec.answer:
                 return None
         return found
+
+    def named_by(self, key: str) -> bool:
+        """Whether ``key`` names this question: its id or one of its ``--env`` keys, however
+        spelled (``Degrades-Over-Time``, ``degrades``)."""
+        form = key_form(key)
+        return any(key_form(k) == form for k in (self.id, *self.environment))
 
     def from_facts(self, seq: int, facts: Sequence[Fact]) -> Known | None:
         for spec in self.facts:

@@ -61,3 +61,15 @@ def test_a_capitalised_key_answers_intake_and_scopes_probes() -> None:
 
 def test_a_report_reads_a_capitalised_time_zone_key() -> None:
     assert case_zone({"TimeZone": "Europe/Berlin"})[1] == "Europe/Berlin"
+
+
+def test_a_question_s_own_id_is_an_env_key_too() -> None:
+    """``--env Degrades-Over-Time=yes`` answers the question whose id it spells, as its
+    declared key ``degrades`` does."""
+    from casefile_gpu_playbook import PLAYBOOK_V3
+
+    question = PLAYBOOK_V3.intake_question("degrades-over-time")
+    known = question.from_environment({"Degrades-Over-Time": "yes"})
+    assert known is not None and known.answer == "yes"
+    assert question.named_by("degrades") and question.named_by("DEGRADES_OVER_TIME")
+    assert not question.named_by("degraded")

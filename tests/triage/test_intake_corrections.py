@@ -159,3 +159,30 @@ def test_environment_matches_are_checked_like_facts(entry: str, message: str) ->
     with pytest.raises(RuleError) as raised:
         load_playbook(text, "tiny.toml")
     assert "intake gpu-class: " in str(raised.value) and message in str(raised.value)
+
+
+def test_opening_a_playbook_says_what_the_env_answered_on_stderr(cli: CLI) -> None:
+    """``C=$(casefile new …)`` captures the id alone; what the ``--env`` answered is said on
+    stderr, each with its source (a new user had no way to know it was read)."""
+    made = cli(
+        "new", "slow", "--id", "n1", "--playbook", "gpu-throughput",
+        "--env", "GPUs=1x GeForce RTX 4090", "--env", "Degrades-Over-Time=yes",
+    )  # fmt: skip
+    assert made.code == 0 and made.out.strip() == "n1"
+    assert "intake gpu-count: one (from --env GPUs=1x GeForce RTX 4090)" in made.err
+    assert "intake degrades-over-time: yes (from --env Degrades-Over-Time=yes)" in made.err
+    assert "intake nodes: single (from gpu-count = one" in made.err
+    plain = cli("new", "no playbook", "--id", "n2", "--env", "gpus=1x A100")
+    assert plain.code == 0 and plain.err == ""
+
+
+def test_a_question_is_answered_by_its_env_key_or_another_spelling_of_its_id(cli: CLI) -> None:
+    """``--answer degrades=no`` (the question's ``--env`` key) and ``--answer Workload=…``
+    name their questions, as ``--env`` keys do; a key that names none is still refused."""
+    assert cli("new", "slow", "--id", "k1", "--playbook", "gpu-throughput").code == 0
+    said = cli("intake", "k1", "--answer", "degrades=no", "--answer", "Workload=training")
+    assert said.code == 0
+    assert "degrades-over-time: no → evidence" in said.out
+    assert "workload: training → evidence" in said.out
+    refused = cli("intake", "k1", "--answer", "bogus=1")
+    assert refused.code == 1 and "no intake question 'bogus'" in refused.err
