@@ -6,7 +6,7 @@ import math
 from collections.abc import Callable, Sequence
 
 from casefile.app.views import ProbeRunDetail
-from casefile.app.views.report_sources import EvidenceView
+from casefile.app.views.report_sources import EvidenceView, strongest_rival
 from casefile.app.views.standing import (
     RULED_OUT_BELOW,
     UNLIKELY,
@@ -206,23 +206,17 @@ def _against(state: EvidenceView, chain: Sequence[str]) -> float:
 
 
 def build_alternatives(src: Sources, causes: Sequence[RootCause]) -> tuple[Alternative, ...]:
-    """For each question, the strongest alternative to its root cause (the open top-level
-    hypothesis, or catch-all, with the highest confidence outside the root cause's branch) and
-    the probe + rule expected to tell the two apart best (mutual information, bits; see
-    :meth:`~casefile.app.views.steps_at.CaseSteps.separating`)."""
+    """For each question, the strongest alternative to its root cause (its strongest rival at
+    any depth, :func:`~casefile.app.views.strongest_rival`: a sibling cause as much as another
+    class) and the probe + rule expected to tell the two apart best (mutual information,
+    bits; see :meth:`~casefile.app.views.steps_at.CaseSteps.separating`)."""
     out = []
     for cause in causes:
         question = src.projection.questions[cause.question]
-        top = cause.hypothesis
-        node = question.nodes.get(top)
-        while node is not None and node.parent_id is not None:
-            top = node.parent_id
-            node = question.nodes.get(top)
-        confidences = question.confidences
-        others = [h for h in question.tops if h != top]
-        if not others:
+        alt = strongest_rival(question, cause.hypothesis)
+        if alt is None:
             continue
-        alt = max(others, key=lambda h: (confidences.get(h, 0.0), -others.index(h)))
+        confidences = question.confidences
         best = src.steps.separating(cause.question, cause.hypothesis, alt)
         out.append(
             Alternative(

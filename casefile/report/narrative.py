@@ -7,6 +7,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from casefile import __version__
+from casefile.app.views.report_sources import strongest_rival
 from casefile.domain.event_types import EVENT_TYPES, Fields
 from casefile.domain.event_types.case import ActionTaken, CaseOpened
 from casefile.domain.event_types.evidence import EvidenceAssessed
@@ -68,7 +69,7 @@ def root_causes(src: Sources) -> tuple[RootCause, ...]:
             chosen, is_named = named, True
         row = confidences.get(chosen)
         value = row.confidence if row is not None else 0.0
-        runner = question.runner_up if question.runner_up != chosen else question.leader
+        runner = strongest_rival(src.projection.questions[question.id], chosen)
         other = confidences.get(runner) if runner is not None else None
         against = other.confidence if other is not None else 0.0
         rests_on = supports(src, chosen)

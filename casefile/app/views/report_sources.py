@@ -60,6 +60,33 @@ class QuestionView:
     depths: Mapping[str, int]  # hypothesis → its depth in the tree (top level: 0)
 
 
+def strongest_rival(question: QuestionView, hypothesis: str) -> str | None:
+    """The hypothesis that competes hardest with ``hypothesis``: the likeliest one that is
+    neither it, nor above it (a class it belongs to), nor under it, at any depth; the
+    catch-all counts. A cause deep in the tree is weighed against its siblings too: thermal
+    degradation's rival is the power cap beside it at 41 %, not the runner-up among the
+    top-level classes at 3 %. Ties go to the one proposed first."""
+    nodes = question.nodes
+    above: set[str] = set()
+    node = nodes.get(hypothesis)
+    while node is not None and node.parent_id is not None:
+        above.add(node.parent_id)
+        node = nodes.get(node.parent_id)
+    under = {hypothesis}
+    pending = [hypothesis]
+    while pending:
+        found = nodes.get(pending.pop())
+        if found is not None:
+            under.update(found.children)
+            pending.extend(found.children)
+    catch_all = question.tops[-1:] if question.tops and question.tops[-1] not in nodes else ()
+    rivals = [h for h in (*nodes, *catch_all) if h not in above and h not in under]
+    if not rivals:
+        return None
+    confidences = question.confidences
+    return max(rivals, key=lambda h: (confidences.get(h, 0.0), -rivals.index(h)))
+
+
 class EvidenceView(NamedTuple):
     """One piece of evidence as folded: the numbers it applied and where it came from (a
     named tuple: a long case holds tens of thousands)."""
