@@ -65,10 +65,17 @@ class Conclude:
     lessons: tuple[str, ...] = ()
 
     def run(self, service: CaseService, case_id: str, who: Who) -> Outcome:
+        before = service.reader.projection(case_id).concluded
         event = service.writer.conclude(
             case_id, self.summary, self.root_cause, self.recommendations, self.lessons, who
         )
-        return Outcome(f"conclusion recorded as event {event.seq}", str(event.seq), (event.seq,))
+        notes: tuple[str, ...] = ()
+        if before is not None:  # a second conclusion replaces the first: say which, and how
+            old, new = before.get("root_cause"), self.root_cause or None
+            changed = f" (root cause {old or 'none'} → {new or 'none'})" if old != new else ""
+            notes = (f"replaces the conclusion at seq {before['seq']}{changed}",)
+        said = f"conclusion recorded as event {event.seq}"
+        return Outcome(said, str(event.seq), (event.seq,), notes=notes)
 
 
 @dataclass(frozen=True)

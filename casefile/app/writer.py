@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
+from difflib import get_close_matches
 from typing import TYPE_CHECKING, Any
 
 from casefile.app import experiments, intake
@@ -95,7 +96,9 @@ class CaseWriter:
     ) -> Event:
         def make(p: Projection) -> NewEvent:
             if root_cause is not None and root_cause not in p.hypothesis_question:
-                raise DomainError(f"no hypothesis {root_cause!r} to name as the root cause")
+                near = get_close_matches(root_cause, list(p.hypothesis_question), n=1)
+                hint = f" (did you mean {near[0]}?)" if near else ""
+                raise DomainError(f"no hypothesis {root_cause!r} to name as the root cause{hint}")
             return new_event(
                 CaseConcluded,
                 summary=scrub_text(summary),
