@@ -52,7 +52,7 @@ def active_answer(projection: Projection, question: IntakeQuestion) -> tuple[str
 NODES_QUESTION = "nodes"
 NVLINK_QUESTION = "nvlink"
 GPU_COUNT_QUESTION = "gpu-count"
-GPU_ENVIRONMENT = ("gpus", "gpu", "gpu_model")
+GPU_ENVIRONMENT = ("gpus", "gpu_model")  # read by form: "GPU", "gpu" and "GPUs" too
 
 
 def case_context(projection: Projection, playbook: Playbook) -> CaseContext:

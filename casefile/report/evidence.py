@@ -6,7 +6,7 @@ import math
 from collections.abc import Callable, Sequence
 
 from casefile.app.views import ProbeRunDetail
-from casefile.app.views.report_sources import EvidenceView, strongest_rival
+from casefile.app.views.report_sources import EvidenceView
 from casefile.app.views.standing import (
     RULED_OUT_BELOW,
     UNLIKELY,
@@ -206,17 +206,17 @@ def _against(state: EvidenceView, chain: Sequence[str]) -> float:
 
 
 def build_alternatives(src: Sources, causes: Sequence[RootCause]) -> tuple[Alternative, ...]:
-    """For each question, the strongest alternative to its root cause (its strongest rival at
-    any depth, :func:`~casefile.app.views.strongest_rival`: a sibling cause as much as another
-    class) and the probe + rule expected to tell the two apart best (mutual information,
-    bits; see :meth:`~casefile.app.views.steps_at.CaseSteps.separating`)."""
+    """For each question, the strongest alternative to its root cause (the runner-up the root
+    cause was weighed against: its strongest rival at any depth,
+    :func:`~casefile.app.views.report_sources.strongest_rival`) and the probe + rule expected
+    to tell the two apart best (mutual information, bits; see
+    :meth:`~casefile.app.views.steps_at.CaseSteps.separating`)."""
     out = []
     for cause in causes:
-        question = src.projection.questions[cause.question]
-        alt = strongest_rival(question, cause.hypothesis)
+        alt = cause.runner_up
         if alt is None:
             continue
-        confidences = question.confidences
+        confidences = src.projection.questions[cause.question].confidences
         best = src.steps.separating(cause.question, cause.hypothesis, alt)
         out.append(
             Alternative(
