@@ -38,7 +38,7 @@ from typing import Any
 from casefile.domain.facts import Fact, FactValue
 from casefile.errors import RuleError
 
-AGGREGATES = ("mean", "max", "min", "any", "all", "values", "count")
+AGGREGATES = ("mean", "max", "min", "any", "all", "values", "active", "count")
 LOAD_STATES = ("idle", "under-load", "unknown", "any")
 #: Reliability of a measurement a rule reads, unless the rule says otherwise.
 DEFAULT_RULE_RELIABILITY = 0.9
@@ -281,6 +281,8 @@ def compute_statistic(spec: Statistic, facts: Sequence[Fact]) -> FactValue | fro
         return None
     if spec.aggregate == "values":
         return frozenset(str(v) for v in values.values())
+    if spec.aggregate == "active":  # which flags are set, on any subject: the reasons, not one bit
+        return frozenset(name for (_, name), v in values.items() if v is True)
     if spec.aggregate in ("any", "all"):
         flags = [bool(v) for v in values.values()]
         return any(flags) if spec.aggregate == "any" else all(flags)

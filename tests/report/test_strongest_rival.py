@@ -49,7 +49,8 @@ def test_the_thermal_case_s_report_names_the_power_cap_as_its_rival(cli: CLI) ->
     assert cli("import", str(DEV / case)).code == 0
     report = cli("report", case)
     assert report.code == 0
-    assert "(thermal-degradation), 50.6 %; the runner-up, power-cap, 41.4 %" in report.out
+    # the runner-up is the sibling leaf, however far behind (clock reasons told apart, change 85)
+    assert "(thermal-degradation), 97.3 %; the runner-up, power-cap, 2.1 %" in report.out
     assert "**Strongest alternative** to thermal-degradation (throughput): Held at the power" in (
         report.out
     )
