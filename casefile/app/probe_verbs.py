@@ -13,9 +13,11 @@ from typing import TYPE_CHECKING
 
 from casefile.app.recording import ProbeRecord, rules_for
 from casefile.app.who import NOW, Who
+from casefile.domain.repeats import refuse_repeated_reading
 from casefile.errors import DomainError
 
 if TYPE_CHECKING:
+    from casefile.app.draft import Draft
     from casefile.app.ingest import IngestedRun
     from casefile.app.probing import ProbeRequest
     from casefile.app.sessions import CaseSessions
@@ -67,6 +69,7 @@ class CaseProbing:
                 setup=request.setup,
                 failure=failure_reason(result),
                 scrub=request.scrub,
+                refuse_repeat=taken,
             )
 
     def record_probe(
@@ -82,11 +85,14 @@ class CaseProbing:
         failure: str | None = None,
         setup: str | None = None,
         scrub: bool = True,
+        refuse_repeat: bool = False,
     ) -> ProbeRecord:
         """Store a run's raw output, its parsed facts, and what the rules make of them; output
         its probe could not read (or ``command``'s) is offered to the probes that recognise it.
         Secrets are scrubbed from the command, the output and the note first, unless ``scrub``
-        is False (the run records that they were kept)."""
+        is False (the run records that they were kept). ``refuse_repeat``: output a person
+        brought (pasted, stated) that the case already records word for word is refused, so
+        one finding does not count twice (:mod:`casefile.domain.repeats`)."""
         from casefile.app.probing import failure_reason
         from casefile.app.recording import (
             Readers,
@@ -122,8 +128,14 @@ class CaseProbing:
             scrubbed=scrubbed,
             scrub=scrub,
         )
+
+        def decide(draft: Draft) -> tuple[int, int, list[str], list[str]]:
+            if refuse_repeat:
+                refuse_repeated_reading(draft.projection.probe_runs, collected.run_payload)
+            return decide_run(draft, collected)
+
         appended, (run_seq, obs_seq, evidence_ids, set_aside) = self.sessions.execute(
-            case_id, lambda draft: decide_run(draft, collected), who
+            case_id, decide, who
         )
         return ProbeRecord(
             run_seq,

@@ -27,6 +27,7 @@ from casefile.domain.experiments import SPEEDUP_FACT, ExperimentRule, measure
 from casefile.domain.facts import Fact
 from casefile.domain.intake import IntakeQuestion, Known
 from casefile.domain.kinds import reported_reliability
+from casefile.domain.repeats import refuse_repeated_experiment
 from casefile.domain.rules import Applied, evaluate
 from casefile.errors import DomainError, Remedy
 
@@ -268,24 +269,25 @@ def _experiment(
         speedup = float(
             variant_value / baseline_value if higher_is_better else baseline_value / variant_value
         )
-    return new_event(
-        ExperimentRecorded,
-        experiment_id=_next_id(projection),
-        change=change.strip(),
-        baseline_seq=extra.get("baseline_seq"),
-        variant_seq=extra.get("variant_seq"),
-        probe=probe,
-        metric=metric,
-        baseline_value=float(baseline_value),
-        variant_value=float(variant_value),
-        speedup=speedup,
-        higher_is_better=higher_is_better,
-        unit=unit,
-        note=note,
-        reported=extra.get("reported"),
-        tests=_named(extra.get("tests", ())),
-        restates=restated(projection, extra.get("restates")),
-    )
+    fields: dict[str, Any] = {
+        "experiment_id": _next_id(projection),
+        "change": change.strip(),
+        "baseline_seq": extra.get("baseline_seq"),
+        "variant_seq": extra.get("variant_seq"),
+        "probe": probe,
+        "metric": metric,
+        "baseline_value": float(baseline_value),
+        "variant_value": float(variant_value),
+        "speedup": speedup,
+        "higher_is_better": higher_is_better,
+        "unit": unit,
+        "note": note,
+        "reported": extra.get("reported"),
+        "tests": _named(extra.get("tests", ())),
+        "restates": restated(projection, extra.get("restates")),
+    }
+    refuse_repeated_experiment(projection.experiments, fields)
+    return new_event(ExperimentRecorded, **fields)
 
 
 def restated(projection: Projection, experiment_id: str | None) -> str | None:
@@ -348,17 +350,18 @@ def record_stated_experiment(
         raise DomainError("state the one change the outcome followed", remedy=STATE_THE_CHANGE)
     if stated not in STATED_OUTCOMES:
         raise DomainError(f"outcome {stated!r}: say {' / '.join(STATED_OUTCOMES)}")
-    return new_event(
-        ExperimentRecorded,
-        experiment_id=_next_id(projection),
-        change=change.strip(),
-        stated=cast(StatedOutcome, stated),
-        probe=probe,
-        note=note,
-        reported=True,
-        tests=_named(tests),
-        restates=restated(projection, restates),
-    )
+    fields: dict[str, Any] = {
+        "experiment_id": _next_id(projection),
+        "change": change.strip(),
+        "stated": cast(StatedOutcome, stated),
+        "probe": probe,
+        "note": note,
+        "reported": True,
+        "tests": _named(tests),
+        "restates": restated(projection, restates),
+    }
+    refuse_repeated_experiment(projection.experiments, fields)
+    return new_event(ExperimentRecorded, **fields)
 
 
 def evidence_from_experiment(

@@ -54,10 +54,16 @@ def test_the_echoed_line_with_its_stdin_records_what_the_dialog_recorded(
         list(built.action.records(opened.service, opened.case_id, Who("ana")))
     words = shlex.split(built.command)
     assert words[:2] == ["casefile", "probe"]
+    # on the same case, the echoed line is the same reading again: refused as a repeat
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(PASTED.encode())))
-    echoed = cli(*words[1:])
+    repeat = cli(*words[1:])
+    assert repeat.code != 0 and "already records this pasted output" in repeat.err
+    # on another case it records what the dialog recorded
+    other = cli("new", "Echo again", "--id", "e2").out.strip()
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(PASTED.encode())))
+    echoed = cli(*[other if word == case_id else word for word in words[1:]])
     assert echoed.code == 0, echoed.err
-    first, second = _runs(db, case_id)
+    (first,), (second,) = _runs(db, case_id), _runs(db, other)
     assert first == second
     assert first["host"] == "gpu-node-7" and first["argv"] == ["nvidia-smi", "topo", "-m"]
 

@@ -114,8 +114,8 @@ def test_a_regular_file_and_stdin_are_read(
     path = tmp_path / "topo.txt"
     path.write_text(TOPO)
     assert cli("probe", "c1", "nvidia-smi-topo", "--paste", str(path)).code == 0
-    with_stdin(monkeypatch, TOPO.encode())
-    assert cli("probe", "c1", "nvidia-smi-topo", "--paste", "-").code == 0
+    with_stdin(monkeypatch, TOPO.encode())  # told apart from the file's (else a repeat)
+    assert cli("probe", "c1", "nvidia-smi-topo", "--paste", "-", "--note", "stdin").code == 0
     with_stdin(monkeypatch, TOPO.encode())
     parsed = cli("parse", "nvidia-smi-topo", "-", "--json")
     assert parsed.code == 0 and '"parsed": true' in parsed.out

@@ -4,6 +4,7 @@ observation is read on the next look."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -41,7 +42,8 @@ def test_a_second_look_reads_no_observation_again(monkeypatch: pytest.MonkeyPatc
         read.clear()
         assert service.reader.intake(case) == first
         assert read == []  # nothing read again
-        list(service.probing.run_probe(case, smi_q, Who("t")))
+        second_look = replace(smi_q, note="a second look")  # the same paste is a repeat
+        list(service.probing.run_probe(case, second_look, Who("t")))
         again = service.reader.intake(case)
         assert len(set(read)) == 1  # only the new observation
         known = next(item for item in again if item.id == "gpu-class").known
