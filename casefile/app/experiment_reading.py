@@ -93,6 +93,11 @@ def read_experiment(
             "it be read"
         )
         remedy = Remedy("says it (higher or lower)", "direction")
+    elif (standing := triage.measured_telling_stands(draft.projection, record)) is not None:
+        unread = (
+            f"it retells {record['restates']}, whose measured evidence {standing} stands: an "
+            "account of figures the case already read adds nothing to count"
+        )
     else:
         evidence = triage.evidence_from_experiment(draft.projection, rule, record)
         if evidence is None:

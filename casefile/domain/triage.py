@@ -313,6 +313,23 @@ def superseded_by_retelling(projection: Projection, experiment: dict[str, Any]) 
     return first
 
 
+def measured_telling_stands(projection: Projection, experiment: dict[str, Any]) -> str | None:
+    """The measured evidence a person's retelling leaves standing, or None.
+
+    A retelling counts once, as its latest telling, but not when it knows less: "fixed by
+    -t 7" retelling an A/B whose two runs the case holds is a person's account of figures
+    already read, and superseding them would swap a measurement for its paraphrase (a 2.4x
+    speedup read again as a stated "better", with a stated word's lower reliability). So a
+    reported retelling of measured evidence is recorded and read by nothing; the
+    measurement stands."""
+    if not experiment.get("reported"):
+        return None
+    standing = superseded_by_retelling(projection, experiment)
+    if standing is None or projection.evidence[standing].kind != "measured":
+        return None
+    return standing
+
+
 def _named(tests: Sequence[str]) -> list[str] | None:
     """The hypotheses an experiment was named a test of, once each (absent when none)."""
     return list(dict.fromkeys(tests)) or None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,7 +22,8 @@ from casefile.domain.event_types.experiment import ExperimentRecorded
 from casefile.domain.events import GENESIS_HASH, Event, seal
 from casefile.errors import DomainError
 from tests.cli.conftest import CLI
-from tests.triage.test_experiments import log
+from tests.triage.conftest import nccl_table
+from tests.triage.test_experiments import log, paste
 
 THREADS = "-t 7 (CPU threads limited to 7)"
 
@@ -128,3 +130,26 @@ def test_a_log_that_restates_an_unknown_experiment_does_not_fold() -> None:
         prev = event.hash
     with pytest.raises(DomainError, match="seq 2: restates experiment 'x0', which is unknown"):
         project(events)
+
+
+def test_a_worded_retelling_leaves_a_measured_ab_standing(cli: CLI, tmp_path: Path) -> None:
+    """ "Fixed by NCCL_P2P_DISABLE=1" retelling an A/B whose runs the case holds adds nothing:
+    superseding the 3x measured speedup with a stated word would swap the measurement for its
+    paraphrase, weaker by the stated word's reliability."""
+    assert cli("new", "slow all-reduce", "--id", "m1", "--playbook", "gpu-throughput").code == 0
+    base = paste(cli, "m1", tmp_path, "a.txt", nccl_table(6.0, "NVIDIA A40"))
+    variant = paste(cli, "m1", tmp_path, "b.txt", nccl_table(18.0, "NVIDIA A40"))
+    change = ("--change", "NCCL_P2P_DISABLE=1")
+    measured = cli("experiment", "m1", *change, "--baseline", str(base), "--variant",
+                   str(variant), "--json")  # fmt: skip
+    assert measured.code == 0, measured.err
+    before = confidences(cli, "m1")
+    said = cli("experiment", "m1", *change, "--outcome", "fixed", "--restates", "x1")
+    assert said.code == 0, said.err
+    assert "it retells x1, whose measured evidence e" in said.out and "stands" in said.out
+    assert confidences(cli, "m1") == before
+    assert [e["type"] for e in log(cli, "m1")][-1] == "experiment.recorded"  # no evidence
+    # a reported retelling of reported figures still replaces them (counted once, latest)
+    assert cli("experiment", "m1", *change, "--reported", "6:18", "--probe", "nccl-tests").code == 0
+    again = cli("experiment", "m1", *change, "--outcome", "fixed", "--restates", "x3", "--json")
+    assert again.code == 0 and json.loads(again.out)["supersedes"] is not None
