@@ -19,7 +19,20 @@ The tree::
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from difflib import get_close_matches
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """`` (did you mean X?)`` when one known name is close to a misspelt one, else ``""``:
+    every "no such probe / playbook / hypothesis" message ends with it, so a typo is one
+    glance from its fix instead of a search through the list."""
+    names = list(known)
+    # a name given short ("topo" for nvidia-smi-topo) is one part of the name it means
+    parts = [n for n in names if name and name in n.replace("_", "-").split("-")]
+    near = parts if len(parts) == 1 else get_close_matches(name, names, n=1, cutoff=0.75)
+    return f" (did you mean {near[0]}?)" if near else ""
 
 
 @dataclass(frozen=True)

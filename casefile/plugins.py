@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
 
 from casefile.domain.playbook import Playbook
-from casefile.errors import PluginError
+from casefile.errors import PluginError, did_you_mean
 from casefile.probes.api import Probe
 
 PROBE_GROUP = "casefile.probes"
@@ -128,7 +128,8 @@ class Registry:
         known = ", ".join(
             sorted(set(self.probes) | {n for g, n in self._pending if g == PROBE_GROUP})
         )
-        raise PluginError(f"no probe {name!r} (installed: {known or 'none'})")
+        hint = did_you_mean(name, known.split(", ") if known else ())
+        raise PluginError(f"no probe {name!r}{hint} (installed: {known or 'none'})")
 
     def all_playbook_versions(self) -> list[Playbook]:
         """Every installed version of every playbook, oldest first within an id."""
@@ -142,8 +143,10 @@ class Registry:
             if pid in self.versions:
                 return self.versions[pid]
             known = ", ".join(sorted(self.versions)) or "none"
-            raise PluginError(f"no playbook {pid!r} (installed: {known})")
+            hint = did_you_mean(pid, self.versions)
+            raise PluginError(f"no playbook {pid!r}{hint} (installed: {known})")
         if pid not in playbooks:
             known = ", ".join(sorted(playbooks)) or "none"
-            raise PluginError(f"no playbook {pid!r} (installed: {known})")
+            hint = did_you_mean(pid, playbooks)
+            raise PluginError(f"no playbook {pid!r}{hint} (installed: {known})")
         return playbooks[pid]

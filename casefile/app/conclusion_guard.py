@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from casefile.app.views.steps import separation_line
 from casefile.domain.beliefs.ranking import NO_SEPARATION
-from casefile.errors import DomainError
+from casefile.errors import DomainError, did_you_mean
 
 if TYPE_CHECKING:
     from casefile.app.draft import Draft
@@ -154,7 +154,8 @@ def conclude_acknowledged(
 
     def decide(draft: Draft) -> int:
         if root_cause is not None and root_cause not in draft.projection.hypothesis_question:
-            raise DomainError(f"no hypothesis {root_cause!r} to name as the root cause")
+            hint = did_you_mean(root_cause, draft.projection.hypothesis_question)
+            raise DomainError(f"no hypothesis {root_cause!r} to name as the root cause{hint}")
         return draft.add(
             new_event(
                 CaseConcluded,

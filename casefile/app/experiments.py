@@ -24,7 +24,7 @@ from casefile.domain import triage
 from casefile.domain.event_types.stored import StoredObservation
 from casefile.domain.experiments import Direction, settle_direction
 from casefile.domain.facts import Fact
-from casefile.errors import DomainError
+from casefile.errors import DomainError, did_you_mean
 
 if TYPE_CHECKING:
     from casefile.app.draft import Draft
@@ -164,7 +164,8 @@ def record_reported_experiment(
     change = scrub_text(change)  # the change is free text: API_KEY=… is no setting to keep
     if probe is not None and probe not in sessions.registry.all_probes():
         known = ", ".join(sorted(sessions.registry.all_probes()))
-        raise DomainError(f"no probe {probe!r} measured those figures (probes: {known})")
+        hint = did_you_mean(probe, sessions.registry.all_probes())
+        raise DomainError(f"no probe {probe!r}{hint} measured those figures (probes: {known})")
 
     def decide(draft: Draft) -> ExperimentOutcome:
         projection = draft.projection
@@ -220,7 +221,8 @@ def record_stated_experiment(
     is faster, same is same, worse is slower — as reported evidence."""
     if probe is not None and probe not in sessions.registry.all_probes():
         known = ", ".join(sorted(sessions.registry.all_probes()))
-        raise DomainError(f"no probe {probe!r} (probes: {known})")
+        hint = did_you_mean(probe, sessions.registry.all_probes())
+        raise DomainError(f"no probe {probe!r}{hint} (probes: {known})")
 
     note = scrub_text(note) if note else note
     change = scrub_text(change)  # the change is free text: API_KEY=… is no setting to keep

@@ -17,7 +17,7 @@ from casefile.domain.event_types.case import CaseOpened
 from casefile.domain.event_types.evidence import EvidenceAssessed
 from casefile.domain.event_types.probe import ObservationRecorded
 from casefile.domain.event_types.stored import StoredRun
-from casefile.errors import DomainError
+from casefile.errors import DomainError, did_you_mean
 
 if TYPE_CHECKING:
     from casefile.app.feed import ChangeFeed
@@ -190,7 +190,8 @@ class CaseReader:
             q.catch_all_id == hypothesis_id for q in projection.questions.values()
         ):
             when = f" at seq {upto}" if upto is not None else ""
-            raise DomainError(f"no hypothesis {hypothesis_id!r} in case {case_id}{when}")
+            hint = did_you_mean(hypothesis_id, projection.hypothesis_question)
+            raise DomainError(f"no hypothesis {hypothesis_id!r}{hint} in case {case_id}{when}")
         return build_hypothesis_detail(
             projection,
             hypothesis_id,

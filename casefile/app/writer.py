@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
-from difflib import get_close_matches
 from typing import TYPE_CHECKING, Any
 
 from casefile.app import experiments, intake
@@ -24,7 +23,7 @@ from casefile.domain.event_types import new_event
 from casefile.domain.event_types.case import ActionTaken, CaseConcluded, NoteAdded
 from casefile.domain.event_types.hypothesis import HypothesisProposed, QuestionProposed
 from casefile.domain.events import NewEvent
-from casefile.errors import ConcurrencyError, DomainError, Remedy
+from casefile.errors import ConcurrencyError, DomainError, Remedy, did_you_mean
 
 if TYPE_CHECKING:
     from casefile.app.sessions import CaseSessions
@@ -96,8 +95,7 @@ class CaseWriter:
     ) -> Event:
         def make(p: Projection) -> NewEvent:
             if root_cause is not None and root_cause not in p.hypothesis_question:
-                near = get_close_matches(root_cause, list(p.hypothesis_question), n=1)
-                hint = f" (did you mean {near[0]}?)" if near else ""
+                hint = did_you_mean(root_cause, p.hypothesis_question)
                 raise DomainError(f"no hypothesis {root_cause!r} to name as the root cause{hint}")
             return new_event(
                 CaseConcluded,

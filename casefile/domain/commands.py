@@ -35,7 +35,7 @@ from casefile.domain.events import NewEvent
 from casefile.domain.ids import CASE_ID_LIMIT, ID_PATTERN, is_case_id
 from casefile.domain.kinds import DEFAULT_RELIABILITY, KINDS, reported_reliability
 from casefile.domain.rules import Applied, SetAside
-from casefile.errors import DomainError, Remedy
+from casefile.errors import DomainError, Remedy, did_you_mean
 
 #: a prior that does not fit can still be given: the others make room in proportion
 REBALANCE = Remedy("scales the other hypotheses down in proportion to make room", "rebalance")
@@ -186,7 +186,8 @@ def propose_hypothesis(
 
 def _existing(projection: Projection, hid: str) -> None:
     if hid not in projection.hypothesis_question:
-        raise DomainError(f"no hypothesis {hid!r} (known: {_known_hypotheses(projection)})")
+        hint = did_you_mean(hid, projection.hypothesis_question)
+        raise DomainError(f"no hypothesis {hid!r}{hint} (known: {_known_hypotheses(projection)})")
 
 
 def refine_hypothesis(

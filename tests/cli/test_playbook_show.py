@@ -75,7 +75,10 @@ def test_json_has_everything(cli: CLI) -> None:
 def test_an_unknown_playbook_is_one_line_listing_the_installed_ones(cli: CLI) -> None:
     result = cli("playbook", "show", "gpu-thruput")
     assert result.code == 1
-    assert "no playbook 'gpu-thruput' (installed: gpu-throughput)" in result.err
+    assert (
+        "no playbook 'gpu-thruput' (did you mean gpu-throughput?) (installed: gpu-throughput)"
+        in result.err
+    )
     assert len(result.err.strip().splitlines()) == 1
 
 

@@ -18,7 +18,7 @@ from casefile.app.views.names import CATCH_ALL_MEANING, CATCH_ALL_TEXT
 from casefile.domain.beliefs import Projection
 from casefile.domain.beliefs.question import CATCH_ALL, QuestionState
 from casefile.domain.beliefs.scoring import Contribution
-from casefile.errors import DomainError
+from casefile.errors import DomainError, did_you_mean
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,5 +173,8 @@ def _question_of(projection: Projection, hypothesis_id: str) -> QuestionState:
     question = projection.questions.get(qid) if qid is not None else None
     if question is None:
         known = ", ".join(sorted(projection.hypothesis_question)) or "none"
-        raise DomainError(f"no hypothesis {hypothesis_id!r} in this case (hypotheses: {known})")
+        hint = did_you_mean(hypothesis_id, projection.hypothesis_question)
+        raise DomainError(
+            f"no hypothesis {hypothesis_id!r}{hint} in this case (hypotheses: {known})"
+        )
     return question

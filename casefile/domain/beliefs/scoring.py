@@ -34,7 +34,7 @@ from casefile.domain.beliefs.tree import (
     evidence_effect,
 )
 from casefile.domain.collector import collector_paused
-from casefile.errors import DomainError
+from casefile.errors import DomainError, did_you_mean
 
 LN2 = math.log(2.0)
 
@@ -270,7 +270,8 @@ def _question_of(projection: Projection, hypothesis_id: str) -> str:
     for question in projection.questions.values():
         if question.catch_all_id == hypothesis_id:
             return question.id
-    raise DomainError(f"no hypothesis {hypothesis_id!r} in this case")
+    hint = did_you_mean(hypothesis_id, projection.hypothesis_question)
+    raise DomainError(f"no hypothesis {hypothesis_id!r}{hint} in this case")
 
 
 def _members(structure: Structure, hypothesis_id: str, seq: int | None) -> list[int]:

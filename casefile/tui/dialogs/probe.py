@@ -24,7 +24,7 @@ from casefile.app.probing import (
 )
 from casefile.app.views.probe_catalog import ProbeEntry
 from casefile.domain.stated import check_statement
-from casefile.errors import DomainError, RunnerError
+from casefile.errors import DomainError, RunnerError, did_you_mean
 from casefile.tui.dialogs.form import Field, FormDialog, optional, required
 from casefile.tui.errors import control_hint
 from casefile.tui.widgets.probe_picker import ProbePicker
@@ -68,7 +68,8 @@ def build_probe(
     stated fact the probe does not give is refused in the dialog, before anything runs."""
     name = required(values, "probe", "the probe")
     if name not in probes:
-        raise ValueError(f"no probe {name!r} (installed: {', '.join(probes)})")
+        hint = did_you_mean(name, probes)
+        raise ValueError(f"no probe {name!r}{hint} (installed: {', '.join(probes)})")
     hosts = [h for h in values.get("hosts", "").replace(",", " ").split() if h]
     pasted = values.get("paste", "")
     # one line, readings apart by ';' (a value may hold spaces: "231 GB/s")
