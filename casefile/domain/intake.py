@@ -63,6 +63,8 @@ class FactAnswer:
     any_of: tuple[str, ...] = ()
     matches: str | None = None
     at_least: float | None = None
+    #: what ``matches`` reads, in words ("a GeForce, TITAN or GTX name"): shown in its place
+    says: str = ""
 
     def holds(self, value: FactValue) -> bool:
         if self.at_least is not None:
@@ -85,6 +87,8 @@ class EnvironmentAnswer:
     key: str
     matches: str
     answer: str
+    #: what ``matches`` reads, in words ("a count of one GPU"): a pattern is for the machine
+    says: str = ""
 
     def holds(self, value: str) -> bool:
         return re.search(self.matches, value, re.IGNORECASE) is not None
@@ -297,7 +301,17 @@ def _environment_answer(item: Any, answers: list[str], label: str) -> Environmen
         raise RuleError(
             f"{label}: environment_matches 'matches' is not a valid pattern: {error}"
         ) from None
-    return EnvironmentAnswer(key=str(item["key"]), matches=pattern, answer=str(answer))
+    return EnvironmentAnswer(
+        key=str(item["key"]), matches=pattern, answer=str(answer), says=_says(item, label)
+    )
+
+
+def _says(item: Mapping[str, Any], label: str) -> str:
+    """A pattern's words (``says``), optional: without them the pattern itself is shown."""
+    says = item.get("says", "")
+    if not isinstance(says, str):
+        raise RuleError(f"{label}: 'says' must be a string (what the pattern reads, in words)")
+    return says.strip()
 
 
 def _fact_answer(item: Any, answers: list[str], label: str) -> FactAnswer:
@@ -324,4 +338,5 @@ def _fact_answer(item: Any, answers: list[str], label: str) -> FactAnswer:
         equals=item.get("equals"),
         any_of=tuple(str(v) for v in item.get("any_of", ())),
         matches=str(matches) if matches is not None else None,
+        says=_says(item, label),
     )

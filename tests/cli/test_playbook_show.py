@@ -158,3 +158,27 @@ def test_playbook_show_says_when_the_cost_differs(cli: CLI) -> None:
     assert version["cost_when"] == [
         "moderate where after-upgrade is framework or collective-library"
     ]
+
+
+def test_a_pattern_that_answers_is_shown_in_words_and_as_itself_with_numbers(cli: CLI) -> None:
+    """gpu-count's patterns ran to 300 characters of look-aheads; a reader wants what they
+    read. Words without --numbers, the pattern with it (and in JSON)."""
+    words = cli("playbook", "show", "gpu-throughput@3").out
+    assert "    answered by --env gpus: a count of one GPU" in words
+    assert "answered by the fact app.gpu_name: a GeForce, TITAN or GTX card" in words
+    assert "(?!" not in words and "~ '" not in words
+    numbers = cli("playbook", "show", "gpu-throughput@3", "--numbers").out
+    assert "answered by --env gpus ~ '^(?!.*\\bvs\\b)" in numbers
+    assert "answered by the fact app.gpu_name ~ 'GeForce" in numbers
+    shown = json.loads(cli("playbook", "show", "gpu-throughput@3", "--json").out)
+    gpu_count = next(q for q in shown["intake"] if q["id"] == "gpu-count")
+    assert all("~ '" in match for match in gpu_count["environment_matches"])
+
+
+def test_every_pattern_of_the_current_playbook_says_what_it_reads() -> None:
+    for question in PLAYBOOK_V3.intake:
+        for env in question.environment_matches:
+            assert env.says, f"{question.id}: --env {env.key} ~ {env.matches!r} has no 'says'"
+        for fact in question.facts:
+            if fact.matches is not None:
+                assert fact.says, f"{question.id}: fact {fact.fact} has no 'says'"

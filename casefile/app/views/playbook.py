@@ -131,25 +131,33 @@ def _table(rule: Rule) -> Table:
     return table
 
 
-def fact_condition(spec: FactAnswer) -> str:
-    """``name ~ 'GeForce' → consumer``: a fact that answers a question, and when."""
+def fact_condition(spec: FactAnswer, numbers: bool = True) -> str:
+    """``name ~ 'GeForce' → consumer``: a fact that answers a question, and when; without
+    numbers, a pattern that says what it reads in words is shown as those words."""
     if spec.at_least is not None:
-        test = f"≥ {spec.at_least:g}"
+        test = f" ≥ {spec.at_least:g}"
     elif spec.equals is not None:
-        test = f"= {spec.equals}"
+        test = f" = {spec.equals}"
     elif spec.any_of:
-        test = f"in ({', '.join(spec.any_of)})"
+        test = f" in ({', '.join(spec.any_of)})"
     elif spec.matches is not None:
-        test = f"~ '{spec.matches}'"
+        test = f": {spec.says}" if spec.says and not numbers else f" ~ '{spec.matches}'"
     else:
-        test = "is set"
-    return f"{spec.fact} {test} → {spec.answer}"
+        test = " is set"
+    return f"{spec.fact}{test} → {spec.answer}"
 
 
-def _environment_matches(question: IntakeQuestion) -> tuple[str, ...]:
+def _environment_matches(question: IntakeQuestion, numbers: bool) -> tuple[str, ...]:
+    """``gpus: a count of one GPU → one`` (the pattern with numbers, or where no words
+    say what it reads: ``gpus ~ 'GeForce' → consumer``)."""
     # declared by a question only where the playbook gives them (gpu-class from --env gpus)
     specs = getattr(question, "environment_matches", ())
-    return tuple(f"{s.key} ~ '{s.matches}' → {s.answer}" for s in specs)
+    return tuple(
+        f"{s.key}: {s.says} → {s.answer}"
+        if s.says and not numbers
+        else f"{s.key} ~ '{s.matches}' → {s.answer}"
+        for s in specs
+    )
 
 
 def implied_condition(spec: ImpliedAnswer) -> str:
@@ -166,8 +174,8 @@ def _intake(question: IntakeQuestion, numbers: bool) -> IntakeView:
         answers=question.answers,
         help=question.help,
         environment=question.environment,
-        environment_matches=_environment_matches(question),
-        facts=tuple(fact_condition(spec) for spec in question.facts),
+        environment_matches=_environment_matches(question, numbers),
+        facts=tuple(fact_condition(spec, numbers) for spec in question.facts),
         likelihoods=_table(question.rule) if numbers else None,
         reliability=question.rule.reliability if numbers else None,
         implied_by=tuple(implied_condition(spec) for spec in question.implied_by),
