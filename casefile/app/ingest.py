@@ -178,8 +178,7 @@ def decide_ingest(draft: Draft, prepared: Prepared, digest: str) -> list[int]:
             continue
         assert isinstance(item, ProposedRun)
         last_at = item.at or last_at
-        run_seq, _, _, _ = decide_run(draft, collected, item.at)
-        run_seqs.append(run_seq)
+        run_seqs.append(decide_run(draft, collected, item.at).run_seq)
     return run_seqs
 
 

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from casefile.app.draft import Draft
     from casefile.app.ingest import IngestedRun
     from casefile.app.probing import ProbeRequest
+    from casefile.app.recording import Decided
     from casefile.app.sessions import CaseSessions
     from casefile.probes.api import Probe
     from casefile.probes.runners.cancel import CancelToken
@@ -129,26 +130,25 @@ class CaseProbing:
             scrub=scrub,
         )
 
-        def decide(draft: Draft) -> tuple[int, int, list[str], list[str]]:
+        def decide(draft: Draft) -> Decided:
             if refuse_repeat:
                 refuse_repeated_reading(draft.projection.probe_runs, collected.run_payload)
             return decide_run(draft, collected)
 
-        appended, (run_seq, obs_seq, evidence_ids, set_aside) = self.sessions.execute(
-            case_id, decide, who
-        )
+        appended, decided = self.sessions.execute(case_id, decide, who)
         return ProbeRecord(
-            run_seq,
-            obs_seq,
+            decided.run_seq,
+            decided.obs_seq,
             collected.parsed,
-            evidence_ids,
-            set_aside,
+            decided.evidence_ids,
+            decided.set_aside,
             result,
             outcome_failure(collected.parsed, result, failure),
             tuple(event.seq for event in appended),
             setup,
             collected.read_as,
             scrubbed,
+            tuple(decided.wanting),
         )
 
     def propose_ingest(

@@ -30,7 +30,7 @@ from casefile.domain.events import NewEvent
 from casefile.domain.facts import Fact, ParseResult
 from casefile.domain.rules import Applied, Rule, SetAside, can_read, evaluate
 from casefile.domain.stated import SOURCE as STATED
-from casefile.domain.stated import read_statement
+from casefile.domain.stated import read_statement, still_needs
 from casefile.errors import DomainError, StoreError
 
 if TYPE_CHECKING:
@@ -62,6 +62,9 @@ class ProbeRecord:
     read_as: tuple[str, ...] = ()
     #: how many different secrets were scrubbed before the run was sealed
     scrubbed: int = 0
+    #: a stated reading's rules that read a stated fact but needed another to say anything
+    #: (``power-headroom also needs power.limit``)
+    wanting: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -388,9 +391,19 @@ def store_output(put: Callable[[bytes], str], result: RunResult) -> StoredOutput
     return StoredOutput(stdout_digest, stderr_digest, result)
 
 
-def decide_run(
-    draft: Draft, collected: Collected, at: str | None = None
-) -> tuple[int, int, list[str], list[str]]:
+@dataclass(frozen=True)
+class Decided:
+    """What deciding one run added: its seqs, the evidence, the rules that set it aside, and
+    for a stated reading, what the rules that read a stated fact still needed."""
+
+    run_seq: int
+    obs_seq: int
+    evidence_ids: list[str]
+    set_aside: list[str]
+    wanting: list[str]
+
+
+def decide_run(draft: Draft, collected: Collected, at: str | None = None) -> Decided:
     """Add the probe run, its observation and the rules' verdicts to the draft (the run and
     its observation occurred ``at``, when given: a run read from a recording)."""
     run_seq = draft.add(NewEvent("probe.ran", collected.run_payload, occurred_at=at))
@@ -407,7 +420,7 @@ def decide_run(
         observation["read_as"] = list(collected.read_as)
     obs_seq = draft.add(NewEvent("observation.recorded", observation, occurred_at=at))
     load = str(collected.conditions["load"])
-    evidence_ids, set_aside = apply_rules(
+    evidence_ids, set_aside, wanting = apply_rules(
         draft,
         collected.rules,
         parsed.facts,
@@ -416,7 +429,7 @@ def decide_run(
         run_seq,
         reported=collected.run_payload.get("source") == STATED,
     )
-    return run_seq, obs_seq, evidence_ids, set_aside
+    return Decided(run_seq, obs_seq, evidence_ids, set_aside, wanting)
 
 
 def apply_rules(
@@ -428,12 +441,15 @@ def apply_rules(
     run_seq: int,
     *,
     reported: bool = False,
-) -> tuple[list[str], list[str]]:
+) -> tuple[list[str], list[str], list[str]]:
     """Apply each rule to a question opened from its own playbook (never to a question that
     merely shares its id); ``reported``: the facts were stated by a person, so the evidence
-    counts as reported, as far as a person's stated figures are trusted."""
+    counts as reported, as far as a person's stated figures are trusted. Returns the
+    evidence ids, the rules that set the reading aside, and, for a statement, what each rule
+    that reads a stated fact still needed (``power-headroom also needs power.limit``)."""
     evidence_ids: list[str] = []
     set_aside: list[str] = []
+    wanting: list[str] = []
     context: dict[str, list[Fact]] = {}
     for playbook, rule in rules:
         if not opened_from(draft.projection, rule.question, playbook.ref):
@@ -444,6 +460,7 @@ def apply_rules(
         if reported and not can_read(rule, context[playbook.ref]):
             # a statement of one or two facts is no reading for the rules that read others:
             # nothing to set aside for a load it was not taken under
+            wanting.extend(still_needs(rule, facts, context[playbook.ref]))
             continue
         verdict = evaluate(rule, context[playbook.ref], load)
         if isinstance(verdict, SetAside):
@@ -458,7 +475,7 @@ def apply_rules(
                 continue  # none of the hypotheses the rule names are in this case
             draft.add(event)
             evidence_ids.append(EvidenceAssessed.of(event.payload).evidence_id)
-    return evidence_ids, set_aside
+    return evidence_ids, set_aside, wanting
 
 
 def outcome_failure(record_parse: ParseResult, result: RunResult, reason: str | None) -> str | None:

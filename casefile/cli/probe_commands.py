@@ -69,7 +69,8 @@ def request_from(args: argparse.Namespace) -> ProbeRequest:
 
 def describe(record: ProbeRecord) -> str:
     parse = record.parse
-    state = f"{len(parse.facts)} facts" if parse.parsed else "did not parse"
+    count = len(parse.facts)
+    state = f"{count} {'fact' if count == 1 else 'facts'}" if parse.parsed else "did not parse"
     parts = [f"probe run {record.probe_run_seq} on {record.result.host}: {state}"]
     if record.read_as:
         parts.append("read as " + ", ".join(record.read_as))
@@ -80,10 +81,20 @@ def describe(record: ProbeRecord) -> str:
     if record.set_aside:
         parts.append("set aside by " + ", ".join(record.set_aside))
     if record.result.source == "stated":
-        parts.append("stated, not run: the rules read it as reported evidence")
+        parts.append(stated_line(record))
     if record.setup is not None:
         parts.append(f"taken on another setup ({record.setup}): kept to compare, no rule read it")
     return " — ".join(parts)
+
+
+def stated_line(record: ProbeRecord) -> str:
+    """What the rules made of a stated reading: read as reported evidence, or read by none
+    (and what a rule that reads one of its facts still needed): a statement no rule read is
+    said to be one, not passed over as if it had counted."""
+    if record.evidence_ids or record.set_aside:
+        return "stated, not run: the rules read it as reported evidence"
+    needs = f" ({'; '.join(record.wanting)})" if record.wanting else ""
+    return f"stated, not run: no rule read it{needs}"
 
 
 def scrubbed_line(count: int, where: str) -> str:
@@ -101,6 +112,7 @@ def record_json(record: ProbeRecord) -> dict[str, object]:
         "ok": record.failure is None,
         "status": status,
         "probe_run_seq": record.probe_run_seq,
+        "wanting": list(record.wanting),
         "observation_seq": record.observation_seq,
         "seqs": list(record.seqs),
         "failure": record.failure,

@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from casefile.domain.facts import Fact, FactValue, ParseResult
+from casefile.domain.rules import Rule
 from casefile.errors import DomainError
 
 #: the source a stated reading's probe run records: nothing ran, a person said it
@@ -121,3 +122,15 @@ def check_statement(probe: str, declared: Sequence[str], stated: Iterable[tuple[
             )
     if not seen:
         raise DomainError("a stated reading needs at least one NAME=VALUE")
+
+
+def still_needs(rule: Rule, stated: Sequence[Fact], readable: Sequence[Fact]) -> list[str]:
+    """What a rule that reads a stated fact, but could not read the statement, still needs:
+    ``["power-headroom also needs power.limit"]``; empty when it reads none of them (a
+    statement of one fact is no reading for the rules that read others)."""
+    names = {fact.name for fact in stated}
+    if not names & set(rule.reads):
+        return []
+    have = {fact.name for fact in readable}
+    missing = [name for name in rule.reads if name not in have]
+    return [f"{rule.id} also needs {' and '.join(missing)}"] if missing else []

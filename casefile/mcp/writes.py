@@ -241,6 +241,8 @@ def _records(case_id: str, request: ProbeRequest, records: list[ProbeRecord]) ->
                 "facts": len(parse.facts) if parse.parsed else None,
                 "evidence": list(record.evidence_ids),
                 "set_aside_by": list(record.set_aside),
+                # a stated reading that a rule could not read: what that rule still needs
+                "wanting": list(record.wanting),
                 "seqs": list(record.seqs),
             }
         )

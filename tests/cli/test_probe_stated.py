@@ -121,3 +121,23 @@ def test_show_of_an_observation_shows_its_run_s_output(cli: CLI) -> None:
     (observation,) = [e for e in _events(cli, case) if e["type"] == "observation.recorded"]
     shown = cli("show", case, str(observation["seq"])).out
     assert "missing" not in shown and "pcie.link.gen.current[e3:00.0]=2" in shown
+
+
+def test_a_statement_no_rule_read_says_so_and_what_a_rule_still_needs(cli: CLI) -> None:
+    """The line said "the rules read it as reported evidence" of a stated SM clock no rule
+    reads, and of a power draw stated without the limit its rule divides by."""
+    case = cli("new", "slow", "--playbook", "gpu-throughput@3").out.strip()
+    under = ("--load", "under-load", "--host", "rig")
+    clock = cli("probe", case, "nvidia-smi-q", "--stated", "clocks.sm=1300", *under)
+    assert clock.code == 0, clock.err
+    assert clock.out.strip().endswith("1 fact — stated, not run: no rule read it")
+    draw = cli("probe", case, "nvidia-smi-q", "--stated", "power.draw=290 W", *under, "--json")
+    line = json.loads(draw.out)
+    assert line["evidence"] == [] and line["wanting"] == ["power-headroom also needs power.limit"]
+    shown = cli("probe", case, "nvidia-smi-q", "--stated", "power.draw=291 W", *under).out
+    assert "no rule read it (power-headroom also needs power.limit)" in shown
+    both = cli(
+        "probe", case, "nvidia-smi-q", "--stated", "power.draw=290 W", "--stated",
+        "power.limit=300 W", *under,
+    )  # fmt: skip
+    assert "2 facts — evidence e" in both.out and "read it as reported evidence" in both.out
