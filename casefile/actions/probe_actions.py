@@ -165,10 +165,21 @@ def said(record: ProbeRecord) -> str:
     host = record.result.host or "local"
     if record.failure:
         return f"{host}: recorded as failed run #{record.probe_run_seq}: {record.failure}"
-    return (
+    line = (
         f"{host}: run #{record.probe_run_seq}, {len(record.parse.facts)} facts, "
         f"{len(record.evidence_ids)} evidence, {len(record.set_aside)} set aside"
     )
+    return f"{line}; {stated_words(record)}" if record.result.source == "stated" else line
+
+
+def stated_words(record: ProbeRecord) -> str:
+    """What the rules made of a stated reading: read as reported evidence, or read by none
+    (and what a rule that reads one of its facts still needed): a statement no rule read is
+    said to be one, not passed over as if it had counted. Every front end says it so."""
+    if record.evidence_ids or record.set_aside:
+        return "stated, not run: the rules read it as reported evidence"
+    needs = f" ({'; '.join(record.wanting)})" if record.wanting else ""
+    return f"stated, not run: no rule read it{needs}"
 
 
 def pasted_command(argv: tuple[str, ...]) -> tuple[str, ...]:

@@ -81,20 +81,12 @@ def describe(record: ProbeRecord) -> str:
     if record.set_aside:
         parts.append("set aside by " + ", ".join(record.set_aside))
     if record.result.source == "stated":
-        parts.append(stated_line(record))
+        from casefile.actions.probe_actions import stated_words
+
+        parts.append(stated_words(record))
     if record.setup is not None:
         parts.append(f"taken on another setup ({record.setup}): kept to compare, no rule read it")
     return " — ".join(parts)
-
-
-def stated_line(record: ProbeRecord) -> str:
-    """What the rules made of a stated reading: read as reported evidence, or read by none
-    (and what a rule that reads one of its facts still needed): a statement no rule read is
-    said to be one, not passed over as if it had counted."""
-    if record.evidence_ids or record.set_aside:
-        return "stated, not run: the rules read it as reported evidence"
-    needs = f" ({'; '.join(record.wanting)})" if record.wanting else ""
-    return f"stated, not run: no rule read it{needs}"
 
 
 def scrubbed_line(count: int, where: str) -> str:

@@ -141,3 +141,17 @@ def test_a_statement_no_rule_read_says_so_and_what_a_rule_still_needs(cli: CLI) 
         "power.limit=300 W", *under,
     )  # fmt: skip
     assert "2 facts — evidence e" in both.out and "read it as reported evidence" in both.out
+
+
+def test_the_tui_line_says_the_same_of_a_statement_no_rule_read(cli: CLI) -> None:
+    """The probe dialog's line (the action table's) and the command line's come from one
+    place: a stated SM clock is read by no rule in both."""
+    from casefile.actions.probe_actions import RunProbe, said
+    from casefile.app.opening import open_case
+    from casefile.app.who import Who
+
+    case = cli("new", "slow", "--id", "s1", "--playbook", "gpu-throughput@3").out.strip()
+    action = RunProbe("nvidia-smi-q", stated={"clocks.sm": "1300"}, load="under-load")
+    with open_case(case, None) as opened:
+        (record,) = opened.service.probing.run_probe(opened.case_id, action.request(None), Who("t"))
+    assert said(record).endswith("0 evidence, 0 set aside; stated, not run: no rule read it")
