@@ -78,6 +78,10 @@ class ExperimentRule:
     #: :mod:`casefile.domain.experiment_cost`): the previous framework is cheaper to go back
     #: to than the previous driver. The ranking resolves them at the step it ranks.
     cost_when: tuple[CostWhen, ...] = ()
+    #: the rule tests a setting's change, whichever side holds it (``either_way`` in TOML):
+    #: an override removed and an override set both say the library's own choice differed
+    #: from the one forced, so neither is read backwards (see :meth:`undoes`)
+    either_way: bool = False
 
     def matches(self, change: str) -> bool:
         """Whether the stated change (as written, or in a common spelling's normal form:
@@ -103,7 +107,9 @@ class ExperimentRule:
         is a new value ("batch size 1 -> 16"), the after side read with the before side's
         subject ("batch size 16"). "DDP with NCCL_P2P_DISABLE=1 -> DDP with NVLink" is P2P
         turned back on, not off: such an A/B is read the other way round, the variant being
-        this rule's baseline."""
+        this rule's baseline. A rule that reads a change either way undoes nothing."""
+        if self.either_way:
+            return False
         sides = _ARROW.split(" ".join(change.split()), maxsplit=1)
         if len(sides) != 2 or not self._names_any(sides[0]) or self._names_any(sides[1]):
             return False
@@ -441,8 +447,15 @@ def experiment_from_dict(data: Any, question: str, known: set[str], where: str) 
         examples=tuple(examples),
         unless=unless,
         cost_when=cost_when_from(data.get("cost_when", []), label),
+        either_way=_flag(data.get("either_way", False), label, "either_way"),
     )
     for example in examples:
         if not built.matches(example):
             raise RuleError(f"{label}: example {example!r} is not a change its 'change' reads")
     return built
+
+
+def _flag(value: object, label: str, name: str) -> bool:
+    if not isinstance(value, bool):
+        raise RuleError(f"{label}: '{name}' must be true or false")
+    return value

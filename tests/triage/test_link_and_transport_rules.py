@@ -278,3 +278,27 @@ def test_what_a_rule_leaves_to_later_rules_a_later_rule_reads(rule: ExperimentRu
     later = PLAYBOOK.experiments[PLAYBOOK.experiments.index(rule) + 1 :]
     for wording in wordings(rule.unless):
         assert any(r.matches(wording) for r in later), wording
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "NCCL_GRAPH_FILE removed from the test scripts (NCCL builds its own graph)",
+        "NCCL_TOPO_FILE=/opt/topo/ndv4-topo.xml",
+        "NCCL_MIN_NCHANNELS=32",
+        "NCCL_BUFFSIZE=8388608 -> default",
+        "export NCCL_MAX_NCHANNELS=4",
+    ],
+)
+def test_an_nccl_override_is_read_either_way(change: str) -> None:
+    """Topology, graph, channel and buffer overrides (change 89): a removed override that
+    restores speed supports a setting that worked against the hardware, and so does one set;
+    neither is read backwards."""
+    assert first_rule(change) == "nccl-override"
+    rule = next(r for r in PLAYBOOK.experiments if r.id == "nccl-override")
+    assert not rule.undoes(change)
+    faster = rule.rule.row("misconfiguration")["faster"]
+    assert faster > 4 * rule.rule.row("host-side")["faster"]
+    # the algorithm's rule is directional: a forced algorithm dropped reads the other way
+    algorithm = next(r for r in PLAYBOOK.experiments if r.id == "algorithm")
+    assert algorithm.undoes("NCCL_ALGO=Tree -> default")
