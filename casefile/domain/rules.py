@@ -53,6 +53,29 @@ PCIE_LANE_KBPS = {1: 250_000, 2: 500_000, 3: 984_615, 4: 1_969_231, 5: 3_938_462
 LARGE_MESSAGE_BYTES = 32 * 1024 * 1024
 
 
+#: Facts a rule may read that no probe states: :func:`derived_facts` (and the playbook's
+#: context) computes them from others of the same observation (one of each group needed).
+DERIVED_FROM: dict[str, tuple[tuple[str, ...], ...]] = {
+    "pcie.link.capacity": (
+        ("pcie.link.gen.max", "pcie.link.gen.current"),
+        ("pcie.link.width.max", "pcie.link.width.current"),
+    ),
+    "nccl.busbw.large": (("nccl.busbw",),),
+    "p2p.enabled_gain": (
+        ("p2p.unidir_bw.enabled.max", "p2p.bidir_bw.enabled.max"),
+        ("p2p.unidir_bw.disabled.max", "p2p.bidir_bw.disabled.max"),
+    ),
+    # from a playbook's expected-rate table, for the GPUs a run names
+    "nccl.busbw.expected": (("nccl.device",),),
+    "p2p.bw.expected": (("name",),),
+    # the decode roofline (casefile.domain.roofline): the rate times the weights; the peak is
+    # the table's for the GPU the run names or, where it names none, the case's --env gpus, and
+    # is given only beside the product, so a probe that gives the product gives both
+    "decode.weight_gbps": (("decode.tokens_per_s", "tokens_per_s"), ("model.weights_gb",)),
+    "memory.bw.expected": (("decode.tokens_per_s", "tokens_per_s"), ("model.weights_gb",)),
+}
+
+
 def derived_facts(facts: Sequence[Fact]) -> list[Fact]:
     """Facts computed from others that rules may read, e.g. ``pcie.link.capacity``.
 
@@ -281,8 +304,8 @@ def compute_statistic(spec: Statistic, facts: Sequence[Fact]) -> FactValue | fro
         return None
     if spec.aggregate == "values":
         return frozenset(str(v) for v in values.values())
-    if spec.aggregate == "active":  # which flags are set, on any subject: the reasons, not one bit
-        return frozenset(name for (_, name), v in values.items() if v is True)
+    if spec.aggregate == "active":
+        return _active(spec, values)
     if spec.aggregate in ("any", "all"):
         flags = [bool(v) for v in values.values()]
         return any(flags) if spec.aggregate == "any" else all(flags)
@@ -304,6 +327,18 @@ def compute_statistic(spec: Statistic, facts: Sequence[Fact]) -> FactValue | fro
     if spec.aggregate == "mean":
         return math.fsum(numbers) / len(numbers)
     return max(numbers) if spec.aggregate == "max" else min(numbers)
+
+
+def _active(spec: Statistic, values: Mapping[tuple[str, str], FactValue]) -> frozenset[str] | None:
+    """Which of the listed flags are set, on any subject: the reasons, not one bit. Only
+    true/false values are flags (text is no reading of one). No flag set is a reading only
+    where every listed flag was read: a query of one column, or a driver that prints fewer
+    reasons, says nothing about the reasons it left out, so it clears none of them."""
+    flags = {(subject, name): v for (subject, name), v in values.items() if isinstance(v, bool)}
+    set_ = frozenset(name for (_, name), v in flags.items() if v)
+    if set_ or {name for _, name in flags} >= set(spec.facts):
+        return set_
+    return None
 
 
 # --- loading -----------------------------------------------------------------------------

@@ -34,10 +34,14 @@ def stated(*lines: str) -> list[Fact]:
     return [stated_fact(*line.split("=", 1)) for line in lines]
 
 
+ALL_CLEAR = tuple(f"{name}=Not Active" for name in REASONS.statistic.facts)
+
+
 @pytest.mark.parametrize(
     ("facts", "expected"),
     [
         (("clocks_event_reasons.sw_thermal_slowdown=true",), "thermal"),
+        # stated as nvidia-smi -q prints it: "Active" is the flag, not text
         (("clocks_event_reasons.hw_thermal_slowdown[gpu1]=Active",), "thermal"),
         # heat outranks the power cap set beside it: the cap is what boosting GPUs report
         (
@@ -48,42 +52,38 @@ def stated(*lines: str) -> list[Fact]:
             "thermal",
         ),
         (("clocks_event_reasons.hw_power_brake_slowdown=true",), "power-brake"),
-        (("clocks_event_reasons.sw_power_cap=true",), "power-cap"),
+        (("clocks_event_reasons.sw_power_cap=Active",), "power-cap"),
         (("clocks_event_reasons.hw_slowdown=true",), "hw-slowdown"),
-        (
-            (
-                "clocks_event_reasons.sw_power_cap=false",
-                "clocks_event_reasons.sw_thermal_slowdown=false",
-            ),
-            "clear",
-        ),
+        (ALL_CLEAR, "clear"),
     ],
 )
 def test_the_active_reason_names_the_outcome(facts: tuple[str, ...], expected: str) -> None:
-    read = [f for f in stated(*facts) if f.value is True or f.value is False]
-    if len(read) < len(facts):  # "Active" is how nvidia-smi -q prints it: parse that line
-        read = parse_smi_q(_q_section(facts)).facts
-    assert outcome("clock-event-reasons", read) == expected
+    assert outcome("clock-event-reasons", stated(*facts)) == expected
 
 
-def _q_section(facts: tuple[str, ...]) -> str:
-    """A -q PERFORMANCE section with the one reason named Active (the rest Not Active)."""
-    active = {f.split("=")[0].split(".")[1].split("[")[0] for f in facts}
-    rows = [
-        ("SW Power Cap", "sw_power_cap"),
-        ("HW Slowdown", "hw_slowdown"),
-        ("HW Thermal Slowdown", "hw_thermal_slowdown"),
-        ("HW Power Brake Slowdown", "hw_power_brake_slowdown"),
-        ("SW Thermal Slowdown", "sw_thermal_slowdown"),
-    ]
-    body = "\n".join(
-        f"            {label:<28}: {'Active' if key in active else 'Not Active'}"
-        for label, key in rows
-    )
-    return (
-        "==============NVSMI LOG==============\n\nAttached GPUs : 1\nGPU 00000000:01:00.0\n"
-        f"    Performance State : P0\n    Clocks Event Reasons\n{body}\n"
-    )
+@pytest.mark.parametrize(
+    "facts",
+    [
+        # a query of one column clears nothing it did not ask about
+        ("clocks_event_reasons.sw_power_cap=false",),
+        ("clocks_event_reasons.sw_power_cap=false", "clocks_event_reasons.sw_thermal_slowdown=no"),
+        # text is no reading of a flag
+        ("clocks_event_reasons.sw_thermal_slowdown=maybe",),
+    ],
+)
+def test_no_reason_set_is_a_reading_only_where_every_reason_was_read(
+    facts: tuple[str, ...],
+) -> None:
+    verdict = evaluate(REASONS, stated(*facts), "under-load")
+    assert not isinstance(verdict, Applied), verdict
+
+
+def test_a_verbatim_q_paste_with_no_reason_active_is_clear() -> None:
+    """An H800's -q (corpus smi-q/001): every reason printed, none active."""
+    path = CORPUS / "smi-q" / "001.txt"
+    if not path.is_file():
+        pytest.skip("the shared corpus is not beside the checkout")
+    assert outcome("clock-event-reasons", parse_smi_q(read_sample(path)).facts) == "clear"
 
 
 def test_the_reasons_are_told_apart_in_the_likelihoods() -> None:

@@ -22,7 +22,7 @@ from casefile.domain.beliefs.question import QuestionSnapshot, QuestionState
 from casefile.domain.beliefs.step_worth import NOT_A_REMEDY, Remedy, ordering, remedy, remedy_note
 from casefile.domain.beliefs.tree import CATCH_ALL_LEAF, Structure
 from casefile.domain.experiment_cost import CostWhen, cost_under
-from casefile.domain.rules import Rule
+from casefile.domain.rules import DERIVED_FROM, Rule
 from casefile.errors import DomainError
 
 #: the name an experiment rule is offered under in next steps (``A/B p2p-disable``)
@@ -85,29 +85,6 @@ MAX_JOINT_OUTCOMES = 20_000
 #: The most joint outcomes × hypothesis classes enumerated for one probe (see
 #: :func:`joint_information_bits`): about 15 ms of arithmetic; every built-in probe fits.
 MAX_JOINT_WORK = 30_000
-
-
-#: Facts a rule may read that no probe states: :func:`casefile.domain.rules.derived_facts`
-#: computes them from others of the same observation (one of each group needed).
-DERIVED_FROM: dict[str, tuple[tuple[str, ...], ...]] = {
-    "pcie.link.capacity": (
-        ("pcie.link.gen.max", "pcie.link.gen.current"),
-        ("pcie.link.width.max", "pcie.link.width.current"),
-    ),
-    "nccl.busbw.large": (("nccl.busbw",),),
-    "p2p.enabled_gain": (
-        ("p2p.unidir_bw.enabled.max", "p2p.bidir_bw.enabled.max"),
-        ("p2p.unidir_bw.disabled.max", "p2p.bidir_bw.disabled.max"),
-    ),
-    # from a playbook's expected-rate table, for the GPUs a run names
-    "nccl.busbw.expected": (("nccl.device",),),
-    "p2p.bw.expected": (("name",),),
-    # the decode roofline (casefile.domain.roofline): the rate times the weights; the peak is
-    # the table's for the GPU the run names or, where it names none, the case's --env gpus, and
-    # is given only beside the product, so a probe that gives the product gives both
-    "decode.weight_gbps": (("decode.tokens_per_s", "tokens_per_s"), ("model.weights_gb",)),
-    "memory.bw.expected": (("decode.tokens_per_s", "tokens_per_s"), ("model.weights_gb",)),
-}
 
 
 def can_produce(patterns: Sequence[str], name: str) -> bool:
