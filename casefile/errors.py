@@ -29,10 +29,15 @@ def did_you_mean(name: str, known: Iterable[str]) -> str:
     every "no such probe / playbook / hypothesis" message ends with it, so a typo is one
     glance from its fix instead of a search through the list."""
     names = list(known)
+    # case and the separator typed aside ("NVIDIA-SMI-Q", "smi_q")
+    typed = name.casefold().replace("_", "-")
+    folded = {n.casefold().replace("_", "-"): n for n in names}
     # a name given short ("topo" for nvidia-smi-topo) is one part of the name it means
-    parts = [n for n in names if name and name in n.replace("_", "-").split("-")]
-    near = parts if len(parts) == 1 else get_close_matches(name, names, n=1, cutoff=0.75)
-    return f" (did you mean {near[0]}?)" if near else ""
+    parts = [n for f, n in folded.items() if typed and typed in f.split("-")]
+    if len(parts) == 1:
+        return f" (did you mean {parts[0]}?)"
+    near = get_close_matches(typed, list(folded), n=1, cutoff=0.75)
+    return f" (did you mean {folded[near[0]]}?)" if near else ""
 
 
 @dataclass(frozen=True)

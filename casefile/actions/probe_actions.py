@@ -169,17 +169,22 @@ def said(record: ProbeRecord) -> str:
         f"{host}: run #{record.probe_run_seq}, {len(record.parse.facts)} facts, "
         f"{len(record.evidence_ids)} evidence, {len(record.set_aside)} set aside"
     )
-    return f"{line}; {stated_words(record)}" if record.result.source == "stated" else line
+    if record.result.source != "stated" or record.setup is not None:
+        return line  # a run of another setup is kept to compare: no rule reads it anyway
+    return f"{line}; {stated_words(record)}"
 
 
 def stated_words(record: ProbeRecord) -> str:
     """What the rules made of a stated reading: read as reported evidence, or read by none
     (and what a rule that reads one of its facts still needed): a statement no rule read is
     said to be one, not passed over as if it had counted. Every front end says it so."""
-    if record.evidence_ids or record.set_aside:
+    if record.evidence_ids:
         return "stated, not run: the rules read it as reported evidence"
+    if record.set_aside:
+        return "stated, not run"  # the line says which rules set it aside, and why
+    intake = f"; intake reads {', '.join(record.intake_reads)}" if record.intake_reads else ""
     needs = f" ({'; '.join(record.wanting)})" if record.wanting else ""
-    return f"stated, not run: no rule read it{needs}"
+    return f"stated, not run: no rule read it{needs}{intake}"
 
 
 def pasted_command(argv: tuple[str, ...]) -> tuple[str, ...]:

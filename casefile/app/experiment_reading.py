@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from casefile.app.candidates import case_playbooks
 from casefile.domain import triage
 from casefile.domain.event_types.evidence import EvidenceAssessed
 from casefile.domain.event_types.experiment import ExperimentRecorded
 from casefile.domain.experiments import named_rule
+from casefile.domain.repeats import earlier_telling
 from casefile.errors import DomainError, Remedy
 
 if TYPE_CHECKING:
@@ -53,6 +54,9 @@ class ExperimentOutcome:
     #: the earlier experiment this one tells again, and the evidence of it this one's replaced
     restates: str | None = None
     superseded: str | None = None
+    #: an earlier A/B of the same change that this one does not say it retells: one finding
+    #: may be counting twice (see :func:`casefile.domain.repeats.earlier_telling`)
+    same_change: str | None = None
 
 
 def read_recorded(
@@ -94,10 +98,7 @@ def read_experiment(
         )
         remedy = Remedy("says it (higher or lower)", "direction")
     elif (standing := triage.measured_telling_stands(draft.projection, record)) is not None:
-        unread = (
-            f"it retells {record['restates']}, whose measured evidence {standing} stands: an "
-            "account of figures the case already read adds nothing to count"
-        )
+        unread = _retold(draft, rule, record, standing)
     else:
         evidence = triage.evidence_from_experiment(draft.projection, rule, record)
         if evidence is None:
@@ -124,6 +125,9 @@ def read_experiment(
         stated=record.get("stated"),
         restates=str(restated) if restated is not None else None,
         superseded=None if read is None else read.supersedes,
+        same_change=earlier_telling(draft.projection.experiments, record)
+        if evidence is not None
+        else None,
     )
 
 
@@ -188,3 +192,21 @@ def experiment_rule(
         ):
             return rule
     return None
+
+
+def _retold(draft: Draft, rule: ExperimentRule, record: dict[str, Any], standing: str) -> str:
+    """Why a retelling of a measured A/B is read by nothing: it adds nothing to count, or it
+    disagrees with the measurement (then it is no retelling: a new run is recorded as one)."""
+    measured = draft.projection.evidence[standing].outcome
+    would = triage.evidence_from_experiment(draft.projection, rule, record)
+    said = None if would is None else EvidenceAssessed.of(would.payload).outcome
+    if said is not None and measured is not None and said != measured:
+        return (
+            f"it retells {record['restates']}, but reads {said!r} where the measured evidence "
+            f"{standing} read {measured!r}: the measurement stands (a new run that disagrees "
+            "is its own A/B, not a retelling)"
+        )
+    return (
+        f"it retells {record['restates']}, whose measured evidence {standing} stands: an "
+        "account of figures the case already read adds nothing to count"
+    )

@@ -132,7 +132,9 @@ class CaseProbing:
 
         def decide(draft: Draft) -> Decided:
             if refuse_repeat:
-                refuse_repeated_reading(draft.projection.probe_runs, collected.run_payload)
+                refuse_repeated_reading(
+                    draft.projection, collected.run_payload, collected.parsed.facts
+                )
             return decide_run(draft, collected)
 
         appended, decided = self.sessions.execute(case_id, decide, who)
@@ -149,6 +151,7 @@ class CaseProbing:
             collected.read_as,
             scrubbed,
             tuple(decided.wanting),
+            tuple(decided.intake_reads),
         )
 
     def propose_ingest(

@@ -65,6 +65,8 @@ class ProbeRecord:
     #: a stated reading's rules that read a stated fact but needed another to say anything
     #: (``power-headroom also needs power.limit``)
     wanting: tuple[str, ...] = ()
+    #: a stated reading's facts that an intake question reads (``name``: gpu-class)
+    intake_reads: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -401,6 +403,8 @@ class Decided:
     evidence_ids: list[str]
     set_aside: list[str]
     wanting: list[str]
+    #: a stated reading's facts an intake question of the case reads (``name`` for gpu-class)
+    intake_reads: list[str] = field(default_factory=list)
 
 
 def decide_run(draft: Draft, collected: Collected, at: str | None = None) -> Decided:
@@ -429,7 +433,26 @@ def decide_run(draft: Draft, collected: Collected, at: str | None = None) -> Dec
         run_seq,
         reported=collected.run_payload.get("source") == STATED,
     )
-    return Decided(run_seq, obs_seq, evidence_ids, set_aside, wanting)
+    stated = collected.run_payload.get("source") == STATED
+    intake = intake_reads(draft, collected.rules, parsed.facts) if stated else []
+    return Decided(run_seq, obs_seq, evidence_ids, set_aside, wanting, intake)
+
+
+def intake_reads(
+    draft: Draft, rules: Sequence[tuple[Playbook, Rule]], facts: Sequence[Fact]
+) -> list[str]:
+    """The facts an intake question of the case's playbooks reads (a stated GPU name answers
+    gpu-class): a statement no rule read may still have answered a question."""
+    names = {fact.name for fact in facts}
+    read: list[str] = []
+    seen: set[str] = set()
+    for playbook, rule in rules:
+        if playbook.ref in seen or not opened_from(draft.projection, rule.question, playbook.ref):
+            continue
+        seen.add(playbook.ref)
+        for question in playbook.intake:
+            read += [spec.fact for spec in question.facts if spec.fact in names]
+    return list(dict.fromkeys(read))
 
 
 def apply_rules(

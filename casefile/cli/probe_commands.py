@@ -80,7 +80,7 @@ def describe(record: ProbeRecord) -> str:
         parts.append("evidence " + ", ".join(record.evidence_ids))
     if record.set_aside:
         parts.append("set aside by " + ", ".join(record.set_aside))
-    if record.result.source == "stated":
+    if record.result.source == "stated" and record.setup is None:
         from casefile.actions.probe_actions import stated_words
 
         parts.append(stated_words(record))
@@ -105,6 +105,7 @@ def record_json(record: ProbeRecord) -> dict[str, object]:
         "status": status,
         "probe_run_seq": record.probe_run_seq,
         "wanting": list(record.wanting),
+        "intake_reads": list(record.intake_reads),
         "observation_seq": record.observation_seq,
         "seqs": list(record.seqs),
         "failure": record.failure,

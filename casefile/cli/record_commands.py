@@ -126,7 +126,8 @@ def cmd_record(args: argparse.Namespace) -> int:
         runs = service.probing.ingest(case_id, proposal, keep, actor)
     say(f"casefile record: recorded {len(runs)} command(s) into {case_id}:", file=sys.stderr)
     for run in runs:
-        state = f"{run.facts} facts" if run.parsed else "did not parse"
+        facts = f"{run.facts} fact" if run.facts == 1 else f"{run.facts} facts"
+        state = facts if run.parsed else "did not parse"
         if run.read_as:
             state += ", read as " + ", ".join(run.read_as)
         scrubbed = f", scrubbed {', '.join(run.scrubbed)}" if run.scrubbed else ""

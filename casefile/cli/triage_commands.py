@@ -139,7 +139,8 @@ def register(
         "--restates",
         metavar="EXPERIMENT",
         help="an earlier experiment (x3) this one tells again, as a thread's closing 'fixed by "
-        "it' retells an A/B: its evidence replaces that one's, so the finding counts once",
+        "it' retells an A/B: its evidence replaces that one's, so the finding counts once (a "
+        "person's retelling of a measured A/B is read by nothing: the measurement stands)",
     )
     e.add_argument("--note", help="a remark stored with the experiment")
     e.add_argument("--json", action="store_true", help="what was recorded as JSON")
@@ -386,9 +387,16 @@ def describe_experiment(outcome: ExperimentOutcome) -> str:
 
 
 def _retold(outcome: ExperimentOutcome) -> str:
-    """What a retelling replaced: the restated experiment's evidence, or nothing to replace."""
+    """What a retelling replaced: the restated experiment's evidence, or nothing to replace;
+    or, for an A/B that restates nothing, an earlier one of the same change it may retell."""
     if outcome.restates is None:
-        return ""
+        if outcome.same_change is None:
+            return ""
+        x = outcome.same_change
+        return (
+            f"; experiment {x} records an A/B of the same change: if this tells it again, "
+            f"--restates {x} counts it once"
+        )
     if outcome.superseded is None:
         return f"; restates {outcome.restates}, which no rule had read: nothing superseded"
     return f"; restates {outcome.restates}: supersedes its evidence {outcome.superseded}"
@@ -416,4 +424,5 @@ def _experiment_json(
         "unread": outcome.unread,
         "restates": outcome.restates,
         "supersedes": outcome.superseded,
+        "same_change": outcome.same_change,
     }

@@ -16,10 +16,16 @@ second run"), and a finding told again on purpose names the record it retells
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
+from casefile.domain.experiments import normalise_change
 from casefile.errors import DomainError, Remedy
+
+if TYPE_CHECKING:
+    from casefile.domain.beliefs.projection import Projection
+    from casefile.domain.facts import Fact
 
 #: what lets a reading that printed the same again through: a note saying which run it was
 SAY_WHICH_RUN = Remedy("says which run this was, so the two are told apart", "note")
@@ -28,11 +34,10 @@ TELL_IT_AGAIN = Remedy("names the A/B it tells again, which then counts once", "
 
 #: the sources whose output a person brings: pasted output and stated readings
 TOLD = frozenset({"pasted", "stated"})
-# what says what a run recorded (not when it was taken, nor how its record was kept)
-_RUN_SAYS = (
-    "probe", "source", "argv", "host", "stdout_artifact", "stderr_artifact", "conditions",
-    "note", "exit_status", "reconstructed",
-)  # fmt: skip
+# what says where and how a told reading was taken: the command that printed it, the host, the
+# conditions and the note (not when, nor which probe read it: the facts are the reading; nor
+# the output's digest, which a line end changes)
+_RUN_SAYS = ("argv", "host", "conditions", "note", "reconstructed")
 # what says what an A/B found (not its id, seq or hash, nor the record it retells)
 _EXPERIMENT_SAYS = (
     "probe", "metric", "baseline_value", "variant_value", "unit", "higher_is_better",
@@ -40,21 +45,30 @@ _EXPERIMENT_SAYS = (
 )  # fmt: skip
 
 
-def refuse_repeated_reading(runs: Mapping[int, Mapping[str, Any]], run: Mapping[str, Any]) -> None:
-    """Refuse a pasted output or stated reading that an earlier run of the case already
-    recorded, word for word, under the same probe, host, conditions and note."""
-    if run.get("source") not in TOLD or run.get("stdout_artifact") is None:
+def refuse_repeated_reading(
+    projection: Projection, run: Mapping[str, Any], facts: Sequence[Fact]
+) -> None:
+    """Refuse a pasted output or stated reading whose facts an earlier told run of the case
+    already recorded, on the same host, under the same conditions and note.
+
+    The facts, not the text, are the reading: a statement in another order or spelling
+    ("250 W", "250W"), a paste with other line ends, or the same statement under another
+    probe that reads it is the same reading. Output another command printed is another run. Output that gave no facts is
+    never refused: it counts for nothing, so a paste under the wrong probe can be given
+    again under the right one."""
+    if run.get("source") not in TOLD or not facts:
         return
-    same = _identity(run, _RUN_SAYS)
-    for seq, earlier in runs.items():
-        if earlier.get("stdout_artifact") == run["stdout_artifact"] and (
-            _identity(earlier, _RUN_SAYS) == same
-        ):
+    same = (_identity(run, _RUN_SAYS), _facts(fact.to_dict() for fact in facts))
+    for observation in projection.observations.values():
+        seq = observation.get("probe_run_seq")
+        earlier = projection.probe_runs.get(seq) if isinstance(seq, int) else None
+        if earlier is None or earlier.get("source") not in TOLD:
+            continue
+        if (_identity(earlier, _RUN_SAYS), _facts(observation.get("facts", ()))) == same:
             told = "stated reading" if run["source"] == "stated" else "pasted output"
             raise DomainError(
-                f"seq {seq} already records this {told} of {run.get('probe')} on "
-                f"{run.get('host')} (same text, conditions and note): recorded again it would "
-                "count twice",
+                f"seq {seq} already records this {told} on {run.get('host')} (the same "
+                "facts, conditions and note): recorded again it would count twice",
                 remedy=SAY_WHICH_RUN,
             )
 
@@ -66,11 +80,11 @@ def refuse_repeated_experiment(
     the same change, figures (or word), probe and note, unless it names one it retells."""
     if record.get("restates") is not None or not record.get("reported"):
         return
-    same = (_words(record.get("change")), _identity(record, _EXPERIMENT_SAYS))
+    change, same = _words(record.get("change")), _identity(record, _EXPERIMENT_SAYS)
     for experiment_id, earlier in experiments.items():
         if not earlier.get("reported"):
             continue
-        if (_words(earlier.get("change")), _identity(earlier, _EXPERIMENT_SAYS)) == same:
+        if _identity(earlier, _EXPERIMENT_SAYS) == same and change & _words(earlier.get("change")):
             raise DomainError(
                 f"experiment {experiment_id} already records this A/B (same change, outcome "
                 "and note; a second run with the same result says which in its note): "
@@ -79,25 +93,59 @@ def refuse_repeated_experiment(
             )
 
 
+def earlier_telling(
+    experiments: Mapping[str, Mapping[str, Any]], record: Mapping[str, Any]
+) -> str | None:
+    """The latest earlier A/B of the same change that ``record`` does not say it retells, or
+    None. Figures and then words for one change ("27 -> 48 GB/s", later "fixed by it") pass
+    the word-for-word guard yet may be one finding told twice: the person is told, and
+    decides (a new run, or a retelling named as one)."""
+    if record.get("restates") is not None:
+        return None
+    change = _words(record.get("change"))
+    told = [
+        experiment_id
+        for experiment_id, earlier in experiments.items()
+        if experiment_id != record.get("experiment_id") and change & _words(earlier.get("change"))
+    ]
+    return told[-1] if told else None
+
+
 def _identity(record: Mapping[str, Any], keys: tuple[str, ...]) -> tuple[Any, ...]:
     """What a record says under ``keys``, an unset field and its empty default alike (a
-    record kept as stored may omit what a new one spells out)."""
-    return tuple(None if record.get(k) in _UNSET else _canonical(record.get(k)) for k in keys)
+    record kept as stored may omit what a new one spells out; ``reconstructed`` is false
+    unless said). False is a value, not unset: "lower is better" is no unknown direction."""
+    return tuple(
+        None
+        if _unset(record.get(k)) or (k == "reconstructed" and record.get(k) is False)
+        else _canonical(record.get(k))
+        for k in keys
+    )
+
+
+def _unset(value: Any) -> bool:
+    return value is None or (not isinstance(value, bool | int | float) and not value)
 
 
 def _canonical(value: Any) -> Any:
-    """A value as a comparable, order-free form where order says nothing (a table's keys)."""
+    """A value as a comparable, order-free form where order says nothing (a table's keys),
+    a key set to nothing and a key left out alike."""
     if isinstance(value, Mapping):
-        return tuple(sorted((str(k), _canonical(v)) for k, v in value.items()))
+        return tuple(sorted((str(k), _canonical(v)) for k, v in value.items() if v is not None))
     if isinstance(value, list | tuple):
         return tuple(_canonical(v) for v in value)
     return value
 
 
-_UNSET: tuple[Any, ...] = (None, False, "", (), [], {})
+def _facts(facts: Iterable[Mapping[str, Any]]) -> tuple[Any, ...]:
+    """A reading's facts as an order-free, comparable whole."""
+    return tuple(sorted(repr(_canonical(dict(fact))) for fact in facts))
 
 
-def _words(text: Any) -> str:
-    """A change as words: case and runs of spaces aside ("NCCL_P2P_DISABLE=1" is one change
-    however it is spaced)."""
-    return " ".join(str(text or "").casefold().split())
+def _words(text: Any) -> frozenset[str]:
+    """A change as words, as written and in the spelling rules read (``export X=1``, ``X: 1``
+    and ``X = 1`` are ``X=1``), case and runs of spaces aside: two changes are one where any
+    of their forms agree."""
+    written = str(text or "")
+    forms = (written, normalise_change(written))
+    return frozenset(" ".join(re.sub(r"\s*=\s*", "=", f).casefold().split()) for f in forms)

@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from casefile.domain.facts import Fact, FactValue, ParseResult
-from casefile.domain.rules import Rule
+from casefile.domain.rules import DERIVED_FROM, Rule
 from casefile.errors import DomainError
 
 #: the source a stated reading's probe run records: nothing ran, a person said it
@@ -29,8 +29,10 @@ SOURCE = "stated"
 _KEY = re.compile(r"(?P<name>[A-Za-z_][\w.\-]*)(?:\[(?P<subject>[^\[\]=]+)\])?")
 # a number, then an optional unit after it ("231 GB/s", "8GB/s", "2.5")
 _NUMBER = re.compile(r"(?P<number>[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*(?P<unit>\S.*)?")
-_TRUE = frozenset({"true", "yes"})
-_FALSE = frozenset({"false", "no"})
+# "Active" / "Not Active" are how nvidia-smi -q prints a clock reason: stated as printed, a
+# reason is the flag it names, not text no rule can read
+_TRUE = frozenset({"true", "yes", "active"})
+_FALSE = frozenset({"false", "no", "not active"})
 #: the longest value a statement holds: a reading, not a paste
 MAX_VALUE = 200
 #: the longest subject: a GPU, a bus id, a pair
@@ -67,7 +69,7 @@ def stated_fact(key: str, value: str) -> Fact:
 
 
 def _typed(text: str) -> tuple[FactValue, str | None]:
-    lowered = text.lower()
+    lowered = " ".join(text.lower().split())
     if lowered in _TRUE or lowered in _FALSE:
         return lowered in _TRUE, None
     grouped = _GROUPED.match(text)
@@ -127,10 +129,24 @@ def check_statement(probe: str, declared: Sequence[str], stated: Iterable[tuple[
 def still_needs(rule: Rule, stated: Sequence[Fact], readable: Sequence[Fact]) -> list[str]:
     """What a rule that reads a stated fact, but could not read the statement, still needs:
     ``["power-headroom also needs power.limit"]``; empty when it reads none of them (a
-    statement of one fact is no reading for the rules that read others)."""
+    statement of one fact is no reading for the rules that read others). Pooled facts need
+    one of them, and a derived fact is named by what it is derived from."""
     names = {fact.name for fact in stated}
     if not names & set(rule.reads):
         return []
     have = {fact.name for fact in readable}
-    missing = [name for name in rule.reads if name not in have]
+    missing = []
+    if not have & set(rule.statistic.facts):
+        missing.append(" or ".join(_derived_from(n) for n in rule.statistic.facts))
+    per = rule.statistic.per
+    if per is not None and per not in have:
+        missing.append(_derived_from(per))
     return [f"{rule.id} also needs {' and '.join(missing)}"] if missing else []
+
+
+def _derived_from(name: str) -> str:
+    """A fact as a person can state it: ``pcie.link.capacity`` is a generation and a width."""
+    groups = DERIVED_FROM.get(name)
+    if groups is None:
+        return name
+    return " and ".join(" or ".join(group) for group in groups)

@@ -301,16 +301,26 @@ def restated(projection: Projection, experiment_id: str | None) -> str | None:
 def superseded_by_retelling(projection: Projection, experiment: dict[str, Any]) -> str | None:
     """The evidence a retelling replaces: the active evidence of the experiment it restates,
     found by following that evidence's supersessions (a finding told three times counts
-    once, as its latest telling); ``None`` when the restated experiment was never read."""
+    once, as its latest telling), and through a retelling read by nothing back to the one it
+    retold; ``None`` when no telling in the chain was ever read."""
     restated = experiment.get("restates")
-    if restated is None:
-        return None
-    first = next(
-        (eid for eid, e in projection.evidence.items() if e.experiment_id == restated), None
-    )
-    while first is not None and not projection.evidence[first].active:
-        first = projection.evidence[first].superseded_by
-    return first
+    seen: set[str] = set()
+    # a retelling that was read by nothing (one of a measured A/B) retells what it restates:
+    # follow the chain back to the telling that has evidence
+    while restated is not None and restated not in seen:
+        seen.add(restated)
+        first = next(
+            (eid for eid, e in projection.evidence.items() if e.experiment_id == restated), None
+        )
+        if first is not None:
+            while not projection.evidence[first].active:
+                following = projection.evidence[first].superseded_by
+                if following is None:
+                    break
+                first = following
+            return first
+        restated = projection.experiments.get(restated, {}).get("restates")
+    return None
 
 
 def measured_telling_stands(projection: Projection, experiment: dict[str, Any]) -> str | None:

@@ -243,6 +243,7 @@ def _records(case_id: str, request: ProbeRequest, records: list[ProbeRecord]) ->
                 "set_aside_by": list(record.set_aside),
                 # a stated reading that a rule could not read: what that rule still needs
                 "wanting": list(record.wanting),
+                "intake_reads": list(record.intake_reads),
                 "seqs": list(record.seqs),
             }
         )

@@ -49,3 +49,10 @@ def test_a_playbook_and_a_hypothesis_typo(cli: CLI) -> None:
     assert shown.code != 0 and "(did you mean power-cap?)" in shown.err
     figures = cli("experiment", case, "--change", "x", "--reported", "1:2", "--probe", "nccl-test")
     assert figures.code != 0 and "(did you mean nccl-tests?)" in figures.err
+
+
+def test_case_and_separator_are_no_typo() -> None:
+    probes = ["nvidia-smi-q", "nvidia-smi-topo", "lspci"]
+    assert did_you_mean("NVIDIA-SMI-Q", probes) == " (did you mean nvidia-smi-q?)"
+    assert did_you_mean("nvidia_smi_topo", probes) == " (did you mean nvidia-smi-topo?)"
+    assert did_you_mean("TOPO", probes) == " (did you mean nvidia-smi-topo?)"

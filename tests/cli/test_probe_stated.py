@@ -155,3 +155,23 @@ def test_the_tui_line_says_the_same_of_a_statement_no_rule_read(cli: CLI) -> Non
     with open_case(case, None) as opened:
         (record,) = opened.service.probing.run_probe(opened.case_id, action.request(None), Who("t"))
     assert said(record).endswith("0 evidence, 0 set aside; stated, not run: no rule read it")
+
+
+def test_what_a_statement_no_rule_read_still_did_is_said(cli: CLI) -> None:
+    """A GPU's name answers an intake question; a reading set aside at idle was not read as
+    evidence; a pooled or derived fact is asked for as a person can state it; a run of
+    another setup says 'no rule read it' once."""
+    case = cli("new", "slow", "--playbook", "gpu-throughput@3").out.strip()
+    under = ("--load", "under-load", "--host", "rig")
+    named = cli("probe", case, "nvidia-smi-q", "--stated", "name=NVIDIA GeForce RTX 3090", *under)
+    assert named.out.strip().endswith("no rule read it; intake reads name"), named.out
+    idle = cli("probe", case, "nvidia-smi-q", *GEN2, "--load", "idle", "--host", "rig").out
+    assert "set aside by link-speed-at-max" in idle and "reported evidence" not in idle
+    rx = cli("probe", case, "nvidia-smi-q", "--stated", "pcie.rx_throughput=1000 KB/s", *under)
+    assert (
+        "pcie-link-busy also needs pcie.link.gen.max or pcie.link.gen.current and "
+        "pcie.link.width.max or pcie.link.width.current" in rx.out
+    ), rx.out
+    setup = cli("probe", case, "nvidia-smi-q", "--stated", "clocks.sm=1", *under,
+                "--setup", "the other rig")  # fmt: skip
+    assert setup.out.count("no rule read it") == 1, setup.out

@@ -153,3 +153,36 @@ def test_a_worded_retelling_leaves_a_measured_ab_standing(cli: CLI, tmp_path: Pa
     assert cli("experiment", "m1", *change, "--reported", "6:18", "--probe", "nccl-tests").code == 0
     again = cli("experiment", "m1", *change, "--outcome", "fixed", "--restates", "x3", "--json")
     assert again.code == 0 and json.loads(again.out)["supersedes"] is not None
+
+
+def _measured_case(cli: CLI, tmp_path: Path, case: str) -> None:
+    assert cli("new", "slow all-reduce", "--id", case, "--playbook", "gpu-throughput").code == 0
+    base = paste(cli, case, tmp_path, f"{case}a.txt", nccl_table(6.0, "NVIDIA A40"))
+    variant = paste(cli, case, tmp_path, f"{case}b.txt", nccl_table(18.0, "NVIDIA A40"))
+    measured = cli("experiment", case, "--change", "NCCL_P2P_DISABLE=1", "--baseline",
+                   str(base), "--variant", str(variant))  # fmt: skip
+    assert measured.code == 0, measured.err
+
+
+def test_retellings_of_a_retelling_of_a_measured_ab_count_nothing(cli: CLI, tmp_path: Path) -> None:
+    """x2 retells the measured x1 and is read by nothing; x3 and x4, retelling x2, reach x1
+    through it and stand aside too (they counted as new evidence: 6.6 % -> 59 %)."""
+    _measured_case(cli, tmp_path, "m2")
+    before = confidences(cli, "m2")
+    change = ("--change", "NCCL_P2P_DISABLE=1")
+    for telling, restates in (("fixed", "x1"), ("better", "x2"), ("fixed", "x2")):
+        said = cli("experiment", "m2", *change, "--outcome", telling, "--restates", restates)
+        assert said.code == 0, said.err
+        assert "whose measured evidence e" in said.out
+    assert confidences(cli, "m2") == before
+
+
+def test_a_retelling_that_disagrees_with_the_measurement_says_so(cli: CLI, tmp_path: Path) -> None:
+    _measured_case(cli, tmp_path, "m3")
+    before = confidences(cli, "m3")
+    said = cli("experiment", "m3", "--change", "NCCL_P2P_DISABLE=1", "--outcome", "same",
+               "--restates", "x1")  # fmt: skip
+    assert said.code == 0, said.err
+    assert "reads 'same' where the measured evidence e" in said.out
+    assert "read 'faster'" in said.out and "not a retelling" in said.out
+    assert confidences(cli, "m3") == before

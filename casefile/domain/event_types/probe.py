@@ -146,7 +146,9 @@ def _ran_line(p: Fields, ctx: NarrativeContext) -> NarrativeLine:
 def _observed(p: Fields) -> str:
     if not p.get("parsed", True):
         return f"observation from {p['probe']}: did not parse — {'; '.join(p['problems'])}"
-    return f"observation from {p['probe']}: {len(p['facts'])} facts" + fact_digest(p["facts"])
+    count = len(p["facts"])
+    facts = f"{count} fact" if count == 1 else f"{count} facts"
+    return f"observation from {p['probe']}: {facts}" + fact_digest(p["facts"])
 
 
 def fact_digest(facts: Sequence[Fields], limit: int = 4) -> str:
