@@ -145,7 +145,7 @@ def conclude_acknowledged(
     who: Who,
 ) -> Event:
     """Record a conclusion the guard held back, with the acknowledgement and its reason."""
-    from casefile.app.recording import scrub_text
+    from casefile.app.scrubbing import scrub_text
     from casefile.domain.event_types import new_event
     from casefile.domain.event_types.case import CaseConcluded
 

@@ -18,7 +18,7 @@ from casefile.app.experiment_reading import (
     read_recorded,
     reading_rule,
 )
-from casefile.app.recording import scrub_text
+from casefile.app.scrubbing import scrub_text
 from casefile.app.who import NOW, Who
 from casefile.domain import triage
 from casefile.domain.event_types.stored import StoredObservation

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from casefile.app.recording import scrub_text
+from casefile.app.scrubbing import scrub_text
 from casefile.app.session import write_retrying
 from casefile.app.views.postmortem import build_postmortem
 from casefile.domain.event_types import new_event

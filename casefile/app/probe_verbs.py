@@ -100,10 +100,9 @@ class CaseProbing:
             decide_run,
             outcome_failure,
             parse_run,
-            scrub_run,
-            scrub_text,
             store_output,
         )
+        from casefile.app.scrubbing import scrub_run, scrub_text
 
         scrubbed = 0
         if scrub:

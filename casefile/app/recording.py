@@ -18,7 +18,6 @@ that judge the run, which keeps the probe it was recorded under.
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -205,7 +204,8 @@ def parse_run(
     fixed machine, an experiment's variant), and read as the case's state they would count
     against the very cause the comparison is meant to show. An experiment compares it.
 
-    ``scrubbed`` secrets were taken out of the run before it came here (:func:`scrub_run`);
+    ``scrubbed`` secrets were taken out of the run before it came here
+    (:func:`casefile.app.scrubbing.scrub_run`);
     ``scrub=False`` records that the user kept them.
     """
     from casefile.app.probing import failure_reason
@@ -296,75 +296,6 @@ def _truncation(cut: Truncation) -> dict[str, Any]:
         "total_bytes": cut.total_bytes,
         "head_bytes": cut.head_bytes,
         "tail_bytes": cut.tail_bytes,
-    }
-
-
-@dataclass(frozen=True)
-class ScrubbedRun:
-    """A run with the secrets taken out of its command, output, error and note."""
-
-    result: RunResult
-    note: str | None
-    #: how many different secrets were taken out
-    count: int
-
-
-def scrub_run(result: RunResult, note: str | None) -> ScrubbedRun:
-    """``result`` and ``note`` with every secret masked before anything is stored or parsed:
-    the argv word by word, the output text (all of it for a command that prints a secret,
-    such as ``aws configure get …secret…``) and the raw bytes kept as artifacts, where each
-    secret found is overwritten at its length (split by terminal escapes or not)."""
-    from casefile.transcripts.secrets import MASK, mask_values, scrub, scrub_argv
-
-    argv, line = scrub_argv(result.argv)
-    command = shlex.join(result.argv)
-    out = scrub(result.stdout, command=command)
-    err = scrub(result.stderr)
-    said = scrub(note or "")
-    error = scrub(result.error or "")
-    values = [*line.values, *out.values, *err.values, *said.values, *error.values]
-    if not values:
-        return ScrubbedRun(result, note, 0)
-    longest_first = sorted({value for value in values if len(value) >= 4}, key=len, reverse=True)
-
-    def text(clean: str) -> str:
-        for value in longest_first:
-            clean = clean.replace(value, MASK)
-        return clean
-
-    def raw(data: bytes | None, printed_by: str | None) -> bytes | None:
-        if data is None:
-            return None
-        masked = mask_values(data, values).decode("latin-1")
-        return scrub(masked, keep_length=True, command=printed_by).text.encode("latin-1")
-
-    scrubbed = replace(
-        result,
-        argv=argv,
-        stdout=text(out.text),
-        stderr=text(err.text),
-        error=text(error.text) if result.error else None,
-        stdout_bytes=raw(result.stdout_bytes, command),
-        stderr_bytes=raw(result.stderr_bytes, None),
-    )
-    return ScrubbedRun(scrubbed, text(said.text) if note else note, len(set(values)))
-
-
-def scrub_text(text: str) -> str:
-    """A note's, an action's or a rationale's text with its secrets masked."""
-    from casefile.transcripts.secrets import scrub
-
-    return scrub(text).text
-
-
-def scrub_environment(environment: Mapping[str, str]) -> dict[str, str]:
-    """A case's environment with its secrets masked: a value named like one (``HF_TOKEN``)
-    whole, and a secret shape within any other."""
-    from casefile.transcripts.secrets import MASK, is_secret_name, scrub
-
-    return {
-        name: MASK if is_secret_name(name) and value else scrub(value).text
-        for name, value in environment.items()
     }
 
 

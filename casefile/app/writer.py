@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from casefile.app import experiments, intake
 from casefile.app.draft import Draft
-from casefile.app.recording import scrub_environment, scrub_text
+from casefile.app.scrubbing import scrub_environment, scrub_text
 from casefile.app.verbs import verb
 from casefile.app.who import NOW, Who
 from casefile.domain import commands

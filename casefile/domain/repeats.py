@@ -53,9 +53,9 @@ def refuse_repeated_reading(
 
     The facts, not the text, are the reading: a statement in another order or spelling
     ("250 W", "250W"), a paste with other line ends, or the same statement under another
-    probe that reads it is the same reading. Output another command printed is another run. Output that gave no facts is
-    never refused: it counts for nothing, so a paste under the wrong probe can be given
-    again under the right one."""
+    probe that reads it is the same reading; output another command printed is another run.
+    Output that gave no facts is never refused: it counts for nothing, so a paste under the
+    wrong probe can be given again under the right one."""
     if run.get("source") not in TOLD or not facts:
         return
     same = (_identity(run, _RUN_SAYS), _facts(fact.to_dict() for fact in facts))

@@ -80,15 +80,15 @@ SECRETS.remove("r12-node-dgx-b200-05")
 def planted() -> Planted:
     """A case that holds its credentials, as one sealed before secrets were scrubbed at
     recording (or recorded with ``--no-scrub``) does: what ``--redact`` removes is tested."""
-    from casefile.app import recording, writer
+    from casefile.app import scrubbing, writer
 
-    def kept(result: object, note: str | None) -> recording.ScrubbedRun:
-        return recording.ScrubbedRun(result, note, 0)  # type: ignore[arg-type]
+    def kept(result: object, note: str | None) -> scrubbing.ScrubbedRun:
+        return scrubbing.ScrubbedRun(result, note, 0)  # type: ignore[arg-type]
 
     with pytest.MonkeyPatch.context() as unscrubbed:
         unscrubbed.setattr(writer, "scrub_text", lambda text: text)
         unscrubbed.setattr(writer, "scrub_environment", dict)
-        unscrubbed.setattr(recording, "scrub_run", kept)
+        unscrubbed.setattr(scrubbing, "scrub_run", kept)
         return build_case(
             TEXTS, actor="alice", host="gpu-login-1", argv=ARGV, environment=ENVIRONMENT
         )
