@@ -181,8 +181,8 @@ def stated_words(record: ProbeRecord) -> str:
     if record.evidence_ids:
         return "stated, not run: the rules read it as reported evidence"
     if record.set_aside:
-        return "stated, not run"  # the line says which rules set it aside, and why
-    intake = f"; intake reads {', '.join(record.intake_reads)}" if record.intake_reads else ""
+        return "stated, not run"  # the line says which rules set it aside
+    intake = f"; it answers intake {', '.join(record.intake_reads)}" if record.intake_reads else ""
     needs = f" ({'; '.join(record.wanting)})" if record.wanting else ""
     return f"stated, not run: no rule read it{needs}{intake}"
 

@@ -125,9 +125,7 @@ def read_experiment(
         stated=record.get("stated"),
         restates=str(restated) if restated is not None else None,
         superseded=None if read is None else read.supersedes,
-        same_change=earlier_telling(draft.projection.experiments, record)
-        if evidence is not None
-        else None,
+        same_change=earlier_telling(draft.projection, record) if evidence is not None else None,
     )
 
 

@@ -64,7 +64,7 @@ class ProbeRecord:
     #: a stated reading's rules that read a stated fact but needed another to say anything
     #: (``power-headroom also needs power.limit``)
     wanting: tuple[str, ...] = ()
-    #: a stated reading's facts that an intake question reads (``name``: gpu-class)
+    #: the intake answers a stated reading's facts give (``gpu-class: consumer``)
     intake_reads: tuple[str, ...] = ()
 
 
@@ -334,7 +334,7 @@ class Decided:
     evidence_ids: list[str]
     set_aside: list[str]
     wanting: list[str]
-    #: a stated reading's facts an intake question of the case reads (``name`` for gpu-class)
+    #: the intake answers a stated reading's facts give (``gpu-class: consumer``)
     intake_reads: list[str] = field(default_factory=list)
 
 
@@ -372,18 +372,22 @@ def decide_run(draft: Draft, collected: Collected, at: str | None = None) -> Dec
 def intake_reads(
     draft: Draft, rules: Sequence[tuple[Playbook, Rule]], facts: Sequence[Fact]
 ) -> list[str]:
-    """The facts an intake question of the case's playbooks reads (a stated GPU name answers
-    gpu-class): a statement no rule read may still have answered a question."""
-    names = {fact.name for fact in facts}
-    read: list[str] = []
+    """The intake answers the facts give, as ``gpu-class: consumer`` (a stated GPU name
+    answers gpu-class): a statement no rule read may still have answered a question."""
+    answered: list[str] = []
     seen: set[str] = set()
     for playbook, rule in rules:
         if playbook.ref in seen or not opened_from(draft.projection, rule.question, playbook.ref):
             continue
         seen.add(playbook.ref)
         for question in playbook.intake:
-            read += [spec.fact for spec in question.facts if spec.fact in names]
-    return list(dict.fromkeys(read))
+            answered += [
+                f"{question.id}: {spec.answer}"
+                for spec in question.facts
+                for fact in facts
+                if fact.name == spec.fact and spec.holds(fact.value)
+            ]
+    return list(dict.fromkeys(answered))
 
 
 def apply_rules(

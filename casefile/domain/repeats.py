@@ -34,10 +34,11 @@ TELL_IT_AGAIN = Remedy("names the A/B it tells again, which then counts once", "
 
 #: the sources whose output a person brings: pasted output and stated readings
 TOLD = frozenset({"pasted", "stated"})
-# what says where and how a told reading was taken: the command that printed it, the host, the
-# conditions and the note (not when, nor which probe read it: the facts are the reading; nor
-# the output's digest, which a line end changes)
-_RUN_SAYS = ("argv", "host", "conditions", "note", "reconstructed")
+# what says where and how a told reading was taken: the host, the conditions and the note (not
+# when, nor which probe read it, nor the command it is filed under, which is the probe's own
+# where none was given: the facts are the reading; nor the output's digest, which a line end
+# changes)
+_RUN_SAYS = ("host", "conditions", "note", "reconstructed")
 # what says what an A/B found (not its id, seq or hash, nor the record it retells)
 _EXPERIMENT_SAYS = (
     "probe", "metric", "baseline_value", "variant_value", "unit", "higher_is_better",
@@ -52,10 +53,10 @@ def refuse_repeated_reading(
     already recorded, on the same host, under the same conditions and note.
 
     The facts, not the text, are the reading: a statement in another order or spelling
-    ("250 W", "250W"), a paste with other line ends, or the same statement under another
-    probe that reads it is the same reading; output another command printed is another run.
-    Output that gave no facts is never refused: it counts for nothing, so a paste under the
-    wrong probe can be given again under the right one."""
+    ("250 W", "250W"), a paste with other line ends, or the same paste under another probe
+    that reads it (``-q`` and ``-q-perf``) is the same reading. Output that gave no facts is
+    never refused: it counts for nothing, so a paste under the wrong probe can be given again
+    under the right one."""
     if run.get("source") not in TOLD or not facts:
         return
     same = (_identity(run, _RUN_SAYS), _facts(fact.to_dict() for fact in facts))
@@ -93,20 +94,23 @@ def refuse_repeated_experiment(
             )
 
 
-def earlier_telling(
-    experiments: Mapping[str, Mapping[str, Any]], record: Mapping[str, Any]
-) -> str | None:
-    """The latest earlier A/B of the same change that ``record`` does not say it retells, or
-    None. Figures and then words for one change ("27 -> 48 GB/s", later "fixed by it") pass
-    the word-for-word guard yet may be one finding told twice: the person is told, and
-    decides (a new run, or a retelling named as one)."""
-    if record.get("restates") is not None:
+def earlier_telling(projection: Projection, record: Mapping[str, Any]) -> str | None:
+    """The earlier A/B of the same change whose evidence counts, where ``record`` is a
+    person's telling (reported figures or words) that does not say it retells one; else None.
+    Figures and then words for one change ("27 -> 48 GB/s", later "fixed by it") pass the
+    word-for-word guard yet may be one finding told twice: the person is told which A/B to
+    name, and decides (a new run, or a retelling named as one). Two measured runs are two
+    runs, and an A/B that counts for nothing is nothing to count twice."""
+    if record.get("restates") is not None or not record.get("reported"):
         return None
     change = _words(record.get("change"))
+    counting = {e.experiment_id for e in projection.evidence.values() if e.active}
     told = [
         experiment_id
-        for experiment_id, earlier in experiments.items()
-        if experiment_id != record.get("experiment_id") and change & _words(earlier.get("change"))
+        for experiment_id, earlier in projection.experiments.items()
+        if experiment_id != record.get("experiment_id")
+        and experiment_id in counting
+        and change & _words(earlier.get("change"))
     ]
     return told[-1] if told else None
 

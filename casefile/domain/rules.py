@@ -68,9 +68,8 @@ DERIVED_FROM: dict[str, tuple[tuple[str, ...], ...]] = {
     # from a playbook's expected-rate table, for the GPUs a run names
     "nccl.busbw.expected": (("nccl.device",),),
     "p2p.bw.expected": (("name",),),
-    # the decode roofline (casefile.domain.roofline): the rate times the weights; the peak is
-    # the table's for the GPU the run names or, where it names none, the case's --env gpus, and
-    # is given only beside the product, so a probe that gives the product gives both
+    # the decode roofline (casefile.domain.roofline): rate times weights; the peak (the GPU's,
+    # else the case's --env gpus') comes only beside the product, so a probe gives both
     "decode.weight_gbps": (("decode.tokens_per_s", "tokens_per_s"), ("model.weights_gb",)),
     "memory.bw.expected": (("decode.tokens_per_s", "tokens_per_s"), ("model.weights_gb",)),
 }
@@ -264,7 +263,9 @@ def evaluate(rule: Rule, facts: Sequence[Fact], load: str) -> Verdict:
                     rule, f"outcome {outcome.name!r} read {taken} counts only {outcome.load}{why}"
                 )
             shown: float | str = (
-                ",".join(sorted(statistic)) if isinstance(statistic, frozenset) else statistic
+                (",".join(sorted(statistic)) or "none")
+                if isinstance(statistic, frozenset)
+                else statistic
             )
             if isinstance(shown, bool):
                 shown = str(shown).lower()
@@ -330,10 +331,9 @@ def compute_statistic(spec: Statistic, facts: Sequence[Fact]) -> FactValue | fro
 
 
 def _active(spec: Statistic, values: Mapping[tuple[str, str], FactValue]) -> frozenset[str] | None:
-    """Which of the listed flags are set, on any subject: the reasons, not one bit. Only
-    true/false values are flags (text is no reading of one). No flag set is a reading only
-    where every listed flag was read: a query of one column, or a driver that prints fewer
-    reasons, says nothing about the reasons it left out, so it clears none of them."""
+    """Which listed flags are set, on any subject: the reasons, not one bit. Only true/false
+    values are flags. None set is a reading only where every flag was read: a query of one
+    column, or a driver that prints fewer reasons, clears none of the reasons it left out."""
     flags = {(subject, name): v for (subject, name), v in values.items() if isinstance(v, bool)}
     set_ = frozenset(name for (_, name), v in flags.items() if v)
     if set_ or {name for _, name in flags} >= set(spec.facts):

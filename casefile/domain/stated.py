@@ -136,7 +136,9 @@ def still_needs(rule: Rule, stated: Sequence[Fact], readable: Sequence[Fact]) ->
         return []
     have = {fact.name for fact in readable}
     missing = []
-    if not have & set(rule.statistic.facts):
+    if rule.statistic.aggregate == "active":  # none set is a reading only where all were read
+        missing = [name for name in rule.statistic.facts if name not in have]
+    elif not have & set(rule.statistic.facts):
         missing.append(" or ".join(_derived_from(n) for n in rule.statistic.facts))
     per = rule.statistic.per
     if per is not None and per not in have:

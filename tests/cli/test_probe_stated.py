@@ -164,7 +164,12 @@ def test_what_a_statement_no_rule_read_still_did_is_said(cli: CLI) -> None:
     case = cli("new", "slow", "--playbook", "gpu-throughput@3").out.strip()
     under = ("--load", "under-load", "--host", "rig")
     named = cli("probe", case, "nvidia-smi-q", "--stated", "name=NVIDIA GeForce RTX 3090", *under)
-    assert named.out.strip().endswith("no rule read it; intake reads name"), named.out
+    assert named.out.strip().endswith("no rule read it; it answers intake gpu-class: consumer")
+    unknown = cli("probe", case, "nvidia-smi-q", "--stated", "name=Some Unknown GPU", *under)
+    assert unknown.out.strip().endswith("stated, not run: no rule read it"), unknown.out
+    flag = cli("probe", case, "nvidia-smi-q", "--stated",
+               "clocks_event_reasons.sw_power_cap=Not Active", *under)  # fmt: skip
+    assert "clock-event-reasons also needs clocks_event_reasons.hw_slowdown" in flag.out
     idle = cli("probe", case, "nvidia-smi-q", *GEN2, "--load", "idle", "--host", "rig").out
     assert "set aside by link-speed-at-max" in idle and "reported evidence" not in idle
     rx = cli("probe", case, "nvidia-smi-q", "--stated", "pcie.rx_throughput=1000 KB/s", *under)

@@ -19,7 +19,9 @@ def test_probe_says_which_probe_read_a_paste_under_command(cli: CLI) -> None:
     assert result.code == 0, result.err
     (line,) = [line for line in result.out.splitlines() if "read as" in line]
     assert line.startswith("probe run ") and "read as lspci" in line
-    as_json = cli("probe", case, "command", "--json", "--paste", str(DOWNGRADED), "--", "./l.sh")
+    # the same output again is the same reading: a note says it is another run
+    as_json = cli("probe", case, "command", "--json", "--paste", str(DOWNGRADED), "--note",
+                  "the second run", "--", "./l.sh")  # fmt: skip
     assert json.loads(as_json.out)["read_as"] == ["lspci"]
 
 

@@ -41,6 +41,12 @@ def env_answers(qid: str, value: str) -> list[str]:
         ("1x RTX 4070 Ti + 2x GTX 1660 Ti", ["several"]),
         ("1x A100 vs 6x A100", []),  # a comparison is left unanswered
         ("NVIDIA B200", []),
+        ("RTX 3090 x 1", ["one"]),  # a model, then its count
+        ("A100 80GB x 1", ["one"]),
+        ("RTX 3090 x2", ["several"]),
+        ("1x 4090 + 1x 3090", []),  # two cards of one each: no single count to read
+        ("RTX 3090 on PCIe x16", []),  # a link width is no count
+        ("4 GPUs on PCIe Gen4 x16", ["several"]),
     ],
 )
 def test_gpu_count_from_the_gpus_environment(gpus: str, answers: list[str]) -> None:

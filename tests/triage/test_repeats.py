@@ -195,3 +195,32 @@ def test_a_paste_with_other_line_ends_is_the_same_reading(
     assert cli(*args, str(unix)).code == 0
     again = cli(*args, str(windows))
     assert again.code != 0 and "already records this pasted output on rig" in again.err
+
+
+def test_the_same_paste_under_a_second_probe_that_reads_it_is_the_same_reading(
+    cli: CLI, case: str, tmp_path: Path
+) -> None:
+    """Filed without a command, each probe's own stands in: -q and -q-perf differed, so the
+    clock rule read one paste twice."""
+    sample = CORPUS / "smi-q" / "005.txt"
+    if not sample.is_file():
+        pytest.skip("the shared corpus is not beside the checkout")
+    paste = tmp_path / "q.txt"
+    paste.write_text(read_sample(sample))
+    under = ("--load", "under-load", "--host", "rig", "--paste", str(paste))
+    assert cli("probe", case, "nvidia-smi-q", *under).code == 0
+    again = cli("probe", case, "nvidia-smi-q-perf", *under)
+    assert again.code != 0 and "already records this pasted output on rig" in again.err
+
+
+def test_the_same_change_hint_names_the_ab_that_counts_and_only_for_a_telling(
+    cli: CLI, case: str
+) -> None:
+    figures = ("--reported", "27:48", "--unit", "GB/s")
+    assert cli("experiment", case, "--change", "NCCL_P2P_DISABLE=1", *figures).code == 0
+    # a retelling the rules read replaces x1: the A/B that counts is x2
+    said = cli("experiment", case, "--change", "NCCL_P2P_DISABLE=1", "--outcome", "fixed",
+               "--restates", "x1")  # fmt: skip
+    assert said.code == 0, said.err
+    worded = cli("experiment", case, "--change", "NCCL_P2P_DISABLE=1", "--outcome", "better")
+    assert "experiment x2 records an A/B of the same change" in worded.out
