@@ -125,11 +125,9 @@ class Registry:
             raise PluginError(
                 f"probe {name!r} failed to load: {self.broken[f'{PROBE_GROUP}:{name}']}"
             )
-        known = ", ".join(
-            sorted(set(self.probes) | {n for g, n in self._pending if g == PROBE_GROUP})
-        )
-        hint = did_you_mean(name, known.split(", ") if known else ())
-        raise PluginError(f"no probe {name!r}{hint} (installed: {known or 'none'})")
+        names = sorted(set(self.probes) | {n for g, n in self._pending if g == PROBE_GROUP})
+        known = ", ".join(names) or "none"
+        raise PluginError(f"no probe {name!r}{did_you_mean(name, names)} (installed: {known})")
 
     def all_playbook_versions(self) -> list[Playbook]:
         """Every installed version of every playbook, oldest first within an id."""

@@ -92,8 +92,9 @@ class CaseProbing:
         its probe could not read (or ``command``'s) is offered to the probes that recognise it.
         Secrets are scrubbed from the command, the output and the note first, unless ``scrub``
         is False (the run records that they were kept). ``refuse_repeat``: output a person
-        brought (pasted, stated) that the case already records word for word is refused, so
-        one finding does not count twice (:mod:`casefile.domain.repeats`)."""
+        brought (pasted, stated) whose facts the case already records from the same host,
+        conditions and note is refused, so one finding does not count twice
+        (:mod:`casefile.domain.repeats`)."""
         from casefile.app.probing import failure_reason
         from casefile.app.recording import (
             Readers,

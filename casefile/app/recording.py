@@ -355,16 +355,10 @@ def decide_run(draft: Draft, collected: Collected, at: str | None = None) -> Dec
         observation["read_as"] = list(collected.read_as)
     obs_seq = draft.add(NewEvent("observation.recorded", observation, occurred_at=at))
     load = str(collected.conditions["load"])
-    evidence_ids, set_aside, wanting = apply_rules(
-        draft,
-        collected.rules,
-        parsed.facts,
-        load,
-        obs_seq,
-        run_seq,
-        reported=collected.run_payload.get("source") == STATED,
-    )
     stated = collected.run_payload.get("source") == STATED
+    evidence_ids, set_aside, wanting = apply_rules(
+        draft, collected.rules, parsed.facts, load, obs_seq, run_seq, reported=stated
+    )
     intake = intake_reads(draft, collected.rules, parsed.facts) if stated else []
     return Decided(run_seq, obs_seq, evidence_ids, set_aside, wanting, intake)
 

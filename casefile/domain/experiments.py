@@ -402,9 +402,7 @@ def experiment_from_dict(data: Any, question: str, known: set[str], where: str) 
     cost = data.get("cost", "expensive")
     if cost not in COSTS:
         raise RuleError(f"{label}: 'cost' must be one of {', '.join(COSTS)}")
-    higher = data.get("higher_is_better", True)
-    if not isinstance(higher, bool):
-        raise RuleError(f"{label}: 'higher_is_better' must be true or false")
+    higher = _flag(data.get("higher_is_better", True), label, "higher_is_better")
     rule = rule_from_dict(
         {
             "id": RULE_PREFIX + eid,

@@ -7,11 +7,12 @@ two measurements agreed. A measured A/B of the same two runs is already refused
 (:func:`casefile.domain.triage.record_experiment`); this module is the same guard for what a
 person tells, where no run seq tells the copies apart.
 
-What makes two records the same is everything they say except when they were recorded: the
-probe, where and under what conditions, the output's digest, the change and its figures or
-word, and the note. So a second run that really printed the same says so in its note ("the
-second run"), and a finding told again on purpose names the record it retells
-(``--restates``), so it counts once, as its latest telling.
+What makes two readings the same is their facts, taken on the same host under the same
+conditions with the same note (not when they were told, nor the probe or text they came in);
+two A/Bs are the same where their change (in any spelling rules read), figures or word, probe
+and note agree. So a second run that really printed the same says so in its note ("the second
+run"), and a finding told again on purpose names the record it retells (``--restates``), so it
+counts once, as its latest telling.
 """
 
 from __future__ import annotations
