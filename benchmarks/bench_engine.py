@@ -22,7 +22,7 @@ from typing import Any
 from casefile.domain.beliefs import project
 from casefile.domain.beliefs.ranking import Candidate, rank_next_steps
 from casefile.domain.events import GENESIS_HASH, Event, NewEvent, seal
-from casefile.domain.rules import rule_from_dict
+from casefile.domain.rule_loading import rule_from_dict
 
 QUESTIONS = 3
 HYPOTHESES = 50

@@ -45,7 +45,7 @@ from casefile.domain.beliefs.ranking import (
     rank_probes,
 )
 from casefile.domain.events import GENESIS_HASH, seal
-from casefile.domain.rules import rule_from_dict
+from casefile.domain.rule_loading import rule_from_dict
 
 RUNS = 7
 

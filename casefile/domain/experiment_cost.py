@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from casefile.domain.rules import intake_answers_of
+from casefile.domain.rule_loading import intake_answers_of
 from casefile.errors import RuleError
 
 COSTS = ("instant", "cheap", "moderate", "expensive", "intrusive")

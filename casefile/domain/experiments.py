@@ -44,7 +44,8 @@ from typing import Any
 
 from casefile.domain.experiment_cost import COSTS, CostWhen, cost_when_from
 from casefile.domain.facts import Fact
-from casefile.domain.rules import Rule, Statistic, compute_statistic, derived_facts, rule_from_dict
+from casefile.domain.rule_loading import rule_from_dict
+from casefile.domain.rules import Rule, Statistic, compute_statistic, derived_facts
 from casefile.errors import RuleError
 
 OUTCOMES = ("faster", "same", "slower")

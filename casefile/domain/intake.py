@@ -42,7 +42,8 @@ from typing import Any
 from casefile.domain.environment import entry, key_form
 from casefile.domain.facts import Fact, FactValue
 from casefile.domain.kinds import STATED_RELIABILITY
-from casefile.domain.rules import Rule, rule_from_dict
+from casefile.domain.rule_loading import rule_from_dict
+from casefile.domain.rules import Rule
 from casefile.errors import RuleError
 
 #: How far an intake answer is trusted unless its question says otherwise: what a person

@@ -53,7 +53,8 @@ from casefile.domain.experiments import ExperimentRule, experiment_from_dict
 from casefile.domain.facts import Fact
 from casefile.domain.intake import IntakeQuestion, intake_from_dict
 from casefile.domain.roofline import DeviceMemory, memory_from_dict, roofline_facts
-from casefile.domain.rules import Rule, requirements_from, rule_from_dict
+from casefile.domain.rule_loading import requirements_from, rule_from_dict
+from casefile.domain.rules import Rule
 from casefile.errors import RuleError
 
 

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from casefile.domain import commands
 from casefile.domain.events import Event, NewEvent
-from casefile.domain.rules import Rule, rule_from_dict
+from casefile.domain.rule_loading import rule_from_dict
+from casefile.domain.rules import Rule
 
 from .reasoning_helpers import QID, IncrementalCase
 from .test_properties import assessments, trees

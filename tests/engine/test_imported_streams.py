@@ -8,7 +8,8 @@ from casefile.domain import commands as c
 from casefile.domain.beliefs import project
 from casefile.domain.catalogue import validate_payload
 from casefile.domain.events import NewEvent
-from casefile.domain.rules import evaluate, rule_from_dict
+from casefile.domain.rule_loading import rule_from_dict
+from casefile.domain.rules import evaluate
 from casefile.errors import DomainError, InvalidEvent
 from tests.engine.builder import CaseBuilder
 

@@ -12,7 +12,7 @@ from casefile.domain import commands
 from casefile.domain.beliefs import project
 from casefile.domain.events import NewEvent
 from casefile.domain.playbook import load_playbook, playbook_from_dict
-from casefile.domain.rules import rule_from_dict
+from casefile.domain.rule_loading import rule_from_dict
 from casefile.errors import DomainError, RuleError
 
 from .builder import CaseBuilder

@@ -6,7 +6,8 @@ import pytest
 
 from casefile.domain import commands as c
 from casefile.domain.beliefs.ranking import Candidate, rank_next_steps, rank_probes
-from casefile.domain.rules import Rule, rule_from_dict
+from casefile.domain.rule_loading import rule_from_dict
+from casefile.domain.rules import Rule
 from tests.engine.builder import CaseBuilder
 
 

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from casefile.domain import commands
 from casefile.domain.beliefs import project
 from casefile.domain.beliefs.ranking import Candidate, outcome_table, rank_next_steps
-from casefile.domain.rules import Rule, rule_from_dict
+from casefile.domain.rule_loading import rule_from_dict
+from casefile.domain.rules import Rule
 
 from .builder import CaseBuilder
 from .reasoning_helpers import QID, check_coherent, conf, ev, hyp, new_case

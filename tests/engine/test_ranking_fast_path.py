@@ -30,7 +30,7 @@ from casefile.domain import commands as c
 from casefile.domain.beliefs import joint, project, ranking
 from casefile.domain.beliefs.arithmetic import log2_ratio, mutual_information_bits
 from casefile.domain.beliefs.ranking import Candidate, rank_next_steps, rank_probes
-from casefile.domain.rules import rule_from_dict
+from casefile.domain.rule_loading import rule_from_dict
 from casefile.store.casedir import read_case_dir
 from casefile.store.memory import MemoryEventStore
 from tests.cli.conftest import builtin_registry

@@ -15,7 +15,8 @@ from casefile.domain.beliefs.ranking import Candidate, rank_next_steps
 from casefile.domain.beliefs.scoring import decisive_evidence
 from casefile.domain.events import Event, NewEvent
 from casefile.domain.facts import Fact
-from casefile.domain.rules import Applied, Rule, SetAside, evaluate, rule_from_dict
+from casefile.domain.rule_loading import rule_from_dict
+from casefile.domain.rules import Applied, Rule, SetAside, evaluate
 
 from .builder import CaseBuilder
 from .reasoning_helpers import CATCH, QID, conf, ev, hyp, new_case
