@@ -30,6 +30,7 @@ from casefile.domain.facts import Fact, ParseResult
 from casefile.domain.rules import Applied, Rule, SetAside, can_read, evaluate
 from casefile.domain.stated import SOURCE as STATED
 from casefile.domain.stated import read_statement, still_needs
+from casefile.domain.witnesses import corroborated
 from casefile.errors import DomainError, StoreError
 
 if TYPE_CHECKING:
@@ -419,9 +420,17 @@ def apply_rules(
             draft.add(commands.set_aside(verdict, obs_seq))
             set_aside.append(rule.id)
         elif isinstance(verdict, Applied):
+            host = draft.projection.probe_runs[run_seq].get("host")
+            joins = corroborated(draft.projection, rule, playbook.rules, host, obs_seq)
             try:
                 event = commands.evidence_from_rule(
-                    draft.projection, verdict, obs_seq, run_seq, fresh=True, reported=reported
+                    draft.projection,
+                    verdict,
+                    obs_seq,
+                    run_seq,
+                    fresh=True,
+                    reported=reported,
+                    corroborates=joins,
                 )
             except DomainError:
                 continue  # none of the hypotheses the rule names are in this case

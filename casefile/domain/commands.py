@@ -35,6 +35,7 @@ from casefile.domain.events import NewEvent
 from casefile.domain.ids import CASE_ID_LIMIT, ID_PATTERN, is_case_id
 from casefile.domain.kinds import DEFAULT_RELIABILITY, KINDS, reported_reliability
 from casefile.domain.rules import Applied, SetAside
+from casefile.domain.witnesses import ALONE, Corroborated
 from casefile.errors import DomainError, Remedy, did_you_mean
 
 #: a prior that does not fit can still be given: the others make room in proportion
@@ -319,13 +320,16 @@ def evidence_from_rule(
     *,
     fresh: bool = False,
     reported: bool = False,
+    corroborates: Corroborated = ALONE,
 ) -> NewEvent:
     """Evidence a rule derives from an observation; supersedes the same rule's earlier verdict
     on the same observation, so re-applying a rule never counts a reading twice. ``fresh``:
     the observation was recorded in this very append, so nothing can have read it before (and
     the evidence held need not be scanned, which on a long case is most of a run's cost).
     ``reported``: a person stated the reading (nothing ran), so it counts as reported, as far
-    as a person's stated figures are trusted (``kinds.reported_reliability``)."""
+    as a person's stated figures are trusted (``kinds.reported_reliability``).
+    ``corroborates``: the readings of the same state of the machine already in force, which
+    this one joins as one witness (:mod:`casefile.domain.witnesses`)."""
     rule = verdict.rule
     previous = None
     for state in () if fresh else projection.evidence.values():
@@ -349,12 +353,14 @@ def evidence_from_rule(
         projection,
         named,
         allow_retired=True,
-        rationale=f"{rule.title}: outcome {verdict.outcome!r}. {rule.rationale}",
+        rationale=(
+            f"{rule.title}: outcome {verdict.outcome!r}. {rule.rationale}"
+            + corroborates.note(rule.witness)
+        ),
         otherwise=verdict.otherwise,
         kind="reported" if reported else "measured",
-        reliability=(
-            reported_reliability(rule.reliability, figures=True) if reported else rule.reliability
-        ),
+        reliability=corroborates.share
+        * (reported_reliability(rule.reliability, figures=True) if reported else rule.reliability),
         probe_run_seq=probe_run_seq,
         observation_seq=observation_seq,
         supersedes=previous,

@@ -66,6 +66,7 @@ def rule_from_dict(data: Mapping[str, Any], question: str, where: str = "rule") 
         reliability=float(reliability),
         title=str(data.get("title", rid)),
         requires=requirements_from(data.get("requires", []), label),
+        witness=_witness(data.get("witness", []), label),
     )
 
 
@@ -99,6 +100,14 @@ def requirements_from(raw: Any, label: str) -> tuple[tuple[str, tuple[str, ...]]
             )
         out.append(found)
     return tuple(out)
+
+
+def _witness(raw: Any, label: str) -> tuple[str, ...]:
+    """``witness = "gpu-heat"`` or a list of such names: the states the rule reads."""
+    names = [raw] if isinstance(raw, str) else raw
+    if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
+        raise RuleError(f"{label}: 'witness' must name the states it reads (a name or a list)")
+    return tuple(dict.fromkeys(names))
 
 
 def _statistic(data: Any, label: str) -> Statistic:

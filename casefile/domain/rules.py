@@ -192,6 +192,9 @@ class Rule:
     #: (intake question id, answers): what the case must state for this rule to be worth
     #: suggesting (nccl-tests says nothing about a job on one GPU); it still reads any run
     requires: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: the states of the machine it reads (``gpu-heat``): rules naming one state are one
+    #: witness of it, not several (:mod:`casefile.domain.witnesses`)
+    witness: tuple[str, ...] = ()
 
     def suggested_under(self, answers: Mapping[str, str]) -> bool:
         """Whether no answer in force contradicts what this rule needs to be worth a run."""
