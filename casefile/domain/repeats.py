@@ -123,9 +123,39 @@ def _identity(record: Mapping[str, Any], keys: tuple[str, ...]) -> tuple[Any, ..
     return tuple(
         None
         if _unset(record.get(k)) or (k == "reconstructed" and record.get(k) is False)
-        else _canonical(record.get(k))
+        else _ORDER_FREE.get(k, _canonical)(record.get(k))
         for k in keys
     )
+
+
+#: a unit's words in one spelling: ``tokens/s``, ``tok/sec`` and ``Tokens per second`` are one
+_UNIT_WORDS = {
+    "tokens": "tok", "token": "tok", "toks": "tok", "t": "tok",
+    "second": "s", "seconds": "s", "sec": "s", "secs": "s",
+    "minute": "min", "minutes": "min", "mins": "min",
+    "hour": "h", "hours": "h", "hr": "h", "hrs": "h",
+    "millisecond": "ms", "milliseconds": "ms", "msec": "ms",
+    "images": "img", "image": "img", "imgs": "img",
+    "iterations": "it", "iteration": "it", "iters": "it", "iter": "it",
+    "samples": "sample", "steps": "step", "requests": "req", "request": "req",
+}  # fmt: skip
+
+
+def _unit(unit: Any) -> str:
+    """A unit in one spelling (case, spaces and " per " aside; the common long forms
+    shortened), so an A/B told again in ``tokens/s`` is the one first told in ``tok/s``."""
+    text = " ".join(str(unit).casefold().replace(" per ", "/").split())
+    parts = (part.strip() for part in text.split("/"))
+    return "/".join(_UNIT_WORDS.get(part, part) for part in parts)
+
+
+def _order_free(values: Any) -> Any:
+    """The hypotheses an A/B names, in any order (``--tests a,b`` and ``--tests b,a``)."""
+    return tuple(sorted(str(v) for v in values)) if isinstance(values, list | tuple) else values
+
+
+#: the fields compared in a form of their own, the rest by :func:`_canonical`
+_ORDER_FREE = {"unit": _unit, "tests": _order_free}
 
 
 def _unset(value: Any) -> bool:

@@ -224,3 +224,22 @@ def test_the_same_change_hint_names_the_ab_that_counts_and_only_for_a_telling(
     assert said.code == 0, said.err
     worded = cli("experiment", case, "--change", "NCCL_P2P_DISABLE=1", "--outcome", "better")
     assert "experiment x2 records an A/B of the same change" in worded.out
+
+
+@pytest.mark.parametrize("unit", ["tok/s", "Tokens per second", "tokens / sec"])
+def test_a_unit_spelled_another_way_is_the_same_unit(cli: CLI, case: str, unit: str) -> None:
+    assert cli("experiment", case, "--change", THREADS, "--reported", "5.1:9.8", "--unit",
+               "tokens/s").code == 0  # fmt: skip
+    again = cli("experiment", case, "--change", THREADS, "--reported", "5.1:9.8", "--unit", unit)
+    assert again.code != 0 and "experiment x1 already records this A/B" in again.err
+    # another unit is another measure
+    assert cli("experiment", case, "--change", THREADS, "--reported", "5.1:9.8", "--unit",
+               "img/s").code == 0  # fmt: skip
+
+
+def test_the_hypotheses_named_in_another_order_are_the_same_ab(cli: CLI, case: str) -> None:
+    said = ("experiment", case, "--change", "pinned the loader to socket 0", "--outcome", "fixed")
+    assert cli(*said, "--tests", "host-cpu,numa-bios").code == 0
+    again = cli(*said, "--tests", "numa-bios,host-cpu")
+    assert again.code != 0 and "already records this A/B" in again.err
+    assert cli(*said, "--tests", "numa-bios").code == 0
