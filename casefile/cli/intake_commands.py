@@ -37,6 +37,13 @@ def register(
     )
     p.add_argument("case", help="case id, unique prefix, or case directory")
     p.add_argument(
+        "answers",
+        nargs="*",
+        type=_answer,
+        metavar="QUESTION=ANSWER",
+        help="answers, as --answer gives them (casefile intake C scaling=no nodes=single)",
+    )
+    p.add_argument(
         "--answer",
         action="append",
         type=_answer,
@@ -68,7 +75,7 @@ def cmd_intake(args: argparse.Namespace) -> int:
         if args.list:
             _show_items(items, args.json)
             return 0
-        answers = dict(args.answer)
+        answers = dict([*args.answers, *args.answer])
         interactive = not answers and sys.stdin.isatty() and not args.json
         if interactive:
             answers = _ask(items)

@@ -6,16 +6,21 @@ import argparse
 import gc
 import io
 import os
+import re
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NoReturn, cast
 
 from casefile import __version__
 from casefile.cli.terminal import fit, is_unicode, say, terminal_safe
-from casefile.errors import CasefileError
+from casefile.errors import CasefileError, did_you_mean
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
+
+
+#: argparse's words for a value not among an option's choices (a command, a --load)
+_INVALID_CHOICE = re.compile(r"(argument \S+: invalid choice: '(.*)') (\(choose from .*\))")
 
 
 class Parser(argparse.ArgumentParser):
@@ -33,7 +38,13 @@ class Parser(argparse.ArgumentParser):
         if message.endswith("expected one argument") and message.startswith("argument --"):
             option = message.split()[1].rstrip(":").split("/")[0]
             message += f" (a value that starts with '-' is given as {option}=VALUE)"
-        super().error(message)
+        chose = _INVALID_CHOICE.fullmatch(message)
+        if chose:  # a misspelt command or choice: the name it likely meant, first
+            head, typed, choices = chose.groups()
+            known = re.findall(r"'([^']*)'", choices)
+            message = f"{head}{did_you_mean(typed, known)} {choices}"
+        # one line, not argparse's usage block above it: the help is one option away
+        self.exit(2, f"{self.prog}: error: {message} ({self.prog} --help shows how)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -207,10 +218,23 @@ def parse_words(parser: argparse.ArgumentParser, words: Sequence[str]) -> argpar
     if _subcommand(words) in ("probe", "experiment") and "--" in words:
         cut = words.index("--")
         words, command = words[:cut], words[cut + 1 :]
-    args = parser.parse_args(words)
+    args, unread = parser.parse_known_args(words)
+    if unread:  # said by the command's own parser, which names the command
+        _command_parser(parser, getattr(args, "command", None)).error(
+            f"unrecognized arguments: {' '.join(unread)}"
+        )
     if command:
         args.argv = command
     return args
+
+
+def _command_parser(parser: argparse.ArgumentParser, name: str | None) -> argparse.ArgumentParser:
+    """The parser of the subcommand ``name`` (the top parser where there is none)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and name in action.choices:
+            chosen: argparse.ArgumentParser = action.choices[name]
+            return chosen
+    return parser
 
 
 def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:

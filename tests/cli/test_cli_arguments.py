@@ -184,3 +184,16 @@ def test_the_service_refuses_such_an_actor_too() -> None:
     with pytest.raises(DomainError, match="control characters"):
         Who("x\x07")
     assert Who("alice").actor == "alice"
+
+
+def test_intake_answers_may_be_given_without_the_option(cli: CLI) -> None:
+    case = cli("new", "slow", "--playbook", "gpu-throughput").out.strip()
+    given = cli("intake", case, "scaling=no", "nodes=single", "--answer", "after-upgrade=no")
+    assert given.code == 0, given.err
+    recorded = [e["payload"]["intake"] for e in events(cli, case) if "intake" in e["payload"]]
+    assert {(i["id"], i["answer"]) for i in recorded} >= {
+        ("scaling", "no"),
+        ("nodes", "single"),
+        ("after-upgrade", "no"),
+    }
+    usage_error(cli("intake", case, "scaling", "no"), "'scaling': use QUESTION=ANSWER")

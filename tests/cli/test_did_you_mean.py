@@ -56,3 +56,23 @@ def test_case_and_separator_are_no_typo() -> None:
     assert did_you_mean("NVIDIA-SMI-Q", probes) == " (did you mean nvidia-smi-q?)"
     assert did_you_mean("nvidia_smi_topo", probes) == " (did you mean nvidia-smi-topo?)"
     assert did_you_mean("TOPO", probes) == " (did you mean nvidia-smi-topo?)"
+
+
+@pytest.mark.parametrize(
+    ("words", "said"),
+    [
+        (["statsu", "t1"], "invalid choice: 'statsu' (did you mean status?)"),
+        (["probe", "t1", "nvidia-smi-q", "--load", "undr-load"], "(did you mean under-load?)"),
+        (["status", "t1", "--bogus"], "casefile status: error: unrecognized arguments: --bogus"),
+        (["new"], "casefile new: error: the following arguments are required: title"),
+    ],
+)
+def test_a_usage_error_is_one_line_naming_the_command(
+    cli: CLI, words: list[str], said: str
+) -> None:
+    """argparse printed its usage block above the error; the error is now the one line, with
+    the command's own name and the help that shows how."""
+    result = cli(*words)
+    assert result.code == 2
+    (line,) = result.err.strip().splitlines()
+    assert said in line and line.endswith("--help shows how)")
