@@ -253,7 +253,8 @@ def register(
     p = psub.add_parser(
         "show",
         parents=[common],
-        help="what a playbook asks, supposes and reads: intake, hypotheses, experiment wordings",
+        help="what a playbook asks, supposes and reads: intake, hypotheses, experiment "
+        "wordings, and what each probe rule reads and what its outcomes raise or lower",
     )
     p.add_argument("playbook", metavar="NAME[@VERSION]")
     p.add_argument("--numbers", action="store_true", help="add priors and likelihood tables")

@@ -34,7 +34,8 @@ def test_without_numbers_it_shows_intake_hypotheses_and_wordings(cli: CLI) -> No
     assert f"Experiments ({len(PLAYBOOK_V2.experiments)}):" in out
     assert "  experiment.version (gpu-throughput@2): " in out
     assert "pip install nccl==2.19.3" in out
-    for number in ("prior", "0.0849", "0.75", "catch-all", "noise:"):
+    # probabilities only with numbers (a rule's bounds, "≥ 0.95", are its words)
+    for number in ("prior", "0.0849", "slower 0.05", "catch-all", "noise:", "otherwise   "):
         assert number not in out, number
 
 
@@ -46,7 +47,8 @@ def test_numbers_adds_priors_and_tables(cli: CLI) -> None:
     assert "      consumer-no-p2p        consumer 0.95  datacenter 0.05" in out
     assert "    noise:   nccl-tests ±5%, command ±10%" in out
     assert "      acs-iommu              slower 0.05  same 0.20  faster 0.75" in out
-    assert "Probe rules (" in out and "  pcie-link-busy: " in out
+    assert "Probe rules (" in out and "  pcie-link-busy (v2): " in out
+    assert "      otherwise              idle 0.50  moderate 0.35  saturated 0.15" in out
 
 
 def test_json_has_everything(cli: CLI) -> None:
@@ -182,3 +184,27 @@ def test_every_pattern_of_the_current_playbook_says_what_it_reads() -> None:
         for fact in question.facts:
             if fact.matches is not None:
                 assert fact.says, f"{question.id}: fact {fact.fact} has no 'says'"
+
+
+def test_each_probe_rule_says_what_it_reads_and_what_each_outcome_raises(cli: CLI) -> None:
+    """What a paste is read for, without numbers: the facts, the load, the probes, and for
+    each outcome the hypotheses it raises or lowers; and which rules read one state."""
+    out = cli("playbook", "show", "gpu-throughput@3").out
+    assert f"Probe rules ({len(PLAYBOOK_V3.rules)}; each outcome the first that holds):" in out
+    block = out[out.index("  temperature-level (v2): ") :].split("\n")[:6]
+    assert block == [
+        "  temperature-level (v2): Hottest GPU temperature under load",
+        "    reads:   max of temperature.gpu, under load, from nvidia-smi-q, nvidia-smi-query, "
+        "nvidia-smi, nvidia-smi-dmon, nvml-sampler",
+        "    hot (≥ 85): raises thermal-degradation, power-cap; lowers gpu-unused",
+        "    warm (≥ 78): raises power-cap; lowers gpu-unused",
+        "    cool (otherwise): lowers thermal-degradation, power-cap",
+        "    one witness of gpu-heat with clock-event-reasons, clock-sag, temperature-trend",
+    ]
+    data = json.loads(cli("playbook", "show", "gpu-throughput@3", "--json").out)
+    (rule,) = [r for r in data["rules"] if r["id"] == "clock-sag"]
+    assert rule["witness"] == ["gpu-heat", "gpu-power"]
+    assert rule["outcomes"][0] == {
+        "name": "sagging", "when": "< 0.9", "raises": ["thermal-degradation", "power-cap"],
+        "lowers": [], "load": None,
+    }  # fmt: skip

@@ -2,9 +2,9 @@
 
 Without numbers: the question, the intake questions (their answers, the ``--env`` keys, facts
 and other questions' answers that answer them), the hypothesis tree with what each would mean
-and what it requires, and the changes each experiment rule reads. With numbers: the priors, and
-every likelihood table (intake answers, probe rules, experiment outcomes). The JSON has
-everything.
+and what it requires, the changes each experiment rule reads, and what each probe rule reads
+and which hypotheses each of its outcomes raises or lowers. With numbers: the priors, and every
+likelihood table (intake answers, probe rules, experiment outcomes). The JSON has everything.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from casefile.app.views.rules import ExperimentRuleView, experiment_rule_views
 if TYPE_CHECKING:
     from casefile.domain.intake import FactAnswer, ImpliedAnswer, IntakeQuestion
     from casefile.domain.playbook import HypothesisSpec, Playbook
-    from casefile.domain.rules import Rule
+    from casefile.domain.rules import Outcome, Rule
 
 Table = dict[str, dict[str, float]]
 
@@ -77,21 +77,105 @@ class HypothesisView:
 
 
 @dataclass(frozen=True)
+class RuleOutcomeView:
+    """One outcome of a probe rule in words: when it holds, and which hypotheses it raises
+    and lowers (its row against the rule's ``otherwise`` by more than :data:`CLEARLY`)."""
+
+    name: str
+    when: str
+    raises: tuple[str, ...]
+    lowers: tuple[str, ...]
+    load: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "when": self.when,
+            "raises": list(self.raises),
+            "lowers": list(self.lowers),
+            "load": self.load,
+        }
+
+
+@dataclass(frozen=True)
 class RuleView:
-    """A probe rule, shown with numbers only: what it reads and its table."""
+    """A probe rule: what it reads, from which probes, under which load, what each outcome
+    says, and the states it is one witness of; its table with numbers."""
 
     id: str
     title: str
     probes: tuple[str, ...]
-    likelihoods: Table
+    likelihoods: Table | None
+    version: int = 1
+    reads: str = ""
+    load: str = "any"
+    outcomes: tuple[RuleOutcomeView, ...] = ()
+    witness: tuple[str, ...] = ()
+    #: the other rules of the playbook that name one of the same states
+    witnessed_with: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id,
+            "version": self.version,
             "title": self.title,
             "probes": list(self.probes),
+            "reads": self.reads,
+            "load": self.load,
+            "outcomes": [o.to_json() for o in self.outcomes],
+            "witness": list(self.witness),
+            "witnessed_with": list(self.witnessed_with),
             "likelihoods": self.likelihoods,
         }
+
+
+#: how far an outcome's likelihood under a hypothesis must stand from the ``otherwise`` row
+#: (a ratio) for the outcome to be said to raise or lower it
+CLEARLY = 1.5
+
+
+def _rule_view(rule: Rule, rules: tuple[Rule, ...], numbers: bool) -> RuleView:
+    spec = rule.statistic
+    reads = f"{spec.aggregate} of {', '.join(spec.facts)}" + (
+        f" per {spec.per}" if spec.per else ""
+    )
+    outcomes = []
+    for outcome in rule.outcomes:
+        base = rule.otherwise[outcome.name]
+        rows = {h: row[outcome.name] for h, row in rule.likelihoods.items()}
+        raises = sorted((h for h, p in rows.items() if p > base * CLEARLY), key=lambda h: -rows[h])
+        lowers = sorted((h for h, p in rows.items() if p * CLEARLY < base), key=lambda h: rows[h])
+        outcomes.append(
+            RuleOutcomeView(
+                outcome.name, _when(outcome), tuple(raises), tuple(lowers), outcome.load
+            )
+        )
+    shared = set(rule.witness)
+    return RuleView(
+        id=rule.id,
+        title=rule.title,
+        probes=rule.probes,
+        likelihoods=_table(rule) if numbers else None,
+        version=rule.version,
+        reads=reads,
+        load=rule.load,
+        outcomes=tuple(outcomes),
+        witness=rule.witness,
+        witnessed_with=tuple(
+            r.id for r in rules if r.id != rule.id and shared.intersection(r.witness)
+        ),
+    )
+
+
+def _when(outcome: Outcome) -> str:
+    """When an outcome holds, in the rule's own bounds (outcomes are tried in order)."""
+    if outcome.any_of:
+        return "any of " + ", ".join(outcome.any_of)
+    if outcome.equals is not None:
+        return f"= {outcome.equals}"
+    bounds = [f"≥ {outcome.at_least:g}"] if outcome.at_least is not None else []
+    bounds += [f"< {outcome.below:g}"] if outcome.below is not None else []
+    return " and ".join(bounds) or "otherwise"
 
 
 @dataclass(frozen=True)
@@ -221,7 +305,5 @@ def build_playbook_view(playbook: Playbook, *, numbers: bool = False) -> Playboo
         experiments=tuple(experiment_rule_views([playbook], numbers=numbers)),
         numbers=numbers,
         catch_all=playbook.catch_all if numbers else None,
-        rules=tuple(RuleView(r.id, r.title, r.probes, _table(r)) for r in playbook.rules)
-        if numbers
-        else (),
+        rules=tuple(_rule_view(r, playbook.rules, numbers) for r in playbook.rules),
     )

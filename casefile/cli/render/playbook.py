@@ -6,7 +6,7 @@ so a title or a meaning written with a newline cannot pose as another entry.
 
 from __future__ import annotations
 
-from casefile.app.views.playbook import PlaybookView
+from casefile.app.views.playbook import PlaybookView, RuleView
 from casefile.app.views.rules import ExperimentRuleView
 from casefile.cli.terminal import one_line
 
@@ -37,6 +37,30 @@ def render_rule(view: ExperimentRuleView, indent: str = "") -> str:
         lines.append(f"  noise:   {noise}")
         lines += [f"    {hid:<22} {_row(row)}" for hid, row in view.likelihoods.items()]
     return "\n".join(indent + one_line(line) for line in lines)
+
+
+def _probe_rule(rule: RuleView) -> list[str]:
+    """A probe rule: what it reads, each outcome with the hypotheses it raises and lowers,
+    the states it is one witness of, and its table where numbers were asked for."""
+    load = "" if rule.load == "any" else f", {rule.load.replace('-', ' ')}"
+    lines = [
+        f"  {rule.id} (v{rule.version}): {rule.title}",
+        f"    reads:   {rule.reads}{load}, from {', '.join(rule.probes)}",
+    ]
+    for outcome in rule.outcomes:
+        said = [f"raises {', '.join(outcome.raises)}"] if outcome.raises else []
+        said += [f"lowers {', '.join(outcome.lowers)}"] if outcome.lowers else []
+        only = f", only {outcome.load.replace('-', ' ')}" if outcome.load else ""
+        lines.append(
+            f"    {outcome.name} ({outcome.when}{only}): {'; '.join(said) or 'weighs as otherwise'}"
+        )
+    if rule.witness:
+        lines.append(
+            f"    one witness of {', '.join(rule.witness)} with {', '.join(rule.witnessed_with)}"
+        )
+    if rule.likelihoods is not None:
+        lines += [f"      {hid:<22} {_row(row)}" for hid, row in rule.likelihoods.items()]
+    return lines
 
 
 def render_playbook(view: PlaybookView) -> str:
@@ -76,9 +100,8 @@ def render_playbook(view: PlaybookView) -> str:
     text = "\n".join(one_line(line) for line in lines)
     blocks = [render_rule(rule, indent="  ") for rule in view.experiments]
     if view.rules:
-        rules = [f"Probe rules ({len(view.rules)}):"]
+        rules = [f"Probe rules ({len(view.rules)}; each outcome the first that holds):"]
         for rule in view.rules:
-            rules.append(f"  {rule.id}: {rule.title} ({', '.join(rule.probes)})")
-            rules += [f"      {hid:<22} {_row(row)}" for hid, row in rule.likelihoods.items()]
+            rules += _probe_rule(rule)
         blocks.append("\n" + "\n".join(one_line(line) for line in rules))
     return "\n".join([text, *blocks])
