@@ -45,11 +45,13 @@ def _case(cli: CLI) -> str:
     return str(cli("new", "slow after an hour", "--playbook", "gpu-throughput").out.strip())
 
 
-def test_the_heat_and_power_rules_name_the_states_they_read() -> None:
+def test_the_heat_power_and_use_rules_name_the_states_they_read() -> None:
     heat = {r.id for r in PLAYBOOK.rules if "gpu-heat" in r.witness}
     power = {r.id for r in PLAYBOOK.rules if "gpu-power" in r.witness}
     assert heat == {"clock-event-reasons", "clock-sag", "temperature-trend", "temperature-level"}
     assert power == {"power-headroom", "clock-event-reasons", "clock-sag"}
+    use = {r.id for r in PLAYBOOK.rules if "gpu-use" in r.witness}
+    assert use == {"gpu-memory-held", "compute-process-on-gpu", "runs-on-cpu", "model-on-gpu-share"}
 
 
 def test_a_second_reading_of_the_same_heat_counts_half(cli: CLI) -> None:
@@ -123,3 +125,19 @@ def test_a_malformed_witness_is_refused_when_the_playbook_loads(witness: object)
     }  # fmt: skip
     with pytest.raises(RuleError, match="rule r: 'witness' must name the states"):
         rule_from_dict(table, "q")
+
+
+def test_an_empty_gpu_by_its_memory_and_its_processes_is_one_witness(cli: CLI) -> None:
+    """nvidia-smi's table says both at once: a job not on the GPU holds no memory there and
+    runs no process there; the second reading of that one fact counts half."""
+    case = _case(cli)
+    result = cli(
+        "probe", case, "nvidia-smi", "--stated", "memory.used[gpu0]=3", "--stated",
+        "processes.compute[gpu0]=0", "--load", "under-load", "--host", "rig",
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    read = {e["rule"]["id"]: e["reliability"] for e in _evidence(cli, case)}
+    assert read == {
+        "gpu-memory-held": STATED_RELIABILITY,
+        "compute-process-on-gpu": STATED_RELIABILITY / 2,
+    }
