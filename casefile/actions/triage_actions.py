@@ -26,8 +26,13 @@ class AnswerIntake:
             f"{q}: {a}" + ("" if s == "answered" else f" ({s})") for q, a, _, s in outcome.recorded
         ]
         said += [f"{q}: counted by {e}" for q, e in outcome.counted_elsewhere]
+        said += [
+            f"{q}: {a} withdrawn (it rested on {b})" for q, (a, b, _) in outcome.withdrawn.items()
+        ]
         text = "intake: " + ("; ".join(said) if said else "nothing new to record")
-        return Outcome(text, ",".join(eid for _, _, eid, _ in outcome.recorded))
+        written = [eid for _, _, eid, _ in outcome.recorded]
+        written += [eid for _, _, eid in outcome.withdrawn.values()]
+        return Outcome(text, ",".join(written))
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from casefile.app.candidates import case_playbooks
 from casefile.app.who import NOW, Who
-from casefile.domain import triage
+from casefile.domain import premises, triage
 from casefile.domain.beliefs.by_observation import evidence_of
 from casefile.domain.beliefs.fact_names import fact_names, restored_holding
 from casefile.domain.event_types.evidence import EvidenceAssessed
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from casefile.app.draft import Draft
     from casefile.app.sessions import CaseSessions
     from casefile.domain.beliefs import Projection
+    from casefile.domain.events import NewEvent
     from casefile.domain.intake import IntakeQuestion, Known
     from casefile.domain.playbook import Playbook
 
@@ -79,6 +80,9 @@ class IntakeOutcome:
     replaced: Mapping[str, tuple[str, int]] = field(default_factory=dict)
     #: answers recorded because another answer settles them: question → what it rests on
     implied: Mapping[str, str] = field(default_factory=dict)
+    #: implied answers withdrawn because what they rested on changed: question → (the answer
+    #: withdrawn, what it rested on, the evidence that withdrew it)
+    withdrawn: Mapping[str, tuple[str, str, str]] = field(default_factory=dict)
 
 
 def intake_items(
@@ -175,11 +179,59 @@ def answer_intake(
             recorded.append((qid, str(answer.outcome), answer.evidence_id, _source(given)))
             if given is not None and given.source == "answered":
                 implied[qid] = given.basis
-        return IntakeOutcome(tuple(recorded), tuple(unchanged), tuple(counted), replaced, implied)
+        withdrawn = _unsettled(draft, list(playbooks.values()), wanted, recorded, implied)
+        return IntakeOutcome(
+            tuple(recorded), tuple(unchanged), tuple(counted), replaced, implied, withdrawn
+        )
 
     _, outcome = sessions.execute(case_id, decide, who)
     result: IntakeOutcome = outcome
     return result
+
+
+def _unsettled(
+    draft: Draft,
+    playbooks: list[Playbook],
+    given: Mapping[str, str],
+    recorded: list[tuple[str, str, str, str]],
+    implied: dict[str, str],
+) -> dict[str, tuple[str, str, str]]:
+    """Withdraw each implied answer whose premise no longer holds, or record the one a new
+    premise implies (added to ``recorded`` and ``implied``), until none is left: withdrawing
+    one may unsettle another (:mod:`casefile.domain.premises`). An answer given now is never
+    touched. Returns the answers withdrawn: question → (answer, its basis, evidence id)."""
+    withdrawn: dict[str, tuple[str, str, str]] = {}
+    projection = draft.projection
+    # each pass settles one answer at least, so a pass per question is enough
+    for _ in range(1 + sum(len(playbook.intake) for playbook in playbooks)):
+        moved = False
+        for playbook, question in ((pb, q) for pb in playbooks for q in pb.intake):
+            found = triage.active_answer(projection, question)
+            if question.id in given or found is None:
+                continue
+            basis = premises.rests_on_another(projection.evidence[found[0]].payload_field("intake"))
+            said = _answers(projection, playbook, {})
+            premise = question.from_answers(said)
+            if basis is None or (premise is not None and premise.answer == found[1]):
+                continue
+            event: NewEvent | None
+            if premise is None:
+                event = premises.withdrawal(projection, question, found[0], basis, said)
+            else:  # the new premise settles it otherwise
+                event = triage.answer_intake(projection, question, premise.answer, premise)
+            if event is None:
+                continue
+            draft.add(event)
+            eid = EvidenceAssessed.of(event.payload).evidence_id
+            if premise is None:
+                withdrawn[question.id] = (found[1], basis, eid)
+            else:
+                recorded.append((question.id, premise.answer, eid, premise.source))
+                implied[question.id] = premise.basis
+            moved = True
+        if not moved:
+            break
+    return withdrawn
 
 
 def _by_question_id(answers: Mapping[str, str], playbooks: Iterable[Playbook]) -> dict[str, str]:

@@ -92,6 +92,8 @@ def cmd_intake(args: argparse.Namespace) -> int:
             old, seq = outcome.replaced[qid]
             said += f" (was {old}, seq {seq})"
         say(terminal_safe(f"{qid}: {answer}{said} → evidence {eid}"))
+    for qid, (answer, basis, eid) in outcome.withdrawn.items():
+        say(terminal_safe(f"{qid}: {answer} withdrawn (it rested on {basis}) → evidence {eid}"))
     for qid in outcome.unchanged:
         say(terminal_safe(f"{qid}: unchanged"))
     for qid, eid in outcome.counted_elsewhere:
@@ -198,6 +200,10 @@ def _outcome_json(outcome: IntakeOutcome, pending: list[str]) -> dict[str, Any]:
         "unchanged": list(outcome.unchanged),
         "counted_elsewhere": [
             {"question": q, "evidence_id": e} for q, e in outcome.counted_elsewhere
+        ],
+        "withdrawn": [
+            {"question": q, "answer": a, "rested_on": basis, "evidence_id": e}
+            for q, (a, basis, e) in outcome.withdrawn.items()
         ],
         "pending": pending,
     }

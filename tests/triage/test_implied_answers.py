@@ -150,3 +150,62 @@ def test_a_right_implied_by_loads() -> None:
     known = playbook.intake_question("gpus").from_answers({"nodes": "multi"})
     assert known is not None and known.answer == "several"
     assert playbook.intake_question("gpus").from_answers({"nodes": "single"}) is None
+
+
+def _status(cli: CLI, case: str) -> dict[str, Any]:
+    result = cli("status", case, "--json")
+    assert result.code == 0, result.err
+    return json.loads(result.out)  # type: ignore[no-any-return]
+
+
+def _applies(cli: CLI, case: str, hypothesis: str) -> bool:
+    (entry,) = [h for h in _status(cli, case)["hypotheses"] if h["id"] == hypothesis]
+    return entry["status"] != "does not apply"
+
+
+def test_an_implied_answer_is_withdrawn_when_its_premise_is_corrected(cli: CLI) -> None:
+    """gpu-count = one settled nodes = single and ruled out the inter-node network; the
+    person corrects gpu-count to several: nodes is open again and the network applies."""
+    open_case(cli, "c7")
+    assert cli("intake", "c7", "gpu-count=one").code == 0
+    assert not _applies(cli, "c7", "internode-network")
+    corrected = cli("intake", "c7", "gpu-count=several")
+    assert corrected.code == 0, corrected.err
+    assert "nodes: single withdrawn (it rested on gpu-count = one" in corrected.out
+    assert "nodes" in corrected.out.splitlines()[-1]  # "not answered yet: …, nodes, …"
+    assert _applies(cli, "c7", "internode-network")
+    listed = cli("intake", "c7", "--list", "--json")
+    (nodes,) = [q for q in json.loads(listed.out) if q["id"] == "nodes"]
+    assert nodes["answer"] is None
+    events = json.loads(cli("log", "c7", "--json").out)
+    withdrawal = events[-1]["payload"]
+    assert withdrawal["reliability"] == 0.0 and set(withdrawal["likelihoods"].values()) == {1.0}
+    assert "rested on gpu-count = one" in withdrawal["rationale"]
+    # answered again, it counts again
+    assert cli("intake", "c7", "nodes=single").code == 0
+    assert not _applies(cli, "c7", "internode-network")
+
+
+def test_a_withdrawal_weighs_nothing(cli: CLI) -> None:
+    """The beliefs after the withdrawal are those of a case where nodes was never answered."""
+    open_case(cli, "c8")
+    assert cli("intake", "c8", "gpu-count=one").code == 0
+    assert cli("intake", "c8", "gpu-count=several", "--json").code == 0
+    open_case(cli, "c9")
+    assert cli("intake", "c9", "gpu-count=several", "--no-known").code == 0
+    confidences = [
+        {h["id"]: h["confidence"] for h in _status(cli, case)["hypotheses"]}
+        for case in ("c8", "c9")
+    ]
+    assert confidences[0] == pytest.approx(confidences[1], abs=1e-12)
+
+
+def test_a_premise_corrected_to_imply_another_answer_records_that_one(cli: CLI) -> None:
+    open_case(cli, "c10")
+    assert cli("intake", "c10", "nodes=multi").code == 0
+    assert intake_answers(cli, "c10")["gpu-count"]["answer"] == "several"
+    result = cli("intake", "c10", "nodes=single", "--json")
+    assert result.code == 0, result.err
+    outcome = json.loads(result.out)
+    assert [w["question"] for w in outcome["withdrawn"]] == ["gpu-count"]
+    assert "gpu-count" in outcome["pending"]

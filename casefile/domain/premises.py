@@ -1,0 +1,70 @@
+"""An intake answer that rests on another answer stands only while that answer does.
+
+Some answers settle others by what the words mean: a one-GPU job runs on one node, so
+``gpu-count = one`` answers ``nodes`` too, and the hypotheses that need several nodes stop
+applying. When the person then corrects the premise (``gpu-count = several``), the answer it
+implied has lost its reason: kept, it would go on ruling out the inter-node causes on the word
+of an answer nobody holds any more. So the implied answer is withdrawn, by evidence that
+supersedes it and weighs nothing (every likelihood 1, reliability 0), whose rationale says
+what it rested on and what changed; the question is open again, and the hypotheses it had
+ruled out apply again. Where the new premise implies another answer, that answer is recorded
+instead, as any implied answer is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from casefile.domain import commands
+
+if TYPE_CHECKING:
+    from casefile.domain.beliefs.projection import Projection
+    from casefile.domain.events import NewEvent
+    from casefile.domain.intake import IntakeQuestion
+
+#: the source an implied answer's evidence records (an answer a person gave has no basis)
+IMPLIED = "answered"
+
+
+def rests_on_another(intake: Mapping[str, object] | None) -> str | None:
+    """What an answer's evidence says it rests on, where another answer implied it (its
+    ``basis``, ``gpu-count = one: a one-GPU job runs on one node``); None for an answer a
+    person gave, or one the ``--env`` or a reading gave."""
+    if intake is None or intake.get("source") != IMPLIED:
+        return None
+    basis = intake.get("basis")
+    return basis if isinstance(basis, str) and basis else None
+
+
+def withdrawal(
+    projection: Projection,
+    question: IntakeQuestion,
+    evidence_id: str,
+    basis: str,
+    answers: Mapping[str, str],
+) -> NewEvent:
+    """Evidence that withdraws the implied answer ``evidence_id`` gave ``question``: it
+    supersedes it and weighs nothing. ``answers`` are the answers in force now, to say what
+    became of the premise."""
+    old = projection.evidence[evidence_id]
+    now = [
+        f"{spec.intake} is {answers[spec.intake]!r}" if spec.intake in answers else
+        f"{spec.intake} is unanswered"
+        for spec in question.implied_by
+    ]  # fmt: skip
+    named = {h: 1.0 for h in old.likelihoods}
+    return commands.assess_evidence(
+        projection,
+        named,
+        rationale=(
+            f"Intake {question.id}: the answer {old.outcome!r} rested on {basis}, which no "
+            f"longer holds ({'; '.join(now)}); withdrawn, so the question is open again and "
+            "what it ruled out applies again. This evidence weighs nothing."
+        ),
+        otherwise=1.0,
+        kind="reported",
+        reliability=0.0,
+        supersedes=evidence_id,
+        allow_retired=True,
+    )
