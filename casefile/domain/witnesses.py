@@ -7,13 +7,15 @@ and all because of the one heat. Counted as independent witnesses, four readings
 GPU multiply into near certainty (a case reached 97 % on one heat-soaked GPU), and a GPU
 that runs hot for another reason would be convicted of it four times over.
 
-A rule names the states it reads (``witness = ["gpu-heat"]`` in the playbook). Where readings
-of a shared state on the same host are already in force, a new one counts at ``1 / k`` of its
-reliability, k being the readings then in force plus itself: the second at half, the third
-at a third. The first reading keeps its full weight, so one paste still speaks as it did, and
-more readings still add (the sum of 1/k keeps growing) but slowly, as corroboration does. The
-weight is decided when the reading is recorded and written into its evidence, so a replay gives
-the same confidences, and the evidence's rationale names the earlier readings.
+A rule names the states it reads (``witness = ["gpu-heat"]`` in the playbook). A new reading
+counts at ``1 / k`` of its reliability, k - 1 being the rules sharing one of its states that
+have already read the same host (the same rule on an earlier run included; each rule counted
+once, by its last reading): the second rule's reading at half, the third's at a third, and a
+rule read again beside all the others at no less than 1 / (rules of the state). The first
+reading keeps its full weight, so one paste still speaks as it did, and more readings still
+add, but slowly, as corroboration does. The weight is decided when the reading is recorded and
+written into its evidence, so a replay gives the same confidences, and the evidence's
+rationale names the earlier readings.
 
 What counts as "in force" is each rule's last active reading on each host, kept in the
 fold's indexes and updated as evidence is folded (only new evidence is read), so a reading
