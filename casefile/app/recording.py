@@ -421,7 +421,7 @@ def apply_rules(
             set_aside.append(rule.id)
         elif isinstance(verdict, Applied):
             host = draft.projection.probe_runs[run_seq].get("host")
-            joins = corroborated(draft.projection, rule, playbook.rules, host, obs_seq)
+            joins = corroborated(draft.projection, rule, playbook.rules, host)
             try:
                 event = commands.evidence_from_rule(
                     draft.projection,

@@ -58,7 +58,33 @@ def register(
         help="do not record answers the case already holds (--env, earlier probes)",
     )
     p.add_argument("--json", action="store_true", help="what was recorded (or --list) as JSON")
-    p.set_defaults(handler=cmd_intake)
+    p.set_defaults(handler=cmd_intake, take_unread=_take_answers)
+
+
+def _take_answers(args: argparse.Namespace, unread: list[str]) -> list[str]:
+    """The QUESTION=ANSWER words given after an option (``C a=b --no-known c=d``), which
+    argparse leaves unread, as answers; the other words stay unread (and are refused)."""
+    rest = []
+    for word in unread:
+        if "=" in word and not word.startswith("-"):
+            args.answers.append(_answer(word))
+        else:
+            rest.append(word)
+    return rest
+
+
+def _given(pairs: list[tuple[str, str]]) -> dict[str, str]:
+    """The answers given, each question once: two different answers to one question in one
+    command are refused rather than the last silently kept."""
+    given: dict[str, str] = {}
+    for question, answer in pairs:
+        if given.get(question, answer) != answer:
+            raise CasefileError(
+                f"intake {question}: answered twice ({given[question]!r} and {answer!r}); "
+                "give one answer"
+            )
+        given[question] = answer
+    return given
 
 
 def cmd_intake(args: argparse.Namespace) -> int:
@@ -75,7 +101,7 @@ def cmd_intake(args: argparse.Namespace) -> int:
         if args.list:
             _show_items(items, args.json)
             return 0
-        answers = dict([*args.answers, *args.answer])
+        answers = _given([*args.answers, *args.answer])
         interactive = not answers and sys.stdin.isatty() and not args.json
         if interactive:
             answers = _ask(items)

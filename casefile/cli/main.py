@@ -6,10 +6,9 @@ import argparse
 import gc
 import io
 import os
-import re
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NoReturn, cast
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 from casefile import __version__
 from casefile.cli.terminal import fit, is_unicode, say, terminal_safe
@@ -17,10 +16,6 @@ from casefile.errors import CasefileError, did_you_mean
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
-
-
-#: argparse's words for a value not among an option's choices (a command, a --load)
-_INVALID_CHOICE = re.compile(r"(argument \S+: invalid choice: '(.*)') (\(choose from .*\))")
 
 
 class Parser(argparse.ArgumentParser):
@@ -32,17 +27,24 @@ class Parser(argparse.ArgumentParser):
         safe = terminal_safe(message)
         super()._print_message(fit(safe, stream), file)
 
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        # a misspelt command or choice: the name it likely meant, first (built from the
+        # choices themselves: argparse's own words for them differ between Python versions)
+        choices = action.choices
+        if choices is not None and value not in choices:
+            known = [str(choice) for choice in choices]
+            raise argparse.ArgumentError(
+                action,
+                f"invalid choice: {value!r}{did_you_mean(str(value), known)} "
+                f"(choose from {', '.join(map(repr, known))})",
+            )
+
     def error(self, message: str) -> NoReturn:
         # a value that starts with a dash ("--change --disable-custom-all-reduce") reads to
         # argparse as the next option: say how to give it
         if message.endswith("expected one argument") and message.startswith("argument --"):
             option = message.split()[1].rstrip(":").split("/")[0]
             message += f" (a value that starts with '-' is given as {option}=VALUE)"
-        chose = _INVALID_CHOICE.fullmatch(message)
-        if chose:  # a misspelt command or choice: the name it likely meant, first
-            head, typed, choices = chose.groups()
-            known = re.findall(r"'([^']*)'", choices)
-            message = f"{head}{did_you_mean(typed, known)} {choices}"
         # one line, not argparse's usage block above it: the help is one option away
         self.exit(2, f"{self.prog}: error: {message} ({self.prog} --help shows how)\n")
 
@@ -219,22 +221,28 @@ def parse_words(parser: argparse.ArgumentParser, words: Sequence[str]) -> argpar
         cut = words.index("--")
         words, command = words[:cut], words[cut + 1 :]
     args, unread = parser.parse_known_args(words)
+    take = getattr(args, "take_unread", None)
+    if unread and take is not None:  # a command whose positionals may follow its options
+        unread = take(args, unread)
     if unread:  # said by the command's own parser, which names the command
-        _command_parser(parser, getattr(args, "command", None)).error(
-            f"unrecognized arguments: {' '.join(unread)}"
-        )
+        _command_parser(parser, args).error(f"unrecognized arguments: {' '.join(unread)}")
     if command:
         args.argv = command
     return args
 
 
-def _command_parser(parser: argparse.ArgumentParser, name: str | None) -> argparse.ArgumentParser:
-    """The parser of the subcommand ``name`` (the top parser where there is none)."""
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction) and name in action.choices:
-            chosen: argparse.ArgumentParser = action.choices[name]
-            return chosen
-    return parser
+def _command_parser(
+    parser: argparse.ArgumentParser, args: argparse.Namespace
+) -> argparse.ArgumentParser:
+    """The parser of the command ``args`` chose, down through its subcommands
+    (``casefile playbook show``), so an error names the command as it was typed."""
+    found = parser
+    while True:
+        sub = next((a for a in found._actions if isinstance(a, argparse._SubParsersAction)), None)
+        name = getattr(args, sub.dest, None) if sub is not None else None
+        if sub is None or name not in sub.choices:
+            return found
+        found = sub.choices[name]
 
 
 def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:

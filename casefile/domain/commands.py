@@ -354,8 +354,7 @@ def evidence_from_rule(
         named,
         allow_retired=True,
         rationale=(
-            f"{rule.title}: outcome {verdict.outcome!r}. {rule.rationale}"
-            + corroborates.note(rule.witness)
+            f"{rule.title}: outcome {verdict.outcome!r}. {rule.rationale}" + corroborates.note()
         ),
         otherwise=verdict.otherwise,
         kind="reported" if reported else "measured",

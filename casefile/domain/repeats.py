@@ -144,7 +144,7 @@ _UNIT_WORDS = {
 def _unit(unit: Any) -> str:
     """A unit in one spelling (case, spaces and " per " aside; the common long forms
     shortened), so an A/B told again in ``tokens/s`` is the one first told in ``tok/s``."""
-    text = " ".join(str(unit).casefold().replace(" per ", "/").split())
+    text = " ".join(str(unit).strip().strip("()[]").casefold().replace(" per ", "/").split())
     parts = (part.strip() for part in text.split("/"))
     return "/".join(_UNIT_WORDS.get(part, part) for part in parts)
 

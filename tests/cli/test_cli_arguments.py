@@ -197,3 +197,16 @@ def test_intake_answers_may_be_given_without_the_option(cli: CLI) -> None:
         ("after-upgrade", "no"),
     }
     usage_error(cli("intake", case, "scaling", "no"), "'scaling': use QUESTION=ANSWER")
+
+
+def test_intake_answers_may_follow_an_option_and_one_question_takes_one_answer(
+    cli: CLI,
+) -> None:
+    case = cli("new", "slow", "--playbook", "gpu-throughput").out.strip()
+    given = cli("intake", case, "scaling=no", "--no-known", "platform=vm")
+    assert given.code == 0, given.err
+    recorded = {e["payload"]["intake"]["id"] for e in events(cli, case) if "intake" in e["payload"]}
+    assert {"scaling", "platform"} <= recorded
+    twice = cli("intake", case, "nodes=single", "--answer", "nodes=multi")
+    assert twice.code == 1
+    assert "intake nodes: answered twice ('single' and 'multi')" in twice.err

@@ -65,6 +65,7 @@ def test_case_and_separator_are_no_typo() -> None:
         (["probe", "t1", "nvidia-smi-q", "--load", "undr-load"], "(did you mean under-load?)"),
         (["status", "t1", "--bogus"], "casefile status: error: unrecognized arguments: --bogus"),
         (["new"], "casefile new: error: the following arguments are required: title"),
+        (["playbook", "show", "gpu-throughput", "extra"], "casefile playbook show: error: "),
     ],
 )
 def test_a_usage_error_is_one_line_naming_the_command(

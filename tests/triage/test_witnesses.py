@@ -66,7 +66,8 @@ def test_a_second_reading_of_the_same_heat_counts_half(cli: CLI) -> None:
     assert first["reliability"] == STATED_RELIABILITY
     assert second["reliability"] == STATED_RELIABILITY / 2
     assert (
-        f"clock-event-reasons ({first['evidence_id']}) already read gpu-heat" in second["rationale"]
+        f"clock-event-reasons ({first['evidence_id']}) read gpu-heat, already in force on rig"
+        in second["rationale"]
     )
 
 
@@ -141,3 +142,37 @@ def test_an_empty_gpu_by_its_memory_and_its_processes_is_one_witness(cli: CLI) -
         "gpu-memory-held": STATED_RELIABILITY,
         "compute-process-on-gpu": STATED_RELIABILITY / 2,
     }
+
+
+def test_the_same_rule_read_again_and_again_counts_as_the_sum_of_1_over_k(cli: CLI) -> None:
+    """Eight pastes of one hot GPU on one host: the k-th counts 1/k, not half each time."""
+    case = _case(cli)
+    for run in range(1, 9):
+        _state(cli, case, f"temperature.gpu={85 + run}", note=f"run {run}")
+    reliabilities = [e["reliability"] for e in _evidence(cli, case)]
+    assert reliabilities == pytest.approx([STATED_RELIABILITY / k for k in range(1, 9)])
+    last = _evidence(cli, case)[-1]["rationale"]
+    assert "temperature-level (e7 and 6 more) read gpu-heat" in last
+
+
+def test_a_reading_superseded_no_longer_counts_as_a_witness(cli: CLI) -> None:
+    case = _case(cli)
+    _state(cli, case, THERMAL)
+    (first,) = _evidence(cli, case)
+    withdrawn = cli(
+        "evidence", "add", case, "--likelihood", "thermal-degradation=0.5", "--because",
+        "the reading was of another machine", "--supersedes", first["evidence_id"],
+    )  # fmt: skip
+    assert withdrawn.code == 0, withdrawn.err
+    _state(cli, case, HOT)
+    assert _evidence(cli, case)[-1]["reliability"] == STATED_RELIABILITY
+
+
+def test_readings_without_a_host_say_so(cli: CLI) -> None:
+    case = _case(cli)
+    for fact in (THERMAL, HOT):
+        assert (
+            cli("probe", case, "nvidia-smi-q", "--stated", fact, "--load", "under-load").code == 0
+        )
+    said = _evidence(cli, case)[-1]["rationale"]
+    assert "on the same unnamed host (--host tells machines apart)" in said

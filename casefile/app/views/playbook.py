@@ -111,8 +111,8 @@ class RuleView:
     load: str = "any"
     outcomes: tuple[RuleOutcomeView, ...] = ()
     witness: tuple[str, ...] = ()
-    #: the other rules of the playbook that name one of the same states
-    witnessed_with: tuple[str, ...] = ()
+    #: for each state it reads, the other rules of the playbook that read it too
+    witnessed_with: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -124,7 +124,7 @@ class RuleView:
             "load": self.load,
             "outcomes": [o.to_json() for o in self.outcomes],
             "witness": list(self.witness),
-            "witnessed_with": list(self.witnessed_with),
+            "witnessed_with": {state: list(rules) for state, rules in self.witnessed_with},
             "likelihoods": self.likelihoods,
         }
 
@@ -150,7 +150,6 @@ def _rule_view(rule: Rule, rules: tuple[Rule, ...], numbers: bool) -> RuleView:
                 outcome.name, _when(outcome), tuple(raises), tuple(lowers), outcome.load
             )
         )
-    shared = set(rule.witness)
     return RuleView(
         id=rule.id,
         title=rule.title,
@@ -162,7 +161,8 @@ def _rule_view(rule: Rule, rules: tuple[Rule, ...], numbers: bool) -> RuleView:
         outcomes=tuple(outcomes),
         witness=rule.witness,
         witnessed_with=tuple(
-            r.id for r in rules if r.id != rule.id and shared.intersection(r.witness)
+            (state, tuple(r.id for r in rules if r.id != rule.id and state in r.witness))
+            for state in rule.witness
         ),
     )
 

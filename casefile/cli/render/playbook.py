@@ -55,9 +55,11 @@ def _probe_rule(rule: RuleView) -> list[str]:
             f"    {outcome.name} ({outcome.when}{only}): {'; '.join(said) or 'weighs as otherwise'}"
         )
     if rule.witness:
-        lines.append(
-            f"    one witness of {', '.join(rule.witness)} with {', '.join(rule.witnessed_with)}"
-        )
+        states = [
+            f"{state} (with {', '.join(others)})" if others else f"{state} (its own repeats)"
+            for state, others in rule.witnessed_with
+        ]
+        lines.append(f"    one witness of {'; '.join(states)}")
     if rule.likelihoods is not None:
         lines += [f"      {hid:<22} {_row(row)}" for hid, row in rule.likelihoods.items()]
     return lines
