@@ -46,6 +46,7 @@ from casefile.domain.experiment_cost import COSTS, CostWhen, cost_when_from
 from casefile.domain.facts import Fact
 from casefile.domain.rule_loading import rule_from_dict
 from casefile.domain.rules import Rule, Statistic, compute_statistic, derived_facts
+from casefile.domain.units import unit_direction
 from casefile.errors import RuleError
 
 OUTCOMES = ("faster", "same", "slower")
@@ -208,51 +209,6 @@ def change_readings(change: str) -> tuple[str, ...]:
     spelled = _spelled(text)
     readings = (text, _switched(spelled, words=False), _switched(spelled, words=True))
     return tuple(dict.fromkeys(readings))
-
-
-#: Units of time: a figure in one of them (or per something, ``s/step``) is better lower.
-TIME_UNITS = frozenset(
-    {
-        "ns", "us", "µs", "μs", "ms", "s", "sec", "secs", "second", "seconds", "min", "mins",
-        "minute", "minutes", "h", "hr", "hrs", "hour", "hours", "d", "day", "days", "week",
-        "weeks",
-    }
-)  # fmt: skip
-#: Rates written without a ``/``: more of them is better.
-RATE_UNITS = frozenset(
-    {
-        "fps", "flops", "gflops", "tflops", "pflops", "tops", "iops", "tps", "qps", "rps",
-        "bps", "kbps", "mbps", "gbps", "tbps", "x", "×", "speedup",
-    }
-)  # fmt: skip
-#: Words in a unit that name what it measures ("relative throughput", "p99 latency").
-HIGHER_WORDS = ("throughput", "bandwidth", "speed", "rate", "score")
-LOWER_WORDS = ("latency", "duration", "time", "elapsed")
-
-
-def unit_direction(unit: str | None) -> bool | None:
-    """Whether a figure in ``unit`` is better higher (True) or lower (False); None when the
-    unit says neither (or there is none). ``tok/s`` is a rate, ``s/it`` a duration."""
-    if unit is None:
-        return None
-    text = " ".join(unit.strip().strip("()[]").lower().replace(" per ", "/").split())
-    if not text:
-        return None
-    if "/" in text:
-        # "img/s per GPU" is img/s/gpu: what the first slash divides by decides
-        above, below = (part.strip() for part in text.split("/")[:2])
-        if above in TIME_UNITS:
-            return False  # time per step, per token, per iteration
-        if below in TIME_UNITS:
-            return True  # things per unit of time (per GPU, per user after it)
-    if text in TIME_UNITS:
-        return False
-    if text in RATE_UNITS:
-        return True
-    words = re.findall(r"[a-z]+", text)
-    higher = any(w.startswith(HIGHER_WORDS) for w in words)
-    lower = any(w.startswith(LOWER_WORDS) for w in words)
-    return higher if higher != lower else None
 
 
 @dataclass(frozen=True)

@@ -18,10 +18,11 @@ counts once, as its latest telling.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from casefile.domain.experiments import normalise_change
+from casefile.domain.units import normal_unit
 from casefile.errors import DomainError, Remedy
 
 if TYPE_CHECKING:
@@ -128,34 +129,13 @@ def _identity(record: Mapping[str, Any], keys: tuple[str, ...]) -> tuple[Any, ..
     )
 
 
-#: a unit's words in one spelling: ``tokens/s``, ``tok/sec`` and ``Tokens per second`` are one
-_UNIT_WORDS = {
-    "tokens": "tok", "token": "tok", "toks": "tok", "t": "tok",
-    "second": "s", "seconds": "s", "sec": "s", "secs": "s",
-    "minute": "min", "minutes": "min", "mins": "min",
-    "hour": "h", "hours": "h", "hr": "h", "hrs": "h",
-    "millisecond": "ms", "milliseconds": "ms", "msec": "ms",
-    "images": "img", "image": "img", "imgs": "img",
-    "iterations": "it", "iteration": "it", "iters": "it", "iter": "it",
-    "samples": "sample", "steps": "step", "requests": "req", "request": "req",
-}  # fmt: skip
-
-
-def _unit(unit: Any) -> str:
-    """A unit in one spelling (case, spaces and " per " aside; the common long forms
-    shortened), so an A/B told again in ``tokens/s`` is the one first told in ``tok/s``."""
-    text = " ".join(str(unit).strip().strip("()[]").casefold().replace(" per ", "/").split())
-    parts = (part.strip() for part in text.split("/"))
-    return "/".join(_UNIT_WORDS.get(part, part) for part in parts)
-
-
 def _order_free(values: Any) -> Any:
     """The hypotheses an A/B names, in any order (``--tests a,b`` and ``--tests b,a``)."""
     return tuple(sorted(str(v) for v in values)) if isinstance(values, list | tuple) else values
 
 
 #: the fields compared in a form of their own, the rest by :func:`_canonical`
-_ORDER_FREE = {"unit": _unit, "tests": _order_free}
+_ORDER_FREE: dict[str, Callable[[Any], Any]] = {"unit": normal_unit, "tests": _order_free}
 
 
 def _unset(value: Any) -> bool:

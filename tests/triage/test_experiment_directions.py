@@ -8,17 +8,20 @@ from pathlib import Path
 
 import pytest
 
-from casefile.domain.experiments import settle_direction, unit_direction
+from casefile.domain.experiments import settle_direction
+from casefile.domain.units import unit_direction
 from tests.cli.conftest import CLI
 from tests.triage.test_experiments import log
 
 DURATIONS = ["s", "ms", "us", "µs", "min", "h", "s/step", "s/it", "ms/token", "sec", "seconds",
-             "ms per token", "hours", "s/step per GPU"]  # fmt: skip
+             "ms per token", "hours", "s/step per GPU", "microseconds", "(Seconds)", "days",
+             "Seconds per iteration", "msec/tok"]  # fmt: skip
 
 
 RATES = ["tok/s", "tokens/s", "it/s", "fps", "GB/s", "Gb/s", "samples/s", "req/s", "runs/day",
          "TFLOPS", "x", "tokens per second", "relative throughput", "img/s per GPU",
-         "tok/s/user"]  # fmt: skip
+         "tok/s/user", "Tokens per second", "[tok/sec]", "images/sec", "iters/s",
+         "steps/hour"]  # fmt: skip
 
 
 @pytest.mark.parametrize("unit", DURATIONS)
@@ -34,6 +37,16 @@ def test_every_rate_is_better_higher(unit: str) -> None:
 @pytest.mark.parametrize("unit", [None, "", "%", "widgets", "W"])
 def test_a_unit_that_says_neither_says_nothing(unit: str | None) -> None:
     assert unit_direction(unit) is None
+
+
+def test_a_unit_the_repeat_guard_reads_as_one_runs_one_way() -> None:
+    """One home for a unit's spellings: whatever the repeat guard takes for the same unit
+    (an A/B told again in another spelling) has the same direction."""
+    from casefile.domain.units import normal_unit
+
+    for unit in [*DURATIONS, *RATES]:
+        assert unit_direction(normal_unit(unit)) is unit_direction(unit)
+    assert normal_unit("Tokens per second") == normal_unit("tok/sec") == "tok/s"
 
 
 def test_the_rule_speaks_only_for_figures_without_a_unit() -> None:
