@@ -47,6 +47,7 @@ from casefile.domain.facts import Fact
 from casefile.domain.rule_loading import rule_from_dict
 from casefile.domain.rules import Rule, Statistic, compute_statistic, derived_facts
 from casefile.domain.units import unit_direction
+from casefile.domain.version_direction import goes_back
 from casefile.errors import RuleError
 
 OUTCOMES = ("faster", "same", "slower")
@@ -84,6 +85,10 @@ class ExperimentRule:
     #: an override removed and an override set both say the library's own choice differed
     #: from the one forced, so neither is read backwards (see :meth:`undoes`)
     either_way: bool = False
+    #: the rule's own A/B runs back to an earlier version (``runs_back`` in TOML): a change
+    #: that does not say it goes back may run either way, so a slowdown there shows the
+    #: version decides the speed as the rule's "faster" does (see :mod:`version_direction`)
+    runs_back: bool = False
 
     def matches(self, change: str) -> bool:
         """Whether the stated change (as written, or in a common spelling's normal form:
@@ -120,6 +125,11 @@ class ExperimentRule:
             return True
         subject = before.rsplit(" ", 1)[0] if " " in before else ""
         return not self._names_any(f"{subject} {after}".strip())
+
+    def either_direction(self, change: str) -> bool:
+        """Whether a slowdown under ``change`` says what the rule's "faster" says: the rule's
+        A/B runs back, and this change does not say it does."""
+        return self.runs_back and not goes_back(change)
 
     def measure(self, facts: Sequence[Fact]) -> dict[str, float]:
         return measure(self.metric, facts)
@@ -403,6 +413,7 @@ def experiment_from_dict(data: Any, question: str, known: set[str], where: str) 
         unless=unless,
         cost_when=cost_when_from(data.get("cost_when", []), label),
         either_way=_flag(data.get("either_way", False), label, "either_way"),
+        runs_back=_flag(data.get("runs_back", False), label, "runs_back"),
     )
     for example in examples:
         if not built.matches(example):

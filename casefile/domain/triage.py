@@ -354,6 +354,11 @@ def _next_id(projection: Projection) -> str:
 
 #: Said of an A/B whose change takes away what its rule reads (see ``ExperimentRule.undoes``)
 _UNDONE = "; the change undoes what the rule reads, so read the other way round"
+#: Said of a slowdown under a version change that does not say it goes back
+_EITHER = (
+    "; the change does not say it goes back to an earlier version, so a slowdown shows the "
+    "version decides the speed, as the rule's 'faster' does"
+)
 #: the outcome of the rule's own A/B when the change undoes what it reads
 _REVERSED = {"faster": "slower", "same": "same", "slower": "faster"}
 
@@ -406,6 +411,8 @@ def evidence_from_experiment(
     undone = rule.undoes(str(experiment["change"]))
     # a change that takes away what the rule reads is the rule's A/B run backwards
     read = 1.0 / ratio if undone else ratio
+    either = rule.either_direction(str(experiment["change"])) and read < 1.0
+    read = 1.0 / read if either else read
     scaled = rule.in_noise_units(read, str(experiment["probe"]))
     verdict = evaluate(rule.rule, [Fact(SPEEDUP_FACT, scaled)], "any")
     if not isinstance(verdict, Applied):
@@ -423,7 +430,8 @@ def evidence_from_experiment(
         rationale=(
             f"{rule.title}: {experiment['change']} made {experiment['metric']} "
             f"{experiment['baseline_value']:g} → {experiment['variant_value']:g}{unit} "
-            f"({ratio:.2f}×{lower}{_UNDONE if undone else ''}, outcome {verdict.outcome!r}; "
+            f"({ratio:.2f}×{lower}{_UNDONE if undone else ''}{_EITHER if either else ''}, "
+            f"outcome {verdict.outcome!r}; "
             f"noise margin ±{margin:.0%}: {rule.noise_why}). {rule.rule.rationale}"
         ),
         otherwise=verdict.otherwise,
@@ -460,6 +468,8 @@ def _stated_evidence(
     undone = rule.undoes(str(experiment["change"]))
     outcome = STATED_OUTCOMES[stated]
     outcome = _REVERSED[outcome] if undone else outcome
+    either = outcome == "slower" and rule.either_direction(str(experiment["change"]))
+    outcome = "faster" if either else outcome
     table = rule.rule
     named = _in_case(projection, rule, {h: row[outcome] for h, row in table.likelihoods.items()})
     if not named:
@@ -470,7 +480,8 @@ def _stated_evidence(
         allow_retired=True,
         rationale=(
             f"{rule.title}: {experiment['change']}: the outcome stated as {stated!r}, no figures "
-            f"(read as {outcome!r}{_UNDONE if undone else ''}). {table.rationale}"
+            f"(read as {outcome!r}{_UNDONE if undone else ''}{_EITHER if either else ''}). "
+            f"{table.rationale}"
         ),
         otherwise=table.otherwise[outcome],
         kind="reported",

@@ -25,9 +25,16 @@ NOT_YET = {
     "consumer-no-p2p is the likeliest leaf, but a class of several leaves leads",
     "ds4-773-gb10-decode-at-bandwidth-floor": "compute-launch leads; memory-bandwidth is #9",
     "nccl-1066-gpus-per-task-no-nvlink": "misconfiguration leads; transport-fallback is #4",
+    "ollama-10746-3090-gemma3-27b-partial-cpu-offload": "upgrade-regression leads; "
+    "gpu-unused is #2 (Ollama 0.6.8 -> 0.7.0, three times slower, shows the version decides "
+    "the speed; its mechanism, a larger memory estimate that leaves layers on the CPU, is "
+    "gpu-unused's)",
     "nccl-1676-dgxos-peermem-rename": "internode-network leads; "
     "upgrade-regression is #2 "
     "(its mechanism, GPUDirect RDMA off between nodes, is internode-network's)",
+    "nccl-371-2-node-v100-nccl-2-7-gdr-read-off": "upgrade-regression leads; "
+    "internode-network is #2 (NCCL 2.5.6 -> 2.7.8, slower, shows the version decides the speed; "
+    "its mechanism, a changed GPUDirect RDMA read default, is internode-network's)",
     "nccl-820-pex88096-virtual-bridge-nic-order": "over-split leads; "
     "numa-bios is the likeliest leaf, but a class of several leaves leads",
     "nccl-tests-74-a40-nps4": "throughput/catch-all leads; numa-bios is #9",
