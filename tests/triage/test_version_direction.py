@@ -101,3 +101,14 @@ def test_an_outcome_in_words_runs_the_same_way(cli: CLI, case: str) -> None:
     assert "does not say it goes back" in str(worse["rationale"])
     back = _verdict(cli, case, "--change", "vllm 0.4.1 -> 0.4.0", "--outcome", "worse")
     assert back["outcome"] == "slower"
+
+
+def test_the_rule_listing_says_which_way_a_version_change_is_read(cli: CLI) -> None:
+    shown = cli("experiment", "rules", "--playbook", "gpu-throughput@3")
+    assert shown.code == 0, shown.err
+    block = shown.out.split("experiment.version (")[1].split("\nexperiment.")[0]
+    assert "way:     going back to an earlier version" in block
+    listed = json.loads(cli("experiment", "rules", "--playbook", "gpu-throughput@3", "--json").out)
+    ways = {rule["id"]: rule["way"] for rule in listed}
+    assert "may run either way" in ways["experiment.version"]
+    assert ways["experiment.batch-size"] == ""

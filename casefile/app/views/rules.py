@@ -36,6 +36,9 @@ class ExperimentRuleView:
     cost_when: tuple[str, ...] = ()
     #: the wordings that leave a change to a later rule even where this one reads it
     unless: tuple[str, ...] = ()
+    #: which way round a change is read, where the rule says (a version A/B may run either
+    #: way, a setting set or removed alike); empty where the change's arrow decides
+    way: str = ""
     #: with numbers only: the noise margin per probe, and P(outcome | h) per hypothesis
     noise: dict[str, float] | None = None
     likelihoods: dict[str, dict[str, float]] | None = None
@@ -47,6 +50,7 @@ class ExperimentRuleView:
             "title": self.title,
             "wordings": list(self.wordings),
             "unless": list(self.unless),
+            "way": self.way,
             "examples": list(self.examples),
             "metric": list(self.metric),
             "probes": list(self.probes),
@@ -89,9 +93,23 @@ def experiment_rule_view(
             f"{w.cost} where {w.intake} is {' or '.join(w.answers)}" for w in rule.cost_when
         ),
         unless=wordings(rule.unless) if rule.unless else (),
+        way=_way(rule),
         noise=dict(rule.noise) if numbers else None,
         likelihoods=table,
     )
+
+
+def _way(rule: ExperimentRule) -> str:
+    """Which way round the rule reads a change, in words, where it is not the arrow's."""
+    if rule.runs_back:
+        return (
+            "going back to an earlier version (a rollback, a downgrade, falling version "
+            "numbers) is its own A/B; any other version change may run either way, so a "
+            "slowdown there counts as its faster"
+        )
+    if rule.either_way:
+        return "a setting set or removed alike: the difference is what it reads"
+    return ""
 
 
 def experiment_rule_views(

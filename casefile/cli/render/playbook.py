@@ -24,6 +24,8 @@ def render_rule(view: ExperimentRuleView, indent: str = "") -> str:
     ]
     if view.unless:
         lines.append(f"  unless:  {' / '.join(view.unless)} (left to a later rule)")
+    if view.way:
+        lines.append(f"  way:     {view.way}")
     if view.examples:
         lines.append(f"  e.g.:    {'; '.join(view.examples)}")
     lines += [
