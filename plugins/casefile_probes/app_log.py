@@ -18,27 +18,25 @@ the text supports:
   (the step is the update plus the wait for its batch); the progress bar of CenterNet and the
   trackers built on its trainer, ``|Data 3.556s(0.517s) |Net 1.014s``, where ``Net`` is the mean
   time of a whole iteration, read against the mean data time in brackets (both running means,
-  the only like-for-like pair it prints). ``train.data_share`` (0..1): the median
-  of the per-line ratios data / step, each capped at 1 (the step time includes the wait);
+  the only like-for-like pair it prints); OpenPCDet's timm-style ``Data time: 0.87(0.87)``
+  with ``Batch time: 4.04(4.04)`` (not the ``Forward time:`` between them). ``train.data_share``
+  (0..1): the median of the per-line ratios data / step, each capped at 1 (the step time
+  includes the wait);
 - ``step_time_s`` (s): the same median where data times are given, else from tqdm's ``s/it``,
   TensorFlow's ``per-step time 0.26s``, ``29.31 sec/step``, Keras's ``50ms/step`` (``2s/step``
-  when a step takes seconds: Keras rounds to whole units) or
-  ``time per step`` lines;
-- ``tokens_per_s``: vLLM's ``Avg generation throughput`` (intervals with ``Running: 0 reqs``
-  left out: an idle server says nothing about speed), benchmark_throughput's output tokens/s (its
-  total tokens/s where that is all it prints), the serving benchmarks' ``Output token throughput
-  (tok/s)``, sglang's ``gen throughput (token/s)``, llama.cpp's ``eval time`` (not ``prompt
-  eval``; a line cut before "tokens per second" gives 1000 / its ms per token), TGI's
-  ``time_per_token``, vLLM's progress bar ``output: … toks/s``, the ``tgN`` rows of a
-  ``llama-bench`` table (:mod:`casefile_probes.app_log_bench`), and plain ``… tok/s`` /
-  ``tokens/sec`` / ``tokens/second`` lines (Ollama's ``eval rate:``, ExLlamaV2's ``Response
-  generated in …``), or the rate after its label (``tok/sec=46.3``, trtllm-bench's ``Total
-  Output Throughput (tokens/sec):  7517.2``), that are not about prompt, input or total
-  tokens; ``samples_per_s`` from ``train_samples_per_second``, ``img/s:``,
+  when a step takes seconds: Keras rounds to whole units), ``time per step`` lines,
+  Megatron-LM's ``elapsed time per iteration (ms): 1269.3``, nanoGPT's ``iter 10: loss 3.22,
+  time 893.76ms``, llama2.c's ``490 | loss 5.75 | lr … | 8060.78ms | mfu 0.21%`` or MaxText's
+  ``completed step: 15107, seconds: 2.167``;
+- ``tokens_per_s``: the median of the token rates inference servers, LLM tools and LLM
+  training loops print (:mod:`casefile_probes.app_log_rates`), the ``tgN`` rows of a
+  ``llama-bench`` table among them (:mod:`casefile_probes.app_log_bench`); ``samples_per_s``
+  from ``train_samples_per_second``, ``img/s:``,
   ``examples/sec:``, ``… samples/s`` and DeepSpeed's ``SamplesPerSec=`` (its
   ``CurrSamplesPerSec=`` where it prints both that and the running average);
   ``it_per_s`` from tqdm bars (``3.21it/s``; ``2.5s/it`` is 0.4), except bars that load,
-  download, save, map, tokenize, evaluate, validate, test, capture or compile, and bars still
+  download, save, map, tokenize, evaluate, validate, test, capture or compile, YOLO's
+  validation bars (headed ``mAP50`` or ``mAP@.5``), and bars still
   in their first second (``[00:00<``: warm-up, or a loop too short to time). Each is the
   median of its readings; ``throughput`` is the first of the three that was found, so A/B
   experiments compare one number with its unit;
@@ -90,6 +88,7 @@ from .app_log_bench import BenchTable
 from .app_log_device import DeviceLines
 from .app_log_dispatch import DISPATCH_FACTS, LOOKS_LIKE_DISPATCH, DispatchLines
 from .app_log_graphs import GRAPH_WORDS, LOOKS_LIKE_GRAPHS, GraphLines
+from .app_log_rates import RATE_WORDS, TokenRates
 from .app_log_weights import LOOKS_LIKE_WEIGHTS, WEIGHT_FACTS, WEIGHT_WORDS, WeightLines
 
 __all__ = ["PROBE", "looks_like_app_log", "parse_app_log"]
@@ -104,6 +103,8 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]{0,32}[A-Za-z]")
 _DATA_TIME = (
     re.compile(rf"(?<![\w.])data_time\s{{0,4}}[:=]\s{{0,8}}{_N}"),
     re.compile(rf"(?<![\w.])[Dd]ata:?\s{{1,8}}{_N}\s{{0,2}}s?\s{{1,8}}\("),
+    # OpenPCDet's timm-style "Data time: 0.87(0.87)  Forward time: 3.18(3.18)  Batch time: 4.04(…)"
+    re.compile(rf"(?<![\w.])Data time:\s{{0,4}}{_N}\s{{0,2}}s?\s{{0,4}}\("),
 )
 #: CenterNet's bar: "|Data <now>s(<mean>s) |Net <mean>s", the whole iteration's mean as "Net"
 _DATA_NET = re.compile(
@@ -116,6 +117,8 @@ _UPDATE_DATA = re.compile(rf"(?<![\w.])updt_s:\s{{0,4}}{_N}\s{{1,8}}data_s:\s{{0
 #: ("Loading data: 5 files" is not one)
 _DATA_WEAK = re.compile(rf"(?<![\w.])data:\s{{0,8}}{_N}")
 _STEP_TIME = (
+    # before the plain "time:", which would take the "Forward time:" beside it
+    re.compile(rf"(?<![\w.])Batch time:\s{{0,4}}{_N}\s{{0,2}}s?\s{{0,4}}\("),
     re.compile(rf"(?<![\w.])(?:iter_time|batch_time)\s{{0,4}}[:=]\s{{0,8}}{_N}"),
     re.compile(rf"(?<![\w.])time\s{{0,4}}[:=]\s{{0,8}}{_N}"),
     re.compile(
@@ -124,10 +127,28 @@ _STEP_TIME = (
     ),
     re.compile(rf"(?<![\w.])Batch\s{{1,8}}{_N}\s{{1,8}}\("),
 )
+#: a step's time alone (no data time beside it): the value ``v`` in the unit ``u`` (seconds
+#: where none is given)
+_V = r"(?<![\d.])(?P<v>\d{1,12}(?:\.\d{1,12})?)"
 _PER_STEP = (
-    re.compile(rf"per-step time\s{{0,4}}{_N}\s{{0,2}}(ms|s)\b"),
-    re.compile(rf"(?i)time per (?:step|iter(?:ation)?)\s{{0,4}}[:=]?\s{{0,4}}{_N}\s{{0,2}}(ms|s)?"),
-    re.compile(rf"{_LN}\s{{0,2}}(ms|us|µs|s|sec)/step\b"),
+    re.compile(rf"per-step time\s{{0,4}}{_V}\s{{0,2}}(?P<u>ms|s)\b"),
+    # Megatron-LM: "elapsed time per iteration (ms): 126995.3", the unit before the number
+    re.compile(rf"(?i)time per iter(?:ation)?\s{{0,4}}\((?P<u>ms|s)\):\s{{0,8}}{_V}"),
+    re.compile(
+        rf"(?i)time per (?:step|iter(?:ation)?)\s{{0,4}}[:=]?\s{{0,4}}{_V}\s{{0,2}}(?P<u>ms|s)?"
+    ),
+    re.compile(rf"{_V}\s{{0,2}}(?P<u>ms|us|µs|s|sec)/step\b"),
+    # nanoGPT: "iter 10: loss 3.2202, time 893.76ms, mfu 16.68%"
+    re.compile(
+        rf"^\s{{0,8}}iter\s{{1,4}}\d{{1,12}}:[^\n]{{0,200}}?(?<![\w.])time\s{{1,4}}{_V}\s{{0,2}}(?P<u>ms|s)\b"
+    ),
+    # llama2.c: "490 | loss 5.7543 | lr 4.900000e-05 | 8060.78ms | mfu 0.21%"
+    re.compile(
+        rf"^\s{{0,8}}\d{{1,12}}\s{{1,4}}\|\s{{1,4}}loss\s[^|\n]{{1,40}}\|[^|\n]{{1,60}}\|\s{{0,4}}{_V}"
+        r"\s{0,2}(?P<u>ms)\s{0,4}\|"
+    ),
+    # MaxText: "completed step: 15107, seconds: 2.167, TFLOP/s: 36.722, loss: 2.191"
+    re.compile(rf"completed step:\s{{0,4}}\d{{1,12}},\s{{0,4}}seconds:\s{{0,4}}{_V}"),
 )
 _SCALE = {"ms": 1e-3, "us": 1e-6, "µs": 1e-6, "s": 1.0, "sec": 1.0, None: 1.0}
 
@@ -135,31 +156,10 @@ _SCALE = {"ms": 1e-3, "us": 1e-6, "µs": 1e-6, "s": 1.0, "sec": 1.0, None: 1.0}
 _TQDM = re.compile(rf"{_LN}\s{{0,2}}(it/s|s/it)\b")
 _NOT_STEPS = re.compile(
     r"(?i)\b(?:load|download|fetch|sav(?:e|ing)\b|map\b|tokeni[sz]|evaluat|validat|test(?:ing)?\b"
-    r"|sanity|predict|captur|compil|processed prompts|extract|filter|convert)"
+    r"|sanity|predict|captur|compil|processed prompts|extract|filter|convert"
+    # YOLO's validation bar: "Class  Images  Instances  Box(P  R  mAP50  mAP50-95): 100%|…"
+    r"|map(?:50|@))"
 )
-_VLLM = re.compile(rf"Avg generation throughput:\s{{0,4}}{_N}\s{{0,2}}tokens/s")
-_RUNNING = re.compile(r"Running:\s{0,4}(\d{1,9})\s{0,2}reqs")
-_BENCH = re.compile(
-    rf"^\s{{0,8}}Throughput:\s{{0,4}}{_N}\s{{0,2}}requests/s,\s{{0,4}}{_N}\s{{0,2}}"
-    rf"(?:total\s)?tokens/s(?:,\s{{0,4}}{_N}\s{{0,2}}output tokens/s)?"
-)
-_SERVING = re.compile(rf"^\s{{0,8}}Output token throughput \(tok/s\):\s{{0,40}}{_N}")
-_SGLANG = re.compile(rf"gen throughput \(token/s\):\s{{0,4}}{_N}")
-_BAR_OUTPUT = re.compile(rf"output:\s{{0,4}}{_N}\s{{0,2}}toks/s")
-_EVAL = re.compile(r"(?<![\w.])eval time\s{0,4}=")
-_PER_TOKEN = re.compile(rf"{_LN}\s{{0,4}}ms per token(?:,\s{{0,8}}{_N}\s{{0,4}}tokens per second)?")
-_TGI = re.compile(rf"time_per_token=\"?{_N}\s{{0,2}}(ms|us|µs|s)\b")
-# the rate after its label ("tok/sec=46.3", "tokens/s: 12.5"); a number before such a label
-# belongs to the field before it ("reward_avg=0.125 tok/sec=46.3"), so the plain form skips it
-_TOKENS_LABELLED = re.compile(
-    rf"(?<![\w/])\(?(?:tokens|toks|tok)(?:/s(?:ec(?:ond)?)?| per second)\)?\s{{0,2}}[:=]"
-    rf"\s{{0,40}}{_N}"
-)
-_TOKENS = re.compile(
-    rf"{_LN}\s{{0,2}}(?:tokens|toks|tok)(?:/s(?:ec(?:ond)?)?\b| per second\b)"
-    rf"(?!\s{{0,2}}[:=]\s{{0,4}}\d)"
-)
-_NOT_OUTPUT = re.compile(r"(?i)prompt|input|prefill|total tok|sampl")
 _SAMPLES = (
     re.compile(rf"CurrSamplesPerSec\s{{0,2}}=\s{{0,4}}{_N}"),
     re.compile(rf"(?<![A-Za-z])SamplesPerSec\s{{0,2}}=\s{{0,4}}{_N}"),
@@ -186,7 +186,7 @@ _GPUS = (
 # Cheap first looks: a line is tried against a group of patterns only if it holds one of
 # the group's words (C-speed substring tests keep a 10 MB log to one quick pass).
 _TIME_WORDS = ("ime", "ata", "Batch")
-_RATE_WORDS = ("/s", "per second", "_per_second", "eval time", "time_per_token", "PerSec")
+_STEP_WORDS = ("step", "per ", "iter", "ms |")
 
 _LOOKS = re.compile(
     r"(?<![\w.])data_time\s{0,4}[:=]\s{0,8}\d|Avg generation throughput:"
@@ -195,7 +195,11 @@ _LOOKS = re.compile(
     r"|(?<![\w.])eval time\s{0,4}=\s{0,8}\d{1,12}(?:\.\d{1,12})?\s{0,4}ms\s{0,4}/"
     r"|\d\s{0,2}(?:it/s|s/it)(?:[\],]|\s{0,8}$)|train_samples_per_second|per-step time \d"
     r"|sec/step\)|\d\s{0,2}(?:ms|us|s)/step\b|SamplesPerSec=\d"
-    r"|updt_s:\s{0,4}\d[^\n]{0,40}data_s:\s{0,4}\d|\d\s{0,2}(?:tokens|toks)/s(?:ec(?:ond)?)?\b"
+    r"|updt_s:\s{0,4}\d[^\n]{0,40}data_s:\s{0,4}\d|\d\s{0,2}(?:tokens|toks|tok)/s(?:ec(?:ond)?)?\b"
+    r"|(?<![\w/])tok(?:ens)?(?:/gpu)?/s(?:ec)?:\s{0,4}\d|Generate:\s{0,4}\d[^\n]{0,40}T/s\)"
+    r"|(?<![\w/])tps:\s{0,4}\d[\d,.]{0,20}\s{1,4}tflops:|Data time:\s{0,4}\d[^\n]{0,200}Batch time:"
+    r"|^\s{0,8}iter\s\d{1,12}: loss [^\n]{0,80}time \d|time per iteration \(ms\):"
+    r"|^\s{0,8}\d{1,12} \| loss \d[^\n]{0,80}ms \| mfu|completed step: \d{1,12}, seconds: \d"
     r"|^\s{0,8}\|[^\n]{0,400}\|\s{0,40}test\s{0,40}\|\s{0,40}t/s\s{0,8}\|"
     r"|(?<![\w.])time:\s{1,4}\d{1,12}(?:\.\d{1,12})?\s{1,4}data:\s{1,4}\d"
     r"|(?<![\w.])Time:?\s{1,8}\d{1,12}(?:\.\d{1,12})?\s{0,2}s?,?\s{0,8}\([^\n]{0,80}Data:?\s\d"
@@ -226,7 +230,7 @@ class _Log:
     step: list[float] = field(default_factory=list)
     share: list[float] = field(default_factory=list)
     per_step: list[float] = field(default_factory=list)
-    tokens: list[float] = field(default_factory=list)
+    rates: TokenRates = field(default_factory=TokenRates)
     samples: list[float] = field(default_factory=list)
     iterations: list[float] = field(default_factory=list)
     tensor_parallel: list[int] = field(default_factory=list)
@@ -237,8 +241,6 @@ class _Log:
     dispatch: DispatchLines = field(default_factory=DispatchLines)
     bench: BenchTable = field(default_factory=BenchTable)
     weights: WeightLines = field(default_factory=WeightLines)
-    idle_intervals: int = 0
-    cut_eval: int = 0
 
 
 def _first(patterns: tuple[re.Pattern[str], ...], line: str) -> re.Match[str] | None:
@@ -286,7 +288,7 @@ def _timing(line: str, log: _Log) -> bool:
 def _per_step(line: str, log: _Log) -> None:
     match = _first(_PER_STEP, line)
     if match is not None:
-        log.per_step.append(float(match.group(1)) * _SCALE[match.group(2)])
+        log.per_step.append(float(match.group("v")) * _SCALE[match.groupdict().get("u")])
 
 
 def _tqdm(line: str, log: _Log) -> None:
@@ -299,58 +301,6 @@ def _tqdm(line: str, log: _Log) -> None:
     elif value > 0:
         log.iterations.append(1.0 / value)
         log.per_step.append(value)
-
-
-def _eval_rate(line: str, log: _Log) -> float | None:
-    """llama.cpp's generation rate from an ``eval time`` line (not ``prompt eval time``)."""
-    found = _EVAL.search(line)
-    if found is None or line[: found.start()].rstrip().endswith("prompt"):
-        return None
-    per_token = _PER_TOKEN.search(line, found.end())
-    if per_token is None:
-        return None
-    if per_token.group(2) is not None:
-        return float(per_token.group(2))
-    milliseconds = float(per_token.group(1))
-    if milliseconds <= 0:
-        return None
-    log.cut_eval += 1
-    return 1000.0 / milliseconds
-
-
-def _tokens(line: str, log: _Log) -> None:
-    if (vllm := _VLLM.search(line)) is not None:
-        running = _RUNNING.search(line)
-        if running is not None and int(running.group(1)) == 0:
-            log.idle_intervals += 1
-        else:
-            log.tokens.append(float(vllm.group(1)))
-            if running is not None and int(running.group(1)) == 1:
-                log.weights.one_stream.append(float(vllm.group(1)))
-        return
-    if (bench := _BENCH.search(line)) is not None:
-        log.tokens.append(float(bench.group(3) or bench.group(2)))
-        return
-    for pattern in (_SERVING, _SGLANG, _BAR_OUTPUT):
-        if (match := pattern.search(line)) is not None:
-            log.tokens.append(float(match.group(1)))
-            return
-    if "eval time" in line:
-        rate = _eval_rate(line, log)
-        if rate is not None:
-            log.tokens.append(rate)
-        return
-    if (tgi := _TGI.search(line)) is not None:
-        seconds = float(tgi.group(1)) * _SCALE[tgi.group(2)]
-        if seconds > 0:
-            log.tokens.append(1.0 / seconds)
-        return
-    if _NOT_OUTPUT.search(line):
-        return
-    if (labelled := _TOKENS_LABELLED.search(line)) is not None:
-        log.tokens.append(float(labelled.group(1)))
-    elif (plain := _TOKENS.search(line)) is not None:
-        log.tokens.append(float(plain.group(1)))
 
 
 def _config(line: str, log: _Log) -> None:
@@ -379,17 +329,17 @@ def _read(line: str, log: _Log) -> None:
     if "Time" in line:
         log.dispatch.read(line)
     timed = any(word in line for word in _TIME_WORDS) and _timing(line, log)
-    if not timed and ("step" in line or "per " in line):
+    if not timed and any(word in line for word in _STEP_WORDS):
         _per_step(line, log)
     if "it/s" in line or "s/it" in line:
         _tqdm(line, log)
     if line.lstrip().startswith("|"):
         rate = log.bench.read(line)
         if rate is not None and log.bench.row is not None:
-            log.tokens.append(rate)
+            log.rates.tokens.append(rate)
             log.weights.rows.append(log.bench.row)
-    if any(word in line for word in _RATE_WORDS):
-        _tokens(line, log)
+    if any(word in line for word in RATE_WORDS) or "Prefill batch" in line:
+        log.rates.read(line)
         match = _first(_SAMPLES, line)
         if match is not None:
             log.samples.append(float(match.group(1)))
@@ -429,7 +379,7 @@ def parse_app_log(text: str) -> ParseResult:
     if log.share:
         result.add("train.data_share", _round(median(log.share)), "host")
     rates = (
-        ("tokens_per_s", log.tokens, "tokens/s"),
+        ("tokens_per_s", log.rates.tokens, "tokens/s"),
         ("samples_per_s", log.samples, "samples/s"),
         ("it_per_s", log.iterations, "it/s"),
     )
@@ -441,14 +391,7 @@ def parse_app_log(text: str) -> ParseResult:
             throughput = throughput or (value, unit)
     if throughput is not None:
         result.add("throughput", throughput[0], "host", throughput[1])
-    if log.idle_intervals:
-        problems.append(
-            f"{log.idle_intervals} interval(s) with no running request left out of tokens_per_s"
-        )
-    if log.cut_eval:
-        problems.append(
-            f"{log.cut_eval} eval line(s) cut before 'tokens per second': 1000 / ms per token used"
-        )
+    problems.extend(log.rates.problems())
     result.add(
         "app.tensor_parallel", _settle(log.tensor_parallel, "tensor parallel size", problems)
     )
@@ -457,6 +400,7 @@ def parse_app_log(text: str) -> ParseResult:
     log.device.add_facts(result)
     log.graphs.add_facts(result)
     log.dispatch.add_facts(result)
+    log.weights.one_stream.extend(log.rates.one_stream)
     log.weights.add_facts(result)
     if not result.facts:
         return ParseResult.unparsed(

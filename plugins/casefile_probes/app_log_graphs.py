@@ -8,10 +8,14 @@ makes it launch-bound. Servers say which at start-up:
 - off: vLLM's engine config ``enforce_eager=True`` and its non-default args
   ``'enforce_eager': True``, "Enforce eager set", "Cudagraph is disabled", SGLang's
   ``disable_cuda_graph=True``, a command line with ``--enforce-eager`` or
-  ``--disable-cuda-graph``;
+  ``--disable-cuda-graph``, SGLang's ``Decode batch … cuda graph: False``;
 - on: ``enforce_eager=False``, ``disable_cuda_graph=False``, "Capturing cudagraphs",
   "Capturing CUDA graph shapes", "Graph capturing finished", SGLang's "Capture cuda graph
-  begin/end".
+  begin/end" and its ``Decode batch … cuda graph: True``.
+
+SGLang's scheduler says on each batch line whether the batch ran as a graph; only its decode
+lines say anything about the setting: prefill batches run eagerly whatever it is, so their
+``cuda graph: False`` is not read.
 
 vLLM's engine config may say ``enforce_eager=False`` with ``cudagraph_mode`` NONE (0): that is off,
 and the line is read as off. An option listed by ``--help`` (indented, the flag first) is not a
@@ -38,13 +42,15 @@ _OFF = re.compile(
     r"|(?<![\w'\"])disable_cuda_graph\s{0,2}=\s{0,2}true\b"
     r"|cudagraph_mode['\"]?\s{0,2}[:=]\s{0,2}(?:[^,;]{0,30}\bNONE\b|0(?![\d.]))"
     r"|(?<![\w'\"-])--enforce-eager(?![\w-])(?!\s{0,2}(?:=\s{0,2})?(?:false|0)\b)(?!,\s{0,2}--no-)"
-    r"|(?<![\w'\"-])--disable-cuda-graph(?![\w-]))"
+    r"|(?<![\w'\"-])--disable-cuda-graph(?![\w-])"
+    r"|decode batch[^\n]{0,300}?\bcuda graph:\s{0,2}false\b)"
 )
 _ON = re.compile(
     r"(?i)(?:(?<![\w'\"])enforce_eager\s{0,2}=\s{0,2}false\b"
     r"|(?<![\w'\"])disable_cuda_graph\s{0,2}=\s{0,2}false\b"
     r"|capturing cudagraphs|capturing cuda graph|graph capturing finished"
-    r"|capture cuda graph (?:begin|end)\b)"
+    r"|capture cuda graph (?:begin|end)\b"
+    r"|decode batch[^\n]{0,300}?\bcuda graph:\s{0,2}true\b)"
 )
 #: an option as ``--help`` lists it: indented, the flag first ("  --enforce-eager, ...")
 _HELP = re.compile(r"^\s{1,12}--[\w-]{1,60}(?:,\s{0,2}--[\w-]{1,60})?(?:\s{2,}|\s{0,2}$)")

@@ -1,0 +1,175 @@
+"""Token rates: what inference servers, LLM tools and LLM training loops print about tokens per
+second, read into ``tokens_per_s`` for :mod:`casefile_probes.app_log`.
+
+Read, one rate a line: vLLM's ``Avg generation throughput`` (intervals with ``Running: 0 reqs``
+left out: an idle server says nothing about speed), benchmark_throughput's output tokens/s (its
+total tokens/s where that is all it prints), the serving benchmarks' ``Output token throughput
+(tok/s)``, sglang's ``gen throughput (token/s)``, llama.cpp's ``eval time`` (not ``prompt
+eval``; a line cut before "tokens per second" gives 1000 / its ms per token), TGI's
+``time_per_token``, vLLM's progress bar ``output: … toks/s``, koboldcpp's ``Generate:15.54s
+(2.12T/s)`` (not its ``Process:`` rate, the prompt's), torchtitan's ``tps: 7,282`` (tokens per
+second per GPU, thousands grouped with commas), and plain ``… tok/s`` / ``tokens/sec`` /
+``tokens/second`` rates (Ollama's ``eval rate:``, ExLlamaV2's ``Response generated in …``,
+MLC's ``decode: 5.4 tok/s``), or the rate after its label (``tok/sec=46.3``,
+``tokens/gpu/sec: 9378.4``, trtllm-bench's ``Total Output Throughput (tokens/sec):  7517.2``).
+
+A plain rate is about prompt, input, prefill, total or sampled tokens when the words since the
+line's previous rate say so: "prefill: 1.0 tok/s, decode: 5.4 tok/s" gives 5.4, and
+"Prompt processed in 0.12 seconds, 15 tokens, 125.00 tokens/second" gives nothing (the whole
+line was skipped before, so MLC's decode rate was lost with its prefill rate).
+
+SGLang's ``gen throughput`` is the tokens generated since its previous decode line over the time
+since then; after an idle spell (a ``Prefill batch`` with ``#running-req: 0``: nothing was
+running when the request came in) that time includes the idle gap, so the next decode line's
+rate is left out, with a problem, as vLLM's idle intervals are.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+__all__ = ["RATE_WORDS", "TokenRates"]
+
+_N = r"(\d{1,12}(?:\.\d{1,12})?)"
+_LN = rf"(?<![\d.]){_N}"
+_SCALE = {"ms": 1e-3, "us": 1e-6, "µs": 1e-6, "s": 1.0}
+
+_VLLM = re.compile(rf"Avg generation throughput:\s{{0,4}}{_N}\s{{0,2}}tokens/s")
+_RUNNING = re.compile(r"Running:\s{0,4}(\d{1,9})\s{0,2}reqs")
+_BENCH = re.compile(
+    rf"^\s{{0,8}}Throughput:\s{{0,4}}{_N}\s{{0,2}}requests/s,\s{{0,4}}{_N}\s{{0,2}}"
+    rf"(?:total\s)?tokens/s(?:,\s{{0,4}}{_N}\s{{0,2}}output tokens/s)?"
+)
+_SERVING = re.compile(rf"^\s{{0,8}}Output token throughput \(tok/s\):\s{{0,40}}{_N}")
+_SGLANG = re.compile(rf"gen throughput \(token/s\):\s{{0,4}}{_N}")
+_SGLANG_IDLE = re.compile(r"Prefill batch[^\n]{0,300}?#running-req:\s{0,4}0\b")
+_BAR_OUTPUT = re.compile(rf"output:\s{{0,4}}{_N}\s{{0,2}}toks/s")
+#: koboldcpp: "Generate:15.54s (2.12T/s)", older builds "Generate:0.00s (3.0ms/T = 333.33T/s)"
+_KOBOLD = re.compile(
+    rf"(?<![\w.])Generate:\s{{0,4}}{_N}\s{{0,2}}s\s{{0,4}}\((?:[^()=\n]{{0,40}}=\s{{0,4}})?"
+    rf"{_N}\s{{0,2}}T/s\)"
+)
+#: torchtitan's "tps: 7,282" (the comma groups thousands; "tps/gpu" is trtllm's, not this)
+_TPS = re.compile(
+    r"(?<![\w/])tps:\s{0,4}((?:\d{1,3}(?:,\d{3}){1,4}|\d{1,12})(?:\.\d{1,6})?)(?![\d,.])"
+)
+_EVAL = re.compile(r"(?<![\w.])eval time\s{0,4}=")
+_PER_TOKEN = re.compile(rf"{_LN}\s{{0,4}}ms per token(?:,\s{{0,8}}{_N}\s{{0,4}}tokens per second)?")
+_TGI = re.compile(rf"time_per_token=\"?{_N}\s{{0,2}}(ms|us|µs|s)\b")
+# a rate after its label ("tok/sec=46.3", "tokens/s: 12.5", "tokens/gpu/sec: 9378.4") or before
+# it ("46.3 tok/s"); a number before such a label belongs to the field before it
+# ("reward_avg=0.125 tok/sec=46.3"), so the plain form skips it
+_UNIT = r"(?:tokens|toks|tok)(?:/gpu)?(?:/s(?:ec(?:ond)?)?| per second)"
+_ANY_RATE = re.compile(
+    rf"(?<![\w/])\(?{_UNIT}\)?\s{{0,2}}[:=]\s{{0,40}}{_N}"
+    rf"|{_LN}\s{{0,2}}(?:tokens|toks|tok)(?:/s(?:ec(?:ond)?)?\b| per second\b)"
+    rf"(?!\s{{0,2}}[:=]\s{{0,4}}\d)"
+)
+_NOT_OUTPUT = re.compile(r"(?i)prompt|input|prefill|total tok|sampl")
+#: a line is offered to :meth:`TokenRates.read` only when it holds one of these
+RATE_WORDS = ("/s", "per second", "_per_second", "eval time", "time_per_token", "PerSec", "tps:")
+
+
+@dataclass
+class TokenRates:
+    """The token rates of a log, in reading order, and what was left out."""
+
+    tokens: list[float] = field(default_factory=list)
+    #: vLLM's rates with one request running (the decode roofline's one-stream rate)
+    one_stream: list[float] = field(default_factory=list)
+    idle_intervals: int = 0
+    cut_eval: int = 0
+    after_idle: int = 0
+    #: an SGLang prefill found the server idle: its next decode interval includes the gap
+    sglang_idle: bool = False
+
+    def read(self, line: str) -> None:
+        """Take the line's token rate, if it gives one (callers pass lines holding one of
+        :data:`RATE_WORDS`, and SGLang's prefill lines)."""
+        if "Prefill batch" in line:
+            self.sglang_idle = self.sglang_idle or _SGLANG_IDLE.search(line) is not None
+        rate = self._rate(line)
+        if rate is not None:
+            self.tokens.append(rate)
+
+    def _rate(self, line: str) -> float | None:
+        if (vllm := _VLLM.search(line)) is not None:
+            return self._vllm(line, float(vllm.group(1)))
+        if (bench := _BENCH.search(line)) is not None:
+            return float(bench.group(3) or bench.group(2))
+        if (sglang := _SGLANG.search(line)) is not None:
+            if self.sglang_idle:
+                self.sglang_idle = False
+                self.after_idle += 1
+                return None
+            return float(sglang.group(1))
+        for pattern in (_SERVING, _BAR_OUTPUT, _KOBOLD):
+            if (match := pattern.search(line)) is not None:
+                return float(match.group(match.lastindex or 1))
+        if (tps := _TPS.search(line)) is not None:
+            return float(tps.group(1).replace(",", ""))
+        if "eval time" in line:
+            return self._eval_rate(line)
+        if (tgi := _TGI.search(line)) is not None:
+            seconds = float(tgi.group(1)) * _SCALE[tgi.group(2)]
+            return 1.0 / seconds if seconds > 0 else None
+        return _output_rate(line)
+
+    def _vllm(self, line: str, rate: float) -> float | None:
+        running = _RUNNING.search(line)
+        if running is not None and int(running.group(1)) == 0:
+            self.idle_intervals += 1
+            return None
+        if running is not None and int(running.group(1)) == 1:
+            self.one_stream.append(rate)
+        return rate
+
+    def _eval_rate(self, line: str) -> float | None:
+        """llama.cpp's generation rate from an ``eval time`` line (not ``prompt eval time``)."""
+        found = _EVAL.search(line)
+        if found is None or line[: found.start()].rstrip().endswith("prompt"):
+            return None
+        per_token = _PER_TOKEN.search(line, found.end())
+        if per_token is None:
+            return None
+        if per_token.group(2) is not None:
+            return float(per_token.group(2))
+        milliseconds = float(per_token.group(1))
+        if milliseconds <= 0:
+            return None
+        self.cut_eval += 1
+        return 1000.0 / milliseconds
+
+    def problems(self) -> list[str]:
+        """Why some rates were left out, for the result's problems."""
+        problems = []
+        if self.idle_intervals:
+            problems.append(
+                f"{self.idle_intervals} interval(s) with no running request left out of "
+                "tokens_per_s"
+            )
+        if self.after_idle:
+            problems.append(
+                f"{self.after_idle} SGLang decode interval(s) right after an idle server left "
+                "out of tokens_per_s: their time includes the idle gap"
+            )
+        if self.cut_eval:
+            problems.append(
+                f"{self.cut_eval} eval line(s) cut before 'tokens per second': 1000 / ms per "
+                "token used"
+            )
+        return problems
+
+
+def _output_rate(line: str) -> float | None:
+    """The line's first plain rate whose own words (those since the previous rate) are not
+    about prompt, input, prefill, total or sampled tokens."""
+    previous = 0
+    for count, match in enumerate(_ANY_RATE.finditer(line)):
+        if count == 8:  # a bound on the work one line can cost
+            break
+        if _NOT_OUTPUT.search(line, previous, match.end()) is None:
+            return float(match.group(1) or match.group(2))
+        previous = match.end()
+    return None
