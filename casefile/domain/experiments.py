@@ -123,8 +123,9 @@ class ExperimentRule:
         before, after = sides
         if not after[:1].isdigit():
             return True
-        subject = before.rsplit(" ", 1)[0] if " " in before else ""
-        return not self._names_any(f"{subject} {after}".strip())
+        # the before side up to its value: "batch size " of "batch size 1", "X=" of "X=1"
+        subject = _SUBJECT.match(before)
+        return not self._names_any(f"{subject.group(1) if subject else ''}{after}".strip())
 
     def either_direction(self, change: str) -> bool:
         """Whether a slowdown under ``change`` says what the rule's "faster" says: the rule's
@@ -153,6 +154,8 @@ class ExperimentRule:
 # nvidia-nccl-cu12==2.19.3"). Matching tries the change as written and in a normal form;
 # the event keeps the words as written.
 
+#: a setting's name up to its value: everything to the last space, "=" or ":"
+_SUBJECT = re.compile(r"^(.*[\s=:])")
 #: the arrow between a change's before and after sides ("eager -> CUDA graphs")
 _ARROW = re.compile(r"\s*(?:->|→|=>)\s*")
 _NAME = r"[A-Za-z_][A-Za-z0-9_.]*"

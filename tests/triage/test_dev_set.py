@@ -55,7 +55,6 @@ NOT_YET = {
     # the ninth round (evaluation 51: its one case does not lead; evaluation 52: #2;
     # evaluation 59: it leads)
     # the tenth round (evaluation 53: neither leads; evaluation 54: mdm-pr-81 leads)
-    "animegan-50-2080ti-cuda-visible-devices-1": "data-loading leads; gpu-unused is #4",
     # the eleventh round (evaluation 56: neither leads as written down)
     "sglang-omni-pr-783-thinker-custom-ar-forced-off": "over-split leads; p2p-policy is #2 "
     "(the A/B is read, at a reported 10 %, against over-split's inference prior)",

@@ -253,7 +253,9 @@ def test_an_experiment_still_needs_its_change(cli: CLI) -> None:
         ("llama.cpp b2450 -> b2600", "version"),
         # and what they must not take from a neighbour
         ("torch 2.1.0+cu118 -> 2.2.0+cu121", "version"),
-        ("CUDA_VISIBLE_DEVICES=0,1 -> 0,2", "launch-config"),
+        ("CUDA_VISIBLE_DEVICES=0,1 -> 0,2", "visible-devices"),
+        ("CUDA_VISIBLE_DEVICES=1 -> 0", "visible-devices"),
+        ("tensor parallel 4 -> 2", "launch-config"),
         # a change that says it compiles nothing is no CUDA-graph A/B (change 84)
         ("main -> PR #11238 (host work skipped, no compiled regions)", None),
         ("eager, without compile -> compiled regions", "cuda-graphs"),
