@@ -39,6 +39,7 @@ BUILTIN_PROBE_MODULES = (
     "cpu_load",
     "app_log",
     "ollama_ps",
+    "torch_env",
 )
 
 

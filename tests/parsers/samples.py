@@ -38,11 +38,17 @@ FOLDER_PROBES: dict[str, tuple[str, ...]] = {
 }
 
 #: Samples of a folder that are another tool's output: the corpus's bandwidth/ folder holds
-#: nvbandwidth pastes beside bandwidthTest's (its MANIFEST says which).
+#: nvbandwidth pastes beside bandwidthTest's (its MANIFEST says which); a torch one-liner's
+#: paste holds lines other probes read too.
 SAMPLE_PROBES: dict[str, tuple[str, ...]] = {
     "bandwidth/001": ("nvbandwidth",),
     "bandwidth/005": ("nvbandwidth",),
     "bandwidth/006": ("nvbandwidth",),
+    # a torch check names torch.cuda.is_available(), a line the application log reads too;
+    # 002 quotes nvidia-smi's header line besides
+    "torch-env/one-liners/001": ("torch-env", "app-log"),
+    "torch-env/one-liners/002": ("torch-env", "app-log", "nvidia-smi"),
+    "torch-env/one-liners/003": ("torch-env", "app-log"),
 }
 
 
