@@ -68,7 +68,9 @@ def offers(registry: Registry, projection: Projection) -> list[Candidate]:
             for name in rule.probes:
                 probe = probes.get(name)
                 if probe is not None and not (
-                    feeds(rule, probe.facts) and probe.suits(projection.environment)
+                    probe.offered
+                    and feeds(rule, probe.facts)
+                    and probe.suits(projection.environment)
                 ):
                     continue
                 out.append(Candidate(name, rule, probe.cost if probe else "moderate"))

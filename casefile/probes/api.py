@@ -110,6 +110,10 @@ class Probe:
     #: software this probe's tool cannot look inside (a PyTorch profiler on llama.cpp, py-spy
     #: on a C++ server): not suggested where the case states such software. Empty: none.
     not_for: str = ""
+    #: whether next steps offer it: a reader of what people paste whose reading speaks one
+    #: way only (a PyTorch environment report says a build cannot use the GPU, never that the
+    #: job does) would be ranked on outcomes it cannot give. It still reads every run.
+    offered: bool = True
 
     def __post_init__(self) -> None:
         # a plugin's mistake here would otherwise turn every match into a plain command run

@@ -226,6 +226,9 @@ PROBE = Probe(
     parse=parse_torch_env,
     argv=("python3", "-m", "torch.utils.collect_env"),
     cost="instant",
+    # it says a build cannot use the GPU, never that the job does: ranked as a next step it
+    # would be credited with clearing the GPU left unused, which it cannot do
+    offered=False,
     timeout_s=120.0,
     facts=(
         "app.device_cpu",

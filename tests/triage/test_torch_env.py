@@ -81,3 +81,18 @@ def test_several_gpus_on_the_machine_say_nothing_of_the_job(cli: CLI, tmp_path: 
     )  # fmt: skip
     assert ran.code == 0, ran.err
     assert known_answers(cli, "s") == {"gpu-class": "consumer"}
+
+
+def test_the_environment_report_is_read_but_not_offered_as_a_next_step(cli: CLI) -> None:
+    """It speaks one way only (a build that cannot use the GPU), so ranking it as a step
+    would credit it with clearing the GPU left unused; the application's log, which can say
+    either, is offered instead."""
+    made = cli(
+        "new", "whisper is slow", "--id", "te", "--playbook", "gpu-throughput",
+        "--env", "software=PyTorch 2.4, openai-whisper",
+    )  # fmt: skip
+    assert made.code == 0, made.err
+    shown = cli("status", "te", "--json")
+    assert shown.code == 0, shown.err
+    probes = [step["probe"] for step in json.loads(shown.out)["next_steps"]]
+    assert "app-log" in probes and "torch-env" not in probes
