@@ -80,8 +80,9 @@ NOT_YET = {
     "spikingjelly-pr-740-5090-spikformer-batch8-launch-bound": "data-loading leads; "
     "compute-launch is #2 (the batch-96 control A/B, graphs changing nothing, counts against it)",
     # the seventeenth round (evaluation 73: two of three lead as written down)
-    "fractalgen-13-4090-single-image-low-util": "gpu-unused leads; compute-launch is #3 (a 16x "
-    "gain from batching reads as any 'faster'; 12 % utilisation counts for the GPU left unused)",
+    "fractalgen-13-4090-single-image-low-util": "host-cpu leads; compute-launch is the "
+    "likeliest leaf, but a class of several leaves leads (host-side: 12 % utilisation reads "
+    "low, not idle, since sm-busy v3)",
     # the twenty-first round (evaluation 79: one of two leads as written down)
     "unsloth-10806-b200-fla-autotune-key-per-launch": "data-loading leads; host-cpu is #6 (its "
     "A/Bs of host work removed are read by no rule, and the one that also compiles regions as a "
