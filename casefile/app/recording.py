@@ -27,10 +27,10 @@ from casefile.domain import commands, triage
 from casefile.domain.event_types.evidence import EvidenceAssessed
 from casefile.domain.events import NewEvent
 from casefile.domain.facts import Fact, ParseResult
-from casefile.domain.rules import Applied, Rule, SetAside, Verdict, can_read, evaluate
+from casefile.domain.rules import Applied, Rule, SetAside, can_read, evaluate
 from casefile.domain.stated import SOURCE as STATED
 from casefile.domain.stated import read_statement, still_needs
-from casefile.domain.witnesses import corroborated, most_telling_first
+from casefile.domain.witnesses import corroborated
 from casefile.errors import DomainError, StoreError
 
 if TYPE_CHECKING:
@@ -404,7 +404,6 @@ def apply_rules(
     set_aside: list[str] = []
     wanting: list[str] = []
     context: dict[str, list[Fact]] = {}
-    judged: list[tuple[Playbook, Verdict]] = []
     for playbook, rule in rules:
         if not opened_from(draft.projection, rule.question, playbook.ref):
             continue
@@ -416,16 +415,13 @@ def apply_rules(
             # nothing to set aside for a load it was not taken under
             wanting.extend(still_needs(rule, facts, context[playbook.ref]))
             continue
-        judged.append((playbook, evaluate(rule, context[playbook.ref], load)))
-    # the paste's readings of one state are one witness: the most telling counts in full
-    for index in most_telling_first([verdict for _, verdict in judged]):
-        playbook, verdict = judged[index]
+        verdict = evaluate(rule, context[playbook.ref], load)
         if isinstance(verdict, SetAside):
             draft.add(commands.set_aside(verdict, obs_seq))
-            set_aside.append(verdict.rule.id)
+            set_aside.append(rule.id)
         elif isinstance(verdict, Applied):
             host = draft.projection.probe_runs[run_seq].get("host")
-            joins = corroborated(draft.projection, verdict.rule, playbook.rules, host)
+            joins = corroborated(draft.projection, rule, playbook.rules, host)
             try:
                 event = commands.evidence_from_rule(
                     draft.projection,

@@ -16,13 +16,6 @@ does. The weight is decided when the reading is recorded and written into its ev
 replay gives the same confidences, and the evidence's rationale names the earlier readings and
 the state each shares with it.
 
-Readings taken from one paste are judged together, so their order in the playbook does not
-decide which of them counts in full: the one that says most (the widest spread between the
-likeliest and least likely hypothesis under its outcome, tempered by its reliability) is
-recorded first, then the others, each at its share (:func:`most_telling_first`). A thermal
-slowdown reason that names the heat outright is not halved because a vaguer clock-sag rule
-comes before it in the playbook.
-
 The readings in force are counted per rule and host in the fold's indexes, updated as evidence
 is folded (only new evidence is read; a reading superseded later is taken off its count), so a
 reading costs the same on a long case as on a short one.
@@ -30,18 +23,15 @@ reading costs the same on a long case as on a short one.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import TYPE_CHECKING
 
-from casefile.domain.rules import Applied
-
 if TYPE_CHECKING:
     from casefile.domain.beliefs.evidence import EvidenceState
     from casefile.domain.beliefs.projection import Projection
-    from casefile.domain.rules import Rule, Verdict
+    from casefile.domain.rules import Rule
 
 #: the host a told reading has when none was named (``--host`` tells machines apart)
 UNNAMED_HOST = "unknown"
@@ -158,30 +148,3 @@ def corroborated(
         if readings > 0:
             earlier.append(Earlier(other.id, readings, index.last[(other.id, host)], states))
     return Corroborated(tuple(earlier), host)
-
-
-def telling(verdict: Applied) -> float:
-    """How much a reading says: the log-ratio between the likeliest and the least likely
-    hypothesis under its outcome (``otherwise`` standing for those it does not name), times
-    the rule's reliability. Zero for a reading that says nothing."""
-    values = [v for v in (*verdict.likelihoods.values(), verdict.otherwise) if v > 0.0]
-    if len(values) < 2:
-        return 0.0
-    return verdict.rule.reliability * math.log(max(values) / min(values))
-
-
-def most_telling_first(verdicts: Sequence[Verdict]) -> list[int]:
-    """The order to record one paste's verdicts in: as given, except that the readings that
-    are witnesses of a state (applied rules with ``witness``) swap places among themselves,
-    the most telling first (ties keep the playbook's order). Every other verdict keeps its
-    place, so a paste without witnesses is recorded exactly as before."""
-    witnesses = [
-        (i, telling(verdict))
-        for i, verdict in enumerate(verdicts)
-        if isinstance(verdict, Applied) and verdict.rule.witness
-    ]
-    ranked = sorted(witnesses, key=lambda found: -found[1])
-    order = list(range(len(verdicts)))
-    for (slot, _), (index, _) in zip(witnesses, ranked, strict=True):
-        order[slot] = index
-    return order
