@@ -17,6 +17,7 @@ from casefile.domain.event_types.evidence import EvidenceAssessed
 from casefile.domain.event_types.experiment import ExperimentRecorded
 from casefile.domain.experiments import named_rule
 from casefile.domain.repeats import earlier_telling
+from casefile.domain.retelling import measured_telling_stands
 from casefile.errors import DomainError, Remedy
 
 if TYPE_CHECKING:
@@ -97,7 +98,7 @@ def read_experiment(
             "it be read"
         )
         remedy = Remedy("says it (higher or lower)", "direction")
-    elif (standing := triage.measured_telling_stands(draft.projection, record)) is not None:
+    elif (standing := measured_telling_stands(draft.projection, record)) is not None:
         unread = _retold(draft, rule, record, standing)
     else:
         evidence = triage.evidence_from_experiment(draft.projection, rule, record)

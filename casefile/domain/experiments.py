@@ -38,16 +38,16 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from casefile.domain.experiment_cost import COSTS, CostWhen, cost_when_from
 from casefile.domain.facts import Fact
-from casefile.domain.rule_loading import rule_from_dict
+from casefile.domain.rule_loading import intake_answers_of, rule_from_dict
 from casefile.domain.rules import Rule, Statistic, compute_statistic, derived_facts
 from casefile.domain.units import unit_direction
-from casefile.domain.version_direction import goes_back
+from casefile.domain.version_direction import direction
 from casefile.errors import RuleError
 
 OUTCOMES = ("faster", "same", "slower")
@@ -85,10 +85,11 @@ class ExperimentRule:
     #: an override removed and an override set both say the library's own choice differed
     #: from the one forced, so neither is read backwards (see :meth:`undoes`)
     either_way: bool = False
-    #: the rule's own A/B runs back to an earlier version (``runs_back`` in TOML): a change
-    #: that does not say it goes back may run either way, so a slowdown there shows the
-    #: version decides the speed as the rule's "faster" does (see :mod:`version_direction`)
-    runs_back: bool = False
+    #: the rule's own A/B runs back to an earlier version, and the intake answers under which
+    #: a change that does not go back is the trouble as it happened (``runs_back = { intake,
+    #: answers }`` in TOML: after an upgrade, "old -> new" slower blames the new version as
+    #: the rule's "faster" does; see :mod:`casefile.domain.version_direction`)
+    runs_back: tuple[str, tuple[str, ...]] | None = None
 
     def matches(self, change: str) -> bool:
         """Whether the stated change (as written, or in a common spelling's normal form:
@@ -127,10 +128,15 @@ class ExperimentRule:
         subject = _SUBJECT.match(before)
         return not self._names_any(f"{subject.group(1) if subject else ''}{after}".strip())
 
-    def either_direction(self, change: str) -> bool:
+    def either_direction(self, change: str, answer_of: Callable[[str], str | None]) -> bool:
         """Whether a slowdown under ``change`` says what the rule's "faster" says: the rule's
-        A/B runs back, and this change does not say it does."""
-        return self.runs_back and not goes_back(change)
+        A/B runs back, the case says the trouble followed an upgrade (``answer_of``: the
+        answers in force), and this change does not go back (forward, or in an order nothing
+        states: people write one oldest first)."""
+        if self.runs_back is None:
+            return False
+        intake, answers = self.runs_back
+        return answer_of(intake) in answers and direction(change_readings(change)) != "back"
 
     def measure(self, facts: Sequence[Fact]) -> dict[str, float]:
         return measure(self.metric, facts)
@@ -416,12 +422,24 @@ def experiment_from_dict(data: Any, question: str, known: set[str], where: str) 
         unless=unless,
         cost_when=cost_when_from(data.get("cost_when", []), label),
         either_way=_flag(data.get("either_way", False), label, "either_way"),
-        runs_back=_flag(data.get("runs_back", False), label, "runs_back"),
+        runs_back=_runs_back(data.get("runs_back"), label),
     )
     for example in examples:
         if not built.matches(example):
             raise RuleError(f"{label}: example {example!r} is not a change its 'change' reads")
     return built
+
+
+def _runs_back(value: object, label: str) -> tuple[str, tuple[str, ...]] | None:
+    if value is None:
+        return None
+    found = intake_answers_of(value)
+    if found is None:
+        raise RuleError(
+            f"{label}: 'runs_back' needs 'intake' (a question id) and 'answers' (the answers "
+            "that say the trouble followed an upgrade)"
+        )
+    return found
 
 
 def _flag(value: object, label: str, name: str) -> bool:

@@ -187,8 +187,18 @@ def playbook_from_dict(data: Mapping[str, Any], source: str = "playbook") -> Pla
         intake,
         source,
         [
-            (f"experiment {e.id} (cost_when)", tuple((w.intake, w.answers) for w in e.cost_when))
-            for e in experiments
+            *(
+                (
+                    f"experiment {e.id} (cost_when)",
+                    tuple((w.intake, w.answers) for w in e.cost_when),
+                )
+                for e in experiments
+            ),
+            *(
+                (f"experiment {e.id} (runs_back)", (e.runs_back,))
+                for e in experiments
+                if e.runs_back
+            ),
         ],
     )
     for group, what in ((intake, "intake"), (experiments, "experiment")):

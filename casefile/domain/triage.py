@@ -10,7 +10,7 @@ evidence event carrying the rule's verdict on the speedup.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -28,6 +28,7 @@ from casefile.domain.facts import Fact
 from casefile.domain.intake import IntakeQuestion, Known
 from casefile.domain.kinds import reported_reliability
 from casefile.domain.repeats import refuse_repeated_experiment
+from casefile.domain.retelling import restated, superseded_by_retelling
 from casefile.domain.rules import Applied, evaluate
 from casefile.errors import DomainError, Remedy
 
@@ -290,56 +291,6 @@ def _experiment(
     return new_event(ExperimentRecorded, **fields)
 
 
-def restated(projection: Projection, experiment_id: str | None) -> str | None:
-    """The earlier experiment an experiment tells again, checked to be one of this case's."""
-    if experiment_id is None or experiment_id in projection.experiments:
-        return experiment_id
-    known = ", ".join(projection.experiments) or "none yet"
-    raise DomainError(f"no experiment {experiment_id!r} to restate (experiments: {known})")
-
-
-def superseded_by_retelling(projection: Projection, experiment: dict[str, Any]) -> str | None:
-    """The evidence a retelling replaces: the active evidence of the experiment it restates,
-    found by following that evidence's supersessions (a finding told three times counts
-    once, as its latest telling), and through a retelling read by nothing back to the one it
-    retold; ``None`` when no telling in the chain was ever read."""
-    restated = experiment.get("restates")
-    seen: set[str] = set()
-    # a retelling that was read by nothing (one of a measured A/B) retells what it restates:
-    # follow the chain back to the telling that has evidence
-    while restated is not None and restated not in seen:
-        seen.add(restated)
-        first = next(
-            (eid for eid, e in projection.evidence.items() if e.experiment_id == restated), None
-        )
-        if first is not None:
-            while not projection.evidence[first].active:
-                following = projection.evidence[first].superseded_by
-                if following is None:
-                    break
-                first = following
-            return first
-        restated = projection.experiments.get(restated, {}).get("restates")
-    return None
-
-
-def measured_telling_stands(projection: Projection, experiment: dict[str, Any]) -> str | None:
-    """The measured evidence a person's retelling leaves standing, or None.
-
-    A retelling counts once, as its latest telling, but not when it knows less: "fixed by
-    -t 7" retelling an A/B whose two runs the case holds is a person's account of figures
-    already read, and superseding them would swap a measurement for its paraphrase (a 2.4x
-    speedup read again as a stated "better", with a stated word's lower reliability). So a
-    reported retelling of measured evidence is recorded and read by nothing; the
-    measurement stands."""
-    if not experiment.get("reported"):
-        return None
-    standing = superseded_by_retelling(projection, experiment)
-    if standing is None or projection.evidence[standing].kind != "measured":
-        return None
-    return standing
-
-
 def _named(tests: Sequence[str]) -> list[str] | None:
     """The hypotheses an experiment was named a test of, once each (absent when none)."""
     return list(dict.fromkeys(tests)) or None
@@ -356,8 +307,8 @@ def _next_id(projection: Projection) -> str:
 _UNDONE = "; the change undoes what the rule reads, so read the other way round"
 #: Said of a slowdown under a version change that does not say it goes back
 _EITHER = (
-    "; the change does not say it goes back to an earlier version, so a slowdown shows the "
-    "version decides the speed, as the rule's 'faster' does"
+    "; the case says the trouble followed an upgrade and this change does not go back to an "
+    "earlier version, so a slowdown is the trouble as it happened, as the rule's 'faster' says"
 )
 #: the outcome of the rule's own A/B when the change undoes what it reads
 _REVERSED = {"faster": "slower", "same": "same", "slower": "faster"}
@@ -411,7 +362,9 @@ def evidence_from_experiment(
     undone = rule.undoes(str(experiment["change"]))
     # a change that takes away what the rule reads is the rule's A/B run backwards
     read = 1.0 / ratio if undone else ratio
-    either = rule.either_direction(str(experiment["change"])) and read < 1.0
+    either = read < 1.0 and rule.either_direction(
+        str(experiment["change"]), _answers_in_force(projection, rule)
+    )
     read = 1.0 / read if either else read
     scaled = rule.in_noise_units(read, str(experiment["probe"]))
     verdict = evaluate(rule.rule, [Fact(SPEEDUP_FACT, scaled)], "any")
@@ -450,6 +403,11 @@ def evidence_from_experiment(
     )
 
 
+def _answers_in_force(projection: Projection, rule: ExperimentRule) -> Callable[[str], str | None]:
+    question = projection.questions.get(rule.rule.question)
+    return (lambda _: None) if question is None else question.answer_in_force
+
+
 def _in_case(
     projection: Projection, rule: ExperimentRule, likelihoods: dict[str, float]
 ) -> dict[str, float]:
@@ -468,7 +426,9 @@ def _stated_evidence(
     undone = rule.undoes(str(experiment["change"]))
     outcome = STATED_OUTCOMES[stated]
     outcome = _REVERSED[outcome] if undone else outcome
-    either = outcome == "slower" and rule.either_direction(str(experiment["change"]))
+    either = outcome == "slower" and rule.either_direction(
+        str(experiment["change"]), _answers_in_force(projection, rule)
+    )
     outcome = "faster" if either else outcome
     table = rule.rule
     named = _in_case(projection, rule, {h: row[outcome] for h, row in table.likelihoods.items()})

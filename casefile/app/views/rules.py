@@ -101,11 +101,13 @@ def experiment_rule_view(
 
 def _way(rule: ExperimentRule) -> str:
     """Which way round the rule reads a change, in words, where it is not the arrow's."""
-    if rule.runs_back:
+    if rule.runs_back is not None:
+        intake, answers = rule.runs_back
         return (
-            "going back to an earlier version (a rollback, a downgrade, falling version "
-            "numbers) is its own A/B; any other version change may run either way, so a "
-            "slowdown there counts as its faster"
+            "going back to an earlier version (a rollback, a downgrade, falling versions) is "
+            f"its own A/B; where {intake} is {' or '.join(answers)}, a change that does not "
+            "go back is read the way the trouble happened, so a slowdown there counts as its "
+            "faster"
         )
     if rule.either_way:
         return "a setting set or removed alike: the difference is what it reads"
