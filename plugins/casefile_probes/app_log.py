@@ -29,7 +29,8 @@ the text supports:
   time 893.76ms``, llama2.c's ``490 | loss 5.75 | lr … | 8060.78ms | mfu 0.21%`` or MaxText's
   ``completed step: 15107, seconds: 2.167``;
 - ``tokens_per_s``: the median of the token rates inference servers, LLM tools and LLM
-  training loops print (:mod:`casefile_probes.app_log_rates`), the ``tgN`` rows of a
+  training loops print (a rate per GPU goes to ``tokens_per_s_per_gpu`` instead, which no
+  comparison of throughput reads) (:mod:`casefile_probes.app_log_rates`), the ``tgN`` rows of a
   ``llama-bench`` table among them (:mod:`casefile_probes.app_log_bench`); ``samples_per_s``
   from ``train_samples_per_second``, ``img/s:``,
   ``examples/sec:``, ``… samples/s`` and DeepSpeed's ``SamplesPerSec=`` (its
@@ -391,6 +392,9 @@ def parse_app_log(text: str) -> ParseResult:
             throughput = throughput or (value, unit)
     if throughput is not None:
         result.add("throughput", throughput[0], "host", throughput[1])
+    if log.rates.per_gpu:
+        per_gpu = _round(median(log.rates.per_gpu))
+        result.add("tokens_per_s_per_gpu", per_gpu, "host", "tokens/s/GPU")
     problems.extend(log.rates.problems())
     result.add(
         "app.tensor_parallel", _settle(log.tensor_parallel, "tensor parallel size", problems)
@@ -422,6 +426,7 @@ PROBE = Probe(
         "train.data_share",
         "step_time_s",
         "tokens_per_s",
+        "tokens_per_s_per_gpu",
         "samples_per_s",
         "it_per_s",
         "throughput",

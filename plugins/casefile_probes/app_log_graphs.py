@@ -8,7 +8,9 @@ makes it launch-bound. Servers say which at start-up:
 - off: vLLM's engine config ``enforce_eager=True`` and its non-default args
   ``'enforce_eager': True``, "Enforce eager set", "Cudagraph is disabled", SGLang's
   ``disable_cuda_graph=True``, a command line with ``--enforce-eager`` or
-  ``--disable-cuda-graph``, SGLang's ``Decode batch … cuda graph: False``;
+  ``--disable-cuda-graph``, SGLang's ``Decode batch … cuda graph: False`` where no line
+  says they are on (a batch larger than the largest captured graph runs eagerly with graphs
+  on);
 - on: ``enforce_eager=False``, ``disable_cuda_graph=False``, "Capturing cudagraphs",
   "Capturing CUDA graph shapes", "Graph capturing finished", SGLang's "Capture cuda graph
   begin/end" and its ``Decode batch … cuda graph: True``.
@@ -42,9 +44,11 @@ _OFF = re.compile(
     r"|(?<![\w'\"])disable_cuda_graph\s{0,2}=\s{0,2}true\b"
     r"|cudagraph_mode['\"]?\s{0,2}[:=]\s{0,2}(?:[^,;]{0,30}\bNONE\b|0(?![\d.]))"
     r"|(?<![\w'\"-])--enforce-eager(?![\w-])(?!\s{0,2}(?:=\s{0,2})?(?:false|0)\b)(?!,\s{0,2}--no-)"
-    r"|(?<![\w'\"-])--disable-cuda-graph(?![\w-])"
-    r"|decode batch[^\n]{0,300}?\bcuda graph:\s{0,2}false\b)"
+    r"|(?<![\w'\"-])--disable-cuda-graph(?![\w-]))"
 )
+#: a decode batch that ran eagerly: SGLang prints it for every batch larger than its largest
+#: captured graph, with graphs on, so it says "off" only where nothing says "on"
+_DECODE_EAGER = re.compile(r"(?i)decode batch[^\n]{0,300}?\bcuda graph:\s{0,2}false\b")
 _ON = re.compile(
     r"(?i)(?:(?<![\w'\"])enforce_eager\s{0,2}=\s{0,2}false\b"
     r"|(?<![\w'\"])disable_cuda_graph\s{0,2}=\s{0,2}false\b"
@@ -69,6 +73,8 @@ class GraphLines:
 
     off: list[str] = field(default_factory=list)
     on: list[str] = field(default_factory=list)
+    #: decode batches that ran eagerly (SGLang): off only where no line says on
+    decode_eager: list[str] = field(default_factory=list)
 
     def read(self, line: str) -> None:
         """Note what one line says about CUDA graphs, if anything (call only for lines that
@@ -77,12 +83,18 @@ class GraphLines:
             return  # a command's --help lists the flag; it does not set it
         if (off := _OFF.search(line)) is not None:
             self.off.append(off.group(0))
+        elif (eager := _DECODE_EAGER.search(line)) is not None:
+            self.decode_eager.append(eager.group(0))
         elif (on := _ON.search(line)) is not None:
             self.on.append(on.group(0))
 
     def add_facts(self, result: ParseResult) -> None:
         """``app.cuda_graphs_off``: a statement that they are off outweighs one that they are
-        on (two runs pasted together), with a problem naming both."""
+        on (two runs pasted together), with a problem naming both. A decode batch that ran
+        eagerly is a statement only where nothing says graphs are on: with graphs captured, a
+        batch larger than the largest graph runs eagerly all the same."""
+        if not self.on:
+            self.off.extend(self.decode_eager)
         if self.off:
             result.add("app.cuda_graphs_off", True, "host")
             if self.on:

@@ -11,7 +11,13 @@ eval``; a line cut before "tokens per second" gives 1000 / its ms per token), TG
 second per GPU, thousands grouped with commas), and plain ``… tok/s`` / ``tokens/sec`` /
 ``tokens/second`` rates (Ollama's ``eval rate:``, ExLlamaV2's ``Response generated in …``,
 MLC's ``decode: 5.4 tok/s``), or the rate after its label (``tok/sec=46.3``,
-``tokens/gpu/sec: 9378.4``, trtllm-bench's ``Total Output Throughput (tokens/sec):  7517.2``).
+trtllm-bench's ``Total Output Throughput (tokens/sec):  7517.2``).
+
+A rate per GPU (torchtitan's ``tps:``, ``tokens/gpu/sec: 9378.4``) is not the job's: a
+job on eight GPUs at 2,120 each moves more than one GPU at 7,300, and taken as the job's rate it
+read as a 3.4x gain from fewer GPUs. It goes to ``per_gpu`` (``tokens_per_s_per_gpu``), which
+no throughput comparison reads. A benchmark's ``Peak`` rate (vLLM's ``Peak output token
+throughput``) is the best second, not the rate, and is not read.
 
 A plain rate is about prompt, input, prefill, total or sampled tokens when the words since the
 line's previous rate say so: "prefill: 1.0 tok/s, decode: 5.4 tok/s" gives 5.4, and
@@ -66,7 +72,7 @@ _ANY_RATE = re.compile(
     rf"|{_LN}\s{{0,2}}(?:tokens|toks|tok)(?:/s(?:ec(?:ond)?)?\b| per second\b)"
     rf"(?!\s{{0,2}}[:=]\s{{0,4}}\d)"
 )
-_NOT_OUTPUT = re.compile(r"(?i)prompt|input|prefill|total tok|sampl")
+_NOT_OUTPUT = re.compile(r"(?i)prompt|input|prefill|total tok|sampl|peak")
 #: a line is offered to :meth:`TokenRates.read` only when it holds one of these
 RATE_WORDS = ("/s", "per second", "_per_second", "eval time", "time_per_token", "PerSec", "tps:")
 
@@ -76,6 +82,8 @@ class TokenRates:
     """The token rates of a log, in reading order, and what was left out."""
 
     tokens: list[float] = field(default_factory=list)
+    #: rates per GPU (torchtitan's ``tps``, ``tokens/gpu/sec``): not the job's
+    per_gpu: list[float] = field(default_factory=list)
     #: vLLM's rates with one request running (the decode roofline's one-stream rate)
     one_stream: list[float] = field(default_factory=list)
     idle_intervals: int = 0
@@ -108,13 +116,18 @@ class TokenRates:
             if (match := pattern.search(line)) is not None:
                 return float(match.group(match.lastindex or 1))
         if (tps := _TPS.search(line)) is not None:
-            return float(tps.group(1).replace(",", ""))
+            self.per_gpu.append(float(tps.group(1).replace(",", "")))
+            return None
         if "eval time" in line:
             return self._eval_rate(line)
         if (tgi := _TGI.search(line)) is not None:
             seconds = float(tgi.group(1)) * _SCALE[tgi.group(2)]
             return 1.0 / seconds if seconds > 0 else None
-        return _output_rate(line)
+        found = _output_rate(line)
+        if found is not None and found[1]:
+            self.per_gpu.append(found[0])
+            return None
+        return None if found is None else found[0]
 
     def _vllm(self, line: str, rate: float) -> float | None:
         running = _RUNNING.search(line)
@@ -162,14 +175,14 @@ class TokenRates:
         return problems
 
 
-def _output_rate(line: str) -> float | None:
+def _output_rate(line: str) -> tuple[float, bool] | None:
     """The line's first plain rate whose own words (those since the previous rate) are not
-    about prompt, input, prefill, total or sampled tokens."""
+    about prompt, input, prefill, total, sampled or peak tokens, and whether it is per GPU."""
     previous = 0
     for count, match in enumerate(_ANY_RATE.finditer(line)):
         if count == 8:  # a bound on the work one line can cost
             break
         if _NOT_OUTPUT.search(line, previous, match.end()) is None:
-            return float(match.group(1) or match.group(2))
+            return float(match.group(1) or match.group(2)), "/gpu" in match.group(0).lower()
         previous = match.end()
     return None

@@ -68,11 +68,6 @@ def test_time_lines_that_are_not_a_step(line: str) -> None:
 @pytest.mark.parametrize(
     ("line", "rate"),
     [
-        # torchtitan: tokens per second per GPU, thousands grouped with a comma
-        ("[titan] 2026-05-18 16:04:46,338 - root - INFO - step: 14  loss:  3.24405  "
-         "grad_norm:  0.8319  memory:  9.46GiB(64.99%)  tps: 17,282  tflops: 0.52  mfu: 0.17%",
-         17282.0),
-        ("step: 1  loss: 9.1  tps: 812.5  tflops: 1.2  mfu: 0.5%", 812.5),
         # koboldcpp: the generation rate, not the prompt's (Process) before it
         ("[01:03:39] CtxLimit:56/12288, Amt:33/4096, Init:0.00s, Process:1.92s (12.01T/s), "
          "Generate:15.54s (2.12T/s), Total:17.45s", 2.12),
@@ -81,14 +76,57 @@ def test_time_lines_that_are_not_a_step(line: str) -> None:
         # MLC: prefill and decode rates on one line; the decode one is the output rate
         ("prefill: 1.0 tok/s, decode: 5.4 tok/s", 5.4),
         ("[i: 51] decoding-time=8.44127ms tok/s: 119.053.", 119.053),
-        # a per-GPU training rate after its label
-        ("step: 10         train loss: 3.11        test loss: 3.05         "
-         "tokens/gpu/sec: 9378.40         MFU: 63.91%", 9378.4),
     ],
 )  # fmt: skip
 def test_token_rates_of_more_tools(line: str, rate: float) -> None:
     assert looks_like_app_log(line)
     assert _values(parse_app_log(line)) == {"tokens_per_s": rate, "throughput": rate}
+
+
+@pytest.mark.parametrize(
+    ("line", "rate"),
+    [
+        # torchtitan: tokens per second per GPU, thousands grouped with a comma
+        ("[titan] 2026-05-18 16:04:46,338 - root - INFO - step: 14  loss:  3.24405  "
+         "grad_norm:  0.8319  memory:  9.46GiB(64.99%)  tps: 17,282  tflops: 0.52  mfu: 0.17%",
+         17282.0),
+        ("step: 1  loss: 9.1  tps: 812.5  tflops: 1.2  mfu: 0.5%", 812.5),
+        # a per-GPU training rate after its label
+        ("step: 10         train loss: 3.11        test loss: 3.05         "
+         "tokens/gpu/sec: 9378.40         MFU: 63.91%", 9378.4),
+    ],
+)  # fmt: skip
+def test_a_rate_per_gpu_is_not_the_jobs(line: str, rate: float) -> None:
+    """Found by a review: taken as the job's rate, eight GPUs at 2,120 each against one at
+    7,300 read as a 3.4x gain from fewer GPUs, though the job moved 17k tokens/s against 7.3k."""
+    assert looks_like_app_log(line)
+    assert _values(parse_app_log(line)) == {"tokens_per_s_per_gpu": rate}
+
+
+def test_a_benchmarks_peak_rate_is_not_its_rate() -> None:
+    """Found by a review: vLLM's serving benchmark prints its best second beside its rate, and
+    the two were averaged (1000 and 3000 gave 2000)."""
+    text = (
+        "Output token throughput (tok/s):          1000.00\n"
+        "Peak output token throughput (tok/s):     3000.00\n"
+    )
+    assert _values(parse_app_log(text))["tokens_per_s"] == 1000.0
+
+
+def test_an_eager_decode_batch_beside_captured_graphs_says_nothing_of_the_setting() -> None:
+    """Found by a review: SGLang runs a batch larger than its largest captured graph eagerly,
+    with graphs on; one such line had marked the whole server as running without graphs."""
+    head = "Capture cuda graph begin. This can take up to several minutes.\n"
+    small = (
+        "Decode batch. #running-req: 8, #token: 1000, cuda graph: True, "
+        "gen throughput (token/s): 300.00\n"
+    )
+    large = (
+        "Decode batch. #running-req: 256, #token: 9000, cuda graph: False, "
+        "gen throughput (token/s): 2000.00\n"
+    )
+    assert _values(parse_app_log(head + small + large))["app.cuda_graphs_off"] is False
+    assert _values(parse_app_log(large))["app.cuda_graphs_off"] is True
 
 
 @pytest.mark.parametrize(
