@@ -44,9 +44,12 @@ LOWER_WORDS = ("latency", "duration", "time", "elapsed")
 
 
 def normal_unit(unit: object) -> str:
-    """A unit in one spelling: case, brackets and spaces aside, " per " as ``/``, and each
+    """A unit in one spelling: case, enclosing brackets and spaces aside, " per " as ``/``, and each
     part between slashes in its short form (``Tokens per second`` → ``tok/s``)."""
-    text = " ".join(str(unit).strip().strip("()[]").casefold().replace(" per ", "/").split())
+    text = str(unit).strip()
+    if len(text) > 1 and text[0] + text[-1] in ("()", "[]"):
+        text = text[1:-1]  # "(Seconds)", "[tok/sec]"; not the bracket of "ms (p99)"
+    text = " ".join(text.casefold().replace(" per ", "/").split())
     return "/".join(_SHORT.get(part.strip(), part.strip()) for part in text.split("/"))
 
 
