@@ -61,8 +61,7 @@ def experiment_rule_list(sessions: CaseSessions, case_id: str) -> list[Experimen
     projection = sessions.current(case_id, history=False)
 
     def answers(playbook: Playbook) -> Callable[[str], str | None]:
-        question = projection.questions.get(playbook.question_id)
-        return (lambda _qid: None) if question is None else question.answer_in_force
+        return triage.answers_in_force(projection, playbook.question_id)
 
     return experiment_rule_views(case_playbooks(sessions.registry, projection), answers=answers)
 

@@ -363,7 +363,7 @@ def evidence_from_experiment(
     # a change that takes away what the rule reads is the rule's A/B run backwards
     read = 1.0 / ratio if undone else ratio
     either = read < 1.0 and rule.either_direction(
-        str(experiment["change"]), _answers_in_force(projection, rule)
+        str(experiment["change"]), answers_in_force(projection, rule.rule.question)
     )
     read = 1.0 / read if either else read
     scaled = rule.in_noise_units(read, str(experiment["probe"]))
@@ -403,8 +403,10 @@ def evidence_from_experiment(
     )
 
 
-def _answers_in_force(projection: Projection, rule: ExperimentRule) -> Callable[[str], str | None]:
-    question = projection.questions.get(rule.rule.question)
+def answers_in_force(projection: Projection, question_id: str) -> Callable[[str], str | None]:
+    """A question's intake answers in force, by intake id (nothing where it is not open): what
+    an experiment's costs and readings hold under."""
+    question = projection.questions.get(question_id)
     return (lambda _: None) if question is None else question.answer_in_force
 
 
@@ -427,7 +429,7 @@ def _stated_evidence(
     outcome = STATED_OUTCOMES[stated]
     outcome = _REVERSED[outcome] if undone else outcome
     either = outcome == "slower" and rule.either_direction(
-        str(experiment["change"]), _answers_in_force(projection, rule)
+        str(experiment["change"]), answers_in_force(projection, rule.rule.question)
     )
     outcome = "faster" if either else outcome
     table = rule.rule
