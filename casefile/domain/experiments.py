@@ -6,8 +6,9 @@ changes it knows (a pattern over the stated change), which fact of the benchmark
 how much run-to-run noise that benchmark has (so a 2 % wobble is "same", not "faster"), and how
 likely "faster", "same" and "slower" are under each hypothesis that predicts an effect of that
 change. The rule reads the speedup in noise units (log speedup / log(1 + noise)): "same" is
-within one margin either way. The measured numbers are stored in an ``experiment.recorded``
-event; the rule's verdict is an ordinary evidence event pointing at it.
+within one margin either way, graded near its edge (see
+:mod:`casefile.domain.experiment_outcome`). The measured numbers are stored in an
+``experiment.recorded`` event; the rule's verdict is an ordinary evidence event pointing at it.
 
 In TOML::
 

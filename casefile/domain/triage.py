@@ -23,7 +23,8 @@ from casefile.domain.event_types.evidence import IntakeRef, IntakeSource, RuleRe
 from casefile.domain.event_types.experiment import ExperimentRecorded, StatedOutcome
 from casefile.domain.events import NewEvent
 from casefile.domain.expected import CaseContext
-from casefile.domain.experiments import SPEEDUP_FACT, ExperimentRule, measure
+from casefile.domain.experiment_outcome import read_speedup
+from casefile.domain.experiments import ExperimentRule, measure
 from casefile.domain.facts import Fact
 from casefile.domain.intake import IntakeQuestion, Known
 from casefile.domain.kinds import reported_reliability
@@ -366,10 +367,7 @@ def evidence_from_experiment(
         str(experiment["change"]), answers_in_force(projection, rule.rule.question)
     )
     read = 1.0 / read if either else read
-    scaled = rule.in_noise_units(read, str(experiment["probe"]))
-    verdict = evaluate(rule.rule, [Fact(SPEEDUP_FACT, scaled)], "any")
-    if not isinstance(verdict, Applied):
-        return None
+    verdict = read_speedup(rule.rule, rule.in_noise_units(read, str(experiment["probe"])))
     named = _in_case(projection, rule, verdict.likelihoods)
     if not named:
         return None
@@ -384,7 +382,7 @@ def evidence_from_experiment(
             f"{rule.title}: {experiment['change']} made {experiment['metric']} "
             f"{experiment['baseline_value']:g} → {experiment['variant_value']:g}{unit} "
             f"({ratio:.2f}×{lower}{_UNDONE if undone else ''}{_EITHER if either else ''}, "
-            f"outcome {verdict.outcome!r}; "
+            f"{verdict.said()}; "
             f"noise margin ±{margin:.0%}: {rule.noise_why}). {rule.rule.rationale}"
         ),
         otherwise=verdict.otherwise,

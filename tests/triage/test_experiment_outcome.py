@@ -1,0 +1,92 @@
+"""An A/B's difference inside the noise margin is graded, not a cliff: a 5.5 % slowdown once
+heat-soaked, against a 10 % margin, no longer counts seven to one against throttling as an
+identical run would (club-3090-178 read it so before)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from casefile_gpu_playbook import PLAYBOOK_V3
+
+from casefile.domain.experiment_outcome import PLAIN_SAME_WITHIN, read_speedup
+from tests.cli.conftest import CLI
+from tests.triage.test_experiments import log
+
+HEAT_SOAK = next(r for r in PLAYBOOK_V3.experiments if r.id == "heat-soak")
+ROW = HEAT_SOAK.rule.likelihoods["thermal-degradation"]
+
+
+def scaled(speedup: float, margin: float = 0.10) -> float:
+    return math.log(speedup) / math.log1p(margin)
+
+
+def test_a_rerun_wobble_is_plain_same() -> None:
+    reading = read_speedup(HEAT_SOAK.rule, scaled(1.02))
+    assert reading.outcome == "same" and reading.leans_to is None
+    assert reading.likelihoods["thermal-degradation"] == ROW["same"]
+    assert reading.otherwise == HEAT_SOAK.rule.otherwise["same"]
+
+
+def test_beyond_the_margin_the_reading_is_the_outcome_column() -> None:
+    faster = read_speedup(HEAT_SOAK.rule, scaled(1.2))
+    slower = read_speedup(HEAT_SOAK.rule, scaled(0.8))
+    assert (faster.outcome, faster.likelihoods["thermal-degradation"]) == ("faster", ROW["faster"])
+    assert (slower.outcome, slower.likelihoods["thermal-degradation"]) == ("slower", ROW["slower"])
+
+
+def test_a_difference_near_the_margin_blends_same_with_its_side() -> None:
+    reading = read_speedup(HEAT_SOAK.rule, scaled(1.055))
+    assert reading.outcome == "same" and reading.leans_to == "faster"
+    expected = (scaled(1.055) - PLAIN_SAME_WITHIN) / (1 - PLAIN_SAME_WITHIN)
+    assert reading.lean == pytest.approx(expected, abs=1e-6)
+    low, high = sorted((ROW["same"], ROW["faster"]))
+    assert low < reading.likelihoods["thermal-degradation"] < high
+    assert reading.likelihoods["thermal-degradation"] != pytest.approx(low)
+    assert "leaning to 'faster'" in reading.said()
+    down = read_speedup(HEAT_SOAK.rule, scaled(1 / 1.055))
+    assert down.leans_to == "slower" and down.lean == reading.lean
+
+
+@pytest.mark.parametrize("side", [1.0, -1.0])
+def test_there_is_no_step_at_the_margin(side: float) -> None:
+    inside = read_speedup(HEAT_SOAK.rule, side * (1 - 1e-9))
+    outside = read_speedup(HEAT_SOAK.rule, side * (1 + 1e-9))
+    for hypothesis, value in outside.likelihoods.items():
+        assert inside.likelihoods[hypothesis] == pytest.approx(value, abs=1e-6)
+    assert inside.otherwise == pytest.approx(outside.otherwise, abs=1e-6)
+
+
+def test_the_reading_moves_one_way_as_the_difference_grows() -> None:
+    """Hotter runs slower and slower: the heat-soak rule's "slower" (the hot run is the
+    variant) rises for throttling from its "same" to its "slower" column, never back."""
+    values = [
+        read_speedup(HEAT_SOAK.rule, scaled(1 / (1 + k / 200))).likelihoods["thermal-degradation"]
+        for k in range(0, 30)
+    ]
+    assert values == sorted(values)
+    assert values[0] == ROW["same"] and values[-1] == ROW["slower"]
+
+
+def test_a_recorded_a_b_near_the_margin_says_how_it_was_read(cli: CLI) -> None:
+    new = cli(
+        "new", "decode slows on the upper card", "--id", "h1", "--playbook", "gpu-throughput@3",
+        "--env", "gpus=2x GeForce RTX 3090",
+    )  # fmt: skip
+    assert new.code == 0, new.err
+    recorded = cli(
+        "experiment", "h1", "--change", "heat-soaked after 3.5 min of decode -> cold start",
+        "--reported", "64.97:68.55", "--probe", "app-log", "--unit", "tokens/s",
+    )  # fmt: skip
+    assert recorded.code == 0, recorded.err
+    verdict = log(cli, "h1")[-1]["payload"]
+    assert verdict["rule"]["id"] == "experiment.heat-soak"  # type: ignore[index]
+    assert verdict["outcome"] == "same"  # type: ignore[index]
+    assert "leaning to 'slower'" in verdict["rationale"]  # type: ignore[index]
+    thermal = verdict["likelihoods"]["thermal-degradation"]  # type: ignore[index]
+    # heat-soaked -> cold is the rule's A/B run backwards: cold faster is hot slower, which is
+    # what throttling predicts. Inside the margin it says little: near even, where a plain
+    # "same" counted about seven to one against throttling
+    assert ROW["same"] < thermal < ROW["slower"]
+    plain = ROW["same"] / HEAT_SOAK.rule.otherwise["same"]
+    assert plain < 0.2 < 0.7 < thermal / verdict["otherwise"] < 1.0  # type: ignore[index]
