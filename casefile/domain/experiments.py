@@ -43,6 +43,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from casefile.domain.change_arrow import plain_arrows, sides
 from casefile.domain.experiment_cost import COSTS, CostWhen, cost_when_from
 from casefile.domain.facts import Fact
 from casefile.domain.rule_loading import intake_answers_of, rule_from_dict
@@ -119,10 +120,10 @@ class ExperimentRule:
         this rule's baseline. A rule that reads a change either way undoes nothing."""
         if self.either_way:
             return False
-        sides = _ARROW.split(" ".join(change.split()), maxsplit=1)
-        if len(sides) != 2 or not self._names_any(sides[0]) or self._names_any(sides[1]):
+        split = sides(" ".join(change.split()))
+        if split is None or not self._names_any(split[0]) or self._names_any(split[1]):
             return False
-        before, after = sides
+        before, after = split
         if not after[:1].isdigit():
             return True
         # the before side up to its value: "batch size " of "batch size 1", "X=" of "X=1"
@@ -163,8 +164,6 @@ class ExperimentRule:
 
 #: a setting's name up to its value: everything to the last space, "=" or ":"
 _SUBJECT = re.compile(r"^(.*[\s=:])")
-#: the arrow between a change's before and after sides ("eager -> CUDA graphs")
-_ARROW = re.compile(r"\s*(?:->|→|=>)\s*")
 _NAME = r"[A-Za-z_][A-Za-z0-9_.]*"
 #: a setting written "NAME VALUE" must look like one: an environment-style name
 _SETTING = r"(?:[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*|[A-Z][A-Z0-9]+)"
@@ -194,7 +193,7 @@ def _spelled(text: str) -> str:
         out,
     )
     out = re.sub(
-        rf"\b({_PACKAGE})\s+(?:from\s+)?({_DOTTED})\s*(?:->|→|=>|\bto\b)\s*({_DOTTED})",
+        rf"\b({_PACKAGE})\s+(?:from\s+)?({_DOTTED})\s*(?:->|\bto\b)\s*({_DOTTED})",
         r"\1 version \2 -> \3",
         out,
     )
@@ -223,10 +222,11 @@ def normalise_change(change: str) -> str:
 
 
 def change_readings(change: str) -> tuple[str, ...]:
-    """The readings a rule's pattern is tried on: the change as written, its normal form, and
-    the normal form with switches as words (``IOMMU: Disabled`` → ``IOMMU=off``)."""
+    """The readings a rule's pattern is tried on: the change as written, its normal form (every
+    arrow spelled ``->``), and the normal form with switches as words (``IOMMU: Disabled`` →
+    ``IOMMU=off``)."""
     text = " ".join(change.split())
-    spelled = _spelled(text)
+    spelled = _spelled(plain_arrows(text))
     readings = (text, _switched(spelled, words=False), _switched(spelled, words=True))
     return tuple(dict.fromkeys(readings))
 

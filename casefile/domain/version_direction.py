@@ -25,6 +25,8 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
+from casefile.domain.change_arrow import sides
+
 __all__ = ["Direction", "direction"]
 
 Direction = Literal["back", "forward", "unknown"]
@@ -37,7 +39,6 @@ _BACK = re.compile(
 )
 #: words that say it goes forward
 _FORWARD = re.compile(r"(?i)\b(?:upgrad\w*|updat\w*|newer|bump\w*)\b")
-_ARROW = re.compile(r"\s*(?:->|→|=>|⇒|➜|⟶|- >)\s*")
 #: a version-like token: a date, llama.cpp's build number, a CUDA tag, or a number (dotted or
 #: not) standing alone
 _TOKEN = re.compile(
@@ -67,16 +68,16 @@ def _words(text: str) -> Direction:
 
 
 def _numbers(text: str) -> Direction:
-    sides = _ARROW.split(text, maxsplit=1)
-    if len(sides) != 2:
+    split = sides(text)
+    if split is None:
         return "unknown"
-    after = [_value(m) for m in _TOKEN.finditer(sides[1])]
+    after = [_value(m) for m in _TOKEN.finditer(split[1])]
     if not after:
         return "unknown"
     kind, new = after[0]
     # the version nearest the arrow on the before side, of the same kind as the first after it
     # ("torch 2.1.2+cu118 -> 2.2.0+cu121": 2.1.2 against 2.2.0)
-    before = [value for k, value in map(_value, _TOKEN.finditer(sides[0])) if k == kind]
+    before = [value for k, value in map(_value, _TOKEN.finditer(split[0])) if k == kind]
     if not before:
         return "unknown"  # nothing to compare, or a date against a number
     old = before[-1]
@@ -99,10 +100,10 @@ def _value(match: re.Match[str]) -> tuple[str, tuple[int, ...]]:
 
 
 def _lines(text: str) -> Direction:
-    sides = _ARROW.split(text, maxsplit=1)
-    if len(sides) != 2:
+    split = sides(text)
+    if split is None:
         return "unknown"
-    before, after = sides
+    before, after = split
     if _NEWEST.search(before) and _RELEASE.search(after):
         return "back"
     if _RELEASE.search(before) and _NEWEST.search(after):
