@@ -40,6 +40,7 @@ BUILTIN_PROBE_MODULES = (
     "app_log",
     "ollama_ps",
     "torch_env",
+    "ibstat",
 )
 
 

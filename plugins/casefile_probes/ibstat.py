@@ -1,0 +1,349 @@
+"""InfiniBand port state: ``ibstat``, ``ibv_devinfo`` (``-v`` too) and ``ibstatus``.
+
+A multi-node NCCL job runs at the speed of its slowest network port, and the first thing
+asked in such a report is the state of each HCA port. People answer with whichever tool they
+know, so one probe reads the three that print it, in the layout each prints:
+
+- ``ibstat``: ``CA 'mlx5_0'``, then ``Port 1:`` with ``State: Active``, ``Physical state:
+  LinkUp``, ``Rate: 200`` and ``Link layer: InfiniBand`` under it;
+- ``ibv_devinfo``: ``hca_id: mlx5_0``, then ``port: 1`` with ``state: PORT_ACTIVE (4)`` and
+  ``link_layer: InfiniBand``; with ``-v`` also ``active_width: 4X (2)``, ``active_speed:
+  50.0 Gbps (64)`` and ``phys_state: LINK_UP (5)``;
+- ``ibstatus``: ``Infiniband device 'mlx5_0' port 1 status:`` with ``state: 4: ACTIVE``,
+  ``phys state: 5: LinkUp``, ``rate: 200 Gb/sec (4X HDR)`` and ``link_layer: InfiniBand``.
+
+Facts, per port (subject ``<CA>/<port>``, e.g. ``mlx5_0/1``, the name NCCL's log uses):
+
+- ``ib.state`` (str): the logical state in ibstat's words, ``Down``, ``Initializing``,
+  ``Armed``, ``Active`` (ibv_devinfo's ``PORT_ACTIVE (4)`` and ibstatus's ``4: ACTIVE`` are
+  rewritten to them), so that a rule names one spelling;
+- ``ib.physical_state`` (str): ``Sleep``, ``Polling``, ``Disabled``,
+  ``PortConfigurationTraining``, ``LinkUp``, ``LinkErrorRecovery``, ``PhyTest`` (ibstat's
+  words again; ``LINK_UP (5)`` → ``LinkUp``);
+- ``ib.rate`` (float, Gb/s): ibstat's ``Rate``, ibstatus's ``rate``, or ibv_devinfo -v's
+  lanes × per-lane speed (:data:`LANE_GBPS`). Only for a port whose physical link is up (or,
+  where no physical state is printed, whose state is not ``Down``): a port still polling
+  prints the rate it would start at (``Rate: 10``, 4X SDR), which is no reading of the link;
+- ``ib.link_layer`` (str): ``InfiniBand`` or ``Ethernet`` (RoCE).
+
+On ``host``: ``ib.ports`` (int, the ports read with a state) and ``ib.ports_active`` (int,
+those ``Active``). They count what the paste holds: a paste cut short counts fewer ports. And
+``ib.rate.slowest_share`` (float): the slowest Active port's rate over the fastest's, among
+the ports of the fastest one's link layer, where two or more of them have a rate (1.0: every
+such port trained at one rate).
+
+So a rule can say: a port Down or Polling (``ib.state`` / ``ib.physical_state``), a port
+Active below the rate of the others (``ib.rate`` under ``min`` against ``max``), or RoCE where
+InfiniBand was meant (``ib.link_layer`` is ``Ethernet``). No supported maximum is read: none
+of these tools prints one per port (ibv_devinfo's ``max_mtu`` is a size, not a rate).
+
+Pastes are cut at both ends: lines before the first ``CA``/``hca_id``/device header belong to
+a port whose name is gone and are left with a problem; a port the paste ends inside keeps what
+it printed. ``ibwarn:`` debug lines, ``ibportstate`` dumps (``LinkState:....Active``), prompts
+and the ``...`` people put for what they cut are not port lines and are passed over.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from casefile.domain.facts import ParseResult
+from casefile.probes.api import Probe
+from casefile_probes._text import clean_paste
+
+__all__ = ["LANE_GBPS", "PROBE", "looks_like_ibstat", "parse_ibstat"]
+
+#: Gb/s per lane of each InfiniBand speed, as the tools count it. These are the nominal data
+#: rates, not the signalling rates of the IB specification (SDR 2.5, DDR 5, QDR 10, FDR10
+#: 10.3125, FDR 14.0625, EDR 25.78125, HDR 53.125, NDR 106.25 Gbaud): ibstat's ``Rate`` is
+#: width × this figure (4X FDR prints 56, 4X EDR 100, 4X HDR 200, 4X NDR 400) and
+#: ibv_devinfo prints the same figure per lane (``14.0 Gbps``, ``25.0 Gbps``, ``50.0 Gbps``),
+#: so a rate computed from ibv_devinfo -v compares equal to ibstat's for the same link. The
+#: second column is the ``active_speed`` code ibv_devinfo prints in parentheses (the IBTA
+#: PortInfo encoding, libibverbs' ``ibv_port_attr.active_speed``), read where no figure is.
+LANE_GBPS: dict[str, tuple[float, int]] = {
+    "SDR": (2.5, 1),
+    "DDR": (5.0, 2),
+    "QDR": (10.0, 4),
+    "FDR10": (10.0, 8),
+    "FDR": (14.0, 16),
+    "EDR": (25.0, 32),
+    "HDR": (50.0, 64),
+    "NDR": (100.0, 128),
+    "XDR": (200.0, 256),
+}
+_SPEED_CODES = {code: gbps for gbps, code in LANE_GBPS.values()}
+#: ``active_width`` codes (IBTA PortInfo:LinkWidthActive) → lanes: 2X is the later 16
+_WIDTH_CODES = {1: 1, 2: 4, 4: 8, 8: 12, 16: 2}
+
+#: logical port states by number (IBTA PortInfo:PortState), in ibstat's words
+_STATES = {0: "NOP", 1: "Down", 2: "Initializing", 3: "Armed", 4: "Active", 5: "ActiveDefer"}
+_STATE_WORDS = {
+    "NOP": "NOP",
+    "DOWN": "Down",
+    "INIT": "Initializing",
+    "INITIALIZE": "Initializing",
+    "INITIALIZING": "Initializing",
+    "ARMED": "Armed",
+    "ACTIVE": "Active",
+    "ACTIVE_DEFER": "ActiveDefer",
+    "ACTIVEDEFER": "ActiveDefer",
+}
+#: physical port states by number (IBTA PortInfo:PortPhysicalState), in ibstat's words
+_PHYSICAL = {
+    0: "NoStateChange",
+    1: "Sleep",
+    2: "Polling",
+    3: "Disabled",
+    4: "PortConfigurationTraining",
+    5: "LinkUp",
+    6: "LinkErrorRecovery",
+    7: "PhyTest",
+}
+_PHYSICAL_WORDS = {re.sub(r"[^A-Z]", "", name.upper()): name for name in _PHYSICAL.values()}
+# ibv_devinfo's spellings that do not squeeze to ibstat's word
+_PHYSICAL_WORDS.update({"PORTCONFIGURATIONTRAINNING": "PortConfigurationTraining"})
+
+_CA = re.compile(r"^\s*CA:?\s+'(?P<ca>[^'\s]{1,64})'\s*$")
+_CA_PORT = re.compile(r"^\s*Port\s+(?P<port>\d{1,3}):\s*$")
+_HCA = re.compile(r"^\s*hca_id:\s*(?P<ca>\S{1,64})\s*$")
+_HCA_PORT = re.compile(r"^\s*port:\s*(?P<port>\d{1,3})\s*$")
+_IBSTATUS = re.compile(
+    r"^\s*Infiniband device\s+'(?P<ca>[^'\s]{1,64})'\s+port\s+(?P<port>\d{1,3})\s+status:\s*$",
+    re.I,
+)
+#: ``key: value`` on a port's line; the key as ibstat, ibv_devinfo or ibstatus spells it
+_FIELD = re.compile(
+    r"^\s*(?P<key>State|Physical state|Rate|Link layer|state|phys_state|phys state|rate"
+    r"|link_layer|active_width|active_speed):\s*(?P<value>\S.{0,80}?)\s*$"
+)
+_CODED = re.compile(r"^(?P<word>[A-Za-z][\w ]*?)\s*\((?P<code>\d{1,3})\)$")  # LINK_UP (5)
+_NUMBERED = re.compile(r"^(?P<code>\d{1,3}):\s*(?P<word>\w+)$")  # 4: ACTIVE
+_NUMBER = re.compile(r"^(?P<n>\d{1,4}(?:\.\d{1,4})?)(?:\s*Gb/sec\b.*)?$")
+_WIDTH = re.compile(r"^(?P<lanes>\d{1,2})X(?:\s*\((?P<code>\d{1,3})\))?$", re.I)
+_SPEED = re.compile(
+    r"^(?:(?P<gbps>\d{1,4}(?:\.\d{1,4})?)\s*Gbps|(?P<name>[A-Z]{3}\d{0,2}))"
+    r"(?:\s*\((?P<code>\d{1,4})\))?$"
+)
+# terminal colours and other control characters a paste may carry (a tab is kept)
+_ANSI = re.compile(r"\x1b\[[0-9;?]{0,16}[A-Za-z]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+@dataclass
+class _Port:
+    """What one port printed, in ibstat's words, as far as the paste goes."""
+
+    state: str | None = None
+    physical: str | None = None
+    rate: float | None = None
+    width: int | None = None
+    lane_gbps: float | None = None
+    link_layer: str | None = None
+
+    def link_rate(self) -> float | None:
+        """The port's rate if it is a reading: printed, or lanes × per-lane speed, and only
+        while the link is up (see the module's docstring)."""
+        if self.physical is not None:
+            if self.physical != "LinkUp":
+                return None
+        elif self.state in (None, "Down", "NOP"):
+            return None
+        if self.rate is not None:
+            return self.rate
+        if self.width is not None and self.lane_gbps is not None:
+            return round(self.width * self.lane_gbps, 3)
+        return None
+
+
+def _state(value: str) -> str | None:
+    """``Active``, ``PORT_ACTIVE (4)`` or ``4: ACTIVE`` as ibstat's word (None: unreadable)."""
+    numbered = _CODED.match(value) or _NUMBERED.match(value)
+    if numbered is not None and int(numbered.group("code")) in _STATES:
+        return _STATES[int(numbered.group("code"))]
+    word = re.sub(r"^PORT_", "", value.strip().upper()).replace(" ", "_")
+    return _STATE_WORDS.get(word)
+
+
+def _physical(value: str) -> str | None:
+    """``LinkUp``, ``LINK_UP (5)`` or ``5: LinkUp`` as ibstat's word (None: unreadable)."""
+    numbered = _CODED.match(value) or _NUMBERED.match(value)
+    if numbered is not None and int(numbered.group("code")) in _PHYSICAL:
+        return _PHYSICAL[int(numbered.group("code"))]
+    return _PHYSICAL_WORDS.get(re.sub(r"[^A-Z]", "", value.upper()))
+
+
+def _lanes(value: str) -> int | None:
+    match = _WIDTH.match(value)
+    if match is not None:
+        return int(match.group("lanes"))
+    code = _CODED.match(value)
+    return _WIDTH_CODES.get(int(code.group("code"))) if code is not None else None
+
+
+def _lane_speed(value: str) -> float | None:
+    """Gb/s per lane from ``25.0 Gbps (32)``, ``HDR (64)``, or the code alone after a word
+    the table does not know; ``invalid speed (0)`` and ``0.0 Gbps`` give None."""
+    match = _SPEED.match(value)
+    if match is None:
+        code = _CODED.match(value)
+        return _SPEED_CODES.get(int(code.group("code"))) if code is not None else None
+    if match.group("gbps") is not None:
+        gbps = float(match.group("gbps"))
+        return gbps if gbps > 0 else None
+    named = LANE_GBPS.get(match.group("name"))
+    if named is not None:
+        return named[0]
+    number = match.group("code")
+    return _SPEED_CODES.get(int(number)) if number is not None else None
+
+
+def _set(port: _Port, key: str, value: str) -> None:
+    """Record one ``key: value`` line of a port, whichever tool printed it."""
+    key = key.lower()
+    if key == "state":
+        port.state = _state(value)
+    elif key in ("physical state", "phys_state", "phys state"):
+        port.physical = _physical(value)
+    elif key == "rate":
+        number = _NUMBER.match(value)
+        port.rate = float(number.group("n")) if number is not None else None
+        if port.rate is not None and port.rate <= 0:
+            port.rate = None
+    elif key in ("link layer", "link_layer"):
+        port.link_layer = {"infiniband": "InfiniBand", "ethernet": "Ethernet"}.get(
+            value.lower(), value if value.isalpha() else None
+        )
+    elif key == "active_width":
+        port.width = _lanes(value)
+    elif key == "active_speed":
+        port.lane_gbps = _lane_speed(value)
+
+
+def _lines(text: str) -> list[str]:
+    """The paste's lines without quoting, prompts, terminal colours or control characters."""
+    cleaned = clean_paste(text)
+    return [_CONTROL.sub("", _ANSI.sub("", line)) for line in cleaned.lines]
+
+
+def _read(lines: list[str]) -> tuple[dict[str, _Port], list[str]]:
+    """Every port the lines print, by subject, and the problems met on the way."""
+    ports: dict[str, _Port] = {}
+    problems: list[str] = []
+    ca: str | None = None
+    current: _Port | None = None
+    orphaned = 0
+    for line in lines:
+        if (match := _CA.match(line) or _HCA.match(line)) is not None:
+            ca, current = match.group("ca"), None
+            continue
+        header = _IBSTATUS.match(line)
+        if header is not None:
+            ca = header.group("ca")
+        elif (header := _CA_PORT.match(line) or _HCA_PORT.match(line)) is None:
+            field = _FIELD.match(line)
+            if field is None:
+                continue
+            if current is None:
+                orphaned += 1
+            else:
+                _set(current, field.group("key"), field.group("value"))
+            continue
+        number = int(header.group("port"))
+        subject = f"{ca}/{number}" if ca is not None else f"port{number}"
+        if subject in ports:
+            problems.append(f"{subject} is listed twice; the last listing is kept")
+        current = ports[subject] = _Port()
+    if orphaned:
+        problems.append(
+            f"{orphaned} port line(s) before the first CA, hca_id or device header, whose "
+            "port the paste cut off: not read"
+        )
+    return ports, problems
+
+
+def parse_ibstat(text: str) -> ParseResult:
+    """Each port's ``ib.state``, ``ib.physical_state``, ``ib.rate`` and ``ib.link_layer``, and
+    on ``host`` how many ports were read and how many are Active. Never raises."""
+    if not isinstance(text, str):
+        return ParseResult.unparsed("no text to read")
+    ports, problems = _read(_lines(text))
+    result = ParseResult(problems=problems)
+    counted = active = 0
+    for subject, port in ports.items():
+        result.add("ib.state", port.state, subject)
+        result.add("ib.physical_state", port.physical, subject)
+        result.add("ib.rate", port.link_rate(), subject, "Gb/s")
+        result.add("ib.link_layer", port.link_layer, subject)
+        if port.state is not None:
+            counted += 1
+            active += port.state == "Active"
+    if counted:
+        result.add("ib.ports", counted)
+        result.add("ib.ports_active", active)
+    result.add("ib.rate.slowest_share", _slowest_share(ports.values()))
+    if not result.facts:
+        if ports:
+            return ParseResult.unparsed(
+                f"{len(ports)} port header(s) but no state, rate or link layer under them"
+            )
+        return ParseResult.unparsed(
+            "no port of ibstat (CA '…', Port N:), ibv_devinfo (hca_id:, port:) or ibstatus "
+            "(Infiniband device '…' port N status:): is this InfiniBand port output?"
+        )
+    return result
+
+
+def _slowest_share(ports: Iterable[_Port]) -> float | None:
+    """The slowest Active port's rate over the fastest's, among the ports of the fastest one's
+    link layer, where two or more such ports have a rate: a fabric's ports train at one rate,
+    so one below the others is a cable, a port or a switch port that trained low. A RoCE
+    port beside InfiniBand ones, or a management NIC, is another network and is not compared."""
+    rated = [(p.link_layer, rate) for p in ports if p.state == "Active" and (rate := p.link_rate())]
+    if len(rated) < 2:
+        return None
+    layer = max(rated, key=lambda item: item[1])[0]
+    rates = [rate for each, rate in rated if each == layer]
+    if len(rates) < 2:
+        return None
+    return round(min(rates) / max(rates), 4)
+
+
+def looks_like_ibstat(text: str) -> bool:
+    """Whether a text holds a device header of ibstat, ibv_devinfo or ibstatus followed by a
+    port field of the same tool (a log line naming ``mlx5_0`` is not enough)."""
+    if not isinstance(text, str):
+        return False
+    if "CA" not in text and "hca_id" not in text and "nfiniband device" not in text:
+        return False
+    lines = _lines(text[:200_000])
+    header = False
+    for line in lines:
+        if _CA.match(line) or _HCA.match(line) or _IBSTATUS.match(line):
+            header = True
+        elif header and (_CA_PORT.match(line) or _HCA_PORT.match(line) or _FIELD.match(line)):
+            return True
+    return False
+
+
+PROBE = Probe(
+    name="ibstat",
+    summary="InfiniBand/RoCE port state, physical state, rate and link layer "
+    "(ibstat; ibv_devinfo and ibstatus output read too)",
+    parse=parse_ibstat,
+    argv=("ibstat",),
+    cost="instant",
+    facts=(
+        "ib.state",
+        "ib.physical_state",
+        "ib.rate",
+        "ib.link_layer",
+        "ib.ports",
+        "ib.ports_active",
+        "ib.rate.slowest_share",
+    ),
+    needs_load=False,
+    recognises=looks_like_ibstat,
+)
