@@ -43,7 +43,8 @@ the text supports:
   experiments compare one number with its unit;
 - ``app.tensor_parallel`` (int: ``tensor_parallel_size=N``, ``--tensor-parallel-size N``,
   ``--tp N``, ``tp_size=N``, trtllm-bench's ``TP Size:  N``), ``app.world_size`` (int:
-  ``world_size=N``, ``WORLD_SIZE=N``, ``distributed_world_size=N``), ``app.gpus_used`` (int:
+  ``world_size=N``, ``WORLD_SIZE=N``, ``distributed_world_size=N``, TensorRT-LLM's
+  ``[BENCHMARK] … world_size N``), ``app.gpus_used`` (int:
   ``Using N GPUs``, ``num_gpus=N``, ``n_gpu: N``);
 - ``app.device_cpu`` (bool): True where the log says the job runs on the CPU ("Using device:
   cpu", "torch.cuda.is_available(): False", "CUDA is not available", "No CUDA GPUs are
@@ -178,6 +179,9 @@ _TP = (
 _WORLD = re.compile(
     r"(?i)(?<![\w])(?:distributed_)?world[_ ]size['\"]?\s{0,4}[=:]\s{0,4}(\d{1,6})\b"
 )
+#: TensorRT-LLM's "[BENCHMARK] model_name … world_size 2 …": key and value apart by a space
+#: (read on such a line only: "the world_size 2 run" in prose is no setting)
+_BENCH_WORLD = re.compile(r"(?<![\w])world_size\s{1,4}(\d{1,6})\b")
 _GPUS = (
     re.compile(r"(?i)\b(?:using|let's use)\s{1,4}(\d{1,4})\s{1,4}gpus?\b"),
     re.compile(r"(?<![\w])(?:num_gpus|n_gpu)['\"]?\s{0,4}[=:]\s{0,4}(\d{1,4})\b"),
@@ -199,6 +203,9 @@ _LOOKS = re.compile(
     r"|updt_s:\s{0,4}\d[^\n]{0,40}data_s:\s{0,4}\d|\d\s{0,2}(?:tokens|toks|tok)/s(?:ec(?:ond)?)?\b"
     r"|(?<![\w/])tok(?:ens)?(?:/gpu)?/s(?:ec)?:\s{0,4}\d|Generate:\s{0,4}\d[^\n]{0,40}T/s\)"
     r"|(?<![\w/])tps:\s{0,4}\d[\d,.]{0,20}\s{1,4}tflops:|Data time:\s{0,4}\d[^\n]{0,200}Batch time:"
+    r"|(?<![\w])tg\s{0,4}=\s{0,4}\d{1,12}(?:\.\d{1,12})?\s{0,2}t/s\b|\[BENCHMARK\][^\n]{0,800}tokens_per_sec"
+    r"|(?<![\w])wps=\d|\|\s{0,4}(?:wps|words/s)\s{1,8}\d"
+    r"|ggml_(?:cuda_init|init_cublas):\s{0,4}found\s\d{1,4}\sCUDA devices"
     r"|^\s{0,8}iter\s\d{1,12}: loss [^\n]{0,80}time \d|time per iteration \(ms\):"
     r"|^\s{0,8}\d{1,12} \| loss \d[^\n]{0,80}ms \| mfu|completed step: \d{1,12}, seconds: \d"
     r"|^\s{0,8}\|[^\n]{0,400}\|\s{0,40}test\s{0,40}\|\s{0,40}t/s\s{0,8}\|"
@@ -242,6 +249,8 @@ class _Log:
     dispatch: DispatchLines = field(default_factory=DispatchLines)
     bench: BenchTable = field(default_factory=BenchTable)
     weights: WeightLines = field(default_factory=WeightLines)
+    #: the previous line ended in a backslash: this one continues a shell command
+    continued: bool = False
 
 
 def _first(patterns: tuple[re.Pattern[str], ...], line: str) -> re.Match[str] | None:
@@ -311,6 +320,8 @@ def _config(line: str, log: _Log) -> None:
             log.tensor_parallel.append(int(match.group(1)))
     if "orld" in line or "ORLD" in line:
         match = _WORLD.search(line)
+        if match is None and "[BENCHMARK]" in line:
+            match = _BENCH_WORLD.search(line)
         if match is not None:
             log.world_size.append(int(match.group(1)))
     if "gpu" in line or "GPU" in line:
@@ -321,7 +332,7 @@ def _config(line: str, log: _Log) -> None:
     if any(word in line for word in WEIGHT_WORDS):
         log.weights.read(line)
     if any(word in line for word in GRAPH_WORDS):
-        log.graphs.read(line)
+        log.graphs.read(line, continued=log.continued)
 
 
 def _read(line: str, log: _Log) -> None:
@@ -345,6 +356,7 @@ def _read(line: str, log: _Log) -> None:
         if match is not None:
             log.samples.append(float(match.group(1)))
     _config(line, log)
+    log.continued = line.rstrip().endswith("\\")
 
 
 def _settle(values: list[int], name: str, problems: list[str]) -> int | None:
@@ -380,7 +392,7 @@ def parse_app_log(text: str) -> ParseResult:
     if log.share:
         result.add("train.data_share", _round(median(log.share)), "host")
     rates = (
-        ("tokens_per_s", log.rates.tokens, "tokens/s"),
+        ("tokens_per_s", log.rates.job_rates(), "tokens/s"),
         ("samples_per_s", log.samples, "samples/s"),
         ("it_per_s", log.iterations, "it/s"),
     )

@@ -21,7 +21,8 @@ lines say anything about the setting: prefill batches run eagerly whatever it is
 
 vLLM's engine config may say ``enforce_eager=False`` with ``cudagraph_mode`` NONE (0): that is off,
 and the line is read as off. An option listed by ``--help`` (indented, the flag first) is not a
-setting.
+setting; the same shape after a line that ends in a backslash is the last flag of a multi-line
+command (``vllm serve … \\`` then ``    --enforce-eager``), and is.
 
 vLLM's capture notice itself says "To run the model in eager mode, set 'enforce_eager=True'":
 a setting in quotes is advice, not the setting, so it is not read. A log that says both (two
@@ -76,10 +77,11 @@ class GraphLines:
     #: decode batches that ran eagerly (SGLang): off only where no line says on
     decode_eager: list[str] = field(default_factory=list)
 
-    def read(self, line: str) -> None:
+    def read(self, line: str, continued: bool = False) -> None:
         """Note what one line says about CUDA graphs, if anything (call only for lines that
-        hold one of :data:`GRAPH_WORDS`)."""
-        if _HELP.match(line) is not None:
+        hold one of :data:`GRAPH_WORDS`). ``continued``: the line before ended in a backslash,
+        so this one is part of a command, whatever its indentation."""
+        if not continued and _HELP.match(line) is not None:
             return  # a command's --help lists the flag; it does not set it
         if (off := _OFF.search(line)) is not None:
             self.off.append(off.group(0))

@@ -5,15 +5,30 @@ Read, one rate a line: vLLM's ``Avg generation throughput`` (intervals with ``Ru
 left out: an idle server says nothing about speed), benchmark_throughput's output tokens/s (its
 total tokens/s where that is all it prints), the serving benchmarks' ``Output token throughput
 (tok/s)``, sglang's ``gen throughput (token/s)``, llama.cpp's ``eval time`` (not ``prompt
-eval``; a line cut before "tokens per second" gives 1000 / its ms per token), TGI's
+eval``; a line cut before "tokens per second", or from a 2023 build that printed only ms per
+token, gives 1000 / its ms per token), TGI's
 ``time_per_token``, vLLM's progress bar ``output: … toks/s``, koboldcpp's ``Generate:15.54s
 (2.12T/s)`` (not its ``Process:`` rate, the prompt's), torchtitan's ``tps: 7,282`` (tokens per
 second per GPU, thousands grouped with commas), and plain ``… tok/s`` / ``tokens/sec`` /
 ``tokens/second`` rates (Ollama's ``eval rate:``, ExLlamaV2's ``Response generated in …``,
 MLC's ``decode: 5.4 tok/s``), or the rate after its label (``tok/sec=46.3``,
-trtllm-bench's ``Total Output Throughput (tokens/sec):  7517.2``).
+trtllm-bench's ``Total Output Throughput (tokens/sec):  7517.2``), llama-server's running
+``print_timing`` lines (``tg =  30.51 t/s, tg_3s =  42.89 t/s``: the mean since the generation
+began, not the last three seconds' window, which swings with a single slow step), TensorRT-LLM's
+``[BENCHMARK] … tokens_per_sec 43.09`` (gptSessionBenchmark and benchmark.py: output tokens over
+the whole run's latency, batch included, the figure NVIDIA's own tables compare, as
+benchmark_throughput's; not its ``generation_tokens_per_second``, which leaves the context phase
+out), and fairseq's ``wps=962`` / ``| wps 12876 |`` / ``| words/s  961 |`` (target tokens per
+second summed over every worker, the job's rate; a ``wps=0`` of the first intervals and a counter
+above 1e9, an overflow, are left out).
 
-A rate per GPU (torchtitan's ``tps:``, ``tokens/gpu/sec: 9378.4``) is not the job's: a
+text-generation-webui's ``Output generated in 163.82 seconds (0.39 tokens/s, …)`` times the
+prompt's processing too; beside llama.cpp's own ``eval time`` for the same generation it would
+pull the median toward a rate nobody printed, so it is used only where the log gives no other
+token rate.
+
+A rate per GPU (torchtitan's ``tps:``, ``tokens/gpu/sec: 9378.4``, ``tokens/sec/gpu`` and
+``tok/s/gpu`` as TensorRT-LLM and training reports print it) is not the job's: a
 job on eight GPUs at 2,120 each moves more than one GPU at 7,300, and taken as the job's rate it
 read as a 3.4x gain from fewer GPUs. It goes to ``per_gpu`` (``tokens_per_s_per_gpu``), which
 no throughput comparison reads. A benchmark's ``Peak`` rate (vLLM's ``Peak output token
@@ -66,15 +81,44 @@ _TGI = re.compile(rf"time_per_token=\"?{_N}\s{{0,2}}(ms|us|µs|s)\b")
 # a rate after its label ("tok/sec=46.3", "tokens/s: 12.5", "tokens/gpu/sec: 9378.4") or before
 # it ("46.3 tok/s"); a number before such a label belongs to the field before it
 # ("reward_avg=0.125 tok/sec=46.3"), so the plain form skips it
-_UNIT = r"(?:tokens|toks|tok)(?:/gpu)?(?:/s(?:ec(?:ond)?)?| per second)"
+# a per-GPU suffix may come before the time unit ("tokens/gpu/sec") or after it
+# ("tokens/sec/gpu", "tok/s/GPU")
+_GPU = r"(?:/(?:gpu|GPU))"
+_UNIT = rf"(?:tokens|toks|tok){_GPU}?(?:/s(?:ec(?:ond)?)?{_GPU}?| per second)"
 _ANY_RATE = re.compile(
     rf"(?<![\w/])\(?{_UNIT}\)?\s{{0,2}}[:=]\s{{0,40}}{_N}"
-    rf"|{_LN}\s{{0,2}}(?:tokens|toks|tok)(?:/s(?:ec(?:ond)?)?\b| per second\b)"
+    rf"|{_LN}\s{{0,2}}(?:tokens|toks|tok)(?:/s(?:ec(?:ond)?)?{_GPU}?\b| per second\b)"
     rf"(?!\s{{0,2}}[:=]\s{{0,4}}\d)"
+)
+#: llama-server's running "print_timing" line: "tg =  30.51 t/s" (not "tg_3s = …")
+_LLAMA_SERVER = re.compile(rf"(?<![\w])tg\s{{0,4}}=\s{{0,4}}{_N}\s{{0,2}}t/s\b")
+#: TensorRT-LLM's "[BENCHMARK] … tokens_per_sec 43.09 …" (key and value apart by a space)
+_TRT_BENCH = re.compile(rf"(?<![\w])tokens_per_sec\s{{1,4}}{_N}(?![\w.])")
+#: fairseq's words (target tokens) per second, in its three layouts; the exponent is
+#: what ``{:g}`` prints past a million
+_E = r"(\d{1,12}(?:\.\d{1,12})?(?:e[+-]?\d{1,3})?)"
+_FAIRSEQ = re.compile(
+    rf"(?<![\w])wps={_E}(?![\w.])|\|\s{{0,4}}(?:wps|words/s)\s{{1,8}}{_E}\s{{0,4}}(?:\||$)"
+)
+#: no training job moves this many tokens a second: a fairseq meter that overflowed
+_FAIRSEQ_CEILING = 1e9
+#: text-generation-webui's summary: the prompt's processing is inside its seconds
+_WEBUI = re.compile(
+    rf"Output generated in\s{{0,4}}{_N}\s{{0,2}}seconds\s{{0,4}}\(\s{{0,4}}{_N}\s{{0,2}}tokens/s"
 )
 _NOT_OUTPUT = re.compile(r"(?i)prompt|input|prefill|total tok|sampl|peak")
 #: a line is offered to :meth:`TokenRates.read` only when it holds one of these
-RATE_WORDS = ("/s", "per second", "_per_second", "eval time", "time_per_token", "PerSec", "tps:")
+RATE_WORDS = (
+    "/s",
+    "per second",
+    "_per_second",
+    "eval time",
+    "time_per_token",
+    "PerSec",
+    "tps:",
+    "tokens_per_sec",
+    "wps",
+)
 
 
 @dataclass
@@ -86,8 +130,12 @@ class TokenRates:
     per_gpu: list[float] = field(default_factory=list)
     #: vLLM's rates with one request running (the decode roofline's one-stream rate)
     one_stream: list[float] = field(default_factory=list)
+    #: text-generation-webui's rates, which time the prompt too: used only where no other
+    #: token rate was read
+    end_to_end: list[float] = field(default_factory=list)
     idle_intervals: int = 0
     cut_eval: int = 0
+    overflowed: int = 0
     after_idle: int = 0
     #: an SGLang prefill found the server idle: its next decode interval includes the gap
     sglang_idle: bool = False
@@ -112,6 +160,16 @@ class TokenRates:
                 self.after_idle += 1
                 return None
             return float(sglang.group(1))
+        fairseq = _FAIRSEQ.search(line) if "wps" in line or "words/s" in line else None
+        if fairseq is not None:
+            return self._fairseq(float(fairseq.group(1) or fairseq.group(2)))
+        if "Output generated in" in line and (webui := _WEBUI.search(line)) is not None:
+            self.end_to_end.append(float(webui.group(2)))
+            return None
+        if "[BENCHMARK]" in line and (trt := _TRT_BENCH.search(line)) is not None:
+            return float(trt.group(1))
+        if "t/s" in line and (server := _LLAMA_SERVER.search(line)) is not None:
+            return float(server.group(1))
         for pattern in (_SERVING, _BAR_OUTPUT, _KOBOLD):
             if (match := pattern.search(line)) is not None:
                 return float(match.group(match.lastindex or 1))
@@ -128,6 +186,18 @@ class TokenRates:
             self.per_gpu.append(found[0])
             return None
         return None if found is None else found[0]
+
+    def _fairseq(self, rate: float) -> float | None:
+        """fairseq's wps, unless nothing was timed yet (0) or its meter overflowed."""
+        if rate > _FAIRSEQ_CEILING:
+            self.overflowed += 1
+            return None
+        return rate if rate > 0 else None
+
+    def job_rates(self) -> list[float]:
+        """The token rates ``tokens_per_s`` is the median of: the webui's end-to-end rates only
+        where the log gives no other."""
+        return self.tokens or self.end_to_end
 
     def _vllm(self, line: str, rate: float) -> float | None:
         running = _RUNNING.search(line)
@@ -169,8 +239,19 @@ class TokenRates:
             )
         if self.cut_eval:
             problems.append(
-                f"{self.cut_eval} eval line(s) cut before 'tokens per second': 1000 / ms per "
-                "token used"
+                f"{self.cut_eval} eval line(s) without 'tokens per second' (cut short, or a "
+                "build that printed only ms per token): 1000 / ms per token used"
+            )
+        if self.overflowed:
+            problems.append(
+                f"{self.overflowed} fairseq wps reading(s) above 1e9 tokens/s (an overflowed "
+                "meter) left out of tokens_per_s"
+            )
+        if self.tokens and self.end_to_end:
+            problems.append(
+                f"{len(self.end_to_end)} 'Output generated in' rate(s) left out of tokens_per_s: "
+                "they time the prompt's processing too, and the log gives the generation's own "
+                "rate"
             )
         return problems
 
