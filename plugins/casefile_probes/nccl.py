@@ -45,6 +45,7 @@ from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
 from casefile_probes._text import clean_paste, to_float, to_int
 from casefile_probes.nccl_debug import NcclLog, add_log_facts, log_lines, log_start
+from casefile_probes.nccl_rows import DEFAULT_COLUMNS, best_rows, fitting, header_columns
 
 __all__ = ["PROBE", "parse_nccl"]
 
@@ -64,6 +65,8 @@ _RANK = re.compile(
 )
 _AVG = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*(?P<value>\S+)")
 _OOB = re.compile(r"^#\s*Out of bounds values\s*:\s*(?P<value>\d+)")
+# The line over the header naming its two halves, in the order the columns follow.
+_GROUPS = re.compile(r"^#?\s*(out-of-place|in-place)\s+(?:out-of-place|in-place)\s*$")
 _BANNER = re.compile(r"^#?\s*nThreads?:?\s+\d+")
 _BANNER_FIELDS = (
     ("nccl.threads", re.compile(r"\bnThreads?:?\s+(\d+)")),
@@ -74,48 +77,6 @@ _BANNER_FIELDS = (
     ("nccl.iters", re.compile(r"(?<!warmup )(?<!agg )\biters:?\s+(\d+)")),
 )
 _FAILURE = re.compile(r"Test (?:NCCL |CUDA |HIP |RCCL )?failure.*|Test FAILED.*")
-_TYPES = frozenset(
-    [
-        "int8",
-        "uint8",
-        "int32",
-        "uint32",
-        "int64",
-        "uint64",
-        "half",
-        "float",
-        "double",
-        "bfloat16",
-        "int",
-        "uint",
-        "char",
-        "fp8_e4m3",
-        "fp8_e5m2",
-        "f8e4m3",
-        "f8e5m2",
-        "float16",
-        "float32",
-        "float64",
-        "bf16",
-    ]
-)
-_REDOPS = frozenset(["sum", "prod", "max", "min", "avg", "none", "mulsum", "premulsum"])
-# Column layout of nccl-tests >= 2.10; older ones have no "root" column.
-_DEFAULT_COLUMNS = [
-    "size",
-    "count",
-    "type",
-    "redop",
-    "root",
-    "time",
-    "algbw",
-    "busbw",
-    "#wrong",
-    "time",
-    "algbw",
-    "busbw",
-    "#wrong",
-]
 
 
 def _strip_logs(lines: list[str]) -> list[str]:
@@ -153,119 +114,26 @@ def _log_start(line: str) -> int | None:
     return None
 
 
-def _header_columns(line: str) -> list[str] | None:
-    body = line.lstrip("#").split()
-    if "size" in body and "count" in body and "busbw" in body:
-        return body
-    return None
-
-
-_INT = re.compile(r"[0-9]+")
-_ROOT = re.compile(r"-?[0-9]+")
-_VALUE = re.compile(r"[0-9]+(?:\.[0-9]+)?|N/A")
-_WRONG = re.compile(r"[0-9]+(?:\.[0-9]+)?(?:e[+-][0-9]+)?|N/A")
-
-
-def _fits(column: str, token: str) -> bool:
-    """Whether ``token`` can be the value of ``column`` in a result row."""
-    if column in ("size", "count"):
-        return _INT.fullmatch(token) is not None
-    if column == "type":
-        return token in _TYPES
-    if column == "redop":
-        return token in _REDOPS
-    if column == "root":
-        return _ROOT.fullmatch(token) is not None
-    if column in ("#wrong", "error"):
-        return _WRONG.fullmatch(token) is not None
-    return _VALUE.fullmatch(token) is not None
-
-
-def _fitting(tokens: list[str], start: int, columns: list[str]) -> int:
-    """How many tokens from ``start`` fit the columns in order (at most ``len(columns)``)."""
-    count = 0
-    for column in columns:
-        if start + count >= len(tokens) or not _fits(column, tokens[start + count]):
-            break
-        count += 1
-    return count
-
-
-@dataclass
-class _Row:
-    values: dict[str, list[str]]
-    #: how many values the row had when the paste cut it short; None for a whole row
-    cut_at: int | None = None
-
-
-def _rows(tokens: list[str], columns: list[str], typed: list[bool]) -> list[_Row]:
-    """Rows from a token stream, resynchronising on anything that does not fit a row.
-
-    A row that stops before its last column, at the end of the stream or right where another
-    row starts, is kept as far as it goes, less its last value (the cut may have split it).
-    When the stream ends on a token that fits no column (a number cut mid-way, ``0.``), the
-    values before it are whole and kept.
-    """
-    width = len(columns)
-    type_at = columns.index("type") if "type" in columns else -1
-    rows: list[_Row] = []
-    i = 0
-    while i < len(tokens):
-        if type_at >= 0 and (i + type_at >= len(tokens) or not typed[i + type_at]):
-            i += 1  # no data type where a row has one: skip without matching the rest
-            continue
-        fit = _fitting(tokens, i, columns)
-        if fit == width:
-            rows.append(_Row(_row_values(columns, tokens[i : i + width])))
-            i += width
-            continue
-        if fit >= 3 and (i + fit == len(tokens) or _fitting(tokens, i + fit, columns[:3]) == 3):
-            kept = tokens[i : i + fit - 1] if i + fit == len(tokens) else tokens[i : i + fit]
-            rows.append(_Row(_row_values(columns, kept), cut_at=fit))
-            i += fit
-            continue
-        if fit >= 3 and i + fit == len(tokens) - 1:
-            rows.append(_Row(_row_values(columns, tokens[i : i + fit]), cut_at=fit + 1))
-            break
-        i += 1
-    return rows
-
-
-def _row_values(columns: list[str], chunk: list[str]) -> dict[str, list[str]]:
-    row: dict[str, list[str]] = {}
-    for name, token in zip(columns, chunk, strict=False):
-        row.setdefault(name, []).append(token)
-    return row
-
-
-# Layouts to try on rows pasted without their header: today's, then older ones without a
-# "root" column, and without "redop" and "root" (broadcast-style tables of nccl-tests 1.x).
-_LAYOUTS = (
-    _DEFAULT_COLUMNS,
-    [c for c in _DEFAULT_COLUMNS if c != "root"],
-    [c for c in _DEFAULT_COLUMNS if c not in ("root", "redop")],
-)
-
-
-def _best_rows(tokens: list[str], columns: list[str] | None) -> list[_Row]:
-    """The rows under the header's layout, or under the layout that reads most whole rows."""
-    typed = [token in _TYPES for token in tokens]
-    if columns is not None:
-        return _rows(tokens, columns, typed)
-    best: list[_Row] = []
-    best_whole = -1
-    for layout in _LAYOUTS:
-        rows = _rows(tokens, list(layout), typed)
-        whole = sum(1 for row in rows if row.cut_at is None)
-        if whole > best_whole:
-            best, best_whole = rows, whole
-    return best
-
-
 def _bw(values: list[str], index: int) -> float | None:
     if index >= len(values) or not re.fullmatch(r"[0-9]+(?:\.[0-9]+)?", values[index]):
         return None
     return to_float(values[index])
+
+
+# Before "#wrong" (a count of wrong elements), nccl-tests printed "error": the largest
+# deviation from the expected result, which rounding makes nonzero in a sound sum of floats
+# (1e-07); it counted a value out of bounds only past its data type's tolerance.
+_TOLERANCE = {"half": 1e-2, "float16": 1e-2, "bfloat16": 1e-2, "float": 1e-5, "float32": 1e-5}
+_TOLERANCE |= {"double": 1e-12, "float64": 1e-12}
+
+
+def _wrong(values: dict[str, list[str]]) -> bool:
+    """Whether a row reports wrong results: a nonzero ``#wrong``, or an ``error`` (max
+    deviation) past the tolerance of the row's data type."""
+    if "#wrong" in values:
+        return any(to_float(w) for w in values["#wrong"])
+    tolerance = _TOLERANCE.get(values.get("type", [""])[0], 0.0)
+    return any((e := to_float(w)) is not None and e > tolerance for w in values.get("error", []))
 
 
 def _banner(line: str, into: dict[str, int]) -> None:
@@ -290,6 +158,8 @@ class _Scan:
     banner: dict[str, int] = field(default_factory=dict)
     #: a result row has been seen: a later banner or command belongs to another run
     rows_seen: bool = False
+    #: the group line over the header puts "in-place" first (mscclpp's copy of the layout)
+    inplace_first: bool = False
 
 
 def _scan(lines: list[str], commands: list[str]) -> _Scan:
@@ -321,7 +191,9 @@ def _scan(lines: list[str], commands: list[str]) -> _Scan:
                 scan.devices.add(key)
                 if m.group("name").strip():
                     scan.names[key] = m.group("name").strip()
-        elif (header := _header_columns(stripped)) is not None:
+        elif m := _GROUPS.match(stripped):
+            scan.inplace_first = m.group(1) == "in-place"
+        elif (header := header_columns(stripped)) is not None:
             scan.columns = header
             in_table = True
         elif m := _AVG.match(stripped):
@@ -334,43 +206,64 @@ def _scan(lines: list[str], commands: list[str]) -> _Scan:
             words = stripped.split()
             if scan.test is None and not scan.rows_seen and (m := _TEST_NAME.search(stripped)):
                 scan.test = m.group("test")
-            scan.rows_seen = scan.rows_seen or _fitting(words, 0, _DEFAULT_COLUMNS[:3]) == 3
+            scan.rows_seen = scan.rows_seen or fitting(words, 0, DEFAULT_COLUMNS[:3]) == 3
             if in_table or scan.columns is None:
                 scan.tokens.extend(words)
     return scan
 
 
+# ``mpirun --tag-output`` puts "[1,0]<stdout>:" (job, rank, stream) before every line.
+_RANK_TAG = re.compile(r"^\s*\[\d+,\d+\]<(?:stdout|stderr)>:")
+
+
+def _left_pane(lines: list[str]) -> tuple[list[str], bool]:
+    """The lines less a second table printed beside the first (``… #wrong  |  #  size …``).
+
+    People compare two runs by pasting their tables side by side; read as one table, the right
+    one's values land in the left one's columns. Only the left table is read, and only where
+    a header line shows both.
+    """
+    beside = any(
+        header_columns(left.strip()) is not None and header_columns(right.strip()) is not None
+        for left, _, right in (line.partition("|") for line in lines if "|" in line)
+    )
+    if not beside:
+        return lines, False
+    return [line.partition("|")[0].rstrip() for line in lines], True
+
+
 def parse_nccl(text: str) -> ParseResult:
     """Facts from nccl-tests / rccl-tests output, INFO logs and all."""
     cleaned = clean_paste(text)
-    raw_lines = cleaned.lines
+    raw_lines = [_RANK_TAG.sub("", line, count=1) for line in cleaned.lines]
+    raw_lines, beside = _left_pane(raw_lines)
     result = ParseResult()
     version = next((m.group("version") for line in raw_lines if (m := _VERSION.search(line))), None)
     failures = [m.group(0).strip() for line in raw_lines if (m := _FAILURE.search(line))]
     log = log_lines(raw_lines)
     scan = _scan(_strip_logs(raw_lines), cleaned.commands)
-    rows = _best_rows(scan.tokens, scan.columns)
+    rows = best_rows(scan.tokens, scan.columns)
 
     max_busbw: float | None = None
     wrong_sizes: list[str] = []
     cut: list[str] = []
-    width = len(scan.columns or _DEFAULT_COLUMNS)
+    width = len(scan.columns or DEFAULT_COLUMNS)
     for row in rows:
         size = row.values["size"][0]
         subject = f"size={size}"
         times = row.values.get("time", [])
         algbw = row.values.get("algbw", [])
         busbw = row.values.get("busbw", [])
-        out_busbw = _bw(busbw, 0)
-        result.add("nccl.time", _bw(times, 0), subject, "us")
-        result.add("nccl.algbw", _bw(algbw, 0), subject, "GB/s")
+        out, inplace = (1, 0) if scan.inplace_first else (0, 1)
+        out_busbw = _bw(busbw, out)
+        result.add("nccl.time", _bw(times, out), subject, "us")
+        result.add("nccl.algbw", _bw(algbw, out), subject, "GB/s")
         result.add("nccl.busbw", out_busbw, subject, "GB/s")
-        result.add("nccl.algbw.inplace", _bw(algbw, 1), subject, "GB/s")
-        result.add("nccl.busbw.inplace", _bw(busbw, 1), subject, "GB/s")
+        result.add("nccl.algbw.inplace", _bw(algbw, inplace), subject, "GB/s")
+        result.add("nccl.busbw.inplace", _bw(busbw, inplace), subject, "GB/s")
         if out_busbw is not None and (max_busbw is None or out_busbw > max_busbw):
             max_busbw = out_busbw
-        wrong = [to_float(w) for w in row.values.get("#wrong", row.values.get("error", []))]
-        if any(w for w in wrong if w is not None):
+        if _wrong(row.values):
             wrong_sizes.append(size)
         if row.cut_at is not None:
             cut.append(f"{size} ({row.cut_at} of {width} values)")
@@ -401,6 +294,8 @@ def parse_nccl(text: str) -> ParseResult:
         if not result.facts or (failures and not log.lines):
             return ParseResult.unparsed(reason)
         result.problems.insert(0, reason)
+    if beside:
+        result.problems.append("a second table printed beside the first ('|') was not read")
     if wrong_sizes:
         result.problems.append(f"validation errors (#wrong > 0) at sizes {', '.join(wrong_sizes)}")
     if scan.oob:
@@ -425,17 +320,17 @@ def _add_log(result: ParseResult, log: NcclLog) -> None:
     result.problems.extend(from_log.problems)
 
 
-# The lines only nccl-tests prints: its banner, its device list, its table's header, its
-# summary, its failures, and a row of its table (size, count, data type, then times and
-# bandwidths). Blanks are [ \t], never \s, so that no attempt runs on past its own line
-# (linear in the text).
+# The lines only nccl-tests prints: its banner, its device list, its table's header (its two
+# halves in either order), its summary, its failures, and a row of its table (size, count,
+# data type, then times and bandwidths). Blanks are [ \t], never \s, so that no attempt runs
+# on past its own line (linear in the text).
 _NCCL_TESTS_SHAPE = re.compile(
     r"nThreads?:?[ \t]+\d+[ \t]+nGpus:?[ \t]+\d+"
     r"|^[# \t]*size[ \t]+count[ \t]+type\b"
     r"|^[# \t]*Using devices[ \t]*$"
     r"|^[# \t]*Rank[ \t]+\d+[ \t]+(?:Group[ \t]+\d+[ \t]+)?Pid[ \t]+\d+[ \t]+on[ \t]"
-    r"|out-of-place[ \t]+in-place"
-    r"|Avg bus bandwidth[ \t]*:"
+    r"|out-of-place[ \t]+in-place|in-place[ \t]+out-of-place"
+    r"|Avg bus bandwidth[ \t]*:|Out of bounds values[ \t]*:"
     r"|Test NCCL failure|Test failure common\.cu"
     r"|^[ \t]*\d+[ \t]+\d+[ \t]+(?:float|double|half|bfloat16|u?int(?:8|32|64)|f8e4m3|f8e5m2)"
     r"[ \t]+(?:\w+[ \t]+-?\d+[ \t]+)?[\d.]+[ \t]+[\d.]+[ \t]+[\d.]+",

@@ -8,7 +8,7 @@ read from the environment (``NCCL_P2P_LEVEL set by environment to LOC``) and the
 detected. People paste these logs on their own or inside nccl-tests, PyTorch, vLLM or Ray
 output, often wrapped in another logger's prefix, quoted, or cut short; every line is read
 wherever its ``host:pid:tid [dev] NCCL INFO`` marker sits; a line that starts with ``NCCL INFO``
-is a message quoted without that origin (no host, no device).
+is a message quoted without that origin (no host; the device where a ``[dev]`` is kept).
 
 Facts (ranks as NCCL numbers them; ``rank8-rank15`` is a connection from rank 8 to rank 15):
 
@@ -77,8 +77,18 @@ _DEVICE_TOKEN = re.compile(r"\[(\d+)\]")
 _SOURCE_TOKEN = re.compile(r"[\w./-]+\.(?:cc|cu|h|c|cpp):\d+")
 _REPEATED = re.compile(r"\[repeated \d+x across cluster\]")
 _BARE_VERSION = re.compile(r"^\s*NCCL version (?P<version>\d+\.\d+\.\d+)")
-#: a line that starts with the level marker: a message someone quoted without its origin
-_QUOTED = re.compile(r"^[\s>`'\"]{0,8}NCCL (INFO|WARN|TRACE)\b ?")
+# The library's own banner behind another logger's prefix ("  | 2025-05-16T16:39:51 | NCCL
+# version 2.21.5+cuda12.8"): the "+cuda" build suffix keeps prose about versions out.
+_PREFIXED_VERSION = re.compile(r"(?:^|[\s|:>])NCCL version (?P<version>\d+\.\d+\.\d+)\+cuda")
+#: a line that starts with the level marker: a message someone quoted without its origin,
+#: perhaps numbered by an editor ("10 [3] NCCL INFO …") or with its device kept ("[4] NCCL …")
+_QUOTED = re.compile(
+    r"^[\s>`'\"]{0,8}(?:\d{1,6}\s+)?(?:\[(?P<device>\d+)\]\s+)?NCCL (?P<level>INFO|WARN|TRACE)\b ?"
+)
+# A time stamp a log collector glued to the host name ("…-07:00ip-10-36-29-253:79:79 [0]").
+_GLUED_STAMP = re.compile(
+    r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?=[A-Za-z])"
+)
 
 
 @dataclass(slots=True)
@@ -89,11 +99,16 @@ class NcclLog:
     versions: list[str] = field(default_factory=list)
 
 
-def _origin(line: str, marker: int) -> tuple[int, str, int | None] | None:
-    """Where the ``host:pid:tid [dev]`` in front of a level marker starts, its host and device.
+def _origin(line: str, marker: int) -> tuple[int, str, int | None, bool] | None:
+    """Where the ``host:pid:tid [dev]`` in front of a level marker starts, its host and device,
+    and whether the host name was glued to other text that had to be cut off it.
 
     Read backwards from the marker over at most a few hundred characters, so that a long line
-    costs time in proportion to its length, whatever it holds.
+    costs time in proportion to its length, whatever it holds. A host name holds no ``:``, so
+    one that does was glued to what came before it: the tail of another rank's torn line
+    (``g183:161258:16169g183``) or an ``mpirun --tag-output`` rank tag
+    (``[1,9]<stdout>:worker-1``); only its last part can be the host. A time stamp a log
+    collector glued on (``…-07:00ip-10-36-29-253``) is cut off whole.
     """
     low = max(0, marker - 400)
     window = line[low:marker]
@@ -106,7 +121,15 @@ def _origin(line: str, marker: int) -> tuple[int, str, int | None] | None:
     if len(origin) != 3 or not origin[0]:
         return None
     start = low + window.rfind(parts[-2], 0, window.rfind(parts[-1]))
-    return start, origin[0], to_int(parts[-1])
+    host = origin[0]
+    if stamp := _GLUED_STAMP.match(host):
+        host = host[stamp.end() :]
+    glued = ":" in host
+    if glued:
+        host = host.rsplit(":", 1)[1]
+        if not host:
+            return None
+    return start, host, to_int(parts[-1]), glued
 
 
 def _without_repeats(message: str) -> str:
@@ -139,28 +162,32 @@ def log_lines(lines: list[str]) -> NcclLog:
     log = NcclLog()
     found: list[tuple[bool, str, int | None, str, str]] = []
     for line in lines:
-        if m := _BARE_VERSION.match(line):
+        if m := _BARE_VERSION.match(line) or _PREFIXED_VERSION.search(line):
             log.versions.append(m.group("version"))
         if "NCCL " not in line:
             _bare_setting(line, found)
             continue
         lead = len(line) - len(line.lstrip())
-        starts: list[tuple[int, int, str, int | None, str]] = []
+        starts: list[tuple[int, int, str, int | None, str, bool]] = []
         for marker in _LEVEL.finditer(line):
             origin = _origin(line, marker.start())
             if origin is not None:
-                start, host, device = origin
-                starts.append((start, marker.end(), host, device, marker.group(1)))
-        if not starts and (quoted := _QUOTED.match(line)) is not None:
-            # a message quoted without its ``host:pid:tid [dev]`` ("NCCL INFO NET/Socket : …")
-            found.append((False, "", None, quoted.group(1), _without_repeats(line[quoted.end() :])))
-            continue
-        if not starts:
+                start, host, device, glued = origin
+                starts.append((start, marker.end(), host, device, marker.group(1), glued))
+        quoted = _QUOTED.match(line)
+        if quoted is not None and (not starts or quoted.end() <= starts[0][0]):
+            # a message quoted without its ``host:pid:tid`` ("NCCL INFO NET/Socket : …"), also
+            # where a terminal ran the next rank's lines onto the same line after it
+            stop = starts[0][0] if starts else len(line)
+            message = _without_repeats(line[quoted.end() : stop].strip())
+            device = to_int(quoted.group("device"))
+            found.append((False, "", device, quoted.group("level"), message))
+        elif not starts:
             _bare_setting(line, found)
-        for index, (start, end, host, device, level) in enumerate(starts):
+        for index, (start, end, host, device, level, glued) in enumerate(starts):
             stop = starts[index + 1][0] if index + 1 < len(starts) else len(line)
             message = _without_repeats(line[end:stop].strip())
-            clean_start = start <= lead
+            clean_start = start <= lead and not glued
             found.append((clean_start, host, device, level, message))
     known = sorted({host for clean, host, *_ in found if clean}, key=len, reverse=True)
     for clean, host, device, level, message in found:

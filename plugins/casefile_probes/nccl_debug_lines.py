@@ -41,14 +41,18 @@ _P2P_DISABLED = re.compile(
 )
 _TREES = re.compile(r"^Trees (?P<spec>\[\d+\] .*)$")
 _TREE_LINK = re.compile(r"\[\d+\] (\S+)")
-_ENV = re.compile(r"^(?P<name>NCCL_[A-Z0-9_]+) set by environment to (?P<value>.*)$")
+# "NCCL_IB_HCA set by environment to mlx5"; NCCL 2.7 and the socket and IB code of later ones
+# print a value they read from the environment without "by environment" ("NCCL_SOCKET_IFNAME
+# set to ib0").
+_ENV = re.compile(r"^(?P<name>NCCL_[A-Z0-9_]+) set (?:by environment )?to (?P<value>.*)$")
 _COMM = re.compile(
     r"\bcomm 0x[0-9a-fA-F]+ rank (?P<rank>\d+) nr?anks (?P<nranks>\d+)"
     r"(?: nNodes (?P<nnodes>\d+) localRanks (?P<local>\d+))?"
     r"(?: cudaDev (?P<dev>\d+))?(?: nvmlDev \d+)?(?: busId (?P<bus>[0-9a-fA-F]+))?",
     re.I,
 )
-_NETWORK = re.compile(r"^Using network (?P<net>\S+)")
+# the whole name: a plugin's can hold blanks ("Using network AWS Libfabric")
+_NETWORK = re.compile(r"^Using network (?P<net>\S(?:.*\S)?)")
 _IB_USING = re.compile(r"^NET/IB ?: Using (?P<devices>.*?)(?:;|$)")
 _IB_NONE = re.compile(r"^NET/IB ?: No device found")
 _SOCKET_USING = re.compile(r"^NET/Socket ?: Using (?P<ifaces>.*)$")
@@ -70,7 +74,8 @@ _RINGS_GDR = re.compile(r"^Connected all rings, use ring PXN \d+ GDR (?P<gdr>\d)
 # Transports as NCCL prints them whole; a text that is only the start of one was cut by the paste.
 _WHOLE_TRANSPORT = re.compile(
     r"P2P/(?:IPC|CUMEM|direct pointer)(?:/read)?|SHM/(?:direct|cuda)/(?:direct|cuda)"
-    r"|NET/[\w-]+/\d+(?:/GDRDMA)?(?:/Shared)?|direct shared memory|direct pointer|NVLS|CollNet\w*"
+    r"|NET/[\w-]+(?: [\w-]+)*/\d+(?:/GDRDMA)?(?:/Shared)?"  # "NET/AWS Libfabric/0" has a blank
+    r"|direct shared memory|direct pointer|NVLS|CollNet\w*"
 )
 _TRANSPORT_NAMES = (
     "P2P/IPC/read",
