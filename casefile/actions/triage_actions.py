@@ -68,7 +68,9 @@ class RecordExperiment:
         if outcome.evidence_id is None:
             said = f"{head}; no evidence: {outcome.unread}"
         else:
-            said = f"{head}; {outcome.rule_id}: {outcome.outcome} → evidence {outcome.evidence_id}"
+            said = (
+                f"{head}; {outcome.rule_id}: {outcome.read_as()} → evidence {outcome.evidence_id}"
+            )
             if outcome.superseded is not None:
                 said += f" (restates {outcome.restates}: supersedes {outcome.superseded})"
         return Outcome(said, outcome.experiment_id, (outcome.seq,))

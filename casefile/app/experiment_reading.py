@@ -58,6 +58,17 @@ class ExperimentOutcome:
     #: an earlier A/B of the same change that this one does not say it retells: one finding
     #: may be counting twice (see :func:`casefile.domain.repeats.earlier_telling`)
     same_change: str | None = None
+    #: a difference inside the noise margin read between "same" and the outcome it leans to
+    #: (see :mod:`casefile.domain.experiment_outcome`): that outcome and its share
+    leaning: tuple[str, float] | None = None
+
+    def read_as(self) -> str:
+        """The outcome as read, with its lean where it has one ("same, leaning to 'slower'
+        (42 %)")."""
+        if self.leaning is None:
+            return str(self.outcome)
+        to, share = self.leaning
+        return f"{self.outcome}, leaning to {to!r} ({share:.0%})"
 
 
 def read_recorded(
@@ -84,6 +95,7 @@ def read_experiment(
     evidence = None
     unread = None
     remedy = None
+    leaning = None
     unit = record.get("unit")
     if rule is None:
         unread = (
@@ -105,6 +117,7 @@ def read_experiment(
         if evidence is None:
             unread = f"rule {rule.rule.id}: none of its hypotheses are in this case"
         else:
+            leaning = _leaning(draft, rule, record)
             draft.add(evidence)
     read = None if evidence is None else EvidenceAssessed.of(evidence.payload)
     restated = record.get("restates")
@@ -127,6 +140,7 @@ def read_experiment(
         restates=str(restated) if restated is not None else None,
         superseded=None if read is None else read.supersedes,
         same_change=earlier_telling(draft.projection, record) if evidence is not None else None,
+        leaning=leaning,
     )
 
 
@@ -191,6 +205,15 @@ def experiment_rule(
         ):
             return rule
     return None
+
+
+def _leaning(
+    draft: Draft, rule: ExperimentRule, record: dict[str, Any]
+) -> tuple[str, float] | None:
+    reading = triage.speedup_reading(draft.projection, rule, record)
+    if reading is None or reading[0].leans_to is None:
+        return None
+    return reading[0].leans_to, reading[0].lean
 
 
 def _retold(draft: Draft, rule: ExperimentRule, record: dict[str, Any], standing: str) -> str:

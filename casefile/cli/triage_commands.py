@@ -381,7 +381,9 @@ def describe_experiment(outcome: ExperimentOutcome) -> str:
     )
     head = f"experiment {outcome.experiment_id} (seq {outcome.seq}): {outcome.change}: {said}"
     if outcome.evidence_id is not None:
-        read = f"{head}; rule {outcome.rule_id}: {outcome.outcome} → evidence {outcome.evidence_id}"
+        read = (
+            f"{head}; rule {outcome.rule_id}: {outcome.read_as()} → evidence {outcome.evidence_id}"
+        )
         return read + _retold(outcome)
     return f"{head}; no evidence: {outcome.unread}{flag_hint(outcome.unread_remedy)}"
 
@@ -420,6 +422,9 @@ def _experiment_json(
         "stated": outcome.stated,
         "rule": outcome.rule_id,
         "outcome": outcome.outcome,
+        "leaning": None
+        if outcome.leaning is None
+        else {"to": outcome.leaning[0], "share": outcome.leaning[1]},
         "evidence_id": outcome.evidence_id,
         "unread": outcome.unread,
         "restates": outcome.restates,

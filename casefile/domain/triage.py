@@ -23,7 +23,7 @@ from casefile.domain.event_types.evidence import IntakeRef, IntakeSource, RuleRe
 from casefile.domain.event_types.experiment import ExperimentRecorded, StatedOutcome
 from casefile.domain.events import NewEvent
 from casefile.domain.expected import CaseContext
-from casefile.domain.experiment_outcome import read_speedup
+from casefile.domain.experiment_outcome import SpeedupReading, read_speedup
 from casefile.domain.experiments import ExperimentRule, measure
 from casefile.domain.facts import Fact
 from casefile.domain.intake import IntakeQuestion, Known
@@ -357,17 +357,11 @@ def evidence_from_experiment(
     stated = experiment.get("stated")
     if stated is not None:
         return _stated_evidence(projection, rule, experiment, str(stated))
-    if experiment.get("speedup") is None:
+    reading = speedup_reading(projection, rule, experiment)
+    if reading is None:
         return None
+    verdict, undone, either = reading
     ratio = float(experiment["speedup"])
-    undone = rule.undoes(str(experiment["change"]))
-    # a change that takes away what the rule reads is the rule's A/B run backwards
-    read = 1.0 / ratio if undone else ratio
-    either = read < 1.0 and rule.either_direction(
-        str(experiment["change"]), answers_in_force(projection, rule.rule.question)
-    )
-    read = 1.0 / read if either else read
-    verdict = read_speedup(rule.rule, rule.in_noise_units(read, str(experiment["probe"])))
     named = _in_case(projection, rule, verdict.likelihoods)
     if not named:
         return None
@@ -399,6 +393,26 @@ def evidence_from_experiment(
         experiment_id=str(experiment["experiment_id"]),
         supersedes=superseded_by_retelling(projection, experiment),
     )
+
+
+def speedup_reading(
+    projection: Projection, rule: ExperimentRule, experiment: dict[str, Any]
+) -> tuple[SpeedupReading, bool, bool] | None:
+    """How the rule reads an experiment's figures (None without a speedup): the reading, and
+    whether the change undoes what the rule reads (the rule's A/B run backwards) and whether a
+    slowdown was read as the trouble as it happened (a version change after an upgrade)."""
+    if experiment.get("speedup") is None:
+        return None
+    ratio = float(experiment["speedup"])
+    undone = rule.undoes(str(experiment["change"]))
+    # a change that takes away what the rule reads is the rule's A/B run backwards
+    read = 1.0 / ratio if undone else ratio
+    either = read < 1.0 and rule.either_direction(
+        str(experiment["change"]), answers_in_force(projection, rule.rule.question)
+    )
+    read = 1.0 / read if either else read
+    verdict = read_speedup(rule.rule, rule.in_noise_units(read, str(experiment["probe"])))
+    return verdict, undone, either
 
 
 def answers_in_force(projection: Projection, question_id: str) -> Callable[[str], str | None]:

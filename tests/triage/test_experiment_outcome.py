@@ -4,6 +4,7 @@ identical run would (club-3090-178 read it so before)."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -79,6 +80,7 @@ def test_a_recorded_a_b_near_the_margin_says_how_it_was_read(cli: CLI) -> None:
         "--reported", "64.97:68.55", "--probe", "app-log", "--unit", "tokens/s",
     )  # fmt: skip
     assert recorded.code == 0, recorded.err
+    assert "heat-soak: same, leaning to 'slower' (42%)" in recorded.out
     verdict = log(cli, "h1")[-1]["payload"]
     assert verdict["rule"]["id"] == "experiment.heat-soak"  # type: ignore[index]
     assert verdict["outcome"] == "same"  # type: ignore[index]
@@ -90,3 +92,21 @@ def test_a_recorded_a_b_near_the_margin_says_how_it_was_read(cli: CLI) -> None:
     assert ROW["same"] < thermal < ROW["slower"]
     plain = ROW["same"] / HEAT_SOAK.rule.otherwise["same"]
     assert plain < 0.2 < 0.7 < thermal / verdict["otherwise"] < 1.0  # type: ignore[index]
+
+
+def test_the_json_says_where_a_reading_leans_and_a_plain_one_does_not(cli: CLI) -> None:
+    new = cli("new", "slow", "--id", "h2", "--playbook", "gpu-throughput@3")
+    assert new.code == 0, new.err
+    near = cli(
+        "experiment", "h2", "--change", "heat-soaked after an hour -> cold start",
+        "--reported", "64.97:68.55", "--probe", "app-log", "--unit", "tokens/s", "--json",
+    )  # fmt: skip
+    assert near.code == 0, near.err
+    leaning = json.loads(near.out)["leaning"]
+    assert leaning["to"] == "slower" and 0.41 < leaning["share"] < 0.43
+    plain = cli(
+        "experiment", "h2", "--change", "batch size 1 -> 16",
+        "--reported", "10:11", "--probe", "app-log", "--unit", "tokens/s", "--json",
+    )  # fmt: skip
+    assert plain.code == 0, plain.err
+    assert json.loads(plain.out)["leaning"] is None
