@@ -12,6 +12,9 @@ everywhere except inside the margin, and the graded one has no step anywhere.
 
 The outcome named on the evidence stays "same" (the difference is within the noise); the
 rationale says which way it leans and how far, and the likelihoods are the blend.
+
+The ranking of next steps still expects an A/B's three outcomes crisply: what it says a step
+will tell is an upper bound where the result lands inside the margin.
 """
 
 from __future__ import annotations
@@ -48,16 +51,16 @@ class SpeedupReading:
 
 def read_speedup(rule: Rule, scaled: float) -> SpeedupReading:
     """The reading of a speedup in noise units (``log speedup / log(1 + margin)``) under an
-    experiment rule whose outcomes are ``slower``, ``same`` and ``faster``."""
-    if scaled >= 1.0:
-        return _column(rule, "faster")
-    if scaled < -1.0:
-        return _column(rule, "slower")
-    lean = (abs(scaled) - PLAIN_SAME_WITHIN) / (1.0 - PLAIN_SAME_WITHIN)
+    experiment rule whose outcomes are ``slower``, ``same`` and ``faster``. The figure is
+    rounded first, so a difference of exactly the margin (103 against 100 at 3 %) is the
+    outcome beyond it whatever the floating point says."""
+    scaled = round(scaled, 9)
+    side = "faster" if scaled > 0 else "slower"
+    lean = round((abs(scaled) - PLAIN_SAME_WITHIN) / (1.0 - PLAIN_SAME_WITHIN), 6)
+    if lean >= 1.0:
+        return _column(rule, side)
     if lean <= 0.0:
         return _column(rule, "same")
-    side = "faster" if scaled > 0 else "slower"
-    lean = round(lean, 6)
     return SpeedupReading(
         outcome="same",
         likelihoods={

@@ -92,6 +92,11 @@ class ExperimentRule:
     #: answers }`` in TOML: after an upgrade, "old -> new" slower blames the new version as
     #: the rule's "faster" does; see :mod:`casefile.domain.version_direction`)
     runs_back: tuple[str, tuple[str, ...]] | None = None
+    #: the state the rule's own A/B leaves a switch in (``switches_to = "on"`` in TOML: CUDA
+    #: graphs turned on; ``"off"``: ACS turned off), so that a change written as a switch
+    #: flipped ("CUDA graphs off -> on", "enforce_eager True -> False", "ACS: Enabled ->
+    #: Disabled") is read the right way round (see :meth:`undoes`)
+    switches_to: str | None = None
 
     def matches(self, change: str) -> bool:
         """Whether the stated change (as written, or in a common spelling's normal form:
@@ -121,9 +126,14 @@ class ExperimentRule:
         if self.either_way:
             return False
         split = sides(" ".join(change.split()))
-        if split is None or not self._names_any(split[0]) or self._names_any(split[1]):
+        if split is None or not self._names_any(split[0]):
             return False
         before, after = split
+        turned = turned_on(before, after)
+        if self.switches_to is not None and turned is not None:
+            return turned != (self.switches_to == "on")
+        if self._names_any(after):
+            return False
         if not after[:1].isdigit():
             return True
         # the before side up to its value: "batch size " of "batch size 1", "X=" of "X=1"
@@ -202,6 +212,31 @@ def _spelled(text: str) -> str:
     return re.sub(rf"(?<![\w.=-])({_SETTING})\s+(?![=:-]|version\b|{_VERB}\b)(?=\S)", r"\1=", out)
 
 
+#: a setting's name whose "on" turns the thing off (``enforce_eager``, ``NCCL_P2P_DISABLE``,
+#: ``no_cuda_graph``)
+_NEGATING = re.compile(r"(?i)disabl|eager|(?:^|[\s_-])no[\s_-]|without")
+#: a side that names the thing's off state on its own ("eager", "--enforce-eager",
+#: "disable_custom_all_reduce"); "without" and "no" are left out here, since "without .item()"
+#: is a fix, not a switch turned off
+_OFF_STATE = re.compile(r"(?i)disabl|eager")
+
+
+def turned_on(before: str, after: str) -> bool | None:
+    """Whether a change turns its thing on: written as a switch flipped (``SUBJECT off ->
+    on``, ``X: Enabled -> Disabled``, the after side one switch word; a subject whose "on"
+    means off, ``enforce_eager`` or a ``…_DISABLE``, turns it off when set on), or as one side
+    naming the off state and the other not ("CUDA graphs -> eager", "--enforce-eager -> CUDA
+    graphs"). None when the change says neither."""
+    word = after.strip().strip(".,;()").lower()
+    if word in ON_WORDS or word in OFF_WORDS:
+        subject = re.sub(rf"(?i)[\s=:]*\b(?:{_SWITCH})\W*$", "", before)
+        return (word in ON_WORDS) != (_NEGATING.search(subject) is not None)
+    off_before = _OFF_STATE.search(before) is not None
+    if off_before != (_OFF_STATE.search(after) is not None):
+        return off_before
+    return None
+
+
 def _switched(text: str, words: bool) -> str:
     """``NAME=Disabled`` as ``NAME=0`` (or ``NAME=off`` with ``words``), and so on."""
 
@@ -217,8 +252,9 @@ def normalise_change(change: str) -> str:
     """The change in the spelling rules are written for: ``export X=1``, ``X: 1`` and ``X 1``
     read ``X=1``; ``X=Enabled`` / ``On`` / ``true`` / ``yes`` read ``X=1``, their opposites
     ``X=0``; ``pkg==2.19.3``, ``pip install pkg==2.19.3``, ``pkg 2.18.3 -> 2.19.3``, ``pkg
-    from 2.18 to 2.19`` and ``downgraded pkg to 2.18`` read ``pkg version [OLD] -> NEW``."""
-    return _switched(_spelled(" ".join(change.split())), words=False)
+    from 2.18 to 2.19`` and ``downgraded pkg to 2.18`` read ``pkg version [OLD] -> NEW``; every
+    arrow reads ``->``."""
+    return _switched(_spelled(plain_arrows(" ".join(change.split()))), words=False)
 
 
 def change_readings(change: str) -> tuple[str, ...]:
@@ -424,6 +460,7 @@ def experiment_from_dict(data: Any, question: str, known: set[str], where: str) 
         cost_when=cost_when_from(data.get("cost_when", []), label),
         either_way=_flag(data.get("either_way", False), label, "either_way"),
         runs_back=_runs_back(data.get("runs_back"), label),
+        switches_to=_switches_to(data.get("switches_to"), label),
     )
     for example in examples:
         if not built.matches(example):
@@ -441,6 +478,14 @@ def _runs_back(value: object, label: str) -> tuple[str, tuple[str, ...]] | None:
             "that say the trouble followed an upgrade)"
         )
     return found
+
+
+def _switches_to(value: object, label: str) -> str | None:
+    if value is None:
+        return None
+    if value in ("on", "off"):
+        return str(value)
+    raise RuleError(f"{label}: 'switches_to' must be \"on\" or \"off\"")
 
 
 def _flag(value: object, label: str, name: str) -> bool:

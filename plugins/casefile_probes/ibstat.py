@@ -28,9 +28,11 @@ Facts, per port (subject ``<CA>/<port>``, e.g. ``mlx5_0/1``, the name NCCL's log
 
 On ``host``: ``ib.ports`` (int, the ports read with a state) and ``ib.ports_active`` (int,
 those ``Active``). They count what the paste holds: a paste cut short counts fewer ports. And
-``ib.rate.slowest_share`` (float): the slowest Active port's rate over the fastest's, among
-the ports of the fastest one's link layer, where two or more of them have a rate (1.0: every
-such port trained at one rate).
+``ib.rate.slowest_share`` (float): the slowest Active port's rate over the fastest's among
+like ports (one link layer, one adapter part where the header prints it: ``CA type``,
+``vendor_part_id``), the lowest over such groups of two or more (1.0: like ports all trained
+at one rate). A port listed twice (several nodes pasted together) is read twice, as
+``mlx5_0/1 (listing 2)``, so one node's port does not hide another's.
 
 So a rule can say: a port Down or Polling (``ib.state`` / ``ib.physical_state``), a port
 Active below the rate of the others (``ib.rate`` under ``min`` against ``max``), or RoCE where
@@ -114,6 +116,9 @@ _IBSTATUS = re.compile(
     r"^\s*Infiniband device\s+'(?P<ca>[^'\s]{1,64})'\s+port\s+(?P<port>\d{1,3})\s+status:\s*$",
     re.I,
 )
+#: the adapter's part under its header: ibstat's ``CA type: MT4123``, ibv_devinfo's
+#: ``vendor_part_id: 4123``
+_PART = re.compile(r"^\s*(?:CA type|vendor_part_id):\s*(?:MT)?(?P<part>\d{3,6})\s*$")
 #: ``key: value`` on a port's line; the key as ibstat, ibv_devinfo or ibstatus spells it
 _FIELD = re.compile(
     r"^\s*(?P<key>State|Physical state|Rate|Link layer|state|phys_state|phys state|rate"
@@ -142,6 +147,8 @@ class _Port:
     width: int | None = None
     lane_gbps: float | None = None
     link_layer: str | None = None
+    #: the adapter's part number (4123: ConnectX-6), where its header printed one
+    part: str | None = None
 
     def link_rate(self) -> float | None:
         """The port's rate if it is a reading: printed, or lanes × per-lane speed, and only
@@ -233,11 +240,15 @@ def _read(lines: list[str]) -> tuple[dict[str, _Port], list[str]]:
     ports: dict[str, _Port] = {}
     problems: list[str] = []
     ca: str | None = None
+    part: str | None = None
     current: _Port | None = None
     orphaned = 0
     for line in lines:
         if (match := _CA.match(line) or _HCA.match(line)) is not None:
-            ca, current = match.group("ca"), None
+            ca, part, current = match.group("ca"), None, None
+            continue
+        if (typed := _PART.match(line)) is not None:
+            part = typed.group("part")
             continue
         header = _IBSTATUS.match(line)
         if header is not None:
@@ -254,8 +265,17 @@ def _read(lines: list[str]) -> tuple[dict[str, _Port], list[str]]:
         number = int(header.group("port"))
         subject = f"{ca}/{number}" if ca is not None else f"port{number}"
         if subject in ports:
-            problems.append(f"{subject} is listed twice; the last listing is kept")
-        current = ports[subject] = _Port()
+            # a second listing of one port: most often the next node of a paste that shows
+            # several; each listing is kept, so no node's port hides another's
+            listing = 2
+            while f"{subject} (listing {listing})" in ports:
+                listing += 1
+            problems.append(
+                f"{subject} is listed {listing} times (several nodes in one paste?): each "
+                "listing is read as its own port"
+            )
+            subject = f"{subject} (listing {listing})"
+        current = ports[subject] = _Port(part=part)
     if orphaned:
         problems.append(
             f"{orphaned} port line(s) before the first CA, hca_id or device header, whose "
@@ -297,18 +317,19 @@ def parse_ibstat(text: str) -> ParseResult:
 
 
 def _slowest_share(ports: Iterable[_Port]) -> float | None:
-    """The slowest Active port's rate over the fastest's, among the ports of the fastest one's
-    link layer, where two or more such ports have a rate: a fabric's ports train at one rate,
-    so one below the others is a cable, a port or a switch port that trained low. A RoCE
-    port beside InfiniBand ones, or a management NIC, is another network and is not compared."""
-    rated = [(p.link_layer, rate) for p in ports if p.state == "Active" and (rate := p.link_rate())]
-    if len(rated) < 2:
-        return None
-    layer = max(rated, key=lambda item: item[1])[0]
-    rates = [rate for each, rate in rated if each == layer]
-    if len(rates) < 2:
-        return None
-    return round(min(rates) / max(rates), 4)
+    """The lowest, over groups of like ports, of the slowest Active port's rate over the
+    fastest's, where a group has two or more rated ports. Ports are alike when they share a
+    link layer and (where the header printed it) an adapter part: one fabric's adapters of
+    one kind train at one rate, so one below the others is a cable, a transceiver or a switch
+    port that fell back. A RoCE port beside InfiniBand ones, a management NIC or a storage
+    adapter of another kind is another network, and is not compared."""
+    groups: dict[tuple[str | None, str | None], list[float]] = {}
+    for port in ports:
+        rate = port.link_rate()
+        if port.state == "Active" and rate:
+            groups.setdefault((port.link_layer, port.part), []).append(rate)
+    shares = [min(rates) / max(rates) for rates in groups.values() if len(rates) >= 2]
+    return round(min(shares), 4) if shares else None
 
 
 def looks_like_ibstat(text: str) -> bool:

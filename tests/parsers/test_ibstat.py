@@ -220,11 +220,18 @@ def test_control_characters_are_harmless() -> None:
         assert looks_like_ibstat(text) in (True, False)
 
 
-def test_a_port_listed_twice_keeps_the_last_with_a_problem() -> None:
+def test_a_port_listed_twice_keeps_each_listing_with_a_problem() -> None:
+    """Two nodes pasted together: the second listing is its own port, so a port polling on
+    one node is not hidden by the other's (it had kept only the last listing)."""
     text = IBSTAT_TEXT + "CA 'mlx5_0'\n\tPort 1:\n\t\tState: Down\n\t\tPhysical state: Polling\n"
     result = parse_ibstat(text)
-    assert result.values("ib.state")["mlx5_0/1"] == "Down"
-    assert result.problems == ["mlx5_0/1 is listed twice; the last listing is kept"]
+    states = result.values("ib.state")
+    assert states["mlx5_0/1 (listing 2)"] == "Down"
+    assert states["mlx5_0/1"] != "Down"
+    assert result.problems == [
+        "mlx5_0/1 is listed 2 times (several nodes in one paste?): each listing is read as its "
+        "own port"
+    ]
 
 
 def test_non_text_is_unparsed() -> None:

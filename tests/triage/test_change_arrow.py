@@ -8,7 +8,7 @@ import pytest
 from casefile_gpu_playbook import PLAYBOOK_V3
 
 from casefile.domain.change_arrow import plain_arrows, sides
-from casefile.domain.experiments import change_readings
+from casefile.domain.experiments import change_readings, normalise_change
 from casefile.domain.version_direction import direction
 
 SPELLINGS = ["->", "→", "=>", "⇒", "➜", "⟶", "- >"]
@@ -44,3 +44,42 @@ def test_a_version_change_is_read_and_its_way_known_whatever_the_arrow(arrow: st
     assert rule("version").matches(forward)
     assert direction(change_readings(forward)) == "forward"
     assert direction(change_readings(back)) == "back"
+
+
+@pytest.mark.parametrize(
+    ("rule_id", "change", "undone"),
+    [
+        ("cuda-graphs", "CUDA graphs off -> on", False),
+        ("cuda-graphs", "CUDA graphs off ⇒ on", False),
+        ("cuda-graphs", "CUDA graphs on -> off", True),
+        ("cuda-graphs", "enforce_eager=True -> False", False),
+        ("cuda-graphs", "enforce_eager=False -> True", True),
+        ("cuda-graphs", "torch.compile -> eager", True),
+        ("cuda-graphs", "--enforce-eager -> CUDA graphs on", False),
+        ("iommu-acs-off", "ACS: Enabled - > Disabled", False),
+        ("iommu-acs-off", "ACS on ⟶ off", False),
+        ("iommu-acs-off", "ACS off -> on", True),
+        ("host-sync", "pin_memory=False ⇒ True", False),
+        ("host-sync", "pin_memory=True -> False", True),
+        ("host-sync", "with .item() per step -> without .item()", False),
+        ("debug-setting", "detect_anomaly off -> on", True),
+        ("custom-allreduce-off", "disable_custom_all_reduce False -> True", False),
+    ],
+)
+def test_a_switch_flipped_is_read_by_which_way_it_turns(
+    rule_id: str, change: str, undone: bool
+) -> None:
+    """A switch flipped reads by the state it leaves, against the state the rule's own A/B
+    leaves (``switches_to``): "off -> on" had been read as the rule's change taken away
+    whenever the after side alone ("on") was not a change the rule reads."""
+    assert rule(rule_id).matches(change)
+    assert rule(rule_id).undoes(change) is undone
+
+
+@pytest.mark.parametrize("arrow", SPELLINGS)
+def test_one_a_b_told_with_two_arrows_is_one_change(arrow: str) -> None:
+    """The repeat guard compares normal forms: the same version change with another arrow is
+    the same change, so it is not counted twice."""
+    assert normalise_change(f"torch 2.1.2 {arrow} 2.2.0") == normalise_change(
+        "torch 2.1.2 -> 2.2.0"
+    )

@@ -110,3 +110,23 @@ def test_the_json_says_where_a_reading_leans_and_a_plain_one_does_not(cli: CLI) 
     )  # fmt: skip
     assert plain.code == 0, plain.err
     assert json.loads(plain.out)["leaning"] is None
+
+
+@pytest.mark.parametrize(
+    ("figures", "margin"), [((100, 103), 0.03), ((100, 115), 0.15), ((100, 120), 0.20)]
+)
+def test_a_difference_of_exactly_the_margin_is_beyond_it(
+    figures: tuple[int, int], margin: float
+) -> None:
+    """log(1.03)/log(1.03) is 0.9999999999999997 in floating point: it must not name "same"
+    while reading as the "faster" column."""
+    baseline, variant = figures
+    up = read_speedup(HEAT_SOAK.rule, scaled(variant / baseline, margin))
+    down = read_speedup(HEAT_SOAK.rule, scaled(baseline / variant, margin))
+    assert (up.outcome, up.leans_to) == ("faster", None)
+    assert (down.outcome, down.leans_to) == ("slower", None)
+
+
+def test_just_past_a_quarter_of_the_margin_is_still_plain_same() -> None:
+    reading = read_speedup(HEAT_SOAK.rule, 0.2500001)
+    assert (reading.outcome, reading.leans_to) == ("same", None)

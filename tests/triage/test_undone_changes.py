@@ -23,7 +23,7 @@ def rule(rule_id: str):  # type: ignore[no-untyped-def]
         ("p2p-disable", "NCCL_P2P_DISABLE=1", False),
         ("p2p-disable", "P2P on -> NCCL_P2P_DISABLE=1", False),
         ("cuda-graphs", "eager -> CUDA graph at batch size 1", False),
-        ("cuda-graphs", "CUDA graphs → eager (--enforce-eager)", False),
+        ("cuda-graphs", "CUDA graphs → eager (--enforce-eager)", True),
         ("container-gpus", "two containers with two GPUs each -> one container", False),
         ("power-limit", "power cap 500 W -> 1400 W", False),
         ("batch-size", "batch size 1 -> 16", False),
