@@ -25,9 +25,11 @@ on ``host``:
   ``memcpy.count`` and ``memcpy.mean_us`` (copies, time per copy; memsets left out) when that
   report is whole.
 
-A table cut short (a paste that ends mid-row, a ``...`` line) still gives its shares, taken
-against the total its ``Time (%)`` column implies; its counts and means, which the missing
-rows would change, are left out with a problem saying so. Times are converted from the unit
+A table cut short (a paste that ends mid-row, a ``...`` line, or rows that end cleanly but
+whose ``Time (%)`` adds up to less than 95) still gives its shares, taken against the total its
+``Time (%)`` column implies; a kind of row it does not show gets no share unless the rows shown
+hold 95% of the time; its counts and means, which the missing rows would change, are left out
+with a problem saying so. Times are converted from the unit
 the header names (``Total Time (ns)``, or ``(us)`` with ``--timeunit``); nanoseconds otherwise.
 """
 
@@ -302,7 +304,19 @@ def _read_rows(lines: list[str], index: int, layout: _Layout, is_csv: bool) -> t
         index += 1
         if not complete:
             break
+    if not table.cut and table.rows and _covered_pct(table) < _COMPLETE_PCT:
+        # rows that end cleanly but whose Time (%) falls well short of 100: the paste (or
+        # the poster) stopped at a row boundary, and the rest of the report is missing
+        table.cut = True
     return table, index
+
+
+def _covered_pct(table: _Table) -> float:
+    """How much of the report's time the rows shown hold, by their ``Time (%)`` column
+    (100 when a row lacks it, so that nothing is assumed missing)."""
+    if any(row.pct is None for row in table.rows):
+        return 100.0
+    return sum(row.pct or 0.0 for row in table.rows)
 
 
 def _row(name: str, values: list[float | None], layout: _Layout) -> _Row:
@@ -319,10 +333,16 @@ def _row(name: str, values: list[float | None], layout: _Layout) -> _Row:
 
 
 def _share(table: _Table, pick: Callable[[str], bool]) -> float | None:
+    """Share of the report's time in the rows ``pick`` selects; for a cut table that shows
+    none of them, only when the rows shown hold (nearly) all of the time, since the rows
+    missing could be the very ones asked about."""
     total = table.total_ns()
     if not total:
         return None
-    share = sum(row.total_ns for row in table.rows if pick(row.name)) / total
+    chosen = [row for row in table.rows if pick(row.name)]
+    if not chosen and table.cut and _covered_pct(table) < _COMPLETE_PCT:
+        return None
+    share = sum(row.total_ns for row in chosen) / total
     return round(min(max(share, 0.0), 1.0), 4)
 
 
@@ -364,6 +384,8 @@ def parse_nsys_stats(text: str) -> ParseResult:
             result.add("gpu.memcpy_share", round(mem_ns / (kern_ns + mem_ns), 4))
     if not result.facts:
         seen = sorted({table.kind for table in tables})
+        if any(kind in _WANTED for kind in seen):  # a report is there, too cut to read
+            return ParseResult.unparsed("; ".join(result.problems) or "no readable rows")
         found = f" (found: {', '.join(seen)})" if seen else ""
         return ParseResult.unparsed(
             f"no cuda_api_sum, cuda_gpu_kern_sum or cuda_gpu_mem_time_sum table{found}"

@@ -33,7 +33,8 @@ Facts, all on ``host``:
   Python 3.12+ nor on some older builds): no share is given then;
 - ``pyspy.top_function`` (str): the row with the most own time (top), or the main thread's
   innermost frame (dump), as printed (``name (file:line)``);
-- ``pyspy.threads``: threads in the dump, or the ``Threads:`` count of top's header.
+- ``pyspy.threads``: threads in the dump, or the ``Threads:`` count of top's header; not given
+  for a dump pasted from inside a thread's frames (the threads above the cut are unknown).
 
 Which threads a dump's shares are of: a process's main thread says most about where its time
 goes, and most of its other threads sleep. So the shares are over the main thread (when the
@@ -206,6 +207,17 @@ def _parse_top(lines: list[str], start: int, result: ParseResult) -> bool:
     return python_ran
 
 
+def _starts_inside_a_thread(lines: list[str]) -> bool:
+    """The paste opens on indented ``name (file:N)`` frames before any thread header: the
+    poster (or an excerpt) cut the dump inside a thread, so threads above it are missing."""
+    for line in lines:
+        if _THREAD.match(line):
+            return False
+        if line[:1] in (" ", "\t") and re.search(r"\S:\d+$", _frame(line).file):
+            return True
+    return False
+
+
 def _dump_threads(lines: list[str]) -> list[_Thread]:
     threads: list[_Thread] = []
     current: _Thread | None = None
@@ -236,7 +248,13 @@ def _parse_dump(lines: list[str], result: ParseResult) -> bool:
     threads = _dump_threads(lines)
     if not threads:
         return False
-    result.add("pyspy.threads", len(threads))
+    if _starts_inside_a_thread(lines):
+        result.problems.append(
+            "the dump starts inside a thread's frames: threads above the paste are missing,"
+            " no pyspy.threads"
+        )
+    else:
+        result.add("pyspy.threads", len(threads))
     main = next((t for t in threads if t.name == "MainThread" and t.frames), None)
     framed = [t for t in threads if t.frames]
     counted = [t for t in framed if t is main or not _is_blocked(t)] or framed

@@ -25,6 +25,9 @@ only when the rows shown account for (nearly) all of the time; otherwise a ``row
 have hidden it, and no share is given. Tables from PyTorch before 1.8 (``Self CPU total %`` …
 ``CUDA total %`` … ``Number of Calls``) have no self device time: only host facts come from
 them. Rows are split on runs of two or more spaces, which every version prints between cells.
+Rows pasted without their header line (the paste starts inside the table) are read only above a
+``Self CPU time total`` footer and only when every row fits one of the two default layouts of
+PyTorch 1.8+ (six values, host only; ten, with a device), cell by cell.
 """
 
 from __future__ import annotations
@@ -192,6 +195,62 @@ def _read_table(lines: list[str], start: int) -> _Table:
     return table
 
 
+# The two layouts ``table()`` prints by default since PyTorch 1.8 (no memory, shapes or stack
+# columns), as kinds, for rows pasted without their header line: host only, and with a device.
+_DEFAULT_LAYOUTS: dict[int, list[str]] = {
+    7: ["name", "self_cpu_pct", "self_cpu", "other_pct", "other", "other", "calls"],
+    11: [
+        *("name", "self_cpu_pct", "self_cpu", "other_pct", "other", "other"),
+        *("self_dev", "self_dev_pct", "other", "other", "calls"),
+    ],
+}
+
+
+def _fits_layout(cells: list[str], kinds: list[str]) -> bool:
+    """Every cell of a row is of the kind its column holds (a percentage, a time, a count)."""
+    for cell, kind in zip(cells[1:], kinds[1:], strict=True):
+        if kind.endswith("pct"):
+            ok = _to_pct(cell) is not None
+        elif kind == "calls":
+            ok = _to_int(cell) is not None
+        else:
+            ok = _to_us(cell) is not None
+        if not ok:
+            return False
+    return True
+
+
+def _headerless_table(lines: list[str]) -> _Table | None:
+    """Rows pasted without their header (the paste starts inside the table), read as the
+    default layout their number of cells matches; None unless every row fits one layout."""
+    found: list[tuple[int, str]] = []
+    for line in lines:
+        if _FOOTER.match(line):
+            break
+        if not line.strip() or _RULE.match(line):
+            continue
+        width = len(_CELL_SPLIT.split(line.strip()))
+        found.append((width if width in _DEFAULT_LAYOUTS else 0, line))
+    widths = {width for width, _ in found}
+    if len(widths) != 1 or 0 in widths:
+        return None
+    kinds = _DEFAULT_LAYOUTS[widths.pop()]
+    table = _Table(columns=kinds, device="CUDA" if "self_dev" in kinds else None)
+    for _, line in found:
+        cells = _cells(line, len(kinds))
+        if len(cells) != len(kinds) or not _fits_layout(cells, kinds):
+            return None
+        row = _read_row(line, table)
+        if row is None:
+            return None
+        table.rows.append(row)
+    table.problems.append(
+        f"table rows without their header line: read as the default {len(kinds) - 1}-column"
+        " layout of PyTorch 1.8+"
+    )
+    return table
+
+
 def _footers(lines: list[str]) -> tuple[float | None, float | None, str | None]:
     """Self CPU and self device totals (us) from the footer, and an old-style device footer."""
     cpu = dev = None
@@ -262,6 +321,8 @@ def parse_torch_profiler(text: str) -> ParseResult:
         )
     result = ParseResult()
     table = _read_table(lines, headers[0]) if headers else _Table(columns=[])
+    if not headers:  # a paste that starts inside the table, above its footer
+        table = _headerless_table(lines) or table
     result.problems.extend(table.problems)
     if len(headers) > 1:
         result.problems.append(
