@@ -10,9 +10,10 @@ by ``...``, or quoted; each matrix is read as far as it goes.
 Facts:
 
 - ``nvbandwidth.<testcase>`` (unit from the title, usually GB/s) per ``gpu<i>-gpu<j>``
-  (row-column, the diagonal is skipped) or per ``gpu<j>`` when the other axis is the CPU;
-  ``N/A`` cells give no fact. A matrix printed without its ``Running <testcase>`` line is
-  named from the ``SUM <testcase>`` line under it;
+  (row-column, the diagonal is skipped) or per ``gpu<j>`` when the other axis is the CPU or
+  when the matrix has only a GPU axis (``device_local_copy``'s "memcpy local GPU(column)":
+  each GPU copying within its own memory); ``N/A`` cells give no fact. A matrix printed
+  without its ``Running <testcase>`` line is named from the ``SUM <testcase>`` line under it;
 - on ``host``: ``nvbandwidth.<testcase>.sum`` (the SUM line), ``nvbandwidth.<testcase>.min`` /
   ``.max`` (over the cells read), ``nvbandwidth.<testcase>.waived`` (bool, true: the test
   could not run, typically no peer access), ``nvbandwidth.version`` (str),
@@ -57,6 +58,9 @@ _AXES = re.compile(
     r"(?P<b>CPU|GPU)\((?P<b_axis>rows?|columns?)\)",
     re.I,
 )
+# A matrix with one axis only ("memcpy local GPU(column) bandwidth (GB/s)", device_local_copy):
+# its single row holds one value per GPU.
+_ONE_AXIS = re.compile(r"(?P<a>CPU|GPU)\((?P<a_axis>rows?|columns?)\)", re.I)
 _COLUMNS = re.compile(r"^\s*[0-9]+(?:\s+[0-9]+)*\s*$")
 _ROW = re.compile(r"^\s*(?P<row>[0-9]+)\s+(?P<cells>\S.*)$")
 _CELL = re.compile(r"[0-9]+(?:\.[0-9]+)?|N/A")
@@ -70,6 +74,7 @@ _DRIVER = re.compile(r"^\s*Driver Version:\s*(?P<value>\S+)")
 # line with a long run of blanks cost quadratic time (minutes for 200 KB).
 _DEVICE = re.compile(r"^\s*Device\s+(?P<index>\d+)\s*:\s*(?P<name>\S.*)$")
 _DEVICE_BUS = re.compile(r"[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.\d)?")
+_ONE = "one"
 _ERROR = re.compile(
     r"^\s*(?:ASSERT in expression|CUDA_ERROR|cuda error|Error:|terminate called)", re.I
 )
@@ -126,14 +131,16 @@ def _title(line: str, test: str | None) -> NvbTable | None:
     """The table a title line opens: its axes and the unit in its last parenthesis."""
     if not _TITLE_START.match(line):
         return None
-    m = _AXES.search(line)
     text = line.rstrip()
+    m = _AXES.search(line) or _ONE_AXIS.search(line)
     if m is None or not text.endswith(")"):
         return None
     opening = text.rfind("(", m.end())
     if opening < 0 or ")" in text[opening + 1 : -1]:
         return None
-    a_kind, b_kind = m.group("a").lower(), m.group("b").lower()
+    a_kind = m.group("a").lower()
+    # A one-axis matrix's other axis is its single, unlabelled row or column ("one").
+    b_kind = m.group("b").lower() if "b" in m.groupdict() else _ONE
     a_is_row = m.group("a_axis").lower().startswith("row")
     row_kind, column_kind = (a_kind, b_kind) if a_is_row else (b_kind, a_kind)
     return NvbTable(test, text[opening + 1 : -1].strip(), row_kind, column_kind)
@@ -206,6 +213,10 @@ def _with_function(bus: str) -> str:
 
 
 def _subject(table: NvbTable, row: int, column: int) -> str | None:
+    if table.row_kind == _ONE:
+        return f"{table.column_kind}{column}" if row == 0 else None
+    if table.column_kind == _ONE:
+        return f"{table.row_kind}{row}" if column == 0 else None
     if table.row_kind == "gpu" and table.column_kind == "gpu":
         return None if row == column else f"gpu{row}-gpu{column}"
     if table.row_kind == "cpu" and table.column_kind == "gpu":
@@ -283,6 +294,7 @@ _NVBANDWIDTH_SHAPE = re.compile(
     r"nvbandwidth Version:"
     r"|Running (?:benchmark )?\w+_memcpy_(?:ce|sm)\b"
     r"|memcpy (?:CE|SM) (?:CPU|GPU)\((?:row|column)s?\) (?:<-|->) (?:CPU|GPU)\("
+    r"|memcpy local GPU\(column\) bandwidth"
 )
 
 
