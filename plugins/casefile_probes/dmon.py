@@ -154,6 +154,11 @@ def parse_dmon(text: str) -> ParseResult:
         return ParseResult.unparsed("this is nvidia-smi pmon output (a pid column), not dmon")
     gpu_at = names.index("gpu")
     units = table.units + [""] * (len(names) - len(table.units))
+    early = _samples_before_header(table, names)
+    if early:
+        result.problems.append(
+            f"{early} sample row(s) printed before the first header, read with its columns"
+        )
     readings: dict[tuple[str, int], list[float]] = defaultdict(list)
     # the sample time of each reading above, in the same order; a reading without a time
     # (an unreadable Time cell) leaves its metric without a series
@@ -214,6 +219,34 @@ def parse_dmon(text: str) -> ParseResult:
         result.parsed = False
         result.problems.insert(0, "dmon header found but no sample rows")
     return result
+
+
+def _samples_before_header(table: CommentedTable, names: list[str]) -> int:
+    """Move sample rows that came before the first ``# gpu`` header into the table's rows.
+
+    A capture that starts between two of dmon's repeated headers (a log trimmed at the top, a
+    paste that began mid-run) has samples above its first header; left out, they would drop the
+    run's first readings and shift every later sample's time. Only lines before the header can
+    be in ``other`` and look like samples (every non-comment line after it is a row), so a line
+    there with one cell per column, a GPU index, and numbers or ``-`` in every metric column
+    is a sample of the same table. Returns how many were moved.
+    """
+    moved: list[list[str]] = []
+    kept: list[str] = []
+    gpu_at = names.index("gpu")
+    for line in table.other:
+        cells = line.split()
+        fits = len(cells) == len(names) and cells[gpu_at].isdigit()
+        if fits and all(
+            name in ("date", "time") or is_missing(cell) or to_number(cell) is not None
+            for name, cell in zip(names, cells, strict=True)
+        ):
+            moved.append(cells)
+        else:
+            kept.append(line)
+    table.rows[:0] = moved
+    table.other = kept
+    return len(moved)
 
 
 def _interval(commands: list[str]) -> float:

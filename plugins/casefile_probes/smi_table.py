@@ -15,8 +15,13 @@ a problem), ``pci.bus_id`` (``0000:01:00.0``), ``persistence_mode`` ("Enabled"/"
 ``ecc.mode.current`` ("Enabled"/"Disabled") from the ECC cell.
 
 Fragments are read as far as they go: a block cut after its first line still gives the
-name, bus id and persistence mode, and a first line cut after the bus id (no ECC cell) or a
-second line cut after the memory cell (no utilisation cell) still give what they show.
+name, bus id and persistence mode, a first line cut after the bus id (no ECC cell) or inside
+it (no ``pci.bus_id``) and a second line cut after or inside the memory cell (no memory or
+utilisation facts) still give what they show.
+
+Jetson (Tegra) boards print a row with ``N/A`` for the bus id, power and temperature and
+"Not Supported" for memory, and ``Driver Version: N/A``: the GPU is still listed (its name),
+and nothing is recorded for what is not available.
 
 A paste holding only the Processes or the MIG devices section (no GPU rows) gives the
 per-process and per-device facts below, but no per-GPU count.
@@ -48,16 +53,27 @@ _BANNER = re.compile(
 )
 _BUS = r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]"
 # |   0  NVIDIA GeForce RTX 4090        Off |   00000000:01:00.0 Off |                  Off |
-# The ECC cell may be missing when the paste was cut after the bus id.
+# The ECC cell may be missing when the paste was cut after the bus id. A Jetson (Tegra) GPU
+# has no PCI address: its bus cell reads "N/A" ("|   0  Orin (nvgpu)   N/A  | N/A   N/A |").
 _GPU_LINE1 = re.compile(
     r"^\|\s*(?P<index>\d+)\s+(?P<name>.+?)\s+(?P<persist>On|Off|WDDM|TCC|N/A)\s*\|"
-    rf"\s*(?P<bus>{_BUS})\s+(?P<disp>\S+)\s*\|(?:(?P<ecc>[^|]*)\|)?"
+    rf"\s*(?P<bus>{_BUS}|N/A)\s+(?P<disp>\S+)\s*\|(?:(?P<ecc>[^|]*)\|)?"
+)
+# The same first line cut inside its bus id ("|   3  Tesla P40    Off  | 0000:84:0" at the end
+# of a paste): the GPU, its name and persistence mode are shown, its address is not whole.
+_GPU_LINE1_CUT = re.compile(
+    r"^\|\s*(?P<index>\d+)\s+(?P<name>.+?)\s+(?P<persist>On|Off|WDDM|TCC|N/A)\s*\|"
+    r"\s*[0-9A-Fa-f:.]*$"
 )
 # |  0%   30C    P8             29W /  400W |    1583MiB /  24564MiB |      0%      Default |
+# The memory cell is read apart (see _MEMORY): Jetson prints "Not Supported" there, and a
+# paste cut inside it still shows the fan, temperature, P-state and power before it.
 _GPU_LINE2 = re.compile(
     r"^\|\s*(?P<fan>\S+)\s+(?P<temp>\S+)\s+(?P<perf>\S+)\s+(?P<pwr>\S+)\s*/\s*(?P<cap>\S+)\s*\|"
-    r"\s*(?P<used>\S+)\s*/\s*(?P<total>\S+)\s*\|(?:\s*(?P<util>\S+)\s+(?P<compute>[^|]*)\|)?"
+    r"(?P<memory>[^|]*)(?:\|(?:\s*(?P<util>\S+)\s+(?P<compute>[^|]*)\|)?)?"
 )
+# the memory cell as a whole: "1583MiB /  24564MiB"
+_MEMORY = re.compile(r"\s*(?P<used>\S+)\s*/\s*(?P<total>\S+)\s*")
 _GPU_LINE3 = re.compile(r"^\|\s*\|\s*\|\s*(?P<mig>[^|]*?)\s*\|$")
 # with GI/CI columns (450+) or without (older)
 _PROCESS = re.compile(
@@ -101,7 +117,9 @@ def parse_smi_table(text: str) -> ParseResult:
         banner = _BANNER.search(line)
         if banner:
             banner_seen = True
-            result.add("driver_version", banner.group("driver"))
+            driver = banner.group("driver")
+            # Jetson's nvidia-smi prints "Driver Version: N/A": no version, not one named N/A
+            result.add("driver_version", None if is_missing(driver) else driver)
             listed_by_a_foreign_smi = banner.group("smi") != banner.group("driver")
             cuda = banner.group("cuda")
             result.add("cuda_version", None if cuda is None or is_missing(cuda) else cuda)
@@ -135,7 +153,7 @@ def parse_smi_table(text: str) -> ParseResult:
                 for gpu in gpus:
                     mig_devices.setdefault(gpu, 0)
             continue
-        first = _GPU_LINE1.match(line)
+        first = _GPU_LINE1.match(line) or _GPU_LINE1_CUT.match(line)
         if first:
             pending = _read_first(first, result)
             gpus.append(pending)
@@ -215,8 +233,9 @@ def _read_first(match: re.Match[str], result: ParseResult) -> str:
         result.add("persistence_mode", "Enabled" if persist == "On" else "Disabled", subject)
     elif persist in ("WDDM", "TCC"):
         result.add("driver_model.current", persist, subject)
-    result.add("pci.bus_id", normalise_bus_id(match.group("bus")), subject)
-    ecc = (match.group("ecc") or "").strip()
+    bus = match.groupdict().get("bus")
+    result.add("pci.bus_id", None if bus is None else normalise_bus_id(bus), subject)
+    ecc = (match.groupdict().get("ecc") or "").strip()
     if ecc.isdigit():
         result.add("ecc.errors.uncorrected.volatile.total", int(ecc), subject)
     elif ecc in ("On", "Off"):
@@ -231,8 +250,10 @@ def _read_second(match: re.Match[str], subject: str, result: ParseResult) -> Non
     result.add("pstate", None if is_missing(perf) else perf, subject)
     result.add("power.draw", _quantity(match.group("pwr"), "W"), subject, "W")
     result.add("power.limit", _quantity(match.group("cap"), "W"), subject, "W")
-    result.add("memory.used", _quantity(match.group("used"), "MiB"), subject, "MiB")
-    result.add("memory.total", _quantity(match.group("total"), "MiB"), subject, "MiB")
+    memory = _MEMORY.fullmatch(match.group("memory"))
+    if memory is not None:
+        result.add("memory.used", _quantity(memory.group("used"), "MiB"), subject, "MiB")
+        result.add("memory.total", _quantity(memory.group("total"), "MiB"), subject, "MiB")
     util = match.group("util")
     result.add("utilization.gpu", None if util is None else _quantity(util, "%"), subject, "%")
     compute = (match.group("compute") or "").strip()
