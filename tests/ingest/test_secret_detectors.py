@@ -29,20 +29,28 @@ def _outputs() -> list[Path]:
     return found + sorted(GOLDEN.glob("*/*.txt"))
 
 
+#: Collected outputs that do hold a credential's place, scrubbed as they should be: a vLLM
+#: command line with ``--api-key xxx`` (a placeholder, but an API key's option all the same)
+HOLDS_A_CREDENTIAL = {"app-log/094.txt": ("secret option",)}
+
+
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is not beside the repository")
 def test_no_real_output_is_touched() -> None:
     """GPU UUIDs, PCI bus ids, board serials, ``-p`` options and token counts are not secrets:
     each of the 120 corpus outputs (and the collected fixtures) is scrubbed unchanged, read as
-    output and as a command line."""
+    output and as a command line; the few that hold a credential's option lose only that."""
     outputs = _outputs()
     assert len(outputs) >= 120
     changed = []
     for path in outputs:
         text = path.read_bytes().decode("utf-8", errors="replace")
+        name = f"{path.parent.name}/{path.name}"
         for program_line in (False, True):
             clean = scrub(text, program_line=program_line)
-            if clean.text != text or clean.values:
-                changed.append((path.name, clean.kinds))
+            if name in HOLDS_A_CREDENTIAL:
+                assert clean.kinds == HOLDS_A_CREDENTIAL[name], name
+            elif clean.text != text or clean.values:
+                changed.append((name, clean.kinds))
     assert changed == []
 
 
