@@ -24,19 +24,27 @@ Several top screens in one paste: the last is read; likewise the last mpstat or 
 else the mean of every interval's rows. Rows cut short are skipped and said as a
 problem; mpstat's per-node rows (``-N``) are not cores, so only their ``all`` row is read.
 Decimal commas (``99,7 id``) are read as points.
+
+Other screens people paste as "top": busybox's (``CPU:  0% usr  2% sys … 48% idle 48% io``,
+``%CPU`` cells written ``1%``) reads like procps top, ``io`` being its iowait; htop's CPU meters
+(``3[|100.0%]``) give each core's busy and their mean, htop counting neither idle nor (unless
+set to detailed) iowait as busy. htop numbers its cores from 0 or, in older versions and by
+setting, from 1, so the meters name cores only when one is labelled 0; otherwise only the
+busiest and the mean are given. macOS top (``CPU usage: 6.87% user, 25.95% sys, 67.17%
+idle``) is refused: no NVIDIA GPU runs on a Mac, so its load is a laptop's, not the GPU host's,
+and a fact on ``host`` would be evidence about the wrong machine.
 """
 
 from __future__ import annotations
 
 import re
-from collections import defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
 
 from ._text import clean_paste, natural_key
+from .cpu_sysstat import number, parse_mpstat, parse_pidstat, pct, strip_annotation
 
 __all__ = [
     "MPSTAT_PROBE",
@@ -59,18 +67,25 @@ _CPU_FIELD = re.compile(
 )
 _CPU_GRAPH = re.compile(rf"^\s{{0,16}}(?P<us>{_NUM})/(?P<sy>{_NUM})\s{{1,16}}\d{{1,3}}\s{{0,4}}\[")
 _TOP_HEADER = re.compile(r"^top - ")
-_TIME_TOKEN = re.compile(
-    r"^(?:\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d{1,6})?|[AaPp]\.?[Mm]\.?"
-    r"|\d{1,2}[时時]\d{1,2}分\d{1,2}秒|[^\s\d]\S{0,40}:)$"
+# busybox: "CPU:   0% usr   2% sys   0% nic  48% idle  48% io   0% irq   0% sirq" ("CPU0:" per
+# core with its SMP option); its names mapped onto procps top's
+_BUSYBOX_CPU = re.compile(r"^CPU(?P<id>\d{0,5}):\s{0,8}(?=\d{1,3}(?:[.,]\d{1,2})?%\s{0,4}usr\b)")
+_BUSYBOX_FIELD = re.compile(
+    r"(?<![\d.,])(?P<v>\d{1,3}(?:[.,]\d{1,2})?)%\s{0,4}(?P<k>usr|sys|nic|idle|io|irq|sirq)\b"
 )
-#: the poster's cut: "...", "....", "[...]", "…"
-_ELISION = re.compile(r"^\s{0,16}\[?(?:\.{3,8}|…{1,3})\]?\s{0,16}$")
-_BANNER = re.compile(r"^Linux\s+\S+\s+\(")
-_DECIMAL = re.compile(r"^[-+]?\d{1,12}(?:[.,]\d{1,12})?$")
+_BUSYBOX_KEYS = {"usr": "us", "sys": "sy", "nic": "ni", "idle": "id", "io": "wa", "irq": "hi"}
+# htop's meters: "  3[|100.0%]", "12[   0.0%]", "Avg[||  2.5%]"; several on a line
+_HTOP_METER = re.compile(
+    r"(?<!\S)(?P<id>\d{1,4}|Avg)\s{0,3}\[[|#*:!\s]{0,400}?(?P<v>\d{1,3}(?:[.,]\d)?)%\]"
+)
+_MACOS_CPU = re.compile(r"^CPU usage: [\d.]+% user, [\d.]+% sys, [\d.]+% idle", re.M)
 
 _LOOKS_TOP = re.compile(
     r"^(?:top - \d{1,2}:\d{2}:\d{2} |%?Cpu(?:\(s\)|\d{1,5})\s{0,8}:\s{0,8}\d"
-    r"|\s{0,12}PID\s+USER\s+PR\s+NI\s+VIRT\b)",
+    r"|\s{0,12}PID\s+USER\s+PR\s+NI\s+VIRT\b"
+    r"|CPU\d{0,5}:\s{0,8}\d{1,3}(?:[.,]\d{1,2})?%\s{0,4}usr\s{1,8}\d"
+    r"|\s{0,12}PID\s+PPID\s+USER\s+STAT\s+VSZ\s+%VSZ\b"
+    r"|\s{0,8}(?:\d{1,4}\s{0,3}\[[|#*:!\s]{0,200}\d{1,3}\.\d%\]\s{1,40}){2})",
     re.M,
 )
 _LOOKS_MPSTAT = re.compile(
@@ -80,7 +95,8 @@ _LOOKS_PIDSTAT = re.compile(r"\b(?:PID|TID)\s+%us(?:e)?r\s+%system\s+(?:%guest|%
 
 
 def looks_like_top(text: str) -> bool:
-    """A top screen: its first line, a CPU summary or per-CPU line, or its process header."""
+    """A top screen: its first line, a CPU summary or per-CPU line, or its process header
+    (busybox's too), or a line of two htop CPU meters or more."""
     return isinstance(text, str) and _LOOKS_TOP.search(text) is not None
 
 
@@ -94,17 +110,6 @@ def looks_like_pidstat(text: str) -> bool:
     return isinstance(text, str) and _LOOKS_PIDSTAT.search(text) is not None
 
 
-def _number(token: str) -> float | None:
-    """A cell as a float; a decimal comma is read as a point, anything else is no value."""
-    if not _DECIMAL.match(token):
-        return None
-    return float(token.replace(",", "."))
-
-
-def _pct(value: float) -> float:
-    return round(value, 2)
-
-
 # ---------------------------------------------------------------------------- top
 
 
@@ -116,6 +121,8 @@ class _Screen:
     cores: dict[str, dict[str, float]] = field(default_factory=dict)
     header: list[str] | None = None
     rows: list[list[str]] = field(default_factory=list)
+    #: htop meters were read: their labels name cores only when one is 0 (see the docstring)
+    htop: bool = False
 
     def empty(self) -> bool:
         return self.summary is None and not self.cores and not self.rows
@@ -133,6 +140,8 @@ def _cpu_values(segment: str) -> dict[str, float]:
 
 
 def _busy(values: dict[str, float]) -> float | None:
+    if "busy" in values:  # an htop meter: the busy share itself
+        return values["busy"]
     if "id" in values:
         return max(0.0, 100.0 - values["id"])
     if "us" in values and "sy" in values and len(values) == 2:
@@ -156,6 +165,37 @@ def _read_cpu_line(line: str, screen: _Screen) -> bool:
     return True
 
 
+def _read_busybox_line(line: str, screen: _Screen) -> bool:
+    """busybox's ``CPU:`` summary (or a ``CPU0:`` core), its fields under top's names."""
+    label = _BUSYBOX_CPU.match(line)
+    if label is None:
+        return False
+    values = {
+        _BUSYBOX_KEYS.get(m["k"], m["k"]): float(m["v"].replace(",", "."))
+        for m in _BUSYBOX_FIELD.finditer(line, label.end())
+    }
+    if label["id"]:
+        screen.cores[f"cpu{int(label['id'])}"] = values
+    else:
+        screen.summary = values
+    return True
+
+
+def _read_htop_line(line: str, screen: _Screen) -> bool:
+    """A line of htop CPU meters; a meter cut by the poster (``45[   0.0%]  4``) is skipped."""
+    meters = list(_HTOP_METER.finditer(line))
+    if not meters or meters[0].start() != 0:
+        return False
+    for meter in meters:
+        busy = {"busy": float(meter["v"].replace(",", "."))}
+        if meter["id"] == "Avg":
+            screen.summary = busy
+        else:
+            screen.cores[f"cpu{int(meter['id'])}"] = busy
+    screen.htop = True
+    return True
+
+
 def _is_process_header(tokens: list[str]) -> bool:
     return "PID" in tokens and "%CPU" in tokens and tokens[-1].upper() == "COMMAND"
 
@@ -166,9 +206,14 @@ def _screens(lines: list[str]) -> list[_Screen]:
         if _TOP_HEADER.match(line.lstrip()) and not screens[-1].empty():
             screens.append(_Screen())
         screen = screens[-1]
-        if _read_cpu_line(line.strip(), screen):
+        stripped = line.strip()
+        if (
+            _read_cpu_line(stripped, screen)
+            or _read_busybox_line(stripped, screen)
+            or _read_htop_line(stripped, screen)
+        ):
             continue
-        tokens = line.split()
+        tokens = strip_annotation(line).split()
         if _is_process_header(tokens):
             if screen.header is not None and screen.rows:
                 screens.append(_Screen())
@@ -179,14 +224,27 @@ def _screens(lines: list[str]) -> list[_Screen]:
     return [screen for screen in screens if not screen.empty()]
 
 
+def _task_cpu(header: list[str], row: list[str]) -> tuple[float | None, int]:
+    """A row's %CPU and where its command starts. busybox writes ``%VSZ`` and ``%CPU`` as
+    ``3%`` and its STAT may hold a blank (``S <``), so there the %CPU cell is the row's
+    second ``%`` cell and the command follows it (or the CPU column after it)."""
+    if "%VSZ" not in header:
+        return number(row[header.index("%CPU")].removesuffix("%")), len(header) - 1
+    marked = [index for index, token in enumerate(row) if token.endswith("%")]
+    if len(marked) < 2:
+        return None, len(row)
+    at = marked[1]
+    return number(row[at].removesuffix("%")), at + 1 + header[header.index("%CPU") + 1 : -1].count(
+        "CPU"
+    )
+
+
 def _busiest(header: list[str], rows: list[list[str]]) -> tuple[float, str] | None:
-    at = header.index("%CPU")
-    command_at = len(header) - 1
     best: tuple[float, str] | None = None
     for row in rows:
         if len(row) < len(header):
             continue
-        value = _number(row[at])
+        value, command_at = _task_cpu(header, row)
         if value is not None and (best is None or value > best[0]):
             best = (value, " ".join(row[command_at:]))
     return best
@@ -194,6 +252,10 @@ def _busiest(header: list[str], rows: list[list[str]]) -> tuple[float, str] | No
 
 def parse_top(text: str) -> ParseResult:
     """Facts from a top screen, batch (``top -b -n 1``) or copied from the terminal."""
+    if isinstance(text, str) and _MACOS_CPU.search(text):
+        return ParseResult.unparsed(
+            "macOS top: no NVIDIA GPU runs on a Mac, so its load is not the GPU host's"
+        )
     lines = clean_paste(text).lines
     screens = _screens(lines)
     if not screens:
@@ -205,256 +267,37 @@ def parse_top(text: str) -> ParseResult:
         result.problems.append(f"{len(screens)} top screens in the paste; the last is read")
     screen = screens[-1]
     busy: dict[str, float] = {}
+    named = not screen.htop or "cpu0" in screen.cores
+    if not named:
+        result.problems.append("htop meters without a core 0: cores not named, only summarised")
     for core, values in sorted(screen.cores.items(), key=lambda item: natural_key(item[0])):
         value = _busy(values)
         if value is not None:
             busy[core] = value
-            result.add("cpu.busy", _pct(value), core, "%")
+            if named:
+                result.add("cpu.busy", pct(value), core, "%")
     if busy:
-        result.add("cpu.busy.max", _pct(max(busy.values())), "host", "%")
+        result.add("cpu.busy.max", pct(max(busy.values())), "host", "%")
     summary_busy = _busy(screen.summary) if screen.summary else None
     if summary_busy is not None:
-        result.add("cpu.busy.mean", _pct(summary_busy), "host", "%")
+        result.add("cpu.busy.mean", pct(summary_busy), "host", "%")
     elif busy:
-        result.add("cpu.busy.mean", _pct(sum(busy.values()) / len(busy)), "host", "%")
+        result.add("cpu.busy.mean", pct(sum(busy.values()) / len(busy)), "host", "%")
     if screen.summary and "wa" in screen.summary:
-        result.add("cpu.iowait", _pct(screen.summary["wa"]), "host", "%")
+        result.add("cpu.iowait", pct(screen.summary["wa"]), "host", "%")
     elif screen.summary is None:
         waits = [values["wa"] for values in screen.cores.values() if "wa" in values]
         if waits:
-            result.add("cpu.iowait", _pct(sum(waits) / len(waits)), "host", "%")
+            result.add("cpu.iowait", pct(sum(waits) / len(waits)), "host", "%")
     if screen.header is not None:
         best = _busiest(screen.header, screen.rows)
         if best is not None:
-            result.add("process.cpu.max", _pct(best[0]), "host", "%")
+            result.add("process.cpu.max", pct(best[0]), "host", "%")
             result.add("process.top_command", best[1], "host")
         else:
             result.problems.append("process table header without readable rows")
     if not result.facts:
         return ParseResult.unparsed("top output without any CPU value or process row")
-    return result
-
-
-# ---------------------------------------------------------------------- sysstat
-
-
-def _prefix(tokens: list[str]) -> int:
-    """How many leading tokens are the row's time stamp or label (``11:30:51 AM``,
-    ``14时05分27秒``, ``Average:``, a pdsh ``node008:``)."""
-    count = 0
-    while count < len(tokens) and _TIME_TOKEN.match(tokens[count]):
-        count += 1
-    return count
-
-
-def _is_average(tokens: list[str], prefix: int) -> bool:
-    """An ``Average:`` row (whatever the locale calls it): a label without a time."""
-    return prefix > 0 and not any(ch.isdigit() for ch in "".join(tokens[:prefix]))
-
-
-@dataclass
-class _Table:
-    """Rows of a sysstat report, read by the column names of the header above them."""
-
-    columns: list[str]
-    #: which report of the paste (each starts with a "Linux … (N CPU)" banner)
-    report: int = 0
-    interval: list[list[str]] = field(default_factory=list)
-    average: list[list[str]] = field(default_factory=list)
-
-
-def _last_report(tables: list[_Table], problems: list[str], tool: str) -> list[_Table]:
-    """The tables with rows of the paste's last report that has any."""
-    filled = [table for table in tables if table.interval or table.average]
-    reports = {table.report for table in filled}
-    if len(reports) > 1:
-        problems.append(f"{len(reports)} {tool} reports in the paste; the last is read")
-    return [table for table in filled if table.report == filled[-1].report] if filled else []
-
-
-def _aggregate(
-    rows: list[list[str]], key: Callable[[list[str]], str], column: int
-) -> dict[str, float]:
-    """The mean of one column per key over the rows that have a number there."""
-    sums: dict[str, list[float]] = defaultdict(list)
-    for row in rows:
-        value = _number(row[column]) if column < len(row) else None
-        if value is not None:
-            sums[key(row)].append(value)
-    return {name: sum(values) / len(values) for name, values in sums.items()}
-
-
-# ----------------------------------------------------------------------- mpstat
-
-
-def _mpstat_tables(lines: list[str], problems: list[str]) -> list[_Table]:
-    tables: list[_Table] = []
-    cut: list[str] = []
-    report = 0
-    for line in lines:
-        if _BANNER.match(line):
-            report += 1
-            continue
-        tokens = line.split()
-        for name in ("CPU", "NODE"):
-            if name in tokens and "%idle" in tokens[tokens.index(name) :]:
-                tables.append(_Table(columns=tokens[tokens.index(name) :], report=report))
-                break
-        else:
-            if not tables or tables[-1].report != report:
-                continue
-            prefix = _prefix(tokens)
-            rest = tokens[prefix:]
-            if not rest or not (rest[0] == "all" or rest[0].isdigit()):
-                continue
-            if len(rest) < len(tables[-1].columns):
-                cut.append(rest[0])
-                continue
-            target = tables[-1].average if _is_average(tokens, prefix) else tables[-1].interval
-            target.append(rest)
-    if cut:
-        problems.append(f"{len(cut)} row(s) cut short, skipped (CPU {', '.join(cut[:5])})")
-    return tables
-
-
-def parse_mpstat(text: str) -> ParseResult:
-    """Facts from ``mpstat -P ALL`` (or plain ``mpstat``, or pcp's emulation)."""
-    lines = clean_paste(text).lines
-    result = ParseResult()
-    tables = _last_report(_mpstat_tables(lines, result.problems), result.problems, "mpstat")
-    if not tables:
-        return ParseResult.unparsed(
-            "no mpstat rows found (a 'CPU … %idle' header with rows under it)"
-        )
-    averages = [(table, row) for table in tables for row in table.average]
-    chosen = averages or [(table, row) for table in tables for row in table.interval]
-    idle: dict[str, list[float]] = defaultdict(list)
-    iowait: dict[str, list[float]] = defaultdict(list)
-    nodes = False
-    for table, row in chosen:
-        columns = table.columns
-        if columns[0] == "NODE" and row[0] != "all":
-            nodes = True
-            continue
-        at = len(columns) - 1 - columns[::-1].index("%idle")
-        value = _number(row[at])
-        if value is not None:
-            idle[row[0]].append(value)
-        if "%iowait" in columns:
-            wait = _number(row[columns.index("%iowait")])
-            if wait is not None:
-                iowait[row[0]].append(wait)
-    if nodes:
-        result.problems.append(
-            "per-node rows (mpstat -N) are not cores: only the 'all' row is read"
-        )
-    busy = {
-        name: max(0.0, 100.0 - sum(values) / len(values))
-        for name, values in idle.items()
-        if name != "all"
-    }
-    for name in sorted(busy, key=int):
-        result.add("cpu.busy", _pct(busy[name]), f"cpu{int(name)}", "%")
-    if busy:
-        result.add("cpu.busy.max", _pct(max(busy.values())), "host", "%")
-    if "all" in idle:
-        mean = max(0.0, 100.0 - sum(idle["all"]) / len(idle["all"]))
-        result.add("cpu.busy.mean", _pct(mean), "host", "%")
-    elif busy:
-        result.add("cpu.busy.mean", _pct(sum(busy.values()) / len(busy)), "host", "%")
-    waits = iowait.get("all") or [v for name, vs in iowait.items() if name != "all" for v in vs]
-    if waits:
-        result.add("cpu.iowait", _pct(sum(waits) / len(waits)), "host", "%")
-    if not result.facts:
-        return ParseResult.unparsed("mpstat rows without a readable %idle value")
-    return result
-
-
-# ---------------------------------------------------------------------- pidstat
-
-_TASK_COLUMNS = ("UID", "USER", "PID", "TGID", "TID")
-
-
-def _pidstat_tables(lines: list[str], problems: list[str]) -> list[_Table]:
-    tables: list[_Table] = []
-    active = False
-    hash_prefix = 0
-    cut = 0
-    report = 0
-    for line in lines:
-        if _BANNER.match(line):
-            report += 1
-            active = False
-            continue
-        tokens = line.split()
-        if "Command" in tokens and any(name in tokens for name in ("PID", "TID", "TGID")):
-            active = "%CPU" in tokens
-            if active:
-                start = min(tokens.index(name) for name in _TASK_COLUMNS if name in tokens)
-                tables.append(_Table(columns=tokens[start:], report=report))
-                # "-h": "# Time UID …" and rows "09:30:08 0 …" (or seconds since the epoch)
-                hash_prefix = start - 1 if tokens[0] == "#" else 0
-            continue
-        if not active or not tokens or _ELISION.match(line):
-            continue
-        prefix = _prefix(tokens)
-        average = _is_average(tokens, prefix)
-        if hash_prefix and not average:
-            prefix = hash_prefix
-        rest = tokens[prefix:]
-        columns = tables[-1].columns
-        if len(rest) < len(columns):
-            cut += 1
-            continue
-        if not all(
-            rest[columns.index(n)].isdigit() or rest[columns.index(n)] == "-"
-            for n in ("PID", "TGID", "TID")
-            if n in columns
-        ):
-            continue
-        (tables[-1].average if average else tables[-1].interval).append(rest)
-    if cut:
-        problems.append(f"{cut} task row(s) cut short, skipped")
-    return tables
-
-
-def parse_pidstat(text: str) -> ParseResult:
-    """Facts from ``pidstat -u`` (``-t`` threads, ``-h`` one-line and combined reports too)."""
-    lines = clean_paste(text).lines
-    result = ParseResult()
-    tables = _pidstat_tables(lines, result.problems)
-    if not tables:
-        return ParseResult.unparsed("no pidstat CPU report found (a header with %CPU and Command)")
-    filled = _last_report(tables, result.problems, "pidstat")
-    if not filled:
-        return ParseResult.unparsed(
-            "pidstat printed headers but no task rows (no task matched or none was active)"
-        )
-    use_average = any(table.average for table in filled)
-    cpu: dict[str, float] = {}
-    wait: dict[str, float] = {}
-    commands: dict[str, str] = {}
-    for table in filled:
-        rows = table.average if use_average else table.interval
-        columns = table.columns
-        command_at = columns.index("Command")
-        ids = [columns.index(n) for n in ("PID", "TGID", "TID") if n in columns]
-
-        def key(row: list[str], ids: list[int] = ids, command_at: int = command_at) -> str:
-            name = " ".join([*(row[i] for i in ids), *row[command_at:]])
-            commands[name] = " ".join(row[command_at:]).removeprefix("|__")
-            return name
-
-        cpu.update(_aggregate(rows, key, columns.index("%CPU")))
-        if "%wait" in columns:
-            wait.update(_aggregate(rows, key, columns.index("%wait")))
-    if not cpu:
-        return ParseResult.unparsed("pidstat task rows without a readable %CPU value")
-    busiest = max(cpu, key=lambda name: cpu[name])
-    result.add("process.cpu.max", _pct(cpu[busiest]), "host", "%")
-    result.add("process.top_command", commands[busiest], "host")
-    if wait:
-        result.add("process.cpu.wait_max", _pct(max(wait.values())), "host", "%")
     return result
 
 

@@ -1,0 +1,316 @@
+"""mpstat and pidstat (sysstat) reports read into host CPU facts: the half of the host CPU
+readers whose tables are column-named rows under a ``Linux … (N CPU)`` banner.
+
+:mod:`casefile_probes.cpu_load` declares the probes and documents the facts; this module holds
+the sysstat readers apart from top's, because the two share nothing but the number helpers
+below: mpstat's and pidstat's rows are read by the column names of the header above them, with
+a time stamp (or a locale's ``Average:``) in front, while top is a screen of labelled lines.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from casefile.domain.facts import ParseResult
+
+from ._text import clean_paste
+
+__all__ = ["number", "parse_mpstat", "parse_pidstat", "pct", "strip_annotation"]
+
+_TIME_TOKEN = re.compile(
+    r"^(?:\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d{1,6})?|[AaPp]\.?[Mm]\.?"
+    r"|\d{1,2}[时時]\d{1,2}分\d{1,2}秒|[^\s\d]\S{0,40}:)$"
+)
+#: the poster's cut: "...", "....", "[...]", "…"
+_ELISION = re.compile(r"^\s{0,16}\[?(?:\.{3,8}|…{1,3})\]?\s{0,16}$")
+_BANNER = re.compile(r"^Linux\s+\S+\s+\(")
+_DECIMAL = re.compile(r"^[-+]?\d{1,12}(?:[.,]\d{1,12})?$")
+#: a note the poster typed after a row ("java          ← TGID aggregate", "python  <-- this"):
+#: an arrow after a run of blanks, never part of a command the tool printed
+_ANNOTATION = re.compile(r"\s{2,}(?:←|<-{1,3}|<=+)\s.*$")
+
+
+def number(token: str) -> float | None:
+    """A cell as a float; a decimal comma is read as a point, anything else is no value."""
+    if not _DECIMAL.match(token):
+        return None
+    return float(token.replace(",", "."))
+
+
+def strip_annotation(line: str) -> str:
+    """The row without the poster's trailing arrow note, so that the command stays the tool's."""
+    return _ANNOTATION.sub("", line)
+
+
+def pct(value: float) -> float:
+    """A percentage as facts carry it: two decimals, as the tools print them."""
+    return round(value, 2)
+
+
+# ---------------------------------------------------------------------- sysstat
+
+
+def _prefix(tokens: list[str]) -> int:
+    """How many leading tokens are the row's time stamp or label (``11:30:51 AM``,
+    ``14时05分27秒``, ``Average:``, a pdsh ``node008:``)."""
+    count = 0
+    while count < len(tokens) and _TIME_TOKEN.match(tokens[count]):
+        count += 1
+    return count
+
+
+def _is_average(tokens: list[str], prefix: int) -> bool:
+    """An ``Average:`` row (whatever the locale calls it): a label without a time."""
+    return prefix > 0 and not any(ch.isdigit() for ch in "".join(tokens[:prefix]))
+
+
+@dataclass
+class _Table:
+    """Rows of a sysstat report, read by the column names of the header above them."""
+
+    columns: list[str]
+    #: which report of the paste (each starts with a "Linux … (N CPU)" banner)
+    report: int = 0
+    interval: list[list[str]] = field(default_factory=list)
+    average: list[list[str]] = field(default_factory=list)
+
+
+def _last_report(tables: list[_Table], problems: list[str], tool: str) -> list[_Table]:
+    """The tables with rows of the paste's last report that has any."""
+    filled = [table for table in tables if table.interval or table.average]
+    reports = {table.report for table in filled}
+    if len(reports) > 1:
+        problems.append(f"{len(reports)} {tool} reports in the paste; the last is read")
+    return [table for table in filled if table.report == filled[-1].report] if filled else []
+
+
+def _aggregate(
+    rows: list[list[str]], key: Callable[[list[str]], str], column: int
+) -> dict[str, float]:
+    """The mean of one column per key over the rows that have a number there."""
+    sums: dict[str, list[float]] = defaultdict(list)
+    for row in rows:
+        value = number(row[column]) if column < len(row) else None
+        if value is not None:
+            sums[key(row)].append(value)
+    return {name: sum(values) / len(values) for name, values in sums.items()}
+
+
+# ----------------------------------------------------------------------- mpstat
+
+
+def _mpstat_tables(lines: list[str], problems: list[str]) -> list[_Table]:
+    tables: list[_Table] = []
+    cut: list[str] = []
+    report = 0
+    for line in lines:
+        if _BANNER.match(line):
+            report += 1
+            continue
+        tokens = line.split()
+        for name in ("CPU", "NODE"):
+            if name in tokens and "%idle" in tokens[tokens.index(name) :]:
+                tables.append(_Table(columns=tokens[tokens.index(name) :], report=report))
+                break
+        else:
+            if not tables or tables[-1].report != report:
+                continue
+            prefix = _prefix(tokens)
+            rest = tokens[prefix:]
+            if not rest or not (rest[0] == "all" or rest[0].isdigit()):
+                continue
+            if len(rest) < len(tables[-1].columns):
+                cut.append(rest[0])
+                continue
+            target = tables[-1].average if _is_average(tokens, prefix) else tables[-1].interval
+            target.append(rest)
+    if cut:
+        problems.append(f"{len(cut)} row(s) cut short, skipped (CPU {', '.join(cut[:5])})")
+    return tables
+
+
+def parse_mpstat(text: str) -> ParseResult:
+    """Facts from ``mpstat -P ALL`` (or plain ``mpstat``, or pcp's emulation)."""
+    lines = clean_paste(text).lines
+    result = ParseResult()
+    tables = _last_report(_mpstat_tables(lines, result.problems), result.problems, "mpstat")
+    if not tables:
+        return ParseResult.unparsed(
+            "no mpstat rows found (a 'CPU … %idle' header with rows under it)"
+        )
+    averages = [(table, row) for table in tables for row in table.average]
+    chosen = averages or [(table, row) for table in tables for row in table.interval]
+    idle: dict[str, list[float]] = defaultdict(list)
+    iowait: dict[str, list[float]] = defaultdict(list)
+    nodes = False
+    for table, row in chosen:
+        columns = table.columns
+        if columns[0] == "NODE" and row[0] != "all":
+            nodes = True
+            continue
+        at = len(columns) - 1 - columns[::-1].index("%idle")
+        value = number(row[at])
+        if value is not None:
+            idle[row[0]].append(value)
+        if "%iowait" in columns:
+            wait = number(row[columns.index("%iowait")])
+            if wait is not None:
+                iowait[row[0]].append(wait)
+    if nodes:
+        result.problems.append(
+            "per-node rows (mpstat -N) are not cores: only the 'all' row is read"
+        )
+    busy = {
+        name: max(0.0, 100.0 - sum(values) / len(values))
+        for name, values in idle.items()
+        if name != "all"
+    }
+    for name in sorted(busy, key=int):
+        result.add("cpu.busy", pct(busy[name]), f"cpu{int(name)}", "%")
+    if busy:
+        result.add("cpu.busy.max", pct(max(busy.values())), "host", "%")
+    if "all" in idle:
+        mean = max(0.0, 100.0 - sum(idle["all"]) / len(idle["all"]))
+        result.add("cpu.busy.mean", pct(mean), "host", "%")
+    elif busy:
+        result.add("cpu.busy.mean", pct(sum(busy.values()) / len(busy)), "host", "%")
+    waits = iowait.get("all") or [v for name, vs in iowait.items() if name != "all" for v in vs]
+    if waits:
+        result.add("cpu.iowait", pct(sum(waits) / len(waits)), "host", "%")
+    if not result.facts:
+        return ParseResult.unparsed("mpstat rows without a readable %idle value")
+    return result
+
+
+# ---------------------------------------------------------------------- pidstat
+
+_TASK_COLUMNS = ("UID", "USER", "PID", "TGID", "TID")
+
+
+def _pidstat_tables(lines: list[str], problems: list[str]) -> list[_Table]:
+    tables: list[_Table] = []
+    active = False
+    hash_prefix = 0
+    cut = 0
+    report = 0
+    for line in lines:
+        if _BANNER.match(line):
+            report += 1
+            active = False
+            continue
+        tokens = line.split()
+        if "Command" in tokens and any(name in tokens for name in ("PID", "TID", "TGID")):
+            active = "%CPU" in tokens
+            if active:
+                start = min(tokens.index(name) for name in _TASK_COLUMNS if name in tokens)
+                tables.append(_Table(columns=tokens[start:], report=report))
+                # "-h": "# Time UID …" and rows "09:30:08 0 …" (or seconds since the epoch)
+                hash_prefix = start - 1 if tokens[0] == "#" else 0
+            continue
+        if not active or not tokens or _ELISION.match(line):
+            continue
+        tokens = strip_annotation(line).split()
+        prefix = _prefix(tokens)
+        average = _is_average(tokens, prefix)
+        if hash_prefix and not average:
+            prefix = hash_prefix
+        rest = tokens[prefix:]
+        columns = tables[-1].columns
+        if len(rest) < len(columns):
+            # a row cut short holds numbers; a closing backtick or a stray word is no row
+            cut += any(_DECIMAL.match(token) for token in rest)
+            continue
+        if not all(
+            rest[columns.index(n)].isdigit() or rest[columns.index(n)] == "-"
+            for n in ("PID", "TGID", "TID")
+            if n in columns
+        ):
+            continue
+        (tables[-1].average if average else tables[-1].interval).append(rest)
+    if cut:
+        problems.append(f"{cut} task row(s) cut short, skipped")
+    return tables
+
+
+def _cell(row: list[str], columns: list[str], name: str) -> float | None:
+    return number(row[columns.index(name)]) if name in columns else None
+
+
+def _task_total(row: list[str], columns: list[str]) -> float | None:
+    """``%usr + %system + %guest`` of one row: the task's use in units of one core."""
+    parts = [_cell(row, columns, name) for name in ("%usr", "%system", "%guest")]
+    if parts[0] is None or parts[1] is None:
+        return None
+    return sum(part for part in parts if part is not None)
+
+
+def _divided_by_cpus(rows: list[list[str]], columns: list[str]) -> bool:
+    """Whether ``-I`` divided %CPU by the CPU count: every busy row's %usr + %system +
+    %guest is well above its %CPU (``554 + 68`` beside ``102.81`` on six CPUs). Without -I
+    the two agree to rounding, or %CPU is capped below them by a little (a thread group at
+    ``100`` beside ``116``), so one and a half times is the line."""
+    ratios = []
+    for row in rows:
+        share, total = _cell(row, columns, "%CPU"), _task_total(row, columns)
+        if share is not None and total is not None and share > 0:
+            ratios.append(total / share)
+    return bool(ratios) and min(ratios) >= 1.5
+
+
+def _per_core(rows: list[list[str]], columns: list[str]) -> list[list[str]]:
+    """Rows whose %CPU cell holds the task's use in units of one core (see
+    :func:`_divided_by_cpus`), so that the fact keeps its meaning: 100 is one core."""
+    at = columns.index("%CPU")
+    fixed = []
+    for row in rows:
+        total = _task_total(row, columns)
+        fixed.append([*row[:at], f"{total:.2f}", *row[at + 1 :]] if total is not None else row)
+    return fixed
+
+
+def parse_pidstat(text: str) -> ParseResult:
+    """Facts from ``pidstat -u`` (``-t`` threads, ``-h`` one-line and combined reports too)."""
+    lines = clean_paste(text).lines
+    result = ParseResult()
+    tables = _pidstat_tables(lines, result.problems)
+    if not tables:
+        return ParseResult.unparsed("no pidstat CPU report found (a header with %CPU and Command)")
+    filled = _last_report(tables, result.problems, "pidstat")
+    if not filled:
+        return ParseResult.unparsed(
+            "pidstat printed headers but no task rows (no task matched or none was active)"
+        )
+    use_average = any(table.average for table in filled)
+    cpu: dict[str, float] = {}
+    wait: dict[str, float] = {}
+    commands: dict[str, str] = {}
+    for table in filled:
+        rows = table.average if use_average else table.interval
+        columns = table.columns
+        if _divided_by_cpus(rows, columns):
+            rows = _per_core(rows, columns)
+            result.problems.append(
+                "%CPU divided by the CPU count (pidstat -I): %usr + %system + %guest read instead"
+            )
+        command_at = columns.index("Command")
+        ids = [columns.index(n) for n in ("PID", "TGID", "TID") if n in columns]
+
+        def key(row: list[str], ids: list[int] = ids, command_at: int = command_at) -> str:
+            name = " ".join([*(row[i] for i in ids), *row[command_at:]])
+            commands[name] = " ".join(row[command_at:]).removeprefix("|__")
+            return name
+
+        cpu.update(_aggregate(rows, key, columns.index("%CPU")))
+        if "%wait" in columns:
+            wait.update(_aggregate(rows, key, columns.index("%wait")))
+    if not cpu:
+        return ParseResult.unparsed("pidstat task rows without a readable %CPU value")
+    busiest = max(cpu, key=lambda name: cpu[name])
+    result.add("process.cpu.max", pct(cpu[busiest]), "host", "%")
+    result.add("process.top_command", commands[busiest], "host")
+    if wait:
+        result.add("process.cpu.wait_max", pct(max(wait.values())), "host", "%")
+    return result
