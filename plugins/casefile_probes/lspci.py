@@ -55,7 +55,9 @@ ACS lines without the device line that says whose they are: each run of ``LnkCap
 ``LnkSta`` / ``ACSCap`` / ``ACSCtl`` lines (a new run starts when a kind repeats or comes out
 of order) becomes a device with an unknown subject, ``unknown1``, ``unknown2`` … in the
 order printed, and a problem says so; when the paste shows ``lspci -s ADDR … | grep`` and
-there is one record, ADDR is its subject. Link and ACS lines before the first device line
+there is one record, ADDR is its subject; when a loop printed each device's address (alone,
+or its device line after a label: ``Card: 01:00.0 VGA compatible controller: …``) before its
+grep'd lines, that address is the subject. Link and ACS lines before the first device line
 (a paste that starts mid-device) are read the same way. A tree (``lspci -t``, ``-tv``) is read by
 :mod:`casefile_probes.lspci_tree`; the text is cut into device records (and fragments regrouped)
 by :mod:`casefile_probes.lspci_records`, and turned into facts here.
@@ -381,7 +383,8 @@ def _without_device_lines(lines: list[str], commands: list[str]) -> ParseResult:
             return parse_lspci_tree("\n".join(lines))
     fragment = fragment_devices(lines)
     if fragment:
-        slot = slot_address(lines, commands) if len(fragment) == 1 else None
+        unnamed = [device for device in fragment if device.address.startswith("unknown")]
+        slot = slot_address(lines, commands) if len(fragment) == len(unnamed) == 1 else None
         if slot is not None:
             fragment[0].address = slot
         result = ParseResult()
@@ -394,12 +397,18 @@ def _without_device_lines(lines: list[str], commands: list[str]) -> ParseResult:
                     f"no device line (a grep'd fragment?): the address {slot} is taken from "
                     "the lspci -s on the command line"
                 )
-            else:
-                names = _some(device.address for device in fragment)
+            elif unnamed:
+                names = _some(device.address for device in unnamed)
                 result.problems.append(
-                    f"no device lines (a grep'd fragment?): {len(fragment)} link/ACS "
+                    f"no device lines (a grep'd fragment?): {len(unnamed)} link/ACS "
                     f"record(s) without an address, given the subjects {names} in the order "
                     "printed"
+                )
+            if len(unnamed) < len(fragment):
+                names = _some(d.address for d in fragment if not d.address.startswith("unknown"))
+                result.problems.append(
+                    f"no lspci device lines: link/ACS records named by the address printed "
+                    f"before each (a loop over devices?): {names}"
                 )
             return result
     error = next((line.strip() for line in lines if _ERRORS.search(line)), None)

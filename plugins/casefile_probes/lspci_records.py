@@ -41,6 +41,16 @@ _SLOT_OPTION = re.compile(
     r"(?:\s|$)"
 )
 _FRAGMENT_ORDER = {"LnkCap": 0, "LnkSta": 1, "ACSCap": 2, "ACSCtl": 3}
+# Lines a loop over devices prints before each one's grep'd lines ("for d in …; do echo $d;
+# lspci -s $d -vv | grep Lnk; done"): the address alone, or the device line after a label
+# ("Card: 01:00.0 VGA compatible controller: NVIDIA …"). The class must read as a class name,
+# so that a command line ("lspci -s 01:00.0 -vv | grep -E 'LnkCap:|LnkSta:'") is not one.
+_ADDRESS = r"(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
+_BARE_ADDRESS = re.compile(rf"^\s*(?P<address>{_ADDRESS})\s*:?\s*$")
+_LABELLED_HEADER = re.compile(
+    rf"^[A-Za-z][\w -]{{0,30}}:\s+(?P<header>{_ADDRESS}\s+[A-Za-z][A-Za-z0-9 /-]*"
+    r"(?:\s*\[[0-9a-fA-F]{4}\])?:\s.*)$"
+)
 
 
 def normalise_address(domain: str | None, bus: str, dev: str, fn: str) -> str:
@@ -122,17 +132,40 @@ def read_header(line: str) -> Device | None:
     return Device(address, cls_match.group("cls").strip(), name.strip(), nvidia)
 
 
+def _named_device(line: str) -> Device | None:
+    """The device a loop's label line names (a bare address, or a labelled device line)."""
+    if match := _BARE_ADDRESS.match(line):
+        parts = match.group("address").split(":")
+        domain = parts[0] if len(parts) == 3 else None
+        dev, fn = parts[-1].split(".")
+        return Device(normalise_address(domain, parts[-2], dev, fn), "", "", False)
+    if "lspci" in line:
+        return None
+    if match := _LABELLED_HEADER.match(line):
+        return read_header(match.group("header"))
+    return None
+
+
 def fragment_devices(lines: list[str]) -> list[Device]:
-    """Link and ACS lines without a device line, grouped into devices named unknown1, …"""
+    """Link and ACS lines without a device line, grouped into devices: named by the address a
+    loop printed before them, else unknown1, unknown2 … in the order printed."""
     devices: list[Device] = []
     last = -1
+    named: Device | None = None
+    unknown = 0
     for line in lines:
         match = _FRAGMENT.search(line)
         if match is None:
+            if line[:1] not in (" ", "\t") and (device := _named_device(line)) is not None:
+                named = device
             continue
         order = _FRAGMENT_ORDER[match.group("kind")]
-        if not devices or order <= last:
-            devices.append(Device(f"unknown{len(devices) + 1}", "", "", False))
+        if named is not None:
+            devices.append(named)
+            named = None
+        elif not devices or order <= last:
+            unknown += 1
+            devices.append(Device(f"unknown{unknown}", "", "", False))
         last = order
         devices[-1].body.append(line if line[:1] in (" ", "\t") else "\t" + line)
     return devices

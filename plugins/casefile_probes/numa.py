@@ -9,7 +9,8 @@ lscpu also ``cpu.count`` (int, "CPU(s)"), ``cpu.sockets``, ``cpu.threads_per_cor
 ``cpu.cores_per_socket`` (int) and ``cpu.model`` (str).
 
 Per node (subject ``node0``, ``node1`` …): ``numa.cpus`` (str, the CPU list written as ranges,
-``0-5,24-29``, whichever way the tool printed it; absent for a node without CPUs, as GPU
+``0-5,24-29``, whichever way the tool printed it, ``--cpu-compress`` ranges included, which
+must agree with the count numactl prints after them; absent for a node without CPUs, as GPU
 memory nodes on Grace systems are) and ``numa.cpu_count`` (int, 0 for such a node); from
 numactl ``numa.memory.total`` and ``numa.memory.free`` (MB, as printed).
 
@@ -35,7 +36,10 @@ from ._text import clean_paste, natural_key
 __all__ = ["LSCPU_PROBE", "PROBE", "compact_cpus", "parse_numa"]
 
 _AVAILABLE = re.compile(r"^available:\s*(?P<count>\d+)\s+nodes?\b")
-_NODE_CPUS = re.compile(r"^node\s+(?P<node>\d+)\s+cpus:\s*(?P<cpus>[\d\s]*)$")
+# "node 0 cpus: 0 1 2 3", or with --cpu-compress "node 0 cpus: 0-15 (16)" (ranges, then the count)
+_NODE_CPUS = re.compile(
+    r"^node\s+(?P<node>\d+)\s+cpus:\s*(?P<cpus>[\d\s,-]*?)\s*(?:\((?P<count>\d+)\))?\s*$"
+)
 _NODE_SIZE = re.compile(r"^node\s+(?P<node>\d+)\s+(?P<kind>size|free):\s*(?P<mb>\d+)\s*MB\s*$")
 _DISTANCE_HEADER = re.compile(r"^node\s+(?P<nodes>\d+(?:\s+\d+)*)\s*$")
 _DISTANCE_ROW = re.compile(r"^\s*(?P<node>\d+):\s*(?P<values>\d+(?:\s+\d+)*)\s*$")
@@ -104,6 +108,23 @@ def _node_cpus(result: ParseResult, node: str, ranges: list[tuple[int, int]]) ->
     result.add("numa.cpu_count", sum(high - low + 1 for low, high in merged), subject)
 
 
+def _numactl_cpus(result: ParseResult, node: str, text: str, count: str | None) -> None:
+    """A node's CPU list as numactl prints it: numbers one by one, or (``--cpu-compress``)
+    ranges followed by the count in brackets, which must agree with the ranges."""
+    ranges = _ranges(",".join(text.replace(",", " ").split())) if text.strip() else []
+    if ranges is None:
+        result.problems.append(f"unreadable CPU list for node{node}: {text[:40]!r}")
+        return
+    if count is not None:
+        listed = sum(high - low + 1 for low, high in _merge(ranges))
+        if listed != int(count):
+            result.problems.append(
+                f"node{node}'s CPU list has {listed} CPUs but numactl counts {count}: not read"
+            )
+            return
+    _node_cpus(result, node, ranges)
+
+
 def _read_distances(lines: list[str], start: int, result: ParseResult) -> int:
     """The matrix under ``node distances:``; returns the index of the first line after it."""
     header = _DISTANCE_HEADER.match(lines[start].strip()) if start < len(lines) else None
@@ -159,8 +180,7 @@ def parse_numa(text: str) -> ParseResult:
                     f"node{match.group('node')}'s CPU list ends the paste (cut short?): not read"
                 )
                 continue
-            cpus = [(int(c), int(c)) for c in match.group("cpus").split()]
-            _node_cpus(result, match.group("node"), cpus)
+            _numactl_cpus(result, match.group("node"), match.group("cpus"), match.group("count"))
         elif match := _NODE_SIZE.match(line):
             name = "numa.memory.total" if match.group("kind") == "size" else "numa.memory.free"
             result.add(name, int(match.group("mb")), f"node{match.group('node')}", "MB")

@@ -13,7 +13,11 @@ Facts (subjects: ``gpuN``, ``nicN`` or the NIC's own name such as ``mlx5_0``, an
   unsupported or disabled (NCCL's default P2P level stops at ``PXB`` for the same reason).
   It is an estimate from the topology; ``topo -p2p`` below reports what the driver allows.
 - ``topo.cpu_affinity``, ``topo.numa_affinity``, ``topo.gpu_numa_id`` (str, per GPU; none
-  from a row cut short, whose last token is the stump of a cell).
+  from a row cut short, whose last token is the stump of a cell, and none from the last value
+  of a row short of its affinity columns, which may be cut: ``112-127,240-25``).
+
+A row that ends inside its cells may end on a cut cell: ``NV1`` there is not read, as it may
+be the start of ``NV10`` … ``NV18`` (no other cell name starts another).
 - ``topo.nic_device`` (str, per NIC): the device name from the "NIC Legend" (``mlx5_2``).
 
 ``nvidia-smi topo -p2p r|w|n|a|p`` prints a status matrix instead; it gives
@@ -46,6 +50,8 @@ _CPU_SET = re.compile(r"^\d+(?:-\d+)?(?:,\d+(?:-\d+)?)*$")
 _NIC_LEGEND = re.compile(r"^\s*(NIC\d+)\s*:\s*(\S+)\s*$")
 _P2P_CAPS = {"r": "read", "w": "write", "n": "nvlink", "a": "atomics", "p": "pcie"}
 _P2P_OK = {"OK": True, "NS": False, "CNS": False, "GNS": False, "TNS": False, "DR": False}
+# NVLink counts run up to 18 (NV18), so NV1 is the one cell that may be the stump of another.
+_NV_STUMP = "NV1"
 _P2P_POSSIBLE = {"PIX": True, "PXB": True, "PHB": False, "NODE": False, "SYS": False, "SOC": False}
 
 
@@ -188,6 +194,14 @@ def _read_row(matrix: _Matrix, tokens: list[str], result: ParseResult) -> None:
         result.problems.append(f"row {label}: more cells than columns; extra cells ignored")
         cells = cells[: len(matrix.columns)]
     if len(cells) < len(matrix.columns):
+        if position == len(rest) and cells and cells[-1] == _NV_STUMP:
+            # The row ends inside its cells, so its last cell may be cut: "NV1" is a whole
+            # cell or the first three letters of NV10 … NV18, and a wrong NVLink count is
+            # worse than none. No other cell name is a prefix of a longer one.
+            cells.pop()
+            result.problems.append(
+                f"row {label}: the last cell 'NV1' may be the stump of NV10 … NV18; not read"
+            )
         result.problems.append(
             f"row {label}: {len(cells)} of {len(matrix.columns)} cells readable (truncated?)"
         )
@@ -230,6 +244,17 @@ def _emit(matrix: _Matrix, result: ParseResult, capability: str | None) -> None:
                 result.add("topo.p2p_possible", _P2P_POSSIBLE.get(cell), subject=pair)
         if matrix.kind == "link" and label.startswith("GPU"):
             values = matrix.extra.get(label, [])
+            if matrix.affinity and len(values) < len(matrix.affinity):
+                # A row short of its affinity columns was cut, and where it was cut is its
+                # last value: "112-127,240-25" reads as a CPU list but is the stump of one.
+                if values:
+                    result.problems.append(
+                        f"row {label}: affinity columns missing; its last value {values[-1]!r} "
+                        "may be cut short, not read"
+                    )
+                    values = values[:-1]
+                else:
+                    result.problems.append(f"row {label}: affinity columns missing")
             for label_name, value in zip(matrix.affinity, values, strict=False):
                 if label_name == "CPU Affinity":
                     cpu_values[row_subject] = value
@@ -240,8 +265,6 @@ def _emit(matrix: _Matrix, result: ParseResult, capability: str | None) -> None:
                         else "topo.gpu_numa_id"
                     )
                     result.add(fact, value, subject=row_subject)
-            if matrix.affinity and len(values) < len(matrix.affinity):
-                result.problems.append(f"row {label}: affinity columns missing")
     if not cpu_values:
         return
     bad = [
