@@ -485,7 +485,7 @@ def _switches_to(value: object, label: str) -> str | None:
         return None
     if value in ("on", "off"):
         return str(value)
-    raise RuleError(f"{label}: 'switches_to' must be \"on\" or \"off\"")
+    raise RuleError(f'{label}: \'switches_to\' must be "on" or "off"')
 
 
 def _flag(value: object, label: str, name: str) -> bool:

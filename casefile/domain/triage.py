@@ -31,6 +31,7 @@ from casefile.domain.kinds import reported_reliability
 from casefile.domain.repeats import refuse_repeated_experiment
 from casefile.domain.retelling import restated, superseded_by_retelling
 from casefile.domain.rules import Applied, evaluate
+from casefile.domain.units import normal_unit
 from casefile.errors import DomainError, Remedy
 
 #: the remedies of an experiment stated without what it needs, as each front end's control
@@ -184,14 +185,33 @@ def choose_metric(
             "name the fact to compare, or state a change a rule reads", remedy=NAME_THE_METRIC
         )
     old, new = measure(names, baseline.facts), measure(names, variant.facts)
+    apart: list[str] = []
     for name in names:
         if name in old and name in new:
+            units = (_unit_of(name, baseline.facts), _unit_of(name, variant.facts))
+            if None not in units and normal_unit(units[0]) != normal_unit(units[1]):
+                # one fact name, two units (a log whose rate is tokens/s in one paste and
+                # it/s in the other): two figures that cannot be divided
+                apart.append(
+                    f"{name} is {units[0]} in seq {baseline.seq}, {units[1]} in seq {variant.seq}"
+                )
+                continue
             return name, old[name], new[name]
+    if apart:
+        raise DomainError(
+            f"no {' / '.join(names)} measured in one unit in both runs ({'; '.join(apart)})",
+            remedy=NAME_THE_METRIC,
+        )
     missing = [f"seq {r.seq}" for r, got in ((baseline, old), (variant, new)) if not got]
     raise DomainError(
         f"no {' / '.join(names)} measured in both runs"
         + (f" (none in {', '.join(missing)})" if missing else "")
     )
+
+
+def _unit_of(name: str, facts: Sequence[Fact]) -> str | None:
+    """The unit a run's facts of one name carry (the first that says one)."""
+    return next((f.unit for f in facts if f.name == name and f.unit), None)
 
 
 def record_experiment(

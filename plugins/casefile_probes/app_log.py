@@ -401,7 +401,9 @@ def parse_app_log(text: str) -> ParseResult:
         if values:
             value = _round(median(values))
             result.add(name, value, "host", unit)
-            throughput = throughput or (value, unit)
+            # fairseq's wps comes and goes between pastes of one job, its bar's it/s stays
+            words = name == "tokens_per_s" and log.rates.only_words() and log.iterations
+            throughput = throughput or (None if words else (value, unit))
     if throughput is not None:
         result.add("throughput", throughput[0], "host", throughput[1])
     if log.rates.per_gpu:

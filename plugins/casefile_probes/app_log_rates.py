@@ -100,6 +100,10 @@ _E = r"(\d{1,12}(?:\.\d{1,12})?(?:e[+-]?\d{1,3})?)"
 _FAIRSEQ = re.compile(
     rf"(?<![\w])wps={_E}(?![\w.])|\|\s{{0,4}}(?:wps|words/s)\s{{1,8}}{_E}\s{{0,4}}(?:\||$)"
 )
+#: another of fairseq's meters on the same line: a ``wps`` alone could be anything's
+_FAIRSEQ_BESIDE = re.compile(r"(?<![\w])(?:wpb|ups|bsz|num_updates|gnorm|train_wall|loss)\b")
+#: fairseq's validation lines: forward-only speed, several times the training rate
+_FAIRSEQ_VALID = re.compile(r"valid on '|\|\s{0,4}valid\s{0,4}\|")
 #: no training job moves this many tokens a second: a fairseq meter that overflowed
 _FAIRSEQ_CEILING = 1e9
 #: text-generation-webui's summary: the prompt's processing is inside its seconds
@@ -136,6 +140,8 @@ class TokenRates:
     idle_intervals: int = 0
     cut_eval: int = 0
     overflowed: int = 0
+    #: how many of ``tokens`` are fairseq's ``wps`` (see :meth:`only_words`)
+    words: int = 0
     after_idle: int = 0
     #: an SGLang prefill found the server idle: its next decode interval includes the gap
     sglang_idle: bool = False
@@ -160,8 +166,14 @@ class TokenRates:
                 self.after_idle += 1
                 return None
             return float(sglang.group(1))
-        fairseq = _FAIRSEQ.search(line) if "wps" in line or "words/s" in line else None
+        fairseq = (
+            _FAIRSEQ.search(line)
+            if ("wps" in line or "words/s" in line) and _FAIRSEQ_BESIDE.search(line)
+            else None
+        )
         if fairseq is not None:
+            if _FAIRSEQ_VALID.search(line):
+                return None
             return self._fairseq(float(fairseq.group(1) or fairseq.group(2)))
         if "Output generated in" in line and (webui := _WEBUI.search(line)) is not None:
             self.end_to_end.append(float(webui.group(2)))
@@ -192,7 +204,16 @@ class TokenRates:
         if rate > _FAIRSEQ_CEILING:
             self.overflowed += 1
             return None
-        return rate if rate > 0 else None
+        if rate <= 0:
+            return None
+        self.words += 1
+        return rate
+
+    def only_words(self) -> bool:
+        """Whether every token rate read is fairseq's ``wps``: its first intervals print 0 and
+        its progress bar may cut it off, so it comes and goes between pastes of one job, where
+        the bar's it/s stays (``throughput`` then keeps to it/s)."""
+        return bool(self.tokens) and self.words == len(self.tokens)
 
     def job_rates(self) -> list[float]:
         """The token rates ``tokens_per_s`` is the median of: the webui's end-to-end rates only

@@ -221,32 +221,57 @@ def parse_dmon(text: str) -> ParseResult:
     return result
 
 
+#: dmon's columns that are percentages: a sample above the header holds no more than 100 there
+_PERCENT_COLUMNS = frozenset({"sm", "mem", "enc", "dec", "jpg", "ofa"})
+
+
 def _samples_before_header(table: CommentedTable, names: list[str]) -> int:
     """Move sample rows that came before the first ``# gpu`` header into the table's rows.
 
     A capture that starts between two of dmon's repeated headers (a log trimmed at the top, a
     paste that began mid-run) has samples above its first header; left out, they would drop the
     run's first readings and shift every later sample's time. Only lines before the header can
-    be in ``other`` and look like samples (every non-comment line after it is a row), so a line
-    there with one cell per column, a GPU index, and numbers or ``-`` in every metric column
-    is a sample of the same table. Returns how many were moved.
+    be in ``other``; of them, only the block right above the header is taken (another tool's
+    numbers further up, ``vmstat`` beside dmon, are not dmon's), and only lines with one cell
+    per column, numbers or ``-`` in every metric column, no percentage column above 100, and a
+    GPU index that the rows under the header have too. Returns how many were moved.
     """
-    moved: list[list[str]] = []
-    kept: list[str] = []
     gpu_at = names.index("gpu")
-    for line in table.other:
+    known = {row[gpu_at] for row in table.rows if len(row) > gpu_at}
+    moved: list[list[str]] = []
+    for line in reversed(table.other):
         cells = line.split()
-        fits = len(cells) == len(names) and cells[gpu_at].isdigit()
-        if fits and all(
-            name in ("date", "time") or is_missing(cell) or to_number(cell) is not None
-            for name, cell in zip(names, cells, strict=True)
-        ):
-            moved.append(cells)
-        else:
-            kept.append(line)
+        if not cells:
+            continue
+        if not _a_sample(cells, names, gpu_at, known):
+            break
+        moved.insert(0, cells)
+    if moved:
+        table.other = table.other[: len(table.other) - _lines_of(table.other, len(moved))]
     table.rows[:0] = moved
-    table.other = kept
     return len(moved)
+
+
+def _a_sample(cells: list[str], names: list[str], gpu_at: int, known: set[str]) -> bool:
+    if len(cells) != len(names) or cells[gpu_at] not in known:
+        return False
+    for name, cell in zip(names, cells, strict=True):
+        if name in ("date", "time") or is_missing(cell):
+            continue
+        value = to_number(cell)
+        if value is None or (name in _PERCENT_COLUMNS and not 0 <= float(value) <= 100):
+            return False
+    return True
+
+
+def _lines_of(lines: list[str], samples: int) -> int:
+    """How many trailing lines hold the last ``samples`` non-blank ones (blank lines between)."""
+    count = 0
+    for taken, line in enumerate(reversed(lines), start=1):
+        count += bool(line.split())
+        if count == samples:
+            return taken
+    return len(lines)
 
 
 def _interval(commands: list[str]) -> float:

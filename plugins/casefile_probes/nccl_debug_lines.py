@@ -102,11 +102,17 @@ class LogLine:
 _BARE_INFO = re.compile(r"^\s*(?:>\s*)*(?:NCCL\s+INFO\s+)?")
 
 
+#: a setting quoted on its own is one value to the end of the line: "NCCL_P2P_DISABLE set to 1
+#: in my env but it still hangs" is a person's sentence, not NCCL's line
+_ONE_VALUE = re.compile(r"^NCCL_[A-Z0-9_]+ set (?:by environment )?to \S+\.?$")
+
+
 def bare_setting(line: str, found: list[tuple[bool, str, int | None, str, str]]) -> None:
     """A setting quoted on its own, without the log's ``host:pid:tid [dev]`` prefix (a
-    maintainer citing the one line that matters): still what NCCL read from the environment."""
+    maintainer citing the one line that matters): still what NCCL read from the environment,
+    where it holds one value, as NCCL prints it."""
     bare = _BARE_INFO.sub("", line, count=1).strip()
-    if _ENV.match(bare):
+    if _ENV.match(bare) and _ONE_VALUE.match(bare):
         found.append((True, "", None, "INFO", bare))
 
 

@@ -312,11 +312,17 @@ def _read_rows(lines: list[str], index: int, layout: _Layout, is_csv: bool) -> t
 
 
 def _covered_pct(table: _Table) -> float:
-    """How much of the report's time the rows shown hold, by their ``Time (%)`` column
-    (100 when a row lacks it, so that nothing is assumed missing)."""
-    if any(row.pct is None for row in table.rows):
+    """How much of the report's time the rows shown hold: their total time against the whole
+    that the largest row's ``Time (%)`` implies (100 when a row lacks it, so that nothing is
+    assumed missing). Not the sum of the ``Time (%)`` column: it prints one decimal, so a whole
+    report with a long tail of rows under 0.05 % would add up well short of 100."""
+    if not table.rows or any(row.pct is None for row in table.rows):
         return 100.0
-    return sum(row.pct or 0.0 for row in table.rows)
+    largest = max(table.rows, key=lambda row: row.total_ns)
+    if not largest.pct or largest.total_ns <= 0:
+        return 100.0
+    whole = largest.total_ns * 100.0 / largest.pct
+    return 100.0 * sum(row.total_ns for row in table.rows) / whole
 
 
 def _row(name: str, values: list[float | None], layout: _Layout) -> _Row:

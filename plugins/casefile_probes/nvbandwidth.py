@@ -127,12 +127,23 @@ def device_line(line: str) -> tuple[int, str, str | None] | None:
     return int(m.group("index")), name, bus
 
 
+def _one_axis(line: str) -> re.Match[str] | None:
+    """A one-axis title ("memcpy local GPU(column) bandwidth"): one labelled axis, and a
+    local test. Two labelled axes joined by an arrow the pattern does not know ("CPU(row) →
+    GPU(column)") are no one-axis matrix: read as one, a row of it would be taken for the
+    whole and the others dropped without a word."""
+    found = list(_ONE_AXIS.finditer(line))
+    if len(found) != 1 or "local" not in line.lower():
+        return None
+    return found[0]
+
+
 def _title(line: str, test: str | None) -> NvbTable | None:
     """The table a title line opens: its axes and the unit in its last parenthesis."""
     if not _TITLE_START.match(line):
         return None
     text = line.rstrip()
-    m = _AXES.search(line) or _ONE_AXIS.search(line)
+    m = _AXES.search(line) or _one_axis(line)
     if m is None or not text.endswith(")"):
         return None
     opening = text.rfind("(", m.end())

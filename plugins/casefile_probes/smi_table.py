@@ -74,6 +74,7 @@ _GPU_LINE2 = re.compile(
 )
 # the memory cell as a whole: "1583MiB /  24564MiB"
 _MEMORY = re.compile(r"\s*(?P<used>\S+)\s*/\s*(?P<total>\S+)\s*")
+_SIZED = re.compile(r"\d[KMGT]i?B$")
 _GPU_LINE3 = re.compile(r"^\|\s*\|\s*\|\s*(?P<mig>[^|]*?)\s*\|$")
 # with GI/CI columns (450+) or without (older)
 _PROCESS = re.compile(
@@ -251,7 +252,9 @@ def _read_second(match: re.Match[str], subject: str, result: ParseResult) -> Non
     result.add("power.draw", _quantity(match.group("pwr"), "W"), subject, "W")
     result.add("power.limit", _quantity(match.group("cap"), "W"), subject, "W")
     memory = _MEMORY.fullmatch(match.group("memory"))
-    if memory is not None:
+    # a total without its unit is a cell cut inside it ("1583MiB /  245"), or a narrow
+    # terminal's wrap: no memory fact rather than a false one
+    if memory is not None and _SIZED.search(memory.group("total")) is not None:
         result.add("memory.used", _quantity(memory.group("used"), "MiB"), subject, "MiB")
         result.add("memory.total", _quantity(memory.group("total"), "MiB"), subject, "MiB")
     util = match.group("util")

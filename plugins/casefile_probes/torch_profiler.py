@@ -248,7 +248,29 @@ def _headerless_table(lines: list[str]) -> _Table | None:
         f"table rows without their header line: read as the default {len(kinds) - 1}-column"
         " layout of PyTorch 1.8+"
     )
-    return table
+    if _starts_at_the_top(table):
+        return table
+    return _Table(columns=[], problems=table.problems[1:])  # the totals only, and why
+
+
+def _starts_at_the_top(table: _Table) -> bool:
+    """Whether rows pasted without their header can be the top of the table. The table is
+    sorted largest first (by host or by device time), so a paste that starts inside it has
+    lost its largest rows, and its shares and top op would be read from what is left: the
+    rows are taken only where, in the self CPU % or the self device % column, the time they
+    leave unshown (100 % less the column's sum) is less than the largest shown row, so no row
+    above them can be missing."""
+    covered = []
+    for column in ("self_cpu_pct", "self_dev_pct"):
+        shown = [getattr(row, column) for row in table.rows if getattr(row, column) is not None]
+        if shown and 100.0 - sum(shown) < max(shown):
+            return True
+        covered.append(sum(shown))
+    table.problems.append(
+        f"table rows without their header line hold {max(covered):.1f} % of the self time, "
+        "and rows above them may be cut off: only the totals are read"
+    )
+    return False
 
 
 def _footers(lines: list[str]) -> tuple[float | None, float | None, str | None]:

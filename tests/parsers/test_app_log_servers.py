@@ -80,24 +80,46 @@ def test_space_separated_world_size_is_read_only_on_a_benchmark_line() -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "rate"),
+    ("text", "rate", "throughput"),
     [
-        ("| epoch 010  2000 / 8223 loss=1.27 (1.50), wps=962, wpb=908, bsz=32, lr=0.001", 962.0),
+        ("| epoch 010  2000 / 8223 loss=1.27 (1.50), wps=962, wpb=908, bsz=32, lr=0.001", 962.0,
+         962.0),
         ("2020-07-17 07:11:02 | INFO | train_inner | epoch 001:   2800 / 160368 loss=9.255, "
-         "ppl=611.12, wps=57.3, ups=0.04, wpb=1613, bsz=80, num_updates=2800", 57.3),
+         "ppl=611.12, wps=57.3, ups=0.04, wpb=1613, bsz=80, num_updates=2800", 57.3, 57.3),
         ("| epoch 008 | loss 6.326 | nll_loss 5.193 | ppl 36.58 | wps 12876 | ups 4.9 | wpb 2578",
-         12876.0),
+         12876.0, 12876.0),
         ("| epoch 010 | train loss 1.44 | train ppl 2.72 | s/checkpoint    7747 | words/s    961 "
-         "| words/batch    906 | bsz    32", 961.0),
+         "| words/batch    906 | bsz    32", 961.0, 961.0),
+        # a bar: its it/s stays the throughput, since its wps comes and goes (0 at first, cut
+        # off by a narrow terminal), and an A/B must compare one unit
         ("epoch 001:  10%|█| 100/1000 [00:50<07:30, 2.00it/s, loss=9.1, wps=1.5e+06, ups=2]",
-         1500000.0),
+         1500000.0, 2.0),
     ],
 )  # fmt: skip
-def test_fairseq_words_per_second_is_the_jobs_token_rate(text: str, rate: float) -> None:
+def test_fairseq_words_per_second_is_the_jobs_token_rate(
+    text: str, rate: float, throughput: float
+) -> None:
     assert looks_like_app_log(text)
     values = _values(parse_app_log(text))
     assert values["tokens_per_s"] == rate
-    assert values["throughput"] == rate
+    assert values["throughput"] == throughput
+
+
+def test_fairseq_validation_speed_is_not_the_training_rate() -> None:
+    """fairseq's validation lines time the forward pass only, several times the training rate."""
+    text = (
+        "2021-01-01 | INFO | train_inner | epoch 001:    100 / 1000 loss=5.1, wps=12000, "
+        "ups=1.2, wpb=10000, bsz=64, num_updates=100\n"
+        "2021-01-01 | INFO | train_inner | epoch 001:    200 / 1000 loss=5.0, wps=12100, "
+        "ups=1.2, wpb=10000, bsz=64, num_updates=200\n"
+        "2021-01-01 | INFO | valid | epoch 001 | valid on 'valid' subset | loss 4.9 | wps 46373.2 "
+        "| wpb 9000 | bsz 60 | num_updates 200\n"
+    )
+    assert _values(parse_app_log(text))["tokens_per_s"] == 12050.0
+
+
+def test_a_wps_without_fairseq_s_other_meters_is_not_read() -> None:
+    assert "tokens_per_s" not in _values(parse_app_log("interface wlan0 mode=managed wps=1\n"))
 
 
 @pytest.mark.parametrize(

@@ -89,3 +89,16 @@ def test_nine_gpu_matrix_cut_in_its_last_row() -> None:
     assert "gpu8-gpu3" not in bidir
     assert result.values("p2p.unidir_bw.disabled") == {}
     assert result.values("p2p.gpus") == {"host": 9}
+
+
+def test_a_two_axis_title_with_an_unknown_arrow_is_not_one_axis() -> None:
+    """ "CPU(row) → GPU(column)" (an editor's arrow) is not a one-axis matrix: its first row
+    alone must not be read as the whole, dropping GPU 1's slow 13.2."""
+    text = (
+        "Running host_to_device_memcpy_ce.\n"
+        "memcpy CE CPU(row) → GPU(column) bandwidth (GB/s)\n"
+        "           0         1         2         3\n"
+        " 0     26.10     13.20     26.05     26.11\n"
+    )
+    facts = {f.name: f.value for f in parse_nvbandwidth(text).facts}
+    assert not any(name.endswith(".max") and value == 26.1 for name, value in facts.items())

@@ -123,3 +123,12 @@ def test_an_old_error_column_within_tolerance_is_no_validation_error() -> None:
         + "  268435456  1048576  float  sum  520935  0.52  0.51  0e+00  519562  0.52  0.51  1e+00\n"
     )
     assert any("validation" in problem for problem in parse_nccl(bad).problems)
+
+
+def test_a_sentence_that_names_a_setting_is_not_the_setting() -> None:
+    """A person's words ("… set to 1 in my env but it still hangs") are not NCCL's line; the
+    bare quoted line with one value still is."""
+    said = parse_nccl_debug("NCCL_P2P_DISABLE set to 1 in my env but it still hangs\n")
+    assert not any(f.name.startswith("nccl.env.") for f in said.facts)
+    quoted = parse_nccl_debug("NCCL_P2P_DISABLE set by environment to 1\n")
+    assert {f.name: f.value for f in quoted.facts}["nccl.env.NCCL_P2P_DISABLE"] == "1"

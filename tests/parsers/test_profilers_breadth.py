@@ -112,3 +112,46 @@ def test_py_spy_dump_cut_inside_a_thread_gives_no_thread_count() -> None:
 def test_py_spy_dump_from_its_first_thread_still_counts_threads() -> None:
     facts = _facts(parse_py_spy(read_sample(GOLDEN / "py-spy" / "011.txt")))
     assert facts["pyspy.threads"] == 6
+
+
+def test_torch_profiler_headerless_rows_cut_below_the_top_give_only_the_totals() -> None:
+    """The table is sorted largest first: rows holding 18 % of the time, none larger than
+    what is unshown, may have lost the rows above them (a synchronize at 70 %), so neither
+    shares nor the top op are read from them."""
+    text = (
+        "                aten::copy_         9.10%      17.790ms        12.00%      23.460ms"
+        "       1.173ms            20\n"
+        "           cudaLaunchKernel         8.00%      15.642ms         8.00%      15.642ms"
+        "       7.821us          2000\n"
+        "                 aten::item         1.00%       1.955ms         1.00%       1.955ms"
+        "       9.775us           200\n"
+        "Self CPU time total: 195.526ms\n"
+    )
+    result = parse_torch_profiler(text)
+    assert _facts(result) == {"profiler.cpu_time_total_s": 0.195526}
+    assert any("rows above them may be cut off" in problem for problem in result.problems)
+
+
+def test_nsys_a_whole_table_with_a_tail_of_rows_under_a_tenth_of_a_percent_is_whole() -> None:
+    """Time (%) prints one decimal: 250 rows of 0.0 % hold 10 % of the time, so the column
+    adds up to 90 while every row is there; coverage comes from the total times."""
+    header = (
+        " Time (%)  Total Time (ns)  Instances  Avg (ns)  Med (ns)  Min (ns)  Max (ns)  "
+        "StdDev (ns)  Name\n"
+        " --------  ---------------  ---------  --------  --------  --------  --------  "
+        "-----------  ----\n"
+    )
+    rows = [
+        f"     {pct:.1f}        {pct * 1_000_000:.0f}       1000   {pct * 1000:.1f}   "
+        f"{pct * 1000:.1f}     1000     2000        100.0  kern{pct:.0f}"
+        for pct in (31.0, 30.0, 29.0)
+    ]
+    rows += [
+        f"      0.0           40000         10    4000.0    4000.0      3000      5000"
+        f"         10.0  tiny{k}"
+        for k in range(250)
+    ]
+    text = "** CUDA GPU Kernel Summary (cuda_gpu_kern_sum):\n\n" + header + "\n".join(rows) + "\n"
+    facts = _facts(parse_nsys_stats(text))
+    assert facts["kernels.count"] == 5500
+    assert facts["kernels.short_share"] == 0.4545

@@ -143,3 +143,44 @@ def test_dmon_v100_burst_then_idle_tail() -> None:
     assert result.values("clocks.sm.series.max") == {"gpu0": 1530.0}
     assert result.values("clocks.sm.series.last") == {"gpu0": 135.0}
     assert result.values("power.draw.series.max") == {"gpu0": 265.0}
+
+
+def test_smi_table_a_memory_cell_cut_inside_its_total_gives_no_memory_facts() -> None:
+    """ "1583MiB /  245" is a total cut short (or wrapped by a narrow terminal), not 245 MiB."""
+    text = (
+        "+-----------------------------------------------------------------------------+\n"
+        "| NVIDIA-SMI 525.60.13    Driver Version: 525.60.13    CUDA Version: 12.0     |\n"
+        "|-------------------------------+----------------------+----------------------+\n"
+        "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+        "| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |\n"
+        "|===============================+======================+======================|\n"
+        "|   0  NVIDIA GeForce ...  Off  | 00000000:01:00.0 Off |                  Off |\n"
+        "|  0%   30C    P8    29W / 450W |   1583MiB /  245\n"
+    )
+    facts = {f.name: f.value for f in parse_smi_table(text).facts}
+    assert facts["power.draw"] == 29
+    assert "memory.total" not in facts and "memory.used" not in facts
+
+
+DMON_HEAD = (
+    "# gpu    pwr  gtemp  mtemp     sm    mem    enc    dec   mclk   pclk\n"
+    "# Idx      W      C      C      %      %      %      %    MHz    MHz\n"
+)
+
+
+def test_dmon_samples_right_above_the_header_are_read() -> None:
+    text = "    0    250     70      -     99     40      0      0   9501   1905\n" + DMON_HEAD
+    text += "    0    251     71      -     98     41      0      0   9501   1900\n"
+    facts = {(f.name, f.subject): f.value for f in parse_dmon(text).facts}
+    assert facts[("dmon.samples", "gpu0")] == 2
+
+
+def test_dmon_another_tool_s_numbers_above_are_not_samples() -> None:
+    """vmstat beside dmon: ten numbers a line, but a GPU index the rows do not have, or a
+    "percentage" of 2048, or a line of other text between them and the header."""
+    vmstat = "    1      0      0 912346  20480  81920      0      0      0      3\n"
+    under = "    0    251     71      -     98     41      0      0   9501   1900\n"
+    for above in (vmstat, vmstat.replace("    1 ", "    0 ", 1), vmstat + "procs ---memory---\n"):
+        facts = {(f.name, f.subject): f.value for f in parse_dmon(above + DMON_HEAD + under).facts}
+        assert facts[("dmon.samples", "gpu0")] == 1, above
+        assert ("dmon.samples", "gpu1") not in facts
