@@ -39,15 +39,23 @@ def db_url(tmp_path: Path) -> str:
     return url
 
 
+#: How long a notification stays in a test: the tests read the notifications shown, and on a
+#: loaded machine the app's five seconds could pass between a notification and the test's look
+#: (a refusal shown, then gone before the screen it was waiting for came back)
+TEST_NOTIFICATION_TIMEOUT = 3600.0
+
+
 def build_app(url: str, case: str | None = CASE, **options: object) -> CasefileApp:
     service = CaseService(SqlEventStore(url), builtin_registry())
-    return make_app(
+    app = make_app(
         service,
         case,
         database_label="sqlite:///tui.db",
         ssh_hosts=lambda: ["gpu-node-1", "gpu-node-2"],  # never the machine's own ssh config
         **options,  # type: ignore[arg-type]
     )
+    app.NOTIFICATION_TIMEOUT = TEST_NOTIFICATION_TIMEOUT  # type: ignore[misc]
+    return app
 
 
 @pytest.fixture
