@@ -3,7 +3,7 @@
 "eager -> CUDA graphs", "0.6.8 → 0.7.0", "P2P on => off", "535 ⇒ 545", "b2450 ➜ b2600": one
 arrow, many keyboards. Which way a version change runs (:mod:`casefile.domain.version_direction`),
 whether a change takes away what its rule reads (``ExperimentRule.undoes``) and the normal form
-a rule's pattern is tried on (``experiments.change_readings``) all split a change at this arrow,
+a rule's pattern is tried on (``change_forms.change_readings``) all split a change at this arrow,
 so they agree on where its sides are.
 """
 

@@ -43,7 +43,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from casefile.domain.change_arrow import plain_arrows, sides
+from casefile.domain.change_arrow import sides
+from casefile.domain.change_forms import SUBJECT, change_readings, raised, turned_on
 from casefile.domain.experiment_cost import COSTS, CostWhen, cost_when_from
 from casefile.domain.facts import Fact
 from casefile.domain.rule_loading import intake_answers_of, rule_from_dict
@@ -97,6 +98,10 @@ class ExperimentRule:
     #: flipped ("CUDA graphs off -> on", "enforce_eager True -> False", "ACS: Enabled ->
     #: Disabled") is read the right way round (see :meth:`undoes`)
     switches_to: str | None = None
+    #: the rule's own A/B raises the number in the change (``raises = true`` in TOML: a larger
+    #: batch, a higher power limit), so a change that lowers it ("batch size 32 -> 8",
+    #: "power cap 180 W -> 150 W") is read the other way round (see :meth:`undoes`)
+    raises: bool | None = None
 
     def matches(self, change: str) -> bool:
         """Whether the stated change (as written, or in a common spelling's normal form:
@@ -132,12 +137,15 @@ class ExperimentRule:
         turned = turned_on(before, after)
         if self.switches_to is not None and turned is not None:
             return turned != (self.switches_to == "on")
+        moved = raised(before, after)
+        if self.raises is not None and moved is not None:
+            return moved != self.raises
         if self._names_any(after):
             return False
         if not after[:1].isdigit():
             return True
         # the before side up to its value: "batch size " of "batch size 1", "X=" of "X=1"
-        subject = _SUBJECT.match(before)
+        subject = SUBJECT.match(before)
         return not self._names_any(f"{subject.group(1) if subject else ''}{after}".strip())
 
     def either_direction(self, change: str, answer_of: Callable[[str], str | None]) -> bool:
@@ -164,107 +172,6 @@ class ExperimentRule:
         """The speedup on the rule's scale: log(speedup) / log(1 + noise), so "same" is
         within one noise margin either way whatever the benchmark's own spread."""
         return math.log(speedup) / math.log1p(self.margin(probe))
-
-
-# --- how people write a change -------------------------------------------------------------
-# A rule's pattern is written for one spelling (NCCL_P2P_DISABLE=1, "nccl 2.18 -> 2.19"); people
-# write others ("export NCCL_P2P_DISABLE=1", "NCCL_P2P_DISABLE: true", "pip install
-# nvidia-nccl-cu12==2.19.3"). Matching tries the change as written and in a normal form;
-# the event keeps the words as written.
-
-#: a setting's name up to its value: everything to the last space, "=" or ":"
-_SUBJECT = re.compile(r"^(.*[\s=:])")
-_NAME = r"[A-Za-z_][A-Za-z0-9_.]*"
-#: a setting written "NAME VALUE" must look like one: an environment-style name
-_SETTING = r"(?:[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*|[A-Z][A-Z0-9]+)"
-OFF_WORDS = ("disable", "disabled", "off", "false", "no")
-ON_WORDS = ("enable", "enabled", "on", "true", "yes")
-_SWITCH = "|".join(OFF_WORDS + ON_WORDS)
-_PACKAGE = r"(?!version\b)[A-Za-z][A-Za-z0-9_.+-]*"
-#: a version: dotted where nothing else says it is one ("2.19.3", "v0.4.2", "2.3.1+cu121")
-_DOTTED = r"v?[0-9]+\.[0-9]+[A-Za-z0-9_.+-]*"
-_ANY_VERSION = r"v?[0-9][A-Za-z0-9_.+-]*"
-_VERB = r"(?:downgraded|downgrade|upgraded|upgrade|updated|update|rolled back|reverted|pinned)"
-
-
-def _spelled(text: str) -> str:
-    """Settings as ``NAME=VALUE`` and version changes as ``PKG version OLD -> NEW``."""
-    out = re.sub(rf"\bexport\s+(?={_NAME}\s*=)", "", text)
-    out = re.sub(rf"(?<![\w.])({_NAME}):\s*(?=[^\s/])", r"\1=", out)
-    out = re.sub(
-        rf"\bpip3?\s+install\s+(?:-\S+\s+)*({_PACKAGE})\s*==\s*({_ANY_VERSION})",
-        r"\1 version -> \2",
-        out,
-    )
-    out = re.sub(rf"\b({_PACKAGE})\s*==\s*({_ANY_VERSION})", r"\1 version -> \2", out)
-    out = re.sub(
-        rf"\b{_VERB}\s+({_PACKAGE})\s+(?:from\s+({_ANY_VERSION})\s+)?to\s+({_ANY_VERSION})",
-        lambda m: f"{m[1]} version {m[2] + ' ' if m[2] else ''}-> {m[3]}",
-        out,
-    )
-    out = re.sub(
-        rf"\b({_PACKAGE})\s+(?:from\s+)?({_DOTTED})\s*(?:->|\bto\b)\s*({_DOTTED})",
-        r"\1 version \2 -> \3",
-        out,
-    )
-    out = re.sub(rf"\b({_PACKAGE})\s+{_VERB}\s+to\s+({_ANY_VERSION})", r"\1 version -> \2", out)
-    # last, so that "NCCL 2.22 -> 2.23" has become a version change first
-    return re.sub(rf"(?<![\w.=-])({_SETTING})\s+(?![=:-]|version\b|{_VERB}\b)(?=\S)", r"\1=", out)
-
-
-#: a setting's name whose "on" turns the thing off (``enforce_eager``, ``NCCL_P2P_DISABLE``,
-#: ``no_cuda_graph``)
-_NEGATING = re.compile(r"(?i)disabl|eager|(?:^|[\s_-])no[\s_-]|without")
-#: a side that names the thing's off state on its own ("eager", "--enforce-eager",
-#: "disable_custom_all_reduce"); "without" and "no" are left out here, since "without .item()"
-#: is a fix, not a switch turned off
-_OFF_STATE = re.compile(r"(?i)disabl|eager")
-
-
-def turned_on(before: str, after: str) -> bool | None:
-    """Whether a change turns its thing on: written as a switch flipped (``SUBJECT off ->
-    on``, ``X: Enabled -> Disabled``, the after side one switch word; a subject whose "on"
-    means off, ``enforce_eager`` or a ``…_DISABLE``, turns it off when set on), or as one side
-    naming the off state and the other not ("CUDA graphs -> eager", "--enforce-eager -> CUDA
-    graphs"). None when the change says neither."""
-    word = after.strip().strip(".,;()").lower()
-    if word in ON_WORDS or word in OFF_WORDS:
-        subject = re.sub(rf"(?i)[\s=:]*\b(?:{_SWITCH})\W*$", "", before)
-        return (word in ON_WORDS) != (_NEGATING.search(subject) is not None)
-    off_before = _OFF_STATE.search(before) is not None
-    if off_before != (_OFF_STATE.search(after) is not None):
-        return off_before
-    return None
-
-
-def _switched(text: str, words: bool) -> str:
-    """``NAME=Disabled`` as ``NAME=0`` (or ``NAME=off`` with ``words``), and so on."""
-
-    def one(match: re.Match[str]) -> str:
-        on = match[2].lower() in ON_WORDS
-        value = ("on" if on else "off") if words else ("1" if on else "0")
-        return f"{match[1]}={value}"
-
-    return re.sub(rf"\b({_NAME})\s*=\s*({_SWITCH})\b", one, text, flags=re.IGNORECASE)
-
-
-def normalise_change(change: str) -> str:
-    """The change in the spelling rules are written for: ``export X=1``, ``X: 1`` and ``X 1``
-    read ``X=1``; ``X=Enabled`` / ``On`` / ``true`` / ``yes`` read ``X=1``, their opposites
-    ``X=0``; ``pkg==2.19.3``, ``pip install pkg==2.19.3``, ``pkg 2.18.3 -> 2.19.3``, ``pkg
-    from 2.18 to 2.19`` and ``downgraded pkg to 2.18`` read ``pkg version [OLD] -> NEW``; every
-    arrow reads ``->``."""
-    return _switched(_spelled(plain_arrows(" ".join(change.split()))), words=False)
-
-
-def change_readings(change: str) -> tuple[str, ...]:
-    """The readings a rule's pattern is tried on: the change as written, its normal form (every
-    arrow spelled ``->``), and the normal form with switches as words (``IOMMU: Disabled`` →
-    ``IOMMU=off``)."""
-    text = " ".join(change.split())
-    spelled = _spelled(plain_arrows(text))
-    readings = (text, _switched(spelled, words=False), _switched(spelled, words=True))
-    return tuple(dict.fromkeys(readings))
 
 
 @dataclass(frozen=True)
@@ -461,6 +368,7 @@ def experiment_from_dict(data: Any, question: str, known: set[str], where: str) 
         either_way=_flag(data.get("either_way", False), label, "either_way"),
         runs_back=_runs_back(data.get("runs_back"), label),
         switches_to=_switches_to(data.get("switches_to"), label),
+        raises=_optional_flag(data.get("raises"), label, "raises"),
     )
     for example in examples:
         if not built.matches(example):
@@ -486,6 +394,10 @@ def _switches_to(value: object, label: str) -> str | None:
     if value in ("on", "off"):
         return str(value)
     raise RuleError(f'{label}: \'switches_to\' must be "on" or "off"')
+
+
+def _optional_flag(value: object, label: str, name: str) -> bool | None:
+    return None if value is None else _flag(value, label, name)
 
 
 def _flag(value: object, label: str, name: str) -> bool:

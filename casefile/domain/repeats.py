@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from casefile.domain.experiments import normalise_change
+from casefile.domain.change_forms import normalise_change
 from casefile.domain.units import normal_unit
 from casefile.errors import DomainError, Remedy
 

@@ -8,7 +8,7 @@ import pytest
 from casefile_gpu_playbook import PLAYBOOK_V3
 
 from casefile.domain.change_arrow import plain_arrows, sides
-from casefile.domain.experiments import change_readings, normalise_change
+from casefile.domain.change_forms import change_readings, normalise_change
 from casefile.domain.version_direction import direction
 
 SPELLINGS = ["->", "→", "=>", "⇒", "➜", "⟶", "- >"]
@@ -83,3 +83,24 @@ def test_one_a_b_told_with_two_arrows_is_one_change(arrow: str) -> None:
     assert normalise_change(f"torch 2.1.2 {arrow} 2.2.0") == normalise_change(
         "torch 2.1.2 -> 2.2.0"
     )
+
+
+@pytest.mark.parametrize(
+    ("rule_id", "change", "undone"),
+    [
+        ("batch-size", "batch size 8 -> 32", False),
+        ("batch-size", "batch size 32 -> 8", True),
+        ("batch-size", "max_num_seqs 256 -> 8", True),
+        ("batch-size", "generation batch of 1 image -> batch of 32 images (64x64)", False),
+        ("power-limit", "power cap 500 W -> 1400 W (the card's rated default limit)", False),
+        ("power-limit", "power cap 180 W -> 150 W", True),
+        ("power-limit", "power limit 450W -> 300W", True),
+    ],
+)
+def test_a_number_lowered_is_read_against_a_rule_whose_a_b_raises_it(
+    rule_id: str, change: str, undone: bool
+) -> None:
+    """A smaller batch slower is a larger batch faster: "batch size 32 -> 8" had been read as
+    the rule's own A/B (a larger batch), so its slowdown counted against launch overhead."""
+    assert rule(rule_id).matches(change)
+    assert rule(rule_id).undoes(change) is undone

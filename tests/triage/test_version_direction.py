@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from casefile.domain.experiments import change_readings
+from casefile.domain.change_forms import change_readings
 from casefile.domain.version_direction import direction
 from tests.cli.conftest import CLI
 

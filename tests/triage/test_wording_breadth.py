@@ -446,10 +446,6 @@ WORDINGS = [
         "cut the power cap by 17% (180 W → 150 W)",
         "power-limit",
         backwards=True,
-        misread=(
-            "backwards: a power cap lowered reads as raised (undoes reads names, not which "
-            "number is higher)"
-        ),
     ),
     # https://forums.developer.nvidia.com/t/gpu-is-throttled-nv-gpu-perf-decrease-reason-api-triggered/205097
     _case("use nvidia-smi to set the enforced power limit to the maximum", "power-limit"),

@@ -9,7 +9,8 @@ import re
 import pytest
 from casefile_gpu_playbook import PLAYBOOK_V2
 
-from casefile.domain.experiments import ExperimentRule, change_readings, normalise_change
+from casefile.domain.change_forms import change_readings, normalise_change
+from casefile.domain.experiments import ExperimentRule
 from casefile.domain.playbook import load_playbook
 from casefile.domain.wordings import examples, wordings
 from casefile.errors import RuleError
