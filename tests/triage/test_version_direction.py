@@ -135,7 +135,13 @@ def test_the_rule_listing_says_which_way_a_version_change_is_read(cli: CLI) -> N
     listed = json.loads(cli("experiment", "rules", "--playbook", "gpu-throughput@3", "--json").out)
     ways = {rule["id"]: rule["way"] for rule in listed}
     assert "the way the trouble happened" in ways["experiment.version"]
-    assert ways["experiment.batch-size"] == ""
+    assert ways["experiment.batch-size"] == (
+        "its number raised is its own A/B; lowered, it is read backwards"
+    )
+    assert ways["experiment.cuda-graphs"] == (
+        'a switch turned on is its own A/B; one turned off ("on -> off") is read backwards'
+    )
+    assert ways["experiment.data-pipeline"] == ""
 
 
 @pytest.mark.parametrize("stated", [["--env", "after-upgrade=no"], []])

@@ -111,6 +111,15 @@ def _way(rule: ExperimentRule) -> str:
         )
     if rule.either_way:
         return "a setting set or removed alike: the difference is what it reads"
+    if rule.switches_to is not None:
+        other = "off" if rule.switches_to == "on" else "on"
+        return (
+            f"a switch turned {rule.switches_to} is its own A/B; one turned {other} "
+            f'("{rule.switches_to} -> {other}") is read backwards'
+        )
+    if rule.raises is not None:
+        own, other = ("raised", "lowered") if rule.raises else ("lowered", "raised")
+        return f"its number {own} is its own A/B; {other}, it is read backwards"
     return ""
 
 
