@@ -79,6 +79,42 @@ def raised(before: str, after: str) -> bool | None:
     return new[0] > old[-1]
 
 
+#: words that take away what a one-sided change names ("--enforce-eager removed", "stop
+#: forcing --enforce-eager"), or scope it ("CUDA_LAUNCH_BLOCKING only for fcompare")
+_TAKEN_AWAY = re.compile(
+    r"(?i)\b(?:without|no|not|rm|remov\w*|dropp?\w*|unset|delet\w*|stop\w*|revert\w*"
+    r"|only (?:for|in|on|when))\b"
+)
+#: a one-sided change that says it turns its thing on ("Enabling detect_anomaly")
+_ENABLING = re.compile(r"(?i)\benabl(?:e|ed|es|ing)\b|\bturn(?:ed|s|ing)? on\b")
+#: the off state's setting with its value ("enforce_eager": false, --disable-x=1)
+_OFF_VALUE = re.compile(
+    r"(?i)(?:disabl\w*|eager)[\"']?\s{0,2}[:=]?\s{0,2}(?P<value>true|false|on|off|yes|no|1|0)\b"
+)
+
+
+def stated_state(change: str) -> str | None:
+    """The state a one-sided change (no arrow) leaves its thing in, where its words say so:
+    the off state's setting with a value ("enforce_eager": false is "on"), the off state
+    named alone ("--enforce-eager", "--disable-custom-all-reduce": "off"), or enabling
+    ("Enabling detect_anomaly": "on"); each the other way where the change takes it away or
+    scopes it ("--enforce-eager removed", "stop forcing --enforce-eager"). None otherwise:
+    "without …" and "no …" alone are left unsaid, since "without .item()" is a fix and
+    "without pinned memory" the reverse of one."""
+    value = _OFF_VALUE.search(change)
+    if value is not None:
+        said = "on" if value.group("value").lower() in ("false", "off", "no", "0") else "off"
+    elif _OFF_STATE.search(change):
+        said = "off"
+    elif _ENABLING.search(change):
+        said = "on"
+    else:
+        return None
+    if _TAKEN_AWAY.search(change):  # "--enforce-eager removed": the state it names, undone
+        return "on" if said == "off" else "off"
+    return said
+
+
 def turned_on(before: str, after: str) -> bool | None:
     """Whether a change turns its thing on: written as a switch flipped (``SUBJECT off ->
     on``, ``X: Enabled -> Disabled``, the after side one switch word; a subject whose "on"

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from casefile.domain.change_arrow import sides
-from casefile.domain.change_forms import SUBJECT, change_readings, raised, turned_on
+from casefile.domain.change_forms import SUBJECT, change_readings, raised, stated_state, turned_on
 from casefile.domain.experiment_cost import COSTS, CostWhen, cost_when_from
 from casefile.domain.facts import Fact
 from casefile.domain.rule_loading import intake_answers_of, rule_from_dict
@@ -131,7 +131,10 @@ class ExperimentRule:
         if self.either_way:
             return False
         split = sides(" ".join(change.split()))
-        if split is None or not self._names_any(split[0]):
+        if split is None:
+            said = stated_state(change)
+            return self.switches_to is not None and said is not None and said != self.switches_to
+        if not self._names_any(split[0]):
             return False
         before, after = split
         turned = turned_on(before, after)

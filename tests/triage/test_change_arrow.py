@@ -104,3 +104,30 @@ def test_a_number_lowered_is_read_against_a_rule_whose_a_b_raises_it(
     the rule's own A/B (a larger batch), so its slowdown counted against launch overhead."""
     assert rule(rule_id).matches(change)
     assert rule(rule_id).undoes(change) is undone
+
+
+@pytest.mark.parametrize(
+    ("rule_id", "change", "undone"),
+    [
+        ("cuda-graphs", "--enforce-eager", True),
+        ("cuda-graphs", "using -- enforce-eager", True),
+        ("cuda-graphs", "--enforce-eager removed", False),
+        ("cuda-graphs", "stop forcing --enforce-eager on all LLM endpoints", False),
+        ("cuda-graphs", """--stage-overrides '{"0": {"enforce_eager": false}}'""", False),
+        ("cuda-graphs", "CUDA graphs enabled", False),
+        # vllm-omni-7960's change: "only" here is no scoping of the setting
+        ("cuda-graphs", '"enforce_eager": false (graphs on; only difference between runs)', False),
+        ("debug-setting", "Enabling the Trainer option detect_anomaly", True),
+        ("debug-setting", "Turn on CUDA_LAUNCH_BLOCKING only for fcompare", False),
+        ("host-sync", "without .item() in the loop", False),
+        ("iommu-acs-off", "iommu=pt", False),
+    ],
+)
+def test_a_one_sided_change_is_read_by_the_state_its_words_leave(
+    rule_id: str, change: str, undone: bool
+) -> None:
+    """A change with no arrow that names the off state ("--enforce-eager": CUDA graphs off)
+    is the reverse of a rule whose A/B turns its thing on; it had been read as the rule's own
+    A/B, so eager running slower counted against launch overhead."""
+    assert rule(rule_id).matches(change)
+    assert rule(rule_id).undoes(change) is undone

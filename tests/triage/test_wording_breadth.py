@@ -342,10 +342,6 @@ WORDINGS = [
         "using -- enforce-eager",
         "cuda-graphs",
         backwards=True,
-        misread=(
-            "backwards: eager turned on, written without an arrow, reads as CUDA graphs "
-            "turned on (undoes needs BEFORE -> AFTER)"
-        ),
     ),
     # https://github.com/sillsdev/machine.py/issues/72
     _case("model = torch.compile(model)", "cuda-graphs"),
@@ -472,10 +468,6 @@ WORDINGS = [
         "Enabling the Trainer option detect_anomaly",
         "debug-setting",
         backwards=True,
-        misread=(
-            "backwards: anomaly detection turned on reads as turned off (the 'on' word "
-            "comes before the switch)"
-        ),
     ),
     # https://github.com/facebookresearch/mmf/pull/434
     _case("Move anomaly detection to an option", "debug-setting"),
