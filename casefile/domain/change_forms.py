@@ -68,6 +68,24 @@ _OFF_STATE = re.compile(r"(?i)disabl|eager")
 _AMOUNT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?(?:[KMG]?W|%)?(?![\w.])")
 
 
+#: zero given as a setting's value ("num_workers=0", "-ngl 0", "workers: 0"); not a device's
+#: index ("cuda:0", "GPU 0", "--device 0")
+_ZERO_VALUE = re.compile(
+    r"(?i)(?<![\w.-])(?P<name>--?[a-z][\w-]*|[a-z_][\w.]*)[\"']?(?:\s*=\s*|\s+|:\s+)0(?![\w.:])"
+)
+_DEVICE_NAME = re.compile(r"(?i)^-*(gpus?|cuda|devices?|rank|node|id|index|cuda_visible_devices)$")
+
+
+def set_to_zero(change: str) -> bool:
+    """Whether a one-sided change sets a setting to zero and names no other number
+    ("num_workers=0", "-ngl 0"): a count at zero can only have been lowered, whatever it was
+    before. A device's index is no count ("cuda:0", "GPU 0")."""
+    amounts = [float(m.group(1)) for m in _AMOUNT.finditer(change)]
+    if not amounts or any(amount != 0 for amount in amounts):
+        return False
+    return any(_DEVICE_NAME.match(m.group("name")) is None for m in _ZERO_VALUE.finditer(change))
+
+
 def raised(before: str, after: str) -> bool | None:
     """Whether a change raises its number: the before side's number nearest the arrow against
     the after side's first ("batch size 32 -> 8": lowered). None where a side has none or the
@@ -93,17 +111,40 @@ _OFF_VALUE = re.compile(
 )
 
 
+#: a setting given a switch word as its value ("pin_memory=False", "non_blocking: true",
+#: "CUDA_GRAPHS=off"); numbers are left out, since "num_workers=0" is a count, not a switch
+_SWITCH_VALUE = re.compile(
+    rf"(?i)(?P<name>{_NAME})[\"']?\s{{0,2}}[:=]\s{{0,2}}[\"']?"
+    r"(?P<value>true|false|on|off|yes|no|enabled?|disabled?)\b"
+)
+
+
+def _switch_value(change: str) -> str | None:
+    """The state a setting written with a switch word leaves its thing in: the word's, or its
+    opposite where the name's "on" means off ("NCCL_P2P_DISABLE=true", "no_cuda_graph=on")."""
+    value = _SWITCH_VALUE.search(change)
+    if value is None:
+        return None
+    on = value.group("value").lower() in ON_WORDS or value.group("value").lower() == "enabled"
+    negating = _NEGATING.search(value.group("name")) is not None
+    return "on" if on != negating else "off"
+
+
 def stated_state(change: str) -> str | None:
     """The state a one-sided change (no arrow) leaves its thing in, where its words say so:
-    the off state's setting with a value ("enforce_eager": false is "on"), the off state
-    named alone ("--enforce-eager", "--disable-custom-all-reduce": "off"), or enabling
-    ("Enabling detect_anomaly": "on"); each the other way where the change takes it away or
-    scopes it ("--enforce-eager removed", "stop forcing --enforce-eager"). None otherwise:
-    "without …" and "no …" alone are left unsaid, since "without .item()" is a fix and
-    "without pinned memory" the reverse of one."""
+    the off state's setting with a value ("enforce_eager": false is "on"), any setting given
+    a switch word ("pin_memory=False": "off"), the off state named alone ("--enforce-eager",
+    "--disable-custom-all-reduce": "off"), or enabling ("Enabling detect_anomaly": "on");
+    each the other way where the change takes it away or scopes it ("--enforce-eager
+    removed", "stop forcing --enforce-eager"). None otherwise: "without …" and "no …" alone
+    are left unsaid, since "without .item()" is a fix and "without pinned memory" the reverse
+    of one."""
     value = _OFF_VALUE.search(change)
+    switch = _switch_value(change)
     if value is not None:
         said = "on" if value.group("value").lower() in ("false", "off", "no", "0") else "off"
+    elif switch is not None:
+        said = switch
     elif _OFF_STATE.search(change):
         said = "off"
     elif _ENABLING.search(change):

@@ -44,7 +44,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from casefile.domain.change_arrow import sides
-from casefile.domain.change_forms import SUBJECT, change_readings, raised, stated_state, turned_on
+from casefile.domain.change_forms import (
+    SUBJECT,
+    change_readings,
+    raised,
+    set_to_zero,
+    stated_state,
+    turned_on,
+)
 from casefile.domain.experiment_cost import COSTS, CostWhen, cost_when_from
 from casefile.domain.facts import Fact
 from casefile.domain.rule_loading import intake_answers_of, rule_from_dict
@@ -102,6 +109,15 @@ class ExperimentRule:
     #: batch, a higher power limit), so a change that lowers it ("batch size 32 -> 8",
     #: "power cap 180 W -> 150 W") is read the other way round (see :meth:`undoes`)
     raises: bool | None = None
+    #: the number a ``raises`` rule reads is a count (``counts = true`` in TOML: loader
+    #: workers, layers offloaded), so zero is none of it: a change with no arrow that sets it
+    #: to zero ("num_workers=0", "-ngl 0") is the rule's A/B reversed. Not for a number that
+    #: names a mode or a limit ("nvpmodel -m 0" is Jetson's fastest mode)
+    counts: bool = False
+    #: what a ``raises`` rule's number must be the number of (``number_of`` in TOML, a
+    #: pattern the before side must match): data-pipeline raises loader workers, not the size
+    #: an image is resized to ("resize 512 -> 256" is no fewer workers); empty: any number
+    number_of: str = ""
 
     def matches(self, change: str) -> bool:
         """Whether the stated change (as written, or in a common spelling's normal form:
@@ -127,11 +143,20 @@ class ExperimentRule:
         is a new value ("batch size 1 -> 16"), the after side read with the before side's
         subject ("batch size 16"). "DDP with NCCL_P2P_DISABLE=1 -> DDP with NVLink" is P2P
         turned back on, not off: such an A/B is read the other way round, the variant being
-        this rule's baseline. A rule that reads a change either way undoes nothing."""
+        this rule's baseline. A change with no arrow undoes it where its words leave the
+        rule's count at none ("num_workers=0", "Without -ngl": see :attr:`counts`) or its
+        switch in the other state ("pin_memory=False": see :func:`stated_state`). A rule that
+        reads a change either way undoes nothing."""
         if self.either_way:
             return False
         split = sides(" ".join(change.split()))
         if split is None:
+            if (
+                self.counts
+                and self._counted(change)
+                and (set_to_zero(change) or self._none_of(change))
+            ):
+                return bool(self.raises)
             said = stated_state(change)
             return self.switches_to is not None and said is not None and said != self.switches_to
         if not self._names_any(split[0]):
@@ -141,7 +166,7 @@ class ExperimentRule:
         if self.switches_to is not None and turned is not None:
             return turned != (self.switches_to == "on")
         moved = raised(before, after)
-        if self.raises is not None and moved is not None:
+        if self._counted(before) and moved is not None:
             return moved != self.raises
         if self._names_any(after):
             return False
@@ -150,6 +175,20 @@ class ExperimentRule:
         # the before side up to its value: "batch size " of "batch size 1", "X=" of "X=1"
         subject = SUBJECT.match(before)
         return not self._names_any(f"{subject.group(1) if subject else ''}{after}".strip())
+
+    def _counted(self, side: str) -> bool:
+        """Whether ``side`` names the number this rule raises (see :attr:`number_of`)."""
+        if self.raises is None:
+            return False
+        return not self.number_of or re.search(self.number_of, side, re.IGNORECASE) is not None
+
+    def _none_of(self, change: str) -> bool:
+        """Whether a change says none of the counted thing ("without -ngl", "no loader
+        workers"): "without" or "no" at most two words before what :attr:`number_of` names."""
+        if not self.number_of:
+            return False
+        near = rf"\b(?:without|no)\s+(?:\S+\s+){{0,2}}?\W*(?:{self.number_of})"
+        return re.search(near, change, re.IGNORECASE) is not None
 
     def either_direction(self, change: str, answer_of: Callable[[str], str | None]) -> bool:
         """Whether a slowdown under ``change`` says what the rule's "faster" says: the rule's
@@ -372,7 +411,11 @@ def experiment_from_dict(data: Any, question: str, known: set[str], where: str) 
         runs_back=_runs_back(data.get("runs_back"), label),
         switches_to=_switches_to(data.get("switches_to"), label),
         raises=_optional_flag(data.get("raises"), label, "raises"),
+        counts=_flag(data.get("counts", False), label, "counts"),
+        number_of=_change_pattern(data.get("number_of", ""), "number_of", label),
     )
+    if (built.counts or built.number_of) and built.raises is None:
+        raise RuleError(f"{label}: 'counts' and 'number_of' say what 'raises' reads: set it too")
     for example in examples:
         if not built.matches(example):
             raise RuleError(f"{label}: example {example!r} is not a change its 'change' reads")

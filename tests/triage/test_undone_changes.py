@@ -29,6 +29,39 @@ def rule(rule_id: str):  # type: ignore[no-untyped-def]
         ("batch-size", "batch size 1 -> 16", False),
         ("batch-size", "concurrent requests 1 -> 64", False),
         ("p2p-disable", "NCCL_P2P_DISABLE=1 -> NCCL_P2P_DISABLE=0", True),
+        # a count taken down, or set to zero with no arrow: loader workers, offloaded layers
+        ("data-pipeline", "num_workers 8 -> 0", True),
+        ("data-pipeline", "dataloader workers 16 -> 2", True),
+        ("data-pipeline", "--num-workers 0 -> 16", False),
+        ("data-pipeline", "num_workers=0", True),
+        ("data-pipeline", "num_workers: 0", True),
+        ("data-pipeline", "num_workers=4", False),
+        ("data-pipeline", "prefetch_factor 4 -> 1", True),
+        # the size an image is resized to is no count of workers
+        ("data-pipeline", "resize 512 -> 256", False),
+        ("data-pipeline", "HDD -> NVMe", False),
+        ("gpu-offload", "-ngl 99 -> -ngl 0", True),
+        ("gpu-offload", "-ngl 0 -> -ngl 99", False),
+        ("gpu-offload", "-ngl 0", True),
+        ("gpu-offload", "--n-gpu-layers 0", True),
+        ("gpu-offload", "num_gpu 0", True),
+        # none of the counted thing
+        ("gpu-offload", "Without -ngl", True),
+        ("data-pipeline", "no dataloader workers", True),
+        ("data-pipeline", "without DALI", False),
+        ("gpu-offload", "-ngl 99 without flash attention", False),
+        # a device's index is not a count of layers
+        ("gpu-offload", "--device cuda:0", False),
+        ("gpu-offload", "layers offloaded to GPU 0", False),
+        # zero names a mode here, not a limit taken away (Jetson's nvpmodel 0 is MAXN)
+        ("power-limit", "sudo nvpmodel -m 0", False),
+        # a setting given a switch word with no arrow: the state it leaves
+        ("host-sync", "pin_memory=False", True),
+        ("host-sync", '"pin_memory": false', True),
+        ("host-sync", "pin_memory=True", False),
+        ("host-sync", "non_blocking=False", True),
+        ("cuda-graphs", "enable_cuda_graph=False", True),
+        ("cuda-graphs", "use_cuda_graph: true", False),
     ],
 )
 def test_a_change_undoes_a_rule_when_only_its_before_side_is_what_the_rule_reads(

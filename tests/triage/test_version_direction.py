@@ -141,7 +141,10 @@ def test_the_rule_listing_says_which_way_a_version_change_is_read(cli: CLI) -> N
     assert ways["experiment.cuda-graphs"] == (
         'a switch turned on is its own A/B; one turned off ("on -> off") is read backwards'
     )
-    assert ways["experiment.data-pipeline"] == ""
+    assert ways["experiment.data-pipeline"] == (
+        "its count raised is its own A/B; lowered, set to 0 or 'without' it, it is read backwards"
+    )
+    assert ways["experiment.visible-devices"] == ""
 
 
 @pytest.mark.parametrize("stated", [["--env", "after-upgrade=no"], []])

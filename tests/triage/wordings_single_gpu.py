@@ -10,15 +10,7 @@ SINGLE_GPU = [
     # https://github.com/n4ze3m/page-assist/issues/168
     case("num_gpu", "gpu-offload"),
     # https://github.com/evshiron/rocm_lab/issues/13
-    case(
-        "Without -ngl",
-        "gpu-offload",
-        backwards=True,
-        misread=(
-            "backwards: a run without -ngl (no offload) reads as the offload turned on "
-            "(undoes needs BEFORE -> AFTER)"
-        ),
-    ),
+    case("Without -ngl", "gpu-offload", backwards=True),
     # https://github.com/psugihara/FreeChat/pull/71
     case("-ngl 99", "gpu-offload"),
     # https://github.com/pytorch/torchchat/pull/586
@@ -75,15 +67,7 @@ SINGLE_GPU = [
         ),
     ),
     # https://github.com/aws/sagemaker-pytorch-training-toolkit/issues/117
-    case(
-        "Running training with num_workers=0",
-        "data-pipeline",
-        backwards=True,
-        misread=(
-            "backwards: a run with no loader workers reads as more workers (undoes needs "
-            "BEFORE -> AFTER)"
-        ),
-    ),
+    case("Running training with num_workers=0", "data-pipeline", backwards=True),
     # https://github.com/visionml/pytracking/issues/121
     case("Buy an SSD", "data-pipeline"),
     # https://github.com/yjxiong/action-detection/issues/41

@@ -119,6 +119,11 @@ def _way(rule: ExperimentRule) -> str:
         )
     if rule.raises is not None:
         own, other = ("raised", "lowered") if rule.raises else ("lowered", "raised")
+        if rule.counts:
+            return (
+                f"its count {own} is its own A/B; {other}, set to 0 or 'without' it, it is "
+                "read backwards"
+            )
         return f"its number {own} is its own A/B; {other}, it is read backwards"
     return ""
 
