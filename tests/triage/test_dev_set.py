@@ -78,7 +78,8 @@ NOT_YET = {
     "mlxcel-680-gb10-gemma4-8bit-mlp-weight-streaming": "gpu-unused leads; memory-bandwidth "
     "is #9 (its deciding figures, GPU time against wall time, are read as dispatch)",
     "spikingjelly-pr-740-5090-spikformer-batch8-launch-bound": "data-loading leads; "
-    "compute-launch is #2 (the batch-96 control A/B, graphs changing nothing, counts against it)",
+    "compute-launch is the likeliest leaf, but a class of several leaves leads (host-side: the "
+    "batch-96 control A/B, graphs changing nothing, counts against launch overhead)",
     # the seventeenth round (evaluation 73: two of three lead as written down)
     "fractalgen-13-4090-single-image-low-util": "host-cpu leads; compute-launch is the "
     "likeliest leaf, but a class of several leaves leads (host-side: 12 % utilisation reads "
