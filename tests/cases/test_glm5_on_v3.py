@@ -32,19 +32,20 @@ Q = "throughput"
 REFERENCE_HEAD = (68, "36409887439e2211e4b97c9f0bf9a65723afa6b2301e6309f6b37660da987aa0")
 
 NOT_PCIE_FIRST = (
-    "compute-launch leads at seq 50, the step before the reading (0.285; misconfiguration "
-    "0.217, host-side 0.133, pcie-bound 0.122 fourth). pcie-bound never leads: its best is "
+    "misconfiguration leads at seq 50, the step before the reading (0.237; compute-launch "
+    "0.234, pcie-bound 0.133 third, host-side 0.131). pcie-bound never leads: its best is "
     "0.158 at seq 32 (intake nodes=single), behind host-side's 0.202 and misconfiguration's "
-    "0.198; intake workload=inference-small-batch (seq 33) puts misconfiguration (0.254) and "
-    "compute-launch (0.178) ahead of it and the batch A/B (seq 40, 11 -> 225 tok/s, 'faster') "
-    "makes compute-launch lead. The beliefs that made v1 lead with pcie-bound are said, not "
+    "0.198; intake workload=inference-small-batch (seq 33) puts misconfiguration (0.266) "
+    "ahead of it and the batch A/B (seq 40, 11 -> 225 tok/s, 'faster') brings compute-launch "
+    "level with misconfiguration. The beliefs that made v1 lead with pcie-bound are said, not "
     "measured: notes here, with no likelihood."
 )
 NO_PIVOT_AT_READING = (
-    "no pivot at the reading (seqs 51-55): compute-launch leads before and after "
-    "(0.285 -> 0.365); pcie-link-busy 'idle' (seq 53) drops pcie-bound 0.122 -> 0.038 but it "
-    "did not lead. The case's pivots are at seqs 32 and 33 (intake: misconfiguration -> "
-    "host-side -> misconfiguration) and 40 (the batch A/B: misconfiguration -> compute-launch)."
+    "the pivot at the reading is not from pcie-bound: pcie-link-busy 'idle' (seq 53) drops "
+    "pcie-bound 0.133 -> 0.043 and turns the lead from misconfiguration (0.237) to "
+    "compute-launch (0.306), so a pivot is flagged there, but pcie-bound did not lead. The "
+    "case's other pivots are at seqs 32 and 33 (intake: misconfiguration -> host-side -> "
+    "misconfiguration)."
 )
 
 
