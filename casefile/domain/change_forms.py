@@ -86,6 +86,21 @@ def set_to_zero(change: str) -> bool:
     return any(_DEVICE_NAME.match(m.group("name")) is None for m in _ZERO_VALUE.finditer(change))
 
 
+_LOWER_WORDS = re.compile(
+    r"(?i)\b(?:lower(?:ed|ing)?|reduc(?:e|ed|es|ing)|decreas\w*|smaller|fewer)\b"
+)
+_HIGHER_WORDS = re.compile(r"(?i)\b(?:higher|rais(?:e|ed|es|ing)|increas\w*|larger|bigger|more)\b")
+
+
+def said_raised(change: str) -> bool | None:
+    """Whether a change with no arrow says its number went up ("a larger batch", "more
+    workers": True) or down ("set a lower power limit", "reduced batch size": False); None
+    where it says neither, or both."""
+    lower = _LOWER_WORDS.search(change) is not None
+    higher = _HIGHER_WORDS.search(change) is not None
+    return None if lower == higher else higher
+
+
 def raised(before: str, after: str) -> bool | None:
     """Whether a change raises its number: the before side's number nearest the arrow against
     the after side's first ("batch size 32 -> 8": lowered). None where a side has none or the

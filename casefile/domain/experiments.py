@@ -48,6 +48,7 @@ from casefile.domain.change_forms import (
     SUBJECT,
     change_readings,
     raised,
+    said_raised,
     set_to_zero,
     stated_state,
     turned_on,
@@ -157,6 +158,9 @@ class ExperimentRule:
                 and (set_to_zero(change) or self._none_of(change))
             ):
                 return bool(self.raises)
+            said_up = said_raised(change) if self._counted(change) else None
+            if said_up is not None:
+                return said_up != self.raises
             said = stated_state(change)
             return self.switches_to is not None and said is not None and said != self.switches_to
         if not self._names_any(split[0]):

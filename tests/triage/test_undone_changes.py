@@ -50,6 +50,14 @@ def rule(rule_id: str):  # type: ignore[no-untyped-def]
         ("data-pipeline", "no dataloader workers", True),
         ("data-pipeline", "without DALI", False),
         ("gpu-offload", "-ngl 99 without flash attention", False),
+        # with no arrow, words that say which way the number went
+        ("power-limit", "set a lower power/temp limit", True),
+        ("power-limit", "power limit raised", False),
+        ("batch-size", "reduced batch size", True),
+        ("batch-size", "a larger batch", False),
+        ("data-pipeline", "more loader workers", False),
+        ("data-pipeline", "fewer loader workers", True),
+        ("gpu-offload", "fewer layers offloaded to the GPU", True),
         # a device's index is not a count of layers
         ("gpu-offload", "--device cuda:0", False),
         ("gpu-offload", "layers offloaded to GPU 0", False),

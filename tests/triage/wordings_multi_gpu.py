@@ -42,11 +42,7 @@ MULTI_GPU = [
     # https://github.com/dartraiden/NVIDIA-patcher/issues/106
     case("reseating card in pcie slot", "pcie-link"),
     # https://github.com/dartraiden/NVIDIA-patcher/issues/106
-    case(
-        "pulled it out and put it back in",
-        "pcie-link",
-        misread="unread: pcie-link reads 're-seat' but not a reseat told in other words",
-    ),
+    case("pulled it out and put it back in", "pcie-link"),
     # https://github.com/amoghmunikote/cmpunlocker/pull/19
     case("persistent PCIe Gen2 link retrain", "pcie-link"),
     # https://github.com/Dasharo/dasharo-issues/issues/618

@@ -22,7 +22,6 @@ SINGLE_GPU = [
     case(
         "pip3 install torch torchvision torchaudio --index-url https://download.pytorch.org/whl/cu121",
         "gpu-offload",
-        misread="unread: gpu-offload reads '+cpu' and 'CPU-only torch', not a CUDA wheel index",
     ),
     # https://github.com/FP-Studio/framepack-studio/pull/301
     case(
@@ -256,15 +255,7 @@ SINGLE_GPU = [
         ),
     ),
     # https://github.com/AUTOMATIC1111/stable-diffusion-webui/issues/1614
-    case(
-        "set a lower power/temp limit",
-        "power-limit",
-        backwards=True,
-        misread=(
-            "unread: power-limit reads 'power limit', not 'power/temp limit' (a lower "
-            "limit: the rule's A/B reversed)"
-        ),
-    ),
+    case("set a lower power/temp limit", "power-limit", backwards=True),
     # https://inventivehq.com/blog/gpu-power-limit-tokens-per-watt
     case(
         "cut the power cap by 17% (180 W → 150 W)",
@@ -274,14 +265,7 @@ SINGLE_GPU = [
     # https://forums.developer.nvidia.com/t/gpu-is-throttled-nv-gpu-perf-decrease-reason-api-triggered/205097
     case("use nvidia-smi to set the enforced power limit to the maximum", "power-limit"),
     # https://github.com/microsoft/pai/issues/3387
-    case(
-        "sudo nvidia-smi -pm ENABLED -i 3; sudo nvidia-smi -ac 2505,875 -i 3",
-        "power-limit",
-        misread=(
-            "unread: power-limit reads -pl and stuck P-states in words, not persistence "
-            "mode and application clocks set"
-        ),
-    ),
+    case("sudo nvidia-smi -pm ENABLED -i 3; sudo nvidia-smi -ac 2505,875 -i 3", "power-limit"),
     # --- cooling ---
     # https://github.com/ROCm/tensorflow-upstream/issues/213
     case("Setting the fan to 100%", "cooling"),
