@@ -47,10 +47,44 @@ def env_answers(qid: str, value: str) -> list[str]:
         ("1x 4090 + 1x 3090", []),  # two cards of one each: no single count to read
         ("RTX 3090 on PCIe x16", []),  # a link width is no count
         ("4 GPUs on PCIe Gen4 x16", ["several"]),
+        # how first posts write a count: a star or a multiplication sign, a word, a plain number
+        ("8*H100", ["several"]),
+        ("8 × A100", ["several"]),
+        ("A6000 ×4", ["several"]),
+        ("GTX 1080 Ti ×2", ["several"]),
+        ("dual RTX 4090", ["several"]),
+        ("Quad A6000", ["several"]),
+        ("two RTX 3090s", ["several"]),
+        ("four 3090", ["several"]),
+        ("2 RTX 3090", ["several"]),
+        ("8 A100s", ["several"]),
+        ("i9 with 2 RTX 3090 and NVLink", ["several"]),
+        ("a single RTX 4090", ["one"]),
+        ("one A100", ["one"]),
+        # "dual" of something else is no count of GPUs
+        ("dual-socket EPYC, one RTX 4090", ["one"]),
+        ("dual EPYC 7302, 8x A40", ["several"]),
+        ("1x RTX 4090 (PCIe 4.0 x16)", ["one"]),  # a link width after a PCIe version
+        ("RTX 4090 24GB", []),  # a card named, no count
     ],
 )
 def test_gpu_count_from_the_gpus_environment(gpus: str, answers: list[str]) -> None:
     assert env_answers("gpu-count", gpus) == answers
+
+
+@pytest.mark.parametrize(
+    ("gpus", "answers"),
+    [
+        ("2x3090", ["consumer"]),
+        ("two RTX 3090s", ["consumer"]),
+        ("Quad A6000", ["datacenter"]),
+        ("A100s x 8", ["datacenter"]),
+        ("RTX 3090 Ti x2", ["consumer"]),
+        ("Jetson AGX Orin", []),
+    ],
+)
+def test_gpu_class_from_the_gpus_environment(gpus: str, answers: list[str]) -> None:
+    assert env_answers("gpu-class", gpus)[:1] == answers
 
 
 @pytest.mark.parametrize(
