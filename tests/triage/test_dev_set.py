@@ -17,9 +17,8 @@ from tests.triage.devset import DEV, case_dirs, evaluate
 #: why in general: mostly figures stated only in words, or a recounted single-GPU prior that
 #: wins on intake alone). Strict: the day one starts to pass, the mark must go.
 NOT_YET = {
-    "azurehpc-pr-730-nc48ads-a100-nccl-graph-file": "p2p-policy leads; misconfiguration is the "
-    "likeliest leaf, but a class of several leaves leads (library-path: the override A/B "
-    "speaks for both)",
+    "azurehpc-pr-730-nc48ads-a100-nccl-graph-file": "p2p-policy leads; misconfiguration is #2 "
+    "(the override A/B speaks for both; the Azure VM weighs a little for the library's path)",
     "centernet-604-2080s-cpu-contention-data-time": "data-loading leads; host-cpu is #2",
     "club-3090-356-x99-no-p2p-tp2": "over-split leads; "
     "consumer-no-p2p is the likeliest leaf, but a class of several leaves leads",
@@ -33,7 +32,7 @@ NOT_YET = {
     "upgrade-regression is #2 "
     "(its mechanism, GPUDirect RDMA off between nodes, is internode-network's)",
     "nccl-371-2-node-v100-nccl-2-7-gdr-read-off": "upgrade-regression leads; "
-    "internode-network is #2 (NCCL 2.5.6 -> 2.7.8, slower, shows the version decides the speed; "
+    "internode-network is #3 (NCCL 2.5.6 -> 2.7.8, slower, shows the version decides the speed; "
     "its mechanism, a changed GPUDirect RDMA read default, is internode-network's)",
     "nccl-820-pex88096-virtual-bridge-nic-order": "over-split leads; "
     "numa-bios is the likeliest leaf, but a class of several leaves leads",
@@ -58,8 +57,8 @@ NOT_YET = {
     # the eleventh round (evaluation 56: neither leads as written down)
     "sglang-omni-pr-783-thinker-custom-ar-forced-off": "over-split leads; p2p-policy is #2 "
     "(the A/B is read, at a reported 10 %, against over-split's inference prior)",
-    "ucx-py-402-dgx2-rndv-tcp-fallback": "misconfiguration leads; transport-fallback is #4 "
-    "(no intake: the opening post was not retrieved)",
+    "ucx-py-402-dgx2-rndv-tcp-fallback": "internode-network leads; transport-fallback is #8 "
+    "(no intake but the DGX-2's NVSwitch: the opening post was not retrieved)",
     # the twelfth round (evaluation 58: its one case does not lead as written down)
     "trussc-41-p1000-nvdec-cpu-colour-convert": "data-loading leads; host-cpu is #5 "
     "(its A/B measured CPU use in %, which says nothing of which way is better: not read)",
