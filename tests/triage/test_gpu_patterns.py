@@ -104,3 +104,57 @@ def test_gpu_class_from_the_gpus_environment(gpus: str, answers: list[str]) -> N
 def test_gpu_class_from_a_gpu_name_a_run_gives(name: str, answer: str) -> None:
     specs = [s for s in question("gpu-class").facts if s.fact == "name"]
     assert [s.answer for s in specs if s.holds(name)] == [answer]
+
+
+def env_answer(qid: str, environment: dict[str, str]) -> str | None:
+    known = question(qid).from_environment(environment)
+    return None if known is None else known.answer
+
+
+@pytest.mark.parametrize(
+    ("environment", "answer"),
+    [
+        ({"platform": "Azure VM (NC48ads_A100_v4)"}, "vm"),
+        ({"platform": "cloud instance (Lambda), Docker container"}, "vm"),
+        ({"instance": "AWS p5"}, "vm"),
+        ({"host": "Proxmox (KVM) virtual machine, GPUs passed through"}, "vm"),
+        ({"platform": "bare metal (workstations)"}, "bare-metal"),
+        ({"platform": "Windows 10 desktop"}, "bare-metal"),
+        ({"platform": "bare-metal"}, "bare-metal"),  # an answer as written comes first
+        # a hedge, or both sides named, answers nothing
+        ({"platform": "bare metal (not stated otherwise)"}, None),
+        ({"platform": "AWS bare metal p4d.metal"}, None),
+        ({"platform": "DGX-2"}, None),
+        ({"platform": "Azure VM", "host": "bare metal"}, None),  # two keys that disagree
+    ],
+)
+def test_platform_from_a_description_in_the_environment(
+    environment: dict[str, str], answer: str | None
+) -> None:
+    assert env_answer("platform", environment) == answer
+
+
+@pytest.mark.parametrize(
+    ("environment", "answer"),
+    [
+        ({"interconnect": "NVLink bridge (nvidia-smi topo NV4)"}, "yes"),
+        ({"interconnect": "NVLink / NVSwitch (DGX-2)"}, "yes"),
+        ({"gpus": "8x A100-SXM4-80GB"}, "yes"),
+        ({"gpus": "2x RTX 3090 (NVLink)"}, "yes"),
+        ({"gpus": "4x RTX A6000, no NVLink"}, "no"),
+        ({"interconnect": "PCIe only"}, "no"),
+        ({"interconnect": "without an NVLink bridge"}, "no"),
+        # NVLink-C2C joins a Grace CPU to its GPU: no GPU-to-GPU link
+        ({"interconnect": "NVLink-C2C between Grace CPU and Hopper GPU"}, None),
+        # two machines, one with NVLink and one without
+        (
+            {"gpus": "2 GPUs with an NVLink bridge; another with 4x RTX 8000, no NVLink"},
+            None,
+        ),
+        ({"interconnect": "PCIe Gen4 x16 through a PLX switch"}, None),
+    ],
+)
+def test_nvlink_from_a_description_in_the_environment(
+    environment: dict[str, str], answer: str | None
+) -> None:
+    assert env_answer("nvlink", environment) == answer
