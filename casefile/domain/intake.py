@@ -46,6 +46,10 @@ from casefile.domain.rule_loading import rule_from_dict
 from casefile.domain.rules import Rule
 from casefile.errors import RuleError
 
+#: a described value's first word, followed by a separator or the end ("yes, after ten
+#: minutes" -> "yes"; "bare metal" has no one-word answer in it)
+_LEADING_WORD = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9_-]*)\s*(?:[,;:(]|$|\s+[-(])")
+
 #: How far an intake answer is trusted unless its question says otherwise: what a person
 #: states about their own system, firmer than a guess and weaker than a measurement.
 DEFAULT_INTAKE_RELIABILITY = STATED_RELIABILITY
@@ -142,6 +146,13 @@ class IntakeQuestion:
             return key
         return self.synonyms.get(key)
 
+    def _leading(self, value: str) -> str | None:
+        """The answer a described value opens with ("yes, after ten minutes", "no (PCIe
+        only)", "vm (AWS EC2)"): its first word, where a separator follows it; a value that
+        only starts with an answer's letters ("not stated", "nothing changed") is none."""
+        found = _LEADING_WORD.match(value)
+        return None if found is None else self.normalise(found.group(1))
+
     def from_environment(self, environment: Mapping[str, str]) -> Known | None:
         """The answer the case's ``--env`` gives: a key whose value is an answer first (the
         question's id or one of its ``environment`` keys, however spelled), then
@@ -151,7 +162,7 @@ class IntakeQuestion:
         for key in (self.id, *self.environment):
             given = entry(environment, key)
             if given is not None:
-                answer = self.normalise(given[1])
+                answer = self.normalise(given[1]) or self._leading(given[1])
                 if answer is not None:
                     return Known(answer, "environment", f"--env {given[0]}={given[1]}")
         found: Known | None = None

@@ -73,3 +73,33 @@ def test_a_question_s_own_id_is_an_env_key_too() -> None:
     assert known is not None and known.answer == "yes"
     assert question.named_by("degrades") and question.named_by("DEGRADES_OVER_TIME")
     assert not question.named_by("degraded")
+
+
+@pytest.mark.parametrize(
+    ("question_id", "environment", "answer"),
+    [
+        # an answer that opens a described value, a separator after it
+        ("degrades-over-time", {"degrades": "yes, after ten minutes"}, "yes"),
+        ("after-upgrade", {"upgrade": "no (fresh install)"}, "no"),
+        ("platform", {"platform": "vm (AWS)"}, "vm"),
+        ("nvlink", {"nvlink": "no (PCIe only)"}, "no"),
+        # a value that only starts with an answer's letters, or runs on without a separator
+        ("after-upgrade", {"after-upgrade": "not stated"}, None),
+        ("after-upgrade", {"after-upgrade": "nothing changed"}, None),
+        ("degrades-over-time", {"degrades": "yes it does not"}, None),
+        # counts in the count questions' own keys
+        ("nodes", {"nodes": "2"}, "multi"),
+        ("nodes", {"nodes": "16 (measured on 2)"}, "multi"),
+        ("nodes", {"nodes": "1"}, "single"),
+        ("gpu-count", {"gpu-count": "3"}, "several"),
+        ("gpu-count", {"gpu-count": "1"}, "one"),
+        ("gpu-count", {"gpu-count": "1.5"}, None),
+    ],
+)
+def test_a_described_value_answers_by_the_answer_it_opens_with(
+    question_id: str, environment: dict[str, str], answer: str | None
+) -> None:
+    from casefile_gpu_playbook import PLAYBOOK_V3
+
+    known = PLAYBOOK_V3.intake_question(question_id).from_environment(environment)
+    assert (None if known is None else known.answer) == answer

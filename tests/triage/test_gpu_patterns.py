@@ -20,7 +20,9 @@ def question(qid: str) -> IntakeQuestion:
 
 
 def env_answers(qid: str, value: str) -> list[str]:
-    return [spec.answer for spec in question(qid).environment_matches if spec.holds(value)]
+    """The answers ``--env gpus=VALUE`` reads (the patterns of the ``gpus`` key)."""
+    specs = question(qid).environment_matches
+    return [spec.answer for spec in specs if spec.key == "gpus" and spec.holds(value)]
 
 
 @pytest.mark.parametrize(
