@@ -5,6 +5,29 @@ readers whose tables are column-named rows under a ``Linux … (N CPU)`` banner.
 the sysstat readers apart from top's, because the two share nothing but the number helpers
 below: mpstat's and pidstat's rows are read by the column names of the header above them, with
 a time stamp (or a locale's ``Average:``) in front, while top is a screen of labelled lines.
+
+Averages since boot. Without an interval (``mpstat``, ``mpstat -P ALL``, ``pidstat -u -p PID``,
+or an interval of 0) sysstat prints one report of averages over the whole time since boot
+(pidstat: each task's CPU time so far over the time since boot), not the load of the moment: a
+host idle for a week and saturated by the job for the last minute reads idle. The rules read
+``cpu.busy*``, ``cpu.iowait`` and ``process.*`` as the load while the job runs, so such a
+report gives no fact: its result is unparsed, with one problem saying why and what to run
+instead (``mpstat -P ALL 1 5``, ``pidstat -u 1 5``). A report is taken for one only where the
+text makes it certain:
+
+- its header and all its rows carry one and the same time. sysstat stamps a header with the
+  start of its interval and the rows under it with the end, so an interval report shows two
+  times even when cut to its first block (``11:30:49`` over ``11:30:51``); only a report since
+  boot prints one (``09:41:49`` over ``09:41:49``);
+- or, where the report prints no time to compare (``pidstat -h``'s ``# Time`` header), the
+  command on the line above its ``Linux …`` banner runs sysstat's tool with no interval
+  (``pidstat -drshut -p ALL``). A command never overrules the times: posters title an interval
+  report ``mpstat``.
+
+``Average:`` rows, rows of several times, or a header time unlike its rows' make a report an
+interval one; where nothing tells, it is read as one, as before. Of several reports in one
+paste, the last that is not since boot is read. pcp's emulation (a ``Timestamp`` header, no
+time on it) never averages since boot, and a ``pcp mpstat`` command is not sysstat's.
 """
 
 from __future__ import annotations
@@ -16,7 +39,7 @@ from dataclasses import dataclass, field
 
 from casefile.domain.facts import ParseResult
 
-from ._text import clean_paste
+from ._text import clean_paste, is_prompt_line, split_command
 
 __all__ = ["number", "parse_mpstat", "parse_pidstat", "pct", "strip_annotation"]
 
@@ -26,7 +49,9 @@ _TIME_TOKEN = re.compile(
 )
 #: the poster's cut: "...", "....", "[...]", "…"
 _ELISION = re.compile(r"^\s{0,16}\[?(?:\.{3,8}|…{1,3})\]?\s{0,16}$")
-_BANNER = re.compile(r"^Linux\s+\S+\s+\(")
+#: sysstat's first line, "Linux 6.8.0 (host)  10/01/2024  _x86_64_  (4 CPU)", indented with
+#: the rest of a paste that a reading has not unwrapped
+_BANNER = re.compile(r"^\s{0,16}Linux\s+\S+\s+\(")
 _DECIMAL = re.compile(r"^[-+]?\d{1,12}(?:[.,]\d{1,12})?$")
 #: a note the poster typed after a row ("java          ← TGID aggregate", "python  <-- this"):
 #: an arrow after a run of blanks, never part of a command the tool printed
@@ -67,6 +92,13 @@ def _is_average(tokens: list[str], prefix: int) -> bool:
     return prefix > 0 and not any(ch.isdigit() for ch in "".join(tokens[:prefix]))
 
 
+def _stamp(tokens: list[str]) -> tuple[str, ...]:
+    """The time among a row's (or a header's) leading tokens, without the labels beside it (a
+    pdsh ``node008:``, ``Average:``): ``("11:30:51", "AM")``; ``()`` where none is printed."""
+    kept = tuple(token for token in tokens if not (token.endswith(":") and not token[0].isdigit()))
+    return kept if any(ch.isdigit() for ch in "".join(kept)) else ()
+
+
 @dataclass
 class _Table:
     """Rows of a sysstat report, read by the column names of the header above them."""
@@ -74,17 +106,103 @@ class _Table:
     columns: list[str]
     #: which report of the paste (each starts with a "Linux … (N CPU)" banner)
     report: int = 0
+    #: the header's own time (the start of its interval, or the one time of a report since
+    #: boot); () where it prints none
+    stamp: tuple[str, ...] = ()
     interval: list[list[str]] = field(default_factory=list)
     average: list[list[str]] = field(default_factory=list)
+    #: the times of the interval rows that print one
+    stamps: set[tuple[str, ...]] = field(default_factory=set)
 
 
-def _last_report(tables: list[_Table], problems: list[str], tool: str) -> list[_Table]:
-    """The tables with rows of the paste's last report that has any."""
+_SINCE_BOOT = {
+    "mpstat": "mpstat without an interval reports averages since boot, not the load now: "
+    "nothing read (rerun as 'mpstat -P ALL 1 5')",
+    "pidstat": "pidstat without an interval reports each task's average since boot, not its "
+    "use now: nothing read (rerun as 'pidstat -u 1 5')",
+}
+#: the options of each tool that take the next word as their value (``-p 979``, ``-P ALL``)
+_VALUED = {"mpstat": ("-P", "-N", "-I", "-o"), "pidstat": ("-p", "-C", "-G", "-T")}
+#: words in front of the tool that leave its command line its own
+_WRAPPERS = ("sudo", "time", "command", "exec", "nice", "nohup")
+
+
+def _banner_commands(text: str) -> dict[int, str]:
+    """The line above each report's banner, by the report's number, as a command (a prompt's
+    command, or the bare line): a terminal's copy shows what was run, then what it printed."""
+    commands: dict[int, str] = {}
+    report, above = 0, ""
+    for line in clean_paste(text, keep_prompts=True).lines:
+        if _BANNER.match(line):
+            report += 1
+            prompted = is_prompt_line(above)
+            commands[report] = above.strip() if prompted is None else prompted
+            above = ""
+        elif line.strip():
+            above = line
+    return commands
+
+
+def _runs_since_boot(command: str, tool: str) -> bool:
+    """Whether a command runs sysstat's ``tool`` with no interval (or 0, which means the
+    same): ``mpstat -P ALL``, ``pidstat -u -p 979``. False where it gives one, and where it
+    cannot say: another program first (``pcp mpstat`` never averages since boot; ``ssh``,
+    ``watch``), prose, a word the shell fills in (``$INTERVAL``), ``pidstat -e PROGRAM``."""
+    words = split_command(command)
+    while words and (words[0] in _WRAPPERS or re.match(r"^[A-Za-z_]\w*=", words[0])):
+        words = words[1:]
+    if not words or words[0].rsplit("/", 1)[-1] != tool:
+        return False
+    args: list[str] = []
+    for word in words[1:]:  # up to where the shell ends the command
+        if word in ("|", "||", "|&", ";", "&", "&&") or word.startswith((">", "<", "2>")):
+            break
+        args.append(word.rstrip(";&"))
+        if args[-1] != word:
+            break
+    positional: list[str] = []
+    at = 0
+    while at < len(args):
+        word = args[at]
+        if word == "-e":
+            return False
+        # pidstat's -U takes a user name where one follows it: a number there is the interval
+        user = word == "-U" and at + 1 < len(args) and not args[at + 1][:1].isdigit()
+        valued = word in _VALUED[tool] or (user and not args[at + 1].startswith("-"))
+        if not word.startswith("-"):
+            positional.append(word)
+        at += 2 if valued else 1
+    return all(word.isdigit() for word in positional) and not any(map(int, positional[:1]))
+
+
+def _since_boot(tables: list[_Table], command: str | None, tool: str) -> bool:
+    """Whether one report's tables are an average since boot (see the module's docstring):
+    its own times decide where they can, else the command above its banner."""
+    if any(table.average for table in tables):
+        return False
+    times = {stamp for table in tables for stamp in table.stamps}
+    if len(times) > 1 or any(table.stamp and table.stamps - {table.stamp} for table in tables):
+        return False
+    filled = [table for table in tables if table.interval]
+    if times and all(table.stamp and table.stamps == {table.stamp} for table in filled):
+        return True
+    return command is not None and _runs_since_boot(command, tool)
+
+
+def _report(tables: list[_Table], text: str, problems: list[str], tool: str) -> list[_Table] | None:
+    """The tables of the report to read: the last with rows that is not an average since
+    boot. Empty where no report has rows; None where every report with rows is one."""
     filled = [table for table in tables if table.interval or table.average]
-    reports = {table.report for table in filled}
-    if len(reports) > 1:
-        problems.append(f"{len(reports)} {tool} reports in the paste; the last is read")
-    return [table for table in filled if table.report == filled[-1].report] if filled else []
+    order = list(dict.fromkeys(table.report for table in filled))
+    reports = {n: [table for table in filled if table.report == n] for n in order}
+    commands = _banner_commands(text)
+    kept = [n for n in order if not _since_boot(reports[n], commands.get(n), tool)]
+    if order and not kept:
+        return None
+    if len(order) > 1:
+        which = "the last" if kept[-1] == order[-1] else "the last not averaged since boot"
+        problems.append(f"{len(order)} {tool} reports in the paste; {which} is read")
+    return reports[kept[-1]] if kept else []
 
 
 def _aggregate(
@@ -113,7 +231,8 @@ def _mpstat_tables(lines: list[str], problems: list[str]) -> list[_Table]:
         tokens = line.split()
         for name in ("CPU", "NODE"):
             if name in tokens and "%idle" in tokens[tokens.index(name) :]:
-                tables.append(_Table(columns=tokens[tokens.index(name) :], report=report))
+                at = tokens.index(name)
+                tables.append(_Table(tokens[at:], report, _stamp(tokens[:at])))
                 break
         else:
             if not tables or tables[-1].report != report:
@@ -125,8 +244,11 @@ def _mpstat_tables(lines: list[str], problems: list[str]) -> list[_Table]:
             if len(rest) < len(tables[-1].columns):
                 cut.append(rest[0])
                 continue
-            target = tables[-1].average if _is_average(tokens, prefix) else tables[-1].interval
-            target.append(rest)
+            if _is_average(tokens, prefix):
+                tables[-1].average.append(rest)
+            else:
+                tables[-1].interval.append(rest)
+                tables[-1].stamps.update(filter(None, [_stamp(tokens[:prefix])]))
     if cut:
         problems.append(f"{len(cut)} row(s) cut short, skipped (CPU {', '.join(cut[:5])})")
     return tables
@@ -136,7 +258,9 @@ def parse_mpstat(text: str) -> ParseResult:
     """Facts from ``mpstat -P ALL`` (or plain ``mpstat``, or pcp's emulation)."""
     lines = clean_paste(text).lines
     result = ParseResult()
-    tables = _last_report(_mpstat_tables(lines, result.problems), result.problems, "mpstat")
+    tables = _report(_mpstat_tables(lines, result.problems), text, result.problems, "mpstat")
+    if tables is None:
+        return ParseResult.unparsed(_SINCE_BOOT["mpstat"])
     if not tables:
         return ParseResult.unparsed(
             "no mpstat rows found (a 'CPU … %idle' header with rows under it)"
@@ -206,7 +330,7 @@ def _pidstat_tables(lines: list[str], problems: list[str]) -> list[_Table]:
             active = "%CPU" in tokens
             if active:
                 start = min(tokens.index(name) for name in _TASK_COLUMNS if name in tokens)
-                tables.append(_Table(columns=tokens[start:], report=report))
+                tables.append(_Table(tokens[start:], report, _stamp(tokens[:start])))
                 # "-h": "# Time UID …" and rows "09:30:08 0 …" (or seconds since the epoch)
                 hash_prefix = start - 1 if tokens[0] == "#" else 0
             continue
@@ -229,7 +353,11 @@ def _pidstat_tables(lines: list[str], problems: list[str]) -> list[_Table]:
             if n in columns
         ):
             continue
-        (tables[-1].average if average else tables[-1].interval).append(rest)
+        if average:
+            tables[-1].average.append(rest)
+        else:
+            tables[-1].interval.append(rest)
+            tables[-1].stamps.update(filter(None, [_stamp(tokens[:prefix])]))
     if cut:
         problems.append(f"{cut} task row(s) cut short, skipped")
     return tables
@@ -278,7 +406,9 @@ def parse_pidstat(text: str) -> ParseResult:
     tables = _pidstat_tables(lines, result.problems)
     if not tables:
         return ParseResult.unparsed("no pidstat CPU report found (a header with %CPU and Command)")
-    filled = _last_report(tables, result.problems, "pidstat")
+    filled = _report(tables, text, result.problems, "pidstat")
+    if filled is None:
+        return ParseResult.unparsed(_SINCE_BOOT["pidstat"])
     if not filled:
         return ParseResult.unparsed(
             "pidstat printed headers but no task rows (no task matched or none was active)"

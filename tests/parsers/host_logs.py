@@ -50,6 +50,12 @@ RECOGNISERS: dict[str, Callable[[str], bool]] = {
 #: Samples kept because their parser must say why it reads nothing from them.
 UNREADABLE = {
     "pidstat/006": "pidstat printed headers only: no task matched its -C filter",
+    # reports without an interval: averages since boot, not the load of the moment
+    "mpstat/006": "mpstat since boot: header and row share one time",
+    "mpstat/007": "mpstat since boot through pdsh: header and row share one time",
+    "mpstat/009": "mpstat since boot through pdsh: header and row share one time",
+    "pidstat/003": "pidstat -h since boot: the command above its banner gives no interval",
+    "pidstat/004": "pidstat since boot: header and row share one time",
 }
 
 
