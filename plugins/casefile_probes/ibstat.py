@@ -39,6 +39,15 @@ Active below the rate of the others (``ib.rate`` under ``min`` against ``max``),
 InfiniBand was meant (``ib.link_layer`` is ``Ethernet``). No supported maximum is read: none
 of these tools prints one per port (ibv_devinfo's ``max_mtu`` is a size, not a rate).
 
+A paste through a parallel shell (pdsh, clush: every line ``node1: …``, the nodes' lines
+interleaved or in blocks) is read node by node, each node's lines as one listing (see
+:mod:`casefile_probes._host_prefix` for what counts as such a prefix: ibstat's own
+``State: Active`` lines do not). With one node its ports are named as in a plain paste, so the
+two read alike; with several, each port's subject names its node, ``mlx5_0/1 (node1)``, in
+place of a listing number, and the counts and ``ib.rate.slowest_share`` span every node (one
+fabric's ports, compared with each other). What the shell said itself (``pdsh@head: node3: ssh
+exited with exit code 255``) is a problem: a node missing from the paste.
+
 Pastes are cut at both ends: lines before the first ``CA``/``hca_id``/device header belong to
 a port whose name is gone and are left with a problem; a port the paste ends inside keeps what
 it printed. ``ibwarn:`` debug lines, ``ibportstate`` dumps (``LinkState:....Active``), prompts
@@ -53,6 +62,7 @@ from dataclasses import dataclass
 
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
+from casefile_probes._host_prefix import split_host_prefixes
 from casefile_probes._text import clean_paste
 
 __all__ = ["LANE_GBPS", "PROBE", "looks_like_ibstat", "parse_ibstat"]
@@ -132,6 +142,11 @@ _SPEED = re.compile(
     r"^(?:(?P<gbps>\d{1,4}(?:\.\d{1,4})?)\s*Gbps|(?P<name>[A-Z]{3}\d{0,2}))"
     r"(?:\s*\((?P<code>\d{1,4})\))?$"
 )
+#: the one-word keys the three tools print (``State: Active``, ``transport: InfiniBand (0)``)
+#: and their warnings: no node of a parallel shell's prefix, whatever the paste
+_OWN_KEYS = frozenset({"state", "rate", "lmc", "transport", "port", "ibwarn", "ibpanic"})
+#: how many of a parallel shell's own messages are repeated as problems
+_SAID_SHOWN = 3
 # terminal colours and other control characters a paste may carry (a tab is kept)
 _ANSI = re.compile(r"\x1b\[[0-9;?]{0,16}[A-Za-z]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -235,9 +250,31 @@ def _lines(text: str) -> list[str]:
     return [_CONTROL.sub("", _ANSI.sub("", line)) for line in cleaned.lines]
 
 
-def _read(lines: list[str]) -> tuple[dict[str, _Port], list[str]]:
-    """Every port the lines print, by subject, and the problems met on the way."""
-    ports: dict[str, _Port] = {}
+def _is_header(line: str) -> bool:
+    """A device or port header of any of the three tools."""
+    return any(pattern.match(line) for pattern in (_CA, _HCA, _IBSTATUS, _CA_PORT, _HCA_PORT))
+
+
+def _listings(text: str) -> tuple[list[tuple[str | None, list[str]]], list[str]]:
+    """Each node's lines, with its name where a parallel shell prefixed them (None for a
+    plain paste, one listing), and what the shell said itself. A prefixed reading is taken
+    only where a node's lines hold a header: the tools' own lines never read as prefixes."""
+    lines = _lines(text)
+    split = split_host_prefixes(lines, not_hosts=_OWN_KEYS)
+    if split is None:
+        return [(None, lines)], []
+    nodes: list[tuple[str | None, list[str]]] = list(split.hosts.items())
+    if not any(_is_header(line) for _node, got in nodes for line in got):
+        return [(None, lines)], []
+    return nodes, split.said
+
+
+def _read(
+    lines: list[str], node: str | None = None, ports: dict[str, _Port] | None = None
+) -> tuple[dict[str, _Port], list[str]]:
+    """Every port the lines print, by subject, and the problems met on the way; with ``node``,
+    each subject names it (``mlx5_0/1 (node1)``), added to ``ports`` (a paste of several)."""
+    ports = {} if ports is None else ports
     problems: list[str] = []
     ca: str | None = None
     part: str | None = None
@@ -263,24 +300,47 @@ def _read(lines: list[str]) -> tuple[dict[str, _Port], list[str]]:
                 _set(current, field.group("key"), field.group("value"))
             continue
         number = int(header.group("port"))
-        subject = f"{ca}/{number}" if ca is not None else f"port{number}"
+        port = f"{ca}/{number}" if ca is not None else f"port{number}"
+        subject = port if node is None else f"{port} ({node})"
         if subject in ports:
             # a second listing of one port: most often the next node of a paste that shows
             # several; each listing is kept, so no node's port hides another's
             listing = 2
-            while f"{subject} (listing {listing})" in ports:
+            while _listed(port, node, listing) in ports:
                 listing += 1
+            where = "several nodes in one paste?" if node is None else f"on {node}"
             problems.append(
-                f"{subject} is listed {listing} times (several nodes in one paste?): each "
-                "listing is read as its own port"
+                f"{port} is listed {listing} times ({where}): each listing is read as its own port"
             )
-            subject = f"{subject} (listing {listing})"
+            subject = _listed(port, node, listing)
         current = ports[subject] = _Port(part=part)
     if orphaned:
         problems.append(
             f"{orphaned} port line(s) before the first CA, hca_id or device header, whose "
-            "port the paste cut off: not read"
+            "port the paste cut off: not read" + ("" if node is None else f" (on {node})")
         )
+    return ports, problems
+
+
+def _listed(port: str, node: str | None, listing: int) -> str:
+    """The subject of a port's further listing: ``mlx5_0/1 (listing 2)``, and on a named node
+    ``mlx5_0/1 (node1, listing 2)``."""
+    return f"{port} (listing {listing})" if node is None else f"{port} ({node}, listing {listing})"
+
+
+def _read_paste(text: str) -> tuple[dict[str, _Port], list[str]]:
+    """Every port of the paste, node by node where a parallel shell prefixed its lines (a node
+    named only where there are several), and the problems met on the way."""
+    listings, said = _listings(text)
+    # nodes are named where two or more list a device: a poster's "Note: …" line is no node
+    named = sum(any(map(_is_header, lines)) for _node, lines in listings) > 1
+    ports: dict[str, _Port] = {}
+    problems: list[str] = []
+    for node, lines in listings:
+        problems += _read(lines, node if named else None, ports)[1]
+    problems += [f"the parallel shell said: {line}" for line in said[:_SAID_SHOWN]]
+    if len(said) > _SAID_SHOWN:
+        problems.append(f"the parallel shell said {len(said) - _SAID_SHOWN} thing(s) more")
     return ports, problems
 
 
@@ -289,7 +349,7 @@ def parse_ibstat(text: str) -> ParseResult:
     on ``host`` how many ports were read and how many are Active. Never raises."""
     if not isinstance(text, str):
         return ParseResult.unparsed("no text to read")
-    ports, problems = _read(_lines(text))
+    ports, problems = _read_paste(text)
     result = ParseResult(problems=problems)
     counted = active = 0
     for subject, port in ports.items():
@@ -339,13 +399,13 @@ def looks_like_ibstat(text: str) -> bool:
         return False
     if "CA" not in text and "hca_id" not in text and "nfiniband device" not in text:
         return False
-    lines = _lines(text[:200_000])
-    header = False
-    for line in lines:
-        if _CA.match(line) or _HCA.match(line) or _IBSTATUS.match(line):
-            header = True
-        elif header and (_CA_PORT.match(line) or _HCA_PORT.match(line) or _FIELD.match(line)):
-            return True
+    for _node, lines in _listings(text[:200_000])[0]:
+        header = False
+        for line in lines:
+            if _CA.match(line) or _HCA.match(line) or _IBSTATUS.match(line):
+                header = True
+            elif header and (_CA_PORT.match(line) or _HCA_PORT.match(line) or _FIELD.match(line)):
+                return True
     return False
 
 

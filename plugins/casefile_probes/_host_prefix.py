@@ -1,0 +1,99 @@
+"""Pastes from a parallel shell (pdsh, clush, xCAT's xdsh and psh): each line a node printed
+comes back as ``node1: <line>``, the nodes' lines interleaved as they arrived (or in blocks,
+when the poster sorted them). A parser that reads one node's output can read such a paste node
+by node once :func:`split_host_prefixes` has taken the prefixes off and gathered each node's
+lines, in their order.
+
+What counts as a prefix is strict, because tools print ``Key: value`` lines of their own
+(ibstat's ``State: Active`` and ``Rate: 200``, ibv_devinfo's ``transport: InfiniBand (0)``)
+that read like ``host: text``:
+
+- every line must carry one, but for blank lines and the ``...`` a poster puts for what they
+  cut: a paste where other lines do not is not a parallel shell's;
+- the host is a DNS name (labels of letters, digits and hyphens, 1 to 63 long, no hyphen at
+  either end, joined by dots) or an IPv4 address. A blank, an underscore or any other
+  character makes it no host (``CA type: MT4123``, ``Port 1:``, ``hca_id: mlx5_0``), and so
+  do digits alone (ibstatus's ``4: ACTIVE``);
+- the colon is followed by one blank and the node's line, or ends the line (pdsh prints a
+  node's empty line as ``node1: ``, whose trailing blank a paste drops): ``11:19:24`` and
+  ``http://`` are no prefixes;
+- names the caller knows as keys of its own tool's output (``not_hosts``, compared without
+  case) are no hosts, so a paste of nothing but ``State: Active`` and ``Rate: 200`` lines
+  stays the tool's own. A caller should still check that the lines it gets back read as its
+  tool's (a device header, a table header): a key it did not list is a valid host name.
+
+The parallel shell's own messages (``pdsh@head: node3: ssh exited with exit code 255``,
+``clush: node3: exited with exit code 1``) are no node's output: they are set aside for the
+caller to show (a node missing from the paste is worth saying), not read as a node named
+``clush``. So is the command line that ran it (``pdsh -w node[1-4] ibstat``) heading the paste
+without a prompt (a prompt line is gone already: :func:`~casefile_probes._text.clean_paste`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from dataclasses import dataclass, field
+
+from ._text import is_elision
+
+__all__ = ["HostLines", "is_host_name", "split_host_prefixes"]
+
+#: ``host: line`` or a bare ``host:``; the name is checked label by label (is_host_name), so
+#: the pattern itself does no backtracking worth the name
+_PREFIX = re.compile(r"^(?P<host>[A-Za-z0-9][A-Za-z0-9.-]{0,252}):(?: (?P<line>.*))?$")
+_LABEL = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$")
+#: what pdsh and clush say themselves: ``pdsh@head: …``, ``clush: …``
+_SHELL_SAID = re.compile(r"^(?:pdsh@[A-Za-z0-9][A-Za-z0-9.-]{0,252}|clush): \S")
+#: the programs whose command line may head such a paste
+_SHELLS = frozenset({"pdsh", "clush", "xdsh", "psh"})
+
+
+@dataclass
+class HostLines:
+    """A parallel shell's paste taken apart: each node's lines, and what the shell said."""
+
+    #: node name → its lines without the prefix, in the paste's order; nodes in the order
+    #: they first appear
+    hosts: dict[str, list[str]] = field(default_factory=dict)
+    #: the parallel shell's own messages, as printed
+    said: list[str] = field(default_factory=list)
+
+
+def is_host_name(name: str) -> bool:
+    """Whether ``name`` is a DNS name or an IPv4 address (see the module's docstring)."""
+    labels = name.split(".")
+    if all(label.isdigit() for label in labels):
+        return len(labels) == 4 and all(len(label) <= 3 and int(label) < 256 for label in labels)
+    return len(name) <= 253 and all(_LABEL.match(label) for label in labels)
+
+
+def _runs_a_shell(line: str) -> bool:
+    """Whether a line is the command line of a parallel shell (``pdsh -w n[1-4] ibstat``)."""
+    words = line.split()
+    return bool(words) and words[0].rsplit("/", 1)[-1] in _SHELLS
+
+
+def split_host_prefixes(lines: list[str], *, not_hosts: Collection[str] = ()) -> HostLines | None:
+    """Each node's lines of a paste whose every line carries a ``host: `` prefix, or None when
+    the paste is not such a paste (a line without a prefix, a name that is no host, no
+    prefixed line at all). Blank and ``...`` lines are passed over, as are the shell's own
+    messages and a leading command line (kept in :attr:`HostLines.said` and dropped)."""
+    excluded = {name.lower() for name in not_hosts}
+    split = HostLines()
+    for line in lines:
+        if not line.strip() or is_elision(line):
+            continue
+        if _SHELL_SAID.match(line):
+            split.said.append(line.strip())
+            continue
+        if not split.hosts and _runs_a_shell(line):
+            continue
+        match = _PREFIX.match(line)
+        if match is None:
+            return None
+        host = match.group("host")
+        if host.lower() in excluded or not is_host_name(host):
+            return None
+        split.hosts.setdefault(host, []).append(match.group("line") or "")
+    return split if split.hosts else None
