@@ -20,8 +20,9 @@ Facts on ``host``:
 Per core (``cpu0``, ``cpu1`` …): ``cpu.busy`` (%).
 
 Several top screens in one paste: the last is read; likewise the last mpstat or pidstat report
-(each starts with its ``Linux … (N CPU)`` banner), and of it the ``Average:`` rows when printed,
-else the mean of every interval's rows. Rows cut short are skipped and said as a
+(each starts with its ``Linux … (N CPU)`` banner) that is not an average since boot (a run
+without an interval gives no fact: see ``cpu_sysstat``), and of it the ``Average:`` rows when
+printed, else the mean of every interval's rows. Rows cut short are skipped and said as a
 problem; mpstat's per-node rows (``-N``) are not cores, so only their ``all`` row is read.
 Decimal commas (``99,7 id``) are read as points.
 

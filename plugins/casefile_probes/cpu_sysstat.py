@@ -88,8 +88,9 @@ def _prefix(tokens: list[str]) -> int:
 
 
 def _is_average(tokens: list[str], prefix: int) -> bool:
-    """An ``Average:`` row (whatever the locale calls it): a label without a time."""
-    return prefix > 0 and not any(ch.isdigit() for ch in "".join(tokens[:prefix]))
+    """An ``Average:`` row (whatever the locale calls it): labels without a time, a pdsh
+    ``node008:`` among them (its digits are a host's, not a time's)."""
+    return prefix > 0 and not _stamp(tokens[:prefix])
 
 
 def _stamp(tokens: list[str]) -> tuple[str, ...]:

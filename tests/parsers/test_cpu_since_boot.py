@@ -179,3 +179,19 @@ def test_pidstat_h_rows_of_two_times_are_an_interval_report_whatever_the_command
 )
 def test_the_command_line_says_since_boot(command: str, tool: str, since_boot: bool) -> None:
     assert _runs_since_boot(command, tool) is since_boot
+
+
+def test_mpstat_average_rows_through_pdsh_are_averages() -> None:
+    """``node008: Average:`` is an average row, read as sysstat's own average (as without
+    pdsh): the host's digits are no time, so it is not taken for one more interval row."""
+    row = "    0.00    0.00    0.00    0.00    0.00    0.00   {idle}\n"
+    text = (
+        "node008: 11:19:24     CPU    %usr   %nice    %sys %iowait    %irq   %soft  %steal"
+        "  %guest  %gnice   %idle\n"
+        "node008: 11:19:25     all   40.00    0.00   10.00" + row.format(idle="50.00") + ""
+        "node008: 11:19:26     all   60.00    0.00   10.00" + row.format(idle="30.00") + ""
+        "node008: Average:     all   50.00    0.00   10.00" + row.format(idle="90.00")
+    )
+    result = parse_mpstat(text)
+    assert result.parsed
+    assert _values(result)["cpu.busy.mean"] == 10.0
