@@ -101,6 +101,23 @@ def said_raised(change: str) -> bool | None:
     return None if lower == higher else higher
 
 
+_VALUE = r"(\S+(?:\s?(?:[KMG]?W|%|GB|MB|GiB|MiB))?)"
+#: "from 390 W to 230 W", and the other order people also write: "set to 230 W from 390 W"
+_FROM_TO = re.compile(rf"(?i)\bfrom\s+{_VALUE}\s+to\s+{_VALUE}")
+_TO_FROM = re.compile(rf"(?i)\bto\s+{_VALUE}\s+from\s+{_VALUE}")
+
+
+def moved_in_words(change: str) -> bool | None:
+    """Whether a change with no arrow raises its number, written "from OLD to NEW" or "to
+    NEW from OLD" ("was set to 230.00 W from 390.00 W": lowered); None where it says
+    neither (or the values hold no number)."""
+    found = _FROM_TO.search(change)
+    if found is not None:
+        return raised(found.group(1), found.group(2))
+    found = _TO_FROM.search(change)
+    return None if found is None else raised(found.group(2), found.group(1))
+
+
 def raised(before: str, after: str) -> bool | None:
     """Whether a change raises its number: the before side's number nearest the arrow against
     the after side's first ("batch size 32 -> 8": lowered). None where a side has none or the
@@ -119,7 +136,9 @@ _TAKEN_AWAY = re.compile(
     r"|only (?:for|in|on|when))\b"
 )
 #: a one-sided change that says it turns its thing on ("Enabling detect_anomaly")
-_ENABLING = re.compile(r"(?i)\benabl(?:e|ed|es|ing)\b|\bturn(?:ed|s|ing)? on\b")
+_ENABLING = re.compile(
+    r"(?i)\benabl(?:e|ed|es|ing)\b|\bturn(?:ed|s|ing)? on\b|\bopt(?:s|ed|ing)?[- ]in\b"
+)
 #: the off state's setting with its value ("enforce_eager": false, --disable-x=1)
 _OFF_VALUE = re.compile(
     r"(?i)(?:disabl\w*|eager)[\"']?\s{0,2}[:=]?\s{0,2}(?P<value>true|false|on|off|yes|no|1|0)\b"
@@ -134,13 +153,21 @@ _SWITCH_VALUE = re.compile(
 )
 
 
+#: an environment variable set to 1 or 0, a switch by the way such variables are read
+#: ("SGLANG_CUSTOM_AR_ALLOW_PCIE=1"); a lower-case setting's number is a count ("num_workers=0")
+_ENV_SWITCH = re.compile(
+    r"(?<![\w.])(?P<name>[A-Z][A-Z0-9]*_[A-Z0-9_]+)\s*=\s*(?P<value>[01])(?![\w.])"
+)
+
+
 def _switch_value(change: str) -> str | None:
     """The state a setting written with a switch word leaves its thing in: the word's, or its
-    opposite where the name's "on" means off ("NCCL_P2P_DISABLE=true", "no_cuda_graph=on")."""
-    value = _SWITCH_VALUE.search(change)
+    opposite where the name's "on" means off ("NCCL_P2P_DISABLE=true", "no_cuda_graph=on");
+    an environment variable's 1 or 0 likewise."""
+    value = _SWITCH_VALUE.search(change) or _ENV_SWITCH.search(change)
     if value is None:
         return None
-    on = value.group("value").lower() in ON_WORDS or value.group("value").lower() == "enabled"
+    on = value.group("value").lower() in (*ON_WORDS, "enabled", "1")
     negating = _NEGATING.search(value.group("name")) is not None
     return "on" if on != negating else "off"
 

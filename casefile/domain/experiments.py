@@ -47,6 +47,7 @@ from casefile.domain.change_arrow import sides
 from casefile.domain.change_forms import (
     SUBJECT,
     change_readings,
+    moved_in_words,
     raised,
     said_raised,
     set_to_zero,
@@ -158,7 +159,10 @@ class ExperimentRule:
                 and (set_to_zero(change) or self._none_of(change))
             ):
                 return bool(self.raises)
-            said_up = said_raised(change) if self._counted(change) else None
+            said_up = None
+            if self._counted(change):
+                said_up = moved_in_words(change)
+                said_up = said_raised(change) if said_up is None else said_up
             if said_up is not None:
                 return said_up != self.raises
             said = stated_state(change)

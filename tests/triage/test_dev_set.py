@@ -34,8 +34,9 @@ NOT_YET = {
     "nccl-371-2-node-v100-nccl-2-7-gdr-read-off": "upgrade-regression leads; "
     "internode-network is #3 (NCCL 2.5.6 -> 2.7.8, slower, shows the version decides the speed; "
     "its mechanism, a changed GPUDirect RDMA read default, is internode-network's)",
-    "nccl-820-pex88096-virtual-bridge-nic-order": "over-split leads; "
-    "numa-bios is the likeliest leaf, but a class of several leaves leads",
+    "nccl-820-pex88096-virtual-bridge-nic-order": "over-split leads; numa-bios is #5 (its "
+    "topology-file A/B is read as an NCCL override, which a firmware's hidden wiring shares "
+    "with the library's own path and a misconfiguration)",
     "nccl-tests-74-a40-nps4": "throughput/catch-all leads; numa-bios is #9",
     "nccl-tests-93-v100-two-containers": "misconfiguration leads; transport-fallback is #2",
     "pytorch-experiment-template-11-nccl-ib-disable-roce": "internode-network leads; "

@@ -58,6 +58,15 @@ def rule(rule_id: str):  # type: ignore[no-untyped-def]
         ("data-pipeline", "more loader workers", False),
         ("data-pipeline", "fewer loader workers", True),
         ("gpu-offload", "fewer layers offloaded to the GPU", True),
+        # "from OLD to NEW" and "to NEW from OLD" with no arrow
+        ("power-limit", "power limit from 390 W to 230 W", True),
+        ("power-limit", "was set to 230.00 W from 390.00 W", True),
+        ("batch-size", "batch size from 8 to 32", False),
+        ("batch-size", "batch size changed to 8 from 32", True),
+        # an environment variable's 1 or 0 is a switch; opt-in turns its thing on
+        ("custom-allreduce-off", "SGLANG_CUSTOM_AR_ALLOW_PCIE=1", True),
+        ("custom-allreduce-off", "opt-in custom all-reduce", True),
+        ("custom-allreduce-off", "disable_fast_allreduce=True", False),
         # a device's index is not a count of layers
         ("gpu-offload", "--device cuda:0", False),
         ("gpu-offload", "layers offloaded to GPU 0", False),
