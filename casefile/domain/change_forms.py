@@ -11,6 +11,8 @@ direction an experiment rule's own A/B declares (``ExperimentRule.undoes``).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from itertools import islice
 
 from casefile.domain.change_arrow import plain_arrows
 
@@ -68,37 +70,45 @@ _OFF_STATE = re.compile(r"(?i)disabl|eager")
 _AMOUNT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?(?:[KMG]?W|%)?(?![\w.])")
 
 
-#: zero given as a setting's value ("num_workers=0", "-ngl 0", "workers: 0"); not a device's
-#: index ("cuda:0", "GPU 0", "--device 0")
+#: zero given as a setting's value ("num_workers=0", "-ngl 0", "workers: 0")
 _ZERO_VALUE = re.compile(
-    r"(?i)(?<![\w.-])(?P<name>--?[a-z][\w-]*|[a-z_][\w.]*)[\"']?(?:\s*=\s*|\s+|:\s+)0(?![\w.:])"
+    r"(?i)(?<![\w.-])(?P<name>--?[a-z][\w-]{0,60}|[a-z_][\w.]{0,60})[\"']?"
+    r"(?:\s{0,3}=\s{0,3}|\s{1,3}|:\s{1,3})0(?![\w.:])"
 )
 _DEVICE_NAME = re.compile(r"(?i)^-*(gpus?|cuda|devices?|rank|node|id|index|cuda_visible_devices)$")
 
 
-def set_to_zero(change: str) -> bool:
-    """Whether a one-sided change sets a setting to zero and names no other number
-    ("num_workers=0", "-ngl 0"): a count at zero can only have been lowered, whatever it was
-    before. A device's index is no count ("cuda:0", "GPU 0")."""
-    amounts = [float(m.group(1)) for m in _AMOUNT.finditer(change)]
-    if not amounts or any(amount != 0 for amount in amounts):
-        return False
-    return any(_DEVICE_NAME.match(m.group("name")) is None for m in _ZERO_VALUE.finditer(change))
+def set_to_zero(change: str, subject: str) -> bool:
+    """Whether a one-sided change sets the count ``subject`` names to zero ("num_workers=0",
+    "-ngl 0"): a count at zero can only have been lowered, whatever it was before. Another
+    setting's zero is not the count's ("--temp 0", "--seed 0"), nor a device's index."""
+    return any(
+        _DEVICE_NAME.match(m.group("name")) is None
+        and re.search(subject, m.group("name"), re.IGNORECASE) is not None
+        for m in _ZERO_VALUE.finditer(change)
+    )
 
 
-_LOWER_WORDS = re.compile(
-    r"(?i)\b(?:lower(?:ed|ing)?|reduc(?:e|ed|es|ing)|decreas\w*|smaller|fewer)\b"
-)
-_HIGHER_WORDS = re.compile(r"(?i)\b(?:higher|rais(?:e|ed|es|ing)|increas\w*|larger|bigger|more)\b")
+_LOWER = r"lower(?:ed)?|reduc(?:e|ed|es|ing)|decreas(?:e|ed|es|ing)|smaller|fewer|less"
+_HIGHER = r"higher|rais(?:e|ed|es|ing)|increas(?:e|ed|es|ing)|larger|bigger|more"
+_AFTER = r"raised|increased|doubled|lowered|reduced|decreased|halved"
 
 
-def said_raised(change: str) -> bool | None:
-    """Whether a change with no arrow says its number went up ("a larger batch", "more
-    workers": True) or down ("set a lower power limit", "reduced batch size": False); None
-    where it says neither, or both."""
-    lower = _LOWER_WORDS.search(change) is not None
-    higher = _HIGHER_WORDS.search(change) is not None
-    return None if lower == higher else higher
+def said_raised(change: str, subject: str) -> bool | None:
+    """Whether a change with no arrow says the number ``subject`` names went up ("a larger
+    batch", "more loader workers", "power limit raised": True) or down ("set a lower power
+    limit", "reduced batch size": False): the word beside the number's name, at most two
+    words before it or just after it. None where it says neither, or both; a word about
+    something else ("batch size 64 for lower latency") says nothing."""
+    gap = r"(?:[^\s,;]{1,40}\s{1,3}){0,2}?"
+    before = rf"(?i)\b(?P<way>{_LOWER}|{_HIGHER})\s{{1,3}}{gap}\W{{0,2}}(?:{subject})"
+    passive = r"(?:(?:was|were|is|got)\s{1,3})?"
+    after = rf"(?i)(?:{subject})[\w.-]{{0,40}}\s{{1,3}}{passive}(?P<way>{_AFTER})\b"
+    words = [m.group("way").lower() for m in re.finditer(before, change)]
+    words += [m.group("way").lower() for m in re.finditer(after, change)]
+    up = any(re.fullmatch(f"{_HIGHER}|raised|increased|doubled", w) for w in words)
+    down = any(re.fullmatch(f"{_LOWER}|lowered|reduced|decreased|halved", w) for w in words)
+    return None if up == down else up
 
 
 _VALUE = r"(\S+(?:\s?(?:[KMG]?W|%|GB|MB|GiB|MiB))?)"
@@ -148,7 +158,7 @@ _OFF_VALUE = re.compile(
 #: a setting given a switch word as its value ("pin_memory=False", "non_blocking: true",
 #: "CUDA_GRAPHS=off"); numbers are left out, since "num_workers=0" is a count, not a switch
 _SWITCH_VALUE = re.compile(
-    rf"(?i)(?P<name>{_NAME})[\"']?\s{{0,2}}[:=]\s{{0,2}}[\"']?"
+    r"(?i)(?<![\w.])(?P<name>[A-Za-z_][A-Za-z0-9_.]{0,60})[\"']?\s{0,2}[:=]\s{0,2}[\"']?"
     r"(?P<value>true|false|on|off|yes|no|enabled?|disabled?)\b"
 )
 
@@ -156,37 +166,65 @@ _SWITCH_VALUE = re.compile(
 #: an environment variable set to 1 or 0, a switch by the way such variables are read
 #: ("SGLANG_CUSTOM_AR_ALLOW_PCIE=1"); a lower-case setting's number is a count ("num_workers=0")
 _ENV_SWITCH = re.compile(
-    r"(?<![\w.])(?P<name>[A-Z][A-Z0-9]*_[A-Z0-9_]+)\s*=\s*(?P<value>[01])(?![\w.])"
+    r"(?<![\w.])(?P<name>[A-Z][A-Z0-9]{0,30}_[A-Z0-9_]{1,60})\s{0,3}=\s{0,3}(?P<value>[01])(?![\w.])"
 )
 
 
-def _switch_value(change: str) -> str | None:
-    """The state a setting written with a switch word leaves its thing in: the word's, or its
-    opposite where the name's "on" means off ("NCCL_P2P_DISABLE=true", "no_cuda_graph=on");
-    an environment variable's 1 or 0 likewise."""
-    value = _SWITCH_VALUE.search(change) or _ENV_SWITCH.search(change)
-    if value is None:
-        return None
-    on = value.group("value").lower() in (*ON_WORDS, "enabled", "1")
-    negating = _NEGATING.search(value.group("name")) is not None
-    return "on" if on != negating else "off"
+#: how many settings of a change are weighed, and how far a clause reaches either side of
+#: one: a change is a sentence, and a pasted wall of settings must not cost a square
+_SETTINGS = 16
+_CLAUSE = 200
 
 
-def stated_state(change: str) -> str | None:
+def _switch_value(change: str, names: Callable[[str], bool]) -> str | None:
+    """The state a setting written with a switch word leaves its thing in, for the first
+    setting ``names`` reads (the rule's own: "shuffle=False" says nothing of pinned memory):
+    the word's, or its opposite where the name's "on" means off ("NCCL_P2P_DISABLE=true",
+    "no_cuda_graph=on"); an environment variable's 1 or 0 likewise."""
+    found = [
+        *islice(_SWITCH_VALUE.finditer(change), _SETTINGS),
+        *islice(_ENV_SWITCH.finditer(change), _SETTINGS),
+    ]
+    for value in found:
+        # the setting with the words of its clause before it: "cuda graph: False"
+        reach = max(0, value.start() - _CLAUSE)
+        opened = max(reach - 1, *(change.rfind(mark, reach, value.start()) for mark in ",;(")) + 1
+        if not names(change[opened : value.end()]):
+            continue
+        on = value.group("value").lower() in (*ON_WORDS, "enabled", "1")
+        negating = _NEGATING.search(value.group("name")) is not None
+        said = "on" if on != negating else "off"
+        if _TAKEN_AWAY.search(_clause(change, value.start(), value.end())):
+            return "on" if said == "off" else "off"  # "removes the forced pin_memory=True"
+        return said
+    return None
+
+
+def _clause(text: str, start: int, end: int) -> str:
+    """The clause of ``text`` around ``start:end``: between the commas, semicolons or
+    brackets on either side ("pin_memory=True, removed the .item() calls": "pin_memory=True")."""
+    reach, stop = max(0, start - _CLAUSE), min(len(text), end + _CLAUSE)
+    before = max(reach - 1, *(text.rfind(mark, reach, start) for mark in ",;("))
+    after = [i for i in (text.find(mark, end, stop) for mark in ",;)") if i >= 0]
+    return text[before + 1 : min(after, default=stop)]
+
+
+def stated_state(change: str, names: Callable[[str], bool] = lambda _: True) -> str | None:
     """The state a one-sided change (no arrow) leaves its thing in, where its words say so:
-    the off state's setting with a value ("enforce_eager": false is "on"), any setting given
-    a switch word ("pin_memory=False": "off"), the off state named alone ("--enforce-eager",
-    "--disable-custom-all-reduce": "off"), or enabling ("Enabling detect_anomaly": "on");
-    each the other way where the change takes it away or scopes it ("--enforce-eager
-    removed", "stop forcing --enforce-eager"). None otherwise: "without …" and "no …" alone
-    are left unsaid, since "without .item()" is a fix and "without pinned memory" the reverse
-    of one."""
+    the off state's setting with a value ("enforce_eager": false is "on"), a setting the rule
+    reads given a switch word ("pin_memory=False": "off"), the off state named alone
+    ("--enforce-eager", "--disable-custom-all-reduce": "off"), or enabling ("Enabling
+    detect_anomaly": "on"). A state named in words is the other way where the change takes it
+    away or scopes it ("--enforce-eager removed", "stop forcing --enforce-eager"); a value
+    says its state itself ("pin_memory=True, removed the .item() calls" is pinning on). None
+    otherwise: "without …" and "no …" alone are left unsaid, since "without .item()" is a fix
+    and "without pinned memory" the reverse of one."""
     value = _OFF_VALUE.search(change)
-    switch = _switch_value(change)
+    switch = _switch_value(change, names)
     if value is not None:
         said = "on" if value.group("value").lower() in ("false", "off", "no", "0") else "off"
     elif switch is not None:
-        said = switch
+        return switch
     elif _OFF_STATE.search(change):
         said = "off"
     elif _ENABLING.search(change):

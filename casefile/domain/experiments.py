@@ -153,19 +153,15 @@ class ExperimentRule:
             return False
         split = sides(" ".join(change.split()))
         if split is None:
-            if (
-                self.counts
-                and self._counted(change)
-                and (set_to_zero(change) or self._none_of(change))
-            ):
-                return bool(self.raises)
-            said_up = None
-            if self._counted(change):
-                said_up = moved_in_words(change)
-                said_up = said_raised(change) if said_up is None else said_up
-            if said_up is not None:
-                return said_up != self.raises
-            said = stated_state(change)
+            subject = self._subject()
+            if subject is not None:
+                if self.counts and (set_to_zero(change, subject) or self._none_of(change)):
+                    return bool(self.raises)
+                said_up = moved_in_words(change) if self._counted(change) else None
+                said_up = said_raised(change, subject) if said_up is None else said_up
+                if said_up is not None:
+                    return said_up != self.raises
+            said = stated_state(change, self._names_any)
             return self.switches_to is not None and said is not None and said != self.switches_to
         if not self._names_any(split[0]):
             return False
@@ -181,8 +177,8 @@ class ExperimentRule:
         if not after[:1].isdigit():
             return True
         # the before side up to its value: "batch size " of "batch size 1", "X=" of "X=1"
-        subject = SUBJECT.match(before)
-        return not self._names_any(f"{subject.group(1) if subject else ''}{after}".strip())
+        named = SUBJECT.match(before)
+        return not self._names_any(f"{named.group(1) if named else ''}{after}".strip())
 
     def _counted(self, side: str) -> bool:
         """Whether ``side`` names the number this rule raises (see :attr:`number_of`)."""
@@ -190,12 +186,22 @@ class ExperimentRule:
             return False
         return not self.number_of or re.search(self.number_of, side, re.IGNORECASE) is not None
 
+    def _subject(self) -> str | None:
+        """What a number this rule raises is the number of: :attr:`number_of`, else what the
+        rule reads at all (a batch, a power limit); None for a rule that raises none."""
+        if self.raises is None:
+            return None
+        return self.number_of or self.change
+
     def _none_of(self, change: str) -> bool:
-        """Whether a change says none of the counted thing ("without -ngl", "no loader
-        workers"): "without" or "no" at most two words before what :attr:`number_of` names."""
+        """Whether a change says it runs without the counted thing ("Without -ngl", "without
+        any loader workers"): "without" just before what :attr:`number_of` names, a
+        qualifier or two between. "no" is left out: "no layers left on the CPU" is all of
+        them on the GPU, "no change in workers" no change."""
         if not self.number_of:
             return False
-        near = rf"\b(?:without|no)\s+(?:\S+\s+){{0,2}}?\W*(?:{self.number_of})"
+        qualifier = r"(?:any|the|data|dataloader|data-loader|loader|gpu|offloaded)\s{1,3}"
+        near = rf"\bwithout\s{{1,3}}(?:{qualifier}){{0,2}}\W{{0,2}}(?:{self.number_of})"
         return re.search(near, change, re.IGNORECASE) is not None
 
     def either_direction(self, change: str, answer_of: Callable[[str], str | None]) -> bool:

@@ -48,7 +48,14 @@ from casefile.errors import RuleError
 
 #: a described value's first word, followed by a separator or the end ("yes, after ten
 #: minutes" -> "yes"; "bare metal" has no one-word answer in it)
-_LEADING_WORD = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9_-]*)\s*(?:[,;:(]|$|\s+[-(])")
+_LEADING_WORD = re.compile(r"\s{0,8}([A-Za-z0-9][A-Za-z0-9_-]{0,40})[ \t]*+(?:[,;:(]|$|-\s)")
+#: what, in the rest of a described value, takes back its first word ("CUDA: unchanged",
+#: "yes (probably)")
+_TAKEN_BACK = re.compile(
+    r"(?i)\b(?:unchanged|no change|not|never|probably|maybe|perhaps|likely|unsure|unknown|"
+    r"unclear|assumed|guess)\b|\?"
+)
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,40}")
 
 #: How far an intake answer is trusted unless its question says otherwise: what a person
 #: states about their own system, firmer than a guess and weaker than a measurement.
@@ -147,11 +154,22 @@ class IntakeQuestion:
         return self.synonyms.get(key)
 
     def _leading(self, value: str) -> str | None:
-        """The answer a described value opens with ("yes, after ten minutes", "no (PCIe
-        only)", "vm (AWS EC2)"): its first word, where a separator follows it; a value that
-        only starts with an answer's letters ("not stated", "nothing changed") is none."""
+        """The answer a described value opens with ("yes, after ten minutes", "no (fresh
+        install)", "vm (AWS EC2)"): its first word, an answer itself (not another word for
+        one: "inference, large batch" is not small-batch inference), where a separator
+        follows it, and nothing after it takes it back ("CUDA: unchanged", "yes (probably)")
+        or names another answer ("cloud (bare-metal instance)")."""
         found = _LEADING_WORD.match(value)
-        return None if found is None else self.normalise(found.group(1))
+        if found is None:
+            return None
+        answer = " ".join(found.group(1).lower().replace("_", "-").split())
+        if answer not in self.answers:
+            return None
+        rest = value[found.end() :]
+        if _TAKEN_BACK.search(rest):
+            return None
+        others = {self.normalise(word.group(0)) for word in _WORD.finditer(rest)} - {None}
+        return answer if others <= {answer} else None
 
     def from_environment(self, environment: Mapping[str, str]) -> Known | None:
         """The answer the case's ``--env`` gives: a key whose value is an answer first (the
@@ -238,7 +256,9 @@ def intake_from_dict(data: Any, question: str, known: set[str], where: str) -> I
     matches = data.get("environment_matches", [])
     if not isinstance(matches, list):
         raise RuleError(f"{label}: 'environment_matches' must be a list of tables")
-    by_value = tuple(_environment_answer(item, answers, label) for item in matches)
+    by_value = tuple(
+        spec for item in matches for spec in _environment_answers(item, answers, label)
+    )
     implied = data.get("implied_by", [])
     if not isinstance(implied, list):
         raise RuleError(f"{label}: 'implied_by' must be a list of tables")
@@ -294,10 +314,28 @@ def _implied_answer(item: Any, answers: list[str], label: str) -> ImpliedAnswer:
     return ImpliedAnswer(str(item["intake"]), tuple(given), str(answer), why.strip())
 
 
+def _environment_answers(
+    item: Any, answers: list[str], label: str
+) -> tuple[EnvironmentAnswer, ...]:
+    """One table of ``environment_matches``: its ``key``, or each of its ``keys`` (one pattern
+    for the keys people put one description under: platform, host, instance)."""
+    if isinstance(item, Mapping) and "keys" in item and "key" not in item:
+        keys = item["keys"]
+        if (
+            not isinstance(keys, list)
+            or not keys
+            or not all(isinstance(k, str) and k for k in keys)
+        ):
+            raise RuleError(f"{label}: environment_matches 'keys' must list environment keys")
+        return tuple(_environment_answer({**item, "key": key}, answers, label) for key in keys)
+    return (_environment_answer(item, answers, label),)
+
+
 def _environment_answer(item: Any, answers: list[str], label: str) -> EnvironmentAnswer:
     if not isinstance(item, Mapping) or not isinstance(item.get("key"), str) or not item["key"]:
         raise RuleError(
-            f"{label}: each of 'environment_matches' needs a 'key' (an environment key)"
+            f"{label}: each of 'environment_matches' needs a 'key' (an environment key) or "
+            "'keys' (several)"
         )
     answer = item.get("answer")
     if answer not in answers:

@@ -87,6 +87,11 @@ def test_a_question_s_own_id_is_an_env_key_too() -> None:
         ("after-upgrade", {"after-upgrade": "not stated"}, None),
         ("after-upgrade", {"after-upgrade": "nothing changed"}, None),
         ("degrades-over-time", {"degrades": "yes it does not"}, None),
+        # another word for an answer, a word that takes it back, another answer after it
+        ("workload", {"workload": "inference, large batch"}, None),
+        ("after-upgrade", {"upgrade": "CUDA: unchanged; driver 535 -> 550"}, None),
+        ("after-upgrade", {"upgrade": "torch (no change), NCCL 2.18 -> 2.19"}, None),
+        ("degrades-over-time", {"degrades": "yes (probably)"}, None),
         # counts in the count questions' own keys
         ("nodes", {"nodes": "2"}, "multi"),
         ("nodes", {"nodes": "16 (measured on 2)"}, "multi"),

@@ -68,6 +68,13 @@ def env_answers(qid: str, value: str) -> list[str]:
         ("dual EPYC 7302, 8x A40", ["several"]),
         ("1x RTX 4090 (PCIe 4.0 x16)", ["one"]),  # a link width after a PCIe version
         ("RTX 4090 24GB", []),  # a card named, no count
+        # a number that is a version, not a count; one GPU of several nodes or cards
+        ("Windows 11 RTX 4090 laptop", []),
+        ("CUDA 12 RTX 4090", []),
+        ("two nodes, one A100 each", ["several"]),
+        ("single A100 (of 8 in the node)", []),
+        ("T4 (g4dn.2xlarge)", []),  # an instance size, not two GPUs
+        ("two nodes of 8x H100", ["several"]),
     ],
 )
 def test_gpu_count_from_the_gpus_environment(gpus: str, answers: list[str]) -> None:
@@ -83,10 +90,13 @@ def test_gpu_count_from_the_gpus_environment(gpus: str, answers: list[str]) -> N
         ("A100s x 8", ["datacenter"]),
         ("RTX 3090 Ti x2", ["consumer"]),
         ("Jetson AGX Orin", []),
+        ("8xH100 SXM", ["datacenter"]),
+        # both kinds named: both patterns hold, and the question takes neither
+        ("RTX 4090 + A100", ["consumer", "datacenter"]),
     ],
 )
 def test_gpu_class_from_the_gpus_environment(gpus: str, answers: list[str]) -> None:
-    assert env_answers("gpu-class", gpus)[:1] == answers
+    assert env_answers("gpu-class", gpus) == answers
 
 
 @pytest.mark.parametrize(
@@ -128,6 +138,12 @@ def env_answer(qid: str, environment: dict[str, str]) -> str | None:
         ({"platform": "AWS bare metal p4d.metal"}, None),
         ({"platform": "DGX-2"}, None),
         ({"platform": "Azure VM", "host": "bare metal"}, None),  # two keys that disagree
+        # containers and notebooks are no VM by those words; WSL2 and VMware are
+        ({"platform": "Docker container, GPUs passed through with --gpus all"}, None),
+        ({"platform": "LXC container on Proxmox"}, None),
+        ({"platform": "Kaggle notebook (2x T4)"}, "vm"),
+        ({"platform": "Docker Desktop (WSL2 backend)"}, "vm"),
+        ({"platform": "VMware Workstation guest"}, "vm"),
     ],
 )
 def test_platform_from_a_description_in_the_environment(
@@ -154,6 +170,11 @@ def test_platform_from_a_description_in_the_environment(
             None,
         ),
         ({"interconnect": "PCIe Gen4 x16 through a PLX switch"}, None),
+        # a word that takes NVLink back, wherever it stands in its clause
+        ({"interconnect": "NVLink bridge removed"}, "no"),
+        ({"interconnect": "NVLink: no"}, "no"),
+        ({"interconnect": "does not have NVLink"}, "no"),
+        ({"interconnect": "NVLink C2C (Grace Hopper)"}, None),
     ],
 )
 def test_nvlink_from_a_description_in_the_environment(

@@ -47,7 +47,26 @@ def rule(rule_id: str):  # type: ignore[no-untyped-def]
         ("gpu-offload", "num_gpu 0", True),
         # none of the counted thing
         ("gpu-offload", "Without -ngl", True),
-        ("data-pipeline", "no dataloader workers", True),
+        ("data-pipeline", "without dataloader workers", True),
+        # "no" near the count is no "none" ("no layers left on the CPU" is all on the GPU)
+        ("gpu-offload", "-ngl 99, no layers left on the CPU", False),
+        ("data-pipeline", "dataset moved to NVMe, no change in workers", False),
+        # another setting's zero is not the count's
+        ("gpu-offload", "all layers offloaded to the GPU, --temp 0", False),
+        ("gpu-offload", "layers offloaded to the GPU with --main-gpu 0", False),
+        ("data-pipeline", "num_workers increased, --seed 0", False),
+        # a direction word about something else says nothing of the number
+        ("data-pipeline", "num_workers=16 reduced the data loading time", False),
+        ("batch-size", "batch size 64 for lower latency", False),
+        ("power-limit", "nvpmodel -m 0 (MAXN) for lower latency", False),
+        ("gpu-offload", "-ngl 33 with lower context", False),
+        # a setting the rule does not read, and a take-away word in another clause
+        ("host-sync", "pin_memory=True, removed the per-step .item() calls", False),
+        ("host-sync", "pin_memory=True, no other changes", False),
+        ("host-sync", "non_blocking copies, shuffle=False", False),
+        ("cuda-graphs", "cuda_graph=True, without --enforce-eager", False),
+        ("custom-allreduce-off", "--disable-custom-all-reduce, use_v2_block_manager=True", False),
+        ("host-sync", "removes the forced pin_memory=True", True),
         ("data-pipeline", "without DALI", False),
         ("gpu-offload", "-ngl 99 without flash attention", False),
         # with no arrow, words that say which way the number went
