@@ -22,7 +22,7 @@ In TOML::
                               answer = "consumer" } ]  # --env values that answer it
     synonyms = { linear = "yes", flat = "no" }  # other words for the answers
     facts = [ { fact = "host.virtualized", equals = true, answer = "vm" } ]  # or any_of,
-                                                # matches (a pattern), at_least (a number)
+                                                # matches (a pattern), at_least or below (numbers)
     implied_by = [ { intake = "nodes", answers = ["multi"], answer = "several",
                      why = "a job on several nodes uses several GPUs" } ]
     reliability = 0.7
@@ -75,13 +75,17 @@ class FactAnswer:
     any_of: tuple[str, ...] = ()
     matches: str | None = None
     at_least: float | None = None
+    below: float | None = None
     #: what ``matches`` reads, in words ("a GeForce, TITAN or GTX name"): shown in its place
     says: str = ""
 
     def holds(self, value: FactValue) -> bool:
-        if self.at_least is not None:
-            number = isinstance(value, int | float) and not isinstance(value, bool)
-            return number and float(value) >= self.at_least
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        if self.at_least is not None or self.below is not None:
+            if not number:
+                return False
+            low = self.at_least is None or float(value) >= self.at_least
+            return low and (self.below is None or float(value) < self.below)
         if self.equals is not None:
             return value == self.equals
         if self.any_of:
@@ -376,13 +380,13 @@ def _fact_answer(item: Any, answers: list[str], label: str) -> FactAnswer:
             re.compile(str(matches))
         except re.error as error:
             raise RuleError(f"{label}: facts 'matches' is not a valid pattern: {error}") from None
-    at_least = item.get("at_least")
-    if at_least is not None and (
-        isinstance(at_least, bool) or not isinstance(at_least, int | float)
-    ):
-        raise RuleError(f"{label}: facts 'at_least' must be a number")
+    at_least, below = item.get("at_least"), item.get("below")
+    for name, bound in (("at_least", at_least), ("below", below)):
+        if bound is not None and (isinstance(bound, bool) or not isinstance(bound, int | float)):
+            raise RuleError(f"{label}: facts {name!r} must be a number")
     return FactAnswer(
         at_least=float(at_least) if at_least is not None else None,
+        below=float(below) if below is not None else None,
         fact=str(item["fact"]),
         answer=str(answer),
         equals=item.get("equals"),

@@ -39,8 +39,12 @@ the text supports:
   download, save, map, tokenize, evaluate, validate, test, capture or compile, YOLO's
   validation bars (headed ``mAP50`` or ``mAP@.5``), and bars still
   in their first second (``[00:00<``: warm-up, or a loop too short to time). Each is the
-  median of its readings; ``throughput`` is the first of the three that was found, so A/B
-  experiments compare one number with its unit;
+  median of its readings; ``requests_per_s`` from a throughput benchmark's ``Throughput: 1.03
+  requests/s`` and ``Request throughput (req/s):``; ``throughput`` is the first of the four
+  that was found, so A/B experiments compare one number with its unit;
+- ``tflops`` (TFLOP/s as the log prints it, per device in training loops: never the job's
+  ``throughput``) and ``app.throughput_trend``: how far the log's own interval readings fell
+  (below 1) or rose from the run's early best to its end (:mod:`casefile_probes.app_log_trend`);
 - ``app.tensor_parallel`` (int: ``tensor_parallel_size=N``, ``--tensor-parallel-size N``,
   ``--tp N``, ``tp_size=N``, trtllm-bench's ``TP Size:  N``), ``app.world_size`` (int:
   ``world_size=N``, ``WORLD_SIZE=N``, ``distributed_world_size=N``, TensorRT-LLM's
@@ -91,6 +95,7 @@ from .app_log_device import DeviceLines
 from .app_log_dispatch import DISPATCH_FACTS, LOOKS_LIKE_DISPATCH, DispatchLines
 from .app_log_graphs import GRAPH_WORDS, LOOKS_LIKE_GRAPHS, GraphLines
 from .app_log_rates import RATE_WORDS, TokenRates
+from .app_log_trend import FLOPS_WORDS, REQUEST_WORDS, RunRates, inverse, trend
 from .app_log_weights import LOOKS_LIKE_WEIGHTS, WEIGHT_FACTS, WEIGHT_WORDS, WeightLines
 
 __all__ = ["PROBE", "looks_like_app_log", "parse_app_log"]
@@ -239,6 +244,7 @@ class _Log:
     share: list[float] = field(default_factory=list)
     per_step: list[float] = field(default_factory=list)
     rates: TokenRates = field(default_factory=TokenRates)
+    run: RunRates = field(default_factory=RunRates)
     samples: list[float] = field(default_factory=list)
     iterations: list[float] = field(default_factory=list)
     tensor_parallel: list[int] = field(default_factory=list)
@@ -340,23 +346,45 @@ def _read(line: str, log: _Log) -> None:
         line = _ANSI.sub("", line)
     if "Time" in line:
         log.dispatch.read(line)
+    steps, per_step = len(log.step), len(log.per_step)
     timed = any(word in line for word in _TIME_WORDS) and _timing(line, log)
     if not timed and any(word in line for word in _STEP_WORDS):
         _per_step(line, log)
     if "it/s" in line or "s/it" in line:
+        iterations = len(log.iterations)
         _tqdm(line, log)
+        _trended(log, "iterations", line, log.iterations, iterations)
+    if len(log.step) > steps:
+        _trended(log, "step time", line, log.step, steps)
+    if len(log.per_step) > per_step:
+        _trended(log, "per-step time", line, log.per_step, per_step)
     if line.lstrip().startswith("|"):
         rate = log.bench.read(line)
         if rate is not None and log.bench.row is not None:
             log.rates.tokens.append(rate)
             log.weights.rows.append(log.bench.row)
     if any(word in line for word in RATE_WORDS) or "Prefill batch" in line:
+        one_stream = len(log.rates.one_stream)
         log.rates.read(line)
+        _trended(log, "one stream", line, log.rates.one_stream, one_stream)
         match = _first(_SAMPLES, line)
         if match is not None:
             log.samples.append(float(match.group(1)))
+            _trended(log, "samples", line, log.samples, len(log.samples) - 1)
+    if any(word in line for word in FLOPS_WORDS) or any(word in line for word in REQUEST_WORDS):
+        tflops = len(log.run.tflops)
+        log.run.read(line)
+        _trended(log, "tflops", line, log.run.tflops, tflops)
     _config(line, log)
     log.continued = line.rstrip().endswith("\\")
+
+
+def _trended(log: _Log, kind: str, line: str, values: list[float], count: int) -> None:
+    """Keep the readings a line added past ``count`` to their series (app_log_trend); a kind
+    ending in "time" holds times, kept as their rates."""
+    if len(values) > count:
+        fresh = values[count:]
+        log.run.keep(kind, line, inverse(fresh) if kind.endswith("time") else fresh)
 
 
 def _settle(values: list[int], name: str, problems: list[str]) -> int | None:
@@ -395,6 +423,7 @@ def parse_app_log(text: str) -> ParseResult:
         ("tokens_per_s", log.rates.job_rates(), "tokens/s"),
         ("samples_per_s", log.samples, "samples/s"),
         ("it_per_s", log.iterations, "it/s"),
+        ("requests_per_s", log.run.requests, "requests/s"),
     )
     throughput: tuple[float, str] | None = None
     for name, values, unit in rates:
@@ -406,6 +435,11 @@ def parse_app_log(text: str) -> ParseResult:
             throughput = throughput or (None if words else (value, unit))
     if throughput is not None:
         result.add("throughput", throughput[0], "host", throughput[1])
+    if log.run.tflops:
+        result.add("tflops", _round(median(log.run.tflops)), "host", "TFLOP/s")
+    moved = trend(log.run.series.values())
+    if moved is not None:
+        result.add("app.throughput_trend", round(moved, 3), "host")
     if log.rates.per_gpu:
         per_gpu = _round(median(log.rates.per_gpu))
         result.add("tokens_per_s_per_gpu", per_gpu, "host", "tokens/s/GPU")
@@ -443,7 +477,10 @@ PROBE = Probe(
         "tokens_per_s_per_gpu",
         "samples_per_s",
         "it_per_s",
+        "requests_per_s",
         "throughput",
+        "tflops",
+        "app.throughput_trend",
         "app.tensor_parallel",
         "app.world_size",
         "app.gpus_used",

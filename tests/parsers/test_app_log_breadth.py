@@ -49,7 +49,9 @@ def test_openpcdet_data_time_against_batch_time_not_forward_time() -> None:
 )  # fmt: skip
 def test_step_times_of_llm_training_loops(text: str, step: float) -> None:
     assert looks_like_app_log(text)
-    assert _values(parse_app_log(text)) == {"step_time_s": step}
+    values = _values(parse_app_log(text))
+    values.pop("tflops", None)  # MaxText's TFLOP/s per device: app_log_trend's tests
+    assert values == {"step_time_s": step}
 
 
 @pytest.mark.parametrize(
@@ -100,7 +102,9 @@ def test_a_rate_per_gpu_is_not_the_jobs(line: str, rate: float) -> None:
     """Found by a review: taken as the job's rate, eight GPUs at 2,120 each against one at
     7,300 read as a 3.4x gain from fewer GPUs, though the job moved 17k tokens/s against 7.3k."""
     assert looks_like_app_log(line)
-    assert _values(parse_app_log(line)) == {"tokens_per_s_per_gpu": rate}
+    values = _values(parse_app_log(line))
+    values.pop("tflops", None)  # torchtitan's TFLOP/s, per GPU too: never the job's rate
+    assert values == {"tokens_per_s_per_gpu": rate}
 
 
 def test_a_benchmarks_peak_rate_is_not_its_rate() -> None:

@@ -48,8 +48,14 @@ def _case(cli: CLI) -> str:
 def test_the_heat_power_and_use_rules_name_the_states_they_read() -> None:
     heat = {r.id for r in PLAYBOOK.rules if "gpu-heat" in r.witness}
     power = {r.id for r in PLAYBOOK.rules if "gpu-power" in r.witness}
-    assert heat == {"clock-event-reasons", "clock-sag", "temperature-trend", "temperature-level"}
-    assert power == {"power-headroom", "clock-event-reasons", "clock-sag"}
+    assert heat == {
+        "clock-event-reasons",
+        "clock-sag",
+        "temperature-trend",
+        "temperature-level",
+        "throughput-falls",
+    }
+    assert power == {"power-headroom", "clock-event-reasons", "clock-sag", "throughput-falls"}
     use = {r.id for r in PLAYBOOK.rules if "gpu-use" in r.witness}
     assert use == {"gpu-memory-held", "compute-process-on-gpu", "runs-on-cpu", "model-on-gpu-share"}
 

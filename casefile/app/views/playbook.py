@@ -218,8 +218,12 @@ def _table(rule: Rule) -> Table:
 def fact_condition(spec: FactAnswer, numbers: bool = True) -> str:
     """``name ~ 'GeForce' → consumer``: a fact that answers a question, and when; without
     numbers, a pattern that says what it reads in words is shown as those words."""
-    if spec.at_least is not None:
-        test = f" ≥ {spec.at_least:g}"
+    if (spec.at_least is not None or spec.below is not None) and spec.says and not numbers:
+        test = f": {spec.says}"
+    elif spec.at_least is not None or spec.below is not None:
+        bounds = [f"≥ {spec.at_least:g}"] if spec.at_least is not None else []
+        bounds += [f"< {spec.below:g}"] if spec.below is not None else []
+        test = " " + " and ".join(bounds)
     elif spec.equals is not None:
         test = f" = {spec.equals}"
     elif spec.any_of:
