@@ -199,12 +199,17 @@ def test_each_probe_rule_says_what_it_reads_and_what_each_outcome_raises(cli: CL
         "    hot (≥ 85): raises thermal-degradation, power-cap; lowers gpu-unused",
         "    warm (≥ 78): raises power-cap; lowers gpu-unused",
         "    cool (otherwise): lowers thermal-degradation, power-cap",
-        "    one witness of gpu-heat (with clock-event-reasons, clock-sag, temperature-trend)",
+        "    one witness of gpu-heat (with clock-event-reasons, clock-sag, throughput-falls, "
+        "temperature-trend)",
     ]
     data = json.loads(cli("playbook", "show", "gpu-throughput@3", "--json").out)
     (rule,) = [r for r in data["rules"] if r["id"] == "clock-sag"]
     assert rule["witness"] == ["gpu-heat", "gpu-power"]
-    assert rule["witnessed_with"]["gpu-power"] == ["power-headroom", "clock-event-reasons"]
+    assert rule["witnessed_with"]["gpu-power"] == [
+        "power-headroom",
+        "clock-event-reasons",
+        "throughput-falls",
+    ]
     assert rule["outcomes"][0] == {
         "name": "sagging", "when": "< 0.9", "raises": ["thermal-degradation", "power-cap"],
         "lowers": [], "load": None,
