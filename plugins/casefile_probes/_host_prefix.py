@@ -9,18 +9,25 @@ What counts as a prefix is strict, because tools print ``Key: value`` lines of t
 that read like ``host: text``:
 
 - every line must carry one, but for blank lines and the ``...`` a poster puts for what they
-  cut: a paste where other lines do not is not a parallel shell's;
-- the host is a DNS name (labels of letters, digits and hyphens, 1 to 63 long, no hyphen at
-  either end, joined by dots) or an IPv4 address. A blank, an underscore or any other
-  character makes it no host (``CA type: MT4123``, ``Port 1:``, ``hca_id: mlx5_0``), and so
-  do digits alone (ibstatus's ``4: ACTIVE``);
+  cut: a paste where other lines do not is not a parallel shell's. A caller may let a few
+  lines without one head the paste (``above``: the poster's sentence saying what follows);
+  they are set aside for it to check (:attr:`HostLines.above`): lines of its own tool there
+  make the paste a plain one with a prefixed part, not a parallel shell's;
+- the host is a name as pdsh and clush take it from a host list (labels of letters, digits,
+  hyphens and underscores, 1 to 63 long, a letter or digit at either end, joined by dots:
+  ``gpu_node_3`` is no DNS name but a valid ``/etc/hosts`` one) or an IPv4 address
+  (``10.0.0.12``). A blank or any other character makes it no host (``CA type: MT4123``,
+  ``Port 1:``, ``Physical state: LinkUp``), and so do digits alone (ibstatus's ``4: ACTIVE``)
+  and dotted digits that are no address (``999.1.1.1``);
 - the colon is followed by one blank and the node's line, or ends the line (pdsh prints a
   node's empty line as ``node1: ``, whose trailing blank a paste drops): ``11:19:24`` and
   ``http://`` are no prefixes;
 - names the caller knows as keys of its own tool's output (``not_hosts``, compared without
   case) are no hosts, so a paste of nothing but ``State: Active`` and ``Rate: 200`` lines
-  stays the tool's own. A caller should still check that the lines it gets back read as its
-  tool's (a device header, a table header): a key it did not list is a valid host name.
+  stays the tool's own; with underscores taken, that includes snake_case keys (ibv_devinfo's
+  ``hca_id: mlx5_0``, ``link_layer: InfiniBand``). A caller should still check that the lines
+  it gets back read as its tool's (a device header, a table header): a key it did not list is
+  a valid host name.
 
 The parallel shell's own messages (``pdsh@head: node3: ssh exited with exit code 255``,
 ``clush: node3: exited with exit code 1``) are no node's output: they are set aside for the
@@ -40,11 +47,12 @@ from ._text import is_elision
 __all__ = ["HostLines", "is_host_name", "split_host_prefixes"]
 
 #: ``host: line`` or a bare ``host:``; the name is checked label by label (is_host_name), so
-#: the pattern itself does no backtracking worth the name
-_PREFIX = re.compile(r"^(?P<host>[A-Za-z0-9][A-Za-z0-9.-]{0,252}):(?: (?P<line>.*))?$")
-_LABEL = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$")
+#: the pattern itself does no backtracking worth the name (its class holds no colon: the
+#: first colon is the only place the name can end)
+_PREFIX = re.compile(r"^(?P<host>[A-Za-z0-9][A-Za-z0-9._-]{0,252}):(?: (?P<line>.*))?$")
+_LABEL = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?$")
 #: what pdsh and clush say themselves: ``pdsh@head: …``, ``clush: …``
-_SHELL_SAID = re.compile(r"^(?:pdsh@[A-Za-z0-9][A-Za-z0-9.-]{0,252}|clush): \S")
+_SHELL_SAID = re.compile(r"^(?:pdsh@[A-Za-z0-9][A-Za-z0-9._-]{0,252}|clush): \S")
 #: the programs whose command line may head such a paste
 _SHELLS = frozenset({"pdsh", "clush", "xdsh", "psh"})
 
@@ -58,10 +66,14 @@ class HostLines:
     hosts: dict[str, list[str]] = field(default_factory=dict)
     #: the parallel shell's own messages, as printed
     said: list[str] = field(default_factory=list)
+    #: the lines without a prefix above the first prefixed one (``above`` of them at most),
+    #: for the caller to check: the poster's words, or lines of its tool's plain output
+    above: list[str] = field(default_factory=list)
 
 
 def is_host_name(name: str) -> bool:
-    """Whether ``name`` is a DNS name or an IPv4 address (see the module's docstring)."""
+    """Whether ``name`` is a host name (a DNS name, underscores allowed) or an IPv4 address
+    (see the module's docstring)."""
     labels = name.split(".")
     if all(label.isdigit() for label in labels):
         return len(labels) == 4 and all(len(label) <= 3 and int(label) < 256 for label in labels)
@@ -74,11 +86,18 @@ def _runs_a_shell(line: str) -> bool:
     return bool(words) and words[0].rsplit("/", 1)[-1] in _SHELLS
 
 
-def split_host_prefixes(lines: list[str], *, not_hosts: Collection[str] = ()) -> HostLines | None:
+def split_host_prefixes(
+    lines: list[str], *, not_hosts: Collection[str] = (), above: int = 0
+) -> HostLines | None:
     """Each node's lines of a paste whose every line carries a ``host: `` prefix, or None when
     the paste is not such a paste (a line without a prefix, a name that is no host, no
     prefixed line at all). Blank and ``...`` lines are passed over, as are the shell's own
-    messages and a leading command line (kept in :attr:`HostLines.said` and dropped)."""
+    messages and a leading command line (kept in :attr:`HostLines.said` and dropped).
+
+    Up to ``above`` lines that read as no prefix at all (no ``name:`` in front: a sentence)
+    may come before the first prefixed line; they are kept in :attr:`HostLines.above`. A line
+    whose ``name:`` is a key (``not_hosts``) or no host name is never one of them: it is a
+    tool's ``key: value``, so the paste is that tool's, not a parallel shell's."""
     excluded = {name.lower() for name in not_hosts}
     split = HostLines()
     for line in lines:
@@ -91,7 +110,10 @@ def split_host_prefixes(lines: list[str], *, not_hosts: Collection[str] = ()) ->
             continue
         match = _PREFIX.match(line)
         if match is None:
-            return None
+            if split.hosts or len(split.above) >= above:
+                return None
+            split.above.append(line)
+            continue
         host = match.group("host")
         if host.lower() in excluded or not is_host_name(host):
             return None

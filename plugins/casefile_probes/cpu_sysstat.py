@@ -28,6 +28,10 @@ text makes it certain:
 interval one; where nothing tells, it is read as one, as before. Of several reports in one
 paste, the last that is not since boot is read. pcp's emulation (a ``Timestamp`` header, no
 time on it) never averages since boot, and a ``pcp mpstat`` command is not sysstat's.
+
+Through a parallel shell (pdsh: ``node008: `` or ``10.0.0.12: `` before every line) times are
+compared node by node, a node's rows with its own header: each node prints by its own clock,
+so a report since boot from nodes a second apart shows one time per node, several in all.
 """
 
 from __future__ import annotations
@@ -39,13 +43,16 @@ from dataclasses import dataclass, field
 
 from casefile.domain.facts import ParseResult
 
+from ._host_prefix import is_host_name
 from ._text import clean_paste, is_prompt_line, split_command
 
 __all__ = ["number", "parse_mpstat", "parse_pidstat", "pct", "strip_annotation"]
 
+#: a row's leading tokens: a time (``11:30:51``, ``AM``, ``14时05分27秒``), or a label ending in
+#: a colon: the locale's ``Average:``, a parallel shell's ``node008:`` or ``10.0.0.12:``
 _TIME_TOKEN = re.compile(
     r"^(?:\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d{1,6})?|[AaPp]\.?[Mm]\.?"
-    r"|\d{1,2}[时時]\d{1,2}分\d{1,2}秒|[^\s\d]\S{0,40}:)$"
+    r"|\d{1,2}[时時]\d{1,2}分\d{1,2}秒|[^\s\d]\S{0,40}:|\d{1,3}(?:\.\d{1,3}){3}:)$"
 )
 #: the poster's cut: "...", "....", "[...]", "…"
 _ELISION = re.compile(r"^\s{0,16}\[?(?:\.{3,8}|…{1,3})\]?\s{0,16}$")
@@ -95,9 +102,20 @@ def _is_average(tokens: list[str], prefix: int) -> bool:
 
 def _stamp(tokens: list[str]) -> tuple[str, ...]:
     """The time among a row's (or a header's) leading tokens, without the labels beside it (a
-    pdsh ``node008:``, ``Average:``): ``("11:30:51", "AM")``; ``()`` where none is printed."""
-    kept = tuple(token for token in tokens if not (token.endswith(":") and not token[0].isdigit()))
+    pdsh ``node008:`` or ``10.0.0.12:``, ``Average:``): ``("11:30:51", "AM")``; ``()`` where
+    none is printed. No time ends in a colon, so every token that does is a label."""
+    kept = tuple(token for token in tokens if not token.endswith(":"))
     return kept if any(ch.isdigit() for ch in "".join(kept)) else ()
+
+
+def _node(tokens: list[str], prefix: int) -> str | None:
+    """The node a parallel shell named in front of a row or a header (``node008: 11:19:24``,
+    ``10.0.0.12: Average:``): a host name and a colon, first of two leading tokens or more;
+    None where no shell prefixed the line (``Average:`` alone is sysstat's label)."""
+    if prefix < 2 or not tokens[0].endswith(":"):
+        return None
+    name = tokens[0][:-1]
+    return name if is_host_name(name) else None
 
 
 @dataclass
@@ -110,10 +128,18 @@ class _Table:
     #: the header's own time (the start of its interval, or the one time of a report since
     #: boot); () where it prints none
     stamp: tuple[str, ...] = ()
+    #: the node a parallel shell named in front of the header (None: no prefix)
+    node: str | None = None
     interval: list[list[str]] = field(default_factory=list)
     average: list[list[str]] = field(default_factory=list)
-    #: the times of the interval rows that print one
-    stamps: set[tuple[str, ...]] = field(default_factory=set)
+    #: the times of the interval rows, by the node that printed them (None: no prefix); a
+    #: node with interval rows here has an entry, empty where its rows print no time
+    stamps: dict[str | None, set[tuple[str, ...]]] = field(default_factory=dict)
+
+    def add_interval(self, row: list[str], node: str | None, stamp: tuple[str, ...]) -> None:
+        """One interval row of ``node``, with its time (``()``: none printed)."""
+        self.interval.append(row)
+        self.stamps.setdefault(node, set()).update(filter(None, [stamp]))
 
 
 _SINCE_BOOT = {
@@ -176,16 +202,31 @@ def _runs_since_boot(command: str, tool: str) -> bool:
     return all(word.isdigit() for word in positional) and not any(map(int, positional[:1]))
 
 
+def _one_time(tables: list[_Table], node: str | None) -> bool | None:
+    """What one node's times say of its report (the whole report where no shell prefixed it):
+    True where its rows and its own headers above them carry one same time, False where they
+    show two or more, None where they cannot tell (no time; another node's header, whose clock
+    is not its own). ``held``: each table with the node's rows, their times, its header's."""
+    held = [(t.stamps[node], t.stamp if t.node == node else ()) for t in tables if node in t.stamps]
+    times = {stamp for rows, _header in held for stamp in rows}
+    if len(times) > 1 or any(header and rows - {header} for rows, header in held):
+        return False
+    if times and all(header and rows == {header} for rows, header in held):
+        return True
+    return None
+
+
 def _since_boot(tables: list[_Table], command: str | None, tool: str) -> bool:
     """Whether one report's tables are an average since boot (see the module's docstring):
-    its own times decide where they can, else the command above its banner."""
+    its own times decide where they can, node by node through a parallel shell (each node's
+    clock is its own), else the command above its banner."""
     if any(table.average for table in tables):
         return False
-    times = {stamp for table in tables for stamp in table.stamps}
-    if len(times) > 1 or any(table.stamp and table.stamps - {table.stamp} for table in tables):
+    nodes = dict.fromkeys(node for table in tables for node in table.stamps)
+    verdicts = [_one_time(tables, node) for node in nodes]
+    if False in verdicts:
         return False
-    filled = [table for table in tables if table.interval]
-    if times and all(table.stamp and table.stamps == {table.stamp} for table in filled):
+    if verdicts and all(verdicts):
         return True
     return command is not None and _runs_since_boot(command, tool)
 
@@ -225,31 +266,35 @@ def _mpstat_tables(lines: list[str], problems: list[str]) -> list[_Table]:
     tables: list[_Table] = []
     cut: list[str] = []
     report = 0
+    # the last header of this report, and each node's (a parallel shell's lines interleave)
+    last: _Table | None = None
+    headed: dict[str | None, _Table] = {}
     for line in lines:
         if _BANNER.match(line):
-            report += 1
+            report, last, headed = report + 1, None, {}
             continue
         tokens = line.split()
         for name in ("CPU", "NODE"):
             if name in tokens and "%idle" in tokens[tokens.index(name) :]:
                 at = tokens.index(name)
-                tables.append(_Table(tokens[at:], report, _stamp(tokens[:at])))
+                node = _node(tokens, at)
+                last = headed[node] = _Table(tokens[at:], report, _stamp(tokens[:at]), node)
+                tables.append(last)
                 break
         else:
-            if not tables or tables[-1].report != report:
-                continue
             prefix = _prefix(tokens)
+            node = _node(tokens, prefix)
+            table = headed.get(node, last)
             rest = tokens[prefix:]
-            if not rest or not (rest[0] == "all" or rest[0].isdigit()):
+            if table is None or not rest or not (rest[0] == "all" or rest[0].isdigit()):
                 continue
-            if len(rest) < len(tables[-1].columns):
+            if len(rest) < len(table.columns):
                 cut.append(rest[0])
                 continue
             if _is_average(tokens, prefix):
-                tables[-1].average.append(rest)
+                table.average.append(rest)
             else:
-                tables[-1].interval.append(rest)
-                tables[-1].stamps.update(filter(None, [_stamp(tokens[:prefix])]))
+                table.add_interval(rest, node, _stamp(tokens[:prefix]))
     if cut:
         problems.append(f"{len(cut)} row(s) cut short, skipped (CPU {', '.join(cut[:5])})")
     return tables
@@ -317,33 +362,41 @@ _TASK_COLUMNS = ("UID", "USER", "PID", "TGID", "TID")
 
 def _pidstat_tables(lines: list[str], problems: list[str]) -> list[_Table]:
     tables: list[_Table] = []
-    active = False
+    # the table of the last header of this report, and of each node's (a parallel shell's
+    # lines interleave); None after a header of another report (-d, -r: no %CPU)
+    last: _Table | None = None
+    headed: dict[str | None, _Table | None] = {}
     hash_prefix = 0
     cut = 0
     report = 0
     for line in lines:
         if _BANNER.match(line):
-            report += 1
-            active = False
+            report, last, headed = report + 1, None, {}
             continue
         tokens = line.split()
         if "Command" in tokens and any(name in tokens for name in ("PID", "TID", "TGID")):
-            active = "%CPU" in tokens
-            if active:
+            node = _node(tokens, _prefix(tokens))
+            last = headed[node] = None
+            if "%CPU" in tokens:
                 start = min(tokens.index(name) for name in _TASK_COLUMNS if name in tokens)
-                tables.append(_Table(tokens[start:], report, _stamp(tokens[:start])))
+                last = headed[node] = _Table(tokens[start:], report, _stamp(tokens[:start]), node)
+                tables.append(last)
                 # "-h": "# Time UID …" and rows "09:30:08 0 …" (or seconds since the epoch)
                 hash_prefix = start - 1 if tokens[0] == "#" else 0
             continue
-        if not active or not tokens or _ELISION.match(line):
+        if not tokens or _ELISION.match(line):
             continue
         tokens = strip_annotation(line).split()
         prefix = _prefix(tokens)
+        node = _node(tokens, prefix)
+        table = headed.get(node, last)
+        if table is None:
+            continue
         average = _is_average(tokens, prefix)
         if hash_prefix and not average:
             prefix = hash_prefix
         rest = tokens[prefix:]
-        columns = tables[-1].columns
+        columns = table.columns
         if len(rest) < len(columns):
             # a row cut short holds numbers; a closing backtick or a stray word is no row
             cut += any(_DECIMAL.match(token) for token in rest)
@@ -355,10 +408,9 @@ def _pidstat_tables(lines: list[str], problems: list[str]) -> list[_Table]:
         ):
             continue
         if average:
-            tables[-1].average.append(rest)
+            table.average.append(rest)
         else:
-            tables[-1].interval.append(rest)
-            tables[-1].stamps.update(filter(None, [_stamp(tokens[:prefix])]))
+            table.add_interval(rest, node, _stamp(tokens[:prefix]))
     if cut:
         problems.append(f"{cut} task row(s) cut short, skipped")
     return tables

@@ -46,7 +46,9 @@ interleaved or in blocks) is read node by node, each node's lines as one listing
 two read alike; with several, each port's subject names its node, ``mlx5_0/1 (node1)``, in
 place of a listing number, and the counts and ``ib.rate.slowest_share`` span every node (one
 fabric's ports, compared with each other). What the shell said itself (``pdsh@head: node3: ssh
-exited with exit code 255``) is a problem: a node missing from the paste.
+exited with exit code 255``) is a problem: a node missing from the paste. A few lines of the
+poster's above the prefixed ones (``Here is ibstat on every node:``) are passed over, where
+none of them is a header or port line of the tools: those make the paste a plain one.
 
 Pastes are cut at both ends: lines before the first ``CA``/``hca_id``/device header belong to
 a port whose name is gone and are left with a problem; a port the paste ends inside keeps what
@@ -142,9 +144,19 @@ _SPEED = re.compile(
     r"^(?:(?P<gbps>\d{1,4}(?:\.\d{1,4})?)\s*Gbps|(?P<name>[A-Z]{3}\d{0,2}))"
     r"(?:\s*\((?P<code>\d{1,4})\))?$"
 )
-#: the one-word keys the three tools print (``State: Active``, ``transport: InfiniBand (0)``)
-#: and their warnings: no node of a parallel shell's prefix, whatever the paste
-_OWN_KEYS = frozenset({"state", "rate", "lmc", "transport", "port", "ibwarn", "ibpanic"})
+#: the one-word keys the three tools print (``State: Active``, ``transport: InfiniBand (0)``),
+#: their warnings, and ibv_devinfo's snake_case keys (a node name may hold an underscore, and
+#: a paste stripped of its indentation prints ``hca_id: mlx5_0`` and ``link_layer:
+#: InfiniBand`` at the line's start): no node of a parallel shell's prefix, whatever the paste
+_OWN_KEYS = frozenset(
+    {"state", "rate", "lmc", "transport", "port", "ibwarn", "ibpanic"}
+    | {"hca_id", "fw_ver", "node_guid", "sys_image_guid", "vendor_id", "vendor_part_id"}
+    | {"hw_ver", "board_id", "phys_port_cnt", "max_mtu", "active_mtu", "sm_lid", "port_lid"}
+    | {"port_lmc", "link_layer", "phys_state", "active_width", "active_speed"}
+)
+#: how many lines of the poster's may head a parallel shell's paste: a sentence saying what
+#: follows, wrapped once or twice
+_WORDS_ABOVE = 3
 #: how many of a parallel shell's own messages are repeated as problems
 _SAID_SHOWN = 3
 # terminal colours and other control characters a paste may carry (a tab is kept)
@@ -258,10 +270,12 @@ def _is_header(line: str) -> bool:
 def _listings(text: str) -> tuple[list[tuple[str | None, list[str]]], list[str]]:
     """Each node's lines, with its name where a parallel shell prefixed them (None for a
     plain paste, one listing), and what the shell said itself. A prefixed reading is taken
-    only where a node's lines hold a header: the tools' own lines never read as prefixes."""
+    only where a node's lines hold a header and the lines above the prefixed ones (the
+    poster's sentence) hold none of the tools' lines: the tools' own lines never read as
+    prefixes, and a plain listing above prefixed lines is no parallel shell's paste."""
     lines = _lines(text)
-    split = split_host_prefixes(lines, not_hosts=_OWN_KEYS)
-    if split is None:
+    split = split_host_prefixes(lines, not_hosts=_OWN_KEYS, above=_WORDS_ABOVE)
+    if split is None or any(_is_header(line) or _FIELD.match(line) for line in split.above):
         return [(None, lines)], []
     nodes: list[tuple[str | None, list[str]]] = list(split.hosts.items())
     if not any(_is_header(line) for _node, got in nodes for line in got):

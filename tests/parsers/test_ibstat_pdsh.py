@@ -130,16 +130,28 @@ def test_a_posters_note_is_no_node() -> None:
 
 
 def test_ibstats_own_key_lines_are_no_prefixes() -> None:
-    """ibstat cut to its port lines: keys, not hosts (and nothing to read either way)."""
-    result = parse_ibstat("State: Active\nRate: 200\nLMC: 0\n")
-    assert not result.parsed and not result.facts
-    assert "is this InfiniBand port output?" in result.problems[0]
+    """ibstat's port lines at the line's start (``ibstat mlx4_0 1`` prints them unindented),
+    cut from their header, above a node's prefixed listing: keys, not hosts, so the paste holds
+    lines no shell prefixed and is no parallel shell's (read plain: nothing to read). The
+    node's listing holds a header, so a paste reading ``State`` as a node would be read node by
+    node: this checks the key list, not the fallback that reads a paste plain where no node
+    lists a device (``State: Active`` alone passes with or without the list). Constructed."""
+    text = "State: Active\nRate: 200\nLMC: 0\n"
+    paste = text + "\n".join(_through_pdsh(_sample("005"), "node1"))
+    for result in (parse_ibstat(text), parse_ibstat(paste)):
+        assert not result.parsed and not result.facts
+        assert "is this InfiniBand port output?" in result.problems[0]
 
 
 def test_ibv_devinfos_own_key_lines_are_no_prefixes() -> None:
-    """``port: 1`` is ibv_devinfo's port header, not a node named ``port``."""
-    result = parse_ibstat("transport: InfiniBand (0)\nport: 1\nstate: PORT_ACTIVE (4)\n")
-    assert result.values("ib.state") == {"port1": "Active"}
+    """``port: 1`` is ibv_devinfo's port header, not a node named ``port``: read as the header,
+    even with a node's prefixed listing (which holds a header, so the fallback that reads a
+    paste plain where no node lists a device does not decide) after it. Constructed: the lines
+    ibv_devinfo prints, indentation stripped."""
+    text = "transport: InfiniBand (0)\nport: 1\nstate: PORT_ACTIVE (4)\n"
+    paste = text + "\n".join(_through_pdsh(_sample("005"), "node1"))
+    for result in (parse_ibstat(text), parse_ibstat(paste)):
+        assert result.values("ib.state") == {"port1": "Active"}
 
 
 def test_a_plain_paste_with_one_prefixed_line_stays_plain() -> None:

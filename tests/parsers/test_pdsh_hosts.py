@@ -1,0 +1,252 @@
+"""Parallel-shell pastes (pdsh, clush: ``host: `` before every line) whose hosts are IPv4
+addresses (``10.0.0.12``) or names with underscores (``gpu_node_3``), pastes with the poster's
+sentence above the prefixed lines, and sysstat reports since boot pasted from several nodes
+whose clocks differ. Each case failed before it was read (see ``casefile_probes._host_prefix``
+and ``casefile_probes.cpu_sysstat``); the cases around them are the lines with a colon that
+must stay no prefix.
+
+The pastes are constructed: verbatim samples (``tests/golden/ibstat/005``, the layout of
+``tests/golden/mpstat/009``, a pdsh paste of one node) prefixed here as pdsh prefixes a node's
+lines, ``host: `` before each, an empty line printed as ``host:``."""
+
+from __future__ import annotations
+
+import pytest
+from casefile_probes._host_prefix import is_host_name, split_host_prefixes
+from casefile_probes.cpu_load import parse_mpstat, parse_pidstat
+from casefile_probes.cpu_sysstat import _node
+from casefile_probes.ibstat import parse_ibstat
+
+from tests.parsers.corpus import GOLDEN, check_result, read_sample
+
+MPSTAT_SINCE_BOOT = (
+    "mpstat without an interval reports averages since boot, not the load now: nothing read "
+    "(rerun as 'mpstat -P ALL 1 5')"
+)
+PIDSTAT_SINCE_BOOT = (
+    "pidstat without an interval reports each task's average since boot, not its use now: "
+    "nothing read (rerun as 'pidstat -u 1 5')"
+)
+
+
+def _prefixed(text: str, host: str) -> list[str]:
+    """A node's lines as pdsh prints them."""
+    return [f"{host}: {line}".rstrip() for line in text.splitlines()]
+
+
+def _interleaved(*nodes: list[str]) -> list[str]:
+    """The nodes' lines as pdsh prints them when they arrive together: one of each in turn."""
+    out: list[str] = []
+    for at in range(max(map(len, nodes))):
+        out += [lines[at] for lines in nodes if at < len(lines)]
+    return out
+
+
+# -------------------------------------------------------------------------- the splitter
+
+
+@pytest.mark.parametrize("host", ["gpu_node_3", "10.0.0.12", "rack_2.gpu-07.example.org"])
+def test_underscore_and_address_hosts_are_split(host: str) -> None:
+    split = split_host_prefixes([f"{host}: CA 'mlx5_0'", f"{host}: \tPort 1:", f"{host}:"])
+    assert split is not None
+    assert split.hosts == {host: ["CA 'mlx5_0'", "\tPort 1:", ""]}
+
+
+@pytest.mark.parametrize(
+    ("name", "host"),
+    [
+        ("gpu_node_3", True),
+        ("n_1.rack_2", True),
+        ("10.0.0.12", True),
+        ("_node3", False),
+        ("node3_", False),
+        ("node_3.", False),
+        ("10.0.0.256", False),
+        ("10.0.0", False),
+    ],
+)
+def test_underscores_inside_a_label_make_a_host(name: str, host: bool) -> None:
+    assert is_host_name(name) is host
+
+
+@pytest.mark.parametrize(
+    ("lines", "not_hosts"),
+    [
+        (["CA 'mlx5_0'"], ()),
+        (["Port 1:"], ()),
+        (["Physical state: LinkUp"], ()),
+        (["12:00:01     all    1.50    0.00"], ()),
+        (["11:19:24 AM  CPU    %usr"], ()),
+        (["State: Active"], ("state",)),
+        # snake_case keys are names now: the caller lists its tool's (ibstat does)
+        (["hca_id: mlx5_0", "link_layer: InfiniBand"], ("hca_id", "link_layer")),
+        (["_node3: x"], ()),
+        (["node3_: x"], ()),
+    ],
+)
+def test_lines_with_a_colon_stay_no_prefixes(lines: list[str], not_hosts: tuple[str, ...]) -> None:
+    assert split_host_prefixes(lines, not_hosts=not_hosts) is None
+    assert split_host_prefixes(lines, not_hosts=not_hosts, above=3) is None
+
+
+def test_a_sentence_above_the_prefixed_lines_is_set_aside_where_the_caller_allows() -> None:
+    lines = ["Here is ibstat on both nodes, node2's port is down:", "", "node1: CA 'mlx5_0'"]
+    assert split_host_prefixes(lines) is None  # strict unless the caller says otherwise
+    split = split_host_prefixes(lines, above=1)
+    assert split is not None
+    assert split.hosts == {"node1": ["CA 'mlx5_0'"]}
+    assert split.above == [lines[0]]
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        # more lines above than the caller allows
+        ["one", "two", "node1: CA 'mlx5_0'"],
+        # a line without a prefix below the first prefixed one
+        ["see:", "node1: CA 'mlx5_0'", "that is all"],
+        # a key of the caller's tool above is its output, not the poster's words
+        ["State: Active", "node1: CA 'mlx5_0'"],
+        # a name that is no host above
+        ["999.1.1.1: x", "node1: CA 'mlx5_0'"],
+    ],
+)
+def test_what_stays_no_prefixed_paste_with_lines_above(lines: list[str]) -> None:
+    assert split_host_prefixes(lines, not_hosts=("state",), above=1) is None
+
+
+# --------------------------------------------------------------------------------- ibstat
+
+
+def _ibstat_nodes(one: str, two: str) -> str:
+    text = read_sample(GOLDEN / "ibstat" / "005.txt")
+    down = text.replace("State: Active", "State: Down").replace("LinkUp", "Polling")
+    return "\n".join(_prefixed(text, one) + _prefixed(down, two)) + "\n"
+
+
+@pytest.mark.parametrize(("one", "two"), [("gpu_node_3", "gpu_node_4"), ("10.0.0.12", "10.0.0.13")])
+def test_ibstat_through_pdsh_names_underscore_and_address_hosts(one: str, two: str) -> None:
+    result = parse_ibstat(_ibstat_nodes(one, two))
+    check_result(result)
+    assert result.values("ib.state") == {f"mlx4_0/1 ({one})": "Active", f"mlx4_0/1 ({two})": "Down"}
+    assert result.values("ib.ports_active") == {"host": 1}
+    assert result.problems == []
+
+
+def test_ibstat_with_the_posters_sentence_above_is_read_node_by_node() -> None:
+    paste = "Output of pdsh -w node[1-2] ibstat, node2 never comes up:\n\n" + _ibstat_nodes(
+        "node1", "node2"
+    )
+    result = parse_ibstat(paste)
+    assert result.values("ib.state") == {"mlx4_0/1 (node1)": "Active", "mlx4_0/1 (node2)": "Down"}
+    assert result.problems == []
+
+
+@pytest.mark.parametrize(
+    "above",
+    [
+        "CA 'mlx4_0'\n",  # the tool's own header: a plain listing above prefixed lines
+        "Physical state: LinkUp\n",  # one of its port lines
+        "one\ntwo\nthree\nfour\n",  # more than a sentence
+    ],
+)
+def test_ibstat_with_other_lines_above_stays_plain(above: str) -> None:
+    result = parse_ibstat(above + _ibstat_nodes("node1", "node2"))
+    assert not result.facts
+
+
+# ------------------------------------------------------------------------ mpstat, pidstat
+
+_MPSTAT_HEADER = (
+    "{t}     CPU    %usr   %nice    %sys %iowait    %irq   %soft  %steal  %guest  %gnice   %idle"
+)
+_MPSTAT_ALL = (
+    "{t}     all    {usr}    0.00    0.00    0.00    0.00    0.00    0.00    0.00    0.00   {idle}"
+)
+
+
+def _mpstat(host: str, header: str, row: str, usr: str = "2.09", idle: str = "97.91") -> list[str]:
+    """One node's ``mpstat`` through pdsh, banner and all, as golden mpstat/009 shows its
+    header and row (a report since boot where ``header`` and ``row`` are one time)."""
+    text = "\n".join(
+        [
+            f"Linux 4.18.0-425.3.1.el8.x86_64 ({host}) \t05/03/2023 \t_x86_64_\t(48 CPU)",
+            "",
+            _MPSTAT_HEADER.format(t=header),
+            _MPSTAT_ALL.format(t=row, usr=usr, idle=idle),
+        ]
+    )
+    return _prefixed(text, host)
+
+
+def test_mpstat_through_pdsh_with_address_hosts_is_read() -> None:
+    """``10.0.0.12:`` is a host's label, not a row's first cell: the interval report is read."""
+    paste = _mpstat("10.0.0.12", "11:19:24", "11:19:25", usr="40.00", idle="60.00")
+    result = parse_mpstat("\n".join(paste))
+    assert result.values("cpu.busy.mean") == {"host": 40.0}
+    assert result.problems == []
+
+
+@pytest.mark.parametrize("interleave", [False, True], ids=["blocks", "interleaved"])
+@pytest.mark.parametrize("hosts", [("node007", "node008"), ("10.0.0.12", "gpu_node_3")])
+def test_mpstat_since_boot_from_nodes_whose_clocks_differ(
+    interleave: bool, hosts: tuple[str, str]
+) -> None:
+    """Each node's header and row share its own time, one second apart from the other's:
+    averages since boot on both, whatever order pdsh printed their lines in."""
+    one = _mpstat(hosts[0], "11:19:24", "11:19:24")
+    two = _mpstat(hosts[1], "11:19:25", "11:19:25")
+    lines = _interleaved(one, two) if interleave else one + two
+    result = parse_mpstat("\n".join(lines))
+    assert not result.parsed and not result.facts
+    assert result.problems == [MPSTAT_SINCE_BOOT]
+
+
+@pytest.mark.parametrize("interleave", [False, True], ids=["blocks", "interleaved"])
+def test_mpstat_interval_from_nodes_whose_clocks_differ_is_read(interleave: bool) -> None:
+    """One interval on each node: node008's header bears node007's row time, but a node's
+    rows are compared with its own header only."""
+    one = _mpstat("node007", "11:19:24", "11:19:25", usr="40.00", idle="60.00")
+    two = _mpstat("node008", "11:19:25", "11:19:26", usr="20.00", idle="80.00")
+    lines = _interleaved(one, two) if interleave else one + two
+    result = parse_mpstat("\n".join(lines))
+    assert result.values("cpu.busy.mean") == {"host": 30.0}
+
+
+def test_mpstat_since_boot_on_one_node_and_interval_on_another_is_read() -> None:
+    """A node whose header and rows show two times ran an interval: the paste is not one of
+    averages since boot, even where the other node's block alone would be."""
+    one = _mpstat("node007", "11:19:24", "11:19:24")
+    two = _mpstat("node008", "11:19:25", "11:19:26", usr="40.00", idle="60.00")
+    assert parse_mpstat("\n".join(one + two)).parsed
+
+
+def test_pidstat_since_boot_from_nodes_whose_clocks_differ() -> None:
+    """``pdsh -w node[007-008] pidstat -u -p ALL``: one time per node, one second apart."""
+    header = "{t}      UID       PID    %usr %system  %guest   %wait    %CPU   CPU  Command"
+    row = "{t}     1000      4242  150.00    9.00    0.00    1.00  159.00     3  python"
+    lines: list[str] = []
+    for host, time in (("node007", "12:00:01"), ("node008", "12:00:02")):
+        text = f"Linux 6.8.0 ({host})  10/01/2024  _x86_64_  (32 CPU)\n\n"
+        lines += _prefixed(text + header.format(t=time) + "\n" + row.format(t=time), host)
+    result = parse_pidstat("\n".join(lines))
+    assert not result.parsed and not result.facts
+    assert result.problems == [PIDSTAT_SINCE_BOOT]
+
+
+@pytest.mark.parametrize(
+    ("line", "node"),
+    [
+        ("node008: 11:19:24     all    2.09", "node008"),
+        ("10.0.0.12: Average:     all    2.09", "10.0.0.12"),
+        ("gpu_node_3: 11:19:24 AM     all    2.09", "gpu_node_3"),
+        ("Average:     all    2.09", None),  # sysstat's label, alone: no node
+        ("11:19:24     all    2.09", None),
+        ("11:19:24 AM     all    2.09", None),
+        ("-node8: 11:19:24     all    2.09", None),  # no host name
+    ],
+)
+def test_which_leading_label_is_a_node(line: str, node: str | None) -> None:
+    tokens = line.split()
+    prefix = next(at for at, token in enumerate(tokens) if token == "all")
+    assert _node(tokens, prefix) == node
