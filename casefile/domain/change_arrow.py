@@ -1,10 +1,14 @@
 """The arrow between a change's before and after sides, in every spelling people write.
 
 "eager -> CUDA graphs", "0.6.8 → 0.7.0", "P2P on => off", "535 ⇒ 545", "b2450 ➜ b2600": one
-arrow, many keyboards. Which way a version change runs (:mod:`casefile.domain.version_direction`),
-whether a change takes away what its rule reads (``ExperimentRule.undoes``) and the normal form
-a rule's pattern is tried on (``change_forms.change_readings``) all split a change at this arrow,
-so they agree on where its sides are.
+arrow, many keyboards. "285 instead of 385" and "kvstore = 'local' instead of 'device'" are
+arrows too, written the other way round: a value instead of another, each a number (with its
+unit) or quoted, reads "OLD -> NEW"; words on either side ("NICs instead of SHM") are left as
+they are, since which of them a rule names decides nothing about the order. Which way a version
+change runs (:mod:`casefile.domain.version_direction`), whether a change takes away what its rule
+reads (``ExperimentRule.undoes``) and the normal form a rule's pattern is tried on
+(``change_forms.change_readings``) all split a change at this arrow, so they agree on where its
+sides are.
 """
 
 from __future__ import annotations
@@ -17,12 +21,35 @@ ARROW = re.compile(r"\s*(?:->|→|=>|⇒|➜|⟶|- >)\s*")
 PLAIN = " -> "
 
 
+#: a value: a number with its unit at most, or a quoted word (straight or curly quotes)
+_VALUE = (
+    r"(?:\d{1,12}(?:\.\d{1,12})?\s?(?:[KMGT]?W|%|[KMG]i?B|GHz|MHz)?"
+    r"|'[^'\n]{1,40}'|\"[^\"\n]{1,40}\"|‘[^’\n]{1,40}’|“[^”\n]{1,40}”)"
+)
+#: "NEW instead of OLD", both values (see the module's docstring)
+_INSTEAD = re.compile(
+    rf"(?<![\w.])(?P<new>{_VALUE})\s{{1,3}}instead\s{{1,3}}of\s{{1,3}}(?P<old>{_VALUE})(?![\w.])"
+)
+
+
 def sides(change: str) -> tuple[str, str] | None:
     """A change's before and after sides, split at its first arrow; None without one."""
-    parts = ARROW.split(change, maxsplit=1)
+    parts = ARROW.split(instead_of(change), maxsplit=1)
     return (parts[0], parts[1]) if len(parts) == 2 else None
 
 
 def plain_arrows(text: str) -> str:
-    """``text`` with every arrow spelled ``->``."""
-    return ARROW.sub(PLAIN, text)
+    """``text`` with every arrow spelled ``->``, "NEW instead of OLD" among them."""
+    return ARROW.sub(PLAIN, instead_of(text))
+
+
+def instead_of(text: str) -> str:
+    """``text`` with its first "NEW instead of OLD" of two values written "OLD -> NEW", where
+    it holds no arrow already."""
+    if "instead" not in text or ARROW.search(text):
+        return text
+    found = _INSTEAD.search(text)
+    if found is None:
+        return text
+    swapped = f"{found.group('old')}{PLAIN}{found.group('new')}"
+    return text[: found.start()] + swapped + text[found.end() :]

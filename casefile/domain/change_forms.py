@@ -70,10 +70,11 @@ _OFF_STATE = re.compile(r"(?i)disabl|eager")
 _AMOUNT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?(?:[KMG]?W|%)?(?![\w.])")
 
 
-#: zero given as a setting's value ("num_workers=0", "-ngl 0", "workers: 0")
+#: zero given as a setting's value ("num_workers=0", "-ngl 0", "workers: 0", "num_workers to
+#: 0")
 _ZERO_VALUE = re.compile(
     r"(?i)(?<![\w.-])(?P<name>--?[a-z][\w-]{0,60}|[a-z_][\w.]{0,60})[\"']?"
-    r"(?:\s{0,3}=\s{0,3}|\s{1,3}|:\s{1,3})0(?![\w.:])"
+    r"(?:\s{0,3}=\s{0,3}|\s{1,3}(?:to\s{1,3})?|:\s{1,3})0(?![\w.:])"
 )
 _DEVICE_NAME = re.compile(r"(?i)^-*(gpus?|cuda|devices?|rank|node|id|index|cuda_visible_devices)$")
 
@@ -89,17 +90,19 @@ def set_to_zero(change: str, subject: str) -> bool:
     )
 
 
-_LOWER = r"lower(?:ed)?|reduc(?:e|ed|es|ing)|decreas(?:e|ed|es|ing)|smaller|fewer|less"
-_HIGHER = r"higher|rais(?:e|ed|es|ing)|increas(?:e|ed|es|ing)|larger|bigger|more"
+_LOWER = r"low(?:er|ered)?|reduc(?:e|ed|es|ing)|decreas(?:e|ed|es|ing)|smaller|fewer|less"
+_HIGHER = r"high(?:er)?|rais(?:e|ed|es|ing)|increas(?:e|ed|es|ing)|larger|bigger|more"
 _AFTER = r"raised|increased|doubled|lowered|reduced|decreased|halved"
 
 
 def said_raised(change: str, subject: str) -> bool | None:
     """Whether a change with no arrow says the number ``subject`` names went up ("a larger
-    batch", "more loader workers", "power limit raised": True) or down ("set a lower power
-    limit", "reduced batch size": False): the word beside the number's name, at most two
-    words before it or just after it. None where it says neither, or both; a word about
-    something else ("batch size 64 for lower latency") says nothing."""
+    batch", "more loader workers", "power limit raised", "high power mode": True) or down
+    ("set a lower power limit", "reduced batch size", "low power mode": False): the word
+    beside the number's name, at most two words before it or just after it; or the number set
+    to a share of what it was ("power limit to about 60%": down). None where it says
+    neither, or both; a word about something else ("batch size 64 for lower latency") says
+    nothing."""
     gap = r"(?:[^\s,;]{1,40}\s{1,3}){0,2}?"
     before = rf"(?i)\b(?P<way>{_LOWER}|{_HIGHER})\s{{1,3}}{gap}\W{{0,2}}(?:{subject})"
     passive = r"(?:(?:was|were|is|got)\s{1,3})?"
@@ -108,6 +111,13 @@ def said_raised(change: str, subject: str) -> bool | None:
     words += [m.group("way").lower() for m in re.finditer(after, change)]
     up = any(re.fullmatch(f"{_HIGHER}|raised|increased|doubled", w) for w in words)
     down = any(re.fullmatch(f"{_LOWER}|lowered|reduced|decreased|halved", w) for w in words)
+    share = (
+        rf"(?i)(?:{subject})[^,;%]{{0,20}}?\bto\s{{1,3}}(?:about\s+|around\s+|~\s*)?"
+        r"(?P<pct>\d{1,3})\s?%"
+    )
+    for found in re.finditer(share, change):
+        percent = int(found.group("pct"))
+        up, down = up or percent > 100, down or percent < 100
     return None if up == down else up
 
 
@@ -145,9 +155,12 @@ _TAKEN_AWAY = re.compile(
     r"(?i)\b(?:without|no|not|rm|remov\w*|dropp?\w*|unset|delet\w*|stop\w*|revert\w*"
     r"|only (?:for|in|on|when))\b"
 )
-#: a one-sided change that says it turns its thing on ("Enabling detect_anomaly")
+#: a one-sided change that says it turns its thing on ("Enabling detect_anomaly", "allows
+#: P2P"); not "added", which as often adds a setting that turns a thing off ("added
+#: iommu=pt", "add no_cuda_launch_blocking")
 _ENABLING = re.compile(
     r"(?i)\benabl(?:e|ed|es|ing)\b|\bturn(?:ed|s|ing)? on\b|\bopt(?:s|ed|ing)?[- ]in\b"
+    r"|\ballow(?:s|ed|ing)?\b"
 )
 #: the off state's setting with its value ("enforce_eager": false, --disable-x=1)
 _OFF_VALUE = re.compile(

@@ -7,9 +7,7 @@ from tests.triage.wording_case import case
 
 FRESH = [
     # https://github.com/NVIDIA/nccl/issues/1614
-    case(
-        "After the 4090 four card P2P was enabled", "p2p-disable", backwards=True, misread="unread"
-    ),
+    case("After the 4090 four card P2P was enabled", "p2p-disable", backwards=True),
     # https://github.com/vllm-project/vllm/issues/5484
     case("With your recommended `NCCL_P2P_DISABLE=1`", "p2p-disable"),
     # https://github.com/huggingface/accelerate/pull/2666
@@ -17,7 +15,6 @@ FRESH = [
         "this PR allows people to try out P2P comms",
         "p2p-disable",
         backwards=True,
-        misread="unread",
     ),
     # https://github.com/NVIDIA/nccl/issues/1817
     case("when I set NCCL_P2P_LEVEL=SYS", "p2p-level"),
@@ -34,7 +31,7 @@ FRESH = [
     # https://github.com/NVIDIA/nccl-tests/issues/312
     case("NCCL_NVLS_ENABLE=1  NCCL_ALGO=NVLS", "algorithm"),
     # https://github.com/NVIDIA/nccl-tests/issues/352
-    case("we tried forcing the tree algorithm with NCCL_ALGO", "algorithm", misread="unread"),
+    case("we tried forcing the tree algorithm with NCCL_ALGO", "algorithm"),
     # https://github.com/LambdaLabsML/distributed-training-guide/issues/41
     case("Try setting `NCCL_MIN_NCHANNELS=32` for 405b", "nccl-override"),
     # https://github.com/NVIDIA/nccl/issues/559
@@ -90,7 +87,7 @@ FRESH = [
     # https://github.com/ovh/infrastructure-roadmap/issues/468
     case("NPS2 or NPS1 would be more appropriate", "numa-bios"),
     # https://github.com/pytorch/torchtitan/pull/3519
-    case("Pin each worker to the NUMA node of its GPU", "numa-binding", misread="unread"),
+    case("Pin each worker to the NUMA node of its GPU", "numa-binding"),
     # https://github.com/facebookresearch/d2go/pull/472
     case("Add NUMA binding to d2go", "numa-binding"),
     # https://github.com/mosaicml/composer/issues/3274
@@ -138,7 +135,6 @@ FRESH = [
         "I have set num_workers to 0",
         "data-pipeline",
         backwards=True,
-        misread="read the wrong way round (forwards)",
     ),
     # https://github.com/allenai/rslearn_projects/issues/193
     case("setting `data.init_args.num_workers=16`", "data-pipeline"),
@@ -153,7 +149,7 @@ FRESH = [
     # https://github.com/meta-pytorch/torchtune/pull/522
     case("we move the loss.item() operation into log_every_n_steps block", "host-sync"),
     # https://github.com/pytorch/pytorch/issues/44103
-    case("After removing the item function", "host-sync", misread="unread"),
+    case("After removing the item function", "host-sync"),
     # https://github.com/HuguesTHOMAS/KPConv-PyTorch/issues/22
     case("removing torch.cuda.synchronize", "host-sync"),
     # https://github.com/vllm-project/vllm/pull/6109
@@ -209,13 +205,13 @@ FRESH = [
     # https://github.com/NVIDIA/TensorRT-LLM/issues/1240
     case("compared to the previous TRT-LLM (v0.6.1) version", "version"),
     # https://github.com/ollama/ollama/issues/8023
-    case("Back to v0.3.11 for the build", "version", misread="unread"),
+    case("Back to v0.3.11 for the build", "version"),
     # https://github.com/NVIDIA/nccl/issues/770
     case("with NCCL 2.14.3 that I've been using up to now", "version"),
     # https://github.com/ollama/ollama/issues/16415
     case("After upgrading from driver 535 to 570", "version"),
     # https://github.com/vlfeat/matconvnet-fcn/issues/40
-    case("after about an hour", "heat-soak", misread="unread"),
+    case("after about an hour", "heat-soak"),
     # https://github.com/vlfeat/matconvnet-fcn/issues/40
     case("If we restart the training process", "heat-soak", backwards=True, misread="unread"),
     # https://github.com/jundot/omlx/issues/2689
@@ -232,7 +228,6 @@ FRESH = [
         "When I set power limit to about 60%",
         "power-limit",
         backwards=True,
-        misread="read the wrong way round (forwards)",
     ),
     # https://github.com/Tanguille/cluster/pull/4137
     case("Raises `POWER_LIMIT_WATTS` 210 → 250", "power-limit"),
@@ -241,14 +236,13 @@ FRESH = [
         "save around 100W (285 instead of 385)",
         "power-limit",
         backwards=True,
-        misread="read the wrong way round (forwards)",
     ),
     # https://github.com/nicehash/NiceHashMiner/issues/391
-    case("now my rig is opened", "cooling", misread="unread"),
+    case("now my rig is opened", "cooling"),
     # https://github.com/ethereum-mining/ethminer/issues/879
     case("hook up some case fans on your rig", "cooling"),
     # https://github.com/system76/thelio/issues/40
-    case("When I switched the GPUs out for two blower cards", "cooling", misread="unread"),
+    case("When I switched the GPUs out for two blower cards", "cooling"),
     # https://github.com/victorchall/EveryDream2trainer/pull/180
     case(
         "Added in torch anomaly detection",
@@ -270,10 +264,9 @@ FRESH = [
     case(
         "using only devices 0,1,6,7 distributed across NUMA nodes",
         "visible-devices",
-        misread="unread",
     ),
     # https://github.com/AlexeyAB/darknet/issues/6982
-    case("by setting CUDA_DEVICE_ORDER=PCI_BUS_ID", "visible-devices", misread="unread"),
+    case("by setting CUDA_DEVICE_ORDER=PCI_BUS_ID", "visible-devices"),
     # https://github.com/fal-ai-community/video-diffusion-speedrun/issues/2
     case("adding ` --shm-size=1g ` flag to Docker", "launch-config"),
     # https://github.com/AI-Hypercomputer/maxtext/pull/298
@@ -283,7 +276,7 @@ FRESH = [
     # https://github.com/apache/mxnet/issues/20103
     case("I set kvstore = ‘local’ instead of 'decive'", "launch-config", misread="unread"),
     # https://github.com/microsoft/DLWorkspace/pull/1070
-    case("disable nvlink related metrics", None, misread="read as interconnect"),
+    case("disable nvlink related metrics", None),
     # https://github.com/RVC-Project/Retrieval-based-Voice-Conversion-WebUI/issues/1587
     case("I recently switched my 2060 SUPER 8gb for a 4060ti 16gb", None),
     # https://github.com/ostris/ai-toolkit/issues/225

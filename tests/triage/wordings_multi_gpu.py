@@ -10,14 +10,7 @@ MULTI_GPU = [
     # https://github.com/NVIDIA/nccl/issues/1439
     case("NCCL_P2P_DISABLE=1", "p2p-disable"),
     # https://github.com/tinygrad/open-gpu-kernel-modules/issues/17
-    case(
-        "Enabling P2P capability on 8 RTX 4090 GPUs",
-        "p2p-disable",
-        backwards=True,
-        misread=(
-            "unread: p2p-disable reads only NCCL_P2P_DISABLE=1 (P2P enabled is its A/B reversed)"
-        ),
-    ),
+    case("Enabling P2P capability on 8 RTX 4090 GPUs", "p2p-disable", backwards=True),
     # --- shm-disable ---
     # https://github.com/NVIDIA/nccl-tests/issues/293
     case("NCCL_SHM_DISABLE=1", "shm-disable"),

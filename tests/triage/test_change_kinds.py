@@ -1,0 +1,134 @@
+"""Ways of writing a change that the fresh public wordings (change 127) showed the readers
+missing, each read as a kind and not as one sentence: a value "instead of" another, a count
+set "to 0", a limit set low or to a share of itself, P2P allowed or enabled in words. Beside
+each, the near misses it must leave alone."""
+
+from __future__ import annotations
+
+import pytest
+from casefile_gpu_playbook import PLAYBOOK_V3
+
+from casefile.domain.change_arrow import instead_of, sides
+from casefile.domain.change_forms import said_raised, set_to_zero, stated_state
+from tests.triage.test_wording_breadth import _reading
+
+RULES = {rule.id: rule for rule in PLAYBOOK_V3.experiments}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("save around 100W (285 instead of 385)", "save around 100W (385 -> 285)"),
+        ("I set kvstore = 'local' instead of 'device'", "I set kvstore = 'device' -> 'local'"),
+        ("batch 64 instead of 8", "batch 8 -> 64"),
+        ("power 300 W instead of 450 W", "power 450 W -> 300 W"),
+        # words on either side are no values: which one a rule names says nothing of the order
+        ("using NICs instead of SHM", "using NICs instead of SHM"),
+        ("NCCL instead of gloo", "NCCL instead of gloo"),
+        # an arrow already says the order
+        ("8 -> 16 instead of 32", "8 -> 16 instead of 32"),
+    ],
+)
+def test_a_value_instead_of_another_is_an_arrow(text: str, expected: str) -> None:
+    assert instead_of(text) == expected
+
+
+def test_instead_of_splits_a_change_into_its_sides() -> None:
+    assert sides("power limit 285 instead of 385") == ("power limit 385", "285")
+
+
+@pytest.mark.parametrize(
+    ("change", "backwards"),
+    [
+        ("power limit 285 W instead of 385 W", True),
+        ("power limit 385 W instead of 285 W", False),
+    ],
+)
+def test_a_limit_instead_of_another_runs_its_way(change: str, backwards: bool) -> None:
+    assert RULES["power-limit"].undoes(change) is backwards
+
+
+@pytest.mark.parametrize(
+    ("change", "zero"),
+    [
+        ("I have set num_workers to 0", True),
+        ("num_workers=0", True),
+        ("set num_workers to 0.5", False),
+        ("set num_workers to 04", False),
+        ("set --seed to 0", False),  # another setting's zero
+    ],
+)
+def test_a_count_set_to_zero_in_words(change: str, zero: bool) -> None:
+    assert set_to_zero(change, "workers") is zero
+
+
+@pytest.mark.parametrize(
+    ("change", "up"),
+    [
+        ("when you run it in low power mode", False),
+        ("switched to the high power mode", True),
+        ("When I set power limit to about 60%", False),
+        ("power limit to 110 %", True),
+        ("power limit to 100%", None),
+        # a share of something else, or a low word beside another name
+        ("power limit 250 W, fans to 60%", None),
+        ("low latency mode, power limit unchanged", None),
+    ],
+)
+def test_a_limit_set_low_or_to_a_share(change: str, up: bool | None) -> None:
+    assert said_raised(change, r"power.?(limit|mode)") is up
+
+
+@pytest.mark.parametrize(
+    ("change", "state"),
+    [
+        ("this PR allows people to try out P2P comms", "on"),
+        ("After the 4090 four card P2P was enabled", "on"),
+        ("NCCL_P2P_DISABLE=1", "off"),
+        ("NCCL_P2P_DISABLE=0", "on"),
+        ("disable P2P", "off"),
+    ],
+)
+def test_p2p_allowed_or_enabled_in_words(change: str, state: str) -> None:
+    rule = RULES["p2p-disable"]
+    assert stated_state(change, rule._names_any) == state
+    assert rule.undoes(change) is (state == "on")
+
+
+@pytest.mark.parametrize("change", ["p2p.enabled", "nccl.p2p.enabled.max", "p2p-enabled-gain"])
+def test_a_name_that_says_enabled_is_no_p2p_turned_on(change: str) -> None:
+    """Fact names ("p2p.unidir_bw.enabled") hold "P2P" and "enabled" a dot apart: P2P turned on
+    is read only from words ("P2P was enabled")."""
+    assert _reading(change) == (None, False)
+
+
+@pytest.mark.parametrize(
+    ("change", "rule"),
+    [
+        ("we tried forcing the tree algorithm with NCCL_ALGO", "algorithm"),
+        ("the ring algorithm", "algorithm"),
+        ("Pin each worker to the NUMA node of its GPU", "numa-binding"),
+        ("after about an hour", "heat-soak"),
+        ("slow after 2 hours", "heat-soak"),
+        ("Back to v0.3.11 for the build", "version"),
+        ("now my rig is opened", "cooling"),
+        ("two blower cards", "cooling"),
+        ("by setting CUDA_DEVICE_ORDER=PCI_BUS_ID", "visible-devices"),
+        ("using only devices 0,1,6,7", "visible-devices"),
+        ("After removing the item function", "host-sync"),
+        # near misses
+        ("after 20 minutes", None),
+        ("case.opened", None),
+        ("disable nvlink related metrics", None),
+        ("the algorithm is documented", None),
+    ],
+)
+def test_kinds_of_wording_each_rule_reads(change: str, rule: str | None) -> None:
+    assert _reading(change)[0] == rule
+
+
+def test_adding_a_setting_is_not_turning_its_thing_on() -> None:
+    """ "added iommu=pt" turns translation off, "add no_cuda_launch_blocking" a debug check
+    off: "add" says nothing of which way, so it is not read as enabling."""
+    assert not RULES["iommu-acs-off"].undoes("added iommu=pt to GRUB_CMDLINE_LINUX_DEFAULT")
+    assert not RULES["debug-setting"].undoes("add no_cuda_launch_blocking")
