@@ -116,6 +116,8 @@ def test_a_name_that_says_enabled_is_no_p2p_turned_on(change: str) -> None:
         ("by setting CUDA_DEVICE_ORDER=PCI_BUS_ID", "visible-devices"),
         ("using only devices 0,1,6,7", "visible-devices"),
         ("After removing the item function", "host-sync"),
+        ("`CMAKE_ARGS=-DGGML_CUDA=on`", "gpu-offload"),
+        ("cmake -B build -DGGML_CUDA=ON", "gpu-offload"),
         # near misses
         ("after 20 minutes", None),
         ("case.opened", None),
