@@ -102,7 +102,7 @@ FRESH = [
         misread="unread",
     ),
     # https://github.com/abetlen/llama-cpp-python/issues/1723
-    case("`CMAKE_ARGS=-DGGML_CUDA=on`", "gpu-offload", misread="unread"),
+    case("`CMAKE_ARGS=-DGGML_CUDA=on`", "gpu-offload"),
     # https://github.com/openinterpreter/openinterpreter/issues/114
     case(
         'CMAKE_ARGS="-DLLAMA_CUBLAS=on" FORCE_CMAKE=1 pip install --upgrade --force-reinstall '
