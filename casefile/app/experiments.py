@@ -24,6 +24,7 @@ from casefile.domain import triage
 from casefile.domain.event_types.stored import StoredObservation
 from casefile.domain.experiments import Direction, settle_direction
 from casefile.domain.facts import Fact
+from casefile.domain.units import figure_name
 from casefile.errors import DomainError, did_you_mean
 
 if TYPE_CHECKING:
@@ -176,12 +177,8 @@ def record_reported_experiment(
             else experiment_rule(sessions.registry, projection, change, probe, None)
         )
         by, figure = (probe, None) if probe is not None else measured_by(knows, unit)
-        name = metric or figure or (knows.metric[0] if knows is not None else None)
-        if name is None:
-            raise DomainError(
-                "name the figure compared, or state a change a rule reads",
-                remedy=triage.NAME_THE_METRIC,
-            )
+        # figures no rule reads and nobody named are still recorded, named by their unit
+        name = metric or figure or (knows.metric[0] if knows is not None else figure_name(unit))
         settled = _settle(direction, unit, rule, name, ask if rule else None, answers)
         higher = settled.higher_is_better if settled is not None else None
         event = triage.record_reported_experiment(

@@ -123,7 +123,9 @@ def register(
         action="append",
         default=[],
         metavar="FACT",
-        help="the fact to compare (default: the rule's; repeatable, first found wins)",
+        help="the fact to compare (default: the rule's; figures stated with --reported that no "
+        "rule reads are named by their unit: throughput, time or figure; repeatable, first "
+        "found wins)",
     )
     e.add_argument("--rule", metavar="ID", help="the experiment rule to apply (default: by change)")
     e.add_argument(

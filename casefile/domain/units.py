@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["normal_unit", "unit_direction"]
+__all__ = ["figure_name", "normal_unit", "unit_direction"]
 
 #: a unit's words in one spelling, the common long forms shortened
 _SHORT = {
@@ -76,3 +76,14 @@ def unit_direction(unit: str | None) -> bool | None:
     higher = any(w.startswith(HIGHER_WORDS) for w in words)
     lower = any(w.startswith(LOWER_WORDS) for w in words)
     return higher if higher != lower else None
+
+
+#: what a stated figure is called when nothing names it: by its unit's direction
+_FIGURE_NAMES = {True: "throughput", False: "time", None: "figure"}
+
+
+def figure_name(unit: str | None) -> str:
+    """What figures a person states are called when no rule reads the change and no
+    ``--metric`` names them: a rate is a throughput, a duration a time, anything else (or no
+    unit) a figure. The name is a label; which way is better is the unit's (or asked)."""
+    return _FIGURE_NAMES[unit_direction(unit)]

@@ -7,6 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from casefile.domain.units import figure_name
 from tests.cli.conftest import CLI
 
 WORDS = "| epoch 008 | loss 6.326 | nll_loss 5.193 | ppl 36.58 | wps 12876 | ups 4.9 | wpb 2578\n"
@@ -44,3 +47,19 @@ def test_two_runs_whose_throughput_is_in_two_units_are_not_divided(
     )  # fmt: skip
     assert read.code == 0, read.err
     assert json.loads(read.out)["speedup"] == 1.5
+
+
+@pytest.mark.parametrize(
+    ("unit", "name"),
+    [
+        ("tok/s", "throughput"),
+        ("GB/s", "throughput"),
+        ("img/s per GPU", "throughput"),
+        ("s/step", "time"),
+        ("ms", "time"),
+        ("widgets", "figure"),
+        (None, "figure"),
+    ],
+)
+def test_a_figure_nothing_names_is_named_by_its_unit(unit: str | None, name: str) -> None:
+    assert figure_name(unit) == name

@@ -128,3 +128,27 @@ def test_tests_and_rule_do_not_go_together(cli: CLI, case: str) -> None:
 def test_an_empty_list_is_a_usage_error(cli: CLI, case: str) -> None:
     result = cli("experiment", case, "--change", "x", "--outcome", "fixed", "--tests", " , ")
     assert result.code == 2 and "name hypotheses" in result.err
+
+
+@pytest.mark.parametrize(
+    ("unit", "shown"),
+    [
+        ("tok/s", "throughput 10 → 20 tok/s (2.00×)"),
+        ("s/step", "time 10 → 20 s/step (0.50×)"),
+        (None, "figure 10 → 20"),
+    ],
+)
+def test_figures_no_rule_reads_are_recorded_named_by_their_unit(
+    cli: CLI, case: str, unit: str | None, shown: str
+) -> None:
+    """A reported A/B of a change no rule reads, with no --metric, was refused ("name the
+    figure compared"): the figures are what the person knows, and the unit says what they are."""
+    extra = ["--unit", unit] if unit else []
+    result = cli(
+        "experiment", case, "--change", "reinstalled the OS", "--reported", "10:20", *extra
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    assert shown in result.out
+    assert "no rule of the case's playbook reads this change" in result.out
+    recorded = next(e for e in log(cli, case) if e["type"] == "experiment.recorded")
+    assert recorded["payload"]["metric"] == shown.split()[0]  # type: ignore[index]
