@@ -16,6 +16,7 @@ from casefile.domain import triage
 from casefile.domain.event_types.evidence import EvidenceAssessed
 from casefile.domain.event_types.experiment import ExperimentRecorded
 from casefile.domain.experiments import named_rule
+from casefile.domain.nearest_rules import Nearness, nearest_rules
 from casefile.domain.repeats import earlier_telling
 from casefile.domain.retelling import measured_telling_stands
 from casefile.errors import DomainError, Remedy
@@ -61,6 +62,9 @@ class ExperimentOutcome:
     #: a difference inside the noise margin read between "same" and the outcome it leans to
     #: (see :mod:`casefile.domain.experiment_outcome`): that outcome and its share
     leaning: tuple[str, float] | None = None
+    #: where no rule reads the change, the rules its words are nearest to: a hint for
+    #: ``--rule``, never evidence (:mod:`casefile.domain.nearest_rules`)
+    nearest: tuple[Nearness, ...] = ()
 
     def read_as(self) -> str:
         """The outcome as read, with its lean where it has one ("same, leaning to 'slower'
@@ -76,11 +80,30 @@ def read_recorded(
     event: NewEvent,
     rule: ExperimentRule | None,
     settled: Direction | None,
+    nearest: tuple[Nearness, ...] = (),
 ) -> ExperimentOutcome:
-    """The experiment's event added, then read by the rule."""
+    """The experiment's event added, then read by the rule (``nearest``: where there is
+    none, the rules its words are nearest to)."""
     seq = draft.add(event)
     eid = ExperimentRecorded.of(event.payload).experiment_id
-    return read_experiment(draft, rule, eid, seq, settled)
+    return read_experiment(draft, rule, eid, seq, settled, nearest)
+
+
+def nearest_to(
+    registry: Registry, projection: Projection, change: str, rule: ExperimentRule | None
+) -> tuple[Nearness, ...]:
+    """Where no rule reads ``change``, the case's experiment rules its words are nearest to."""
+    if rule is not None:
+        return ()
+    rules = [r for p in case_playbooks(registry, projection) for r in p.experiments]
+    return nearest_rules(rules, change)
+
+
+def nearest_words(nearest: Sequence[Nearness]) -> str:
+    """``host-sync ('item', 'removing') or cuda-graphs ('compiling')``."""
+    return " or ".join(
+        f"{near.rule_id} ({', '.join(repr(w) for w in near.words)})" for near in nearest
+    )
 
 
 def read_experiment(
@@ -89,6 +112,7 @@ def read_experiment(
     experiment_id: str,
     seq: int,
     settled: Direction | None,
+    nearest: tuple[Nearness, ...] = (),
 ) -> ExperimentOutcome:
     """The rule's verdict on a recorded experiment, added to the draft if there is one."""
     record = draft.projection.experiments[experiment_id]
@@ -98,9 +122,15 @@ def read_experiment(
     leaning = None
     unit = record.get("unit")
     if rule is None:
+        near = (
+            f" (its words are nearest to {nearest_words(nearest)}: --rule "
+            f"{nearest[0].rule_id} reads it by that rule, if it tests what that rule tests)"
+            if nearest
+            else ""
+        )
         unread = (
-            "no rule of the case's playbook reads this change; naming the hypotheses it "
-            "tests would let the generic table read it"
+            f"no rule of the case's playbook reads this change{near}; naming the hypotheses "
+            "it tests would let the generic table read it"
         )
         remedy = Remedy("names them (HYP[,HYP…])", "tests")
     elif settled is None and "stated" not in record:
@@ -141,6 +171,7 @@ def read_experiment(
         superseded=None if read is None else read.supersedes,
         same_change=earlier_telling(draft.projection, record) if evidence is not None else None,
         leaning=leaning,
+        nearest=nearest if rule is None else (),
     )
 
 

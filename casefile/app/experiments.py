@@ -15,6 +15,7 @@ from casefile.app.candidates import case_playbooks
 from casefile.app.experiment_reading import (
     ExperimentOutcome,
     experiment_rule,
+    nearest_to,
     read_recorded,
     reading_rule,
 )
@@ -131,7 +132,9 @@ def record_experiment(
             tests,
             restates,
         )
-        return read_recorded(draft, event, rule, settled)
+        return read_recorded(
+            draft, event, rule, settled, nearest_to(sessions.registry, projection, change, rule)
+        )
 
     return _append_experiment(sessions, case_id, decide, who)
 
@@ -194,7 +197,9 @@ def record_reported_experiment(
             tests,
             restates,
         )
-        return read_recorded(draft, event, rule, settled)
+        return read_recorded(
+            draft, event, rule, settled, nearest_to(sessions.registry, projection, change, rule)
+        )
 
     return _append_experiment(sessions, case_id, decide, who)
 
@@ -228,7 +233,13 @@ def record_stated_experiment(
         event = triage.record_stated_experiment(
             draft.projection, change, outcome, probe, note, tests, restates
         )
-        return read_recorded(draft, event, rule, None)
+        return read_recorded(
+            draft,
+            event,
+            rule,
+            None,
+            nearest_to(sessions.registry, draft.projection, change, rule),
+        )
 
     return _append_experiment(sessions, case_id, decide, who)
 

@@ -429,6 +429,7 @@ def _experiment_json(
         else {"to": outcome.leaning[0], "share": outcome.leaning[1]},
         "evidence_id": outcome.evidence_id,
         "unread": outcome.unread,
+        "nearest": [{"rule": n.rule_id, "words": list(n.words)} for n in outcome.nearest],
         "restates": outcome.restates,
         "supersedes": outcome.superseded,
         "same_change": outcome.same_change,
