@@ -65,9 +65,10 @@ _NEGATING = re.compile(r"(?i)disabl|eager|(?:^|[\s_-])no[\s_-]|without")
 _OFF_STATE = re.compile(r"(?i)disabl|eager")
 
 
-#: a number standing alone, with a unit after it at most ("8", "180 W", "1400W", "90%"); not
-#: one inside a name ("fp16", "x16", "RTX 4090" is a number, "64x64" is not)
-_AMOUNT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?(?:[KMG]?W|%)?(?![\w.])")
+#: a number standing alone, with a unit after it at most ("8", "180 W", "1400W", "90%", a
+#: sentence's "250W."); not one inside a name ("fp16", "x16", "RTX 4090" is a number, "64x64"
+#: is not) or a version ("2.1.3")
+_AMOUNT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?(?:[KMG]?W|%)?(?!\w|\.\w)")
 
 
 #: zero given as a setting's value ("num_workers=0", "-ngl 0", "workers: 0", "num_workers to
@@ -90,19 +91,19 @@ def set_to_zero(change: str, subject: str) -> bool:
     )
 
 
-_LOWER = r"low(?:er|ered)?|reduc(?:e|ed|es|ing)|decreas(?:e|ed|es|ing)|smaller|fewer|less"
-_HIGHER = r"high(?:er)?|rais(?:e|ed|es|ing)|increas(?:e|ed|es|ing)|larger|bigger|more"
+_LOWER = r"lower(?:ed)?|reduc(?:e|ed|es|ing)|decreas(?:e|ed|es|ing)|smaller|fewer|less"
+_HIGHER = r"higher|rais(?:e|ed|es|ing)|increas(?:e|ed|es|ing)|larger|bigger|more"
 _AFTER = r"raised|increased|doubled|lowered|reduced|decreased|halved"
 
 
 def said_raised(change: str, subject: str) -> bool | None:
     """Whether a change with no arrow says the number ``subject`` names went up ("a larger
-    batch", "more loader workers", "power limit raised", "high power mode": True) or down
-    ("set a lower power limit", "reduced batch size", "low power mode": False): the word
-    beside the number's name, at most two words before it or just after it; or the number set
-    to a share of what it was ("power limit to about 60%": down). None where it says
-    neither, or both; a word about something else ("batch size 64 for lower latency") says
-    nothing."""
+    batch", "more loader workers", "power limit raised": True) or down
+    ("set a lower power limit", "reduced batch size": False): the word beside the number's
+    name, at most two words before it or just after it; or the number set to a share of what
+    it was ("power limit to about 60%": down). None where it says neither, or both; a word
+    about something else ("batch size 64 for lower latency") says nothing, and "low" and
+    "high" say nothing ("left low power mode" raises the limit)."""
     gap = r"(?:[^\s,;]{1,40}\s{1,3}){0,2}?"
     before = rf"(?i)\b(?P<way>{_LOWER}|{_HIGHER})\s{{1,3}}{gap}\W{{0,2}}(?:{subject})"
     passive = r"(?:(?:was|were|is|got)\s{1,3})?"
@@ -155,12 +156,12 @@ _TAKEN_AWAY = re.compile(
     r"(?i)\b(?:without|no|not|rm|remov\w*|dropp?\w*|unset|delet\w*|stop\w*|revert\w*"
     r"|only (?:for|in|on|when))\b"
 )
-#: a one-sided change that says it turns its thing on ("Enabling detect_anomaly", "allows
-#: P2P"); not "added", which as often adds a setting that turns a thing off ("added
-#: iommu=pt", "add no_cuda_launch_blocking")
+#: a one-sided change that says it turns its thing on ("Enabling detect_anomaly"); not
+#: "added", which as often adds a setting that turns a thing off ("added iommu=pt", "add
+#: no_cuda_launch_blocking"), nor "allows", which as often says what a change is for ("ACS
+#: turned off so that P2P is allowed")
 _ENABLING = re.compile(
     r"(?i)\benabl(?:e|ed|es|ing)\b|\bturn(?:ed|s|ing)? on\b|\bopt(?:s|ed|ing)?[- ]in\b"
-    r"|\ballow(?:s|ed|ing)?\b"
 )
 #: the off state's setting with its value ("enforce_eager": false, --disable-x=1)
 _OFF_VALUE = re.compile(

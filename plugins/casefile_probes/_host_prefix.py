@@ -94,10 +94,12 @@ def split_host_prefixes(
     prefixed line at all). Blank and ``...`` lines are passed over, as are the shell's own
     messages and a leading command line (kept in :attr:`HostLines.said` and dropped).
 
-    Up to ``above`` lines that read as no prefix at all (no ``name:`` in front: a sentence)
-    may come before the first prefixed line; they are kept in :attr:`HostLines.above`. A line
-    whose ``name:`` is a key (``not_hosts``) or no host name is never one of them: it is a
-    tool's ``key: value``, so the paste is that tool's, not a parallel shell's."""
+    Up to ``above`` lines that read as no prefix at all may come before the first prefixed
+    line; they are kept in :attr:`HostLines.above`. A line in a prefix's shape whose name is a
+    key (``not_hosts``) or no host name ends the split (None): it is a tool's ``key: value``.
+    A key with a blank in it (``CA type: MT4123``, ``Port 1:``) is in no prefix's shape, so it
+    may be one of the lines above: the caller must check them (ibstat takes a header or a
+    field of its own there for a plain paste)."""
     excluded = {name.lower() for name in not_hosts}
     split = HostLines()
     for line in lines:

@@ -95,7 +95,7 @@ from .app_log_device import DeviceLines
 from .app_log_dispatch import DISPATCH_FACTS, LOOKS_LIKE_DISPATCH, DispatchLines
 from .app_log_graphs import GRAPH_WORDS, LOOKS_LIKE_GRAPHS, GraphLines
 from .app_log_rates import RATE_WORDS, TokenRates
-from .app_log_trend import FLOPS_WORDS, REQUEST_WORDS, RunRates, inverse, trend
+from .app_log_trend import FLOPS_WORDS, REQUEST_WORDS, RunRates, trend
 from .app_log_weights import LOOKS_LIKE_WEIGHTS, WEIGHT_FACTS, WEIGHT_WORDS, WeightLines
 
 __all__ = ["PROBE", "looks_like_app_log", "parse_app_log"]
@@ -191,6 +191,12 @@ _GPUS = (
     re.compile(r"(?i)\b(?:using|let's use)\s{1,4}(\d{1,4})\s{1,4}gpus?\b"),
     re.compile(r"(?<![\w])(?:num_gpus|n_gpu)['\"]?\s{0,4}[=:]\s{0,4}(\d{1,4})\b"),
     re.compile(r"--num[-_]gpus(?:=|\s{1,4})(\d{1,4})\b"),
+)
+
+#: a line that counts iterations or steps ("Iters 10- 19", "step: 14", "[ 104/5005]"): its
+#: TFLOP/s times the same work as the line before, where a sweep's lines each time a shape
+_STEP_MARK = re.compile(
+    r"(?i)\b(?:iters?|iterations?|steps?|epochs?)\b|\[\s{0,8}\d{1,12}/\d{1,12}\]"
 )
 
 # Cheap first looks: a line is tried against a group of patterns only if it holds one of
@@ -353,38 +359,30 @@ def _read(line: str, log: _Log) -> None:
     if "it/s" in line or "s/it" in line:
         iterations = len(log.iterations)
         _tqdm(line, log)
-        _trended(log, "iterations", line, log.iterations, iterations)
+        log.run.keep("iterations", line, log.iterations, iterations)
     if len(log.step) > steps:
-        _trended(log, "step time", line, log.step, steps)
+        log.run.keep("step time", line, log.step, steps)
     if len(log.per_step) > per_step:
-        _trended(log, "per-step time", line, log.per_step, per_step)
+        log.run.keep("per-step time", line, log.per_step, per_step)
     if line.lstrip().startswith("|"):
         rate = log.bench.read(line)
         if rate is not None and log.bench.row is not None:
             log.rates.tokens.append(rate)
             log.weights.rows.append(log.bench.row)
     if any(word in line for word in RATE_WORDS) or "Prefill batch" in line:
-        one_stream = len(log.rates.one_stream)
         log.rates.read(line)
-        _trended(log, "one stream", line, log.rates.one_stream, one_stream)
         match = _first(_SAMPLES, line)
         if match is not None:
             log.samples.append(float(match.group(1)))
-            _trended(log, "samples", line, log.samples, len(log.samples) - 1)
+            if _NOT_STEPS.search(line) is None:  # a dataset's map bar is no training step
+                log.run.keep("samples", line, log.samples, len(log.samples) - 1)
     if any(word in line for word in FLOPS_WORDS) or any(word in line for word in REQUEST_WORDS):
         tflops = len(log.run.tflops)
         log.run.read(line)
-        _trended(log, "tflops", line, log.run.tflops, tflops)
+        if _STEP_MARK.search(line):  # one block of iterations, not one shape of a sweep
+            log.run.keep("tflops", line, log.run.tflops, tflops)
     _config(line, log)
     log.continued = line.rstrip().endswith("\\")
-
-
-def _trended(log: _Log, kind: str, line: str, values: list[float], count: int) -> None:
-    """Keep the readings a line added past ``count`` to their series (app_log_trend); a kind
-    ending in "time" holds times, kept as their rates."""
-    if len(values) > count:
-        fresh = values[count:]
-        log.run.keep(kind, line, inverse(fresh) if kind.endswith("time") else fresh)
 
 
 def _settle(values: list[int], name: str, problems: list[str]) -> int | None:

@@ -9,13 +9,16 @@ slow in the first minute as in the last. That is the intake question "does it ge
 time under steady load?" answered by the log instead of by memory.
 
 Only series whose readings time the same work each interval are read: a training loop's
-samples per second, tqdm's it/s, step times (as their inverse), a kernel benchmark's TFLOP/s per
-block of iterations, and vLLM's intervals with one request running. A server's token rate under
-changing load, or llama.cpp's rate per generation (each of its own length), moves with what was
-asked, not with how fast the GPU ran, and is left out.
+samples per second (not a dataset's map or tokenize bar), tqdm's it/s, step times (as their
+inverse), and TFLOP/s on lines that count iterations or steps (a kernel benchmark's blocks of
+iterations; a sweep over shapes times other work on each line). A server's token rate moves
+with what was asked (the load, the context a decode has grown: one stream slows as it
+lengthens), and llama.cpp's rate per generation with each generation's length, not with how
+fast the GPU ran: they are left out.
 
-The trend is the median of the last third of the longest such series (four readings or more)
-over the median of its early best: the three consecutive readings of its first half with the
+The trend is the median of the last third of the longest such series (four readings or more;
+the end never fewer than two readings, so one slow last step is no trend) over the median of
+its early best: the three consecutive readings of its first half with the
 fastest median (its fastest reading where it holds fewer than three). The early best skips a
 warm-up's slow first steps (compilation, autotuning, a cold page cache), so a warm-up is never
 a fall. A move of more than 5 % counts only where at least 85 % of the (late, early) reading
@@ -29,8 +32,10 @@ logs pasted one after the other are two series, not one run that slowed down. Tw
 script pasted together are not told apart.
 
 TFLOP/s is read as the log prints it: ``avg=1425 TFLOPS``, ``523.4 TFLOPS``, ``TFLOP/s: 36.7``
-(MaxText), ``tflops: 312.45`` (torchtitan), GFLOP/s as thousandths; a rate a label calls peak,
-theoretical or the hardware's maximum is a specification, not a reading. Training loops print
+(MaxText), ``tflops: 312.45`` (torchtitan), ``TFLOPs/s``, ``TFLOP/s/GPU``, thousands grouped
+with commas, GFLOP/s as thousandths; not ``GFLOPs`` alone, a model's count of operations. A
+rate its label (the words just before it) calls peak, theoretical or the hardware's maximum is a
+specification, not a reading. Training loops print
 it per device, so it is never the job's ``throughput``. Requests per second (the ``Throughput:
 1.03 requests/s`` older vLLM throughput benchmarks print alone, the serving benchmark's
 ``Request throughput (req/s):``) is the job's rate where the log gives no token, sample or
@@ -47,17 +52,23 @@ from statistics import median
 __all__ = ["FLOPS_WORDS", "REQUEST_WORDS", "RunRates", "inverse", "trend"]
 
 _N = r"(\d{1,12}(?:\.\d{1,12})?)"
+#: a number, thousands grouped with commas or not ("1,425", "1425.5")
+_V = r"\d{1,3}(?:,\d{3}){1,4}(?:\.\d{1,12})?|\d{1,12}(?:\.\d{1,12})?"
+#: a rate's unit: TFLOPS, TFLOP/s, TFLOPs/s, with a "/GPU" or "/device" after it at most; not
+#: "FLOPs" alone, the count of a model's operations ("8.9 GFLOPs" in a model summary)
+_UNIT = r"(?:FLOPS|FLOP/s|FLOPs/s|flops|flop/s)(?:/(?:GPU|gpu|device))?"
 #: a number before its unit ("1425 TFLOPS", "36.5 TFLOP/s") or after its label ("TFLOP/s: 36.7",
-#: "tflops: 312.45", "TFLOPS=523")
-_V = r"\d{1,12}(?:\.\d{1,12})?"
+#: "tflops: 312.45", "TFLOPS=523", "throughput per GPU (TFLOP/s/GPU): 402.5")
 _FLOPS = re.compile(
-    rf"(?<![\w.])(?P<x>{_V})\s{{0,2}}(?P<a>[TG])FLOP(?:S|s|/s)(?![\w/])"
-    rf"|(?<![\w/])(?P<b>[TtGg])(?:FLOP|flop)(?:S|s|/s)?\s{{0,2}}[:=]\s{{0,4}}(?P<y>{_V})"
+    rf"(?<![\w.,])(?P<x>{_V})\s{{0,2}}(?P<a>[TG]){_UNIT}(?![\w/])"
+    rf"|(?<![\w/])(?P<b>[TtGg]){_UNIT}\)?\s{{0,2}}[:=]\s{{0,4}}(?P<y>{_V})(?![\w.])"
 )
-#: words that make a rate a specification: a label before the number says so
+#: words that make a rate a specification: in the label just before the number
 _SPEC = re.compile(r"(?i)\b(?:peak|theoretical|spec|max(?:imum)?|hardware)\b")
+#: how far before a rate its label reaches (the words the specification test reads)
+_LABEL = 24
 _REQUESTS = (
-    re.compile(rf"^\s{{0,8}}Throughput:\s{{0,4}}{_N}\s{{0,2}}requests/s\s{{0,8}}$"),
+    re.compile(rf"^\s{{0,8}}Throughput:\s{{0,4}}{_N}\s{{0,2}}requests/s\b"),
     re.compile(rf"^\s{{0,8}}Request throughput \(req/s\):\s{{0,40}}{_N}"),
 )
 #: a line is offered to :meth:`RunRates.read` only when it holds one of these
@@ -68,6 +79,9 @@ REQUEST_WORDS = ("requests/s", "req/s")
 MIN_READINGS = 4
 #: the early best is the fastest median of this many consecutive readings
 WINDOW = 3
+#: the end is the last third of the readings, and never fewer than this: one last reading
+#: (a step with a checkpoint in it) is no trend
+LATE = 2
 #: a move this small (a share of the early best) is read as it is, however noisy the series
 STEADY = 0.05
 #: a larger move is read only where this share of (late, early) reading pairs agree with it
@@ -77,6 +91,32 @@ CONSISTENT = 0.85
 #: how many of a line's first words name its printer (see :func:`printer`)
 _OPENING_WORDS = 3
 _WORD = re.compile(r"[A-Za-z]{2,40}")
+#: words of a time stamp, which change over a run and name no printer
+_CLOCK_WORDS = frozenset(
+    [
+        "am",
+        "pm",
+        "mon",
+        "tue",
+        "wed",
+        "thu",
+        "fri",
+        "sat",
+        "sun",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "may",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "oct",
+        "nov",
+        "dec",
+    ]
+)
 
 
 def printer(line: str) -> str:
@@ -85,6 +125,8 @@ def printer(line: str) -> str:
     lines carry after their figures ("(peak)", "(throttling begins)")."""
     words = []
     for match in _WORD.finditer(line):
+        if match.group(0).lower() in _CLOCK_WORDS:
+            continue
         words.append(match.group(0))
         if len(words) == _OPENING_WORDS:
             break
@@ -100,9 +142,12 @@ class RunRates:
     requests: list[float] = field(default_factory=list)
     series: dict[tuple[str, str], list[float]] = field(default_factory=dict)
 
-    def keep(self, kind: str, line: str, rates: Sequence[float]) -> None:
-        """Add a line's rates (higher is faster) to its series."""
-        if rates:
+    def keep(self, kind: str, line: str, values: list[float], count: int) -> None:
+        """Add the readings a line added to ``values`` past ``count`` to their series, times
+        (a kind ending in "time") as their rates."""
+        if len(values) > count:
+            fresh = values[count:]
+            rates = inverse(fresh) if kind.endswith("time") else fresh
             self.series.setdefault((kind, printer(line)), []).extend(rates)
 
     def read(self, line: str) -> None:
@@ -110,8 +155,9 @@ class RunRates:
         one of :data:`FLOPS_WORDS` or :data:`REQUEST_WORDS`)."""
         if "FLOP" in line or "flop" in line:
             match = _FLOPS.search(line)
-            if match is not None and _SPEC.search(line, 0, match.start()) is None:
-                value = float(match.group("x") or match.group("y"))
+            label = max(0, match.start() - _LABEL) if match is not None else 0
+            if match is not None and _SPEC.search(line, label, match.end()) is None:
+                value = float((match.group("x") or match.group("y")).replace(",", ""))
                 giga = (match.group("a") or match.group("b")).upper() == "G"
                 self.tflops.append(value / 1000.0 if giga else value)
         if "req" in line:
@@ -134,7 +180,7 @@ def trend(series: Iterable[Sequence[float]]) -> float | None:
     if len(longest) < MIN_READINGS:
         return None
     early = _early_best(longest[: len(longest) // 2])
-    late = longest[-max(1, len(longest) // 3) :]
+    late = longest[-max(LATE, len(longest) // 3) :]
     start = median(early)
     if not start > 0:
         return None

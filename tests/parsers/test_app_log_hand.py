@@ -67,7 +67,7 @@ def test_centernets_bar_reads_the_mean_data_time_against_the_mean_iteration(gap:
         ("Avg prompt throughput: 9.0 tokens/s, Avg generation throughput: 0.0 tokens/s, "
          "Running: 0 reqs", {}),
         ("Throughput: 4.93 requests/s, 2523.51 total tokens/s, 1262.00 output tokens/s",
-         {"tokens_per_s": 1262.0, "throughput": 1262.0}),
+         {"tokens_per_s": 1262.0, "throughput": 1262.0, "requests_per_s": 4.93}),
         ("llama_print_timings: prompt eval time =  100.00 ms /  10 tokens "
          "(10.00 ms per token, 100.00 tokens per second)", {}),
         ('2024-05-01T10:00:00Z INFO generate{time_per_token="25ms" queue_time="1ms"}: Success',

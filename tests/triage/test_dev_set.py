@@ -23,10 +23,6 @@ NOT_YET = {
     "club-3090-356-x99-no-p2p-tp2": "over-split leads; "
     "consumer-no-p2p is the likeliest leaf, but a class of several leaves leads",
     "ds4-773-gb10-decode-at-bandwidth-floor": "compute-launch leads; memory-bandwidth is #9",
-    "flashinfer-pr-2899-b200-sustained-power-throttle": "thermal-degradation leads; power-cap "
-    "is #2 (the benchmark's TFLOP/s falling from 1450 to 1237, read since change 125, and the "
-    "clock sag stated beside it both speak for heat before a cap; nothing states the power "
-    "limit the 1000 W draw sits at)",
     "nccl-1066-gpus-per-task-no-nvlink": "misconfiguration leads; transport-fallback is #4",
     "ollama-10746-3090-gemma3-27b-partial-cpu-offload": "upgrade-regression leads; "
     "gpu-unused is #2 (Ollama 0.6.8 -> 0.7.0, three times slower, shows the version decides "

@@ -15,6 +15,7 @@ FRESH = [
         "this PR allows people to try out P2P comms",
         "p2p-disable",
         backwards=True,
+        misread="unread",
     ),
     # https://github.com/NVIDIA/nccl/issues/1817
     case("when I set NCCL_P2P_LEVEL=SYS", "p2p-level"),
@@ -211,7 +212,7 @@ FRESH = [
     # https://github.com/ollama/ollama/issues/16415
     case("After upgrading from driver 535 to 570", "version"),
     # https://github.com/vlfeat/matconvnet-fcn/issues/40
-    case("after about an hour", "heat-soak"),
+    case("after about an hour", "heat-soak", misread="unread"),
     # https://github.com/vlfeat/matconvnet-fcn/issues/40
     case("If we restart the training process", "heat-soak", backwards=True, misread="unread"),
     # https://github.com/jundot/omlx/issues/2689
