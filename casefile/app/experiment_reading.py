@@ -95,8 +95,12 @@ def nearest_to(
     """Where no rule reads ``change``, the case's experiment rules its words are nearest to."""
     if rule is not None:
         return ()
-    rules = [r for p in case_playbooks(registry, projection) for r in p.experiments]
-    return nearest_rules(rules, change)
+    return nearest_rules(_case_rules(registry, projection), change)
+
+
+def _case_rules(registry: Registry, projection: Projection) -> list[ExperimentRule]:
+    """The experiment rules of the playbooks the case's questions were opened from."""
+    return [r for p in case_playbooks(registry, projection) for r in p.experiments]
 
 
 def nearest_words(nearest: Sequence[Nearness]) -> str:
@@ -215,7 +219,7 @@ def experiment_rule(
     """The rule named, else the first that reads ``change`` (for ``probe``, when one is
     named: an outcome stated in words may name none) and that no answer in force rules
     out (its ``requires``)."""
-    rules = [r for p in case_playbooks(registry, projection) for r in p.experiments]
+    rules = _case_rules(registry, projection)
     if rule_id is not None:
         for rule in rules:
             if rule.id == rule_id:

@@ -18,15 +18,7 @@ from casefile_probes.cpu_sysstat import _node
 from casefile_probes.ibstat import parse_ibstat
 
 from tests.parsers.corpus import GOLDEN, check_result, read_sample
-
-MPSTAT_SINCE_BOOT = (
-    "mpstat without an interval reports averages since boot, not the load now: nothing read "
-    "(rerun as 'mpstat -P ALL 1 5')"
-)
-PIDSTAT_SINCE_BOOT = (
-    "pidstat without an interval reports each task's average since boot, not its use now: "
-    "nothing read (rerun as 'pidstat -u 1 5')"
-)
+from tests.parsers.test_cpu_since_boot import MPSTAT_SINCE_BOOT, PIDSTAT_SINCE_BOOT
 
 
 def _prefixed(text: str, host: str) -> list[str]:
