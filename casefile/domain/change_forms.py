@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 from itertools import islice
 
 from casefile.domain.change_arrow import plain_arrows
@@ -29,6 +30,14 @@ _PACKAGE = r"(?!version\b)[A-Za-z][A-Za-z0-9_.+-]*"
 _DOTTED = r"v?[0-9]+\.[0-9]+[A-Za-z0-9_.+-]*"
 _ANY_VERSION = r"v?[0-9][A-Za-z0-9_.+-]*"
 _VERB = r"(?:downgraded|downgrade|upgraded|upgrade|updated|update|rolled back|reverted|pinned)"
+#: where a package's name may begin: not inside a word, nor after a word's ".", "+" or "-"
+#: ("D" in "-D-D", "b" in "a.b"). The name's pattern spans those characters, so a match from
+#: inside a run ends where one from the run's start does; trying every inside start as well
+#: scanned the run again from each, which made a long run cost its length squared. A
+#: setting's name (:data:`_NAME`) spans "." but not "-", so it may begin after a "-"
+#: ("after-upgrade=no", "--enforce-eager=true") and not after a ".".
+_PACKAGE_START = r"(?<!\w)(?<!\w[.+-])"
+_NAME_START = r"(?<![\w.])"
 
 
 def _spelled(text: str) -> str:
@@ -40,18 +49,20 @@ def _spelled(text: str) -> str:
         r"\1 version -> \2",
         out,
     )
-    out = re.sub(rf"\b({_PACKAGE})\s*==\s*({_ANY_VERSION})", r"\1 version -> \2", out)
+    out = re.sub(rf"{_PACKAGE_START}({_PACKAGE})\s*==\s*({_ANY_VERSION})", r"\1 version -> \2", out)
     out = re.sub(
         rf"\b{_VERB}\s+({_PACKAGE})\s+(?:from\s+({_ANY_VERSION})\s+)?to\s+({_ANY_VERSION})",
         lambda m: f"{m[1]} version {m[2] + ' ' if m[2] else ''}-> {m[3]}",
         out,
     )
     out = re.sub(
-        rf"\b({_PACKAGE})\s+(?:from\s+)?({_DOTTED})\s*(?:->|\bto\b)\s*({_DOTTED})",
+        rf"{_PACKAGE_START}({_PACKAGE})\s+(?:from\s+)?({_DOTTED})\s*(?:->|\bto\b)\s*({_DOTTED})",
         r"\1 version \2 -> \3",
         out,
     )
-    out = re.sub(rf"\b({_PACKAGE})\s+{_VERB}\s+to\s+({_ANY_VERSION})", r"\1 version -> \2", out)
+    out = re.sub(
+        rf"{_PACKAGE_START}({_PACKAGE})\s+{_VERB}\s+to\s+({_ANY_VERSION})", r"\1 version -> \2", out
+    )
     # last, so that "NCCL 2.22 -> 2.23" has become a version change first
     return re.sub(rf"(?<![\w.=-])({_SETTING})\s+(?![=:-]|version\b|{_VERB}\b)(?=\S)", r"\1=", out)
 
@@ -274,7 +285,7 @@ def _switched(text: str, words: bool) -> str:
         value = ("on" if on else "off") if words else ("1" if on else "0")
         return f"{match[1]}={value}"
 
-    return re.sub(rf"\b({_NAME})\s*=\s*({_SWITCH})\b", one, text, flags=re.IGNORECASE)
+    return re.sub(rf"{_NAME_START}({_NAME})\s*=\s*({_SWITCH})\b", one, text, flags=re.IGNORECASE)
 
 
 def normalise_change(change: str) -> str:
@@ -286,10 +297,12 @@ def normalise_change(change: str) -> str:
     return _switched(_spelled(plain_arrows(" ".join(change.split()))), words=False)
 
 
+@lru_cache(maxsize=256)
 def change_readings(change: str) -> tuple[str, ...]:
     """The readings a rule's pattern is tried on: the change as written, its normal form (every
     arrow spelled ``->``), and the normal form with switches as words (``IOMMU: Disabled`` →
-    ``IOMMU=off``)."""
+    ``IOMMU=off``). Kept for the last few changes: every experiment rule of a playbook asks
+    for the same change's readings in turn."""
     text = " ".join(change.split())
     spelled = _spelled(plain_arrows(text))
     readings = (text, _switched(spelled, words=False), _switched(spelled, words=True))
