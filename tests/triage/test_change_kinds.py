@@ -121,6 +121,10 @@ def test_a_name_that_says_enabled_is_no_p2p_turned_on(change: str) -> None:
         ("two blower cards", "cooling"),
         ("by setting CUDA_DEVICE_ORDER=PCI_BUS_ID", "visible-devices"),
         ("using only devices 0,1,6,7", "visible-devices"),
+        # a parallel layout over a list of devices is the layout's change, not which GPUs it sees
+        ("tensor parallel across devices 0,1", "launch-config"),
+        ("TP=2 on devices 0,1 -> TP=1 on device 0", "launch-config"),
+        ("CUDA_VISIBLE_DEVICES=0,1 with tensor parallel 2", "visible-devices"),
         ("After removing the item function", "host-sync"),
         ("`CMAKE_ARGS=-DGGML_CUDA=on`", "gpu-offload"),
         ("cmake -B build -DGGML_CUDA=ON", "gpu-offload"),
