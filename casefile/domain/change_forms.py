@@ -234,6 +234,10 @@ def _clause(text: str, start: int, end: int) -> str:
     return text[before + 1 : min(after, default=stop)]
 
 
+#: a value whose enabling turns translation off: "enable iommu=pt" passes DMA through
+_PASSED_THROUGH = re.compile(r"(?i)\biommu\s*=\s*pt\b")
+
+
 def stated_state(change: str, names: Callable[[str], bool] = lambda _: True) -> str | None:
     """The state a one-sided change (no arrow) leaves its thing in, where its words say so:
     the off state's setting with a value ("enforce_eager": false is "on"), a setting the rule
@@ -252,7 +256,7 @@ def stated_state(change: str, names: Callable[[str], bool] = lambda _: True) -> 
         return switch
     elif _OFF_STATE.search(change):
         said = "off"
-    elif _ENABLING.search(change):
+    elif _ENABLING.search(change) and not _PASSED_THROUGH.search(change):
         said = "on"
     else:
         return None

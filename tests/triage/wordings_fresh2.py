@@ -27,25 +27,23 @@ FRESH2 = [
     # https://github.com/NVIDIA/nccl/issues/306
     case("trying to disable it (`NCCL_PROTO=^LL`)", "algorithm"),
     # https://github.com/NVIDIA/nccl/issues/238
-    case("I worked around this problem by NCCL_LL_THRESHOLD=0.", "algorithm", misread="unread"),
+    case("I worked around this problem by NCCL_LL_THRESHOLD=0.", "algorithm"),
     # https://github.com/NVIDIA/nccl-tests/issues/309
     case("`NCCL_MIN_CTAS=24` may get you above 380 GB/s", "nccl-override"),
     # https://github.com/FujitsuPolycom/sparkring/issues/193
     case("The +10.7% C6 that `NCCL_MAX_NCHANNELS=8` gives on tonyd2wild's fleet", "nccl-override"),
     # https://github.com/NVIDIA/nccl/issues/1739
-    case("setting ll buffsize to 120B=122880 works fine", "nccl-override", misread="unread"),
+    case("setting ll buffsize to 120B=122880 works fine", "nccl-override"),
     # https://github.com/ROCm/rccl/pull/1940
     case(
         "Changed the number of channels selected for reduceScatter on multi-node gfx950.",
         "nccl-override",
-        misread="unread",
     ),
     # https://github.com/ROCm/rocm-systems/pull/9764
     case(
         "channels for multi-node collectives on MI350X/MI355X in SPX mode has been "
         "reduced from 64 to 48",
         "nccl-override",
-        misread="unread",
     ),
     # https://github.com/weicj/vLLM-2080Ti-Definitive/pull/153
     case(
@@ -55,18 +53,13 @@ FRESH2 = [
         misread="unread",
     ),
     # https://github.com/NVIDIA/TensorRT-LLM/issues/16899
-    case(
-        "Custom all-reduce kernels are disabled, falling back to NCCL.",
-        "custom-allreduce-off",
-        misread="unread",
-    ),
+    case("Custom all-reduce kernels are disabled, falling back to NCCL.", "custom-allreduce-off"),
     # https://github.com/HYGON-AI/vllm-plugin-das/issues/54
     case("`--disable-custom-all-reduce` (HCCL fallback) is stable.", "custom-allreduce-off"),
     # https://github.com/NVIDIA/TensorRT-LLM/issues/1601
     case(
         "disabling `use_custom_all_reduce` solved the reported issue with TRT-LLM 0.11.0",
         "custom-allreduce-off",
-        misread="unread",
     ),
     # https://github.com/NVIDIA/nccl-tests/issues/309
     case("Does your environment enable the nvidia_peermem module?", "network-path"),
@@ -74,7 +67,6 @@ FRESH2 = [
     case(
         "I've installed the libibverbs drivers (without which I was getting 4GBps (IPoIB))",
         "network-path",
-        misread="unread",
     ),
     # https://github.com/NVIDIA/nccl/issues/412
     case(
@@ -88,7 +80,7 @@ FRESH2 = [
         "My PCIe is degraded from version 4.0 to 2.0",
         "pcie-link",
         backwards=True,
-        misread="read as version",
+        misread="read the wrong way round (forwards)",
     ),
     # https://github.com/loongson-community/discussions/issues/121
     case("setpci -s 0a:00.0 CAP_EXP+0x30.W=0x0004   # Gen4", "pcie-link"),
@@ -112,17 +104,13 @@ FRESH2 = [
         misread="unread",
     ),
     # https://github.com/gardenlinux/gardenlinux/issues/4556
-    case(
-        "we'd prefer a supported way to enable `iommu=pt`",
-        "iommu-acs-off",
-        misread="read the wrong way round (backwards)",
-    ),
+    case("we'd prefer a supported way to enable `iommu=pt`", "iommu-acs-off"),
     # https://github.com/tinygrad/open-gpu-kernel-modules/pull/22
     case("I have disabled iommu in grub.", "iommu-acs-off"),
     # https://github.com/NVIDIA/nccl/issues/489
     case("Also disabling ACS will probably help performance.", "iommu-acs-off"),
     # https://github.com/ROCm/legacy-rocm-build/pull/3416
-    case("Disabling NUMA balancing", "numa-bios", misread="unread"),
+    case("Disabling NUMA balancing", "numa-bios"),
     # https://github.com/spectrocloud/librarium/pull/11685
     case("told readers to enable Resizable BAR", "numa-bios"),
     # https://github.com/sapcc/helm-charts/pull/12427
@@ -130,7 +118,7 @@ FRESH2 = [
     # https://github.com/huggingface/text-generation-inference/issues/1874
     case("Automatic NUMA binding", "numa-binding"),
     # https://github.com/stanford-futuredata/gavel/pull/197
-    case("Restrict CPUs assigned to GPUs with NUMA", "numa-binding", misread="unread"),
+    case("Restrict CPUs assigned to GPUs with NUMA", "numa-binding"),
     # https://github.com/apple-aiml-research/ml-depth-pro/issues/64
     case("I did model = model.cuda()  and image = image.cuda()", "gpu-offload"),
     # https://github.com/Lex-au/Orpheus-FastAPI/issues/50
@@ -152,11 +140,7 @@ FRESH2 = [
         "gpu-offload",
     ),
     # https://github.com/rhasspy/rhasspy3/issues/24
-    case(
-        "is it possible to set cuda instead of cpu usage for faster-whisper",
-        "gpu-offload",
-        misread="unread",
-    ),
+    case("is it possible to set cuda instead of cpu usage for faster-whisper", "gpu-offload"),
     # https://github.com/ollama/ollama/issues/5093
     case(
         "You can change this behavior by setting OLLAMA_SCHED_SPREAD to 1",
@@ -174,7 +158,7 @@ FRESH2 = [
     # https://github.com/ollama/ollama/issues/2395
     case("I was told to try to run ollama on just one of them", "fewer-gpus", misread="unread"),
     # https://github.com/ollama/ollama/issues/1288
-    case("we should use only the one gpu", "fewer-gpus", misread="unread"),
+    case("we should use only the one gpu", "fewer-gpus"),
     # https://github.com/facebookresearch/dinov2/issues/161
     case("I tuned the num_workers", "data-pipeline"),
     # https://github.com/gidariss/wDAE_GNN_FewShot/issues/17
@@ -201,7 +185,7 @@ FRESH2 = [
     # https://github.com/orcasound/orcahello/pull/371
     case("export MKL_NUM_THREADS=1", "host-threads"),
     # https://github.com/microsoft/onnxruntime/issues/10273
-    case("pin the threads from each session to separate cores", "host-threads", misread="unread"),
+    case("pin the threads from each session to separate cores", "host-threads"),
     # https://github.com/SYSTRAN/faster-whisper/issues/26
     case('os.environ["OMP_NUM_THREADS"] = "4"', "host-threads"),
     # https://github.com/pytorch/pytorch/pull/96011
@@ -242,7 +226,7 @@ FRESH2 = [
         "cuda-graphs",
     ),
     # https://github.com/foundation-model-stack/foundation-model-stack/issues/96
-    case('With `mode="reduce-overhead"` I am getting', "cuda-graphs", misread="unread"),
+    case('With `mode="reduce-overhead"` I am getting', "cuda-graphs"),
     # https://github.com/karpathy/build-nanogpt/issues/6
     case(
         'Consider using `torch.compile(model, fullgraph=True, mode="reduce-overhead")`',
@@ -269,7 +253,7 @@ FRESH2 = [
     # https://github.com/vllm-project/vllm/issues/2308
     case("do I need to convert my code to be concurrent/send batch requests?", "batch-size"),
     # https://github.com/facebookresearch/fairseq/issues/789
-    case("Can you try using an older version of NCCL (2.3.x)", "version", misread="unread"),
+    case("Can you try using an older version of NCCL (2.3.x)", "version"),
     # https://github.com/bmaltais/kohya_ss/issues/2366
     case("i recommend to use version 23.03 atm of kohya", "version"),
     # https://github.com/microsoft/onnxruntime/issues/8316
@@ -277,13 +261,13 @@ FRESH2 = [
     # https://github.com/vllm-project/vllm/issues/2367
     case("v2.0.7 becomed slower than v2.0.6", "version", misread="unread"),
     # https://github.com/huggingface/text-generation-inference/pull/727
-    case("reverting the vllm update as part of this", "version", misread="unread"),
+    case("reverting the vllm update as part of this", "version"),
     # https://github.com/vllm-project/vllm/issues/18339
     case("I recently upgraded from vLLM v0.6.3 to v0.7.1", "version"),
     # https://github.com/pytorch/pytorch/issues/119458
     case("going from Pytorch2.0.1+cu118 to Pytorch 2.1.2+cu121", "version"),
     # https://github.com/pytorch/pytorch/issues/80310
-    case("I downgraded to get the speed back.", "version", misread="unread"),
+    case("I downgraded to get the speed back.", "version"),
     # https://github.com/AUTOMATIC1111/stable-diffusion-webui/pull/12661
     case("update xformers to 0.0.21", "version"),
     # https://github.com/tensara/tensara/issues/226
@@ -297,7 +281,6 @@ FRESH2 = [
     case(
         "execute more warm-ups to get GPU to settle into some equilibrium thermal state",
         "heat-soak",
-        misread="read as cooling",
     ),
     # https://github.com/tinygrad/tinygrad/pull/4484
     case("resnet setup power cap red box gpu to 350W", "power-limit"),
@@ -309,11 +292,11 @@ FRESH2 = [
         misread="read the wrong way round (forwards)",
     ),
     # https://github.com/ROCm/rocm-systems/pull/7375
-    case("via the power_dpm_force_performance_level sysfs entry", "power-limit", misread="unread"),
+    case("via the power_dpm_force_performance_level sysfs entry", "power-limit"),
     # https://github.com/NebuTech/NBMiner/issues/289
     case("U'd better replace the thermal pad with a high quality one.", "cooling"),
     # https://github.com/Tanguille/cluster/pull/4129
-    case("`FAN_TARGET_TEMP_C: 80 → 70`", "cooling", misread="unread"),
+    case("`FAN_TARGET_TEMP_C: 80 → 70`", "cooling"),
     # https://github.com/trexminer/T-Rex/issues/526
     case(
         "add some better thermal pads to your vrm/chips on the back between the backplate",
@@ -336,17 +319,11 @@ FRESH2 = [
     # https://github.com/pytorch/PiPPy/pull/420
     case("Add shared memory settings to docker run", "launch-config", misread="unread"),
     # https://github.com/pytorch/torchtitan/issues/853
-    case(
-        "Changing the action to default /dev/shm to 1GB rather than 16MB",
-        "launch-config",
-        misread="read as data-pipeline",
-    ),
+    case("Changing the action to default /dev/shm to 1GB rather than 16MB", "launch-config"),
     # https://github.com/xorbitsai/inference/issues/1622
     case("docker容器设置了shm-size也没用", "launch-config"),
     # https://github.com/NVIDIA/nccl/issues/606
-    case(
-        "after increasing the size of `/dev/shm`", "launch-config", misread="read as data-pipeline"
-    ),
+    case("after increasing the size of `/dev/shm`", "launch-config"),
     # https://github.com/facebookresearch/fairseq/issues/789
     case("bucket-cap-mb: Try tuning this", None),
     # https://github.com/pytorch/pytorch/issues/113035
