@@ -35,9 +35,10 @@ _VERB = r"(?:downgraded|downgrade|upgraded|upgrade|updated|update|rolled back|re
 #: inside a run ends where one from the run's start does; trying every inside start as well
 #: scanned the run again from each, which made a long run cost its length squared. A
 #: setting's name (:data:`_NAME`) spans "." but not "-", so it may begin after a "-"
-#: ("after-upgrade=no", "--enforce-eager=true") and not after a ".".
+#: ("after-upgrade=no", "--enforce-eager=true") and not after a "." (but for a list's number
+#: before it, "2.NCCL_P2P_DISABLE=1": one more start per run keeps it linear).
 _PACKAGE_START = r"(?<!\w)(?<!\w[.+-])"
-_NAME_START = r"(?<![\w.])"
+_NAME_START = r"(?:(?<![\w.])|(?<=(?<![\w.])\d\.))"
 
 
 def _spelled(text: str) -> str:
@@ -234,8 +235,9 @@ def _clause(text: str, start: int, end: int) -> str:
     return text[before + 1 : min(after, default=stop)]
 
 
-#: a value whose enabling turns translation off: "enable iommu=pt" passes DMA through
-_PASSED_THROUGH = re.compile(r"(?i)\biommu\s*=\s*pt\b")
+#: enabling a value that turns translation off: "enable iommu=pt" passes DMA through (only
+#: the enabling word's own object: "enabled ACS, iommu=pt kept" still enables ACS)
+_PASSED_THROUGH = re.compile(r"(?i)\benabl\w*\s+(?:the\s+)?[`'\"]?iommu\s*=\s*pt\b")
 
 
 def stated_state(change: str, names: Callable[[str], bool] = lambda _: True) -> str | None:

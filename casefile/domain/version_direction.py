@@ -9,14 +9,15 @@ the case says nothing changed, or says nothing, a newer version that is slower s
 that the current one is the better (a review's finding), so the reading is left as it is.
 
 What counts as going back, in this order: words that say the change itself goes back (a
-rollback, a downgrade, a revert, "back to", "prior", "last known good"; not "slower than
-before", and not when negated); versions that fall from the before side of an arrow to the after
-side (the last version before the arrow against the first after it, so "on 8 GPUs: torch 2.1 ->
-2.2" compares 2.1 with 2.2), dotted numbers, llama.cpp's build numbers (``b2600``), CUDA tags
-(``cu121``) and dates alike, each against its own kind; and a named newest line (nightly,
-main, master) left for a release or stable one. Words that say it goes forward ("upgrade",
-"update", "newer", or the other way round for those lines) make it forward; anything else is
-unknown, and an unknown order is read as people write one, oldest first.
+rollback, a downgrade, a revert, "back to", "prior", "undo the update", "last known good"; not
+"slower than before", and not when negated); versions that fall from the before side of an
+arrow to the after side (the last version before the arrow against the first after it, so "on 8
+GPUs: torch 2.1 -> 2.2" compares 2.1 with 2.2), dotted numbers, llama.cpp's build numbers
+(``b2600``), CUDA tags (``cu121``) and dates alike, each against its own kind; and a named
+newest line (nightly, main, master) left for a release or stable one. Words that say it goes
+forward ("upgrade", "update", "newer", or the other way round for those lines) make it forward;
+an "older", "earlier" or "previous" version where no word says forward makes it back; anything
+else is unknown, and an unknown order is read as people write one, oldest first.
 """
 
 from __future__ import annotations
@@ -34,9 +35,12 @@ Direction = Literal["back", "forward", "unknown"]
 #: words that say the change itself goes back, unless negated ("no rollback")
 _BACK = re.compile(
     r"(?i)(?<!\bno )(?<!\bnot )(?<!\bwithout )\b(?:downgrad\w*|roll(?:ed|ing|s)?[\s-]?back|"
-    r"revert\w*|(?:went|go|going|gone|moved?|switched) back|back to|prior|"
+    r"revert\w*|(?:went|go|going|gone|moved?|switched) back|back to|prior|undo\w*|undid|"
     r"last (?:known )?good)\b"
 )
+#: words that say the variant is the earlier version where nothing says the change goes
+#: forward ("try an older version of the driver"; not "upgraded from the previous release")
+_EARLIER = re.compile(r"(?i)(?<!\bno )(?<!\bnot )\b(?:older|earlier|previous)\b")
 #: words that say it goes forward
 _FORWARD = re.compile(r"(?i)\b(?:upgrad\w*|updat\w*|newer|bump\w*)\b")
 #: a version-like token: a date, llama.cpp's build number, a CUDA tag, or a number (dotted or
@@ -64,7 +68,9 @@ def direction(readings: Iterable[str]) -> Direction:
 def _words(text: str) -> Direction:
     if _BACK.search(text):
         return "back"
-    return "forward" if _FORWARD.search(text) else "unknown"
+    if _FORWARD.search(text):
+        return "forward"
+    return "back" if _EARLIER.search(text) else "unknown"
 
 
 def _numbers(text: str) -> Direction:

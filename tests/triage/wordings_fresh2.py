@@ -292,11 +292,11 @@ FRESH2 = [
         misread="read the wrong way round (forwards)",
     ),
     # https://github.com/ROCm/rocm-systems/pull/7375
-    case("via the power_dpm_force_performance_level sysfs entry", "power-limit"),
+    case("via the power_dpm_force_performance_level sysfs entry", "power-limit", misread="unread"),
     # https://github.com/NebuTech/NBMiner/issues/289
     case("U'd better replace the thermal pad with a high quality one.", "cooling"),
     # https://github.com/Tanguille/cluster/pull/4129
-    case("`FAN_TARGET_TEMP_C: 80 → 70`", "cooling"),
+    case("`FAN_TARGET_TEMP_C: 80 → 70`", "cooling", misread="unread"),
     # https://github.com/trexminer/T-Rex/issues/526
     case(
         "add some better thermal pads to your vrm/chips on the back between the backplate",
