@@ -235,6 +235,13 @@ def _clause(text: str, start: int, end: int) -> str:
     return text[before + 1 : min(after, default=stop)]
 
 
+#: a thing's on state named alone ("torch.compile", "CUDA graphs"): said of a rule that reads
+#: it, it is that state, and taken away in its own clause ("removed torch.compile", "without
+#: CUDA graphs") the other; scoping ("CUDA graphs only for decode") takes nothing away
+_ON_STATE = re.compile(r"(?i)cuda.?graphs?|torch\.compile|reduce-overhead")
+_REMOVED = re.compile(
+    r"(?i)\b(?:without|no|not|rm|remov\w*|dropp?\w*|unset|delet\w*|stop\w*|revert\w*)\b"
+)
 #: enabling a value that turns translation off: "enable iommu=pt" passes DMA through (only
 #: the enabling word's own object: "enabled ACS, iommu=pt kept" still enables ACS)
 _PASSED_THROUGH = re.compile(r"(?i)\benabl\w*\s+(?:the\s+)?[`'\"]?iommu\s*=\s*pt\b")
@@ -260,6 +267,8 @@ def stated_state(change: str, names: Callable[[str], bool] = lambda _: True) -> 
         said = "off"
     elif _ENABLING.search(change) and not _PASSED_THROUGH.search(change):
         said = "on"
+    elif (on := _ON_STATE.search(change)) is not None and names(on.group()):
+        return "off" if _REMOVED.search(_clause(change, on.start(), on.end())) else "on"
     else:
         return None
     if _TAKEN_AWAY.search(change):  # "--enforce-eager removed": the state it names, undone

@@ -249,3 +249,24 @@ def test_an_older_version_is_a_version_back(change: str, way: str) -> None:
     """In a case whose trouble followed an upgrade, "try an older version of the driver" that
     comes out faster blames the upgrade: the variant is the earlier version."""
     assert direction(change_readings(change)) == way
+
+
+@pytest.mark.parametrize(
+    ("change", "reading"),
+    [
+        ("removed torch.compile", ("cuda-graphs", True)),
+        ("torch.compile removed", ("cuda-graphs", True)),
+        ("without CUDA graphs", ("cuda-graphs", True)),
+        ('removed mode="reduce-overhead"', ("cuda-graphs", True)),
+        ("torch.compile", ("cuda-graphs", False)),
+        ("CUDA graphs only for decode", ("cuda-graphs", False)),
+        ("--enforce-eager removed", ("cuda-graphs", False)),
+        ("12.0 s per step before CUDA graphs, 6.0 s after: not a slowdown", ("cuda-graphs", False)),
+        ("removed .item() and used torch.compile", ("host-sync", False)),
+    ],
+)  # fmt: skip
+def test_the_on_state_taken_away_is_the_off_state(change: str, reading: tuple[str, bool]) -> None:
+    """Taking away what turns CUDA graphs on runs the A/B backwards; it had read forwards, as
+    if "removed torch.compile" had turned graphs on. Another rule's thing beside it (the
+    .item() calls removed) and a "not" in another clause say nothing of it."""
+    assert _reading(change) == reading
