@@ -21,10 +21,12 @@ Per core (``cpu0``, ``cpu1`` …): ``cpu.busy`` (%).
 
 Several top screens in one paste: the last is read; likewise the last mpstat or pidstat report
 (each starts with its ``Linux … (N CPU)`` banner) that is not an average since boot (a run
-without an interval gives no fact: see ``cpu_sysstat``), and of it the ``Average:`` rows when
-printed, else the mean of every interval's rows. Rows cut short are skipped and said as a
-problem; mpstat's per-node rows (``-N``) are not cores, so only their ``all`` row is read.
-Decimal commas (``99,7 id``) are read as points.
+without an interval gives no fact: see ``_sysstat_report``), and of it the ``Average:`` rows
+when printed, else the mean of every interval's rows. Through a parallel shell (pdsh, clush:
+``node1: `` before every line) each node's lines are read on their own and the nodes' kept rows
+together give the host's facts; a node averaged since boot is left out and named in a problem.
+Rows cut short are skipped and said as a problem; mpstat's per-node rows (``-N``) are not
+cores, so only their ``all`` row is read. Decimal commas (``99,7 id``) are read as points.
 
 Other screens people paste as "top": busybox's (``CPU:  0% usr  2% sys … 48% idle 48% io``,
 ``%CPU`` cells written ``1%``) reads like procps top, ``io`` being its iowait; htop's CPU meters

@@ -1,6 +1,6 @@
 """mpstat and pidstat run without an interval: one report of averages since boot, which must not
-reach the rules as the load of the moment (see ``casefile_probes.cpu_sysstat``). What marks such
-a report (one time on header and rows, or the command above its banner), what does not (an
+reach the rules as the load of the moment (see ``casefile_probes._sysstat_report``). What marks
+such a report (one time on header and rows, or the command above its banner), what does not (an
 interval report cut to its first block, a title line, pcp's emulation), and what it gives.
 The real samples behind these cases are goldens (``tests/golden/{mpstat,pidstat}``, sources in
 each ``SOURCES``: mpstat 006, 007 and 009, pidstat 003 and 004 are such reports)."""
@@ -8,8 +8,8 @@ each ``SOURCES``: mpstat 006, 007 and 009, pidstat 003 and 004 are such reports)
 from __future__ import annotations
 
 import pytest
+from casefile_probes._sysstat_report import runs_since_boot
 from casefile_probes.cpu_load import parse_mpstat, parse_pidstat
-from casefile_probes.cpu_sysstat import _runs_since_boot
 
 from casefile.domain.facts import FactValue, ParseResult
 
@@ -178,7 +178,7 @@ def test_pidstat_h_rows_of_two_times_are_an_interval_report_whatever_the_command
     ],
 )
 def test_the_command_line_says_since_boot(command: str, tool: str, since_boot: bool) -> None:
-    assert _runs_since_boot(command, tool) is since_boot
+    assert runs_since_boot(command, tool) is since_boot
 
 
 def test_mpstat_average_rows_through_pdsh_are_averages() -> None:

@@ -1,9 +1,10 @@
 """Parallel-shell pastes (pdsh, clush: ``host: `` before every line) whose hosts are IPv4
 addresses (``10.0.0.12``) or names with underscores (``gpu_node_3``), pastes with the poster's
-sentence above the prefixed lines, and sysstat reports since boot pasted from several nodes
-whose clocks differ. Each case failed before it was read (see ``casefile_probes._host_prefix``
-and ``casefile_probes.cpu_sysstat``); the cases around them are the lines with a colon that
-must stay no prefix.
+sentence above the prefixed lines, sysstat reports since boot pasted from several nodes whose
+clocks differ, and sysstat read node by node: ``pidstat -h`` rows, each node's banners, a node
+since boot beside nodes with intervals. Each case failed before it was read (see
+``casefile_probes._host_prefix`` and ``casefile_probes._sysstat_report``); the cases around them
+are the lines with a colon that must stay no prefix.
 
 The pastes are constructed: verbatim samples (``tests/golden/ibstat/005``, the layout of
 ``tests/golden/mpstat/009``, a pdsh paste of one node) prefixed here as pdsh prefixes a node's
@@ -13,10 +14,11 @@ from __future__ import annotations
 
 import pytest
 from casefile_probes._host_prefix import is_host_name, split_host_prefixes
-from casefile_probes.cpu_load import parse_mpstat, parse_pidstat
-from casefile_probes.cpu_sysstat import _node
+from casefile_probes._sysstat_rows import row_node
+from casefile_probes.cpu_load import looks_like_pidstat, parse_mpstat, parse_pidstat
 from casefile_probes.ibstat import parse_ibstat
 
+from casefile.domain.facts import ParseResult
 from tests.parsers.corpus import GOLDEN, check_result, read_sample
 from tests.parsers.test_cpu_since_boot import MPSTAT_SINCE_BOOT, PIDSTAT_SINCE_BOOT
 
@@ -207,10 +209,14 @@ def test_mpstat_interval_from_nodes_whose_clocks_differ_is_read(interleave: bool
 
 def test_mpstat_since_boot_on_one_node_and_interval_on_another_is_read() -> None:
     """A node whose header and rows show two times ran an interval: the paste is not one of
-    averages since boot, even where the other node's block alone would be."""
+    averages since boot, even where the other node's block alone would be; the node since
+    boot is left out of the load now (it read 21.05 % busy, its 2.09 averaged in)."""
     one = _mpstat("node007", "11:19:24", "11:19:24")
     two = _mpstat("node008", "11:19:25", "11:19:26", usr="40.00", idle="60.00")
-    assert parse_mpstat("\n".join(one + two)).parsed
+    result = parse_mpstat("\n".join(one + two))
+    assert result.parsed
+    assert result.values("cpu.busy.mean") == {"host": 40.0}
+    assert result.problems == [f"node007: {MPSTAT_SINCE_BOOT}"]
 
 
 def test_pidstat_since_boot_from_nodes_whose_clocks_differ() -> None:
@@ -241,4 +247,129 @@ def test_pidstat_since_boot_from_nodes_whose_clocks_differ() -> None:
 def test_which_leading_label_is_a_node(line: str, node: str | None) -> None:
     tokens = line.split()
     prefix = next(at for at, token in enumerate(tokens) if token == "all")
-    assert _node(tokens, prefix) == node
+    assert row_node(tokens, prefix) == node
+
+
+# ------------------------------------------- sysstat node by node: -h, banners, since boot
+#
+# Real sysstat lines, each node's prefixed here as pdsh prefixes them (golden samples, sources
+# in each folder's SOURCES): pidstat/007 (-h rows with epoch times, no banner), mpstat/002 (a
+# since-boot report, then pcp's, each under its banner), mpstat/009 (a since-boot report already
+# through pdsh, node008), mpstat/004 (two interval blocks), pidstat/004 (a since-boot report)
+# and pidstat/005 (an interval report, its last row cut). The poster's prompt line heading a
+# sample is left out: pdsh prints none.
+
+
+def _sample(name: str, start: int = 0, stop: int | None = None) -> str:
+    """Lines ``start:stop`` of a golden sample, verbatim."""
+    return "\n".join(read_sample(GOLDEN / f"{name}.txt").splitlines()[start:stop])
+
+
+def _paste(one: list[str], two: list[str], order: str) -> str:
+    """Two nodes' lines as pdsh prints them: in blocks, either node first, or interleaved."""
+    lines = {"blocks": one + two, "reversed": two + one, "interleaved": _interleaved(one, two)}
+    return "\n".join(lines[order]) + "\n"
+
+
+def _facts(result: ParseResult) -> list[tuple[str, str, object]]:
+    return [(fact.name, fact.subject, fact.value) for fact in result.facts]
+
+
+@pytest.mark.parametrize("order", ["blocks", "interleaved"])
+@pytest.mark.parametrize("hosts", [("node1", "node2"), ("10.0.0.12", "gpu_node_3")])
+def test_pidstat_h_through_pdsh_is_read_node_by_node(order: str, hosts: tuple[str, str]) -> None:
+    """pidstat/007 on one node, its header and first two rows on the other: each node's
+    epoch-stamped rows are read by its own ``#      Time`` header, as without pdsh (the host
+    label had been taken for the row's time, each cell read one column off: 0.0 % for a
+    command of '3.64 /usr/java/…')."""
+    whole = _prefixed(_sample("pidstat/007"), hosts[0])
+    cut = _prefixed(_sample("pidstat/007", 0, 3), hosts[1])
+    paste = _paste(whole, cut, order)
+    assert looks_like_pidstat(paste)
+    result = parse_pidstat(paste)
+    check_result(result)
+    assert _facts(result) == _facts(parse_pidstat(_sample("pidstat/007")))
+    assert result.values("process.cpu.max") == {"host": 2.0}
+    assert result.values("process.top_command") == {
+        "host": "/usr/java/default/bin/java -Dproc_jobtracker -Xmx2048m -Djava."
+    }
+    assert result.problems == []
+
+
+@pytest.mark.parametrize("order", ["blocks", "interleaved"])
+def test_pdsh_banners_start_each_nodes_reports(order: str) -> None:
+    """mpstat/002 through pdsh on two nodes: ``node1: Linux 5.15.0-… (4 CPU)`` is a banner,
+    so each node's since-boot report and pcp's after it are two reports, and the last is read,
+    as without pdsh (one report had been read, the since-boot rows averaged in: cpu3 0.78 %
+    busy where pcp shows 1.22)."""
+    text = _sample("mpstat/002", 1)
+    paste = _paste(_prefixed(text, "node1"), _prefixed(text, "node2"), order)
+    result = parse_mpstat(paste)
+    check_result(result)
+    assert _facts(result) == _facts(parse_mpstat(text))
+    assert result.values("cpu.busy")["cpu3"] == 1.22
+    assert result.problems == ["node1, node2: 2 mpstat reports in the paste; the last is read"]
+
+
+@pytest.mark.parametrize("order", ["blocks", "reversed", "interleaved"])
+def test_mpstat_node_since_boot_is_left_out_of_the_load_now(order: str) -> None:
+    """mpstat/009 (node008, since boot: 2.09 % busy) beside mpstat/004's two intervals on
+    node009: only node009's rows are the load now, read as they read alone; node008 is named
+    with the words a single host since boot gets (its 2.09 % had been averaged in: 0.73 %
+    busy read where node009 shows 0.05 %)."""
+    interval = _sample("mpstat/004", 1, 12)
+    paste = _paste(_sample("mpstat/009").splitlines(), _prefixed(interval, "node009"), order)
+    result = parse_mpstat(paste)
+    check_result(result)
+    assert _facts(result) == _facts(parse_mpstat(interval))
+    assert result.values("cpu.busy.mean") == {"host": 0.05}
+    assert result.problems == [f"node008: {MPSTAT_SINCE_BOOT}"]
+
+
+@pytest.mark.parametrize("order", ["blocks", "interleaved"])
+def test_pidstat_node_since_boot_is_left_out_of_the_load_now(order: str) -> None:
+    """pidstat/004 (since boot: header and row share 18时53分35秒) on gpu01, pidstat/005 (an
+    interval, its last row cut) on gpu02: gpu02's tasks are read as alone, gpu01 is named as
+    averaged since boot, and each problem names its node (gpu01's row had been read with the
+    rest and nothing said: its 0.01 % under gpu02's 10.73 % hid it in the facts)."""
+    interval = _sample("pidstat/005")
+    paste = _paste(
+        _prefixed(_sample("pidstat/004", 1), "gpu01"), _prefixed(interval, "gpu02"), order
+    )
+    result = parse_pidstat(paste)
+    check_result(result)
+    assert _facts(result) == _facts(parse_pidstat(interval))
+    assert result.values("process.cpu.max") == {"host": 10.73}
+    assert result.problems == [
+        f"gpu01: {PIDSTAT_SINCE_BOOT}",
+        "gpu02: 1 task row(s) cut short, skipped",
+    ]
+
+
+def test_the_posters_sentence_above_the_nodes_is_set_aside() -> None:
+    """The paste of the test above under the poster's sentence: still read node by node."""
+    interval = _sample("mpstat/004", 1, 12)
+    nodes = _paste(_sample("mpstat/009").splitlines(), _prefixed(interval, "node009"), "blocks")
+    result = parse_mpstat("mpstat on both nodes, through pdsh:\n\n" + nodes)
+    assert _facts(result) == _facts(parse_mpstat(interval))
+    assert result.problems == [f"node008: {MPSTAT_SINCE_BOOT}"]
+
+
+def test_a_paste_of_average_rows_alone_is_no_parallel_shells() -> None:
+    """``Average:`` before every line is sysstat's label, in a prefix's shape (pidstat/010's
+    header and row): read as without pdsh, no node named ``Average``."""
+    text = _sample("pidstat/010", 0, 2)
+    result = parse_pidstat(text)
+    assert result.values("process.cpu.max") == {"host": 128.18}
+    assert result.problems == []
+
+
+def test_a_problem_of_many_nodes_names_the_first_few() -> None:
+    """Six nodes since boot (golden mpstat/009's layout, as ``_mpstat`` builds it) beside one
+    with an interval: the first five are named, the rest counted."""
+    lines = _mpstat("node7", "11:19:25", "11:19:26", usr="40.00", idle="60.00")
+    for number in range(1, 7):
+        lines += _mpstat(f"node{number}", "11:19:24", "11:19:24")
+    result = parse_mpstat("\n".join(lines))
+    assert result.values("cpu.busy.mean") == {"host": 40.0}
+    assert result.problems == [f"node1, node2, node3, node4, node5 and 1 more: {MPSTAT_SINCE_BOOT}"]
