@@ -25,7 +25,7 @@ _SETTING = r"(?:[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*|[A-Z][A-Z0-9]+)"
 OFF_WORDS = ("disable", "disabled", "off", "false", "no")
 ON_WORDS = ("enable", "enabled", "on", "true", "yes")
 _SWITCH = "|".join(OFF_WORDS + ON_WORDS)
-_PACKAGE = r"(?!version\b)[A-Za-z][A-Za-z0-9_.+-]*"
+_PACKAGE = r"(?!(?:version|from|to)\b)[A-Za-z][A-Za-z0-9_.+-]*"
 #: a version: dotted where nothing else says it is one ("2.19.3", "v0.4.2", "2.3.1+cu121")
 _DOTTED = r"v?[0-9]+\.[0-9]+[A-Za-z0-9_.+-]*"
 _ANY_VERSION = r"v?[0-9][A-Za-z0-9_.+-]*"
@@ -38,6 +38,12 @@ _VERB = r"(?:downgraded|downgrade|upgraded|upgrade|updated|update|rolled back|re
 #: ("after-upgrade=no", "--enforce-eager=true") and not after a "." (but for a list's number
 #: before it, "2.NCCL_P2P_DISABLE=1": one more start per run keeps it linear).
 _PACKAGE_START = r"(?<!\w)(?<!\w[.+-])"
+#: a setting whose value is a fraction or a rate, not a package's version ("gpu_memory_utilization
+#: from 0.9 to 0.95", "temperature 0.7 -> 0.2")
+_A_FRACTION = (
+    r"[\w.+-]*?(?:util|ratio|fraction|rate\b|_rate|temperature|threshold|factor|prob|percent"
+    r"|scale|decay|momentum|dropout|lr\b)"
+)
 _NAME_START = r"(?:(?<![\w.])|(?<=(?<![\w.])\d\.))"
 
 
@@ -57,7 +63,8 @@ def _spelled(text: str) -> str:
         out,
     )
     out = re.sub(
-        rf"{_PACKAGE_START}({_PACKAGE})\s+(?:from\s+)?({_DOTTED})\s*(?:->|\bto\b)\s*({_DOTTED})",
+        rf"{_PACKAGE_START}(?!{_A_FRACTION})({_PACKAGE})\s+(?:from\s+)?({_DOTTED})\s*(?:->|\bto\b)"
+        rf"\s*({_DOTTED})",
         r"\1 version \2 -> \3",
         out,
     )
@@ -190,9 +197,11 @@ _SWITCH_VALUE = re.compile(
 
 
 #: an environment variable set to 1 or 0, a switch by the way such variables are read
-#: ("SGLANG_CUSTOM_AR_ALLOW_PCIE=1"); a lower-case setting's number is a count ("num_workers=0")
+#: ("SGLANG_CUSTOM_AR_ALLOW_PCIE=1"), and so a lower-case flag's ("--xla_gpu_cuda_graph_level=0",
+#: "pin_memory=0"); not a count's ("num_workers=0", "max_num_seqs=1", "batch_size=1")
 _ENV_SWITCH = re.compile(
-    r"(?<![\w.])(?P<name>[A-Z][A-Z0-9]{0,30}_[A-Z0-9_]{1,60})\s{0,3}=\s{0,3}(?P<value>[01])(?![\w.])"
+    r"(?i)(?<![\w.])(?!(?:num|n|max|min)_|[A-Z0-9_]*(?:size|count|workers|threads|layers|seqs|len)\b)"
+    r"(?P<name>[A-Z][A-Z0-9]{0,30}_[A-Z0-9_]{1,60})\s{0,3}=\s{0,3}(?P<value>[01])(?![\w.])"
 )
 
 

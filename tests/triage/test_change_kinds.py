@@ -270,3 +270,43 @@ def test_the_on_state_taken_away_is_the_off_state(change: str, reading: tuple[st
     if "removed torch.compile" had turned graphs on. Another rule's thing beside it (the
     .item() calls removed) and a "not" in another clause say nothing of it."""
     assert _reading(change) == reading
+
+
+@pytest.mark.parametrize(
+    ("change", "reading"),
+    [
+        ("--xla_gpu_cuda_graph_level=0", ("cuda-graphs", True)),
+        ("pin_memory=0", ("host-sync", True)),
+        ("Automatically set `NCCL_SOCKET_IFNAME` to prefer ethernet.", ("network-path", False)),
+        ("NCCL_SOCKET_NTHREADS=4", ("network-path", False)),
+        ("moved from ethernet to InfiniBand", ("network-path", False)),
+        ("Disable NCCL_NVLS by default", ("algorithm", False)),
+        ("force NCCL to use only one channel", ("nccl-override", False)),
+        ("rollback your nvidia driver back to 531.xx", ("version", False)),
+        ("Set torch num threads to 2 instead of autodetect", ("host-threads", False)),
+        ("use_cuda=True", ("gpu-offload", False)),
+        ("enabling GPU acceleration in the settings", ("gpu-offload", False)),
+        ("采用单卡推理", ("fewer-gpus", False)),
+        ("NVreg_EnableResizableBar=1", ("numa-bios", False)),
+        # near misses
+        ("num_workers=0", ("data-pipeline", True)),
+        ("max_num_seqs=1", ("batch-size", False)),
+        ("Changing gpu_memory_utilization from 0.9 to 0.95", (None, False)),
+        ("dropout_rate from 0.1 to 0.2", (None, False)),
+        ("vllm from 0.4.2 to 0.5.0", ("version", False)),
+        ("nccl.env.NCCL_IB_HCA", (None, False)),
+        ("more llama.cpp server slots", (None, False)),
+        ("moved the GPU to the second slot", ("pcie-link", False)),
+        ("resized images to 224 on the GPU", ("data-pipeline", False)),
+        ("Add /dev/shm tmpfs mount to workflow pods", ("launch-config", False)),
+        ("data on a tmpfs", ("data-pipeline", False)),
+        ("num_threads of the data loader to 8", ("data-pipeline", False)),
+        ("单机单卡换成8卡", (None, False)),
+    ],
+)  # fmt: skip
+def test_kinds_the_third_fresh_round_showed(change: str, reading: tuple[str, bool]) -> None:
+    """Kinds of wording the third round's 86 fresh ones were misread by (a flag's 0 or 1 in
+    lower case, NCCL's socket settings named alone, a driver version written 531.xx, a library's
+    thread count, a setting's fraction that is no version, Resizable BAR, llama.cpp's slots),
+    with the neighbours each widening must leave alone."""
+    assert _reading(change) == reading

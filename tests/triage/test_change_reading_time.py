@@ -53,6 +53,12 @@ SHAPES = (
     "cuda instead ",
     "we downgraded ",
     "tensor parallel on devices 0,",
+    "server slots ",
+    "NCCL_SOCKET_IFNAME ",
+    "单卡 ",
+    "util from 0.9 to ",
+    "num_threads data loader ",
+    "a_b=0 ",
 )
 
 

@@ -168,7 +168,7 @@ FRESH2 = [
         "I used to set num_thread in dataloader to 2",
         "data-pipeline",
         backwards=True,
-        misread="unread",
+        misread="read the wrong way round (forwards)",
     ),
     # https://github.com/pytorch/pytorch/issues/12831
     case("Setting `persistent_workers=True` in an argument of DataLoader", "data-pipeline"),

@@ -29,11 +29,7 @@ FRESH3 = [
         "shm-disable",
     ),
     # https://github.com/NVIDIA/nccl/issues/762
-    case(
-        "Here Surprisingly Ring is faster than tree.",
-        "algorithm",
-        misread="unread",
-    ),
+    case("Here Surprisingly Ring is faster than tree.", "algorithm", misread="unread"),
     # https://github.com/NVIDIA/nccl/issues/530
     case(
         "Based on my experiment with NCCL 2.8.3, ring seems to be faster than tree on "
@@ -42,22 +38,13 @@ FRESH3 = [
         misread="read as version",
     ),
     # https://github.com/sgl-project/sglang/pull/631
-    case(
-        "Disable NCCL_NVLS by default",
-        "algorithm",
-        misread="unread",
-    ),
+    case("Disable NCCL_NVLS by default", "algorithm"),
     # https://github.com/lightseekorg/tokenspeed/pull/1127
-    case(
-        "stop forcing NCCL's NVLS and cuMem paths off",
-        "algorithm",
-        misread="unread",
-    ),
+    case("stop forcing NCCL's NVLS and cuMem paths off", "algorithm", misread="unread"),
     # https://github.com/NVIDIA/nccl/issues/1703
     case(
         "To force NCCL to use only one channel, I set the following environment variables:",
         "nccl-override",
-        misread="unread",
     ),
     # https://github.com/ROCm/rocm-systems/issues/11253
     case(
@@ -77,24 +64,15 @@ FRESH3 = [
         misread="unread",
     ),
     # https://github.com/ray-project/ray/pull/28633
-    case(
-        "Automatically set `NCCL_SOCKET_IFNAME` to prefer ethernet.",
-        "network-path",
-        misread="unread",
-    ),
+    case("Automatically set `NCCL_SOCKET_IFNAME` to prefer ethernet.", "network-path"),
     # https://github.com/NVIDIA/nccl/issues/398
     case(
         "Set the `NCCL_SOCKET_NTHREADS=4` or `NCCL_SOCKET_NTHREADS=6` didn't seem to "
         "make the bus bandwidth getting better",
         "network-path",
-        misread="unread",
     ),
     # https://github.com/open-mmlab/mmdetection/issues/6817
-    case(
-        "I updated our device from ethernet to InfiniBand",
-        "network-path",
-        misread="unread",
-    ),
+    case("I updated our device from ethernet to InfiniBand", "network-path"),
     # https://github.com/microsoft/DLWorkspace/pull/694
     case(
         "Add NCCL_IB_DISABLE=1 to disable IB usage in user application",
@@ -113,17 +91,12 @@ FRESH3 = [
         misread="read the wrong way round (forwards)",
     ),
     # https://github.com/criteo/tf-yarn/pull/61
-    case(
-        "Use NCCL when running on GPU and fallback on GLOO",
-        "transport",
-        misread="unread",
-    ),
+    case("Use NCCL when running on GPU and fallback on GLOO", "transport", misread="unread"),
     # https://github.com/xCuri0/ReBarUEFI/issues/67
     case(
         "You need to use option in NVIDIA driver `NVreg_EnableResizableBar=1` to do "
         "resizing by Linux kernel",
         "numa-bios",
-        misread="read as data-pipeline",
     ),
     # https://github.com/Mellanox/ngc_multinode_perf/pull/8
     case(
@@ -134,44 +107,27 @@ FRESH3 = [
     case(
         'Add a `force_gpu` setting plus a "Force GPU (CUDA) acceleration" checkbox in Settings',
         "gpu-offload",
-        misread="unread",
     ),
     # https://github.com/OHF-Voice/piper1-gpl/issues/116
     case(
         "When enabling GPU acceleration in Piper (use_cuda=True), inference becomes "
         "slower than CPU-only mode.",
         "gpu-offload",
-        misread="unread",
     ),
     # https://github.com/ggml-org/whisper.cpp/pull/1472
-    case(
-        "whisper : add full CUDA and Metal offloading",
-        "gpu-offload",
-        misread="unread",
-    ),
+    case("whisper : add full CUDA and Metal offloading", "gpu-offload", misread="unread"),
     # https://github.com/ggml-org/whisper.cpp/issues/89
     case(
         "with cuBLAS encoder runs ~10x quicker",
         "gpu-offload",
     ),
     # https://github.com/QwenLM/Qwen3-Embedding/issues/73
-    case(
-        "采用transformers单卡推理，速度比2卡慢很多",
-        "fewer-gpus",
-        misread="unread",
-    ),
+    case("采用transformers单卡推理，速度比2卡慢很多", "fewer-gpus"),
     # https://github.com/QwenLM/Qwen/issues/744
-    case(
-        "试了一下限制在一张卡跑，仍然很慢",
-        "fewer-gpus",
-        misread="unread",
-    ),
+    case("试了一下限制在一张卡跑，仍然很慢", "fewer-gpus"),
     # https://github.com/QwenLM/Qwen/issues/511
     case(
-        "单机单卡推机大约7s，换成8卡之后变成了40s了",
-        "fewer-gpus",
-        backwards=True,
-        misread="unread",
+        "单机单卡推机大约7s，换成8卡之后变成了40s了", "fewer-gpus", backwards=True, misread="unread"
     ),
     # https://github.com/PKU-YuanGroup/Video-LLaVA/issues/105
     case(
@@ -186,11 +142,7 @@ FRESH3 = [
         backwards=True,
     ),
     # https://github.com/svc-develop-team/so-vits-svc/issues/101
-    case(
-        "尝试过把num_works改成24，但是比原来更慢了",
-        "data-pipeline",
-        misread="unread",
-    ),
+    case("尝试过把num_works改成24，但是比原来更慢了", "data-pipeline", misread="unread"),
     # https://github.com/SaladTechnologies/comfyui-api/issues/77
     case(
         "if you enable the --highvram option in ComfyUI’s startup parameters, models "
@@ -212,12 +164,7 @@ FRESH3 = [
         misread="unread",
     ),
     # https://github.com/NVIDIA-NeMo/RL/pull/3628
-    case(
-        "optimizer_cpu_offload: true",
-        "host-sync",
-        backwards=True,
-        misread="unread",
-    ),
+    case("optimizer_cpu_offload: true", "host-sync", backwards=True, misread="unread"),
     # https://github.com/ggml-org/whisper.cpp/issues/220
     case(
         "Use of NVBLAS_AUTOPIN_MEM_ENABLED flag can be essential for good performance",
@@ -225,11 +172,7 @@ FRESH3 = [
         misread="unread",
     ),
     # https://github.com/transferable-samplers/transferable-samplers/pull/12
-    case(
-        "Set torch num threads to 2 instead of autodetect",
-        "host-threads",
-        misread="unread",
-    ),
+    case("Set torch num threads to 2 instead of autodetect", "host-threads"),
     # https://github.com/mir-group/nequip/issues/495
     case(
         "I found that dataset pre-processing was much faster when setting `OMP_NUM_THREADS=1`",
@@ -262,7 +205,6 @@ FRESH3 = [
         "`--xla_gpu_cuda_graph_level=0`: Disallows XLA from using CUDA graphs.",
         "cuda-graphs",
         backwards=True,
-        misread="read the wrong way round (forwards)",
     ),
     # https://github.com/tonyd2wild/DeepSeek-v4-Flash-Vision-Exp-DSpark-1M-NVFP4-KV-2x-DGX-Spark/pull/5
     case(
@@ -284,9 +226,7 @@ FRESH3 = [
     ),
     # https://github.com/NavodPeiris/speechlib/pull/39
     case(
-        "added fp16 support when running regular whisper on gpu",
-        "weight-bytes",
-        misread="unread",
+        "added fp16 support when running regular whisper on gpu", "weight-bytes", misread="unread"
     ),
     # https://github.com/AUTOMATIC1111/stable-diffusion-webui/issues/9838
     case(
@@ -367,17 +307,9 @@ FRESH3 = [
         misread="unread",
     ),
     # https://github.com/pkuliyi2015/multidiffusion-upscaler-for-automatic1111/issues/250
-    case(
-        "rollback your nvidia driver back to 531.xx.",
-        "version",
-        misread="unread",
-    ),
+    case("rollback your nvidia driver back to 531.xx.", "version"),
     # https://github.com/mosaicml/llm-foundry/issues/464
-    case(
-        "[FEATURE] Upgrade to FlashAttention V2 (2x speed up)",
-        "version",
-        misread="unread",
-    ),
+    case("[FEATURE] Upgrade to FlashAttention V2 (2x speed up)", "version", misread="unread"),
     # https://github.com/pytorch/helion/pull/3572
     case(
         "Warm the GPU to its steady clock before the autotuner's final verification",
@@ -418,10 +350,7 @@ FRESH3 = [
     ),
     # https://github.com/plasma-umass/scalene/issues/634
     case(
-        "Docs: recommend CUDA_LAUNCH_BLOCKING=1",
-        "debug-setting",
-        backwards=True,
-        misread="unread",
+        "Docs: recommend CUDA_LAUNCH_BLOCKING=1", "debug-setting", backwards=True, misread="unread"
     ),
     # https://github.com/ashleve/lightning-hydra-template/pull/342
     case(
@@ -431,22 +360,14 @@ FRESH3 = [
         misread="unread",
     ),
     # https://github.com/alibaba/rtp-llm/issues/64
-    case(
-        "若把模型从cuda1设备移至cuda0则速度就不受影响",
-        "visible-devices",
-        misread="unread",
-    ),
+    case("若把模型从cuda1设备移至cuda0则速度就不受影响", "visible-devices", misread="unread"),
     # https://github.com/NVIDIA/Megatron-LM/issues/258
     case(
         "The comparison is done using 8 tensor parallelism size and 8 pipeline parallelism.",
         "launch-config",
     ),
     # https://github.com/pytorch/ci-infra/pull/490
-    case(
-        "Add /dev/shm tmpfs mount to workflow pods",
-        "launch-config",
-        misread="read as data-pipeline",
-    ),
+    case("Add /dev/shm tmpfs mount to workflow pods", "launch-config"),
     # https://github.com/deepspeedai/DeepSpeed/issues/3338
     case(
         "I manually set bucket size to 5e10, which is sufficiently large to disable bucketing",
@@ -472,7 +393,7 @@ FRESH3 = [
     case(
         "Removing MTP lets continuous batching actually scale the slots.",
         None,
-        misread="read as pcie-link",
+        misread="read as batch-size",
     ),
     # https://github.com/NVIDIA/TensorRT-LLM/issues/287
     case(
@@ -490,11 +411,7 @@ FRESH3 = [
         None,
     ),
     # https://fridayswithfaraday.com/posts/vllm-v1-configuration-tuning-guide
-    case(
-        "Changing gpu_memory_utilization from 0.9 to 0.95 can increase throughput by 15%.",
-        None,
-        misread="read as version",
-    ),
+    case("Changing gpu_memory_utilization from 0.9 to 0.95 can increase throughput by 15%.", None),
     # https://github.com/huggingface/transformers/issues/28022
     case(
         "I found enabling GC didn't save memory and didn't slow down training, which is "
