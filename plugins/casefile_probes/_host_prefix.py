@@ -69,6 +69,9 @@ class HostLines:
     #: the lines without a prefix above the first prefixed one (``above`` of them at most),
     #: for the caller to check: the poster's words, or lines of its tool's plain output
     above: list[str] = field(default_factory=list)
+    #: likewise below the last prefixed one (``below`` of them at most): a closing sentence,
+    #: ``time``'s lines
+    below: list[str] = field(default_factory=list)
 
 
 def is_host_name(name: str) -> bool:
@@ -87,7 +90,7 @@ def _runs_a_shell(line: str) -> bool:
 
 
 def split_host_prefixes(
-    lines: list[str], *, not_hosts: Collection[str] = (), above: int = 0
+    lines: list[str], *, not_hosts: Collection[str] = (), above: int = 0, below: int = 0
 ) -> HostLines | None:
     """Each node's lines of a paste whose every line carries a ``host: `` prefix, or None when
     the paste is not such a paste (a line without a prefix, a name that is no host, no
@@ -95,11 +98,13 @@ def split_host_prefixes(
     messages and a leading command line (kept in :attr:`HostLines.said` and dropped).
 
     Up to ``above`` lines that read as no prefix at all may come before the first prefixed
-    line; they are kept in :attr:`HostLines.above`. A line in a prefix's shape whose name is a
-    key (``not_hosts``) or no host name ends the split (None): it is a tool's ``key: value``.
-    A key with a blank in it (``CA type: MT4123``, ``Port 1:``) is in no prefix's shape, so it
-    may be one of the lines above: the caller must check them (ibstat takes a header or a
-    field of its own there for a plain paste)."""
+    line; they are kept in :attr:`HostLines.above`, and up to ``below`` after the last in
+    :attr:`HostLines.below` (a prefixed line after one of those ends the split). A line in a
+    prefix's shape whose name is a key (``not_hosts``) or no host name ends the split (None):
+    it is a tool's ``key: value``. A key with a blank in it (``CA type: MT4123``, ``Port 1:``)
+    is in no prefix's shape, so it may be one of the lines above: the caller must check them
+    (ibstat takes a header or a field of its own there for a plain paste).
+    """
     excluded = {name.lower() for name in not_hosts}
     split = HostLines()
     for line in lines:
@@ -112,10 +117,17 @@ def split_host_prefixes(
             continue
         match = _PREFIX.match(line)
         if match is None:
-            if split.hosts or len(split.above) >= above:
+            if split.hosts:
+                if len(split.below) >= below:
+                    return None
+                split.below.append(line)
+                continue
+            if len(split.above) >= above:
                 return None
             split.above.append(line)
             continue
+        if split.below:
+            return None
         host = match.group("host")
         if host.lower() in excluded or not is_host_name(host):
             return None

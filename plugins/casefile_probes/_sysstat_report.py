@@ -118,12 +118,16 @@ def runs_since_boot(command: str, tool: str) -> bool:
     return all(word.isdigit() for word in positional) and not any(map(int, positional[:1]))
 
 
-def _one_time(tables: list[Table], node: str | None) -> bool | None:
+#: one table's part in a node's report: its rows' times for the node, and its header's time
+#: where the header is the node's own
+Held = tuple[set[tuple[str, ...]], tuple[str, ...]]
+
+
+def _one_time(held: list[Held]) -> bool | None:
     """What one node's times say of its report (the whole report where no shell prefixed it):
     True where its rows and its own headers above them carry one same time, False where they
     show two or more, None where they cannot tell (no time; another node's header, whose clock
     is not its own). ``held``: each table with the node's rows, their times, its header's."""
-    held = [(t.stamps[node], t.stamp if t.node == node else ()) for t in tables if node in t.stamps]
     times = {stamp for rows, _header in held for stamp in rows}
     if len(times) > 1 or any(header and rows - {header} for rows, header in held):
         return False
@@ -138,8 +142,13 @@ def _since_boot(tables: list[Table], command: str | None, tool: str) -> bool:
     prefix (each node's clock is its own), else the command above its banner."""
     if any(table.average for table in tables):
         return False
-    nodes = dict.fromkeys(node for table in tables for node in table.stamps)
-    verdicts = [_one_time(tables, node) for node in nodes]
+    # each node's part of every table, gathered in one pass: a paste of thousands of nodes
+    # must not be scanned once per node
+    held: dict[str | None, list[Held]] = {}
+    for table in tables:
+        for node, rows in table.stamps.items():
+            held.setdefault(node, []).append((rows, table.stamp if table.node == node else ()))
+    verdicts = [_one_time(parts) for parts in held.values()]
     if False in verdicts:
         return False
     if verdicts and all(verdicts):
@@ -175,15 +184,19 @@ def _stamped(line: str) -> bool:
 
 
 def _by_node(lines: list[str]) -> dict[str, list[str]] | None:
-    """Each node's lines where a parallel shell prefixed every line (the poster's sentence
-    above aside), or None. The lines above must hold none of the tool's (a plain report above
-    prefixed lines is no parallel shell's paste), and some node's line must be one only sysstat
+    """Each node's lines where a parallel shell prefixed every line (the poster's sentences
+    above and below aside, ``time``'s lines after it), or None. Those lines must hold none of
+    the tool's (a plain report beside prefixed lines is no parallel shell's paste), and some
+    node's line must be one only sysstat
     prints: a paste of nothing but ``Average:`` rows (``Moyenne:`` in French) is in a prefix's
     shape, its label a valid host name."""
-    split = split_host_prefixes(lines, above=_WORDS_ABOVE)
+    split = split_host_prefixes(lines, above=_WORDS_ABOVE, below=_WORDS_ABOVE)
     if split is None:
         return None
-    if any(_stamped(line) or {"%usr", "%user"} & set(line.split()) for line in split.above):
+    if any(
+        _stamped(line) or {"%usr", "%user"} & set(line.split())
+        for line in (*split.above, *split.below)
+    ):
         return None
     if not any(_stamped(line) for got in split.hosts.values() for line in got):
         return None
