@@ -170,11 +170,11 @@ def raised(before: str, after: str) -> bool | None:
 
 
 #: words that take away what a one-sided change names ("--enforce-eager removed", "stop
-#: forcing --enforce-eager"), or scope it ("CUDA_LAUNCH_BLOCKING only for fcompare")
-_TAKEN_AWAY = re.compile(
-    r"(?i)\b(?:without|no|not|rm|remov\w*|dropp?\w*|unset|delet\w*|stop\w*|revert\w*"
-    r"|only (?:for|in|on|when))\b"
-)
+#: forcing --enforce-eager")
+_REMOVAL = r"without|no|not|rm|remov\w*|dropp?\w*|unset|delet\w*|stop\w*|revert\w*"
+_REMOVED = re.compile(rf"(?i)\b(?:{_REMOVAL})\b")
+#: those, or words that scope it ("CUDA_LAUNCH_BLOCKING only for fcompare")
+_TAKEN_AWAY = re.compile(rf"(?i)\b(?:{_REMOVAL}|only (?:for|in|on|when))\b")
 #: a one-sided change that says it turns its thing on ("Enabling detect_anomaly"); not
 #: "added", which as often adds a setting that turns a thing off ("added iommu=pt", "add
 #: no_cuda_launch_blocking"), nor "allows", which as often says what a change is for ("ACS
@@ -248,9 +248,6 @@ def _clause(text: str, start: int, end: int) -> str:
 #: it, it is that state, and taken away in its own clause ("removed torch.compile", "without
 #: CUDA graphs") the other; scoping ("CUDA graphs only for decode") takes nothing away
 _ON_STATE = re.compile(r"(?i)cuda.?graphs?|torch\.compile|reduce-overhead")
-_REMOVED = re.compile(
-    r"(?i)\b(?:without|no|not|rm|remov\w*|dropp?\w*|unset|delet\w*|stop\w*|revert\w*)\b"
-)
 #: enabling a value that turns translation off: "enable iommu=pt" passes DMA through (only
 #: the enabling word's own object: "enabled ACS, iommu=pt kept" still enables ACS)
 _PASSED_THROUGH = re.compile(r"(?i)\benabl\w*\s+(?:the\s+)?[`'\"]?iommu\s*=\s*pt\b")
