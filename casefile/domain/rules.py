@@ -70,6 +70,8 @@ DERIVED_FROM: dict[str, tuple[tuple[str, ...], ...]] = {
     # else the case's --env gpus') comes only beside the product, so a probe gives both
     "decode.weight_gbps": (("decode.tokens_per_s", "tokens_per_s"), ("model.weights_gb",)),
     "memory.bw.expected": (("decode.tokens_per_s", "tokens_per_s"), ("model.weights_gb",)),
+    # the host's busy time less its I/O wait, where the reading separates them
+    "cpu.running.mean": (("cpu.busy.mean",),),
 }
 
 
@@ -83,6 +85,10 @@ def derived_facts(facts: Sequence[Fact]) -> list[Fact]:
     ``p2p.enabled_gain`` is the best unidirectional bandwidth with peer-to-peer enabled over
     the best without (bidirectional when only that part was pasted): about 1 when enabling it
     changes nothing (no P2P, or P2P rerouted).
+    ``cpu.running.mean`` (%, on ``host``) is the host's busy time less its I/O wait: top and
+    mpstat count a core blocked on the disk as not idle, so ``cpu.busy.mean`` alone reads a
+    host waiting on storage as a host out of CPU, the opposite remedy. Where a reading gives
+    no ``cpu.iowait`` (htop's meters leave it out of busy) it is the busy time as given.
     """
     by_subject: dict[str, dict[str, FactValue]] = {}
     large: list[float] = []
@@ -93,6 +99,9 @@ def derived_facts(facts: Sequence[Fact]) -> list[Fact]:
             if size.isdigit() and int(size) >= LARGE_MESSAGE_BYTES and _is_number(fact.value):
                 large.append(float(fact.value))
     out: list[Fact] = []
+    host_busy = _host_running(facts)
+    if host_busy is not None:
+        out.append(Fact("cpu.running.mean", host_busy, "host", "%"))
     if large:
         out.append(Fact("nccl.busbw.large", max(large), "host", "GB/s"))
     host = by_subject.get("host", {})
@@ -112,6 +121,20 @@ def derived_facts(facts: Sequence[Fact]) -> list[Fact]:
             if lane is not None and width > 0:
                 out.append(Fact("pcie.link.capacity", lane * float(width), subject, "KB/s"))
     return out
+
+
+def _host_running(facts: Sequence[Fact]) -> float | None:
+    """The host's busy share less its I/O wait (see :func:`derived_facts`)."""
+    busy = wait = None
+    for fact in facts:
+        if fact.subject == "host" and _is_number(fact.value):
+            if fact.name == "cpu.busy.mean":
+                busy = float(fact.value)
+            elif fact.name == "cpu.iowait":
+                wait = float(fact.value)
+    if busy is None:
+        return None
+    return round(max(busy - (wait or 0.0), 0.0), 4)
 
 
 def _is_number(value: FactValue | None) -> bool:
