@@ -47,6 +47,33 @@ _A_FRACTION = (
 _NAME_START = r"(?:(?<![\w.])|(?<=(?<![\w.])\d\.))"
 
 
+#: "PKG [from] 2.18 -> 2.19": a package's name before two dotted versions
+_DOTTED_MOVE = re.compile(
+    rf"{_PACKAGE_START}(?!{_A_FRACTION})({_PACKAGE})\s+(?:from\s+)?({_DOTTED})\s*(?:->|\bto\b)"
+    rf"\s*({_DOTTED})"
+)
+#: a verb of moving a value, which stands where a package's name would ("lowered from 0.8 to
+#: 0.1"): the setting it moves is named before it
+_MOVE_VERB = re.compile(
+    r"(?i)(?:lowered|raised|reduced|increased|decreased|changed|set|dropped|tuned|adjusted"
+    r"|went|moved|lifted|cut)$"
+)
+#: a fraction setting's name ending the text before such a verb, a word or two between
+#: ("sampling temperature lowered", "the memory utilisation was raised")
+_NEAR = 80
+_FRACTION_BEFORE = re.compile(rf"(?i)(?<![\w.+-]){_A_FRACTION}[\w.+-]*(?:\s+\w+){{0,2}}\s+$")
+
+
+def _as_version(match: re.Match[str]) -> str:
+    """``PKG version OLD -> NEW`` for a dotted move, unless the word before the numbers is a
+    verb that moves a fraction setting named just before it: "sampling temperature lowered
+    from 0.8 to 0.1" is a setting, not the version of a package called "lowered"."""
+    before = match.string[max(0, match.start() - _NEAR) : match.start()]  # bounded: linear
+    if _MOVE_VERB.match(match[1]) and _FRACTION_BEFORE.search(before):
+        return match[0]
+    return f"{match[1]} version {match[2]} -> {match[3]}"
+
+
 def _spelled(text: str) -> str:
     """Settings as ``NAME=VALUE`` and version changes as ``PKG version OLD -> NEW``."""
     out = re.sub(rf"\bexport\s+(?={_NAME}\s*=)", "", text)
@@ -62,12 +89,7 @@ def _spelled(text: str) -> str:
         lambda m: f"{m[1]} version {m[2] + ' ' if m[2] else ''}-> {m[3]}",
         out,
     )
-    out = re.sub(
-        rf"{_PACKAGE_START}(?!{_A_FRACTION})({_PACKAGE})\s+(?:from\s+)?({_DOTTED})\s*(?:->|\bto\b)"
-        rf"\s*({_DOTTED})",
-        r"\1 version \2 -> \3",
-        out,
-    )
+    out = _DOTTED_MOVE.sub(_as_version, out)
     out = re.sub(
         rf"{_PACKAGE_START}({_PACKAGE})\s+{_VERB}\s+to\s+({_ANY_VERSION})", r"\1 version -> \2", out
     )

@@ -57,6 +57,8 @@ SHAPES = (
     "NCCL_SOCKET_IFNAME ",
     "单卡 ",
     "util from 0.9 to ",
+    "temperature lowered 0.8 to ",
+    "sampling temperature 0.",
     "num_threads data loader ",
     "a_b=0 ",
 )

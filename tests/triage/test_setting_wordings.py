@@ -98,3 +98,25 @@ def test_the_change_is_read_by_the_rule_of_its_mechanism(
 )
 def test_what_the_rules_read_before_is_read_as_before(change: str, rule: str | None) -> None:
     assert reading(change)[0] == rule
+
+
+@pytest.mark.parametrize(
+    ("change", "rule"),
+    [
+        # a sampler's temperature is no heat, nor its numbers a version
+        ("temperature 0.7 -> 0.2", None),
+        ("set temperature=0 for greedy decoding", None),
+        ("temperature: 1.0 -> 0.6, top_p 0.95", None),
+        ("sampling temperature lowered from 0.8 to 0.1", None),
+        ("the memory utilisation was raised from 0.90 to 0.95", None),
+        # a GPU's temperature, in degrees, is the cooling's; a version stays a version
+        ("GPU temperature 83C -> 65C", "cooling"),
+        ("temperature 85 -> 70", "cooling"),
+        ("GPU temperature dropped from 88 to 71 after repasting", "cooling"),
+        ("fans at 100 % (the sampling interval was 1 s)", "cooling"),
+        ("nccl bumped from 2.18.3 to 2.19.3", "version"),
+        ("torch changed from 2.1 to 2.2", "version"),
+    ],
+)
+def test_a_samplers_temperature_is_not_the_gpus(change: str, rule: str | None) -> None:
+    assert reading(change)[0] == rule
