@@ -246,6 +246,8 @@ def read_reports(text: str, tool: str, tables_of: TablesOf) -> Reading:
         if kept is None:
             since_boot, problems = True, [SINCE_BOOT[tool]]
         else:
+            for table in kept:  # its lines came without their prefix: the group's node
+                table.node = table.node or node
             reading.tables += kept
         for problem in problems:
             met.setdefault(problem, []).extend([node] if node is not None else [])

@@ -24,7 +24,8 @@ Several top screens in one paste: the last is read; likewise the last mpstat or 
 without an interval gives no fact: see ``_sysstat_report``), and of it the ``Average:`` rows
 when printed, else the mean of every interval's rows. Through a parallel shell (pdsh, clush:
 ``node1: `` before every line) each node's lines are read on their own and the nodes' kept rows
-together give the host's facts; a node averaged since boot is left out and named in a problem.
+together give the host's facts (each core is its node's: ``node1:cpu0``, where several
+nodes give rows); a node averaged since boot is left out and named in a problem.
 Rows cut short are skipped and said as a problem; mpstat's per-node rows (``-N``) are not
 cores, so only their ``all`` row is read. Decimal commas (``99,7 id``) are read as points.
 

@@ -120,41 +120,48 @@ def parse_mpstat(text: str) -> ParseResult:
     result = ParseResult(problems=reading.problems)
     averages = [(table, row) for table in tables for row in table.average]
     chosen = averages or [(table, row) for table in tables for row in table.interval]
-    idle: dict[str, list[float]] = defaultdict(list)
-    iowait: dict[str, list[float]] = defaultdict(list)
+    # by (node, CPU): a parallel shell's nodes each have a cpu0, and one node's busy core
+    # averaged with another's idle one is a core neither has
+    idle: dict[tuple[str, str], list[float]] = defaultdict(list)
+    iowait: dict[tuple[str, str], list[float]] = defaultdict(list)
     nodes = False
     for table, row in chosen:
         columns = table.columns
         if columns[0] == "NODE" and row[0] != "all":
             nodes = True
             continue
+        key = (table.node or "", row[0])
         at = len(columns) - 1 - columns[::-1].index("%idle")
         value = number(row[at])
         if value is not None:
-            idle[row[0]].append(value)
+            idle[key].append(value)
         if "%iowait" in columns:
             wait = number(row[columns.index("%iowait")])
             if wait is not None:
-                iowait[row[0]].append(wait)
+                iowait[key].append(wait)
     if nodes:
         result.problems.append(
             "per-node rows (mpstat -N) are not cores: only the 'all' row is read"
         )
     busy = {
-        name: max(0.0, 100.0 - sum(values) / len(values))
-        for name, values in idle.items()
-        if name != "all"
+        key: max(0.0, 100.0 - sum(values) / len(values))
+        for key, values in idle.items()
+        if key[1] != "all"
     }
-    for name in sorted(busy, key=int):
-        result.add("cpu.busy", pct(busy[name]), f"cpu{int(name)}", "%")
+    several = len({node for node, _ in idle}) > 1
+    for node, name in sorted(busy, key=lambda key: (key[0], int(key[1]))):
+        subject = f"{node}:cpu{int(name)}" if several else f"cpu{int(name)}"
+        result.add("cpu.busy", pct(busy[(node, name)]), subject, "%")
     if busy:
         result.add("cpu.busy.max", pct(max(busy.values())), "host", "%")
-    if "all" in idle:
-        mean = max(0.0, 100.0 - sum(idle["all"]) / len(idle["all"]))
-        result.add("cpu.busy.mean", pct(mean), "host", "%")
+    alls = [v for (_, name), values in idle.items() if name == "all" for v in values]
+    if alls:
+        result.add("cpu.busy.mean", pct(max(0.0, 100.0 - sum(alls) / len(alls))), "host", "%")
     elif busy:
         result.add("cpu.busy.mean", pct(sum(busy.values()) / len(busy)), "host", "%")
-    waits = iowait.get("all") or [v for name, vs in iowait.items() if name != "all" for v in vs]
+    waits = [v for (_, name), vs in iowait.items() if name == "all" for v in vs] or [
+        v for (_, name), vs in iowait.items() if name != "all" for v in vs
+    ]
     if waits:
         result.add("cpu.iowait", pct(sum(waits) / len(waits)), "host", "%")
     if not result.facts:

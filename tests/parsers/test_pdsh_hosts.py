@@ -308,8 +308,14 @@ def test_pdsh_banners_start_each_nodes_reports(order: str) -> None:
     paste = _paste(_prefixed(text, "node1"), _prefixed(text, "node2"), order)
     result = parse_mpstat(paste)
     check_result(result)
-    assert _facts(result) == _facts(parse_mpstat(text))
-    assert result.values("cpu.busy")["cpu3"] == 1.22
+    alone = parse_mpstat(text)
+    host = [fact for fact in _facts(result) if fact[1] == "host"]
+    assert host == [fact for fact in _facts(alone) if fact[1] == "host"]
+    cores = result.values("cpu.busy")  # each node's cores are its own
+    assert cores == {
+        f"{n}:{core}": v for n in ("node1", "node2") for core, v in alone.values("cpu.busy").items()
+    }
+    assert cores["node1:cpu3"] == cores["node2:cpu3"] == 1.22
     assert result.problems == ["node1, node2: 2 mpstat reports in the paste; the last is read"]
 
 
@@ -434,3 +440,21 @@ def test_many_nodes_without_a_split_are_read_in_linear_time() -> None:
     result = parse_mpstat("\n".join(lines))
     assert perf_counter() - started < 15.0
     assert result.values("cpu.busy.mean") == {"host": 5.0}
+
+
+@pytest.mark.parametrize("order", ["blocks", "interleaved"])
+def test_mpstat_cores_are_read_node_by_node(order: str) -> None:
+    """mpstat/001 (ten cores, cpu7 the busiest at 62.5 %) on node1 beside mpstat/003 (four
+    cores near 85 % busy) on node2: each node's cpu0 is its own core. They had been pooled
+    as one, node1's 11.56 % averaged with node2's, a core neither node has."""
+    one, two = _sample("mpstat/001", 1), _sample("mpstat/003", 1)
+    paste = _paste(_prefixed(one, "node1"), _prefixed(two, "node2"), order)
+    result = parse_mpstat(paste)
+    check_result(result)
+    cores = result.values("cpu.busy")
+    for node, alone in (("node1", parse_mpstat(one)), ("node2", parse_mpstat(two))):
+        for core, busy in alone.values("cpu.busy").items():
+            assert cores[f"{node}:{core}"] == busy
+    maxima = [parse_mpstat(text).values("cpu.busy.max")["host"] for text in (one, two)]
+    assert result.values("cpu.busy.max") == {"host": max(maxima)}
+    assert not any(subject.startswith("cpu") for subject in cores)
