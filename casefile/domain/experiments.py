@@ -54,6 +54,7 @@ from casefile.domain.change_forms import (
     stated_state,
     turned_on,
 )
+from casefile.domain.change_toward import Toward, moved_toward
 from casefile.domain.experiment_cost import COSTS, CostWhen, cost_when_from
 from casefile.domain.facts import Fact
 from casefile.domain.rule_loading import intake_answers_of, rule_from_dict
@@ -120,6 +121,10 @@ class ExperimentRule:
     #: pattern the before side must match): data-pipeline raises loader workers, not the size
     #: an image is resized to ("resize 512 -> 256" is no fewer workers); empty: any number
     number_of: str = ""
+    #: the two kinds of thing the rule's changes move between (``toward = { to, away }`` in
+    #: TOML): onto ``to`` is its own A/B, onto ``away`` that A/B reversed, whichever side its
+    #: pattern names (see :mod:`casefile.domain.change_toward`)
+    toward: Toward | None = None
 
     def matches(self, change: str) -> bool:
         """Whether the stated change (as written, or in a common spelling's normal form:
@@ -151,6 +156,10 @@ class ExperimentRule:
         reads a change either way undoes nothing."""
         if self.either_way:
             return False
+        if self.toward is not None:
+            moved = moved_toward(self.toward, change)
+            if moved is not None:
+                return not moved
         split = sides(" ".join(change.split()))
         if split is None:
             subject = self._subject()
@@ -427,6 +436,7 @@ def experiment_from_dict(data: Any, question: str, known: set[str], where: str) 
         raises=_optional_flag(data.get("raises"), label, "raises"),
         counts=_flag(data.get("counts", False), label, "counts"),
         number_of=_change_pattern(data.get("number_of", ""), "number_of", label),
+        toward=_toward(data.get("toward"), label),
     )
     if (built.counts or built.number_of) and built.raises is None:
         raise RuleError(f"{label}: 'counts' and 'number_of' say what 'raises' reads: set it too")
@@ -446,6 +456,17 @@ def _runs_back(value: object, label: str) -> tuple[str, tuple[str, ...]] | None:
             "that say the trouble followed an upgrade)"
         )
     return found
+
+
+def _toward(value: object, label: str) -> Toward | None:
+    if value is None:
+        return None
+    if not isinstance(value, Mapping) or set(value) != {"to", "away"}:
+        raise RuleError(f"{label}: 'toward' needs 'to' and 'away' (two patterns) and no more")
+    return Toward(
+        _change_pattern(value["to"], "toward.to", label),
+        _change_pattern(value["away"], "toward.away", label),
+    )
 
 
 def _switches_to(value: object, label: str) -> str | None:

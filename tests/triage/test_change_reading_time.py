@@ -59,6 +59,8 @@ SHAPES = (
     "util from 0.9 to ",
     "temperature lowered 0.8 to ",
     "sampling temperature 0.",
+    "TCP instead of ",
+    "switch to gloo ",
     "num_threads data loader ",
     "a_b=0 ",
 )

@@ -302,3 +302,53 @@ def test_an_nccl_override_is_read_either_way(change: str) -> None:
     # the algorithm's rule is directional: a forced algorithm dropped reads the other way
     algorithm = next(r for r in PLAYBOOK.experiments if r.id == "algorithm")
     assert algorithm.undoes("NCCL_ALGO=Tree -> default")
+
+
+@pytest.mark.parametrize(
+    ("change", "backwards"),
+    [
+        # onto a direct path between GPUs: the rule's own A/B
+        ("TCP -> CUDA IPC", False),
+        ("sockets -> IB", False),  # had read backwards: "IB" is no word of the pattern
+        ("NIXL over UCX sockets -> CUDA IPC transport", False),
+        ("NCCL instead of gloo", False),
+        (
+            "UCX_RNDV_THRESH=1: worker-to-worker GPU transfers go peer-to-peer over CUDA IPC "
+            "instead of UCX's TCP transport",
+            False,
+        ),
+        # onto a fallback through the host: the same A/B reversed
+        ("CUDA IPC -> TCP", True),  # had read forwards: both sides name a transport
+        ("IB -> sockets", True),
+        ("UCX over TCP instead of CUDA IPC", True),
+        ("backend nccl -> gloo", True),
+        ("you need to switch the backend to gloo", True),
+        ("the connector fell back to TCP", True),
+    ],
+)
+def test_a_transport_change_runs_the_way_the_data_moved(change: str, backwards: bool) -> None:
+    rule = next(r for r in PLAYBOOK.experiments if r.matches(change))
+    assert rule.id == "transport"
+    assert rule.undoes(change) is backwards
+
+
+@pytest.mark.parametrize("toward", ["TCP", {"to": "IPC"}, {"to": "IPC", "away": "(", "x": 1}])
+def test_a_malformed_toward_is_refused_when_the_playbook_loads(toward: object) -> None:
+    from casefile.domain.experiments import experiment_from_dict
+    from casefile.errors import RuleError
+
+    raw = {
+        "id": "t", "version": 1, "title": "t", "change": "TCP", "probes": ["command"],
+        "metric": ["throughput"], "noise": 0.1, "noise_why": "spread",
+        "likelihoods": {"otherwise": {"faster": 0.1, "same": 0.8, "slower": 0.1}},
+        "rationale": "why", "toward": toward,
+    }  # fmt: skip
+    known = {h.id for h in PLAYBOOK.hypotheses}
+    with pytest.raises(RuleError, match="toward"):
+        experiment_from_dict(raw, "throughput", known, "test")
+
+
+def test_experiment_rules_says_which_way_a_transport_change_reads(cli: CLI) -> None:
+    out = cli("experiment", "rules", "--playbook", "gpu-throughput@3").out
+    assert "a change onto CUDA IPC, P2P, NVLink" in out
+    assert "gloo is read backwards" in out

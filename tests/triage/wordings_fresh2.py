@@ -87,7 +87,7 @@ FRESH2 = [
     # https://github.com/EdjeElectronics/TensorFlow-Object-Detection-API-Tutorial-Train-Multiple-Objects-Windows-10/issues/425
     case("I recently have 2 x 2070 super connected via NVlink.", "interconnect"),
     # https://github.com/bmaltais/kohya_ss/issues/2366
-    case("you need to switch the backend to gloo", "transport", backwards=True, misread="unread"),
+    case("you need to switch the backend to gloo", "transport", backwards=True),
     # https://github.com/ai-dynamo/nixl/issues/366
     case("UCX_TLS=cuda_ipc,cuda_copy,rc,tcp", "transport"),
     # https://github.com/ai-dynamo/nixl/issues/1097

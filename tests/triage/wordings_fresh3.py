@@ -91,7 +91,7 @@ FRESH3 = [
         misread="read the wrong way round (forwards)",
     ),
     # https://github.com/criteo/tf-yarn/pull/61
-    case("Use NCCL when running on GPU and fallback on GLOO", "transport", misread="unread"),
+    case("Use NCCL when running on GPU and fallback on GLOO", "transport"),
     # https://github.com/xCuri0/ReBarUEFI/issues/67
     case(
         "You need to use option in NVIDIA driver `NVreg_EnableResizableBar=1` to do "
