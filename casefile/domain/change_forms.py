@@ -118,6 +118,13 @@ _ZERO_VALUE = re.compile(
     r"(?i)(?<![\w.-])(?P<name>--?[a-z][\w-]{0,60}|[a-z_][\w.]{0,60})[\"']?"
     r"(?:\s{0,3}=\s{0,3}|\s{1,3}(?:to\s{1,3})?|:\s{1,3})0(?![\w.:])"
 )
+#: one given as a setting's value, its name one or two words ("batch size 1", "--max-num-seqs
+#: 1", "OLLAMA_NUM_PARALLEL =1", "--parallel 1"); a name may follow any script's letters
+#: ("设置OLLAMA_NUM_PARALLEL")
+_ONE_VALUE = re.compile(
+    r"(?i)(?<![A-Za-z0-9_.-])(?P<name>(?:[a-z_][\w.]{0,60}\s{1,3})?(?:--?[a-z][\w-]{0,60}"
+    r"|[a-z_][\w.]{0,60}))[\"'`]?(?:\s{0,3}=\s{0,3}|\s{1,3}(?:to\s{1,3})?|:\s{1,3})1(?![\w.:])"
+)
 _DEVICE_NAME = re.compile(r"(?i)^-*(gpus?|cuda|devices?|rank|node|id|index|cuda_visible_devices)$")
 
 
@@ -129,6 +136,17 @@ def set_to_zero(change: str, subject: str) -> bool:
         _DEVICE_NAME.match(m.group("name")) is None
         and re.search(subject, m.group("name"), re.IGNORECASE) is not None
         for m in _ZERO_VALUE.finditer(change)
+    )
+
+
+def set_to_one(change: str, subject: str) -> bool:
+    """Whether a one-sided change sets the number ``subject`` names to one ("batch size 1",
+    "--max-num-seqs 1", "OLLAMA_NUM_PARALLEL=1"): for a number that cannot be zero (a batch,
+    the requests served at once), one is its floor, so it can only have been lowered. Not
+    for a count (loader workers, layers), whose one may be a raise from none."""
+    return any(
+        re.search(subject, m.group("name"), re.IGNORECASE) is not None
+        for m in _ONE_VALUE.finditer(change)
     )
 
 
@@ -189,6 +207,30 @@ def raised(before: str, after: str) -> bool | None:
     if not old or not new or old[-1] == new[0]:
         return None
     return new[0] > old[-1]
+
+
+def written_raised(number_in: str, before: str, after: str) -> bool | None:
+    """Whether a change raises a number written inside a word (``number_in``: a pattern whose
+    groups hold it, one group per kind: "Gen4", "x16"): of the first kind both sides write
+    differently, the before side's last against the after side's first ("PCIe 3.0 x16 ->
+    PCIe 3.0 x4": the width). None where no kind on both sides differs."""
+    old = _written(number_in, before)
+    new = _written(number_in, after)
+    for kind, value in new:
+        earlier = [number for other, number in old if other == kind]
+        if earlier and earlier[-1] != value:
+            return value > earlier[-1]
+    return None
+
+
+def _written(number_in: str, side: str) -> list[tuple[int, float]]:
+    """Each number ``number_in`` finds in ``side``, with the group (its kind) that held it."""
+    found = []
+    for match in re.finditer(number_in, side, re.IGNORECASE):
+        kind = next((i for i, group in enumerate(match.groups()) if group is not None), None)
+        if kind is not None:
+            found.append((kind, float(match.groups()[kind])))
+    return found
 
 
 #: words that take away what a one-sided change names ("--enforce-eager removed", "stop

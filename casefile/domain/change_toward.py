@@ -19,11 +19,13 @@ already was, is left to the rule's other readings.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from casefile.domain.change_arrow import sides
+from casefile.errors import RuleError
 
-__all__ = ["Toward", "moved_toward"]
+__all__ = ["Toward", "moved_toward", "toward_from"]
 
 #: "NEW instead of OLD" in words (the arrow module reads only values so, not words)
 _INSTEAD = re.compile(r"(?i)^(?P<new>.{1,200}?)\s+instead\s+of\s+(?P<old>.{1,200})$")
@@ -68,3 +70,22 @@ def moved_toward(toward: Toward, change: str) -> bool | None:
     if landed is None or (before is not None and toward.kind(before) == landed):
         return None
     return landed == "to"
+
+
+def toward_from(value: object, label: str) -> Toward | None:
+    """A rule's ``toward`` table as loaded from TOML (None where it has none), checked."""
+    if value is None:
+        return None
+    if not isinstance(value, Mapping) or set(value) != {"to", "away"}:
+        raise RuleError(f"{label}: 'toward' needs 'to' and 'away' (two patterns) and no more")
+    patterns = []
+    for key in ("to", "away"):
+        pattern = value[key]
+        if not isinstance(pattern, str) or not pattern:
+            raise RuleError(f"{label}: 'toward.{key}' must be a pattern over the stated change")
+        try:
+            re.compile(pattern)
+        except re.error as error:
+            raise RuleError(f"{label}: 'toward.{key}' is not a valid pattern: {error}") from None
+        patterns.append(pattern)
+    return Toward(*patterns)

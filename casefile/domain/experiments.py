@@ -50,11 +50,13 @@ from casefile.domain.change_forms import (
     moved_in_words,
     raised,
     said_raised,
+    set_to_one,
     set_to_zero,
     stated_state,
     turned_on,
+    written_raised,
 )
-from casefile.domain.change_toward import Toward, moved_toward
+from casefile.domain.change_toward import Toward, moved_toward, toward_from
 from casefile.domain.experiment_cost import COSTS, CostWhen, cost_when_from
 from casefile.domain.facts import Fact
 from casefile.domain.rule_loading import intake_answers_of, rule_from_dict
@@ -125,6 +127,10 @@ class ExperimentRule:
     #: TOML): onto ``to`` is its own A/B, onto ``away`` that A/B reversed, whichever side its
     #: pattern names (see :mod:`casefile.domain.change_toward`)
     toward: Toward | None = None
+    #: where a ``raises`` rule's number is written inside a word (``number_in`` in TOML, a
+    #: pattern whose groups hold it, one group per kind of number): a link's "Gen4", "x16",
+    #: "8 GT/s" hold no number standing alone, so "PCIe Gen4 -> Gen3" is compared by them
+    number_in: str = ""
 
     def matches(self, change: str) -> bool:
         """Whether the stated change (as written, or in a common spelling's normal form:
@@ -166,6 +172,8 @@ class ExperimentRule:
             if subject is not None:
                 if self.counts and (set_to_zero(change, subject) or self._none_of(change)):
                     return bool(self.raises)
+                if not self.counts and set_to_one(change, subject):
+                    return bool(self.raises)
                 said_up = moved_in_words(change) if self._counted(change) else None
                 said_up = said_raised(change, subject) if said_up is None else said_up
                 if said_up is not None:
@@ -178,6 +186,10 @@ class ExperimentRule:
         turned = turned_on(before, after)
         if self.switches_to is not None and turned is not None:
             return turned != (self.switches_to == "on")
+        if self.number_in and self.raises is not None:
+            written = written_raised(self.number_in, before, after)
+            if written is not None:
+                return written != self.raises
         moved = raised(before, after)
         if self._counted(before) and moved is not None:
             return moved != self.raises
@@ -436,10 +448,13 @@ def experiment_from_dict(data: Any, question: str, known: set[str], where: str) 
         raises=_optional_flag(data.get("raises"), label, "raises"),
         counts=_flag(data.get("counts", False), label, "counts"),
         number_of=_change_pattern(data.get("number_of", ""), "number_of", label),
-        toward=_toward(data.get("toward"), label),
+        toward=toward_from(data.get("toward"), label),
+        number_in=_change_pattern(data.get("number_in", ""), "number_in", label),
     )
-    if (built.counts or built.number_of) and built.raises is None:
-        raise RuleError(f"{label}: 'counts' and 'number_of' say what 'raises' reads: set it too")
+    if (built.counts or built.number_of or built.number_in) and built.raises is None:
+        raise RuleError(
+            f"{label}: 'counts', 'number_of' and 'number_in' say what 'raises' reads: set it too"
+        )
     for example in examples:
         if not built.matches(example):
             raise RuleError(f"{label}: example {example!r} is not a change its 'change' reads")
@@ -456,17 +471,6 @@ def _runs_back(value: object, label: str) -> tuple[str, tuple[str, ...]] | None:
             "that say the trouble followed an upgrade)"
         )
     return found
-
-
-def _toward(value: object, label: str) -> Toward | None:
-    if value is None:
-        return None
-    if not isinstance(value, Mapping) or set(value) != {"to", "away"}:
-        raise RuleError(f"{label}: 'toward' needs 'to' and 'away' (two patterns) and no more")
-    return Toward(
-        _change_pattern(value["to"], "toward.to", label),
-        _change_pattern(value["away"], "toward.away", label),
-    )
 
 
 def _switches_to(value: object, label: str) -> str | None:

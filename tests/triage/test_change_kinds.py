@@ -290,7 +290,8 @@ def test_the_on_state_taken_away_is_the_off_state(change: str, reading: tuple[st
         ("NVreg_EnableResizableBar=1", ("numa-bios", False)),
         # near misses
         ("num_workers=0", ("data-pipeline", True)),
-        ("max_num_seqs=1", ("batch-size", False)),
+        # a count's 1 is no switch; a batch's 1 is its floor, so it was lowered
+        ("max_num_seqs=1", ("batch-size", True)),
         ("Changing gpu_memory_utilization from 0.9 to 0.95", (None, False)),
         ("dropout_rate from 0.1 to 0.2", (None, False)),
         ("vllm from 0.4.2 to 0.5.0", ("version", False)),

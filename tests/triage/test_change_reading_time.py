@@ -61,6 +61,8 @@ SHAPES = (
     "sampling temperature 0.",
     "TCP instead of ",
     "switch to gloo ",
+    "PCIe Gen4 -> Gen",
+    "OLLAMA_NUM_PARALLEL=1 ",
     "num_threads data loader ",
     "a_b=0 ",
 )

@@ -352,3 +352,74 @@ def test_experiment_rules_says_which_way_a_transport_change_reads(cli: CLI) -> N
     out = cli("experiment", "rules", "--playbook", "gpu-throughput@3").out
     assert "a change onto CUDA IPC, P2P, NVLink" in out
     assert "gloo is read backwards" in out
+
+
+@pytest.mark.parametrize(
+    ("change", "backwards"),
+    [
+        # the link raised: the rule's own A/B
+        ("PCIe Gen3 -> Gen4", False),
+        ("card reseated: x4 -> x16 link", False),
+        ("PCIe 3.0 x4 -> PCIe 3.0 x16 slot", False),
+        ("8 GT/s -> 16 GT/s", False),
+        # the link lowered, a test of whether PCIe matters: the same A/B reversed (both
+        # sides name a link, so they had read forwards)
+        ("PCIe Gen4 -> Gen3", True),
+        ("x16 link -> x8 link", True),
+        ("PCIe 3.0 x16 -> PCIe 3.0 x4 slot", True),  # the width, where the generation is equal
+        ("16GT/s -> 2.5GT/s", True),
+        ("PCIe 4.0 -> 3.0", True),
+        # a slot's number is no link's
+        ("slot 3 -> slot 1", False),
+    ],
+)
+def test_a_link_change_runs_the_way_the_link_moved(change: str, backwards: bool) -> None:
+    rule = next(r for r in PLAYBOOK.experiments if r.matches(change))
+    assert rule.id == "pcie-link"
+    assert rule.undoes(change) is backwards
+
+
+def test_number_in_needs_raises() -> None:
+    from casefile.domain.experiments import experiment_from_dict
+    from casefile.errors import RuleError
+
+    raw = {
+        "id": "t", "version": 1, "title": "t", "change": "gen", "probes": ["command"],
+        "metric": ["throughput"], "noise": 0.1, "noise_why": "spread",
+        "likelihoods": {"otherwise": {"faster": 0.1, "same": 0.8, "slower": 0.1}},
+        "rationale": "why", "number_in": r"gen\s*([1-6])",
+    }  # fmt: skip
+    known = {h.id for h in PLAYBOOK.hypotheses}
+    with pytest.raises(RuleError, match="number_in"):
+        experiment_from_dict(raw, "throughput", known, "test")
+
+
+@pytest.mark.parametrize(
+    ("change", "backwards"),
+    [
+        # a batch, or the requests a server runs at once, set to one: its floor, so lowered
+        ("batch size 1", True),
+        ("--max-num-seqs 1", True),
+        ("max_num_seqs=1", True),
+        ("OLLAMA_NUM_PARALLEL=1", True),
+        ("--parallel 1", True),
+        # another value says nothing of the way it went; a move says it
+        ("OLLAMA_NUM_PARALLEL=4", False),
+        ("batch size 1 -> 16", False),
+    ],
+)
+def test_a_batch_set_to_one_was_lowered(change: str, backwards: bool) -> None:
+    rule = next(r for r in PLAYBOOK.experiments if r.matches(change))
+    assert rule.id == "batch-size"
+    assert rule.undoes(change) is backwards
+
+
+@pytest.mark.parametrize("change", ["num_workers=1", "-ngl 1"])
+def test_a_count_set_to_one_may_be_a_raise_from_none(change: str) -> None:
+    rule = next(r for r in PLAYBOOK.experiments if r.matches(change))
+    assert rule.counts and not rule.undoes(change)
+
+
+def test_mpiruns_process_count_is_no_batch() -> None:
+    change = "mpirun -np 2 all_reduce_perf -b 32 -f 2 -e 8G"
+    assert not any(r.id == "batch-size" and r.matches(change) for r in PLAYBOOK.experiments)

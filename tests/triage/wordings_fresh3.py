@@ -263,7 +263,6 @@ FRESH3 = [
         "our explicit `--parallel 1` opts out of upstream's multi-client default.",
         "batch-size",
         backwards=True,
-        misread="unread",
     ),
     # https://github.com/SYSTRAN/faster-whisper/issues/1143
     case(
@@ -287,7 +286,6 @@ FRESH3 = [
         "单独设置OLLAMA_NUM_PARALLEL =1,则输出的每秒tokens会下降20%",
         "batch-size",
         backwards=True,
-        misread="unread",
     ),
     # https://github.com/Comfy-Org/ComfyUI/issues/4757
     case(
