@@ -49,7 +49,7 @@ _NAME_START = r"(?:(?<![\w.])|(?<=(?<![\w.])\d\.))"
 
 #: "PKG [from] 2.18 -> 2.19": a package's name before two dotted versions
 _DOTTED_MOVE = re.compile(
-    rf"{_PACKAGE_START}(?!{_A_FRACTION})({_PACKAGE})\s+(?:from\s+)?({_DOTTED})\s*(?:->|\bto\b)"
+    rf"{_PACKAGE_START}(?!(?i:{_A_FRACTION}))({_PACKAGE})\s+(?:from\s+)?({_DOTTED})\s*(?:->|\bto\b)"
     rf"\s*({_DOTTED})"
 )
 #: a verb of moving a value, which stands where a package's name would ("lowered from 0.8 to
@@ -236,14 +236,14 @@ def _written(number_in: str, side: str) -> list[tuple[int, float]]:
 #: words that take away what a one-sided change names ("--enforce-eager removed", "stop
 #: forcing --enforce-eager")
 _REMOVAL = r"without|no|not|rm|remov\w*|dropp?\w*|unset|delet\w*|stop\w*|revert\w*"
-_REMOVED = re.compile(rf"(?i)\b(?:{_REMOVAL})\b")
+REMOVED = re.compile(rf"(?i)\b(?:{_REMOVAL})\b")
 #: those, or words that scope it ("CUDA_LAUNCH_BLOCKING only for fcompare")
 _TAKEN_AWAY = re.compile(rf"(?i)\b(?:{_REMOVAL}|only (?:for|in|on|when))\b")
 #: a one-sided change that says it turns its thing on ("Enabling detect_anomaly"); not
 #: "added", which as often adds a setting that turns a thing off ("added iommu=pt", "add
 #: no_cuda_launch_blocking"), nor "allows", which as often says what a change is for ("ACS
 #: turned off so that P2P is allowed")
-_ENABLING = re.compile(
+ENABLING = re.compile(
     r"(?i)\benabl(?:e|ed|es|ing)\b|\bturn(?:ed|s|ing)? on\b|\bopt(?:s|ed|ing)?[- ]in\b"
 )
 #: the off state's setting with its value ("enforce_eager": false, --disable-x=1)
@@ -335,10 +335,10 @@ def stated_state(change: str, names: Callable[[str], bool] = lambda _: True) -> 
         return switch
     elif _OFF_STATE.search(change):
         said = "off"
-    elif _ENABLING.search(change) and not _PASSED_THROUGH.search(change):
+    elif ENABLING.search(change) and not _PASSED_THROUGH.search(change):
         said = "on"
     elif (on := _ON_STATE.search(change)) is not None and names(on.group()):
-        return "off" if _REMOVED.search(_clause(change, on.start(), on.end())) else "on"
+        return "off" if REMOVED.search(_clause(change, on.start(), on.end())) else "on"
     else:
         return None
     if _TAKEN_AWAY.search(change):  # "--enforce-eager removed": the state it names, undone

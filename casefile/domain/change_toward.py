@@ -12,8 +12,9 @@ A/B moves onto the ``to`` kind, and a change onto the ``away`` kind is that A/B 
 A side is of a kind where it names that kind and not the other ("UCX over TCP" is a fallback,
 "NIXL over UCX sockets and CUDA IPC" neither). The sides are the arrow's, else "NEW instead of
 OLD" in words, else the target of a move ("switch the backend to gloo", "fell back to TCP")
-with no before side. A change whose after side is of no kind, or of the kind its before side
-already was, is left to the rule's other readings.
+with no before side; with none of those, the ``to`` kind named and taken away ("NVLink bridge
+removed", "without NVLink") is a move off it. A change whose after side is of no kind, or of
+the kind its before side already was, is left to the rule's other readings.
 """
 
 from __future__ import annotations
@@ -23,17 +24,55 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from casefile.domain.change_arrow import sides
+from casefile.domain.change_forms import ENABLING
 from casefile.errors import RuleError
 
 __all__ = ["Toward", "moved_toward", "toward_from"]
 
-#: "NEW instead of OLD" in words (the arrow module reads only values so, not words)
-_INSTEAD = re.compile(r"(?i)^(?P<new>.{1,200}?)\s+instead\s+of\s+(?P<old>.{1,200})$")
-#: a verb that moves to something, and what it moves to (up to a clause's end)
+#: where a clause ends inside a side written in words: a mark, or a word that gives a reason
+#: or a condition ("falls back to TCP when IB is not found", "switched to TCP (was CUDA IPC)")
+_CLAUSE_END = re.compile(
+    r"(?i)[,;.:()\n]|\b(?:because|since|when|whenever|if|unless|while|but|as|after|until)\b"
+)
+#: "NEW instead of OLD", "NEW rather than OLD", "NEW, not OLD"; "instead of OLD, NEW"
+_INSTEAD = re.compile(r"(?i)\s+(?:instead\s+of|rather\s+than)\s+|,\s*not\s+")
+_INSTEAD_FIRST = re.compile(r"(?i)^\s*(?:instead\s+of|rather\s+than)\s+(?P<old>[^,;]{1,80}),")
+#: "replaced OLD with NEW", "from OLD to NEW"
+_REPLACED = re.compile(
+    r"(?i)\b(?:replac\w*\s+(?P<old>[^,;.]{1,60}?)\s+(?:with|by)"
+    r"|from\s+(?P<old2>[^,;.]{1,60}?)\s+to)\s+(?P<new>[^,;.]{1,80})"
+)
+#: a verb that moves to something, and what it moves to
 _MOVED_TO = re.compile(
     r"(?i)\b(?:switch\w*|chang\w*|mov\w*|fall(?:s|ing)?\s+back|fell\s+back|forc\w*|revert\w*"
-    r"|went|go(?:es)?|set)\b[^,;.]{0,40}?\b(?:to|onto)\s+(?P<new>[^,;]{1,80})"
+    r"|went|go(?:es)?|set|use[ds]?|using)\b[^,;.]{0,40}?\b(?:to|onto)?\s*(?P<new>[^,;]{1,80})"
 )
+#: words that take a thing out of the machine or the run ("NVLink bridge removed", "without
+#: NVLink"); not "not", which as often says a result ("NVLink does not affect the result")
+_GONE = re.compile(
+    r"(?i)\b(?:without|no|remov\w*|pulled|unplugg\w*|detach\w*|disconnect\w*|took\s+out"
+    r"|taken\s+out)\b"
+)
+#: words that turn a thing off or advise against it, which a one-sided change's kind would
+#: otherwise be read as reached ("disable TCP" leaves TCP; "do not run in multiple
+#: containers" does not run so)
+_OFF = re.compile(
+    r"(?i)\bdisabl\w*|\bturn\w*\s+off\b|\bexclud\w*|\bavoid\w*|\bdo\s+not\b|\bdon't\b|\bnever\b"
+)
+
+
+def _clause(text: str) -> str:
+    """``text`` up to the end of its first clause (see :data:`_CLAUSE_END`)."""
+    end = _CLAUSE_END.search(text)
+    return text[: end.start()] if end else text
+
+
+def _last_clause(text: str) -> str:
+    """The last clause of ``text`` (what stands just before "instead of")."""
+    cut = 0
+    for mark in re.finditer(r"[,;.:()\n]", text):
+        cut = mark.end()
+    return text[cut:]
 
 
 @dataclass(frozen=True)
@@ -52,18 +91,56 @@ class Toward:
         return "to" if onto else "away"
 
 
+def _taken_away(toward: Toward, text: str) -> bool:
+    """Whether a one-sided change takes the rule's own kind away: named once, not excluded in
+    a list ("^cuda_ipc"), with a removal word at most three words before or after it
+    ("NVLink bridge removed", "without NVLink"), and nothing enabled ("Enable GET over CUDA
+    IPC on GPU without NVLink" enables the one and describes the other)."""
+    named = list(re.finditer(toward.to, text, re.IGNORECASE))
+    if len(named) != 1 or toward.kind(text) != "to" or ENABLING.search(text):
+        return False
+    match = named[0]
+    if text[max(0, match.start() - 1) : match.start()] in ("^", "!"):
+        return False
+    before = " ".join(text[: match.start()].split()[-3:])
+    after = " ".join(text[match.end() :].split()[:3])
+    return _GONE.search(before) is not None or _GONE.search(after) is not None
+
+
+def _sides_in_words(text: str) -> tuple[str | None, str] | None:
+    """A change's before and after sides where words, not an arrow, say them (see the
+    module's docstring); None where no such wording is found."""
+    first = _INSTEAD_FIRST.search(text)
+    if first is not None:
+        return first["old"], _clause(text[first.end() :].strip())
+    instead = _INSTEAD.search(text)
+    if instead is not None:  # bounded on each side: a long preamble costs nothing more
+        new = _last_clause(text[max(0, instead.start() - 120) : instead.start()])
+        return _clause(text[instead.end() : instead.end() + 120]), new
+    replaced = _REPLACED.search(text)
+    if replaced is not None:
+        return replaced["old"] or replaced["old2"], _clause(replaced["new"])
+    moved = _MOVED_TO.search(text)
+    if moved is not None:
+        return None, _clause(moved["new"])
+    return None
+
+
 def moved_toward(toward: Toward, change: str) -> bool | None:
     """True where ``change`` moves onto the ``to`` kind, False onto the ``away`` kind, None
     where its sides do not say (see the module's docstring)."""
-    text = " ".join(change.split())
-    split = sides(text)
+    text = " ".join(change.split()) if "\n" not in change else change.strip()
+    split = sides(" ".join(change.split()))
     before: str | None
     if split is not None:
         before, after = split
-    elif (instead := _INSTEAD.search(text)) is not None:
-        before, after = instead["old"], instead["new"]
-    elif (moved := _MOVED_TO.search(text)) is not None:
-        before, after = None, moved["new"]
+    elif (worded := _sides_in_words(text)) is not None and toward.kind(worded[1]) is not None:
+        before, after = worded
+    elif _taken_away(toward, text):
+        return False
+    elif _OFF.search(text) is None and not _GONE.search(text):
+        reached = toward.kind(text)  # a state named alone ("backend=gloo") is the one reached
+        return None if reached is None else reached == "to"
     else:
         return None
     landed = toward.kind(after)

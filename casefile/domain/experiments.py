@@ -451,6 +451,8 @@ def experiment_from_dict(data: Any, question: str, known: set[str], where: str) 
         toward=toward_from(data.get("toward"), label),
         number_in=_change_pattern(data.get("number_in", ""), "number_in", label),
     )
+    if built.either_way and built.toward is not None:
+        raise RuleError(f"{label}: 'either_way' reads no direction, so 'toward' would not count")
     if (built.counts or built.number_of or built.number_in) and built.raises is None:
         raise RuleError(
             f"{label}: 'counts', 'number_of' and 'number_in' say what 'raises' reads: set it too"

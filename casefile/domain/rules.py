@@ -88,7 +88,7 @@ def derived_facts(facts: Sequence[Fact]) -> list[Fact]:
     ``cpu.running.mean`` (%, on ``host``) is the host's busy time less its I/O wait: top and
     mpstat count a core blocked on the disk as not idle, so ``cpu.busy.mean`` alone reads a
     host waiting on storage as a host out of CPU, the opposite remedy. Where a reading gives
-    no ``cpu.iowait`` (htop's meters leave it out of busy) it is the busy time as given.
+    no ``cpu.iowait`` (htop's meters, top's graph mode) it is the busy time as given.
     """
     by_subject: dict[str, dict[str, FactValue]] = {}
     large: list[float] = []

@@ -23,6 +23,7 @@ from casefile.domain.facts import ParseResult
 
 from ._sysstat_report import SINCE_BOOT, read_reports
 from ._sysstat_rows import BANNER, Table, is_average, leading_labels, row_node, stamp
+from ._text import natural_key
 
 __all__ = ["number", "parse_mpstat", "parse_pidstat", "pct", "strip_annotation"]
 
@@ -107,6 +108,17 @@ def _mpstat_tables(lines: list[str], problems: list[str]) -> list[Table]:
     return tables
 
 
+def _load_rows(tables: list[Table]) -> list[tuple[Table, list[list[str]]]]:
+    """Each table with its rows that give its node's load: the ``Average:`` rows where that
+    node printed any, else every interval's. Chosen node by node: through a parallel shell
+    one node's report may end before its averages, and its intervals are its load all the
+    same (it had been left out, unnamed, beside a node that printed them)."""
+    averaged = {table.node for table in tables if table.average}
+    return [
+        (table, table.average if table.node in averaged else table.interval) for table in tables
+    ]
+
+
 def parse_mpstat(text: str) -> ParseResult:
     """Facts from ``mpstat -P ALL`` (or plain ``mpstat``, or pcp's emulation)."""
     reading = read_reports(text, "mpstat", _mpstat_tables)
@@ -118,8 +130,7 @@ def parse_mpstat(text: str) -> ParseResult:
             "no mpstat rows found (a 'CPU … %idle' header with rows under it)"
         )
     result = ParseResult(problems=reading.problems)
-    averages = [(table, row) for table in tables for row in table.average]
-    chosen = averages or [(table, row) for table in tables for row in table.interval]
+    chosen = [(table, row) for table, rows in _load_rows(tables) for row in rows]
     # by (node, CPU): a parallel shell's nodes each have a cpu0, and one node's busy core
     # averaged with another's idle one is a core neither has
     idle: dict[tuple[str, str], list[float]] = defaultdict(list)
@@ -149,7 +160,7 @@ def parse_mpstat(text: str) -> ParseResult:
         if key[1] != "all"
     }
     several = len({node for node, _ in idle}) > 1
-    for node, name in sorted(busy, key=lambda key: (key[0], int(key[1]))):
+    for node, name in sorted(busy, key=lambda key: (natural_key(key[0]), int(key[1]))):
         subject = f"{node}:cpu{int(name)}" if several else f"cpu{int(name)}"
         result.add("cpu.busy", pct(busy[(node, name)]), subject, "%")
     if busy:
@@ -282,12 +293,10 @@ def parse_pidstat(text: str) -> ParseResult:
         return ParseResult.unparsed(
             "pidstat printed headers but no task rows (no task matched or none was active)"
         )
-    use_average = any(table.average for table in filled)
     cpu: dict[str, float] = {}
     wait: dict[str, float] = {}
     commands: dict[str, str] = {}
-    for table in filled:
-        rows = table.average if use_average else table.interval
+    for table, rows in _load_rows(filled):
         columns = table.columns
         if _divided_by_cpus(rows, columns):
             rows = _per_core(rows, columns)

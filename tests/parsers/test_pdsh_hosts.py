@@ -458,3 +458,24 @@ def test_mpstat_cores_are_read_node_by_node(order: str) -> None:
     maxima = [parse_mpstat(text).values("cpu.busy.max")["host"] for text in (one, two)]
     assert result.values("cpu.busy.max") == {"host": max(maxima)}
     assert not any(subject.startswith("cpu") for subject in cores)
+
+
+@pytest.mark.parametrize("order", ["blocks", "reversed", "interleaved"])
+def test_a_node_without_averages_is_read_beside_one_with_them(order: str) -> None:
+    """mpstat/005 on node1 printed its ``Average:`` rows; mpstat/001 on node2 (one interval,
+    cpu7 at 62.5 %) printed none. Each node's own rows are its load: node2 had been left out,
+    unnamed, because node1's averages were chosen for the whole paste."""
+    one, two = _sample("mpstat/005"), _sample("mpstat/001", 1)
+    result = parse_mpstat(_paste(_prefixed(one, "node1"), _prefixed(two, "node2"), order))
+    check_result(result)
+    assert result.values("cpu.busy")["node2:cpu7"] == 62.5
+    assert result.values("cpu.busy.max") == {"host": 62.5}
+    alone = [parse_mpstat(text).values("cpu.busy.mean")["host"] for text in (one, two)]
+    assert result.values("cpu.busy.mean")["host"] == pytest.approx(sum(alone) / 2, abs=0.01)
+
+
+def test_nodes_are_listed_in_their_numbers_order() -> None:
+    text = _sample("mpstat/003", 1)
+    paste = _paste(_prefixed(text, "node10"), _prefixed(text, "node2"), "blocks")
+    subjects = list(parse_mpstat(paste).values("cpu.busy"))
+    assert subjects.index("node2:cpu0") < subjects.index("node10:cpu0")

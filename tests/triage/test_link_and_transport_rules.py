@@ -324,6 +324,27 @@ def test_an_nccl_override_is_read_either_way(change: str) -> None:
         ("backend nccl -> gloo", True),
         ("you need to switch the backend to gloo", True),
         ("the connector fell back to TCP", True),
+        # found by a review: other word orders, a state named alone, the clause a move ends in
+        ("backend=gloo", True),
+        ('init_process_group(backend="gloo")', True),
+        ("instead of nccl, use gloo", True),
+        ("replace nccl with gloo", True),
+        ("NCCL_NET=Socket", True),
+        ("Instead of CUDA IPC, use TCP", True),
+        ("use TCP rather than CUDA IPC", True),
+        ("use TCP, not CUDA IPC", True),
+        ("replaced CUDA IPC with TCP", True),
+        ("from CUDA IPC to TCP", True),
+        ("falls back to sockets when IB is unavailable", True),
+        ("switched to TCP (was CUDA IPC)", True),
+        ("switched to TCP. IB was flaky", True),
+        ("NCCL over IB -> NCCL over TCP", True),
+        ("nccl-tests over IB -> nccl-tests over TCP", True),
+        ("NCCL with sockets instead of NCCL with IB", True),
+        ("TCP -> RoCE", False),
+        ("btl tcp -> openib", False),
+        ("disable TCP", False),
+        ("x " * 150 + "the KV connector uses TCP instead of CUDA IPC", True),
     ],
 )
 def test_a_transport_change_runs_the_way_the_data_moved(change: str, backwards: bool) -> None:
@@ -332,8 +353,20 @@ def test_a_transport_change_runs_the_way_the_data_moved(change: str, backwards: 
     assert rule.undoes(change) is backwards
 
 
-@pytest.mark.parametrize("toward", ["TCP", {"to": "IPC"}, {"to": "IPC", "away": "(", "x": 1}])
-def test_a_malformed_toward_is_refused_when_the_playbook_loads(toward: object) -> None:
+@pytest.mark.parametrize(
+    ("toward", "either_way"),
+    [
+        ("TCP", False),
+        ({"to": "IPC"}, False),
+        ({"to": "IPC", "away": "TCP", "x": 1}, False),
+        ({"to": "IPC", "away": "("}, False),
+        ({"to": "", "away": "TCP"}, False),
+        ({"to": "IPC", "away": "TCP"}, True),
+    ],
+)
+def test_a_malformed_toward_is_refused_when_the_playbook_loads(
+    toward: object, either_way: bool
+) -> None:
     from casefile.domain.experiments import experiment_from_dict
     from casefile.errors import RuleError
 
@@ -341,7 +374,7 @@ def test_a_malformed_toward_is_refused_when_the_playbook_loads(toward: object) -
         "id": "t", "version": 1, "title": "t", "change": "TCP", "probes": ["command"],
         "metric": ["throughput"], "noise": 0.1, "noise_why": "spread",
         "likelihoods": {"otherwise": {"faster": 0.1, "same": 0.8, "slower": 0.1}},
-        "rationale": "why", "toward": toward,
+        "rationale": "why", "toward": toward, "either_way": either_way,
     }  # fmt: skip
     known = {h.id for h in PLAYBOOK.hypotheses}
     with pytest.raises(RuleError, match="toward"):
@@ -423,3 +456,36 @@ def test_a_count_set_to_one_may_be_a_raise_from_none(change: str) -> None:
 def test_mpiruns_process_count_is_no_batch() -> None:
     change = "mpirun -np 2 all_reduce_perf -b 32 -f 2 -e 8G"
     assert not any(r.id == "batch-size" and r.matches(change) for r in PLAYBOOK.experiments)
+
+
+@pytest.mark.parametrize(
+    ("change", "rule_id", "backwards"),
+    [
+        # both sides name a link, a container or a NUMA place: the kind decides the way
+        ("PHB -> NV4 between the pair", "interconnect", False),
+        ("NV4 between the pair -> PHB", "interconnect", True),  # had read forwards
+        ("NVLink bridge removed", "interconnect", True),  # had read forwards
+        ("without NVLink", "interconnect", True),
+        ("NVLink disabled", "interconnect", True),
+        ("NVLink bridge fitted", "interconnect", False),
+        ("two containers -> one container with all GPUs", "container-gpus", False),
+        ("one container with all GPUs -> two containers", "container-gpus", True),
+        ("process on the other socket -> the GPU's own NUMA node", "numa-binding", False),
+        ("process on the GPU's own NUMA node -> process on the other socket", "numa-binding", True),
+        ("numactl --cpunodebind=0 -> no binding", "numa-binding", True),
+        # a removal word beside another thing, or an exclusion taken out, is no removal
+        ("Enable GET over CUDA IPC on GPU without NVLINK", "transport", False),
+        ("Removed `UCX_TLS=^cuda_ipc` export from build script", "transport", False),
+    ],
+)
+def test_a_move_between_kinds_runs_the_way_it_moved(
+    change: str, rule_id: str, backwards: bool
+) -> None:
+    rule = next(r for r in PLAYBOOK.experiments if r.matches(change))
+    assert rule.id == rule_id
+    assert rule.undoes(change) is backwards
+
+
+def test_a_gloo_timeout_is_no_transport() -> None:
+    change = "increase the gloo timeout to 3600 s"
+    assert not any(r.id == "transport" and r.matches(change) for r in PLAYBOOK.experiments)

@@ -115,6 +115,18 @@ def test_what_the_rules_read_before_is_read_as_before(change: str, rule: str | N
         ("GPU temperature dropped from 88 to 71 after repasting", "cooling"),
         ("fans at 100 % (the sampling interval was 1 s)", "cooling"),
         ("nccl bumped from 2.18.3 to 2.19.3", "version"),
+        # found by a review: a sampler's word beside a cooling change does not hide it, and a
+        # sampler's temperature in more spellings is still none
+        ("repasted the GPU; tokens/s with greedy decoding went from 30 to 40", "cooling"),
+        ("fans to 100% (top_k=1)", "cooling"),
+        ("temperature 1.5x lower after repaste", "cooling"),
+        ("temperature decreased from 0.8 to 0.1", None),
+        ("set temperature to 0", None),
+        ("lower the temperature to 0.1", None),
+        ("temperature is set to 0.0", None),
+        ('{"temperature":0}', None),
+        ("Temperature 0.7→0.2", None),
+        ("temperature→0", None),
         ("torch changed from 2.1 to 2.2", "version"),
     ],
 )
