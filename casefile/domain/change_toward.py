@@ -126,9 +126,11 @@ def _sides_in_words(text: str) -> tuple[str | None, str] | None:
     return None
 
 
-def moved_toward(toward: Toward, change: str) -> bool | None:
+def moved_toward(toward: Toward, change: str, both_sides: bool = False) -> bool | None:
     """True where ``change`` moves onto the ``to`` kind, False onto the ``away`` kind, None
-    where its sides do not say (see the module's docstring)."""
+    where its sides do not say (see the module's docstring). ``both_sides``: only a change
+    that names both sides is read so; a rule that raises a number reads a one-sided change
+    by its own words ("power limit raised to 450 W")."""
     text = " ".join(change.split()) if "\n" not in change else change.strip()
     split = sides(" ".join(change.split()))
     before: str | None
@@ -136,6 +138,10 @@ def moved_toward(toward: Toward, change: str) -> bool | None:
         before, after = split
     elif (worded := _sides_in_words(text)) is not None and toward.kind(worded[1]) is not None:
         before, after = worded
+        if before is None and both_sides:
+            return None
+    elif both_sides:
+        return None
     elif _taken_away(toward, text):
         return False
     elif _OFF.search(text) is None and not _GONE.search(text):

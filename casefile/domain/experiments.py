@@ -163,7 +163,7 @@ class ExperimentRule:
         if self.either_way:
             return False
         if self.toward is not None:
-            moved = moved_toward(self.toward, change)
+            moved = moved_toward(self.toward, change, both_sides=self.raises is not None)
             if moved is not None:
                 return not moved
         split = sides(" ".join(change.split()))

@@ -489,3 +489,24 @@ def test_a_move_between_kinds_runs_the_way_it_moved(
 def test_a_gloo_timeout_is_no_transport() -> None:
     change = "increase the gloo timeout to 3600 s"
     assert not any(r.id == "transport" and r.matches(change) for r in PLAYBOOK.experiments)
+
+
+@pytest.mark.parametrize(
+    ("change", "backwards"),
+    [
+        # a Jetson's named top mode against modes in watts or numbered lower
+        ("nvpmodel 30W -> MAXN", False),
+        ("nvpmodel MAXN -> 30W", True),  # had read forwards: both sides name a power mode
+        ("sudo nvpmodel -m 0 -> -m 2", True),  # had read forwards: mode 0 is the top
+        ("nvpmodel -m 2 -> -m 0", False),
+        ("switched from MAXN to 15W", True),
+        # limits in watts as before, and one-sided changes by their own words
+        ("power limit 250 W -> 350 W", False),
+        ("power limit 350 W -> 250 W", True),
+        ("power limit raised to 450 W", False),
+    ],
+)
+def test_a_power_mode_change_runs_the_way_the_power_moved(change: str, backwards: bool) -> None:
+    rule = next(r for r in PLAYBOOK.experiments if r.matches(change))
+    assert rule.id == "power-limit"
+    assert rule.undoes(change) is backwards
