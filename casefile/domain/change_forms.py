@@ -124,7 +124,11 @@ _ZERO_VALUE = re.compile(
 _ONE_VALUE = re.compile(
     r"(?i)(?<![A-Za-z0-9_.-])(?P<name>(?:[a-z_][\w.]{0,60}\s{1,3})?(?:--?[a-z][\w-]{0,60}"
     r"|[a-z_][\w.]{0,60}))[\"'`]?(?:\s{0,3}=\s{0,3}|\s{1,3}(?:to\s{1,3})?|:\s{1,3})1(?![\w.:])"
+    r"(?!\s*(?:to\b|->|→|=>))"
 )
+#: a name whose one switches a thing on, not a number at its floor ("DYNAMIC_BATCHING=1",
+#: "--enable-dynamic-batching 1"), or that says where a move started ("from 1 to 16")
+_SWITCH_OR_START = re.compile(r"(?i)enabl|\buse|dynamic|continuous|batching$|\b(?:from|was)$")
 _DEVICE_NAME = re.compile(r"(?i)^-*(gpus?|cuda|devices?|rank|node|id|index|cuda_visible_devices)$")
 
 
@@ -141,11 +145,14 @@ def set_to_zero(change: str, subject: str) -> bool:
 
 def set_to_one(change: str, subject: str) -> bool:
     """Whether a one-sided change sets the number ``subject`` names to one ("batch size 1",
-    "--max-num-seqs 1", "OLLAMA_NUM_PARALLEL=1"): for a number that cannot be zero (a batch,
-    the requests served at once), one is its floor, so it can only have been lowered. Not
-    for a count (loader workers, layers), whose one may be a raise from none."""
+    "--max-num-seqs 1", "OLLAMA_NUM_PARALLEL=1"): asked only for a number that is at least
+    one (a rule's ``at_least_one``: a batch, the requests served at once), whose one is its
+    floor, so it can only have been lowered; a count's one (loader workers, layers) may be a
+    raise from none, and a mode's one is a mode. Not a switch's one ("DYNAMIC_BATCHING=1"),
+    nor a move's start ("from 1 to 16")."""
     return any(
         re.search(subject, m.group("name"), re.IGNORECASE) is not None
+        and _SWITCH_OR_START.search(m.group("name")) is None
         for m in _ONE_VALUE.finditer(change)
     )
 
@@ -211,16 +218,31 @@ def raised(before: str, after: str) -> bool | None:
 
 def written_raised(number_in: str, before: str, after: str) -> bool | None:
     """Whether a change raises a number written inside a word (``number_in``: a pattern whose
-    groups hold it, one group per kind: "Gen4", "x16"): of the first kind both sides write
-    differently, the before side's last against the after side's first ("PCIe 3.0 x16 ->
-    PCIe 3.0 x4": the width). None where no kind on both sides differs."""
+    groups hold it, one group per kind: "Gen4", "x16"): kind by kind in the after side's
+    order, the before side's last of a kind against the after side's first of it; the first
+    kind that differs decides ("PCIe 3.0 x16 -> PCIe 3.0 x4": the width). None where none
+    differs."""
     old = _written(number_in, before)
-    new = _written(number_in, after)
-    for kind, value in new:
+    seen: set[int] = set()
+    for kind, value in _written(number_in, after):
         earlier = [number for other, number in old if other == kind]
-        if earlier and earlier[-1] != value:
+        if kind in seen or not earlier:
+            continue
+        seen.add(kind)
+        if earlier[-1] != value:
             return value > earlier[-1]
     return None
+
+
+#: "from OLD to NEW" in words, each side within its clause
+_FROM_TO = re.compile(r"(?i)\bfrom\s+(?P<old>[^,;]{1,40}?)\s+to\s+(?P<new>[^,;.]{1,40})")
+
+
+def worded_raised(number_in: str, change: str) -> bool | None:
+    """:func:`written_raised` of a change with no arrow that says "from OLD to NEW"
+    ("downgraded PCIe from Gen4 to Gen3"); None where it says neither."""
+    found = _FROM_TO.search(change)
+    return None if found is None else written_raised(number_in, found["old"], found["new"])
 
 
 def _written(number_in: str, side: str) -> list[tuple[int, float]]:

@@ -10,11 +10,15 @@ gloo). Such a rule names both (``toward = { to = PATTERN, away = PATTERN }`` in 
 A/B moves onto the ``to`` kind, and a change onto the ``away`` kind is that A/B reversed.
 
 A side is of a kind where it names that kind and not the other ("UCX over TCP" is a fallback,
-"NIXL over UCX sockets and CUDA IPC" neither). The sides are the arrow's, else "NEW instead of
-OLD" in words, else the target of a move ("switch the backend to gloo", "fell back to TCP")
-with no before side; with none of those, the ``to`` kind named and taken away ("NVLink bridge
-removed", "without NVLink") is a move off it. A change whose after side is of no kind, or of
-the kind its before side already was, is left to the rule's other readings.
+"NIXL over UCX sockets and CUDA IPC" neither). The sides are, in this order: the arrow's;
+"NEW instead of OLD", "NEW rather than OLD", "NEW, not OLD", "instead of OLD, NEW";
+"replaced OLD with NEW", "from OLD to NEW"; the target of a move with no before side ("switch
+the backend to gloo", "fell back to TCP", "use TCP"), unless the words before it advise
+against it or leave it ("do not switch to TCP", "stop using gloo"). With none of those, the
+``to`` kind named and taken away ("NVLink bridge removed", "without NVLink") is a move off it,
+and a setting's value names the state reached ("backend=gloo", "NCCL_NET=Socket"; an excluded
+one, "UCX_TLS=^cuda_ipc", the other way). A change whose after side is of no kind, or of the
+kind its before side already was, is left to the rule's other readings.
 """
 
 from __future__ import annotations
@@ -42,17 +46,30 @@ _REPLACED = re.compile(
     r"(?i)\b(?:replac\w*\s+(?P<old>[^,;.]{1,60}?)\s+(?:with|by)"
     r"|from\s+(?P<old2>[^,;.]{1,60}?)\s+to)\s+(?P<new>[^,;.]{1,80})"
 )
-#: a verb that moves to something, and what it moves to
+#: a verb that moves to something, and what it moves to; or what is used
 _MOVED_TO = re.compile(
-    r"(?i)\b(?:switch\w*|chang\w*|mov\w*|fall(?:s|ing)?\s+back|fell\s+back|forc\w*|revert\w*"
-    r"|went|go(?:es)?|set|use[ds]?|using)\b[^,;.]{0,40}?\b(?:to|onto)?\s*(?P<new>[^,;]{1,80})"
+    r"(?i)\b(?:(?:switch\w*|chang\w*|mov\w*|fall(?:s|ing)?\s+back|fell\s+back|forc\w*"
+    r"|revert\w*|went|go(?:es)?|set)\b[^,;.]{0,40}?\b(?:to|onto)|use[ds]?|using)\s+"
+    r"(?P<new>[^,;]{1,80})"
+)
+#: words before a move that say it was left or advised against, not made ("stop using gloo",
+#: "moved off gloo", "switched from TCP", "do not switch to TCP")
+_LEFT = re.compile(
+    r"(?i)\b(?:from|off|away|stop\w*|no\s+longer|not|don't|never|avoid\w*|instead)\b"
+)
+#: a setting's value: after "=" or ":", a flag, "backend", or MPI's "btl"; not a URL's scheme
+#: ("tcp://127.0.0.1:29500" is an address)
+_SETTING_VALUE = re.compile(
+    r"(?i)(?:[=:]\s*[\"'`]?|(?<![\w-])--?[a-z][\w-]*\s+[\"'`]?|\b(?:backend|btl)\s+)"
+    r"(?!(?:btl|backend)\b)(?P<value>[\^!]?[\w.,+-]+)(?!:/)"
 )
 #: words that take a thing out of the machine or the run ("NVLink bridge removed", "without
 #: NVLink"); not "not", which as often says a result ("NVLink does not affect the result")
 _GONE = re.compile(
-    r"(?i)\b(?:without|no|remov\w*|pulled|unplugg\w*|detach\w*|disconnect\w*|took\s+out"
-    r"|taken\s+out)\b"
+    r"(?i)\b(?:without|no|remov\w*|dropp\w*|pulled|unplugg\w*|detach\w*|disconnect\w*"
+    r"|took\s+out|taken\s+out)\b"
 )
+_BOTH_WAYS = re.compile(r"(?i)\bwith\s+and\s+without\b|\bwithout\s+and\s+with\b")
 #: words that turn a thing off or advise against it, which a one-sided change's kind would
 #: otherwise be read as reached ("disable TCP" leaves TCP; "do not run in multiple
 #: containers" does not run so)
@@ -99,6 +116,8 @@ def _taken_away(toward: Toward, text: str) -> bool:
     named = list(re.finditer(toward.to, text, re.IGNORECASE))
     if len(named) != 1 or toward.kind(text) != "to" or ENABLING.search(text):
         return False
+    if _BOTH_WAYS.search(text):  # "tested with and without NVLink" moved nowhere
+        return False
     match = named[0]
     if text[max(0, match.start() - 1) : match.start()] in ("^", "!"):
         return False
@@ -121,8 +140,19 @@ def _sides_in_words(text: str) -> tuple[str | None, str] | None:
     if replaced is not None:
         return replaced["old"] or replaced["old2"], _clause(replaced["new"])
     moved = _MOVED_TO.search(text)
-    if moved is not None:
+    if moved is not None and not _LEFT.search(_last_clause(text[: moved.start("new")])):
         return None, _clause(moved["new"])
+    return None
+
+
+def _setting_state(toward: Toward, text: str) -> bool | None:
+    """The kind a setting's value names, as reached: True the ``to`` kind, False ``away``;
+    an excluded value ("^cuda_ipc") the other way. None where no value names one kind."""
+    for found in _SETTING_VALUE.finditer(text):
+        value = found["value"]
+        kind = toward.kind(value)
+        if kind is not None:
+            return (kind == "to") != value.startswith(("^", "!"))
     return None
 
 
@@ -131,7 +161,8 @@ def moved_toward(toward: Toward, change: str, both_sides: bool = False) -> bool 
     where its sides do not say (see the module's docstring). ``both_sides``: only a change
     that names both sides is read so; a rule that raises a number reads a one-sided change
     by its own words ("power limit raised to 450 W")."""
-    text = " ".join(change.split()) if "\n" not in change else change.strip()
+    # one space or one newline between words: a run of either costs nothing more to read
+    text = re.sub(r"\s+", lambda run: "\n" if "\n" in run.group() else " ", change).strip()
     split = sides(" ".join(change.split()))
     before: str | None
     if split is not None:
@@ -145,8 +176,7 @@ def moved_toward(toward: Toward, change: str, both_sides: bool = False) -> bool 
     elif _taken_away(toward, text):
         return False
     elif _OFF.search(text) is None and not _GONE.search(text):
-        reached = toward.kind(text)  # a state named alone ("backend=gloo") is the one reached
-        return None if reached is None else reached == "to"
+        return _setting_state(toward, text)
     else:
         return None
     landed = toward.kind(after)

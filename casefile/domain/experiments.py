@@ -54,6 +54,7 @@ from casefile.domain.change_forms import (
     set_to_zero,
     stated_state,
     turned_on,
+    worded_raised,
     written_raised,
 )
 from casefile.domain.change_toward import Toward, moved_toward, toward_from
@@ -123,14 +124,16 @@ class ExperimentRule:
     #: pattern the before side must match): data-pipeline raises loader workers, not the size
     #: an image is resized to ("resize 512 -> 256" is no fewer workers); empty: any number
     number_of: str = ""
-    #: the two kinds of thing the rule's changes move between (``toward = { to, away }`` in
-    #: TOML): onto ``to`` is its own A/B, onto ``away`` that A/B reversed, whichever side its
-    #: pattern names (see :mod:`casefile.domain.change_toward`)
+    #: the two kinds the rule's changes move between (``toward = { to, away }`` in TOML): onto
+    #: ``to`` is its own A/B, onto ``away`` reversed (:mod:`casefile.domain.change_toward`)
     toward: Toward | None = None
     #: where a ``raises`` rule's number is written inside a word (``number_in`` in TOML, a
     #: pattern whose groups hold it, one group per kind of number): a link's "Gen4", "x16",
     #: "8 GT/s" hold no number standing alone, so "PCIe Gen4 -> Gen3" is compared by them
     number_in: str = ""
+    #: the number is at least one (``at_least_one = true`` in TOML: a batch, the requests a
+    #: server runs at once), so one set on its own is its floor: lowered (:func:`set_to_one`)
+    at_least_one: bool = False
 
     def matches(self, change: str) -> bool:
         """Whether the stated change (as written, or in a common spelling's normal form:
@@ -172,10 +175,12 @@ class ExperimentRule:
             if subject is not None:
                 if self.counts and (set_to_zero(change, subject) or self._none_of(change)):
                     return bool(self.raises)
-                if not self.counts and set_to_one(change, subject):
-                    return bool(self.raises)
                 said_up = moved_in_words(change) if self._counted(change) else None
                 said_up = said_raised(change, subject) if said_up is None else said_up
+                if said_up is None and self.number_in:  # "from Gen4 to Gen3"
+                    said_up = worded_raised(self.number_in, change)
+                if said_up is None and self.at_least_one and set_to_one(change, subject):
+                    said_up = False
                 if said_up is not None:
                     return said_up != self.raises
             said = stated_state(change, self._names_any)
@@ -190,7 +195,7 @@ class ExperimentRule:
             written = written_raised(self.number_in, before, after)
             if written is not None:
                 return written != self.raises
-        moved = raised(before, after)
+        moved = None if self.number_in else raised(before, after)  # no slot's or model's number
         if self._counted(before) and moved is not None:
             return moved != self.raises
         if self._names_any(after):
@@ -450,13 +455,15 @@ def experiment_from_dict(data: Any, question: str, known: set[str], where: str) 
         number_of=_change_pattern(data.get("number_of", ""), "number_of", label),
         toward=toward_from(data.get("toward"), label),
         number_in=_change_pattern(data.get("number_in", ""), "number_in", label),
+        at_least_one=_flag(data.get("at_least_one", False), label, "at_least_one"),
     )
     if built.either_way and built.toward is not None:
         raise RuleError(f"{label}: 'either_way' reads no direction, so 'toward' would not count")
-    if (built.counts or built.number_of or built.number_in) and built.raises is None:
-        raise RuleError(
-            f"{label}: 'counts', 'number_of' and 'number_in' say what 'raises' reads: set it too"
-        )
+    if (built.counts or built.number_of or built.number_in or built.at_least_one) and (
+        built.raises is None
+    ):
+        needs = "'counts', 'number_of', 'number_in' and 'at_least_one'"
+        raise RuleError(f"{label}: {needs} say what 'raises' reads: set it too")
     for example in examples:
         if not built.matches(example):
             raise RuleError(f"{label}: example {example!r} is not a change its 'change' reads")

@@ -306,14 +306,20 @@ def parse_pidstat(text: str) -> ParseResult:
         command_at = columns.index("Command")
         ids = [columns.index(n) for n in ("PID", "TGID", "TID") if n in columns]
 
-        def key(row: list[str], ids: list[int] = ids, command_at: int = command_at) -> str:
-            name = " ".join([*(row[i] for i in ids), *row[command_at:]])
+        def key(
+            row: list[str], ids: list[int] = ids, command_at: int = command_at, node: str = ""
+        ) -> str:
+            # a node's process is its own: one PID and command on two nodes are two tasks
+            name = " ".join([node, *(row[i] for i in ids), *row[command_at:]])
             commands[name] = " ".join(row[command_at:]).removeprefix("|__")
             return name
 
-        cpu.update(_aggregate(rows, key, columns.index("%CPU")))
+        def node_key(row: list[str], node: str = table.node or "") -> str:
+            return key(row, node=node)
+
+        cpu.update(_aggregate(rows, node_key, columns.index("%CPU")))
         if "%wait" in columns:
-            wait.update(_aggregate(rows, key, columns.index("%wait")))
+            wait.update(_aggregate(rows, node_key, columns.index("%wait")))
     if not cpu:
         return ParseResult.unparsed("pidstat task rows without a readable %CPU value")
     busiest = max(cpu, key=lambda name: cpu[name])

@@ -479,3 +479,16 @@ def test_nodes_are_listed_in_their_numbers_order() -> None:
     paste = _paste(_prefixed(text, "node10"), _prefixed(text, "node2"), "blocks")
     subjects = list(parse_mpstat(paste).values("cpu.busy"))
     assert subjects.index("node2:cpu0") < subjects.index("node10:cpu0")
+
+
+@pytest.mark.parametrize("order", ["blocks", "reversed", "interleaved"])
+def test_one_pid_on_two_nodes_is_two_tasks(order: str) -> None:
+    """pidstat/005 (PID 21314 at 10.73 % on average) on node1 and its first three intervals
+    (10.33 %) on node2: the same PID and command on two nodes are two tasks, and the busiest
+    is the busiest of both, whichever node pdsh printed last (the later node's mean had
+    replaced the earlier's)."""
+    full, short = _sample("pidstat/005"), _sample("pidstat/005", 0, 4)
+    result = parse_pidstat(_paste(_prefixed(full, "node1"), _prefixed(short, "node2"), order))
+    alone = [parse_pidstat(text).values("process.cpu.max")["host"] for text in (full, short)]
+    assert alone[0] != alone[1]
+    assert result.values("process.cpu.max") == {"host": max(alone)}

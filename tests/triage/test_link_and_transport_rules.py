@@ -510,3 +510,45 @@ def test_a_power_mode_change_runs_the_way_the_power_moved(change: str, backwards
     rule = next(r for r in PLAYBOOK.experiments if r.matches(change))
     assert rule.id == "power-limit"
     assert rule.undoes(change) is backwards
+
+
+@pytest.mark.parametrize(
+    ("change", "rule_id", "backwards"),
+    [
+        # found by a second review: a raise from one is a raise
+        ("increased batch from 1 to 16", "batch-size", False),
+        ("raised OLLAMA_NUM_PARALLEL from 1 to 4", "batch-size", False),
+        ("max_num_seqs from 1 to 256", "batch-size", False),
+        # a switch's one and a mode's one are no floor
+        ("DYNAMIC_BATCHING=1", "batch-size", False),
+        ("--enable-dynamic-batching 1", "batch-size", False),
+        ("nvpmodel -m 1", "power-limit", False),
+        # a slot's or a card's number is no link's, beside a link that did not change
+        ("x16 slot 2 -> x16 slot 1", "pcie-link", False),
+        ("PCIe Gen4 x16 (RTX 4090) -> PCIe Gen4 x16 (RTX 3090)", "pcie-link", False),
+        ("from Gen4 to Gen3", "pcie-link", True),
+        ("downgraded PCIe from Gen4 to Gen3", "pcie-link", True),
+        # a move's source is no target, and advice against a move is no move
+        ("switched from TCP", "transport", False),
+        ("moved off gloo", "transport", False),
+        ("stop using gloo", "transport", False),
+        ("don't use gloo", "transport", False),
+        ("do not switch to TCP", "transport", False),
+        ("never fall back to sockets", "transport", False),
+        ("moved the process off the remote NUMA node", "numa-binding", False),
+        # a mention is no state reached; a setting's value is, an excluded one the other way
+        ("upgraded gloo", "transport", False),
+        ("tuned TCP window size", "transport", False),
+        ("init_method='tcp://127.0.0.1:29500'", "transport", False),
+        ("GPUs connected via PHB", "interconnect", False),
+        ("two containers", "container-gpus", False),
+        ("tested with and without NVLink", "interconnect", False),
+        ("UCX_TLS=^cuda_ipc", "transport", True),
+        ("--mca btl tcp,self", "transport", True),
+        ("use TCP", "transport", True),
+    ],
+)
+def test_what_a_second_review_found_reads_right(change: str, rule_id: str, backwards: bool) -> None:
+    rule = next(r for r in PLAYBOOK.experiments if r.matches(change))
+    assert rule.id == rule_id
+    assert rule.undoes(change) is backwards

@@ -127,6 +127,7 @@ def test_what_the_rules_read_before_is_read_as_before(change: str, rule: str | N
         ('{"temperature":0}', None),
         ("Temperature 0.7→0.2", None),
         ("temperature→0", None),
+        ("temperatures 0.7 -> 0.2", None),
         ("torch changed from 2.1 to 2.2", "version"),
     ],
 )
