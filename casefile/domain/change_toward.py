@@ -94,10 +94,13 @@ def _last_clause(text: str) -> str:
 
 @dataclass(frozen=True)
 class Toward:
-    """The two kinds a rule's changes move between: onto ``to`` is its own A/B."""
+    """The two kinds a rule's changes move between: onto ``to`` is its own A/B. Or, where the
+    things are ranked rather than of two kinds, their ``order``: up it is the rule's own A/B
+    (NCCL's P2P levels, LOC to SYS: a wider level lets the library take a path it declined)."""
 
-    to: str
-    away: str
+    to: str = ""
+    away: str = ""
+    order: tuple[str, ...] = ()
 
     def kind(self, side: str) -> str | None:
         """ "to" or "away" where ``side`` names one kind and not the other; else None."""
@@ -164,6 +167,8 @@ def moved_toward(toward: Toward, change: str, both_sides: bool = False) -> bool 
     # one space or one newline between words: a run of either costs nothing more to read
     text = re.sub(r"\s+", lambda run: "\n" if "\n" in run.group() else " ", change).strip()
     split = sides(" ".join(change.split()))
+    if toward.order:
+        return _up_the_order(toward.order, split or _sides_in_words(text), text)
     before: str | None
     if split is not None:
         before, after = split
@@ -185,12 +190,40 @@ def moved_toward(toward: Toward, change: str, both_sides: bool = False) -> bool 
     return landed == "to"
 
 
+def _up_the_order(
+    order: tuple[str, ...], split: tuple[str | None, str] | None, text: str
+) -> bool | None:
+    """Whether a change moves up ``order``: the before side's last ranked word against the
+    after side's first. A change naming one rank alone says a way only at the bottom
+    ("NCCL_P2P_LEVEL=LOC", as low as it goes: down) or the top ("=SYS": up)."""
+    ranked = re.compile(rf"(?i)(?<![\w-])({'|'.join(map(re.escape, order))})(?![\w-])")
+    if split is None or split[0] is None:
+        named = {found.group(1).upper() for found in ranked.finditer(text)}
+        ends = {order[0].upper(): False, order[-1].upper(): True}
+        return ends.get(named.pop()) if len(named) == 1 else None
+    old = [found.group(1).upper() for found in ranked.finditer(split[0])]
+    new = [found.group(1).upper() for found in ranked.finditer(split[1])]
+    ranks = [word.upper() for word in order]
+    if not old or not new or old[-1] == new[0]:
+        return None
+    return ranks.index(new[0]) > ranks.index(old[-1])
+
+
 def toward_from(value: object, label: str) -> Toward | None:
     """A rule's ``toward`` table as loaded from TOML (None where it has none), checked."""
     if value is None:
         return None
+    if isinstance(value, Mapping) and set(value) == {"order"}:
+        order = value["order"]
+        if not (isinstance(order, list) and len(order) >= 2 and all(order)) or not all(
+            isinstance(word, str) for word in order
+        ):
+            raise RuleError(f"{label}: 'toward.order' must list two or more words, lowest first")
+        return Toward(order=tuple(order))
     if not isinstance(value, Mapping) or set(value) != {"to", "away"}:
-        raise RuleError(f"{label}: 'toward' needs 'to' and 'away' (two patterns) and no more")
+        raise RuleError(
+            f"{label}: 'toward' needs 'to' and 'away' (two patterns), or 'order', and no more"
+        )
     patterns = []
     for key in ("to", "away"):
         pattern = value[key]
@@ -201,4 +234,4 @@ def toward_from(value: object, label: str) -> Toward | None:
         except re.error as error:
             raise RuleError(f"{label}: 'toward.{key}' is not a valid pattern: {error}") from None
         patterns.append(pattern)
-    return Toward(*patterns)
+    return Toward(to=patterns[0], away=patterns[1])

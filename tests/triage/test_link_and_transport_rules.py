@@ -552,3 +552,32 @@ def test_what_a_second_review_found_reads_right(change: str, rule_id: str, backw
     rule = next(r for r in PLAYBOOK.experiments if r.matches(change))
     assert rule.id == rule_id
     assert rule.undoes(change) is backwards
+
+
+@pytest.mark.parametrize(
+    ("change", "backwards"),
+    [
+        ("NCCL_P2P_LEVEL=NVL -> PHB", False),
+        ("NCCL_P2P_LEVEL=PHB -> NVL", True),  # had read backwards as its reverse did
+        ("NCCL_P2P_LEVEL=PHB -> SYS", False),
+        ("NCCL_P2P_LEVEL from NVL to SYS", False),
+        ("NCCL_P2P_LEVEL=PIX instead of NCCL_P2P_LEVEL=SYS", True),
+        # one level alone: only the ends say a way
+        ("export NCCL_P2P_LEVEL=LOC", True),
+        ("NCCL_P2P_LEVEL=SYS", False),
+        ("NCCL_P2P_LEVEL=PHB", False),
+    ],
+)
+def test_a_p2p_level_runs_the_way_the_level_moved(change: str, backwards: bool) -> None:
+    rule = next(r for r in PLAYBOOK.experiments if r.matches(change))
+    assert rule.id == "p2p-level"
+    assert rule.undoes(change) is backwards
+
+
+@pytest.mark.parametrize("order", [["LOC"], "LOC", ["LOC", ""], ["LOC", 1]])
+def test_a_malformed_order_is_refused(order: object) -> None:
+    from casefile.domain.change_toward import toward_from
+    from casefile.errors import RuleError
+
+    with pytest.raises(RuleError, match="order"):
+        toward_from({"order": order}, "test")

@@ -117,6 +117,11 @@ def _way(rule: ExperimentRule) -> str:
             f"a switch turned {rule.switches_to} is its own A/B; one turned {other} "
             f'("{rule.switches_to} -> {other}") is read backwards'
         )
+    if rule.toward is not None and rule.toward.order:
+        return (
+            f"a move up {' < '.join(rule.toward.order)} is its own A/B; one down it is read "
+            "backwards"
+        )
     if rule.toward is not None:
         return (
             f"a change onto {', '.join(wordings(rule.toward.to))} is its own A/B; one onto "
