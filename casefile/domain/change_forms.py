@@ -126,9 +126,11 @@ _ONE_VALUE = re.compile(
     r"|[a-z_][\w.]{0,60}))[\"'`]?(?:\s{0,3}=\s{0,3}|\s{1,3}(?:to\s{1,3})?|:\s{1,3})1(?![\w.:])"
     r"(?!\s*(?:to\b|->|→|=>))"
 )
-#: a name whose one switches a thing on, not a number at its floor ("DYNAMIC_BATCHING=1",
-#: "--enable-dynamic-batching 1"), or that says where a move started ("from 1 to 16")
-_SWITCH_OR_START = re.compile(r"(?i)enabl|\buse|dynamic|continuous|batching$|\b(?:from|was)$")
+#: a setting whose one switches a thing on, not a number at its floor ("DYNAMIC_BATCHING=1",
+#: "--enable-dynamic-batching 1"); a word before it that says where a move started ("from 1
+#: to 16")
+_SWITCHES_ON = re.compile(r"(?i)^-*enabl|batching$")
+_START = frozenset({"from", "was"})
 _DEVICE_NAME = re.compile(r"(?i)^-*(gpus?|cuda|devices?|rank|node|id|index|cuda_visible_devices)$")
 
 
@@ -152,7 +154,8 @@ def set_to_one(change: str, subject: str) -> bool:
     nor a move's start ("from 1 to 16")."""
     return any(
         re.search(subject, m.group("name"), re.IGNORECASE) is not None
-        and _SWITCH_OR_START.search(m.group("name")) is None
+        and _SWITCHES_ON.search(m.group("name").split()[-1]) is None
+        and m.group("name").split()[0].lower() not in _START
         for m in _ONE_VALUE.finditer(change)
     )
 
@@ -234,14 +237,15 @@ def written_raised(number_in: str, before: str, after: str) -> bool | None:
     return None
 
 
-#: "from OLD to NEW" in words, each side within its clause
-_FROM_TO = re.compile(r"(?i)\bfrom\s+(?P<old>[^,;]{1,40}?)\s+to\s+(?P<new>[^,;.]{1,40})")
+#: "from OLD to NEW" in words, each side within its clause (a decimal point is no clause's end)
+_FROM_TO_WORDED = re.compile(r"(?i)\bfrom (?P<old>[^,;]{1,40}?) to (?P<new>(?:[^,;.]|\.\d){1,40})")
 
 
 def worded_raised(number_in: str, change: str) -> bool | None:
     """:func:`written_raised` of a change with no arrow that says "from OLD to NEW"
-    ("downgraded PCIe from Gen4 to Gen3"); None where it says neither."""
-    found = _FROM_TO.search(change)
+    ("downgraded PCIe from Gen4 to Gen3"); None where it says neither. Spaces are one space
+    first, so a long run of them costs no more than its length."""
+    found = _FROM_TO_WORDED.search(" ".join(change.split()))
     return None if found is None else written_raised(number_in, found["old"], found["new"])
 
 

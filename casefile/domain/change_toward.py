@@ -41,10 +41,11 @@ _CLAUSE_END = re.compile(
 #: "NEW instead of OLD", "NEW rather than OLD", "NEW, not OLD"; "instead of OLD, NEW"
 _INSTEAD = re.compile(r"(?i)\s+(?:instead\s+of|rather\s+than)\s+|,\s*not\s+")
 _INSTEAD_FIRST = re.compile(r"(?i)^\s*(?:instead\s+of|rather\s+than)\s+(?P<old>[^,;]{1,80}),")
-#: "replaced OLD with NEW", "from OLD to NEW"
+#: "replaced OLD with NEW", "from OLD to NEW", "moved off OLD to NEW" (read on text whose
+#: spaces are single)
 _REPLACED = re.compile(
-    r"(?i)\b(?:replac\w*\s+(?P<old>[^,;.]{1,60}?)\s+(?:with|by)"
-    r"|from\s+(?P<old2>[^,;.]{1,60}?)\s+to)\s+(?P<new>[^,;.]{1,80})"
+    r"(?i)\b(?:replac\w* (?P<old>[^,;.]{1,60}?) (?:with|by)"
+    r"|(?:from|off|away from) (?P<old2>[^,;.]{1,60}?) (?:to|onto))\s(?P<new>[^,;.]{1,80})"
 )
 #: a verb that moves to something, and what it moves to; or what is used
 _MOVED_TO = re.compile(
@@ -63,12 +64,19 @@ _SETTING_VALUE = re.compile(
     r"(?i)(?:[=:]\s*[\"'`]?|(?<![\w-])--?[a-z][\w-]*\s+[\"'`]?|\b(?:backend|btl)\s+)"
     r"(?!(?:btl|backend)\b)(?P<value>[\^!]?[\w.,+-]+)(?!:/)"
 )
+#: a state reached in words: a backend named, or what a job is split into or bound to
+_STATE_WORDS = re.compile(
+    r"(?i)\b(?P<backend>[\w.-]+) backend\b"
+    r"|\b(?:into|onto|to|on) (?:the |an? )?(?P<place>[\w.-]+(?: [\w.-]+){0,2})"
+)
 #: words that take a thing out of the machine or the run ("NVLink bridge removed", "without
 #: NVLink"); not "not", which as often says a result ("NVLink does not affect the result")
 _GONE = re.compile(
-    r"(?i)\b(?:without|no|remov\w*|dropp\w*|pulled|unplugg\w*|detach\w*|disconnect\w*"
+    r"(?i)\b(?:without|no|remov\w*|pulled|unplugg\w*|detach\w*|disconnect\w*|stopp?\w*"
     r"|took\s+out|taken\s+out)\b"
 )
+#: before the thing only: "dropped NVLink" drops it, "NVLink dropped packets" does not
+_GONE_BEFORE = re.compile(rf"{_GONE.pattern}|(?i:\bdropp\w*\b)")
 _BOTH_WAYS = re.compile(r"(?i)\bwith\s+and\s+without\b|\bwithout\s+and\s+with\b")
 #: words that turn a thing off or advise against it, which a one-sided change's kind would
 #: otherwise be read as reached ("disable TCP" leaves TCP; "do not run in multiple
@@ -126,7 +134,7 @@ def _taken_away(toward: Toward, text: str) -> bool:
         return False
     before = " ".join(text[: match.start()].split()[-3:])
     after = " ".join(text[match.end() :].split()[:3])
-    return _GONE.search(before) is not None or _GONE.search(after) is not None
+    return _GONE_BEFORE.search(before) is not None or _GONE.search(after) is not None
 
 
 def _sides_in_words(text: str) -> tuple[str | None, str] | None:
@@ -150,12 +158,18 @@ def _sides_in_words(text: str) -> tuple[str | None, str] | None:
 
 def _setting_state(toward: Toward, text: str) -> bool | None:
     """The kind a setting's value names, as reached: True the ``to`` kind, False ``away``;
-    an excluded value ("^cuda_ipc") the other way. None where no value names one kind."""
+    an excluded value ("^cuda_ipc") the other way. Else the kind a backend is named, or the
+    words after "into" or "to" ("gloo backend", "split into separate containers", "bound to
+    the remote NUMA node"). None where none names one kind."""
     for found in _SETTING_VALUE.finditer(text):
         value = found["value"]
         kind = toward.kind(value)
         if kind is not None:
             return (kind == "to") != value.startswith(("^", "!"))
+    for found in _STATE_WORDS.finditer(text):
+        kind = toward.kind(found["backend"] or found["place"])
+        if kind is not None:
+            return kind == "to"
     return None
 
 
@@ -187,6 +201,8 @@ def moved_toward(toward: Toward, change: str, both_sides: bool = False) -> bool 
     landed = toward.kind(after)
     if landed is None or (before is not None and toward.kind(before) == landed):
         return None
+    if both_sides and (before is None or toward.kind(before) is None):
+        return None  # "power limit 300 -> 450W": the numbers say it, not the unit on one side
     return landed == "to"
 
 

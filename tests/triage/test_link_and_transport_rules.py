@@ -546,6 +546,23 @@ def test_a_power_mode_change_runs_the_way_the_power_moved(change: str, backwards
         ("UCX_TLS=^cuda_ipc", "transport", True),
         ("--mca btl tcp,self", "transport", True),
         ("use TCP", "transport", True),
+        # found by a third review
+        ("power limit 300 -> 450W", "power-limit", False),  # a unit on one side is no kind
+        ("GPU power limit raised from 300 to 450W", "power-limit", False),
+        ("power limit from 2.5 kW to 2.75 kW", "power-limit", False),
+        ("use --max-num-seqs 1", "batch-size", True),
+        ("--dynamic-batch-size 1", "batch-size", True),
+        ("torchrun with gloo backend", "transport", True),
+        ("split into separate containers", "container-gpus", True),
+        ("bound to the remote NUMA node", "numa-binding", True),
+        ("moved the pair off NVLink to PCIe", "interconnect", True),
+        ("moved off MAXN to 15W", "power-limit", True),
+        ("stopped using NVLink", "interconnect", True),
+        ("nvpmodel mode 0 -> mode 2", "power-limit", True),
+        ("power mode 25W -> MAXN_SUPER", "power-limit", False),
+        ("changed PCIe from 4.0 to 3.0", "pcie-link", True),
+        ("NVLink dropped packets fixed", "interconnect", False),
+        ("dropped NVLink", "interconnect", True),
     ],
 )
 def test_what_a_second_review_found_reads_right(change: str, rule_id: str, backwards: bool) -> None:

@@ -80,7 +80,6 @@ FRESH2 = [
         "My PCIe is degraded from version 4.0 to 2.0",
         "pcie-link",
         backwards=True,
-        misread="read the wrong way round (forwards)",
     ),
     # https://github.com/loongson-community/discussions/issues/121
     case("setpci -s 0a:00.0 CAP_EXP+0x30.W=0x0004   # Gen4", "pcie-link"),
