@@ -57,6 +57,20 @@ _SHELL_SAID = re.compile(r"^(?:pdsh@[A-Za-z0-9][A-Za-z0-9._-]{0,252}|clush): \S"
 _SHELLS = frozenset({"pdsh", "clush", "xdsh", "psh"})
 
 
+#: how many of the shell's own messages a reading names one by one
+SAID_SHOWN = 3
+
+
+def shell_said(said: list[str]) -> list[str]:
+    """The problems a parallel shell's own messages make ("pdsh@head: node3: ssh exited with
+    exit code 255": a node that gave nothing), the first few word for word: a node the shell
+    could not reach is missing from the reading, and the reading says so."""
+    problems = [f"the parallel shell said: {line}" for line in said[:SAID_SHOWN]]
+    if len(said) > SAID_SHOWN:
+        problems.append(f"the parallel shell said {len(said) - SAID_SHOWN} thing(s) more")
+    return problems
+
+
 @dataclass
 class HostLines:
     """A parallel shell's paste taken apart: each node's lines, and what the shell said."""

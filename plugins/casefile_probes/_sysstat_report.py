@@ -45,7 +45,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ._host_prefix import split_host_prefixes
+from ._host_prefix import HostLines, shell_said, split_host_prefixes
 from ._sysstat_rows import BANNER, Table, leading_labels, stamp
 from ._text import clean_paste, is_prompt_line, split_command
 
@@ -183,7 +183,7 @@ def _stamped(line: str) -> bool:
     )
 
 
-def _by_node(lines: list[str]) -> dict[str, list[str]] | None:
+def _by_node(lines: list[str]) -> HostLines | None:
     """Each node's lines where a parallel shell prefixed every line (the poster's sentences
     above and below aside, ``time``'s lines after it), or None. Those lines must hold none of
     the tool's (a plain report beside prefixed lines is no parallel shell's paste), and some
@@ -200,7 +200,7 @@ def _by_node(lines: list[str]) -> dict[str, list[str]] | None:
         return None
     if not any(_stamped(line) for got in split.hosts.values() for line in got):
         return None
-    return split.hosts
+    return split
 
 
 def _named(nodes: list[str]) -> str:
@@ -229,11 +229,11 @@ def read_reports(text: str, tool: str, tables_of: TablesOf) -> Reading:
     """The tables to read of a paste of ``tool`` (``mpstat``, ``pidstat``) and its problems:
     node by node through a parallel shell (see the module's docstring), else the paste's."""
     lines = clean_paste(text).lines
-    nodes = _by_node(lines)
+    split = _by_node(lines)
     groups = (
         [(None, lines, text)]
-        if nodes is None
-        else [(node, got, "\n".join(got)) for node, got in nodes.items()]
+        if split is None
+        else [(node, got, "\n".join(got)) for node, got in split.hosts.items()]
     )
     reading = Reading()
     met: dict[str, list[str]] = {}
@@ -254,5 +254,5 @@ def read_reports(text: str, tool: str, tables_of: TablesOf) -> Reading:
     reading.since_boot = since_boot and not reading.tables
     reading.problems = [
         f"{_named(named)}: {problem}" if named else problem for problem, named in met.items()
-    ]
+    ] + (shell_said(split.said) if split is not None else [])
     return reading

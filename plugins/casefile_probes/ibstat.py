@@ -64,7 +64,7 @@ from dataclasses import dataclass
 
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
-from casefile_probes._host_prefix import split_host_prefixes
+from casefile_probes._host_prefix import shell_said, split_host_prefixes
 from casefile_probes._text import clean_paste
 
 __all__ = ["LANE_GBPS", "PROBE", "looks_like_ibstat", "parse_ibstat"]
@@ -157,8 +157,6 @@ _OWN_KEYS = frozenset(
 #: how many lines of the poster's may head a parallel shell's paste: a sentence saying what
 #: follows, wrapped once or twice
 _WORDS_ABOVE = 3
-#: how many of a parallel shell's own messages are repeated as problems
-_SAID_SHOWN = 3
 # terminal colours and other control characters a paste may carry (a tab is kept)
 _ANSI = re.compile(r"\x1b\[[0-9;?]{0,16}[A-Za-z]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -352,10 +350,7 @@ def _read_paste(text: str) -> tuple[dict[str, _Port], list[str]]:
     problems: list[str] = []
     for node, lines in listings:
         problems += _read(lines, node if named else None, ports)[1]
-    problems += [f"the parallel shell said: {line}" for line in said[:_SAID_SHOWN]]
-    if len(said) > _SAID_SHOWN:
-        problems.append(f"the parallel shell said {len(said) - _SAID_SHOWN} thing(s) more")
-    return ports, problems
+    return ports, problems + shell_said(said)
 
 
 def parse_ibstat(text: str) -> ParseResult:

@@ -492,3 +492,18 @@ def test_one_pid_on_two_nodes_is_two_tasks(order: str) -> None:
     alone = [parse_pidstat(text).values("process.cpu.max")["host"] for text in (full, short)]
     assert alone[0] != alone[1]
     assert result.values("process.cpu.max") == {"host": max(alone)}
+
+
+@pytest.mark.parametrize("order", ["blocks", "interleaved"])
+def test_what_the_shell_said_is_a_problem(order: str) -> None:
+    """A node pdsh could not reach gave no rows: the reading says so, word for word, as
+    ibstat's does (it had been dropped without a word)."""
+    text = _sample("mpstat/001", 1)
+    paste = _paste(_prefixed(text, "node1"), _prefixed(text, "node2"), order).splitlines()
+    paste.insert(len(paste) // 2, "pdsh@head: node3: ssh exited with exit code 255")
+    result = parse_mpstat("\n".join(paste))
+    check_result(result)
+    assert "node2:cpu7" in result.values("cpu.busy")
+    assert "the parallel shell said: pdsh@head: node3: ssh exited with exit code 255" in (
+        result.problems
+    )
