@@ -24,8 +24,9 @@ from casefile.errors import DomainError, Remedy
 if TYPE_CHECKING:
     from casefile.app.draft import Draft
     from casefile.domain.beliefs import Projection
+    from casefile.domain.better_way import Direction
     from casefile.domain.events import NewEvent
-    from casefile.domain.experiments import Direction, ExperimentRule
+    from casefile.domain.experiments import ExperimentRule
     from casefile.plugins import Registry
 
 

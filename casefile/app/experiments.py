@@ -22,8 +22,8 @@ from casefile.app.experiment_reading import (
 from casefile.app.scrubbing import scrub_text
 from casefile.app.who import NOW, Who
 from casefile.domain import triage
+from casefile.domain.better_way import Direction, settle_direction
 from casefile.domain.event_types.stored import StoredObservation
-from casefile.domain.experiments import Direction, settle_direction
 from casefile.domain.facts import Fact
 from casefile.domain.units import figure_name
 from casefile.errors import DomainError, did_you_mean

@@ -58,11 +58,11 @@ from casefile.domain.change_forms import (
     written_raised,
 )
 from casefile.domain.change_toward import Toward, moved_toward, toward_from
+from casefile.domain.effect_size import LargeEffect, large_effects_from
 from casefile.domain.experiment_cost import COSTS, CostWhen, cost_when_from
 from casefile.domain.facts import Fact
 from casefile.domain.rule_loading import intake_answers_of, rule_from_dict
 from casefile.domain.rules import Rule, Statistic, compute_statistic, derived_facts
-from casefile.domain.units import unit_direction
 from casefile.domain.version_direction import direction
 from casefile.errors import RuleError
 
@@ -134,6 +134,9 @@ class ExperimentRule:
     #: the number is at least one (``at_least_one = true`` in TOML: a batch, the requests a
     #: server runs at once), so one set on its own is its floor: lowered (:func:`set_to_one`)
     at_least_one: bool = False
+    #: the hypotheses that can give a large effect, by side (``large_gain``, ``large_loss`` in
+    #: TOML; see :mod:`casefile.domain.effect_size`)
+    large: tuple[LargeEffect, ...] = ()
 
     def matches(self, change: str) -> bool:
         """Whether the stated change (as written, or in a common spelling's normal form:
@@ -254,44 +257,6 @@ class ExperimentRule:
         """The speedup on the rule's scale: log(speedup) / log(1 + noise), so "same" is
         within one noise margin either way whatever the benchmark's own spread."""
         return math.log(speedup) / math.log1p(self.margin(probe))
-
-
-@dataclass(frozen=True)
-class Direction:
-    """Which way is better for an experiment's figures, and what said so: ``--direction``
-    (stated), the figures' ``unit``, the ``rule`` reading the change, or ``asked`` at the
-    terminal."""
-
-    higher_is_better: bool
-    source: str
-
-    def describe(self, unit: str | None) -> str:
-        way = "higher" if self.higher_is_better else "lower"
-        why = {
-            "stated": "as stated (--direction)",
-            "unit": f"for {unit}",
-            "rule": "by the rule",
-            "asked": f"for {unit}, as answered" if unit else "as answered",
-        }.get(self.source, self.source)
-        return f"{way} is better {why}"
-
-
-def settle_direction(
-    stated: bool | None, unit: str | None, rule: ExperimentRule | None
-) -> Direction | None:
-    """Which way is better, or None when nothing says: ``--direction`` wins, then the unit,
-    then (only for figures with no unit at all) the rule's own ``higher_is_better`` (the
-    generic table for ``--tests`` has none). A unit
-    that names neither a duration nor a rate leaves it open, whatever the rule says: the
-    rule's direction is its metric's, and figures in another unit may run the other way."""
-    if stated is not None:
-        return Direction(stated, "stated")
-    by_unit = unit_direction(unit)
-    if by_unit is not None:
-        return Direction(by_unit, "unit")
-    if rule is not None and rule.id != NAMED_ID and not (unit or "").strip():
-        return Direction(rule.higher_is_better, "rule")
-    return None
 
 
 #: The generic reading of an A/B no rule knows, named by the person as a test of some
@@ -456,6 +421,7 @@ def experiment_from_dict(data: Any, question: str, known: set[str], where: str) 
         toward=toward_from(data.get("toward"), label),
         number_in=_change_pattern(data.get("number_in", ""), "number_in", label),
         at_least_one=_flag(data.get("at_least_one", False), label, "at_least_one"),
+        large=large_effects_from(data, set(rule.likelihoods), label),
     )
     if built.either_way and built.toward is not None:
         raise RuleError(f"{label}: 'either_way' reads no direction, so 'toward' would not count")

@@ -431,7 +431,8 @@ def speedup_reading(
         str(experiment["change"]), answers_in_force(projection, rule.rule.question)
     )
     read = 1.0 / read if either else read
-    verdict = read_speedup(rule.rule, rule.in_noise_units(read, str(experiment["probe"])))
+    scaled = rule.in_noise_units(read, str(experiment["probe"]))
+    verdict = read_speedup(rule.rule, scaled, read, rule.large)
     return verdict, undone, either
 
 

@@ -50,7 +50,7 @@ def test_the_thermal_case_s_report_names_the_power_cap_as_its_rival(cli: CLI) ->
     report = cli("report", case)
     assert report.code == 0
     # the runner-up is the sibling leaf, however far behind (clock reasons told apart, change 85)
-    assert "(thermal-degradation), 95.2 %; the runner-up, power-cap, 3.5 %" in report.out
+    assert "(thermal-degradation), 97.0 %; the runner-up, power-cap, 2.2 %" in report.out
     assert "**Strongest alternative** to thermal-degradation (throughput): Held at the power" in (
         report.out
     )

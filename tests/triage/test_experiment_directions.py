@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from casefile.domain.experiments import settle_direction
+from casefile.domain.better_way import settle_direction
 from casefile.domain.units import unit_direction
 from tests.cli.conftest import CLI
 from tests.triage.test_experiments import log

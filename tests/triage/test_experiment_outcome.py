@@ -87,11 +87,12 @@ def test_a_recorded_a_b_near_the_margin_says_how_it_was_read(cli: CLI) -> None:
     assert "leaning to 'slower'" in verdict["rationale"]  # type: ignore[index]
     thermal = verdict["likelihoods"]["thermal-degradation"]  # type: ignore[index]
     # heat-soaked -> cold is the rule's A/B run backwards: cold faster is hot slower, which is
-    # what throttling predicts. Inside the margin it says little: near even, where a plain
-    # "same" counted about seven to one against throttling
+    # what throttling predicts. Inside the margin it says little: about two to one against
+    # (the margin's edge is a modest loss, which the rule's large_loss leaves weaker than a
+    # halved run), where a plain "same" counted about seven to one against throttling
     assert ROW["same"] < thermal < ROW["slower"]
     plain = ROW["same"] / HEAT_SOAK.rule.otherwise["same"]
-    assert plain < 0.2 < 0.7 < thermal / verdict["otherwise"] < 1.0  # type: ignore[index]
+    assert plain < 0.2 < 0.4 < thermal / verdict["otherwise"] < 1.0  # type: ignore[index]
 
 
 def test_the_json_says_where_a_reading_leans_and_a_plain_one_does_not(cli: CLI) -> None:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from casefile.domain import effect_size
 from casefile.domain.experiment_cost import cost_under
 from casefile.domain.experiments import RULE_PREFIX
 from casefile.domain.wordings import examples, wordings
@@ -39,6 +40,9 @@ class ExperimentRuleView:
     #: which way round a change is read, where the rule says (a version A/B may run either
     #: way, a setting set or removed alike); empty where the change's arrow decides
     way: str = ""
+    #: which hypotheses a large effect counts for, in words (see
+    #: :mod:`casefile.domain.effect_size`); empty where the rule reads no size
+    size: str = ""
     #: with numbers only: the noise margin per probe, and P(outcome | h) per hypothesis
     noise: dict[str, float] | None = None
     likelihoods: dict[str, dict[str, float]] | None = None
@@ -51,6 +55,7 @@ class ExperimentRuleView:
             "wordings": list(self.wordings),
             "unless": list(self.unless),
             "way": self.way,
+            "size": self.size,
             "examples": list(self.examples),
             "metric": list(self.metric),
             "probes": list(self.probes),
@@ -94,6 +99,7 @@ def experiment_rule_view(
         ),
         unless=wordings(rule.unless) if rule.unless else (),
         way=_way(rule),
+        size=effect_size.in_words(rule.large),
         noise=dict(rule.noise) if numbers else None,
         likelihoods=table,
     )

@@ -26,6 +26,8 @@ def render_rule(view: ExperimentRuleView, indent: str = "") -> str:
         lines.append(f"  unless:  {' / '.join(view.unless)} (left to a later rule)")
     if view.way:
         lines.append(f"  way:     {view.way}")
+    if view.size:
+        lines.append(f"  size:    {view.size}")
     if view.examples:
         lines.append(f"  e.g.:    {'; '.join(view.examples)}")
     lines += [

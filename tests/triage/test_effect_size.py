@@ -1,0 +1,185 @@
+"""An A/B's size is read: five times the throughput under CUDA graphs says far more for launch
+overhead than 12 % does (spikingjelly-pr-740 read its 5× gain as an ordinary "faster", and a
+control A/B at batch 96 left data loading leading). A rule lists the hypotheses that can give
+its large effect; the rest rarely do, by Amdahl's law."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from casefile_gpu_playbook import PLAYBOOK_V3
+
+from casefile.domain import effect_size
+from casefile.domain.effect_size import LARGE_AT, LARGE_FROM, LargeEffect, large_lean
+from casefile.domain.experiment_outcome import read_speedup
+from casefile.domain.experiments import ExperimentRule, experiment_from_dict
+from casefile.errors import RuleError
+from tests.cli.conftest import CLI
+from tests.triage.test_experiments import log
+
+RULES = {r.id: r for r in PLAYBOOK_V3.experiments}
+GRAPHS = RULES["cuda-graphs"]
+
+
+def reading(rule: ExperimentRule, speedup: float) -> tuple[float, float]:
+    """(likelihood of the rule's first large-effect hypothesis, otherwise) for a speedup."""
+    scaled = rule.in_noise_units(speedup, "app-log")
+    verdict = read_speedup(rule.rule, scaled, speedup, rule.large)
+    first = rule.large[0].hypotheses[0] if rule.large else None
+    named = first or next(iter(rule.rule.likelihoods))
+    return verdict.likelihoods[named], verdict.otherwise
+
+
+def ratio(rule: ExperimentRule, speedup: float) -> float:
+    named, otherwise = reading(rule, speedup)
+    return named / otherwise
+
+
+def test_a_large_gain_counts_far_more_than_a_modest_one() -> None:
+    full = GRAPHS.rule.likelihoods["compute-launch"]["faster"] / GRAPHS.rule.otherwise["faster"]
+    modest, large = ratio(GRAPHS, 1.2), ratio(GRAPHS, 5.0)
+    # a modest gain: a little less than the whole column says; a large one: five times more
+    assert modest == pytest.approx(full * 0.5 / 0.9)
+    assert large == pytest.approx(full * 0.5 / 0.1)
+    assert modest < full < large
+
+
+def test_the_tiers_split_the_column_so_every_row_still_sums_to_one() -> None:
+    for rule in PLAYBOOK_V3.experiments:
+        for effect in rule.large:
+            side = effect.outcome
+            rows = {**rule.rule.likelihoods, None: rule.rule.otherwise}
+            for hypothesis, row in rows.items():
+                modest = effect_size.tiered(row[side], effect, hypothesis, 0.0)
+                large = effect_size.tiered(row[side], effect, hypothesis, 1.0)
+                assert modest + large == pytest.approx(row[side]), (rule.id, hypothesis)
+
+
+def test_there_is_no_cliff_at_either_end_of_the_blend() -> None:
+    for edge in (LARGE_FROM, LARGE_AT):
+        below, above = ratio(GRAPHS, edge * (1 - 1e-7)), ratio(GRAPHS, edge * (1 + 1e-7))
+        assert below == pytest.approx(above, rel=1e-4)
+    steps = [ratio(GRAPHS, 1.5 + k / 100) for k in range(51)]
+    assert steps == sorted(steps) and steps[0] < steps[-1]
+
+
+@pytest.mark.parametrize(
+    ("size", "lean"), [(1.0, 0.0), (1.5, 0.0), (2.0, 1.0), (40.0, 1.0), (math.sqrt(3.0), 0.5)]
+)
+def test_the_lean_runs_on_the_log_of_the_ratio(size: float, lean: float) -> None:
+    assert large_lean(size) == pytest.approx(lean, abs=1e-6)
+
+
+def test_a_slowdown_the_rule_reads_as_its_own_is_read_in_tiers_too() -> None:
+    """A run that heat-soaks to half the speed of a cold one is throttling, far more than one
+    that loses 12 %."""
+    soak = RULES["heat-soak"]
+    assert [e.outcome for e in soak.large] == ["slower"]
+    assert ratio(soak, 1 / 1.9) > 2 * ratio(soak, 1 / 1.15)
+    # its "faster" side names no large effect: the whole column at any size
+    assert reading(soak, 3.0) == reading(soak, 1.2)
+
+
+def test_a_rule_that_lists_no_large_effect_reads_any_size_alike() -> None:
+    """A larger batch raises throughput many times over for launch-bound and memory-bound
+    decode alike, and a version bundles every change its release made: their size says
+    nothing more."""
+    for rid in ("batch-size", "version"):
+        assert RULES[rid].large == ()
+        assert reading(RULES[rid], 16.0) == reading(RULES[rid], 1.3)
+
+
+def test_an_outcome_inside_the_margin_never_reads_large() -> None:
+    plain = read_speedup(GRAPHS.rule, GRAPHS.in_noise_units(1.02, "app-log"), 1.02, GRAPHS.large)
+    assert plain.outcome == "same" and plain.size is None
+    assert plain.likelihoods["compute-launch"] == GRAPHS.rule.likelihoods["compute-launch"]["same"]
+
+
+def _rule(**extra: object) -> dict[str, object]:
+    return {
+        "id": "graphs",
+        "version": 1,
+        "change": "cuda.?graph",
+        "metric": "throughput",
+        "noise": 0.1,
+        "noise_why": "reruns vary",
+        "probes": ["app-log"],
+        "rationale": "launches",
+        "likelihoods": {
+            "compute-launch": {"faster": 0.85, "same": 0.12, "slower": 0.03},
+            "otherwise": {"faster": 0.15, "same": 0.70, "slower": 0.15},
+        },
+        **extra,
+    }
+
+
+def test_a_rule_lists_only_hypotheses_its_table_has_a_row_for() -> None:
+    known = {"compute-launch", "data-loading"}
+    built = experiment_from_dict(_rule(large_gain=["compute-launch"]), "q", known, "t")
+    assert built.large == (LargeEffect("faster", ("compute-launch",)),)
+    with pytest.raises(RuleError, match="'large_gain' names \\['data-loading'\\]"):
+        experiment_from_dict(_rule(large_gain=["data-loading"]), "q", known, "t")
+    for bad in ("compute-launch", [], [3]):
+        with pytest.raises(RuleError, match="'large_loss' must list"):
+            experiment_from_dict(_rule(large_loss=bad), "q", known, "t")
+
+
+def test_a_recorded_large_gain_says_so_and_weighs_more(cli: CLI) -> None:
+    for case in ("big", "small"):
+        new = cli(
+            "new", "decode is slow", "--id", case, "--playbook", "gpu-throughput@3",
+            "--env", "gpus=1x RTX 4090",
+        )  # fmt: skip
+        assert new.code == 0, new.err
+    figures = {"big": "100:500", "small": "100:120"}
+    for case, reported in figures.items():
+        done = cli(
+            "experiment", case, "--change", "--enforce-eager -> CUDA graphs on",
+            "--reported", reported, "--unit", "tokens/s",
+        )  # fmt: skip
+        assert done.code == 0, done.err
+    big, small = (log(cli, case)[-1]["payload"] for case in figures)
+    assert "5.00× is a large effect (2× or more, which compute-launch explain)" in str(
+        big["rationale"]  # type: ignore[index]
+    )
+    assert "1.20× is a modest effect" in str(small["rationale"])  # type: ignore[index]
+
+    def weight(payload: object) -> float:
+        likelihoods = payload["likelihoods"]  # type: ignore[index]
+        return float(likelihoods["compute-launch"]) / float(payload["otherwise"])  # type: ignore[index]
+
+    assert weight(big) > 5 * weight(small)
+    share = {
+        case: next(
+            h["confidence"]
+            for h in json.loads(cli("status", case, "--json").out)["hypotheses"]
+            if h["id"] == "compute-launch"
+        )
+        for case in figures
+    }
+    assert share["big"] > share["small"]
+
+
+def test_an_outcome_stated_in_words_has_no_size_and_reads_the_whole_column(cli: CLI) -> None:
+    new = cli("new", "slow", "--id", "w", "--playbook", "gpu-throughput@3")
+    assert new.code == 0, new.err
+    done = cli("experiment", "w", "--change", "CUDA graphs enabled", "--outcome", "fixed")
+    assert done.code == 0, done.err
+    payload = log(cli, "w")[-1]["payload"]
+    row = GRAPHS.rule.likelihoods["compute-launch"]
+    assert payload["likelihoods"]["compute-launch"] == row["faster"]  # type: ignore[index]
+
+
+def test_the_rule_listing_says_which_hypotheses_a_large_effect_counts_for(cli: CLI) -> None:
+    listed = cli("experiment", "rules", "--playbook", "gpu-throughput@3")
+    assert listed.code == 0, listed.err
+    assert (
+        "size:    a gain of 2× or more (half the time removed) counts far more for "
+        "compute-launch than for the rest" in listed.out
+    )
+    rules = json.loads(cli("experiment", "rules", "--playbook", "gpu-throughput@3", "--json").out)
+    sizes = {rule["id"]: rule["size"] for rule in rules}
+    assert sizes["experiment.batch-size"] == ""
+    assert "a loss of 2× or more (the time doubled)" in sizes["experiment.heat-soak"]
