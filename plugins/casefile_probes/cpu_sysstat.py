@@ -30,6 +30,8 @@ __all__ = ["number", "parse_mpstat", "parse_pidstat", "pct", "strip_annotation"]
 #: the poster's cut: "...", "....", "[...]", "…"
 _ELISION = re.compile(r"^\s{0,16}\[?(?:\.{3,8}|…{1,3})\]?\s{0,16}$")
 _DECIMAL = re.compile(r"^[-+]?\d{1,12}(?:[.,]\d{1,12})?$")
+#: numbers gathered per key (a task) before their mean is taken
+Pooled = dict[str, list[float]]
 #: a note the poster typed after a row ("java          ← TGID aggregate", "python  <-- this"):
 #: an arrow after a run of blanks, never part of a command the tool printed
 _ANNOTATION = re.compile(r"\s{2,}(?:←|<-{1,3}|<=+)\s.*$")
@@ -52,16 +54,20 @@ def pct(value: float) -> float:
     return round(value, 2)
 
 
-def _aggregate(
-    rows: list[list[str]], key: Callable[[list[str]], str], column: int
-) -> dict[str, float]:
-    """The mean of one column per key over the rows that have a number there."""
-    sums: dict[str, list[float]] = defaultdict(list)
+def _collect(
+    rows: list[list[str]], key: Callable[[list[str]], str], column: int, into: Pooled
+) -> None:
+    """One column's numbers, per key, added to ``into``: a task's intervals under several
+    headers (pidstat prints one each interval where it shows several tasks) pool into one
+    mean, where a table's own mean had replaced the one before it (the last interval won)."""
     for row in rows:
         value = number(row[column]) if column < len(row) else None
         if value is not None:
-            sums[key(row)].append(value)
-    return {name: sum(values) / len(values) for name, values in sums.items()}
+            into[key(row)].append(value)
+
+
+def _means(pooled: Pooled) -> dict[str, float]:
+    return {name: sum(values) / len(values) for name, values in pooled.items()}
 
 
 # ----------------------------------------------------------------------- mpstat
@@ -293,8 +299,8 @@ def parse_pidstat(text: str) -> ParseResult:
         return ParseResult.unparsed(
             "pidstat printed headers but no task rows (no task matched or none was active)"
         )
-    cpu: dict[str, float] = {}
-    wait: dict[str, float] = {}
+    cpu_pool: Pooled = defaultdict(list)
+    wait_pool: Pooled = defaultdict(list)
     commands: dict[str, str] = {}
     for table, rows in _load_rows(filled):
         columns = table.columns
@@ -317,9 +323,10 @@ def parse_pidstat(text: str) -> ParseResult:
         def node_key(row: list[str], node: str = table.node or "") -> str:
             return key(row, node=node)
 
-        cpu.update(_aggregate(rows, node_key, columns.index("%CPU")))
+        _collect(rows, node_key, columns.index("%CPU"), cpu_pool)
         if "%wait" in columns:
-            wait.update(_aggregate(rows, node_key, columns.index("%wait")))
+            _collect(rows, node_key, columns.index("%wait"), wait_pool)
+    cpu, wait = _means(cpu_pool), _means(wait_pool)
     if not cpu:
         return ParseResult.unparsed("pidstat task rows without a readable %CPU value")
     busiest = max(cpu, key=lambda name: cpu[name])

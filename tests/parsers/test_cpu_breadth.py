@@ -175,6 +175,37 @@ def test_pidstat_row_cut_short_is_still_said() -> None:
     assert parse_pidstat(text).problems == ["1 task row(s) cut short, skipped"]
 
 
+_TWO_INTERVALS = """\
+10:00:01 AM   UID       PID    %usr %system  %guest   %wait    %CPU   CPU  Command
+10:00:02 AM  1000      4242   98.00    2.00    0.00    0.00  100.00     3  python
+10:00:02 AM  1000      4300    5.00    1.00    0.00    3.00    6.00     4  pt_data_worker
+
+10:00:02 AM   UID       PID    %usr %system  %guest   %wait    %CPU   CPU  Command
+10:00:03 AM  1000      4242   10.00    2.00    0.00    1.00   12.00     3  python
+10:00:03 AM  1000      4300   90.00    1.00    0.00    0.00   91.00     4  pt_data_worker
+"""
+
+
+def test_pidstat_intervals_under_several_headers_pool_into_one_mean() -> None:
+    """pidstat prints a header every interval where it shows several tasks; without the
+    Average section (a paste cut before it), each task's mean is over all its intervals. It had
+    been the last header's alone: pt_data_worker at 91 % where python averaged 56 %."""
+    result = parse_pidstat(_TWO_INTERVALS)
+    assert _values(result) == {
+        "process.cpu.max": 56.0,
+        "process.top_command": "python",
+        "process.cpu.wait_max": 1.5,
+    }
+
+
+def test_pidstat_average_section_wins_over_the_intervals_it_follows() -> None:
+    averages = (
+        "\nAverage:      UID       PID    %usr %system  %guest   %wait    %CPU   CPU  Command\n"
+        "Average:     1000      4242   20.00    2.00    0.00    0.00   22.00     -  python\n"
+    )
+    assert _values(parse_pidstat(_TWO_INTERVALS + averages))["process.cpu.max"] == 22.0
+
+
 # -------------------------------------------------------------------------------- top
 
 
