@@ -97,13 +97,15 @@ def tiered(value: float, effect: LargeEffect, hypothesis: str | None, lean: floa
 def said(effect: LargeEffect, size: float, lean: float) -> str:
     """The tier in words, for the evidence's rationale."""
     names = ", ".join(effect.hypotheses)
+    verb = "explains" if len(effect.hypotheses) == 1 else "explain"
+    figure = f"{size:.3g}×"
     if lean <= 0.0:
-        return f"{size:.2f}× is a modest effect (under {LARGE_FROM:g}×)"
+        return f"{figure} is a modest effect ({LARGE_FROM:g}× or less)"
     if lean >= 1.0:
-        return f"{size:.2f}× is a large effect ({LARGE_AT:g}× or more, which {names} explain)"
+        return f"{figure} is a large effect ({LARGE_AT:g}× or more, which {names} {verb})"
     return (
-        f"{size:.2f}× is read {lean:.0%} as a large effect ({LARGE_AT:g}× or more, which "
-        f"{names} explain)"
+        f"{figure} is read {lean:.0%} as a large effect ({LARGE_AT:g}× or more, which {names} "
+        f"{verb})"
     )
 
 
@@ -115,7 +117,7 @@ def in_words(effects: Sequence[LargeEffect]) -> str:
     }
     return "; ".join(
         f"{words[e.outcome][0]} of {LARGE_AT:g}× or more ({words[e.outcome][1]}) counts far "
-        f"more for {', '.join(e.hypotheses)} than for the rest, one under {LARGE_FROM:g}× a "
-        "little less"
+        f"more for {', '.join(e.hypotheses)} than for the rest; one of {LARGE_FROM:g}× or less "
+        f"about half as much as {words[e.outcome][0]} of no stated size"
         for e in effects
     )

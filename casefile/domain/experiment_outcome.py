@@ -23,6 +23,7 @@ will tell is an upper bound where the result lands inside the margin.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -47,6 +48,8 @@ class SpeedupReading:
     lean: float = 0.0
     #: the effect's size in words where the rule reads its side in tiers
     size: str | None = None
+    #: inside the margin, the side blended with is its modest tier (the rule reads its size)
+    modest: bool = False
 
     def said(self) -> str:
         """The reading in words, for the evidence's rationale."""
@@ -54,27 +57,32 @@ class SpeedupReading:
             return f"outcome {self.outcome!r}: {self.size}"
         if self.leans_to is None:
             return f"outcome {self.outcome!r}"
+        tier = " (its modest tier)" if self.modest else ""
         return (
             f"outcome {self.outcome!r}, within the margin but leaning to {self.leans_to!r}: "
-            f"read as {1 - self.lean:.0%} 'same' and {self.lean:.0%} {self.leans_to!r}"
+            f"read as {1 - self.lean:.0%} 'same' and {self.lean:.0%} {self.leans_to!r}{tier}"
         )
 
 
 def read_speedup(
-    rule: Rule, scaled: float, ratio: float = 1.0, large: Sequence[LargeEffect] = ()
+    rule: Rule, scaled: float, ratio: float | None = None, large: Sequence[LargeEffect] = ()
 ) -> SpeedupReading:
     """The reading of a speedup in noise units (``log speedup / log(1 + margin)``) under an
     experiment rule whose outcomes are ``slower``, ``same`` and ``faster``; ``ratio`` is the
-    same speedup as a ratio, read in tiers on a side ``large`` names. The figure is rounded
-    first, so a difference of exactly the margin (103 against 100 at 3 %) is the outcome
-    beyond it whatever the floating point says."""
+    same speedup as a ratio (needed where ``large`` names a side, whose effect it reads in
+    tiers). The figure is rounded first, so a difference of exactly the margin (103 against
+    100 at 3 %) is the outcome beyond it whatever the floating point says."""
+    if large and not _agrees(scaled, ratio):
+        raise ValueError(f"the ratio {ratio!r} is not the speedup {scaled!r} noise units say")
     scaled = round(scaled, 9)
     side = "faster" if scaled > 0 else "slower"
     lean = round((abs(scaled) - PLAIN_SAME_WITHIN) / (1.0 - PLAIN_SAME_WITHIN), 6)
     if lean <= 0.0:
         return _column(rule, "same")
     effect = next((e for e in large if e.outcome == side), None)
-    size = max(ratio, 1.0 / ratio) if ratio > 0 else 1.0
+    # inside the margin an effect is modest whatever the margin: a wide one (a noise of 60 %)
+    # must not let a "same" carry the large tier
+    size = max(ratio, 1.0 / ratio) if ratio is not None and lean >= 1.0 else 1.0
     column = _side(rule, side, effect, size)
     if lean >= 1.0:
         return column
@@ -87,7 +95,15 @@ def read_speedup(
         otherwise=_blend(rule.otherwise["same"], column.otherwise, lean),
         leans_to=side,
         lean=lean,
+        modest=effect is not None,
     )
+
+
+def _agrees(scaled: float, ratio: float | None) -> bool:
+    """Whether ``ratio`` is a positive, finite speedup on the side ``scaled`` says."""
+    if ratio is None or not (0.0 < ratio < math.inf):
+        return False
+    return ratio == 1.0 or (ratio > 1.0) == (scaled > 0) or round(scaled, 9) == 0.0
 
 
 def _column(rule: Rule, outcome: str) -> SpeedupReading:

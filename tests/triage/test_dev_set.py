@@ -73,8 +73,8 @@ NOT_YET = {
     # the fifteenth round (evaluations 65-66: two of three lead as written down; evaluation
     # 67: ollama-10746 leads, its `ollama ps` lines read by the rule they prompted)
     "tensorrt-edge-llm-60-orin-decode-at-dram-roofline": "host-transfer leads; "
-    "memory-bandwidth is #2 (its 2.6x weight-bytes gain counts for both: fewer bytes also "
-    "cross the link)",
+    "memory-bandwidth is #2 (its 2.6x weight-bytes gain counts for both, as weights streamed "
+    "over a link would; the playbook cannot tell an Orin's unified memory, where none does)",
     # the sixteenth round (evaluation 70: one of five leads as written down; evaluation 71:
     # neosr-54 leads, its commit A/Bs read by the wording they prompted)
     "mlxcel-680-gb10-gemma4-8bit-mlp-weight-streaming": "gpu-unused leads; memory-bandwidth "

@@ -40,7 +40,7 @@ def ratio(rule: ExperimentRule, speedup: float) -> float:
 def test_a_large_gain_counts_far_more_than_a_modest_one() -> None:
     full = GRAPHS.rule.likelihoods["compute-launch"]["faster"] / GRAPHS.rule.otherwise["faster"]
     modest, large = ratio(GRAPHS, 1.2), ratio(GRAPHS, 5.0)
-    # a modest gain: a little less than the whole column says; a large one: five times more
+    # a modest gain: a little over half what the whole column says; a large one: five times more
     assert modest == pytest.approx(full * 0.5 / 0.9)
     assert large == pytest.approx(full * 0.5 / 0.1)
     assert modest < full < large
@@ -55,6 +55,66 @@ def test_the_tiers_split_the_column_so_every_row_still_sums_to_one() -> None:
                 modest = effect_size.tiered(row[side], effect, hypothesis, 0.0)
                 large = effect_size.tiered(row[side], effect, hypothesis, 1.0)
                 assert modest + large == pytest.approx(row[side]), (rule.id, hypothesis)
+
+
+def test_a_listed_row_keeps_half_its_column_for_large_and_the_rest_a_tenth() -> None:
+    large = read_speedup(GRAPHS.rule, GRAPHS.in_noise_units(5.0, "app-log"), 5.0, GRAPHS.large)
+    assert large.likelihoods["compute-launch"] == pytest.approx(0.425)  # 0.85 of "faster"
+    assert large.otherwise == pytest.approx(0.015)  # 0.15 of "faster"
+    modest = read_speedup(GRAPHS.rule, GRAPHS.in_noise_units(1.3, "app-log"), 1.3, GRAPHS.large)
+    assert modest.likelihoods["compute-launch"] == pytest.approx(0.425)
+    assert modest.otherwise == pytest.approx(0.135)
+
+
+def test_the_margin_has_no_step_where_the_rule_reads_sizes() -> None:
+    """Inside the margin the side blended with is its modest tier, which the margin's edge
+    reads beyond it: no step there either."""
+    soak = RULES["heat-soak"]
+    edge = 1 / 1.10
+    inside = read_speedup(soak.rule, soak.in_noise_units(edge * (1 + 1e-6), "app-log"),
+                          edge * (1 + 1e-6), soak.large)  # fmt: skip
+    outside = read_speedup(soak.rule, soak.in_noise_units(edge * (1 - 1e-6), "app-log"),
+                           edge * (1 - 1e-6), soak.large)  # fmt: skip
+    assert inside.outcome == "same" and outside.outcome == "slower"
+    assert inside.likelihoods["thermal-degradation"] == pytest.approx(
+        outside.likelihoods["thermal-degradation"], abs=1e-4
+    )
+    assert "(its modest tier)" in inside.said()
+
+
+def test_a_wide_margin_never_lets_a_same_carry_the_large_tier() -> None:
+    """With a noise of 60 %, 1.55× is still inside the margin: it leans to the modest tier."""
+    known = {"compute-launch"}
+    wide = experiment_from_dict(_rule(large_gain=["compute-launch"], noise=0.6), "q", known, "t")
+    reading = read_speedup(wide.rule, wide.in_noise_units(1.55, "app-log"), 1.55, wide.large)
+    assert reading.outcome == "same" and reading.leans_to == "faster"
+    modest = 0.85 * (1 - effect_size.NAMED_SHARE)
+    expected = (1 - reading.lean) * 0.12 + reading.lean * modest
+    assert reading.likelihoods["compute-launch"] == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    ("scaled", "ratio"), [(3.0, None), (3.0, 0.0), (3.0, -2.0), (3.0, math.nan), (3.0, 0.5)]
+)
+def test_a_size_that_is_not_the_speedup_is_refused(scaled: float, ratio: float | None) -> None:
+    with pytest.raises(ValueError, match="is not the speedup"):
+        read_speedup(GRAPHS.rule, scaled, ratio, GRAPHS.large)
+
+
+@pytest.mark.parametrize(
+    ("size", "words"),
+    [
+        (1.5, "1.5× is a modest effect (1.5× or less)"),
+        (1.4999, "1.5× is a modest effect (1.5× or less)"),
+        (443.36, "443× is a large effect (2× or more, which compute-launch explains)"),
+        (1.8, "1.8× is read 63% as a large effect"),
+    ],
+)
+def test_the_size_is_said_as_read(size: float, words: str) -> None:
+    effect = GRAPHS.large[0]
+    assert effect_size.said(effect, size, large_lean(size)).startswith(words)
+    many = LargeEffect("faster", ("a", "b"))
+    assert effect_size.said(many, 3.0, 1.0).endswith("which a, b explain)")
 
 
 def test_there_is_no_cliff_at_either_end_of_the_blend() -> None:
@@ -141,10 +201,10 @@ def test_a_recorded_large_gain_says_so_and_weighs_more(cli: CLI) -> None:
         )  # fmt: skip
         assert done.code == 0, done.err
     big, small = (log(cli, case)[-1]["payload"] for case in figures)
-    assert "5.00× is a large effect (2× or more, which compute-launch explain)" in str(
+    assert "5× is a large effect (2× or more, which compute-launch explains)" in str(
         big["rationale"]  # type: ignore[index]
     )
-    assert "1.20× is a modest effect" in str(small["rationale"])  # type: ignore[index]
+    assert "1.2× is a modest effect" in str(small["rationale"])  # type: ignore[index]
 
     def weight(payload: object) -> float:
         likelihoods = payload["likelihoods"]  # type: ignore[index]
@@ -160,6 +220,28 @@ def test_a_recorded_large_gain_says_so_and_weighs_more(cli: CLI) -> None:
         for case in figures
     }
     assert share["big"] > share["small"]
+
+
+@pytest.mark.parametrize(
+    ("change", "figures", "unit"),
+    [
+        # the rule's A/B run backwards: graphs turned off, five times slower
+        ("CUDA graphs on -> --enforce-eager", "500:100", "tokens/s"),
+        # a duration: lower is better, 10 ms -> 2 ms per step is five times faster
+        ("--enforce-eager -> CUDA graphs on", "10:2", "ms"),
+    ],
+)
+def test_a_large_effect_reads_large_backwards_and_in_durations(
+    cli: CLI, change: str, figures: str, unit: str
+) -> None:
+    new = cli("new", "slow", "--id", "b", "--playbook", "gpu-throughput@3")
+    assert new.code == 0, new.err
+    done = cli("experiment", "b", "--change", change, "--reported", figures, "--unit", unit)
+    assert done.code == 0, done.err
+    payload = log(cli, "b")[-1]["payload"]
+    assert payload["outcome"] == "faster"  # type: ignore[index]
+    assert "5× is a large effect" in str(payload["rationale"])  # type: ignore[index]
+    assert payload["likelihoods"]["compute-launch"] == pytest.approx(0.425)  # type: ignore[index]
 
 
 def test_an_outcome_stated_in_words_has_no_size_and_reads_the_whole_column(cli: CLI) -> None:
