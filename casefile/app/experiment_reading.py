@@ -63,6 +63,9 @@ class ExperimentOutcome:
     #: a difference inside the noise margin read between "same" and the outcome it leans to
     #: (see :mod:`casefile.domain.experiment_outcome`): that outcome and its share
     leaning: tuple[str, float] | None = None
+    #: beyond the margin, where the rule reads its size: how far it read as a large effect
+    #: (0: modest, 1: large; see :mod:`casefile.domain.effect_size`)
+    large: float | None = None
     #: where no rule reads the change, the rules its words are nearest to: a hint for
     #: ``--rule``, never evidence (:mod:`casefile.domain.nearest_rules`)
     nearest: tuple[Nearness, ...] = ()
@@ -70,6 +73,9 @@ class ExperimentOutcome:
     def read_as(self) -> str:
         """The outcome as read, with its lean where it has one ("same, leaning to 'slower'
         (42 %)")."""
+        if self.large is not None:
+            size = {0.0: "modest", 1.0: "large"}.get(self.large, f"{self.large:.0%} large")
+            return f"{self.outcome} ({size})"
         if self.leaning is None:
             return str(self.outcome)
         to, share = self.leaning
@@ -124,7 +130,7 @@ def read_experiment(
     evidence = None
     unread = None
     remedy = None
-    leaning = None
+    leaning = large = None
     unit = record.get("unit")
     if rule is None:
         near = (
@@ -152,7 +158,7 @@ def read_experiment(
         if evidence is None:
             unread = f"rule {rule.rule.id}: none of its hypotheses are in this case"
         else:
-            leaning = _leaning(draft, rule, record)
+            leaning, large = _size(draft, rule, record)
             draft.add(evidence)
     read = None if evidence is None else EvidenceAssessed.of(evidence.payload)
     restated = record.get("restates")
@@ -176,6 +182,7 @@ def read_experiment(
         superseded=None if read is None else read.supersedes,
         same_change=earlier_telling(draft.projection, record) if evidence is not None else None,
         leaning=leaning,
+        large=large,
         nearest=nearest if rule is None else (),
     )
 
@@ -243,13 +250,17 @@ def experiment_rule(
     return None
 
 
-def _leaning(
+def _size(
     draft: Draft, rule: ExperimentRule, record: dict[str, Any]
-) -> tuple[str, float] | None:
+) -> tuple[tuple[str, float] | None, float | None]:
+    """Inside the margin, the outcome it leans to and how far; beyond it, where the rule reads
+    sizes, how far it read as a large effect."""
     reading = triage.speedup_reading(draft.projection, rule, record)
-    if reading is None or reading[0].leans_to is None:
-        return None
-    return reading[0].leans_to, reading[0].lean
+    if reading is None:
+        return None, None
+    verdict = reading[0]
+    leaning = None if verdict.leans_to is None else (verdict.leans_to, verdict.lean)
+    return leaning, verdict.large_lean
 
 
 def _retold(draft: Draft, rule: ExperimentRule, record: dict[str, Any], standing: str) -> str:

@@ -427,6 +427,7 @@ def _experiment_json(
         "leaning": None
         if outcome.leaning is None
         else {"to": outcome.leaning[0], "share": outcome.leaning[1]},
+        "large": outcome.large,
         "evidence_id": outcome.evidence_id,
         "unread": outcome.unread,
         "nearest": [{"rule": n.rule_id, "words": list(n.words)} for n in outcome.nearest],

@@ -48,6 +48,8 @@ class SpeedupReading:
     lean: float = 0.0
     #: the effect's size in words where the rule reads its side in tiers
     size: str | None = None
+    #: where it does, how far the effect read as large (0: modest, 1: large)
+    large_lean: float | None = None
     #: inside the margin, the side blended with is its modest tier (the rule reads its size)
     modest: bool = False
 
@@ -126,6 +128,7 @@ def _side(rule: Rule, side: str, effect: LargeEffect | None, size: float) -> Spe
         },
         otherwise=effect_size.tiered(rule.otherwise[side], effect, None, lean),
         size=effect_size.said(effect, size, lean),
+        large_lean=lean,
     )
 
 

@@ -265,3 +265,23 @@ def test_the_rule_listing_says_which_hypotheses_a_large_effect_counts_for(cli: C
     sizes = {rule["id"]: rule["size"] for rule in rules}
     assert sizes["experiment.batch-size"] == ""
     assert "a loss of 2× or more (the time doubled)" in sizes["experiment.heat-soak"]
+
+
+def test_the_experiment_command_says_the_tier_it_read(cli: CLI) -> None:
+    new = cli("new", "slow", "--id", "t", "--playbook", "gpu-throughput@3")
+    assert new.code == 0, new.err
+    said = {}
+    for figures in ("100:500", "100:175", "100:120"):
+        done = cli(
+            "experiment", "t", "--change", "CUDA graphs enabled", "--reported", figures,
+            "--unit", "tokens/s", "--json",
+        )  # fmt: skip
+        assert done.code == 0, done.err
+        said[figures] = json.loads(done.out)["large"]
+    assert said == {"100:500": 1.0, "100:175": pytest.approx(0.536, abs=1e-3), "100:120": 0.0}
+    plain = cli("experiment", "t", "--change", "CUDA graphs enabled", "--reported", "100:500",
+                "--unit", "tokens/s", "--restates", "x1")  # fmt: skip
+    assert "rule experiment.cuda-graphs: faster (large) → evidence" in plain.out
+    unsized = cli("experiment", "t", "--change", "batch size 1 -> 16", "--reported", "100:500",
+                  "--unit", "tokens/s", "--json")  # fmt: skip
+    assert json.loads(unsized.out)["large"] is None
