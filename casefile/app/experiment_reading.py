@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from casefile.app.candidates import case_playbooks
 from casefile.domain import triage
+from casefile.domain.effect_size import share_words
 from casefile.domain.event_types.evidence import EvidenceAssessed
 from casefile.domain.event_types.experiment import ExperimentRecorded
 from casefile.domain.experiments import named_rule
@@ -63,8 +64,8 @@ class ExperimentOutcome:
     #: a difference inside the noise margin read between "same" and the outcome it leans to
     #: (see :mod:`casefile.domain.experiment_outcome`): that outcome and its share
     leaning: tuple[str, float] | None = None
-    #: beyond the margin, where the rule reads its size: how far it read as a large effect
-    #: (0: modest, 1: large; see :mod:`casefile.domain.effect_size`)
+    #: where the rule reads its size, how far it read as a large effect (0: modest, as any
+    #: reading inside the margin is; 1: large; see :mod:`casefile.domain.effect_size`)
     large: float | None = None
     #: where no rule reads the change, the rules its words are nearest to: a hint for
     #: ``--rule``, never evidence (:mod:`casefile.domain.nearest_rules`)
@@ -72,14 +73,16 @@ class ExperimentOutcome:
 
     def read_as(self) -> str:
         """The outcome as read, with its lean where it has one ("same, leaning to 'slower'
-        (42 %)")."""
-        if self.large is not None:
-            size = {0.0: "modest", 1.0: "large"}.get(self.large, f"{self.large:.0%} large")
-            return f"{self.outcome} ({size})"
-        if self.leaning is None:
+        (42 %)") and its tier where the rule reads sizes ("faster (large)")."""
+        if self.leaning is not None:
+            to, share = self.leaning
+            tier = ", its modest tier" if self.large is not None else ""
+            return f"{self.outcome}, leaning to {to!r} ({share:.0%}{tier})"
+        if self.large is None:
             return str(self.outcome)
-        to, share = self.leaning
-        return f"{self.outcome}, leaning to {to!r} ({share:.0%})"
+        if self.large in (0.0, 1.0):
+            return f"{self.outcome} ({'large' if self.large else 'modest'})"
+        return f"{self.outcome} ({share_words(self.large)} large)"
 
 
 def read_recorded(
@@ -260,7 +263,9 @@ def _size(
         return None, None
     verdict = reading[0]
     leaning = None if verdict.leans_to is None else (verdict.leans_to, verdict.lean)
-    return leaning, verdict.large_lean
+    # inside the margin a rule that reads sizes blends with its modest tier: no large share
+    large = 0.0 if verdict.modest else verdict.large_lean
+    return leaning, large
 
 
 def _retold(draft: Draft, rule: ExperimentRule, record: dict[str, Any], standing: str) -> str:

@@ -104,9 +104,18 @@ def said(effect: LargeEffect, size: float, lean: float) -> str:
     if lean >= 1.0:
         return f"{figure} is a large effect ({LARGE_AT:g}× or more, which {names} {verb})"
     return (
-        f"{figure} is read {lean:.0%} as a large effect ({LARGE_AT:g}× or more, which {names} "
-        f"{verb})"
+        f"{figure} is read {share_words(lean)} as a large effect ({LARGE_AT:g}× or more, which "
+        f"{names} {verb})"
     )
+
+
+def share_words(lean: float) -> str:
+    """A lean strictly between 0 and 1 as a percentage that never says 0 % or 100 %."""
+    if lean < 0.005:
+        return "under 1%"
+    if lean >= 0.995:
+        return "over 99%"
+    return f"{lean:.0%}"
 
 
 def in_words(effects: Sequence[LargeEffect]) -> str:

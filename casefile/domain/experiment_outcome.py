@@ -23,7 +23,6 @@ will tell is an upper bound where the result lands inside the margin.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -102,10 +101,13 @@ def read_speedup(
 
 
 def _agrees(scaled: float, ratio: float | None) -> bool:
-    """Whether ``ratio`` is a positive, finite speedup on the side ``scaled`` says."""
-    if ratio is None or not (0.0 < ratio < math.inf):
+    """Whether ``ratio`` is a positive speedup (infinity too: a subnormal figure inverted) on
+    the side ``scaled`` says; 1 only where ``scaled`` is none."""
+    if ratio is None or not ratio > 0.0:
         return False
-    return ratio == 1.0 or (ratio > 1.0) == (scaled > 0) or round(scaled, 9) == 0.0
+    if round(scaled, 9) == 0.0:
+        return True
+    return (ratio > 1.0) == (scaled > 0)
 
 
 def _column(rule: Rule, outcome: str) -> SpeedupReading:

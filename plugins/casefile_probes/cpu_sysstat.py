@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from casefile.domain.facts import ParseResult
 
@@ -66,8 +66,14 @@ def _collect(
             into[key(row)].append(value)
 
 
-def _means(pooled: Pooled) -> dict[str, float]:
-    return {name: sum(values) / len(values) for name, values in pooled.items()}
+def _means(pooled: Pooled, spans: Mapping[str, int] | None = None) -> dict[str, float]:
+    """Each key's mean; over ``spans[key]`` intervals where given and more than its values:
+    pidstat leaves a task that did nothing out of an interval, so its absent intervals are
+    zeros (its own Average section divides by them too)."""
+    spans = spans or {}
+    return {
+        name: sum(values) / max(len(values), spans.get(name, 0)) for name, values in pooled.items()
+    }
 
 
 # ----------------------------------------------------------------------- mpstat
@@ -262,16 +268,19 @@ def _task_total(row: list[str], columns: list[str]) -> float | None:
     return sum(part for part in parts if part is not None)
 
 
-def _divided_by_cpus(rows: list[list[str]], columns: list[str]) -> bool:
-    """Whether ``-I`` divided %CPU by the CPU count: every busy row's %usr + %system +
-    %guest is well above its %CPU (``554 + 68`` beside ``102.81`` on six CPUs). Without -I
-    the two agree to rounding, or %CPU is capped below them by a little (a thread group at
-    ``100`` beside ``116``), so one and a half times is the line."""
+def _divided_by_cpus(tables: list[tuple[list[list[str]], list[str]]]) -> bool:
+    """Whether ``-I`` divided %CPU by the CPU count, judged over one node's rows (each with
+    its table's columns): every busy row's %usr + %system + %guest is well above its %CPU
+    (``554 + 68`` beside ``102.81`` on six CPUs). Without -I the two agree to rounding, or
+    %CPU is capped below them by a little (a thread group at ``100`` beside ``116``), so one
+    and a half times is the line. Rows under 1 % are left out: at two decimals their rounding
+    hides the division (``0.01`` beside ``0.01``)."""
     ratios = []
-    for row in rows:
-        share, total = _cell(row, columns, "%CPU"), _task_total(row, columns)
-        if share is not None and total is not None and share > 0:
-            ratios.append(total / share)
+    for rows, columns in tables:
+        for row in rows:
+            share, total = _cell(row, columns, "%CPU"), _task_total(row, columns)
+            if share is not None and total is not None and share >= 1.0:
+                ratios.append(total / share)
     return bool(ratios) and min(ratios) >= 1.5
 
 
@@ -302,31 +311,46 @@ def parse_pidstat(text: str) -> ParseResult:
     cpu_pool: Pooled = defaultdict(list)
     wait_pool: Pooled = defaultdict(list)
     commands: dict[str, str] = {}
-    for table, rows in _load_rows(filled):
+    chosen = _load_rows(filled)
+    by_node: dict[str, list[tuple[list[list[str]], list[str]]]] = defaultdict(list)
+    times: dict[str, set[tuple[str, ...]]] = defaultdict(set)
+    for table, rows in chosen:
+        by_node[table.node or ""].append((rows, table.columns))
+        if rows is table.interval:
+            times[table.node or ""].update(*table.stamps.values())
+    per_core = {node for node, tables in by_node.items() if _divided_by_cpus(tables)}
+    if per_core:
+        result.problems.append(
+            "%CPU divided by the CPU count (pidstat -I): %usr + %system + %guest read instead"
+        )
+    spans: dict[str, int] = {}
+    for table, rows in chosen:
         columns = table.columns
-        if _divided_by_cpus(rows, columns):
+        node = table.node or ""
+        if node in per_core:
             rows = _per_core(rows, columns)
-            result.problems.append(
-                "%CPU divided by the CPU count (pidstat -I): %usr + %system + %guest read instead"
-            )
         command_at = columns.index("Command")
         ids = [columns.index(n) for n in ("PID", "TGID", "TID") if n in columns]
+        # intervals are counted where rows say their time; an Average row is one already
+        span = len(times[node]) if table.average is not rows and rows else 0
 
         def key(
-            row: list[str], ids: list[int] = ids, command_at: int = command_at, node: str = ""
+            row: list[str],
+            ids: list[int] = ids,
+            command_at: int = command_at,
+            node: str = node,
+            span: int = span,
         ) -> str:
             # a node's process is its own: one PID and command on two nodes are two tasks
             name = " ".join([node, *(row[i] for i in ids), *row[command_at:]])
             commands[name] = " ".join(row[command_at:]).removeprefix("|__")
+            spans[name] = max(spans.get(name, 0), span)
             return name
 
-        def node_key(row: list[str], node: str = table.node or "") -> str:
-            return key(row, node=node)
-
-        _collect(rows, node_key, columns.index("%CPU"), cpu_pool)
+        _collect(rows, key, columns.index("%CPU"), cpu_pool)
         if "%wait" in columns:
-            _collect(rows, node_key, columns.index("%wait"), wait_pool)
-    cpu, wait = _means(cpu_pool), _means(wait_pool)
+            _collect(rows, key, columns.index("%wait"), wait_pool)
+    cpu, wait = _means(cpu_pool, spans), _means(wait_pool, spans)
     if not cpu:
         return ParseResult.unparsed("pidstat task rows without a readable %CPU value")
     busiest = max(cpu, key=lambda name: cpu[name])

@@ -198,6 +198,41 @@ def test_pidstat_intervals_under_several_headers_pool_into_one_mean() -> None:
     }
 
 
+def test_pidstat_task_absent_from_an_interval_was_idle_in_it() -> None:
+    """Without -p, pidstat leaves out of each interval a task that did nothing in it: a
+    worker busy in one second of four averages a quarter of it, as pidstat's own Average
+    section says, not its one busy second."""
+    header = (
+        "10:00:0{0} AM   UID       PID    %usr %system  %guest   %wait    %CPU   CPU  Command\n"
+    )
+    row = "10:00:0{0} AM  1000      {1}   {2:.2f}    0.00    0.00    0.00  {2:.2f}     3  {3}\n"
+    text = ""
+    for second in range(1, 5):
+        text += header.format(second) + row.format(second + 1, 4242, 60.0, "python")
+        if second == 4:
+            text += row.format(second + 1, 4300, 91.0, "pt_data_worker")
+        text += "\n"
+    assert _values(parse_pidstat(text))["process.top_command"] == "python"
+    assert _values(parse_pidstat(text))["process.cpu.max"] == 60.0
+
+
+def test_pidstat_minus_i_is_judged_over_the_node_not_table_by_table() -> None:
+    """A table whose only other row is 0.01 beside 0.01 (rounding hides the division) is
+    still -I: the whole report is read per core, once."""
+    header = "10:00:0{0} AM   UID       PID    %usr %system  %guest    %CPU   CPU  Command\n"
+    python = "10:00:0{0} AM  1000      4242  150.00    0.00    0.00   75.00     1  python\n"
+    sshd = "10:00:0{0} AM     0       900    0.01    0.00    0.00    0.01     0  sshd\n"
+    text = "".join(
+        header.format(s) + python.format(s + 1) + (sshd.format(s + 1) if s == 2 else "") + "\n"
+        for s in (1, 2, 3)
+    )
+    result = parse_pidstat(text)
+    assert _values(result)["process.cpu.max"] == 150.0
+    assert result.problems == [
+        "%CPU divided by the CPU count (pidstat -I): %usr + %system + %guest read instead"
+    ]
+
+
 def test_pidstat_average_section_wins_over_the_intervals_it_follows() -> None:
     averages = (
         "\nAverage:      UID       PID    %usr %system  %guest   %wait    %CPU   CPU  Command\n"

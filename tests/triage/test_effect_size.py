@@ -285,3 +285,50 @@ def test_the_experiment_command_says_the_tier_it_read(cli: CLI) -> None:
     unsized = cli("experiment", "t", "--change", "batch size 1 -> 16", "--reported", "100:500",
                   "--unit", "tokens/s", "--json")  # fmt: skip
     assert json.loads(unsized.out)["large"] is None
+
+
+def test_a_subnormal_figure_inverted_reads_as_an_infinite_large_effect(cli: CLI) -> None:
+    """A change read backwards inverts its speedup: 1e-310 inverted overflows to infinity, a
+    huge effect, not a refusal."""
+    new = cli("new", "slow", "--id", "s", "--playbook", "gpu-throughput@3")
+    assert new.code == 0, new.err
+    done = cli(
+        "experiment", "s", "--change", "CUDA graphs on -> --enforce-eager",
+        "--reported", "1e10:1e-300", "--unit", "tokens/s",
+    )  # fmt: skip
+    assert done.code == 0, done.err
+    assert "faster (large)" in done.out
+
+
+def test_a_ratio_of_one_is_refused_beside_a_speedup() -> None:
+    with pytest.raises(ValueError, match="is not the speedup"):
+        read_speedup(GRAPHS.rule, GRAPHS.in_noise_units(5.0, "app-log"), 1.0, GRAPHS.large)
+    same = read_speedup(GRAPHS.rule, 0.0, 1.0, GRAPHS.large)
+    assert same.outcome == "same"
+
+
+@pytest.mark.parametrize(
+    ("figures", "said"),
+    [
+        ("100:199.9", "faster (over 99% large)"),
+        ("100:150.07", "faster (under 1% large)"),
+        ("100:104", "same, leaning to 'faster' (22%, its modest tier)"),
+    ],
+)
+def test_a_tier_near_its_ends_never_says_0_or_100_percent(
+    cli: CLI, figures: str, said: str
+) -> None:
+    new = cli("new", "slow", "--id", "n", "--playbook", "gpu-throughput@3")
+    assert new.code == 0, new.err
+    done = cli(
+        "experiment", "n", "--change", "CUDA graphs enabled", "--reported", figures,
+        "--unit", "tokens/s",
+    )  # fmt: skip
+    assert done.code == 0, done.err
+    assert f"rule experiment.cuda-graphs: {said} → evidence" in done.out
+    shape = cli(
+        "experiment", "n", "--change", "CUDA graphs enabled", "--reported", figures,
+        "--unit", "tokens/s", "--json", "--restates", "x1",
+    )  # fmt: skip
+    large = json.loads(shape.out)["large"]
+    assert large is not None and 0.0 <= large < 1.0

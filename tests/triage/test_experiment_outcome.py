@@ -80,7 +80,7 @@ def test_a_recorded_a_b_near_the_margin_says_how_it_was_read(cli: CLI) -> None:
         "--reported", "64.97:68.55", "--probe", "app-log", "--unit", "tokens/s",
     )  # fmt: skip
     assert recorded.code == 0, recorded.err
-    assert "heat-soak: same, leaning to 'slower' (42%)" in recorded.out
+    assert "heat-soak: same, leaning to 'slower' (42%, its modest tier)" in recorded.out
     verdict = log(cli, "h1")[-1]["payload"]
     assert verdict["rule"]["id"] == "experiment.heat-soak"  # type: ignore[index]
     assert verdict["outcome"] == "same"  # type: ignore[index]
