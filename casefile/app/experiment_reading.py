@@ -263,9 +263,7 @@ def _size(
         return None, None
     verdict = reading[0]
     leaning = None if verdict.leans_to is None else (verdict.leans_to, verdict.lean)
-    # inside the margin a rule that reads sizes blends with its modest tier: no large share
-    large = 0.0 if verdict.modest else verdict.large_lean
-    return leaning, large
+    return leaning, verdict.large_lean
 
 
 def _retold(draft: Draft, rule: ExperimentRule, record: dict[str, Any], standing: str) -> str:

@@ -37,9 +37,9 @@ def settle_direction(
 ) -> Direction | None:
     """Which way is better, or None when nothing says: ``--direction`` wins, then the unit,
     then (only for figures with no unit at all) the rule's own ``higher_is_better`` (the
-    generic table for ``--tests`` has none). A unit
-    that names neither a duration nor a rate leaves it open, whatever the rule says: the
-    rule's direction is its metric's, and figures in another unit may run the other way."""
+    generic table for ``--tests`` has none). A unit that names neither a duration nor a rate
+    leaves it open, whatever the rule says: the rule's direction is its metric's, and figures
+    in another unit may run the other way."""
     if stated is not None:
         return Direction(stated, "stated")
     by_unit = unit_direction(unit)

@@ -47,10 +47,9 @@ class SpeedupReading:
     lean: float = 0.0
     #: the effect's size in words where the rule reads its side in tiers
     size: str | None = None
-    #: where it does, how far the effect read as large (0: modest, 1: large)
+    #: where it does, how far the effect read as large (0: modest, as any reading inside the
+    #: margin is, blended with its side's modest tier; 1: large)
     large_lean: float | None = None
-    #: inside the margin, the side blended with is its modest tier (the rule reads its size)
-    modest: bool = False
 
     def said(self) -> str:
         """The reading in words, for the evidence's rationale."""
@@ -58,7 +57,7 @@ class SpeedupReading:
             return f"outcome {self.outcome!r}: {self.size}"
         if self.leans_to is None:
             return f"outcome {self.outcome!r}"
-        tier = " (its modest tier)" if self.modest else ""
+        tier = " (its modest tier)" if self.large_lean is not None else ""
         return (
             f"outcome {self.outcome!r}, within the margin but leaning to {self.leans_to!r}: "
             f"read as {1 - self.lean:.0%} 'same' and {self.lean:.0%} {self.leans_to!r}{tier}"
@@ -96,7 +95,7 @@ def read_speedup(
         otherwise=_blend(rule.otherwise["same"], column.otherwise, lean),
         leans_to=side,
         lean=lean,
-        modest=effect is not None,
+        large_lean=None if effect is None else 0.0,
     )
 
 
