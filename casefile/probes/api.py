@@ -69,6 +69,8 @@ class RunOutput:
 
 #: ``--env`` keys under which a case states the software it runs (``software=vLLM 0.4.2``)
 SOFTWARE_ENVIRONMENT = ("software", "framework", "application", "app")
+#: ``--env`` keys under which a case states the machine it runs on (``gpus=1x Jetson AGX Orin``)
+HARDWARE_ENVIRONMENT = ("gpus", "platform", "hardware", "machine", "board", "device", "system")
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,15 @@ class Probe:
     #: software this probe's tool cannot look inside (a PyTorch profiler on llama.cpp, py-spy
     #: on a C++ server): not suggested where the case states such software. Empty: none.
     not_for: str = ""
+    #: the hardware this probe's tool exists on, as a pattern over what the case states its
+    #: GPUs and platform are (see :data:`HARDWARE_ENVIRONMENT`): ``tegrastats`` runs only on a
+    #: Jetson. Unlike software, a case that states no such hardware is not offered the probe,
+    #: since the tool is missing on every other machine. Empty: any hardware.
+    only_on: str = ""
+    #: hardware whose machines lack this probe's tool or leave its readings empty, as a
+    #: pattern like :attr:`only_on` (nvidia-smi on a Jetson before Thor: absent, or ``N/A`` in
+    #: every field): not offered where the case states such hardware. Empty: none.
+    not_on: str = ""
     #: whether next steps offer it: a reader of what people paste whose reading speaks one
     #: way only (a PyTorch environment report says a build cannot use the GPU, never that the
     #: job does) would be ranked on outcomes it cannot give. It still reads every run.
@@ -121,13 +132,21 @@ class Probe:
             raise TypeError(f"probe {self.name}: covers must be a tuple of probe names")
         if self.name in self.covers:
             raise ValueError(f"probe {self.name}: a probe cannot cover itself")
-        for pattern in (self.only_for, self.not_for):
+        for pattern in (self.only_for, self.not_for, self.only_on, self.not_on):
             re.compile(pattern)  # a plugin's bad pattern fails when it loads, not mid-ranking
 
     def suits(self, environment: Mapping[str, str]) -> bool:
         """Whether the software the case states (if any) is one this probe's tool can read:
         it names what :attr:`only_for` asks and nothing :attr:`not_for` excludes. A case that
-        states no software is offered every probe. It still reads any run recorded under it."""
+        states no software is offered every probe but those bound to hardware it does not
+        state (:attr:`only_on`) or that its hardware lacks (:attr:`not_on`). It still reads
+        any run recorded under it."""
+        if self.only_on or self.not_on:
+            machine = " ".join(environment_values(environment, HARDWARE_ENVIRONMENT))
+            if self.only_on and not re.search(self.only_on, machine, re.IGNORECASE):
+                return False
+            if self.not_on and re.search(self.not_on, machine, re.IGNORECASE):
+                return False
         stated = " ".join(environment_values(environment, SOFTWARE_ENVIRONMENT))
         if not stated.strip():
             return True

@@ -52,6 +52,7 @@ from typing import Literal
 from casefile.domain.facts import FactValue, ParseResult
 from casefile.probes.api import Probe
 
+from ._jetson import JETSON_WITHOUT_NVIDIA_SMI
 from ._tables import CommentedTable, read_commented_table
 from ._text import (
     clean,
@@ -387,4 +388,5 @@ PROBE = Probe(
     ),
     needs_load=True,
     timeout_s=30.0,
+    not_on=JETSON_WITHOUT_NVIDIA_SMI,
 )

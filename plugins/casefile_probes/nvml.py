@@ -33,6 +33,8 @@ from typing import Any, Protocol
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
 
+from ._jetson import JETSON_WITHOUT_NVIDIA_SMI
+
 __all__ = [
     "PROBE",
     "NvmlApi",
@@ -397,4 +399,5 @@ PROBE = Probe(
     ),
     needs_load=True,
     sampler=sample_local,
+    not_on=JETSON_WITHOUT_NVIDIA_SMI,
 )

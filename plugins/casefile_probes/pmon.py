@@ -18,6 +18,7 @@ from collections import defaultdict
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
 
+from ._jetson import JETSON_WITHOUT_NVIDIA_SMI
 from ._tables import read_commented_table
 from ._text import (
     clean,
@@ -122,4 +123,5 @@ PROBE = Probe(
     ),
     needs_load=True,
     timeout_s=30.0,
+    not_on=JETSON_WITHOUT_NVIDIA_SMI,
 )

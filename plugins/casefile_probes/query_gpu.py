@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 from casefile.domain.facts import FactValue, ParseResult
 from casefile.probes.api import Probe
 
+from ._jetson import JETSON_WITHOUT_NVIDIA_SMI
 from ._text import (
     clean,
     is_elision,
@@ -419,4 +420,5 @@ PROBE = Probe(
         "*.series.*",
     ),
     needs_load=True,
+    not_on=JETSON_WITHOUT_NVIDIA_SMI,
 )

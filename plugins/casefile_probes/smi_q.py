@@ -53,6 +53,7 @@ from dataclasses import dataclass
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
 
+from ._jetson import JETSON_WITHOUT_NVIDIA_SMI
 from ._text import clean, command_option, is_elision, is_missing, tool_error
 from .smi_q_fields import HOST_FIELDS, lookup
 
@@ -263,6 +264,7 @@ PROBE = Probe(
         "pstate",
     ),
     needs_load=False,
+    not_on=JETSON_WITHOUT_NVIDIA_SMI,
 )
 
 #: The sections that say why clocks are low: clock event reasons (and their counters),
@@ -296,4 +298,5 @@ PERFORMANCE_PROBE = Probe(
         "enforced.power.limit",
     ),
     needs_load=True,
+    not_on=JETSON_WITHOUT_NVIDIA_SMI,
 )

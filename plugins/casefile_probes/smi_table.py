@@ -43,6 +43,7 @@ from collections import defaultdict
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
 
+from ._jetson import JETSON_WITHOUT_NVIDIA_SMI
 from ._text import clean, is_missing, normalise_bus_id, parse_quantity, tool_error
 
 __all__ = ["PROBE", "parse_smi_table"]
@@ -328,4 +329,5 @@ PROBE = Probe(
         "process.*",
     ),
     needs_load=True,
+    not_on=JETSON_WITHOUT_NVIDIA_SMI,
 )

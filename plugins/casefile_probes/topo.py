@@ -34,6 +34,7 @@ import re
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
 
+from ._jetson import JETSON_WITHOUT_NVIDIA_SMI
 from ._text import clean, is_missing, natural_key, tool_error
 
 __all__ = ["PROBE", "parse_topo"]
@@ -313,4 +314,5 @@ PROBE = Probe(
         "topo.p2p.*",
     ),
     needs_load=False,
+    not_on=JETSON_WITHOUT_NVIDIA_SMI,
 )

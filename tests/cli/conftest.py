@@ -41,6 +41,8 @@ BUILTIN_PROBE_MODULES = (
     "ollama_ps",
     "torch_env",
     "ibstat",
+    "tegrastats",
+    "nvpmodel",
 )
 
 

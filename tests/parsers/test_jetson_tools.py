@@ -1,0 +1,161 @@
+"""Golden results for the tegrastats and nvpmodel parsers over real outputs, their
+``recognises`` guesses (every sample of their own tool, none of any other's), and fuzzing: a
+mutated or random paste never makes them raise, and a long line costs time linear in its length.
+
+Every ``.txt`` has its source address in its folder's ``SOURCES`` file and a hand-checked
+``.json`` beside it; see ``tests/parsers/jetson_tools.py`` for how they are stored.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from casefile_probes.nvpmodel import PROBE as NVPMODEL
+from casefile_probes.tegrastats import PROBE as TEGRASTATS
+from casefile_probes.tegrastats import parse_tegrastats
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from casefile.plugins import Registry
+
+from .corpus import (
+    assert_matches_golden,
+    check_probe_declarations,
+    check_recognises_no_other,
+    check_result,
+    check_sources_and_goldens,
+    golden_cases,
+    read_sample,
+    read_samples,
+)
+from .fuzzing import fuzz_mutated
+from .jetson_tools import JETSON_TOOLS, RECOGNISERS
+
+CASES = golden_cases(JETSON_TOOLS)
+
+
+@pytest.mark.parametrize(("folder", "path"), CASES)
+def test_jetson_fixture_matches_golden(folder: str, path: Path) -> None:
+    assert_matches_golden(folder, path, JETSON_TOOLS[folder])
+
+
+@pytest.mark.parametrize("folder", sorted(JETSON_TOOLS))
+def test_every_jetson_fixture_has_a_source_and_a_golden(folder: str) -> None:
+    check_sources_and_goldens(folder, least=4, url_prefix="https://")
+
+
+@pytest.mark.parametrize(("folder", "path"), CASES)
+def test_every_jetson_fixture_parses_to_facts(folder: str, path: Path) -> None:
+    result = JETSON_TOOLS[folder](read_sample(path))
+    assert result.parsed and result.facts, result.problems
+
+
+@pytest.mark.parametrize(("folder", "path"), CASES)
+def test_recognises_its_own_samples(folder: str, path: Path) -> None:
+    assert RECOGNISERS[folder](read_sample(path))
+
+
+@pytest.mark.parametrize("folder", sorted(JETSON_TOOLS))
+def test_recognises_no_other_tools_output(folder: str) -> None:
+    check_recognises_no_other(folder, RECOGNISERS[folder], least=100)
+
+
+def test_the_probes_declare_their_recogniser_and_every_fact_they_give() -> None:
+    check_probe_declarations(TEGRASTATS, RECOGNISERS["tegrastats"])
+    check_probe_declarations(NVPMODEL, RECOGNISERS["nvpmodel"])
+    assert TEGRASTATS.needs_load and not NVPMODEL.needs_load
+
+
+def test_the_probes_are_registered_under_their_names() -> None:
+    probes = Registry.discover().all_probes()
+    assert probes["tegrastats"].parse is TEGRASTATS.parse
+    assert probes["nvpmodel"].parse is NVPMODEL.parse
+    assert TEGRASTATS.argv == ()  # it prints until stopped: pasted, or the user's command
+    assert NVPMODEL.argv == ("nvpmodel", "-q") and NVPMODEL.cost == "instant"
+
+
+def test_a_series_under_load_is_summarised_per_metric() -> None:
+    """008: a Nano under detectnet, as a blockquote: GR3D's mean over the lines, its series,
+    and the sensors that read -256 C left out as absent."""
+    result = parse_tegrastats(read_sample(Path(__file__).parents[1] / "golden/tegrastats/008.txt"))
+    facts = {(f.subject, f.name): f.value for f in result.facts}
+    assert facts[("gpu0", "utilization.gpu")] == 78.0
+    assert ("gpu0", "utilization.gpu.series") in facts
+    assert facts[("gpu0", "tegrastats.samples")] == 4
+
+
+def test_an_absent_sensor_is_not_a_cold_gpu() -> None:
+    line = "RAM 4321/62801MB (lfb 1759x4MB) EMC_FREQ 0%@2133 GR3D_FREQ 0%@[0,0] GPU@-256C tj@44C"
+    names = {f.name for f in parse_tegrastats(line).facts}
+    assert "temperature.gpu" not in names and "clocks.sm" not in names
+
+
+def test_a_timestamped_series_takes_its_times_from_the_stamps() -> None:
+    lines = "".join(
+        f"04-11-2025 10:36:{second:02d} RAM 4321/62801MB GR3D_FREQ {load}%@[1300,1300] gpu@40C\n"
+        for second, load in ((0, 10), (5, 20), (10, 30))
+    )
+    facts = {f.name: f.value for f in parse_tegrastats(lines).facts}
+    assert facts["utilization.gpu.series.slope"] == pytest.approx(2.0)  # 10 % per 5 s
+
+
+def test_the_interval_option_spaces_an_unstamped_series() -> None:
+    lines = "".join(f"RAM 1/2MB GR3D_FREQ {load}%@900\n" for load in (10, 20, 30))
+    facts = {
+        f.name: f.value for f in parse_tegrastats("$ tegrastats --interval 500\n" + lines).facts
+    }
+    assert facts["utilization.gpu.series.slope"] == pytest.approx(20.0)  # 10 % per 0.5 s
+
+
+@pytest.mark.parametrize("folder", sorted(JETSON_TOOLS))
+def test_mutated_outputs_never_raise(folder: str) -> None:
+    parse, recognise = JETSON_TOOLS[folder], RECOGNISERS[folder]
+
+    def check(text: str) -> None:
+        check_result(parse(text))
+        assert isinstance(recognise(text), bool)
+
+    fuzz_mutated(read_samples(folder), check)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.text(max_size=400))
+def test_random_text_never_raises(text: str) -> None:
+    for folder, parse in JETSON_TOOLS.items():
+        check_result(parse(text))
+        assert isinstance(RECOGNISERS[folder](text), bool)
+
+
+#: repeated units that reach deep into the patterns and end so that nothing matches there
+SHAPES = {
+    "cores": ("CPU [1%@2,", ""),
+    "rails": ("VDD_A 1/", "x"),
+    "sensors": ("a@1.", "x"),
+    "gr3d": ("GR3D_FREQ 1%@[1,", ""),
+    "ram": ("RAM 1/", "x"),
+    "mode": ("NV Power Mode: ", "x y"),
+}
+LINE = 400_000
+
+
+@pytest.mark.parametrize("folder", sorted(JETSON_TOOLS))
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_a_long_line_costs_time_linear_in_its_length(folder: str, shape: str) -> None:
+    """Twice the line, at most about twice the time (and never seconds)."""
+    unit, end = SHAPES[shape]
+    parse = JETSON_TOOLS[folder]
+
+    def cost(size: int) -> float:
+        line = (unit * (size // len(unit) + 1))[:size] + end
+        best = float("inf")
+        for _ in range(2):
+            started = time.perf_counter()
+            check_result(parse(line))
+            best = min(best, time.perf_counter() - started)
+        return best
+
+    short, long = cost(LINE // 2), cost(LINE)
+    assert long < 2.0, f"{folder} took {long:.2f}s on a {LINE}-char {shape} line"
+    assert long < 3.5 * short + 0.1, f"{folder}: {short:.3f}s then {long:.3f}s ({shape})"

@@ -1,0 +1,146 @@
+"""A case on a Jetson is read with a Jetson's tools.
+
+A Jetson's integrated GPU has no nvidia-smi worth the name (absent before JetPack 6, ``N/A`` in
+every field on Orin after it): a user there pastes ``tegrastats`` and ``nvpmodel -q``. Before
+these, "1x Jetson AGX Orin" answered no GPU count, so every inter-GPU hypothesis kept its
+share, the next steps offered nvidia-smi five ways, and neither tool's output was read.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from casefile_probes.dmon import PROBE as DMON
+from casefile_probes.nvpmodel import PROBE as NVPMODEL
+from casefile_probes.tegrastats import PROBE as TEGRASTATS
+
+from casefile.app.service import CaseService
+from casefile.app.who import Who
+from casefile.probes.runners.pasted import from_text
+from casefile.probes.runners.result import RunResult
+from casefile.store.memory import MemoryEventStore
+from tests.cli.conftest import builtin_registry
+from tests.triage.test_gpu_patterns import env_answers
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+NVIDIA_SMI_FAMILY = {
+    "nvidia-smi",
+    "nvidia-smi-q",
+    "nvidia-smi-q-perf",
+    "nvidia-smi-query",
+    "nvidia-smi-dmon",
+    "nvidia-smi-pmon",
+    "nvidia-smi-topo",
+    "nvml-sampler",
+}
+#: one tegrastats line of an Orin under load (the layout of tests/golden/tegrastats' Orin
+#: samples, with the GPU busy): GR3D 99 % at 1300 MHz on both clusters, EMC 62 %
+ORIN_BUSY = (
+    "04-11-2025 10:36:27 RAM 9321/62801MB (lfb 1759x4MB) SWAP 19/31400MB (cached 0MB) "
+    "CPU [12%@2201,3%@2201,0%@2201,0%@2201] EMC_FREQ 62%@3199 GR3D_FREQ 99%@[1300,1300] "
+    "CPU@51.5C gpu@50.8C VDD_GPU_SOC 18340mW/17980mW VIN_SYS_5V0 9025mW/9010mW\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("gpus", "answers"),
+    [
+        ("Jetson AGX Orin 64GB", ["one"]),
+        ("1x Jetson Xavier NX", ["one"]),
+        ("NVIDIA Jetson Orin Nano 8GB developer kit", ["one"]),
+        ("4x Jetson Orin NX cluster", ["several"]),
+        ("two Jetson Xavier NX boards", []),  # not one; a count in words is left unread
+        ("Jetson AGX Orin vs RTX 4090", []),
+    ],
+)
+def test_a_jetson_named_is_one_gpu(gpus: str, answers: list[str]) -> None:
+    assert sorted(set(env_answers("gpu-count", gpus))) == answers
+
+
+def run(text: str) -> RunResult:
+    return from_text(("pasted",), text, host="jetson", taken_at="2026-01-01T00:00:00Z")
+
+
+def offered(environment: dict[str, str]) -> set[str]:
+    with CaseService(MemoryEventStore(), builtin_registry()) as service:
+        case = service.writer.new_case(
+            "slow", environment=environment, playbook="gpu-throughput@3", who=Who("t")
+        )
+        projection = service.reader.projection(case)
+        return {c.probe for c in service.reader.candidates(projection)}
+
+
+def test_a_jetson_is_offered_its_own_tools_and_not_nvidia_smi() -> None:
+    names = offered({"gpus": "Jetson AGX Orin 64GB"})
+    assert {"tegrastats", "nvpmodel"} <= names
+    assert not names & NVIDIA_SMI_FAMILY
+    assert {"app-log", "nsys-stats"} <= names
+
+
+@pytest.mark.parametrize(
+    "environment",
+    [{}, {"gpus": "1x RTX 4090"}, {"gpus": "8x H100 SXM"}, {"platform": "Jetson AGX Thor"}],
+)
+def test_other_machines_are_offered_nvidia_smi_and_not_the_jetson_tools(
+    environment: dict[str, str],
+) -> None:
+    names = offered(environment)
+    assert not names & {"tegrastats", "nvpmodel"} or "Thor" in str(environment)
+    assert "nvidia-smi" in names
+
+
+def test_hardware_scope_reads_every_key_that_names_the_machine() -> None:
+    assert TEGRASTATS.suits({"platform": "Jetson Xavier NX, JetPack 5.1"})
+    assert TEGRASTATS.suits({"board": "Orin Nano devkit"})
+    assert not TEGRASTATS.suits({"software": "Jetson inference (dusty-nv)"})  # software only
+    assert not DMON.suits({"gpus": "Jetson TX2"})
+    assert DMON.suits({"gpus": "Jetson AGX Thor"})  # Thor's driver answers nvidia-smi
+    assert NVPMODEL.suits({"gpus": "Jetson AGX Thor"})
+
+
+def test_a_tegrastats_paste_under_load_reads_the_gpu_and_memory_controller() -> None:
+    with CaseService(MemoryEventStore(), builtin_registry()) as service:
+        case = service.writer.new_case(
+            "slow",
+            environment={"gpus": "Jetson AGX Orin"},
+            playbook="gpu-throughput@3",
+            who=Who("t"),
+        )
+        service.probing.record_probe(case, TEGRASTATS, run(ORIN_BUSY * 3), load="under-load")
+        projection = service.reader.projection(case)
+        readings = {
+            (e.rule or {}).get("id"): e.outcome for e in projection.evidence.values() if e.active
+        }
+    assert readings.get("sm-busy") == "busy"
+    assert readings.get("memory-bandwidth-share") == "mid"
+
+
+@pytest.mark.parametrize(
+    ("paste", "reduced", "mode"),
+    [
+        ("NV Power Mode: MODE_30W\n3\n", True, "MODE_30W"),
+        ("NV Fan Mode:quiet\nNV Power Mode: MAXN\n0\n", False, "MAXN"),
+        ("NV Power Mode: MAXN_SUPER\n2\n", False, "MAXN_SUPER"),
+    ],
+)
+def test_nvpmodel_reads_the_mode_and_whether_it_is_reduced(
+    paste: str, reduced: bool, mode: str
+) -> None:
+    facts = {f.name: f.value for f in NVPMODEL.parse(paste).facts}
+    assert facts["jetson.power_mode"] == mode
+    assert facts["jetson.power_mode.reduced"] is reduced
+
+
+def test_a_reduced_power_mode_counts_for_the_power_cap() -> None:
+    with CaseService(MemoryEventStore(), builtin_registry()) as service:
+        case = service.writer.new_case(
+            "slow",
+            environment={"gpus": "Jetson AGX Orin"},
+            playbook="gpu-throughput@3",
+            who=Who("t"),
+        )
+        before = service.reader.projection(case).questions["throughput"].snapshot()
+        service.probing.record_probe(case, NVPMODEL, run("NV Power Mode: MODE_15W\n1\n"))
+        after = service.reader.projection(case).questions["throughput"].snapshot()
+    assert after.confidences["power-cap"] > 1.5 * before.confidences["power-cap"]
