@@ -14,6 +14,20 @@ import re
 from collections.abc import Iterable, Mapping
 
 _SEPARATORS = re.compile(r"[-_.\s]+")
+#: ``--env`` keys under which a case names its GPUs ("GPU", "gpu" and "GPUs" too, by form)
+GPU_ENVIRONMENT = ("gpus", "gpu_model")
+#: ``--env`` keys under which a case names the machine its GPUs sit in, GPUs included
+#: (``platform=Jetson AGX Orin devkit``, ``board=…``): what a probe bound to hardware reads
+MACHINE_ENVIRONMENT = (
+    *GPU_ENVIRONMENT,
+    "platform",
+    "hardware",
+    "machine",
+    "board",
+    "module",
+    "device",
+    "system",
+)
 #: keys this short keep a final "s" (``os`` is not the plural of ``o``)
 _SHORTEST_PLURAL = 4
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 from casefile.domain import commands
 from casefile.domain.beliefs.projection import Projection
 from casefile.domain.beliefs.rules_read import rules_read
+from casefile.domain.environment import GPU_ENVIRONMENT
 from casefile.domain.environment import values as environment_values
 from casefile.domain.event_types import new_event
 from casefile.domain.event_types.evidence import IntakeRef, IntakeSource, RuleRef
@@ -56,7 +57,6 @@ def active_answer(projection: Projection, question: IntakeQuestion) -> tuple[str
 NODES_QUESTION = "nodes"
 NVLINK_QUESTION = "nvlink"
 GPU_COUNT_QUESTION = "gpu-count"
-GPU_ENVIRONMENT = ("gpus", "gpu_model")  # read by form: "GPU", "gpu" and "GPUs" too
 
 
 def case_context(projection: Projection, playbook: Playbook) -> CaseContext:

@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+from casefile.domain.environment import MACHINE_ENVIRONMENT
 from casefile.domain.environment import values as environment_values
 from casefile.domain.facts import ParseResult
 
@@ -69,8 +70,6 @@ class RunOutput:
 
 #: ``--env`` keys under which a case states the software it runs (``software=vLLM 0.4.2``)
 SOFTWARE_ENVIRONMENT = ("software", "framework", "application", "app")
-#: ``--env`` keys under which a case states the machine it runs on (``gpus=1x Jetson AGX Orin``)
-HARDWARE_ENVIRONMENT = ("gpus", "platform", "hardware", "machine", "board", "device", "system")
 
 
 @dataclass(frozen=True)
@@ -113,7 +112,7 @@ class Probe:
     #: on a C++ server): not suggested where the case states such software. Empty: none.
     not_for: str = ""
     #: the hardware this probe's tool exists on, as a pattern over what the case states its
-    #: GPUs and platform are (see :data:`HARDWARE_ENVIRONMENT`): ``tegrastats`` runs only on a
+    #: GPUs and platform are (see :data:`MACHINE_ENVIRONMENT`): ``tegrastats`` runs only on a
     #: Jetson. Unlike software, a case that states no such hardware is not offered the probe,
     #: since the tool is missing on every other machine. Empty: any hardware.
     only_on: str = ""
@@ -136,13 +135,13 @@ class Probe:
             re.compile(pattern)  # a plugin's bad pattern fails when it loads, not mid-ranking
 
     def suits(self, environment: Mapping[str, str]) -> bool:
-        """Whether the software the case states (if any) is one this probe's tool can read:
-        it names what :attr:`only_for` asks and nothing :attr:`not_for` excludes. A case that
-        states no software is offered every probe but those bound to hardware it does not
-        state (:attr:`only_on`) or that its hardware lacks (:attr:`not_on`). It still reads
-        any run recorded under it."""
+        """Whether this probe's tool exists on the machine the case states and can read the
+        software it states: the machine names what :attr:`only_on` asks (if anything) and
+        nothing :attr:`not_on` excludes; the software names what :attr:`only_for` asks and
+        nothing :attr:`not_for` excludes, and a case that states no software passes that half.
+        A run recorded under a probe not offered is still read."""
         if self.only_on or self.not_on:
-            machine = " ".join(environment_values(environment, HARDWARE_ENVIRONMENT))
+            machine = " ".join(environment_values(environment, MACHINE_ENVIRONMENT))
             if self.only_on and not re.search(self.only_on, machine, re.IGNORECASE):
                 return False
             if self.not_on and re.search(self.not_on, machine, re.IGNORECASE):

@@ -4,15 +4,18 @@ A Jetson's power mode (``nvpmodel -m N``) sets the budget its clocks and cores l
 MAXN lets them run to the module's limits, a 10, 15 or 30 W mode holds them down, and many
 boards ship in one of those. It is the first thing a Jetson's maintainers ask about a slow
 model, because a reduced mode alone can cost a factor of two or three. ``nvpmodel -q`` says it
-in one line (``NV Power Mode: MODE_15W``, then the mode's number), and ``jetson_clocks --show``
-prints the same line after each clock's range.
+in one line (``NV Power Mode: MODE_15W``, then the mode's number; with ``--verbose``, behind
+``NVPM VERB: Current mode:``), and ``jetson_clocks --show`` prints the same line after each
+clock's range.
 
 Facts (subject ``host``):
 
 - ``jetson.power_mode`` (str): the mode's name as printed (``MAXN``, ``MODE_30W_ALL``);
 - ``jetson.power_mode.id`` (int): its number, where the line after the name gives one;
-- ``jetson.power_mode.reduced`` (bool): a mode other than MAXN (``MAXN_SUPER`` is MAXN). A
-  board with no MAXN mode (Xavier NX) reads reduced in every mode: its names say their watts;
+- ``jetson.power_mode.reduced`` (bool): a mode other than MAXN (``MAXN_SUPER`` is MAXN). Not
+  given for a mode that is the top of a board without a MAXN mode (:data:`TOPS_WITHOUT_MAXN`:
+  Xavier NX's ``MODE_20W_6CORE``, an Orin Nano's ``15W`` before JetPack 6.2), where the
+  output alone cannot say whether the budget was reduced;
 - from ``jetson_clocks --show``: ``jetson.soc`` and ``jetson.machine`` (its first line,
   ``SOC family:tegra234  Machine:…``), ``jetson.gpu_clock.min`` / ``.max`` / ``.current`` and
   ``jetson.emc_clock.*`` (MHz; printed in Hz), and ``jetson.clocks_locked`` (bool): the GPU's
@@ -29,13 +32,16 @@ from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
 
 from ._jetson import JETSON
-from ._text import clean_paste, tool_error
+from ._text import clean_paste
 
 __all__ = ["PROBE", "parse_nvpmodel", "recognise_nvpmodel"]
 
 HOST = "host"
 
-_MODE = re.compile(r"^\s*NV Power Mode\s*:\s*(?P<name>[A-Za-z0-9_.+-]{1,64})\s*$")
+#: ``NV Power Mode: MODE_15W``, alone on its line or behind ``NVPM VERB: Current mode:``
+_MODE = re.compile(
+    r"^\s*(?:NVPM VERB:\s*Current mode:\s*)?NV Power Mode\s*:\s*(?P<name>[A-Za-z0-9_.+-]{1,64})\s*$"
+)
 _NUMBER = re.compile(r"^\s*(?P<id>\d{1,3})\s*$")
 #: ``GPU MinFreq=114750000 MaxFreq=1377000000 CurrentFreq=318750000`` (Hz)
 _CLOCKS = re.compile(
@@ -47,6 +53,15 @@ _MACHINE = re.compile(
     r"^\s*SOC family:\s*(?P<soc>\S{1,40})\s+Machine:\s*(?P<machine>.{1,200}?)\s*$"
 )
 _MAXN = re.compile(r"^MAXN", re.IGNORECASE)
+#: modes that are the highest of a board with no MAXN mode: Xavier NX's 20 W six-core mode
+#: (its 15 W six-core one before JetPack 4.6 added 20 W), an Orin Nano's 15 W (8 GB) or 10 W
+#: (4 GB) before JetPack 6.2 added MAXN_SUPER. On another board the same watts are reduced.
+TOPS_WITHOUT_MAXN = frozenset({"MODE_20W_6CORE", "MODE_15W_6CORE", "15W", "10W"})
+#: lines that say why no mode was printed: nvpmodel's own errors, the shell's
+_FAILED = re.compile(
+    r"NVPM ERROR:.{0,200}|nvpmodel:?\s.{0,40}(?:command not found|No such file).{0,40}"
+    r"|.{0,40}not found.{0,20}nvpmodel.{0,40}|jetson_clocks:?\s.{0,40}command not found"
+)
 _HZ_PER_MHZ = 1_000_000
 
 
@@ -81,10 +96,7 @@ def parse_nvpmodel(text: str) -> ParseResult:
                 None if current is None else int(current) / _HZ_PER_MHZ,
             )
     if mode is None and not clocks and machine is None:
-        error = tool_error(lines)
-        return ParseResult.unparsed(
-            error or "no power mode ('NV Power Mode: …') or clock ranges ('GPU MinFreq=…') found"
-        )
+        return ParseResult.unparsed(_why_nothing(lines))
     if machine is not None:
         result.add("jetson.soc", machine[0], subject=HOST)
         result.add("jetson.machine", machine[1], subject=HOST)
@@ -92,7 +104,13 @@ def parse_nvpmodel(text: str) -> ParseResult:
         result.add("jetson.power_mode", mode, subject=HOST)
         if number is not None:
             result.add("jetson.power_mode.id", number, subject=HOST)
-        result.add("jetson.power_mode.reduced", _MAXN.match(mode) is None, subject=HOST)
+        if mode.upper() in TOPS_WITHOUT_MAXN:
+            result.problems.append(
+                f"{mode} is the top mode of some boards (Xavier NX, an Orin Nano before "
+                "JetPack 6.2) and reduced on others: not read as either"
+            )
+        else:
+            result.add("jetson.power_mode.reduced", _MAXN.match(mode) is None, subject=HOST)
     else:
         result.problems.append("no 'NV Power Mode:' line (cut from the paste?)")
     for unit, (low, high, now) in sorted(clocks.items()):
@@ -106,6 +124,15 @@ def parse_nvpmodel(text: str) -> ParseResult:
     return result
 
 
+def _why_nothing(lines: list[str]) -> str:
+    """The reason no mode was read: nvpmodel's own error or the shell's, where one is there."""
+    for line in lines:
+        failed = _FAILED.search(line)
+        if failed is not None:
+            return f"nvpmodel gave no mode: {line.strip()[:160]}"
+    return "no power mode ('NV Power Mode: …') or clock ranges ('GPU MinFreq=…') found"
+
+
 def recognise_nvpmodel(text: str) -> bool:
     """Whether ``text`` holds a Jetson power-mode line, or ``jetson_clocks``' first line or
     GPU range (one pass over the text: a paste of any size is offered to every recogniser)."""
@@ -114,7 +141,9 @@ def recognise_nvpmodel(text: str) -> bool:
 
 #: what :func:`recognise_nvpmodel` looks for, at a line's start after any quoting
 _RECOGNISED = re.compile(
-    r"(?m)^[ \t>]{0,8}(?:NV Power Mode\s{0,4}:|SOC family:\S{1,40}\s{1,8}Machine:|GPU MinFreq=\d)"
+    r"(?m)^[ \t>]{0,8}(?:(?:NVPM VERB:\s{0,4}Current mode:\s{0,4})?NV Power Mode\s{0,4}:"
+    r"\s{0,4}[A-Za-z0-9_.+-]{1,64}[ \t\r]*$"
+    r"|SOC family:\s{0,4}\S{1,40}\s{1,8}Machine:|GPU MinFreq=\d)"
 )
 
 

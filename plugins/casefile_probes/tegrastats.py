@@ -18,10 +18,12 @@ value, with the series beside it), under the names the nvidia-smi probes use, so
 written for them read a Jetson too:
 
 - ``GR3D_FREQ`` X % → ``utilization.gpu`` (gpu0, %), the share of time the GPU engine is busy
-  at its current clock; its clock → ``clocks.sm`` (MHz: the mean of the clusters that run);
-- ``EMC_FREQ`` X % → ``utilization.memory`` (gpu0, %): the share of the memory controller's
-  bandwidth in use at its current clock, the CPU's traffic included (the memory is shared);
-  its clock → ``clocks.mem`` (MHz);
+  (a second cluster's ``GR3D2_FREQ``, as JetPack 5.0 printed Orin's, averaged in); its clock →
+  ``clocks.sm`` (MHz: the mean of the clusters that run; a cluster at 0 is powered off);
+- ``EMC_FREQ`` X % → ``tegra.emc.load`` (gpu0, %), and its clock → ``clocks.mem`` (MHz). It is
+  not ``utilization.memory``: the load is a share of the bandwidth at the memory's current
+  clock, which scales with demand (85 % at 204 MHz is a tenth of a 1600 MHz peak), and the
+  CPU's traffic is in it, since the memory is shared;
 - the ``GPU@`` (or ``gpu@``) sensor → ``temperature.gpu`` (gpu0, C); a sensor that reads
   -256 C or below -40 C is absent, not cold;
 - per line, the mean of the online cores' loads and the busiest core's: ``tegra.cpu.busy`` and
@@ -33,7 +35,11 @@ written for them read a Jetson too:
   readings. Rails named ``NC`` (not connected) are left out.
 
 Plus ``tegrastats.samples`` (gpu0): the lines read. A line of someone's prose between the
-samples, or a prompt, is set aside and said in ``problems``.
+samples, or a prompt, is set aside and said in ``problems``, and so is a line cut before the
+GPU's load; a clock that ends a line was cut mid-number and is left out. Times come from the
+lines' stamps where every line has one and they rise, else from the line's number times the
+interval (``--interval`` on the pasted tegrastats command, in milliseconds; one second without
+it): stamps print whole seconds, so a faster interval repeats them.
 """
 
 from __future__ import annotations
@@ -42,13 +48,14 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import pairwise
 from typing import Literal
 
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
 
 from ._jetson import JETSON
-from ._text import clean_paste, command_option, to_number, tool_error
+from ._text import clean_paste, command_option, to_number
 from .series import Series, add_series_facts
 
 __all__ = ["PROBE", "parse_tegrastats", "recognise_tegrastats"]
@@ -63,7 +70,8 @@ _CPU = re.compile(r"\b(?:CPU|cpu) \[(?P<cores>[^\]]{0,2000})\](?:@(?P<clock>\d{1
 _CORE = re.compile(r"^(?P<load>\d{1,3})%(?:@(?P<clock>\d{1,6}))?$")
 _EMC = re.compile(r"\bEMC(?:_FREQ)? (?P<load>\d{1,3})%(?:@(?P<clock>\d{1,6}))?")
 _GR3D = re.compile(
-    r"\bGR3D(?:_FREQ)? (?P<load>\d{1,3})%(?:@(?:\[(?P<clocks>[\d,]{1,200})\]|(?P<clock>\d{1,6})))?"
+    r"\bGR3D2?(?:_FREQ)? (?P<load>\d{1,3})%"
+    r"(?:@(?:\[(?P<clocks>[\d,]{1,200})\]|(?P<clock>\d{1,6})))?"
 )
 #: a sensor: ``GPU@39C``, ``gpu@45.5C``, ``CV0@-256C``
 _SENSOR = re.compile(
@@ -83,25 +91,31 @@ _ABSENT_BELOW = -40.0
 
 @dataclass
 class _Samples:
-    """Each metric's readings, with the time of the line they came from."""
+    """Each metric's readings, with the number of the line they came from (times are given to
+    line numbers once every line has been seen: see :func:`_line_times`)."""
 
     values: dict[tuple[str, str], list[float]] = field(default_factory=lambda: defaultdict(list))
-    times: dict[tuple[str, str], list[float]] = field(default_factory=lambda: defaultdict(list))
+    lines: dict[tuple[str, str], list[int]] = field(default_factory=lambda: defaultdict(list))
 
-    def add(self, subject: str, fact: str, value: float, when: float) -> None:
+    def add(self, subject: str, fact: str, value: float, line: int) -> None:
         self.values[(subject, fact)].append(value)
-        self.times[(subject, fact)].append(when)
+        self.lines[(subject, fact)].append(line)
 
 
-#: (fact, unit, kept as a series) for the facts averaged over lines, in output order
+#: (subject, fact, unit) of the facts averaged over lines and kept as a series, in output order
 _AVERAGED: tuple[tuple[str, str, str | None], ...] = (
     (GPU, "utilization.gpu", "%"),
     (GPU, "clocks.sm", "MHz"),
-    (GPU, "utilization.memory", "%"),
+    (GPU, "tegra.emc.load", "%"),
     (GPU, "clocks.mem", "MHz"),
     (GPU, "temperature.gpu", "C"),
     (HOST, "tegra.cpu.busy", "%"),
     (HOST, "tegra.cpu.busiest", "%"),
+)
+#: a line that begins like a tegrastats line but was cut before its GPU's load
+_CUT_LINE = re.compile(r"^\s*(?:\d{2}-\d{2}-\d{4} \d{2}:\d{2}:\d{2}\s+)?RAM \d")
+_NOT_FOUND = re.compile(
+    r"tegrastats:?\s.{0,40}(?:command not found|No such file)|not found.{0,20}tegrastats"
 )
 
 
@@ -109,13 +123,11 @@ def parse_tegrastats(text: str) -> ParseResult:
     """Read ``tegrastats`` output (one sample per line) and summarise it."""
     cleaned = clean_paste(text)
     result = ParseResult()
-    interval = _interval(cleaned.commands)
     samples = _Samples()
     rails: dict[str, list[float]] = defaultdict(list)
     other: list[str] = []
-    lines = 0
-    first_stamp: datetime | None = None
-    start: str | None = None
+    cut = 0
+    stamps: list[tuple[str, datetime] | None] = []
     online: list[int] = []
     ram: tuple[int, int] | None = None
     swap: int | None = None
@@ -123,19 +135,15 @@ def parse_tegrastats(text: str) -> ParseResult:
         if not line.strip():
             continue
         if _SAMPLE_LINE.search(line) is None:
-            other.append(line.strip())
+            if _CUT_LINE.match(line):
+                cut += 1
+            else:
+                other.append(line.strip())
             continue
-        when = lines * interval
-        stamped = _STAMP.match(line)
-        if stamped is not None:
-            moment = _stamp(stamped.group("stamp"))
-            if moment is not None:
-                if first_stamp is None:
-                    first_stamp, start = moment, stamped.group("stamp")
-                when = (moment - first_stamp).total_seconds()
-        lines += 1
-        _read_gpu(line, samples, when)
-        cores = _read_cpu(line, samples, when)
+        number = len(stamps)
+        stamps.append(_stamp_of(line))
+        _read_gpu(line, samples, number)
+        cores = _read_cpu(line, samples, number)
         if cores is not None:
             online.append(cores)
         found = _RAM.search(line)
@@ -147,21 +155,22 @@ def parse_tegrastats(text: str) -> ParseResult:
         for rail in _RAIL.finditer(line):
             if rail.group("name") not in _NOT_RAILS:
                 rails[rail.group("name")].append(int(rail.group("now")) / 1000.0)
-    if not lines:
-        error = tool_error(cleaned.lines)
-        return ParseResult.unparsed(error or "no tegrastats lines found ('RAM …MB … GR3D_FREQ …%')")
+    if not stamps:
+        return ParseResult.unparsed(_why_nothing(cleaned.lines))
     if other:
         result.problems.append(
             f"ignored {len(other)} line(s) that are not tegrastats output (e.g. {other[0][:60]!r})"
         )
-    clock: Literal["measured", "interval"] = "measured" if first_stamp is not None else "interval"
+    if cut:
+        result.problems.append(f"{cut} line(s) cut short before the GPU's load, left out")
+    times, clock, start = _line_times(stamps, _interval(cleaned.commands))
     for subject, fact, unit in _AVERAGED:
         values = samples.values.get((subject, fact))
         if not values:
             continue
         result.add(fact, round(sum(values) / len(values), 2), subject=subject, unit=unit)
         series = Series(
-            times=tuple(samples.times[(subject, fact)]),
+            times=tuple(times[n] for n in samples.lines[(subject, fact)]),
             values=tuple(values),
             clock=clock,
             start=start,
@@ -181,46 +190,70 @@ def parse_tegrastats(text: str) -> ParseResult:
         result.add(
             f"tegra.power.{name}", round(sum(readings) / len(readings), 3), subject=HOST, unit="W"
         )
-    result.add("tegrastats.samples", lines, subject=GPU)
+    result.add("tegrastats.samples", len(stamps), subject=GPU)
     return result
 
 
-def _read_gpu(line: str, samples: _Samples, when: float) -> None:
-    """The GPU's load and clock, the memory controller's, and the GPU's temperature."""
-    found = _GR3D.search(line)
-    if found is not None:
-        samples.add(GPU, "utilization.gpu", float(found.group("load")), when)
-        clock = _clock(found.group("clock"), found.group("clocks"))
-        if clock is not None:
-            samples.add(GPU, "clocks.sm", clock, when)
-    found = _EMC.search(line)
-    if found is not None:
-        samples.add(GPU, "utilization.memory", float(found.group("load")), when)
-        if found.group("clock") is not None:
-            samples.add(GPU, "clocks.mem", float(found.group("clock")), when)
+def _why_nothing(lines: list[str]) -> str:
+    """The reason a paste holds no tegrastats line: the shell's, where it could not run it."""
+    for line in lines:
+        if _NOT_FOUND.search(line):
+            return f"tegrastats did not run: {line.strip()[:120]} (it exists only on a Jetson)"
+    return "no tegrastats lines found ('RAM …MB … GR3D_FREQ …%')"
+
+
+def _line_times(
+    stamps: list[tuple[str, datetime] | None], interval: float
+) -> tuple[list[float], Literal["measured", "interval"], str | None]:
+    """Each line's time in seconds since the first: from its stamp where every line has one
+    and they rise (stamps print whole seconds, so a faster ``--interval`` repeats them and
+    the interval says more), else the line's number times the interval."""
+    first = stamps[0]
+    moments = [stamp[1] for stamp in stamps if stamp is not None]
+    rising = all(later > earlier for earlier, later in pairwise(moments))
+    if first is not None and len(moments) == len(stamps) and rising and interval >= 1.0:
+        return [(moment - first[1]).total_seconds() for moment in moments], "measured", first[0]
+    return [number * interval for number in range(len(stamps))], "interval", None
+
+
+def _read_gpu(line: str, samples: _Samples, number: int) -> None:
+    """The GPU's load and clock (a second cluster's ``GR3D2_FREQ`` beside it, as JetPack 5.0
+    printed Orin's, is averaged in), the memory controller's load and clock, and the GPU's
+    temperature. A lone clock that ends the line is a line cut mid-number (a whole line never
+    ends there); a bracketed list is whole once it closes."""
+    end = len(line.rstrip())
+    loads: list[float] = []
+    clocks: list[float] = []
+    for cluster in _GR3D.finditer(line):
+        loads.append(float(cluster.group("load")))
+        if cluster.group("clock") is None or cluster.end() < end:
+            clocks.extend(_clocks(cluster.group("clock"), cluster.group("clocks")))
+    if loads:
+        samples.add(GPU, "utilization.gpu", sum(loads) / len(loads), number)
+    if clocks:
+        samples.add(GPU, "clocks.sm", sum(clocks) / len(clocks), number)
+    memory = _EMC.search(line)
+    if memory is not None:
+        samples.add(GPU, "tegra.emc.load", float(memory.group("load")), number)
+        if memory.group("clock") is not None and memory.end() < end:
+            samples.add(GPU, "clocks.mem", float(memory.group("clock")), number)
     for sensor in _SENSOR.finditer(line):
         if sensor.group("name").lower() != "gpu":
             continue
         value = float(sensor.group("value"))
         if value >= _ABSENT_BELOW:
-            samples.add(GPU, "temperature.gpu", value, when)
+            samples.add(GPU, "temperature.gpu", value, number)
         break
 
 
-def _clock(single: str | None, clusters: str | None) -> float | None:
-    """The GPU's clock in MHz: one figure, or the mean of the clusters that run (Orin prints
-    one per cluster, 0 for a cluster that is powered off)."""
-    if single is not None:
-        return float(single)
-    if clusters is None:
-        return None
-    running = [int(part) for part in clusters.split(",") if part.isdigit() and int(part) > 0]
-    if not running:
-        return None
-    return sum(running) / len(running)
+def _clocks(single: str | None, clusters: str | None) -> list[float]:
+    """The GPU's running clocks in MHz: one figure, or one per cluster (Orin), leaving out a
+    cluster at 0, which is powered off, whichever way it is printed."""
+    printed = [single] if single is not None else (clusters or "").split(",")
+    return [float(part) for part in printed if part.isdigit() and int(part) > 0]
 
 
-def _read_cpu(line: str, samples: _Samples, when: float) -> int | None:
+def _read_cpu(line: str, samples: _Samples, number: int) -> int | None:
     """The online cores' mean load and the busiest core's on one line; returns how many cores
     were online (None where the line has no CPU list)."""
     found = _CPU.search(line)
@@ -232,21 +265,28 @@ def _read_cpu(line: str, samples: _Samples, when: float) -> int | None:
         if core is not None:
             loads.append(float(core.group("load")))
     if loads:
-        samples.add(HOST, "tegra.cpu.busy", round(sum(loads) / len(loads), 2), when)
-        samples.add(HOST, "tegra.cpu.busiest", max(loads), when)
+        samples.add(HOST, "tegra.cpu.busy", round(sum(loads) / len(loads), 2), number)
+        samples.add(HOST, "tegra.cpu.busiest", max(loads), number)
     return len(loads)
 
 
-def _stamp(text: str) -> datetime | None:
+def _stamp_of(line: str) -> tuple[str, datetime] | None:
+    """A line's stamp (``MM-DD-YYYY HH:MM:SS``, as printed and as a time), if it has one."""
+    stamped = _STAMP.match(line)
+    if stamped is None:
+        return None
     try:
-        return datetime.strptime(text, "%m-%d-%Y %H:%M:%S")
+        return stamped.group("stamp"), datetime.strptime(
+            stamped.group("stamp"), "%m-%d-%Y %H:%M:%S"
+        )
     except ValueError:
         return None
 
 
 def _interval(commands: list[str]) -> float:
     """Seconds between lines: ``--interval N`` (milliseconds) on a pasted command, else 1 s."""
-    value = to_number(command_option(commands, "--interval", "-interval") or "")
+    ours = [command for command in commands if "tegrastats" in command]
+    value = to_number(command_option(ours, "--interval", "-interval") or "")
     if value is None or isinstance(value, bool) or not 0 < value < 86_400_000:
         return 1.0
     return float(value) / 1000.0
@@ -269,13 +309,13 @@ PROBE = Probe(
     ),
     parse=parse_tegrastats,
     recognises=recognise_tegrastats,
-    # no command of its own: tegrastats prints until it is stopped, so a run would end in a
-    # timeout; its output is pasted, or the command given (``timeout 10 tegrastats``)
-    argv=(),
+    # tegrastats prints until it is stopped, so casefile does not run it (a run would end in
+    # its timeout): its output is pasted, and this is the command that printed it
+    argv=("tegrastats", "--interval", "1000"),
+    where=frozenset({"pasted"}),
     cost="cheap",
     facts=(
         "utilization.gpu",
-        "utilization.memory",
         "clocks.sm",
         "clocks.mem",
         "temperature.gpu",

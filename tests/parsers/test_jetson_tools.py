@@ -72,7 +72,9 @@ def test_the_probes_are_registered_under_their_names() -> None:
     probes = Registry.discover().all_probes()
     assert probes["tegrastats"].parse is TEGRASTATS.parse
     assert probes["nvpmodel"].parse is NVPMODEL.parse
-    assert TEGRASTATS.argv == ()  # it prints until stopped: pasted, or the user's command
+    # it prints until stopped: casefile never runs it, and a paste needs no command line
+    assert TEGRASTATS.where == frozenset({"pasted"})
+    assert TEGRASTATS.argv == ("tegrastats", "--interval", "1000")
     assert NVPMODEL.argv == ("nvpmodel", "-q") and NVPMODEL.cost == "instant"
 
 
@@ -107,6 +109,58 @@ def test_the_interval_option_spaces_an_unstamped_series() -> None:
         f.name: f.value for f in parse_tegrastats("$ tegrastats --interval 500\n" + lines).facts
     }
     assert facts["utilization.gpu.series.slope"] == pytest.approx(20.0)  # 10 % per 0.5 s
+
+
+def test_only_the_tegrastats_command_gives_the_interval() -> None:
+    """Another program's ``--interval`` on a pasted prompt (the job's own) is not tegrastats'."""
+    lines = "".join(f"RAM 1/2MB GR3D_FREQ 50%@900 GPU@{t}C\n" for t in (40, 40.5, 41, 41.5))
+    paste = "$ python3 detect.py --interval 5 &\n$ tegrastats\n" + lines
+    facts = {f.name: f.value for f in parse_tegrastats(paste).facts}
+    assert facts["temperature.gpu.series.slope"] == pytest.approx(0.5)  # one line a second
+
+
+def test_stamps_of_whole_seconds_give_way_to_a_faster_interval() -> None:
+    lines = "".join(
+        f"04-11-2025 10:36:27 RAM 1/2MB GR3D_FREQ {load}%@900\n" for load in (10, 20, 30)
+    )
+    facts = {
+        f.name: f.value
+        for f in parse_tegrastats("$ sudo tegrastats --interval 200\n" + lines).facts
+    }
+    assert facts["utilization.gpu.series.slope"] == pytest.approx(50.0)  # 10 % per 0.2 s
+
+
+def test_an_unstamped_line_before_stamped_ones_times_them_all_by_the_interval() -> None:
+    paste = (
+        "RAM 1/2MB GR3D_FREQ 10%@900\n"
+        "04-11-2025 10:36:27 RAM 1/2MB GR3D_FREQ 20%@900\n"
+        "04-11-2025 10:36:28 RAM 1/2MB GR3D_FREQ 30%@900\n"
+    )
+    facts = {f.name: f.value for f in parse_tegrastats(paste).facts}
+    assert facts["utilization.gpu.series.slope"] == pytest.approx(10.0)
+
+
+def test_a_clock_that_ends_a_cut_line_is_left_out() -> None:
+    full = "RAM 1/2MB EMC_FREQ 8%@1600 GR3D_FREQ 99%@1300 GPU@40C\n"
+    facts = {f.name: f.value for f in parse_tegrastats(full * 3 + "RAM 1/2MB EMC_FREQ 8%@1").facts}
+    assert facts["clocks.sm"] == 1300.0 and facts["clocks.mem"] == 1600.0
+    cut = parse_tegrastats(full * 3 + "RAM 1/2MB EMC_FREQ 8%@1600 GR3D_FREQ 99%@13")
+    assert {f.name: f.value for f in cut.facts}["clocks.sm"] == 1300.0
+
+
+def test_a_second_cluster_is_averaged_in_and_a_cluster_at_zero_is_off() -> None:
+    """JetPack 5.0 printed Orin's clusters as two fields; later ones as a list: one state, one
+    reading."""
+    split = parse_tegrastats("RAM 1/2MB GR3D_FREQ 80%@1300 GR3D2_FREQ 0%@0\n").facts
+    listed = parse_tegrastats("RAM 1/2MB GR3D_FREQ 40%@[1300,0]\n").facts
+    assert {f.name: f.value for f in split}["clocks.sm"] == 1300.0
+    assert {f.name: f.value for f in split}["utilization.gpu"] == 40.0
+    assert {f.name: f.value for f in listed}["clocks.sm"] == 1300.0
+
+
+def test_a_shell_that_could_not_run_it_says_so() -> None:
+    result = parse_tegrastats("bash: tegrastats: command not found\n")
+    assert not result.parsed and "did not run" in result.problems[0]
 
 
 @pytest.mark.parametrize("folder", sorted(JETSON_TOOLS))
