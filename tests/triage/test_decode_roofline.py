@@ -62,6 +62,10 @@ TABLE = PLAYBOOK_V3.device_memory
         ("Tesla V100-SXM2-16GB", 900.0),
         ("1x NVIDIA GB10 (DGX Spark, unified LPDDR5x)", 273.0),
         ("1x NVIDIA Jetson AGX Orin 64GB integrated GPU", 204.8),
+        ("NVIDIA Jetson Orin Nano Super Developer Kit", 102.0),
+        ("NVIDIA Jetson Nano 4GB", 25.6),  # not an Orin Nano
+        ("Jetson TX2", 59.7),
+        ("Jetson TX2 NX", 51.2),
         ("NVIDIA GH200 480GB", 4000.0),  # not the H200's row
         ("NVIDIA GH200 144G HBM3e", 4900.0),
         ("NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", 1792.0),  # a desktop card
@@ -82,6 +86,7 @@ def test_each_gpu_name_finds_its_own_row_not_a_kins(name: str, bandwidth: float)
         ["NVIDIA RTX A1000"],  # not an A100
         ["Quadro P1000"],  # not a P100
         ["Orin"],  # llama.cpp's name on a Jetson: AGX, NX or Nano?
+        ["Jetson Orin Nano 8GB"],  # 68 GB/s, or 102 in the Super mode: the mode decides
         ["NVIDIA GeForce RTX 3090", "NVIDIA GeForce RTX 4090"],  # which one streamed?
         ["Some Future GPU"],
     ],
