@@ -39,18 +39,22 @@ __all__ = ["PROBE", "parse_nvpmodel", "recognise_nvpmodel"]
 HOST = "host"
 
 #: ``NV Power Mode: MODE_15W``, alone on its line or behind ``NVPM VERB: Current mode:``
+#: (jetson-stats' ``jetson_release`` writes ``NV Power Mode[0]: MAXN``); every line pattern
+#: here takes a line quoted by itself (``> NV Power Mode: MAXN`` in a mail-style reply)
 _MODE = re.compile(
-    r"^\s*(?:NVPM VERB:\s*Current mode:\s*)?NV Power Mode\s*:\s*(?P<name>[A-Za-z0-9_.+-]{1,64})\s*$"
+    r"^[\s>]{0,8}(?:NVPM VERB:\s{0,8}Current mode:\s{0,8})?"
+    r"NV Power Mode(?:\[(?P<bracket>\d{1,3})\])?\s{0,8}:\s{0,8}(?P<name>[A-Za-z0-9_.+-]{1,64})\s*$"
 )
-_NUMBER = re.compile(r"^\s*(?P<id>\d{1,3})\s*$")
+_NUMBER = re.compile(r"^[\s>]{0,8}(?P<id>\d{1,3})\s*$")
 #: ``GPU MinFreq=114750000 MaxFreq=1377000000 CurrentFreq=318750000`` (Hz)
 _CLOCKS = re.compile(
-    r"^\s*(?P<unit>GPU|EMC)\s+MinFreq=(?P<min>\d{1,12})\s+MaxFreq=(?P<max>\d{1,12})"
+    r"^[\s>]{0,8}(?P<unit>GPU|EMC)\s{1,8}MinFreq=(?P<min>\d{1,12})\s+MaxFreq=(?P<max>\d{1,12})"
     r"(?:\s+CurrentFreq=(?P<current>\d{1,12}))?"
 )
 #: ``SOC family:tegra234  Machine:NVIDIA Jetson Orin NX …``, jetson_clocks' first line
 _MACHINE = re.compile(
-    r"^\s*SOC family:\s*(?P<soc>\S{1,40})\s+Machine:\s*(?P<machine>.{1,200}?)\s*$"
+    r"^[\s>]{0,8}SOC family:\s{0,8}(?P<soc>\S{1,40})\s{1,8}"
+    r"Machine:\s{0,8}(?P<machine>\S.{0,199}?)\s*$"
 )
 _MAXN = re.compile(r"^MAXN", re.IGNORECASE)
 #: modes that are the highest of a board with no MAXN mode: Xavier NX's 20 W six-core mode
@@ -78,6 +82,8 @@ def parse_nvpmodel(text: str) -> ParseResult:
         found = _MODE.match(line)
         if found is not None:
             mode, number = found.group("name"), None
+            if found.group("bracket") is not None:
+                number = int(found.group("bracket"))
             following = lines[at + 1] if at + 1 < len(lines) else ""
             numbered = _NUMBER.match(following)
             if numbered is not None:
@@ -134,17 +140,15 @@ def _why_nothing(lines: list[str]) -> str:
 
 
 def recognise_nvpmodel(text: str) -> bool:
-    """Whether ``text`` holds a Jetson power-mode line, or ``jetson_clocks``' first line or
-    GPU range (one pass over the text: a paste of any size is offered to every recogniser)."""
-    return isinstance(text, str) and _RECOGNISED.search(text) is not None
-
-
-#: what :func:`recognise_nvpmodel` looks for, at a line's start after any quoting
-_RECOGNISED = re.compile(
-    r"(?m)^[ \t>]{0,8}(?:(?:NVPM VERB:\s{0,4}Current mode:\s{0,4})?NV Power Mode\s{0,4}:"
-    r"\s{0,4}[A-Za-z0-9_.+-]{1,64}[ \t\r]*$"
-    r"|SOC family:\s{0,4}\S{1,40}\s{1,8}Machine:|GPU MinFreq=\d)"
-)
+    """Whether ``text`` holds a line the parser reads: a power mode, or ``jetson_clocks``' first
+    line or a clock range. The same patterns as the parser's, so that whatever is recognised
+    parses, and whatever parses is recognised."""
+    if not isinstance(text, str):
+        return False
+    return any(
+        _MODE.match(line) or _CLOCKS.match(line) or _MACHINE.match(line)
+        for line in clean_paste(text).lines
+    )
 
 
 PROBE = Probe(

@@ -66,7 +66,8 @@ HOST = "host"
 _STAMP = re.compile(r"^\s*(?P<stamp>\d{2}-\d{2}-\d{4} \d{2}:\d{2}:\d{2})\s")
 _RAM = re.compile(r"\bRAM (?P<used>\d{1,9})/(?P<total>\d{1,9})MB\b")
 _SWAP = re.compile(r"\bSWAP (?P<used>\d{1,9})/(?P<total>\d{1,9})MB\b")
-_CPU = re.compile(r"\b(?:CPU|cpu) \[(?P<cores>[^\]]{0,2000})\](?:@(?P<clock>\d{1,6}))?")
+#: up to 400 characters of cores: 14 cores of ``100%@2201,`` are 140
+_CPU = re.compile(r"\b(?:CPU|cpu) \[(?P<cores>[^\]]{0,400})\](?:@(?P<clock>\d{1,6}))?")
 _CORE = re.compile(r"^(?P<load>\d{1,3})%(?:@(?P<clock>\d{1,6}))?$")
 _EMC = re.compile(r"\bEMC(?:_FREQ)? (?P<load>\d{1,3})%(?:@(?P<clock>\d{1,6}))?")
 _GR3D = re.compile(
@@ -131,10 +132,17 @@ def parse_tegrastats(text: str) -> ParseResult:
     online: list[int] = []
     ram: tuple[int, int] | None = None
     swap: int | None = None
+    # a line without the GPU's load where others have it was cut before it (a privileged run
+    # prints it on every line; an unprivileged one on none, and its lines are whole)
+    with_load = any(_GR3D.search(line) for line in cleaned.lines)
+    commands = list(cleaned.commands)
     for line in cleaned.lines:
         if not line.strip():
             continue
-        if _SAMPLE_LINE.search(line) is None:
+        if _BARE_COMMAND.match(line):
+            commands.append(line.strip())
+            continue
+        if _SAMPLE_LINE.search(line) is None or (with_load and _GR3D.search(line) is None):
             if _CUT_LINE.match(line):
                 cut += 1
             else:
@@ -163,7 +171,7 @@ def parse_tegrastats(text: str) -> ParseResult:
         )
     if cut:
         result.problems.append(f"{cut} line(s) cut short before the GPU's load, left out")
-    times, clock, start = _line_times(stamps, _interval(cleaned.commands))
+    times, clock, start = _line_times(stamps, _interval(commands))
     for subject, fact, unit in _AVERAGED:
         values = samples.values.get((subject, fact))
         if not values:
@@ -284,18 +292,40 @@ def _stamp_of(line: str) -> tuple[str, datetime] | None:
 
 
 def _interval(commands: list[str]) -> float:
-    """Seconds between lines: ``--interval N`` (milliseconds) on a pasted command, else 1 s."""
-    ours = [command for command in commands if "tegrastats" in command]
+    """Seconds between lines: ``--interval N`` (milliseconds) on the pasted tegrastats command,
+    else 1 s. Only the tegrastats part of a command line counts: ``detect.py --interval 10 &
+    sudo tegrastats`` runs it at its default."""
+    ours = [
+        part
+        for command in commands
+        for part in _COMMAND_PARTS.split(command)
+        if _TEGRASTATS_WORD.search(part)
+    ]
     value = to_number(command_option(ours, "--interval", "-interval") or "")
     if value is None or isinstance(value, bool) or not 0 < value < 86_400_000:
         return 1.0
     return float(value) / 1000.0
 
 
+#: the shell's separators between commands on one line
+_COMMAND_PARTS = re.compile(r"&&|\|\||[;&|]")
+_TEGRASTATS_WORD = re.compile(r"(?:^|[\s/])tegrastats\b")
+#: a tegrastats command line pasted without its prompt (``sudo tegrastats --interval 5000``);
+#: an option's value never starts with a dash, so each word has one reading (no backtracking)
+_BARE_COMMAND = re.compile(
+    r"^\s*(?:sudo\s+)?(?:\S*/)?tegrastats(?:\s+-{1,2}[A-Za-z][\w-]*(?:[=\s]+[^-\s]\S*)?)*\s*$"
+)
+#: tegrastats' memory block, ``RAM 1685/7854MB (lfb 1044x4MB)``: no other tool prints it
+_LFB = re.compile(r"\bRAM \d{1,9}/\d{1,9}MB \(lfb \d{1,9}x\d{1,9}[kM]B\)")
+
+
 def recognise_tegrastats(text: str) -> bool:
-    """Whether ``text`` holds a tegrastats line (its GPU load beside the memory or RAM)."""
+    """Whether ``text`` holds a tegrastats line: its GPU load beside the memory controller's or
+    the RAM, or its memory block (an unprivileged run prints no GPU load)."""
     if not isinstance(text, str):
         return False
+    if _LFB.search(text) is not None:
+        return True
     return _GR3D.search(text) is not None and (
         _RAM.search(text) is not None or _EMC.search(text) is not None
     )

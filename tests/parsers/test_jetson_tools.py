@@ -119,6 +119,31 @@ def test_only_the_tegrastats_command_gives_the_interval() -> None:
     assert facts["temperature.gpu.series.slope"] == pytest.approx(0.5)  # one line a second
 
 
+@pytest.mark.parametrize(
+    ("command", "slope"),
+    [
+        ("$ python3 detect.py --interval 10 & sudo tegrastats\n", 10.0),  # the job's own
+        ("tegrastats --interval 5000\n", 2.0),  # pasted without its prompt: 10 % per 5 s
+        ("$ sudo /usr/bin/tegrastats --interval 500 --logfile /tmp/t.log\n", 20.0),
+    ],
+)
+def test_the_interval_is_tegrastats_own_on_its_command_line(command: str, slope: float) -> None:
+    lines = "".join(f"RAM 1/2MB GR3D_FREQ {load}%@900\n" for load in (10, 20, 30))
+    result = parse_tegrastats(command + lines)
+    facts = {f.name: f.value for f in result.facts}
+    assert facts["utilization.gpu.series.slope"] == pytest.approx(slope)
+    assert not any("not tegrastats output" in problem for problem in result.problems)
+
+
+def test_an_unprivileged_run_without_the_gpus_load_is_recognised_and_read() -> None:
+    """Without sudo, older tegrastats prints no GR3D: its lines are whole, and its memory
+    block is what tells it apart."""
+    line = "RAM 2020/7852MB (lfb 1164x4MB) CPU [9%@345,21%@345,off,off]\n"
+    result = parse_tegrastats(line * 2)
+    assert TEGRASTATS.recognises is not None and TEGRASTATS.recognises(line * 2)
+    assert result.parsed and {f.name: f.value for f in result.facts}["tegrastats.samples"] == 2
+
+
 def test_stamps_of_whole_seconds_give_way_to_a_faster_interval() -> None:
     lines = "".join(
         f"04-11-2025 10:36:27 RAM 1/2MB GR3D_FREQ {load}%@900\n" for load in (10, 20, 30)
@@ -190,6 +215,8 @@ SHAPES = {
     "gr3d": ("GR3D_FREQ 1%@[1,", ""),
     "ram": ("RAM 1/", "x"),
     "mode": ("NV Power Mode: ", "x y"),
+    "options": ("tegrastats --a --b ", "!"),
+    "lfb": ("RAM 1/2MB (lfb 1x", "x"),
 }
 LINE = 400_000
 

@@ -64,6 +64,7 @@ TABLE = PLAYBOOK_V3.device_memory
         ("1x NVIDIA Jetson AGX Orin 64GB integrated GPU", 204.8),
         ("NVIDIA Jetson Orin Nano Super Developer Kit", 102.0),
         ("NVIDIA Jetson Nano 4GB", 25.6),  # not an Orin Nano
+        ("NVIDIA Tegra X1", 25.6),  # the Nano's GPU, by its own name
         ("Jetson TX2", 59.7),
         ("Jetson TX2 NX", 51.2),
         ("NVIDIA GH200 480GB", 4000.0),  # not the H200's row
@@ -87,6 +88,9 @@ def test_each_gpu_name_finds_its_own_row_not_a_kins(name: str, bandwidth: float)
         ["Quadro P1000"],  # not a P100
         ["Orin"],  # llama.cpp's name on a Jetson: AGX, NX or Nano?
         ["Jetson Orin Nano 8GB"],  # 68 GB/s, or 102 in the Super mode: the mode decides
+        ["jetson-orin-nano"],  # an Orin Nano, not a Jetson Nano
+        ["Jetson Orin Nano 4GB Super"],  # not the 8 GB module's figure
+        ["R9 Nano"],  # not a Jetson
         ["NVIDIA GeForce RTX 3090", "NVIDIA GeForce RTX 4090"],  # which one streamed?
         ["Some Future GPU"],
     ],

@@ -55,6 +55,16 @@ ORIN_BUSY = (
         ("Jetson Nano x2", ["several"]),
         ("five Jetson Orin Nanos", []),  # not one; a count in words is left unread
         ("100 Jetson Nanos", []),
+        ("Jetson AGX Orin (x2)", ["several"]),
+        ("Jetson AGX Orin*2", ["several"]),
+        ("Jetson AGX Orin 64GBx2", []),  # not one
+        ("Jetson AGX Orin and 2 RTX 4090", ["several"]),
+        ("Jetson Orin AGX w/ 2 RTX A4000", []),  # another GPU beside it: not one
+        ("Jetson AGX Orin and Jetson Orin Nano", []),  # two Jetsons: not one
+        ("a pair of Jetson Nanos", []),
+        ("Jetson Nano (2 of them)", []),
+        ("Jetson Nano 4GB (B01)", ["one"]),  # a revision, not an A100's kin
+        ("JETSON ORIN NX 16GB", ["one"]),
         ("two Jetson Xavier NX boards", []),  # not one; a count in words is left unread
         ("Jetson AGX Orin vs RTX 4090", []),
     ],
@@ -122,6 +132,26 @@ def test_a_discrete_gpu_named_beside_a_jetson_keeps_nvidia_smi(
     assert DMON.suits(environment)
 
 
+@pytest.mark.parametrize(
+    "gpus",
+    [
+        "Jetson Nano B01",  # a revision
+        "Jetson Nano A02",
+        "Jetson Nano (quad Cortex-A57)",  # its CPU
+        "Jetson Xavier NX, H265 encode",  # its encoder
+        "orin nano 8gb",  # a family name in small letters
+        "tx2",
+    ],
+)
+def test_a_jetsons_own_names_are_no_discrete_gpu(gpus: str) -> None:
+    assert TEGRASTATS.suits({"gpus": gpus}) and not DMON.suits({"gpus": gpus})
+
+
+@pytest.mark.parametrize("gpus", ["AGX Thor", "NVIDIA Thor", "Jetson T5000", "Jetson T4000"])
+def test_thor_by_any_of_its_names_is_offered_both_families(gpus: str) -> None:
+    assert TEGRASTATS.suits({"gpus": gpus}) and DMON.suits({"gpus": gpus})
+
+
 def test_a_host_named_after_a_jetson_family_is_no_jetson() -> None:
     assert not TEGRASTATS.suits({"machine": "xavier-dev-box", "gpus": "RTX 3090"})
 
@@ -166,6 +196,38 @@ def test_nvpmodel_reads_the_mode_and_whether_it_is_reduced(
     facts = {f.name: f.value for f in NVPMODEL.parse(paste).facts}
     assert facts["jetson.power_mode"] == mode
     assert facts["jetson.power_mode.reduced"] is reduced
+
+
+@pytest.mark.parametrize(
+    ("paste", "mode", "number"),
+    [
+        ("Here is my mode:\n> NV Power Mode: MAXN\n> 0\nand it is slow\n", "MAXN", 0),
+        ("NV Power Mode[0]: MAXN\n", "MAXN", 0),  # jetson-stats' jetson_release
+        ("NV Power Mode:      MODE_15W\r2\r", "MODE_15W", 2),  # wide, with CR line ends
+    ],
+)
+def test_a_mode_line_is_read_however_it_was_pasted(paste: str, mode: str, number: int) -> None:
+    facts = {f.name: f.value for f in NVPMODEL.parse(paste).facts}
+    assert facts["jetson.power_mode"] == mode and facts["jetson.power_mode.id"] == number
+    assert NVPMODEL.recognises is not None and NVPMODEL.recognises(paste)
+
+
+@pytest.mark.parametrize(
+    "paste",
+    [
+        "NV Power Mode: MAXN\n",
+        "> NV Power Mode: MAXN\n",
+        "NV Power Mode: MODE 15W\n",  # not a mode's name
+        "GPU MinFreq=114750000 MaxFr",  # cut
+        "SOC family:tegra234  Machine:\n",  # no machine
+        "GPU  MinFreq=1 MaxFreq=2\n",
+        "EMC MinFreq=204000000 MaxFreq=3199000000\n",
+        "nothing here\n",
+    ],
+)
+def test_what_nvpmodel_recognises_it_parses_and_nothing_else(paste: str) -> None:
+    assert NVPMODEL.recognises is not None
+    assert NVPMODEL.recognises(paste) == NVPMODEL.parse(paste).parsed
 
 
 @pytest.mark.parametrize("mode", ["MODE_20W_6CORE", "15W", "10W"])
