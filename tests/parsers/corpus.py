@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Callable, Iterable, Mapping
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -220,6 +221,28 @@ def check_result(result: object) -> None:
     if not result.parsed:
         assert result.problems, "an unparsed result must say why"
         assert not result.facts
+
+
+def check_linear_in_line_length(
+    parse: Parser, unit: str, end: str, length: int, label: str
+) -> None:
+    """Twice the line, at most about twice the time (and never seconds): a pattern that
+    backtracks over a line costs four times as much for twice the length. The line is ``unit``
+    repeated to ``length`` characters, then ``end`` (chosen so that nothing matches there);
+    each length is timed twice and its best kept."""
+
+    def cost(size: int) -> float:
+        line = (unit * (size // len(unit) + 1))[:size] + end
+        best = float("inf")
+        for _ in range(2):
+            started = time.perf_counter()
+            check_result(parse(line))
+            best = min(best, time.perf_counter() - started)
+        return best
+
+    short, long = cost(length // 2), cost(length)
+    assert long < 2.0, f"{label} took {long:.2f}s on a {length}-char line"
+    assert long < 3.5 * short + 0.1, f"{label}: {short:.3f}s then {long:.3f}s"
 
 
 def assert_matches_golden(folder: str, path: Path, parse: Parser) -> None:

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from .corpus import check_result, read_samples
+from .corpus import check_linear_in_line_length, check_result, read_samples
 from .fuzzing import fuzz_mutated
 from .host_logs import HOST_LOGS, RECOGNISERS
 
@@ -96,17 +96,4 @@ def test_a_long_line_costs_time_linear_in_its_length(folder: str, shape: str) ->
     """Twice the line, at most about twice the time (and never seconds): a pattern that
     backtracks over a line costs four times as much for twice the length."""
     unit, end = SHAPES[shape]
-    parse = HOST_LOGS[folder]
-
-    def cost(size: int) -> float:
-        line = (unit * (size // len(unit) + 1))[:size] + end
-        best = float("inf")
-        for _ in range(2):
-            started = time.perf_counter()
-            check_result(parse(line))
-            best = min(best, time.perf_counter() - started)
-        return best
-
-    short, long = cost(LINE // 2), cost(LINE)
-    assert long < 2.0, f"{folder} took {long:.2f}s on a {LINE}-char {shape} line"
-    assert long < 3.5 * short + 0.1, f"{folder}: {short:.3f}s then {long:.3f}s ({shape})"
+    check_linear_in_line_length(HOST_LOGS[folder], unit, end, LINE, f"{folder} ({shape})")

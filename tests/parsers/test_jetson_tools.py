@@ -8,7 +8,6 @@ Every ``.txt`` has its source address in its folder's ``SOURCES`` file and a han
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -22,6 +21,7 @@ from casefile.plugins import Registry
 
 from .corpus import (
     assert_matches_golden,
+    check_linear_in_line_length,
     check_probe_declarations,
     check_recognises_no_other,
     check_result,
@@ -226,17 +226,4 @@ LINE = 400_000
 def test_a_long_line_costs_time_linear_in_its_length(folder: str, shape: str) -> None:
     """Twice the line, at most about twice the time (and never seconds)."""
     unit, end = SHAPES[shape]
-    parse = JETSON_TOOLS[folder]
-
-    def cost(size: int) -> float:
-        line = (unit * (size // len(unit) + 1))[:size] + end
-        best = float("inf")
-        for _ in range(2):
-            started = time.perf_counter()
-            check_result(parse(line))
-            best = min(best, time.perf_counter() - started)
-        return best
-
-    short, long = cost(LINE // 2), cost(LINE)
-    assert long < 2.0, f"{folder} took {long:.2f}s on a {LINE}-char {shape} line"
-    assert long < 3.5 * short + 0.1, f"{folder}: {short:.3f}s then {long:.3f}s ({shape})"
+    check_linear_in_line_length(JETSON_TOOLS[folder], unit, end, LINE, f"{folder} ({shape})")

@@ -77,6 +77,13 @@ def run(text: str) -> RunResult:
     return from_text(("pasted",), text, host="jetson", taken_at="2026-01-01T00:00:00Z")
 
 
+def orin_case(service: CaseService) -> str:
+    """A new case on a Jetson AGX Orin, on the current playbook."""
+    return service.writer.new_case(
+        "slow", environment={"gpus": "Jetson AGX Orin"}, playbook="gpu-throughput@3", who=Who("t")
+    )
+
+
 def offered(environment: dict[str, str]) -> set[str]:
     with CaseService(MemoryEventStore(), builtin_registry()) as service:
         case = service.writer.new_case(
@@ -158,12 +165,7 @@ def test_a_host_named_after_a_jetson_family_is_no_jetson() -> None:
 
 def test_a_tegrastats_paste_under_load_reads_the_gpu_and_memory_controller() -> None:
     with CaseService(MemoryEventStore(), builtin_registry()) as service:
-        case = service.writer.new_case(
-            "slow",
-            environment={"gpus": "Jetson AGX Orin"},
-            playbook="gpu-throughput@3",
-            who=Who("t"),
-        )
+        case = orin_case(service)
         service.probing.record_probe(case, TEGRASTATS, run(ORIN_BUSY * 3), load="under-load")
         projection = service.reader.projection(case)
         readings = {
@@ -255,12 +257,7 @@ def test_a_failed_query_says_why_in_its_own_words(paste: str, said: str) -> None
 
 def test_a_reduced_power_mode_counts_for_the_power_cap() -> None:
     with CaseService(MemoryEventStore(), builtin_registry()) as service:
-        case = service.writer.new_case(
-            "slow",
-            environment={"gpus": "Jetson AGX Orin"},
-            playbook="gpu-throughput@3",
-            who=Who("t"),
-        )
+        case = orin_case(service)
         before = service.reader.projection(case).questions["throughput"].snapshot()
         service.probing.record_probe(case, NVPMODEL, run("NV Power Mode: MODE_15W\n1\n"))
         after = service.reader.projection(case).questions["throughput"].snapshot()
