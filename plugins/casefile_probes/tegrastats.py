@@ -83,8 +83,6 @@ _RAIL = re.compile(
     r"(?<![\w@/])(?P<name>[A-Z][A-Z0-9_]{0,31}) "
     r"(?P<now>\d{1,7})(?:mW)?/(?P<mean>\d{1,7})(?:mW)?(?![\w/])"
 )
-#: what a tegrastats line has and nothing else prints together
-_SAMPLE_LINE = re.compile(r"\bRAM \d{1,9}/\d{1,9}MB\b|\bGR3D(?:_FREQ)? \d{1,3}%")
 _NOT_RAILS = frozenset({"RAM", "SWAP", "IRAM", "NC"})
 #: below this a temperature sensor is absent (tegrastats prints -256C for one)
 _ABSENT_BELOW = -40.0
@@ -142,7 +140,8 @@ def parse_tegrastats(text: str) -> ParseResult:
         if _BARE_COMMAND.match(line):
             commands.append(line.strip())
             continue
-        if _SAMPLE_LINE.search(line) is None or (with_load and _GR3D.search(line) is None):
+        # a sample line has the GPU's load, or (where no line has it) the RAM reading
+        if _GR3D.search(line) is None and (with_load or _RAM.search(line) is None):
             if _CUT_LINE.match(line):
                 cut += 1
             else:
