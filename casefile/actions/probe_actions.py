@@ -169,9 +169,18 @@ def said(record: ProbeRecord) -> str:
         f"{host}: run #{record.probe_run_seq}, {len(record.parse.facts)} facts, "
         f"{len(record.evidence_ids)} evidence, {len(record.set_aside)} set aside"
     )
-    if record.result.source != "stated" or record.setup is not None:
+    if record.setup is not None:
         return line  # a run of another setup is kept to compare: no rule reads it anyway
+    if record.result.source != "stated":
+        needs = wanting_words(record)
+        return f"{line}; {needs}" if needs else line
     return f"{line}; {stated_words(record)}"
+
+
+def wanting_words(record: ProbeRecord) -> str:
+    """What the rules that could not read a run still need ("" where nothing): said by
+    every front end, so a run the case cannot read yet is not passed over in silence."""
+    return "; ".join(record.wanting)
 
 
 def stated_words(record: ProbeRecord) -> str:
@@ -183,7 +192,7 @@ def stated_words(record: ProbeRecord) -> str:
     if record.set_aside:
         return "stated, not run"  # the line says which rules set it aside
     intake = f"; it answers intake {', '.join(record.intake_reads)}" if record.intake_reads else ""
-    needs = f" ({'; '.join(record.wanting)})" if record.wanting else ""
+    needs = f" ({wanting_words(record)})" if record.wanting else ""
     return f"stated, not run: no rule read it{needs}{intake}"
 
 

@@ -29,7 +29,7 @@ from casefile.domain.events import NewEvent
 from casefile.domain.facts import Fact, ParseResult
 from casefile.domain.rules import Applied, Rule, SetAside, can_read, evaluate
 from casefile.domain.stated import SOURCE as STATED
-from casefile.domain.stated import read_statement, still_needs
+from casefile.domain.stated import read_statement, still_needs, waits_on_the_case
 from casefile.domain.witnesses import corroborated
 from casefile.errors import DomainError, StoreError
 
@@ -62,8 +62,9 @@ class ProbeRecord:
     read_as: tuple[str, ...] = ()
     #: how many different secrets were scrubbed before the run was sealed
     scrubbed: int = 0
-    #: a stated reading's rules that read a stated fact but needed another to say anything
-    #: (``power-headroom also needs power.limit``)
+    #: what rules that could not read the run still needed: a stated reading's other facts
+    #: (``power-headroom also needs power.limit``), or what the case must state
+    #: (``rdma-rate also needs the ports' rate …``)
     wanting: tuple[str, ...] = ()
     #: the intake answers a stated reading's facts give (``gpu-class: consumer``)
     intake_reads: tuple[str, ...] = ()
@@ -398,8 +399,10 @@ def apply_rules(
     """Apply each rule to a question opened from its own playbook (never to a question that
     merely shares its id); ``reported``: the facts were stated by a person, so the evidence
     counts as reported, as far as a person's stated figures are trusted. Returns the
-    evidence ids, the rules that set the reading aside, and, for a statement, what each rule
-    that reads a stated fact still needed (``power-headroom also needs power.limit``)."""
+    evidence ids, the rules that set the reading aside, and what each rule that could not read
+    it still needed: for a statement, the facts it lacked (``power-headroom also needs
+    power.limit``); for a run, what the case must state (``rdma-rate also needs the ports'
+    rate …``)."""
     evidence_ids: list[str] = []
     set_aside: list[str] = []
     wanting: list[str] = []
@@ -416,6 +419,8 @@ def apply_rules(
             wanting.extend(still_needs(rule, facts, context[playbook.ref]))
             continue
         verdict = evaluate(rule, context[playbook.ref], load)
+        if not reported and not isinstance(verdict, Applied | SetAside):
+            wanting.extend(waits_on_the_case(rule, context[playbook.ref]))
         if isinstance(verdict, SetAside):
             draft.add(commands.set_aside(verdict, obs_seq))
             set_aside.append(rule.id)

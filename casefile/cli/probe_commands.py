@@ -84,6 +84,10 @@ def describe(record: ProbeRecord) -> str:
         from casefile.actions.probe_actions import stated_words
 
         parts.append(stated_words(record))
+    elif record.wanting and record.setup is None:
+        from casefile.actions.probe_actions import wanting_words
+
+        parts.append(wanting_words(record))
     if record.setup is not None:
         parts.append(f"taken on another setup ({record.setup}): kept to compare, no rule read it")
     return " — ".join(parts)

@@ -74,6 +74,9 @@ class CaseContext:
     nodes: str | None = None
     nvlink: bool | None = None
     several_gpus: bool | None = None
+    #: the port rates (Gb/s) the case states for its network between nodes
+    #: (:func:`casefile.domain.fabric.stated_port_rates`): one is a reference, two are none
+    port_rates: tuple[float, ...] = ()
 
 
 NO_CONTEXT = CaseContext()

@@ -50,6 +50,7 @@ from casefile.domain.expected import (
     rate_from_dict,
 )
 from casefile.domain.experiments import ExperimentRule, experiment_from_dict
+from casefile.domain.fabric import fabric_facts
 from casefile.domain.facts import Fact
 from casefile.domain.intake import IntakeQuestion, intake_from_dict
 from casefile.domain.roofline import DeviceMemory, memory_from_dict, roofline_facts
@@ -113,6 +114,7 @@ class Playbook:
         return [
             *expected_facts(self.expected_rates, facts, once),
             *roofline_facts(self.device_memory, facts, once),
+            *fabric_facts(facts, once),
         ]
 
     def intake_question(self, iid: str) -> IntakeQuestion:

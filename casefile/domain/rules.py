@@ -70,6 +70,9 @@ DERIVED_FROM: dict[str, tuple[tuple[str, ...], ...]] = {
     # else the case's --env gpus') comes only beside the product, so a probe gives both
     "decode.weight_gbps": (("decode.tokens_per_s", "tokens_per_s"), ("model.weights_gb",)),
     "memory.bw.expected": (("decode.tokens_per_s", "tokens_per_s"), ("model.weights_gb",)),
+    # an RDMA test's port bandwidth over the port rate the case states (casefile.domain.fabric)
+    "rdma.bw.share": (("perftest.bw.port",),),
+    "rdma.gpu_bw.share": (("perftest.bw.port",),),
     # the host's busy time less its I/O wait, where the reading separates them
     "cpu.running.mean": (("cpu.busy.mean",),),
 }

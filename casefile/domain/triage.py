@@ -26,6 +26,7 @@ from casefile.domain.events import NewEvent
 from casefile.domain.expected import CaseContext
 from casefile.domain.experiment_outcome import SpeedupReading, read_speedup
 from casefile.domain.experiments import ExperimentRule, measure
+from casefile.domain.fabric import stated_port_rates
 from casefile.domain.facts import Fact
 from casefile.domain.intake import IntakeQuestion, Known
 from casefile.domain.kinds import reported_reliability
@@ -83,6 +84,7 @@ def case_context(projection: Projection, playbook: Playbook) -> CaseContext:
         nodes=nodes if nodes in ("single", "multi") else None,
         nvlink={"yes": True, "no": False}.get(nvlink or ""),
         several_gpus={"one": False, "several": True}.get(count or ""),
+        port_rates=stated_port_rates(environment),
     )
 
 

@@ -43,6 +43,7 @@ BUILTIN_PROBE_MODULES = (
     "ibstat",
     "tegrastats",
     "nvpmodel",
+    "perftest",
 )
 
 
