@@ -26,16 +26,18 @@ from typing import TYPE_CHECKING, Any
 from casefile.domain import commands, triage
 from casefile.domain.event_types.evidence import EvidenceAssessed
 from casefile.domain.events import NewEvent
+from casefile.domain.fabric import still_needed
 from casefile.domain.facts import Fact, ParseResult
-from casefile.domain.rules import Applied, Rule, SetAside, can_read, evaluate
+from casefile.domain.rules import Applied, Rule, SetAside, can_read, contradicted, evaluate
 from casefile.domain.stated import SOURCE as STATED
-from casefile.domain.stated import read_statement, still_needs, waits_on_the_case
+from casefile.domain.stated import read_statement, still_needs
 from casefile.domain.witnesses import corroborated
 from casefile.errors import DomainError, StoreError
 
 if TYPE_CHECKING:
     from casefile.app.draft import Draft
     from casefile.domain.beliefs import Projection
+    from casefile.domain.expected import CaseContext
     from casefile.domain.playbook import Playbook
     from casefile.plugins import Registry
     from casefile.probes.api import Probe, RunOutput
@@ -386,6 +388,18 @@ def intake_reads(
     return list(dict.fromkeys(answered))
 
 
+def case_needs(
+    projection: Projection, rule: Rule, facts: Sequence[Fact], stated: Callable[[], CaseContext]
+) -> list[str]:
+    """What a rule worth suggesting here still needs from the case to read a run it could
+    not (an RDMA run's port rate: :func:`casefile.domain.fabric.still_needed`); nothing for
+    a rule whose requirements the case contradicts (a job on one node asks no port rate)."""
+    if contradicted(rule.requires, triage.answers_in_force(projection, rule.question)):
+        return []
+    needs = still_needed(rule.statistic.facts, facts, stated)
+    return [] if needs is None else [f"{rule.id} also needs {needs}"]
+
+
 def apply_rules(
     draft: Draft,
     rules: Sequence[tuple[Playbook, Rule]],
@@ -410,17 +424,20 @@ def apply_rules(
     for playbook, rule in rules:
         if not opened_from(draft.projection, rule.question, playbook.ref):
             continue
+        stated = partial(triage.case_context, draft.projection, playbook)
         if playbook.ref not in context:
-            stated = partial(triage.case_context, draft.projection, playbook)
             context[playbook.ref] = [*facts, *playbook.context_facts(list(facts), stated)]
         if reported and not can_read(rule, context[playbook.ref]):
             # a statement of one or two facts is no reading for the rules that read others:
             # nothing to set aside for a load it was not taken under
-            wanting.extend(still_needs(rule, facts, context[playbook.ref]))
+            wanting.extend(
+                still_needs(rule, facts, context[playbook.ref])
+                or case_needs(draft.projection, rule, context[playbook.ref], stated)
+            )
             continue
         verdict = evaluate(rule, context[playbook.ref], load)
-        if not reported and not isinstance(verdict, Applied | SetAside):
-            wanting.extend(waits_on_the_case(rule, context[playbook.ref]))
+        if not isinstance(verdict, Applied | SetAside):
+            wanting.extend(case_needs(draft.projection, rule, context[playbook.ref], stated))
         if isinstance(verdict, SetAside):
             draft.add(commands.set_aside(verdict, obs_seq))
             set_aside.append(rule.id)

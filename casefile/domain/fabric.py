@@ -33,12 +33,11 @@ from casefile.domain.facts import Fact
 
 __all__ = [
     "NETWORK_ENVIRONMENT",
-    "RATE_NEEDED",
     "RDMA_GPU_SHARE",
     "RDMA_SHARE",
     "fabric_facts",
     "stated_port_rates",
-    "waiting_share",
+    "still_needed",
 ]
 
 #: ``--env`` keys under which a case describes its network between nodes
@@ -55,11 +54,10 @@ NETWORK_ENVIRONMENT = (
 )
 RDMA_SHARE = "rdma.bw.share"
 RDMA_GPU_SHARE = "rdma.gpu_bw.share"
-#: what a rule reading either share still needs where the case gave no one rate
-RATE_NEEDED = (
-    "the ports' rate: one rate in what the case states of its network (--env network=\"NDR "
-    '400 Gb/s" when it is opened), or the run stated with it (--stated perftest.bw.port=GBPS '
-    "--stated perftest.port_rate=GBPS)"
+#: how a run gets a rate, in the domain's words (each front end says how to type them)
+_HOW = (
+    'one rate stated for the case\'s network when it is opened (network="NDR 400 Gb/s"), or '
+    "the run stated with it (perftest.bw.port and perftest.port_rate{gpu})"
 )
 #: how far past the stated rate a port may read (rounding, a rate quoted low) before the rate
 #: is taken to be some other port's
@@ -70,7 +68,7 @@ _GPU_MEMORY = "perftest.gpu_memory"
 #: a rate in bits: the unit's "b" is small (a capital B is bytes: NVLink, memory); two
 #: figures before one unit ("25/100GbE") are two rates
 _RATE = re.compile(
-    r"(?<![\d.])(?P<n>\d{1,3}(?:\.\d{1,2})?)(?:/(?P<m>\d{1,3}))?[\s-]?"
+    r"(?<![\d.,])(?P<n>\d{1,3}(?:,\d{3})*(?:\.\d{1,2})?)(?:/(?P<m>\d{1,3}))?[\s-]?"
     r"(?:[Gg]b/s|[Gg]b/sec|[Gg]bps|[Gg]bit/s|[Gg]bits/s|[Gg]bit|[Gg]bE|[Gg]b|GE|G|g)"
     r"(?![A-Za-z0-9])"
 )
@@ -90,22 +88,38 @@ _GENERATIONS = {
     "XDR": (800.0, 800.0),
 }
 _GENERATION = re.compile(
-    r"(?:(?<![A-Za-z])|(?<=\d[xX]))(?P<gen>QDR|FDR10|FDR|EDR|HDR|NDR|XDR)(?P<n>100|200|400)?"
-    r"(?![A-Za-z])",
+    r"(?:(?<![A-Za-z])|(?<=\d[xX]))(?P<gen>QDR|FDR10|FDR|EDR|HDR|NDR|XDR)"
+    r"(?:[\s-]?(?P<n>100|200|400)(?![\d.,]))?(?![A-Za-z])",
     re.I,
 )
+#: words beside a figure that make it a node's total, not a port's rate (AWS's EFA figures are
+#: per instance: "p4d 400 Gbps EFA" is four 100 Gb/s ports)
+_TOTAL = re.compile(
+    r"\b(?:total|aggregate|combined|EFA)\b|\bper\s+(?:node|host|server|instance|machine)\b", re.I
+)
+#: a count of ports just before a figure ("8x 400G", "2 x 100G"): the figure is each port's
+_PORTS_BEFORE = re.compile(r"\d\s*[xX×]\s*$")
+#: how far either side of a figure its words are looked for
+_NEAR = 24
 _LOWEST, _HIGHEST = 1.0, 1600.0
 
 
 def stated_port_rates(environment: Mapping[str, str]) -> tuple[float, ...]:
     """Every port rate (Gb/s) the case's network entries state, each once, in order; a rate
     written both as a figure and as its generation ("HDR 200 Gb/s", "QDR 40G") is one."""
+    return _rates_in(environment_values(environment, NETWORK_ENVIRONMENT))
+
+
+def _rates_in(texts: Sequence[str]) -> tuple[float, ...]:
     figures: list[float] = []
     nominal: dict[float, float] = {}
-    for text in environment_values(environment, NETWORK_ENVIRONMENT):
+    for text in texts:
         text = text[:400]
         for match in _RATE.finditer(text):
-            figures += [float(n) for n in (match.group("n"), match.group("m")) if n]
+            if _a_total(text, match.start(), match.end()):
+                continue
+            numbers = (match.group("n"), match.group("m"))
+            figures += [float(n.replace(",", "")) for n in numbers if n]
         figures += [float(match.group("n")) for match in _NAMED.finditer(text)]
         for match in _GENERATION.finditer(text):
             printed, data = _GENERATIONS[match.group("gen").upper()]
@@ -117,17 +131,73 @@ def stated_port_rates(environment: Mapping[str, str]) -> tuple[float, ...]:
     return tuple(dict.fromkeys(rates))
 
 
+def _a_total(text: str, start: int, end: int) -> bool:
+    """Whether the figure at ``text[start:end]`` is a node's total: a total's word beside it,
+    and no count of ports just before it."""
+    if _PORTS_BEFORE.search(text[max(0, start - 6) : start]):
+        return False
+    return _TOTAL.search(text[max(0, start - _NEAR) : end + _NEAR]) is not None
+
+
 def _share_name(given: Mapping[str, object]) -> str:
     return RDMA_GPU_SHARE if given.get(_GPU_MEMORY) is True else RDMA_SHARE
 
 
-def waiting_share(facts: Sequence[Fact]) -> str | None:
-    """The share a run that measured a port would give, where it gave none for want of a
-    rate (so that what reads it can say what it still needs); None otherwise."""
-    given = {f.name: f.value for f in facts if f.subject == "host"}
-    if not _positive(given.get(_PORT_BW)) or RDMA_SHARE in given or RDMA_GPU_SHARE in given:
+#: Gb/s in one of each unit a port's figure may be stated in (perftest's MB is 2^20 bytes)
+_GBPS_IN = {
+    "gb/s": 1.0,
+    "gbps": 1.0,
+    "gbit/s": 1.0,
+    "mb/s": 1e-3,
+    "mbps": 1e-3,
+    "mbit/s": 1e-3,
+}
+_GBPS_IN_BYTES = {
+    "GB/s": 8.0,
+    "MB/s": 8e-3,
+    "MiB/s": 1048576 * 8 / 1e9,
+    "MB/sec": 1048576 * 8 / 1e9,
+}
+
+
+def _in_gbps(fact: Fact | None) -> float | None:
+    """A port's figure in Gb/s, by the unit it was given in (bits or bytes; none: Gb/s), or
+    None where it is no positive figure in a unit known here."""
+    if fact is None or not _positive(fact.value):
         return None
-    return _share_name(given)
+    unit = (fact.unit or "Gb/s").strip()
+    # a capital B is bytes, read as written; bits in any case ("Gbps", "gbit/s")
+    factor = _GBPS_IN_BYTES.get(unit) if "B" in unit else _GBPS_IN.get(unit.lower())
+    return None if factor is None else float(fact.value) * factor
+
+
+def _rate_of_run(facts: Sequence[Fact]) -> float | None:
+    """The port rate a run was stated with: a figure, or words such as "HDR"."""
+    stated = next((f for f in facts if f.name == _PORT_RATE and f.subject == "host"), None)
+    if stated is None:
+        return None
+    if isinstance(stated.value, str):
+        rates = _rates_in([stated.value])
+        return rates[0] if len(rates) == 1 else None
+    return _in_gbps(stated)
+
+
+def _reading(
+    facts: Sequence[Fact], context: Callable[[], CaseContext]
+) -> tuple[str, float, float | None, tuple[float, ...]] | None:
+    """(share name, port figure, the rate it is read against, the case's rates) for a run
+    that measured a port and has no share yet; None otherwise."""
+    host = {f.name: f for f in facts if f.subject == "host"}
+    measured = _in_gbps(host.get(_PORT_BW))
+    if measured is None or RDMA_SHARE in host or RDMA_GPU_SHARE in host:
+        return None
+    given = {name: fact.value for name, fact in host.items()}
+    rate = _rate_of_run(facts)
+    rates: tuple[float, ...] = ()
+    if rate is None:
+        rates = context().port_rates
+        rate = rates[0] if len(rates) == 1 else None
+    return _share_name(given), measured, rate, rates
 
 
 def fabric_facts(
@@ -135,18 +205,37 @@ def fabric_facts(
 ) -> list[Fact]:
     """``rdma.bw.share`` or ``rdma.gpu_bw.share`` for a run that measured a port (see the
     module's docstring); ``context`` is asked only where the run carries no rate of its own."""
-    given = {f.name: f.value for f in facts if f.subject == "host"}
-    measured, rate = given.get(_PORT_BW), given.get(_PORT_RATE)
-    name = _share_name(given)
-    if not _positive(measured) or name in given:
+    reading = _reading(facts, context)
+    if reading is None:
         return []
-    if not _positive(rate):
-        rates = context().port_rates
-        rate = rates[0] if len(rates) == 1 else None
-    if not _positive(rate):
+    name, measured, rate, _ = reading
+    if rate is None:
         return []
-    share = float(measured) / float(rate)  # type: ignore[arg-type]
+    share = measured / rate
     return [Fact(name, round(share, 4), "host")] if share <= POSSIBLE else []
+
+
+def still_needed(
+    reads: Sequence[str], facts: Sequence[Fact], context: Callable[[], CaseContext]
+) -> str | None:
+    """What a rule reading ``reads`` still needs to read a run that measured a port and gave
+    no share: a rate, one rate where the case names several, or a rate the run fits under;
+    None where the run is not one it could read."""
+    reading = _reading(facts, context)
+    if reading is None or reading[0] not in reads:
+        return None
+    name, measured, rate, rates = reading
+    gpu = ", and perftest.gpu_memory=true" if name == RDMA_GPU_SHARE else ""
+    how = _HOW.format(gpu=gpu)
+    if rate is not None:  # the run carried more than the rate allows
+        return (
+            f"a port rate the run fits under: it carried {measured:g} Gb/s one way, past the "
+            f"stated {rate:g} Gb/s, so that rate is another port's; {how}"
+        )
+    if len(rates) > 1:
+        named = ", ".join(f"{r:g}" for r in rates)
+        return f"one port rate: the case's network names several ({named} Gb/s); {how}"
+    return f"the ports' rate in Gb/s: {how}"
 
 
 def _positive(value: object) -> bool:

@@ -18,7 +18,6 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 
-from casefile.domain.fabric import RATE_NEEDED, waiting_share
 from casefile.domain.facts import Fact, FactValue, ParseResult
 from casefile.domain.rules import DERIVED_FROM, Rule
 from casefile.errors import DomainError
@@ -145,16 +144,6 @@ def still_needs(rule: Rule, stated: Sequence[Fact], readable: Sequence[Fact]) ->
     if per is not None and per not in have:
         missing.append(_derived_from(per))
     return [f"{rule.id} also needs {' and '.join(missing)}"] if missing else []
-
-
-def waits_on_the_case(rule: Rule, readable: Sequence[Fact]) -> list[str]:
-    """What a rule that could not read a run still needs from the case, where the run gave
-    everything else: an RDMA test's port figure without a port rate to read it against
-    (``["rdma-rate also needs the ports' rate: …"]``); empty otherwise."""
-    waiting = waiting_share(readable)
-    if waiting is not None and waiting in rule.statistic.facts:
-        return [f"{rule.id} also needs {RATE_NEEDED}"]
-    return []
 
 
 def _derived_from(name: str) -> str:

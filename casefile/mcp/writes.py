@@ -241,7 +241,8 @@ def _records(case_id: str, request: ProbeRequest, records: list[ProbeRecord]) ->
                 "facts": len(parse.facts) if parse.parsed else None,
                 "evidence": list(record.evidence_ids),
                 "set_aside_by": list(record.set_aside),
-                # a stated reading that a rule could not read: what that rule still needs
+                # what a rule that could not read the run still needs (a stated reading's
+                # other facts, or what the case must state: an RDMA run's port rate)
                 "wanting": list(record.wanting),
                 "intake_reads": list(record.intake_reads),
                 "seqs": list(record.seqs),

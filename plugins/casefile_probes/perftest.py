@@ -33,7 +33,7 @@ or without ``--use_cuda``), ``perftest.runs`` (int, result tables read).
 
 Per message size (subject ``size=65536``; ``size=65536 (run 2)`` for a second table in one
 paste, ``size=65536 (sample 2)`` for a size printed again in one table, as
-``--run_infinitely`` does, ``size=65536 sl=3`` per service level under ``--report_qos``):
+``--run_infinitely`` does, ``size=65536 sl=3`` per service level where a run prints one):
 ``perftest.bw.peak`` and ``perftest.bw.average`` (Gb/s), ``perftest.msg_rate`` (Mpps);
 ``perftest.lat.min``, ``.max``, ``.typical``, ``.avg``, ``.p99``, ``.p99.9`` (µs; none
 where ``-C`` printed CPU cycles under the same headers).
@@ -97,11 +97,14 @@ _RULE = re.compile(r"^\s*-{20,}\s*$")
 _ONE_WAY = re.compile(r"^\s*(?:Local|Remote) results:\s*$")
 #: ``--report-counters`` prints the port's counters under each row
 _COUNTER = re.compile(r"^\s*[\w/.-]{1,64}=\d{1,24}\s*$")
-_CUDA = re.compile(
-    r"^\s*(?:initializing CUDA|allocated GPU buffer|using DMA-BUF|cuMemAlloc|Picking GPU number"
-    r"|creating CUDA Ctx|CUDA device \d+: PCIe address)",
+#: what perftest prints where its buffers are an accelerator's memory: CUDA, ROCm, MUSA, MLU
+_GPU_LINES = re.compile(
+    r"^\s*(?:initializing (?:CUDA|MUSA|MLU)|allocated (?:GPU|MLU) buffer|allocated \d+ bytes of"
+    r"|using DMA-BUF|cuMemAlloc|cnMalloc|Picking GPU number|creating (?:CUDA|MUSA|MLU) Ctx"
+    r"|(?:CUDA|MUSA|MLU) device \d+: PCIe address|Using ROCm Device|Use ROCm memory\s*:\s*ON)",
 )
-_GPU_FLAGS = ("--use_cuda", "--use_cuda_bus_id", "--use_cuda_dmabuf", "--use_rocm", "--use_hl")
+#: the options that put the buffers in an accelerator's memory
+_GPU_FLAGS = re.compile(r"--use_(?:cuda|rocm|musa|mlu|neuron|hl|opencl)\w*")
 _CYCLES_FLAGS = ("-C", "--report-cycles")
 #: what perftest prints where it fails (its warnings, such as ``Conflicting CPU frequency
 #: values detected``, are no failure)
@@ -194,7 +197,10 @@ def _read(text: str) -> _Reading:
             kind = "bw" if "BW peak" in line else "lat"
             unit = header.group("unit") if kind == "bw" else "usec"
             current = Table(kind, unit, column_names(line), one_way=one_way)
-            current.bidirectional, current.dual_port = setup.bidirectional, setup.dual_port
+            if setup.banner is not None:
+                current.bidirectional, current.dual_port = setup.bidirectional, setup.dual_port
+            else:
+                current.bidirectional = current.dual_port = None  # the command says, if pasted
             reading.tables.append(current)
             reading.first = reading.first or setup
             one_way = False
@@ -214,7 +220,7 @@ def _read(text: str) -> _Reading:
             setup = _Setup(banner)
             reading.banner = True
             continue
-        if _CUDA.match(line):
+        if _GPU_LINES.match(line):
             reading.gpu_lines = True
         elif _ERROR.match(line):
             reading.errors.append(line)
@@ -242,9 +248,19 @@ def parse_perftest(text: str) -> ParseResult:
     if reading.gpu_lines:
         result.add("perftest.gpu_memory", True)
     elif command is not None:
-        result.add("perftest.gpu_memory", any(word.split("=")[0] in _GPU_FLAGS for word in command))
-    result.add("perftest.runs", len(reading.tables))
+        result.add(
+            "perftest.gpu_memory", any(_GPU_FLAGS.fullmatch(w.split("=")[0]) for w in command)
+        )
+    # --report-both's one-direction tables are part of the run above them
+    result.add("perftest.runs", sum(not table.one_way for table in reading.tables))
     cycles = command is not None and any(word in _CYCLES_FLAGS for word in command)
+    for table in reading.tables:  # no banner above it: the command line says how it ran
+        if table.bidirectional is None:
+            table.bidirectional = command is not None and bool(
+                {"-b", "--bidirectional"} & set(command)
+            )
+        if table.dual_port is None:
+            table.dual_port = command is not None and bool({"-O", "--dualport"} & set(command))
     large: list[float] = []
     ports: list[float] = []
     for number, table in enumerate(reading.tables, start=1):
@@ -254,7 +270,8 @@ def parse_perftest(text: str) -> ParseResult:
         else:
             best = _read_bandwidth(result, table, suffix)
             if best is not None:
-                large.append(best[0])
+                if not table.one_way:  # the run's own figure is the summed table's
+                    large.append(best[0])
                 ports.append(best[1])
         if table.cut:
             result.problems.append(f"{table.cut} result row(s) cut short{suffix}, left out")
@@ -262,8 +279,8 @@ def parse_perftest(text: str) -> ParseResult:
             result.problems.append(f"a results table with no rows{suffix}")
     if cycles and any(t.kind == "lat" for t in reading.tables):
         result.problems.append("latency in CPU cycles (-C), not read as microseconds")
-    if large:
-        result.add("perftest.bw.large", round(min(large), 3), unit="Gb/s")
+    if ports:
+        result.add("perftest.bw.large", round(min(large or ports), 3), unit="Gb/s")
         result.add("perftest.bw.port", round(min(ports), 3), unit="Gb/s")
     return result
 

@@ -1,7 +1,7 @@
 """perftest's results tables: their columns, their rows, and which unit a table is really in.
 
 A table's header names its columns (``#bytes #iterations BW peak[Gb/sec] BW average[Gb/sec]
-MsgRate[Mpps]``, with ``#sl`` under ``--report_qos``, four per-port columns under
+MsgRate[Mpps]``, with ``#sl`` per service level where a run prints one, four per-port columns under
 ``--report-per-port``, ``CPU_Util[%]`` under ``--cpu_util``; a latency test's ``t_min``,
 ``t_max``, ``t_typical``, ``t_avg``, ``t_stdev`` and percentiles, or a duration run's
 ``t_avg`` and ``tps average``), so each cell is read by its column's name, never by where it
@@ -28,6 +28,9 @@ GBPS_PER_UNIT = {"MB/sec": 1048576 * 8 / 1e9, "MiB/sec": 1048576 * 8 / 1e9, "Gb/
 #: how far printed bandwidth and message rate × size may disagree (the message rate's six
 #: decimals, the bandwidth's two) before a table is taken to be in the other unit
 _AGREE = 0.05
+#: the smallest message rate the check trusts: six decimals keep it within 5 % from 1e-5 Mpps
+#: (an 8 MB message at 0.7 Gb/s)
+_LEAST_RATE = 1e-5
 _COLUMN = re.compile(
     r"#bytes|#sl|#iterations|BW peak|BW average|BW Port[12]|MsgRate Port[12]|MsgRate"
     r"|CPU_Util|t_min|t_max|t_typical|t_avg|t_stdev|99\.9% percentile|99% percentile"
@@ -53,13 +56,15 @@ class Table:
     #: printed under ``Local results:`` or ``Remote results:`` (``--report-both``): one
     #: direction of a bidirectional run, not their sum
     one_way: bool = False
-    bidirectional: bool = False
-    dual_port: bool = False
+    #: from the banner above it, else the command line (None until one says)
+    bidirectional: bool | None = False
+    dual_port: bool | None = False
     rows: list[tuple[int, dict[str, float]]] = field(default_factory=list)
     cut: int = 0
 
     def add_row(self, cells: list[str]) -> None:
-        """Read one row's cells; a row with fewer cells than columns (cut) is counted."""
+        """Read one row's cells. A row with fewer cells than columns (cut short), a cell too
+        long to be a figure, or a size that is no whole number is counted as cut, not read."""
         if len(cells) < len(self.columns) or any(len(c) > _LONGEST_CELL for c in cells):
             self.cut += 1
             return
@@ -79,12 +84,16 @@ def settle_unit(table: Table) -> str | None:
     check = [
         (size, figures["BW average"], figures["MsgRate"])
         for size, figures in table.rows
-        if figures.get("MsgRate", 0) >= 0.001 and figures.get("BW average", 0) > 0
+        if size > 0
+        and figures.get("MsgRate", 0) >= _LEAST_RATE
+        and figures.get("BW average", 0) > 0
     ]
     if not check:
         return table.unit
     size, average, rate = max(check, key=lambda row: row[0] * row[2])
     implied = rate * size * 8 / 1000
+    if not implied > 0:
+        return table.unit
     other = "Gb/sec" if table.unit != "Gb/sec" else "MB/sec"
     for unit in (table.unit, other):
         if abs(average * GBPS_PER_UNIT[unit] / implied - 1) <= _AGREE:

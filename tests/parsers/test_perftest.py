@@ -325,6 +325,53 @@ def test_cycles_are_no_microseconds() -> None:
     assert "latency in CPU cycles (-C), not read as microseconds" in result.problems
 
 
+def test_a_large_message_at_a_low_rate_still_settles_the_unit() -> None:
+    """A server's one row of a client's 8 MB figures in Gb/s, under ``MB/sec``: its message
+    rate, 0.000348 Mpps, still tells the unit."""
+    text = table("RDMA_Write BW Test", " 8388608  5000  23.40  23.38  0.000348\n", unit="MB/sec")
+    assert host(text)["perftest.bw.large"] == 23.38
+
+
+def test_a_bidirectional_run_known_by_its_command_is_halved() -> None:
+    rows = f" 65536  5000  190.00  189.00  {rate(189)}\n"
+    header = " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n"
+    facts = host(f"$ ib_write_bw -b -d mlx5_0 --report_gbits 10.0.0.2\n{RULE}\n{header}{rows}")
+    assert facts["perftest.bidirectional"] is True and facts["perftest.bw.port"] == 94.5
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Using ROCm Device with ID: 0, Name: AMD Instinct MI300X, PCI Bus ID: 0x1b",
+        " Use ROCm memory : ON",
+        "initializing MUSA",
+        "initializing MLU",
+    ],
+)
+def test_other_accelerators_memory_is_gpu_memory(line: str) -> None:
+    rows = f" 65536  5000  92.00  91.00  {rate(91)}\n"
+    assert host(f"{line}\n" + table("RDMA_Write BW Test", rows))["perftest.gpu_memory"] is True
+
+
+def test_a_size_of_zero_is_no_crash() -> None:
+    header = " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n"
+    assert parse_perftest(header + " 0 1000 1.00 1.00 1.000000\n").parsed
+
+
+def test_report_both_counts_one_run_with_its_summed_figure() -> None:
+    one_way = (
+        f"{RULE}\n #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   "
+        f"MsgRate[Mpps]\n 65536  5000  95.00  94.50  {rate(94.5)}\n{RULE}\n"
+    )
+    text = (
+        table("RDMA_Write Bidirectional BW Test", f" 65536  5000  190.00  189.00  {rate(189)}\n")
+        + f" Local results: \n{one_way} Remote results: \n{one_way}"
+    )
+    facts = host(text)
+    assert facts["perftest.runs"] == 1 and facts["perftest.bw.large"] == 189.0
+    assert facts["perftest.bw.port"] == 94.5
+
+
 def test_mutated_outputs_never_raise() -> None:
     def check(text: str) -> None:
         check_result(parse_perftest(text))

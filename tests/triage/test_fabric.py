@@ -17,7 +17,7 @@ from casefile_probes.perftest import PROBE as PERFTEST
 from casefile.app.service import CaseService
 from casefile.app.who import Who
 from casefile.domain.expected import CaseContext
-from casefile.domain.fabric import fabric_facts, stated_port_rates
+from casefile.domain.fabric import fabric_facts, stated_port_rates, still_needed
 from casefile.domain.facts import Fact
 from casefile.probes.runners.pasted import from_text
 from casefile.store.memory import MemoryEventStore
@@ -64,6 +64,12 @@ def perftest_paste(average_gbps: float, *, bidirectional: bool = False) -> str:
         ("100-Gbps", 100.0),
         ("NVLink 900GB/s; IB 200", 200.0),  # bytes are NVLink's; a bare figure after IB
         ("QDR 40 Gb/s", 32.0),  # the rate QDR's data moves at (8b/10b), as one rate
+        ("IB HDR 100", 100.0),  # the width-reduced port, written apart
+        ("NDR-200", 200.0),
+        ("EFA 3,200 Gbps", None),  # an instance's total, not a port
+        ("p4d 400 Gbps EFA", None),
+        ("400 Gb/s per node", None),
+        ("8x 400G per node", 400.0),  # a count of ports before it: each port's
         ("FDR", 54.5),
         ("ConnectX-7", None),
         ("PCIe Gen4 x16", None),
@@ -112,6 +118,38 @@ def test_a_gpu_memory_run_gives_its_own_share() -> None:
 
 def test_a_run_past_the_stated_rate_is_some_other_ports() -> None:
     assert fabric_facts(port(381.0), lambda: CaseContext(port_rates=(200.0,))) == []
+
+
+def test_a_figure_stated_in_bytes_is_converted() -> None:
+    facts = [Fact("perftest.bw.port", 12.0, "host", "GB/s")]
+    share = fabric_facts(facts, lambda: CaseContext(port_rates=(100.0,)))
+    assert share == [Fact("rdma.bw.share", 0.96, "host")]
+    unknown = [Fact("perftest.bw.port", 12.0, "host", "furlongs")]
+    assert fabric_facts(unknown, lambda: CaseContext(port_rates=(100.0,))) == []
+
+
+def test_a_rate_stated_in_words_is_read() -> None:
+    facts = [*port(96.0), Fact("perftest.port_rate", "HDR", "host")]
+    assert fabric_facts(facts, lambda: CaseContext()) == [Fact("rdma.bw.share", 0.48, "host")]
+
+
+@pytest.mark.parametrize(
+    ("facts", "rates", "needs"),
+    [
+        (port(96.0), (), "the ports' rate in Gb/s"),
+        (port(96.0), (100.0, 25.0), "one port rate: the case's network names several (100, 25"),
+        (port(381.0), (200.0,), "a port rate the run fits under: it carried 381 Gb/s"),
+    ],
+)
+def test_what_a_run_still_needs_says_why(
+    facts: list[Fact], rates: tuple[float, ...], needs: str
+) -> None:
+    said = still_needed(("rdma.bw.share",), facts, lambda: CaseContext(port_rates=rates))
+    assert said is not None and said.startswith(needs)
+    assert "gpu_memory" not in said
+    gpu = still_needed(("rdma.gpu_bw.share",), port(96.0, gpu=True), lambda: CaseContext())
+    assert gpu is not None and "perftest.gpu_memory=true" in gpu
+    assert still_needed(("rdma.gpu_bw.share",), facts, lambda: CaseContext()) is None
 
 
 def test_a_run_stated_with_its_rate_carries_its_own() -> None:
@@ -173,6 +211,22 @@ def test_the_probe_command_says_what_a_run_without_a_rate_still_needs(
     assert result.code == 0, result.err
     assert "rdma-rate also needs the ports' rate" in result.out
     assert "rdma-gpu-rate" not in result.out  # a run from host memory
+
+
+def test_a_case_on_one_node_is_asked_no_port_rate(cli: CLI, tmp_path: Path) -> None:
+    one_node = ("--playbook", "gpu-throughput@3", "--env", "gpus=8x H100 SXM (one node)")
+    assert cli("new", "slow", "--id", "s1", *one_node).code == 0
+    paste = tmp_path / "out.txt"
+    paste.write_text(perftest_paste(180.0))
+    result = cli("probe", "s1", "perftest", "--paste", str(paste))
+    assert result.code == 0 and "also needs" not in result.out, result.out
+
+
+def test_a_statement_without_a_rate_says_what_it_still_needs(cli: CLI) -> None:
+    assert cli("new", "slow", "--id", "n3", *OPEN).code == 0
+    result = cli("probe", "n3", "perftest", "--stated", "perftest.bw.port=96")
+    assert result.code == 0, result.err
+    assert "rdma-rate also needs the ports' rate" in result.out
 
 
 def test_a_run_stated_with_its_rate_is_read_as_reported(cli: CLI) -> None:
