@@ -32,6 +32,7 @@ from casefile.domain.expected import NO_CONTEXT, CaseContext
 from casefile.domain.facts import Fact
 
 __all__ = [
+    "IB_GENERATIONS",
     "NETWORK_ENVIRONMENT",
     "RDMA_GPU_SHARE",
     "RDMA_SHARE",
@@ -74,9 +75,10 @@ _RATE = re.compile(
 )
 #: a bare figure after the network's name ("IB 200", "RoCE 100")
 _NAMED = re.compile(r"\b(?:IB|InfiniBand|RoCE(?:v2)?)\s+(?P<n>\d{2,3})(?![\d.]|\s*[GM]B)", re.I)
-#: 4X port rates of the InfiniBand generations: the nominal rate ibstat prints, then the rate
+#: 4X port rates of the InfiniBand generations (the one home of these figures; ibstat's
+#: per-lane speeds are a quarter of the first): the nominal rate ibstat prints, then the rate
 #: the data moves at after line coding
-_GENERATIONS = {
+IB_GENERATIONS: dict[str, tuple[float, float]] = {
     "SDR": (10.0, 8.0),
     "DDR": (20.0, 16.0),
     "QDR": (40.0, 32.0),
@@ -122,7 +124,7 @@ def _rates_in(texts: Sequence[str]) -> tuple[float, ...]:
             figures += [float(n.replace(",", "")) for n in numbers if n]
         figures += [float(match.group("n")) for match in _NAMED.finditer(text)]
         for match in _GENERATION.finditer(text):
-            printed, data = _GENERATIONS[match.group("gen").upper()]
+            printed, data = IB_GENERATIONS[match.group("gen").upper()]
             if match.group("n"):  # HDR100, NDR200: the width-reduced ports, as written
                 printed = data = float(match.group("n"))
             nominal[printed] = data

@@ -62,6 +62,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from casefile.domain.fabric import IB_GENERATIONS
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
 from casefile_probes._host_prefix import shell_said, split_host_prefixes
@@ -69,7 +70,8 @@ from casefile_probes._text import clean_paste
 
 __all__ = ["LANE_GBPS", "PROBE", "looks_like_ibstat", "parse_ibstat"]
 
-#: Gb/s per lane of each InfiniBand speed, as the tools count it. These are the nominal data
+#: Gb/s per lane of each InfiniBand speed, as the tools count it: a quarter of a 4X port's
+#: nominal rate (:data:`casefile.domain.fabric.IB_GENERATIONS`). These are the nominal data
 #: rates, not the signalling rates of the IB specification (SDR 2.5, DDR 5, QDR 10, FDR10
 #: 10.3125, FDR 14.0625, EDR 25.78125, HDR 53.125, NDR 106.25 Gbaud): ibstat's ``Rate`` is
 #: width × this figure (4X FDR prints 56, 4X EDR 100, 4X HDR 200, 4X NDR 400) and
@@ -77,16 +79,19 @@ __all__ = ["LANE_GBPS", "PROBE", "looks_like_ibstat", "parse_ibstat"]
 #: so a rate computed from ibv_devinfo -v compares equal to ibstat's for the same link. The
 #: second column is the ``active_speed`` code ibv_devinfo prints in parentheses (the IBTA
 #: PortInfo encoding, libibverbs' ``ibv_port_attr.active_speed``), read where no figure is.
+_ACTIVE_SPEED_CODES = {
+    "SDR": 1,
+    "DDR": 2,
+    "QDR": 4,
+    "FDR10": 8,
+    "FDR": 16,
+    "EDR": 32,
+    "HDR": 64,
+    "NDR": 128,
+    "XDR": 256,
+}
 LANE_GBPS: dict[str, tuple[float, int]] = {
-    "SDR": (2.5, 1),
-    "DDR": (5.0, 2),
-    "QDR": (10.0, 4),
-    "FDR10": (10.0, 8),
-    "FDR": (14.0, 16),
-    "EDR": (25.0, 32),
-    "HDR": (50.0, 64),
-    "NDR": (100.0, 128),
-    "XDR": (200.0, 256),
+    name: (IB_GENERATIONS[name][0] / 4, code) for name, code in _ACTIVE_SPEED_CODES.items()
 }
 _SPEED_CODES = {code: gbps for gbps, code in LANE_GBPS.values()}
 #: ``active_width`` codes (IBTA PortInfo:LinkWidthActive) → lanes: 2X is the later 16
