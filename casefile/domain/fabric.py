@@ -37,6 +37,7 @@ __all__ = [
     "RDMA_GPU_SHARE",
     "RDMA_SHARE",
     "fabric_facts",
+    "gbps_factor",
     "stated_port_rates",
     "still_needed",
 ]
@@ -141,35 +142,32 @@ def _a_total(text: str, start: int, end: int) -> bool:
     return _TOTAL.search(text[max(0, start - _NEAR) : end + _NEAR]) is not None
 
 
-def _share_name(given: Mapping[str, object]) -> str:
-    return RDMA_GPU_SHARE if given.get(_GPU_MEMORY) is True else RDMA_SHARE
+def _share_name(host: Mapping[str, Fact]) -> str:
+    gpu = host.get(_GPU_MEMORY)
+    return RDMA_GPU_SHARE if gpu is not None and gpu.value is True else RDMA_SHARE
 
 
-#: Gb/s in one of each unit a port's figure may be stated in (perftest's MB is 2^20 bytes)
-_GBPS_IN = {
-    "gb/s": 1.0,
-    "gbps": 1.0,
-    "gbit/s": 1.0,
-    "mb/s": 1e-3,
-    "mbps": 1e-3,
-    "mbit/s": 1e-3,
-}
-_GBPS_IN_BYTES = {
-    "GB/s": 8.0,
-    "MB/s": 8e-3,
-    "MiB/s": 1048576 * 8 / 1e9,
-    "MB/sec": 1048576 * 8 / 1e9,
-}
+#: Gb/s in one of each unit a port's figure may be written in: bits in any case; bytes as
+#: written, perftest's MB being 2^20 bytes (its own factor, ``0x100000``; ``MB/sec`` and
+#: ``MiB/sec`` in its headers), a plain MB/s 10^6
+_GBPS_IN_BITS = {"gb/s": 1.0, "gb/sec": 1.0, "gbps": 1.0, "gbit/s": 1.0}
+_GBPS_IN_BITS |= {"mb/s": 1e-3, "mbps": 1e-3, "mbit/s": 1e-3}
+_MIB = 1048576 * 8 / 1e9
+_GBPS_IN_BYTES = {"GB/s": 8.0, "MB/s": 8e-3, "MiB/s": _MIB, "MB/sec": _MIB, "MiB/sec": _MIB}
+
+
+def gbps_factor(unit: str) -> float | None:
+    """Gb/s in one ``unit`` (a capital B is bytes), or None for a unit known here as none."""
+    unit = unit.strip()
+    return _GBPS_IN_BYTES.get(unit) if "B" in unit else _GBPS_IN_BITS.get(unit.lower())
 
 
 def _in_gbps(fact: Fact | None) -> float | None:
-    """A port's figure in Gb/s, by the unit it was given in (bits or bytes; none: Gb/s), or
-    None where it is no positive figure in a unit known here."""
+    """A port's figure in Gb/s, by the unit it was given in (none: Gb/s), or None where it
+    is no positive figure in a unit known here."""
     if fact is None or not _positive(fact.value):
         return None
-    unit = (fact.unit or "Gb/s").strip()
-    # a capital B is bytes, read as written; bits in any case ("Gbps", "gbit/s")
-    factor = _GBPS_IN_BYTES.get(unit) if "B" in unit else _GBPS_IN.get(unit.lower())
+    factor = gbps_factor(fact.unit or "Gb/s")
     return None if factor is None else float(fact.value) * factor
 
 
@@ -193,13 +191,12 @@ def _reading(
     measured = _in_gbps(host.get(_PORT_BW))
     if measured is None or RDMA_SHARE in host or RDMA_GPU_SHARE in host:
         return None
-    given = {name: fact.value for name, fact in host.items()}
     rate = _rate_of_run(facts)
     rates: tuple[float, ...] = ()
     if rate is None:
         rates = context().port_rates
         rate = rates[0] if len(rates) == 1 else None
-    return _share_name(given), measured, rate, rates
+    return _share_name(host), measured, rate, rates
 
 
 def fabric_facts(

@@ -65,7 +65,7 @@ from dataclasses import dataclass, field
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
 from casefile_probes._text import clean_paste, split_command
-from casefile_probes.perftest_tables import GBPS_PER_UNIT, Table, column_names, settle_unit
+from casefile_probes.perftest_tables import Table, column_names, settle_unit, to_gbps
 
 __all__ = [
     "LARGE_MESSAGE_BYTES",
@@ -345,8 +345,8 @@ def _read_bandwidth(result: ParseResult, table: Table, suffix: str) -> tuple[flo
             f"figures in {unit} under a {table.unit} header{suffix} (the server prints the "
             "client's figures in the client's unit): read as " + unit
         )
-    factor = GBPS_PER_UNIT[unit]
-    by_size: dict[str, list[tuple[float, float | None]]] = {}
+    factor = to_gbps(unit)
+    by_size: dict[str, list[tuple[float, float]]] = {}
     for subject, (size, figures) in zip(_subjects(table, suffix), table.rows, strict=True):
         peak, average = figures.get("BW peak", math.nan), figures.get("BW average", math.nan)
         if _finite(peak) and (peak > 0 or not average > 0):  # -D prints its peak as 0.00
@@ -357,28 +357,23 @@ def _read_bandwidth(result: ParseResult, table: Table, suffix: str) -> tuple[flo
             continue
         result.add("perftest.bw.average", round(average * factor, 3), subject, "Gb/s")
         if size >= LARGE_MESSAGE_BYTES:
+            # per-port columns give each port's own; else the ports share the total
             ports = [figures.get(name, math.nan) for name in ("BW Port1", "BW Port2")]
-            port = min(ports) if all(_finite(p) for p in ports) else None
-            key = subject.split(" (sample")[0]
-            by_size.setdefault(key, []).append((average, port))
+            port = (
+                min(ports) if all(map(_finite, ports)) else average / (2 if table.dual_port else 1)
+            )
+            by_size.setdefault(subject.split(" (sample")[0], []).append((average, port))
     if not by_size:
         return None
-    means = {
-        key: (
-            statistics.fmean(a for a, _ in samples),
-            statistics.fmean(p for _, p in samples if p is not None)
-            if all(p is not None for _, p in samples)
-            else None,
-        )
-        for key, samples in by_size.items()
-    }
-    average, port = max(means.values(), key=lambda pair: pair[0])
-    share = 1.0
-    if table.bidirectional and not table.one_way:
-        share /= 2
-    if port is None:
-        port = average / (2 if table.dual_port else 1)
-    return average * factor, port * factor * share
+    average, port = max(
+        (
+            (statistics.fmean(a for a, _ in samples), statistics.fmean(p for _, p in samples))
+            for samples in by_size.values()
+        ),
+        key=lambda pair: pair[0],
+    )
+    one_way = 0.5 if table.bidirectional and not table.one_way else 1.0  # both ways summed
+    return average * factor, port * factor * one_way
 
 
 def _read_latency(result: ParseResult, table: Table, suffix: str, *, cycles: bool) -> None:

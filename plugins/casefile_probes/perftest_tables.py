@@ -20,11 +20,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["GBPS_PER_UNIT", "Table", "column_names", "settle_unit"]
+from casefile.domain.fabric import gbps_factor
 
-#: Gb/s in one unit of each bandwidth column perftest prints: its MB is 2^20 bytes (its own
-#: factor, ``0x100000``; newer releases say MiB), its Gb 10^9 bits
-GBPS_PER_UNIT = {"MB/sec": 1048576 * 8 / 1e9, "MiB/sec": 1048576 * 8 / 1e9, "Gb/sec": 1.0}
+__all__ = ["Table", "column_names", "settle_unit", "to_gbps"]
+
+
+def to_gbps(unit: str) -> float:
+    """Gb/s in one unit of a bandwidth column perftest prints (``MB/sec``, ``MiB/sec``: 2^20
+    bytes; ``Gb/sec``: 10^9 bits), by the one table of such factors."""
+    factor = gbps_factor(unit)
+    assert factor is not None, unit  # the header pattern admits only these three
+    return factor
+
+
 #: how far printed bandwidth and message rate × size may disagree (the message rate's six
 #: decimals, the bandwidth's two) before a table is taken to be in the other unit
 _AGREE = 0.05
@@ -96,7 +104,7 @@ def settle_unit(table: Table) -> str | None:
         return table.unit
     other = "Gb/sec" if table.unit != "Gb/sec" else "MB/sec"
     for unit in (table.unit, other):
-        if abs(average * GBPS_PER_UNIT[unit] / implied - 1) <= _AGREE:
+        if abs(average * to_gbps(unit) / implied - 1) <= _AGREE:
             return unit
     return None
 
