@@ -167,6 +167,7 @@ def playbook_from_dict(data: Mapping[str, Any], source: str = "playbook") -> Pla
     ids = [r.id for r in rules]
     if len(set(ids)) != len(ids):
         raise RuleError(f"{source}: rule ids must be unique")
+    _check_exclusive(rules, source)
     intake = tuple(
         intake_from_dict(raw, qid, known, f"{source}: intake #{n + 1}")
         for n, raw in enumerate(data.get("intake", []))
@@ -268,6 +269,22 @@ def _check_requirements(
                     f"{source}: {owner} requires answers {unknown} that intake {qid} does not "
                     "declare"
                 )
+
+
+def _check_exclusive(rules: Sequence[Rule], source: str) -> None:
+    """Each ``exclusive`` name is shared by two rules or more that a common probe feeds: a name
+    on one rule alone, or on rules of no common probe, excludes nothing (a misspelling)."""
+    kinds: dict[str, list[Rule]] = {}
+    for rule in rules:
+        if rule.exclusive is not None:
+            kinds.setdefault(rule.exclusive, []).append(rule)
+    for name, members in kinds.items():
+        shared = set(members[0].probes).intersection(*(m.probes for m in members[1:]))
+        if len(members) < 2 or not shared:
+            raise RuleError(
+                f"{source}: exclusive {name!r} must name two rules or more fed by a common probe "
+                f"(it names {', '.join(m.id for m in members)})"
+            )
 
 
 def _check_tree(hypotheses: tuple[HypothesisSpec, ...], catch_all: float, source: str) -> None:

@@ -67,6 +67,7 @@ def rule_from_dict(data: Mapping[str, Any], question: str, where: str = "rule") 
         title=str(data.get("title", rid)),
         requires=requirements_from(data.get("requires", []), label),
         witness=_witness(data.get("witness", []), label),
+        exclusive=_exclusive(data.get("exclusive"), label),
     )
 
 
@@ -108,6 +109,16 @@ def _witness(raw: Any, label: str) -> tuple[str, ...]:
     if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
         raise RuleError(f"{label}: 'witness' must name the states it reads (a name or a list)")
     return tuple(dict.fromkeys(names))
+
+
+def _exclusive(raw: Any, label: str) -> str | None:
+    """``exclusive = "rdma-memory"``: the kind of run the rule shares with others that read
+    another kind of the same probe's run (one run feeds one of them)."""
+    if raw is None:
+        return None
+    if not isinstance(raw, str) or not raw:
+        raise RuleError(f"{label}: 'exclusive' must be a name (rules whose runs exclude others)")
+    return raw
 
 
 def _statistic(data: Any, label: str) -> Statistic:

@@ -221,6 +221,10 @@ class Rule:
     #: the states of the machine it reads (``gpu-heat``): rules naming one state are one
     #: witness of it, not several (:mod:`casefile.domain.witnesses`)
     witness: tuple[str, ...] = ()
+    #: rules of one ``exclusive`` name read runs of different kinds (perftest from host memory
+    #: or from GPU memory): one run feeds one of them, so a probe is worth the best of them in
+    #: the ranking, not all of them at once (:func:`~casefile.domain.beliefs.ranking.rank_probes`)
+    exclusive: str | None = None
 
     def suggested_under(self, answers: Mapping[str, str]) -> bool:
         """Whether no answer in force contradicts what this rule needs to be worth a run."""

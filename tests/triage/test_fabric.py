@@ -241,3 +241,62 @@ def test_a_run_stated_with_its_rate_is_read_as_reported(cli: CLI) -> None:
         "rdma-rate",
         "slow",
     )
+
+
+def test_perftest_is_ranked_on_one_kind_of_run_not_both() -> None:
+    """A run is from host memory or from GPU memory, so it feeds rdma-rate or rdma-gpu-rate:
+    the probe is worth the better of the two, never their joint information."""
+    from casefile.domain.beliefs.arithmetic import mutual_information_bits
+    from casefile.domain.beliefs.ranking import Belief, outcome_table, rank_probes
+
+    with CaseService(MemoryEventStore(), builtin_registry()) as service:
+        case = service.writer.new_case(
+            "slow", environment=TWO_NODES, playbook="gpu-throughput@3", who=Who("t")
+        )
+        projection = service.reader.projection(case)
+        offered = [c for c in service.reader.candidates(projection) if c.probe == "perftest"]
+        assert {c.rule.id for c in offered} == {"rdma-rate", "rdma-gpu-rate"}
+        (step,) = [s for s in rank_probes(projection, offered) if s.probe == "perftest"]
+        belief = Belief.of(projection.questions["throughput"])
+        alone = [
+            mutual_information_bits(
+                belief.probs, outcome_table(belief.structure, belief.keys, c.rule)
+            )
+            for c in offered
+        ]
+    assert set(step.rules) == {"rdma-rate", "rdma-gpu-rate"}
+    assert step.expected_gain_bits == pytest.approx(max(alone))
+
+
+@pytest.mark.parametrize(
+    ("exclusive", "message"),
+    [
+        ({"rdma-rate": "only-one"}, "exclusive 'only-one' must name two rules or more"),
+        ({"rdma-rate": 3}, "'exclusive' must be a name"),
+    ],
+)
+def test_an_exclusive_name_that_excludes_nothing_is_refused(
+    exclusive: dict[str, object], message: str
+) -> None:
+    import tomllib
+
+    from casefile.domain.playbook import playbook_from_dict
+    from casefile.errors import RuleError
+
+    source = Path(__file__).parents[2] / "plugins/casefile_gpu_playbook/gpu_throughput_v3.toml"
+    data = tomllib.loads(source.read_text(encoding="utf-8"))
+    for rule in data["rule"]:
+        rule.pop("exclusive", None)
+        if rule["id"] in exclusive:
+            rule["exclusive"] = exclusive[rule["id"]]
+    with pytest.raises(RuleError, match=message):
+        playbook_from_dict(data, "v3")
+
+
+def test_playbook_show_says_one_run_feeds_one_of_the_two(cli: CLI) -> None:
+    out = cli("playbook", "show", "gpu-throughput@3").out
+    block = out[out.index("  rdma-rate (v1): ") :].split("\n")[:7]
+    assert "    one run feeds this or rdma-gpu-rate, not both" in block
+    data = json.loads(cli("playbook", "show", "gpu-throughput@3", "--json").out)
+    (rule,) = [r for r in data["rules"] if r["id"] == "rdma-gpu-rate"]
+    assert rule["excludes"] == ["rdma-rate"]

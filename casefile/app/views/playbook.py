@@ -113,6 +113,9 @@ class RuleView:
     witness: tuple[str, ...] = ()
     #: for each state it reads, the other rules of the playbook that read it too
     witnessed_with: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: the rules that read another kind of the same probe's run (``exclusive``): one run
+    #: feeds this rule or one of them
+    excludes: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -125,6 +128,7 @@ class RuleView:
             "outcomes": [o.to_json() for o in self.outcomes],
             "witness": list(self.witness),
             "witnessed_with": {state: list(rules) for state, rules in self.witnessed_with},
+            "excludes": list(self.excludes),
             "likelihoods": self.likelihoods,
         }
 
@@ -163,6 +167,11 @@ def _rule_view(rule: Rule, rules: tuple[Rule, ...], numbers: bool) -> RuleView:
         witnessed_with=tuple(
             (state, tuple(r.id for r in rules if r.id != rule.id and state in r.witness))
             for state in rule.witness
+        ),
+        excludes=tuple(
+            r.id
+            for r in rules
+            if rule.exclusive is not None and r.id != rule.id and r.exclusive == rule.exclusive
         ),
     )
 

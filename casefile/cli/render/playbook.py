@@ -64,6 +64,8 @@ def _probe_rule(rule: RuleView) -> list[str]:
             for state, others in rule.witnessed_with
         ]
         lines.append(f"    one witness of {'; '.join(states)}")
+    if rule.excludes:
+        lines.append(f"    one run feeds this or {', '.join(rule.excludes)}, not both")
     if rule.likelihoods is not None:
         lines += [f"      {hid:<22} {_row(row)}" for hid, row in rule.likelihoods.items()]
     return lines

@@ -394,7 +394,9 @@ def rank_probes(
     information between the hypothesis and the *joint* outcome of those rules, taking the
     outcomes as independent given the hypothesis — the same assumption under which their
     evidence is multiplied. Never less than its best single rule; ties go to the cheaper probe.
-    Ranked on the belief at ``seq`` (``None``: now).
+    Rules that read different kinds of run (an ``exclusive`` name: perftest from host memory or
+    from GPU memory) are never fed by one run, so the probe is scored on the kind of run that
+    tells most (:func:`one_run`). Ranked on the belief at ``seq`` (``None``: now).
     """
     beliefs = beliefs_at(projection, seq)
     groups: dict[tuple[str, str], list[Candidate]] = {}
@@ -408,29 +410,53 @@ def rank_probes(
         belief = beliefs[qid]
         if qid not in leaves:
             leaves[qid] = _leaf_index(belief.paths())
-        probs = belief.probs
-        tables = [_table(leaves[qid], c.rule) for c in members]
-        gain = joint_information_bits(probs, tables)
-        _, separates = separation(
-            belief, [(c.rule, t) for c, t in zip(members, tables, strict=True)]
-        )
-        needs_load = any(c.rule.load == "under-load" for c in members)
-        found = _remedy(probe, [c.rule for c in members], probs, tables)
-        steps.append(
-            ProbeStep(
-                probe=probe,
-                question_id=qid,
-                expected_gain_bits=gain,
-                rules=tuple(c.rule.id for c in members),
-                cost=members[0].cost_under(belief.structure.answers),
-                load="under-load" if needs_load else "any",
-                separates=_noted(separates, belief, found),
-                leaders_gain_bits=leaders_information_bits(probs, tables),
-                remedy_weight=found.weight,
-            )
-        )
+        fed = tuple(c.rule.id for c in members)
+        kinds = [_probe_step(probe, qid, belief, leaves[qid], run, fed) for run in one_run(members)]
+        steps.append(min(kinds, key=_order))
     steps.sort(key=_order)
     return steps
+
+
+def one_run(members: Sequence[Candidate]) -> list[list[Candidate]]:
+    """The sets of a probe's rules one run can feed together: all of them, but of rules sharing
+    an ``exclusive`` name (perftest from host memory, or from GPU memory) one at a time."""
+    runs: list[list[Candidate]] = [[]]
+    kinds: dict[str, list[Candidate]] = {}
+    for member in members:
+        if member.rule.exclusive is None:
+            runs[0].append(member)
+        else:
+            kinds.setdefault(member.rule.exclusive, []).append(member)
+    for alternatives in kinds.values():
+        runs = [[*run, pick] for run in runs for pick in alternatives]
+    return runs
+
+
+def _probe_step(
+    probe: str,
+    qid: str,
+    belief: Belief,
+    leaves: tuple[int, LeafIndex],
+    run: Sequence[Candidate],
+    fed: tuple[str, ...],
+) -> ProbeStep:
+    """One probe scored on the rules one run of it feeds (``run``); ``fed``: every rule it can
+    feed, whichever kind of run is made."""
+    probs = belief.probs
+    tables = [_table(leaves, c.rule) for c in run]
+    _, separates = separation(belief, [(c.rule, t) for c, t in zip(run, tables, strict=True)])
+    found = _remedy(probe, [c.rule for c in run], probs, tables)
+    return ProbeStep(
+        probe=probe,
+        question_id=qid,
+        expected_gain_bits=joint_information_bits(probs, tables),
+        rules=fed,
+        cost=run[0].cost_under(belief.structure.answers),
+        load="under-load" if any(c.rule.load == "under-load" for c in run) else "any",
+        separates=_noted(separates, belief, found),
+        leaders_gain_bits=leaders_information_bits(probs, tables),
+        remedy_weight=found.weight,
+    )
 
 
 @memoised
