@@ -52,6 +52,7 @@ from casefile.domain.expected import (
 from casefile.domain.experiments import ExperimentRule, experiment_from_dict
 from casefile.domain.fabric import fabric_facts
 from casefile.domain.facts import Fact
+from casefile.domain.host_link import HostLink, host_link_facts, link_from_dict
 from casefile.domain.intake import IntakeQuestion, intake_from_dict
 from casefile.domain.roofline import DeviceMemory, memory_from_dict, roofline_facts
 from casefile.domain.rule_loading import requirements_from, rule_from_dict
@@ -89,6 +90,8 @@ class Playbook:
     expected_rates: tuple[ExpectedRate, ...] = ()
     #: each GPU's peak device-memory bandwidth, for the decode roofline
     device_memory: tuple[DeviceMemory, ...] = ()
+    #: each GPU's PCIe link to its host, for a host-to-device copy test
+    host_links: tuple[HostLink, ...] = ()
 
     @property
     def ref(self) -> str:
@@ -102,8 +105,8 @@ class Playbook:
         self, facts: list[Fact], context: Callable[[], CaseContext] = lambda: NO_CONTEXT
     ) -> list[Fact]:
         """Facts this playbook adds to a run's before its rules read them (expected rates, the
-        decode roofline); ``context`` is what the case states, for a run that leaves its GPUs
-        or nodes unsaid, asked at most once."""
+        decode roofline, the ports' and the host link's shares); ``context`` is what the case
+        states, for a run that leaves its GPUs or nodes unsaid, asked at most once."""
         asked: list[CaseContext] = []
 
         def once() -> CaseContext:
@@ -115,6 +118,7 @@ class Playbook:
             *expected_facts(self.expected_rates, facts, once),
             *roofline_facts(self.device_memory, facts, once),
             *fabric_facts(facts, once),
+            *host_link_facts(self.host_links, facts, once),
         ]
 
     def intake_question(self, iid: str) -> IntakeQuestion:
@@ -184,6 +188,10 @@ def playbook_from_dict(data: Mapping[str, Any], source: str = "playbook") -> Pla
         memory_from_dict(raw, f"{source}: device_memory #{n + 1}")
         for n, raw in enumerate(data.get("device_memory", []))
     )
+    links = tuple(
+        link_from_dict(raw, f"{source}: host_link #{n + 1}")
+        for n, raw in enumerate(data.get("host_link", []))
+    )
     _check_requirements(
         hypotheses,
         [*rules, *(e.rule for e in experiments)],
@@ -222,6 +230,7 @@ def playbook_from_dict(data: Mapping[str, Any], source: str = "playbook") -> Pla
         experiments=experiments,
         expected_rates=rates,
         device_memory=memory,
+        host_links=links,
     )
 
 

@@ -73,6 +73,8 @@ DERIVED_FROM: dict[str, tuple[tuple[str, ...], ...]] = {
     # an RDMA test's port bandwidth over the port rate the case states (casefile.domain.fabric)
     "rdma.bw.share": (("perftest.bw.port",),),
     "rdma.gpu_bw.share": (("perftest.bw.port",),),
+    # a host-to-device copy test's share of the GPU's PCIe link (casefile.domain.host_link)
+    "h2d.link_share": (("bandwidth.h2d", "nvbandwidth.host_to_device_memcpy_ce"),),
     # the host's busy time less its I/O wait, where the reading separates them
     "cpu.running.mean": (("cpu.busy.mean",),),
 }

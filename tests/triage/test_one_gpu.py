@@ -16,7 +16,7 @@ INTER_GPU = (
     "p2p-policy", "transport-fallback", "internode-network", "over-split",
 )  # fmt: skip
 INTER_GPU_STEPS = (
-    "nccl-tests", "nccl-debug", "cuda-p2p-bandwidth", "nvidia-smi-topo", "nvbandwidth",
+    "nccl-tests", "nccl-debug", "cuda-p2p-bandwidth", "nvidia-smi-topo",
     "A/B p2p-disable", "A/B p2p-level", "A/B shm-disable", "A/B algorithm",
     "A/B network-path", "A/B container-gpus", "A/B fewer-gpus",
     # questions about how several GPUs behave together
@@ -44,6 +44,10 @@ def check_one_gpu(data: dict[str, object]) -> None:
     steps = {s["probe"] for s in data["next_steps"]}  # type: ignore[attr-defined,index]
     probes = {s["probe"] for s in data["best_probes"]}  # type: ignore[attr-defined,index]
     assert not (steps | probes) & set(INTER_GPU_STEPS), (steps | probes) & set(INTER_GPU_STEPS)
+    # nvbandwidth measures between GPUs too, but it is offered on one GPU for its host-to-device
+    # test alone (the GPU's own PCIe link), never for a rule between GPUs
+    fed = {r for s in data["best_probes"] if s["probe"] == "nvbandwidth" for r in s["rules"]}  # type: ignore[attr-defined,index]
+    assert fed <= {"h2d-link-rate"}, fed
 
 
 @pytest.mark.parametrize(
