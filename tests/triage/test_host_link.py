@@ -47,6 +47,12 @@ GOLDEN = Path(__file__).resolve().parents[1] / "golden"
         ("NVIDIA H100 80GB HBM3", 63.02),
         ("NVIDIA GeForce GTX 1630", 3.94),  # x4
         ("Tesla M2090", 8.0),  # Fermi: Gen2
+        ("Tesla K20Xm", 8.0),  # Kepler's first Teslas: Gen2
+        ("Tesla K80", 15.75),
+        ("NVIDIA RTX 2000 Ada Generation", 15.75),  # Gen4 x8
+        ("NVIDIA RTX 6000 Ada Generation", 31.51),
+        ("NVIDIA RTX PRO 6000 Blackwell Workstation Edition", 63.02),
+        ("NVIDIA RTX PRO 2000 Blackwell", 31.51),  # Gen5 x8
         ("NVIDIA GeForce RTX 3060 Laptop GPU", None),  # the maker chose its lanes
         ("NVIDIA GH200 480GB", None),  # NVLink-C2C to the CPU
         ("NVIDIA GB10", None),  # one memory with the CPU
