@@ -51,6 +51,12 @@ PCIE_LANE_KBPS = {1: 250_000, 2: 500_000, 3: 984_615, 4: 1_969_231, 5: 3_938_462
 LARGE_MESSAGE_BYTES = 32 * 1024 * 1024
 
 
+#: a busy GPU's SM clock over its own maximum (see :func:`derived_facts`)
+CLOCK_SHARE_BUSY = "clocks.sm.share_when_busy"
+#: how busy (utilisation, %) a GPU must read for its clock to say it is held down: an idle or
+#: waiting GPU drops to its idle clocks by design
+BUSY_AT_LEAST = 50.0
+
 #: Facts a rule may read that no probe states: :func:`derived_facts` (and the playbook's
 #: context) computes them from others of the same observation (one of each group needed).
 DERIVED_FROM: dict[str, tuple[tuple[str, ...], ...]] = {
@@ -77,6 +83,12 @@ DERIVED_FROM: dict[str, tuple[tuple[str, ...], ...]] = {
     "h2d.link_share": (("bandwidth.h2d", "nvbandwidth.host_to_device_memcpy_ce"),),
     # the host's busy time less its I/O wait, where the reading separates them
     "cpu.running.mean": (("cpu.busy.mean",),),
+    # a busy GPU's SM clock against its own maximum, in one reading
+    CLOCK_SHARE_BUSY: (
+        ("clocks.sm",),
+        ("clocks.max.sm",),
+        ("utilization.gpu", "clocks_event_reasons.gpu_idle"),
+    ),
 }
 
 
@@ -90,6 +102,11 @@ def derived_facts(facts: Sequence[Fact]) -> list[Fact]:
     ``p2p.enabled_gain`` is the best unidirectional bandwidth with peer-to-peer enabled over
     the best without (bidirectional when only that part was pasted): about 1 when enabling it
     changes nothing (no P2P, or P2P rerouted).
+    ``clocks.sm.share_when_busy`` (per GPU) is its SM clock over its own maximum (``Max Clocks``
+    of ``nvidia-smi -q``, ``clocks.max.sm`` of a query) where the same reading shows it busy:
+    at least :data:`BUSY_AT_LEAST` % utilised or, in a reading without utilisation (``-q -d
+    PERFORMANCE,CLOCK``), its clocks event reason "Idle" not active. A GPU that waits drops to
+    idle clocks by design, so only a busy one's low clock says something holds it down.
     ``cpu.running.mean`` (%, on ``host``) is the host's busy time less its I/O wait: top and
     mpstat count a core blocked on the disk as not idle, so ``cpu.busy.mean`` alone reads a
     host waiting on storage as a host out of CPU, the opposite remedy. Where a reading gives
@@ -119,6 +136,9 @@ def derived_facts(facts: Sequence[Fact]) -> list[Fact]:
     if _positive(p2p_on) and _positive(p2p_off):
         out.append(Fact("p2p.enabled_gain", float(p2p_on) / float(p2p_off), "host"))  # type: ignore[arg-type]
     for subject, values in by_subject.items():
+        share = _busy_clock_share(values)
+        if share is not None:
+            out.append(Fact(CLOCK_SHARE_BUSY, share, subject))
         gen = values.get("pcie.link.gen.max", values.get("pcie.link.gen.current"))
         width = values.get("pcie.link.width.max", values.get("pcie.link.width.current"))
         if isinstance(gen, int | float) and isinstance(width, int | float):
@@ -126,6 +146,19 @@ def derived_facts(facts: Sequence[Fact]) -> list[Fact]:
             if lane is not None and width > 0:
                 out.append(Fact("pcie.link.capacity", lane * float(width), subject, "KB/s"))
     return out
+
+
+def _busy_clock_share(values: Mapping[str, FactValue]) -> float | None:
+    """A GPU's SM clock over its maximum, where it reads busy (see :func:`derived_facts`)."""
+    clock, peak, busy = (values.get(n) for n in ("clocks.sm", "clocks.max.sm", "utilization.gpu"))
+    if not (_is_number(clock) and _positive(peak)):
+        return None
+    if _is_number(busy):
+        if float(busy) < BUSY_AT_LEAST:  # type: ignore[arg-type]
+            return None
+    elif values.get("clocks_event_reasons.gpu_idle") is not False:
+        return None  # no utilisation, and the driver says it idles or does not say
+    return round(float(clock) / float(peak), 4)  # type: ignore[arg-type]
 
 
 def _host_running(facts: Sequence[Fact]) -> float | None:

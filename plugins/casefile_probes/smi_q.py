@@ -278,6 +278,7 @@ PERFORMANCE_PROBE = Probe(
     cost="cheap",
     facts=(
         "pstate",
+        "clocks_event_reasons.gpu_idle",
         "clocks_event_reasons.sw_power_cap",
         "clocks_event_reasons.hw_slowdown",
         "clocks_event_reasons.hw_thermal_slowdown",

@@ -199,8 +199,8 @@ def test_each_probe_rule_says_what_it_reads_and_what_each_outcome_raises(cli: CL
         "    hot (≥ 85): raises thermal-degradation, power-cap; lowers gpu-unused",
         "    warm (≥ 78): raises power-cap; lowers gpu-unused",
         "    cool (otherwise): lowers thermal-degradation, power-cap",
-        "    one witness of gpu-heat (with clock-event-reasons, clock-sag, throughput-falls, "
-        "temperature-trend)",
+        "    one witness of gpu-heat (with clock-event-reasons, clock-held-low, clock-sag, "
+        "throughput-falls, temperature-trend)",
     ]
     data = json.loads(cli("playbook", "show", "gpu-throughput@3", "--json").out)
     (rule,) = [r for r in data["rules"] if r["id"] == "clock-sag"]
@@ -208,6 +208,7 @@ def test_each_probe_rule_says_what_it_reads_and_what_each_outcome_raises(cli: CL
     assert rule["witnessed_with"]["gpu-power"] == [
         "power-headroom",
         "clock-event-reasons",
+        "clock-held-low",
         "throughput-falls",
     ]
     assert rule["outcomes"][0] == {

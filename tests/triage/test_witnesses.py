@@ -51,11 +51,18 @@ def test_the_heat_power_and_use_rules_name_the_states_they_read() -> None:
     assert heat == {
         "clock-event-reasons",
         "clock-sag",
+        "clock-held-low",
         "temperature-trend",
         "temperature-level",
         "throughput-falls",
     }
-    assert power == {"power-headroom", "clock-event-reasons", "clock-sag", "throughput-falls"}
+    assert power == {
+        "power-headroom",
+        "clock-event-reasons",
+        "clock-sag",
+        "clock-held-low",
+        "throughput-falls",
+    }
     use = {r.id for r in PLAYBOOK.rules if "gpu-use" in r.witness}
     assert use == {"gpu-memory-held", "compute-process-on-gpu", "runs-on-cpu", "model-on-gpu-share"}
 
@@ -96,12 +103,14 @@ def test_a_reading_of_another_state_counts_in_full(cli: CLI) -> None:
     assert [e["reliability"] for e in _evidence(cli, case)] == [STATED_RELIABILITY] * 2
 
 
-def test_one_verbatim_paste_read_by_three_rules_is_counted_as_one_witness_each_state(
+def test_one_verbatim_paste_read_by_four_rules_is_counted_as_one_witness_each_state(
     cli: CLI, tmp_path: Any
 ) -> None:
     """smi-q/005 (a 2080 Ti at 85 C, the software power cap active, 229 W): the power
     headroom rule reads it first and counts in full; the clock reasons share the power state
-    with it and the temperature shares the heat with the clock reasons, so each counts half."""
+    with it, so count half; the busy GPUs' clocks held under their maximum share both states
+    with those two, and the temperature the heat with the clock reasons and the clocks, so
+    each counts a third."""
     sample = CORPUS / "smi-q" / "005.txt"
     if not sample.is_file():
         pytest.skip("the shared corpus is not beside the checkout")
@@ -117,8 +126,10 @@ def test_one_verbatim_paste_read_by_three_rules_is_counted_as_one_witness_each_s
     assert (
         read["clock-event-reasons"]["reliability"] == RULES["clock-event-reasons"].reliability / 2
     )
-    assert read["temperature-level"]["reliability"] == RULES["temperature-level"].reliability / 2
+    assert read["clock-held-low"]["reliability"] == RULES["clock-held-low"].reliability / 3
+    assert read["temperature-level"]["reliability"] == RULES["temperature-level"].reliability / 3
     assert read["clock-event-reasons"]["outcome"] == "power-cap"
+    assert read["clock-held-low"]["outcome"] == "reduced"
     assert read["temperature-level"]["outcome"] == "hot"
 
 
