@@ -28,6 +28,7 @@ from casefile.domain.event_types.evidence import EvidenceAssessed
 from casefile.domain.events import NewEvent
 from casefile.domain.fabric import still_needed
 from casefile.domain.facts import Fact, ParseResult
+from casefile.domain.host_link import link_needed
 from casefile.domain.rules import Applied, Rule, SetAside, can_read, contradicted, evaluate
 from casefile.domain.stated import SOURCE as STATED
 from casefile.domain.stated import read_statement, still_needs
@@ -389,14 +390,22 @@ def intake_reads(
 
 
 def case_needs(
-    projection: Projection, rule: Rule, facts: Sequence[Fact], stated: Callable[[], CaseContext]
+    projection: Projection,
+    playbook: Playbook,
+    rule: Rule,
+    facts: Sequence[Fact],
+    stated: Callable[[], CaseContext],
 ) -> list[str]:
     """What a rule worth suggesting here still needs from the case to read a run it could
-    not (an RDMA run's port rate: :func:`casefile.domain.fabric.still_needed`); nothing for
-    a rule whose requirements the case contradicts (a job on one node asks no port rate)."""
+    not (an RDMA run's port rate: :func:`casefile.domain.fabric.still_needed`; a copy test's
+    GPU: :func:`casefile.domain.host_link.link_needed`); nothing for a rule whose
+    requirements the case contradicts (a job on one node asks no port rate)."""
     if contradicted(rule.requires, triage.answers_in_force(projection, rule.question)):
         return []
-    needs = still_needed(rule.statistic.facts, facts, stated)
+    reads = rule.statistic.facts
+    needs = still_needed(reads, facts, stated) or link_needed(
+        playbook.host_links, reads, facts, stated
+    )
     return [] if needs is None else [f"{rule.id} also needs {needs}"]
 
 
@@ -432,12 +441,14 @@ def apply_rules(
             # nothing to set aside for a load it was not taken under
             wanting.extend(
                 still_needs(rule, facts, context[playbook.ref])
-                or case_needs(draft.projection, rule, context[playbook.ref], stated)
+                or case_needs(draft.projection, playbook, rule, context[playbook.ref], stated)
             )
             continue
         verdict = evaluate(rule, context[playbook.ref], load)
         if not isinstance(verdict, Applied | SetAside):
-            wanting.extend(case_needs(draft.projection, rule, context[playbook.ref], stated))
+            wanting.extend(
+                case_needs(draft.projection, playbook, rule, context[playbook.ref], stated)
+            )
         if isinstance(verdict, SetAside):
             draft.add(commands.set_aside(verdict, obs_seq))
             set_aside.append(rule.id)

@@ -13,8 +13,10 @@ Facts, on ``host``, only where the copies are from pinned memory (``bandwidth.h2
 nvbandwidth's copy-engine test, which pins its buffers; a pageable copy runs at half the rate
 on a healthy link) and the names fit rows of one rate:
 
-- ``h2d.link_share``: the slowest GPU's best host-to-device copy over its link's raw rate per
-  direction (the slowest, because one GPU on a narrow slot is the finding);
+- ``h2d.link_share``: the slowest GPU's host-to-device copy over its link's raw rate per
+  direction (the slowest GPU, because one GPU on a narrow slot is the finding; its slowest
+  run, because of two runs in one paste the slow one is; a run's largest transfer, of 4 MB or
+  more);
 - ``h2d.link_rate`` (GB/s): that raw rate, generation × lanes (``rules.PCIE_LANE_KBPS``).
 
 A share above :data:`POSSIBLE` is no reading: the row is wrong for this GPU (a newer part of
@@ -32,6 +34,7 @@ In TOML::
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -57,6 +60,9 @@ HOST_LINK_RATE = "h2d.link_rate"
 H2D_COPIES = ("bandwidth.h2d", "nvbandwidth.host_to_device_memcpy_ce")
 #: how far past the link's raw rate a copy may read before the row is taken to be wrong
 POSSIBLE = 1.1
+#: the smallest transfer whose rate says what a link carries (bandwidthTest's quick mode copies
+#: 32 MB; a range ending at 100 KB measures the copy's fixed cost as much as the link)
+LARGE_COPY = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -99,27 +105,91 @@ def host_link_facts(
     run has pinned host-to-device copies and its GPUs (or the case's) fit the table.
 
     ``context`` is asked only for a run with copies that names no GPU."""
-    best: dict[str, float] = {}  # per device, its best copy (a size row is its device's)
+    reading = _reading(table, facts, context)
+    if reading is None:
+        return []
+    slowest, rate, _ = reading
+    if rate is None or slowest / rate > POSSIBLE:
+        return []
+    return [
+        Fact(H2D_SHARE, round(slowest / rate, 4), "host"),
+        Fact(HOST_LINK_RATE, round(rate, 4), "host", "GB/s"),
+    ]
+
+
+def link_needed(
+    table: Sequence[HostLink],
+    reads: Sequence[str],
+    facts: Sequence[Fact],
+    context: Callable[[], CaseContext] = lambda: NO_CONTEXT,
+) -> str | None:
+    """What a rule reading ``reads`` still needs to read a run of host-to-device copies that
+    gave no share: the GPU's name, a GPU whose link the playbook knows, or a link the copies
+    fit under; None where the run is not one it could read, or was read."""
+    if H2D_SHARE not in reads or not table:
+        return None
+    reading = _reading(table, facts, context)
+    if reading is None:
+        return None
+    slowest, rate, names = reading
+    if not names:
+        return (
+            "the GPU's name, to know its PCIe link: the case's GPUs stated when it is opened "
+            '(gpus="1x Tesla P100"), or the run stated with its GPU (name)'
+        )
+    if rate is None:
+        return (
+            f"a GPU whose PCIe link the playbook knows: {', '.join(names)} fit no row of its "
+            "host links, rows of different links, or a GPU whose host link is not PCIe"
+        )
+    if slowest / rate > POSSIBLE:
+        return (
+            f"a link the copies fit: {slowest:g} GB/s is past the {rate:.4g} GB/s raw rate of "
+            f"the link the playbook gives {', '.join(names)}"
+        )
+    return None
+
+
+def _reading(
+    table: Sequence[HostLink], facts: Sequence[Fact], context: Callable[[], CaseContext]
+) -> tuple[float, float | None, list[str]] | None:
+    """The slowest GPU's copy rate, its link's rate (None: no figure) and the GPUs named; None
+    where the run holds no copy that says something of one link."""
+    slowest = _slowest_copy(facts)
+    if slowest is None or not table:
+        return None
+    names = [str(f.value) for f in facts if f.name in GPU_NAME_FACTS and f.value]
+    names = names or list(context().gpus)
+    return slowest, (link_rate(table, names) if names else None), names
+
+
+def _slowest_copy(facts: Sequence[Fact]) -> float | None:
+    """The slowest GPU's copy rate: per GPU, its slowest run (a paste of two runs, one bound
+    to the GPU's own socket and one not, is the finding in the slow one).
+
+    A run's headline is its largest transfer's rate; a run whose largest transfer is under
+    :data:`LARGE_COPY` bytes measures latency as much as the link and is no reading. A total
+    over several GPUs (bandwidthTest's ``--device=all`` sums them, on ``host``) says nothing
+    of one link either."""
+    sizes = [
+        int(f.subject[5:])
+        for f in facts
+        if f.name in H2D_COPIES and f.subject.startswith("size=") and f.subject[5:].isdigit()
+    ]
+    if sizes and max(sizes) < LARGE_COPY:
+        return None
+    gpus = {f.subject for f in facts if f.name in GPU_NAME_FACTS and f.subject.startswith("gpu")}
+    rates: dict[str, float] = {}
     for fact in facts:
         value = fact.value
         if fact.name not in H2D_COPIES or isinstance(value, bool):
             continue
         if not isinstance(value, int | float) or value <= 0 or fact.subject.startswith("size="):
             continue
-        best[fact.subject] = max(best.get(fact.subject, 0.0), float(value))
-    if not table or not best:
-        return []
-    names = [str(f.value) for f in facts if f.name in GPU_NAME_FACTS and f.value]
-    rate = link_rate(table, names or list(context().gpus))
-    if rate is None:
-        return []
-    share = min(best.values()) / rate
-    if share > POSSIBLE:
-        return []
-    return [
-        Fact(H2D_SHARE, round(share, 4), "host"),
-        Fact(HOST_LINK_RATE, round(rate, 4), "host", "GB/s"),
-    ]
+        if fact.subject == "host" and len(gpus) > 1:
+            continue  # a sum over the GPUs the run names
+        rates[fact.subject] = min(rates.get(fact.subject, math.inf), float(value))
+    return min(rates.values()) if rates else None
 
 
 def link_from_dict(data: Any, where: str) -> HostLink:

@@ -264,8 +264,44 @@ def test_perftest_is_ranked_on_one_kind_of_run_not_both() -> None:
             )
             for c in offered
         ]
-    assert set(step.rules) == {"rdma-rate", "rdma-gpu-rate"}
-    assert step.expected_gain_bits == pytest.approx(max(alone))
+    # scored on one kind of run, which the step names (the kind that tells most here)
+    assert len(step.rules) == 1 and step.rules[0] in {"rdma-rate", "rdma-gpu-rate"}
+    scored = [c.rule.id for c in offered].index(step.rules[0])
+    assert step.expected_gain_bits == pytest.approx(alone[scored])
+    assert step.expected_gain_bits < 0.99 * joint(belief, offered)
+
+
+def joint(belief: object, offered: list[object]) -> float:
+    """Both rules' joint information, as if one run fed them both."""
+    from casefile.domain.beliefs.ranking import Belief, joint_information_bits, outcome_table
+
+    assert isinstance(belief, Belief)
+    tables = [
+        outcome_table(belief.structure, belief.keys, c.rule)  # type: ignore[attr-defined]
+        for c in offered
+    ]
+    return joint_information_bits(belief.probs, tables)
+
+
+def test_one_run_feeds_every_plain_rule_and_one_of_each_exclusive_kind() -> None:
+    from casefile.domain.beliefs.ranking import Candidate, one_run
+    from casefile.domain.rule_loading import rule_from_dict
+
+    def rule(rid: str, exclusive: str | None = None) -> Candidate:
+        table = {
+            "id": rid, "version": 1, "rationale": "why", "probes": ["p"],
+            "statistic": {"aggregate": "max", "fact": "f"},
+            "outcomes": [{"name": "hi", "at_least": 1}, {"name": "lo"}],
+            "likelihoods": {"otherwise": {"hi": 0.5, "lo": 0.5}},
+        }  # fmt: skip
+        if exclusive:
+            table["exclusive"] = exclusive
+        return Candidate("p", rule_from_dict(table, "q"))
+
+    members = [rule("a"), rule("b", "x"), rule("c", "x"), rule("d", "y"), rule("e", "y")]
+    runs = [[c.rule.id for c in run] for run in one_run(members)]
+    assert runs == [["a", "b", "d"], ["a", "b", "e"], ["a", "c", "d"], ["a", "c", "e"]]
+    assert [[c.rule.id for c in run] for run in one_run(members[:1])] == [["a"]]
 
 
 @pytest.mark.parametrize(
@@ -273,6 +309,8 @@ def test_perftest_is_ranked_on_one_kind_of_run_not_both() -> None:
     [
         ({"rdma-rate": "only-one"}, "exclusive 'only-one' must name two rules or more"),
         ({"rdma-rate": 3}, "'exclusive' must be a name"),
+        # two rules of no common probe: one run of a probe never feeds both anyway
+        ({"rdma-rate": "apart", "sm-busy": "apart"}, "exclusive 'apart' must name two rules"),
     ],
 )
 def test_an_exclusive_name_that_excludes_nothing_is_refused(

@@ -410,8 +410,7 @@ def rank_probes(
         belief = beliefs[qid]
         if qid not in leaves:
             leaves[qid] = _leaf_index(belief.paths())
-        fed = tuple(c.rule.id for c in members)
-        kinds = [_probe_step(probe, qid, belief, leaves[qid], run, fed) for run in one_run(members)]
+        kinds = [_probe_step(probe, qid, belief, leaves[qid], run) for run in one_run(members)]
         steps.append(min(kinds, key=_order))
     steps.sort(key=_order)
     return steps
@@ -438,10 +437,9 @@ def _probe_step(
     belief: Belief,
     leaves: tuple[int, LeafIndex],
     run: Sequence[Candidate],
-    fed: tuple[str, ...],
 ) -> ProbeStep:
-    """One probe scored on the rules one run of it feeds (``run``); ``fed``: every rule it can
-    feed, whichever kind of run is made."""
+    """One probe scored on the rules one run of it feeds (``run``): the step names those rules,
+    so a probe of several kinds of run says which kind it was scored on."""
     probs = belief.probs
     tables = [_table(leaves, c.rule) for c in run]
     _, separates = separation(belief, [(c.rule, t) for c, t in zip(run, tables, strict=True)])
@@ -450,7 +448,7 @@ def _probe_step(
         probe=probe,
         question_id=qid,
         expected_gain_bits=joint_information_bits(probs, tables),
-        rules=fed,
+        rules=tuple(c.rule.id for c in run),
         cost=run[0].cost_under(belief.structure.answers),
         load="under-load" if any(c.rule.load == "under-load" for c in run) else "any",
         separates=_noted(separates, belief, found),
