@@ -106,14 +106,11 @@ def host_link_facts(
 
     ``context`` is asked only for a run with copies that names no GPU."""
     reading = _reading(table, facts, context)
-    if reading is None:
-        return []
-    slowest, rate, _ = reading
-    if rate is None or slowest / rate > POSSIBLE:
+    if reading is None or reading.share is None or reading.share > POSSIBLE:
         return []
     return [
-        Fact(H2D_SHARE, round(slowest / rate, 4), "host"),
-        Fact(HOST_LINK_RATE, round(rate, 4), "host", "GB/s"),
+        Fact(H2D_SHARE, round(reading.share, 4), "host"),
+        Fact(HOST_LINK_RATE, round(reading.rate, 4), "host", "GB/s"),
     ]
 
 
@@ -128,68 +125,112 @@ def link_needed(
     fit under; None where the run is not one it could read, or was read."""
     if H2D_SHARE not in reads or not table:
         return None
-    reading = _reading(table, facts, context)
-    if reading is None:
+    copies = _copies(facts)
+    if copies is None:
         return None
-    slowest, rate, names = reading
+    reading = _reading(table, facts, context)
+    names = sorted(set(_names(facts) or context().gpus))
     if not names:
         return (
             "the GPU's name, to know its PCIe link: the case's GPUs stated when it is opened "
-            '(gpus="1x Tesla P100"), or the run stated with its GPU (name)'
+            '(gpus="1x Tesla P100"), or the run stated with its GPU (name[gpu0]="Tesla P100")'
         )
-    if rate is None:
+    if reading is None or reading.share is None:
+        for name in names:
+            row = next((row for row in table if row.fits(name)), None)
+            if row is not None and row.rate_gbps == 0:
+                return f"a GPU whose host link is a PCIe link of known rate ({name}: {row.source})"
         return (
             f"a GPU whose PCIe link the playbook knows: {', '.join(names)} fit no row of its "
-            "host links, rows of different links, or a GPU whose host link is not PCIe"
+            "host links, or rows of different links"
         )
-    if slowest / rate > POSSIBLE:
+    if reading.share > POSSIBLE:
         return (
-            f"a link the copies fit: {slowest:g} GB/s is past the {rate:.4g} GB/s raw rate of "
-            f"the link the playbook gives {', '.join(names)}"
+            f"a link the copies fit: {reading.copy:g} GB/s is past the {reading.rate:.4g} GB/s "
+            f"raw rate of the link the playbook gives {', '.join(names)}"
         )
     return None
 
 
+@dataclass(frozen=True)
+class _Reading:
+    copy: float
+    rate: float
+    #: the copy over its GPU's link; None where no GPU's link has a figure
+    share: float | None
+
+
 def _reading(
     table: Sequence[HostLink], facts: Sequence[Fact], context: Callable[[], CaseContext]
-) -> tuple[float, float | None, list[str]] | None:
-    """The slowest GPU's copy rate, its link's rate (None: no figure) and the GPUs named; None
-    where the run holds no copy that says something of one link."""
-    slowest = _slowest_copy(facts)
-    if slowest is None or not table:
+) -> _Reading | None:
+    """The slowest GPU's copy against its own link; None where the run holds no copy that
+    says something of one link. Each GPU the run names is judged by its own row; a run that
+    names none (one result, a stated figure) by the GPUs the run or the case names."""
+    copies = _copies(facts)
+    if not copies or not table:
         return None
-    names = [str(f.value) for f in facts if f.name in GPU_NAME_FACTS and f.value]
-    names = names or list(context().gpus)
-    return slowest, (link_rate(table, names) if names else None), names
+    named = {f.subject: str(f.value) for f in facts if f.name in GPU_NAME_FACTS and f.value}
+    common: float | None = None
+    worst: _Reading | None = None
+    for subject, copy in copies.items():
+        if subject in named:
+            rate = link_rate(table, [named[subject]])
+        else:
+            if common is None:
+                common = link_rate(table, _names(facts) or list(context().gpus)) or 0.0
+            rate = common or None
+        if rate is None:
+            continue
+        if worst is None or worst.share is None or copy / rate < worst.share:
+            worst = _Reading(copy, rate, copy / rate)
+    if worst is None:
+        return _Reading(min(copies.values()), 0.0, None)
+    return worst
 
 
-def _slowest_copy(facts: Sequence[Fact]) -> float | None:
-    """The slowest GPU's copy rate: per GPU, its slowest run (a paste of two runs, one bound
-    to the GPU's own socket and one not, is the finding in the slow one).
+def _names(facts: Sequence[Fact]) -> list[str]:
+    return [str(f.value) for f in facts if f.name in GPU_NAME_FACTS and f.value]
 
-    A run's headline is its largest transfer's rate; a run whose largest transfer is under
-    :data:`LARGE_COPY` bytes measures latency as much as the link and is no reading. A total
-    over several GPUs (bandwidthTest's ``--device=all`` sums them, on ``host``) says nothing
-    of one link either."""
-    sizes = [
-        int(f.subject[5:])
+
+#: GB/s in one unit a copy's rate may be stated in (bandwidthTest's MB is 2^20 bytes)
+_GB_PER_S = {"GB/s": 1.0, "GiB/s": 1.073741824, "MB/s": 1.048576e-3, "MiB/s": 1.048576e-3}
+
+
+def _copies(facts: Sequence[Fact]) -> dict[str, float] | None:
+    """Per GPU its slowest run's copy rate (GB/s): of two runs in one paste, one bound to the
+    GPU's own socket and one not, the slow one is the finding. None where the run holds no
+    copy that says something of one link.
+
+    A parsed bandwidthTest gives each transfer size a row: its runs are read by their rows of
+    :data:`LARGE_COPY` bytes or more (a range ending at 100 KB measures each copy's fixed cost
+    as much as the link), and a paste that holds a total over several GPUs (``--device=all``
+    adds them up, on ``host``) is not read, since its rows cannot be told from the others'.
+    nvbandwidth gives one figure per GPU, and a stated figure is taken in its unit."""
+    copies = [
+        (f.subject, float(f.value) * _GB_PER_S[f.unit or "GB/s"])
         for f in facts
-        if f.name in H2D_COPIES and f.subject.startswith("size=") and f.subject[5:].isdigit()
+        if f.name in H2D_COPIES
+        and isinstance(f.value, int | float)
+        and not isinstance(f.value, bool)
+        and f.value > 0
+        and (f.unit or "GB/s") in _GB_PER_S
     ]
-    if sizes and max(sizes) < LARGE_COPY:
-        return None
+    rows = [(int(s[5:]), v) for s, v in copies if s.startswith("size=") and s[5:].isdigit()]
+    if rows:
+        if any(subject == "host" for subject, _ in copies):
+            return None
+        large = [value for size, value in rows if size >= LARGE_COPY]
+        devices = {s for s, _ in copies if not s.startswith("size=")}
+        if not large:
+            return None
+        return {min(devices) if len(devices) == 1 else "host": min(large)}
     gpus = {f.subject for f in facts if f.name in GPU_NAME_FACTS and f.subject.startswith("gpu")}
-    rates: dict[str, float] = {}
-    for fact in facts:
-        value = fact.value
-        if fact.name not in H2D_COPIES or isinstance(value, bool):
-            continue
-        if not isinstance(value, int | float) or value <= 0 or fact.subject.startswith("size="):
-            continue
-        if fact.subject == "host" and len(gpus) > 1:
-            continue  # a sum over the GPUs the run names
-        rates[fact.subject] = min(rates.get(fact.subject, math.inf), float(value))
-    return min(rates.values()) if rates else None
+    out: dict[str, float] = {}
+    for subject, value in copies:
+        if subject == "host" and len(gpus) > 1:
+            continue  # a figure for several GPUs at once: their sum
+        out[subject] = min(out.get(subject, math.inf), value)
+    return out or None
 
 
 def link_from_dict(data: Any, where: str) -> HostLink:

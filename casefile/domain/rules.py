@@ -84,11 +84,7 @@ DERIVED_FROM: dict[str, tuple[tuple[str, ...], ...]] = {
     # the host's busy time less its I/O wait, where the reading separates them
     "cpu.running.mean": (("cpu.busy.mean",),),
     # a busy GPU's SM clock against its own maximum, in one reading
-    CLOCK_SHARE_BUSY: (
-        ("clocks.sm",),
-        ("clocks.max.sm",),
-        ("utilization.gpu", "clocks_event_reasons.gpu_idle"),
-    ),
+    CLOCK_SHARE_BUSY: (("clocks.sm",), ("clocks.max.sm",), ("utilization.gpu",)),
 }
 
 
@@ -103,19 +99,23 @@ def derived_facts(facts: Sequence[Fact]) -> list[Fact]:
     the best without (bidirectional when only that part was pasted): about 1 when enabling it
     changes nothing (no P2P, or P2P rerouted).
     ``clocks.sm.share_when_busy`` (per GPU) is its SM clock over its own maximum (``Max Clocks``
-    of ``nvidia-smi -q``, ``clocks.max.sm`` of a query) where the same reading shows it busy:
-    at least :data:`BUSY_AT_LEAST` % utilised or, in a reading without utilisation (``-q -d
-    PERFORMANCE,CLOCK``), its clocks event reason "Idle" not active. A GPU that waits drops to
-    idle clocks by design, so only a busy one's low clock says something holds it down.
+    of ``nvidia-smi -q``, ``clocks.max.sm`` of a query) where the same reading shows it at least
+    :data:`BUSY_AT_LEAST` % utilised: a GPU that waits drops to idle clocks by design, so only
+    a busy one's low clock says something holds it down ("Idle: Not Active" is no such sign:
+    drivers print it for GPUs at 0 % in P5). Not for a looped query (its means pair idle
+    samples' clocks with busy ones') nor where application clocks hold the clock on purpose.
     ``cpu.running.mean`` (%, on ``host``) is the host's busy time less its I/O wait: top and
     mpstat count a core blocked on the disk as not idle, so ``cpu.busy.mean`` alone reads a
     host waiting on storage as a host out of CPU, the opposite remedy. Where a reading gives
     no ``cpu.iowait`` (htop's meters, top's graph mode) it is the busy time as given.
     """
     by_subject: dict[str, dict[str, FactValue]] = {}
+    clock_units: dict[str, dict[str, str]] = {}
     large: list[float] = []
     for fact in facts:
         by_subject.setdefault(fact.subject, {})[fact.name] = fact.value
+        if fact.name in ("clocks.sm", "clocks.max.sm") and fact.unit:
+            clock_units.setdefault(fact.subject, {})[fact.name] = fact.unit
         if fact.name == "nccl.busbw" and fact.subject.startswith("size="):
             size = fact.subject[5:]
             if size.isdigit() and int(size) >= LARGE_MESSAGE_BYTES and _is_number(fact.value):
@@ -136,7 +136,7 @@ def derived_facts(facts: Sequence[Fact]) -> list[Fact]:
     if _positive(p2p_on) and _positive(p2p_off):
         out.append(Fact("p2p.enabled_gain", float(p2p_on) / float(p2p_off), "host"))  # type: ignore[arg-type]
     for subject, values in by_subject.items():
-        share = _busy_clock_share(values)
+        share = _busy_clock_share(values, clock_units.get(subject, {}))
         if share is not None:
             out.append(Fact(CLOCK_SHARE_BUSY, share, subject))
         gen = values.get("pcie.link.gen.max", values.get("pcie.link.gen.current"))
@@ -148,17 +148,33 @@ def derived_facts(facts: Sequence[Fact]) -> list[Fact]:
     return out
 
 
-def _busy_clock_share(values: Mapping[str, FactValue]) -> float | None:
+def _busy_clock_share(values: Mapping[str, FactValue], units: Mapping[str, str]) -> float | None:
     """A GPU's SM clock over its maximum, where it reads busy (see :func:`derived_facts`)."""
-    clock, peak, busy = (values.get(n) for n in ("clocks.sm", "clocks.max.sm", "utilization.gpu"))
-    if not (_is_number(clock) and _positive(peak)):
+    clock, peak = (
+        _mhz(values.get("clocks.sm"), units.get("clocks.sm")),
+        _mhz(values.get("clocks.max.sm"), units.get("clocks.max.sm")),
+    )
+    busy = values.get("utilization.gpu")
+    if clock is None or peak is None or not peak > 0 or not _is_number(busy):
         return None
-    if _is_number(busy):
-        if float(busy) < BUSY_AT_LEAST:  # type: ignore[arg-type]
-            return None
-    elif values.get("clocks_event_reasons.gpu_idle") is not False:
-        return None  # no utilisation, and the driver says it idles or does not say
-    return round(float(clock) / float(peak), 4)  # type: ignore[arg-type]
+    if float(busy) < BUSY_AT_LEAST:  # type: ignore[arg-type]
+        return None
+    if any(name.startswith(("clocks.sm.series", "utilization.gpu.series")) for name in values):
+        return None  # a looped query's means pair idle samples' clocks with busy ones'
+    if values.get("clocks_event_reasons.applications_clocks_setting") is True:
+        return None  # clocks set low on purpose (application clocks, a locked clock)
+    return round(clock / peak, 4)
+
+
+#: MHz in one unit a clock may be given in (none: MHz, as nvidia-smi prints it)
+_MHZ = {"MHz": 1.0, "GHz": 1000.0}
+
+
+def _mhz(value: FactValue | None, unit: str | None) -> float | None:
+    factor = _MHZ.get(unit or "MHz")
+    if factor is None or not _is_number(value):
+        return None
+    return float(value) * factor  # type: ignore[arg-type]
 
 
 def _host_running(facts: Sequence[Fact]) -> float | None:

@@ -49,11 +49,45 @@ def test_no_share_where_the_reading_does_not_show_the_gpu_busy(facts: list[Fact]
     assert share(facts) == {}
 
 
-def test_without_utilisation_the_idle_reason_not_active_says_busy() -> None:
-    """``nvidia-smi -q -d PERFORMANCE,CLOCK`` prints no utilisation; its clocks event reason
-    "Idle: Not Active" says the GPU is running work."""
-    perf = gpu(clocks__sm=1095, clocks__max__sm=1740, clocks_event_reasons__gpu_idle=False)
-    assert share(perf) == {"gpu0": 0.6293}
+def test_the_idle_reason_not_active_is_no_sign_of_a_busy_gpu() -> None:
+    """smi-q/006: four 1080 Ti at 0 % with "Idle: Not Active", two of them at 139 MHz in P5;
+    without utilisation (``-q -d PERFORMANCE,CLOCK``) nothing says they are busy."""
+    data = json.loads((GOLDEN / "smi-q" / "006.json").read_text(encoding="utf-8"))
+    facts = [
+        Fact(f["name"], f["value"], f["subject"], f.get("unit"))
+        for f in data["facts"]
+        if f["name"] != "utilization.gpu"
+    ]
+    assert any(f.name == "clocks_event_reasons.gpu_idle" and f.value is False for f in facts)
+    assert share(facts) == {}
+
+
+def test_a_looped_querys_means_are_not_read() -> None:
+    """An H100 queried with -l 1, idle for three samples and at 1980 MHz for three: the means
+    (50 %, 1162 MHz) pair idle clocks with busy samples."""
+    looped = gpu(
+        clocks__sm=1162.5, clocks__max__sm=1980, utilization__gpu=50.0,
+        utilization__gpu__series__max=100.0,
+    )  # fmt: skip
+    assert share(looped) == {}
+
+
+def test_clocks_set_on_purpose_are_not_read() -> None:
+    locked = gpu(
+        clocks__sm=1005, clocks__max__sm=1980, utilization__gpu=100,
+        clocks_event_reasons__applications_clocks_setting=True,
+    )  # fmt: skip
+    assert share(locked) == {}
+
+
+def test_clocks_are_read_in_their_units() -> None:
+    facts = [
+        Fact("clocks.sm", 1.75, "gpu0", "GHz"),
+        Fact("clocks.max.sm", 1980, "gpu0", "MHz"),
+        Fact("utilization.gpu", 100, "gpu0", "%"),
+    ]
+    assert share(facts) == {"gpu0": 0.8838}
+    assert share([*facts[1:], Fact("clocks.sm", 1750, "gpu0", "furlongs")]) == {}
 
 
 def outcome(facts: list[Fact]) -> str | None:
@@ -90,12 +124,14 @@ def test_the_idle_goldens_give_no_reading() -> None:
 
 def test_the_clock_probes_are_known_to_feed_it() -> None:
     assert feeds(RULE, PROBE.facts)
-    assert feeds(RULE, PERFORMANCE_PROBE.facts)  # through the Idle reason
     assert feeds(RULE, QUERY.facts)
+    assert not feeds(RULE, PERFORMANCE_PROBE.facts)  # -q -d PERFORMANCE prints no utilisation
     assert not feeds(RULE, ("clocks.sm", "utilization.gpu"))  # no maximum to hold it against
 
 
 def test_it_is_one_witness_with_the_other_readings_of_heat_and_power() -> None:
     assert set(RULE.witness) == {"gpu-heat", "gpu-power"}
-    assert RULE.row("thermal-degradation")["held-low"] >= 10 * RULE.otherwise["held-low"]
-    assert RULE.row("power-cap")["held-low"] >= 8 * RULE.otherwise["held-low"]
+    assert RULE.row("thermal-degradation")["held-low"] >= 6 * RULE.otherwise["held-low"]
+    assert RULE.row("power-cap")["held-low"] >= 4 * RULE.otherwise["held-low"]
+    # a clock near its maximum does not clear the power cap: compute at the limit sits there
+    assert RULE.row("power-cap")["full"] >= 0.5 * RULE.otherwise["full"]

@@ -134,6 +134,34 @@ def test_a_run_of_small_transfers_is_no_reading() -> None:
     assert shares(large)[H2D_SHARE] == round(25.1 / 31.507696, 4)
 
 
+def test_a_quick_run_beside_a_range_run_is_read_by_its_large_transfers() -> None:
+    both = [
+        Fact("bandwidth.h2d", 25.1, "size=33554432", "GB/s"),
+        Fact("bandwidth.h2d", 9.0, "size=102400", "GB/s"),
+        Fact("bandwidth.h2d", 1.1, "size=1024", "GB/s"),
+        Fact("bandwidth.h2d", 25.1, "gpu0", "GB/s"),
+        Fact("bandwidth.h2d", 9.0, "gpu0", "GB/s"),
+        Fact("name", "NVIDIA GeForce RTX 4090", "gpu0"),
+    ]
+    assert shares(both)[H2D_SHARE] == round(25.1 / 31.507696, 4)
+
+
+def test_each_gpu_is_judged_by_its_own_link() -> None:
+    """A Quadro K2200 (no row) beside an RTX 4090: the 4090 alone is read, by its own link."""
+    mixed = [
+        Fact("nvbandwidth.host_to_device_memcpy_ce", 6.2, "gpu0", "GB/s"),
+        Fact("nvbandwidth.host_to_device_memcpy_ce", 25.3, "gpu1", "GB/s"),
+        Fact("name", "Quadro K2200", "gpu0"),
+        Fact("name", "NVIDIA GeForce RTX 4090", "gpu1"),
+    ]
+    assert shares(mixed)[H2D_SHARE] == round(25.3 / 31.507696, 4)
+
+
+def test_a_stated_rate_is_read_in_its_unit() -> None:
+    stated = [Fact("bandwidth.h2d", 3783.4, "host", "MB/s")]
+    assert shares(stated, CaseContext(gpus=("1x Tesla P100-PCIE-16GB",)))[H2D_SHARE] == 0.2518
+
+
 def test_a_total_over_several_gpus_is_no_reading() -> None:
     """bandwidthTest --device=all adds the GPUs' rates up: four links at 6 GB/s read 24."""
     total = [
