@@ -42,6 +42,7 @@ from typing import Any
 
 from casefile.domain.expected import GPU_NAME_FACTS, NO_CONTEXT, CaseContext
 from casefile.domain.facts import Fact
+from casefile.domain.gpu_rows import first_row, fits, one_figure
 from casefile.domain.rules import PCIE_LANE_KBPS
 from casefile.errors import RuleError
 
@@ -76,7 +77,7 @@ class HostLink:
     source: str
 
     def fits(self, name: str) -> bool:
-        return re.search(self.gpu, name, re.IGNORECASE) is not None
+        return fits(self, name)
 
     @property
     def rate_gbps(self) -> float:
@@ -85,15 +86,8 @@ class HostLink:
 
 
 def link_rate(table: Sequence[HostLink], names: Sequence[str]) -> float | None:
-    """The host link's raw rate for the GPUs ``names``: each name's first fitting row; None
-    when no name fits a row, when one fits a row of no figure, or when they fit different
-    rates (a guess between two links is no reference)."""
-    found: set[float] = set()
-    for name in names:
-        row = next((row for row in table if row.fits(name)), None)
-        if row is not None:
-            found.add(row.rate_gbps)
-    return found.pop() if len(found) == 1 and 0.0 not in found else None
+    """The host link's raw rate for the GPUs ``names`` (:func:`~.gpu_rows.one_figure`)."""
+    return one_figure(table, names, lambda row: row.rate_gbps)
 
 
 def host_link_facts(
@@ -137,7 +131,7 @@ def link_needed(
         )
     if reading is None or reading.share is None:
         for name in names:
-            row = next((row for row in table if row.fits(name)), None)
+            row = first_row(table, name)
             if row is not None and row.rate_gbps == 0:
                 return f"a GPU whose host link is a PCIe link of known rate ({name}: {row.source})"
         return (

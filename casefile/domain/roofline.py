@@ -56,6 +56,7 @@ from typing import Any
 
 from casefile.domain.expected import GPU_NAME_FACTS, NO_CONTEXT, CaseContext
 from casefile.domain.facts import Fact, FactValue
+from casefile.domain.gpu_rows import fits, one_figure
 from casefile.errors import RuleError
 
 __all__ = [
@@ -85,19 +86,12 @@ class DeviceMemory:
     source: str
 
     def fits(self, name: str) -> bool:
-        return re.search(self.gpu, name, re.IGNORECASE) is not None
+        return fits(self, name)
 
 
 def device_bandwidth(table: Sequence[DeviceMemory], names: Sequence[str]) -> float | None:
-    """The peak bandwidth of the GPUs ``names`` call for: each name's first fitting row; None
-    when no name fits a row, when one fits a row of no figure (0), or when the names fit rows
-    of different bandwidths."""
-    found: set[float] = set()
-    for name in names:
-        row = next((row for row in table if row.fits(name)), None)
-        if row is not None:
-            found.add(row.bandwidth)
-    return found.pop() if len(found) == 1 and 0.0 not in found else None
+    """The peak bandwidth of the GPUs ``names`` call for (:func:`~.gpu_rows.one_figure`)."""
+    return one_figure(table, names, lambda row: row.bandwidth)
 
 
 def roofline_facts(
