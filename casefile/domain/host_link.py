@@ -117,19 +117,18 @@ def link_needed(
     """What a rule reading ``reads`` still needs to read a run of host-to-device copies that
     gave no share: the GPU's name, a GPU whose link the playbook knows, or a link the copies
     fit under; None where the run is not one it could read, or was read."""
-    if H2D_SHARE not in reads or not table:
-        return None
-    copies = _copies(facts)
-    if copies is None:
+    if H2D_SHARE not in reads:
         return None
     reading = _reading(table, facts, context)
+    if reading is None:
+        return None
     names = sorted(set(_names(facts) or context().gpus))
     if not names:
         return (
             "the GPU's name, to know its PCIe link: the case's GPUs stated when it is opened "
             '(gpus="1x Tesla P100"), or the run stated with its GPU (name[gpu0]="Tesla P100")'
         )
-    if reading is None or reading.share is None:
+    if reading.share is None:
         for name in names:
             row = first_row(table, name)
             if row is not None and row.rate_gbps == 0:
