@@ -438,11 +438,14 @@ def apply_rules(
             context[playbook.ref] = [*facts, *playbook.context_facts(list(facts), stated)]
         if reported and not can_read(rule, context[playbook.ref]):
             # a statement of one or two facts is no reading for the rules that read others:
-            # nothing to set aside for a load it was not taken under
-            wanting.extend(
-                still_needs(rule, facts, context[playbook.ref])
-                or case_needs(draft.projection, playbook, rule, context[playbook.ref], stated)
-            )
+            # nothing to set aside for a load it was not taken under; a rule the case's answers
+            # rule out wants nothing (case_needs checks the same)
+            answers = triage.answers_in_force(draft.projection, rule.question)
+            if contradicted(rule.requires, answers) is None:
+                wanting.extend(
+                    still_needs(rule, facts, context[playbook.ref])
+                    or case_needs(draft.projection, playbook, rule, context[playbook.ref], stated)
+                )
             continue
         verdict = evaluate(rule, context[playbook.ref], load)
         if not isinstance(verdict, Applied | SetAside):

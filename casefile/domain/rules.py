@@ -56,6 +56,11 @@ CLOCK_SHARE_BUSY = "clocks.sm.share_when_busy"
 #: how busy (utilisation, %) a GPU must read for its clock to say it is held down: an idle or
 #: waiting GPU drops to its idle clocks by design
 BUSY_AT_LEAST = 50.0
+#: how many PCIe generations a GPU's link runs below what both its ends support
+LINK_GENERATIONS_BEHIND = "pcie.link.gen.behind"
+#: utilisation (%) below which a GPU counts as idle: its link may drop its generation to save
+#: power, so a low generation on it says nothing, however loaded the rest of the machine is
+IDLE_BELOW = 5.0
 
 #: Facts a rule may read that no probe states: :func:`derived_facts` (and the playbook's
 #: context) computes them from others of the same observation (one of each group needed).
@@ -85,6 +90,8 @@ DERIVED_FROM: dict[str, tuple[tuple[str, ...], ...]] = {
     "cpu.running.mean": (("cpu.busy.mean",),),
     # a busy GPU's SM clock against its own maximum, in one reading
     CLOCK_SHARE_BUSY: (("clocks.sm",), ("clocks.max.sm",), ("utilization.gpu",)),
+    # a link's generations below the top both its ends support, per GPU
+    LINK_GENERATIONS_BEHIND: (("pcie.link.gen.current",), ("pcie.link.gen.max",)),
 }
 
 
@@ -104,6 +111,18 @@ def derived_facts(facts: Sequence[Fact]) -> list[Fact]:
     a busy one's low clock says something holds it down ("Idle: Not Active" is no such sign:
     drivers print it for GPUs at 0 % in P5). Not for a looped query (its means pair idle
     samples' clocks with busy ones') nor where application clocks hold the clock on purpose.
+    ``pcie.link.gen.behind`` (per GPU) is how many generations its link runs below its maximum
+    (``pcie.link.gen.max``: nvidia-smi's ``Max`` is already the lower of the device's and the
+    system's top; its ``Host Max`` is the root port's, which may sit behind a switch that runs
+    faster, so it is not used). Generations, not their ratio: Gen2 of Gen4 and Gen1 of Gen2
+    have the same ratio, but one is a quarter of the link and the other half. A GPU the same
+    reading shows idle (under :data:`IDLE_BELOW` %) gives no figure below its top, since an
+    idle link drops its generation to save power (a one-GPU job on an 8-GPU machine leaves
+    seven such links in a reading taken under load); at its top it reads 0, which power saving
+    does not explain. A looped query is read by the highest generation it saw (and is idle only
+    if it never saw the GPU busy; the NVML sampler gives that highest generation itself, beside
+    its peak utilisation), since its mean mixes idle samples' low generations with busy ones';
+    one that kept no times holds only means, and a mean is no generation.
     ``cpu.running.mean`` (%, on ``host``) is the host's busy time less its I/O wait: top and
     mpstat count a core blocked on the disk as not idle, so ``cpu.busy.mean`` alone reads a
     host waiting on storage as a host out of CPU, the opposite remedy. Where a reading gives
@@ -139,6 +158,9 @@ def derived_facts(facts: Sequence[Fact]) -> list[Fact]:
         share = _busy_clock_share(values, clock_units.get(subject, {}))
         if share is not None:
             out.append(Fact(CLOCK_SHARE_BUSY, share, subject))
+        behind = _generations_behind(values)
+        if behind is not None:
+            out.append(Fact(LINK_GENERATIONS_BEHIND, behind, subject))
         gen = values.get("pcie.link.gen.max", values.get("pcie.link.gen.current"))
         width = values.get("pcie.link.width.max", values.get("pcie.link.width.current"))
         if isinstance(gen, int | float) and isinstance(width, int | float):
@@ -164,6 +186,25 @@ def _busy_clock_share(values: Mapping[str, FactValue], units: Mapping[str, str])
     if values.get("clocks_event_reasons.applications_clocks_setting") is True:
         return None  # clocks set low on purpose (application clocks, a locked clock)
     return round(clock / peak, 4)
+
+
+def _generations_behind(values: Mapping[str, FactValue]) -> int | None:
+    """A GPU's link generations below its top (see :func:`derived_facts`)."""
+    current, top = values.get("pcie.link.gen.current"), values.get("pcie.link.gen.max")
+    busy = values.get("utilization.gpu.max", values.get("utilization.gpu"))  # nvml: its peak
+    if "pcie.link.gen.current.series.max" in values:  # a looped query: its busiest moments
+        current = values["pcie.link.gen.current.series.max"]
+        busy = values.get("utilization.gpu.series.max", busy)
+    elif _is_number(values.get("query.samples")) and float(values["query.samples"]) > 1:
+        return None  # a looped query without times keeps only means: no generation
+    if not (_is_number(current) and _is_number(top)):
+        return None
+    if float(current) != int(current) or float(top) != int(top):  # type: ignore[arg-type]
+        return None  # a mean of samples, not a generation
+    behind = max(int(top) - int(current), 0)  # type: ignore[arg-type]
+    if behind and _is_number(busy) and float(busy) < IDLE_BELOW:  # type: ignore[arg-type]
+        return None  # an idle link drops its generation to save power: low says nothing
+    return behind
 
 
 #: MHz in one unit a clock may be given in (none: MHz, as nvidia-smi prints it)

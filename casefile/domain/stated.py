@@ -16,10 +16,10 @@ from __future__ import annotations
 import fnmatch
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 from casefile.domain.facts import Fact, FactValue, ParseResult
-from casefile.domain.rules import DERIVED_FROM, Rule
+from casefile.domain.rules import CLOCK_SHARE_BUSY, DERIVED_FROM, LINK_GENERATIONS_BEHIND, Rule
 from casefile.errors import DomainError
 
 #: the source a stated reading's probe run records: nothing ran, a person said it
@@ -130,25 +130,48 @@ def still_needs(rule: Rule, stated: Sequence[Fact], readable: Sequence[Fact]) ->
     """What a rule that reads a stated fact, but could not read the statement, still needs:
     ``["power-headroom also needs power.limit"]``; empty when it reads none of them (a
     statement of one fact is no reading for the rules that read others). Pooled facts need
-    one of them, and a derived fact is named by what it is derived from."""
+    one of them; a derived fact is read from what it is derived from, so a statement of one
+    of those (a link's current generation) names the others it still needs (its maximum)."""
     names = {fact.name for fact in stated}
-    if not names & set(rule.reads):
+    if not names & _inputs(rule.reads):
         return []
-    have = {fact.name for fact in readable}
-    missing = []
+    have = {fact.name for fact in readable} | names
+    missing: list[str] = []
     if rule.statistic.aggregate == "active":  # none set is a reading only where all were read
         missing = [name for name in rule.statistic.facts if name not in have]
     elif not have & set(rule.statistic.facts):
-        missing.append(" or ".join(_derived_from(n) for n in rule.statistic.facts))
+        wanted = [_derived_from(n, have) for n in rule.statistic.facts]
+        if all(wanted):  # a derived fact whose parts are all here wants what the case knows
+            missing.append(" or ".join(wanted))
     per = rule.statistic.per
-    if per is not None and per not in have:
-        missing.append(_derived_from(per))
+    if per is not None and per not in have and _derived_from(per, have):
+        missing.append(_derived_from(per, have))
+    missing = list(dict.fromkeys(missing))  # a fact and its ``per`` may want the same parts
     return [f"{rule.id} also needs {' and '.join(missing)}"] if missing else []
 
 
-def _derived_from(name: str) -> str:
-    """A fact as a person can state it: ``pcie.link.capacity`` is a generation and a width."""
+#: derived facts a rule reads alone whose parts one reading states (a link's generation and its
+#: maximum; a clock, its maximum and the utilisation): a statement of some parts names the
+#: rest. Others need the case's context (a table's row, the ports' rate), which
+#: :func:`casefile.app.recording.case_needs` names, or are pooled from many rows.
+_STATED_IN_PARTS = frozenset({LINK_GENERATIONS_BEHIND, CLOCK_SHARE_BUSY})
+
+
+def _inputs(reads: Iterable[str]) -> set[str]:
+    """The facts a rule reads, and the parts of those it reads through one reading's parts."""
+    out = set(reads)
+    for name in out & _STATED_IN_PARTS:
+        out.update(n for group in DERIVED_FROM[name] for n in group)
+    return out
+
+
+def _derived_from(name: str, have: Collection[str] = ()) -> str:
+    """A fact as a person can state it: ``pcie.link.capacity`` is a generation and a width;
+    the parts already ``have`` are not asked for again. Empty where every part is here: what
+    such a fact still wants is the case's (a GPU's row in a table, the ports' rate), which the
+    case's own account of its needs says (:func:`casefile.app.recording.case_needs`)."""
     groups = DERIVED_FROM.get(name)
     if groups is None:
         return name
-    return " and ".join(" or ".join(group) for group in groups)
+    wanted = [group for group in groups if not set(group) & set(have)]
+    return " and ".join(" or ".join(group) for group in wanted)

@@ -41,7 +41,8 @@ def test_a_stated_reading_is_read_by_the_rules_as_reported_evidence(cli: CLI) ->
     ]
     (evidence,) = [e["payload"] for e in events if e["type"] == "evidence.assessed"][-1:]
     assert isinstance(evidence, dict)
-    assert evidence["rule"]["id"] == "link-speed-at-max" and evidence["outcome"] == "reduced"
+    # Gen2 of Gen5 under load: three generations down (link-speed-at-max version 3)
+    assert evidence["rule"]["id"] == "link-speed-at-max" and evidence["outcome"] == "far-below"
     assert (evidence["kind"], evidence["reliability"]) == ("reported", STATED_RELIABILITY)
     shown = cli("show", case, str(run["seq"])).out
     assert "stated, not run" in shown and "pcie.link.gen.current[e3:00.0]=2" in shown
@@ -125,12 +126,17 @@ def test_show_of_an_observation_shows_its_run_s_output(cli: CLI) -> None:
 
 def test_a_statement_no_rule_read_says_so_and_what_a_rule_still_needs(cli: CLI) -> None:
     """The line said "the rules read it as reported evidence" of a stated SM clock no rule
-    reads, and of a power draw stated without the limit its rule divides by."""
+    reads, and of a power draw stated without the limit its rule divides by. A fact a rule
+    reads through a derived one (the clock, for its share of the maximum on a busy GPU) says
+    what else that needs."""
     case = cli("new", "slow", "--playbook", "gpu-throughput@3").out.strip()
     under = ("--load", "under-load", "--host", "rig")
     clock = cli("probe", case, "nvidia-smi-q", "--stated", "clocks.sm=1300", *under)
     assert clock.code == 0, clock.err
-    assert clock.out.strip().endswith("1 fact — stated, not run: no rule read it")
+    assert clock.out.strip().endswith(
+        "1 fact — stated, not run: no rule read it "
+        "(clock-held-low also needs clocks.max.sm and utilization.gpu)"
+    )
     draw = cli("probe", case, "nvidia-smi-q", "--stated", "power.draw=290 W", *under, "--json")
     line = json.loads(draw.out)
     assert line["evidence"] == [] and line["wanting"] == ["power-headroom also needs power.limit"]
@@ -145,7 +151,7 @@ def test_a_statement_no_rule_read_says_so_and_what_a_rule_still_needs(cli: CLI) 
 
 def test_the_tui_line_says_the_same_of_a_statement_no_rule_read(cli: CLI) -> None:
     """The probe dialog's line (the action table's) and the command line's come from one
-    place: a stated SM clock is read by no rule in both."""
+    place: a stated SM clock is read by no rule in both, which say what it still needs."""
     from casefile.actions.probe_actions import RunProbe, said
     from casefile.app.opening import open_case
     from casefile.app.who import Who
@@ -154,7 +160,10 @@ def test_the_tui_line_says_the_same_of_a_statement_no_rule_read(cli: CLI) -> Non
     action = RunProbe("nvidia-smi-q", stated={"clocks.sm": "1300"}, load="under-load")
     with open_case(case, None) as opened:
         (record,) = opened.service.probing.run_probe(opened.case_id, action.request(None), Who("t"))
-    assert said(record).endswith("0 evidence, 0 set aside; stated, not run: no rule read it")
+    assert said(record).endswith(
+        "0 evidence, 0 set aside; stated, not run: no rule read it "
+        "(clock-held-low also needs clocks.max.sm and utilization.gpu)"
+    )
 
 
 def test_what_a_statement_no_rule_read_still_did_is_said(cli: CLI) -> None:
@@ -180,3 +189,13 @@ def test_what_a_statement_no_rule_read_still_did_is_said(cli: CLI) -> None:
     setup = cli("probe", case, "nvidia-smi-q", "--stated", "clocks.sm=1", *under,
                 "--setup", "the other rig")  # fmt: skip
     assert setup.out.count("no rule read it") == 1, setup.out
+
+
+def test_a_link_generation_stated_alone_says_it_needs_the_maximum(cli: CLI) -> None:
+    """link-speed-at-max reads generations lost, derived from the current generation and the
+    maximum: a statement of the current one alone names the maximum, not "no rule read it"."""
+    case = cli("new", "slow", "--playbook", "gpu-throughput@3").out.strip()
+    one = cli("probe", case, "nvidia-smi-q", "--stated", "pcie.link.gen.current[gpu0]=2",
+              "--load", "under-load", "--host", "rig")  # fmt: skip
+    assert one.code == 0, one.err
+    assert "link-speed-at-max also needs pcie.link.gen.max" in one.out, one.out

@@ -41,7 +41,6 @@ NOT_YET = {
     "nccl-tests-93-v100-two-containers": "misconfiguration leads; transport-fallback is #2",
     "pytorch-experiment-template-11-nccl-ib-disable-roce": "internode-network leads; "
     "misconfiguration is #2",
-    "rtx6kpro-pr-88-link-locked-gen2": "pcie-bandwidth leads; link-degraded is #6",
     "sd-scripts-1434-2x-h100-pcie-ddp": "data-loading leads; pcie-bandwidth is #2",
     "transformers-9371-gpt2-ddp-no-nvlink": "data-loading leads; pcie-bandwidth is #3",
     # the fifth round (written down before any evaluation; evaluation 40: two lead,

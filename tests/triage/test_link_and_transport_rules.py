@@ -200,6 +200,9 @@ def _link_rows(rule_id: str) -> tuple[dict[str, float], dict[str, float]]:
         # the commonest degraded link: one dimension below its maximum, the other at it
         ("reduced", "full", 3.0, None),
         ("full", "narrowed", 3.0, None),
+        # two generations or more below under load: a quarter of the link, which a busy GPU
+        # does not choose (rtx6kpro-pr-88's Gen2 of Gen5 at x16)
+        ("far-below", "full", 15.0, None),
         ("reduced", "narrowed", 20.0, None),
         # a link at its top generation and width is no degraded link
         ("full", "full", None, 0.25),
@@ -302,3 +305,90 @@ def test_an_nccl_override_is_read_either_way(change: str) -> None:
     # the algorithm's rule is directional: a forced algorithm dropped reads the other way
     algorithm = next(r for r in PLAYBOOK.experiments if r.id == "algorithm")
     assert algorithm.undoes("NCCL_ALGO=Tree -> default")
+
+
+def _behind(**values: float) -> list[float]:
+    """``pcie.link.gen.behind`` derived from one GPU's facts."""
+    from casefile.domain.facts import Fact
+    from casefile.domain.rules import LINK_GENERATIONS_BEHIND, derived_facts
+
+    facts = [Fact(name.replace("_", "."), value, "gpu0") for name, value in values.items()]
+    return [float(f.value) for f in derived_facts(facts) if f.name == LINK_GENERATIONS_BEHIND]  # type: ignore[arg-type]
+
+
+def test_a_link_is_read_by_the_generations_it_lost_not_their_ratio() -> None:
+    """Gen2 of Gen4 and Gen1 of Gen2 share a ratio (0.5), but one is a quarter of the link and
+    the other half: the rule reads generations below the top."""
+    assert _behind(pcie_link_gen_current=2, pcie_link_gen_max=4) == [2.0]
+    assert _behind(pcie_link_gen_current=1, pcie_link_gen_max=2) == [1.0]
+    assert _behind(pcie_link_gen_current=5, pcie_link_gen_max=5) == [0.0]
+
+
+def test_the_host_maximum_does_not_hide_a_lost_generation() -> None:
+    """nvidia-smi's Max is already the lower of the device's and the system's top; its Host
+    Max is the root port's, which may sit behind a faster switch (smi-q/008: Max 4, Current 4,
+    Host Max 3), so a link that fell below Max is read against Max."""
+    assert _behind(pcie_link_gen_current=3, pcie_link_gen_max=4, pcie_link_gen_hostmax=3) == [1.0]
+    assert _behind(pcie_link_gen_current=4, pcie_link_gen_max=4, pcie_link_gen_hostmax=3) == [0.0]
+
+
+def test_a_looped_query_is_read_by_the_highest_generation_it_saw() -> None:
+    """A looped query's means mix idle samples' Gen1 with busy ones' Gen4 (samples 1, 1, 4, 4
+    at 0, 0, 100, 100 % mean 2.5 at 50 %): the link reached its top whenever the GPU worked."""
+    looped = {
+        "pcie_link_gen_current": 2.5,
+        "pcie_link_gen_current_series_max": 4.0,
+        "pcie_link_gen_max": 4,
+        "utilization_gpu": 50.0,
+        "utilization_gpu_series_max": 100.0,
+    }
+    assert _behind(**looped) == [0.0]
+    never_busy = {
+        **looped,
+        "pcie_link_gen_current_series_max": 1.0,
+        "utilization_gpu_series_max": 0.0,
+    }
+    assert _behind(**never_busy) == []
+    assert _behind(pcie_link_gen_current=3.9, pcie_link_gen_max=4) == []  # a mean, no generation
+
+
+def test_an_idle_gpu_in_a_loaded_reading_gives_no_low_generation() -> None:
+    """A one-GPU job on an eight-GPU machine leaves seven idle links at Gen1 in a reading taken
+    under load: an idle GPU's low generation is power saving, not a fault. At its top it is a
+    link at its top, which power saving does not explain. The NVML sampler's mean utilisation
+    hides a GPU busy in a few samples: its peak counts."""
+    assert _behind(pcie_link_gen_current=1, pcie_link_gen_max=4, utilization_gpu=0) == []
+    assert _behind(pcie_link_gen_current=4, pcie_link_gen_max=4, utilization_gpu=0) == [0.0]
+    assert _behind(pcie_link_gen_current=2, pcie_link_gen_max=5, utilization_gpu=100) == [3.0]
+    sampled = {"pcie_link_gen_current": 1, "pcie_link_gen_max": 5, "utilization_gpu": 4.0}
+    assert _behind(**sampled, utilization_gpu_max=100.0) == [4.0]
+
+
+def test_a_looped_query_without_times_gives_no_generation() -> None:
+    """Without timestamps a looped query keeps means: Gen2 and Gen4 samples average to a whole
+    3.0, which is no generation the link ran at."""
+    looped = {"pcie_link_gen_current": 3.0, "pcie_link_gen_max": 4, "query_samples": 2}
+    assert _behind(**looped) == []
+    assert _behind(**{**looped, "query_samples": 1}) == [1.0]
+
+
+@pytest.mark.parametrize(
+    ("current", "load", "outcome"),
+    [(2, "under-load", "far-below"), (4, "under-load", "reduced"), (5, "idle", "full")],
+)
+def test_the_link_speed_rule_grades_a_link_by_how_far_it_fell(
+    current: int, load: str, outcome: str
+) -> None:
+    from casefile.domain.facts import Fact
+    from casefile.domain.rules import Applied, SetAside, evaluate
+
+    rule = next(r for r in PLAYBOOK.rules if r.id == "link-speed-at-max")
+    facts = [
+        Fact("pcie.link.gen.current", current, "gpu0"),
+        Fact("pcie.link.gen.max", 5, "gpu0"),
+        Fact("utilization.gpu", 100, "gpu0", "%"),
+    ]
+    verdict = evaluate(rule, facts, load)
+    assert isinstance(verdict, Applied) and verdict.outcome == outcome
+    low = evaluate(rule, [*facts[:1], *facts[1:2]], "idle") if current < 5 else None
+    assert low is None or isinstance(low, SetAside)
