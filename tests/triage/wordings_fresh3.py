@@ -142,7 +142,7 @@ FRESH3 = [
         backwards=True,
     ),
     # https://github.com/svc-develop-team/so-vits-svc/issues/101
-    case("尝试过把num_works改成24，但是比原来更慢了", "data-pipeline", misread="unread"),
+    case("尝试过把num_works改成24，但是比原来更慢了", "data-pipeline"),
     # https://github.com/SaladTechnologies/comfyui-api/issues/77
     case(
         "if you enable the --highvram option in ComfyUI’s startup parameters, models "
@@ -225,9 +225,7 @@ FRESH3 = [
         "cuda-graphs",
     ),
     # https://github.com/NavodPeiris/speechlib/pull/39
-    case(
-        "added fp16 support when running regular whisper on gpu", "weight-bytes", misread="unread"
-    ),
+    case("added fp16 support when running regular whisper on gpu", "weight-bytes"),
     # https://github.com/AUTOMATIC1111/stable-diffusion-webui/issues/9838
     case(
         "`--no-half` is what gives me +200% speed.",
@@ -302,7 +300,6 @@ FRESH3 = [
     case(
         "run time in v0.3.18 was more than two times as long as in v0.2.5",
         "version",
-        misread="unread",
     ),
     # https://github.com/pkuliyi2015/multidiffusion-upscaler-for-automatic1111/issues/250
     case("rollback your nvidia driver back to 531.xx.", "version"),
