@@ -194,7 +194,7 @@ FRESH = [
     # https://github.com/casper-hansen/AutoAWQ/issues/645
     case("quantization : awq int4", "weight-bytes"),
     # https://github.com/franciszzj/Leffa/issues/34
-    case("Manually turning it back to float16", "weight-bytes"),
+    case("Manually turning it back to float16", "weight-bytes", misread="unread"),
     # https://github.com/aliyun/conditional-lane-detection/issues/15
     case("将batchsize修改为64", "batch-size"),
     # https://github.com/weiliu89/caffe/issues/207

@@ -155,7 +155,7 @@ FRESH2 = [
         misread="read as visible-devices",
     ),
     # https://github.com/ollama/ollama/issues/2395
-    case("I was told to try to run ollama on just one of them", "fewer-gpus"),
+    case("I was told to try to run ollama on just one of them", "fewer-gpus", misread="unread"),
     # https://github.com/ollama/ollama/issues/1288
     case("we should use only the one gpu", "fewer-gpus"),
     # https://github.com/facebookresearch/dinov2/issues/161
@@ -235,6 +235,7 @@ FRESH2 = [
     case(
         "Setting precision=torch.float16 seems to fix all of this.",
         "weight-bytes",
+        misread="unread",
     ),
     # https://github.com/vllm-project/vllm/issues/3399
     case("--quantization gptq", "weight-bytes"),
@@ -257,7 +258,7 @@ FRESH2 = [
     # https://github.com/microsoft/onnxruntime/issues/8316
     case("When moving from 1.6.0 to 1.8.1", "version"),
     # https://github.com/vllm-project/vllm/issues/2367
-    case("v2.0.7 becomed slower than v2.0.6", "version"),
+    case("v2.0.7 becomed slower than v2.0.6", "version", misread="unread"),
     # https://github.com/huggingface/text-generation-inference/pull/727
     case("reverting the vllm update as part of this", "version"),
     # https://github.com/vllm-project/vllm/issues/18339

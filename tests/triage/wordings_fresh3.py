@@ -225,7 +225,9 @@ FRESH3 = [
         "cuda-graphs",
     ),
     # https://github.com/NavodPeiris/speechlib/pull/39
-    case("added fp16 support when running regular whisper on gpu", "weight-bytes"),
+    case(
+        "added fp16 support when running regular whisper on gpu", "weight-bytes", misread="unread"
+    ),
     # https://github.com/AUTOMATIC1111/stable-diffusion-webui/issues/9838
     case(
         "`--no-half` is what gives me +200% speed.",
@@ -300,6 +302,7 @@ FRESH3 = [
     case(
         "run time in v0.3.18 was more than two times as long as in v0.2.5",
         "version",
+        misread="unread",
     ),
     # https://github.com/pkuliyi2015/multidiffusion-upscaler-for-automatic1111/issues/250
     case("rollback your nvidia driver back to 531.xx.", "version"),
