@@ -395,13 +395,19 @@ def case_needs(
     rule: Rule,
     facts: Sequence[Fact],
     stated: Callable[[], CaseContext],
+    statement: Sequence[Fact] = (),
 ) -> list[str]:
-    """What a rule worth suggesting here still needs from the case to read a run it could
-    not (an RDMA run's port rate: :func:`casefile.domain.fabric.still_needed`; a copy test's
-    GPU: :func:`casefile.domain.host_link.link_needed`); nothing for a rule whose
-    requirements the case contradicts (a job on one node asks no port rate)."""
+    """What a rule worth suggesting here still needs to read a run it could not: for a
+    ``statement``, first the facts it lacked (:func:`casefile.domain.stated.still_needs`);
+    then what the case must state (an RDMA run's port rate:
+    :func:`casefile.domain.fabric.still_needed`; a copy test's GPU:
+    :func:`casefile.domain.host_link.link_needed`). Nothing for a rule whose requirements the
+    case contradicts (a job on one node asks no port rate)."""
     if contradicted(rule.requires, triage.answers_in_force(projection, rule.question)):
         return []
+    lacking = still_needs(rule, statement, facts) if statement else []
+    if lacking:
+        return lacking
     reads = rule.statistic.facts
     needs = still_needed(reads, facts, stated) or link_needed(
         playbook.host_links, reads, facts, stated
@@ -438,14 +444,10 @@ def apply_rules(
             context[playbook.ref] = [*facts, *playbook.context_facts(list(facts), stated)]
         if reported and not can_read(rule, context[playbook.ref]):
             # a statement of one or two facts is no reading for the rules that read others:
-            # nothing to set aside for a load it was not taken under; a rule the case's answers
-            # rule out wants nothing (case_needs checks the same)
-            answers = triage.answers_in_force(draft.projection, rule.question)
-            if contradicted(rule.requires, answers) is None:
-                wanting.extend(
-                    still_needs(rule, facts, context[playbook.ref])
-                    or case_needs(draft.projection, playbook, rule, context[playbook.ref], stated)
-                )
+            # nothing to set aside for a load it was not taken under
+            wanting.extend(
+                case_needs(draft.projection, playbook, rule, context[playbook.ref], stated, facts)
+            )
             continue
         verdict = evaluate(rule, context[playbook.ref], load)
         if not isinstance(verdict, Applied | SetAside):
