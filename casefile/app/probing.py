@@ -228,7 +228,8 @@ def _check_where(probe: Probe, where: Where) -> None:
         from casefile.errors import DomainError
 
         try:  # any probe's reading can be told, but only as facts it could have given
-            check_statement(probe.name, probe.facts, where.facts)
+            statable = (*probe.facts, *probe.stated_facts) if probe.facts else ()
+            check_statement(probe.name, statable, where.facts, probe.fractions)
         except DomainError as error:
             raise RunnerError(str(error)) from None
         return

@@ -15,6 +15,7 @@ from casefile.domain.rules import (
     AGGREGATES,
     DEFAULT_RULE_RELIABILITY,
     LOAD_STATES,
+    RULE_LOADS,
     Outcome,
     Rule,
     Statistic,
@@ -47,8 +48,8 @@ def rule_from_dict(data: Mapping[str, Any], question: str, where: str = "rule") 
     otherwise = rows.pop("otherwise")
     conditions = data.get("conditions", {})
     load = conditions.get("load", "any") if isinstance(conditions, Mapping) else None
-    if load not in LOAD_STATES:
-        raise RuleError(f"{label}: conditions.load must be one of {', '.join(LOAD_STATES)}")
+    if load not in RULE_LOADS:
+        raise RuleError(f"{label}: conditions.load must be one of {', '.join(RULE_LOADS)}")
     reliability = data.get("reliability", DEFAULT_RULE_RELIABILITY)
     if not isinstance(reliability, int | float) or not 0.0 <= reliability <= 1.0:
         raise RuleError(f"{label}: 'reliability' must be within [0, 1]")

@@ -38,6 +38,11 @@ from casefile.domain.facts import Fact, FactValue
 
 AGGREGATES = ("mean", "max", "min", "any", "all", "values", "active", "count")
 LOAD_STATES = ("idle", "under-load", "unknown", "any")
+#: what a rule's conditions may ask of a reading's load: one of the states, or "not-idle", any
+#: reading but one said to be taken at idle (a job's own profile or log is of the job running,
+#: so one of unknown load still counts, while an idle GPU's says nothing of the job)
+NOT_IDLE = "not-idle"
+RULE_LOADS = (*LOAD_STATES, NOT_IDLE)
 #: Reliability of a measurement a rule reads, unless the rule says otherwise.
 DEFAULT_RULE_RELIABILITY = 0.9
 
@@ -318,6 +323,11 @@ class Rule:
     #: the ranking, not all of them at once (:func:`~casefile.domain.beliefs.ranking.rank_probes`)
     exclusive: str | None = None
 
+    @property
+    def advised_load(self) -> str:
+        """The load to take a run at for this rule: under load where it reads a job running."""
+        return "under-load" if self.load in ("under-load", NOT_IDLE) else "any"
+
     def suggested_under(self, answers: Mapping[str, str]) -> bool:
         """Whether no answer in force contradicts what this rule needs to be worth a run."""
         return contradicted(self.requires, answers.get) is None
@@ -365,7 +375,7 @@ Verdict = Applied | SetAside | NotApplicable
 
 def evaluate(rule: Rule, facts: Sequence[Fact], load: str) -> Verdict:
     """Apply a rule to one observation's facts taken under ``load``."""
-    if rule.load != "any" and load != rule.load:
+    if rule.load not in ("any", NOT_IDLE) and load != rule.load:
         taken = "at idle" if load == "idle" else f"with load {load!r}"
         needs = (
             "counts only readings taken under load (an idle GPU says nothing about what "
@@ -377,6 +387,8 @@ def evaluate(rule: Rule, facts: Sequence[Fact], load: str) -> Verdict:
     statistic = compute_statistic(rule.statistic, [*facts, *derived_facts(facts)])
     if statistic is None:
         return NotApplicable(rule, f"no {' / '.join(rule.reads)} facts to read")
+    if rule.load == NOT_IDLE and load == "idle":  # only a reading that holds its facts
+        return SetAside(rule, f"taken at idle; rule {rule.id} reads a job running, not an idle GPU")
     for outcome in rule.outcomes:
         if outcome.matches(statistic):
             if outcome.load not in (None, "any") and load != outcome.load:

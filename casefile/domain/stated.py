@@ -108,10 +108,18 @@ def read_statement(text: str) -> ParseResult:
     return result
 
 
-def check_statement(probe: str, declared: Sequence[str], stated: Iterable[tuple[str, str]]) -> None:
+def check_statement(
+    probe: str,
+    declared: Sequence[str],
+    stated: Iterable[tuple[str, str]],
+    fractions: Collection[str] = (),
+) -> None:
     """Refuse, before anything is recorded, a statement that is empty, that states a fact
-    twice, or that names a fact the probe does not give (when the probe declares its facts):
-    a reading the probe could not have given would be read by rules meant for another."""
+    twice, that names a fact the probe does not give (when the probe declares its facts): a
+    reading the probe could not have given would be read by rules meant for another; or that
+    states one of the probe's ``fractions`` as anything but a number from 0 to 1: "32 %" or 32
+    would pass every band of a rule comparing fractions (0.4, 0.75), so a GPU busy a third of
+    the time would read as busy all of it."""
     seen: set[tuple[str, str]] = set()
     for key, value in stated:
         fact = stated_fact(key, value)
@@ -122,8 +130,20 @@ def check_statement(probe: str, declared: Sequence[str], stated: Iterable[tuple[
             raise DomainError(
                 f"probe {probe} gives no fact {fact.name!r}; it gives: {', '.join(declared)}"
             )
+        if fact.name in fractions and not _a_fraction(fact):
+            raise DomainError(
+                f"stated {fact.name}: a fraction from 0 to 1, without a unit "
+                f"(write 0.32 for 32 %), not {value.strip()!r}"
+            )
     if not seen:
         raise DomainError("a stated reading needs at least one NAME=VALUE")
+
+
+def _a_fraction(fact: Fact) -> bool:
+    value = fact.value
+    if fact.unit is not None or isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return 0.0 <= value <= 1.0
 
 
 def still_needs(rule: Rule, stated: Sequence[Fact], readable: Sequence[Fact]) -> list[str]:

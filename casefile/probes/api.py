@@ -86,6 +86,15 @@ class Probe:
     #: the rules (named in their own ``probes`` list) whose facts it can give. Empty: not
     #: declared, so taken to feed any rule that names it (third-party probes keep working).
     facts: tuple[str, ...] = ()
+    #: facts a person may state for this probe (``--stated``) that no run of it gives: a
+    #: profiler's summaries sum kernel time, but the share of the step it fills is read off
+    #: the timeline by eye. Never credited to the probe in the ranking, which would offer a
+    #: run for a rule the run cannot feed.
+    stated_facts: tuple[str, ...] = ()
+    #: facts among both that are fractions from 0 to 1 (``train.data_share``): a statement of
+    #: one in percent ("32 %") or above 1 is refused, since a rule comparing fractions would
+    #: read 32 as thirty-two times the whole
+    fractions: tuple[str, ...] = ()
     #: whether its readings mean something only under load (utilisation, throughput): rules
     #: that read them require ``under-load`` and set aside readings taken otherwise
     needs_load: bool = False

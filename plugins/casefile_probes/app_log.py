@@ -78,7 +78,9 @@ lines are read by :mod:`casefile_probes.app_log_device`;
   from TorchBench's ``GPU Time:`` / ``CPU Dispatch Time:`` / ``CPU Total Wall Time:`` lines
   (:mod:`casefile_probes.app_log_dispatch`);
 - the model's weights, where they sit and the GPUs a llama.cpp log lists, for the decode
-  roofline (:mod:`casefile_probes.app_log_weights`).
+  roofline (:mod:`casefile_probes.app_log_weights`);
+- ``gpu.busy_share`` only as a stated reading of the job's own profiler (no log line gives it:
+  :mod:`casefile_probes._timeline`).
 """
 
 from __future__ import annotations
@@ -90,6 +92,7 @@ from statistics import median
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
 
+from ._timeline import BUSY_SHARE
 from .app_log_bench import BenchTable
 from .app_log_device import DeviceLines
 from .app_log_dispatch import DISPATCH_FACTS, LOOKS_LIKE_DISPATCH, DispatchLines
@@ -488,6 +491,9 @@ PROBE = Probe(
         *DISPATCH_FACTS,
         *WEIGHT_FACTS,
     ),
+    stated_facts=(BUSY_SHARE,),
+    # app.dispatch_share is dispatch time over GPU time, which passes 1 on a host-paced step
+    fractions=("train.data_share", BUSY_SHARE),
     needs_load=True,
     timeout_s=3600.0,
     recognises=looks_like_app_log,

@@ -439,6 +439,7 @@ PROBE = Probe(
         "ib.ports_active",
         "ib.rate.slowest_share",
     ),
+    fractions=("ib.rate.slowest_share",),
     needs_load=False,
     recognises=looks_like_ibstat,
 )

@@ -24,6 +24,8 @@ on ``host``:
   memset): GPU data staged through host memory shows here, from the memory report alone;
   ``memcpy.count`` and ``memcpy.mean_us`` (copies, time per copy; memsets left out) when that
   report is whole.
+- ``gpu.busy_share`` only as a stated reading, read off the timeline: the summaries give kernel
+  time but not the span it fell in (:mod:`casefile_probes._timeline`).
 
 A table cut short (a paste that ends mid-row, a ``...`` line, or rows that end cleanly but
 whose ``Time (%)`` adds up to less than 95) still gives its shares, taken against the total its
@@ -42,6 +44,7 @@ from dataclasses import dataclass, field
 
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
+from casefile_probes._timeline import BUSY_SHARE
 
 __all__ = ["PROBE", "looks_like_nsys_stats", "parse_nsys_stats"]
 
@@ -474,6 +477,16 @@ PROBE = Probe(
         "memcpy.host_share",
         "memcpy.count",
         "memcpy.mean_us",
+    ),
+    stated_facts=(BUSY_SHARE,),
+    fractions=(
+        "kernels.short_share",
+        "kernels.launch_share",
+        "cpu.sync_share",
+        "gpu.nccl_share",
+        "gpu.memcpy_share",
+        "memcpy.host_share",
+        BUSY_SHARE,
     ),
     recognises=looks_like_nsys_stats,
     extra={"argv_note": "append the report file: REPORT.nsys-rep (or .qdrep, .sqlite)"},

@@ -339,6 +339,7 @@ PROBE = Probe(
         "pyspy.top_function",
         "pyspy.threads",
     ),
+    fractions=("host.data_share", "host.gpu_wait_share", "host.gil_share"),
     recognises=looks_like_py_spy,
     extra={"argv_note": "append the training process's pid; or paste `py-spy top --pid PID`"},
     not_for=NATIVE_RUNTIMES,

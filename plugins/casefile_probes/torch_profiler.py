@@ -17,7 +17,9 @@ shares a rule can compare. Facts, all on ``host``:
 - ``gpu.memcpy_share``: share of device self time in ``Memcpy …`` / ``Memset …`` rows;
 - ``gpu.nccl_share``: share of device self time in rows naming NCCL (``ncclKernel…``,
   ``ncclDevKernel…``; not the ``nccl:all_reduce`` annotation, which repeats its kernels' time);
-- ``profiler.top_op`` (str): the row name with the most device self time, else host self time.
+- ``profiler.top_op`` (str): the row name with the most device self time, else host self time;
+- ``gpu.busy_share`` only as a stated reading: the table sums kernel time but not the wall time
+  it fell in (:mod:`casefile_probes._timeline`).
 
 Shares are fractions (0..1) against the footer's totals, or the ``Self … %`` column where the
 footer is missing (a paste cut short). A kind of row the table does not show gets a share of 0
@@ -39,6 +41,7 @@ from dataclasses import dataclass, field
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
 from casefile_probes._software import NOT_PYTORCH
+from casefile_probes._timeline import BUSY_SHARE
 
 __all__ = ["PROBE", "looks_like_torch_profiler", "parse_torch_profiler"]
 
@@ -452,6 +455,14 @@ PROBE = Probe(
         "gpu.memcpy_share",
         "gpu.nccl_share",
         "profiler.top_op",
+    ),
+    stated_facts=(BUSY_SHARE,),
+    fractions=(
+        "kernels.launch_share",
+        "cpu.sync_share",
+        "gpu.memcpy_share",
+        "gpu.nccl_share",
+        BUSY_SHARE,
     ),
     needs_load=True,
     recognises=looks_like_torch_profiler,

@@ -199,3 +199,29 @@ def test_a_link_generation_stated_alone_says_it_needs_the_maximum(cli: CLI) -> N
               "--load", "under-load", "--host", "rig")  # fmt: skip
     assert one.code == 0, one.err
     assert "link-speed-at-max also needs pcie.link.gen.max" in one.out, one.out
+
+
+def test_a_busy_share_stated_in_percent_is_refused_and_a_fraction_is_read(cli: CLI) -> None:
+    """A profile's "GPU busy 32 % of each step" read as 32 would pass every band of the rule
+    that compares fractions and count a starved GPU as busy: "32 %" and 32 are refused in one
+    line, writing nothing, and 0.32 is read as a host-bound step."""
+    case = cli("new", "slow", "--playbook", "gpu-throughput@3").out.strip()
+    before = len(_events(cli, case))
+    for wrong in ("32", "32 %"):
+        refused = cli("probe", case, "nsys-stats", "--stated", f"gpu.busy_share={wrong}")
+        assert refused.code != 0, refused.out
+        assert "a fraction from 0 to 1, without a unit (write 0.32 for 32 %)" in refused.err
+        assert refused.err.strip().count("\n") == 0 and len(_events(cli, case)) == before
+    said = cli("probe", case, "nsys-stats", "--stated", "gpu.busy_share=0.32", "--json")
+    assert said.code == 0, said.err
+    events = _events(cli, case)
+    (observation,) = [e for e in events if e["type"] == "observation.recorded"]
+    facts = observation["payload"]["facts"]  # type: ignore[index]
+    assert facts == [{"name": "gpu.busy_share", "subject": "host", "value": 0.32}]
+    (evidence,) = [e["payload"] for e in events if e["type"] == "evidence.assessed"][-1:]
+    assert isinstance(evidence, dict)
+    assert evidence["rule"]["id"] == "gpu-busy-in-profile"
+    assert evidence["outcome"] == "host-bound" and evidence["kind"] == "reported"
+    idle = cli("probe", case, "nsys-stats", "--stated", "gpu.busy_share=0.9", "--load", "idle",
+               "--json")  # fmt: skip
+    assert json.loads(idle.out)["set_aside"] == ["gpu-busy-in-profile"]

@@ -70,3 +70,21 @@ def test_a_fact_the_probe_does_not_give_is_refused_naming_those_it_gives() -> No
         check_statement("p", (), [("a[gpu0]", "1"), ("a[ gpu0 ]", "2")])
     with pytest.raises(DomainError, match="at least one"):
         check_statement("p", (), [])
+
+
+def test_a_fraction_stated_as_anything_but_a_number_from_0_to_1_is_refused() -> None:
+    """A probe's fractions (a share of time, 0 to 1) are compared with bands such as 0.4 and
+    0.75: "32 %" or 32 read as they are would pass every band and read a GPU busy a third of
+    the time as busy all of it. A share that is a ratio (dispatch time over GPU time, above 1
+    on a host-paced step) is not a fraction, and is taken as stated."""
+    declared = ("gpu.busy_share", "app.dispatch_share")
+    fractions = ("gpu.busy_share",)
+    for good in ("0.32", "0", "1", "1.0", " 0.936 "):
+        check_statement("nsys-stats", declared, [("gpu.busy_share", good)], fractions)
+    for bad in ("32 %", "32%", "32", "1.2", "-0.1", "0.3 s", "about 0.3", "true"):
+        with pytest.raises(DomainError, match=r"a fraction from 0 to 1.*0\.32") as refused:
+            check_statement("nsys-stats", declared, [("gpu.busy_share", bad)], fractions)
+        assert "\n" not in str(refused.value) and repr(bad.strip()) in str(refused.value)
+    check_statement("app-log", declared, [("app.dispatch_share", "1.2")], fractions)
+    # a fraction's subject is its own; the check reads the name
+    check_statement("nsys-stats", declared, [("gpu.busy_share[gpu0]", "0.5")], fractions)

@@ -22,7 +22,8 @@ NOT_YET = {
     "centernet-604-2080s-cpu-contention-data-time": "data-loading leads; host-cpu is #2",
     "club-3090-356-x99-no-p2p-tp2": "over-split leads; "
     "consumer-no-p2p is the likeliest leaf, but a class of several leaves leads",
-    "ds4-773-gb10-decode-at-bandwidth-floor": "compute-launch leads; memory-bandwidth is #9",
+    "ds4-773-gb10-decode-at-bandwidth-floor": "power-cap leads; memory-bandwidth is #5 (the "
+    "profile's busy GPU reads device-bound, which a power cap fits as well, with a larger prior)",
     "nccl-1066-gpus-per-task-no-nvlink": "data-loading leads; transport-fallback is #6",
     "ollama-10746-3090-gemma3-27b-partial-cpu-offload": "upgrade-regression leads; "
     "gpu-unused is #2 (Ollama 0.6.8 -> 0.7.0, three times slower, shows the version decides "
@@ -76,8 +77,8 @@ NOT_YET = {
     "over a link would; the playbook cannot tell an Orin's unified memory, where none does)",
     # the sixteenth round (evaluation 70: one of five leads as written down; evaluation 71:
     # neosr-54 leads, its commit A/Bs read by the wording they prompted)
-    "mlxcel-680-gb10-gemma4-8bit-mlp-weight-streaming": "gpu-unused leads; memory-bandwidth "
-    "is #9 (its deciding figures, GPU time against wall time, are read as dispatch)",
+    "mlxcel-680-gb10-gemma4-8bit-mlp-weight-streaming": "power-cap leads; memory-bandwidth "
+    "is #5 (the timeline's 93.6 % busy reads device-bound, which a power cap fits as well)",
     # evaluation 97: the two A/Bs of host copies that decided these threads, 1.25x and 1.46x,
     # read as modest effects since effect sizes are read
     "reasoning-from-scratch-177-per-token-cpu-sampling": "data-loading leads; host-transfer is "
@@ -88,7 +89,7 @@ NOT_YET = {
     "likeliest leaf, but a class of several leaves leads (host-side: 12 % utilisation reads "
     "low, not idle, since sm-busy v3)",
     # the twenty-first round (evaluation 79: one of two leads as written down)
-    "unsloth-10806-b200-fla-autotune-key-per-launch": "data-loading leads; host-cpu is #6 (its "
+    "unsloth-10806-b200-fla-autotune-key-per-launch": "data-loading leads; host-cpu is #4 (its "
     "A/Bs of host work removed are read by no rule, and the one that also compiles regions as a "
     "CUDA-graph A/B)",
 }

@@ -46,3 +46,26 @@ async def test_a_fact_the_probe_does_not_give_is_an_inline_message(db_url: str) 
         await settle(pilot, lambda: isinstance(app.screen, FormDialog) and bool(dialog.problem))
         assert "gives no fact 'tokens_per_s'" in str(dialog.problem)
     assert events_after(db_url, 81) == []
+
+
+async def test_a_fraction_stated_in_percent_is_an_inline_message(db_url: str) -> None:
+    """The dialog checks a statement as the command line does, with the probe's fractions and
+    the facts only a person states (a profile's busy share): "32 %" is refused in the dialog
+    and records nothing, and the fraction is accepted."""
+    from tests.tui.conftest import build_app
+
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        dialog = await open_form(pilot, "p")
+        fill(dialog, {"probe": "nsys-stats", "stated": "gpu.busy_share=32 %"})
+        await pilot.press("ctrl+s")
+        await settle(pilot, lambda: isinstance(app.screen, FormDialog) and bool(dialog.problem))
+        assert "a fraction from 0 to 1, without a unit" in str(dialog.problem)
+        assert events_after(db_url, 81) == []
+        fill(dialog, {"probe": "nsys-stats", "stated": "gpu.busy_share=0.32"})
+        await pilot.pause()
+        assert dialog.problem is None, dialog.problem
+        await pilot.press("ctrl+s")
+        await settle(pilot, recorded(app))
+    kinds = [kind for kind, _p, _a in events_after(db_url, 81)]
+    assert kinds[:2] == ["probe.ran", "observation.recorded"]

@@ -18,6 +18,14 @@ class ProbeEntry:
     #: where it can run: a sampler-only probe runs on this machine and nowhere else
     where: tuple[str, ...]
     needs_load: bool
+    #: facts only a person states for it (read off a timeline), and those that are fractions
+    stated_facts: tuple[str, ...] = ()
+    fractions: tuple[str, ...] = ()
+
+    @property
+    def statable(self) -> tuple[str, ...]:
+        """What ``--stated`` may name for it: any fact where it declares none."""
+        return (*self.facts, *self.stated_facts) if self.facts else ()
 
 
 def probe_catalog(registry: Registry) -> list[ProbeEntry]:
@@ -31,6 +39,8 @@ def probe_catalog(registry: Registry) -> list[ProbeEntry]:
             facts=probe.facts,
             where=tuple(sorted(probe.where)),
             needs_load=probe.needs_load,
+            stated_facts=probe.stated_facts,
+            fractions=probe.fractions,
         )
         for name, probe in sorted(registry.all_probes().items())
     ]

@@ -60,12 +60,13 @@ def build_probe(
     case_id: str,
     ssh: SshOptions | None = None,
     actor: str = "user",
-    declared: Mapping[str, Sequence[str]] | None = None,
+    declared: Mapping[str, ProbeEntry] | None = None,
 ) -> ProbeOutcome:
     """The probe action the dialog's fields state (the probe row's rules, and this dialog's
     own: SSH hosts or pasted output from one field each, a handful of hosts), its request and
-    the command line that records the same run. ``declared``: each probe's facts, so that a
-    stated fact the probe does not give is refused in the dialog, before anything runs."""
+    the command line that records the same run. ``declared``: each probe's entry, so that a
+    stated fact the probe does not give, or a fraction stated as anything else, is refused in
+    the dialog, before anything runs."""
     name = required(values, "probe", "the probe")
     if name not in probes:
         hint = did_you_mean(name, probes)
@@ -98,7 +99,9 @@ def build_probe(
     action = parse(PROBE, given)
     if action.stated:
         try:
-            check_statement(name, (declared or {}).get(name, ()), action.stated.items())
+            entry = (declared or {}).get(name)
+            statable, fractions = (entry.statable, entry.fractions) if entry else ((), ())
+            check_statement(name, statable, action.stated.items(), fractions)
         except DomainError as error:
             raise ValueError(str(error)) from None
     if action.setup is not None:
@@ -124,7 +127,7 @@ class ProbeDialog(FormDialog[ProbeOutcome]):
         catalog: Sequence[ProbeEntry] = (),
     ) -> None:
         self.catalog = list(catalog)
-        declared = {entry.name: entry.facts for entry in self.catalog}
+        declared = {entry.name: entry for entry in self.catalog}
         self.chosen_probe = probe
         known = f" — from ~/.ssh/config: {' '.join(hosts[:12])}" if hosts else ""
         fields = [
