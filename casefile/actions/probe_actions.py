@@ -266,8 +266,10 @@ PROBE = ActionSpec(
             example="pcie.link.gen.current[gpu0]=2",
             metavar="NAME=VALUE",
             help="record a reading a person states instead of output, as the fact the probe "
-            "would give (NAME[SUBJECT]=VALUE, repeatable; e.g. pcie.link.gen.current[gpu0]=2): "
-            "nothing runs, and the rules read it as reported evidence",
+            "would give, or one only a person can give (a profile's gpu.busy_share) "
+            "(NAME[SUBJECT]=VALUE, repeatable; e.g. pcie.link.gen.current[gpu0]=2; a share as "
+            "a fraction, 0.32 not 32 percent): nothing runs, and the rules read it as reported "
+            "evidence",
             noun="stated reading",
         ),
         Option("taken_at", "Taken at", flag="--taken-at", form=False),

@@ -301,9 +301,11 @@ def register(
         action="append",
         default=[],
         metavar="NAME=VALUE",
+        # the probe action's own words (casefile.actions.probe_actions), not imported at start
         help="record a reading a person states instead of output, as the fact the probe would "
-        "give (NAME[SUBJECT]=VALUE, repeatable; e.g. pcie.link.gen.current[gpu0]=2): nothing "
-        "runs, and the rules read it as reported evidence",
+        "give, or one only a person can give (a profile's gpu.busy_share) "
+        "(NAME[SUBJECT]=VALUE, repeatable; e.g. pcie.link.gen.current[gpu0]=2; a share as a "
+        "fraction, 0.32 not 32 percent): nothing runs, and the rules read it as reported evidence",
     )
     p.add_argument(
         "--taken-at",

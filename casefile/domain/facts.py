@@ -15,6 +15,14 @@ from typing import Any
 FactValue = float | int | str | bool
 
 
+def is_fraction(value: FactValue) -> bool:
+    """Whether a value can be a share from 0 to 1, as a probe's ``fractions`` are given: 32
+    (a percentage written as a number) would pass every band a rule draws for fractions."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return 0.0 <= value <= 1.0
+
+
 @dataclass(frozen=True, slots=True)
 class Fact:
     name: str

@@ -325,8 +325,9 @@ class Rule:
 
     @property
     def advised_load(self) -> str:
-        """The load to take a run at for this rule: under load where it reads a job running."""
-        return "under-load" if self.load in ("under-load", NOT_IDLE) else "any"
+        """The load to take a run at for this rule: its own, and under load for a rule that
+        reads a job running at any load but idle (a profile)."""
+        return "under-load" if self.load == NOT_IDLE else self.load
 
     def suggested_under(self, answers: Mapping[str, str]) -> bool:
         """Whether no answer in force contradicts what this rule needs to be worth a run."""

@@ -18,7 +18,7 @@ import math
 import re
 from collections.abc import Collection, Iterable, Sequence
 
-from casefile.domain.facts import Fact, FactValue, ParseResult
+from casefile.domain.facts import Fact, FactValue, ParseResult, is_fraction
 from casefile.domain.rules import CLOCK_SHARE_BUSY, DERIVED_FROM, LINK_GENERATIONS_BEHIND, Rule
 from casefile.errors import DomainError
 
@@ -130,20 +130,13 @@ def check_statement(
             raise DomainError(
                 f"probe {probe} gives no fact {fact.name!r}; it gives: {', '.join(declared)}"
             )
-        if fact.name in fractions and not _a_fraction(fact):
+        if fact.name in fractions and (fact.unit is not None or not is_fraction(fact.value)):
             raise DomainError(
                 f"stated {fact.name}: a fraction from 0 to 1, without a unit "
                 f"(write 0.32 for 32 %), not {value.strip()!r}"
             )
     if not seen:
         raise DomainError("a stated reading needs at least one NAME=VALUE")
-
-
-def _a_fraction(fact: Fact) -> bool:
-    value = fact.value
-    if fact.unit is not None or isinstance(value, bool) or not isinstance(value, int | float):
-        return False
-    return 0.0 <= value <= 1.0
 
 
 def still_needs(rule: Rule, stated: Sequence[Fact], readable: Sequence[Fact]) -> list[str]:

@@ -174,7 +174,8 @@ class Probe:
 
         def add(result: ParseResult, *texts: str) -> ParseResult:
             for pattern in patterns:
-                if not sum(pattern.add_to(result, text) for text in texts):
+                fraction = pattern.name in self.fractions
+                if not sum(pattern.add_to(result, text, fraction) for text in texts):
                     result.problems.append(f"--fact {pattern.name}: no match in the output")
                 elif not result.parsed:
                     result.parsed = True

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from casefile.domain.facts import FactValue, ParseResult
+from casefile.domain.facts import FactValue, ParseResult, is_fraction
 
 __all__ = ["FactPattern", "fact_pattern", "read_value"]
 
@@ -44,14 +44,23 @@ class FactPattern:
     name: str
     regex: re.Pattern[str]
 
-    def add_to(self, result: ParseResult, text: str) -> int:
-        """Add a fact for every match in ``text``; returns how many were added."""
+    def add_to(self, result: ParseResult, text: str, fraction: bool = False) -> int:
+        """Add a fact for every match in ``text``; returns how many matched. A ``fraction``
+        (a share the probe gives from 0 to 1) that reads as anything else is left out, with a
+        problem: 45 pulled out of "45 %" would read as forty-five times the whole."""
         added = 0
         for match in self.regex.finditer(text):
             raw = match.group(1) if self.regex.groups else match.group(0)
             if raw is not None and raw.strip():
-                result.add(self.name, read_value(raw), "host")
+                value = read_value(raw)
                 added += 1
+                if fraction and not is_fraction(value):
+                    result.problems.append(
+                        f"--fact {self.name}: {value!r} is no fraction from 0 to 1 (a share "
+                        "of 45 % is 0.45): not kept"
+                    )
+                    continue
+                result.add(self.name, value, "host")
         return added
 
 

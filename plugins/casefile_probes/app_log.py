@@ -491,7 +491,9 @@ PROBE = Probe(
         *DISPATCH_FACTS,
         *WEIGHT_FACTS,
     ),
-    stated_facts=(BUSY_SHARE,),
+    # a person's own sum of what each token streams (a mixture of experts' active bytes,
+    # which no log line gives) times the rate: the roofline takes it as stated
+    stated_facts=(BUSY_SHARE, "decode.weight_gbps"),
     # app.dispatch_share is dispatch time over GPU time, which passes 1 on a host-paced step
     fractions=("train.data_share", BUSY_SHARE),
     needs_load=True,

@@ -458,6 +458,16 @@ def looks_like_nsys_stats(text: str) -> bool:
         return False
 
 
+#: the facts it gives as fractions from 0 to 1
+_SHARES = (
+    "kernels.short_share",
+    "kernels.launch_share",
+    "cpu.sync_share",
+    "gpu.nccl_share",
+    "gpu.memcpy_share",
+    "memcpy.host_share",
+)
+
 PROBE = Probe(
     name="nsys-stats",
     summary="Nsight Systems summaries (nsys stats): launch and sync shares of CUDA API time",
@@ -466,28 +476,9 @@ PROBE = Probe(
     where=frozenset({"pasted", "local", "ssh"}),
     cost="moderate",
     timeout_s=300.0,
-    facts=(
-        "kernels.count",
-        "kernels.mean_us",
-        "kernels.short_share",
-        "kernels.launch_share",
-        "cpu.sync_share",
-        "gpu.nccl_share",
-        "gpu.memcpy_share",
-        "memcpy.host_share",
-        "memcpy.count",
-        "memcpy.mean_us",
-    ),
+    facts=("kernels.count", "kernels.mean_us", *_SHARES, "memcpy.count", "memcpy.mean_us"),
     stated_facts=(BUSY_SHARE,),
-    fractions=(
-        "kernels.short_share",
-        "kernels.launch_share",
-        "cpu.sync_share",
-        "gpu.nccl_share",
-        "gpu.memcpy_share",
-        "memcpy.host_share",
-        BUSY_SHARE,
-    ),
+    fractions=(*_SHARES, BUSY_SHARE),
     recognises=looks_like_nsys_stats,
     extra={"argv_note": "append the report file: REPORT.nsys-rep (or .qdrep, .sqlite)"},
 )

@@ -437,6 +437,9 @@ def looks_like_torch_profiler(text: str) -> bool:
         return False
 
 
+#: the facts it gives as fractions from 0 to 1 (``profiler.gpu_over_cpu`` passes 1)
+_SHARES = ("kernels.launch_share", "cpu.sync_share", "gpu.memcpy_share", "gpu.nccl_share")
+
 PROBE = Probe(
     name="torch-profiler",
     summary="PyTorch profiler table (key_averages().table()): launch, sync and copy shares",
@@ -448,22 +451,13 @@ PROBE = Probe(
         "profiler.cpu_time_total_s",
         "profiler.cuda_time_total_s",
         "profiler.gpu_over_cpu",
-        "kernels.launch_share",
         "kernels.count",
         "kernels.mean_us",
-        "cpu.sync_share",
-        "gpu.memcpy_share",
-        "gpu.nccl_share",
+        *_SHARES,
         "profiler.top_op",
     ),
     stated_facts=(BUSY_SHARE,),
-    fractions=(
-        "kernels.launch_share",
-        "cpu.sync_share",
-        "gpu.memcpy_share",
-        "gpu.nccl_share",
-        BUSY_SHARE,
-    ),
+    fractions=(*_SHARES, BUSY_SHARE),
     needs_load=True,
     recognises=looks_like_torch_profiler,
     extra={"argv_note": "pasted: print(prof.key_averages().table(sort_by='self_cuda_time_total'))"},

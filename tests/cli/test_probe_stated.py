@@ -225,3 +225,64 @@ def test_a_busy_share_stated_in_percent_is_refused_and_a_fraction_is_read(cli: C
     idle = cli("probe", case, "nsys-stats", "--stated", "gpu.busy_share=0.9", "--load", "idle",
                "--json")  # fmt: skip
     assert json.loads(idle.out)["set_aside"] == ["gpu-busy-in-profile"]
+
+
+def test_the_command_line_says_of_stated_what_the_probe_action_says() -> None:
+    """The command line spells its own --stated help (the action table is not imported at
+    start-up); it must say what the action says, or the two drift apart."""
+    import argparse
+
+    from casefile.actions.probe_actions import PROBE
+    from casefile.cli.main import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    probe = sub.choices["probe"]
+    (stated,) = [a for a in probe._actions if "--stated" in a.option_strings]
+    assert stated.help == PROBE.option("stated").help
+
+
+def test_a_fraction_pulled_out_as_a_percentage_is_not_kept(cli: CLI, tmp_path: Path) -> None:
+    """--fact 'train.data_share=wait: (\\d+)%' gave 45, read as forty-five times the step (data
+    bound, measured); a probe's fractions pulled out with --fact are checked as stated ones."""
+    case = cli("new", "slow", "--playbook", "gpu-throughput@3").out.strip()
+    out = tmp_path / "a.txt"
+    out.write_text("dataloader wait: 45% of step time\n")
+    ran = cli("probe", case, "app-log", "--paste", str(out), "--load", "under-load", "--fact",
+              r"train.data_share=wait: (\d+)%", "--json", "--", "python", "train.py")  # fmt: skip
+    assert ran.code == 0, ran.err
+    line = json.loads(ran.out)
+    assert line["evidence"] == []
+    (observation,) = [e for e in _events(cli, case) if e["type"] == "observation.recorded"]
+    payload = observation["payload"]
+    assert isinstance(payload, dict) and payload["facts"] == []
+    assert any("45 is no fraction from 0 to 1" in p for p in payload.get("problems", []))
+    # the same pattern on a fraction written as one is kept, and read
+    out.write_text("dataloader wait: 0.45 of step time\n")
+    pattern = r"train.data_share=wait: ([0-9.]+) of"
+    kept = cli("probe", case, "app-log", "--paste", str(out), "--load", "under-load", "--fact",
+               pattern, "--json", "--", "python", "train.py")  # fmt: skip
+    assert json.loads(kept.out)["evidence"], kept.out
+
+
+@pytest.mark.parametrize("probe", ["nsys-stats", "torch-profiler", "app-log"])
+def test_each_profiler_takes_the_busy_share_as_stated_and_only_so(cli: CLI, probe: str) -> None:
+    case = cli("new", "slow", "--playbook", "gpu-throughput@3").out.strip()
+    said = cli("probe", case, probe, "--stated", "gpu.busy_share=0.9", "--json")
+    assert said.code == 0, said.err
+    assert json.loads(said.out)["evidence"], said.out
+    assert cli("probe", case, probe, "--stated", "gpu.busy_share=90 %").code != 0
+
+
+def test_an_idle_reading_without_the_share_is_not_set_aside_for_it(
+    cli: CLI, tmp_path: Path
+) -> None:
+    """A rule that counts any load but idle sets aside an idle reading only where it holds
+    the rule's fact: an app log pasted at idle says nothing of the busy share."""
+    case = cli("new", "slow", "--playbook", "gpu-throughput@3").out.strip()
+    out = tmp_path / "log.txt"
+    out.write_text("Epoch 1 | data_time: 0.5 | time: 1.0\nUsing device: cuda\n")
+    ran = cli("probe", case, "app-log", "--paste", str(out), "--load", "idle", "--json",
+              "--", "python", "train.py")  # fmt: skip
+    assert ran.code == 0, ran.err
+    assert "gpu-busy-in-profile" not in json.loads(ran.out)["set_aside"]

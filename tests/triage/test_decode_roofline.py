@@ -320,6 +320,25 @@ def test_a_job_on_several_gpus_is_not_held_to_one_gpus_floor(cli: CLI, tmp_path:
     assert roofline_evidence(cli, "two") == []
 
 
+def test_a_stated_sum_of_what_each_token_streams_is_read_against_the_peak(cli: CLI) -> None:
+    """A mixture of experts reads its active experts, not its file: the person's own sum of
+    the bytes a token reads times the rate (ds4#773: 10-13 GB a token at 55 ms) is stated as
+    the streamed rate. The app-log probe refused it as a fact it does not give, though the
+    roofline was written to take it as stated; no run of app-log is offered for it."""
+    open_case(cli, "moe", "1x NVIDIA GB10")
+    ran = cli("probe", "moe", "app-log", "--stated", "decode.weight_gbps=200 GB/s",
+              "--load", "under-load")  # fmt: skip
+    assert ran.code == 0, ran.err
+    (evidence,) = roofline_evidence(cli, "moe")
+    assert evidence["outcome"] == "at-floor" and evidence["kind"] == "reported"
+    assert evidence["statistic"] == pytest.approx(200 / 273)
+    assert DECODE_BANDWIDTH in APP_LOG.stated_facts and DECODE_BANDWIDTH not in APP_LOG.facts
+    # past the peak, an assumption failed (a rate summed over requests): no roofline
+    past = cli("probe", "moe", "app-log", "--stated", "decode.weight_gbps=400",
+               "--load", "under-load")  # fmt: skip
+    assert past.code == 0 and len(roofline_evidence(cli, "moe")) == 1
+
+
 def known_answers(cli: CLI, case: str) -> dict[str, str]:
     listed = cli("intake", case, "--list", "--json")
     assert listed.code == 0, listed.err

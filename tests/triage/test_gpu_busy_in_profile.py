@@ -128,3 +128,14 @@ def test_a_probe_that_does_not_profile_refuses_it() -> None:
     probe = smi_q.PROBE
     with pytest.raises(DomainError, match=r"gives no fact 'gpu\.busy_share'"):
         check_statement(probe.name, probe.facts, [(BUSY_SHARE, "0.32")])
+
+
+def test_the_load_a_step_is_advised_at_is_the_rules_own_but_for_not_idle() -> None:
+    """A rule reading a job at any load but idle is advised under load; every other keeps its
+    own (a third-party rule that needs an idle reading is still advised idle)."""
+    from dataclasses import replace
+
+    assert replace(rule(), load="idle").advised_load == "idle"
+    assert replace(rule(), load="under-load").advised_load == "under-load"
+    assert replace(rule(), load="any").advised_load == "any"
+    assert rule().advised_load == "under-load"

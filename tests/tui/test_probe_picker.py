@@ -66,6 +66,22 @@ def test_the_facts_line_fits_and_counts_the_rest() -> None:
     assert "none declared" in facts_line(none)
 
 
+def test_the_facts_line_names_what_only_a_person_states_first() -> None:
+    """A profile's busy share is stated, never given by a run: a picker that listed only what a
+    run gives left the user to guess its name."""
+    from casefile_probes import nsys_stats
+
+    from casefile.app.views.probe_catalog import probe_catalog
+    from casefile.plugins import Registry
+
+    registry = Registry(probes={"nsys-stats": nsys_stats.PROBE})
+    (entry,) = probe_catalog(registry)
+    text = facts_line(entry, 80)
+    assert text.startswith("stated only: gpu.busy_share; facts: kernels.count")
+    assert len(text) <= 80 and entry.statable[-1] == "gpu.busy_share"
+    assert "gpu.busy_share" in entry.fractions
+
+
 async def test_the_probes_are_loaded_off_the_ui_thread_once_a_case_is_open(db_url: str) -> None:
     """The probe dialog's first open does not import every probe plugin (0.2 s on the key)."""
     import threading

@@ -47,16 +47,19 @@ def probe_catalog(registry: Registry) -> list[ProbeEntry]:
 
 
 def facts_line(entry: ProbeEntry, width: int = 100) -> str:
-    """The facts it gives on one line of at most ``width`` characters, the rest counted."""
+    """The facts it gives on one line of at most ``width`` characters, the rest counted; the
+    facts only a person states for it (``--stated``) are named first, since no list of what a
+    run gives would show them."""
     if not entry.facts:
         return "facts: none declared (its output is kept as it is)"
+    head = f"stated only: {', '.join(entry.stated_facts)}; " if entry.stated_facts else ""
     shown: list[str] = []
-    used = len("facts: ")
+    used = len(head) + len("facts: ")
     for index, fact in enumerate(entry.facts):
         rest = len(entry.facts) - index
         tail = len(f", … +{rest}")
         if used + len(fact) + 2 + (tail if rest > 1 else 0) > width and shown:
-            return f"facts: {', '.join(shown)}, … +{rest}"
+            return f"{head}facts: {', '.join(shown)}, … +{rest}"
         shown.append(fact)
         used += len(fact) + 2
-    return f"facts: {', '.join(shown)}"
+    return f"{head}facts: {', '.join(shown)}"
