@@ -491,11 +491,9 @@ PROBE = Probe(
         *DISPATCH_FACTS,
         *WEIGHT_FACTS,
     ),
-    # a person's own sum of what each token streams (a mixture of experts' active bytes,
-    # which no log line gives) times the rate: the roofline takes it as stated
+    # decode.weight_gbps: a person's own sum of what each token streams (an MoE's active bytes)
     stated_facts=(BUSY_SHARE, "decode.weight_gbps"),
-    # app.dispatch_share is dispatch time over GPU time, which passes 1 on a host-paced step
-    fractions=("train.data_share", BUSY_SHARE),
+    fractions=("train.data_share", BUSY_SHARE),  # not app.dispatch_share, a ratio passing 1
     needs_load=True,
     timeout_s=3600.0,
     recognises=looks_like_app_log,
