@@ -15,6 +15,15 @@ from typing import Any
 FactValue = float | int | str | bool
 
 
+def is_percentage(value: FactValue) -> bool:
+    """Whether a value can be a percentage a probe gives (0 to 100), and is not a fraction
+    written for one: a value strictly between 0 and 1 ("0.9" for 90 %) is refused, since no
+    GPU reads its utilisation to a fraction of a percent and a rule would read it as idle."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return value == 0 or 1 <= value <= 100
+
+
 def is_fraction(value: FactValue) -> bool:
     """Whether a value can be a share from 0 to 1, as a probe's ``fractions`` are given: 32
     (a percentage written as a number) would pass every band a rule draws for fractions."""

@@ -18,7 +18,7 @@ import math
 import re
 from collections.abc import Collection, Iterable, Sequence
 
-from casefile.domain.facts import Fact, FactValue, ParseResult, is_fraction
+from casefile.domain.facts import Fact, FactValue, ParseResult, is_fraction, is_percentage
 from casefile.domain.rules import CLOCK_SHARE_BUSY, DERIVED_FROM, LINK_GENERATIONS_BEHIND, Rule
 from casefile.errors import DomainError
 
@@ -113,13 +113,15 @@ def check_statement(
     declared: Sequence[str],
     stated: Iterable[tuple[str, str]],
     fractions: Collection[str] = (),
+    percentages: Collection[str] = (),
 ) -> None:
     """Refuse, before anything is recorded, a statement that is empty, that states a fact
     twice, that names a fact the probe does not give (when the probe declares its facts): a
     reading the probe could not have given would be read by rules meant for another; or that
     states one of the probe's ``fractions`` as anything but a number from 0 to 1: "32 %" or 32
     would pass every band of a rule comparing fractions (0.4, 0.75), so a GPU busy a third of
-    the time would read as busy all of it."""
+    the time would read as busy all of it; or that states one of its ``percentages`` as a
+    fraction ("0.9" for 90 %), which would read as a GPU idle below 1 %."""
     seen: set[tuple[str, str]] = set()
     for key, value in stated:
         fact = stated_fact(key, value)
@@ -134,6 +136,13 @@ def check_statement(
             raise DomainError(
                 f"stated {fact.name}: a fraction from 0 to 1, without a unit "
                 f"(write 0.32 for 32 %), not {value.strip()!r}"
+            )
+        if fact.name in percentages and (
+            fact.unit not in (None, "%") or not is_percentage(fact.value)
+        ):
+            raise DomainError(
+                f"stated {fact.name}: a percentage from 0 to 100 (write 90 for 90 %), "
+                f"not {value.strip()!r}"
             )
     if not seen:
         raise DomainError("a stated reading needs at least one NAME=VALUE")

@@ -215,9 +215,10 @@ def _probes() -> list[ToolSpec]:
             "additionalProperties": {"type": ["string", "number", "boolean"]},
             "description": "the readings as the probe's facts: NAME or NAME[SUBJECT] to the "
             'value as said, e.g. {"pcie.link.gen.current[gpu0]": 2, "throughput": "231 GB/s"}; '
-            'a share as a fraction ({"gpu.busy_share": 0.32}, not 32 or "32 %", which are '
-            "refused); a probe that declares its facts takes those and the ones only a person "
-            "states (a profile's gpu.busy_share)",
+            'a share as a fraction ({"gpu.busy_share": 0.32}, not 32 or "32 %"), utilisation '
+            'in percent as nvidia-smi prints it ({"utilization.gpu[gpu0]": 90}, not 0.9): the '
+            "others are refused; a probe that declares its facts takes those and the ones only "
+            "a person states (a profile's gpu.busy_share)",
         },
         "host": paste["host"],
         "taken_at": paste["taken_at"],

@@ -26,7 +26,7 @@ from casefile.domain.environment import values as environment_values
 from casefile.domain.facts import ParseResult
 
 if TYPE_CHECKING:
-    from casefile.probes.patterns import FactPattern
+    from casefile.probes.patterns import FactPattern, Scale
 
 Where = Literal["local", "ssh", "pasted", "sampler"]
 #: What running a probe takes, the one scale its ``cost`` is read on (next steps weigh what a
@@ -95,6 +95,9 @@ class Probe:
     #: one in percent ("32 %") or above 1 is refused, since a rule comparing fractions would
     #: read 32 as thirty-two times the whole
     fractions: tuple[str, ...] = ()
+    #: facts it gives in percent, 0 to 100 (``utilization.gpu``): a statement of one as a
+    #: fraction ("0.9" for 90 %) is refused, since it would read as a GPU idle below 1 %
+    percentages: tuple[str, ...] = ()
     #: whether its readings mean something only under load (utilisation, throughput): rules
     #: that read them require ``under-load`` and set aside readings taken otherwise
     needs_load: bool = False
@@ -162,6 +165,12 @@ class Probe:
             return False
         return not (self.not_for and re.search(self.not_for, stated, re.IGNORECASE))
 
+    def scale_of(self, name: str) -> Scale | None:
+        """The scale this probe gives ``name`` on, where it declares one."""
+        if name in self.fractions:
+            return "fraction"
+        return "percentage" if name in self.percentages else None
+
     def with_facts(self, patterns: Sequence[FactPattern]) -> Probe:
         """This probe, also pulling ``patterns`` out of the output (stdout, then stderr).
 
@@ -174,8 +183,8 @@ class Probe:
 
         def add(result: ParseResult, *texts: str) -> ParseResult:
             for pattern in patterns:
-                fraction = pattern.name in self.fractions
-                if not sum(pattern.add_to(result, text, fraction) for text in texts):
+                scale = self.scale_of(pattern.name)
+                if not sum(pattern.add_to(result, text, scale) for text in texts):
                     result.problems.append(f"--fact {pattern.name}: no match in the output")
                 elif not result.parsed:
                     result.parsed = True

@@ -11,11 +11,20 @@ regex has no group), a number when it reads as one, else the text. Every match i
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
-from casefile.domain.facts import FactValue, ParseResult, is_fraction
+from casefile.domain.facts import FactValue, ParseResult, is_fraction, is_percentage
 
-__all__ = ["FactPattern", "fact_pattern", "read_value"]
+__all__ = ["FactPattern", "Scale", "fact_pattern", "read_value"]
+
+#: the scale a probe gives a fact on, where a value pulled out of text could be on another
+Scale = Literal["fraction", "percentage"]
+_SCALES: dict[str, tuple[Callable[[FactValue], bool], str]] = {
+    "fraction": (is_fraction, "fraction from 0 to 1 (a share of 45 % is 0.45)"),
+    "percentage": (is_percentage, "percentage from 0 to 100 (90 % is 90, not 0.9)"),
+}
 
 _NUMBER = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
 #: fact names as casefile writes them (nvidia-smi's ``--query-gpu`` style: ``power.draw``)
@@ -44,20 +53,20 @@ class FactPattern:
     name: str
     regex: re.Pattern[str]
 
-    def add_to(self, result: ParseResult, text: str, fraction: bool = False) -> int:
-        """Add a fact for every match in ``text``; returns how many matched. A ``fraction``
-        (a share the probe gives from 0 to 1) that reads as anything else is left out, with a
-        problem: 45 pulled out of "45 %" would read as forty-five times the whole."""
+    def add_to(self, result: ParseResult, text: str, scale: Scale | None = None) -> int:
+        """Add a fact for every match in ``text``; returns how many matched. A value off the
+        ``scale`` the probe gives the fact on is left out, with a problem: 45 pulled out of
+        "45 %" for a fraction would read as forty-five times the whole, 0.9 for a percentage
+        as a GPU idle below 1 %."""
         added = 0
         for match in self.regex.finditer(text):
             raw = match.group(1) if self.regex.groups else match.group(0)
             if raw is not None and raw.strip():
                 value = read_value(raw)
                 added += 1
-                if fraction and not is_fraction(value):
+                if scale is not None and not _SCALES[scale][0](value):
                     result.problems.append(
-                        f"--fact {self.name}: {value!r} is no fraction from 0 to 1 (a share "
-                        "of 45 % is 0.45): not kept"
+                        f"--fact {self.name}: {value!r} is no {_SCALES[scale][1]}: not kept"
                     )
                     continue
                 result.add(self.name, value, "host")

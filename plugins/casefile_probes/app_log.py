@@ -491,9 +491,9 @@ PROBE = Probe(
         *DISPATCH_FACTS,
         *WEIGHT_FACTS,
     ),
-    # decode.weight_gbps: a person's own sum of what each token streams (an MoE's active bytes)
-    stated_facts=(BUSY_SHARE, "decode.weight_gbps"),
+    stated_facts=(BUSY_SHARE, "decode.weight_gbps"),  # the latter a person's sum (an MoE's)
     fractions=("train.data_share", BUSY_SHARE),  # not app.dispatch_share, a ratio passing 1
+    percentages=("model.gpu_share",),  # of the layers, as llama.cpp and Ollama print it
     needs_load=True,
     timeout_s=3600.0,
     recognises=looks_like_app_log,

@@ -51,6 +51,7 @@ from typing import Literal
 
 from casefile.domain.facts import FactValue, ParseResult
 from casefile.probes.api import Probe
+from casefile_probes._scales import UTILISATION
 
 from ._jetson import JETSON_WITHOUT_NVIDIA_SMI
 from ._tables import CommentedTable, read_commented_table
@@ -386,6 +387,7 @@ PROBE = Probe(
         "*.series",
         "*.series.*",
     ),
+    percentages=UTILISATION,
     needs_load=True,
     timeout_s=30.0,
     not_on=JETSON_WITHOUT_NVIDIA_SMI,

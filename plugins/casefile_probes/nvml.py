@@ -32,6 +32,7 @@ from typing import Any, Protocol
 
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
+from casefile_probes._scales import UTILISATION
 
 from ._jetson import JETSON_WITHOUT_NVIDIA_SMI
 
@@ -397,6 +398,7 @@ PROBE = Probe(
         "pci.bus_id",
         "nvml.samples",
     ),
+    percentages=UTILISATION,
     needs_load=True,
     sampler=sample_local,
     not_on=JETSON_WITHOUT_NVIDIA_SMI,

@@ -129,6 +129,7 @@ PROBE = Probe(
     argv=("ollama", "ps"),
     cost="instant",
     facts=("model.gpu_share",),
+    percentages=("model.gpu_share",),  # "100% GPU", "48%/52% CPU/GPU"
     timeout_s=30.0,
     recognises=looks_like_ollama_ps,
     only_for=r"\bollama\b",

@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 
 from casefile.domain.facts import FactValue, ParseResult
 from casefile.probes.api import Probe
+from casefile_probes._scales import UTILISATION
 
 from ._jetson import JETSON_WITHOUT_NVIDIA_SMI
 from ._text import (
@@ -419,6 +420,7 @@ PROBE = Probe(
         "*.series",
         "*.series.*",
     ),
+    percentages=UTILISATION,
     needs_load=True,
     not_on=JETSON_WITHOUT_NVIDIA_SMI,
 )

@@ -52,6 +52,7 @@ from dataclasses import dataclass
 
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
+from casefile_probes._scales import UTILISATION
 
 from ._jetson import JETSON_WITHOUT_NVIDIA_SMI
 from ._text import clean, command_option, is_elision, is_missing, tool_error
@@ -263,6 +264,7 @@ PROBE = Probe(
         "persistence_mode",
         "pstate",
     ),
+    percentages=UTILISATION,
     needs_load=False,
     not_on=JETSON_WITHOUT_NVIDIA_SMI,
 )

@@ -42,6 +42,7 @@ from collections import defaultdict
 
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
+from casefile_probes._scales import UTILISATION
 
 from ._jetson import JETSON_WITHOUT_NVIDIA_SMI
 from ._text import clean, is_missing, normalise_bus_id, parse_quantity, tool_error
@@ -328,6 +329,7 @@ PROBE = Probe(
         "mig.*",
         "process.*",
     ),
+    percentages=UTILISATION,
     needs_load=True,
     not_on=JETSON_WITHOUT_NVIDIA_SMI,
 )

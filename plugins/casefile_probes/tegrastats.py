@@ -53,6 +53,7 @@ from typing import Literal
 
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
+from casefile_probes._scales import UTILISATION
 
 from ._jetson import JETSON
 from ._text import clean_paste, command_option, to_number
@@ -353,6 +354,7 @@ PROBE = Probe(
         "*.series",
         "*.series.*",
     ),
+    percentages=UTILISATION,
     needs_load=True,
     timeout_s=30.0,
     only_on=JETSON,

@@ -286,3 +286,28 @@ def test_an_idle_reading_without_the_share_is_not_set_aside_for_it(
               "--", "python", "train.py")  # fmt: skip
     assert ran.code == 0, ran.err
     assert "gpu-busy-in-profile" not in json.loads(ran.out)["set_aside"]
+
+
+def test_a_utilisation_stated_as_a_fraction_is_refused(cli: CLI, tmp_path: Path) -> None:
+    """An agent or a person writing 0.9 for a GPU 90 % busy: read as under 1 %, it counted
+    for the GPU left unused. Refused when stated, and not kept when pulled out with --fact."""
+    case = cli("new", "slow", "--playbook", "gpu-throughput@3").out.strip()
+    before = len(_events(cli, case))
+    for probe in ("nvidia-smi-q", "nvidia-smi-query", "nvidia-smi-dmon"):
+        refused = cli("probe", case, probe, "--stated", "utilization.gpu[gpu0]=0.9")
+        assert refused.code != 0 and "a percentage from 0 to 100" in refused.err, refused.err
+    share = cli("probe", case, "app-log", "--stated", "model.gpu_share=0.5")
+    assert share.code != 0 and "write 90 for 90 %" in share.err
+    assert len(_events(cli, case)) == before
+    kept = cli("probe", case, "nvidia-smi-q", "--stated", "utilization.gpu[gpu0]=90 %",
+               "--load", "under-load", "--json")  # fmt: skip
+    assert kept.code == 0 and json.loads(kept.out)["evidence"], kept.err
+    out = tmp_path / "u.txt"
+    out.write_text("gpu busy: 0.9\n")
+    pulled = cli("probe", case, "nvidia-smi-q", "--paste", str(out), "--fact",
+                 r"utilization.gpu=busy: ([0-9.]+)", "--json")  # fmt: skip
+    assert pulled.code == 0, pulled.err
+    observation = [e for e in _events(cli, case) if e["type"] == "observation.recorded"][-1]
+    payload = observation["payload"]
+    assert isinstance(payload, dict) and payload["facts"] == []
+    assert any("0.9 is no percentage from 0 to 100" in p for p in payload["problems"])

@@ -88,3 +88,17 @@ def test_a_fraction_stated_as_anything_but_a_number_from_0_to_1_is_refused() -> 
     check_statement("app-log", declared, [("app.dispatch_share", "1.2")], fractions)
     # a fraction's subject is its own; the check reads the name
     check_statement("nsys-stats", declared, [("gpu.busy_share[gpu0]", "0.5")], fractions)
+
+
+def test_a_percentage_stated_as_a_fraction_is_refused() -> None:
+    """Utilisation is 0 to 100 as nvidia-smi prints it: "0.9" for 90 % read as a GPU idle
+    below 1 %, and a rule counted a busy GPU as one the job does not use."""
+    declared = ("utilization.gpu", "model.gpu_share")
+    percentages = declared
+    for good in ("90", "90 %", "0", "1", "100", "37.5"):
+        check_statement("nvidia-smi-q", declared, [("utilization.gpu", good)], (), percentages)
+    for bad in ("0.9", "0.5 %", "140", "-3", "90 W", "busy"):
+        with pytest.raises(DomainError, match=r"a percentage from 0 to 100 \(write 90 for 90 %\)"):
+            check_statement("nvidia-smi-q", declared, [("utilization.gpu", bad)], (), percentages)
+    with pytest.raises(DomainError, match="a percentage"):
+        check_statement("app-log", declared, [("model.gpu_share", "0.5")], (), percentages)

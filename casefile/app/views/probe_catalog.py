@@ -21,6 +21,7 @@ class ProbeEntry:
     #: facts only a person states for it (read off a timeline), and those that are fractions
     stated_facts: tuple[str, ...] = ()
     fractions: tuple[str, ...] = ()
+    percentages: tuple[str, ...] = ()
 
     @property
     def statable(self) -> tuple[str, ...]:
@@ -41,6 +42,7 @@ def probe_catalog(registry: Registry) -> list[ProbeEntry]:
             needs_load=probe.needs_load,
             stated_facts=probe.stated_facts,
             fractions=probe.fractions,
+            percentages=probe.percentages,
         )
         for name, probe in sorted(registry.all_probes().items())
     ]

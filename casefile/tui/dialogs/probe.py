@@ -100,8 +100,13 @@ def build_probe(
     if action.stated:
         try:
             entry = (declared or {}).get(name)
-            statable, fractions = (entry.statable, entry.fractions) if entry else ((), ())
-            check_statement(name, statable, action.stated.items(), fractions)
+            if entry is None:
+                check_statement(name, (), action.stated.items())
+            else:
+                check_statement(
+                    name, entry.statable, action.stated.items(), entry.fractions,
+                    entry.percentages,
+                )  # fmt: skip
         except DomainError as error:
             raise ValueError(str(error)) from None
     if action.setup is not None:
