@@ -15,13 +15,14 @@ from typing import Any
 FactValue = float | int | str | bool
 
 
-def is_percentage(value: FactValue) -> bool:
+def is_percentage(value: FactValue, signed: bool = False) -> bool:
     """Whether a value can be a percentage a probe gives (0 to 100), and is not a fraction
-    written for one: a value strictly between 0 and 1 ("0.9" for 90 %) is refused, since no
-    GPU reads its utilisation to a fraction of a percent and a rule would read it as idle."""
+    written for one. Without its sign, a value strictly between 0 and 1 ("0.9" for 90 %) is
+    taken for a fraction, which a rule would read as a GPU idle below 1 %; ``signed`` (written
+    "0.33 %") says it is a percentage, as an idle GPU's mean utilisation can be."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return False
-    return value == 0 or 1 <= value <= 100
+    return 0 <= value <= 100 and (signed or value == 0 or value >= 1)
 
 
 def is_fraction(value: FactValue) -> bool:

@@ -138,11 +138,11 @@ def check_statement(
                 f"(write 0.32 for 32 %), not {value.strip()!r}"
             )
         if fact.name in percentages and (
-            fact.unit not in (None, "%") or not is_percentage(fact.value)
+            fact.unit not in (None, "%") or not is_percentage(fact.value, fact.unit == "%")
         ):
             raise DomainError(
-                f"stated {fact.name}: a percentage from 0 to 100 (write 90 for 90 %), "
-                f"not {value.strip()!r}"
+                f"stated {fact.name}: a percentage from 0 to 100 (write 90 for 90 %, and "
+                f"0.5 % with its sign for half a percent), not {value.strip()!r}"
             )
     if not seen:
         raise DomainError("a stated reading needs at least one NAME=VALUE")

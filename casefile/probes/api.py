@@ -145,6 +145,16 @@ class Probe:
             raise ValueError(f"probe {self.name}: a probe cannot cover itself")
         for pattern in (self.only_for, self.not_for, self.only_on, self.not_on):
             re.compile(pattern)  # a plugin's bad pattern fails when it loads, not mid-ranking
+        # a list of names is taken as the tuple it means; one name alone is refused, since
+        # ``in`` would test its letters
+        for field_name in ("facts", "stated_facts", "fractions", "percentages"):
+            names = getattr(self, field_name)
+            if isinstance(names, str):
+                raise TypeError(f"probe {self.name}: {field_name} is a tuple of names, not one")
+            object.__setattr__(self, field_name, tuple(names))
+        both = set(self.fractions) & set(self.percentages)
+        if both:
+            raise ValueError(f"probe {self.name}: {sorted(both)[0]} is a fraction and a percentage")
 
     def suits(self, environment: Mapping[str, str]) -> bool:
         """Whether this probe's tool exists on the machine the case states and can read the

@@ -21,9 +21,14 @@ __all__ = ["FactPattern", "Scale", "fact_pattern", "read_value"]
 
 #: the scale a probe gives a fact on, where a value pulled out of text could be on another
 Scale = Literal["fraction", "percentage"]
+_SIGNED = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)\s?%")
 _SCALES: dict[str, tuple[Callable[[FactValue], bool], str]] = {
     "fraction": (is_fraction, "fraction from 0 to 1 (a share of 45 % is 0.45)"),
-    "percentage": (is_percentage, "percentage from 0 to 100 (90 % is 90, not 0.9)"),
+    "percentage": (
+        is_percentage,
+        "percentage from 0 to 100 (90 % is 90, not 0.9; capture the "
+        "sign with the figure, 0.5%, for half a percent)",
+    ),
 }
 
 _NUMBER = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
@@ -64,6 +69,11 @@ class FactPattern:
             if raw is not None and raw.strip():
                 value = read_value(raw)
                 added += 1
+                if scale == "percentage" and _SIGNED.fullmatch(raw.strip()):
+                    value = read_value(raw.strip()[:-1])  # "90%": the figure, signed
+                    if is_percentage(value, signed=True):
+                        result.add(self.name, value, "host")
+                        continue
                 if scale is not None and not _SCALES[scale][0](value):
                     result.problems.append(
                         f"--fact {self.name}: {value!r} is no {_SCALES[scale][1]}: not kept"

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 __all__ = ["UTILISATION"]
 
-#: the driver's utilisation counters, and their peaks over a sampled window
-UTILISATION = (
-    "utilization.gpu",
-    "utilization.memory",
-    "utilization.gpu.max",
-    "utilization.memory.max",
+_COUNTERS = ("utilization.gpu", "utilization.memory")
+#: the driver's utilisation counters, their peaks over a sampled window (NVML), and what a
+#: timed series gives of them (``casefile_probes.series``; its slope, per second, is no
+#: percentage); a probe that gives only some of them simply never meets the others
+UTILISATION = tuple(
+    f"{counter}{part}"
+    for counter in _COUNTERS
+    for part in ("", ".max", ".series.min", ".series.max", ".series.first", ".series.last")
 )

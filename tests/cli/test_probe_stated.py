@@ -298,6 +298,14 @@ def test_a_utilisation_stated_as_a_fraction_is_refused(cli: CLI, tmp_path: Path)
         assert refused.code != 0 and "a percentage from 0 to 100" in refused.err, refused.err
     share = cli("probe", case, "app-log", "--stated", "model.gpu_share=0.5")
     assert share.code != 0 and "write 90 for 90 %" in share.err
+    # a looped query's peak, which the link reading takes for the GPU's load
+    peak = cli("probe", case, "nvidia-smi-query", "--stated",
+               "utilization.gpu.series.max[gpu0]=0.9")  # fmt: skip
+    assert peak.code != 0 and "a percentage from 0 to 100" in peak.err, peak.err
+    # with its sign, a fraction of a percent is one: a mean of an idle GPU, 0.33 %
+    signed = cli("probe", case, "nvidia-smi-dmon", "--stated", "utilization.gpu[gpu0]=0.33 %")
+    assert signed.code == 0, signed.err
+    before = len(_events(cli, case))
     assert len(_events(cli, case)) == before
     kept = cli("probe", case, "nvidia-smi-q", "--stated", "utilization.gpu[gpu0]=90 %",
                "--load", "under-load", "--json")  # fmt: skip

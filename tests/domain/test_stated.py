@@ -95,10 +95,11 @@ def test_a_percentage_stated_as_a_fraction_is_refused() -> None:
     below 1 %, and a rule counted a busy GPU as one the job does not use."""
     declared = ("utilization.gpu", "model.gpu_share")
     percentages = declared
-    for good in ("90", "90 %", "0", "1", "100", "37.5"):
+    # with its sign, a fraction of a percent is one (an idle GPU's mean utilisation, 0.33 %)
+    for good in ("90", "90 %", "0", "1", "100", "37.5", "0.33 %", "0.5%"):
         check_statement("nvidia-smi-q", declared, [("utilization.gpu", good)], (), percentages)
-    for bad in ("0.9", "0.5 %", "140", "-3", "90 W", "busy"):
-        with pytest.raises(DomainError, match=r"a percentage from 0 to 100 \(write 90 for 90 %\)"):
+    for bad in ("0.9", "0.33", "140", "140 %", "-3", "90 W", "busy"):
+        with pytest.raises(DomainError, match=r"a percentage from 0 to 100 \(write 90 for 90 %"):
             check_statement("nvidia-smi-q", declared, [("utilization.gpu", bad)], (), percentages)
     with pytest.raises(DomainError, match="a percentage"):
         check_statement("app-log", declared, [("model.gpu_share", "0.5")], (), percentages)

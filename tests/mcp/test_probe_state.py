@@ -60,3 +60,26 @@ async def test_a_value_that_is_not_text_number_or_boolean_is_refused(db: str) ->
             facts={"pcie.link.gen.current[gpu0]": 2, "pcie.link.gen.max[gpu0]": 5},
         )  # fmt: skip
         assert done["runs"][0]["facts"] == 2
+
+
+async def test_an_agent_s_reading_on_the_wrong_scale_is_refused(db: str) -> None:
+    """An agent writing 0.9 for a GPU 90 % busy (read as idle below 1 %), or 32 for a profile
+    busy a third of each step (read as thirty-two times the whole): one line, nothing written;
+    each on its own scale is read."""
+    async with serve(db) as s:
+        await s.call("case_new", title="slow", case_id="c1", playbook="gpu-throughput@3")
+        for probe, facts, says in (
+            ("nvidia-smi-q", {"utilization.gpu[gpu0]": 0.9}, "a percentage from 0 to 100"),
+            ("nsys-stats", {"gpu.busy_share": 32}, "a fraction from 0 to 1"),
+        ):
+            with pytest.raises(ToolError) as refused:
+                await s.call("probe_state", case="c1", probe=probe, facts=facts)
+            assert says in str(refused.value) and "\n" not in str(refused.value)
+        assert [t for t, _ in _events(db, "c1") if t == "probe.ran"] == []
+        for probe, facts in (
+            ("nvidia-smi-q", {"utilization.gpu[gpu0]": 90}),
+            ("nsys-stats", {"gpu.busy_share": 0.32}),
+        ):
+            done = await s.call("probe_state", case="c1", probe=probe, facts=facts,
+                                load="under-load")  # fmt: skip
+            assert done["runs"][0]["evidence"], done

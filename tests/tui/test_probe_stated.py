@@ -69,3 +69,21 @@ async def test_a_fraction_stated_in_percent_is_an_inline_message(db_url: str) ->
         await settle(pilot, recorded(app))
     kinds = [kind for kind, _p, _a in events_after(db_url, 81)]
     assert kinds[:2] == ["probe.ran", "observation.recorded"]
+
+
+async def test_a_utilisation_stated_as_a_fraction_is_an_inline_message(db_url: str) -> None:
+    """The dialog checks a percentage's scale as the command line does: "0.9" for a GPU 90 %
+    busy is refused in the dialog, and 90 is accepted."""
+    from tests.tui.conftest import build_app
+
+    app = build_app(db_url)
+    async with app.run_test(size=(160, 45)) as pilot:
+        dialog = await open_form(pilot, "p")
+        fill(dialog, {"probe": "nvidia-smi-q", "stated": "utilization.gpu[gpu0]=0.9"})
+        await pilot.press("ctrl+s")
+        await settle(pilot, lambda: isinstance(app.screen, FormDialog) and bool(dialog.problem))
+        assert "a percentage from 0 to 100" in str(dialog.problem)
+        assert events_after(db_url, 81) == []
+        fill(dialog, {"probe": "nvidia-smi-q", "stated": "utilization.gpu[gpu0]=90"})
+        await pilot.pause()
+        assert dialog.problem is None, dialog.problem
