@@ -103,3 +103,17 @@ async def test_the_probes_are_loaded_off_the_ui_thread_once_a_case_is_open(db_ur
         app.screen.dismiss(None)
         await open_form(pilot, "p")
     assert len(loaded_on) == 1
+
+
+def test_a_probe_with_stated_only_facts_still_fits_its_line() -> None:
+    """app-log names two stated-only facts: the first fact a run gives no longer fitted after
+    them and the picker wrapped the row (its snapshot showed the facts on a third line)."""
+    from casefile.app.views.probe_catalog import probe_catalog
+    from casefile.plugins import Registry
+
+    for entry in probe_catalog(Registry.discover()):
+        for width in (64, 100):  # the picker's row, and a wide one
+            text = facts_line(entry, width)
+            assert len(text) <= width, (entry.name, width, text)
+            if entry.stated_facts:
+                assert text.startswith("stated only: "), text

@@ -55,13 +55,15 @@ def facts_line(entry: ProbeEntry, width: int = 100) -> str:
     if not entry.facts:
         return "facts: none declared (its output is kept as it is)"
     head = f"stated only: {', '.join(entry.stated_facts)}; " if entry.stated_facts else ""
+    if len(head) + len("facts: … +999") > width and entry.stated_facts:
+        head = f"stated only: {len(entry.stated_facts)}; "  # named in the probe's own docs
     shown: list[str] = []
     used = len(head) + len("facts: ")
     for index, fact in enumerate(entry.facts):
         rest = len(entry.facts) - index
         tail = len(f", … +{rest}")
-        if used + len(fact) + 2 + (tail if rest > 1 else 0) > width and shown:
-            return f"{head}facts: {', '.join(shown)}, … +{rest}"
+        if used + len(fact) + 2 + (tail if rest > 1 else 0) > width and (shown or head):
+            return f"{head}facts: {', '.join([*shown, f'… +{rest}'])}"
         shown.append(fact)
         used += len(fact) + 2
     return f"{head}facts: {', '.join(shown)}"
