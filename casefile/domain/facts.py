@@ -10,9 +10,18 @@ rather than a zero.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 FactValue = float | int | str | bool
+
+#: the scale a probe gives a share on (``Probe.fractions`` and ``Probe.percentages``), where a
+#: value a person states or a pattern pulls out of text could be on the other
+Scale = Literal["fraction", "percentage"]
+#: each scale's range, as messages name it ("… is no fraction from 0 to 1")
+SCALE_RANGES: dict[Scale, str] = {
+    "fraction": "fraction from 0 to 1",
+    "percentage": "percentage from 0 to 100",
+}
 
 
 def is_percentage(value: FactValue, signed: bool = False) -> bool:
@@ -31,6 +40,16 @@ def is_fraction(value: FactValue) -> bool:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return False
     return 0.0 <= value <= 1.0
+
+
+def fits_scale(value: FactValue, unit: str | None, scale: Scale) -> bool:
+    """Whether ``value``, written with ``unit``, is on ``scale``: a fraction has no unit (a
+    share written "32 %" is a percentage); a percentage has none or "%", and only with its
+    sign may it fall strictly between 0 and 1. The one check behind ``--stated`` and
+    ``--fact``, so a share is held to its scale however it comes in."""
+    if scale == "fraction":
+        return unit is None and is_fraction(value)
+    return unit in (None, "%") and is_percentage(value, signed=unit == "%")
 
 
 @dataclass(frozen=True, slots=True)

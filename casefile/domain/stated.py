@@ -18,7 +18,14 @@ import math
 import re
 from collections.abc import Collection, Iterable, Sequence
 
-from casefile.domain.facts import Fact, FactValue, ParseResult, is_fraction, is_percentage
+from casefile.domain.facts import (
+    SCALE_RANGES,
+    Fact,
+    FactValue,
+    ParseResult,
+    Scale,
+    fits_scale,
+)
 from casefile.domain.rules import CLOCK_SHARE_BUSY, DERIVED_FROM, LINK_GENERATIONS_BEHIND, Rule
 from casefile.errors import DomainError
 
@@ -108,6 +115,13 @@ def read_statement(text: str) -> ParseResult:
     return result
 
 
+#: how to state a value on each scale, said where a statement is refused
+_STATING_HINTS: dict[Scale, str] = {
+    "fraction": ", without a unit (write 0.32 for 32 %)",
+    "percentage": " (write 90 for 90 %, and 0.5 % with its sign for half a percent)",
+}
+
+
 def check_statement(
     probe: str,
     declared: Sequence[str],
@@ -132,17 +146,17 @@ def check_statement(
             raise DomainError(
                 f"probe {probe} gives no fact {fact.name!r}; it gives: {', '.join(declared)}"
             )
-        if fact.name in fractions and (fact.unit is not None or not is_fraction(fact.value)):
+        scale: Scale | None = (
+            "fraction"
+            if fact.name in fractions
+            else "percentage"
+            if fact.name in percentages
+            else None
+        )
+        if scale is not None and not fits_scale(fact.value, fact.unit, scale):
             raise DomainError(
-                f"stated {fact.name}: a fraction from 0 to 1, without a unit "
-                f"(write 0.32 for 32 %), not {value.strip()!r}"
-            )
-        if fact.name in percentages and (
-            fact.unit not in (None, "%") or not is_percentage(fact.value, fact.unit == "%")
-        ):
-            raise DomainError(
-                f"stated {fact.name}: a percentage from 0 to 100 (write 90 for 90 %, and "
-                f"0.5 % with its sign for half a percent), not {value.strip()!r}"
+                f"stated {fact.name}: a {SCALE_RANGES[scale]}{_STATING_HINTS[scale]}, "
+                f"not {value.strip()!r}"
             )
     if not seen:
         raise DomainError("a stated reading needs at least one NAME=VALUE")

@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING, Literal
 
 from casefile.domain.environment import MACHINE_ENVIRONMENT
 from casefile.domain.environment import values as environment_values
-from casefile.domain.facts import ParseResult
+from casefile.domain.facts import ParseResult, Scale
 
 if TYPE_CHECKING:
-    from casefile.probes.patterns import FactPattern, Scale
+    from casefile.probes.patterns import FactPattern
 
 Where = Literal["local", "ssh", "pasted", "sampler"]
 #: What running a probe takes, the one scale its ``cost`` is read on (next steps weigh what a

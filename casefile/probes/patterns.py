@@ -11,24 +11,17 @@ regex has no group), a number when it reads as one, else the text. Every match i
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
 
-from casefile.domain.facts import FactValue, ParseResult, is_fraction, is_percentage
+from casefile.domain.facts import SCALE_RANGES, FactValue, ParseResult, Scale, fits_scale
 
-__all__ = ["FactPattern", "Scale", "fact_pattern", "read_value"]
+__all__ = ["FactPattern", "fact_pattern", "read_value"]
 
-#: the scale a probe gives a fact on, where a value pulled out of text could be on another
-Scale = Literal["fraction", "percentage"]
 _SIGNED = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)\s?%")
-_SCALES: dict[str, tuple[Callable[[FactValue], bool], str]] = {
-    "fraction": (is_fraction, "fraction from 0 to 1 (a share of 45 % is 0.45)"),
-    "percentage": (
-        is_percentage,
-        "percentage from 0 to 100 (90 % is 90, not 0.9; capture the "
-        "sign with the figure, 0.5%, for half a percent)",
-    ),
+#: how to capture a value on each scale, said where one is not kept
+_CAPTURE_HINTS: dict[Scale, str] = {
+    "fraction": "a share of 45 % is 0.45",
+    "percentage": "90 % is 90, not 0.9; capture the sign with the figure, 0.5%, for half a percent",
 }
 
 _NUMBER = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
@@ -67,16 +60,14 @@ class FactPattern:
         for match in self.regex.finditer(text):
             raw = match.group(1) if self.regex.groups else match.group(0)
             if raw is not None and raw.strip():
-                value = read_value(raw)
                 added += 1
-                if scale == "percentage" and _SIGNED.fullmatch(raw.strip()):
-                    value = read_value(raw.strip()[:-1])  # "90%": the figure, signed
-                    if is_percentage(value, signed=True):
-                        result.add(self.name, value, "host")
-                        continue
-                if scale is not None and not _SCALES[scale][0](value):
+                value, unit = read_value(raw), None
+                if scale is not None and _SIGNED.fullmatch(raw.strip()):
+                    value, unit = read_value(raw.strip()[:-1]), "%"  # "90%": figure and sign
+                if scale is not None and not fits_scale(value, unit, scale):
                     result.problems.append(
-                        f"--fact {self.name}: {value!r} is no {_SCALES[scale][1]}: not kept"
+                        f"--fact {self.name}: {value!r} is no {SCALE_RANGES[scale]} "
+                        f"({_CAPTURE_HINTS[scale]}): not kept"
                     )
                     continue
                 result.add(self.name, value, "host")
