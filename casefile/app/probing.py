@@ -228,8 +228,9 @@ def _check_where(probe: Probe, where: Where) -> None:
         from casefile.errors import DomainError
 
         try:  # any probe's reading can be told, but only as facts it could have given
-            statable = (*probe.facts, *probe.stated_facts) if probe.facts else ()
-            check_statement(probe.name, statable, where.facts, probe.fractions, probe.percentages)
+            check_statement(
+                probe.name, probe.statable, where.facts, probe.fractions, probe.percentages
+            )
         except DomainError as error:
             raise RunnerError(str(error)) from None
         return

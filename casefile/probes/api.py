@@ -175,6 +175,12 @@ class Probe:
             return False
         return not (self.not_for and re.search(self.not_for, stated, re.IGNORECASE))
 
+    @property
+    def statable(self) -> tuple[str, ...]:
+        """What ``--stated`` may name for it: the facts a run gives and those only a person
+        states; empty (any fact) where it declares none, as a third-party probe may not."""
+        return (*self.facts, *self.stated_facts) if self.facts else ()
+
     def scale_of(self, name: str) -> Scale | None:
         """The scale this probe gives ``name`` on, where it declares one."""
         if name in self.fractions:

@@ -48,6 +48,18 @@ def test_a_probe_s_scales_are_tuples_and_one_fact_has_one() -> None:
         Probe(name="x", summary="x", parse=parse, fractions=("a",), percentages=("a",))
 
 
+def test_what_may_be_stated_is_what_a_run_gives_and_what_only_a_person_states() -> None:
+    """The CLI, the TUI's dialog and the agent interface check a statement against this one
+    list; a probe that declares no facts takes any."""
+
+    def parse(text: str) -> ParseResult:
+        return ParseResult()
+
+    declared = Probe(name="x", summary="x", parse=parse, facts=("a",), stated_facts=("b",))
+    assert declared.statable == ("a", "b")
+    assert Probe(name="y", summary="y", parse=parse).statable == ()
+
+
 @pytest.mark.parametrize(
     ("captured", "kept"),
     [("90", 90), ("90%", 90), ("0.5 %", 0.5), ("0", 0), ("0.9", None), ("140%", None)],

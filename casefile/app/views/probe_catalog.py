@@ -22,11 +22,8 @@ class ProbeEntry:
     stated_facts: tuple[str, ...] = ()
     fractions: tuple[str, ...] = ()
     percentages: tuple[str, ...] = ()
-
-    @property
-    def statable(self) -> tuple[str, ...]:
-        """What ``--stated`` may name for it: any fact where it declares none."""
-        return (*self.facts, *self.stated_facts) if self.facts else ()
+    #: what ``--stated`` may name for it, as the probe says (empty: any fact)
+    statable: tuple[str, ...] = ()
 
 
 def probe_catalog(registry: Registry) -> list[ProbeEntry]:
@@ -43,6 +40,7 @@ def probe_catalog(registry: Registry) -> list[ProbeEntry]:
             stated_facts=probe.stated_facts,
             fractions=probe.fractions,
             percentages=probe.percentages,
+            statable=probe.statable,
         )
         for name, probe in sorted(registry.all_probes().items())
     ]
