@@ -276,6 +276,8 @@ def cmd_plugins(args: argparse.Namespace) -> int:
 def register(
     sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser
 ) -> None:
+    from casefile.actions.probe_actions import PROBE
+
     p = sub.add_parser(
         "probe",
         parents=[common, who_and_when()],
@@ -293,19 +295,15 @@ def register(
     p.add_argument("case")
     p.add_argument("probe")
     p.set_defaults(argv=[])
-    p.add_argument("--host", action="append", help="SSH target [user@]host[:port] (repeatable)")
-    p.add_argument("--load", choices=LOADS, default="unknown", help="load state when taken")
-    p.add_argument("--paste", metavar="FILE", help="take output captured elsewhere ('-': stdin)")
+    p.add_argument("--host", action="append", help=PROBE.option("hosts").help)
+    p.add_argument("--load", choices=LOADS, default="unknown", help=PROBE.option("load").help)
+    p.add_argument("--paste", metavar="FILE", help=PROBE.option("paste").help)
     p.add_argument(
         "--stated",
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        # the probe action's own words (casefile.actions.probe_actions), not imported at start
-        help="record a reading a person states instead of output, as the fact the probe would "
-        "give, or one only a person can give (a profile's gpu.busy_share) "
-        "(NAME[SUBJECT]=VALUE, repeatable; e.g. pcie.link.gen.current[gpu0]=2; a share as a "
-        "fraction, 0.32 not 32 percent): nothing runs, and the rules read it as reported evidence",
+        help=PROBE.option("stated").help,  # the probe action's own words
     )
     p.add_argument(
         "--taken-at",
@@ -378,7 +376,6 @@ def register(
     p.add_argument(
         "--json", action="store_true", help="one JSON line per host: its seqs and how it went"
     )
-    from casefile.actions.probe_actions import PROBE
     from casefile.cli.action_commands import dests_for
 
     # where this parser keeps the probe row's options (``--host`` → ``host``)

@@ -228,8 +228,8 @@ def test_a_busy_share_stated_in_percent_is_refused_and_a_fraction_is_read(cli: C
 
 
 def test_the_command_line_says_of_stated_what_the_probe_action_says() -> None:
-    """The command line spells its own --stated help (the action table is not imported at
-    start-up); it must say what the action says, or the two drift apart."""
+    """The command line takes its --stated help from the probe action, which the TUI's form
+    and the agent interface read too."""
     import argparse
 
     from casefile.actions.probe_actions import PROBE
@@ -240,6 +240,10 @@ def test_the_command_line_says_of_stated_what_the_probe_action_says() -> None:
     probe = sub.choices["probe"]
     (stated,) = [a for a in probe._actions if "--stated" in a.option_strings]
     assert stated.help == PROBE.option("stated").help
+    for option in PROBE.options:  # and so of every option the action has words for
+        if option.flag and option.help:
+            (given,) = [a for a in probe._actions if option.flag in a.option_strings]
+            assert given.help == option.help, option.flag
 
 
 def test_a_fraction_pulled_out_as_a_percentage_is_not_kept(cli: CLI, tmp_path: Path) -> None:
