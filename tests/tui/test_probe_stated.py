@@ -4,6 +4,8 @@ message that records nothing."""
 
 from __future__ import annotations
 
+import pytest
+
 from casefile.domain.kinds import STATED_RELIABILITY
 from casefile.tui.dialogs.form import FormDialog
 from tests.tui.helpers import open_form, recorded, settle
@@ -48,42 +50,38 @@ async def test_a_fact_the_probe_does_not_give_is_an_inline_message(db_url: str) 
     assert events_after(db_url, 81) == []
 
 
-async def test_a_fraction_stated_in_percent_is_an_inline_message(db_url: str) -> None:
-    """The dialog checks a statement as the command line does, with the probe's fractions and
-    the facts only a person states (a profile's busy share): "32 %" is refused in the dialog
-    and records nothing, and the fraction is accepted."""
+@pytest.mark.parametrize(
+    ("probe", "wrong", "refusal", "right"),
+    [
+        # a share in percent would pass every band a rule draws for fractions
+        ("nsys-stats", "gpu.busy_share=32 %", "a fraction from 0 to 1, without a unit",
+         "gpu.busy_share=0.32"),
+        # a utilisation as a fraction would read as a GPU idle below 1 %
+        ("nvidia-smi-q", "utilization.gpu[gpu0]=0.9", "a percentage from 0 to 100",
+         "utilization.gpu[gpu0]=90"),
+    ],
+    ids=["fraction-in-percent", "percentage-as-fraction"],
+)  # fmt: skip
+async def test_a_share_off_its_scale_is_an_inline_message(
+    db_url: str, probe: str, wrong: str, refusal: str, right: str
+) -> None:
+    """The dialog checks a statement's scale as the command line does, with the probe's
+    fractions and percentages and the facts only a person states (a profile's busy share):
+    the wrong scale is refused in the dialog and records nothing; the right one records."""
     from tests.tui.conftest import build_app
 
     app = build_app(db_url)
     async with app.run_test(size=(160, 45)) as pilot:
         dialog = await open_form(pilot, "p")
-        fill(dialog, {"probe": "nsys-stats", "stated": "gpu.busy_share=32 %"})
+        fill(dialog, {"probe": probe, "stated": wrong})
         await pilot.press("ctrl+s")
         await settle(pilot, lambda: isinstance(app.screen, FormDialog) and bool(dialog.problem))
-        assert "a fraction from 0 to 1, without a unit" in str(dialog.problem)
+        assert refusal in str(dialog.problem)
         assert events_after(db_url, 81) == []
-        fill(dialog, {"probe": "nsys-stats", "stated": "gpu.busy_share=0.32"})
+        fill(dialog, {"probe": probe, "stated": right})
         await pilot.pause()
         assert dialog.problem is None, dialog.problem
         await pilot.press("ctrl+s")
         await settle(pilot, recorded(app))
     kinds = [kind for kind, _p, _a in events_after(db_url, 81)]
     assert kinds[:2] == ["probe.ran", "observation.recorded"]
-
-
-async def test_a_utilisation_stated_as_a_fraction_is_an_inline_message(db_url: str) -> None:
-    """The dialog checks a percentage's scale as the command line does: "0.9" for a GPU 90 %
-    busy is refused in the dialog, and 90 is accepted."""
-    from tests.tui.conftest import build_app
-
-    app = build_app(db_url)
-    async with app.run_test(size=(160, 45)) as pilot:
-        dialog = await open_form(pilot, "p")
-        fill(dialog, {"probe": "nvidia-smi-q", "stated": "utilization.gpu[gpu0]=0.9"})
-        await pilot.press("ctrl+s")
-        await settle(pilot, lambda: isinstance(app.screen, FormDialog) and bool(dialog.problem))
-        assert "a percentage from 0 to 100" in str(dialog.problem)
-        assert events_after(db_url, 81) == []
-        fill(dialog, {"probe": "nvidia-smi-q", "stated": "utilization.gpu[gpu0]=90"})
-        await pilot.pause()
-        assert dialog.problem is None, dialog.problem
