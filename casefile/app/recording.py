@@ -450,6 +450,8 @@ def apply_rules(
             )
             continue
         verdict = evaluate(rule, context[playbook.ref], load)
+        if isinstance(verdict, Applied):
+            verdict = triage.within_requirements(draft.projection, verdict)
         if not isinstance(verdict, Applied | SetAside):
             wanting.extend(
                 case_needs(draft.projection, playbook, rule, context[playbook.ref], stated)
