@@ -32,7 +32,7 @@ from casefile.domain.intake import IntakeQuestion, Known
 from casefile.domain.kinds import reported_reliability
 from casefile.domain.repeats import refuse_repeated_experiment
 from casefile.domain.retelling import restated, superseded_by_retelling
-from casefile.domain.rules import Applied, SetAside, evaluate
+from casefile.domain.rules import Applied, evaluate
 from casefile.domain.units import normal_unit
 from casefile.errors import DomainError, Remedy
 
@@ -436,21 +436,6 @@ def speedup_reading(
     scaled = rule.in_noise_units(read, str(experiment["probe"]))
     verdict = read_speedup(rule.rule, scaled, read, rule.large)
     return verdict, undone, either
-
-
-def within_requirements(projection: Projection, verdict: Applied) -> Applied | SetAside:
-    """A rule's reading, set aside where an answer in force contradicts what the rule needs:
-    the network NCCL would use between nodes says nothing of a job on one node, a collective
-    kernel share nothing of one GPU, yet its likelihoods for the causes that still apply would
-    move them as if it did. Read when it is recorded: an answer changed later leaves the record
-    as it was (record the run again to have it read)."""
-    rule = verdict.rule
-    question = projection.questions.get(rule.question)
-    reason = None if question is None else question.contradiction(rule.requires)
-    if reason is None:
-        return verdict
-    needs = " and ".join(f"{intake} = {' or '.join(answers)}" for intake, answers in rule.requires)
-    return SetAside(rule, f"the case answers {reason}; rule {rule.id} reads only jobs with {needs}")
 
 
 def answers_in_force(projection: Projection, question_id: str) -> Callable[[str], str | None]:
