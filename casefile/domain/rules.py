@@ -67,6 +67,10 @@ LINK_GENERATIONS_BEHIND = "pcie.link.gen.behind"
 #: power, so a low generation on it says nothing, however loaded the rest of the machine is
 IDLE_BELOW = 5.0
 
+#: the share of a profile's GPU time in copies between host and device: its memory operations'
+#: share times the host copies' share of those (see :func:`derived_facts`)
+HOST_COPY_SHARE = "gpu.host_copy_share"
+
 #: Facts a rule may read that no probe states: :func:`derived_facts` (and the playbook's
 #: context) computes them from others of the same observation (one of each group needed).
 DERIVED_FROM: dict[str, tuple[tuple[str, ...], ...]] = {
@@ -91,6 +95,8 @@ DERIVED_FROM: dict[str, tuple[tuple[str, ...], ...]] = {
     "rdma.gpu_bw.share": (("perftest.bw.port",),),
     # a host-to-device copy test's share of the GPU's PCIe link (casefile.domain.host_link)
     "h2d.link_share": (("bandwidth.h2d", "nvbandwidth.host_to_device_memcpy_ce"),),
+    # a profile's copies between host and device as a share of GPU time
+    HOST_COPY_SHARE: (("gpu.memcpy_share",), ("memcpy.host_share",)),
     # the host's busy time less its I/O wait, where the reading separates them
     "cpu.running.mean": (("cpu.busy.mean",),),
     # a busy GPU's SM clock against its own maximum, in one reading
@@ -128,6 +134,10 @@ def derived_facts(facts: Sequence[Fact]) -> list[Fact]:
     if it never saw the GPU busy; the NVML sampler gives that highest generation itself, beside
     its peak utilisation), since its mean mixes idle samples' low generations with busy ones';
     one that kept no times holds only means, and a mean is no generation.
+    ``gpu.host_copy_share`` (on ``host``) is a profile's memory operations' share of GPU time
+    times the share of those in copies between host and device (``memcpy.host_share``): a
+    share made of copies on the device (``DtoD``, memsets) moves nothing over the link. A
+    profile with no memory operations reads 0 without the split.
     ``cpu.running.mean`` (%, on ``host``) is the host's busy time less its I/O wait: top and
     mpstat count a core blocked on the disk as not idle, so ``cpu.busy.mean`` alone reads a
     host waiting on storage as a host out of CPU, the opposite remedy. Where a reading gives
@@ -157,6 +167,9 @@ def derived_facts(facts: Sequence[Fact]) -> list[Fact]:
             host.get("p2p.bidir_bw.enabled.max"),
             host.get("p2p.bidir_bw.disabled.max"),
         )
+    copies, split = host.get("gpu.memcpy_share"), host.get("memcpy.host_share")
+    if _is_number(copies) and (copies == 0 or _is_number(split)):
+        out.append(Fact(HOST_COPY_SHARE, round(float(copies) * float(split or 0), 4), "host"))  # type: ignore[arg-type]
     if _positive(p2p_on) and _positive(p2p_off):
         out.append(Fact("p2p.enabled_gain", float(p2p_on) / float(p2p_off), "host"))  # type: ignore[arg-type]
     for subject, values in by_subject.items():

@@ -15,6 +15,9 @@ shares a rule can compare. Facts, all on ``host``:
 - ``cpu.sync_share``: share of self CPU time in ``cuda…Synchronize``, ``aten::item`` and
   ``aten::_local_scalar_dense`` rows;
 - ``gpu.memcpy_share``: share of device self time in ``Memcpy …`` / ``Memset …`` rows;
+- ``memcpy.host_share``: the share of those rows' device time in copies between host and
+  device (``Memcpy HtoD …``, ``Memcpy DtoH …``) rather than on the device (``Memcpy DtoD``,
+  ``Memset``), among the rows shown;
 - ``gpu.nccl_share``: share of device self time in rows naming NCCL (``ncclKernel…``,
   ``ncclDevKernel…``; not the ``nccl:all_reduce`` annotation, which repeats its kernels' time);
 - ``profiler.top_op`` (str): the row name with the most device self time, else host self time;
@@ -69,6 +72,9 @@ _SYNC = re.compile(
     r"^(?:(?:cuda|cu|hip)\w*Synchronize(?:_v\d+)?|aten::item|aten::_local_scalar_dense)$"
 )
 _MEMCPY = re.compile(r"^(?:Memcpy|Memset)(?:\s|$)", re.IGNORECASE)
+#: a copy between host and device memory ("Memcpy HtoD (Pageable -> Device)", "Memcpy DtoH
+#: (Device -> Pinned)"), not one on the device ("Memcpy DtoD", "Memcpy PtoP", "Memset")
+_HOST_COPY = re.compile(r"^Memcpy\s+(?:HtoD|DtoH)\b", re.IGNORECASE)
 _NCCL = re.compile(r"nccl", re.IGNORECASE)
 
 # A share is 0 for a kind of row the table lacks only when the rows shown cover this much.
@@ -320,6 +326,23 @@ def _share(
     return round(min(max(share, 0.0), 1.0), 4)
 
 
+def _host_copy_share(rows: list[_Row]) -> float | None:
+    """Share of the memory operations' device time in copies between host and device, among
+    the rows shown (by time, else by the % column): a memory-operation share made of copies
+    on the device (a tensor made contiguous, a cache moved) is no transfer over the link."""
+    operations = [row for row in rows if _MEMCPY.match(row.name)]
+    for times in (
+        [row.self_dev_us for row in operations],
+        [row.self_dev_pct for row in operations],
+    ):
+        known = [t for t in times if t is not None]
+        if operations and len(known) == len(times) and sum(known) > 0:
+            pairs = zip(operations, known, strict=True)
+            host = sum(t for row, t in pairs if _HOST_COPY.match(row.name))
+            return round(host / sum(known), 4)
+    return None
+
+
 def _top_op(rows: list[_Row]) -> str | None:
     """The row name (summed over input shapes) with the most device self time, else host."""
     for attr in ("self_dev_us", "self_cpu_us"):
@@ -423,6 +446,7 @@ def _add_row_facts(
             return bool(_NCCL.search(name)) and not name.lower().startswith("nccl:")
 
         result.add("gpu.memcpy_share", _share(rows, memcpy, dev_time, dev_pct, dev_us))
+        result.add("memcpy.host_share", _host_copy_share(rows))
         result.add("gpu.nccl_share", _share(rows, nccl, dev_time, dev_pct, dev_us))
     result.add("profiler.top_op", _top_op(rows))
 
@@ -438,7 +462,13 @@ def looks_like_torch_profiler(text: str) -> bool:
 
 
 #: the facts it gives as fractions from 0 to 1 (``profiler.gpu_over_cpu`` passes 1)
-_SHARES = ("kernels.launch_share", "cpu.sync_share", "gpu.memcpy_share", "gpu.nccl_share")
+_SHARES = (
+    "kernels.launch_share",
+    "cpu.sync_share",
+    "gpu.memcpy_share",
+    "memcpy.host_share",
+    "gpu.nccl_share",
+)
 
 PROBE = Probe(
     name="torch-profiler",

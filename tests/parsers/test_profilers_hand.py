@@ -85,10 +85,40 @@ def test_torch_shares_against_the_footer() -> None:
     assert facts["kernels.count"] == 40
     assert facts["kernels.mean_us"] == 25.0  # 1 ms of device time over 40 launches
     assert facts["gpu.memcpy_share"] == 0.2  # Memcpy and Memset rows
+    assert facts["memcpy.host_share"] == 0.5  # the DtoH copy of those, not the memset
     assert facts["gpu.nccl_share"] == 0.2  # the kernel, not the nccl:all_reduce annotation
     assert facts["profiler.cpu_time_total_s"] == 0.001
     assert facts["profiler.gpu_over_cpu"] == 1.0
     assert facts["profiler.top_op"] == "aten::mm"
+
+
+@pytest.mark.parametrize(
+    ("names", "host_share"),
+    [
+        (("Memcpy HtoD (Pageable -> Device)", "Memcpy DtoH (Device -> Pinned)"), 1.0),
+        (("Memcpy HtoD (Pinned -> Device)", "Memcpy DtoD (Device -> Device)"), 0.25),
+        (("Memcpy DtoD (Device -> Device)", "Memset (Device)"), 0.0),
+        (("Memcpy PtoP (Device -> Device)", "Memset (Unknown)"), 0.0),
+    ],
+)
+def test_torch_host_copies_against_copies_on_the_device(
+    names: tuple[str, str], host_share: float
+) -> None:
+    """A device-to-device copy or a memset moves nothing over the link: the share of the
+    memory rows' device time in copies between host and device, 100 µs against 300 µs."""
+    rows = [
+        _row("aten::mm", "100.000us", "50.00%", "600.000us", "60.00%", "10"),
+        _row(names[0], "0.000us", "0.00%", "100.000us", "10.00%", "2"),
+        _row(names[1], "0.000us", "0.00%", "300.000us", "30.00%", "2"),
+    ]
+    facts = _values(parse_torch_profiler(_table(rows, FOOTER)))
+    assert facts["gpu.memcpy_share"] == 0.4
+    assert facts["memcpy.host_share"] == host_share
+
+
+def test_torch_without_memory_rows_gives_no_host_copy_share() -> None:
+    facts = _values(parse_torch_profiler(_table(ROWS[:4], FOOTER)))
+    assert "memcpy.host_share" not in facts
 
 
 def test_torch_without_footer_reads_the_percent_columns() -> None:
