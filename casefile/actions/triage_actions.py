@@ -26,6 +26,7 @@ class AnswerIntake:
             f"{q}: {a}" + ("" if s == "answered" else f" ({s})") for q, a, _, s in outcome.recorded
         ]
         said += [f"{q}: counted by {e}" for q, e in outcome.counted_elsewhere]
+        said += [f"{q}: not recorded, does not apply ({r})" for q, r in outcome.moot.items()]
         said += [
             f"{q}: {a} withdrawn (it rested on {b})" for q, (a, b, _) in outcome.withdrawn.items()
         ]

@@ -83,6 +83,9 @@ class IntakeOutcome:
     #: implied answers withdrawn because what they rested on changed: question → (the answer
     #: withdrawn, what it rested on, the evidence that withdrew it)
     withdrawn: Mapping[str, tuple[str, str, str]] = field(default_factory=dict)
+    #: answers given to questions that do not apply, not recorded: question → the answer in
+    #: force that makes it moot (``gpu-count = one (seq 27)``: scaling means nothing on one GPU)
+    moot: Mapping[str, str] = field(default_factory=dict)
 
 
 def intake_items(
@@ -134,7 +137,9 @@ def answer_intake(
     who: Who = NOW,
 ) -> IntakeOutcome:
     """Record answers (question id → answer) and, with ``known``, every answer the case
-    already holds, in one append. An unknown question or answer refuses the lot."""
+    already holds, in one append. An unknown question or answer refuses the lot; an answer to
+    a question an answer in force makes moot (recorded first in the same call, as gpu-count
+    is asked first) is not recorded, and the outcome says why."""
 
     def decide(draft: Draft) -> IntakeOutcome:
         projection = draft.projection
@@ -154,6 +159,7 @@ def answer_intake(
         counted: list[tuple[str, str]] = []
         replaced: dict[str, tuple[str, int]] = {}
         implied: dict[str, str] = {}
+        moot: dict[str, str] = {}
         for qid, item in items.items():
             question = playbooks[item.playbook].intake_question(qid)
             given: Known | None = None
@@ -166,6 +172,11 @@ def answer_intake(
                 given = item.known
                 value = given.answer
             else:
+                continue
+            reason = _does_not_apply(draft.projection, question)
+            if reason is not None:  # its likelihoods would weigh what the case rules out
+                if qid in wanted:
+                    moot[qid] = reason
                 continue
             before = triage.active_answer(draft.projection, question)
             event = triage.answer_intake(draft.projection, question, value, given)
@@ -181,7 +192,7 @@ def answer_intake(
                 implied[qid] = given.basis
         withdrawn = _unsettled(draft, list(playbooks.values()), wanted, recorded, implied)
         return IntakeOutcome(
-            tuple(recorded), tuple(unchanged), tuple(counted), replaced, implied, withdrawn
+            tuple(recorded), tuple(unchanged), tuple(counted), replaced, implied, withdrawn, moot
         )
 
     _, outcome = sessions.execute(case_id, decide, who)
@@ -284,6 +295,8 @@ def environment_answers(draft: Draft, playbook: Playbook) -> None:
                 for h in question.rule.likelihoods
             ):
                 continue  # nothing given, or a table naming none of the case's hypotheses
+            if _does_not_apply(projection, question) is not None:
+                continue  # NVLink stated for a job the case says runs on one GPU
             event = triage.answer_intake(projection, question, known.answer, known)
             if event is not None:
                 draft.add(event)

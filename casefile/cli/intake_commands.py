@@ -124,6 +124,8 @@ def cmd_intake(args: argparse.Namespace) -> int:
         say(terminal_safe(f"{qid}: unchanged"))
     for qid, eid in outcome.counted_elsewhere:
         say(terminal_safe(f"{qid}: already counted by evidence {eid}"))
+    for qid, reason in outcome.moot.items():
+        say(terminal_safe(f"{qid}: not recorded: does not apply ({reason})"))
     if pending:
         say(terminal_safe(f"not answered yet: {', '.join(pending)}"))
     return 0
@@ -230,6 +232,9 @@ def _outcome_json(outcome: IntakeOutcome, pending: list[str]) -> dict[str, Any]:
         "withdrawn": [
             {"question": q, "answer": a, "rested_on": basis, "evidence_id": e}
             for q, (a, basis, e) in outcome.withdrawn.items()
+        ],
+        "not_recorded": [
+            {"question": q, "does_not_apply": reason} for q, reason in outcome.moot.items()
         ],
         "pending": pending,
     }

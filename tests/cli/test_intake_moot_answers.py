@@ -1,0 +1,61 @@
+"""An answer to an intake question that does not apply is not recorded: scaling means nothing
+for a job the case says runs on one GPU, yet its likelihoods would weigh the causes that still
+apply. The command says which answer makes it moot; an answer that settles the question first
+(gpu-count asked first, in the same call) lets it be recorded."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from casefile.actions.triage_actions import AnswerIntake
+from casefile.app.service import CaseService
+from casefile.app.who import Who
+from casefile.store.sql import SqlEventStore
+from tests.cli.conftest import CLI, builtin_registry
+
+
+def _evidence(cli: CLI, case: str) -> list[dict[str, object]]:
+    events = json.loads(cli("log", case, "--json").out)
+    return [e["payload"] for e in events if e["type"] == "evidence.assessed"]
+
+
+def test_an_answer_to_a_moot_question_is_not_recorded(cli: CLI) -> None:
+    case = cli("new", "slow", "--playbook", "gpu-throughput@3").out.strip()
+    given = cli("intake", case, "gpu-count=one", "scaling=no", "workload=training", "--no-known")
+    assert given.code == 0, given.err
+    assert "scaling: not recorded: does not apply (gpu-count = one (seq " in given.out
+    answered = [p["intake"]["id"] for p in _evidence(cli, case)]  # type: ignore[index]
+    assert answered == ["gpu-count", "workload"]
+    again = json.loads(cli("intake", case, "nvlink=no", "--json").out)
+    assert again["recorded"] == [] and [m["question"] for m in again["not_recorded"]] == ["nvlink"]
+    assert again["not_recorded"][0]["does_not_apply"].startswith("gpu-count = one (seq ")
+
+
+def test_an_answer_that_settles_the_question_first_lets_it_count(cli: CLI) -> None:
+    case = cli("new", "slow", "--playbook", "gpu-throughput@3").out.strip()
+    cli("intake", case, "gpu-count=one", "--no-known")
+    given = cli("intake", case, "gpu-count=several", "scaling=no", "--no-known")
+    assert "scaling: no → evidence" in given.out and "not recorded" not in given.out
+
+
+def test_an_env_value_for_a_moot_question_is_not_taken_as_its_answer(cli: CLI) -> None:
+    case = cli(
+        "new", "slow", "--playbook", "gpu-throughput@3",
+        "--env", "gpus=1x RTX 4090", "--env", "nvlink=no", "--env", "scaling=no",
+    ).out.strip()  # fmt: skip
+    answered = {p["intake"]["id"] for p in _evidence(cli, case)}  # type: ignore[index]
+    assert "gpu-count" in answered and not answered & {"nvlink", "scaling"}
+    listed = cli("intake", case, "--list").out
+    assert "nvlink               does not apply: gpu-count = one" in listed
+
+
+def test_the_intake_action_says_so_to_the_tui_and_agents(cli: CLI, tmp_path: Path) -> None:
+    """The TUI's intake form and the agent interface run the same action, whose outcome line
+    names the answer that makes the question moot."""
+    case = cli("new", "slow", "--playbook", "gpu-throughput@3").out.strip()
+    cli("intake", case, "gpu-count=one", "--no-known")
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
+    with CaseService(SqlEventStore(url), builtin_registry()) as service:
+        said = AnswerIntake({"scaling": "no"}).run(service, case, Who("agent"))
+    assert said.said.startswith("intake: scaling: not recorded, does not apply (gpu-count = one")
