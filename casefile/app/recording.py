@@ -29,7 +29,6 @@ from casefile.domain.events import NewEvent
 from casefile.domain.fabric import still_needed
 from casefile.domain.facts import Fact, ParseResult
 from casefile.domain.host_link import link_needed
-from casefile.domain.rule_requirements import within_requirements
 from casefile.domain.rules import Applied, Rule, SetAside, can_read, contradicted, evaluate
 from casefile.domain.stated import SOURCE as STATED
 from casefile.domain.stated import read_statement, still_needs
@@ -451,8 +450,6 @@ def apply_rules(
             )
             continue
         verdict = evaluate(rule, context[playbook.ref], load)
-        if isinstance(verdict, Applied):
-            verdict = within_requirements(draft.projection, verdict)
         if not isinstance(verdict, Applied | SetAside):
             wanting.extend(
                 case_needs(draft.projection, playbook, rule, context[playbook.ref], stated)

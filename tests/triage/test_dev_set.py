@@ -24,7 +24,7 @@ NOT_YET = {
     "consumer-no-p2p is the likeliest leaf, but a class of several leaves leads",
     "ds4-773-gb10-decode-at-bandwidth-floor": "power-cap leads; memory-bandwidth is #5 (the "
     "profile's busy GPU reads device-bound, which a power cap fits as well, with a larger prior)",
-    "nccl-1066-gpus-per-task-no-nvlink": "misconfiguration leads; transport-fallback is #6",
+    "nccl-1066-gpus-per-task-no-nvlink": "data-loading leads; transport-fallback is #6",
     "ollama-10746-3090-gemma3-27b-partial-cpu-offload": "upgrade-regression leads; "
     "gpu-unused is #2 (Ollama 0.6.8 -> 0.7.0, three times slower, shows the version decides "
     "the speed; its mechanism, a larger memory estimate that leaves layers on the CPU, is "
