@@ -190,7 +190,7 @@ def stated_words(record: ProbeRecord) -> str:
     if record.evidence_ids:
         return "stated, not run: the rules read it as reported evidence"
     if record.set_aside:
-        return "stated, not run"  # the line says which rules set it aside
+        return "stated, not run"  # the line counts those set aside; `log` says by whom, why
     intake = f"; it answers intake {', '.join(record.intake_reads)}" if record.intake_reads else ""
     needs = f" ({wanting_words(record)})" if record.wanting else ""
     return f"stated, not run: no rule read it{needs}{intake}"
@@ -268,8 +268,8 @@ PROBE = ActionSpec(
             help="record a reading a person states instead of output, as the fact the probe "
             "would give, or one only a person can give (a profile's gpu.busy_share) "
             "(NAME[SUBJECT]=VALUE, repeatable; e.g. pcie.link.gen.current[gpu0]=2; a share as "
-            "a fraction, 0.32 not 32 percent): nothing runs, and the rules read it as reported "
-            "evidence",
+            "a fraction, 0.32 not 32, and a utilisation in percent, 90 not 0.9): nothing runs, "
+            "and the rules read it as reported evidence",
             noun="stated reading",
         ),
         Option("taken_at", "Taken at", flag="--taken-at", form=False),

@@ -29,6 +29,14 @@ if TYPE_CHECKING:
     from casefile.probes.patterns import FactPattern
 
 Where = Literal["local", "ssh", "pasted", "sampler"]
+
+
+def statable(facts: Sequence[str], stated_facts: Sequence[str]) -> tuple[str, ...]:
+    """What ``--stated`` may name for a probe: the facts a run gives and those only a person
+    states; empty (any fact) where it declares none, as a third-party probe may not."""
+    return (*facts, *stated_facts) if facts else ()
+
+
 #: What running a probe takes, the one scale its ``cost`` is read on (next steps weigh what a
 #: step tells by it, as an A/B's cost is weighed by what making its change takes):
 #: ``instant``, a query of the machine's state that needs no workload (nvidia-smi, lspci, the
@@ -177,9 +185,8 @@ class Probe:
 
     @property
     def statable(self) -> tuple[str, ...]:
-        """What ``--stated`` may name for it: the facts a run gives and those only a person
-        states; empty (any fact) where it declares none, as a third-party probe may not."""
-        return (*self.facts, *self.stated_facts) if self.facts else ()
+        """What ``--stated`` may name for it (:func:`statable`)."""
+        return statable(self.facts, self.stated_facts)
 
     def scale_of(self, name: str) -> Scale | None:
         """The scale this probe gives ``name`` on, where it declares one."""

@@ -65,8 +65,9 @@ class FactPattern:
                 if scale is not None and _SIGNED.fullmatch(raw.strip()):
                     value, unit = read_value(raw.strip()[:-1]), "%"  # "90%": figure and sign
                 if scale is not None and not fits_scale(value, unit, scale):
+                    shown = repr(value) if unit is None else repr(raw.strip())  # its sign too
                     result.problems.append(
-                        f"--fact {self.name}: {value!r} is no {SCALE_RANGES[scale]} "
+                        f"--fact {self.name}: {shown} is no {SCALE_RANGES[scale]} "
                         f"({_CAPTURE_HINTS[scale]}): not kept"
                     )
                     continue

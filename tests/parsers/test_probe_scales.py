@@ -77,3 +77,14 @@ def test_a_percentage_pulled_out_keeps_its_sign_as_its_scale(
         assert values == [] and any("no percentage" in p for p in result.problems)
     else:
         assert values == [kept]
+
+
+@pytest.mark.parametrize("captured", ["0.45%", "1%", "0 %"])
+def test_a_fraction_pulled_out_with_its_sign_is_named_with_it(captured: str) -> None:
+    """A fraction's capture refused for its sign quotes the sign: "0.45 is no fraction from 0
+    to 1" would contradict itself."""
+    nsys = next(p for p in PROBES if p.name == "nsys-stats")
+    probe = nsys.with_facts([fact_pattern("gpu.busy_share", r"busy: (.+)$")])
+    result = probe.parse(f"busy: {captured}\n")
+    assert not [f for f in result.facts if f.name == "gpu.busy_share"]
+    assert any(f"{captured!r} is no fraction from 0 to 1" in p for p in result.problems)

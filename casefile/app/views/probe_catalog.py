@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from casefile.plugins import Registry
+from casefile.probes.api import statable
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,8 +23,11 @@ class ProbeEntry:
     stated_facts: tuple[str, ...] = ()
     fractions: tuple[str, ...] = ()
     percentages: tuple[str, ...] = ()
-    #: what ``--stated`` may name for it, as the probe says (empty: any fact)
-    statable: tuple[str, ...] = ()
+
+    @property
+    def statable(self) -> tuple[str, ...]:
+        """What ``--stated`` may name for it, as for the probe itself (empty: any fact)."""
+        return statable(self.facts, self.stated_facts)
 
 
 def probe_catalog(registry: Registry) -> list[ProbeEntry]:
@@ -40,7 +44,6 @@ def probe_catalog(registry: Registry) -> list[ProbeEntry]:
             stated_facts=probe.stated_facts,
             fractions=probe.fractions,
             percentages=probe.percentages,
-            statable=probe.statable,
         )
         for name, probe in sorted(registry.all_probes().items())
     ]
