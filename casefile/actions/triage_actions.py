@@ -28,11 +28,16 @@ class AnswerIntake:
         said += [f"{q}: counted by {e}" for q, e in outcome.counted_elsewhere]
         said += [f"{q}: not recorded, does not apply ({r})" for q, r in outcome.moot.items()]
         said += [
+            f"{q}: {a} withdrawn, does not apply now ({r})"
+            for q, (a, r, _) in outcome.mooted.items()
+        ]
+        said += [
             f"{q}: {a} withdrawn (it rested on {b})" for q, (a, b, _) in outcome.withdrawn.items()
         ]
         text = "intake: " + ("; ".join(said) if said else "nothing new to record")
         written = [eid for _, _, eid, _ in outcome.recorded]
         written += [eid for _, _, eid in outcome.withdrawn.values()]
+        written += [eid for _, _, eid in outcome.mooted.values()]
         return Outcome(text, ",".join(written))
 
 

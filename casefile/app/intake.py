@@ -86,6 +86,9 @@ class IntakeOutcome:
     #: answers given to questions that do not apply, not recorded: question → the answer in
     #: force that makes it moot (``gpu-count = one (seq 27)``: scaling means nothing on one GPU)
     moot: Mapping[str, str] = field(default_factory=dict)
+    #: answers in force withdrawn because an answer given now makes their question moot:
+    #: question → (the answer withdrawn, the answer that makes it moot, the withdrawing evidence)
+    mooted: Mapping[str, tuple[str, str, str]] = field(default_factory=dict)
 
 
 def intake_items(
@@ -191,8 +194,16 @@ def answer_intake(
             if given is not None and given.source == "answered":
                 implied[qid] = given.basis
         withdrawn = _unsettled(draft, list(playbooks.values()), wanted, recorded, implied)
+        mooted = _withdraw_moot(draft, list(playbooks.values()))
         return IntakeOutcome(
-            tuple(recorded), tuple(unchanged), tuple(counted), replaced, implied, withdrawn, moot
+            tuple(recorded),
+            tuple(unchanged),
+            tuple(counted),
+            replaced,
+            implied,
+            withdrawn,
+            moot,
+            mooted,
         )
 
     _, outcome = sessions.execute(case_id, decide, who)
@@ -243,6 +254,21 @@ def _unsettled(
         if not moved:
             break
     return withdrawn
+
+
+def _withdraw_moot(draft: Draft, playbooks: list[Playbook]) -> dict[str, tuple[str, str, str]]:
+    """Withdraw each answer in force to a question the answers now make moot (see
+    :func:`casefile.domain.premises.moot_withdrawal`): question → (answer, why, evidence id)."""
+    mooted: dict[str, tuple[str, str, str]] = {}
+    for question in (q for playbook in playbooks for q in playbook.intake):
+        found = triage.active_answer(draft.projection, question)
+        reason = _does_not_apply(draft.projection, question) if found is not None else None
+        if found is None or reason is None:
+            continue
+        event = premises.moot_withdrawal(draft.projection, question, found[0], reason)
+        draft.add(event)
+        mooted[question.id] = (found[1], reason, EvidenceAssessed.of(event.payload).evidence_id)
+    return mooted
 
 
 def _by_question_id(answers: Mapping[str, str], playbooks: Iterable[Playbook]) -> dict[str, str]:

@@ -126,6 +126,9 @@ def cmd_intake(args: argparse.Namespace) -> int:
         say(terminal_safe(f"{qid}: already counted by evidence {eid}"))
     for qid, reason in outcome.moot.items():
         say(terminal_safe(f"{qid}: not recorded: does not apply ({reason})"))
+    for qid, (answer, reason, eid) in outcome.mooted.items():
+        why = f"does not apply now ({reason})"
+        say(terminal_safe(f"{qid}: {answer} withdrawn: {why} → evidence {eid}"))
     if pending:
         say(terminal_safe(f"not answered yet: {', '.join(pending)}"))
     return 0
@@ -235,6 +238,10 @@ def _outcome_json(outcome: IntakeOutcome, pending: list[str]) -> dict[str, Any]:
         ],
         "not_recorded": [
             {"question": q, "does_not_apply": reason} for q, reason in outcome.moot.items()
+        ],
+        "withdrawn_moot": [
+            {"question": q, "answer": a, "does_not_apply": reason, "evidence_id": e}
+            for q, (a, reason, e) in outcome.mooted.items()
         ],
         "pending": pending,
     }

@@ -8,7 +8,8 @@ of an answer nobody holds any more. So the implied answer is withdrawn, by evide
 supersedes it and weighs nothing (every likelihood 1, reliability 0), whose rationale says
 what it rested on and what changed; the question is open again, and the hypotheses it had
 ruled out apply again. Where the new premise implies another answer, that answer is recorded
-instead, as any implied answer is.
+instead, as any implied answer is. An answer to a question that an answer given since makes
+moot (scaling, once the job is said to run on one GPU) is withdrawn the same way.
 """
 
 from __future__ import annotations
@@ -61,6 +62,32 @@ def withdrawal(
             f"Intake {question.id}: the answer {old.outcome!r} rested on {basis}, which no "
             f"longer holds ({'; '.join(now)}); withdrawn, so the question is open again and "
             "what it ruled out applies again. This evidence weighs nothing."
+        ),
+        otherwise=1.0,
+        kind="reported",
+        reliability=0.0,
+        supersedes=evidence_id,
+        allow_retired=True,
+    )
+
+
+def moot_withdrawal(
+    projection: Projection, question: IntakeQuestion, evidence_id: str, reason: str
+) -> NewEvent:
+    """Evidence that withdraws the answer ``evidence_id`` gave ``question``, a question an
+    answer given since makes moot (``reason``: ``gpu-count = one (seq 30)``): scaling means
+    nothing for a job on one GPU, yet its likelihoods would go on weighing the causes that
+    still apply. It supersedes the answer and weighs nothing; should the question apply again,
+    it is open, to be asked again."""
+    old = projection.evidence[evidence_id]
+    named = {h: 1.0 for h in old.likelihoods}
+    return commands.assess_evidence(
+        projection,
+        named,
+        rationale=(
+            f"Intake {question.id}: the answer {old.outcome!r} is to a question that does not "
+            f"apply now ({reason}); withdrawn, so it weighs on nothing while the question is "
+            "moot. This evidence weighs nothing."
         ),
         otherwise=1.0,
         kind="reported",

@@ -59,3 +59,24 @@ def test_the_intake_action_says_so_to_the_tui_and_agents(cli: CLI, tmp_path: Pat
     with CaseService(SqlEventStore(url), builtin_registry()) as service:
         said = AnswerIntake({"scaling": "no"}).run(service, case, Who("agent"))
     assert said.said.startswith("intake: scaling: not recorded, does not apply (gpu-count = one")
+
+
+def _confidences(cli: CLI, case: str) -> dict[str, float]:
+    hypotheses = json.loads(cli("status", case, "--json").out)["hypotheses"]
+    return {h["id"]: round(h["confidence"], 12) for h in hypotheses}
+
+
+def test_an_answer_a_later_one_makes_moot_is_withdrawn(cli: CLI) -> None:
+    """scaling and NVLink answered first, then the job said to run on one GPU: both answers are
+    withdrawn, so the case weighs as if they had never been given; said the other way again,
+    the questions are open to be asked, not answered by the withdrawn words."""
+    case = cli("new", "slow", "--playbook", "gpu-throughput@3").out.strip()
+    cli("intake", case, "scaling=no", "nvlink=yes", "workload=training", "--no-known")
+    said = cli("intake", case, "gpu-count=one", "--no-known")
+    assert "scaling: no withdrawn: does not apply now (gpu-count = one (seq " in said.out
+    assert "nvlink: yes withdrawn: does not apply now" in said.out
+    plain = cli("new", "slow", "--playbook", "gpu-throughput@3").out.strip()
+    cli("intake", plain, "workload=training", "gpu-count=one", "--no-known")
+    assert _confidences(cli, case) == _confidences(cli, plain)
+    again = json.loads(cli("intake", case, "gpu-count=several", "--no-known", "--json").out)
+    assert {"scaling", "nvlink"} <= set(again["pending"])
