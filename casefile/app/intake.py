@@ -107,9 +107,9 @@ def intake_items(
             found = triage.active_answer(projection, question)
             if found is not None:
                 state = projection.evidence[found[0]]
-                said = state.payload_field("intake") or {}
-                item = _item(playbook, question, found[1], str(said.get("source", "answered")))
-                basis = said.get("basis")
+                answer = state.payload_field("intake") or {}  # (not ``said``: read below)
+                item = _item(playbook, question, found[1], str(answer.get("source", "answered")))
+                basis = answer.get("basis")
                 items.append(replace(item, basis=str(basis)) if basis else item)
                 continue
             known = (
@@ -179,6 +179,7 @@ def answer_intake(
             reason = _does_not_apply(draft.projection, question)
             if reason is not None:  # its likelihoods would weigh what the case rules out
                 if qid in wanted:
+                    triage.normalised_answer(question, value)  # not an answer: refuse the lot
                     moot[qid] = reason
                 continue
             before = triage.active_answer(draft.projection, question)

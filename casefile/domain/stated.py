@@ -26,7 +26,13 @@ from casefile.domain.facts import (
     Scale,
     fits_scale,
 )
-from casefile.domain.rules import CLOCK_SHARE_BUSY, DERIVED_FROM, LINK_GENERATIONS_BEHIND, Rule
+from casefile.domain.rules import (
+    CLOCK_SHARE_BUSY,
+    DERIVED_FROM,
+    HOST_COPY_SHARE,
+    LINK_GENERATIONS_BEHIND,
+    Rule,
+)
 from casefile.errors import DomainError
 
 #: the source a stated reading's probe run records: nothing ran, a person said it
@@ -143,8 +149,11 @@ def check_statement(
             raise DomainError(f"stated {fact.name} for {fact.subject} twice: state it once")
         seen.add((fact.name, fact.subject))
         if declared and not any(fnmatch.fnmatchcase(fact.name, p) for p in declared):
+            parts = _derived_from(fact.name) if fact.name in DERIVED_FROM else ""
+            derived = f" (derived: state {parts})" if parts and parts != fact.name else ""
             raise DomainError(
-                f"probe {probe} gives no fact {fact.name!r}; it gives: {', '.join(declared)}"
+                f"probe {probe} gives no fact {fact.name!r}{derived}; it gives: "
+                f"{', '.join(declared)}"
             )
         scale: Scale | None = (
             "fraction"
@@ -187,10 +196,11 @@ def still_needs(rule: Rule, stated: Sequence[Fact], readable: Sequence[Fact]) ->
 
 
 #: derived facts a rule reads alone whose parts one reading states (a link's generation and its
-#: maximum; a clock, its maximum and the utilisation): a statement of some parts names the
-#: rest. Others need the case's context (a table's row, the ports' rate), which
+#: maximum; a clock, its maximum and the utilisation; a profile's memory-operation share and
+#: the host copies' share of it): a statement of some parts names the rest. Others need the
+#: case's context (a table's row, the ports' rate), which
 #: :func:`casefile.app.recording.case_needs` names, or are pooled from many rows.
-_STATED_IN_PARTS = frozenset({LINK_GENERATIONS_BEHIND, CLOCK_SHARE_BUSY})
+_STATED_IN_PARTS = frozenset({LINK_GENERATIONS_BEHIND, CLOCK_SHARE_BUSY, HOST_COPY_SHARE})
 
 
 def _inputs(reads: Iterable[str]) -> set[str]:

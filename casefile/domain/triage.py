@@ -88,6 +88,16 @@ def case_context(projection: Projection, playbook: Playbook) -> CaseContext:
     )
 
 
+def normalised_answer(question: IntakeQuestion, value: str) -> str:
+    """``value`` as one of the question's answers (a synonym taken for its answer); a
+    ``DomainError`` naming the answers for anything else."""
+    answer = question.normalise(value)
+    if answer is None:
+        choices = " / ".join(question.answers)
+        raise DomainError(f"intake {question.id}: {value!r} is not an answer ({choices})")
+    return answer
+
+
 def answer_intake(
     projection: Projection,
     question: IntakeQuestion,
@@ -98,10 +108,7 @@ def answer_intake(
 
     A new answer to a question answered before supersedes the old one, so changing your mind
     never counts twice. ``known`` says the answer came from the case's own records."""
-    answer = question.normalise(value)
-    if answer is None:
-        choices = " / ".join(question.answers)
-        raise DomainError(f"intake {question.id}: {value!r} is not an answer ({choices})")
+    answer = normalised_answer(question, value)
     if question.rule.question not in projection.questions:
         raise DomainError(
             f"intake {question.id}: the case has no question {question.rule.question!r} "

@@ -386,7 +386,9 @@ def parse_nsys_stats(text: str) -> ParseResult:
         _add_copy_facts(result, mem)
     if kern is not None and mem is not None and kern.whole_ns and kern.whole_ns == mem.whole_ns:
         mem_part = sum(row.total_ns for row in mem.rows)
-        result.add("gpu.memcpy_share", round(min(mem_part / kern.whole_ns, 1.0), 4))
+        shown = sum(row.total_ns for row in (*kern.rows, *mem.rows)) / kern.whole_ns * 100.0
+        if mem.rows or not mem.cut or shown >= _COMPLETE_PCT:  # else hidden below the cut
+            result.add("gpu.memcpy_share", round(min(mem_part / kern.whole_ns, 1.0), 4))
     elif kern is not None and mem is not None:
         kern_ns, mem_ns = kern.total_ns(), mem.total_ns()
         if kern_ns is not None and mem_ns is not None and kern_ns + mem_ns > 0:

@@ -38,11 +38,17 @@ PyTorch 1.8+ (six values, host only; ten, with a device), cell by cell.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
+from casefile_probes._profiler_rows import (
+    MEMCPY,
+    Row,
+    host_copy_share,
+    share,
+    top_op,
+)
 from casefile_probes._software import NOT_PYTORCH
 from casefile_probes._timeline import BUSY_SHARE
 
@@ -71,31 +77,14 @@ _LAUNCH = re.compile(r"^(?:(?:cuda|cu|hip)\w*Launch\w*Kernel\w*|urEnqueueKernelL
 _SYNC = re.compile(
     r"^(?:(?:cuda|cu|hip)\w*Synchronize(?:_v\d+)?|aten::item|aten::_local_scalar_dense)$"
 )
-_MEMCPY = re.compile(r"^(?:Memcpy|Memset)(?:\s|$)", re.IGNORECASE)
-#: a copy between host and device memory ("Memcpy HtoD (Pageable -> Device)", "Memcpy DtoH
-#: (Device -> Pinned)"), not one on the device ("Memcpy DtoD", "Memcpy PtoP", "Memset")
-_HOST_COPY = re.compile(r"^Memcpy\s+(?:HtoD|DtoH)\b", re.IGNORECASE)
 _NCCL = re.compile(r"nccl", re.IGNORECASE)
-
-# A share is 0 for a kind of row the table lacks only when the rows shown cover this much.
-_COMPLETE_PCT = 99.0
-
-
-@dataclass(slots=True)
-class _Row:
-    name: str
-    self_cpu_us: float | None = None
-    self_cpu_pct: float | None = None
-    self_dev_us: float | None = None
-    self_dev_pct: float | None = None
-    calls: int | None = None
 
 
 @dataclass(slots=True)
 class _Table:
     columns: list[str]
     device: str | None = None
-    rows: list[_Row] = field(default_factory=list)
+    rows: list[Row] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
 
@@ -156,7 +145,7 @@ def _cells(line: str, width: int) -> list[str]:
     return cells
 
 
-def _read_row(line: str, table: _Table) -> _Row | None:
+def _read_row(line: str, table: _Table) -> Row | None:
     kinds = table.columns
     cells = _cells(line, len(kinds))
     values = dict(zip(kinds, cells, strict=False))
@@ -164,7 +153,7 @@ def _read_row(line: str, table: _Table) -> _Row | None:
     self_cpu_pct = _to_pct(values.get("self_cpu_pct"))
     if not name or (self_cpu_pct is None and _to_us(values.get("self_cpu")) is None):
         return None
-    return _Row(
+    return Row(
         name=name,
         self_cpu_us=_to_us(values.get("self_cpu")),
         self_cpu_pct=self_cpu_pct,
@@ -299,63 +288,6 @@ def _footers(lines: list[str]) -> tuple[float | None, float | None, str | None]:
     return cpu, dev, old
 
 
-def _share(
-    rows: list[_Row],
-    pick: Callable[[str], bool],
-    time_of: Callable[[_Row], float | None],
-    pct_of: Callable[[_Row], float | None],
-    total_us: float | None,
-) -> float | None:
-    """Share of a total in the rows ``pick`` selects: by time against the footer's total, else
-    by the percentage column; 0 for none only when the rows shown cover the whole total."""
-    chosen = [row for row in rows if pick(row.name)]
-    times = [time_of(row) for row in chosen]
-    pcts = [pct_of(row) for row in chosen]
-    share: float | None = None
-    if chosen and total_us and all(t is not None for t in times):
-        share = sum(t for t in times if t is not None) / total_us
-    elif chosen and all(p is not None for p in pcts):
-        share = sum(p for p in pcts if p is not None) / 100.0
-    elif not chosen:
-        covered = [pct_of(row) for row in rows]
-        known = [p for p in covered if p is not None]
-        if rows and len(known) == len(covered) and sum(known) >= _COMPLETE_PCT:
-            share = 0.0
-    if share is None:
-        return None
-    return round(min(max(share, 0.0), 1.0), 4)
-
-
-def _host_copy_share(rows: list[_Row]) -> float | None:
-    """Share of the memory operations' device time in copies between host and device, among
-    the rows shown (by time, else by the % column): a memory-operation share made of copies
-    on the device (a tensor made contiguous, a cache moved) is no transfer over the link."""
-    operations = [row for row in rows if _MEMCPY.match(row.name)]
-    for times in (
-        [row.self_dev_us for row in operations],
-        [row.self_dev_pct for row in operations],
-    ):
-        known = [t for t in times if t is not None]
-        if operations and len(known) == len(times) and sum(known) > 0:
-            pairs = zip(operations, known, strict=True)
-            host = sum(t for row, t in pairs if _HOST_COPY.match(row.name))
-            return round(host / sum(known), 4)
-    return None
-
-
-def _top_op(rows: list[_Row]) -> str | None:
-    """The row name (summed over input shapes) with the most device self time, else host."""
-    for attr in ("self_dev_us", "self_cpu_us"):
-        totals: dict[str, float] = {}
-        for row in rows:
-            value = getattr(row, attr)
-            if value is not None:
-                totals[row.name] = totals.get(row.name, 0.0) + value
-        if totals and max(totals.values()) > 0:
-            return max(totals, key=lambda name: totals[name])
-    return None
-
-
 def parse_torch_profiler(text: str) -> ParseResult:
     """Read a ``key_averages().table()`` printout (or just its footer) into host shares."""
     if not isinstance(text, str):
@@ -405,27 +337,27 @@ def _seconds(us: float | None) -> float | None:
 
 def _add_row_facts(
     result: ParseResult,
-    rows: list[_Row],
+    rows: list[Row],
     cpu_us: float | None,
     dev_us: float | None,
     has_self_device: bool,
 ) -> None:
-    def cpu_time(row: _Row) -> float | None:
+    def cpu_time(row: Row) -> float | None:
         return row.self_cpu_us
 
-    def cpu_pct(row: _Row) -> float | None:
+    def cpu_pct(row: Row) -> float | None:
         return row.self_cpu_pct
 
-    def dev_time(row: _Row) -> float | None:
+    def dev_time(row: Row) -> float | None:
         return row.self_dev_us
 
-    def dev_pct(row: _Row) -> float | None:
+    def dev_pct(row: Row) -> float | None:
         return row.self_dev_pct
 
     def launch(name: str) -> bool:
         return bool(_LAUNCH.match(name))
 
-    result.add("kernels.launch_share", _share(rows, launch, cpu_time, cpu_pct, cpu_us))
+    result.add("kernels.launch_share", share(rows, launch, cpu_time, cpu_pct, cpu_us))
     launches = [row.calls for row in rows if launch(row.name)]
     count = sum(c for c in launches if c is not None) if launches else None
     if launches and None in launches:
@@ -435,20 +367,20 @@ def _add_row_facts(
     if count and dev_us is not None:
         result.add("kernels.mean_us", round(dev_us / count, 3), unit="us")
     result.add(
-        "cpu.sync_share", _share(rows, lambda n: bool(_SYNC.match(n)), cpu_time, cpu_pct, cpu_us)
+        "cpu.sync_share", share(rows, lambda n: bool(_SYNC.match(n)), cpu_time, cpu_pct, cpu_us)
     )
     if has_self_device:
 
         def memcpy(name: str) -> bool:
-            return bool(_MEMCPY.match(name))
+            return bool(MEMCPY.match(name))
 
         def nccl(name: str) -> bool:
             return bool(_NCCL.search(name)) and not name.lower().startswith("nccl:")
 
-        result.add("gpu.memcpy_share", _share(rows, memcpy, dev_time, dev_pct, dev_us))
-        result.add("memcpy.host_share", _host_copy_share(rows))
-        result.add("gpu.nccl_share", _share(rows, nccl, dev_time, dev_pct, dev_us))
-    result.add("profiler.top_op", _top_op(rows))
+        result.add("gpu.memcpy_share", share(rows, memcpy, dev_time, dev_pct, dev_us))
+        result.add("memcpy.host_share", host_copy_share(rows))
+        result.add("gpu.nccl_share", share(rows, nccl, dev_time, dev_pct, dev_us))
+    result.add("profiler.top_op", top_op(rows))
 
 
 def looks_like_torch_profiler(text: str) -> bool:

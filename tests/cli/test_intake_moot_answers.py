@@ -27,7 +27,7 @@ def test_an_answer_to_a_moot_question_is_not_recorded(cli: CLI) -> None:
     assert "scaling: not recorded: does not apply (gpu-count = one (seq " in given.out
     answered = [p["intake"]["id"] for p in _evidence(cli, case)]  # type: ignore[index]
     assert answered == ["gpu-count", "workload"]
-    again = json.loads(cli("intake", case, "nvlink=no", "--json").out)
+    again = json.loads(cli("intake", case, "nvlink=no", "--no-known", "--json").out)
     assert again["recorded"] == [] and [m["question"] for m in again["not_recorded"]] == ["nvlink"]
     assert again["not_recorded"][0]["does_not_apply"].startswith("gpu-count = one (seq ")
 
@@ -58,7 +58,12 @@ def test_the_intake_action_says_so_to_the_tui_and_agents(cli: CLI, tmp_path: Pat
     url = f"sqlite:///{tmp_path / 'cli.db'}"
     with CaseService(SqlEventStore(url), builtin_registry()) as service:
         said = AnswerIntake({"scaling": "no"}).run(service, case, Who("agent"))
-    assert said.said.startswith("intake: scaling: not recorded, does not apply (gpu-count = one")
+    assert "scaling: not recorded, does not apply (gpu-count = one (seq " in said.said
+    cli("intake", case, "gpu-count=several", "--no-known")
+    cli("intake", case, "nvlink=yes", "--no-known")
+    with CaseService(SqlEventStore(url), builtin_registry()) as service:
+        said = AnswerIntake({"gpu-count": "one"}).run(service, case, Who("agent"))
+    assert "nvlink: yes withdrawn, does not apply now (gpu-count = one (seq " in said.said
 
 
 def _confidences(cli: CLI, case: str) -> dict[str, float]:
@@ -80,3 +85,41 @@ def test_an_answer_a_later_one_makes_moot_is_withdrawn(cli: CLI) -> None:
     assert _confidences(cli, case) == _confidences(cli, plain)
     again = json.loads(cli("intake", case, "gpu-count=several", "--no-known", "--json").out)
     assert {"scaling", "nvlink"} <= set(again["pending"])
+
+
+def test_a_word_that_is_no_answer_is_refused_though_the_question_is_moot(cli: CLI) -> None:
+    """Not an answer refuses the lot, as for any question: nothing of the call is recorded."""
+    case = cli("new", "slow", "--playbook", "gpu-throughput@3").out.strip()
+    cli("intake", case, "gpu-count=one", "--no-known")
+    refused = cli("intake", case, "scaling=banana", "workload=training", "--no-known")
+    assert refused.code != 0 and "'banana' is not an answer" in refused.err
+    assert [p["intake"]["id"] for p in _evidence(cli, case)] == ["gpu-count"]  # type: ignore[index]
+
+
+def test_a_withdrawal_is_recorded_once_and_the_question_can_be_answered_again(cli: CLI) -> None:
+    case = cli("new", "slow", "--playbook", "gpu-throughput@3").out.strip()
+    cli("intake", case, "scaling=no", "--no-known")
+    cli("intake", case, "gpu-count=one", "--no-known")
+    count = len(json.loads(cli("log", case, "--json").out))
+    again = json.loads(cli("intake", case, "--json").out)
+    assert again["withdrawn_moot"] == [] and len(json.loads(cli("log", case, "--json").out)) == (
+        count + len(again["recorded"])
+    )
+    cli("intake", case, "gpu-count=several", "--no-known")
+    answered = cli("intake", case, "scaling=worse", "--no-known")
+    assert "scaling: worse → evidence" in answered.out
+    plain = cli("new", "slow", "--playbook", "gpu-throughput@3").out.strip()
+    cli("intake", plain, "gpu-count=several", "scaling=worse", "--no-known")
+    assert _confidences(cli, case) == _confidences(cli, plain)
+
+
+def test_an_answer_changed_back_implies_what_it_implied_first(cli: CLI) -> None:
+    """gpu-count = one settles nodes = single whether it is the first answer or replaces
+    several (the answer read before had hidden what the answers in force settle)."""
+    case = cli("new", "slow", "--playbook", "gpu-throughput@3").out.strip()
+    cli("intake", case, "gpu-count=several")
+    changed = cli("intake", case, "gpu-count=one")
+    assert "nodes: single (from gpu-count = one" in changed.out
+    plain = cli("new", "slow", "--playbook", "gpu-throughput@3").out.strip()
+    cli("intake", plain, "gpu-count=one")
+    assert _confidences(cli, case) == _confidences(cli, plain)

@@ -323,3 +323,18 @@ def test_a_utilisation_stated_as_a_fraction_is_refused(cli: CLI, tmp_path: Path)
     payload = observation["payload"]
     assert isinstance(payload, dict) and payload["facts"] == []
     assert any("0.9 is no percentage from 0 to 100" in p for p in payload["problems"])
+
+
+def test_half_of_a_profile_s_copy_split_names_the_other_half(cli: CLI) -> None:
+    """copy-share reads the host copies' share of GPU time, derived from two facts: stating
+    one names the other, and stating the derived fact names both."""
+    case = cli("new", "slow", "--playbook", "gpu-throughput@3").out.strip()
+    half = cli("probe", case, "torch-profiler", "--stated", "gpu.memcpy_share=0.6",
+               "--load", "under-load")  # fmt: skip
+    assert "copy-share also needs memcpy.host_share" in half.out, half.out
+    derived = cli("probe", case, "torch-profiler", "--stated", "gpu.host_copy_share=0.5")
+    assert derived.code != 0
+    assert "(derived: state gpu.memcpy_share and memcpy.host_share)" in derived.err
+    both = cli("probe", case, "torch-profiler", "--stated", "gpu.memcpy_share=0.6",
+               "--stated", "memcpy.host_share=0.9", "--load", "under-load", "--json")  # fmt: skip
+    assert json.loads(both.out)["evidence"]

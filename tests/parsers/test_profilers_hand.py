@@ -116,6 +116,43 @@ def test_torch_host_copies_against_copies_on_the_device(
     assert facts["memcpy.host_share"] == host_share
 
 
+@pytest.mark.parametrize(
+    ("names", "host_share"),
+    [
+        # an Intel XPU names its copies H2D, D2H, M2D and D2M
+        (("Memcpy M2D (MEMORY(Unknown) -> DEVICE)", "Memcpy D2D"), 0.25),
+        (("Memcpy H2D", "Memset (Device)"), 0.25),
+        # a copy into a CUDA array from the host crosses the link too
+        (("Memcpy HtoA (Pageable -> Array)", "Memcpy DtoD (Device -> Device)"), 0.25),
+        # a memory row whose direction is not known: no share, not "on the device"
+        (("Memcpy HtoD (Pageable -> Device)", "Memcpy XtoY (Unknown)"), None),
+    ],
+)
+def test_torch_copy_directions_as_each_device_names_them(
+    names: tuple[str, str], host_share: float | None
+) -> None:
+    rows = [
+        _row("aten::mm", "100.000us", "50.00%", "600.000us", "60.00%", "10"),
+        _row(names[0], "0.000us", "0.00%", "100.000us", "10.00%", "2"),
+        _row(names[1], "0.000us", "0.00%", "300.000us", "30.00%", "2"),
+    ]
+    facts = _values(parse_torch_profiler(_table(rows, FOOTER)))
+    assert facts.get("memcpy.host_share") == host_share
+
+
+def test_torch_host_copies_hidden_by_a_row_limit_are_not_taken_for_none() -> None:
+    """Rows covering 70 % of the device time, a device copy among them: an upload may be in
+    the rows a ``row_limit`` left out, so no split is given rather than "all on the device"."""
+    rows = [
+        _row("aten::mm", "100.000us", "50.00%", "600.000us", "60.00%", "10"),
+        _row("Memcpy DtoD (Device -> Device)", "0.000us", "0.00%", "100.000us", "10.00%", "2"),
+    ]
+    facts = _values(parse_torch_profiler(_table(rows, FOOTER)))
+    assert facts["gpu.memcpy_share"] == 0.1 and "memcpy.host_share" not in facts
+    whole = [*rows, _row("aten::add", "0.000us", "0.00%", "300.000us", "30.00%", "1")]
+    assert _values(parse_torch_profiler(_table(whole, FOOTER)))["memcpy.host_share"] == 0.0
+
+
 def test_torch_without_memory_rows_gives_no_host_copy_share() -> None:
     facts = _values(parse_torch_profiler(_table(ROWS[:4], FOOTER)))
     assert "memcpy.host_share" not in facts
@@ -236,6 +273,27 @@ def test_nsys_kernels_from_csv_with_quoted_names_and_the_memory_share() -> None:
     assert facts["gpu.nccl_share"] == 0.75
     assert facts["gpu.memcpy_share"] == 0.5
     assert "gpu.memcpy_share" not in _values(parse_nsys_stats(KERN_CSV))
+
+
+KERNELS_ONLY = """\
+ ** CUDA GPU Summary (Kernels/MemOps) (cuda_gpu_sum):
+
+ Time (%)  Total Time (ns)  Instances   Avg (ns)     Med (ns)    Min (ns)   Max (ns)   \
+StdDev (ns)   Category                 Operation
+ --------  ---------------  ---------  -----------  -----------  ---------  ---------  \
+-----------  -----------  ------------------------------------
+     60.0        600000          1  600000.0  600000.0  600000  600000          0.0  \
+CUDA_KERNEL  add(int, float *, float *)
+"""
+
+
+def test_nsys_combined_report_cut_before_its_memory_rows_gives_no_memory_share() -> None:
+    """Kernels holding 60 % of a cuda_gpu_sum table, the rest cut: the memory operations may be
+    in the 40 % not shown, so no share, rather than none."""
+    cut = parse_nsys_stats(KERNELS_ONLY + " ...\n")
+    assert "gpu.memcpy_share" not in _values(cut)
+    whole = KERNELS_ONLY.replace("     60.0        600000", "    100.0        600000")
+    assert _values(parse_nsys_stats(whole))["gpu.memcpy_share"] == 0.0
 
 
 def test_nsys_time_unit_from_the_header() -> None:
