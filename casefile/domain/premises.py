@@ -54,20 +54,12 @@ def withdrawal(
         f"{spec.intake} is unanswered"
         for spec in question.implied_by
     ]  # fmt: skip
-    named = {h: 1.0 for h in old.likelihoods}
-    return commands.assess_evidence(
+    return _weighing_nothing(
         projection,
-        named,
-        rationale=(
-            f"Intake {question.id}: the answer {old.outcome!r} rested on {basis}, which no "
-            f"longer holds ({'; '.join(now)}); withdrawn, so the question is open again and "
-            "what it ruled out applies again. This evidence weighs nothing."
-        ),
-        otherwise=1.0,
-        kind="reported",
-        reliability=0.0,
-        supersedes=evidence_id,
-        allow_retired=True,
+        evidence_id,
+        f"Intake {question.id}: the answer {old.outcome!r} rested on {basis}, which no longer "
+        f"holds ({'; '.join(now)}); withdrawn, so the question is open again and what it ruled "
+        "out applies again.",
     )
 
 
@@ -80,15 +72,22 @@ def moot_withdrawal(
     still apply. It supersedes the answer and weighs nothing; should the question apply again,
     it is open, to be asked again."""
     old = projection.evidence[evidence_id]
-    named = {h: 1.0 for h in old.likelihoods}
+    return _weighing_nothing(
+        projection,
+        evidence_id,
+        f"Intake {question.id}: the answer {old.outcome!r} is to a question that does not apply "
+        f"now ({reason}); withdrawn, so it weighs on nothing while the question is moot.",
+    )
+
+
+def _weighing_nothing(projection: Projection, evidence_id: str, why: str) -> NewEvent:
+    """Evidence that supersedes ``evidence_id`` and weighs nothing (every likelihood 1,
+    reliability 0): the one way an answer is withdrawn, whatever withdraws it."""
+    named = {h: 1.0 for h in projection.evidence[evidence_id].likelihoods}
     return commands.assess_evidence(
         projection,
         named,
-        rationale=(
-            f"Intake {question.id}: the answer {old.outcome!r} is to a question that does not "
-            f"apply now ({reason}); withdrawn, so it weighs on nothing while the question is "
-            "moot. This evidence weighs nothing."
-        ),
+        rationale=f"{why} This evidence weighs nothing.",
         otherwise=1.0,
         kind="reported",
         reliability=0.0,
