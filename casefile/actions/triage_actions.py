@@ -23,7 +23,15 @@ class AnswerIntake:
     def run(self, service: CaseService, case_id: str, who: Who) -> Outcome:
         outcome = service.writer.answer_intake(case_id, dict(self.answers), who=who)
         said = [
-            f"{q}: {a}" + ("" if s == "answered" else f" ({s})") for q, a, _, s in outcome.recorded
+            f"{q}: {a}"
+            + (
+                f" (restored: {outcome.restored[q]})"
+                if q in outcome.restored
+                else ""
+                if s == "answered"
+                else f" ({s})"
+            )
+            for q, a, _, s in outcome.recorded
         ]
         said += [f"{q}: counted by {e}" for q, e in outcome.counted_elsewhere]
         said += [f"{q}: not recorded, does not apply ({r})" for q, r in outcome.moot.items()]

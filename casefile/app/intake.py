@@ -89,6 +89,9 @@ class IntakeOutcome:
     #: answers in force withdrawn because an answer given now makes their question moot:
     #: question → (the answer withdrawn, the answer that makes it moot, the withdrawing evidence)
     mooted: Mapping[str, tuple[str, str, str]] = field(default_factory=dict)
+    #: a person's answers withdrawn as moot, recorded again because their question applies
+    #: again: question → which answer it was and what had made it moot
+    restored: Mapping[str, str] = field(default_factory=dict)
 
 
 def intake_items(
@@ -116,6 +119,7 @@ def intake_items(
                 question.from_environment(projection.environment)
                 or facts.known(question)
                 or question.from_answers(said)
+                or premises.moot_withdrawn(projection, question)
             )
             counted = _counted_by(projection, playbook, known) if known else None
             item = _item(playbook, question, None, None, known, counted)
@@ -163,6 +167,7 @@ def answer_intake(
         replaced: dict[str, tuple[str, int]] = {}
         implied: dict[str, str] = {}
         moot: dict[str, str] = {}
+        restored: dict[str, str] = {}
         for qid, item in items.items():
             question = playbooks[item.playbook].intake_question(qid)
             given: Known | None = None
@@ -194,6 +199,8 @@ def answer_intake(
             recorded.append((qid, str(answer.outcome), answer.evidence_id, _source(given)))
             if given is not None and given.source == "answered":
                 implied[qid] = given.basis
+            elif given is not None and given.source == premises.RESTORED:
+                restored[qid] = given.basis
         withdrawn = _unsettled(draft, list(playbooks.values()), wanted, recorded, implied)
         mooted = _withdraw_moot(draft, list(playbooks.values()))
         return IntakeOutcome(
@@ -205,6 +212,7 @@ def answer_intake(
             withdrawn,
             moot,
             mooted,
+            restored,
         )
 
     _, outcome = sessions.execute(case_id, decide, who)

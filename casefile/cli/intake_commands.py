@@ -114,6 +114,8 @@ def cmd_intake(args: argparse.Namespace) -> int:
         said = "" if source == "answered" else f" (from {source})"
         if qid in outcome.implied:
             said = f" (from {outcome.implied[qid]})"
+        elif qid in outcome.restored:
+            said = f" (restored: {outcome.restored[qid]})"
         if qid in outcome.replaced:
             old, seq = outcome.replaced[qid]
             said += f" (was {old}, seq {seq})"
@@ -221,6 +223,8 @@ def _outcome_json(outcome: IntakeOutcome, pending: list[str]) -> dict[str, Any]:
         }
         if question in outcome.implied:  # settled by another answer: which, and why
             out["basis"] = outcome.implied[question]
+        if question in outcome.restored:  # a person's answer withdrawn as moot, back again
+            out["restores"] = outcome.restored[question]
         if question in outcome.replaced:  # the answer it replaced, and that answer's seq
             old, seq = outcome.replaced[question]
             out["replaces"] = {"answer": old, "seq": seq}

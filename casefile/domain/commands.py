@@ -19,6 +19,7 @@ from casefile.domain.event_types.evidence import (
     EvidenceAssessed,
     EvidenceKind,
     IntakeRef,
+    IntakeWithdrawal,
     ReadingSetAside,
     RuleRef,
 )
@@ -233,9 +234,11 @@ def assess_evidence(
     allow_retired: bool = False,
     intake: IntakeRef | None = None,
     experiment_id: str | None = None,
+    withdraws: IntakeWithdrawal | None = None,
 ) -> NewEvent:
     """Evidence from a person (or, with ``allow_retired``, from a rule: see evidence_from_rule);
-    ``intake`` or ``experiment_id`` name the intake answer or the experiment it reads."""
+    ``intake`` or ``experiment_id`` name the intake answer or the experiment it reads, and
+    ``withdraws`` the intake answer it withdraws (:mod:`casefile.domain.premises`)."""
     if kind not in DEFAULT_RELIABILITY:
         raise DomainError(f"evidence kind {kind!r}: use one of {', '.join(KINDS)}")
     if not likelihoods:
@@ -308,6 +311,7 @@ def assess_evidence(
         statistic=statistic,
         intake=intake,
         experiment_id=experiment_id,
+        withdraws=withdraws,
     )
 
 

@@ -9,7 +9,9 @@ supersedes it and weighs nothing (every likelihood 1, reliability 0), whose rati
 what it rested on and what changed; the question is open again, and the hypotheses it had
 ruled out apply again. Where the new premise implies another answer, that answer is recorded
 instead, as any implied answer is. An answer to a question that an answer given since makes
-moot (scaling, once the job is said to run on one GPU) is withdrawn the same way.
+moot (scaling, once the job is said to run on one GPU) is withdrawn the same way; should the
+question apply again (the GPU count corrected back), the person's answer is offered as known
+and recorded with the others, since nobody took it back (:func:`moot_withdrawn`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from casefile.domain import commands
+from casefile.domain.event_types.evidence import IntakeWithdrawal, WithdrawnBecause
+from casefile.domain.intake import Known
 
 if TYPE_CHECKING:
     from casefile.domain.beliefs.projection import Projection
@@ -26,6 +30,11 @@ if TYPE_CHECKING:
 
 #: the source an implied answer's evidence records (an answer a person gave has no basis)
 IMPLIED = "answered"
+#: the source of a known answer that restores a person's answer withdrawn as moot: recorded
+#: as the person's own (source "answered", no basis), with the restoring said in its rationale
+RESTORED = "restored"
+#: the fold's index of the latest evidence to answer or withdraw each intake question
+_LATEST = "intake-latest"
 
 
 def rests_on_another(intake: Mapping[str, object] | None) -> str | None:
@@ -60,6 +69,7 @@ def withdrawal(
         f"Intake {question.id}: the answer {old.outcome!r} rested on {basis}, which no longer "
         f"holds ({'; '.join(now)}); withdrawn, so the question is open again and what it ruled "
         "out applies again.",
+        (question.id, "premise", basis),
     )
 
 
@@ -70,20 +80,29 @@ def moot_withdrawal(
     answer given since makes moot (``reason``: ``gpu-count = one (seq 30)``): scaling means
     nothing for a job on one GPU, yet its likelihoods would go on weighing the causes that
     still apply. It supersedes the answer and weighs nothing; should the question apply again,
-    it is open, to be asked again."""
+    it is open again, with the withdrawn answer offered as known (:func:`moot_withdrawn`)."""
     old = projection.evidence[evidence_id]
     return _weighing_nothing(
         projection,
         evidence_id,
         f"Intake {question.id}: the answer {old.outcome!r} is to a question that does not apply "
         f"now ({reason}); withdrawn, so it weighs on nothing while the question is moot.",
+        (question.id, "moot", reason),
     )
 
 
-def _weighing_nothing(projection: Projection, evidence_id: str, why: str) -> NewEvent:
+def _weighing_nothing(
+    projection: Projection,
+    evidence_id: str,
+    why: str,
+    withdrawn: tuple[str, WithdrawnBecause, str],
+) -> NewEvent:
     """Evidence that supersedes ``evidence_id`` and weighs nothing (every likelihood 1,
-    reliability 0): the one way an answer is withdrawn, whatever withdraws it."""
-    named = {h: 1.0 for h in projection.evidence[evidence_id].likelihoods}
+    reliability 0): the one way an answer is withdrawn, whatever withdraws it. ``withdrawn``:
+    the question, why and what changed, said in the event beside the rationale."""
+    old = projection.evidence[evidence_id]
+    named = {h: 1.0 for h in old.likelihoods}
+    question, because, reason = withdrawn
     return commands.assess_evidence(
         projection,
         named,
@@ -93,4 +112,65 @@ def _weighing_nothing(projection: Projection, evidence_id: str, why: str) -> New
         reliability=0.0,
         supersedes=evidence_id,
         allow_retired=True,
+        withdraws=IntakeWithdrawal(
+            id=question, answer=str(old.outcome), because=because, reason=reason
+        ),
     )
+
+
+def recorded_as(known: Known | None) -> tuple[str, str, str | None]:
+    """How an answer is recorded: its evidence's source, what its rationale says of where it
+    came from, and its basis. A restored answer is the person's own again (no basis, so no
+    premise withdraws it), and its rationale says why it is back."""
+    if known is None:
+        return "answered", "answered", None
+    if known.source == RESTORED:
+        return "answered", f"answered; restored: {known.basis}", None
+    return known.source, f"from {known.basis}", known.basis
+
+
+def moot_withdrawn(projection: Projection, question: IntakeQuestion) -> Known | None:
+    """A person's answer to ``question`` that was withdrawn as moot, where nothing has answered
+    or withdrawn an answer to it since: offered as known (source :data:`RESTORED`), so that
+    the answer comes back once the question applies again. Only a person's own: an answer the
+    ``--env`` or a reading gave comes back from there, and an implied one from its premise."""
+    latest = _latest_per_question(projection).get(question.id)
+    if latest is None:
+        return None
+    state = projection.evidence[latest]
+    withdrawn = state.payload_field("withdraws")
+    if not withdrawn or withdrawn.get("because") != "moot" or state.supersedes is None:
+        return None
+    given = projection.evidence[state.supersedes]
+    intake = given.payload_field("intake") or {}
+    if intake.get("source", IMPLIED) != IMPLIED or intake.get("basis"):
+        return None
+    return Known(
+        str(withdrawn["answer"]),
+        RESTORED,
+        f"the answer given at seq {given.seq}, withdrawn at seq {state.seq} while "
+        f"{withdrawn['reason']} made the question moot",
+    )
+
+
+def _latest_per_question(projection: Projection) -> dict[str, str]:
+    """Intake question id → the latest evidence that answers or withdraws an answer to it.
+
+    Kept in the fold's indexes with the last evidence read, so a call reads only the evidence
+    folded since the one before (a long case asks on every ``status``)."""
+    read: tuple[int, dict[str, str]] = projection.indexes.get(_LATEST, (0, {}))
+    last, latest = read
+    fresh: dict[str, str] = {}
+    newest = last
+    for state in reversed(projection.evidence.values()):  # folded in seq order
+        if state.seq <= last:
+            break
+        newest = max(newest, state.seq)
+        for field in ("withdraws", "intake"):
+            said = state.payload_field(field)
+            if said:
+                fresh.setdefault(str(said["id"]), state.id)
+    if newest > last:
+        latest = {**latest, **fresh}
+        projection.indexes[_LATEST] = (newest, latest)
+    return latest

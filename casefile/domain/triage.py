@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-from casefile.domain import commands
+from casefile.domain import commands, premises
 from casefile.domain.beliefs.projection import Projection
 from casefile.domain.beliefs.rules_read import rules_read
 from casefile.domain.environment import GPU_ENVIRONMENT
@@ -127,8 +127,7 @@ def answer_intake(
     }
     if not named:
         raise DomainError(f"intake {question.id}: none of its hypotheses are in this case")
-    source = "answered" if known is None else known.source
-    said = "answered" if known is None else f"from {known.basis}"
+    source, said, basis = premises.recorded_as(known)
     return commands.assess_evidence(
         projection,
         named,
@@ -146,7 +145,7 @@ def answer_intake(
             id=question.id,
             answer=answer,
             source=cast(IntakeSource, source),
-            basis=None if known is None else known.basis,
+            basis=basis,
         ),
     )
 

@@ -13,7 +13,11 @@ from casefile.app.views.standing import (
     Reached,
     unlikely_words,
 )
-from casefile.domain.event_types.evidence import EvidenceAssessed
+from casefile.domain.event_types.evidence import (
+    EvidenceAssessed,
+    IntakeWithdrawal,
+    withdrawal_text,
+)
 from casefile.domain.event_types.hypothesis import HypothesisReinstated, HypothesisRetired
 from casefile.domain.event_types.stored import StoredObservation, StoredRun, StoredSetAside
 from casefile.report.model import (
@@ -71,10 +75,16 @@ def build_evidence(src: Sources) -> tuple[EvidenceRow, ...]:
                 conditions=None if run is None else conditions_text(run.conditions),
                 bits=bits.get(state.id) if state.superseded_by is None else None,
                 rationale=payload.rationale,
+                withdraws=_withdrawal(payload.withdraws),
             )
         )
     rows.sort(key=lambda r: (r.bits is None, -(r.bits or 0.0), r.ref.seq))
     return tuple(rows)
+
+
+def _withdrawal(withdrawn: IntakeWithdrawal | None) -> str | None:
+    """What a withdrawal withdraws, in the words ``casefile log`` uses."""
+    return None if withdrawn is None else withdrawal_text(withdrawn.model_dump(mode="json"))
 
 
 def build_excerpts(

@@ -3,7 +3,9 @@ and the first lines of the raw output the most decisive rests on.
 
 Evidence that moved nothing (0.00 bits: its question's distribution is the same without it)
 is bookkeeping to a reader; a run of it is one row, as the appendix groups a run of proposed
-hypotheses, and every event of the run is still there as its own link.
+hypotheses, and every event of the run is still there as its own link. A withdrawn intake answer
+is not among it: the withdrawal weighs nothing, but the answer it undoes had weighed, so its row
+stands alone and says which answer it withdraws and why.
 """
 
 from __future__ import annotations
@@ -71,8 +73,9 @@ def evidence_section(report: Report) -> list[Block]:
 
 
 def moved_nothing(row: EvidenceRow) -> bool:
-    """Active evidence whose bits read 0.00 (superseded evidence is said apart)."""
-    return row.bits is not None and abs(row.bits) < MOVED_NOTHING_BELOW
+    """Active evidence whose bits read 0.00 (superseded evidence is said apart), other than a
+    withdrawal: it weighs nothing itself, but the answer it undoes did."""
+    return row.bits is not None and abs(row.bits) < MOVED_NOTHING_BELOW and not row.withdraws
 
 
 def _runs(rows: Sequence[EvidenceRow]) -> list[list[EvidenceRow]]:
@@ -89,6 +92,8 @@ def _runs(rows: Sequence[EvidenceRow]) -> list[list[EvidenceRow]]:
 def _row(e: EvidenceRow) -> tuple[Cell, ...]:
     rule = f"{e.rule} v{e.rule_version} → " if e.rule else ""
     outcome = " ".join(x for x in (e.outcome, e.statistic and f"({e.statistic})") if x)
+    if e.withdraws:
+        rule, outcome = "intake ", e.withdraws
     provenance = "; ".join(
         x for x in (e.artifact and f"artifact {e.artifact[:16]}", e.conditions) if x
     )

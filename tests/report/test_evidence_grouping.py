@@ -94,3 +94,16 @@ def test_only_a_run_of_three_that_moved_nothing_is_grouped(
 
     evidence = tuple(_row(n + 1, b) for n, b in enumerate(bits))
     assert len(_table(replace(report, evidence=evidence, excerpts=())).rows) == rows
+
+
+def test_a_withdrawn_answer_stands_alone_and_says_what_it_withdraws(report: Report) -> None:
+    """A withdrawal weighs nothing itself, yet undoes an answer that had weighed: it is no
+    evidence that "moved nothing", so a run of three with it in the middle is not grouped."""
+    from dataclasses import replace
+
+    said = "scaling: 'no' withdrawn (does not apply now: gpu-count = one (seq 30))"
+    withdrawal = replace(_row(2, 0.0), rule=None, rule_version=None, withdraws=said)
+    evidence = (_row(1, 0.0), withdrawal, _row(3, 0.0), _row(4, 0.0))
+    table = _table(replace(report, evidence=evidence, excerpts=()))
+    assert len(table.rows) == 4 and not moved_nothing(withdrawal)
+    assert table.rows[1][1] == (f"intake {said}",)

@@ -16,6 +16,9 @@ from casefile.domain.event_types.base import (
 
 EvidenceKind = Literal["measured", "calculated", "reported", "assumed"]
 IntakeSource = Literal["answered", "environment", "observation"]
+#: why an intake answer was withdrawn: what it rested on changed (an implied answer), or an
+#: answer given since makes its question moot (scaling, once the job runs on one GPU)
+WithdrawnBecause = Literal["premise", "moot"]
 
 
 class RuleRef(Payload):
@@ -31,6 +34,20 @@ class IntakeRef(Payload):
     answer: str = Field(min_length=1)
     source: IntakeSource = "answered"
     basis: str | None = None
+
+
+class IntakeWithdrawal(Payload):
+    """The intake answer a piece of evidence withdraws, and why: said apart from the rationale
+    so that replay, the report and intake can tell a withdrawal from evidence that weighs
+    nothing for other reasons, and an answer withdrawn as moot can be offered again once its
+    question applies again."""
+
+    id: str = Field(min_length=1)
+    answer: str = Field(min_length=1)
+    because: WithdrawnBecause
+    #: what changed: the answer that makes the question moot (``gpu-count = one (seq 30)``),
+    #: or the premise the answer rested on
+    reason: str = Field(min_length=1)
 
 
 class EvidenceAssessed(Payload):
@@ -53,6 +70,8 @@ class EvidenceAssessed(Payload):
     intake: IntakeRef | None = None
     #: the experiment this evidence reads (``casefile experiment``); absent otherwise
     experiment_id: str | None = None
+    #: the intake answer this evidence withdraws (it supersedes it and weighs nothing)
+    withdraws: IntakeWithdrawal | None = None
 
 
 class ReadingSetAside(Payload):
@@ -67,6 +86,9 @@ def _assessed(p: Fields) -> str:
     rule = p.get("rule")
     sup = f", supersedes {p['supersedes']}" if p.get("supersedes") else ""
     intake = p.get("intake")
+    withdrawn = p.get("withdraws")
+    if withdrawn:
+        return f"intake {withdrawal_text(withdrawn)} → evidence {p['evidence_id']}{sup}"
     if intake:
         source = intake.get("source", "answered")
         said = "" if source == "answered" else f" (from {intake.get('basis') or source})"
@@ -97,6 +119,13 @@ def _assessed(p: Fields) -> str:
     )
 
 
+def withdrawal_text(withdrawn: Fields) -> str:
+    """What a withdrawal withdraws and why, as the log and the report say it: ``scaling:
+    'no' withdrawn (does not apply now: gpu-count = one (seq 30))``."""
+    why = "does not apply now:" if withdrawn["because"] == "moot" else "it rested on"
+    return f"{withdrawn['id']}: {withdrawn['answer']!r} withdrawn ({why} {withdrawn['reason']})"
+
+
 def _assessed_line(p: Fields, ctx: NarrativeContext) -> NarrativeLine:
     return NarrativeLine(f"{p['evidence_id']} ({p.get('kind', 'measured')}): {ctx.reading(p)}")
 
@@ -119,7 +148,12 @@ EVIDENCE_ASSESSED = EventType(
     narrative=_assessed_line,
     folded=True,
     artifact_fields=(),
-    redact_fields={"rationale": "text", "outcome": "text", "intake.basis": "text"},
+    redact_fields={
+        "rationale": "text",
+        "outcome": "text",
+        "intake.basis": "text",
+        "withdraws.reason": "text",
+    },
     detail=_rationale,
 )
 
