@@ -49,7 +49,7 @@ the text supports:
   ``--tp N``, ``tp_size=N``, trtllm-bench's ``TP Size:  N``), ``app.world_size`` (int:
   ``world_size=N``, ``WORLD_SIZE=N``, ``distributed_world_size=N``, TensorRT-LLM's
   ``[BENCHMARK] … world_size N``), ``app.gpus_used`` (int:
-  ``Using N GPUs``, ``num_gpus=N``, ``n_gpu: N``);
+  ``Using N GPUs``, ``num_gpus=N``, ``n_gpu: N``), read by :mod:`casefile_probes.app_log_layout`;
 - ``app.device_cpu`` (bool): True where the log says the job runs on the CPU ("Using device:
   cpu", "torch.cuda.is_available(): False", "CUDA is not available", "No CUDA GPUs are
   available", torch's "UserWarning: CUDA initialization: …", "Found no NVIDIA driver", "Running
@@ -97,6 +97,7 @@ from .app_log_bench import BenchTable
 from .app_log_device import DeviceLines
 from .app_log_dispatch import DISPATCH_FACTS, LOOKS_LIKE_DISPATCH, DispatchLines
 from .app_log_graphs import GRAPH_WORDS, LOOKS_LIKE_GRAPHS, GraphLines
+from .app_log_layout import LayoutLines
 from .app_log_rates import RATE_WORDS, TokenRates
 from .app_log_trend import FLOPS_WORDS, REQUEST_WORDS, RunRates, trend
 from .app_log_weights import LOOKS_LIKE_WEIGHTS, WEIGHT_FACTS, WEIGHT_WORDS, WeightLines
@@ -178,24 +179,6 @@ _SAMPLES = (
     re.compile(rf"{_LN}\s{{0,2}}(?:samples|examples|images|imgs)/s(?:ec)?\b"),
 )
 
-# --- parallelism (the device a job runs on: app_log_device)
-_TP = (
-    re.compile(r"tensor[_-]parallel[_-]size['\"]?\s{0,4}[=:]?\s{0,4}(\d{1,4})\b"),
-    re.compile(r"(?<![\w-])(?:--tp(?:-size)?|tp_size)(?:=|\s{1,4})(\d{1,4})\b"),
-    re.compile(r"^\s{0,8}TP Size:\s{0,40}(\d{1,4})\b"),
-)
-_WORLD = re.compile(
-    r"(?i)(?<![\w])(?:distributed_)?world[_ ]size['\"]?\s{0,4}[=:]\s{0,4}(\d{1,6})\b"
-)
-#: TensorRT-LLM's "[BENCHMARK] model_name … world_size 2 …": key and value apart by a space
-#: (read on such a line only: "the world_size 2 run" in prose is no setting)
-_BENCH_WORLD = re.compile(r"(?<![\w])world_size\s{1,4}(\d{1,6})\b")
-_GPUS = (
-    re.compile(r"(?i)\b(?:using|let's use)\s{1,4}(\d{1,4})\s{1,4}gpus?\b"),
-    re.compile(r"(?<![\w])(?:num_gpus|n_gpu)['\"]?\s{0,4}[=:]\s{0,4}(\d{1,4})\b"),
-    re.compile(r"--num[-_]gpus(?:=|\s{1,4})(\d{1,4})\b"),
-)
-
 #: a line that counts iterations or steps ("Iters 10- 19", "step: 14", "[ 104/5005]"): its
 #: TFLOP/s times the same work as the line before, where a sweep's lines each time a shape
 _STEP_MARK = re.compile(
@@ -256,9 +239,7 @@ class _Log:
     run: RunRates = field(default_factory=RunRates)
     samples: list[float] = field(default_factory=list)
     iterations: list[float] = field(default_factory=list)
-    tensor_parallel: list[int] = field(default_factory=list)
-    world_size: list[int] = field(default_factory=list)
-    gpus: list[int] = field(default_factory=list)
+    layout: LayoutLines = field(default_factory=LayoutLines)
     device: DeviceLines = field(default_factory=DeviceLines)
     graphs: GraphLines = field(default_factory=GraphLines)
     dispatch: DispatchLines = field(default_factory=DispatchLines)
@@ -329,20 +310,7 @@ def _tqdm(line: str, log: _Log) -> None:
 
 
 def _config(line: str, log: _Log) -> None:
-    if "parallel" in line or "tp" in line or "TP" in line:
-        match = _first(_TP, line)
-        if match is not None:
-            log.tensor_parallel.append(int(match.group(1)))
-    if "orld" in line or "ORLD" in line:
-        match = _WORLD.search(line)
-        if match is None and "[BENCHMARK]" in line:
-            match = _BENCH_WORLD.search(line)
-        if match is not None:
-            log.world_size.append(int(match.group(1)))
-    if "gpu" in line or "GPU" in line:
-        match = _first(_GPUS, line)
-        if match is not None:
-            log.gpus.append(int(match.group(1)))
+    log.layout.read(line)
     log.device.read(line)
     if any(word in line for word in WEIGHT_WORDS):
         log.weights.read(line)
@@ -386,16 +354,6 @@ def _read(line: str, log: _Log) -> None:
             log.run.keep("tflops", line, log.run.tflops, tflops)
     _config(line, log)
     log.continued = line.rstrip().endswith("\\")
-
-
-def _settle(values: list[int], name: str, problems: list[str]) -> int | None:
-    """The last value a log gave for a setting, with a problem when it gave several."""
-    if not values:
-        return None
-    if len(set(values)) > 1:
-        shown = ", ".join(str(v) for v in sorted(set(values)))
-        problems.append(f"{name}: the log gives several values ({shown}); the last is kept")
-    return values[-1]
 
 
 def _round(value: float) -> float:
@@ -445,11 +403,7 @@ def parse_app_log(text: str) -> ParseResult:
         per_gpu = _round(median(log.rates.per_gpu))
         result.add("tokens_per_s_per_gpu", per_gpu, "host", "tokens/s/GPU")
     problems.extend(log.rates.problems())
-    result.add(
-        "app.tensor_parallel", _settle(log.tensor_parallel, "tensor parallel size", problems)
-    )
-    result.add("app.world_size", _settle(log.world_size, "world size", problems))
-    result.add("app.gpus_used", _settle(log.gpus, "GPUs used", problems))
+    log.layout.add_facts(result)
     log.device.add_facts(result)
     log.graphs.add_facts(result)
     log.dispatch.add_facts(result)
