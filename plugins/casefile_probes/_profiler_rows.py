@@ -22,6 +22,9 @@ DEVICE_OPERATION = re.compile(
 
 # A share is 0 for a kind of row the table lacks only when the rows shown cover this much.
 COMPLETE_PCT = 99.0
+# ... and no more than this: a column summing past 100 % (beyond the rounding of its cells)
+# counts some time twice, so how much of the whole it covers cannot be told.
+COUNTED_TWICE_PCT = 101.0
 
 
 @dataclass(slots=True)
@@ -40,9 +43,12 @@ def share(
     time_of: Callable[[Row], float | None],
     pct_of: Callable[[Row], float | None],
     total_us: float | None,
+    *,
+    device: bool,
 ) -> float | None:
     """Share of a total in the rows ``pick`` selects: by time against the footer's total, else
-    by the percentage column; 0 for none only when the rows shown cover the whole total."""
+    by the percentage column; 0 for none only when the rows shown cover the whole total
+    (:func:`covers_all`, of the device's time where ``device``, else of the host's)."""
     chosen = [row for row in rows if pick(row.name)]
     times = [time_of(row) for row in chosen]
     pcts = [pct_of(row) for row in chosen]
@@ -51,11 +57,8 @@ def share(
         found = sum(t for t in times if t is not None) / total_us
     elif chosen and all(p is not None for p in pcts):
         found = sum(p for p in pcts if p is not None) / 100.0
-    elif not chosen:
-        covered = [pct_of(row) for row in rows]
-        known = [p for p in covered if p is not None]
-        if rows and len(known) == len(covered) and sum(known) >= COMPLETE_PCT:
-            found = 0.0
+    elif not chosen and covers_all(rows, device=device):
+        found = 0.0
     if found is None:
         return None
     return round(min(max(found, 0.0), 1.0), 4)
@@ -84,12 +87,45 @@ def host_copy_share(rows: list[Row]) -> float | None:
     return None
 
 
-def covers_all(rows: list[Row]) -> bool:
-    """Whether the rows shown account for (nearly) all of the device's self time, by their %
-    column: only then is a kind of row they lack absent, not hidden by a ``row_limit``."""
-    shown = [row.self_dev_pct for row in rows]
-    known = [p for p in shown if p is not None]
-    return bool(rows) and len(known) == len(shown) and sum(known) >= COMPLETE_PCT
+def covers_all(rows: list[Row], *, device: bool = True) -> bool:
+    """Whether the rows shown account for (nearly) all of the device's self time (of the
+    host's, where not ``device``), by their % column: only then is a kind of row they lack
+    absent, not hidden by a ``row_limit``.
+
+    Each microsecond must be counted once. Self CPU time is a row's own, so the host's column
+    sums to 100 % over the whole table. The device's does not: an operator's self device time
+    (``aten::copy_``, ``aten::mm``) is that of the kernels and copies it launched, and their
+    own rows (``Memcpy HtoD …``, ``volta_sgemm…``) hold it again, so a whole table sums to
+    about 200 % and one cut by a ``row_limit`` can still pass 100 %. So only the rows of the
+    device's own activity are summed (:func:`_on_device`); a table of operators alone (its
+    kernels cut below it, or a profiler that timed operators and listed no kernel) covers
+    none of it, since the kinds of row asked about are kernels and copies. Where some row's
+    host time is not given, operators cannot be told from kernels and every row is summed.
+    Either way a sum past :data:`COUNTED_TWICE_PCT` counts time twice (a GPU-side annotation
+    such as ``ProfilerStep*`` spans the kernels under it) and cannot say what is missing."""
+    if not device:
+        counted = [row.self_cpu_pct for row in rows]
+    else:
+        kinds = [_on_device(row) for row in rows]
+        own = [row for row, kind in zip(rows, kinds, strict=True) if kind]
+        counted = [row.self_dev_pct for row in (rows if None in kinds else own)]
+    known = [p for p in counted if p is not None]
+    return (
+        bool(known)
+        and len(known) == len(counted)
+        and COMPLETE_PCT <= sum(known) <= COUNTED_TWICE_PCT
+    )
+
+
+def _on_device(row: Row) -> bool | None:
+    """Whether a row is the device's own activity (a kernel, a copy, a memset: the table gives
+    it no host time at all) rather than an operator; None where its host time is not given,
+    or is given only as a % that rounds a small operator's time to 0.00 %."""
+    if row.self_cpu_us is not None:
+        return row.self_cpu_us == 0
+    if row.self_cpu_pct:
+        return False
+    return None
 
 
 def top_op(rows: list[Row]) -> str | None:

@@ -26,13 +26,15 @@ shares a rule can compare. Facts, all on ``host``:
 
 Shares are fractions (0..1) against the footer's totals, or the ``Self … %`` column where the
 footer is missing (a paste cut short). A kind of row the table does not show gets a share of 0
-only when the rows shown account for (nearly) all of the time; otherwise a ``row_limit`` may
-have hidden it, and no share is given. Tables from PyTorch before 1.8 (``Self CPU total %`` …
-``CUDA total %`` … ``Number of Calls``) have no self device time: only host facts come from
-them. Rows are split on runs of two or more spaces, which every version prints between cells.
-Rows pasted without their header line (the paste starts inside the table) are read only above a
-``Self CPU time total`` footer and only when every row fits one of the two default layouts of
-PyTorch 1.8+ (six values, host only; ten, with a device), cell by cell.
+only when the rows shown account for (nearly) all of the time, each microsecond once (on the
+device, by the rows of its own activity: an operator's self device time repeats that of the
+kernels it launched); otherwise a ``row_limit`` may have hidden it, and no share is given.
+Tables from PyTorch before 1.8 (``Self CPU total %`` … ``CUDA total %`` … ``Number of Calls``)
+have no self device time: only host facts come from them. Rows are split on runs of two or
+more spaces, which every version prints between cells. Rows pasted without their header line
+(the paste starts inside the table) are read only above a ``Self CPU time total`` footer and
+only when every row fits one of the two default layouts of PyTorch 1.8+ (six values, host only;
+ten, with a device), cell by cell.
 """
 
 from __future__ import annotations
@@ -357,7 +359,7 @@ def _add_row_facts(
     def launch(name: str) -> bool:
         return bool(_LAUNCH.match(name))
 
-    result.add("kernels.launch_share", share(rows, launch, cpu_time, cpu_pct, cpu_us))
+    result.add("kernels.launch_share", share(rows, launch, cpu_time, cpu_pct, cpu_us, device=False))
     launches = [row.calls for row in rows if launch(row.name)]
     count = sum(c for c in launches if c is not None) if launches else None
     if launches and None in launches:
@@ -367,7 +369,8 @@ def _add_row_facts(
     if count and dev_us is not None:
         result.add("kernels.mean_us", round(dev_us / count, 3), unit="us")
     result.add(
-        "cpu.sync_share", share(rows, lambda n: bool(_SYNC.match(n)), cpu_time, cpu_pct, cpu_us)
+        "cpu.sync_share",
+        share(rows, lambda n: bool(_SYNC.match(n)), cpu_time, cpu_pct, cpu_us, device=False),
     )
     if has_self_device:
 
@@ -377,9 +380,9 @@ def _add_row_facts(
         def nccl(name: str) -> bool:
             return bool(_NCCL.search(name)) and not name.lower().startswith("nccl:")
 
-        result.add("gpu.memcpy_share", share(rows, memcpy, dev_time, dev_pct, dev_us))
+        result.add("gpu.memcpy_share", share(rows, memcpy, dev_time, dev_pct, dev_us, device=True))
         result.add("memcpy.host_share", host_copy_share(rows))
-        result.add("gpu.nccl_share", share(rows, nccl, dev_time, dev_pct, dev_us))
+        result.add("gpu.nccl_share", share(rows, nccl, dev_time, dev_pct, dev_us, device=True))
     result.add("profiler.top_op", top_op(rows))
 
 

@@ -72,6 +72,8 @@ ROWS = [
     _row("Memset (Device)", "0.000us", "0.00%", "100.000us", "10.00%", "1"),
 ]
 FOOTER = ("Self CPU time total: 1.000ms", "Self CUDA time total: 1.000ms")
+#: the row of the kernel an ``aten::mm`` launched: no host time, the operator's device time
+GEMM = "volta_sgemm_128x64_nn"
 
 
 def _values(result: ParseResult) -> dict[str, object]:
@@ -106,9 +108,11 @@ def test_torch_host_copies_against_copies_on_the_device(
     names: tuple[str, str], host_share: float
 ) -> None:
     """A device-to-device copy or a memset moves nothing over the link: the share of the
-    memory rows' device time in copies between host and device, 100 µs against 300 µs."""
+    memory rows' device time in copies between host and device, 100 µs against 300 µs. The
+    operator's 600 µs is its kernel's, which has its own row, as the profiler prints it."""
     rows = [
         _row("aten::mm", "100.000us", "50.00%", "600.000us", "60.00%", "10"),
+        _row(GEMM, "0.000us", "0.00%", "600.000us", "60.00%", "10"),
         _row(names[0], "0.000us", "0.00%", "100.000us", "10.00%", "2"),
         _row(names[1], "0.000us", "0.00%", "300.000us", "30.00%", "2"),
     ]
@@ -142,15 +146,18 @@ def test_torch_copy_directions_as_each_device_names_them(
 
 
 def test_torch_host_copies_hidden_by_a_row_limit_are_not_taken_for_none() -> None:
-    """Rows covering 70 % of the device time, a device copy among them: an upload may be in
-    the rows a ``row_limit`` left out, so no split is given rather than "all on the device"."""
+    """Rows without host time (kernels, copies) covering 70 % of the device time, a device
+    copy among them: an upload may be in the rows a ``row_limit`` left out, so no split is
+    given rather than "all on the device". The operator's 60 % is its kernel's again, and
+    counts once."""
     rows = [
         _row("aten::mm", "100.000us", "50.00%", "600.000us", "60.00%", "10"),
+        _row(GEMM, "0.000us", "0.00%", "600.000us", "60.00%", "10"),
         _row("Memcpy DtoD (Device -> Device)", "0.000us", "0.00%", "100.000us", "10.00%", "2"),
     ]
     facts = _values(parse_torch_profiler(_table(rows, FOOTER)))
     assert facts["gpu.memcpy_share"] == 0.1 and "memcpy.host_share" not in facts
-    whole = [*rows, _row("aten::add", "0.000us", "0.00%", "300.000us", "30.00%", "1")]
+    whole = [*rows, _row("elementwise_kernel", "0.000us", "0.00%", "300.000us", "30.00%", "1")]
     assert _values(parse_torch_profiler(_table(whole, FOOTER)))["memcpy.host_share"] == 0.0
 
 
@@ -169,7 +176,10 @@ def test_torch_without_footer_reads_the_percent_columns() -> None:
 
 
 def test_torch_absent_rows_are_zero_only_when_the_table_is_whole() -> None:
-    whole = [_row("aten::mm", "1.000ms", "100.00%", "1.000ms", "100.00%", "1")]
+    whole = [
+        _row("aten::mm", "1.000ms", "100.00%", "1.000ms", "100.00%", "1"),
+        _row(GEMM, "0.000us", "0.00%", "1.000ms", "100.00%", "1"),
+    ]
     facts = _values(parse_torch_profiler(_table(whole, FOOTER)))
     assert facts["cpu.sync_share"] == 0.0 and facts["gpu.nccl_share"] == 0.0
     assert facts["kernels.launch_share"] == 0.0

@@ -94,7 +94,6 @@ GOLDEN = Path(__file__).parents[1] / "golden" / "torch-profiler"
         ("016.txt", "some"),  # pageable uploads, 15 %
         ("017.txt", "some"),  # pageable uploads, 22 %, an LLM pipeline on a T4
         ("015.txt", "light"),  # 8 % of CUDA time in memory operations, all device-to-device
-        ("018.txt", "light"),  # 2 %, device-to-device
     ],
 )
 def test_published_profiles_read_by_their_copies_direction(sample: str, outcome: str) -> None:
@@ -102,3 +101,11 @@ def test_published_profiles_read_by_their_copies_direction(sample: str, outcome:
     facts = parse_torch_profiler((GOLDEN / sample).read_text()).facts
     verdict = evaluate(rule(), facts, "under-load")
     assert isinstance(verdict, Applied) and verdict.outcome == outcome
+
+
+def test_a_profile_cut_by_its_row_limit_gives_no_outcome() -> None:
+    """018 (2 % of CUDA time in a device-to-device copy) was printed with ``row_limit=10``:
+    its kernel and copy rows hold 93.68 % of the device time, and an upload may be in the rest
+    (``aten::copy_`` holds 0.99 % more than its copy's row), so the split is not known."""
+    facts = parse_torch_profiler((GOLDEN / "018.txt").read_text()).facts
+    assert isinstance(evaluate(rule(), facts, "under-load"), NotApplicable)
