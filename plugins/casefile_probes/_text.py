@@ -33,6 +33,7 @@ __all__ = [
     "clean",
     "clean_paste",
     "command_option",
+    "first_match",
     "is_elision",
     "is_missing",
     "is_prompt_line",
@@ -293,6 +294,16 @@ def clean_paste(text: str, *, hash_prompt: bool = False, keep_prompts: bool = Fa
                 continue
         result.lines.append(line)
     return result
+
+
+def first_match(patterns: tuple[re.Pattern[str], ...], line: str) -> re.Match[str] | None:
+    """The first of ``patterns``, in order, that ``line`` holds: a log states one setting in
+    several spellings, and the order says which spelling wins where a line holds two."""
+    for pattern in patterns:
+        match = pattern.search(line)
+        if match is not None:
+            return match
+    return None
 
 
 def is_elision(line: str) -> bool:

@@ -92,6 +92,7 @@ from statistics import median
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
 
+from ._text import first_match as _first
 from ._timeline import BUSY_SHARE
 from .app_log_bench import BenchTable
 from .app_log_device import DeviceLines
@@ -247,14 +248,6 @@ class _Log:
     weights: WeightLines = field(default_factory=WeightLines)
     #: the previous line ended in a backslash: this one continues a shell command
     continued: bool = False
-
-
-def _first(patterns: tuple[re.Pattern[str], ...], line: str) -> re.Match[str] | None:
-    for pattern in patterns:
-        match = pattern.search(line)
-        if match is not None:
-            return match
-    return None
 
 
 def _timing(line: str, log: _Log) -> bool:

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 
 from casefile.domain.facts import ParseResult
 
+from ._text import first_match as _first
+
 __all__ = ["LayoutLines"]
 
 _TP = (
@@ -33,14 +35,6 @@ _GPUS = (
     re.compile(r"(?<![\w])(?:num_gpus|n_gpu)['\"]?\s{0,4}[=:]\s{0,4}(\d{1,4})\b"),
     re.compile(r"--num[-_]gpus(?:=|\s{1,4})(\d{1,4})\b"),
 )
-
-
-def _first(patterns: tuple[re.Pattern[str], ...], line: str) -> re.Match[str] | None:
-    for pattern in patterns:
-        match = pattern.search(line)
-        if match is not None:
-            return match
-    return None
 
 
 @dataclass
