@@ -62,6 +62,14 @@ class IntakeItem:
         return contradicted(self.requires, answers.get) is not None
 
     @property
+    def known_fields(self) -> dict[str, str] | None:
+        """The known answer as the front ends' JSON gives it (``--list --json``, the agent
+        interface's intake read): what it is, where it came from, what it rests on."""
+        if self.known is None:
+            return None
+        return {"answer": self.known.answer, "source": self.known.source, "basis": self.known.basis}
+
+    @property
     def pending(self) -> bool:
         """Still to be asked: no answer in force, none a probe's rule already counted, and
         nothing the case states makes it moot."""
@@ -115,11 +123,11 @@ def intake_items(
                 basis = answer.get("basis")
                 items.append(replace(item, basis=str(basis)) if basis else item)
                 continue
-            known = (
-                question.from_environment(projection.environment)
+            known = (  # a person's own word first: it had overridden the others
+                premises.moot_withdrawn(projection, question)
+                or question.from_environment(projection.environment)
                 or facts.known(question)
                 or question.from_answers(said)
-                or premises.moot_withdrawn(projection, question)
             )
             counted = _counted_by(projection, playbook, known) if known else None
             item = _item(playbook, question, None, None, known, counted)

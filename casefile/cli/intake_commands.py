@@ -173,9 +173,7 @@ def _show_items(items: list[IntakeItem], as_json: bool) -> None:
                 "answer": i.answer,
                 "source": i.source,
                 "basis": i.basis,
-                "known": None
-                if i.known is None
-                else {"answer": i.known.answer, "source": i.known.source, "basis": i.known.basis},
+                "known": i.known_fields,
                 "counted_by": i.counted_by,
                 "does_not_apply": i.does_not_apply,
             }

@@ -33,8 +33,6 @@ IMPLIED = "answered"
 #: the source of a known answer that restores a person's answer withdrawn as moot: recorded
 #: as the person's own (source "answered", no basis), with the restoring said in its rationale
 RESTORED = "restored"
-#: the fold's index of the latest evidence to answer or withdraw each intake question
-_LATEST = "intake-latest"
 
 
 def rests_on_another(intake: Mapping[str, object] | None) -> str | None:
@@ -131,46 +129,31 @@ def recorded_as(known: Known | None) -> tuple[str, str, str | None]:
 
 def moot_withdrawn(projection: Projection, question: IntakeQuestion) -> Known | None:
     """A person's answer to ``question`` that was withdrawn as moot, where nothing has answered
-    or withdrawn an answer to it since: offered as known (source :data:`RESTORED`), so that
+    it or superseded the withdrawal since: offered as known (source :data:`RESTORED`), so that
     the answer comes back once the question applies again. Only a person's own: an answer the
-    ``--env`` or a reading gave comes back from there, and an implied one from its premise."""
-    latest = _latest_per_question(projection).get(question.id)
-    if latest is None:
+    ``--env`` or a reading gave comes back from there, and an implied one from its premise.
+    The fold keeps each question's last such withdrawal
+    (:attr:`~casefile.domain.beliefs.question.QuestionState.withdrawn`), so asking costs no
+    walk over the case's evidence."""
+    state = projection.questions.get(question.rule.question)
+    withdrawal = projection.evidence.get(state.withdrawn.get(question.id, "")) if state else None
+    if withdrawal is None or not withdrawal.active or withdrawal.supersedes is None:
         return None
-    state = projection.evidence[latest]
-    withdrawn = state.payload_field("withdraws")
-    if not withdrawn or withdrawn.get("because") != "moot" or state.supersedes is None:
-        return None
-    given = projection.evidence[state.supersedes]
-    intake = given.payload_field("intake") or {}
-    if intake.get("source", IMPLIED) != IMPLIED or intake.get("basis"):
-        return None
+    given = projection.evidence.get(withdrawal.supersedes)
+    intake = given.payload_field("intake") if given is not None else None
+    if (
+        given is None
+        or not isinstance(intake, dict)
+        or intake.get("id") != question.id
+        or intake.get("source", IMPLIED) != IMPLIED
+        or intake.get("basis")
+        or intake.get("answer") not in question.answers
+    ):
+        return None  # not a person's answer to this question (an event made by hand)
+    withdrawn = withdrawal.payload_field("withdraws") or {}
     return Known(
-        str(withdrawn["answer"]),
+        str(intake["answer"]),
         RESTORED,
-        f"the answer given at seq {given.seq}, withdrawn at seq {state.seq} while "
-        f"{withdrawn['reason']} made the question moot",
+        f"the answer recorded at seq {given.seq}, withdrawn at seq {withdrawal.seq} while "
+        f"{withdrawn.get('reason', 'another answer')} made the question moot",
     )
-
-
-def _latest_per_question(projection: Projection) -> dict[str, str]:
-    """Intake question id → the latest evidence that answers or withdraws an answer to it.
-
-    Kept in the fold's indexes with the last evidence read, so a call reads only the evidence
-    folded since the one before (a long case asks on every ``status``)."""
-    read: tuple[int, dict[str, str]] = projection.indexes.get(_LATEST, (0, {}))
-    last, latest = read
-    fresh: dict[str, str] = {}
-    newest = last
-    for state in reversed(projection.evidence.values()):  # folded in seq order
-        if state.seq <= last:
-            break
-        newest = max(newest, state.seq)
-        for field in ("withdraws", "intake"):
-            said = state.payload_field(field)
-            if said:
-                fresh.setdefault(str(said["id"]), state.id)
-    if newest > last:
-        latest = {**latest, **fresh}
-        projection.indexes[_LATEST] = (newest, latest)
-    return latest

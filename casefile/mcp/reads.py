@@ -202,6 +202,7 @@ def intake_questions(service: CaseService, case_id: str) -> dict[str, Any]:
                 "text": item.text,
                 "answers": list(item.answers),
                 "answer": item.answer,
+                "known": item.known_fields,
                 "counted_by": item.counted_by,
                 "does_not_apply": item.does_not_apply,
             }

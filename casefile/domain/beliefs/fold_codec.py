@@ -110,7 +110,7 @@ from casefile.domain.beliefs.fold_state import restore_warnings as _restore_warn
 from casefile.domain.beliefs.projection import Projection
 from casefile.domain.collector import collector_paused
 
-ENGINE_VERSION = "fold-9"
+ENGINE_VERSION = "fold-10"
 
 #: The keys of a probe run's payload that a restored projection keeps (graph building and
 #: event detail read them; ``assess_evidence`` only needs the seq).

@@ -91,6 +91,7 @@ def dump_question(q: QuestionState) -> dict[str, Any]:
             for n in q.nodes.values()
         ],
         "answers": [[intake, answer, seq] for intake, (answer, seq) in q.answers.items()],
+        "withdrawn": [[intake, eid] for intake, eid in q.withdrawn.items()],
     }
 
 
@@ -205,6 +206,11 @@ def restore_question(entry: dict[str, Any]) -> QuestionState:
         _check(intake.__class__ is str and answer.__class__ is str, f"answers of {qid!r}")
         _check(at.__class__ is int, f"answers of {qid!r}")
         answers[intake] = (answer, at)
+    withdrawn = {}
+    for item in entry["withdrawn"]:
+        _check(item.__class__ is list and len(item) == 2, f"withdrawn answers of {qid!r}")
+        _all(item, (str,), f"withdrawn answers of {qid!r}")
+        withdrawn[item[0]] = item[1]
     for node in nodes:
         _check(all(need.answers for need in node.requires), f"requirements of {node.id!r}")
     restored = QuestionState.restored(
@@ -218,6 +224,7 @@ def restore_question(entry: dict[str, Any]) -> QuestionState:
         evidence_count=evidence_count,
         support=support,
         answers=answers,
+        withdrawn=withdrawn,
     )
     # what applies follows from the requirements and the answers, never from the saved marks
     saved = {n.id: n.inapplicable for n in restored.nodes.values()}

@@ -420,6 +420,13 @@ class _Folder:
         )
         p.evidence[eid] = state
         count_support(question, state, +1)
+        moot = payload.withdraws
+        question.track_withdrawals(
+            eid,
+            moot.id if moot is not None and moot.because == "moot" else None,
+            intake.id if intake is not None else None,
+            old_id,
+        )
         if intake is not None:
             question.record_answer(intake.id, intake.answer, event.seq)
         return {qid}, surprise

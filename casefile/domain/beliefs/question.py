@@ -68,6 +68,9 @@ class QuestionState:
     evidence_count: int = 0
     #: intake question id → (answer in force, the seq that recorded it)
     answers: dict[str, tuple[str, int]] = field(default_factory=dict)
+    #: intake question id → the evidence that withdrew its last answer as moot, while no answer
+    #: has come since and nothing has superseded the withdrawal (what may be offered back)
+    withdrawn: dict[str, str] = field(default_factory=dict)
     #: top-level hypothesis → evidence kind → number of active evidence events favouring it
     support: dict[str, dict[str, int]] = field(default_factory=dict)
     _index: dict[str, int] = field(default_factory=dict)
@@ -159,6 +162,7 @@ class QuestionState:
         evidence_count: int,
         support: dict[str, dict[str, int]],
         answers: dict[str, tuple[str, int]] | None = None,
+        withdrawn: dict[str, str] | None = None,
     ) -> QuestionState:
         """A question rebuilt from saved state (see ``fold_codec``): its nodes in proposal
         order (childless; children are linked here), and the per-node evidence sums.
@@ -188,6 +192,7 @@ class QuestionState:
         question.evidence_count = evidence_count
         question.support = support
         question.answers = dict(answers or {})
+        question.withdrawn = dict(withdrawn or {})
         question.refresh_priors()
         return question
 
@@ -235,6 +240,19 @@ class QuestionState:
         if not self.settle_requirements():
             self.refresh_priors()  # the structure carries the answers the ranking reads
         return True
+
+    def track_withdrawals(
+        self, evidence_id: str, moot: str | None, answers: str | None, supersedes: str | None
+    ) -> None:
+        """Keep :attr:`withdrawn` as evidence is folded: ``moot``, the intake question whose
+        answer this evidence withdraws as moot; ``answers``, the one it answers; ``supersedes``,
+        the evidence it supersedes (a withdrawal superseded is no withdrawal to undo)."""
+        if supersedes is not None and supersedes in self.withdrawn.values():
+            self.withdrawn = {q: e for q, e in self.withdrawn.items() if e != supersedes}
+        if moot is not None:
+            self.withdrawn[moot] = evidence_id
+        if answers is not None:
+            self.withdrawn.pop(answers, None)
 
     def settle_requirements(self) -> bool:
         """Mark each hypothesis whose requirement an answer in force contradicts, clear the
