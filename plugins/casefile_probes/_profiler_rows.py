@@ -97,24 +97,33 @@ def covers_all(rows: list[Row], *, device: bool = True) -> bool:
     (``aten::copy_``, ``aten::mm``) is that of the kernels and copies it launched, and their
     own rows (``Memcpy HtoD …``, ``volta_sgemm…``) hold it again, so a whole table sums to
     about 200 % and one cut by a ``row_limit`` can still pass 100 %. So only the rows of the
-    device's own activity are summed (:func:`_on_device`); a table of operators alone (its
+    device's own activity are summed (:func:`counted_once`); a table of operators alone (its
     kernels cut below it, or a profiler that timed operators and listed no kernel) covers
     none of it, since the kinds of row asked about are kernels and copies. Where some row's
     host time is not given, operators cannot be told from kernels and every row is summed.
     Either way a sum past :data:`COUNTED_TWICE_PCT` counts time twice (a GPU-side annotation
     such as ``ProfilerStep*`` spans the kernels under it) and cannot say what is missing."""
-    if not device:
-        counted = [row.self_cpu_pct for row in rows]
-    else:
-        kinds = [_on_device(row) for row in rows]
-        own = [row for row, kind in zip(rows, kinds, strict=True) if kind]
-        counted = [row.self_dev_pct for row in (rows if None in kinds else own)]
+    counted = counted_once(rows, device=device)
     known = [p for p in counted if p is not None]
     return (
         bool(known)
         and len(known) == len(counted)
         and COMPLETE_PCT <= sum(known) <= COUNTED_TWICE_PCT
     )
+
+
+def counted_once(rows: list[Row], *, device: bool) -> list[float | None]:
+    """The cells of a % column (the device's where ``device``, else the host's) that hold each
+    microsecond once: every row's self CPU %; on the device, the self device % of the rows of
+    its own activity only (:func:`_on_device`), since an operator's repeats its kernels', and
+    of every row where some row's host time is not given. Whatever weighs how much of the
+    table a paste shows (:func:`covers_all`, and whether rows pasted without their header are
+    its top, in :mod:`casefile_probes.torch_profiler`) sums these, so both count alike."""
+    if not device:
+        return [row.self_cpu_pct for row in rows]
+    kinds = [_on_device(row) for row in rows]
+    own = [row for row, kind in zip(rows, kinds, strict=True) if kind]
+    return [row.self_dev_pct for row in (rows if None in kinds else own)]
 
 
 def _on_device(row: Row) -> bool | None:

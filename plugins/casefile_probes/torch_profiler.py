@@ -34,7 +34,8 @@ have no self device time: only host facts come from them. Rows are split on runs
 more spaces, which every version prints between cells. Rows pasted without their header line
 (the paste starts inside the table) are read only above a ``Self CPU time total`` footer and
 only when every row fits one of the two default layouts of PyTorch 1.8+ (six values, host only;
-ten, with a device), cell by cell.
+ten, with a device), cell by cell, and only where they can be the table's top rows, each
+microsecond counted once (:func:`_starts_at_the_top`); else only the footer's totals are read.
 """
 
 from __future__ import annotations
@@ -45,8 +46,10 @@ from dataclasses import dataclass, field
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
 from casefile_probes._profiler_rows import (
+    COUNTED_TWICE_PCT,
     MEMCPY,
     Row,
+    counted_once,
     host_copy_share,
     share,
     top_op,
@@ -259,16 +262,26 @@ def _starts_at_the_top(table: _Table) -> bool:
     lost its largest rows, and its shares and top op would be read from what is left: the
     rows are taken only where, in the self CPU % or the self device % column, the time they
     leave unshown (100 % less the column's sum) is less than the largest shown row, so no row
-    above them can be missing."""
+    above them can be missing (none holding that column's time: the host's column does not
+    see a kernel's row, which holds none of it).
+
+    Each microsecond counts once (:func:`counted_once`, as a ``row_limit``'s cut is weighed):
+    the device's column is summed over its kernel and copy rows only, since an operator's self
+    device time repeats theirs. Summed over every row it passed 100 % with the top rows gone
+    (018 without its four top rows: 95.23 %, of which its kernels and copy hold 47.12 %), and
+    a column past :data:`COUNTED_TWICE_PCT` (GPU-side annotations such as ``ProfilerStep*``
+    spanning the kernels under them) says nothing of what is unshown."""
     covered = []
-    for column in ("self_cpu_pct", "self_dev_pct"):
-        shown = [getattr(row, column) for row in table.rows if getattr(row, column) is not None]
-        if shown and 100.0 - sum(shown) < max(shown):
+    for device in (False, True):
+        shown = [p for p in counted_once(table.rows, device=device) if p is not None]
+        if not shown or sum(shown) > COUNTED_TWICE_PCT:
+            continue
+        if 100.0 - sum(shown) < max(shown):
             return True
         covered.append(sum(shown))
     table.problems.append(
-        f"table rows without their header line hold {max(covered):.1f} % of the self time, "
-        "and rows above them may be cut off: only the totals are read"
+        f"table rows without their header line hold {max(covered, default=0.0):.1f} % of the"
+        " self time, and rows above them may be cut off: only the totals are read"
     )
     return False
 
