@@ -3,7 +3,7 @@
 
 A tensor-parallel size, a world size or a count of GPUs used tells which causes can apply at
 all: a model split over more GPUs than it needs, collectives between them, or one GPU alone. A
-log states them as settings (``tensor_parallel_size=2``, ``--tp 4``, vLLM's ``TP Size: 2``,
+log states them as settings (``tensor_parallel_size=2``, ``--tp 4``, trtllm-bench's ``TP Size: 2``,
 ``world_size: 8``, ``num_gpus=2``, "Let's use 2 GPUs!"); TensorRT-LLM's benchmark line puts key
 and value apart by a space (``[BENCHMARK] … world_size 2 …``), read on such a line only, since
 "the world_size 2 run" in prose is no setting. A log that gives several values for one of them

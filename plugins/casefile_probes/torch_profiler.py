@@ -20,7 +20,8 @@ shares a rule can compare. Facts, all on ``host``:
   ``Memset``), among the rows shown;
 - ``gpu.nccl_share``: share of device self time in rows naming NCCL (``ncclKernel…``,
   ``ncclDevKernel…``; not the ``nccl:all_reduce`` annotation, which repeats its kernels' time);
-- ``profiler.top_op`` (str): the row name with the most device self time, else host self time;
+- ``profiler.top_op`` (str): the row name with the most device self time, else host self time
+  (from rows pasted without their header only where they are known to hold it);
 - ``gpu.busy_share`` only as a stated reading: the table sums kernel time but not the wall time
   it fell in (:mod:`casefile_probes._timeline`).
 
@@ -91,6 +92,9 @@ class _Table:
     device: str | None = None
     rows: list[Row] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    #: whether its top row is known to be shown (rows pasted without their header: only where
+    #: the column the top op is read from vouches for them, see :func:`_starts_at_the_top`)
+    top_shown: bool = True
 
 
 def _to_us(cell: str | None) -> float | None:
@@ -251,13 +255,17 @@ def _headerless_table(lines: list[str]) -> _Table | None:
         f"table rows without their header line: read as the default {len(kinds) - 1}-column"
         " layout of PyTorch 1.8+"
     )
-    if _starts_at_the_top(table):
+    vouching = _starts_at_the_top(table)
+    if vouching:
+        # the top op is read from device time where any row has some, over every row: only
+        # the host's column, which counts every row, vouches for the top row of a host table
+        table.top_shown = "host" in vouching and not any(row.self_dev_us for row in table.rows)
         return table
     return _Table(columns=[], problems=table.problems[1:])  # the totals only, and why
 
 
-def _starts_at_the_top(table: _Table) -> bool:
-    """Whether rows pasted without their header can be the top of the table. The table is
+def _starts_at_the_top(table: _Table) -> frozenset[str]:
+    """Which columns vouch that rows pasted without their header are the top of the table. It is
     sorted largest first (by host or by device time), so a paste that starts inside it has
     lost its largest rows, and its shares and top op would be read from what is left: the
     rows are taken only where, in the self CPU % or the self device % column, the time they
@@ -270,20 +278,30 @@ def _starts_at_the_top(table: _Table) -> bool:
     device time repeats theirs. Summed over every row it passed 100 % with the top rows gone
     (018 without its four top rows: 95.23 %, of which its kernels and copy hold 47.12 %), and
     a column past :data:`COUNTED_TWICE_PCT` (GPU-side annotations such as ``ProfilerStep*``
-    spanning the kernels under them) says nothing of what is unshown."""
+    spanning the kernels under them) says nothing of what is unshown.
+
+    What this vouches for is each share read by time against its footer's total, or as 0
+    where the rows cover the whole (:func:`~casefile_probes._profiler_rows.covers_all`), not
+    always the top row: the column that passes may not see the rows that are gone
+    (the host's column holds no kernel's time; the device's, counted by kernels, holds no
+    operator's own), so such a paste gives a ``profiler.top_op`` only where the host's column,
+    which counts every row, vouches for a table without device time. Returns the columns that
+    vouch (``host``, ``device``); none: only the footer's totals are read."""
     covered = []
-    for device in (False, True):
+    vouching = set()
+    for side, device in (("host", False), ("device", True)):
         shown = [p for p in counted_once(table.rows, device=device) if p is not None]
         if not shown or sum(shown) > COUNTED_TWICE_PCT:
             continue
         if 100.0 - sum(shown) < max(shown):
-            return True
+            vouching.add(side)
         covered.append(sum(shown))
-    table.problems.append(
-        f"table rows without their header line hold {max(covered, default=0.0):.1f} % of the"
-        " self time, and rows above them may be cut off: only the totals are read"
-    )
-    return False
+    if not vouching:
+        table.problems.append(
+            f"table rows without their header line hold {max(covered, default=0.0):.1f} % of"
+            " the self time, and rows above them may be cut off: only the totals are read"
+        )
+    return frozenset(vouching)
 
 
 def _footers(lines: list[str]) -> tuple[float | None, float | None, str | None]:
@@ -340,6 +358,8 @@ def parse_torch_profiler(text: str) -> ParseResult:
         result.add("profiler.gpu_over_cpu", round(dev_us / cpu_us, 4))
     if rows:
         _add_row_facts(result, rows, cpu_us, dev_us if has_self_device else None, has_self_device)
+        if table.top_shown:  # rows without their header may lack the top row
+            result.add("profiler.top_op", top_op(rows))
     if not result.facts:
         reason = "; ".join(result.problems) or "the table has no rows"
         return ParseResult.unparsed(f"profiler table without readable rows: {reason}")
@@ -396,7 +416,6 @@ def _add_row_facts(
         result.add("gpu.memcpy_share", share(rows, memcpy, dev_time, dev_pct, dev_us, device=True))
         result.add("memcpy.host_share", host_copy_share(rows))
         result.add("gpu.nccl_share", share(rows, nccl, dev_time, dev_pct, dev_us, device=True))
-    result.add("profiler.top_op", top_op(rows))
 
 
 def looks_like_torch_profiler(text: str) -> bool:

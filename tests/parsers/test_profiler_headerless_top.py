@@ -99,6 +99,19 @@ def test_operators_cut_above_their_kernel_leave_the_table_readable(drop: int) ->
     assert "memcpy.host_share" not in facts  # row_limit=10 cut it as it cut the whole table
 
 
+@pytest.mark.parametrize(("sample", "drop"), [("015.txt", 6), ("017.txt", 3), ("018.txt", 3)])
+def test_rows_without_their_header_give_no_top_op(sample: str, drop: int) -> None:
+    """The column that vouches for a headerless paste may not see the rows it lost: 015
+    without its six top kernel rows is vouched for by its host column (kernels hold no host
+    time), 017 without its three top operators by its kernels (an operator's own device time
+    is not theirs). The top op read from what is left named a kernel where the whole table's
+    is another kernel (015) or an operator (017: ``aten::mm``), so none is given."""
+    facts, problems = _read(_headerless(sample, drop))
+    whole, _ = _read(read_sample(GOLDEN / sample))
+    assert not any(CUT_OFF in problem for problem in problems)
+    assert "profiler.top_op" in whole and "profiler.top_op" not in facts
+
+
 @pytest.mark.parametrize("drop", [0, 3])
 def test_a_whole_device_sorted_paste_is_read_by_its_kernels(drop: int) -> None:
     """017 (row_limit=10, sorted by CUDA total) holds 49.92 % of the host's time at most, so

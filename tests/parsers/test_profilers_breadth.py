@@ -90,7 +90,9 @@ def test_torch_profiler_headerless_device_rows_read_as_the_ten_value_layout() ->
     assert facts["kernels.launch_share"] == 0.4
     assert facts["kernels.count"] == 1000
     assert facts["kernels.mean_us"] == 2.0
-    assert facts["profiler.top_op"] == "my_small_kernel"
+    # its kernel vouches for the device's time, but an operator cut above it could hold more
+    # device time of its own than any kernel shown: no top op from rows without their header
+    assert "profiler.top_op" not in facts
 
 
 def test_torch_profiler_headerless_rows_of_no_known_layout_stay_unread() -> None:
