@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 MEMCPY = re.compile(r"^(?:Memcpy|Memset)(?:\s|$)", re.IGNORECASE)
 #: a copy between host and device memory, as CUDA names it ("Memcpy HtoD (Pageable -> Device)",
@@ -101,8 +101,9 @@ def covers_all(rows: list[Row], *, device: bool = True) -> bool:
     kernels cut below it, or a profiler that timed operators and listed no kernel) covers
     none of it, since the kinds of row asked about are kernels and copies. Where some row's
     host time is not given, operators cannot be told from kernels and every row is summed.
-    Either way a sum past :data:`COUNTED_TWICE_PCT` counts time twice (a GPU-side annotation
-    such as ``ProfilerStep*`` spans the kernels under it) and cannot say what is missing."""
+    GPU-side annotations (``ProfilerStep*``, which spans the kernels under it) are left out
+    (:func:`row_kinds`). Either way a sum past :data:`COUNTED_TWICE_PCT` counts time twice and
+    cannot say what is missing."""
     counted = counted_once(rows, device=device)
     known = [p for p in counted if p is not None]
     return (
@@ -115,21 +116,63 @@ def covers_all(rows: list[Row], *, device: bool = True) -> bool:
 def counted_once(rows: list[Row], *, device: bool) -> list[float | None]:
     """The cells of a % column (the device's where ``device``, else the host's) that hold each
     microsecond once: every row's self CPU %; on the device, the self device % of the rows of
-    its own activity only (:func:`_on_device`), since an operator's repeats its kernels', and
-    of every row where some row's host time is not given. Whatever weighs how much of the
-    table a paste shows (:func:`covers_all`, and whether rows pasted without their header are
-    its top, in :mod:`casefile_probes.torch_profiler`) sums these, so both count alike."""
+    its own activity only (:func:`row_kinds`), since an operator's repeats its kernels' and an
+    annotation's spans them, and of every row where some row's host time is not given.
+    Whatever weighs how much of the table a paste shows (:func:`covers_all`, and whether rows
+    pasted without their header are its top, in :mod:`casefile_probes.torch_profiler`) sums
+    these, so both count alike."""
     if not device:
         return [row.self_cpu_pct for row in rows]
-    kinds = [_on_device(row) for row in rows]
-    own = [row for row, kind in zip(rows, kinds, strict=True) if kind]
-    return [row.self_dev_pct for row in (rows if None in kinds else own)]
+    kinds = row_kinds(rows)
+    if None in kinds:
+        return [
+            row.self_dev_pct for row, kind in zip(rows, kinds, strict=True) if kind != ANNOTATION
+        ]
+    return [row.self_dev_pct for row, kind in zip(rows, kinds, strict=True) if kind == ACTIVITY]
+
+
+#: what a row is (:func:`row_kinds`)
+ACTIVITY, OPERATOR, ANNOTATION = "activity", "operator", "annotation"
+#: names that ``record_function`` gives, never a kernel: the profiler's step, the ``## … ##``
+#: ranges of the Hugging Face and DeepSpeed examples, NCCL's ``nccl:all_reduce`` and Lightning's
+#: ``[pl][profile]…``/``[pl][module]…``
+ANNOTATION_NAME = re.compile(r"^(?:ProfilerStep(?:#\d+|\*)$|## |nccl:|\[pl\]\[)")
+
+
+def row_kinds(rows: list[Row]) -> list[str | None]:
+    """What each row is, the one place that says so: the device's own activity (a kernel, a
+    copy, a memset: the table gives it no host time), an operator (it has host time), a
+    GPU-side annotation, or None where its host time is not given (:func:`_on_device`).
+
+    A ``record_function`` range is listed twice since PyTorch 2.0: once on the host, and once
+    on the device with no host time and the span of the kernels it wrapped as its self device
+    time, which are also in their own rows. So a row without host time is an annotation, not
+    activity, where another row of the same name has host time (``LookupConv2d``,
+    ``model_inference``), where its name is one only ``record_function`` gives
+    (:data:`ANNOTATION_NAME`), or where its self device % passes :data:`COUNTED_TWICE_PCT`
+    (``ProfilerStep*`` at 416.90 %: no one activity can outlast all of them together)."""
+    hosted = {row.name for row in rows if _on_device(row) is False}
+    kinds: list[str | None] = []
+    for row in rows:
+        on_device = _on_device(row)
+        if on_device is not False and (
+            ANNOTATION_NAME.match(row.name)
+            or (on_device and row.name in hosted)
+            or (on_device and (row.self_dev_pct or 0.0) > COUNTED_TWICE_PCT)
+        ):
+            kinds.append(ANNOTATION)
+        elif on_device is None:
+            kinds.append(None)
+        else:
+            kinds.append(ACTIVITY if on_device else OPERATOR)
+    return kinds
 
 
 def _on_device(row: Row) -> bool | None:
-    """Whether a row is the device's own activity (a kernel, a copy, a memset: the table gives
-    it no host time at all) rather than an operator; None where its host time is not given,
-    or is given only as a % that rounds a small operator's time to 0.00 %."""
+    """Whether a row has no host time at all (a kernel, a copy, a memset, or a GPU-side
+    annotation, :func:`row_kinds` tells which) rather than being an operator; None where its
+    host time is not given, or is given only as a % that rounds a small operator's time to
+    0.00 %."""
     if row.self_cpu_us is not None:
         return row.self_cpu_us == 0
     if row.self_cpu_pct:
@@ -137,13 +180,67 @@ def _on_device(row: Row) -> bool | None:
     return None
 
 
+def device_total(
+    rows: list[Row], total_us: float | None
+) -> tuple[list[Row] | None, float | None, str | None]:
+    """The rows, with their self device % against the device's own time, and that time (us):
+    the footer's, less the GPU-side annotations' where it counts them; and a problem line.
+
+    Before pytorch/pytorch#130730 (PyTorch 2.4 and older) the footer's self device total and
+    the % column added the annotations' spans (:func:`row_kinds`) to the kernels' time, so a
+    table with them overstated its device time (LCNN-pytorch's README: 38.076 ms, of which
+    25.350 ms is ``LookupConv2d`` and ``Conv2d`` annotations). Which kind a table is shows in
+    its % column: a total that holds the annotations has every no-host-time row inside it,
+    and those rows sum to 100 % at most; a total without them puts an annotation spanning the
+    kernels at about 100 % by itself, above the kernels' own rows (``ProfilerStep*`` 416.90 %).
+    Where they sum to no more than :data:`COUNTED_TWICE_PCT` the total is taken to hold them,
+    and their time and % are taken off it (a row_limit that cut most kernels under a small
+    annotation could pass too; the error is then at most that annotation's share). Where a
+    value needed for this is not printed, the device's time cannot be told: no rows (None)
+    and no total are returned, and no device-time share is to be read."""
+    kinds = row_kinds(rows)
+    marks = [row for row, kind in zip(rows, kinds, strict=True) if kind == ANNOTATION]
+    own = [row for row, kind in zip(rows, kinds, strict=True) if kind == ACTIVITY]
+    if not marks:
+        return rows, total_us, None
+    pcts = [row.self_dev_pct for row in marks + own]
+    if None in pcts:
+        return None, None, "GPU-side annotation rows without a self device %: no device time read"
+    if sum(p for p in pcts if p is not None) > COUNTED_TWICE_PCT:
+        return rows, total_us, None  # PyTorch 2.5+: the footer counts the kernels alone
+    spans = [row.self_dev_us for row in marks]
+    base = 100.0 - sum(row.self_dev_pct or 0.0 for row in marks)
+    if base <= 0:
+        return None, None, "GPU-side annotations hold the whole device total: no device time read"
+    if total_us is not None and None in spans:
+        return None, None, "GPU-side annotation rows without a self device time: none read"
+    scaled = [
+        row
+        if row.self_dev_pct is None
+        else replace(row, self_dev_pct=row.self_dev_pct * 100 / base)
+        for row in rows
+    ]
+    names = ", ".join(sorted({row.name for row in marks}))
+    if total_us is None:
+        return scaled, None, f"the % column counts GPU-side annotations ({names}): left out"
+    kept = total_us - sum(t for t in spans if t is not None)
+    return (
+        scaled,
+        kept,
+        f"the device total counts GPU-side annotations ({names}):"
+        f" read as {kept / 1000:.3f}ms, without their {(total_us - kept) / 1000:.3f}ms",
+    )
+
+
 def top_op(rows: list[Row]) -> str | None:
-    """The row name (summed over input shapes) with the most device self time, else host."""
+    """The row name (summed over input shapes) with the most device self time, else host; a
+    GPU-side annotation (:func:`row_kinds`) spans the kernels under it and is no op."""
+    kinds = row_kinds(rows)
     for attr in ("self_dev_us", "self_cpu_us"):
         totals: dict[str, float] = {}
-        for row in rows:
+        for row, kind in zip(rows, kinds, strict=True):
             value = getattr(row, attr)
-            if value is not None:
+            if value is not None and kind != ANNOTATION:
                 totals[row.name] = totals.get(row.name, 0.0) + value
         if totals and max(totals.values()) > 0:
             return max(totals, key=lambda name: totals[name])

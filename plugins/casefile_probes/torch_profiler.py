@@ -8,6 +8,9 @@ shares a rule can compare. Facts, all on ``host``:
 
 - ``profiler.cpu_time_total_s``, ``profiler.cuda_time_total_s``: the footer's "Self CPU time
   total" and "Self CUDA time total" (any device: ``Self XPU time total`` counts too), seconds;
+  the device's less its GPU-side ``record_function`` annotations where it counts them
+  (PyTorch 2.4 and older, :func:`~casefile_probes._profiler_rows.device_total`), so that it
+  and the device shares are of kernels and copies;
 - ``profiler.gpu_over_cpu``: device self time over host self time;
 - ``kernels.launch_share``: share of self CPU time in kernel-launch rows (``cudaLaunchKernel``,
   ``cuLaunchKernel``, ``cudaLaunchKernelExC``, ``hipLaunchKernel``, ``urEnqueueKernelLaunch…``);
@@ -20,7 +23,8 @@ shares a rule can compare. Facts, all on ``host``:
   ``Memset``), among the rows shown;
 - ``gpu.nccl_share``: share of device self time in rows naming NCCL (``ncclKernel…``,
   ``ncclDevKernel…``; not the ``nccl:all_reduce`` annotation, which repeats its kernels' time);
-- ``profiler.top_op`` (str): the row name with the most device self time, else host self time
+- ``profiler.top_op`` (str): the row name with the most device self time, else host self time,
+  never a GPU-side annotation (``ProfilerStep*``, which spans the kernels under it)
   (from rows pasted without their header only where they are known to hold it);
 - ``gpu.busy_share`` only as a stated reading: the table sums kernel time but not the wall time
   it fell in (:mod:`casefile_probes._timeline`).
@@ -51,6 +55,7 @@ from casefile_probes._profiler_rows import (
     MEMCPY,
     Row,
     counted_once,
+    device_total,
     host_copy_share,
     share,
     top_op,
@@ -352,12 +357,23 @@ def parse_torch_profiler(text: str) -> ParseResult:
     if headers and cpu_us is None:
         result.problems.append("no 'Self CPU time total' footer: shares read from the % columns")
 
+    device_rows: list[Row] | None = rows
+    if has_self_device and rows:
+        device_rows, dev_us, note = device_total(rows, dev_us)
+        if note:
+            result.problems.append(note)
     result.add("profiler.cpu_time_total_s", _seconds(cpu_us), unit="s")
     result.add("profiler.cuda_time_total_s", _seconds(dev_us), unit="s")
     if cpu_us and dev_us is not None:
         result.add("profiler.gpu_over_cpu", round(dev_us / cpu_us, 4))
     if rows:
-        _add_row_facts(result, rows, cpu_us, dev_us if has_self_device else None, has_self_device)
+        _add_row_facts(
+            result,
+            device_rows or rows,
+            cpu_us,
+            dev_us if has_self_device else None,
+            has_self_device and device_rows is not None,
+        )
         if table.top_shown:  # rows without their header may lack the top row
             result.add("profiler.top_op", top_op(rows))
     if not result.facts:

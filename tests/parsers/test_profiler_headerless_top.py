@@ -73,15 +73,27 @@ def test_a_paste_without_its_top_kernels_is_not_the_table(
     assert any(CUT_OFF in problem and "47.1 %" in problem for problem in problems)
 
 
-def test_a_paste_below_its_gpu_annotations_is_not_the_table() -> None:
+def test_a_paste_below_its_gpu_annotations_is_read_by_its_kernels() -> None:
     """014 (a Lightning run) without its ``ProfilerStep*`` row: its GPU-side annotations
     (``[pl][module]…`` 358.18 %, ``run_training_epoch`` 245.92 %) span the kernels under them,
-    so its rows without host time sum to 694.02 % and say nothing of what is unshown; its host
-    column sums to 1.89 % (a ``run_training_epoch`` row holds -45.41 %). It was read as the
-    table, with an annotation for its top op."""
+    so its rows without host time sum to 694.02 %; its host column sums to 1.89 % (a
+    ``run_training_epoch`` row holds -45.41 %). It was read as the table, with an annotation
+    for its top op. The annotations are no device activity (``row_kinds``): its one copy row
+    holds 57.47 %, more than the 42.53 % unshown, so no activity row can be above it, and it
+    gives the whole table's device shares; no top op, as the host column does not vouch."""
     text = _headerless("014.txt", 1)
     assert _device_pct_sums(text) == (776.47, 694.02)
     facts, problems = _read(text)
+    whole, _ = _read(read_sample(GOLDEN / "014.txt"))
+    assert not any(CUT_OFF in problem for problem in problems)
+    assert facts["gpu.memcpy_share"] == whole["gpu.memcpy_share"] == 0.5747
+    assert "profiler.top_op" not in facts
+
+
+def test_a_paste_below_its_copy_row_is_not_the_table() -> None:
+    """014 from below its ``Memcpy HtoD`` row: what is left holds operators and a GPU-side
+    annotation, no device activity, and 0.26 % of the host's time: only the totals are read."""
+    facts, problems = _read(_headerless("014.txt", 16))
     assert set(facts) == TOTALS
     assert any(CUT_OFF in problem for problem in problems)
 
