@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from casefile.actions.spec import ActionSpec, Option, Outcome
 
 if TYPE_CHECKING:
+    from casefile.app.intake import IntakeOutcome
     from casefile.app.service import CaseService
     from casefile.app.who import Who
 
@@ -22,17 +23,7 @@ class AnswerIntake:
 
     def run(self, service: CaseService, case_id: str, who: Who) -> Outcome:
         outcome = service.writer.answer_intake(case_id, dict(self.answers), who=who)
-        said = [
-            f"{q}: {a}"
-            + (
-                f" (restored: {outcome.restored[q]})"
-                if q in outcome.restored
-                else ""
-                if s == "answered"
-                else f" ({s})"
-            )
-            for q, a, _, s in outcome.recorded
-        ]
+        said = [f"{q}: {a}{_origin(outcome, q, s)}" for q, a, _, s in outcome.recorded]
         said += [f"{q}: counted by {e}" for q, e in outcome.counted_elsewhere]
         said += [f"{q}: not recorded, does not apply ({r})" for q, r in outcome.moot.items()]
         said += [
@@ -47,6 +38,14 @@ class AnswerIntake:
         written += [eid for _, _, eid in outcome.withdrawn.values()]
         written += [eid for _, _, eid in outcome.mooted.values()]
         return Outcome(text, ",".join(written))
+
+
+def _origin(outcome: IntakeOutcome, question: str, source: str) -> str:
+    """Where a recorded answer came from, after it on the outcome line: nothing for a
+    person's, why it is back for a restored one, else its source."""
+    if question in outcome.restored:
+        return f" (restored: {outcome.restored[question]})"
+    return "" if source == "answered" else f" ({source})"
 
 
 @dataclass(frozen=True)

@@ -67,7 +67,9 @@ def withdrawal(
         f"Intake {question.id}: the answer {old.outcome!r} rested on {basis}, which no longer "
         f"holds ({'; '.join(now)}); withdrawn, so the question is open again and what it ruled "
         "out applies again.",
-        (question.id, "premise", basis),
+        question=question.id,
+        because="premise",
+        reason=basis,
     )
 
 
@@ -85,7 +87,9 @@ def moot_withdrawal(
         evidence_id,
         f"Intake {question.id}: the answer {old.outcome!r} is to a question that does not apply "
         f"now ({reason}); withdrawn, so it weighs on nothing while the question is moot.",
-        (question.id, "moot", reason),
+        question=question.id,
+        because="moot",
+        reason=reason,
     )
 
 
@@ -93,14 +97,16 @@ def _weighing_nothing(
     projection: Projection,
     evidence_id: str,
     why: str,
-    withdrawn: tuple[str, WithdrawnBecause, str],
+    *,
+    question: str,
+    because: WithdrawnBecause,
+    reason: str,
 ) -> NewEvent:
     """Evidence that supersedes ``evidence_id`` and weighs nothing (every likelihood 1,
-    reliability 0): the one way an answer is withdrawn, whatever withdraws it. ``withdrawn``:
-    the question, why and what changed, said in the event beside the rationale."""
+    reliability 0): the one way an answer is withdrawn, whatever withdraws it. The question,
+    why and what changed are said in the event beside the rationale."""
     old = projection.evidence[evidence_id]
     named = {h: 1.0 for h in old.likelihoods}
-    question, because, reason = withdrawn
     return commands.assess_evidence(
         projection,
         named,
