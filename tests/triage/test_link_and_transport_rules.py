@@ -65,7 +65,8 @@ def first_rule(change: str) -> str | None:
         ("image decoding moved from the CPU to the GPU (DALI)", "data-pipeline"),
         ("image decoding for the model moved from the CPU to the GPU (DALI)", "data-pipeline"),
         ("the model's image decoding moved from the CPU to the GPU", "data-pipeline"),
-        ("sampling for the model moved from the CPU to the GPU", None),  # not gpu-offload
+        # not gpu-offload: a part of the host's work moved onto the GPU
+        ("sampling for the model moved from the CPU to the GPU", "host-work"),
         ("the model is no longer moved from the CPU to the GPU", None),
         # a power budget raised, and cooling improved, are two rules (change 54)
         ("power cap 500 W -> 1400 W", "power-limit"),

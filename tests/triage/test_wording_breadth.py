@@ -27,11 +27,12 @@ from casefile.app.experiment_reading import experiment_rule
 from tests.triage.wordings_fresh import FRESH
 from tests.triage.wordings_fresh2 import FRESH2
 from tests.triage.wordings_fresh3 import FRESH3
+from tests.triage.wordings_host_work import HOST_WORK
 from tests.triage.wordings_more import MORE
 from tests.triage.wordings_multi_gpu import MULTI_GPU
 from tests.triage.wordings_single_gpu import SINGLE_GPU
 
-WORDINGS = [*MULTI_GPU, *SINGLE_GPU, *MORE, *FRESH, *FRESH2, *FRESH3]
+WORDINGS = [*MULTI_GPU, *SINGLE_GPU, *MORE, *FRESH, *FRESH2, *FRESH3, *HOST_WORK]
 
 
 def _reading(change: str) -> tuple[str | None, bool]:

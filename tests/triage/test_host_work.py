@@ -1,0 +1,117 @@
+"""gpu-throughput@3's A/B on the host's own work (``experiment.host-work``): the remedy of the
+host-CPU class, which had none but a thread count.
+
+Work taken off the thread that drives the GPU (post-processing done on the GPU, a key cached
+instead of rebuilt on every launch, a fast tokenizer) speeds the job up exactly when that thread
+set the pace. The rule comes last, so each narrower rule keeps what it reads: the whole model
+moved onto the GPU, the input pipeline, host-device round trips, thread counts, CUDA graphs.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from casefile.domain.experiments import ExperimentRule
+from tests.cli.conftest import CLI, builtin_registry
+from tests.triage.test_experiments import log
+
+#: how much more a faster run must say for host-cpu than for each of these, at least
+HOST_CPU_OVER = {"data-loading": 2.0, "compute-launch": 2.0, "host-transfer": 1.5}
+
+
+def playbook_rules() -> tuple[ExperimentRule, ...]:
+    return builtin_registry().playbook("gpu-throughput@3").experiments
+
+
+def reading_rule(change: str) -> str | None:
+    """The first experiment rule of version 3 that reads ``change`` (the service's order)."""
+    return next((r.id for r in playbook_rules() if r.matches(change)), None)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "NV12-to-RGBA colour conversion moved from sws_scale on the CPU into a GPU shader",
+        "NMS: CPU -> GPU",
+        "box decoding done on the GPU instead of the CPU",
+        "GPU nms instead of CPU nms",
+        "fla kernels launched with the cached config instead of rebuilding the key on every launch",
+        "autotune lookup cached per call",
+        "per-step host work removed",
+        "Python overhead in the training loop cut",
+        "lazy initialization of the metrics object",
+        "fast tokenizer instead of the Python one",
+        "use_fast=True",
+        "detokenize=False for the per-step beam candidates",
+    ],
+)
+def test_host_work_cut_or_moved_onto_the_gpu_is_read_as_such(change: str) -> None:
+    assert reading_rule(change) == "host-work"
+
+
+@pytest.mark.parametrize(
+    ("change", "rule"),
+    [
+        ("the model moved from the CPU to the GPU", "gpu-offload"),
+        ("image decoding moved from the CPU to the GPU (DALI)", "data-pipeline"),
+        ("per-step .item() calls removed", "host-sync"),
+        ("OMP_NUM_THREADS=8", "host-threads"),
+        ("torch.compile(mode='reduce-overhead')", "cuda-graphs"),
+        # an offload is no move of the host's work: its weights stay on the CPU
+        (
+            "enable_sequential_cpu_offload() added (weights kept on the CPU and copied to the GPU)",
+            None,
+        ),
+        ("the colour conversion is no longer moved from the CPU to the GPU", None),
+        ("NMS moved from the GPU to the CPU", None),
+        ("GPU0 and GPU1 joined by NV12", "interconnect"),
+        ("enable persistent prompt caching", None),
+        ("Removing `wandb.log`", None),
+    ],
+)
+def test_narrower_rules_keep_theirs_and_other_changes_are_not_read(
+    change: str, rule: str | None
+) -> None:
+    assert reading_rule(change) == rule
+
+
+def test_a_faster_run_speaks_for_host_cpu_far_more_than_for_its_neighbours() -> None:
+    rule = next(r for r in playbook_rules() if r.id == "host-work").rule
+    host_cpu = rule.likelihoods["host-cpu"]["faster"]
+    for other, at_least in HOST_CPU_OVER.items():
+        ratio = host_cpu / rule.likelihoods[other]["faster"]
+        assert ratio >= at_least, f"host-cpu against {other}: {ratio:.2f}"
+        assert rule.likelihoods[other]["faster"] > rule.otherwise["faster"]
+
+
+def test_the_fast_tokenizer_turned_off_is_the_ab_run_backwards() -> None:
+    rule = next(r for r in playbook_rules() if r.id == "host-work")
+    assert rule.matches("use_fast=True -> False") and rule.undoes("use_fast=True -> False")
+    assert not rule.undoes("use_fast=False -> True")
+
+
+def test_a_recorded_ab_moves_a_one_gpu_training_case_toward_host_cpu(cli: CLI) -> None:
+    new = cli(
+        "new", "training is slow, the GPU waits", "--id", "hw", "--playbook", "gpu-throughput@3",
+        "--env", "gpus=1x RTX 3090", "--env", "workload=training",
+    )  # fmt: skip
+    assert new.code == 0, new.err
+
+    def share(hypothesis: str) -> float:
+        status = json.loads(cli("status", "hw", "--json").out)
+        return float(next(h["confidence"] for h in status["hypotheses"] if h["id"] == hypothesis))
+
+    before = share("host-cpu")
+    assert share("data-loading") > before  # a training job: data loading leads on its prior
+    done = cli(
+        "experiment", "hw", "--change", "loss metrics computed directly on the GPU",
+        "--reported", "4.1:9.8", "--unit", "it/s",
+    )  # fmt: skip
+    assert done.code == 0, done.err
+    payload = log(cli, "hw")[-1]["payload"]
+    assert payload["rule"] == {"id": "experiment.host-work", "version": 1}  # type: ignore[index]
+    assert payload["outcome"] == "faster"  # type: ignore[index]
+    assert share("host-cpu") > 2 * before
+    assert share("host-cpu") > share("data-loading")
