@@ -171,6 +171,8 @@ def said(record: ProbeRecord) -> str:
     )
     if record.setup is not None:
         return line  # a run of another setup is kept to compare: no rule reads it anyway
+    if record.withdrawn:  # read, and withdrawn at once: an answer rules the rule out
+        line += f"; withdrawn at once: {', '.join(record.withdrawn)}"
     if record.result.source != "stated":
         needs = wanting_words(record)
         return f"{line}; {needs}" if needs else line

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from casefile.app.recording import opened_from
+from casefile.app.rule_verdicts import opened_from
 from casefile.errors import PluginError
 
 if TYPE_CHECKING:

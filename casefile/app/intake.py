@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from casefile.app.candidates import case_playbooks
+from casefile.app.rescoping import Rescoped, required_questions, rescope
 from casefile.app.who import NOW, Who
 from casefile.domain import premises, triage
 from casefile.domain.beliefs.by_observation import evidence_of
@@ -100,6 +101,9 @@ class IntakeOutcome:
     #: a person's answers withdrawn as moot, recorded again because their question applies
     #: again: question → which answer it was and what had made it moot
     restored: Mapping[str, str] = field(default_factory=dict)
+    #: rule readings withdrawn or restored because the answers changed what their rules apply
+    #: to (:mod:`casefile.domain.reading_scope`)
+    readings: tuple[Rescoped, ...] = ()
 
 
 def intake_items(
@@ -211,6 +215,12 @@ def answer_intake(
                 restored[qid] = given.basis
         withdrawn = _unsettled(draft, list(playbooks.values()), wanted, recorded, implied)
         mooted = _withdraw_moot(draft, list(playbooks.values()))
+        moved = {q for q, *_ in recorded} | set(withdrawn) | set(mooted)
+        readings = (
+            rescope(draft, playbooks.values())
+            if moved & required_questions(playbooks.values())
+            else []
+        )
         return IntakeOutcome(
             tuple(recorded),
             tuple(unchanged),
@@ -221,6 +231,7 @@ def answer_intake(
             moot,
             mooted,
             restored,
+            tuple(readings),
         )
 
     _, outcome = sessions.execute(case_id, decide, who)

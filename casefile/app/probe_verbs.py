@@ -152,6 +152,7 @@ class CaseProbing:
             scrubbed,
             tuple(decided.wanting),
             tuple(decided.intake_reads),
+            tuple(decided.withdrawn),
         )
 
     def propose_ingest(

@@ -20,25 +20,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from casefile.domain import commands, triage
-from casefile.domain.event_types.evidence import EvidenceAssessed
+from casefile.app.rule_verdicts import apply_rules, opened_from
 from casefile.domain.events import NewEvent
-from casefile.domain.fabric import still_needed
 from casefile.domain.facts import Fact, ParseResult
-from casefile.domain.host_link import link_needed
-from casefile.domain.rules import Applied, Rule, SetAside, can_read, contradicted, evaluate
+from casefile.domain.rules import Rule
 from casefile.domain.stated import SOURCE as STATED
-from casefile.domain.stated import read_statement, still_needs
-from casefile.domain.witnesses import corroborated
-from casefile.errors import DomainError, StoreError
+from casefile.domain.stated import read_statement
+from casefile.errors import StoreError
 
 if TYPE_CHECKING:
     from casefile.app.draft import Draft
-    from casefile.domain.beliefs import Projection
-    from casefile.domain.expected import CaseContext
     from casefile.domain.playbook import Playbook
     from casefile.plugins import Registry
     from casefile.probes.api import Probe, RunOutput
@@ -71,6 +64,9 @@ class ProbeRecord:
     wanting: tuple[str, ...] = ()
     #: the intake answers a stated reading's facts give (``gpu-class: consumer``)
     intake_reads: tuple[str, ...] = ()
+    #: readings withdrawn at once, as ``nccl-network (does not apply: nodes = single (seq
+    #: 29))``: an answer in force rules their rule out
+    withdrawn: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -158,20 +154,6 @@ def read_by_others(
     if not read:
         return parsed, []
     return ParseResult(facts, problems, True), read
-
-
-def opened_from(projection: Projection, question_id: str, playbook_ref: str) -> bool:
-    """Whether the case's question was opened from that playbook version (``ID@VERSION``).
-
-    A case keeps the version it was opened from: installing a newer playbook never changes
-    which rules read its runs. A question that names a playbook without a version (written by
-    hand) takes any version's rules."""
-    question = projection.questions.get(question_id)
-    if question is None or question.playbook is None:
-        return False
-    if "@" not in question.playbook:
-        return question.playbook == playbook_ref.split("@", 1)[0]
-    return question.playbook == playbook_ref
 
 
 def rules_for(registry: Registry, probe_name: str) -> list[tuple[Playbook, Rule]]:
@@ -341,6 +323,8 @@ class Decided:
     wanting: list[str]
     #: the intake answers a stated reading's facts give (``gpu-class: consumer``)
     intake_reads: list[str] = field(default_factory=list)
+    #: readings withdrawn at once: an answer in force rules their rule out
+    withdrawn: list[str] = field(default_factory=list)
 
 
 def decide_run(draft: Draft, collected: Collected, at: str | None = None) -> Decided:
@@ -361,11 +345,19 @@ def decide_run(draft: Draft, collected: Collected, at: str | None = None) -> Dec
     obs_seq = draft.add(NewEvent("observation.recorded", observation, occurred_at=at))
     load = str(collected.conditions["load"])
     stated = collected.run_payload.get("source") == STATED
-    evidence_ids, set_aside, wanting = apply_rules(
+    verdicts = apply_rules(
         draft, collected.rules, parsed.facts, load, obs_seq, run_seq, reported=stated
     )
     intake = intake_reads(draft, collected.rules, parsed.facts) if stated else []
-    return Decided(run_seq, obs_seq, evidence_ids, set_aside, wanting, intake)
+    return Decided(
+        run_seq,
+        obs_seq,
+        verdicts.evidence_ids,
+        verdicts.set_aside,
+        verdicts.wanting,
+        intake,
+        verdicts.withdrawn,
+    )
 
 
 def intake_reads(
@@ -387,94 +379,6 @@ def intake_reads(
                 if fact.name == spec.fact and spec.holds(fact.value)
             ]
     return list(dict.fromkeys(answered))
-
-
-def case_needs(
-    projection: Projection,
-    playbook: Playbook,
-    rule: Rule,
-    facts: Sequence[Fact],
-    stated: Callable[[], CaseContext],
-    statement: Sequence[Fact] = (),
-) -> list[str]:
-    """What a rule worth suggesting here still needs to read a run it could not: for a
-    ``statement``, first the facts it lacked (:func:`casefile.domain.stated.still_needs`);
-    then what the case must state (an RDMA run's port rate:
-    :func:`casefile.domain.fabric.still_needed`; a copy test's GPU:
-    :func:`casefile.domain.host_link.link_needed`). Nothing for a rule whose requirements the
-    case contradicts (a job on one node asks no port rate)."""
-    if contradicted(rule.requires, triage.answers_in_force(projection, rule.question)):
-        return []
-    lacking = still_needs(rule, statement, facts) if statement else []
-    if lacking:
-        return lacking
-    reads = rule.statistic.facts
-    needs = still_needed(reads, facts, stated) or link_needed(
-        playbook.host_links, reads, facts, stated
-    )
-    return [] if needs is None else [f"{rule.id} also needs {needs}"]
-
-
-def apply_rules(
-    draft: Draft,
-    rules: Sequence[tuple[Playbook, Rule]],
-    facts: Sequence[Fact],
-    load: str,
-    obs_seq: int,
-    run_seq: int,
-    *,
-    reported: bool = False,
-) -> tuple[list[str], list[str], list[str]]:
-    """Apply each rule to a question opened from its own playbook (never to a question that
-    merely shares its id); ``reported``: the facts were stated by a person, so the evidence
-    counts as reported, as far as a person's stated figures are trusted. Returns the
-    evidence ids, the rules that set the reading aside, and what each rule that could not read
-    it still needed: for a statement, the facts it lacked (``power-headroom also needs
-    power.limit``); for a run, what the case must state (``rdma-rate also needs the ports'
-    rate …``)."""
-    evidence_ids: list[str] = []
-    set_aside: list[str] = []
-    wanting: list[str] = []
-    context: dict[str, list[Fact]] = {}
-    for playbook, rule in rules:
-        if not opened_from(draft.projection, rule.question, playbook.ref):
-            continue
-        stated = partial(triage.case_context, draft.projection, playbook)
-        if playbook.ref not in context:
-            context[playbook.ref] = [*facts, *playbook.context_facts(list(facts), stated)]
-        if reported and not can_read(rule, context[playbook.ref]):
-            # a statement of one or two facts is no reading for the rules that read others:
-            # nothing to set aside for a load it was not taken under
-            wanting.extend(
-                case_needs(draft.projection, playbook, rule, context[playbook.ref], stated, facts)
-            )
-            continue
-        verdict = evaluate(rule, context[playbook.ref], load)
-        if not isinstance(verdict, Applied | SetAside):
-            wanting.extend(
-                case_needs(draft.projection, playbook, rule, context[playbook.ref], stated)
-            )
-        if isinstance(verdict, SetAside):
-            draft.add(commands.set_aside(verdict, obs_seq))
-            set_aside.append(rule.id)
-        elif isinstance(verdict, Applied):
-            host = draft.projection.probe_runs[run_seq].get("host")
-            joins = corroborated(draft.projection, rule, playbook.rules, host)
-            try:
-                event = commands.evidence_from_rule(
-                    draft.projection,
-                    verdict,
-                    obs_seq,
-                    run_seq,
-                    fresh=True,
-                    reported=reported,
-                    corroborates=joins,
-                )
-            except DomainError:
-                continue  # none of the hypotheses the rule names are in this case
-            draft.add(event)
-            evidence_ids.append(EvidenceAssessed.of(event.payload).evidence_id)
-    return evidence_ids, set_aside, wanting
 
 
 def outcome_failure(record_parse: ParseResult, result: RunResult, reason: str | None) -> str | None:

@@ -131,6 +131,8 @@ def cmd_intake(args: argparse.Namespace) -> int:
     for qid, (answer, reason, eid) in outcome.mooted.items():
         why = f"does not apply now ({reason})"
         say(terminal_safe(f"{qid}: {answer} withdrawn: {why} → evidence {eid}"))
+    for r in outcome.readings:
+        say(terminal_safe(f"{r.said} → evidence {r.evidence_id}"))
     if pending:
         say(terminal_safe(f"not answered yet: {', '.join(pending)}"))
     return 0
@@ -244,6 +246,17 @@ def _outcome_json(outcome: IntakeOutcome, pending: list[str]) -> dict[str, Any]:
         "withdrawn_moot": [
             {"question": q, "answer": a, "does_not_apply": reason, "evidence_id": e}
             for q, (a, reason, e) in outcome.mooted.items()
+        ],
+        # rule readings withdrawn while an answer rules their rule out, or restored
+        "readings": [
+            {
+                "rule": r.rule,
+                "outcome": r.outcome,
+                "withdrawn" if r.withdrawn else "restored": True,
+                "because": r.because,
+                "evidence_id": r.evidence_id,
+            }
+            for r in outcome.readings
         ],
         "pending": pending,
     }

@@ -80,6 +80,8 @@ def describe(record: ProbeRecord) -> str:
         parts.append("evidence " + ", ".join(record.evidence_ids))
     if record.set_aside:
         parts.append("set aside by " + ", ".join(record.set_aside))
+    if record.withdrawn:
+        parts.append("withdrawn at once: " + ", ".join(record.withdrawn))
     if record.result.source == "stated" and record.setup is None:
         from casefile.actions.probe_actions import stated_words
 
@@ -119,6 +121,7 @@ def record_json(record: ProbeRecord) -> dict[str, object]:
         "truncated": [cut.to_dict() for cut in result.truncated],
         "evidence": record.evidence_ids,
         "set_aside": record.set_aside,
+        "withdrawn": list(record.withdrawn),
         "setup": record.setup,
         "read_as": list(record.read_as),
     }

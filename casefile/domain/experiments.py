@@ -386,6 +386,7 @@ def experiment_from_dict(data: Any, question: str, known: set[str], where: str) 
             "rationale": data.get("rationale"),
             "reliability": data.get("reliability", 0.9),
             "requires": data.get("requires", []),
+            "only_where_required": data.get("only_where_required", False),
         },
         question,
         where=label,

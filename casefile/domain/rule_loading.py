@@ -69,7 +69,19 @@ def rule_from_dict(data: Mapping[str, Any], question: str, where: str = "rule") 
         requires=requirements_from(data.get("requires", []), label),
         witness=_witness(data.get("witness", []), label),
         exclusive=_exclusive(data.get("exclusive"), label),
+        only_where_required=_only_where_required(data, label),
     )
+
+
+def _only_where_required(data: Mapping[str, Any], label: str) -> bool:
+    """``only_where_required = true``: the rule's reading means nothing where an answer
+    contradicts its ``requires`` (see :attr:`Rule.only_where_required`)."""
+    raw = data.get("only_where_required", False)
+    if not isinstance(raw, bool):
+        raise RuleError(f"{label}: 'only_where_required' must be true or false")
+    if raw and not data.get("requires"):
+        raise RuleError(f"{label}: 'only_where_required' needs 'requires' to say where")
+    return raw
 
 
 def intake_answers_of(entry: Any) -> tuple[str, tuple[str, ...]] | None:

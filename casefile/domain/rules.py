@@ -328,6 +328,12 @@ class Rule:
     #: (intake question id, answers): what the case must state for this rule to be worth
     #: suggesting (nccl-tests says nothing about a job on one GPU); it still reads any run
     requires: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: its reading means nothing where an answer contradicts ``requires`` (``only_where_required
+    #: = true`` in TOML: the network between nodes, read on a one-node job), so it weighs only
+    #: while no answer does (:mod:`casefile.domain.reading_scope`); without it, ``requires``
+    #: only says when the rule is worth suggesting (a model's share on the GPU, read in
+    #: training, still speaks for the GPU left unused)
+    only_where_required: bool = False
     #: the states of the machine it reads (``gpu-heat``): rules naming one state are one
     #: witness of it, not several (:mod:`casefile.domain.witnesses`)
     witness: tuple[str, ...] = ()

@@ -241,6 +241,9 @@ def _records(case_id: str, request: ProbeRequest, records: list[ProbeRecord]) ->
                 "facts": len(parse.facts) if parse.parsed else None,
                 "evidence": list(record.evidence_ids),
                 "set_aside_by": list(record.set_aside),
+                # readings recorded and withdrawn at once: an answer in force rules their
+                # rule out (``nccl-network (does not apply: nodes = single (seq 29))``)
+                "withdrawn": list(record.withdrawn),
                 # what a rule that could not read the run still needs (a stated reading's
                 # other facts, or what the case must state: an RDMA run's port rate)
                 "wanting": list(record.wanting),

@@ -93,7 +93,7 @@ def _row(e: EvidenceRow) -> tuple[Cell, ...]:
     rule = f"{e.rule} v{e.rule_version} → " if e.rule else ""
     outcome = " ".join(x for x in (e.outcome, e.statistic and f"({e.statistic})") if x)
     if e.withdraws:
-        rule, outcome = "intake ", e.withdraws
+        rule, outcome = "", e.withdraws
     provenance = "; ".join(
         x for x in (e.artifact and f"artifact {e.artifact[:16]}", e.conditions) if x
     )

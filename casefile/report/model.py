@@ -226,9 +226,9 @@ class EvidenceRow:
     conditions: str | None
     bits: float | None  # None: superseded, counts for nothing now
     rationale: str
-    #: the intake answer it withdraws and why (``scaling: 'no' withdrawn (does not apply now:
-    #: …)``): a withdrawal weighs nothing itself, yet undoes an answer, so it is no evidence
-    #: that "moved nothing"
+    #: the intake answer or rule reading it withdraws and why (``intake scaling: 'no'
+    #: withdrawn (does not apply now: …)``): a withdrawal weighs nothing itself, yet undoes
+    #: evidence that weighed, so it is no evidence that "moved nothing"
     withdraws: str | None = None
 
 

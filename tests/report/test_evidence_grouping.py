@@ -101,9 +101,9 @@ def test_a_withdrawn_answer_stands_alone_and_says_what_it_withdraws(report: Repo
     evidence that "moved nothing", so a run of three with it in the middle is not grouped."""
     from dataclasses import replace
 
-    said = "scaling: 'no' withdrawn (does not apply now: gpu-count = one (seq 30))"
+    said = "intake scaling: 'no' withdrawn (does not apply now: gpu-count = one (seq 30))"
     withdrawal = replace(_row(2, 0.0), rule=None, rule_version=None, withdraws=said)
     evidence = (_row(1, 0.0), withdrawal, _row(3, 0.0), _row(4, 0.0))
     table = _table(replace(report, evidence=evidence, excerpts=()))
     assert len(table.rows) == 4 and not moved_nothing(withdrawal)
-    assert table.rows[1][1] == (f"intake {said}",)
+    assert table.rows[1][1] == (said,)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from casefile.app.views.rules import ExperimentRuleView, experiment_rule_views
+from casefile.app.views.rules import ExperimentRuleView, experiment_rule_views, requirement_words
 
 if TYPE_CHECKING:
     from casefile.domain.intake import FactAnswer, ImpliedAnswer, IntakeQuestion
@@ -116,6 +116,10 @@ class RuleView:
     #: the rules that read another kind of the same probe's run (``exclusive``): one run
     #: feeds this rule or one of them
     excludes: tuple[str, ...] = ()
+    #: what the case must state for it to be suggested (``gpu-count: several``)
+    requires: tuple[str, ...] = ()
+    #: its reading counts only while no answer rules those out (``only_where_required``)
+    only_where_required: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -129,6 +133,8 @@ class RuleView:
             "witness": list(self.witness),
             "witnessed_with": {state: list(rules) for state, rules in self.witnessed_with},
             "excludes": list(self.excludes),
+            "requires": list(self.requires),
+            "only_where_required": self.only_where_required,
             "likelihoods": self.likelihoods,
         }
 
@@ -173,6 +179,8 @@ def _rule_view(rule: Rule, rules: tuple[Rule, ...], numbers: bool) -> RuleView:
             for r in rules
             if rule.exclusive is not None and r.id != rule.id and r.exclusive == rule.exclusive
         ),
+        requires=requirement_words(rule.requires),
+        only_where_required=rule.only_where_required,
     )
 
 

@@ -46,6 +46,10 @@ class ExperimentRuleView:
     #: with numbers only: the noise margin per probe, and P(outcome | h) per hypothesis
     noise: dict[str, float] | None = None
     likelihoods: dict[str, dict[str, float]] | None = None
+    #: what the case must state for it to be read (``gpu-count: several``), and whether its
+    #: reading counts only while no answer rules that out (``only_where_required``)
+    requires: tuple[str, ...] = ()
+    only_where_required: bool = False
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -61,6 +65,8 @@ class ExperimentRuleView:
             "probes": list(self.probes),
             "cost": self.cost,
             "cost_when": list(self.cost_when),
+            "requires": list(self.requires),
+            "only_where_required": self.only_where_required,
         }
         if self.likelihoods is not None:
             out["noise"] = self.noise
@@ -102,7 +108,14 @@ def experiment_rule_view(
         size=effect_size.in_words(rule.large),
         noise=dict(rule.noise) if numbers else None,
         likelihoods=table,
+        requires=requirement_words(rule.rule.requires),
+        only_where_required=rule.rule.only_where_required,
     )
+
+
+def requirement_words(requires: Iterable[tuple[str, Iterable[str]]]) -> tuple[str, ...]:
+    """A rule's requirements as the playbook listings say them: ``gpu-count: several``."""
+    return tuple(f"{q}: {' or '.join(answers)}" for q, answers in requires)
 
 
 def _way(rule: ExperimentRule) -> str:

@@ -36,11 +36,24 @@ def render_rule(view: ExperimentRuleView, indent: str = "") -> str:
     ]
     if view.cost_when:
         lines.append(f"  cost:    {'; '.join(view.cost_when)}; else {view.cost}")
+    if view.requires:
+        lines.append(f"  {needs_line(view.requires, view.only_where_required)}")
     if view.likelihoods is not None:
         noise = ", ".join(f"{p} ±{v:.0%}" for p, v in (view.noise or {}).items())
         lines.append(f"  noise:   {noise}")
         lines += [f"    {hid:<22} {_row(row)}" for hid, row in view.likelihoods.items()]
     return "\n".join(indent + one_line(line) for line in lines)
+
+
+def needs_line(requires: tuple[str, ...], only_where_required: bool) -> str:
+    """What a rule needs the case to state, and whether its reading counts only there or the
+    rule is merely not suggested elsewhere."""
+    where = (
+        "its reading counts only there"
+        if only_where_required
+        else "suggested only there; it reads any run"
+    )
+    return f"needs:   {', '.join(requires)} ({where})"
 
 
 def _probe_rule(rule: RuleView) -> list[str]:
@@ -66,6 +79,8 @@ def _probe_rule(rule: RuleView) -> list[str]:
         lines.append(f"    one witness of {'; '.join(states)}")
     if rule.excludes:
         lines.append(f"    one run feeds this or {', '.join(rule.excludes)}, not both")
+    if rule.requires:
+        lines.append(f"    {needs_line(rule.requires, rule.only_where_required)}")
     if rule.likelihoods is not None:
         lines += [f"      {hid:<22} {_row(row)}" for hid, row in rule.likelihoods.items()]
     return lines

@@ -18,7 +18,7 @@ EvidenceKind = Literal["measured", "calculated", "reported", "assumed"]
 IntakeSource = Literal["answered", "environment", "observation"]
 #: why an intake answer was withdrawn: what it rested on changed (an implied answer), or an
 #: answer given since makes its question moot (scaling, once the job runs on one GPU)
-WithdrawnBecause = Literal["premise", "moot"]
+WithdrawnBecause = Literal["premise", "moot", "scope"]
 
 
 class RuleRef(Payload):
@@ -37,16 +37,19 @@ class IntakeRef(Payload):
 
 
 class IntakeWithdrawal(Payload):
-    """The intake answer a piece of evidence withdraws, and why: said apart from the rationale
-    so that replay, the report and intake can tell a withdrawal from evidence that weighs
-    nothing for other reasons, and an answer withdrawn as moot can be offered again once its
-    question applies again."""
+    """The intake answer (or rule reading) a piece of evidence withdraws, and why: said apart
+    from the rationale so that replay, the report and intake can tell a withdrawal from
+    evidence that weighs nothing for other reasons, an answer withdrawn as moot can be offered
+    again once its question applies again, and a reading withdrawn while an answer ruled its
+    rule out can be restored once none does (:mod:`casefile.domain.reading_scope`)."""
 
+    #: the intake question, or for a reading (``because`` scope) the rule
     id: str = Field(min_length=1)
+    #: the answer withdrawn, or the reading's outcome
     answer: str = Field(min_length=1)
     because: WithdrawnBecause
-    #: what changed: the answer that makes the question moot (``gpu-count = one (seq 30)``),
-    #: or the premise the answer rested on
+    #: what changed: the answer that makes the question moot or rules the rule out
+    #: (``gpu-count = one (seq 30)``), or the premise the answer rested on
     reason: str = Field(min_length=1)
 
 
@@ -88,7 +91,7 @@ def _assessed(p: Fields) -> str:
     intake = p.get("intake")
     withdrawn = p.get("withdraws")
     if withdrawn:
-        return f"intake {withdrawal_text(withdrawn)} → evidence {p['evidence_id']}{sup}"
+        return f"{withdrawal_text(withdrawn)} → evidence {p['evidence_id']}{sup}"
     if intake:
         source = intake.get("source", "answered")
         said = "" if source == "answered" else f" (from {intake.get('basis') or source})"
@@ -120,10 +123,16 @@ def _assessed(p: Fields) -> str:
 
 
 def withdrawal_text(withdrawn: Fields) -> str:
-    """What a withdrawal withdraws and why, as the log and the report say it: ``scaling:
-    'no' withdrawn (does not apply now: gpu-count = one (seq 30))``."""
-    why = "does not apply now:" if withdrawn["because"] == "moot" else "it rested on"
-    return f"{withdrawn['id']}: {withdrawn['answer']!r} withdrawn ({why} {withdrawn['reason']})"
+    """What a withdrawal withdraws and why, as the log and the report say it: ``intake
+    scaling: 'no' withdrawn (does not apply now: gpu-count = one (seq 30))``, ``rule
+    nccl-network's reading 'rdma' withdrawn (does not apply now: nodes = single (seq 29))``."""
+    because = withdrawn["because"]
+    why = "it rested on" if because == "premise" else "does not apply now:"
+    if because == "scope":
+        what = f"rule {withdrawn['id']}'s reading {withdrawn['answer']!r}"
+    else:
+        what = f"intake {withdrawn['id']}: {withdrawn['answer']!r}"
+    return f"{what} withdrawn ({why} {withdrawn['reason']})"
 
 
 def _assessed_line(p: Fields, ctx: NarrativeContext) -> NarrativeLine:
