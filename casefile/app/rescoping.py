@@ -56,7 +56,7 @@ def withdraw_out_of_scope(draft: Draft, rule: Rule, evidence_id: str) -> str | N
         return None
     reason = out_of_scope(draft.projection, rule.question, rule.requires)
     if reason is not None:
-        draft.add(_withdrawal(draft.projection, evidence_id, reason))
+        draft.add(_withdrawal(draft.projection, evidence_id, reason, rule.requires))
     return reason
 
 

@@ -14,7 +14,9 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from casefile.app import experiments, intake
+from casefile.app.candidates import case_playbooks
 from casefile.app.draft import Draft
+from casefile.app.rescoping import rescope
 from casefile.app.scrubbing import scrub_environment, scrub_text
 from casefile.app.verbs import verb
 from casefile.app.who import NOW, Who
@@ -167,13 +169,22 @@ class CaseWriter:
         who: Who = NOW,
         **options: Any,
     ) -> Event:
-        """Record evidence; ``options`` are those of :func:`commands.assess_evidence`."""
+        """Record evidence; ``options`` are those of :func:`commands.assess_evidence`. Evidence
+        that supersedes an intake answer changes the answers in force, so the readings that
+        stand on them are brought in step in the same append (:mod:`casefile.app.rescoping`)."""
         rationale = scrub_text(rationale)
-        return self.sessions.one(
-            case_id,
-            lambda p: commands.assess_evidence(p, likelihoods, rationale, **options),
-            who,
-        )
+        registry = self.sessions.registry
+
+        def decide(draft: Draft) -> None:
+            old = draft.projection.evidence.get(str(options.get("supersedes")))
+            answer = old is not None and old.payload_field("intake") is not None
+            draft.add(commands.assess_evidence(draft.projection, likelihoods, rationale, **options))
+            if answer:
+                rescope(draft, case_playbooks(registry, draft.projection))
+
+        appended, _ = self.sessions.execute(case_id, decide, who)
+        event: Event = appended[0]
+        return event
 
     def open_playbook(self, case_id: str, playbook_id: str, who: Who = NOW) -> str:
         """Propose a playbook's question and hypothesis tree in the case, as ordinary events,

@@ -252,7 +252,7 @@ def _outcome_json(outcome: IntakeOutcome, pending: list[str]) -> dict[str, Any]:
             {
                 "rule": r.rule,
                 "outcome": r.outcome,
-                "withdrawn" if r.withdrawn else "restored": True,
+                "now": "withdrawn" if r.withdrawn else "restored",
                 "because": r.because,
                 "evidence_id": r.evidence_id,
             }

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from casefile.domain import commands
 from casefile.domain.event_types.evidence import IntakeWithdrawal, RuleRef, WithdrawnBecause
+from casefile.domain.event_types.hypothesis import Requirement
 
 if TYPE_CHECKING:
     from casefile.domain.beliefs.evidence import EvidenceState
@@ -45,9 +46,13 @@ def out_of_scope(projection: Projection, question_id: str, requires: Requires) -
     return None if question is None or not requires else question.contradiction(requires)
 
 
-def scope_withdrawal(projection: Projection, evidence_id: str, reason: str) -> NewEvent:
+def scope_withdrawal(
+    projection: Projection, evidence_id: str, reason: str, requires: Requires
+) -> NewEvent:
     """Evidence that withdraws the rule reading ``evidence_id`` while ``reason`` (the answer
-    in force that rules its rule out) holds: it supersedes the reading and weighs nothing."""
+    in force that rules its rule out) holds: it supersedes the reading and weighs nothing, and
+    keeps what the rule needs (``requires``), so that the reading comes back when no answer
+    rules that out, whatever the playbook says by then."""
     old = projection.evidence[evidence_id]
     rule = old.rule or {}
     return commands.assess_evidence(
@@ -64,7 +69,11 @@ def scope_withdrawal(projection: Projection, evidence_id: str, reason: str) -> N
         supersedes=evidence_id,
         allow_retired=True,
         withdraws=IntakeWithdrawal(
-            id=str(rule.get("id")), answer=str(old.outcome), because=SCOPE, reason=reason
+            id=str(rule.get("id")),
+            answer=str(old.outcome),
+            because=SCOPE,
+            reason=reason,
+            requires=[Requirement(intake=q, answers=list(a)) for q, a in requires],
         ),
     )
 
@@ -79,13 +88,14 @@ def restoration(projection: Projection, withdrawal_id: str) -> NewEvent | None:
     if reading is None or not rule:
         return None
     said = withdrawal.payload_field("withdraws") or {}
+    first = _first_telling(projection, reading)
     return commands.assess_evidence(
         projection,
         dict(reading.likelihoods),
         rationale=(
-            f"Restored: the reading of evidence {reading.id}, withdrawn at seq {withdrawal.seq} "
+            f"Restored: the reading of evidence {first.id}, withdrawn at seq {withdrawal.seq} "
             f"while {said.get('reason', 'an answer')} ruled its rule out, which no answer in "
-            f"force does now. {reading.rationale}"
+            f"force does now. {first.rationale}"
         ),
         otherwise=reading.otherwise,
         kind=reading.kind,
@@ -101,6 +111,35 @@ def restoration(projection: Projection, withdrawal_id: str) -> NewEvent | None:
     )
 
 
+def _first_telling(projection: Projection, reading: EvidenceState) -> EvidenceState:
+    """The reading as first recorded: a restored reading supersedes a scope withdrawal, which
+    supersedes the reading before it (so a reading withdrawn and restored many times is
+    named, and its rationale said, once)."""
+    seen = {reading.id}
+    while True:
+        withdrawal = projection.evidence.get(reading.supersedes or "")
+        said = withdrawal.payload_field("withdraws") if withdrawal is not None else None
+        if withdrawal is None or not isinstance(said, dict) or said.get("because") != SCOPE:
+            return reading
+        earlier = projection.evidence.get(withdrawal.supersedes or "")
+        if earlier is None or earlier.id in seen:
+            return reading
+        seen.add(earlier.id)
+        reading = earlier
+
+
+def _stored_requires(withdrawn: dict[str, object]) -> Requires | None:
+    """What a scope withdrawal says the reading's rule needs; None where it says nothing."""
+    stored = withdrawn.get("requires")
+    if not isinstance(stored, list) or not stored:
+        return None
+    return [
+        (str(need["intake"]), tuple(str(a) for a in need["answers"]))
+        for need in stored
+        if isinstance(need, dict) and "intake" in need and isinstance(need.get("answers"), list)
+    ]
+
+
 def rescoped(projection: Projection, requires_of: RequiresOf) -> Iterator[NewEvent]:
     """The withdrawals and restorations the answers in force call for now: each active rule
     reading whose rule they rule out is withdrawn, and each reading withdrawn so whose rule
@@ -111,8 +150,7 @@ def rescoped(projection: Projection, requires_of: RequiresOf) -> Iterator[NewEve
         if isinstance(withdrawn, dict):
             if withdrawn.get("because") != SCOPE:
                 continue
-            reading = projection.evidence.get(evidence.supersedes or "")
-            requires = _requires(reading, requires_of) if reading is not None else None
+            requires = _stored_requires(withdrawn)
             if requires is not None and not out_of_scope(
                 projection, evidence.question_id, requires
             ):
@@ -122,8 +160,8 @@ def rescoped(projection: Projection, requires_of: RequiresOf) -> Iterator[NewEve
             continue
         requires = _requires(evidence, requires_of)
         reason = out_of_scope(projection, evidence.question_id, requires) if requires else None
-        if reason is not None:
-            yield scope_withdrawal(projection, evidence.id, reason)
+        if reason is not None and requires:
+            yield scope_withdrawal(projection, evidence.id, reason, requires)
 
 
 def _active(projection: Projection) -> Iterable[EvidenceState]:

@@ -115,3 +115,50 @@ def test_a_recorded_ab_moves_a_one_gpu_training_case_toward_host_cpu(cli: CLI) -
     assert payload["outcome"] == "faster"  # type: ignore[index]
     assert share("host-cpu") > 2 * before
     assert share("host-cpu") > share("data-loading")
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        # said as not done, undone or taken back
+        "stopped moving the colour conversion from the CPU to the GPU",
+        "didn't move NMS from the CPU to the GPU",
+        "reverted: NMS moved from the CPU to the GPU",
+        # a cache taken away
+        "removed the cache that avoided recomputing the key per call",
+        "disabled caching of the autotune config per launch",
+        "lru_cache removed from the dispatch lookup",
+        "no caching per step",
+        # the slow tokenizer
+        "replaced the fast tokenizer with the slow one",
+        "fast tokenizer unavailable, fell back to the slow one",
+        # overhead added
+        "Python overhead increased after adding hooks",
+        "added host-side overhead by logging",
+        # the GPU's own recomputation or caches, and copies said as an arrow
+        "gradient checkpointing disabled to avoid recomputing activations",
+        "prefix caching avoids recomputation",
+        "reuse the KV cache per request",
+        "CPU->GPU transfer made asynchronous",
+        "moved tensors from CPU to GPU memory",
+        # an outcome, not a change
+        "reduced CPU usage from 116% to 46%",
+    ],
+)
+def test_changes_that_say_the_opposite_or_are_no_host_work_are_not_read(change: str) -> None:
+    assert reading_rule(change) is None
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "NV12 planes uploaded as two textures",
+        "NV12 to RGBA conversion moved to a CUDA kernel",
+        "NV12->RGBA conversion",
+        "-pix_fmt nv12",
+        "NV12/RGBA conversion",
+    ],
+)
+def test_a_pixel_format_is_no_nvlink(change: str) -> None:
+    interconnect = next(r for r in playbook_rules() if r.id == "interconnect")
+    assert not interconnect.matches(change)

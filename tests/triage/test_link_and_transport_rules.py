@@ -280,6 +280,9 @@ def test_what_a_rule_leaves_to_later_rules_a_later_rule_reads(rule: ExperimentRu
     """ "Left to a later rule" (what ``experiment rules`` says of an ``unless``) must be so:
     each wording it names is read by a rule after it, or the change is read by none."""
     later = PLAYBOOK.experiments[PLAYBOOK.experiments.index(rule) + 1 :]
+    if not later:  # the last rule: what it leaves is read by none, and is said so
+        assert all(not r.matches(w) for r in PLAYBOOK.experiments for w in wordings(rule.unless))
+        return
     for wording in wordings(rule.unless):
         assert any(r.matches(wording) for r in later), wording
 

@@ -9,7 +9,7 @@ that measure it; with numbers, its noise margin and likelihood table too.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from casefile.domain import effect_size
@@ -37,6 +37,9 @@ class ExperimentRuleView:
     cost_when: tuple[str, ...] = ()
     #: the wordings that leave a change to a later rule even where this one reads it
     unless: tuple[str, ...] = ()
+    #: whether a later rule of the playbook may read what ``unless`` leaves (False for the
+    #: last rule: what it leaves is read by none)
+    later_rules: bool = True
     #: which way round a change is read, where the rule says (a version A/B may run either
     #: way, a setting set or removed alike); empty where the change's arrow decides
     way: str = ""
@@ -166,11 +169,14 @@ def experiment_rule_views(
     """Each playbook's rules; ``answers`` gives, per playbook, a case's answers in force to
     cost each rule as it holds in that case."""
     return [
-        experiment_rule_view(
-            playbook.ref,
-            rule,
-            numbers=numbers,
-            answer_of=None if answers is None else answers(playbook),
+        replace(
+            experiment_rule_view(
+                playbook.ref,
+                rule,
+                numbers=numbers,
+                answer_of=None if answers is None else answers(playbook),
+            ),
+            later_rules=rule is not playbook.experiments[-1],
         )
         for playbook in playbooks
         for rule in playbook.experiments

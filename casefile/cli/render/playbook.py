@@ -23,7 +23,8 @@ def render_rule(view: ExperimentRuleView, indent: str = "") -> str:
         f"  reads:   {' / '.join(view.wordings)}",
     ]
     if view.unless:
-        lines.append(f"  unless:  {' / '.join(view.unless)} (left to a later rule)")
+        left = "left to a later rule" if view.later_rules else "not read: no rule comes after"
+        lines.append(f"  unless:  {' / '.join(view.unless)} ({left})")
     if view.way:
         lines.append(f"  way:     {view.way}")
     if view.size:
@@ -37,7 +38,7 @@ def render_rule(view: ExperimentRuleView, indent: str = "") -> str:
     if view.cost_when:
         lines.append(f"  cost:    {'; '.join(view.cost_when)}; else {view.cost}")
     if view.requires:
-        lines.append(f"  {needs_line(view.requires, view.only_where_required)}")
+        lines.append(f"  {needs_line(view.requires, view.only_where_required, ab=True)}")
     if view.likelihoods is not None:
         noise = ", ".join(f"{p} ±{v:.0%}" for p, v in (view.noise or {}).items())
         lines.append(f"  noise:   {noise}")
@@ -45,14 +46,16 @@ def render_rule(view: ExperimentRuleView, indent: str = "") -> str:
     return "\n".join(indent + one_line(line) for line in lines)
 
 
-def needs_line(requires: tuple[str, ...], only_where_required: bool) -> str:
-    """What a rule needs the case to state, and whether its reading counts only there or the
-    rule is merely not suggested elsewhere."""
-    where = (
-        "its reading counts only there"
-        if only_where_required
-        else "suggested only there; it reads any run"
-    )
+def needs_line(requires: tuple[str, ...], only_where_required: bool, *, ab: bool = False) -> str:
+    """What a rule needs the case to state, and what follows where an answer rules that out:
+    a probe rule's reading counts only there, or the rule is merely not suggested; an A/B
+    rule does not read a change recorded then (the next rule that reads it does)."""
+    if ab:
+        where = "read only there, as the answers stand when the A/B is recorded"
+    elif only_where_required:
+        where = "its reading counts only there"
+    else:
+        where = "suggested only there; it reads any run"
     return f"needs:   {', '.join(requires)} ({where})"
 
 

@@ -13,6 +13,7 @@ from casefile.domain.event_types.base import (
     NarrativeLine,
     Payload,
 )
+from casefile.domain.event_types.hypothesis import Requirement
 
 EvidenceKind = Literal["measured", "calculated", "reported", "assumed"]
 IntakeSource = Literal["answered", "environment", "observation"]
@@ -51,6 +52,9 @@ class IntakeWithdrawal(Payload):
     #: what changed: the answer that makes the question moot or rules the rule out
     #: (``gpu-count = one (seq 30)``), or the premise the answer rested on
     reason: str = Field(min_length=1)
+    #: for a reading (``because`` scope): what its rule needs the case to state, so that
+    #: whether to restore it is decided from the event, whatever the playbook holds now
+    requires: list[Requirement] | None = None
 
 
 class EvidenceAssessed(Payload):
