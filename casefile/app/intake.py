@@ -239,6 +239,16 @@ def answer_intake(
     return result
 
 
+def settle(draft: Draft, playbooks: list[Playbook]) -> None:
+    """Bring what rests on the answers in step with them after an answer was taken out of
+    force other than by ``answer_intake`` (evidence recorded over it by hand): the answers it
+    implied are withdrawn, questions it left moot reopen, and the readings it ruled out come
+    back (:mod:`casefile.app.rescoping`)."""
+    _unsettled(draft, playbooks, {}, [], {})
+    _withdraw_moot(draft, playbooks)
+    rescope(draft, playbooks)
+
+
 def _unsettled(
     draft: Draft,
     playbooks: list[Playbook],

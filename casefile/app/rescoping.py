@@ -24,13 +24,14 @@ if TYPE_CHECKING:
 
 
 def requires_of(playbooks: Iterable[Playbook]) -> RequiresOf:
-    """The requirements of each rule whose reading means nothing outside them
-    (``only_where_required``), by its id and version (an A/B's as ``experiment.ID``), from
-    the case's playbooks: only the version a reading names counts, so a reading of a rule a
-    playbook has since revised is left as it is."""
+    """The requirements of each probe rule whose reading means nothing outside them
+    (``only_where_required``), by its id and version, from the case's playbooks: only the
+    version a reading names counts, so a reading of a rule a playbook has since revised is
+    left as it is (an A/B's reader is chosen under the answers when it is recorded, and is
+    never withdrawn)."""
     held: dict[tuple[str, int], Requires] = {}
     for playbook in playbooks:
-        for rule in (*playbook.rules, *(e.rule for e in playbook.experiments)):
+        for rule in playbook.rules:
             if rule.only_where_required:
                 held[(rule.id, rule.version)] = rule.requires
     return lambda rule_id, version: held.get((rule_id, version))
@@ -42,7 +43,7 @@ def required_questions(playbooks: Iterable[Playbook]) -> frozenset[str]:
     return frozenset(
         intake
         for playbook in playbooks
-        for rule in (*playbook.rules, *(e.rule for e in playbook.experiments))
+        for rule in playbook.rules
         if rule.only_where_required
         for intake, _ in rule.requires
     )

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 from casefile.app import experiments, intake
 from casefile.app.candidates import case_playbooks
 from casefile.app.draft import Draft
-from casefile.app.rescoping import rescope
 from casefile.app.scrubbing import scrub_environment, scrub_text
 from casefile.app.verbs import verb
 from casefile.app.who import NOW, Who
@@ -170,8 +169,9 @@ class CaseWriter:
         **options: Any,
     ) -> Event:
         """Record evidence; ``options`` are those of :func:`commands.assess_evidence`. Evidence
-        that supersedes an intake answer changes the answers in force, so the readings that
-        stand on them are brought in step in the same append (:mod:`casefile.app.rescoping`)."""
+        that supersedes an intake answer changes the answers in force, so what stands on them (the
+        answers it implied, the readings it ruled out) is brought in step in the same append
+        (:func:`casefile.app.intake.settle`)."""
         rationale = scrub_text(rationale)
         registry = self.sessions.registry
 
@@ -180,7 +180,7 @@ class CaseWriter:
             answer = old is not None and old.payload_field("intake") is not None
             draft.add(commands.assess_evidence(draft.projection, likelihoods, rationale, **options))
             if answer:
-                rescope(draft, case_playbooks(registry, draft.projection))
+                intake.settle(draft, case_playbooks(registry, draft.projection))
 
         appended, _ = self.sessions.execute(case_id, decide, who)
         event: Event = appended[0]

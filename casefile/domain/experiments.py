@@ -345,6 +345,11 @@ def experiment_from_dict(data: Any, question: str, known: set[str], where: str) 
     if not isinstance(eid, str) or not eid:
         raise RuleError(f"{where}: 'id' must be a non-empty string")
     label = f"experiment {eid}"
+    if "only_where_required" in data:
+        raise RuleError(
+            f"{label}: 'only_where_required' is for probe rules (an A/B's reader is chosen "
+            "under the answers when it is recorded)"
+        )
     change = _change_pattern(data.get("change"), "change", label)
     if not change:
         raise RuleError(f"{label}: 'change' must be a pattern over the stated change")
@@ -386,7 +391,6 @@ def experiment_from_dict(data: Any, question: str, known: set[str], where: str) 
             "rationale": data.get("rationale"),
             "reliability": data.get("reliability", 0.9),
             "requires": data.get("requires", []),
-            "only_where_required": data.get("only_where_required", False),
         },
         question,
         where=label,

@@ -1,8 +1,8 @@
 """A rule's reading weighs only while the case's answers let the rule apply at all.
 
 A rule may need the case to be of one kind (``requires``): ``nccl-network`` reads the network
-NCCL uses between nodes, which says nothing about a job on one node; the fewer-GPUs A/B says
-nothing about a job that has one GPU. Such a rule is not suggested once an answer in force
+NCCL uses between nodes, which says nothing about a job on one node; ``topology-p2p-path`` the
+paths between GPUs a one-GPU job does not use. Such a rule is not suggested once an answer in force
 contradicts it, but a run pasted anyway is still read (NCCL names the network it set up on a
 one-node job too), and before this module its reading went on weighing the causes that do
 apply, on the word of a rule that has nothing to say there.
@@ -158,7 +158,7 @@ def rescoped(projection: Projection, requires_of: RequiresOf) -> Iterator[NewEve
                 if restored is not None:
                     yield restored
             continue
-        requires = _requires(evidence, requires_of)
+        requires = _requires(projection, evidence, requires_of)
         reason = out_of_scope(projection, evidence.question_id, requires) if requires else None
         if reason is not None and requires:
             yield scope_withdrawal(projection, evidence.id, reason, requires)
@@ -169,10 +169,21 @@ def _active(projection: Projection) -> Iterable[EvidenceState]:
     return [e for e in projection.evidence.values() if e.active]
 
 
-def _requires(evidence: EvidenceState, requires_of: RequiresOf) -> Requires | None:
+def _requires(
+    projection: Projection, evidence: EvidenceState, requires_of: RequiresOf
+) -> Requires | None:
     """The requirements of the rule behind a reading; None for evidence no rule gave, an
-    intake answer (withdrawn by :mod:`casefile.domain.premises`), or a rule not held."""
+    intake answer (withdrawn by :mod:`casefile.domain.premises`), or a rule not held. A
+    reading restored from a scope withdrawal keeps the requirements that withdrawal kept,
+    whatever the playbook holds now (it was withdrawn by them, and is again)."""
     rule = evidence.rule
     if not rule or evidence.payload_field("intake") is not None:
         return None
-    return requires_of(str(rule.get("id")), int(rule.get("version", 0)))
+    held = requires_of(str(rule.get("id")), int(rule.get("version", 0)))
+    if held is not None:
+        return held
+    withdrawal = projection.evidence.get(evidence.supersedes or "")
+    said = withdrawal.payload_field("withdraws") if withdrawal is not None else None
+    if isinstance(said, dict) and said.get("because") == SCOPE:
+        return _stored_requires(said)
+    return None

@@ -13,7 +13,8 @@ import json
 
 import pytest
 
-from casefile.domain.experiments import ExperimentRule
+from casefile.domain.experiments import ExperimentRule, experiment_from_dict
+from casefile.errors import RuleError
 from tests.cli.conftest import CLI, builtin_registry
 from tests.triage.test_experiments import log
 
@@ -45,6 +46,17 @@ def reading_rule(change: str) -> str | None:
         "fast tokenizer instead of the Python one",
         "use_fast=True",
         "detokenize=False for the per-step beam candidates",
+        # a negation elsewhere in the sentence, or "slow" beside the tokenizer replaced, is
+        # no opposite (a second review's wordings)
+        "removed per-step Python overhead that did not need to run",
+        "moved box decoding from the CPU to the GPU so it no longer blocks the loop",
+        "stopped recomputing the position ids on every step",
+        "the dispatch key is never rebuilt per call now (cached)",
+        "slow tokenizer -> fast tokenizer",
+        "switched from the slow tokenizer to the fast tokenizer",
+        "cache dropout masks per step",
+        "cached the attention mask per step instead of rebuilding it every step",
+        "moved the input preprocessing from the CPU to the GPU",
     ],
 )
 def test_host_work_cut_or_moved_onto_the_gpu_is_read_as_such(change: str) -> None:
@@ -132,6 +144,8 @@ def test_a_recorded_ab_moves_a_one_gpu_training_case_toward_host_cpu(cli: CLI) -
         # the slow tokenizer
         "replaced the fast tokenizer with the slow one",
         "fast tokenizer unavailable, fell back to the slow one",
+        "turned off the fast tokenizer",
+        "no longer caching the config per call",
         # overhead added
         "Python overhead increased after adding hooks",
         "added host-side overhead by logging",
@@ -141,6 +155,7 @@ def test_a_recorded_ab_moves_a_one_gpu_training_case_toward_host_cpu(cli: CLI) -
         "reuse the KV cache per request",
         "CPU->GPU transfer made asynchronous",
         "moved tensors from CPU to GPU memory",
+        "moved the embeddings from host to GPU memory",
         # an outcome, not a change
         "reduced CPU usage from 116% to 46%",
     ],
@@ -157,8 +172,26 @@ def test_changes_that_say_the_opposite_or_are_no_host_work_are_not_read(change: 
         "NV12->RGBA conversion",
         "-pix_fmt nv12",
         "NV12/RGBA conversion",
+        "-vf hwdownload,format=nv12",
+        "pixel format NV12",
+        "NVDEC decode to NV12",
     ],
 )
 def test_a_pixel_format_is_no_nvlink(change: str) -> None:
     interconnect = next(r for r in playbook_rules() if r.id == "interconnect")
     assert not interconnect.matches(change)
+
+
+@pytest.mark.parametrize(
+    ("change", "backwards"),
+    [("NV4 -> SYS", True), ("GPU0-GPU1: NV4 → SYS", True), ("PHB -> NV8", False)],
+)
+def test_an_nvlink_count_with_an_arrow_is_still_a_link(change: str, backwards: bool) -> None:
+    interconnect = next(r for r in playbook_rules() if r.id == "interconnect")
+    assert interconnect.matches(change) and interconnect.undoes(change) is backwards
+
+
+def test_an_ab_rule_cannot_opt_into_reading_scope() -> None:
+    data = {"id": "x", "only_where_required": True}
+    with pytest.raises(RuleError, match="'only_where_required' is for probe rules"):
+        experiment_from_dict(data, "throughput", set(), "test")

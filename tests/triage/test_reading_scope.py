@@ -290,3 +290,45 @@ def test_an_answer_superseded_by_hand_brings_the_readings_in_step(cli: CLI, tmp_
     never = _case(cli)
     _paste(cli, never, tmp_path)
     assert _confidences(cli, case) == _confidences(cli, never)
+
+
+def test_an_answer_superseded_by_hand_withdraws_what_it_implied_too(
+    cli: CLI, tmp_path: Path
+) -> None:
+    """gpu-count = one implies nodes = single; evidence recorded by hand over gpu-count takes
+    both out of force, and the reading they ruled out comes back, in the same append."""
+    case = cli("new", "allreduce slow", "--playbook", "gpu-throughput@3").out.strip()
+    said = json.loads(cli("intake", case, "gpu-count=one", "--json").out)["recorded"]
+    count = next(row for row in said if row["question"] == "gpu-count")["evidence_id"]
+    _paste(cli, case, tmp_path)
+    taken = cli(
+        "evidence", "add", case, "--supersedes", count, "--likelihood", "internode-network=1",
+        "--otherwise", "1", "--because", "the GPU count was a guess",
+    )  # fmt: skip
+    assert taken.code == 0, taken.err
+    listed = json.loads(cli("intake", case, "--list", "--json").out)
+    assert next(row for row in listed if row["id"] == "nodes")["answer"] is None
+    never = cli("new", "allreduce slow", "--playbook", "gpu-throughput@3").out.strip()
+    _paste(cli, never, tmp_path)
+    assert _confidences(cli, case) == _confidences(cli, never)
+
+
+def test_a_restored_reading_of_a_rule_revised_since_is_withdrawn_again(
+    cli: CLI, tmp_path: Path
+) -> None:
+    """The playbook no longer holds the rule's version (``requires_of`` gives nothing): the
+    reading restored by what its withdrawal kept is withdrawn again by the same."""
+    case = _case(cli, "nodes=single")
+    _paste(cli, case, tmp_path)
+    exported = tmp_path / "out"
+    assert cli("export", case, str(exported)).code == 0
+    lines = (exported / "events.jsonl").read_text(encoding="utf-8").splitlines()
+    draft = Draft(project([event_from_dict(json.loads(line)) for line in lines]), case)
+    nodes = PLAYBOOK_V3.intake_question("nodes")
+    for answer, kind in (("multi", "restored"), ("single", "withdrawn")):
+        answered = triage.answer_intake(draft.projection, nodes, answer, None)
+        assert answered is not None
+        draft.add(answered)
+        (event,) = list(rescoped(draft.projection, lambda _id, _v: None))
+        draft.add(event)
+        assert ("withdraws" in event.payload) is (kind == "withdrawn"), kind

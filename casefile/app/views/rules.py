@@ -70,6 +70,8 @@ class ExperimentRuleView:
             "cost_when": list(self.cost_when),
             "requires": list(self.requires),
             "only_where_required": self.only_where_required,
+            # whether a later rule may read what ``unless`` leaves (the last rule's: none)
+            "later_rules": self.later_rules,
         }
         if self.likelihoods is not None:
             out["noise"] = self.noise
