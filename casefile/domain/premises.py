@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from casefile.domain import commands
-from casefile.domain.event_types.evidence import IntakeWithdrawal, WithdrawnBecause
+from casefile.domain.event_types.evidence import IntakeWithdrawal
 from casefile.domain.intake import Known
 
 if TYPE_CHECKING:
@@ -61,15 +61,13 @@ def withdrawal(
         f"{spec.intake} is unanswered"
         for spec in question.implied_by
     ]  # fmt: skip
-    return _weighing_nothing(
+    return withdrawing(
         projection,
         evidence_id,
         f"Intake {question.id}: the answer {old.outcome!r} rested on {basis}, which no longer "
         f"holds ({'; '.join(now)}); withdrawn, so the question is open again and what it ruled "
         "out applies again.",
-        question=question.id,
-        because="premise",
-        reason=basis,
+        IntakeWithdrawal(id=question.id, answer=str(old.outcome), because="premise", reason=basis),
     )
 
 
@@ -82,29 +80,22 @@ def moot_withdrawal(
     still apply. It supersedes the answer and weighs nothing; should the question apply again,
     it is open again, with the withdrawn answer offered as known (:func:`moot_withdrawn`)."""
     old = projection.evidence[evidence_id]
-    return _weighing_nothing(
+    return withdrawing(
         projection,
         evidence_id,
         f"Intake {question.id}: the answer {old.outcome!r} is to a question that does not apply "
         f"now ({reason}); withdrawn, so it weighs on nothing while the question is moot.",
-        question=question.id,
-        because="moot",
-        reason=reason,
+        IntakeWithdrawal(id=question.id, answer=str(old.outcome), because="moot", reason=reason),
     )
 
 
-def _weighing_nothing(
-    projection: Projection,
-    evidence_id: str,
-    why: str,
-    *,
-    question: str,
-    because: WithdrawnBecause,
-    reason: str,
+def withdrawing(
+    projection: Projection, evidence_id: str, why: str, withdraws: IntakeWithdrawal
 ) -> NewEvent:
     """Evidence that supersedes ``evidence_id`` and weighs nothing (every likelihood 1,
-    reliability 0): the one way an answer is withdrawn, whatever withdraws it. The question,
-    why and what changed are said in the event beside the rationale."""
+    reliability 0): the one way an answer or a rule's reading is withdrawn, whatever withdraws
+    it (:mod:`casefile.domain.reading_scope` for readings). What it withdraws, why and what
+    changed are said in the event beside the rationale."""
     old = projection.evidence[evidence_id]
     named = {h: 1.0 for h in old.likelihoods}
     return commands.assess_evidence(
@@ -116,9 +107,7 @@ def _weighing_nothing(
         reliability=0.0,
         supersedes=evidence_id,
         allow_retired=True,
-        withdraws=IntakeWithdrawal(
-            id=question, answer=str(old.outcome), because=because, reason=reason
-        ),
+        withdraws=withdraws,
     )
 
 

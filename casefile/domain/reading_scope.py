@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from casefile.domain import commands
 from casefile.domain.event_types.evidence import IntakeWithdrawal, RuleRef, WithdrawnBecause
 from casefile.domain.event_types.hypothesis import Requirement
+from casefile.domain.premises import withdrawing
 
 if TYPE_CHECKING:
     from casefile.domain.beliefs.evidence import EvidenceState
@@ -55,20 +56,13 @@ def scope_withdrawal(
     rules that out, whatever the playbook says by then."""
     old = projection.evidence[evidence_id]
     rule = old.rule or {}
-    return commands.assess_evidence(
+    return withdrawing(
         projection,
-        {h: 1.0 for h in old.likelihoods},
-        rationale=(
-            f"Rule {rule.get('id')}'s reading {old.outcome!r} (evidence {evidence_id}) speaks to "
-            f"a case of another kind: {reason} rules the rule out. Withdrawn, so it weighs on "
-            "nothing while that answer holds. This evidence weighs nothing."
-        ),
-        otherwise=1.0,
-        kind="reported",
-        reliability=0.0,
-        supersedes=evidence_id,
-        allow_retired=True,
-        withdraws=IntakeWithdrawal(
+        evidence_id,
+        f"Rule {rule.get('id')}'s reading {old.outcome!r} (evidence {evidence_id}) speaks to a "
+        f"case of another kind: {reason} rules the rule out. Withdrawn, so it weighs on nothing "
+        "while that answer holds.",
+        IntakeWithdrawal(
             id=str(rule.get("id")),
             answer=str(old.outcome),
             because=SCOPE,
