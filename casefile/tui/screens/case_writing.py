@@ -53,6 +53,12 @@ def action_bindings() -> list[BindingType]:
     ]
 
 
+#: how often, and how long apart, a proposal read while the ingest dialog that asked for it is
+#: still closing waits for it to go (5 s in all: a dialog closes within a frame or two)
+CLOSING_TRIES = 100
+CLOSING_WAIT_S = 0.05
+
+
 class CaseWriting(CaseScreenBase):
     """The actions that append events."""
 
@@ -356,12 +362,18 @@ class CaseWriting(CaseScreenBase):
             markup=False,
         )
 
-    def _review(self, request: IngestTranscript, proposal: Proposal) -> None:
+    def _review(self, request: IngestTranscript, proposal: Proposal, tries: int = 0) -> None:
+        from casefile.tui.dialogs.ingest import IngestDialog
         from casefile.tui.screens.ingest_review import IngestReviewScreen
 
-        self.query_one(StatusBar).change(notice="")
         if not self.is_attached:
             return  # the case screen was left meanwhile
+        if isinstance(self.app.screen, IngestDialog) and tries < CLOSING_TRIES:
+            # the dialog that asked for this may still be closing when a small transcript is
+            # read: wait for it to go, rather than take it for another screen opened meanwhile
+            self.set_timer(CLOSING_WAIT_S, lambda: self._review(request, proposal, tries + 1))
+            return
+        self.query_one(StatusBar).change(notice="")
         if self.app.screen is not self:
             self.notify(
                 f"{line(request.path)} was read while another screen was open: t again",
