@@ -13,22 +13,14 @@ import json
 
 import pytest
 
-from casefile.domain.experiments import ExperimentRule, experiment_from_dict
+from casefile.domain.experiments import experiment_from_dict
 from casefile.errors import RuleError
-from tests.cli.conftest import CLI, builtin_registry
+from tests.cli.conftest import CLI
 from tests.triage.test_experiments import log
+from tests.triage.test_host_threads import playbook_rules, reading_rule
 
 #: how much more a faster run must say for host-cpu than for each of these, at least
 HOST_CPU_OVER = {"data-loading": 2.0, "compute-launch": 2.0, "host-transfer": 1.5}
-
-
-def playbook_rules() -> tuple[ExperimentRule, ...]:
-    return builtin_registry().playbook("gpu-throughput@3").experiments
-
-
-def reading_rule(change: str) -> str | None:
-    """The first experiment rule of version 3 that reads ``change`` (the service's order)."""
-    return next((r.id for r in playbook_rules() if r.matches(change)), None)
 
 
 @pytest.mark.parametrize(

@@ -49,6 +49,14 @@ def _paste(cli: CLI, case: str, tmp_path: Path, *args: str) -> str:
     return done.out
 
 
+def _draft(cli: CLI, case: str, tmp_path: Path) -> Draft:
+    """The case as exported and folded anew, in a draft to add events to."""
+    exported = tmp_path / "out"
+    assert cli("export", case, str(exported)).code == 0
+    lines = (exported / "events.jsonl").read_text(encoding="utf-8").splitlines()
+    return Draft(project([event_from_dict(json.loads(line)) for line in lines]), case)
+
+
 def test_a_reading_taken_under_an_answer_that_rules_its_rule_out_weighs_nothing(
     cli: CLI, tmp_path: Path
 ) -> None:
@@ -107,10 +115,7 @@ def test_replay_and_the_report_say_the_same(cli: CLI, tmp_path: Path) -> None:
     rows = json.loads(report.out)["evidence"]
     said = [row["withdraws"] for row in rows if row.get("withdraws")]
     assert any(s.startswith("rule nccl-network's reading 'rdma' withdrawn") for s in said)
-    exported = tmp_path / "out"
-    assert cli("export", case, str(exported)).code == 0
-    events = [json.loads(line) for line in (exported / "events.jsonl").read_text().splitlines()]
-    projection = project([event_from_dict(e) for e in events])
+    projection = _draft(cli, case, tmp_path).projection
     active = [e for e in projection.evidence.values() if e.active and e.rule]
     assert any(e.rule and e.rule["id"] == "nccl-network" for e in active)
     # nothing left to withdraw or restore: a second pass finds the case in step
@@ -126,10 +131,7 @@ def test_a_withdrawal_made_by_hand_of_no_reading_restores_nothing(cli: CLI, tmp_
         "--because", "a person's hunch",
     )  # fmt: skip
     assert added.code == 0, added.err
-    exported = tmp_path / "out"
-    assert cli("export", case, str(exported)).code == 0
-    lines = (exported / "events.jsonl").read_text(encoding="utf-8").splitlines()
-    draft = Draft(project([event_from_dict(json.loads(line)) for line in lines]), case)
+    draft = _draft(cli, case, tmp_path)
     person = next(e for e in draft.projection.evidence.values() if not e.rule)
     hand = commands.assess_evidence(
         draft.projection,
@@ -238,10 +240,7 @@ def test_a_withdrawn_reading_comes_back_by_what_its_withdrawal_kept(
     its reading back once no answer rules it out."""
     case = _case(cli, "nodes=single")
     _paste(cli, case, tmp_path)
-    exported = tmp_path / "out"
-    assert cli("export", case, str(exported)).code == 0
-    lines = (exported / "events.jsonl").read_text(encoding="utf-8").splitlines()
-    draft = Draft(project([event_from_dict(json.loads(line)) for line in lines]), case)
+    draft = _draft(cli, case, tmp_path)
     nodes = PLAYBOOK_V3.intake_question("nodes")
     answered = triage.answer_intake(draft.projection, nodes, "multi", None)
     assert answered is not None
@@ -320,10 +319,7 @@ def test_a_restored_reading_of_a_rule_revised_since_is_withdrawn_again(
     reading restored by what its withdrawal kept is withdrawn again by the same."""
     case = _case(cli, "nodes=single")
     _paste(cli, case, tmp_path)
-    exported = tmp_path / "out"
-    assert cli("export", case, str(exported)).code == 0
-    lines = (exported / "events.jsonl").read_text(encoding="utf-8").splitlines()
-    draft = Draft(project([event_from_dict(json.loads(line)) for line in lines]), case)
+    draft = _draft(cli, case, tmp_path)
     nodes = PLAYBOOK_V3.intake_question("nodes")
     for answer, kind in (("multi", "restored"), ("single", "withdrawn")):
         answered = triage.answer_intake(draft.projection, nodes, answer, None)
