@@ -136,14 +136,20 @@ class AssessEvidence:
         return options
 
     def run(self, service: CaseService, case_id: str, who: Who) -> Outcome:
-        event = service.writer.assess(
+        event, *in_step = service.writer.assess_in_step(
             case_id, dict(self.likelihoods), self.because, who, **self.options()
         )
-        from casefile.domain.event_types.evidence import EvidenceAssessed  # not for --help
+        from casefile.app.views.summaries import summarise  # not for --help
+        from casefile.domain.event_types.evidence import EvidenceAssessed
 
         evidence_id = EvidenceAssessed.of(event.payload).evidence_id
+        # evidence over an intake answer brings what stood on it in step (answers it implied,
+        # readings it ruled out): said beside the id, so a script still captures the id alone
         return Outcome(
-            f"evidence {evidence_id} recorded (event {event.seq})", evidence_id, (event.seq,)
+            f"evidence {evidence_id} recorded (event {event.seq})",
+            evidence_id,
+            (event.seq, *(e.seq for e in in_step)),
+            notes=tuple(f"in step, event {e.seq}: {summarise(e)}" for e in in_step),
         )
 
 

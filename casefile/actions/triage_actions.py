@@ -33,12 +33,12 @@ class AnswerIntake:
         said += [
             f"{q}: {a} withdrawn (it rested on {b})" for q, (a, b, _) in outcome.withdrawn.items()
         ]
-        said += [r.said for r in outcome.readings]
+        said += [r.said for r in outcome.brought_in_step]
         text = "intake: " + ("; ".join(said) if said else "nothing new to record")
         written = [eid for _, _, eid, _ in outcome.recorded]
         written += [eid for _, _, eid in outcome.withdrawn.values()]
         written += [eid for _, _, eid in outcome.mooted.values()]
-        written += [r.evidence_id for r in outcome.readings]
+        written += [r.evidence_id for r in outcome.brought_in_step]
         return Outcome(text, ",".join(written))
 
 

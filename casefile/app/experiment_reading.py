@@ -241,6 +241,15 @@ def experiment_rule(
                 return rule
         known = ", ".join(r.id for r in rules) or "none"
         raise DomainError(f"no experiment rule {rule_id!r} (rules: {known})")
+    return chosen_rule(rules, projection, change, probe)
+
+
+def chosen_rule(
+    rules: Sequence[ExperimentRule], projection: Projection, change: str, probe: str | None
+) -> ExperimentRule | None:
+    """The first of ``rules`` that reads ``change`` (for ``probe``, when one is named) and
+    that no answer in force rules out: the reader the playbook chooses, under the answers of
+    the moment (:mod:`casefile.app.experiment_rereading` reads again when they change)."""
     for rule in rules:
         question = projection.questions.get(rule.rule.question)
         answers = {} if question is None else {k: a for k, (a, _) in question.answers.items()}

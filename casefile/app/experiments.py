@@ -131,6 +131,7 @@ def record_experiment(
             note,
             tests,
             restates,
+            rule_id,
         )
         return read_recorded(
             draft, event, rule, settled, nearest_to(sessions.registry, projection, change, rule)
@@ -196,6 +197,7 @@ def record_reported_experiment(
             note,
             tests,
             restates,
+            rule_id,
         )
         return read_recorded(
             draft, event, rule, settled, nearest_to(sessions.registry, projection, change, rule)
@@ -231,7 +233,7 @@ def record_stated_experiment(
     def decide(draft: Draft) -> ExperimentOutcome:
         rule = reading_rule(sessions.registry, draft.projection, change, probe, rule_id, tests)
         event = triage.record_stated_experiment(
-            draft.projection, change, outcome, probe, note, tests, restates
+            draft.projection, change, outcome, probe, note, tests, restates, rule_id
         )
         return read_recorded(
             draft,

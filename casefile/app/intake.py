@@ -9,11 +9,13 @@ probe's facts already give is shown as known, and recorded with the others on re
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from casefile.app.candidates import case_playbooks
-from casefile.app.rescoping import Rescoped, required_questions, rescope
+from casefile.app.experiment_rereading import reread_experiments
+from casefile.app.intake_outcome import IntakeOutcome
+from casefile.app.rescoping import required_questions, rescope
 from casefile.app.who import NOW, Who
 from casefile.domain import premises, triage
 from casefile.domain.beliefs.by_observation import evidence_of
@@ -75,35 +77,6 @@ class IntakeItem:
         """Still to be asked: no answer in force, none a probe's rule already counted, and
         nothing the case states makes it moot."""
         return self.answer is None and self.counted_by is None and self.does_not_apply is None
-
-
-@dataclass(frozen=True)
-class IntakeOutcome:
-    """What answering recorded: (question, answer, where it came from) per evidence, and the
-    questions whose answer was already in force or already counted by a probe's rule."""
-
-    recorded: tuple[tuple[str, str, str, str], ...]  # question, answer, evidence id, source
-    unchanged: tuple[str, ...]
-    counted_elsewhere: tuple[tuple[str, str], ...]  # question, evidence id
-    #: answers in force that a recorded one replaced: question → (old answer, its seq)
-    replaced: Mapping[str, tuple[str, int]] = field(default_factory=dict)
-    #: answers recorded because another answer settles them: question → what it rests on
-    implied: Mapping[str, str] = field(default_factory=dict)
-    #: implied answers withdrawn because what they rested on changed: question → (the answer
-    #: withdrawn, what it rested on, the evidence that withdrew it)
-    withdrawn: Mapping[str, tuple[str, str, str]] = field(default_factory=dict)
-    #: answers given to questions that do not apply, not recorded: question → the answer in
-    #: force that makes it moot (``gpu-count = one (seq 27)``: scaling means nothing on one GPU)
-    moot: Mapping[str, str] = field(default_factory=dict)
-    #: answers in force withdrawn because an answer given now makes their question moot:
-    #: question → (the answer withdrawn, the answer that makes it moot, the withdrawing evidence)
-    mooted: Mapping[str, tuple[str, str, str]] = field(default_factory=dict)
-    #: a person's answers withdrawn as moot, recorded again because their question applies
-    #: again: question → which answer it was and what had made it moot
-    restored: Mapping[str, str] = field(default_factory=dict)
-    #: rule readings withdrawn or restored because the answers changed what their rules apply
-    #: to (:mod:`casefile.domain.reading_scope`)
-    readings: tuple[Rescoped, ...] = ()
 
 
 def intake_items(
@@ -221,6 +194,7 @@ def answer_intake(
             if moved & required_questions(playbooks.values())
             else []
         )
+        experiments = reread_experiments(draft, playbooks.values()) if moved else []
         return IntakeOutcome(
             tuple(recorded),
             tuple(unchanged),
@@ -232,6 +206,7 @@ def answer_intake(
             mooted,
             restored,
             tuple(readings),
+            tuple(experiments),
         )
 
     _, outcome = sessions.execute(case_id, decide, who)
@@ -247,6 +222,7 @@ def settle(draft: Draft, playbooks: list[Playbook]) -> None:
     _unsettled(draft, playbooks, {}, [], {})
     _withdraw_moot(draft, playbooks)
     rescope(draft, playbooks)
+    reread_experiments(draft, playbooks)
 
 
 def _unsettled(

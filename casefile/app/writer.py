@@ -172,6 +172,18 @@ class CaseWriter:
         that supersedes an intake answer changes the answers in force, so what stands on them (the
         answers it implied, the readings it ruled out) is brought in step in the same append
         (:func:`casefile.app.intake.settle`)."""
+        return self.assess_in_step(case_id, likelihoods, rationale, who, **options)[0]
+
+    def assess_in_step(
+        self,
+        case_id: str,
+        likelihoods: Mapping[str, float],
+        rationale: str,
+        who: Who = NOW,
+        **options: Any,
+    ) -> list[Event]:
+        """:meth:`assess`, returning every event appended: the evidence first, then what it
+        brought in step, so a front end can say both."""
         rationale = scrub_text(rationale)
         registry = self.sessions.registry
 
@@ -183,8 +195,7 @@ class CaseWriter:
                 intake.settle(draft, case_playbooks(registry, draft.projection))
 
         appended, _ = self.sessions.execute(case_id, decide, who)
-        event: Event = appended[0]
-        return event
+        return list(appended)
 
     def open_playbook(self, case_id: str, playbook_id: str, who: Who = NOW) -> str:
         """Propose a playbook's question and hypothesis tree in the case, as ordinary events,

@@ -131,7 +131,7 @@ def cmd_intake(args: argparse.Namespace) -> int:
     for qid, (answer, reason, eid) in outcome.mooted.items():
         why = f"does not apply now ({reason})"
         say(terminal_safe(f"{qid}: {answer} withdrawn: {why} → evidence {eid}"))
-    for r in outcome.readings:
+    for r in outcome.brought_in_step:
         say(terminal_safe(f"{r.said} → evidence {r.evidence_id}"))
     if pending:
         say(terminal_safe(f"not answered yet: {', '.join(pending)}"))
@@ -257,6 +257,17 @@ def _outcome_json(outcome: IntakeOutcome, pending: list[str]) -> dict[str, Any]:
                 "evidence_id": r.evidence_id,
             }
             for r in outcome.readings
+        ],
+        # A/Bs read again: the answers changed which rule reads them, or how
+        "experiments": [
+            {
+                "experiment_id": x.experiment_id,
+                "before": x.before,
+                "now": x.now,
+                "because": x.because,
+                "evidence_id": x.evidence_id,
+            }
+            for x in outcome.experiments
         ],
         "pending": pending,
     }

@@ -148,6 +148,15 @@ class ExperimentRule:
             for reading in change_readings(change)
         )
 
+    def leaves(self, change: str) -> bool:
+        """Whether the rule's pattern reads ``change`` and its ``unless`` leaves it to a later
+        rule on purpose (the opposite of the rule's own A/B, a neighbour's change): such a rule
+        is no hint for reading it (:mod:`casefile.domain.nearest_rules`)."""
+        return bool(self.unless) and any(
+            self._names(reading) and re.search(self.unless, reading, re.IGNORECASE)
+            for reading in change_readings(change)
+        )
+
     def _names(self, text: str) -> bool:
         """Whether the pattern alone reads ``text`` (``unless`` decides which rule owns a
         change, not which side of one holds the setting: see :meth:`undoes`)."""

@@ -8,6 +8,9 @@ nothing. Tried as a reader on fresh public wordings the patterns missed, the nea
 right 10 times and wrong 8 (``cases/dev/EVALUATIONS.md``, change 128): too often wrong to count,
 often enough to name. So the nearest rules are offered with the words they share, and the
 person chooses: ``--rule`` reads the change by one, ``--tests`` names the hypotheses instead.
+A rule whose pattern reads the change and whose ``unless`` leaves it (host-work's "replaced the
+fast tokenizer with the slow one": the opposite of its own A/B) is never named: forced onto it,
+the change would be read the wrong way round.
 """
 
 from __future__ import annotations
@@ -150,6 +153,8 @@ def nearest_rules(rules: Sequence[ExperimentRule], change: str) -> tuple[Nearnes
     said = _words(change)
     scored = []
     for rule, words in zip(rules, vocabulary, strict=True):
+        if rule.leaves(change):
+            continue  # its ``unless`` left this change on purpose: forced, it would misread it
         shared = sorted(said.keys() & words)
         weight = math.fsum(weights[w] for w in shared)
         if weight >= MIN_WEIGHT:

@@ -235,6 +235,7 @@ def record_experiment(
     note: str | None = None,
     tests: Sequence[str] = (),
     restates: str | None = None,
+    named_rule: str | None = None,
 ) -> NewEvent:
     """The ``experiment.recorded`` event for two runs of this case; ``higher_is_better``
     None (nothing says which way is better) records the figures and no speedup. ``tests``:
@@ -254,6 +255,7 @@ def record_experiment(
         "variant_seq": variant.seq,
         "tests": tests,
         "restates": restates,
+        "named_rule": named_rule,
     }
     figures = (metric, baseline_value, variant_value, higher_is_better, unit)
     return _experiment(projection, change, baseline.probe, figures, note, runs)
@@ -271,11 +273,12 @@ def record_reported_experiment(
     note: str | None = None,
     tests: Sequence[str] = (),
     restates: str | None = None,
+    named_rule: str | None = None,
 ) -> NewEvent:
     """An A/B whose figures a person states ("27 GB/s before the ACS fix, 48 after"): no runs
     to point at, so its evidence counts as reported, with a reported reading's reliability."""
     figures = (metric, baseline_value, variant_value, higher_is_better, unit)
-    extra = {"reported": True, "tests": tests, "restates": restates}
+    extra = {"reported": True, "tests": tests, "restates": restates, "named_rule": named_rule}
     return _experiment(projection, change, probe, figures, note, extra)
 
 
@@ -313,16 +316,12 @@ def _experiment(
         "unit": unit,
         "note": note,
         "reported": extra.get("reported"),
-        "tests": _named(extra.get("tests", ())),
+        "tests": list(dict.fromkeys(extra.get("tests", ()))) or None,  # once each
         "restates": restated(projection, extra.get("restates")),
+        "named_rule": extra.get("named_rule"),
     }
     refuse_repeated_experiment(projection.experiments, fields)
     return new_event(ExperimentRecorded, **fields)
-
-
-def _named(tests: Sequence[str]) -> list[str] | None:
-    """The hypotheses an experiment was named a test of, once each (absent when none)."""
-    return list(dict.fromkeys(tests)) or None
 
 
 def _next_id(projection: Projection) -> str:
@@ -355,6 +354,7 @@ def record_stated_experiment(
     note: str | None,
     tests: Sequence[str] = (),
     restates: str | None = None,
+    named_rule: str | None = None,
 ) -> NewEvent:
     """An A/B a person states without figures ("fixed by NCCL_P2P_DISABLE=1"): the change and
     the word, no runs and no numbers; its evidence counts as reported."""
@@ -369,8 +369,9 @@ def record_stated_experiment(
         "probe": probe,
         "note": note,
         "reported": True,
-        "tests": _named(tests),
+        "tests": list(dict.fromkeys(tests)) or None,  # once each, absent when none
         "restates": restated(projection, restates),
+        "named_rule": named_rule,
     }
     refuse_repeated_experiment(projection.experiments, fields)
     return new_event(ExperimentRecorded, **fields)

@@ -92,3 +92,15 @@ def test_a_change_a_rule_reads_or_named_tests_gets_no_hint(cli: CLI, case: str) 
         "10:20", "--unit", "tok/s", "--tests", "data-loading", "--json",
     )  # fmt: skip
     assert json.loads(named.out)["nearest"] == []
+
+
+def test_a_rule_whose_unless_leaves_the_change_is_no_hint() -> None:
+    """host-work's pattern reads the fast tokenizer, and its ``unless`` leaves the slow one
+    as the result to no rule: forced with ``--rule host-work`` the change would be read
+    forwards, so the hint does not name it, though its words are the nearest."""
+    change = "replaced the fast tokenizer with the slow one"
+    host_work = next(rule for rule in RULES if rule.id == "host-work")
+    assert not host_work.matches(change) and host_work.leaves(change)
+    assert "host-work" not in [near.rule_id for near in nearest_rules(RULES, change)]
+    # its own A/B still brings it near where no rule reads the words
+    assert not host_work.leaves("use the fast tokenizer")

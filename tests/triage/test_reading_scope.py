@@ -286,6 +286,10 @@ def test_an_answer_superseded_by_hand_brings_the_readings_in_step(cli: CLI, tmp_
     )  # fmt: skip
     assert taken.code == 0, taken.err
     assert "rule nccl-network v1 → 'rdma'" in cli("log", case).out.splitlines()[-1]
+    # the id alone on stdout; what the evidence brought in step said beside it
+    assert taken.out.strip().startswith("e") and "\n" not in taken.out.strip()
+    (line,) = [line for line in taken.err.splitlines() if "in step" in line]
+    assert "rule nccl-network v1 → 'rdma'" in line, taken.err
     never = _case(cli)
     _paste(cli, never, tmp_path)
     assert _confidences(cli, case) == _confidences(cli, never)
@@ -305,6 +309,8 @@ def test_an_answer_superseded_by_hand_withdraws_what_it_implied_too(
         "--otherwise", "1", "--because", "the GPU count was a guess",
     )  # fmt: skip
     assert taken.code == 0, taken.err
+    in_step = [line for line in taken.err.splitlines() if "in step" in line]
+    assert len(in_step) == 2 and "nodes" in in_step[0] and "nccl-network" in in_step[1], in_step
     listed = json.loads(cli("intake", case, "--list", "--json").out)
     assert next(row for row in listed if row["id"] == "nodes")["answer"] is None
     never = cli("new", "allreduce slow", "--playbook", "gpu-throughput@3").out.strip()

@@ -46,6 +46,10 @@ class ExperimentRecorded(Payload):
     #: the A/B it ran hours before): its evidence supersedes that one's, so the one finding
     #: counts once, in its latest telling
     restates: str | None = Field(default=None, min_length=1)
+    #: the experiment rule a person named to read it (``--rule``): kept, so that an answer
+    #: given later never hands it to the rule the playbook would choose
+    #: (:mod:`casefile.app.experiment_rereading`); absent where the playbook chose
+    named_rule: str | None = Field(default=None, min_length=1)
 
     @model_validator(mode="after")
     def _runs_or_reported(self) -> ExperimentRecorded:
@@ -91,7 +95,8 @@ def experiment_text(p: Fields) -> str:
 def _recorded(p: Fields) -> str:
     tests = f" [named a test of {', '.join(p['tests'])}]" if p.get("tests") else ""
     again = f" [restates {p['restates']}]" if p.get("restates") else ""
-    return "experiment " + experiment_text(p) + tests + again
+    named = f" [read by rule {p['named_rule']}, as named]" if p.get("named_rule") else ""
+    return "experiment " + experiment_text(p) + tests + again + named
 
 
 EXPERIMENT_RECORDED = EventType(
