@@ -2,9 +2,11 @@
 20,000 events.
 
 A case shaped like ``bench_scaling.py``'s (gpu-throughput@3, the job said to use several GPUs,
-``nvidia-smi`` transcripts ingested under load and at idle) is told the job uses one GPU:
-every reading of a rule that needs several GPUs (``topology-p2p-path``) is withdrawn, one
-event each. Measured in-process through the service, each round on a fresh copy of the
+``nvidia-smi`` transcripts ingested under load and at idle, and after each ten A/Bs that hide
+all GPUs but one, ``CUDA_VISIBLE_DEVICES=0``) is told the job uses one GPU: every reading of a
+rule that needs several GPUs (``topology-p2p-path``) is withdrawn, one event each, and every
+A/B, read as fewer GPUs while the job used several, is read again as the device it sees
+(``casefile.app.experiment_rereading``). Measured in-process through the service, each round on a fresh copy of the
 database:
 
 rescope   ``intake gpu-count=one`` on the 20,000-event case vs on the 2,000-event case.
@@ -54,11 +56,16 @@ def build(path: Path, total: int) -> int:
                 transcript(400, chunk), "shell-log", load=load
             )
             service.probing.ingest("c", proposal)
+            # ten A/Bs a chunk, read by fewer-gpus while the job is said to use several GPUs
+            for n in range(10):
+                service.writer.record_reported_experiment(
+                    "c", "CUDA_VISIBLE_DEVICES=0", None, 10.0, 30.0 + chunk + n / 10, unit="tok/s"
+                )
             chunk += 1
     return 0
 
 
-def timed(db: Path, answer: dict[str, str]) -> tuple[float, int]:
+def timed(db: Path, answer: dict[str, str]) -> tuple[float, int, int]:
     from casefile.app.service import CaseService
     from casefile.app.who import NOW
     from casefile.store.sql import SqlEventStore
@@ -69,7 +76,7 @@ def timed(db: Path, answer: dict[str, str]) -> tuple[float, int]:
         start = time.perf_counter()
         outcome = service.writer.answer_intake("c", answer, known=False, who=NOW)
         took = time.perf_counter() - start
-    return took, len(outcome.readings)
+    return took, len(outcome.readings), len(outcome.experiments)
 
 
 def main() -> None:
@@ -87,16 +94,18 @@ def main() -> None:
         figures = {"rescope": {"gpu-count": "one"}, "unrelated": {"degrades-over-time": "no"}}
         results: dict[str, dict[int, list[float]]] = {f: {s: [] for s in SIZES} for f in figures}
         withdrawn: dict[int, int] = {}
+        reread_ab: dict[int, int] = {}
         for round_ in range(args.rounds):
             order = SIZES if round_ % 2 == 0 else tuple(reversed(SIZES))
             for name, answer in figures.items():
                 for size in order:
                     db = work / f"round-{size}.db"
                     shutil.copyfile(pristine[size], db)
-                    took, readings = timed(db, answer)
+                    took, readings, reread = timed(db, answer)
                     results[name][size].append(took)
                     if name == "rescope":
                         withdrawn[size] = readings
+                        reread_ab[size] = reread
         small, big = SIZES
         for name in figures:
             a = statistics.median(results[name][small])
@@ -107,6 +116,7 @@ def main() -> None:
                 + (f" (target ≤ {TARGET:g}×)" if name == "rescope" else "")
             )
         print(f"readings withdrawn: {withdrawn[small]:,} and {withdrawn[big]:,}")
+        print(f"A/Bs read again: {reread_ab[small]:,} and {reread_ab[big]:,}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
