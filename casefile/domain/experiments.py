@@ -61,6 +61,7 @@ from casefile.domain.change_toward import Toward, moved_toward, toward_from
 from casefile.domain.effect_size import LargeEffect, large_effects_from
 from casefile.domain.experiment_cost import COSTS, CostWhen, cost_when_from
 from casefile.domain.facts import Fact
+from casefile.domain.gpu_counts import gpu_count_change
 from casefile.domain.rule_loading import intake_answers_of, rule_from_dict
 from casefile.domain.rules import Rule, Statistic, compute_statistic, derived_facts
 from casefile.domain.version_direction import direction
@@ -134,6 +135,10 @@ class ExperimentRule:
     #: the number is at least one (``at_least_one = true`` in TOML: a batch, the requests a
     #: server runs at once), so one set on its own is its floor: lowered (:func:`set_to_one`)
     at_least_one: bool = False
+    #: the rule reads a change of how many GPUs the job runs on (``gpu_counts = true`` in
+    #: TOML: fewer-gpus), fewer being its own A/B and more its A/B run backwards
+    #: (:mod:`casefile.domain.gpu_counts`)
+    gpu_counts: bool = False
     #: the hypotheses that can give a large effect, by side (``large_gain``, ``large_loss`` in
     #: TOML; see :mod:`casefile.domain.effect_size`)
     large: tuple[LargeEffect, ...] = ()
@@ -143,7 +148,7 @@ class ExperimentRule:
         see :func:`change_readings`) is one this rule reads, and not one its ``unless`` leaves
         to a later rule."""
         return any(
-            self._names(reading)
+            (self._names(reading) or (self.gpu_counts and gpu_count_change(reading) is not None))
             and not (self.unless and re.search(self.unless, reading, re.IGNORECASE))
             for reading in change_readings(change)
         )
@@ -177,6 +182,9 @@ class ExperimentRule:
         reads a change either way undoes nothing."""
         if self.either_way:
             return False
+        counted = gpu_count_change(change) if self.gpu_counts else None
+        if counted is not None:  # more GPUs: the rule's fewer, run backwards
+            return counted[1] > counted[0]
         if self.toward is not None:
             moved = moved_toward(self.toward, change, both_sides=self.raises is not None)
             if moved is not None:
@@ -435,6 +443,7 @@ def experiment_from_dict(data: Any, question: str, known: set[str], where: str) 
         toward=toward_from(data.get("toward"), label),
         number_in=_change_pattern(data.get("number_in", ""), "number_in", label),
         at_least_one=_flag(data.get("at_least_one", False), label, "at_least_one"),
+        gpu_counts=_flag(data.get("gpu_counts", False), label, "gpu_counts"),
         large=large_effects_from(data, set(rule.likelihoods), label),
     )
     if built.either_way and built.toward is not None:

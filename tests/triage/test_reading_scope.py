@@ -227,8 +227,8 @@ def test_the_listings_say_what_each_rule_needs_and_whether_its_reading_counts_on
     assert (fewer["requires"], fewer["only_where_required"]) == (["gpu-count: several"], False)
     text = cli("experiment", "rules", "--playbook", "gpu-throughput@3").out
     assert (
-        "  needs:   gpu-count: several (read only there, as the answers stand when the A/B is "
-        "recorded)" in text
+        "  needs:   gpu-count: several (read only there, and read again when the answers change)"
+        in text
     )
 
 

@@ -49,9 +49,10 @@ def render_rule(view: ExperimentRuleView, indent: str = "") -> str:
 def needs_line(requires: tuple[str, ...], only_where_required: bool, *, ab: bool = False) -> str:
     """What a rule needs the case to state, and what follows where an answer rules that out:
     a probe rule's reading counts only there, or the rule is merely not suggested; an A/B
-    rule does not read a change recorded then (the next rule that reads it does)."""
+    rule does not read a change while an answer rules it out (the next rule that reads it
+    does), and its A/Bs are read again when the answers change."""
     if ab:
-        where = "read only there, as the answers stand when the A/B is recorded"
+        where = "read only there, and read again when the answers change"
     elif only_where_required:
         where = "its reading counts only there"
     else:

@@ -1,0 +1,104 @@
+"""A change of how many GPUs a job runs on is fewer-gpus' A/B, read the right way round
+(:mod:`casefile.domain.gpu_counts`): fewer GPUs faster says the traffic between them was the
+cost, more GPUs faster the work inside each."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from casefile_gpu_playbook import PLAYBOOK_V3
+
+from casefile.app.experiment_reading import chosen_rule
+from casefile.domain.beliefs import project
+from casefile.domain.gpu_counts import gpu_count_change
+from tests.cli.conftest import CLI
+
+RULES = PLAYBOOK_V3.experiments
+
+
+@pytest.mark.parametrize(
+    ("change", "counts"),
+    [
+        ("8 GPUs -> 2 GPUs", (8, 2)),
+        ("4 GPUs -> 8 GPUs", (4, 8)),
+        ("8x A100 -> 4x A100", (8, 4)),
+        ("6x RTX 4090 -> 1x RTX 4090", (6, 1)),
+        ("2 RTX 3090 -> 1 RTX 3090", (2, 1)),
+        ("H100 x8 -> H100 x4", (8, 4)),
+        ("A6000 ×4 -> A6000 ×2", (4, 2)),
+        ("from 8 GPUs to 4", (8, 4)),
+        ("from 2 to 4 GPUs", (2, 4)),
+        ("8 GPUs -> 2", (8, 2)),
+        ("8 -> 4 GPUs", (8, 4)),
+        ("the same UCX-Py transfer benchmark on 2 GPUs of the DGX-1 instead of all 8", (8, 2)),
+        ("using 4 GPUs instead of 8", (8, 4)),
+        ("2 GPUs (NVLink) -> 4 GPUs", (2, 4)),
+    ],
+)
+def test_the_counts_before_and_after(change: str, counts: tuple[int, int]) -> None:
+    assert gpu_count_change(change) == counts
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "batch 8 -> 16 on 4 GPUs",  # a batch beside a count
+        "num_workers 2 -> 8 on 4 GPUs",
+        "batch size 8 on 4 GPUs -> 16",
+        "RTX 3090 -> RTX 4090",  # a model, not a count
+        "PCIe Gen4 x16 -> Gen3 x16",  # a link's width
+        "PCIe x16 -> x8",
+        "tp 4 -> 2",  # a parallel size: launch-config's
+        "12 GB instead of 20 GB",
+        "4 GPUs -> 4 GPUs",
+        "CUDA_VISIBLE_DEVICES=0",
+        "TCP -> CUDA IPC on 8 GPUs",
+    ],
+)
+def test_no_change_of_count(change: str) -> None:
+    assert gpu_count_change(change) is None
+
+
+@pytest.mark.parametrize(
+    ("change", "reader", "backwards"),
+    [
+        ("8 GPUs -> 2 GPUs", "fewer-gpus", False),
+        ("4 GPUs -> 8 GPUs", "fewer-gpus", True),
+        ("8x A100 -> 4x A100", "fewer-gpus", False),
+        ("2 GPUs instead of 4", "fewer-gpus", False),
+        # the transport rule reads UCX, but a count on both sides is a change of count
+        (
+            "the same UCX-Py transfer benchmark on 2 GPUs of the DGX-1 instead of all 8",
+            "fewer-gpus",
+            False,
+        ),
+        ("NIXL over UCX sockets -> CUDA IPC transport", "transport", False),
+        ("TCP -> CUDA IPC on 8 GPUs", "transport", False),
+        ("num_workers 2 -> 8 on 4 GPUs", "data-pipeline", False),
+        # what fewer-gpus read before: one GPU, told as before
+        ("2x A10 -> 1 GPU", "fewer-gpus", False),
+        ("CUDA_VISIBLE_DEVICES=0", "fewer-gpus", False),
+    ],
+)
+def test_the_rule_that_reads_it_and_which_way(change: str, reader: str, backwards: bool) -> None:
+    first = chosen_rule(RULES, project([]), change, None)
+    assert first is not None
+    assert (first.id, first.undoes(change)) == (reader, backwards)
+
+
+def test_more_gpus_slower_reads_as_fewer_faster(cli: CLI) -> None:
+    """Told either way round, one scaling result is one reading: 4 -> 8 GPUs halving the
+    rate is 8 -> 4 doubling it."""
+    outcomes = []
+    for change, figures in (("4 GPUs -> 8 GPUs", "20:10"), ("8 GPUs -> 4 GPUs", "10:20")):
+        case = cli("new", "scaling", "--playbook", "gpu-throughput@3").out.strip()
+        assert cli("intake", case, "gpu-count=several").code == 0
+        done = cli(
+            "experiment", case, "--change", change, "--reported", figures, "--unit", "samples/s",
+            "--json",
+        )  # fmt: skip
+        assert done.code == 0, done.err
+        read = json.loads(done.out)
+        outcomes.append((read["rule"], read["outcome"]))
+    assert outcomes == [("experiment.fewer-gpus", "faster")] * 2
