@@ -6,8 +6,8 @@ A case shaped like ``bench_scaling.py``'s (gpu-throughput@3, the job said to use
 all GPUs but one, ``CUDA_VISIBLE_DEVICES=0``) is told the job uses one GPU: every reading of a
 rule that needs several GPUs (``topology-p2p-path``) is withdrawn, one event each, and every
 A/B, read as fewer GPUs while the job used several, is read again as the device it sees
-(``casefile.app.experiment_rereading``). Measured in-process through the service, each round on a fresh copy of the
-database:
+(``casefile.app.experiment_rereading``). Measured in-process through the service, each round
+on a fresh copy of the database:
 
 rescope   ``intake gpu-count=one`` on the 20,000-event case vs on the 2,000-event case.
           Nothing may grow faster than the case: target at most 12× (ten times the events,

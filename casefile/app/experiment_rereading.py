@@ -8,23 +8,31 @@ the trouble as it happened (``runs_back``). An A/B is read under the answers in 
 is recorded; an answer given later used to leave that reading as it was, so a case answered
 first and the same case answered last ended apart.
 
-So whenever the answers change, each A/B whose reader the playbook chose is read again as it
-would be read now. Where that differs (another rule, another outcome, other numbers), evidence
-with today's reading supersedes the one in force; where no rule reads it now, evidence that
-weighs nothing does (a withdrawal, as for a probe rule's reading); where nothing read it and a
-rule does now, it is read. Every such event holds the numbers it applies, so replay needs no
-rule. Left as they are: an A/B read by a rule a person named (``--rule``) or by the hypotheses
-they named (``--tests``); one recorded with no direction; a retelling and the A/B it retells
-(the retelling's evidence stands for both); and one whose reading a person re-assessed by hand.
+So whenever the answers change, each finding whose reader the playbook chose is read again as
+recording its tellings now would read it. A finding is an A/B and the retellings of it
+(``--restates``): the latest telling a rule reads counts, unless an earlier one was measured
+and a rule reads that (a person's account of figures the case measured adds nothing). Where
+that differs from the evidence in force (another rule, another outcome, other numbers, another
+telling), evidence with today's reading supersedes it; where no rule reads any telling now,
+evidence that weighs nothing does (a withdrawal, as for a probe rule's reading); where nothing
+read it and a rule does now, it is read. Every such event holds the numbers it applies, so
+replay needs no rule. Reported figures whose probe the reading rule chose are taken, read
+again, as measured by the probe the new rule would choose (its noise margin is that probe's).
+
+Left as they are: a finding any telling of which a person named the reader of (``--rule``, or
+the hypotheses it tests, ``--tests``) or which was recorded before casefile kept who chose
+(``chosen`` absent); a telling recorded with no direction; and a finding whose evidence a
+person re-assessed by hand.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from casefile.app.experiment_reading import chosen_rule
+from casefile.app.experiments import measured_by
 from casefile.domain import triage
 from casefile.domain.event_types.evidence import EvidenceAssessed, IntakeWithdrawal
 from casefile.domain.premises import withdrawing
@@ -44,14 +52,14 @@ _RULE_PREFIX = "experiment."
 
 @dataclass(frozen=True)
 class Reread:
-    """An A/B read again because the answers changed which rule reads it, or how."""
+    """A finding read again because the answers changed which rule reads it, or how."""
 
     experiment_id: str
-    #: the reading in force before (``fewer-gpus 'faster'``), or None where none read it
+    #: the reading in force before (``fewer-gpus 'faster'``), or None where none counted
     before: str | None
     #: the reading now, or None where no rule reads it now
     now: str | None
-    #: why: the answer that rules the earlier reader out, or the answers in force
+    #: why, in the answers' words (``gpu-count = one (seq 29) rules fewer-gpus out``)
     because: str
     evidence_id: str
 
@@ -62,51 +70,92 @@ class Reread:
         if self.now is None:
             return f"A/B {self.experiment_id}: {self.before} withdrawn ({self.because})"
         if self.before is None:
-            return f"A/B {self.experiment_id} now read: {self.now} ({self.because})"
+            return f"A/B {self.experiment_id} read: {self.now} ({self.because})"
         return (
             f"A/B {self.experiment_id} read again: {self.now}, not {self.before} ({self.because})"
         )
 
 
+@dataclass(frozen=True)
+class _Reading:
+    """A telling as a rule reads it now."""
+
+    experiment_id: str
+    rule: ExperimentRule
+    event: NewEvent
+
+
 def reread_experiments(draft: Draft, playbooks: Iterable[Playbook]) -> list[Reread]:
-    """Draft the evidence that brings each A/B the playbook chose the reader of in step with
-    the answers in force now."""
+    """Draft the evidence that brings each finding whose reader the playbook chose in step
+    with the answers in force now."""
     rules = [rule for playbook in playbooks for rule in playbook.experiments]
-    if not rules or not draft.projection.experiments:
+    recorded = draft.projection.experiments
+    if not rules or not recorded:
         return []
     by_ref = {(f"{_RULE_PREFIX}{r.id}", r.version): r for r in rules}
     firsts = _first_readings(draft.projection)
-    recorded = draft.projection.experiments
-    retold = {str(r["restates"]) for r in recorded.values() if r.get("restates")}
     done: list[Reread] = []
-    for experiment_id, record in list(recorded.items()):
-        if experiment_id in retold or not _chosen(record):
-            continue
-        head = _in_force(draft.projection, experiment_id, firsts.get(experiment_id))
+    for tellings in _findings(recorded):
+        if not all(recorded[t].get("chosen") for t in tellings):
+            continue  # a person chose a reader, or casefile did not keep who did
+        head = _in_force(draft.projection, tellings, firsts)
         if head is True:
-            continue  # a person re-assessed it, or a retelling stands for it
+            continue  # a person re-assessed it
+        wanted = _wanted(draft.projection, rules, [recorded[t] for t in tellings])
         held = _reader(head, by_ref)
-        if head is not None and held is None and not _withdrawn_here(head):
-            continue  # read by a rule the playbook no longer holds, or named before it was kept
-        if held is not None and not held.matches(str(record["change"])):
-            continue  # a rule whose words do not read the change was named for it
-        projection = draft.projection
-        rule = chosen_rule(rules, projection, str(record["change"]), record.get("probe"))
-        wanted = None if rule is None else triage.evidence_from_experiment(projection, rule, record)
-        event = _bring_in_step(draft.projection, head, wanted, held, rule)
+        event = _bring_in_step(draft.projection, tellings[0], head, wanted, held)
         if event is None:
             continue
         draft.add(event)
-        done.append(_said(draft.projection, experiment_id, head, event, held, rule))
+        done.append(_said(draft.projection, tellings[0], head, event, held, wanted))
     return done
 
 
-def _chosen(record: Mapping[str, Any]) -> bool:
-    """Whether the playbook chose the A/B's reader and has something to read: not named by a
-    person (a rule or the hypotheses it tests), not a retelling, with a direction or a word."""
-    if record.get("named_rule") or record.get("tests") or record.get("restates"):
-        return False
-    return record.get("speedup") is not None or record.get("stated") is not None
+def _findings(recorded: Mapping[str, Mapping[str, Any]]) -> list[list[str]]:
+    """The case's A/Bs grouped by finding: each with its retellings, in the order recorded."""
+    root: dict[str, str] = {}
+    groups: dict[str, list[str]] = {}
+    for eid, record in recorded.items():
+        told = record.get("restates")
+        first = root.get(str(told), str(told)) if told is not None else eid
+        root[eid] = first
+        groups.setdefault(first, []).append(eid)
+    return list(groups.values())
+
+
+def _wanted(
+    projection: Projection, rules: Sequence[ExperimentRule], tellings: Sequence[Mapping[str, Any]]
+) -> _Reading | None:
+    """How recording the tellings now would leave the finding read: the latest telling a rule
+    reads, unless an earlier measured telling is read (then that one stands)."""
+    counting: _Reading | None = None
+    measured = False
+    for record in tellings:
+        reading = _read_now(projection, rules, record)
+        if reading is None:
+            continue
+        if counting is not None and measured and record.get("reported"):
+            continue  # an account of figures the case measured adds nothing
+        counting = reading
+        measured = measured or not record.get("reported")
+    return counting
+
+
+def _read_now(
+    projection: Projection, rules: Sequence[ExperimentRule], record: Mapping[str, Any]
+) -> _Reading | None:
+    """One telling as the rule the answers choose now reads it; None where none does."""
+    if record.get("speedup") is None and record.get("stated") is None:
+        return None  # nothing said which way is better: never read
+    probe = None if record.get("probe_inferred") else record.get("probe")
+    rule = chosen_rule(rules, projection, str(record["change"]), probe)
+    if rule is None:
+        return None
+    telling = dict(record)
+    if record.get("probe_inferred"):  # the figures' probe was the reading rule's choice
+        telling["probe"] = measured_by(rule, record.get("unit"))[0]
+    event = triage.evidence_from_experiment(projection, rule, telling)
+    return None if event is None else _Reading(str(record["experiment_id"]), rule, event)
 
 
 def _first_readings(projection: Projection) -> dict[str, EvidenceState]:
@@ -120,22 +169,23 @@ def _first_readings(projection: Projection) -> dict[str, EvidenceState]:
 
 
 def _in_force(
-    projection: Projection, experiment_id: str, first: EvidenceState | None
-) -> EvidenceState | Literal[True] | None:
-    """The A/B's evidence in force at the end of its chain of readings and withdrawals (None:
-    never read); True where something else superseded it (a person, a retelling)."""
-    node = first
+    projection: Projection, tellings: Sequence[str], firsts: Mapping[str, EvidenceState]
+) -> EvidenceState | bool | None:
+    """The finding's evidence in force, at the end of its chain of readings, retellings and
+    withdrawals (None: never read); True where a person superseded it."""
+    read = [firsts[t] for t in tellings if t in firsts]
+    node = min(read, key=lambda e: e.seq) if read else None
     while node is not None and node.superseded_by is not None:
         newer = projection.evidence[node.superseded_by]
-        if newer.experiment_id != experiment_id and not _withdrawn_here(newer):
+        if newer.experiment_id not in tellings and not _withdrawn_here(newer):
             return True
         node = newer
     return node
 
 
 def _withdrawn_here(evidence: EvidenceState) -> bool:
-    """Whether ``evidence`` is a withdrawal this module made (a scope withdrawal of an A/B
-    reading: it keeps no requirements, so reading_scope never restores it)."""
+    """Whether ``evidence`` is a withdrawal of an A/B reading (a scope withdrawal keeping no
+    requirements, so reading_scope never restores it)."""
     said = evidence.payload_field("withdraws")
     if not isinstance(said, dict) or said.get("because") != SCOPE or said.get("requires"):
         return False
@@ -143,9 +193,9 @@ def _withdrawn_here(evidence: EvidenceState) -> bool:
 
 
 def _reader(
-    head: EvidenceState | None, by_ref: Mapping[tuple[str, int], ExperimentRule]
+    head: EvidenceState | bool | None, by_ref: Mapping[tuple[str, int], ExperimentRule]
 ) -> ExperimentRule | None:
-    rule = None if head is None else head.rule
+    rule = head.rule if not isinstance(head, bool) and head is not None else None
     if not rule:
         return None
     return by_ref.get((str(rule.get("id")), int(rule.get("version", 0))))
@@ -153,56 +203,63 @@ def _reader(
 
 def _bring_in_step(
     projection: Projection,
-    head: EvidenceState | None,
-    wanted: NewEvent | None,
+    finding: str,
+    head: EvidenceState | bool | None,
+    wanted: _Reading | None,
     held: ExperimentRule | None,
-    rule: ExperimentRule | None,
 ) -> NewEvent | None:
-    """The event that makes the A/B's evidence in force what it would be now, or None where
-    it already is."""
-    reading = head is not None and not _withdrawn_here(head)
+    """The event that makes the finding's evidence in force what it would be now, or None
+    where it already is."""
+    current = head if not isinstance(head, bool) and head is not None else None
+    counting = current is not None and not _withdrawn_here(current)
     if wanted is None:
-        if not reading or head is None:
+        if current is None or not counting:
             return None
-        because = _ruled_out(projection, held) or "no rule of the playbook reads it now"
+        because = _out(projection, held, finding)
         return withdrawing(
             projection,
-            head.id,
-            f"Rule {held.id if held else head.rule}'s reading of A/B {head.experiment_id} "
-            f"({head.outcome!r}, evidence {head.id}) no longer holds: {because}, and no other "
-            "rule reads the change under the answers in force.",
+            current.id,
+            f"The reading of A/B {current.experiment_id} ({current.outcome!r}, evidence "
+            f"{current.id}) no longer holds: {because}.",
             IntakeWithdrawal(
-                id=str((head.rule or {}).get("id", "experiment")),
-                answer=str(head.outcome),
+                id=str((current.rule or {}).get("id", "experiment")),
+                answer=str(current.outcome),
                 because=SCOPE,
                 reason=because,
             ),
         )
-    payload = wanted.payload
-    if reading and head is not None and _same(head, payload):
+    payload = wanted.event.payload
+    if counting and current is not None and _same(current, payload):
         return None
-    if head is None:
-        return wanted
-    why = _why(projection, held, rule)
+    why = _why(projection, held, wanted.rule)
     return replace(
-        wanted,
+        wanted.event,
         payload={
             **payload,
-            "supersedes": head.id,
-            "rationale": f"Read again under the answers in force ({why}). {payload['rationale']}",
+            "supersedes": None if current is None else current.id,
+            "rationale": f"Read under the answers in force ({why}). {payload['rationale']}",
         },
     )
 
 
 def _same(head: EvidenceState, payload: Mapping[str, Any]) -> bool:
-    """Whether the evidence in force already applies what reading it now would."""
+    """Whether the evidence in force already applies what reading the finding now would."""
     return (
-        head.rule == payload.get("rule")
+        head.experiment_id == payload.get("experiment_id")
+        and head.rule == payload.get("rule")
         and head.outcome == payload.get("outcome")
         and head.likelihoods == payload.get("likelihoods")
         and head.otherwise == payload.get("otherwise")
         and head.reliability == payload.get("reliability")
     )
+
+
+def _out(projection: Projection, held: ExperimentRule | None, finding: str) -> str:
+    """Why no rule reads a finding now: the answer that rules its reader out."""
+    ruled = _ruled_out(projection, held)
+    if ruled is not None and held is not None:
+        return f"{ruled} rules {held.id} out of A/B {finding}, and no other rule reads it"
+    return f"no rule reads A/B {finding} under the answers in force"
 
 
 def _ruled_out(projection: Projection, rule: ExperimentRule | None) -> str | None:
@@ -213,29 +270,53 @@ def _ruled_out(projection: Projection, rule: ExperimentRule | None) -> str | Non
     return None if question is None else question.contradiction(rule.rule.requires)
 
 
-def _why(projection: Projection, held: ExperimentRule | None, rule: ExperimentRule | None) -> str:
-    if held is not None and rule is not None and held.id != rule.id:
-        out = _ruled_out(projection, held)
-        if out is not None:
-            return f"{out} rules {held.id} out"
-        return f"{rule.id} applies again and comes before {held.id}"
-    return "the answers the reading depends on changed"
+def _let(projection: Projection, rule: ExperimentRule) -> str | None:
+    """The answers in force that a rule's reading rests on, as ``gpu-count = several (seq
+    40)``: its requirements, and the answer its A/B runs back under."""
+    question = projection.questions.get(rule.rule.question)
+    if question is None:
+        return None
+    asked = [q for q, _ in rule.rule.requires]
+    if rule.runs_back is not None:
+        asked.append(rule.runs_back[0])
+    held = [
+        f"{q} = {question.answers[q][0]} (seq {question.answers[q][1]})"
+        for q in dict.fromkeys(asked)
+        if q in question.answers
+    ]
+    return ", ".join(held) or None
+
+
+def _why(projection: Projection, held: ExperimentRule | None, rule: ExperimentRule) -> str:
+    """What the answers say that makes ``rule`` the reader now, in their words."""
+    out = _ruled_out(projection, held)
+    if held is not None and held.id != rule.id and out is not None:
+        return f"{out} rules {held.id} out"
+    let = _let(projection, rule)
+    if let is not None:
+        return f"{let}: {rule.id} reads it so"
+    return f"no answer in force rules {rule.id} out"
 
 
 def _said(
     projection: Projection,
-    experiment_id: str,
-    head: EvidenceState | None,
+    finding: str,
+    head: EvidenceState | bool | None,
     event: NewEvent,
     held: ExperimentRule | None,
-    rule: ExperimentRule | None,
+    wanted: _Reading | None,
 ) -> Reread:
     added = EvidenceAssessed.of(event.payload)
+    current = head if not isinstance(head, bool) and head is not None else None
     before = None
-    if head is not None and not _withdrawn_here(head) and head.rule:
-        before = f"{str(head.rule.get('id')).removeprefix(_RULE_PREFIX)} {head.outcome!r}"
-    if added.withdraws is not None:
-        return Reread(experiment_id, before, None, added.withdraws.reason, added.evidence_id)
-    now = f"{rule.id if rule else '?'} {added.outcome!r}"
-    because = _why(projection, held, rule) if before is not None else "a rule reads it now"
-    return Reread(experiment_id, before, now, because, added.evidence_id)
+    if current is not None and not _withdrawn_here(current) and current.rule:
+        before = f"{str(current.rule.get('id')).removeprefix(_RULE_PREFIX)} {current.outcome!r}"
+        if current.experiment_id != finding:
+            before += f" (as told in {current.experiment_id})"
+    if added.withdraws is not None or wanted is None:
+        reason = added.withdraws.reason if added.withdraws is not None else ""
+        return Reread(finding, before, None, reason, added.evidence_id)
+    now = f"{wanted.rule.id} {added.outcome!r}"
+    if wanted.experiment_id != finding:
+        now += f" (as told in {wanted.experiment_id})"
+    return Reread(finding, before, now, _why(projection, held, wanted.rule), added.evidence_id)

@@ -22,6 +22,7 @@ from casefile.app.experiment_reading import (
 from casefile.app.scrubbing import scrub_text
 from casefile.app.who import NOW, Who
 from casefile.domain import triage
+from casefile.domain.ab_runs import Measured, check_pair, choose_metric
 from casefile.domain.better_way import Direction, settle_direction
 from casefile.domain.event_types.stored import StoredObservation
 from casefile.domain.facts import Fact
@@ -102,7 +103,7 @@ def record_experiment(
     def decide(draft: Draft) -> ExperimentOutcome:
         projection = draft.projection
         baseline, variant = runs[baseline_seq], runs[variant_seq]
-        triage.check_pair(projection, baseline, variant)
+        check_pair(projection, baseline, variant)
         rule = reading_rule(sessions.registry, projection, change, baseline.probe, rule_id, tests)
         usual = tuple(
             dict.fromkeys(
@@ -114,7 +115,7 @@ def record_experiment(
             )
         )
         names = tuple(metric) or (rule.metric if rule is not None and rule.metric else usual)
-        name, old, new = triage.choose_metric(names, baseline, variant)
+        name, old, new = choose_metric(names, baseline, variant)
         found = _unit(name, baseline.facts) or unit
         settled = _settle(direction, found, rule, name, ask if rule else None, answers)
         higher = settled.higher_is_better if settled is not None else None
@@ -198,6 +199,7 @@ def record_reported_experiment(
             tests,
             restates,
             rule_id,
+            probe_inferred=probe is None,
         )
         return read_recorded(
             draft, event, rule, settled, nearest_to(sessions.registry, projection, change, rule)
@@ -279,7 +281,7 @@ def _append_experiment(
     return result
 
 
-def _measured(sessions: CaseSessions, case_id: str, seq: int) -> triage.Measured:
+def _measured(sessions: CaseSessions, case_id: str, seq: int) -> Measured:
     """A probe run and the facts its observation parsed, read from the store."""
     projection = sessions.current(case_id, history=False)
     run = projection.probe_runs.get(seq)
@@ -293,7 +295,7 @@ def _measured(sessions: CaseSessions, case_id: str, seq: int) -> triage.Measured
     if observation is not None:
         event = sessions.events(case_id, after=observation - 1, upto=observation)[0]
         facts = [fact.as_fact() for fact in StoredObservation(event.payload).facts]
-    return triage.Measured(seq, str(run["probe"]), str(run.get("host", "")), facts)
+    return Measured(seq, str(run["probe"]), str(run.get("host", "")), facts)
 
 
 def _settle(

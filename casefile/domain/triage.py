@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from casefile.domain import commands, premises
+from casefile.domain.ab_runs import (
+    Measured,
+    check_pair,
+)
 from casefile.domain.beliefs.projection import Projection
 from casefile.domain.beliefs.rules_read import rules_read
 from casefile.domain.environment import GPU_ENVIRONMENT
@@ -25,26 +28,20 @@ from casefile.domain.event_types.experiment import ExperimentRecorded, StatedOut
 from casefile.domain.events import NewEvent
 from casefile.domain.expected import CaseContext
 from casefile.domain.experiment_outcome import SpeedupReading, read_speedup
-from casefile.domain.experiments import ExperimentRule, measure
+from casefile.domain.experiments import ExperimentRule
 from casefile.domain.fabric import stated_port_rates
-from casefile.domain.facts import Fact
 from casefile.domain.intake import IntakeQuestion, Known
 from casefile.domain.kinds import reported_reliability
 from casefile.domain.repeats import refuse_repeated_experiment
 from casefile.domain.retelling import restated, superseded_by_retelling
 from casefile.domain.rules import Applied, evaluate
-from casefile.domain.units import normal_unit
 from casefile.errors import DomainError, Remedy
 
-#: the remedies of an experiment stated without what it needs, as each front end's control
-NAME_THE_METRIC = Remedy("names the fact to compare", "metric")
+#: the remedy of an experiment stated without its change, as each front end's control
 STATE_THE_CHANGE = Remedy("states it", "change")
 
 if TYPE_CHECKING:
     from casefile.domain.playbook import Playbook
-
-#: facts that name the GPU a run measured: two runs on different GPU models are no A/B
-GPU_MODEL_FACTS = ("nccl.device", "name", "gpu.name")
 
 
 def active_answer(projection: Projection, question: IntakeQuestion) -> tuple[str, str] | None:
@@ -150,78 +147,6 @@ def answer_intake(
     )
 
 
-@dataclass(frozen=True)
-class Measured:
-    """What one run of an experiment measured: the metric and its value."""
-
-    seq: int
-    probe: str
-    host: str
-    facts: Sequence[Fact]
-
-
-def _models(facts: Sequence[Fact]) -> set[str]:
-    return {str(f.value) for f in facts if f.name in GPU_MODEL_FACTS}
-
-
-def check_pair(projection: Projection, baseline: Measured, variant: Measured) -> None:
-    """Refuse two runs that are not an A/B of one benchmark."""
-    if baseline.seq == variant.seq:
-        raise DomainError("the baseline and the variant are the same run")
-    for run in (baseline, variant):
-        if run.seq not in projection.probe_runs:
-            raise DomainError(f"seq {run.seq} is not a probe run of this case")
-    if baseline.probe != variant.probe:
-        raise DomainError(
-            f"the baseline (seq {baseline.seq}) ran {baseline.probe} and the variant "
-            f"(seq {variant.seq}) {variant.probe}: an experiment compares one benchmark"
-        )
-    old, new = _models(baseline.facts), _models(variant.facts)
-    if old and new and not old & new:
-        raise DomainError(
-            f"the baseline ran on {', '.join(sorted(old))} and the variant on "
-            f"{', '.join(sorted(new))}: not the same kind of GPU, so not one change"
-        )
-
-
-def choose_metric(
-    names: Sequence[str], baseline: Measured, variant: Measured
-) -> tuple[str, float, float]:
-    """The first of ``names`` both runs measured: (name, baseline value, variant value)."""
-    if not names:
-        raise DomainError(
-            "name the fact to compare, or state a change a rule reads", remedy=NAME_THE_METRIC
-        )
-    old, new = measure(names, baseline.facts), measure(names, variant.facts)
-    apart: list[str] = []
-    for name in names:
-        if name in old and name in new:
-            units = (_unit_of(name, baseline.facts), _unit_of(name, variant.facts))
-            if None not in units and normal_unit(units[0]) != normal_unit(units[1]):
-                # one fact name, two units (a log whose rate is tokens/s in one paste and
-                # it/s in the other): two figures that cannot be divided
-                apart.append(
-                    f"{name} is {units[0]} in seq {baseline.seq}, {units[1]} in seq {variant.seq}"
-                )
-                continue
-            return name, old[name], new[name]
-    if apart:
-        raise DomainError(
-            f"no {' / '.join(names)} measured in one unit in both runs ({'; '.join(apart)})",
-            remedy=NAME_THE_METRIC,
-        )
-    missing = [f"seq {r.seq}" for r, got in ((baseline, old), (variant, new)) if not got]
-    raise DomainError(
-        f"no {' / '.join(names)} measured in both runs"
-        + (f" (none in {', '.join(missing)})" if missing else "")
-    )
-
-
-def _unit_of(name: str, facts: Sequence[Fact]) -> str | None:
-    """The unit a run's facts of one name carry (the first that says one)."""
-    return next((f.unit for f in facts if f.name == name and f.unit), None)
-
-
 def record_experiment(
     projection: Projection,
     change: str,
@@ -274,11 +199,13 @@ def record_reported_experiment(
     tests: Sequence[str] = (),
     restates: str | None = None,
     named_rule: str | None = None,
+    probe_inferred: bool = False,
 ) -> NewEvent:
     """An A/B whose figures a person states ("27 GB/s before the ACS fix, 48 after"): no runs
     to point at, so its evidence counts as reported, with a reported reading's reliability."""
     figures = (metric, baseline_value, variant_value, higher_is_better, unit)
     extra = {"reported": True, "tests": tests, "restates": restates, "named_rule": named_rule}
+    extra["probe_inferred"] = probe_inferred or None
     return _experiment(projection, change, probe, figures, note, extra)
 
 
@@ -319,9 +246,16 @@ def _experiment(
         "tests": list(dict.fromkeys(extra.get("tests", ()))) or None,  # once each
         "restates": restated(projection, extra.get("restates")),
         "named_rule": extra.get("named_rule"),
+        "chosen": _chosen(extra.get("named_rule"), extra.get("tests", ())),
+        "probe_inferred": extra.get("probe_inferred"),
     }
     refuse_repeated_experiment(projection.experiments, fields)
     return new_event(ExperimentRecorded, **fields)
+
+
+def _chosen(named_rule: str | None, tests: Sequence[str]) -> bool | None:
+    """True where the playbook chooses the reader: no rule and no hypotheses named."""
+    return True if named_rule is None and not tests else None
 
 
 def _next_id(projection: Projection) -> str:
@@ -372,6 +306,7 @@ def record_stated_experiment(
         "tests": list(dict.fromkeys(tests)) or None,  # once each, absent when none
         "restates": restated(projection, restates),
         "named_rule": named_rule,
+        "chosen": _chosen(named_rule, tests),
     }
     refuse_repeated_experiment(projection.experiments, fields)
     return new_event(ExperimentRecorded, **fields)

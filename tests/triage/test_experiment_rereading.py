@@ -6,11 +6,15 @@ change is the trouble as it happened."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Any
 
 import pytest
 
+from casefile.domain.events import GENESIS_HASH, NewEvent, seal
 from tests.cli.conftest import CLI
-from tests.triage.test_experiments import log
+from tests.triage.conftest import nccl_table
+from tests.triage.test_experiments import log, paste
 
 HIDE = ("--change", "CUDA_VISIBLE_DEVICES=0", "--reported", "10:30", "--unit", "tok/s")
 
@@ -111,7 +115,7 @@ def test_a_rule_a_person_named_or_hypotheses_named_are_never_read_again(cli: CLI
     for case in (named, tested):
         said = _intake(cli, case, "gpu-count=one")
         assert said["experiments"] == [], case
-    assert "[read by rule fewer-gpus, as named]" in cli("log", named).out
+    assert "[rule fewer-gpus named to read it]" in cli("log", named).out
 
 
 def test_a_reading_a_person_re_assessed_is_left_to_them(cli: CLI) -> None:
@@ -153,3 +157,127 @@ def test_an_upgrade_said_after_a_version_ab_reads_its_slowdown_as_the_trouble(cl
     (again,) = said["experiments"]  # type: ignore[misc]
     assert (again["before"], again["now"]) == ("version 'slower'", "version 'faster'")
     assert _confidences(cli, last) == _confidences(cli, first)
+
+
+def _answered_first_and_last(cli: CLI, answers: list[str], *records: list[str]) -> None:
+    """Each A/B of ``records`` recorded after the answers, and before them with the answers
+    given after: the two cases end on the same confidences."""
+    first = _new(cli)
+    for answer in answers:
+        _intake(cli, first, answer)
+    for record in records:
+        _ab(cli, first, *record)
+    last = _new(cli)
+    for record in records:
+        _ab(cli, last, *record)
+    for answer in answers:
+        _intake(cli, last, answer)
+    assert _confidences(cli, last) == _confidences(cli, first)
+
+
+def test_a_retelling_is_read_again_with_the_ab_it_retells(cli: CLI) -> None:
+    """A finding told twice ("10 -> 30 tok/s", later "fixed by it") is one finding: the
+    answer that changes its reader reads its latest telling again."""
+    told = [*HIDE]
+    again = ["--change", "CUDA_VISIBLE_DEVICES=0", "--outcome", "fixed", "--restates", "x1"]
+    _answered_first_and_last(cli, ["gpu-count=one"], told, again)
+    case = _new(cli)
+    _ab(cli, case, *told)
+    _ab(cli, case, *again)
+    (read,) = _intake(cli, case, "gpu-count=one")["experiments"]  # type: ignore[misc]
+    assert read["experiment_id"] == "x1"
+    assert read["now"] == "visible-devices 'faster' (as told in x2)", read
+    assert read["before"] == "fewer-gpus 'faster' (as told in x2)", read
+
+
+def test_a_finding_withdrawn_and_told_again_comes_back_in_its_latest_telling(cli: CLI) -> None:
+    """Withdrawn while no rule read it, retold then (read by none either), and read again
+    when the answer allowed it: the retelling counts, as with the answer given first."""
+    case = _new(cli)
+    _intake(cli, case, "gpu-count=several")
+    _ab(cli, case, "--change", "NCCL_P2P_DISABLE=1", "--outcome", "fixed")
+    _intake(cli, case, "gpu-count=one")
+    retold = ("--change", "NCCL_P2P_DISABLE=1", "--reported", "10:20", "--unit", "GB/s")
+    _ab(cli, case, *retold, "--restates", "x1")
+    (back,) = _intake(cli, case, "gpu-count=several")["experiments"]  # type: ignore[misc]
+    assert back["now"].startswith("p2p-disable 'faster' (as told in x2)"), back
+    straight = _new(cli)
+    _intake(cli, straight, "gpu-count=several")
+    _ab(cli, straight, "--change", "NCCL_P2P_DISABLE=1", "--outcome", "fixed")
+    _ab(cli, straight, *retold, "--restates", "x1")
+    assert _confidences(cli, case) == _confidences(cli, straight)
+
+
+def test_a_measured_ab_retold_in_words_stands_and_is_read_again(cli: CLI, tmp_path: Path) -> None:
+    """A measured A/B whose retelling adds nothing (the measurement stands) is read again
+    itself when the answers change."""
+
+    def measured(case: str) -> None:
+        seqs = [
+            paste(cli, case, tmp_path, f"{case}-{n}.txt", nccl_table(bw, "NVIDIA A40"))
+            for n, bw in ((0, 6.0), (1, 18.0))
+        ]
+        _ab(cli, case, "--change", "NCCL_P2P_DISABLE=1", "--baseline", str(seqs[0]),
+            "--variant", str(seqs[1]))  # fmt: skip
+        _ab(cli, case, "--change", "NCCL_P2P_DISABLE=1", "--outcome", "fixed", "--restates", "x1")
+
+    first = _new(cli)
+    _intake(cli, first, "gpu-count=one", "--no-known")
+    measured(first)
+    last = _new(cli)
+    measured(last)
+    # --no-known: the runs name their GPUs, which answer gpu-class when known answers are
+    # recorded with this one (and were not yet when the first case was answered)
+    (gone,) = _intake(cli, last, "gpu-count=one", "--no-known")["experiments"]  # type: ignore[misc]
+    assert gone["now"] is None and gone["before"] == "p2p-disable 'faster'", gone
+    assert _confidences(cli, last) == _confidences(cli, first)
+    (back,) = _intake(cli, last, "gpu-count=several", "--no-known")["experiments"]  # type: ignore[misc]
+    assert back["now"] == "p2p-disable 'faster'", back  # the measurement, not its retelling
+
+
+def test_reported_figures_are_taken_as_the_new_readers_probe(cli: CLI) -> None:
+    """GB/s figures with no probe named are the reading rule's benchmark's (nccl-tests for
+    p2p-disable, a 5 % margin): read again, as if recorded under the answer."""
+    figures = ["--change", "NCCL_P2P_DISABLE=1", "--reported", "20:21.5", "--unit", "GB/s"]
+    _answered_first_and_last(cli, ["gpu-count=one", "gpu-count=several"], figures)
+    case = _new(cli)
+    _intake(cli, case, "gpu-count=one")
+    _ab(cli, case, *figures)
+    (read,) = _intake(cli, case, "gpu-count=several")["experiments"]  # type: ignore[misc]
+    assert read["before"] is None and read["now"] == "p2p-disable 'faster'", read
+    assert read["because"].startswith("gpu-count = several (seq"), read
+
+
+def test_an_ab_recorded_before_casefile_kept_who_chose_is_left_as_read(
+    cli: CLI, tmp_path: Path
+) -> None:
+    """An ``experiment.recorded`` without ``chosen`` (written before it was kept, perhaps with
+    a rule named) is never read again."""
+    case = _new(cli)
+    _ab(cli, case, *HIDE, "--rule", "visible-devices")
+    exported = tmp_path / "out"
+    assert cli("export", case, str(exported)).code == 0
+    lines = (exported / "events.jsonl").read_text(encoding="utf-8").splitlines()
+    older = [json.loads(line) for line in lines]
+    for event in older:
+        if event["type"] == "experiment.recorded":
+            event["payload"].pop("named_rule")
+            assert "chosen" not in event["payload"]
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / "events.jsonl").write_text(_resealed(older, "old"), encoding="utf-8")
+    assert cli("import", str(tmp_path / "old")).code == 0
+    assert _intake(cli, "old", "after-upgrade=no")["experiments"] == []
+    assert _intake(cli, "old", "gpu-count=several")["experiments"] == []
+
+
+def _resealed(events: list[dict[str, Any]], case_id: str) -> str:
+    """The events as a case directory's lines, under ``case_id``, chained and hashed anew."""
+    lines, prev = [], GENESIS_HASH
+    for number, event in enumerate(events, start=1):
+        new = NewEvent(
+            event["type"], event["payload"], event["actor"], event["occurred_at"], event["version"]
+        )
+        sealed = seal(case_id, number, prev, new, event["recorded_at"])
+        lines.append(sealed.to_line() + "\n")
+        prev = sealed.hash
+    return "".join(lines)

@@ -47,6 +47,7 @@ def test_an_outcome_in_words_is_a_reported_experiment_without_figures(
         "stated": word,
         "note": "fixed by that setting, says the thread",
         "reported": True,
+        "chosen": True,  # the playbook chose its reader: read again when the answers change
     }
     payload = verdict["payload"]
     rule = next(r for r in PLAYBOOK_V2.experiments if r.id == "p2p-disable")

@@ -50,6 +50,14 @@ class ExperimentRecorded(Payload):
     #: given later never hands it to the rule the playbook would choose
     #: (:mod:`casefile.app.experiment_rereading`); absent where the playbook chose
     named_rule: str | None = Field(default=None, min_length=1)
+    #: true where the playbook chose the rule that reads it (no rule or hypotheses named): an
+    #: answer given later reads it again as the answers then choose; absent where a person
+    #: chose, and on A/Bs recorded before casefile read them again (left as they were read)
+    chosen: bool | None = None
+    #: true where reported figures were taken as measured by the probe the reading rule
+    #: measures such a unit with (no probe named): read again, they are taken as the new
+    #: rule's (its noise margin is the probe's)
+    probe_inferred: bool | None = None
 
     @model_validator(mode="after")
     def _runs_or_reported(self) -> ExperimentRecorded:
@@ -95,7 +103,7 @@ def experiment_text(p: Fields) -> str:
 def _recorded(p: Fields) -> str:
     tests = f" [named a test of {', '.join(p['tests'])}]" if p.get("tests") else ""
     again = f" [restates {p['restates']}]" if p.get("restates") else ""
-    named = f" [read by rule {p['named_rule']}, as named]" if p.get("named_rule") else ""
+    named = f" [rule {p['named_rule']} named to read it]" if p.get("named_rule") else ""
     return "experiment " + experiment_text(p) + tests + again + named
 
 
