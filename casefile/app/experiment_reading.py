@@ -17,7 +17,7 @@ from casefile.domain.effect_size import share_words
 from casefile.domain.event_types.evidence import EvidenceAssessed
 from casefile.domain.event_types.experiment import ExperimentRecorded
 from casefile.domain.experiments import named_rule
-from casefile.domain.gpu_counts import gpu_count_change
+from casefile.domain.gpu_counts import only_gpu_count
 from casefile.domain.nearest_rules import Nearness, nearest_rules
 from casefile.domain.repeats import earlier_telling
 from casefile.domain.retelling import measured_telling_stands
@@ -251,10 +251,11 @@ def chosen_rule(
     """The first of ``rules`` that reads ``change`` (for ``probe``, when one is named) and
     that no answer in force rules out: the reader the playbook chooses, under the answers of
     the moment (:mod:`casefile.app.experiment_rereading` reads again when they change). A
-    change of how many GPUs the job runs on goes first to a rule that reads GPU counts
-    (``gpu_counts``), whatever else it names ("the same UCX-Py benchmark on 2 GPUs instead of
-    all 8" is no change of transport)."""
-    if any(rule.gpu_counts for rule in rules) and gpu_count_change(change) is not None:
+    change whose one change is how many GPUs the job runs on goes first to a rule that reads
+    GPU counts (``gpu_counts``), whatever names it meets ("the same UCX-Py benchmark on 2 GPUs
+    instead of all 8" is no change of transport); one that also sets something else goes to
+    the rules in their order."""
+    if any(rule.gpu_counts for rule in rules) and only_gpu_count(change):
         rules = sorted(rules, key=lambda rule: not rule.gpu_counts)  # stable: order kept
     for rule in rules:
         question = projection.questions.get(rule.rule.question)

@@ -19,10 +19,12 @@ read it and a rule does now, it is read. Every such event holds the numbers it a
 replay needs no rule. Reported figures whose probe the reading rule chose are taken, read
 again, as measured by the probe the new rule would choose (its noise margin is that probe's).
 
-Left as they are: a finding any telling of which a person named the reader of (``--rule``, or
-the hypotheses it tests, ``--tests``) or which was recorded before casefile kept who chose
-(``chosen`` absent); a telling recorded with no direction; and a finding whose evidence a
-person re-assessed by hand.
+Figures with no unit recorded while no rule read them have no direction; read again, they take
+the new reader's, as recording them then would have. A telling whose reader a person named
+(``--rule``, or the hypotheses it tests, ``--tests``) keeps that reader; only which telling
+counts may change. Left as they are: a finding no telling of which the playbook chose the
+reader of; one with a telling recorded before casefile kept who chose (``chosen``); a telling
+whose direction nothing gives; and a finding whose evidence a person re-assessed by hand.
 """
 
 from __future__ import annotations
@@ -34,7 +36,9 @@ from typing import TYPE_CHECKING, Any
 from casefile.app.experiment_reading import chosen_rule
 from casefile.app.experiments import measured_by
 from casefile.domain import triage
+from casefile.domain.better_way import settle_direction
 from casefile.domain.event_types.evidence import EvidenceAssessed, IntakeWithdrawal
+from casefile.domain.experiments import named_rule
 from casefile.domain.premises import withdrawing
 from casefile.domain.reading_scope import SCOPE
 
@@ -96,8 +100,10 @@ def reread_experiments(draft: Draft, playbooks: Iterable[Playbook]) -> list[Rere
     firsts = _first_readings(draft.projection)
     done: list[Reread] = []
     for tellings in _findings(recorded):
-        if not all(recorded[t].get("chosen") for t in tellings):
-            continue  # a person chose a reader, or casefile did not keep who did
+        if not any(recorded[t].get("chosen") for t in tellings) or not all(
+            _kept(recorded[t]) for t in tellings
+        ):
+            continue  # no reader the playbook chose, or one recorded before who chose was kept
         head = _in_force(draft.projection, tellings, firsts)
         if head is True:
             continue  # a person re-assessed it
@@ -109,6 +115,12 @@ def reread_experiments(draft: Draft, playbooks: Iterable[Playbook]) -> list[Rere
         draft.add(event)
         done.append(_said(draft.projection, tellings[0], head, event, held, wanted))
     return done
+
+
+def _kept(record: Mapping[str, Any]) -> bool:
+    """Whether the record says who chose its reader: the playbook, or a person (a rule or the
+    hypotheses it tests named)."""
+    return bool(record.get("chosen") or record.get("named_rule") or record.get("tests"))
 
 
 def _findings(recorded: Mapping[str, Mapping[str, Any]]) -> list[list[str]]:
@@ -144,18 +156,45 @@ def _wanted(
 def _read_now(
     projection: Projection, rules: Sequence[ExperimentRule], record: Mapping[str, Any]
 ) -> _Reading | None:
-    """One telling as the rule the answers choose now reads it; None where none does."""
-    if record.get("speedup") is None and record.get("stated") is None:
-        return None  # nothing said which way is better: never read
+    """One telling as its reader reads it now: the rule the answers choose, or the one a
+    person named (or the generic table for the hypotheses they named); None where none does."""
     probe = None if record.get("probe_inferred") else record.get("probe")
-    rule = chosen_rule(rules, projection, str(record["change"]), probe)
+    rule = _named_reader(projection, rules, record, probe)
+    if rule is None and record.get("chosen"):
+        rule = chosen_rule(rules, projection, str(record["change"]), probe)
     if rule is None:
         return None
     telling = dict(record)
+    if record.get("speedup") is None and record.get("stated") is None:
+        # figures with no unit whose direction no rule gave when recorded: the rule's now
+        settled = settle_direction(None, record.get("unit"), rule)
+        if settled is None or record.get("baseline_value") is None:
+            return None  # nothing says which way is better: never read
+        old, new = float(record["baseline_value"]), float(record["variant_value"])
+        higher = settled.higher_is_better
+        telling.update(speedup=new / old if higher else old / new, higher_is_better=higher)
     if record.get("probe_inferred"):  # the figures' probe was the reading rule's choice
         telling["probe"] = measured_by(rule, record.get("unit"))[0]
     event = triage.evidence_from_experiment(projection, rule, telling)
     return None if event is None else _Reading(str(record["experiment_id"]), rule, event)
+
+
+def _named_reader(
+    projection: Projection,
+    rules: Sequence[ExperimentRule],
+    record: Mapping[str, Any],
+    probe: str | None,
+) -> ExperimentRule | None:
+    """The reader a person chose for a telling, as recording it chose it; None where the
+    playbook chooses, or the named rule or hypotheses are not in the case any more."""
+    named, tests = record.get("named_rule"), record.get("tests")
+    if named:
+        return next((rule for rule in rules if rule.id == named), None)
+    if tests:
+        questions = {projection.hypothesis_question.get(str(h)) for h in tests}
+        question = questions.pop() if len(questions) == 1 else None
+        return None if question is None else named_rule([str(h) for h in tests], question, probe)
+    return None
 
 
 def _first_readings(projection: Projection) -> dict[str, EvidenceState]:

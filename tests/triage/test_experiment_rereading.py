@@ -281,3 +281,47 @@ def _resealed(events: list[dict[str, Any]], case_id: str) -> str:
         lines.append(sealed.to_line() + "\n")
         prev = sealed.hash
     return "".join(lines)
+
+
+def test_figures_with_no_unit_take_the_direction_of_the_rule_that_reads_them_now(
+    cli: CLI,
+) -> None:
+    """With no unit, which way is better is the reading rule's; recorded while no rule read
+    them, the figures had none, and read again they take the new reader's."""
+    fewer = ["--change", "8 GPUs -> 2 GPUs", "--reported", "10:30"]
+    _answered_first_and_last(cli, ["gpu-count=one", "gpu-count=several"], fewer)
+    case = _new(cli)
+    _intake(cli, case, "gpu-count=one")
+    assert _ab(cli, case, *fewer)["evidence_id"] is None
+    (read,) = _intake(cli, case, "gpu-count=several")["experiments"]  # type: ignore[misc]
+    assert read["now"] == "fewer-gpus 'faster'", read
+
+
+def test_a_named_retelling_keeps_its_reader_when_the_finding_is_read_again(
+    cli: CLI, tmp_path: Path
+) -> None:
+    """A retelling named to a rule, read by nothing while the measurement it retells stood,
+    keeps its named reader when the measured A/B is read again; which telling counts follows
+    the answers."""
+
+    def measured(case: str) -> None:
+        seqs = [
+            paste(cli, case, tmp_path, f"{case}-{n}.txt", nccl_table(bw, "NVIDIA A40"))
+            for n, bw in ((0, 6.0), (1, 18.0))
+        ]
+        _ab(cli, case, "--change", "NCCL_P2P_DISABLE=1", "--baseline", str(seqs[0]),
+            "--variant", str(seqs[1]))  # fmt: skip
+        _ab(cli, case, "--change", "NCCL_P2P_DISABLE=1 (retold)", "--outcome", "fixed",
+            "--restates", "x1", "--rule", "p2p-disable")  # fmt: skip
+
+    first = _new(cli)
+    _intake(cli, first, "gpu-count=one", "--no-known")
+    measured(first)
+    last = _new(cli)
+    measured(last)
+    # the measurement read while the GPU count was open, its retelling read by nothing; told
+    # it is one GPU, the measurement has no reader, and the retelling its named one
+    (now,) = _intake(cli, last, "gpu-count=one", "--no-known")["experiments"]  # type: ignore[misc]
+    assert now["before"] == "p2p-disable 'faster'", now
+    assert now["now"] == "p2p-disable 'faster' (as told in x2)", now
+    assert _confidences(cli, last) == _confidences(cli, first)
