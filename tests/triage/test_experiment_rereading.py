@@ -212,20 +212,12 @@ def test_a_measured_ab_retold_in_words_stands_and_is_read_again(cli: CLI, tmp_pa
     """A measured A/B whose retelling adds nothing (the measurement stands) is read again
     itself when the answers change."""
 
-    def measured(case: str) -> None:
-        seqs = [
-            paste(cli, case, tmp_path, f"{case}-{n}.txt", nccl_table(bw, "NVIDIA A40"))
-            for n, bw in ((0, 6.0), (1, 18.0))
-        ]
-        _ab(cli, case, "--change", "NCCL_P2P_DISABLE=1", "--baseline", str(seqs[0]),
-            "--variant", str(seqs[1]))  # fmt: skip
-        _ab(cli, case, "--change", "NCCL_P2P_DISABLE=1", "--outcome", "fixed", "--restates", "x1")
-
+    retold = ("--change", "NCCL_P2P_DISABLE=1", "--outcome", "fixed", "--restates", "x1")
     first = _new(cli)
     _intake(cli, first, "gpu-count=one", "--no-known")
-    measured(first)
+    _measured_and_retold(cli, tmp_path, first, retold)
     last = _new(cli)
-    measured(last)
+    _measured_and_retold(cli, tmp_path, last, retold)
     # --no-known: the runs name their GPUs, which answer gpu-class when known answers are
     # recorded with this one (and were not yet when the first case was answered)
     (gone,) = _intake(cli, last, "gpu-count=one", "--no-known")["experiments"]  # type: ignore[misc]
@@ -270,6 +262,17 @@ def test_an_ab_recorded_before_casefile_kept_who_chose_is_left_as_read(
     assert _intake(cli, "old", "gpu-count=several")["experiments"] == []
 
 
+def _measured_and_retold(cli: CLI, tmp_path: Path, case: str, retold: tuple[str, ...]) -> None:
+    """A measured A/B of NCCL_P2P_DISABLE=1 (nccl-tests, 6 -> 18 GB/s), then ``retold``."""
+    seqs = [
+        paste(cli, case, tmp_path, f"{case}-{n}.txt", nccl_table(bw, "NVIDIA A40"))
+        for n, bw in ((0, 6.0), (1, 18.0))
+    ]
+    _ab(cli, case, "--change", "NCCL_P2P_DISABLE=1", "--baseline", str(seqs[0]),
+        "--variant", str(seqs[1]))  # fmt: skip
+    _ab(cli, case, *retold)
+
+
 def _resealed(events: list[dict[str, Any]], case_id: str) -> str:
     """The events as a case directory's lines, under ``case_id``, chained and hashed anew."""
     lines, prev = [], GENESIS_HASH
@@ -304,21 +307,13 @@ def test_a_named_retelling_keeps_its_reader_when_the_finding_is_read_again(
     keeps its named reader when the measured A/B is read again; which telling counts follows
     the answers."""
 
-    def measured(case: str) -> None:
-        seqs = [
-            paste(cli, case, tmp_path, f"{case}-{n}.txt", nccl_table(bw, "NVIDIA A40"))
-            for n, bw in ((0, 6.0), (1, 18.0))
-        ]
-        _ab(cli, case, "--change", "NCCL_P2P_DISABLE=1", "--baseline", str(seqs[0]),
-            "--variant", str(seqs[1]))  # fmt: skip
-        _ab(cli, case, "--change", "NCCL_P2P_DISABLE=1 (retold)", "--outcome", "fixed",
-            "--restates", "x1", "--rule", "p2p-disable")  # fmt: skip
-
+    retold = ("--change", "NCCL_P2P_DISABLE=1 (retold)", "--outcome", "fixed", "--restates",
+              "x1", "--rule", "p2p-disable")  # fmt: skip
     first = _new(cli)
     _intake(cli, first, "gpu-count=one", "--no-known")
-    measured(first)
+    _measured_and_retold(cli, tmp_path, first, retold)
     last = _new(cli)
-    measured(last)
+    _measured_and_retold(cli, tmp_path, last, retold)
     # the measurement read while the GPU count was open, its retelling read by nothing; told
     # it is one GPU, the measurement has no reader, and the retelling its named one
     (now,) = _intake(cli, last, "gpu-count=one", "--no-known")["experiments"]  # type: ignore[misc]
