@@ -267,29 +267,31 @@ def _bring_in_step(
                 reason=because,
             ),
         )
-    payload = wanted.event.payload
-    if counting and current is not None and _same(current, payload):
+    read = EvidenceAssessed.of(wanted.event.payload)
+    if counting and current is not None and _same(current, read):
         return None
     why = _why(projection, held, wanted.rule)
     return replace(
         wanted.event,
         payload={
-            **payload,
+            **wanted.event.payload,
             "supersedes": None if current is None else current.id,
-            "rationale": f"Read under the answers in force ({why}). {payload['rationale']}",
+            "rationale": f"Read under the answers in force ({why}). {read.rationale}",
         },
     )
 
 
-def _same(head: EvidenceState, payload: Mapping[str, Any]) -> bool:
+def _same(head: EvidenceState, read: EvidenceAssessed) -> bool:
     """Whether the evidence in force already applies what reading the finding now would."""
+    rule = head.rule or {}
     return (
-        head.experiment_id == payload.get("experiment_id")
-        and head.rule == payload.get("rule")
-        and head.outcome == payload.get("outcome")
-        and head.likelihoods == payload.get("likelihoods")
-        and head.otherwise == payload.get("otherwise")
-        and head.reliability == payload.get("reliability")
+        head.experiment_id == read.experiment_id
+        and read.rule is not None
+        and (rule.get("id"), rule.get("version")) == (read.rule.id, read.rule.version)
+        and head.outcome == read.outcome
+        and head.likelihoods == read.likelihoods
+        and head.otherwise == read.otherwise
+        and head.reliability == read.reliability
     )
 
 
