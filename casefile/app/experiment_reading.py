@@ -208,6 +208,12 @@ def reading_rule(
             "an A/B named as a test of hypotheses is read by the generic table: a rule "
             "cannot be chosen as well"
         )
+    return tested_rule(projection, tests, probe)
+
+
+def tested_rule(projection: Projection, tests: Sequence[str], probe: str | None) -> ExperimentRule:
+    """The generic table for an A/B named as a test of ``tests``, all of one question of the
+    case (refused otherwise)."""
     named = tuple(dict.fromkeys(tests))
     unknown = [h for h in named if h not in projection.hypothesis_question]
     if unknown:

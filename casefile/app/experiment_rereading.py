@@ -33,14 +33,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from casefile.app.experiment_reading import chosen_rule
+from casefile.app.experiment_reading import chosen_rule, tested_rule
 from casefile.app.experiments import measured_by
 from casefile.domain import triage
 from casefile.domain.better_way import settle_direction
 from casefile.domain.event_types.evidence import EvidenceAssessed, IntakeWithdrawal
-from casefile.domain.experiments import named_rule
 from casefile.domain.premises import withdrawing
 from casefile.domain.reading_scope import SCOPE
+from casefile.errors import DomainError
 
 if TYPE_CHECKING:
     from casefile.app.draft import Draft
@@ -170,9 +170,9 @@ def _read_now(
         settled = settle_direction(None, record.get("unit"), rule)
         if settled is None or record.get("baseline_value") is None:
             return None  # nothing says which way is better: never read
-        old, new = float(record["baseline_value"]), float(record["variant_value"])
         higher = settled.higher_is_better
-        telling.update(speedup=new / old if higher else old / new, higher_is_better=higher)
+        speedup = triage.speedup_of(record["baseline_value"], record["variant_value"], higher)
+        telling.update(speedup=speedup, higher_is_better=higher)
     if record.get("probe_inferred"):  # the figures' probe was the reading rule's choice
         telling["probe"] = measured_by(rule, record.get("unit"))[0]
     event = triage.evidence_from_experiment(projection, rule, telling)
@@ -191,9 +191,10 @@ def _named_reader(
     if named:
         return next((rule for rule in rules if rule.id == named), None)
     if tests:
-        questions = {projection.hypothesis_question.get(str(h)) for h in tests}
-        question = questions.pop() if len(questions) == 1 else None
-        return None if question is None else named_rule([str(h) for h in tests], question, probe)
+        try:
+            return tested_rule(projection, [str(h) for h in tests], probe)
+        except DomainError:  # a hypothesis named then is no longer in the case
+            return None
     return None
 
 

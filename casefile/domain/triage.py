@@ -226,9 +226,7 @@ def _experiment(
             raise DomainError(f"{metric} = {value!r}: an experiment compares positive numbers")
     speedup = None
     if higher_is_better is not None:
-        speedup = float(
-            variant_value / baseline_value if higher_is_better else baseline_value / variant_value
-        )
+        speedup = speedup_of(baseline_value, variant_value, higher_is_better)
     fields: dict[str, Any] = {
         "experiment_id": _next_id(projection),
         "change": change.strip(),
@@ -251,6 +249,11 @@ def _experiment(
     }
     refuse_repeated_experiment(projection.experiments, fields)
     return new_event(ExperimentRecorded, **fields)
+
+
+def speedup_of(baseline: float, variant: float, higher_is_better: bool) -> float:
+    """How much better the variant did: above 1 is better, whichever way the metric runs."""
+    return float(variant / baseline if higher_is_better else baseline / variant)
 
 
 def _chosen(named_rule: str | None, tests: Sequence[str]) -> bool | None:

@@ -213,11 +213,7 @@ def test_a_measured_ab_retold_in_words_stands_and_is_read_again(cli: CLI, tmp_pa
     itself when the answers change."""
 
     retold = ("--change", "NCCL_P2P_DISABLE=1", "--outcome", "fixed", "--restates", "x1")
-    first = _new(cli)
-    _intake(cli, first, "gpu-count=one", "--no-known")
-    _measured_and_retold(cli, tmp_path, first, retold)
-    last = _new(cli)
-    _measured_and_retold(cli, tmp_path, last, retold)
+    first, last = _measured_and_retold_either_side(cli, tmp_path, retold)
     # --no-known: the runs name their GPUs, which answer gpu-class when known answers are
     # recorded with this one (and were not yet when the first case was answered)
     (gone,) = _intake(cli, last, "gpu-count=one", "--no-known")["experiments"]  # type: ignore[misc]
@@ -260,6 +256,19 @@ def test_an_ab_recorded_before_casefile_kept_who_chose_is_left_as_read(
     assert cli("import", str(tmp_path / "old")).code == 0
     assert _intake(cli, "old", "after-upgrade=no")["experiments"] == []
     assert _intake(cli, "old", "gpu-count=several")["experiments"] == []
+
+
+def _measured_and_retold_either_side(
+    cli: CLI, tmp_path: Path, retold: tuple[str, ...]
+) -> tuple[str, str]:
+    """Two cases with the measured A/B and ``retold``: the first told gpu-count = one before
+    them, the second not yet."""
+    first = _new(cli)
+    _intake(cli, first, "gpu-count=one", "--no-known")
+    _measured_and_retold(cli, tmp_path, first, retold)
+    last = _new(cli)
+    _measured_and_retold(cli, tmp_path, last, retold)
+    return first, last
 
 
 def _measured_and_retold(cli: CLI, tmp_path: Path, case: str, retold: tuple[str, ...]) -> None:
@@ -309,11 +318,7 @@ def test_a_named_retelling_keeps_its_reader_when_the_finding_is_read_again(
 
     retold = ("--change", "NCCL_P2P_DISABLE=1 (retold)", "--outcome", "fixed", "--restates",
               "x1", "--rule", "p2p-disable")  # fmt: skip
-    first = _new(cli)
-    _intake(cli, first, "gpu-count=one", "--no-known")
-    _measured_and_retold(cli, tmp_path, first, retold)
-    last = _new(cli)
-    _measured_and_retold(cli, tmp_path, last, retold)
+    first, last = _measured_and_retold_either_side(cli, tmp_path, retold)
     # the measurement read while the GPU count was open, its retelling read by nothing; told
     # it is one GPU, the measurement has no reader, and the retelling its named one
     (now,) = _intake(cli, last, "gpu-count=one", "--no-known")["experiments"]  # type: ignore[misc]
