@@ -103,10 +103,13 @@ def read_recorded(
 def nearest_to(
     registry: Registry, projection: Projection, change: str, rule: ExperimentRule | None
 ) -> tuple[Nearness, ...]:
-    """Where no rule reads ``change``, the case's experiment rules its words are nearest to."""
+    """Where no rule reads ``change``, the case's experiment rules its words are nearest to,
+    among those no answer in force rules out: a hint toward a rule the answers leave out
+    would, taken up with ``--rule``, read the A/B by a rule that cannot apply."""
     if rule is not None:
         return ()
-    return nearest_rules(_case_rules(registry, projection), change)
+    rules = [r for r in _case_rules(registry, projection) if _not_ruled_out(r, projection)]
+    return nearest_rules(rules, change)
 
 
 def _case_rules(registry: Registry, projection: Projection) -> list[ExperimentRule]:
@@ -264,15 +267,20 @@ def chosen_rule(
     if any(rule.gpu_counts for rule in rules) and only_gpu_count(change):
         rules = sorted(rules, key=lambda rule: not rule.gpu_counts)  # stable: order kept
     for rule in rules:
-        question = projection.questions.get(rule.rule.question)
-        answers = {} if question is None else {k: a for k, (a, _) in question.answers.items()}
         if (
             (probe is None or probe in rule.probes)
-            and rule.rule.suggested_under(answers)  # "6x -> 1x" on a one-GPU case: not fewer-gpus
+            and _not_ruled_out(rule, projection)  # "6x -> 1x" on a one-GPU case: not fewer-gpus
             and rule.matches(change)
         ):
             return rule
     return None
+
+
+def _not_ruled_out(rule: ExperimentRule, projection: Projection) -> bool:
+    """Whether the answers in force leave ``rule`` in (its ``requires``)."""
+    question = projection.questions.get(rule.rule.question)
+    answers = {} if question is None else {k: a for k, (a, _) in question.answers.items()}
+    return rule.rule.suggested_under(answers)
 
 
 def _size(

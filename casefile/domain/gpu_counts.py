@@ -1,6 +1,6 @@
 """A change of how many GPUs a job runs on, read from the change's words: "8 GPUs -> 2 GPUs",
 "8x A100 80GB -> 4x A100 80GB", "from 8 GPUs to 4", "on 2 GPUs of the DGX-1 instead of all
-8", "--nproc_per_node 8 -> 4", "8卡 -> 4卡".
+8", "using 4 of the 8 GPUs", "--nproc_per_node 8 -> 4", "8卡 -> 4卡".
 
 The commonest A/B of a multi-GPU slowdown is the same job on fewer GPUs, or on more: whether
 it scales. A rule's pattern can say that a change names a GPU count on both sides, not which
@@ -11,10 +11,13 @@ rise as its own A/B run backwards (``ExperimentRule.undoes``).
 
 Only counts of GPUs are read: a number before "GPUs", "cards" or a GPU's name ("8x A100",
 "2 RTX 3090", "8 A100s"), or after one ("H100 x8"), on one side at least and a bare number
-on the other, or a launcher's GPU count. Not read: a batch, a power limit, a thread count or
+on the other, a part of the GPUs ("4 of the 8 GPUs", "4 of the DGX A100's GPUs instead of all
+8"), or a launcher's GPU count. Not read: a batch, a power limit, a thread count or
 a version beside a GPU count ("4 GPUs at batch 16 instead of 32", "2 GPUs at 300 W instead of
 350"); a link's width ("A100 x16 -> x8", any change that names PCIe, lanes or a slot); GPUs
-per node (the job's total may not change); "cards" in a change about network cards.
+per node (the job's total may not change); "cards" in a change about network cards; a GPU's
+index ("GPU 2 of 8"); a parallel size ("tp 4 -> 2": with a fixed world size it changes the
+layout, not the count).
 
 :func:`only_gpu_count` says whether the count is all a change changes, so that it is read as
 a change of count before a rule that merely meets a name in it ("the same UCX-Py benchmark on
@@ -79,6 +82,22 @@ _INSTEAD = re.compile(
     r"(?!\s*(?!GPUs?\b|cards?\b|卡)[A-Za-z%])(?![.,][0-9])",
     re.IGNORECASE,
 )
+#: (whole, part): "4 of the 8 GPUs", "using 2 out of 8 A100s"; the part must be the smaller
+#: and not an index ("GPU 2 of 8")
+_PART = re.compile(
+    rf"(?<![\w.#])(?<!GPU )(?<!rank )(?<!device ){_N}\s+(?:out\s+)?of\s+(?:the\s+|all\s+|its\s+)?"
+    rf"{_N}\s*{_GPU}",
+    re.IGNORECASE,
+)
+#: (part, whole): "4 of the DGX A100's GPUs used instead of all 8", the whole named after
+#: "instead of"; between them a machine's name ("DGX A100's"), no other number
+_PART_INSTEAD = re.compile(
+    rf"(?<![\w.#])(?<!GPU )(?<!rank )(?<!device ){_N}\s+(?:out\s+)?of\s+(?:the\s+|its\s+)?"
+    r"(?:[^>→,;=\d]|(?<=[A-Za-z-])\d+){0,30}?\b(?:GPUs|cards)\b"
+    rf"{_BEFORE_INSTEAD}\binstead\s+of\s+(?:all\s+|the\s+)?{_N}\b"
+    r"(?!\s*(?!GPUs?\b|cards?\b|卡)[A-Za-z%])(?![.,][0-9])",
+    re.IGNORECASE,
+)
 #: a change about a link, a slot or GPUs per node: its numbers are no job's GPU count
 _NOT_A_COUNT = re.compile(
     r"\bPCIe\b|\blanes?\b|\bGen\s?[1-6]\b|\bslots?\b|\briser|bifurcat|\blink\b|\bwidth\b"
@@ -117,9 +136,16 @@ def _found(change: str) -> tuple[tuple[int, int], tuple[int, int], str] | None:
         if found is not None and _counts_gpus(found.group(0), text):
             counts = _changed(int(found.group(1)), int(found.group(2)))
             return None if counts is None else (counts, found.span(), text)
-    found = _INSTEAD.search(text)
-    if found is not None and _counts_gpus(found.group(0), text):
-        counts = _changed(int(found.group(2)), int(found.group(1)))
+    for form in (_PART_INSTEAD, _INSTEAD):
+        found = form.search(text)
+        if found is not None and _counts_gpus(found.group(0), text):
+            counts = _changed(int(found.group(2)), int(found.group(1)))
+            return None if counts is None else (counts, found.span(), text)
+    found = _PART.search(text)
+    # beside an arrow a part may stand on either side ("4 of 8 GPUs -> 8 of 8"): not read
+    if found is not None and _counts_gpus(found.group(0), text) and not re.search(_ARROW, text):
+        whole, part = int(found.group(2)), int(found.group(1))
+        counts = _changed(whole, part) if part < whole else None
         return None if counts is None else (counts, found.span(), text)
     return None
 

@@ -49,6 +49,11 @@ RULES = PLAYBOOK_V3.experiments
         ("8卡 -> 4卡", (8, 4)),
         ("GPUs 8 -> 4", (8, 4)),
         ("16 GPUs (2 nodes) -> 8 GPUs (1 node)", (16, 8)),
+        # a part of the GPUs: the whole was the baseline (fairseq-3342's wording, and its kin)
+        ("4 of the DGX A100's GPUs used instead of all 8", (8, 4)),
+        ("using 4 of the 8 GPUs", (8, 4)),
+        ("on 2 out of 8 A100s", (8, 2)),
+        ("4 of the GPUs instead of 8", (8, 4)),
     ],
 )
 def test_the_counts_before_and_after(change: str, counts: tuple[int, int]) -> None:
@@ -95,6 +100,11 @@ def test_the_counts_before_and_after(change: str, counts: tuple[int, int]) -> No
         "2 nodes -> 1 node",
         "from 2 cards to 1 NIC",
         "bonded 2 cards -> 1 card",
+        # a GPU's index, the whole, or a part beside an arrow (either side may hold it)
+        "GPU 2 of 8 GPUs slow",
+        "rank 3 of 8 GPUs",
+        "8 of 8 GPUs",
+        "4 of 8 GPUs -> 8 of 8 GPUs",
     ],
 )
 def test_no_change_of_count(change: str) -> None:
@@ -111,6 +121,9 @@ def test_no_change_of_count(change: str) -> None:
         ("2 GPUs instead of 8 and NCCL_ALGO=Ring", False),
         ("vllm 0.4 -> 0.5 with 8 GPUs instead of 4", False),
         ("batch 8 -> 16 on 4 GPUs", False),
+        ("using 4 of the 8 GPUs", True),
+        ("4 of the DGX A100's GPUs used instead of all 8", True),
+        ("3 of the 8 GPUs at batch 16 instead of 32", False),
     ],
 )
 def test_whether_the_count_is_all_a_change_changes(change: str, only: bool) -> None:
@@ -135,6 +148,7 @@ def test_whether_the_count_is_all_a_change_changes(change: str, only: bool) -> N
         ("num_workers 2 -> 8 on 4 GPUs", "data-pipeline", False),
         # what fewer-gpus read before: one GPU, told as before
         ("2x A10 -> 1 GPU", "fewer-gpus", False),
+        ("4 of the DGX A100's GPUs used instead of all 8", "fewer-gpus", False),
         ("CUDA_VISIBLE_DEVICES=0", "fewer-gpus", False),
         # a change that also sets something else goes to the rules in their order
         ("4 GPUs -> 8 GPUs with NCCL_P2P_DISABLE=1", "p2p-disable", False),

@@ -104,3 +104,23 @@ def test_a_rule_whose_unless_leaves_the_change_is_no_hint() -> None:
     assert "host-work" not in [near.rule_id for near in nearest_rules(RULES, change)]
     # its own A/B still brings it near where no rule reads the words
     assert not host_work.leaves("use the fast tokenizer")
+
+
+def test_a_rule_the_answers_rule_out_is_no_hint(cli: CLI, case: str) -> None:
+    """On a one-GPU job the rules of inter-GPU changes cannot apply (their ``requires``):
+    named as a hint, ``--rule`` would read the A/B by one of them. Hidden cards and topology
+    files are nearest to fewer-gpus and nccl-override on a case with no answers, and to no
+    rule once the job is known to run on one GPU."""
+
+    def nearest(change: str, outcome: str) -> list[str]:
+        result = cli(
+            "experiment", case, "--change", change, "--outcome", outcome, "--json",
+        )  # fmt: skip
+        assert result.code == 0, result.err
+        return [near["rule"] for near in json.loads(result.out)["nearest"]]
+
+    assert nearest("hid the second card from the job", "same") == ["fewer-gpus"]
+    assert nearest("swapped the topology xml", "same") == ["nccl-override"]
+    assert cli("intake", case, "gpu-count=one").code == 0
+    assert nearest("hid the second card from the job", "better") == []
+    assert nearest("swapped the topology xml", "better") == []
