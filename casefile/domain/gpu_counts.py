@@ -16,8 +16,11 @@ on the other, a part of the GPUs ("4 of the 8 GPUs", "4 of the DGX A100's GPUs i
 a version beside a GPU count ("4 GPUs at batch 16 instead of 32", "2 GPUs at 300 W instead of
 350"); a link's width ("A100 x16 -> x8", any change that names PCIe, lanes or a slot); GPUs
 per node (the job's total may not change); "cards" in a change about network cards; a GPU's
-index ("GPU 2 of 8"); a parallel size ("tp 4 -> 2": with a fixed world size it changes the
-layout, not the count).
+index ("GPU 2 of 8"). A tensor-parallel size is a count where an inference server's flag
+names it ("--tensor-parallel-size 2 -> 1", "-tp 4 -> 2", SGLang's "--tp-size"), since a
+server's tensor-parallel size is its GPU count; a training launcher's ("tp 4 -> 2",
+"--tensor-model-parallel-size") is not, nor any beside a data- or pipeline-parallel size or a
+world size: there the GPUs stay and the layout changes.
 
 :func:`only_gpu_count` says whether the count is all a change changes, so that it is read as
 a change of count before a rule that merely meets a name in it ("the same UCX-Py benchmark on
@@ -75,6 +78,21 @@ _FORWARD = tuple(
         rf"(?<![\w-]){_FLAG}\s*[:= ]\s*{_N}\s*{_ARROW}\s*(?:{_FLAG}\s*[:= ]\s*)?{_N}\b",
     )
 )
+#: an inference server's tensor-parallel size, which is its GPU count (vLLM's
+#: --tensor-parallel-size and -tp, SGLang's --tp-size and --tp, tensor_parallel_size=, a
+#: tp_size key): "--tensor-parallel-size 2 -> 1"; training launchers' "tp", "tensor parallel"
+#: and --tensor-model-parallel-size are not read, since there the world size stays and the
+#: layout changes
+_TP_FLAG = r"(?:--tensor[-_]parallel[-_]size|tensor_parallel_size|--tp[-_]size|tp_size|--tp|-tp)"
+_PARALLEL = re.compile(
+    rf"(?<![\w-]){_TP_FLAG}\s*[:= ]\s*{_N}\s*{_ARROW}\s*(?:{_TP_FLAG}\s*[:= ]\s*)?{_N}\b",
+    re.IGNORECASE,
+)
+#: another parallel size or the world size beside it: the GPUs may stay, the layout changes
+_OTHER_PARALLEL = re.compile(
+    r"data[-_ ]?parallel|pipeline[-_ ]?parallel|[dp]p[-_]?size|--[dp]p\b|world[-_ ]?size",
+    re.IGNORECASE,
+)
 #: (after, before): "on 2 GPUs of the DGX-1 instead of all 8", the new count first; the old
 #: one a number standing alone, not the first of a setting's or a size's ("8 lanes", "350 W")
 _INSTEAD = re.compile(
@@ -117,13 +135,16 @@ def gpu_count_change(change: str) -> tuple[int, int] | None:
 
 def only_gpu_count(change: str) -> bool:
     """Whether a change of GPU count is all ``change`` changes: outside the counts, no other
-    arrow or "instead of", no setting assigned and no other number standing alone."""
+    arrow or "instead of", no setting assigned, no flag ("--enforce-eager") and no other
+    number standing alone."""
     found = _found(change)
     if found is None:
         return False
     _, (start, end), text = found
     rest = re.sub(r"\d+\s?[GT]B\b", "", f"{text[:start]} {text[end:]}")  # a size is no setting
-    return not re.search(rf"{_ARROW}|\binstead\s+of\b|=|(?<![\w.-])\d", rest, re.IGNORECASE)
+    return not re.search(
+        rf"{_ARROW}|\binstead\s+of\b|=|(?<![\w.-])\d|(?<!\S)--?[A-Za-z]", rest, re.IGNORECASE
+    )
 
 
 def _found(change: str) -> tuple[tuple[int, int], tuple[int, int], str] | None:
@@ -136,6 +157,10 @@ def _found(change: str) -> tuple[tuple[int, int], tuple[int, int], str] | None:
         if found is not None and _counts_gpus(found.group(0), text):
             counts = _changed(int(found.group(1)), int(found.group(2)))
             return None if counts is None else (counts, found.span(), text)
+    found = _PARALLEL.search(text)
+    if found is not None and not _OTHER_PARALLEL.search(text):
+        counts = _changed(int(found.group(1)), int(found.group(2)))
+        return None if counts is None else (counts, found.span(), text)
     for form in (_PART_INSTEAD, _INSTEAD):
         found = form.search(text)
         if found is not None and _counts_gpus(found.group(0), text):

@@ -54,6 +54,12 @@ RULES = PLAYBOOK_V3.experiments
         ("using 4 of the 8 GPUs", (8, 4)),
         ("on 2 out of 8 A100s", (8, 2)),
         ("4 of the GPUs instead of 8", (8, 4)),
+        # an inference server's tensor-parallel size is its GPU count
+        ("--tensor-parallel-size 2 -> 1", (2, 1)),
+        ("vllm serve --tensor-parallel-size 1 -> 2", (1, 2)),
+        ("-tp 4 -> 2", (4, 2)),
+        ("--tp-size 2 -> 1", (2, 1)),
+        ("tensor_parallel_size=4 -> tensor_parallel_size=2", (4, 2)),
     ],
 )
 def test_the_counts_before_and_after(change: str, counts: tuple[int, int]) -> None:
@@ -69,7 +75,13 @@ def test_the_counts_before_and_after(change: str, counts: tuple[int, int]) -> No
         "RTX 3090 -> RTX 4090",  # a model, not a count
         "PCIe Gen4 x16 -> Gen3 x16",  # a link's width
         "PCIe x16 -> x8",
-        "tp 4 -> 2",  # a parallel size: launch-config's
+        "tp 4 -> 2",  # a training launcher's parallel size: launch-config's
+        "tensor parallel 4 -> 2",
+        "--tensor-model-parallel-size 4 -> 2",
+        # beside another parallel size or the world size the GPUs may stay
+        "--tensor-parallel-size 4 -> 2 with --data-parallel-size 2",
+        "--tp 4 -> 2 --dp 2",
+        "--tensor-parallel-size 4 -> 2 --pipeline-parallel-size 1 -> 2",
         "12 GB instead of 20 GB",
         "4 GPUs -> 4 GPUs",
         "CUDA_VISIBLE_DEVICES=0",
@@ -124,6 +136,8 @@ def test_no_change_of_count(change: str) -> None:
         ("using 4 of the 8 GPUs", True),
         ("4 of the DGX A100's GPUs used instead of all 8", True),
         ("3 of the 8 GPUs at batch 16 instead of 32", False),
+        ("vllm serve --tensor-parallel-size 2 -> 1", True),
+        ("--tensor-parallel-size 2 -> 1 and --enforce-eager", False),  # a flag beside it
     ],
 )
 def test_whether_the_count_is_all_a_change_changes(change: str, only: bool) -> None:
@@ -149,6 +163,9 @@ def test_whether_the_count_is_all_a_change_changes(change: str, only: bool) -> N
         # what fewer-gpus read before: one GPU, told as before
         ("2x A10 -> 1 GPU", "fewer-gpus", False),
         ("4 of the DGX A100's GPUs used instead of all 8", "fewer-gpus", False),
+        ("--tensor-parallel-size 2 -> 1", "fewer-gpus", False),
+        ("--tensor-parallel-size 1 -> 2", "fewer-gpus", True),
+        ("tp 4 -> 2", "launch-config", None),
         ("CUDA_VISIBLE_DEVICES=0", "fewer-gpus", False),
         # a change that also sets something else goes to the rules in their order
         ("4 GPUs -> 8 GPUs with NCCL_P2P_DISABLE=1", "p2p-disable", False),

@@ -138,8 +138,9 @@ def _way(rule: ExperimentRule) -> str:
     if rule.gpu_counts:
         return (
             'any change of how many GPUs the job runs on ("8x A100 -> 4x A100", "on 2 GPUs '
-            'instead of all 8"), before any other rule where the count is all it changes: '
-            "fewer is its own A/B; more is read backwards"
+            'instead of all 8", "using 4 of the 8 GPUs", a server\'s "--tensor-parallel-size '
+            '2 -> 1"), before any other rule where the count is all it changes: fewer is its '
+            "own A/B; more is read backwards"
         )
     if rule.switches_to is not None:
         other = "off" if rule.switches_to == "on" else "on"
