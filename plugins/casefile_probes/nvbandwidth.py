@@ -20,7 +20,11 @@ Facts:
   ``nvbandwidth.cuda_runtime`` / ``nvbandwidth.cuda_driver`` (int), ``nvbandwidth.driver``
   (str), ``nvbandwidth.gpus`` (int: the largest of the device list and the matrices' headers);
 - per ``gpu<N>``: ``name`` (str) and ``pci.bus_id`` (str, ``0000:34:00.0``) from the
-  "Device N: name (00000000:34:00)" lines.
+  "Device N: name (00000000:34:00)" lines;
+- on ``host``, in the CUDA P2P test's names, so the peer-to-peer rules read either tool
+  (:func:`add_peer_facts`): ``p2p.unidir_bw.enabled.max`` / ``.min`` (GB/s, the best and worst
+  pair of the one-way copies between GPUs) and ``p2p.enabled`` (bool: a copy between GPUs
+  ran; false where every one was waived on two GPUs or more).
 
 Problems: a row with fewer or more values than its header (read as far as it goes, the last
 value dropped when the paste ends inside the row), a waived test, an error or ``ASSERT``
@@ -250,6 +254,37 @@ def add_cell_facts(result: ParseResult, report: NvbReport) -> None:
         result.add(f"nvbandwidth.{name}.sum", value, "host", "GB/s")
 
 
+#: the one-way copies between two GPUs (copy engines or kernels, read or write): what the CUDA
+#: P2P test calls unidirectional bandwidth with P2P enabled, since nvbandwidth runs them only
+#: where the GPUs have peer access (and waives them where they have none)
+_PEER_COPY = re.compile(r"^device_to_device_memcpy_(?:read|write)_(?:ce|sm)$")
+_PEER_TEST = re.compile(r"^device_to_device_(?:bidirectional_)?memcpy_(?:read|write)_(?:ce|sm)$")
+
+
+def add_peer_facts(result: ParseResult, report: NvbReport) -> None:
+    """What the run says of peer-to-peer, in the P2P test's own facts, so the rules that judge
+    it read either tool: ``p2p.unidir_bw.enabled.max`` / ``.min`` (the best and worst pair of
+    the one-way copies between GPUs) and ``p2p.enabled`` on ``host`` (true where such a copy
+    ran; false where every copy between GPUs was waived on a run of two GPUs or more, since
+    nvbandwidth waives them where the GPUs have no peer access; one GPU alone waives them
+    too, and says nothing of P2P)."""
+    copies = [
+        t
+        for t in report.tables
+        if t.test is not None and _PEER_COPY.match(t.test) and t.row_kind == t.column_kind == "gpu"
+    ]
+    values = [v for t in copies for (row, column), v in t.cells.items() if row != column]
+    if values:
+        result.add("p2p.unidir_bw.enabled.max", max(values), "host", copies[0].unit)
+        result.add("p2p.unidir_bw.enabled.min", min(values), "host", copies[0].unit)
+    ran = any(t.test is not None and _PEER_TEST.match(t.test) and t.cells for t in report.tables)
+    waived = any(_PEER_TEST.match(test) for test in report.waived)
+    if ran:
+        result.add("p2p.enabled", True, "host")
+    elif waived and (_gpus(report) or 0) >= 2:
+        result.add("p2p.enabled", False, "host")
+
+
 def _gpus(report: NvbReport) -> int | None:
     counts = [len(report.names)]
     for table in report.tables:
@@ -268,6 +303,7 @@ def parse_nvbandwidth(text: str) -> ParseResult:
         return ParseResult.unparsed("no nvbandwidth output found (no banner, matrix or SUM line)")
     result = ParseResult()
     add_cell_facts(result, report)
+    add_peer_facts(result, report)
     for table in report.tables:
         values = [v for (r, c), v in table.cells.items() if _subject(table, r, c) is not None]
         if table.test is not None and values:
@@ -336,6 +372,9 @@ PROBE = Probe(
         "nvbandwidth.cuda_driver",
         "nvbandwidth.driver",
         "nvbandwidth.gpus",
+        "p2p.unidir_bw.enabled.max",
+        "p2p.unidir_bw.enabled.min",
+        "p2p.enabled",
         "name",
         "pci.bus_id",
         # patterns (fnmatch): families the parser names per field, section or test
