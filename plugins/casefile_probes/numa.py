@@ -18,6 +18,11 @@ Per pair of nodes (subject ``node0-node1``, lower number first): ``numa.distance
 SLIT distance; 10 is local). The matrix is read by its header row of node numbers, so sparse
 node numbers work; a row that is not symmetric with its mirror is reported as a problem.
 
+On ``host``, ``numa.cpu_nodes_per_socket`` (float): how many nodes holding CPUs each socket is
+split into (NPS2/NPS4, sub-NUMA clustering), from lscpu's socket count or, in numactl's output,
+which prints none, from the distances (nodes of one socket lie under 20 apart); nodes without
+CPUs are not counted. Absent where the paste does not say enough.
+
 A ``numactl -H`` paste that ends on a node's CPU line was cut there, perhaps inside the list:
 that list is not read, and a problem says so. Output with none of these lines is unparsed,
 with the tool's words when it printed an error ("No NUMA available on this system", command
@@ -202,7 +207,55 @@ def parse_numa(text: str) -> ParseResult:
         )
     if "numa.nodes" not in {fact.name for fact in result.facts}:
         result.problems.append("no node count ('available: N nodes' / 'NUMA node(s):'): cut?")
+    per_socket = _cpu_nodes_per_socket(result)
+    if per_socket is not None:
+        result.add("numa.cpu_nodes_per_socket", per_socket)
     return result
+
+
+#: below this SLIT distance two nodes share a socket: nodes of one socket read 10-12 (16 between
+#: the two dies of an old Opteron package), nodes on different sockets 20 and more (21 on
+#: Intel, 32 on AMD EPYC)
+_SAME_SOCKET = 20
+
+
+def _cpu_nodes_per_socket(result: ParseResult) -> float | None:
+    """How many NUMA nodes holding CPUs each socket is split into: the BIOS's NPS2/NPS4 or
+    sub-NUMA clustering where above one. Nodes without CPUs (a Grace system's GPU memory, CXL
+    memory) are no split of a socket. The sockets are lscpu's count, else the groups of CPU
+    nodes within a socket's distance of each other in numactl's matrix (it prints no socket
+    count); one node holding CPUs is one per socket whatever the count. None where the paste
+    does not say enough (a node's CPU list or the distances cut off)."""
+    counts = {f.subject: f.value for f in result.facts if f.name == "numa.cpu_count"}
+    nodes = [node for node, count in counts.items() if isinstance(count, int) and count > 0]
+    total = next((f.value for f in result.facts if f.name == "numa.nodes"), None)
+    if not nodes or not isinstance(total, int) or len(counts) < total:
+        return None
+    if len(nodes) == 1:
+        return 1.0
+    sockets = next((f.value for f in result.facts if f.name == "cpu.sockets"), None)
+    if isinstance(sockets, int) and sockets > 0:
+        return len(nodes) / sockets
+    distance = {f.subject: f.value for f in result.facts if f.name == "numa.distance"}
+    groups: list[set[str]] = []
+    for node in sorted(nodes, key=natural_key):
+        near = [
+            group for group in groups for other in group if _near(distance.get(_pair(node, other)))
+        ]
+        if any(distance.get(_pair(node, other)) is None for other in nodes if other != node):
+            return None  # the matrix does not cover every node with CPUs
+        merged = {node}.union(*near) if near else {node}
+        groups = [group for group in groups if group not in near] + [merged]
+    return float(max(len(group) for group in groups))
+
+
+def _pair(a: str, b: str) -> str:
+    low, high = sorted((a, b), key=natural_key)
+    return f"{low}-{high}"
+
+
+def _near(value: object) -> bool:
+    return isinstance(value, int) and value < _SAME_SOCKET
 
 
 def _lscpu_line(key: str, value: str, result: ParseResult) -> int:
@@ -236,6 +289,7 @@ _FACTS = (
     "numa.memory.total",
     "numa.memory.free",
     "numa.distance",
+    "numa.cpu_nodes_per_socket",
     "cpu.count",
     "cpu.sockets",
     "cpu.threads_per_core",

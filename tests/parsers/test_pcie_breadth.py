@@ -110,7 +110,9 @@ def test_numastat_after_numactl_adds_nothing() -> None:
         "numa.memory.total",
         "numa.memory.free",
         "numa.distance",
+        "numa.cpu_nodes_per_socket",  # derived from numactl's own lines, not numastat's
     }
+    assert at(result, "numa.cpu_nodes_per_socket", "host") == 1.0  # 2x EPYC, 32 apart
 
 
 # --- lspci -----------------------------------------------------------------------------------
