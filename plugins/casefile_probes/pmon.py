@@ -8,7 +8,9 @@ Facts per process (subject ``gpuN/pid<pid>``): ``process.name`` (str, as printed
 truncates names to 15 characters), ``process.type`` (str: C, G, C+G …), ``process.sm``,
 ``process.mem``, ``process.enc``, ``process.dec``, ``process.jpg``, ``process.ofa`` (%),
 ``process.fb``, ``process.ccpm`` (MiB, dmon-style "MB"), ``process.samples`` (int).
-Facts per GPU (``gpuN``): ``pmon.processes`` (int: distinct pids seen, 0 for an idle GPU).
+Facts per GPU (``gpuN``): ``pmon.processes`` (int: distinct pids seen, 0 for an idle GPU) and
+``processes.compute`` (int: those of a compute type, C, C+G or M+C, as nvidia-smi's own
+process table counts them, so one rule reads either).
 """
 
 from __future__ import annotations
@@ -98,7 +100,12 @@ def parse_pmon(text: str) -> ParseResult:
                 result.add(f"process.{names[column]}", mean, subject=subject, unit=unit)
         result.add("process.samples", proc_samples[subject], subject=subject)
     for gpu in sorted(gpu_samples, key=natural_key):
-        result.add("pmon.processes", len(gpu_pids.get(gpu, set())), subject=gpu)
+        pids = gpu_pids.get(gpu, set())
+        result.add("pmon.processes", len(pids), subject=gpu)
+        # the compute processes (C, C+G, M+C), as nvidia-smi's table counts them: a desktop's
+        # display server is G, not the job
+        compute = [p for p in pids if "C" in labels[f"{gpu}/pid{p}"].get("process.type", "")]
+        result.add("processes.compute", len(compute), subject=gpu)
     if not gpu_samples:
         result.parsed = False
         result.problems.insert(0, "pmon header found but no sample rows")
@@ -118,6 +125,7 @@ PROBE = Probe(
         "process.type",
         "process.fb",
         "pmon.processes",
+        "processes.compute",
         # patterns (fnmatch): families the parser names per field, section or test
         "process.*",
     ),
