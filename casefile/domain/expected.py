@@ -94,7 +94,7 @@ def expected_facts(
     if not rates:
         return []
     names = sorted({str(f.value) for f in facts if f.name in GPU_NAME_FACTS})
-    if not names and not any(f.name.startswith(("nccl.", "p2p.", "nvbandwidth.")) for f in facts):
+    if not names and not any(f.name.startswith(("nccl.", "p2p.")) for f in facts):
         return []  # not a bandwidth run: nothing to expect
     hosts = [
         f.value

@@ -11,8 +11,9 @@ rise as its own A/B run backwards (``ExperimentRule.undoes``).
 
 Only counts of GPUs are read: a number before "GPUs", "cards" or a GPU's name ("8x A100",
 "2 RTX 3090", "8 A100s"), or after one ("H100 x8"), on one side at least and a bare number
-on the other, a part of the GPUs ("4 of the 8 GPUs", "4 of the DGX A100's GPUs instead of all
-8"), or a launcher's GPU count. Not read: a batch, a power limit, a thread count or
+on the other, a part of the GPUs where it is the run itself ("using 4 of the 8 GPUs", "4 of the
+DGX A100's GPUs instead of all 8"; not "power capped 4 of the 8 GPUs"), or a launcher's GPU
+count. Not read: a batch, a power limit, a thread count or
 a version beside a GPU count ("4 GPUs at batch 16 instead of 32", "2 GPUs at 300 W instead of
 350"); a link's width ("A100 x16 -> x8", any change that names PCIe, lanes or a slot); GPUs
 per node (the job's total may not change); "cards" in a change about network cards; a GPU's
@@ -84,13 +85,24 @@ _FORWARD = tuple(
 #: and --tensor-model-parallel-size are not read, since there the world size stays and the
 #: layout changes
 _TP_FLAG = r"(?:--tensor[-_]parallel[-_]size|tensor_parallel_size|--tp[-_]size|tp_size|--tp|-tp)"
-_PARALLEL = re.compile(
-    rf"(?<![\w-]){_TP_FLAG}\s*[:= ]\s*{_N}\s*{_ARROW}\s*(?:{_TP_FLAG}\s*[:= ]\s*)?{_N}\b",
-    re.IGNORECASE,
+_PARALLEL = (
+    # --tensor-parallel-size 2 -> 1; tensor_parallel_size=4 -> tensor_parallel_size=2
+    re.compile(
+        rf"(?<![\w-]){_TP_FLAG}\s*[:= ]\s*{_N}\s*{_ARROW}\s*(?:{_TP_FLAG}\s*[:= ]\s*)?{_N}\b",
+        re.IGNORECASE,
+    ),
+    # LLM(model=m, tensor_parallel_size=2) -> LLM(model=m, tensor_parallel_size=1)
+    re.compile(
+        rf"(?<![\w-]){_TP_FLAG}\s*[:= ]\s*{_N}\b[^>→]{{0,60}}?{_ARROW}[^>→]{{0,60}}?"
+        rf"(?<![\w-]){_TP_FLAG}\s*[:= ]\s*{_N}\b",
+        re.IGNORECASE,
+    ),
 )
 #: another parallel size or the world size beside it: the GPUs may stay, the layout changes
+#: (vLLM's -pp and -dp, Accelerate's dp_shard_size among them)
 _OTHER_PARALLEL = re.compile(
-    r"data[-_ ]?parallel|pipeline[-_ ]?parallel|[dp]p[-_]?size|--[dp]p\b|world[-_ ]?size",
+    r"data[-_ ]?parallel|pipeline[-_ ]?parallel|context[-_ ]?parallel|expert[-_ ]?parallel"
+    r"|\b[dpce]p[-_]?size|\bdp[-_](?:shard|replicate)|(?<![\w-])--?[dpce]p\b|world[-_ ]?size",
     re.IGNORECASE,
 )
 #: (after, before): "on 2 GPUs of the DGX-1 instead of all 8", the new count first; the old
@@ -100,17 +112,25 @@ _INSTEAD = re.compile(
     r"(?!\s*(?!GPUs?\b|cards?\b|卡)[A-Za-z%])(?![.,][0-9])",
     re.IGNORECASE,
 )
+#: where a part of the GPUs is the run itself, not where a setting was made: at the change's
+#: start, after "on", "using", "with" … alone or after "the same" and a name of up to three
+#: words ("the same UCX-Py benchmark on 2 of the 8 GPUs"); "power capped 4 of the 8 GPUs",
+#: "disabled NVLink on 2 of the 8 GPUs" and "card 3 of 4 GPUs" say which GPUs a setting or a
+#: fault touched, not how many the job ran on
+_PART_LEAD = (
+    r"^\W*(?:the\s+same\s+[\w.-]+(?:\s+[\w.-]+){0,2}\s+)?"
+    r"(?:(?:ran|run|runs|running|trained|served)\s+)?(?:(?:on|using|with|across|over)\s+)?"
+    r"(?:only\s+|just\s+)?"
+)
 #: (whole, part): "4 of the 8 GPUs", "using 2 out of 8 A100s"; the part must be the smaller
-#: and not an index ("GPU 2 of 8")
 _PART = re.compile(
-    rf"(?<![\w.#])(?<!GPU )(?<!rank )(?<!device ){_N}\s+(?:out\s+)?of\s+(?:the\s+|all\s+|its\s+)?"
-    rf"{_N}\s*{_GPU}",
+    rf"{_PART_LEAD}{_N}\s+(?:out\s+)?of\s+(?:the\s+|all\s+|its\s+)?{_N}\s*{_GPU}",
     re.IGNORECASE,
 )
 #: (part, whole): "4 of the DGX A100's GPUs used instead of all 8", the whole named after
 #: "instead of"; between them a machine's name ("DGX A100's"), no other number
 _PART_INSTEAD = re.compile(
-    rf"(?<![\w.#])(?<!GPU )(?<!rank )(?<!device ){_N}\s+(?:out\s+)?of\s+(?:the\s+|its\s+)?"
+    rf"{_PART_LEAD}{_N}\s+(?:out\s+)?of\s+(?:the\s+|its\s+)?"
     r"(?:[^>→,;=\d]|(?<=[A-Za-z-])\d+){0,30}?\b(?:GPUs|cards)\b"
     rf"{_BEFORE_INSTEAD}\binstead\s+of\s+(?:all\s+|the\s+)?{_N}\b"
     r"(?!\s*(?!GPUs?\b|cards?\b|卡)[A-Za-z%])(?![.,][0-9])",
@@ -135,16 +155,15 @@ def gpu_count_change(change: str) -> tuple[int, int] | None:
 
 def only_gpu_count(change: str) -> bool:
     """Whether a change of GPU count is all ``change`` changes: outside the counts, no other
-    arrow or "instead of", no setting assigned, no flag ("--enforce-eager") and no other
-    number standing alone."""
+    arrow or "instead of", no setting assigned and no other number standing alone. A flag
+    without a value is not counted as a second change: it is as often the command's own
+    ("--standalone", "--enable-nvlink") as one added beside the count."""
     found = _found(change)
     if found is None:
         return False
     _, (start, end), text = found
     rest = re.sub(r"\d+\s?[GT]B\b", "", f"{text[:start]} {text[end:]}")  # a size is no setting
-    return not re.search(
-        rf"{_ARROW}|\binstead\s+of\b|=|(?<![\w.-])\d|(?<!\S)--?[A-Za-z]", rest, re.IGNORECASE
-    )
+    return not re.search(rf"{_ARROW}|\binstead\s+of\b|=|(?<![\w.-])\d", rest, re.IGNORECASE)
 
 
 def _found(change: str) -> tuple[tuple[int, int], tuple[int, int], str] | None:
@@ -157,10 +176,11 @@ def _found(change: str) -> tuple[tuple[int, int], tuple[int, int], str] | None:
         if found is not None and _counts_gpus(found.group(0), text):
             counts = _changed(int(found.group(1)), int(found.group(2)))
             return None if counts is None else (counts, found.span(), text)
-    found = _PARALLEL.search(text)
-    if found is not None and not _OTHER_PARALLEL.search(text):
-        counts = _changed(int(found.group(1)), int(found.group(2)))
-        return None if counts is None else (counts, found.span(), text)
+    for form in _PARALLEL:
+        found = form.search(text)
+        if found is not None and not _OTHER_PARALLEL.search(text):
+            counts = _changed(int(found.group(1)), int(found.group(2)))
+            return None if counts is None else (counts, found.span(), text)
     for form in (_PART_INSTEAD, _INSTEAD):
         found = form.search(text)
         if found is not None and _counts_gpus(found.group(0), text):

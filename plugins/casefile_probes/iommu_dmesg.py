@@ -13,7 +13,10 @@ Facts on ``host``:
   ``DMAR: IOMMU disabled``, ``AMD-Vi: … not found`` → False;
 - ``iommu.vendor`` (str): ``intel`` (DMAR lines) or ``amd`` (AMD-Vi lines);
 - ``iommu.default_domain`` (str): ``passthrough`` or ``translated``, from
-  ``iommu: Default domain type: …``, and ``iommu.passthrough`` (bool) from it;
+  ``iommu: Default domain type: …``, and ``iommu.passthrough`` (bool) from it: true for
+  passthrough; false for translated only where the log shows the IOMMU on (a unit, a group,
+  "IOMMU enabled"), since the kernel prints its default domain type on every boot, with an
+  IOMMU or without;
 - ``iommu.tlb_policy`` (str): ``lazy`` or ``strict`` (``DMA domain TLB invalidation
   policy``; older kernels' ``AMD-Vi: Lazy IO/TLB flushing enabled`` / ``IO/TLB flush on unmap
   enabled``);
@@ -154,12 +157,15 @@ def parse_iommu_dmesg(text: str) -> ParseResult:
         return ParseResult.unparsed(
             "no IOMMU lines found (expected 'DMAR: …', 'AMD-Vi: …' or 'iommu: …' kernel messages)"
         )
-    if enabled is None and (intel_units or amd_units or domain is not None or groups):
-        enabled = True  # a unit, a domain type or a group exists only with the IOMMU on
+    if enabled is None and (intel_units or amd_units or groups):
+        enabled = True  # a unit or a group exists only with the IOMMU on
     result.add("iommu.enabled", enabled)
     result.add("iommu.vendor", vendor)
     result.add("iommu.default_domain", domain)
-    if domain is not None:
+    # The kernel prints its default domain type on every boot, an IOMMU or none: "Translated"
+    # says devices are translated only where an IOMMU is known to be on; "Passthrough" says
+    # they are not, either way.
+    if domain == "passthrough" or (domain == "translated" and enabled is True):
         result.add("iommu.passthrough", domain == "passthrough")
     result.add("iommu.tlb_policy", policy)
     units = len(intel_units) + amd_units

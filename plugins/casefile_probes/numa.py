@@ -213,9 +213,11 @@ def parse_numa(text: str) -> ParseResult:
     return result
 
 
-#: below this SLIT distance two nodes share a socket: nodes of one socket read 10-12 (16 between
-#: the two dies of an old Opteron package), nodes on different sockets 20 and more (21 on
-#: Intel, 32 on AMD EPYC)
+#: below this SLIT distance two nodes share a socket: nodes of one socket read 10-12, nodes on
+#: different sockets 20 and more (21 on Intel, 32 on AMD EPYC). Some firmware gives every
+#: remote node one figure below it (16 on two Opteron 6272 packages of two dies each): the
+#: matrix cannot tell the packages apart there, all nodes group as one, and the socket reads
+#: as split into all of them, which is a split all the same
 _SAME_SOCKET = 20
 
 

@@ -29,6 +29,7 @@ from ._text import (
     to_number,
     tool_error,
 )
+from .smi_table import is_compute_process
 
 __all__ = ["PROBE", "parse_pmon"]
 
@@ -102,9 +103,10 @@ def parse_pmon(text: str) -> ParseResult:
     for gpu in sorted(gpu_samples, key=natural_key):
         pids = gpu_pids.get(gpu, set())
         result.add("pmon.processes", len(pids), subject=gpu)
-        # the compute processes (C, C+G, M+C), as nvidia-smi's table counts them: a desktop's
-        # display server is G, not the job
-        compute = [p for p in pids if "C" in labels[f"{gpu}/pid{p}"].get("process.type", "")]
+        # the compute processes, counted as nvidia-smi's table counts them
+        compute = [
+            p for p in pids if is_compute_process(labels[f"{gpu}/pid{p}"].get("process.type", ""))
+        ]
         result.add("processes.compute", len(compute), subject=gpu)
     if not gpu_samples:
         result.parsed = False

@@ -47,7 +47,7 @@ from casefile_probes._scales import UTILISATION
 from ._jetson import JETSON_WITHOUT_NVIDIA_SMI
 from ._text import clean, is_missing, normalise_bus_id, parse_quantity, tool_error
 
-__all__ = ["PROBE", "parse_smi_table"]
+__all__ = ["PROBE", "is_compute_process", "parse_smi_table"]
 
 _BANNER = re.compile(
     r"NVIDIA-SMI\s+(?P<smi>\S+)\s+Driver Version:\s*(?P<driver>\S+)"
@@ -274,7 +274,7 @@ def _read_process(
     gpu = f"gpu{match.group('gpu')}"
     subject = f"{gpu}/pid{match.group('pid')}"
     processes[gpu] += 1
-    if "C" in match.group("type"):
+    if is_compute_process(match.group("type")):
         compute[gpu] += 1
     result.add("process.name", match.group("name").strip() or None, subject)
     result.add("process.type", match.group("type"), subject)
@@ -297,6 +297,13 @@ def recognise_smi_table(text: str) -> bool:
     """Whether ``text`` holds the default nvidia-smi table (or a part with its banner, its
     column header, its processes section or its MIG devices section)."""
     return _SMI_TABLE_SHAPE.search(text) is not None
+
+
+def is_compute_process(kind: str) -> bool:
+    """Whether a process of this type (C, G, C+G, M+C, M …) computes on the GPU: a desktop's
+    display server and browser are G, not the job. nvidia-smi's table and pmon print the same
+    types, and both count by this."""
+    return "C" in kind
 
 
 PROBE = Probe(

@@ -73,7 +73,9 @@ def test_dmesg_intel_units_and_passthrough_domain() -> None:
     single = parse_iommu_dmesg(fixture("iommu-dmesg/003.txt"))
     assert at(single, "iommu.default_domain") == "passthrough"
     assert at(single, "iommu.passthrough") is True
-    assert at(single, "iommu.enabled") is True
+    # the kernel prints its default domain type on every boot: it says nothing of whether an
+    # IOMMU is on
+    assert at(single, "iommu.enabled") is None
 
 
 def test_dmesg_amd_faults_and_translated_domain() -> None:  # made up
@@ -98,6 +100,20 @@ def test_dmesg_amd_faults_and_translated_domain() -> None:  # made up
     assert at(result, "iommu.groups") == 1
     assert at(result, "iommu.faults") == 2
     assert not parse_iommu_dmesg("[    0.0] Linux version 6.8.0\n").parsed
+
+
+def test_a_translated_domain_type_without_an_iommu_is_no_translation() -> None:  # made up
+    """The kernel prints "Default domain type: Translated" with the IOMMU off too: read as
+    translation only where the log shows an IOMMU on."""
+    domain = "[    1.20] iommu: Default domain type: Translated"
+    off = parse_iommu_dmesg(f"[    0.50] DMAR: IOMMU disabled\n{domain}\n")
+    assert at(off, "iommu.enabled") is False
+    assert at(off, "iommu.passthrough") is None
+    alone = parse_iommu_dmesg(f"{domain}\n")
+    assert at(alone, "iommu.enabled") is None
+    assert at(alone, "iommu.passthrough") is None
+    on = parse_iommu_dmesg(f"[    0.50] DMAR: IOMMU enabled\n{domain}\n")
+    assert at(on, "iommu.passthrough") is False
 
 
 # --- numactl and lscpu ---------------------------------------------------------------------

@@ -60,6 +60,9 @@ RULES = PLAYBOOK_V3.experiments
         ("-tp 4 -> 2", (4, 2)),
         ("--tp-size 2 -> 1", (2, 1)),
         ("tensor_parallel_size=4 -> tensor_parallel_size=2", (4, 2)),
+        ("LLM(model=m, tensor_parallel_size=2) -> LLM(model=m, tensor_parallel_size=1)", (2, 1)),
+        ("the same UCX-Py benchmark on 2 of the 8 GPUs", (8, 2)),
+        ("ran on 4 of the 8 GPUs", (8, 4)),
     ],
 )
 def test_the_counts_before_and_after(change: str, counts: tuple[int, int]) -> None:
@@ -82,6 +85,12 @@ def test_the_counts_before_and_after(change: str, counts: tuple[int, int]) -> No
         "--tensor-parallel-size 4 -> 2 with --data-parallel-size 2",
         "--tp 4 -> 2 --dp 2",
         "--tensor-parallel-size 4 -> 2 --pipeline-parallel-size 1 -> 2",
+        # a fresh review: vLLM's short -pp and -dp, Accelerate's dp_shard_size
+        "-tp 4 -> 2 -pp 2",
+        "-tp 4 -> 2 -dp 2",
+        "--tensor-parallel-size 4 -> 2 and -pp 2",
+        "tp_size=4 -> tp_size=2, dp_shard_size 2 -> 4",
+        "--tp 2 -> 1 --ep 2",
         "12 GB instead of 20 GB",
         "4 GPUs -> 4 GPUs",
         "CUDA_VISIBLE_DEVICES=0",
@@ -117,6 +126,21 @@ def test_the_counts_before_and_after(change: str, counts: tuple[int, int]) -> No
         "rank 3 of 8 GPUs",
         "8 of 8 GPUs",
         "4 of 8 GPUs -> 8 of 8 GPUs",
+        # a fresh review: a part of the GPUs a setting, a fault or a repair touched is no
+        # count of the GPUs the job ran on, nor is an index
+        "power capped 4 of the 8 GPUs",
+        "power limit 250 W on 4 of the 8 GPUs",
+        "disabled NVLink on 2 of the 8 GPUs",
+        "NVLink bridge removed from 2 of the 4 GPUs",
+        "reseated 2 of 8 A100s",
+        "moved 2 of the 8 GPUs to the other socket",
+        "fixed cooling on 2 of the 8 GPUs",
+        "replaced 1 of the 8 GPUs",
+        "ECC off on 4 of the 8 GPUs",
+        "GPU: 2 of 8 GPUs",
+        "card 3 of 4 GPUs throttles",
+        "worker 3 of 8 GPUs",
+        "id 2 of 8 GPUs",
     ],
 )
 def test_no_change_of_count(change: str) -> None:
@@ -137,7 +161,13 @@ def test_no_change_of_count(change: str) -> None:
         ("4 of the DGX A100's GPUs used instead of all 8", True),
         ("3 of the 8 GPUs at batch 16 instead of 32", False),
         ("vllm serve --tensor-parallel-size 2 -> 1", True),
-        ("--tensor-parallel-size 2 -> 1 and --enforce-eager", False),  # a flag beside it
+        # a flag without a value is as often the command's own as a second change
+        (
+            "the same UCX-Py benchmark with --enable-nvlink on 2 GPUs of the DGX-1 "
+            "instead of all 8",
+            True,
+        ),
+        ("torchrun --standalone --nproc_per_node 8 -> 4", True),
     ],
 )
 def test_whether_the_count_is_all_a_change_changes(change: str, only: bool) -> None:
@@ -166,6 +196,13 @@ def test_whether_the_count_is_all_a_change_changes(change: str, only: bool) -> N
         ("--tensor-parallel-size 2 -> 1", "fewer-gpus", False),
         ("--tensor-parallel-size 1 -> 2", "fewer-gpus", True),
         ("tp 4 -> 2", "launch-config", None),
+        ("-tp 4 -> 2 -pp 2", "launch-config", None),
+        # a part of the GPUs a setting touched is that setting's
+        ("power capped 4 of the 8 GPUs", "power-limit", None),
+        ("disabled NVLink on 2 of the 8 GPUs", "interconnect", None),
+        ("reseated 2 of 8 A100s", "pcie-link", None),
+        ("moved 2 of the 8 GPUs to the other socket", "numa-binding", None),
+        ("fixed cooling on 2 of the 8 GPUs", "cooling", None),
         ("CUDA_VISIBLE_DEVICES=0", "fewer-gpus", False),
         # a change that also sets something else goes to the rules in their order
         ("4 GPUs -> 8 GPUs with NCCL_P2P_DISABLE=1", "p2p-disable", False),

@@ -46,7 +46,9 @@ def outcome(text: str) -> str | None:
         # two EPYC sockets, 32 apart, numactl and --cpu-compress
         ("007.txt", 1.0, "one-per-socket"),
         ("008.txt", 1.0, "one-per-socket"),
-        # two Opteron 6272 packages, each two dies: every node 16 from every other
+        # two Opteron 6272 packages of two dies each, every node 16 from every other: the
+        # matrix cannot tell the packages apart, so the four nodes read as one socket's (two
+        # per package in truth); a split either way
         ("009.txt", 4.0, "split"),
     ],
 )

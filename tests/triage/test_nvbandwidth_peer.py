@@ -59,11 +59,27 @@ def test_a_waived_copy_on_one_gpu_says_nothing_of_peer_access() -> None:
     assert outcome("p2p-supported", read) is None
 
 
-def test_bidirectional_and_host_copies_are_no_one_way_peer_rate() -> None:
-    """Only the one-way copies between GPUs give the P2P test's unidirectional figure: a run
-    of host copies alone (003.txt, eight RTX 4090s) gives none."""
+def test_host_copies_are_no_peer_rate() -> None:
+    """Only copies between GPUs say anything of peer-to-peer: a run of host copies alone
+    (003.txt, eight RTX 4090s) gives no peer fact."""
     read = facts("003.txt")
+    assert not [f for f in read if f.name.startswith("p2p.")]
+
+
+def test_a_bidirectional_copy_is_peer_access_but_no_one_way_rate() -> None:
+    """A bidirectional copy between GPUs ran with peer access, but its figure is not the P2P
+    test's one-way one. No collected paste holds its results, so 001.txt's matrix is read
+    under the bidirectional test's name."""
+    text = (GOLDEN / "001.txt").read_text(encoding="utf-8")
+    one_way, two_way = (
+        "device_to_device_memcpy_read_ce",
+        "device_to_device_bidirectional_memcpy_read_ce",
+    )
+    both = text.replace(one_way, two_way)
+    assert both != text
+    read = parse_nvbandwidth(both).facts
     assert not [f for f in read if f.name.startswith("p2p.unidir")]
+    assert [f.value for f in read if f.name == "p2p.enabled"] == [True]
 
 
 def test_the_probe_is_known_to_feed_both_rules() -> None:
