@@ -53,6 +53,24 @@ def case_ready(app: object) -> Callable[[], bool]:
     return ready
 
 
+def case_at_rest(app: object) -> Callable[[], bool]:
+    """Whether the case screen has done what it does after its first frame: the chain checked
+    (the status bar says so) and the detail of the event under the cursor fetched (a timer
+    once the cursor rests, then a worker). A test that compares two moments of the screen
+    waits for this first: either can land between them on a loaded machine."""
+    from casefile.tui.screens.case import CaseScreen
+    from casefile.tui.widgets.status_bar import StatusBar, StatusLine
+
+    def resting() -> bool:
+        screen = app.screen  # type: ignore[attr-defined]
+        if not isinstance(screen, CaseScreen) or screen.frame is None:
+            return False
+        checked = screen.query_one(StatusBar).status.chain != StatusLine.chain
+        return checked and screen._detail_timer is None
+
+    return resting
+
+
 def recorded(app: object) -> Callable[[], bool]:
     """Whether the case screen is back and has logged a command (an action went through)."""
     from casefile.tui.screens.case import CaseScreen
