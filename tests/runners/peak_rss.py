@@ -34,7 +34,15 @@ else:
         identity_files=[spec["key"]], allow_agent=False, look_for_keys=False,
     ) as runner:
         result = runner.run(spec["target"], spec["argv"], timeout_s=spec["timeout_s"])
-peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+# The child's own high-water mark: VmHWM belongs to the memory it has had since exec.
+# ru_maxrss does not: Linux carries the parent's peak over the fork and the exec, so under a
+# long pytest run grown past the limit it read the test process's own size (512.4 MB for
+# both runaway tests in one CI run, where the child's own peak is about 40 MB).
+try:
+    status = Path("/proc/self/status").read_text()
+    peak_kib = next(int(l.split()[1]) for l in status.splitlines() if l.startswith("VmHWM:"))
+except (OSError, StopIteration, ValueError):
+    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(json.dumps({
     "peak_rss_mb": peak_kib / 1024,
     "timed_out": result.timed_out,

@@ -141,3 +141,16 @@ def test_pasted_bytes_are_kept_exactly() -> None:
     assert result.stdout == "café \ufffd\n"
     typed = from_text(["x"], "typed", host="gpu-1", taken_at="2026-01-01T00:00:00Z")
     assert typed.stdout_bytes is None and typed.raw_stdout() == b"typed"
+
+
+def test_the_measured_peak_is_the_childs_own_not_the_test_processs() -> None:
+    """Linux carries a parent's peak resident size over fork and exec into the child's
+    ``ru_maxrss``: a long pytest run grown to 512 MB once made both runaway tests above read
+    512.4 MB, the test process's size, not the probe's. The child reads its own high-water
+    mark; a test process grown by 300 MB leaves it where it was."""
+    ballast = bytearray(300 * 1024 * 1024)
+    for at in range(0, len(ballast), 4096):
+        ballast[at] = 1  # touched, so resident
+    measured = measure({"where": "local", "argv": ["true"], "timeout_s": 3})
+    del ballast
+    assert measured["peak_rss_mb"] < 150, measured  # type: ignore[operator]
