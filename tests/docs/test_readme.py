@@ -37,8 +37,9 @@ def test_the_readme_is_short_and_opens_with_its_two_commands() -> None:
     assert blocks[0].strip() == SET_UP_AND_OPEN
     assert blocks[1].strip() == SET_UP_AND_TEST
     # .ci/run runs "the README's test command"
-    assert "`.venv/bin/python -m pytest -q`" in text
-    assert ".venv/bin/python -m pytest -q" in (ROOT / ".ci/run").read_text(encoding="utf-8")
+    command = ".venv/bin/python -m pytest -q -n auto"
+    assert f"`{command}`" in text
+    assert f"\n{command}\n" in (ROOT / ".ci/run").read_text(encoding="utf-8")
 
 
 def _anchors(page: Path) -> set[str]:
