@@ -146,10 +146,17 @@ _PER_STEP = (
     re.compile(rf"per-step time\s{{0,4}}{_V}\s{{0,2}}(?P<u>ms|s)\b"),
     # Megatron-LM: "elapsed time per iteration (ms): 126995.3", the unit before the number
     re.compile(rf"(?i)time per iter(?:ation)?\s{{0,4}}\((?P<u>ms|s)\):\s{{0,8}}{_V}"),
+    # Megatron-DeepSpeed: "steps: 2 loss: 12.6157 iter time (s): 2.673 samples/sec: 95.775"
+    re.compile(rf"(?<![\w.])iter time\s{{0,4}}\((?P<u>ms|s)\):\s{{0,8}}{_V}"),
+    # "time per step = 1.39": not the hours of "0:00:1.390", which _CLOCK_PER_STEP reads
     re.compile(
-        rf"(?i)time per (?:step|iter(?:ation)?)\s{{0,4}}[:=]?\s{{0,4}}{_V}\s{{0,2}}(?P<u>ms|s)?"
+        rf"(?i)time per (?:step|iter(?:ation)?)\s{{0,4}}[:=]?\s{{0,4}}{_V}(?![\d:])"
+        rf"\s{{0,2}}(?P<u>ms|s)?"
     ),
-    re.compile(rf"{_V}\s{{0,2}}(?P<u>ms|us|µs|s|sec)/step\b"),
+    # "50ms/step", TensorFlow's cifar10 "(821.9 examples/sec; 0.156 sec/batch)"
+    re.compile(rf"{_V}\s{{0,2}}(?P<u>ms|us|µs|s|sec)/(?:step|batch)\b"),
+    # nanochat: "step 00004/21400 (0.02%) | loss: 8.893647 | lrm: 1.00 | dt: 989.44ms"
+    re.compile(rf"(?<![\w.])dt:\s{{0,4}}{_V}\s{{0,2}}(?P<u>ms|s)\b"),
     # nanoGPT: "iter 10: loss 3.2202, time 893.76ms, mfu 16.68%"
     re.compile(
         rf"^\s{{0,8}}iter\s{{1,4}}\d{{1,12}}:[^\n]{{0,200}}?(?<![\w.])time\s{{1,4}}{_V}\s{{0,2}}(?P<u>ms|s)\b"
@@ -163,6 +170,21 @@ _PER_STEP = (
     re.compile(rf"completed step:\s{{0,4}}\d{{1,12}},\s{{0,4}}seconds:\s{{0,4}}{_V}"),
 )
 _SCALE = {"ms": 1e-3, "us": 1e-6, "µs": 1e-6, "s": 1.0, "sec": 1.0, None: 1.0}
+#: OpenSeq2Seq's "time per step = 0:00:1.390": hours, minutes and seconds
+_CLOCK_PER_STEP = re.compile(
+    r"(?i)time per (?:step|iter(?:ation)?)\s{0,4}[:=]?\s{0,4}(?<![\d.:])(\d{1,4}):(\d{1,2}):"
+    r"(\d{1,2}(?:\.\d{1,9})?)(?![\d:])"
+)
+#: a rate of steps rather than a time per step: TensorFlow Estimator's "global_step/sec:
+#: 1.09456", Model Garden's "train | step: 160 | steps/sec: 0.1"
+_STEPS_PER_SECOND = re.compile(rf"(?<![\w.])(?:global_)?steps?/sec(?:ond)?:?\s{{0,8}}{_N}")
+#: what a log line may open with before its message (after a quote's "> "): a date and time
+#: ("2023-03-22 09:30:39", "[2023-08-08 14:29:00,841]", "2017-03-28 14:49:08.503782:"), so
+#: that patterns anchored at the message's start read timestamped lines too
+_STAMP = re.compile(
+    r"^\s{0,8}(?:>\s{0,2}){0,4}\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?"
+    r"(?:Z|[+-]\d{2}:?\d{2})?\]?(?:\s{0,2}[:|-])?\s{1,4}"
+)
 
 # --- throughput
 _TQDM = re.compile(rf"{_LN}\s{{0,2}}(it/s|s/it)\b")
@@ -204,7 +226,11 @@ _LOOKS = re.compile(
     r"|(?<![\w])tg\s{0,4}=\s{0,4}\d{1,12}(?:\.\d{1,12})?\s{0,2}t/s\b|\[BENCHMARK\][^\n]{0,800}tokens_per_sec"
     r"|(?<![\w])wps=\d|\|\s{0,4}(?:wps|words/s)\s{1,8}\d"
     r"|ggml_(?:cuda_init|init_cublas):\s{0,4}found\s\d{1,4}\sCUDA devices"
-    r"|^\s{0,8}iter\s\d{1,12}: loss [^\n]{0,80}time \d|time per iteration \(ms\):"
+    r"|^\s{0,8}(?:>\s{0,2}){0,4}(?:\[?\d{4}-\d{2}-\d{2}[ T][\d:.,]{8,20}\]?:?\s{1,4})?iter\s"
+    r"\d{1,12}: loss "
+    r"[^\n]{0,80}time \d|time per iteration \(ms\):|iter time \((?:ms|s)\):\s{0,8}\d"
+    r"|(?<![\w.])(?:global_)?steps?/sec:\s{0,8}\d|\d\s{0,2}sec/batch\)|time per step = \d"
+    r"|(?<![\w.])layers\.offload=\d"
     r"|^\s{0,8}\d{1,12} \| loss \d[^\n]{0,80}ms \| mfu|completed step: \d{1,12}, seconds: \d"
     r"|^\s{0,8}\|[^\n]{0,400}\|\s{0,40}test\s{0,40}\|\s{0,40}t/s\s{0,8}\|"
     r"|(?<![\w.])time:\s{1,4}\d{1,12}(?:\.\d{1,12})?\s{1,4}data:\s{1,4}\d"
@@ -285,6 +311,16 @@ def _timing(line: str, log: _Log) -> bool:
 
 
 def _per_step(line: str, log: _Log) -> None:
+    if (clock := _CLOCK_PER_STEP.search(line)) is not None:
+        hours, minutes, seconds = clock.groups()
+        log.per_step.append(int(hours) * 3600 + int(minutes) * 60 + float(seconds))
+        return
+    if (rate := _STEPS_PER_SECOND.search(line)) is not None:
+        value = float(rate.group(1))
+        if value > 0:
+            log.iterations.append(value)
+            log.per_step.append(1.0 / value)
+        return
     match = _first(_PER_STEP, line)
     if match is not None:
         log.per_step.append(float(match.group("v")) * _SCALE[match.groupdict().get("u")])
@@ -314,6 +350,8 @@ def _config(line: str, log: _Log) -> None:
 def _read(line: str, log: _Log) -> None:
     if "\x1b" in line:
         line = _ANSI.sub("", line)
+    if line[:1].isspace() or line[:1] in ">[0123456789":
+        line = _STAMP.sub("", line, count=1)
     if "Time" in line:
         log.dispatch.read(line)
     steps, per_step = len(log.step), len(log.per_step)
@@ -403,8 +441,10 @@ def parse_app_log(text: str) -> ParseResult:
     log.weights.one_stream.extend(log.rates.one_stream)
     log.weights.add_facts(result)
     if not result.facts:
+        mixed = log.rates.mixed_runs()
         return ParseResult.unparsed(
-            "no step or data times, throughput, parallel sizes, dispatch times or CPU/CUDA "
+            mixed
+            or "no step or data times, throughput, parallel sizes, dispatch times or CPU/CUDA "
             "device lines found"
         )
     return result

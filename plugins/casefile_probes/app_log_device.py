@@ -9,11 +9,12 @@ offloaded to the GPU, outweighs them; and some are not about the job at all: a
 ``device='cpu'`` inside a config object's brackets or under a YAML ``offload_…:`` block (where
 optimizer state lives), and an operator falling back to the CPU.
 
-llama.cpp's (and Ollama's) "offloaded N/M layers to GPU" is not read as the device: it says how
-much of the model runs on the GPU, ``model.gpu_share`` (percent, the last load where a log
-loads the model more than once: a reload after a fix), which a part on the CPU makes a cause
-of its own. Beside a statement that the job runs on the CPU (a failed CUDA start prints the
-count it meant to offload) the count is set aside. Reading it here as "on CUDA" made a
+llama.cpp's (and Ollama's) "offloaded N/M layers to GPU", and the ``layers.offload=N`` of
+``layers.model=M`` that Ollama's server logs when it loads a model, are not read as the device:
+they say how much of the model runs on the GPU, ``model.gpu_share`` (percent, the last load
+where a log loads the model more than once: a reload after a fix), which a part on the CPU makes
+a cause of its own. Beside a statement that the job runs on the CPU (a failed CUDA start prints
+the count it meant to offload) the count is set aside. Reading it here as "on CUDA" made a
 partial offload count against the GPU being left unused, the very thing it shows; and reading it
 twice, as a device and as a share, would count one line twice.
 """
@@ -61,6 +62,10 @@ _CUDA_EXPLICIT = re.compile(
 )
 # llama.cpp's count of the model's layers placed on the GPU (Ollama's server log prints it too)
 _OFFLOADED = re.compile(r"(?i)(?<![\w/])offloaded (\d{1,6})/(\d{1,6}) layers to gpu\b")
+#: Ollama's server log: "msg=offload library=cuda layers.requested=-1 layers.model=81
+#: layers.offload=44 …" (newer builds: msg="offload to cuda"), the layers it puts on the GPUs
+_OLLAMA_LAYERS = re.compile(r"(?<![\w.])layers\.model=(\d{1,6})\b")
+_OLLAMA_OFFLOAD = re.compile(r"(?<![\w.])layers\.offload=(\d{1,6})\b")
 # an operator falling back to the CPU (MPS, ONNX Runtime) is not the job on the CPU
 _OP_LEVEL = re.compile(r"(?i)(?<![\w])(?:ops?|operators?|kernels?|aten::)(?![\w])")
 # an offload section's key (``offload_optimizer:`` in YAML) or a config object's name
@@ -87,10 +92,13 @@ class DeviceLines:
         """Note what one line says about the device, if anything."""
         _offload_block(line, self)
         if "ffloaded" in line and (offloaded := _OFFLOADED.search(line)) is not None:
-            placed, layers = int(offloaded.group(1)), int(offloaded.group(2))
-            if layers > 0 and placed <= layers:
-                self.gpu_shares.append(round(100.0 * placed / layers, 6))
+            self._offloaded(int(offloaded.group(1)), int(offloaded.group(2)))
             return
+        if "layers.offload=" in line:
+            model, placed = _OLLAMA_LAYERS.search(line), _OLLAMA_OFFLOAD.search(line)
+            if model is not None and placed is not None:
+                self._offloaded(int(placed.group(1)), int(model.group(1)))
+                return
         if any(word in line for word in _DEVICE_WORDS):
             if (cpu := _ON_CPU.search(line)) is not None:
                 self.on_cpu.append(cpu.group(0).strip())
@@ -102,6 +110,10 @@ class DeviceLines:
                 self.on_cuda.append(cuda.group(0).strip())
                 if (explicit := _CUDA_EXPLICIT.search(line)) is not None:
                     self.cuda_explicit.append(explicit.group(0).strip())
+
+    def _offloaded(self, placed: int, layers: int) -> None:
+        if layers > 0 and placed <= layers:
+            self.gpu_shares.append(round(100.0 * placed / layers, 6))
 
     def add_facts(self, result: ParseResult) -> None:
         """A statement about the job outweighs an incidental match; between two statements, the

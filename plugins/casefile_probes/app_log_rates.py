@@ -85,8 +85,10 @@ _TGI = re.compile(rf"time_per_token=\"?{_N}\s{{0,2}}(ms|us|µs|s)\b")
 # ("tokens/sec/gpu", "tok/s/GPU")
 _GPU = r"(?:/(?:gpu|GPU))"
 _UNIT = rf"(?:tokens|toks|tok){_GPU}?(?:/s(?:ec(?:ond)?)?{_GPU}?| per second)"
+#: a number after a label, thousands grouped or not ("tok/sec: 529,882" is 529882, not 529)
+_GROUPED = r"(\d{1,3}(?:,\d{3}){1,4}(?:\.\d{1,6})?(?![\d,])|\d{1,12}(?:\.\d{1,12})?)"
 _ANY_RATE = re.compile(
-    rf"(?<![\w/])\(?{_UNIT}\)?\s{{0,2}}[:=]\s{{0,40}}{_N}"
+    rf"(?<![\w/])\(?{_UNIT}\)?\s{{0,2}}[:=]\s{{0,40}}{_GROUPED}"
     rf"|{_LN}\s{{0,2}}(?:tokens|toks|tok)(?:/s(?:ec(?:ond)?)?{_GPU}?\b| per second\b)"
     rf"(?!\s{{0,2}}[:=]\s{{0,4}}\d)"
 )
@@ -110,6 +112,13 @@ _FAIRSEQ_CEILING = 1e9
 _WEBUI = re.compile(
     rf"Output generated in\s{{0,4}}{_N}\s{{0,2}}seconds\s{{0,4}}\(\s{{0,4}}{_N}\s{{0,2}}tokens/s"
 )
+#: Ollama's ``--verbose`` summary line, "eval rate:            10.63 tokens/s" (one per
+#: generation; "prompt eval rate:" is the prompt's and is not read)
+_OLLAMA_EVAL = re.compile(r"^\s{0,8}eval rate:")
+#: run summaries this many times apart are different setups, not one job's runs
+RUNS_APART = 2.0
+#: run summaries this many times apart may be: their median is kept, with a word
+RUNS_DIFFER = 1.3
 _NOT_OUTPUT = re.compile(r"(?i)prompt|input|prefill|total tok|sampl|peak")
 #: a line is offered to :meth:`TokenRates.read` only when it holds one of these
 RATE_WORDS = (
@@ -145,6 +154,12 @@ class TokenRates:
     after_idle: int = 0
     #: an SGLang prefill found the server idle: its next decode interval includes the gap
     sglang_idle: bool = False
+    #: the last rate of vLLM's "Processed prompts" bar, and how many readings it replaced
+    bar_rate: float | None = None
+    bar_readings: int = 0
+    #: the rates of run summaries (llama.cpp's eval time, Ollama's eval rate, a benchmark's
+    #: result): one per run, so two far apart are two runs, not one
+    summaries: list[float] = field(default_factory=list)
 
     def read(self, line: str) -> None:
         """Take the line's token rate, if it gives one (callers pass lines holding one of
@@ -159,7 +174,7 @@ class TokenRates:
         if (vllm := _VLLM.search(line)) is not None:
             return self._vllm(line, float(vllm.group(1)))
         if (bench := _BENCH.search(line)) is not None:
-            return float(bench.group(3) or bench.group(2))
+            return self._summary(float(bench.group(3) or bench.group(2)))
         if (sglang := _SGLANG.search(line)) is not None:
             if self.sglang_idle:
                 self.sglang_idle = False
@@ -179,17 +194,21 @@ class TokenRates:
             self.end_to_end.append(float(webui.group(2)))
             return None
         if "[BENCHMARK]" in line and (trt := _TRT_BENCH.search(line)) is not None:
-            return float(trt.group(1))
+            return self._summary(float(trt.group(1)))
         if "t/s" in line and (server := _LLAMA_SERVER.search(line)) is not None:
             return float(server.group(1))
-        for pattern in (_SERVING, _BAR_OUTPUT, _KOBOLD):
+        if (bar := _BAR_OUTPUT.search(line)) is not None:
+            self._bar(line, float(bar.group(1)))
+            return None
+        for pattern in (_SERVING, _KOBOLD):
             if (match := pattern.search(line)) is not None:
                 return float(match.group(match.lastindex or 1))
         if (tps := _TPS.search(line)) is not None:
             self.per_gpu.append(float(tps.group(1).replace(",", "")))
             return None
         if "eval time" in line:
-            return self._eval_rate(line)
+            rate = self._eval_rate(line)
+            return None if rate is None else self._summary(rate)
         if (tgi := _TGI.search(line)) is not None:
             seconds = float(tgi.group(1)) * _SCALE[tgi.group(2)]
             return 1.0 / seconds if seconds > 0 else None
@@ -197,7 +216,13 @@ class TokenRates:
         if found is not None and found[1]:
             self.per_gpu.append(found[0])
             return None
+        if found is not None and _OLLAMA_EVAL.search(line):
+            return self._summary(found[0])
         return None if found is None else found[0]
+
+    def _summary(self, rate: float) -> float:
+        self.summaries.append(rate)
+        return rate
 
     def _fairseq(self, rate: float) -> float | None:
         """fairseq's wps, unless nothing was timed yet (0) or its meter overflowed."""
@@ -217,8 +242,47 @@ class TokenRates:
 
     def job_rates(self) -> list[float]:
         """The token rates ``tokens_per_s`` is the median of: the webui's end-to-end rates only
-        where the log gives no other."""
-        return self.tokens or self.end_to_end
+        where the log gives no other, vLLM's bar by its last reading, and none where the run
+        summaries disagree (:meth:`mixed_runs`)."""
+        if self.mixed_runs() is not None:
+            return []
+        rates = self.tokens + ([self.bar_rate] if self.bar_rate is not None else [])
+        return rates or self.end_to_end
+
+    def mixed_runs(self) -> str | None:
+        """Why no token rate is given for the log's run summaries, or None: summaries
+        :data:`RUNS_APART` times apart or more are runs of different setups (two machines, two
+        engines, before and after a change) pasted together, and their median is no run's
+        rate. (One job's runs differ too, a long context decoding slower than a short one, but
+        not twofold.)"""
+        spread = self._spread()
+        if spread is None or spread < RUNS_APART:
+            return None
+        return (
+            f"{self._runs()} differ {spread:.1f}-fold: several setups pasted together; no "
+            "tokens_per_s is given (paste each run on its own, or record them as an A/B with "
+            "`casefile experiment`)"
+        )
+
+    def _spread(self) -> float | None:
+        if len(self.summaries) < 2 or min(self.summaries) <= 0:
+            return None
+        return max(self.summaries) / min(self.summaries)
+
+    def _runs(self) -> str:
+        shown = ", ".join(f"{rate:g}" for rate in self.summaries[:6])
+        more = ", …" if len(self.summaries) > 6 else ""
+        return f"{len(self.summaries)} runs' token rates ({shown}{more} tokens/s)"
+
+    def _bar(self, line: str, rate: float) -> None:
+        """vLLM's bar prints the output tokens so far over the time so far: its first second
+        (``[00:00<``) and a zero say nothing yet, and each later reading supersedes the one
+        before."""
+        if rate <= 0 or "[00:00<" in line:
+            return
+        if self.bar_rate is not None:
+            self.bar_readings += 1
+        self.bar_rate = rate
 
     def _vllm(self, line: str, rate: float) -> float | None:
         running = _RUNNING.search(line)
@@ -268,6 +332,19 @@ class TokenRates:
                 f"{self.overflowed} fairseq wps reading(s) above 1e9 tokens/s (an overflowed "
                 "meter) left out of tokens_per_s"
             )
+        if (mixed := self.mixed_runs()) is not None:
+            problems.append(mixed)
+        elif (spread := self._spread()) is not None and spread >= RUNS_DIFFER:
+            problems.append(
+                f"{self._runs()} differ {spread:.1f}-fold: their median is given; if they are "
+                "different setups, paste each run on its own"
+            )
+        if self.bar_readings:
+            problems.append(
+                f"vLLM's progress bar: its last output rate kept ({self.bar_rate:g} tokens/s), "
+                f"not the {self.bar_readings} earlier reading(s): each is the mean since the bar "
+                "began"
+            )
         if self.tokens and self.end_to_end:
             problems.append(
                 f"{len(self.end_to_end)} 'Output generated in' rate(s) left out of tokens_per_s: "
@@ -285,6 +362,7 @@ def _output_rate(line: str) -> tuple[float, bool] | None:
         if count == 8:  # a bound on the work one line can cost
             break
         if _NOT_OUTPUT.search(line, previous, match.end()) is None:
-            return float(match.group(1) or match.group(2)), "/gpu" in match.group(0).lower()
+            value = (match.group(1) or match.group(2)).replace(",", "")
+            return float(value), "/gpu" in match.group(0).lower()
         previous = match.end()
     return None
