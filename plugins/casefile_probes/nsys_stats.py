@@ -96,6 +96,8 @@ _HOST_COPY = re.compile(r"HtoD|DtoH|HtoA|AtoH|Host-to-Device|Device-to-Host", re
 _MEMSET = re.compile(r"memset", re.I)
 _SHORT_NS = 20_000.0  # a kernel shorter than 20 µs costs about what launching it costs
 _COMPLETE_PCT = 95.0
+#: why a table's rows were refused: they are not numbers as nsys prints them in English
+_NOT_ENGLISH = "its numbers are not in the format nsys prints in English"
 
 
 @dataclass(slots=True)
@@ -115,6 +117,8 @@ class _Table:
     #: for one part of a ``cuda_gpu_sum`` table, the whole table's time (its ``Time (%)`` is
     #: of that whole, so a cut part's own total is unknown)
     whole_ns: float | None = None
+    #: why the rows could not be read as numbers (a localised format), if so
+    unreadable: str | None = None
 
     def total_ns(self) -> float | None:
         """All of the report's time: the rows' sum when all are here, else what the largest
@@ -253,6 +257,8 @@ def _tables(lines: list[str]) -> tuple[list[_Table], list[str]]:
         table.kind = kind
         if table.rows:
             tables.append(table)
+        elif table.unreadable is not None:
+            problems.append(f"{kind}: {table.unreadable}")
         elif kind != _OTHER:
             problems.append(f"a {kind} header with no rows under it")
     return tables, problems
@@ -297,6 +303,16 @@ def _read_rows(lines: list[str], index: int, layout: _Layout, is_csv: bool) -> t
         cells = _split_row(stripped, layout.width, is_csv)
         values = [_number(c) for c in cells[: layout.width]] if cells else []
         if not cells or not values or any(v is None for v in values[:2]):
+            break
+        if layout.pct == 0 and (values[0] or 0.0) > 100.05:
+            # "19,0  285 118 634": a decimal comma and space-grouped thousands (a non-English
+            # locale) split into cells that are not the columns; no row of it can be trusted
+            table.rows.clear()
+            table.unreadable = (
+                f"a row's Time (%) reads {values[0]:g}: {_NOT_ENGLISH} (decimal commas or "
+                "space-grouped thousands?); the table is not read"
+            )
+            index += 1
             break
         complete = len(cells) == layout.width + 1 and all(v is not None for v in values)
         if not complete:
@@ -395,7 +411,7 @@ def parse_nsys_stats(text: str) -> ParseResult:
             result.add("gpu.memcpy_share", round(mem_ns / (kern_ns + mem_ns), 4))
     if not result.facts:
         seen = sorted({table.kind for table in tables})
-        if any(kind in _WANTED for kind in seen):  # a report is there, too cut to read
+        if any(kind in _WANTED for kind in seen) or result.problems:  # there, but not readable
             return ParseResult.unparsed("; ".join(result.problems) or "no readable rows")
         found = f" (found: {', '.join(seen)})" if seen else ""
         return ParseResult.unparsed(
@@ -455,7 +471,11 @@ def looks_like_nsys_stats(text: str) -> bool:
         if not isinstance(text, str) or "Total Time" not in text:
             return False
         lines = text.replace("\r\n", "\n").split("\n")
-        return any(table.kind in _WANTED for table in _tables(lines)[0])
+        tables, problems = _tables(lines)
+        # a report in another locale's numbers is nsys's too: recognised, then refused
+        return any(table.kind in _WANTED for table in tables) or any(
+            _NOT_ENGLISH in problem for problem in problems
+        )
     except Exception:  # a guess must never break the caller
         return False
 

@@ -32,7 +32,8 @@ Facts, all on ``host``:
   functions ran in the last second is py-spy failing to find the GIL's holder (it cannot on
   Python 3.12+ nor on some older builds): no share is given then;
 - ``pyspy.top_function`` (str): the row with the most own time (top), or the main thread's
-  innermost frame (dump), as printed (``name (file:line)``);
+  innermost frame with a name (dump; under ``--native`` not libc's bare ``0x7f…``
+  addresses), as printed (``name (file:line)``);
 - ``pyspy.threads``: threads in the dump, or the ``Threads:`` count of top's header; not given
   for a dump pasted from inside a thread's frames (the threads above the cut are unknown).
 
@@ -270,7 +271,10 @@ def _parse_dump(lines: list[str], result: ParseResult) -> bool:
         result.add("host.gpu_wait_share", round(waiting / len(counted), 4))
     main = main or next(iter(framed), None)
     if main is not None:
-        result.add("pyspy.top_function", main.frames[0].text())
+        # with --native, libc's unnamed addresses ("0x7f… (libc.so.6)") may come first: the
+        # first frame with a name says where the thread is
+        named = next((f for f in main.frames if not _ADDRESS.match(f.function)), main.frames[0])
+        result.add("pyspy.top_function", named.text())
     return True
 
 
@@ -307,6 +311,12 @@ def parse_py_spy(text: str) -> ParseResult:
     return result
 
 
+#: a native frame without a symbol: "0x7f259f401d71 (libc.so.6)"
+_ADDRESS = re.compile(r"^0x[0-9a-fA-F]{1,16}$")
+#: how many frames of a dumped thread the guess looks through for a Python one
+_NATIVE_LOOKAHEAD = 12
+
+
 def looks_like_py_spy(text: str) -> bool:
     """A ``py-spy top`` header, or a dumped thread followed by a ``name (file.py:N)`` frame."""
     try:
@@ -316,10 +326,13 @@ def looks_like_py_spy(text: str) -> bool:
         for index, line in enumerate(lines):
             if _TOP_HEADER.match(line):
                 return True
-            if _THREAD.match(line) and index + 1 < len(lines):
-                following = lines[index + 1]
-                if following[:1] in (" ", "\t") and _PY_FILE.fullmatch(_frame(following).file):
-                    return True
+            if _THREAD.match(line):
+                # the thread's first Python frame: under --native, libc's frames come first
+                for following in lines[index + 1 : index + 1 + _NATIVE_LOOKAHEAD]:
+                    if following[:1] not in (" ", "\t"):
+                        break
+                    if _PY_FILE.fullmatch(_frame(following).file):
+                        return True
         return False
     except Exception:  # a guess must never break the caller
         return False

@@ -64,7 +64,7 @@ from ._text import (
 from .query_gpu_fields import REASON_BITS, canonical, cell_value, known_unit
 from .series import Series, add_series_facts, parse_timestamp
 
-__all__ = ["PROBE", "parse_query_gpu"]
+__all__ = ["PROBE", "looks_like_query_gpu", "parse_query_gpu"]
 
 QUERY_FIELDS = (
     "index,pci.bus_id,name,utilization.gpu,utilization.memory,memory.used,memory.total,"
@@ -380,11 +380,60 @@ def _emit_generic_rows(table: _Table, result: ParseResult) -> None:
             )
 
 
+#: how far into a paste the guess looks for the header
+_LOOK_LINES = 400
+#: what one of a header's fields must start with for it to be nvidia-smi's
+_FIELD_FAMILIES = (
+    "utilization.",
+    "memory.",
+    "power.",
+    "temperature.",
+    "clocks",
+    "pcie.",
+    "pci.",
+    "fan.",
+    "enforced.",
+    "ecc.",
+    "encoder.",
+    "gpu_",
+    "compute_",
+)
+
+
+def looks_like_query_gpu(text: str) -> bool:
+    """A ``--query-…=`` option on a command line, or a CSV header of nvidia-smi's field names
+    with two or more dotted ones (``utilization.gpu [%], memory.used [MiB]``), or one with its
+    unit (``timestamp, power.draw [W]``): what a paste
+    recorded under another probe must show to be offered to this parser."""
+    try:
+        if not isinstance(text, str):
+            return False
+        if "--query-" in text and any(
+            _QUERY_OPTION.search(word) for word in text.split() if word.startswith("--query-")
+        ):
+            return True
+        for line in text.splitlines()[:_LOOK_LINES]:
+            if "," not in line or "." not in line:
+                continue
+            cells = [cell.strip() for cell in line.split(",")]
+            dotted = sum("." in cell for cell in cells)
+            if (
+                all(_HEADER_FIELD.match(cell) for cell in cells)
+                and (dotted >= 2 or (dotted and any("[" in cell for cell in cells)))
+                and any(cell.startswith(_FIELD_FAMILIES) for cell in cells)
+            ):
+                return True
+        return False
+    except Exception:  # a guess must never break the caller
+        return False
+
+
 PROBE = Probe(
     name="nvidia-smi-query",
     summary="Per-GPU utilisation, memory, power, clocks and PCIe link as CSV (take under load)",
     parse=parse_query_gpu,
     argv=("nvidia-smi", f"--query-gpu={QUERY_FIELDS}", "--format=csv"),
+    recognises=looks_like_query_gpu,
     cost="instant",
     facts=(
         "pci.bus_id",

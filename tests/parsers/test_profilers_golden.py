@@ -38,10 +38,26 @@ def test_every_profiler_fixture_has_a_source_and_a_golden(folder: str) -> None:
     check_sources_and_goldens(folder, least=4)
 
 
+#: samples from which nothing can be read for sure, each with why (its golden says so too)
+NOTHING_SURE = {
+    # four rows of a table sorted by host time, cut inside the fourth, no footer: the device
+    # time they leave unshown (50.45 %) is more than their largest row's (48.9 %), so the top
+    # op may be below the cut (its kernels' rows repeat its time)
+    "torch-profiler/007.txt",
+    # nsys under a locale with decimal commas and space-grouped thousands ("19,0",
+    # "285 118 634"): its cells are not the columns, so the table is refused with a reason
+    "nsys-stats/011.txt",
+}
+
+
 @pytest.mark.parametrize(("folder", "path"), CASES)
 def test_every_profiler_fixture_parses_to_facts(folder: str, path: Path) -> None:
-    """Each sample was chosen because it holds something readable: none may come out empty."""
+    """Each sample was chosen because it holds something readable: none may come out empty,
+    except those listed in :data:`NOTHING_SURE`, which must come out empty with a reason."""
     result = PROFILERS[folder](read_sample(path))
+    if f"{folder}/{path.name}" in NOTHING_SURE:
+        assert not result.facts and result.problems
+        return
     assert result.parsed and result.facts, result.problems
 
 

@@ -1,0 +1,188 @@
+"""Shapes of real pastes that a survey of public threads found read wrongly or not at all
+(samples in ``tests/golden``: app-log 105-115, nsys-stats 011, torch-profiler 020, py-spy 012,
+query-csv/issues 006). Each test names the shape; the lines are written after those samples,
+so that each behaviour is pinned apart from its golden file."""
+
+from __future__ import annotations
+
+from casefile_probes.app_log import parse_app_log
+from casefile_probes.nsys_stats import parse_nsys_stats
+from casefile_probes.py_spy import looks_like_py_spy, parse_py_spy
+from casefile_probes.query_gpu import looks_like_query_gpu
+from casefile_probes.torch_profiler import parse_torch_profiler
+
+from .corpus import check_result
+
+
+def _facts(text: str) -> tuple[dict[str, object], list[str]]:
+    result = parse_app_log(text)
+    check_result(result)
+    return {fact.name: fact.value for fact in result.facts}, result.problems
+
+
+def test_a_rate_after_its_label_keeps_its_thousands() -> None:
+    """nanochat: "tok/sec: 529,882" was read as 529 (the comma ended the number)."""
+    facts, _ = _facts(
+        "step 00004/21400 (0.02%) | loss: 8.89 | dt: 989.44ms | tok/sec: 529,882 | mfu: 74.13\n"
+        "step 00005/21400 (0.02%) | loss: 8.53 | dt: 991.09ms | tok/sec: 529,000 | mfu: 74.00\n"
+    )
+    assert facts["tokens_per_s"] == 529441.0
+    assert facts["step_time_s"] == 0.990265
+
+
+def test_a_list_of_rates_is_not_one_grouped_number() -> None:
+    facts, _ = _facts("gen tok/s: 12,5 tokens\n")
+    assert facts.get("tokens_per_s") in (None, 12.0)
+
+
+def test_a_step_time_in_hours_minutes_and_seconds() -> None:
+    """OpenSeq2Seq: "time per step = 0:00:1.390" read as 0 s."""
+    facts, _ = _facts("Global step 73968: loss = 1.0840, time per step = 0:00:1.390\n")
+    assert facts["step_time_s"] == 1.39
+    facts, _ = _facts("Global step 3: loss = 1.0, time per step = 1:02:03.5\n")
+    assert facts["step_time_s"] == 3723.5
+
+
+def test_tensorflow_steps_per_second_and_seconds_per_batch() -> None:
+    facts, _ = _facts("INFO:tensorflow:global_step/sec: 1.25\n" * 2)
+    assert facts["it_per_s"] == 1.25 and facts["step_time_s"] == 0.8
+    facts, _ = _facts("train | step:    160 | steps/sec:    0.5 | output:\n")
+    assert facts["step_time_s"] == 2.0
+    facts, _ = _facts(
+        "2017-03-28 14:49:10.061204: step 10, loss = 4.59 (821.9 examples/sec; 0.156 sec/batch)\n"
+    )
+    assert facts["step_time_s"] == 0.156 and facts["samples_per_s"] == 821.9
+
+
+def test_megatron_deepspeed_iteration_time() -> None:
+    facts, _ = _facts("steps: 2 loss: 12.6157 iter time (s): 2.673 samples/sec: 95.775\n")
+    assert facts["step_time_s"] == 2.673
+
+
+def test_a_timestamp_or_quote_before_an_anchored_line() -> None:
+    """nanoGPT's line read only where it opened the line."""
+    for prefix in ("2023-03-22 09:30:39 ", "> 2023-03-22 09:30:39 ", "[2023-03-22 09:30:39,841] "):
+        facts, _ = _facts(f"{prefix}iter 2920: loss 3.9883, time 1099.34ms, mfu 15.34%\n")
+        assert facts["step_time_s"] == 1.09934, prefix
+
+
+def test_ollama_server_log_gives_the_share_of_layers_on_the_gpu() -> None:
+    facts, _ = _facts(
+        "time=2025-02-18T02:21:25.646Z level=INFO source=server.go:130 msg=offload "
+        "library=cuda layers.requested=-1 layers.model=81 layers.offload=44 "
+        "layers.split=11,11,11,11\n"
+    )
+    assert facts["model.gpu_share"] == round(100 * 44 / 81, 6)
+    facts, _ = _facts('level=INFO msg="offload to cuda" layers.model=49 layers.offload=49\n')
+    assert facts["model.gpu_share"] == 100.0
+
+
+def test_vllm_progress_bar_rate_is_its_last_reading() -> None:
+    """Its "output: … toks/s" is the mean since the bar began: a median of it was no rate."""
+    bar = (
+        "Processed prompts: {p}%| | {n}/3273 [{t}<00:47, 47.53it/s, est. speed input: 1 toks/s, "
+        "output: {r} toks/s]\n"
+    )
+    text = "".join(
+        bar.format(p=p, n=n, t=t, r=r)
+        for p, n, t, r in ((0, 0, "00:00", "0.00"), (30, 980, "00:00", "15042.04"),
+                           (31, 1000, "00:14", "174.56"), (32, 1055, "00:53", "55.51"))
+    )  # fmt: skip
+    facts, problems = _facts(text)
+    assert facts["tokens_per_s"] == 55.51
+    assert any("last output rate kept" in p for p in problems)
+
+
+def test_runs_far_apart_are_not_pooled_into_one_rate() -> None:
+    """Two machines' llama.cpp summaries (1.02 and 57.04 tokens/s) gave 29.03."""
+    eval_line = (
+        "llama_perf_context_print:        eval time = {ms} ms /   127 runs   ( {per} ms per "
+        "token, {r} tokens per second)\n"
+    )
+    text = eval_line.format(ms="124973.60", per="984.04", r="1.02") + eval_line.format(
+        ms="2226.40", per="17.53", r="57.04"
+    )
+    result = parse_app_log(text)
+    assert not result.parsed and "differ 55.9-fold" in result.problems[0]
+    # near each other they are one job's runs, and their median is its rate
+    facts, problems = _facts(eval_line.format(ms="1", per="1", r="50.0") * 2)
+    assert facts["tokens_per_s"] == 50.0 and not problems
+
+
+def test_runs_somewhat_apart_keep_their_median_with_a_word() -> None:
+    facts, problems = _facts("eval rate:            10.63 tokens/s\neval rate:   17.66 tokens/s\n")
+    assert facts["tokens_per_s"] == 14.145
+    assert any("differ 1.7-fold" in p for p in problems)
+
+
+def test_nsys_in_a_localised_number_format_is_refused_not_misread() -> None:
+    """ "19,0  285 118 634  355  803 151,0 …" read as 2609 kernels of 0 µs, all short."""
+    text = (
+        "CUDA Kernel Statistics:\n\n"
+        " Time(%)  Total Time (ns)  Instances      Average         Minimum        Maximum  Name\n"
+        " -------  ---------------  ---------  ---------------  -------------  -------------  -\n"
+        "    19,0  285 118 634        355      803 151,0      171 872  2 669 212  void kernel_a\n"
+        "    11,0  170 736 919         80  2 134 211,0      365 760  5 615 639  kernel_b\n"
+    )
+    result = parse_nsys_stats(text)
+    assert not result.facts
+    assert "not in the format nsys prints in English" in result.problems[0]
+
+
+_PROFILE_HEADER = (
+    "-------------  ------------  ------------  ------------  ------------\n"
+    "         Name    Self CPU %      Self CPU     Self CUDA   Self CUDA %\n"
+    "-------------  ------------  ------------  ------------  ------------\n"
+)
+
+
+def test_a_cut_table_sorted_by_host_time_gives_no_top_op() -> None:
+    """exllama: four operators sorted by CPU time, 31.5 % of the device time shown, no
+    footer: the top op was "aten::matmul" at 9.65 %."""
+    rows = (
+        "aten::matmul        19.15%        1.393s     747.086ms         9.65%\n"
+        "cudaLaunchKernel    10.55%     767.541ms       0.000us         0.00%\n"
+        "aten::transpose      8.61%     625.975ms     562.149ms         7.26%\n"
+        "aten::reshape        8.57%     622.928ms     598.814ms         7.73%\n"
+    )
+    result = parse_torch_profiler(_PROFILE_HEADER + rows)
+    assert "profiler.top_op" not in {fact.name for fact in result.facts}
+    assert any(p.startswith("no top op") for p in result.problems)
+
+
+def test_a_cut_table_sorted_by_device_time_keeps_its_top_op() -> None:
+    rows = (
+        "aten::mm            1.00%        1.000ms     900.000ms        60.00%\n"
+        "aten::empty        40.00%       40.000ms       0.000us         0.00%\n"
+        "aten::add           2.00%        2.000ms     100.000ms         6.67%\n"
+    )
+    result = parse_torch_profiler(_PROFILE_HEADER + rows)
+    assert {f.name: f.value for f in result.facts}["profiler.top_op"] == "aten::mm"
+
+
+_NATIVE_DUMP = """Process 88693: sglang::scheduler
+Python v3.12.3 (/usr/bin/python3.12)
+
+Thread 88693 (idle): "MainThread"
+    0x7fa2d1487d71 (libc.so.6)
+    pthread_cond_timedwait (libc.so.6)
+    PyThread_acquire_lock_timed (python3.12)
+    wait (threading.py:359)
+    event_loop (scheduler.py:900)
+"""
+
+
+def test_a_native_py_spy_dump_is_recognised_and_named_by_a_frame_with_a_name() -> None:
+    """SGLang's watchdog dumps (--native): libc's bare address came out as the top function,
+    and the thread's Python frames, under native ones, were not looked for."""
+    assert looks_like_py_spy(_NATIVE_DUMP)
+    facts = {f.name: f.value for f in parse_py_spy(_NATIVE_DUMP).facts}
+    assert facts["pyspy.top_function"] == "pthread_cond_timedwait (libc.so.6)"
+
+
+def test_query_gpu_csv_is_recognised_by_its_header_or_command() -> None:
+    assert looks_like_query_gpu("name, utilization.gpu [%], memory.used [MiB]\nA100, 3 %, 1 MiB\n")
+    assert looks_like_query_gpu("timestamp, power.draw [W]\n2024/10/30 18:42:33.189, 22.89 W\n")
+    assert looks_like_query_gpu("$ nvidia-smi --query-gpu=name,power.draw --format=csv\n")
+    assert not looks_like_query_gpu("name, value\nfoo, 1\n")
+    assert not looks_like_query_gpu("loss.item, lr.value\n")
