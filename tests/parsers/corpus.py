@@ -229,12 +229,15 @@ def check_linear_in_line_length(
     """Twice the line, at most about twice the time (and never seconds): a pattern that
     backtracks over a line costs four times as much for twice the length. The line is ``unit``
     repeated to ``length`` characters, then ``end`` (chosen so that nothing matches there);
-    each length is timed twice and its best kept."""
+    each length is timed three times and its best kept. The slack beside the ratio is what
+    a busy machine adds to a tenth of a second: with the suite on two workers and two other
+    processes on two cores, a 0.1 s parse of the long line once measured 0.3 s; a pattern
+    that backtracks takes seconds at this length, past the absolute bound."""
 
     def cost(size: int) -> float:
         line = (unit * (size // len(unit) + 1))[:size] + end
         best = float("inf")
-        for _ in range(2):
+        for _ in range(3):
             started = time.perf_counter()
             check_result(parse(line))
             best = min(best, time.perf_counter() - started)
@@ -242,7 +245,7 @@ def check_linear_in_line_length(
 
     short, long = cost(length // 2), cost(length)
     assert long < 2.0, f"{label} took {long:.2f}s on a {length}-char line"
-    assert long < 3.5 * short + 0.1, f"{label}: {short:.3f}s then {long:.3f}s"
+    assert long < 3.5 * short + 0.3, f"{label}: {short:.3f}s then {long:.3f}s"
 
 
 def assert_matches_golden(folder: str, path: Path, parse: Parser) -> None:
