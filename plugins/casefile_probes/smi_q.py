@@ -56,7 +56,7 @@ from casefile_probes._scales import UTILISATION
 
 from ._jetson import JETSON_WITHOUT_NVIDIA_SMI
 from ._text import clean, command_option, is_elision, is_missing, tool_error
-from .smi_q_fields import HOST_FIELDS, lookup
+from .smi_q_fields import HOST_FIELDS, lookup, lookup_orphan
 
 __all__ = ["PERFORMANCE_PROBE", "PROBE", "parse_smi_q"]
 
@@ -125,6 +125,12 @@ def parse_smi_q(text: str) -> ParseResult:
             )
         while stack and stack[-1][0] >= indent:
             stack.pop()
+        homed = lookup_orphan(key) if not stack and indent > 4 else None
+        if homed is not None and value is not None:
+            key_lines += 1
+            _, field = homed
+            result.add(field.name, field.convert(value), subject=current.subject, unit=field.unit)
+            continue
         if not stack and indent > 4:
             orphans += 1
         path = [entry for _, entry in stack] + [key]

@@ -212,6 +212,21 @@ HOST_FIELDS: dict[str, Field] = {
 }
 
 
+#: keys nvidia-smi -q prints under one section only, so a fragment that starts below that
+#: section's header (a paste from the middle of "PCI") still says whose they are
+_ONE_HOME = {"tx throughput": "pci", "rx throughput": "pci"}
+
+
+def lookup_orphan(key: str) -> tuple[list[str], Field] | None:
+    """The path and fact of a key read without its section header, where only one section
+    holds it (:data:`_ONE_HOME`)."""
+    home = _ONE_HOME.get(key)
+    if home is None:
+        return None
+    known = _FIELDS.get(f"{home}/{key}")
+    return ([home, key], known) if known is not None else None
+
+
 def lookup(path: list[str]) -> Field | None:
     """The fact a GPU-level path (lower case, GPU header left out) gives, if it is known."""
     joined = "/".join(path)

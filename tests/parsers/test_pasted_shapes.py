@@ -186,3 +186,22 @@ def test_query_gpu_csv_is_recognised_by_its_header_or_command() -> None:
     assert looks_like_query_gpu("$ nvidia-smi --query-gpu=name,power.draw --format=csv\n")
     assert not looks_like_query_gpu("name, value\nfoo, 1\n")
     assert not looks_like_query_gpu("loss.item, lr.value\n")
+
+
+def test_a_q_fragment_below_the_pci_header_keeps_its_throughput() -> None:
+    """A paste from the middle of ``nvidia-smi -q`` (its PCI header cut): "Tx/Rx Throughput"
+    live only under PCI, so they are attributed; "Used" could be the frame buffer's or BAR1's,
+    and stays unread."""
+    from casefile_probes.smi_q import parse_smi_q
+
+    text = (
+        "        Tx Throughput                     : 2318 KB/s\n"
+        "        Rx Throughput                     : 3641 KB/s\n"
+        "        Used                              : 1731 MiB\n"
+        "    Performance State                     : P0\n"
+    )
+    result = parse_smi_q(text)
+    facts = {fact.name: fact.value for fact in result.facts}
+    assert facts["pcie.tx_throughput"] == 2318 and facts["pcie.rx_throughput"] == 3641
+    assert "memory.used" not in facts
+    assert any("1 line(s) without their section header" in p for p in result.problems)
