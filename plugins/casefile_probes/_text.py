@@ -144,6 +144,8 @@ _TOOL_ERRORS = (
     re.compile(r".*nvidia-smi.*: (?:not found|No such file or directory).*", re.IGNORECASE),
     re.compile(r"Invalid combination of input arguments.*", re.IGNORECASE),
     re.compile(r"Insufficient Permissions.*", re.IGNORECASE),
+    # dmon and pmon on a GPU that cannot report them (a GeForce card of 2019's drivers)
+    re.compile(r"Not supported on the device\(s\).*", re.IGNORECASE),
 )
 
 _NUMBER = re.compile(r"[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")

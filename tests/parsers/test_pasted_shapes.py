@@ -205,3 +205,12 @@ def test_a_q_fragment_below_the_pci_header_keeps_its_throughput() -> None:
     assert facts["pcie.tx_throughput"] == 2318 and facts["pcie.rx_throughput"] == 3641
     assert "memory.used" not in facts
     assert any("1 line(s) without their section header" in p for p in result.problems)
+
+
+def test_dmon_on_a_gpu_that_cannot_report_it_says_so() -> None:
+    """keylase/nvidia-patch#89: dmon and pmon on a 2019 GeForce driver print only this."""
+    from casefile_probes.dmon import parse_dmon
+
+    result = parse_dmon("Not supported on the device(s)\nFailed to process command line\n")
+    assert not result.parsed
+    assert result.problems == ["nvidia-smi reported an error: Not supported on the device(s)"]
