@@ -35,6 +35,9 @@ class Row:
     self_dev_us: float | None = None
     self_dev_pct: float | None = None
     calls: int | None = None
+    #: the device time of the row and all it called (``CUDA total``): what a table sorted by
+    #: the device's total is sorted by
+    dev_total_us: float | None = None
 
 
 def share(

@@ -26,12 +26,20 @@ the text supports:
   TensorFlow's ``per-step time 0.26s``, ``29.31 sec/step``, Keras's ``50ms/step`` (``2s/step``
   when a step takes seconds: Keras rounds to whole units), ``time per step`` lines,
   Megatron-LM's ``elapsed time per iteration (ms): 1269.3``, nanoGPT's ``iter 10: loss 3.22,
-  time 893.76ms``, llama2.c's ``490 | loss 5.75 | lr … | 8060.78ms | mfu 0.21%`` or MaxText's
-  ``completed step: 15107, seconds: 2.167``;
+  time 893.76ms``, llama2.c's ``490 | loss 5.75 | lr … | 8060.78ms | mfu 0.21%``, MaxText's
+  ``completed step: 15107, seconds: 2.167``, Megatron-DeepSpeed's ``iter time (s): 2.673``,
+  nanochat's ``loss: 8.89 | … | dt: 989.44ms``, TensorFlow's ``0.156 sec/batch``, OpenSeq2Seq's
+  ``time per step = 0:00:1.390`` (hours, minutes, seconds), or one over TensorFlow's
+  ``global_step/sec: 1.09`` / ``steps/sec: 0.1`` (which give ``it_per_s`` too; not an RL
+  loop's ``env steps/sec``). A date and time before a line (``2023-03-22 09:30:39 iter 2920:
+  …``, after a quote's ``> `` too) is set aside first, so patterns anchored at a message's
+  start read it;
 - ``tokens_per_s``: the median of the token rates inference servers, LLM tools and LLM
-  training loops print (a rate per GPU goes to ``tokens_per_s_per_gpu`` instead, which no
-  comparison of throughput reads) (:mod:`casefile_probes.app_log_rates`), the ``tgN`` rows of a
-  ``llama-bench`` table among them (:mod:`casefile_probes.app_log_bench`); ``samples_per_s``
+  training loops print, none where their run summaries are two setups pasted together
+  (:meth:`~casefile_probes.app_log_rates.TokenRates.mixed_runs`) (a rate per GPU goes to
+  ``tokens_per_s_per_gpu`` instead, which no comparison of throughput reads)
+  (:mod:`casefile_probes.app_log_rates`), the ``tgN`` rows of a ``llama-bench`` table among
+  them (:mod:`casefile_probes.app_log_bench`); ``samples_per_s``
   from ``train_samples_per_second``, ``img/s:``,
   ``examples/sec:``, ``… samples/s`` and DeepSpeed's ``SamplesPerSec=`` (its
   ``CurrSamplesPerSec=`` where it prints both that and the running average);
@@ -155,8 +163,9 @@ _PER_STEP = (
     ),
     # "50ms/step", TensorFlow's cifar10 "(821.9 examples/sec; 0.156 sec/batch)"
     re.compile(rf"{_V}\s{{0,2}}(?P<u>ms|us|µs|s|sec)/(?:step|batch)\b"),
-    # nanochat: "step 00004/21400 (0.02%) | loss: 8.893647 | lrm: 1.00 | dt: 989.44ms"
-    re.compile(rf"(?<![\w.])dt:\s{{0,4}}{_V}\s{{0,2}}(?P<u>ms|s)\b"),
+    # nanochat: "step 00004/21400 (0.02%) | loss: 8.893647 | lrm: 1.00 | dt: 989.44ms" (a
+    # loss before it: a simulation's "step 100 | dt: 0.01s" is its time step, not a run's)
+    re.compile(rf"\bloss\b[^\n]{{0,200}}?(?<![\w.])dt:\s{{0,4}}{_V}\s{{0,2}}(?P<u>ms|s)\b"),
     # nanoGPT: "iter 10: loss 3.2202, time 893.76ms, mfu 16.68%"
     re.compile(
         rf"^\s{{0,8}}iter\s{{1,4}}\d{{1,12}}:[^\n]{{0,200}}?(?<![\w.])time\s{{1,4}}{_V}\s{{0,2}}(?P<u>ms|s)\b"
@@ -177,7 +186,9 @@ _CLOCK_PER_STEP = re.compile(
 )
 #: a rate of steps rather than a time per step: TensorFlow Estimator's "global_step/sec:
 #: 1.09456", Model Garden's "train | step: 160 | steps/sec: 0.1"
-_STEPS_PER_SECOND = re.compile(rf"(?<![\w.])(?:global_)?steps?/sec(?:ond)?:?\s{{0,8}}{_N}")
+_STEPS_PER_SECOND = re.compile(
+    rf"(?<![\w.])(?<!env )(?:global_)?steps?/sec(?:ond)?:?\s{{0,8}}{_N}"
+)  # not an RL loop's "env steps/sec: 12000", its environment's rate
 #: what a log line may open with before its message (after a quote's "> "): a date and time
 #: ("2023-03-22 09:30:39", "[2023-08-08 14:29:00,841]", "2017-03-28 14:49:08.503782:"), so
 #: that patterns anchored at the message's start read timestamped lines too
@@ -371,7 +382,7 @@ def _read(line: str, log: _Log) -> None:
         if rate is not None and log.bench.row is not None:
             log.rates.tokens.append(rate)
             log.weights.rows.append(log.bench.row)
-    if any(word in line for word in RATE_WORDS) or "Prefill batch" in line:
+    if any(word in line for word in RATE_WORDS) or "Prefill batch" in line or "eval count" in line:
         log.rates.read(line)
         match = _first(_SAMPLES, line)
         if match is not None:

@@ -7,7 +7,8 @@ total tokens/s where that is all it prints), the serving benchmarks' ``Output to
 (tok/s)``, sglang's ``gen throughput (token/s)``, llama.cpp's ``eval time`` (not ``prompt
 eval``; a line cut before "tokens per second", or from a 2023 build that printed only ms per
 token, gives 1000 / its ms per token), TGI's
-``time_per_token``, vLLM's progress bar ``output: … toks/s``, koboldcpp's ``Generate:15.54s
+``time_per_token``, vLLM's progress bar ``output: … toks/s`` (each bar by its last reading: it
+prints the mean since the bar began), koboldcpp's ``Generate:15.54s
 (2.12T/s)`` (not its ``Process:`` rate, the prompt's), torchtitan's ``tps: 7,282`` (tokens per
 second per GPU, thousands grouped with commas), and plain ``… tok/s`` / ``tokens/sec`` /
 ``tokens/second`` rates (Ollama's ``eval rate:``, ExLlamaV2's ``Response generated in …``,
@@ -26,6 +27,13 @@ text-generation-webui's ``Output generated in 163.82 seconds (0.39 tokens/s, …
 prompt's processing too; beside llama.cpp's own ``eval time`` for the same generation it would
 pull the median toward a rate nobody printed, so it is used only where the log gives no other
 token rate.
+
+Run summaries (llama.cpp's ``eval time``, Ollama's ``eval rate``, a benchmark's result) are one
+per run. A job's runs agree, or differ a little (a long prompt decodes slower); summaries twice
+apart or more (two of them, or the quartiles of more) are different setups pasted together, two
+machines or two engines, whose median is no run's rate: no ``tokens_per_s`` is given, with a
+problem that says so. A generation of fewer than 16 tokens times its first tokens only and is
+no run's summary.
 
 A rate per GPU (torchtitan's ``tps:``, ``tokens/gpu/sec: 9378.4``, ``tokens/sec/gpu`` and
 ``tok/s/gpu`` as TensorRT-LLM and training reports print it) is not the job's: a
@@ -49,6 +57,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from statistics import median, quantiles
 
 __all__ = ["RATE_WORDS", "TokenRates"]
 
@@ -66,6 +75,8 @@ _SERVING = re.compile(rf"^\s{{0,8}}Output token throughput \(tok/s\):\s{{0,40}}{
 _SGLANG = re.compile(rf"gen throughput \(token/s\):\s{{0,4}}{_N}")
 _SGLANG_IDLE = re.compile(r"Prefill batch[^\n]{0,300}?#running-req:\s{0,4}0\b")
 _BAR_OUTPUT = re.compile(rf"output:\s{{0,4}}{_N}\s{{0,2}}toks/s")
+#: the bar's count: "| 1055/3273 ["
+_BAR_COUNT = re.compile(r"(?<![\d/])(\d{1,12})/(\d{1,12})\s{0,2}\[")
 #: koboldcpp: "Generate:15.54s (2.12T/s)", older builds "Generate:0.00s (3.0ms/T = 333.33T/s)"
 _KOBOLD = re.compile(
     rf"(?<![\w.])Generate:\s{{0,4}}{_N}\s{{0,2}}s\s{{0,4}}\((?:[^()=\n]{{0,40}}=\s{{0,4}})?"
@@ -86,7 +97,9 @@ _TGI = re.compile(rf"time_per_token=\"?{_N}\s{{0,2}}(ms|us|µs|s)\b")
 _GPU = r"(?:/(?:gpu|GPU))"
 _UNIT = rf"(?:tokens|toks|tok){_GPU}?(?:/s(?:ec(?:ond)?)?{_GPU}?| per second)"
 #: a number after a label, thousands grouped or not ("tok/sec: 529,882" is 529882, not 529)
-_GROUPED = r"(\d{1,3}(?:,\d{3}){1,4}(?:\.\d{1,6})?(?![\d,])|\d{1,12}(?:\.\d{1,12})?)"
+_GROUPED = (
+    r"(\d{1,3}(?:,\d{3}){1,4}(?:\.\d{1,6})?(?!\d|,\d)|\d{1,12}(?:\.\d{1,12})?(?!\d|\.\d|,\d{3}))"
+)
 _ANY_RATE = re.compile(
     rf"(?<![\w/])\(?{_UNIT}\)?\s{{0,2}}[:=]\s{{0,40}}{_GROUPED}"
     rf"|{_LN}\s{{0,2}}(?:tokens|toks|tok)(?:/s(?:ec(?:ond)?)?{_GPU}?\b| per second\b)"
@@ -115,6 +128,13 @@ _WEBUI = re.compile(
 #: Ollama's ``--verbose`` summary line, "eval rate:            10.63 tokens/s" (one per
 #: generation; "prompt eval rate:" is the prompt's and is not read)
 _OLLAMA_EVAL = re.compile(r"^\s{0,8}eval rate:")
+#: a generation this short times its first tokens, not the run: its summary is no run's rate
+#: (a request stopped after one token reads 41,666 tokens/s)
+SHORT_RUN_TOKENS = 16
+#: Ollama's "eval count:           9 token(s)", just above its "eval rate:"
+_EVAL_COUNT = re.compile(r"^\s{0,8}eval count:\s{0,20}(\d{1,9})\s{0,2}token")
+#: llama.cpp's "eval time = 1075.76 ms /    19 tokens (" or "/   127 runs   ("
+_EVAL_TOKENS = re.compile(r"ms\s{0,4}/\s{0,12}(\d{1,9})\s{0,4}(?:tokens|runs)\b")
 #: run summaries this many times apart are different setups, not one job's runs
 RUNS_APART = 2.0
 #: run summaries this many times apart may be: their median is kept, with a word
@@ -154,16 +174,24 @@ class TokenRates:
     after_idle: int = 0
     #: an SGLang prefill found the server idle: its next decode interval includes the gap
     sglang_idle: bool = False
-    #: the last rate of vLLM's "Processed prompts" bar, and how many readings it replaced
-    bar_rate: float | None = None
+    #: how many of vLLM's bar readings a later one of the same bar replaced
     bar_readings: int = 0
     #: the rates of run summaries (llama.cpp's eval time, Ollama's eval rate, a benchmark's
     #: result): one per run, so two far apart are two runs, not one
     summaries: list[float] = field(default_factory=list)
+    #: how many tokens the summary being read generated, where the log says
+    generated: int | None = None
+    #: vLLM's bars: each finished bar's last rate, and the bar being read (its total, its
+    #: count so far, its last rate)
+    bar_finals: list[float] = field(default_factory=list)
+    bar_now: tuple[int, int, float] | None = None
 
     def read(self, line: str) -> None:
         """Take the line's token rate, if it gives one (callers pass lines holding one of
-        :data:`RATE_WORDS`, and SGLang's prefill lines)."""
+        :data:`RATE_WORDS`, SGLang's prefill lines and Ollama's eval counts)."""
+        if "eval count" in line and (count := _EVAL_COUNT.match(line)) is not None:
+            self.generated = int(count.group(1))
+            return
         if "Prefill batch" in line:
             self.sglang_idle = self.sglang_idle or _SGLANG_IDLE.search(line) is not None
         rate = self._rate(line)
@@ -208,6 +236,8 @@ class TokenRates:
             return None
         if "eval time" in line:
             rate = self._eval_rate(line)
+            if rate is not None and (tokens := _EVAL_TOKENS.search(line)) is not None:
+                self.generated = int(tokens.group(1))
             return None if rate is None else self._summary(rate)
         if (tgi := _TGI.search(line)) is not None:
             seconds = float(tgi.group(1)) * _SCALE[tgi.group(2)]
@@ -221,7 +251,11 @@ class TokenRates:
         return None if found is None else found[0]
 
     def _summary(self, rate: float) -> float:
-        self.summaries.append(rate)
+        """A run's summary rate, counted among the runs unless its generation was too short to
+        time (the count the summary gives, or Ollama's line above it)."""
+        if self.generated is None or self.generated >= SHORT_RUN_TOKENS:
+            self.summaries.append(rate)
+        self.generated = None
         return rate
 
     def _fairseq(self, rate: float) -> float | None:
@@ -246,7 +280,8 @@ class TokenRates:
         summaries disagree (:meth:`mixed_runs`)."""
         if self.mixed_runs() is not None:
             return []
-        rates = self.tokens + ([self.bar_rate] if self.bar_rate is not None else [])
+        bars = self._bar_finals()
+        rates = self.tokens + ([median(bars)] if bars else [])
         return rates or self.end_to_end
 
     def mixed_runs(self) -> str | None:
@@ -265,9 +300,16 @@ class TokenRates:
         )
 
     def _spread(self) -> float | None:
-        if len(self.summaries) < 2 or min(self.summaries) <= 0:
+        """How far apart the run summaries are: the two of two, else the upper quartile
+        against the lower (one outlier, a long prompt's slower decode, is not a second setup)."""
+        rates = sorted(self.summaries)
+        if len(rates) < 2 or rates[0] <= 0:
             return None
-        return max(self.summaries) / min(self.summaries)
+        if len(rates) == 2:
+            low, high = rates
+        else:
+            low, _, high = quantiles(rates, n=4, method="inclusive")
+        return high / low if low > 0 else None
 
     def _runs(self) -> str:
         shown = ", ".join(f"{rate:g}" for rate in self.summaries[:6])
@@ -275,14 +317,26 @@ class TokenRates:
         return f"{len(self.summaries)} runs' token rates ({shown}{more} tokens/s)"
 
     def _bar(self, line: str, rate: float) -> None:
-        """vLLM's bar prints the output tokens so far over the time so far: its first second
-        (``[00:00<``) and a zero say nothing yet, and each later reading supersedes the one
-        before."""
-        if rate <= 0 or "[00:00<" in line:
+        """vLLM's bar prints the output tokens so far over the time so far, so a bar's last
+        reading is its run's rate and supersedes the ones before; a count that starts again
+        (or another total) is the next bar, a run of its own. A zero, and a reading in the
+        bar's first second (``[00:00<``) before it is done, say nothing yet."""
+        count = _BAR_COUNT.search(line)
+        done, total = (int(count.group(1)), int(count.group(2))) if count else (0, 0)
+        previous = self.bar_now
+        finished = previous is not None and previous[0] and previous[1] == previous[0]
+        if previous is not None and (total != previous[0] or done < previous[1] or finished):
+            self.bar_finals.append(previous[2])
+            self.bar_now = None
+        if rate <= 0 or ("[00:00<" in line and not (total and done == total)):
             return
-        if self.bar_rate is not None:
+        if self.bar_now is not None:
             self.bar_readings += 1
-        self.bar_rate = rate
+        self.bar_now = (total, done, rate)
+
+    def _bar_finals(self) -> list[float]:
+        """Each bar's last rate, the one being read included."""
+        return self.bar_finals + ([self.bar_now[2]] if self.bar_now is not None else [])
 
     def _vllm(self, line: str, rate: float) -> float | None:
         running = _RUNNING.search(line)
@@ -340,9 +394,11 @@ class TokenRates:
                 "different setups, paste each run on its own"
             )
         if self.bar_readings:
+            finals = self._bar_finals()
+            kept = ", ".join(f"{rate:g}" for rate in finals[:6])
             problems.append(
-                f"vLLM's progress bar: its last output rate kept ({self.bar_rate:g} tokens/s), "
-                f"not the {self.bar_readings} earlier reading(s): each is the mean since the bar "
+                f"vLLM's progress bar: each bar's last output rate kept ({kept} tokens/s), not "
+                f"the {self.bar_readings} earlier reading(s): each is the mean since its bar "
                 "began"
             )
         if self.tokens and self.end_to_end:

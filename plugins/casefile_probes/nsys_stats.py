@@ -96,6 +96,8 @@ _HOST_COPY = re.compile(r"HtoD|DtoH|HtoA|AtoH|Host-to-Device|Device-to-Host", re
 _MEMSET = re.compile(r"memset", re.I)
 _SHORT_NS = 20_000.0  # a kernel shorter than 20 µs costs about what launching it costs
 _COMPLETE_PCT = 95.0
+#: a Time (%) cell with a decimal comma ("19,0", "9,0"): a comma in English groups three digits
+_DECIMAL_COMMA = re.compile(r"^\s*\d{1,3},\d{1,2}\s*$")
 #: why a table's rows were refused: they are not numbers as nsys prints them in English
 _NOT_ENGLISH = "its numbers are not in the format nsys prints in English"
 
@@ -304,13 +306,13 @@ def _read_rows(lines: list[str], index: int, layout: _Layout, is_csv: bool) -> t
         values = [_number(c) for c in cells[: layout.width]] if cells else []
         if not cells or not values or any(v is None for v in values[:2]):
             break
-        if layout.pct == 0 and (values[0] or 0.0) > 100.05:
+        if layout.pct == 0 and ((values[0] or 0.0) > 100.05 or _DECIMAL_COMMA.match(cells[0])):
             # "19,0  285 118 634": a decimal comma and space-grouped thousands (a non-English
             # locale) split into cells that are not the columns; no row of it can be trusted
             table.rows.clear()
             table.unreadable = (
-                f"a row's Time (%) reads {values[0]:g}: {_NOT_ENGLISH} (decimal commas or "
-                "space-grouped thousands?); the table is not read"
+                f"a row's Time (%) reads {cells[0].strip()!r}: {_NOT_ENGLISH} (decimal commas "
+                "or space-grouped thousands?); the table is not read"
             )
             index += 1
             break

@@ -382,28 +382,46 @@ def _emit_generic_rows(table: _Table, result: ParseResult) -> None:
 
 #: how far into a paste the guess looks for the header
 _LOOK_LINES = 400
-#: what one of a header's fields must start with for it to be nvidia-smi's
-_FIELD_FAMILIES = (
-    "utilization.",
-    "memory.",
-    "power.",
-    "temperature.",
-    "clocks",
-    "pcie.",
-    "pci.",
-    "fan.",
-    "enforced.",
-    "ecc.",
-    "encoder.",
-    "gpu_",
-    "compute_",
+#: fields only a GPU has: one of them makes a header nvidia-smi's ("memory.used" alone is a
+#: host monitor's as well)
+_GPU_FIELDS = frozenset(
+    {
+        "utilization.gpu",
+        "temperature.gpu",
+        "temperature.memory",
+        "power.draw",
+        "power.draw.average",
+        "power.draw.instant",
+        "power.limit",
+        "enforced.power.limit",
+        "clocks.gr",
+        "clocks.sm",
+        "clocks.mem",
+        "clocks.current.graphics",
+        "clocks.current.sm",
+        "clocks.current.memory",
+        "clocks.max.sm",
+        "clocks.max.graphics",
+        "pcie.link.gen.current",
+        "pcie.link.gen.max",
+        "pcie.link.width.current",
+        "pcie.link.width.max",
+        "pci.bus_id",
+        "fan.speed",
+        "pstate",
+        "clocks_throttle_reasons.active",
+        "clocks_event_reasons.active",
+        "gpu_name",
+        "gpu_bus_id",
+        "gpu_uuid",
+    }
 )
 
 
 def looks_like_query_gpu(text: str) -> bool:
     """A ``--query-…=`` option on a command line, or a CSV header of nvidia-smi's field names
     with two or more dotted ones (``utilization.gpu [%], memory.used [MiB]``), or one with its
-    unit (``timestamp, power.draw [W]``): what a paste
+    unit (``timestamp, power.draw [W]``), one of them a field only a GPU has: what a paste
     recorded under another probe must show to be offered to this parser."""
     try:
         if not isinstance(text, str):
@@ -417,10 +435,12 @@ def looks_like_query_gpu(text: str) -> bool:
                 continue
             cells = [cell.strip() for cell in line.split(",")]
             dotted = sum("." in cell for cell in cells)
+            fields = [_HEADER_FIELD.match(cell) for cell in cells]
+            names = {field.group("name") for field in fields if field is not None}
             if (
-                all(_HEADER_FIELD.match(cell) for cell in cells)
+                None not in fields
                 and (dotted >= 2 or (dotted and any("[" in cell for cell in cells)))
-                and any(cell.startswith(_FIELD_FAMILIES) for cell in cells)
+                and names & _GPU_FIELDS
             ):
                 return True
         return False

@@ -147,7 +147,8 @@ def _columns(header: str) -> tuple[list[str], str | None]:
             other = match.group("tp") or match.group("tt") or match.group("ta")
             if other and other != "CPU" and device is None:
                 device = other
-            kinds.append("other")
+            total = match.group("tt") and match.group("tt") != "CPU"
+            kinds.append("dev_total" if total else "other")
     return kinds, device
 
 
@@ -175,6 +176,7 @@ def _read_row(line: str, table: _Table) -> Row | None:
         self_dev_us=_to_us(values.get("self_dev")),
         self_dev_pct=_to_pct(values.get("self_dev_pct")),
         calls=_to_int(values.get("calls")),
+        dev_total_us=_to_us(values.get("dev_total")),
     )
 
 
@@ -375,13 +377,13 @@ def parse_torch_profiler(text: str) -> ParseResult:
             dev_us if has_self_device else None,
             has_self_device and device_rows is not None,
         )
-        # rows without their header may lack the top row, and so may a paste cut short
-        if table.top_shown and (cpu_us is not None or _device_top_shown(table)):
+        # rows without their header may lack the top row, and so may a table cut short
+        if table.top_shown and _device_top_shown(table):
             result.add("profiler.top_op", top_op(rows))
         elif table.top_shown:
             result.problems.append(
-                "no top op: the table stops before its footer, is not sorted by device time, "
-                "and the device time its rows leave unshown is more than their largest row's"
+                "no top op: the table is not sorted by device time, and the device time its "
+                "rows leave unshown is more than their largest row's"
             )
     if not result.facts:
         reason = "; ".join(result.problems) or "the table has no rows"
@@ -389,20 +391,32 @@ def parse_torch_profiler(text: str) -> ParseResult:
     return result
 
 
+#: rows of device time in descending order that show a table sorted by it
+_SORTED_ROWS = 3
+
+
 def _device_top_shown(table: _Table) -> bool:
-    """Whether the row with the most device time is among those shown in a paste that stops
-    inside the table (no footer), where any row has some (the top op is read from that
-    column): the table is sorted by it, largest first, or the device time the shown rows leave
-    unshown (counted once) is less than their largest. A table sorted by host time lists
-    operators first and the kernels, which hold no host time, further down: cut after a few
-    rows, the top op read from it was whichever operator came first (an ``aten::matmul`` at
+    """Whether the row with the most device time is among those shown, where any row has some
+    (the top op is read from that column): the table is sorted by it, largest first (three
+    rows or more of device time in that order, so that chance is not taken for a sort); or it
+    is sorted by the device's total and its top row's own time is at least the last row's
+    total; or the device time the shown rows leave unshown (counted once) is less than their
+    largest. A
+    table sorted by host time lists operators first and the kernels, which hold no host time,
+    further down: cut after a few rows (a ``row_limit``, with its footer, or a paste that
+    stops), the top op read from it was whichever operator came first (an ``aten::matmul`` at
     9.65 % of device time, with 68 % of it unshown)."""
     device = [row.self_dev_us for row in table.rows]
     if not any(device):
         return True
     times = [us for us in device if us]  # a row of host time alone sorts anywhere
-    if all(a >= b for a, b in pairwise(times)):
+    if len(times) >= _SORTED_ROWS and all(a >= b for a, b in pairwise(times)):
         return True
+    totals = [row.dev_total_us for row in table.rows]
+    if None not in totals and all(a >= b for a, b in pairwise(totals)):  # type: ignore[operator]
+        # sorted by the device's total: no row below the last shown has more device time of
+        # its own than that row's total, so a top row at least as long is the top
+        return max(times) >= (totals[-1] or 0.0)
     shown = [pct for pct in counted_once(table.rows, device=True) if pct is not None]
     if not shown:  # no kernel rows: each operator's self device time is its kernels', once
         shown = [row.self_dev_pct for row in table.rows if row.self_dev_pct is not None]
