@@ -160,6 +160,8 @@ class _Scan:
     rows_seen: bool = False
     #: the group line over the header puts "in-place" first (mscclpp's copy of the layout)
     inplace_first: bool = False
+    #: rank numbers printed by two processes: separate runs of one rank each, not one job
+    repeated_ranks: list[str] = field(default_factory=list)
 
 
 def _scan(lines: list[str], commands: list[str]) -> _Scan:
@@ -169,6 +171,7 @@ def _scan(lines: list[str], commands: list[str]) -> _Scan:
         if scan.test is None and (m := _TEST_NAME.search(command)):
             scan.test = m.group("test")
     seen_ranks: set[str] = set()
+    rank_lines: dict[str, str] = {}
     for line in lines:
         stripped = line.strip()
         if not stripped:
@@ -180,9 +183,16 @@ def _scan(lines: list[str], commands: list[str]) -> _Scan:
             if not scan.rows_seen:
                 _banner(stripped, scan.banner)
         elif m := _RANK.match(stripped):
-            # every rank of an MPI run may print the whole banner: count each rank line once
-            if stripped not in seen_ranks:
+            # every rank of an MPI run may print the whole banner: count each rank line once;
+            # the same rank number from another process (nccl-tests built without MPI, started
+            # by mpirun: each process is a one-rank run) is no further rank of the job
+            number = m.group("rank")
+            if stripped not in seen_ranks and rank_lines.get(number, stripped) != stripped:
                 seen_ranks.add(stripped)
+                scan.repeated_ranks.append(number)
+            elif stripped not in seen_ranks:
+                seen_ranks.add(stripped)
+                rank_lines[number] = stripped
                 scan.ranks += 1
                 scan.hosts.add(m.group("host"))
                 # host, bus and device together: MPI ranks each see "device 0" under
@@ -271,6 +281,13 @@ def parse_nccl(text: str) -> ParseResult:
     result.add("nccl.max_busbw", max_busbw, "host", "GB/s")
     result.add("nccl.test", scan.test, "host")
     result.add("nccl.ranks", scan.ranks or None, "host")
+    if scan.repeated_ranks:
+        repeated = ", ".join(sorted(set(scan.repeated_ranks), key=int))
+        result.problems.append(
+            f"rank {repeated} printed by more than one process: separate runs of their own "
+            "(nccl-tests built without MPI, started by mpirun?), not one job; each rank "
+            "counted once"
+        )
     result.add("nccl.gpus", len(scan.devices) or None, "host")
     result.add("nccl.hosts", len(scan.hosts) or None, "host")
     result.add("nccl.version", version, "host")

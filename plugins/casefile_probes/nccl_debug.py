@@ -19,7 +19,8 @@ Facts (ranks as NCCL numbers them; ``rank8-rank15`` is a connection from rank 8 
   pair, network connections only): whether the connection uses GPUDirect RDMA;
 - on ``host``: ``nccl.version`` (str, ``2.19.3``), ``nccl.cuda_driver`` (int, ``12020``),
   ``nccl.transports`` (str, the sorted set of transports), ``nccl.channels`` (int, channels
-  seen in connection and ring lines), ``nccl.network`` (str, ``IB`` / ``Socket``, from "Using
+  seen in connection and ring lines: one more than the highest channel id, ids counting from
+  0), ``nccl.network`` (str, ``IB`` / ``Socket``, from "Using
   network …", or ``Socket`` where the socket network started, "NET/Socket : Using …", and no
   IB device did: NCCL tries IB first and starts sockets only without it),
   ``nccl.ib.devices`` (str, ``mlx5_0:1/RoCE,…``; empty when "No device found"),
@@ -226,7 +227,8 @@ def add_log_facts(result: ParseResult, log: NcclLog) -> None:
         result.add(name, c.host.get(name), "host")
     all_kinds = sorted({kind for kinds in c.transports.values() for kind in kinds})
     result.add("nccl.transports", ",".join(all_kinds) or None, "host")
-    channels = max(len(c.channels), c.channel_total or 0)
+    # channel ids count from 0: a paste that shows channels 02 and 03 has at least four
+    channels = max(max(c.channels, default=-1) + 1, c.channel_total or 0)
     result.add("nccl.channels", channels or None, "host")
     for name, value in sorted(c.env.items()):
         result.add(f"nccl.env.{name}", value, "host")

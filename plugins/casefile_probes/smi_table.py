@@ -58,13 +58,20 @@ _BUS = r"[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]"
 # The ECC cell may be missing when the paste was cut after the bus id. A Jetson (Tegra) GPU
 # has no PCI address: its bus cell reads "N/A" ("|   0  Orin (nvgpu)   N/A  | N/A   N/A |").
 _GPU_LINE1 = re.compile(
-    r"^\|\s*(?P<index>\d+)\s+(?P<name>.+?)\s+(?P<persist>On|Off|WDDM|TCC|N/A)\s*\|"
+    r"^\|\s*(?P<index>\d+)\s+(?P<name>[^|]+?)\s+(?P<persist>On|Off|WDDM|TCC|N/A)\s*\|"
     rf"\s*(?P<bus>{_BUS}|N/A)\s+(?P<disp>\S+)\s*\|(?:(?P<ecc>[^|]*)\|)?"
+)
+# A bus id the poster shortened ("|   3  NVIDIA A100-SXM4-80GB   On  | 00000000: Off |    On |"):
+# the name, persistence mode, display and ECC cells are whole, the address is not. (A name
+# that could run across a "|" read the ECC cell's "On" as persistence mode.)
+_GPU_LINE1_SHORT_BUS = re.compile(
+    r"^\|\s*(?P<index>\d+)\s+(?P<name>[^|]+?)\s+(?P<persist>On|Off|WDDM|TCC|N/A)\s*\|"
+    r"\s*[0-9A-Fa-f:.]*\s+(?P<disp>On|Off|N/A)\s*\|(?:(?P<ecc>[^|]*)\|)?"
 )
 # The same first line cut inside its bus id ("|   3  Tesla P40    Off  | 0000:84:0" at the end
 # of a paste): the GPU, its name and persistence mode are shown, its address is not whole.
 _GPU_LINE1_CUT = re.compile(
-    r"^\|\s*(?P<index>\d+)\s+(?P<name>.+?)\s+(?P<persist>On|Off|WDDM|TCC|N/A)\s*\|"
+    r"^\|\s*(?P<index>\d+)\s+(?P<name>[^|]+?)\s+(?P<persist>On|Off|WDDM|TCC|N/A)\s*\|"
     r"\s*[0-9A-Fa-f:.]*$"
 )
 # |  0%   30C    P8             29W /  400W |    1583MiB /  24564MiB |      0%      Default |
@@ -156,7 +163,9 @@ def parse_smi_table(text: str) -> ParseResult:
                 for gpu in gpus:
                     mig_devices.setdefault(gpu, 0)
             continue
-        first = _GPU_LINE1.match(line) or _GPU_LINE1_CUT.match(line)
+        first = (
+            _GPU_LINE1.match(line) or _GPU_LINE1_SHORT_BUS.match(line) or _GPU_LINE1_CUT.match(line)
+        )
         if first:
             pending = _read_first(first, result)
             gpus.append(pending)

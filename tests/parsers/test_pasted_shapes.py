@@ -290,3 +290,49 @@ def test_dmon_on_a_gpu_that_cannot_report_it_says_so() -> None:
     result = parse_dmon("Not supported on the device(s)\nFailed to process command line\n")
     assert not result.parsed
     assert result.problems == ["nvidia-smi reported an error: Not supported on the device(s)"]
+
+
+def test_a_shortened_bus_id_keeps_the_row_cells_apart() -> None:
+    """NVIDIA/DCGM#152: a bus cell cut to "00000000:" let the GPU's name run across the "|"
+    and read the ECC cell's "On" as persistence mode."""
+    from casefile_probes.smi_table import parse_smi_table
+
+    text = (
+        "| NVIDIA-SMI 535.104.12   Driver Version: 535.104.12   CUDA Version: 12.2 |\n"
+        "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+        "|   3  NVIDIA A100-SXM4-80GB          Off | 00000000: Off |                   On |\n"
+        "| N/A   33C    P0              85W / 400W |      0MiB / 81920MiB |     0%     Default |\n"
+    )
+    facts = {(f.name, f.subject): f.value for f in parse_smi_table(text).facts}
+    assert facts[("name", "gpu3")] == "NVIDIA A100-SXM4-80GB"
+    assert facts[("persistence_mode", "gpu3")] == "Disabled"
+    assert facts[("ecc.mode.current", "gpu3")] == "Enabled"
+
+
+def test_one_rank_from_two_processes_is_two_runs_not_one_job() -> None:
+    """nccl-tests without MPI under ``mpirun -np 2``: each process is a one-rank run."""
+    from casefile_probes.nccl import parse_nccl
+
+    rank = "#   Rank  0 Pid   {pid} on {host} device  0 [0x00] Tesla V100-SXM2-16GB\n"
+    result = parse_nccl(
+        "# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20\n"
+        + rank.format(pid=1320, host="a")
+        + rank.format(pid=2066, host="b")
+    )
+    facts = {f.name: f.value for f in result.facts}
+    assert facts["nccl.ranks"] == 1
+    assert any("rank 0 printed by more than one process" in p for p in result.problems)
+    # the whole banner printed by each rank of one MPI job is one rank each
+    result = parse_nccl(rank.format(pid=1, host="a") * 2 + rank.format(pid=1, host="a"))
+    assert not any("more than one process" in p for p in result.problems)
+
+
+def test_channels_count_from_zero() -> None:
+    """NVIDIA/nccl#660: lines for channels 02 and 03 were counted as two channels."""
+    from casefile_probes.nccl_debug import parse_nccl_debug
+
+    line = "host:1:2 [0] NCCL INFO Channel {c}/0 : 0[0] -> 1[1] via P2P/IPC\n"
+    facts = {
+        f.name: f.value for f in parse_nccl_debug(line.format(c="02") + line.format(c="03")).facts
+    }
+    assert facts["nccl.channels"] == 4
