@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
 from casefile_probes._timeline import BUSY_SHARE
+from casefile_probes.nsys_numbers import NOT_ENGLISH, number, unreadable_pct
 
 __all__ = ["PROBE", "looks_like_nsys_stats", "parse_nsys_stats"]
 
@@ -83,7 +84,6 @@ _TITLES: tuple[tuple[re.Pattern[str], str], ...] = (
 _PCT_HEADER = re.compile(r"^Time ?\(%\)$")
 _TOTAL_HEADER = re.compile(r"^Total Time(?: \((?P<unit>ns|us|ms|s)\))?$")
 _UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
-_NUMBER = re.compile(r"^-?[\d,]*\d(?:\.\d+)?$")
 _ELISION = re.compile(r"^\s*(?:\.\.\.|…|\[\.\.\.\])\s*$")
 _API_NAME = re.compile(r"^(?:cuda|cu|hip|nccl)", re.I)
 
@@ -96,10 +96,6 @@ _HOST_COPY = re.compile(r"HtoD|DtoH|HtoA|AtoH|Host-to-Device|Device-to-Host", re
 _MEMSET = re.compile(r"memset", re.I)
 _SHORT_NS = 20_000.0  # a kernel shorter than 20 µs costs about what launching it costs
 _COMPLETE_PCT = 95.0
-#: a Time (%) cell with a decimal comma ("19,0", "9,0"): a comma in English groups three digits
-_DECIMAL_COMMA = re.compile(r"^\s*\d{1,3},\d{1,2}\s*$")
-#: why a table's rows were refused: they are not numbers as nsys prints them in English
-_NOT_ENGLISH = "its numbers are not in the format nsys prints in English"
 
 
 @dataclass(slots=True)
@@ -133,16 +129,6 @@ class _Table:
         if best is None or not best.pct:
             return None
         return best.total_ns / (best.pct / 100.0)
-
-
-def _number(cell: str) -> float | None:
-    text = cell.strip()
-    if not _NUMBER.match(text):
-        return None
-    try:
-        return float(text.replace(",", ""))
-    except ValueError:
-        return None
 
 
 @dataclass(slots=True)
@@ -299,21 +285,17 @@ def _read_rows(lines: list[str], index: int, layout: _Layout, is_csv: bool) -> t
             table.cut = True
             index += 1
             break
-        if _number(stripped) is not None:  # a row cut after its first value
+        if number(stripped) is not None:  # a row cut after its first value
             table.cut = True
             break
         cells = _split_row(stripped, layout.width, is_csv)
-        values = [_number(c) for c in cells[: layout.width]] if cells else []
+        values = [number(c) for c in cells[: layout.width]] if cells else []
         if not cells or not values or any(v is None for v in values[:2]):
             break
-        if layout.pct == 0 and ((values[0] or 0.0) > 100.05 or _DECIMAL_COMMA.match(cells[0])):
-            # "19,0  285 118 634": a decimal comma and space-grouped thousands (a non-English
-            # locale) split into cells that are not the columns; no row of it can be trusted
+        refused = unreadable_pct(cells[0], values[0]) if layout.pct == 0 else None
+        if refused is not None:  # another locale's numbers: no row of it can be trusted
             table.rows.clear()
-            table.unreadable = (
-                f"a row's Time (%) reads {cells[0].strip()!r}: {_NOT_ENGLISH} (decimal commas "
-                "or space-grouped thousands?); the table is not read"
-            )
+            table.unreadable = refused
             index += 1
             break
         complete = len(cells) == layout.width + 1 and all(v is not None for v in values)
@@ -476,7 +458,7 @@ def looks_like_nsys_stats(text: str) -> bool:
         tables, problems = _tables(lines)
         # a report in another locale's numbers is nsys's too: recognised, then refused
         return any(table.kind in _WANTED for table in tables) or any(
-            _NOT_ENGLISH in problem for problem in problems
+            NOT_ENGLISH in problem for problem in problems
         )
     except Exception:  # a guess must never break the caller
         return False

@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from itertools import pairwise
 
 from casefile.domain.facts import ParseResult
 from casefile.probes.api import Probe
@@ -56,6 +55,7 @@ from casefile_probes._profiler_rows import (
     MEMCPY,
     Row,
     counted_once,
+    device_top_shown,
     device_total,
     host_copy_share,
     share,
@@ -378,7 +378,7 @@ def parse_torch_profiler(text: str) -> ParseResult:
             has_self_device and device_rows is not None,
         )
         # rows without their header may lack the top row, and so may a table cut short
-        if table.top_shown and _device_top_shown(table):
+        if table.top_shown and device_top_shown(table.rows):
             result.add("profiler.top_op", top_op(rows))
         elif table.top_shown:
             result.problems.append(
@@ -389,38 +389,6 @@ def parse_torch_profiler(text: str) -> ParseResult:
         reason = "; ".join(result.problems) or "the table has no rows"
         return ParseResult.unparsed(f"profiler table without readable rows: {reason}")
     return result
-
-
-#: rows of device time in descending order that show a table sorted by it
-_SORTED_ROWS = 3
-
-
-def _device_top_shown(table: _Table) -> bool:
-    """Whether the row with the most device time is among those shown, where any row has some
-    (the top op is read from that column): the table is sorted by it, largest first (three
-    rows or more of device time in that order, so that chance is not taken for a sort); or it
-    is sorted by the device's total and its top row's own time is at least the last row's
-    total; or the device time the shown rows leave unshown (counted once) is less than their
-    largest. A
-    table sorted by host time lists operators first and the kernels, which hold no host time,
-    further down: cut after a few rows (a ``row_limit``, with its footer, or a paste that
-    stops), the top op read from it was whichever operator came first (an ``aten::matmul`` at
-    9.65 % of device time, with 68 % of it unshown)."""
-    device = [row.self_dev_us for row in table.rows]
-    if not any(device):
-        return True
-    times = [us for us in device if us]  # a row of host time alone sorts anywhere
-    if len(times) >= _SORTED_ROWS and all(a >= b for a, b in pairwise(times)):
-        return True
-    totals = [row.dev_total_us for row in table.rows]
-    if None not in totals and all(a >= b for a, b in pairwise(totals)):  # type: ignore[operator]
-        # sorted by the device's total: no row below the last shown has more device time of
-        # its own than that row's total, so a top row at least as long is the top
-        return max(times) >= (totals[-1] or 0.0)
-    shown = [pct for pct in counted_once(table.rows, device=True) if pct is not None]
-    if not shown:  # no kernel rows: each operator's self device time is its kernels', once
-        shown = [row.self_dev_pct for row in table.rows if row.self_dev_pct is not None]
-    return bool(shown) and 100.0 - sum(shown) < max(shown)
 
 
 def _seconds(us: float | None) -> float | None:
