@@ -64,7 +64,7 @@ from ._text import (
 from .query_gpu_fields import REASON_BITS, canonical, cell_value, known_unit
 from .series import Series, add_series_facts, parse_timestamp
 
-__all__ = ["PROBE", "looks_like_query_gpu", "parse_query_gpu"]
+__all__ = ["PROBE", "parse_query_gpu"]
 
 QUERY_FIELDS = (
     "index,pci.bus_id,name,utilization.gpu,utilization.memory,memory.used,memory.total,"
@@ -380,80 +380,11 @@ def _emit_generic_rows(table: _Table, result: ParseResult) -> None:
             )
 
 
-#: how far into a paste the guess looks for the header
-_LOOK_LINES = 400
-#: fields only a GPU has: one of them makes a header nvidia-smi's ("memory.used" alone is a
-#: host monitor's as well)
-_GPU_FIELDS = frozenset(
-    {
-        "utilization.gpu",
-        "temperature.gpu",
-        "temperature.memory",
-        "power.draw",
-        "power.draw.average",
-        "power.draw.instant",
-        "power.limit",
-        "enforced.power.limit",
-        "clocks.gr",
-        "clocks.sm",
-        "clocks.mem",
-        "clocks.current.graphics",
-        "clocks.current.sm",
-        "clocks.current.memory",
-        "clocks.max.sm",
-        "clocks.max.graphics",
-        "pcie.link.gen.current",
-        "pcie.link.gen.max",
-        "pcie.link.width.current",
-        "pcie.link.width.max",
-        "pci.bus_id",
-        "fan.speed",
-        "pstate",
-        "clocks_throttle_reasons.active",
-        "clocks_event_reasons.active",
-        "gpu_name",
-        "gpu_bus_id",
-        "gpu_uuid",
-    }
-)
-
-
-def looks_like_query_gpu(text: str) -> bool:
-    """A ``--query-…=`` option on a command line, or a CSV header of nvidia-smi's field names
-    with two or more dotted ones (``utilization.gpu [%], memory.used [MiB]``), or one with its
-    unit (``timestamp, power.draw [W]``), one of them a field only a GPU has: what a paste
-    recorded under another probe must show to be offered to this parser."""
-    try:
-        if not isinstance(text, str):
-            return False
-        if "--query-" in text and any(
-            _QUERY_OPTION.search(word) for word in text.split() if word.startswith("--query-")
-        ):
-            return True
-        for line in text.splitlines()[:_LOOK_LINES]:
-            if "," not in line or "." not in line:
-                continue
-            cells = [cell.strip() for cell in line.split(",")]
-            dotted = sum("." in cell for cell in cells)
-            fields = [_HEADER_FIELD.match(cell) for cell in cells]
-            names = {field.group("name") for field in fields if field is not None}
-            if (
-                None not in fields
-                and (dotted >= 2 or (dotted and any("[" in cell for cell in cells)))
-                and names & _GPU_FIELDS
-            ):
-                return True
-        return False
-    except Exception:  # a guess must never break the caller
-        return False
-
-
 PROBE = Probe(
     name="nvidia-smi-query",
     summary="Per-GPU utilisation, memory, power, clocks and PCIe link as CSV (take under load)",
     parse=parse_query_gpu,
     argv=("nvidia-smi", f"--query-gpu={QUERY_FIELDS}", "--format=csv"),
-    recognises=looks_like_query_gpu,
     cost="instant",
     facts=(
         "pci.bus_id",
