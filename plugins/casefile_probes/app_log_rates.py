@@ -289,7 +289,7 @@ class TokenRates:
         :data:`RUNS_APART` times apart or more are runs of different setups (two machines, two
         engines, before and after a change) pasted together, and their median is no run's
         rate. (One job's runs differ too, a long context decoding slower than a short one, but
-        not twofold.)"""
+        their quartiles seldom twofold: see :meth:`_spread`.)"""
         spread = self._spread()
         if spread is None or spread < RUNS_APART:
             return None
@@ -312,9 +312,7 @@ class TokenRates:
         return high / low if low > 0 else None
 
     def _runs(self) -> str:
-        shown = ", ".join(f"{rate:g}" for rate in self.summaries[:6])
-        more = ", …" if len(self.summaries) > 6 else ""
-        return f"{len(self.summaries)} runs' token rates ({shown}{more} tokens/s)"
+        return f"{len(self.summaries)} runs' token rates ({_shown(self.summaries)} tokens/s)"
 
     def _bar(self, line: str, rate: float) -> None:
         """vLLM's bar prints the output tokens so far over the time so far, so a bar's last
@@ -394,10 +392,9 @@ class TokenRates:
                 "different setups, paste each run on its own"
             )
         if self.bar_readings:
-            finals = self._bar_finals()
-            kept = ", ".join(f"{rate:g}" for rate in finals[:6])
             problems.append(
-                f"vLLM's progress bar: each bar's last output rate kept ({kept} tokens/s), not "
+                f"vLLM's progress bar: each bar's last output rate kept "
+                f"({_shown(self._bar_finals())} tokens/s), not "
                 f"the {self.bar_readings} earlier reading(s): each is the mean since its bar "
                 "began"
             )
@@ -408,6 +405,11 @@ class TokenRates:
                 "rate"
             )
         return problems
+
+
+def _shown(rates: list[float]) -> str:
+    """The first six rates, for a problem's words."""
+    return ", ".join(f"{rate:g}" for rate in rates[:6]) + (", …" if len(rates) > 6 else "")
 
 
 def _output_rate(line: str) -> tuple[float, bool] | None:

@@ -6,8 +6,14 @@ so that each behaviour is pinned apart from its golden file."""
 from __future__ import annotations
 
 from casefile_probes.app_log import parse_app_log
+from casefile_probes.dmon import parse_dmon
+from casefile_probes.nccl import parse_nccl
+from casefile_probes.nccl_debug import parse_nccl_debug
 from casefile_probes.nsys_stats import parse_nsys_stats
 from casefile_probes.py_spy import looks_like_py_spy, parse_py_spy
+from casefile_probes.query_gpu import PROBE as QUERY_GPU
+from casefile_probes.smi_q import parse_smi_q
+from casefile_probes.smi_table import parse_smi_table
 from casefile_probes.torch_profiler import parse_torch_profiler
 
 from .corpus import check_result
@@ -200,24 +206,23 @@ def test_a_cut_table_sorted_by_host_time_gives_no_top_op() -> None:
     assert any(p.startswith("no top op") for p in result.problems)
 
 
+#: two operators of exllama's table, sorted by host time, 17 % of the device time between them
+_TWO_HOST_SORTED_ROWS = (
+    "aten::matmul        19.15%        1.393s     747.086ms         9.65%\n"
+    "aten::transpose      8.61%     625.975ms     562.149ms         7.26%\n"
+)
+
+
 def test_a_row_limited_table_with_its_footer_is_weighed_the_same() -> None:
     """A review: ``table(sort_by="cpu_time_total", row_limit=4)`` prints its footer, and the
     footer let the first operator through as the top op."""
-    rows = (
-        "aten::matmul        19.15%        1.393s     747.086ms         9.65%\n"
-        "aten::transpose      8.61%     625.975ms     562.149ms         7.26%\n"
-        "Self CPU time total: 7.274s\nSelf CUDA time total: 7.742s\n"
-    )
-    result = parse_torch_profiler(_PROFILE_HEADER + rows)
+    footer = "Self CPU time total: 7.274s\nSelf CUDA time total: 7.742s\n"
+    result = parse_torch_profiler(_PROFILE_HEADER + _TWO_HOST_SORTED_ROWS + footer)
     assert "profiler.top_op" not in {fact.name for fact in result.facts}
 
 
 def test_two_rows_in_order_are_no_sort() -> None:
-    rows = (
-        "aten::matmul        19.15%        1.393s     747.086ms         9.65%\n"
-        "aten::transpose      8.61%     625.975ms     562.149ms         7.26%\n"
-    )
-    result = parse_torch_profiler(_PROFILE_HEADER + rows)
+    result = parse_torch_profiler(_PROFILE_HEADER + _TWO_HOST_SORTED_ROWS)
     assert "profiler.top_op" not in {fact.name for fact in result.facts}
 
 
@@ -256,17 +261,13 @@ def test_query_gpu_csv_is_offered_to_no_other_probe_by_its_content() -> None:
     """A query CSV printed by another command (``cat`` of a log) is no reading of the GPUs:
     a forged one at 100 % would be believed (tests/ingest/test_record_pty.py). So the probe
     has no recogniser; a pasted CSV is recorded under ``nvidia-smi-query`` itself."""
-    from casefile_probes.query_gpu import PROBE
-
-    assert PROBE.recognises is None
+    assert QUERY_GPU.recognises is None
 
 
 def test_a_q_fragment_below_the_pci_header_keeps_its_throughput() -> None:
     """A paste from the middle of ``nvidia-smi -q`` (its PCI header cut): "Tx/Rx Throughput"
     live only under PCI, so they are attributed; "Used" could be the frame buffer's or BAR1's,
     and stays unread."""
-    from casefile_probes.smi_q import parse_smi_q
-
     text = (
         "        Tx Throughput                     : 2318 KB/s\n"
         "        Rx Throughput                     : 3641 KB/s\n"
@@ -282,8 +283,6 @@ def test_a_q_fragment_below_the_pci_header_keeps_its_throughput() -> None:
 
 def test_dmon_on_a_gpu_that_cannot_report_it_says_so() -> None:
     """keylase/nvidia-patch#89: dmon and pmon on a 2019 GeForce driver print only this."""
-    from casefile_probes.dmon import parse_dmon
-
     result = parse_dmon("Not supported on the device(s)\nFailed to process command line\n")
     assert not result.parsed
     assert result.problems == ["nvidia-smi reported an error: Not supported on the device(s)"]
@@ -292,8 +291,6 @@ def test_dmon_on_a_gpu_that_cannot_report_it_says_so() -> None:
 def test_a_shortened_bus_id_keeps_the_row_cells_apart() -> None:
     """NVIDIA/DCGM#152: a bus cell cut to "00000000:" let the GPU's name run across the "|"
     and read the ECC cell's "On" as persistence mode."""
-    from casefile_probes.smi_table import parse_smi_table
-
     text = (
         "| NVIDIA-SMI 535.104.12   Driver Version: 535.104.12   CUDA Version: 12.2 |\n"
         "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
@@ -308,8 +305,6 @@ def test_a_shortened_bus_id_keeps_the_row_cells_apart() -> None:
 
 def test_one_rank_from_two_processes_is_two_runs_not_one_job() -> None:
     """nccl-tests without MPI under ``mpirun -np 2``: each process is a one-rank run."""
-    from casefile_probes.nccl import parse_nccl
-
     rank = "#   Rank  0 Pid   {pid} on {host} device  0 [0x00] Tesla V100-SXM2-16GB\n"
     result = parse_nccl(
         "# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20\n"
@@ -326,8 +321,6 @@ def test_one_rank_from_two_processes_is_two_runs_not_one_job() -> None:
 
 def test_channels_count_from_zero() -> None:
     """NVIDIA/nccl#660: lines for channels 02 and 03 were counted as two channels."""
-    from casefile_probes.nccl_debug import parse_nccl_debug
-
     line = "host:1:2 [0] NCCL INFO Channel {c}/0 : 0[0] -> 1[1] via P2P/IPC\n"
     facts = {
         f.name: f.value for f in parse_nccl_debug(line.format(c="02") + line.format(c="03")).facts
