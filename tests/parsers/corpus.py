@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from collections.abc import Callable, Iterable, Mapping
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -35,6 +34,7 @@ from casefile_probes.topo import parse_topo
 
 from casefile.domain.facts import Fact, ParseResult
 from casefile.probes.api import Probe
+from tests.timing import cpu_seconds
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS: Path = REPO.parent / "shared" / "corpus"
@@ -228,20 +228,14 @@ def check_linear_in_line_length(
 ) -> None:
     """Twice the line, at most about twice the time (and never seconds): a pattern that
     backtracks over a line costs four times as much for twice the length. The line is ``unit``
-    repeated to ``length`` characters, then ``end`` (chosen so that nothing matches there);
-    each length is timed three times and its best kept. The slack beside the ratio is what
-    a busy machine adds to a tenth of a second: with the suite on two workers and two other
-    processes on two cores, a 0.1 s parse of the long line once measured 0.3 s; a pattern
-    that backtracks takes seconds at this length, past the absolute bound."""
+    repeated to ``length`` characters, then ``end`` (chosen so that nothing matches there).
+    Cost is CPU time (``tests/timing.py`` says why not wall time); the slack beside the ratio
+    is what a busy machine's caches still add to a tenth of a second, and a pattern that
+    backtracks takes seconds at this length, past the absolute bound."""
 
     def cost(size: int) -> float:
         line = (unit * (size // len(unit) + 1))[:size] + end
-        best = float("inf")
-        for _ in range(3):
-            started = time.perf_counter()
-            check_result(parse(line))
-            best = min(best, time.perf_counter() - started)
-        return best
+        return cpu_seconds(lambda: check_result(parse(line)))
 
     short, long = cost(length // 2), cost(length)
     assert long < 2.0, f"{label} took {long:.2f}s on a {length}-char line"

@@ -26,7 +26,10 @@ from tests.waiting import WAIT_S
 
 pytestmark = pytest.mark.ssh
 
-CONNECT_TIMEOUT_S = 4.0
+#: Long, so that "at once" has room to mean it on a loaded machine: a hang-up is named in well
+#: under a second at rest, and any answer before AT_ONCE_S cannot have waited for the timeout.
+CONNECT_TIMEOUT_S = 40.0
+AT_ONCE_S = CONNECT_TIMEOUT_S / 4
 
 
 @pytest.fixture
@@ -55,7 +58,7 @@ def test_eof_before_the_banner_is_named_at_once(
     message = result.error or ""
     assert message.startswith(f"connection closed by 127.0.0.1:{closing.port} before")
     assert "within" not in message
-    assert elapsed < 1.0
+    assert elapsed < AT_ONCE_S
 
 
 def test_eof_after_the_banner_is_named_at_once(
@@ -68,7 +71,7 @@ def test_eof_after_the_banner_is_named_at_once(
     assert result.error_kind == "closed", result.error
     assert "during key exchange" in (result.error or "")
     assert not result.timed_out
-    assert elapsed < 1.0
+    assert elapsed < AT_ONCE_S
 
 
 @pytest.fixture
@@ -94,7 +97,7 @@ def test_a_real_sshd_dropping_the_connection_is_reported_as_closed(
         elapsed = time.monotonic() - start
     assert result.error_kind == "closed", result.error
     assert not result.timed_out
-    assert elapsed < 2.0
+    assert elapsed < AT_ONCE_S
 
 
 @contextlib.contextmanager

@@ -52,25 +52,26 @@ def _hung_target(sshd: SshdCluster, server: HungExecServer) -> str:
 def test_a_host_that_never_answers_exec_is_bounded_by_the_connect_timeout(
     sshd: SshdCluster, hung_exec: HungExecServer, known_hosts: Path
 ) -> None:
-    with make_runner(sshd, known_hosts_path=known_hosts, connect_timeout_s=1) as runner:
+    # (timeouts far apart, so that which one ended the wait shows on a loaded machine too)
+    with make_runner(sshd, known_hosts_path=known_hosts, connect_timeout_s=3) as runner:
         start = time.monotonic()
-        result = runner.run(_hung_target(sshd, hung_exec), ["true"], timeout_s=30)
+        result = runner.run(_hung_target(sshd, hung_exec), ["true"], timeout_s=120)
         elapsed = time.monotonic() - start
     assert hung_exec.interface.exec_requests == 1  # it did get as far as the exec request
     assert result.error_kind == "exec_timeout"
     assert result.timed_out and result.exit_status is None
     assert "did not start the command" in (result.error or "")
-    assert elapsed < 3
+    assert 3 <= elapsed < 60
 
 
 def test_a_hung_exec_is_bounded_by_the_command_timeout_when_that_is_shorter(
     sshd: SshdCluster, hung_exec: HungExecServer, known_hosts: Path
 ) -> None:
-    with make_runner(sshd, known_hosts_path=known_hosts, connect_timeout_s=20) as runner:
+    with make_runner(sshd, known_hosts_path=known_hosts, connect_timeout_s=120) as runner:
         start = time.monotonic()
-        result = runner.run(_hung_target(sshd, hung_exec), ["true"], timeout_s=1)
+        result = runner.run(_hung_target(sshd, hung_exec), ["true"], timeout_s=2)
     assert result.timed_out and result.error_kind == "exec_timeout"
-    assert time.monotonic() - start < 3
+    assert time.monotonic() - start < 60
 
 
 def test_healthy_hosts_land_at_once_beside_a_hung_one(
@@ -79,17 +80,18 @@ def test_healthy_hosts_land_at_once_beside_a_hung_one(
     hung = _hung_target(sshd, hung_exec)
     targets = [sshd.target(0), hung, sshd.target(1)]
     arrivals: dict[str, float] = {}
-    with make_runner(sshd, known_hosts_path=known_hosts, connect_timeout_s=2) as runner:
+    # the hung host is let go after 4 s; a healthy one answers in a fraction of that at rest
+    with make_runner(sshd, known_hosts_path=known_hosts, connect_timeout_s=4) as runner:
         start = time.monotonic()
-        for result in runner.fan_out_as_completed(targets, ["echo", "ok"], timeout_s=10):
+        for result in runner.fan_out_as_completed(targets, ["echo", "ok"], timeout_s=120):
             arrivals[result.host] = time.monotonic() - start
             if result.host != hung:
                 assert result.ok and result.stdout == "ok\n", result.error
             else:
                 assert result.error_kind == "exec_timeout"
     assert set(arrivals) == set(targets)
-    assert max(arrivals[sshd.target(0)], arrivals[sshd.target(1)]) < 1.5
-    assert arrivals[hung] < 4
+    assert max(arrivals[sshd.target(0)], arrivals[sshd.target(1)]) < arrivals[hung]
+    assert 4 <= arrivals[hung] < 60
 
 
 def test_bytes_that_are_not_utf8_arrive_exactly(ssh_runner: SshRunner, sshd: SshdCluster) -> None:

@@ -5,18 +5,18 @@ A setting's or package's name pattern tried from every offset inside a long run 
 command 159 s to read. A pattern with an unbounded gap (".*" between "after 1 h" and "load")
 does the same more mildly: 3 s at 32 KB, four times that at twice the length. Each shape is
 read at two lengths, four times apart: a linear reader takes about four times as long for the
-longer, a quadratic one sixteen times; the best of three runs of each keeps a loaded machine's
-pauses out of the ratio, and an absolute bound catches a reader slow at both lengths.
+longer, a quadratic one sixteen times; the best of three runs of each, in CPU time, keeps a
+loaded machine's pauses out of the ratio (``tests/timing.py``), and an absolute bound catches a
+reader slow at both lengths.
 """
 
 from __future__ import annotations
-
-import time
 
 import pytest
 
 from casefile.domain.change_forms import change_readings
 from casefile.domain.nearest_rules import nearest_rules
+from tests.timing import cpu_seconds
 from tests.triage.test_wording_breadth import PLAYBOOK_V3, _reading
 
 SHORT = 8_000
@@ -85,14 +85,12 @@ def _long(unit: str, size: int) -> str:
 
 
 def _best_of_three(change: str) -> float:
-    times = []
-    for _ in range(3):
+    def read() -> None:
         change_readings.cache_clear()
-        started = time.perf_counter()
         _reading(change)
         nearest_rules(PLAYBOOK_V3.experiments, change)
-        times.append(time.perf_counter() - started)
-    return min(times)
+
+    return cpu_seconds(read, rounds=3)
 
 
 @pytest.mark.parametrize("unit", SHAPES)
