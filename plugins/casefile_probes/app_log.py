@@ -31,7 +31,9 @@ the text supports:
   nanochat's ``loss: 8.89 | … | dt: 989.44ms``, TensorFlow's ``0.156 sec/batch``, OpenSeq2Seq's
   ``time per step = 0:00:1.390`` (hours, minutes, seconds), or one over TensorFlow's
   ``global_step/sec: 1.09`` / ``steps/sec: 0.1`` (which give ``it_per_s`` too; not an RL
-  loop's ``env steps/sec``). A date and time before a line (``2023-03-22 09:30:39 iter 2920:
+  loop's ``env steps/sec``). A run's first step is left out, and runs pasted together are
+  told apart where the step counter starts again (:mod:`casefile_probes.app_log_steps`), for
+  ``samples_per_s`` and ``it_per_s`` too. A date and time before a line (``2023-03-22 09:30:39 iter 2920:
   …``, after a quote's ``> `` too) is set aside first, so patterns anchored at a message's
   start read it;
 - ``tokens_per_s``: the median of the token rates inference servers, LLM tools and LLM
@@ -108,6 +110,7 @@ from .app_log_dispatch import DISPATCH_FACTS, LOOKS_LIKE_DISPATCH, DispatchLines
 from .app_log_graphs import GRAPH_WORDS, LOOKS_LIKE_GRAPHS, GraphLines
 from .app_log_layout import LayoutLines
 from .app_log_rates import RATE_WORDS, TokenRates
+from .app_log_steps import COUNTER_WORDS, StepRuns, read_per_step
 from .app_log_trend import FLOPS_WORDS, REQUEST_WORDS, RunRates, trend
 from .app_log_weights import LOOKS_LIKE_WEIGHTS, WEIGHT_FACTS, WEIGHT_WORDS, WeightLines
 
@@ -147,48 +150,6 @@ _STEP_TIME = (
     ),
     re.compile(rf"(?<![\w.])Batch\s{{1,8}}{_N}\s{{1,8}}\("),
 )
-#: a step's time alone (no data time beside it): the value ``v`` in the unit ``u`` (seconds
-#: where none is given)
-_V = r"(?<![\d.])(?P<v>\d{1,12}(?:\.\d{1,12})?)"
-_PER_STEP = (
-    re.compile(rf"per-step time\s{{0,4}}{_V}\s{{0,2}}(?P<u>ms|s)\b"),
-    # Megatron-LM: "elapsed time per iteration (ms): 126995.3", the unit before the number
-    re.compile(rf"(?i)time per iter(?:ation)?\s{{0,4}}\((?P<u>ms|s)\):\s{{0,8}}{_V}"),
-    # Megatron-DeepSpeed: "steps: 2 loss: 12.6157 iter time (s): 2.673 samples/sec: 95.775"
-    re.compile(rf"(?<![\w.])iter time\s{{0,4}}\((?P<u>ms|s)\):\s{{0,8}}{_V}"),
-    # "time per step = 1.39": not the hours of "0:00:1.390", which _CLOCK_PER_STEP reads
-    re.compile(
-        rf"(?i)time per (?:step|iter(?:ation)?)\s{{0,4}}[:=]?\s{{0,4}}{_V}(?![\d:])"
-        rf"\s{{0,2}}(?P<u>ms|s)?"
-    ),
-    # "50ms/step", TensorFlow's cifar10 "(821.9 examples/sec; 0.156 sec/batch)"
-    re.compile(rf"{_V}\s{{0,2}}(?P<u>ms|us|µs|s|sec)/(?:step|batch)\b"),
-    # nanochat: "step 00004/21400 (0.02%) | loss: 8.893647 | lrm: 1.00 | dt: 989.44ms" (a
-    # loss before it: a simulation's "step 100 | dt: 0.01s" is its time step, not a run's)
-    re.compile(rf"\bloss\b[^\n]{{0,200}}?(?<![\w.])dt:\s{{0,4}}{_V}\s{{0,2}}(?P<u>ms|s)\b"),
-    # nanoGPT: "iter 10: loss 3.2202, time 893.76ms, mfu 16.68%"
-    re.compile(
-        rf"^\s{{0,8}}iter\s{{1,4}}\d{{1,12}}:[^\n]{{0,200}}?(?<![\w.])time\s{{1,4}}{_V}\s{{0,2}}(?P<u>ms|s)\b"
-    ),
-    # llama2.c: "490 | loss 5.7543 | lr 4.900000e-05 | 8060.78ms | mfu 0.21%"
-    re.compile(
-        rf"^\s{{0,8}}\d{{1,12}}\s{{1,4}}\|\s{{1,4}}loss\s[^|\n]{{1,40}}\|[^|\n]{{1,60}}\|\s{{0,4}}{_V}"
-        r"\s{0,2}(?P<u>ms)\s{0,4}\|"
-    ),
-    # MaxText: "completed step: 15107, seconds: 2.167, TFLOP/s: 36.722, loss: 2.191"
-    re.compile(rf"completed step:\s{{0,4}}\d{{1,12}},\s{{0,4}}seconds:\s{{0,4}}{_V}"),
-)
-_SCALE = {"ms": 1e-3, "us": 1e-6, "µs": 1e-6, "s": 1.0, "sec": 1.0, None: 1.0}
-#: OpenSeq2Seq's "time per step = 0:00:1.390": hours, minutes and seconds
-_CLOCK_PER_STEP = re.compile(
-    r"(?i)time per (?:step|iter(?:ation)?)\s{0,4}[:=]?\s{0,4}(?<![\d.:])(\d{1,4}):(\d{1,2}):"
-    r"(\d{1,2}(?:\.\d{1,9})?)(?![\d:])"
-)
-#: a rate of steps rather than a time per step: TensorFlow Estimator's "global_step/sec:
-#: 1.09456", Model Garden's "train | step: 160 | steps/sec: 0.1"
-_STEPS_PER_SECOND = re.compile(
-    rf"(?<![\w.])(?<!env )(?:global_)?steps?/sec(?:ond)?:?\s{{0,8}}{_N}"
-)  # not an RL loop's "env steps/sec: 12000", its environment's rate
 #: what a log line may open with before its message (after a quote's "> "): a date and time
 #: ("2023-03-22 09:30:39", "[2023-08-08 14:29:00,841]", "2017-03-28 14:49:08.503782:"), so
 #: that patterns anchored at the message's start read timestamped lines too
@@ -283,6 +244,7 @@ class _Log:
     dispatch: DispatchLines = field(default_factory=DispatchLines)
     bench: BenchTable = field(default_factory=BenchTable)
     weights: WeightLines = field(default_factory=WeightLines)
+    runs: StepRuns = field(default_factory=StepRuns)
     #: the previous line ended in a backslash: this one continues a shell command
     continued: bool = False
 
@@ -321,22 +283,6 @@ def _timing(line: str, log: _Log) -> bool:
     return True
 
 
-def _per_step(line: str, log: _Log) -> None:
-    if (clock := _CLOCK_PER_STEP.search(line)) is not None:
-        hours, minutes, seconds = clock.groups()
-        log.per_step.append(int(hours) * 3600 + int(minutes) * 60 + float(seconds))
-        return
-    if (rate := _STEPS_PER_SECOND.search(line)) is not None:
-        value = float(rate.group(1))
-        if value > 0:
-            log.iterations.append(value)
-            log.per_step.append(1.0 / value)
-        return
-    match = _first(_PER_STEP, line)
-    if match is not None:
-        log.per_step.append(float(match.group("v")) * _SCALE[match.groupdict().get("u")])
-
-
 def _tqdm(line: str, log: _Log) -> None:
     match = _TQDM.search(line)
     if match is None or _NOT_STEPS.search(line[: match.start()]) or "[00:00<" in line:
@@ -365,18 +311,18 @@ def _read(line: str, log: _Log) -> None:
         line = _STAMP.sub("", line, count=1)
     if "Time" in line:
         log.dispatch.read(line)
-    steps, per_step = len(log.step), len(log.per_step)
+    counts = _counts(log)
     timed = any(word in line for word in _TIME_WORDS) and _timing(line, log)
     if not timed and any(word in line for word in _STEP_WORDS):
-        _per_step(line, log)
+        read_per_step(line, log.per_step, log.iterations)
     if "it/s" in line or "s/it" in line:
-        iterations = len(log.iterations)
+        counted = len(log.iterations)
         _tqdm(line, log)
-        log.run.keep("iterations", line, log.iterations, iterations)
-    if len(log.step) > steps:
-        log.run.keep("step time", line, log.step, steps)
-    if len(log.per_step) > per_step:
-        log.run.keep("per-step time", line, log.per_step, per_step)
+        log.run.keep("iterations", line, log.iterations, counted)
+    if len(log.step) > counts["step"]:
+        log.run.keep("step time", line, log.step, counts["step"])
+    if len(log.per_step) > counts["per-step"]:
+        log.run.keep("per-step time", line, log.per_step, counts["per-step"])
     if line.lstrip().startswith("|"):
         rate = log.bench.read(line)
         if rate is not None and log.bench.row is not None:
@@ -394,8 +340,20 @@ def _read(line: str, log: _Log) -> None:
         log.run.read(line)
         if _STEP_MARK.search(line):  # one block of iterations, not one shape of a sweep
             log.run.keep("tflops", line, log.run.tflops, tflops)
+    if any(word in line for word in COUNTER_WORDS):
+        log.runs.see(line, counts, _counts(log))
     _config(line, log)
     log.continued = line.rstrip().endswith("\\")
+
+
+def _counts(log: _Log) -> dict[str, int]:
+    """How many readings each list that :class:`StepRuns` places in runs holds."""
+    return {
+        "step": len(log.step),
+        "per-step": len(log.per_step),
+        "iterations": len(log.iterations),
+        "samples": len(log.samples),
+    }
 
 
 def _round(value: float) -> float:
@@ -413,17 +371,23 @@ def parse_app_log(text: str) -> ParseResult:
     problems = result.problems
     if log.data:
         result.add("train.data_time_s", _round(median(log.data)), "host", "s")
-    if log.step:
-        result.add("train.step_time_s", _round(median(log.step)), "host", "s")
-        result.add("step_time_s", _round(median(log.step)), "host", "s")
-    elif log.per_step:
-        result.add("step_time_s", _round(median(log.per_step)), "host", "s")
+    named = ("step", log.step) if log.step else ("per-step", log.per_step)
+    step, said = log.runs.settle(*named, "step time", "s")
+    problems.extend(said)
+    if step is not None:
+        if log.step:
+            result.add("train.step_time_s", _round(step), "host", "s")
+        result.add("step_time_s", _round(step), "host", "s")
+    iterations, said = log.runs.settle("iterations", log.iterations, "rate of steps", "it/s")
+    problems.extend(said if not problems else ())
+    samples, said = log.runs.settle("samples", log.samples, "sample rate", "samples/s")
+    problems.extend(said if not problems else ())
     if log.share:
         result.add("train.data_share", _round(median(log.share)), "host")
     rates = (
         ("tokens_per_s", log.rates.job_rates(), "tokens/s"),
-        ("samples_per_s", log.samples, "samples/s"),
-        ("it_per_s", log.iterations, "it/s"),
+        ("samples_per_s", [] if samples is None else [samples], "samples/s"),
+        ("it_per_s", [] if iterations is None else [iterations], "it/s"),
         ("requests_per_s", log.run.requests, "requests/s"),
     )
     throughput: tuple[float, str] | None = None

@@ -1,0 +1,199 @@
+"""A step's time on a line of its own, and which run and which step of it each reading is.
+
+A training log's step times are what an A/B compares and what tells a slow step from a slow
+host, so one figure stands for the run: the median of its readings. Two things a person
+reading the log sets aside, and so does this module:
+
+- **The first step.** Step 1 (or iteration 0) carries the run's start-up: CUDA context,
+  cuDNN's autotuning, ``torch.compile``, the allocator's first growth. Megatron-DeepSpeed's
+  first ``iter time (s)`` is twice its second; nanoGPT's iteration 0 often ten times the
+  next. A reading on a line whose own step counter is 0 or 1 is left out where later steps
+  were read (a paste of the first step alone keeps it).
+- **Another run.** A step counter that goes back ("step = 401200", then "step = 62400") starts
+  another run: the same script pasted twice, before and after a change, on other GPUs. Runs
+  whose medians are :data:`~casefile_probes.app_log_rates.RUNS_APART` times apart are different
+  setups, and their pooled median is neither's, so none is given; closer than that, the median
+  of all is given with a word, as for the run summaries of token rates.
+
+A counter that only climbs cannot show a second run: OpenSeq2Seq's two lines under two
+labels ("with 4 GPUs: Global step 73968", "with 1 GPU: Global step 138432") are pooled.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from statistics import median
+
+from ._text import first_match
+from .app_log_rates import RUNS_APART, RUNS_DIFFER
+
+__all__ = ["COUNTER_WORDS", "StepRuns", "read_per_step"]
+
+_N = r"(\d{1,12}(?:\.\d{1,12})?)"
+#: a step's time alone (no data time beside it): the value ``v`` in the unit ``u`` (seconds
+#: where none is given)
+_V = r"(?<![\d.])(?P<v>\d{1,12}(?:\.\d{1,12})?)"
+_PER_STEP = (
+    re.compile(rf"per-step time\s{{0,4}}{_V}\s{{0,2}}(?P<u>ms|s)\b"),
+    # Megatron-LM: "elapsed time per iteration (ms): 126995.3", the unit before the number
+    re.compile(rf"(?i)time per iter(?:ation)?\s{{0,4}}\((?P<u>ms|s)\):\s{{0,8}}{_V}"),
+    # Megatron-DeepSpeed: "steps: 2 loss: 12.6157 iter time (s): 2.673 samples/sec: 95.775"
+    re.compile(rf"(?<![\w.])iter time\s{{0,4}}\((?P<u>ms|s)\):\s{{0,8}}{_V}"),
+    # "time per step = 1.39": not the hours of "0:00:1.390", which _CLOCK_PER_STEP reads
+    re.compile(
+        rf"(?i)time per (?:step|iter(?:ation)?)\s{{0,4}}[:=]?\s{{0,4}}{_V}(?![\d:])"
+        rf"\s{{0,2}}(?P<u>ms|s)?"
+    ),
+    # "50ms/step", TensorFlow's cifar10 "(821.9 examples/sec; 0.156 sec/batch)"
+    re.compile(rf"{_V}\s{{0,2}}(?P<u>ms|us|µs|s|sec)/(?:step|batch)\b"),
+    # nanochat: "step 00004/21400 (0.02%) | loss: 8.893647 | lrm: 1.00 | dt: 989.44ms" (a
+    # loss before it: a simulation's "step 100 | dt: 0.01s" is its time step, not a run's)
+    re.compile(rf"\bloss\b[^\n]{{0,200}}?(?<![\w.])dt:\s{{0,4}}{_V}\s{{0,2}}(?P<u>ms|s)\b"),
+    # nanoGPT: "iter 10: loss 3.2202, time 893.76ms, mfu 16.68%"
+    re.compile(
+        rf"^\s{{0,8}}iter\s{{1,4}}\d{{1,12}}:[^\n]{{0,200}}?(?<![\w.])time\s{{1,4}}{_V}\s{{0,2}}(?P<u>ms|s)\b"
+    ),
+    # llama2.c: "490 | loss 5.7543 | lr 4.900000e-05 | 8060.78ms | mfu 0.21%"
+    re.compile(
+        rf"^\s{{0,8}}\d{{1,12}}\s{{1,4}}\|\s{{1,4}}loss\s[^|\n]{{1,40}}\|[^|\n]{{1,60}}\|\s{{0,4}}{_V}"
+        r"\s{0,2}(?P<u>ms)\s{0,4}\|"
+    ),
+    # MaxText: "completed step: 15107, seconds: 2.167, TFLOP/s: 36.722, loss: 2.191"
+    re.compile(rf"completed step:\s{{0,4}}\d{{1,12}},\s{{0,4}}seconds:\s{{0,4}}{_V}"),
+)
+_SCALE = {"ms": 1e-3, "us": 1e-6, "µs": 1e-6, "s": 1.0, "sec": 1.0, None: 1.0}
+#: OpenSeq2Seq's "time per step = 0:00:1.390": hours, minutes and seconds
+_CLOCK_PER_STEP = re.compile(
+    r"(?i)time per (?:step|iter(?:ation)?)\s{0,4}[:=]?\s{0,4}(?<![\d.:])(\d{1,4}):(\d{1,2}):"
+    r"(\d{1,2}(?:\.\d{1,9})?)(?![\d:])"
+)
+#: a rate of steps rather than a time per step: TensorFlow Estimator's "global_step/sec:
+#: 1.09456", Model Garden's "train | step: 160 | steps/sec: 0.1"
+_STEPS_PER_SECOND = re.compile(
+    rf"(?<![\w.])(?<!env )(?:global_)?steps?/sec(?:ond)?:?\s{{0,8}}{_N}"
+)  # not an RL loop's "env steps/sec: 12000", its environment's rate
+
+#: a line's step counter: "step = 401200", "Global step 73968:", "steps: 1", "iter 10:",
+#: "step 00004/21400", "[Rank 0] step=1,", "iteration      100/  500000", "Iter [50/1000]",
+#: "completed step: 15107"; not "time per step = 0:00:1.390", "steps/sec: 1.09", "max_steps=10"
+_COUNTER = re.compile(
+    r"(?i)(?<![\w./])(?<!per )(?:global[ _])?(?:step|iter(?:ation)?)s?(?![A-Za-z_/])"
+    r"\s{0,8}[:=]?\s{0,8}\[?\s{0,4}(\d{1,12})(?![\d.]|:\d)"
+)
+#: a line can state a step counter only if it holds one of these (a cheap look first)
+COUNTER_WORDS = ("tep", "ter", "TEP", "TER")
+#: the counter of a run's first step: what it times includes the run's start-up
+FIRST_STEP = 1
+
+
+def read_per_step(line: str, per_step: list[float], iterations: list[float]) -> None:
+    """A step's time on ``line`` (appended to ``per_step``), and a rate of steps (appended to
+    ``iterations`` too), where the line gives one."""
+    if (clock := _CLOCK_PER_STEP.search(line)) is not None:
+        hours, minutes, seconds = clock.groups()
+        per_step.append(int(hours) * 3600 + int(minutes) * 60 + float(seconds))
+        return
+    if (rate := _STEPS_PER_SECOND.search(line)) is not None:
+        value = float(rate.group(1))
+        if value > 0:
+            iterations.append(value)
+            per_step.append(1.0 / value)
+        return
+    match = first_match(_PER_STEP, line)
+    if match is not None:
+        per_step.append(float(match.group("v")) * _SCALE[match.groupdict().get("u")])
+
+
+def step_counter(line: str) -> int | None:
+    """The step (or iteration) number ``line`` states, if it states one."""
+    match = _COUNTER.search(line)
+    return None if match is None else int(match.group(1))
+
+
+@dataclass
+class StepRuns:
+    """Where runs start and which readings are a run's first step, for each list of readings
+    a log keeps (by name: ``step``, ``per-step``, ``iterations``)."""
+
+    #: the last counter read, and how many readings each list held right after its line
+    counter: int | None = None
+    counted: dict[str, int] = field(default_factory=dict)
+    #: per list, the indices where a later run starts
+    starts: dict[str, list[int]] = field(default_factory=dict)
+    #: per list, the indices of readings on a first step's line
+    first_steps: dict[str, list[int]] = field(default_factory=dict)
+
+    def see(self, line: str, before: dict[str, int], after: dict[str, int]) -> None:
+        """Take a line's counter into account, given each list's length before and after the
+        line was read. A counter that goes back starts a run right after the last line that
+        gave a counter: a log prints a step's counter on its last line about it (TensorFlow's
+        "loss = …, step = N" after its "global_step/sec"), or on the one line that has it all."""
+        counter = step_counter(line)
+        if counter is None:
+            return
+        if self.counter is not None and counter < self.counter:
+            for name, length in self.counted.items():
+                starts = self.starts.setdefault(name, [])
+                if length > 0 and (not starts or starts[-1] < length):
+                    starts.append(length)
+        if counter <= FIRST_STEP:
+            for name, length in after.items():
+                self.first_steps.setdefault(name, []).extend(range(before.get(name, 0), length))
+        self.counter = counter
+        self.counted = dict(after)
+
+    def settle(
+        self, name: str, values: Sequence[float], what: str, unit: str
+    ) -> tuple[float | None, list[str]]:
+        """The figure for one list of readings (the median of its runs' readings, first
+        steps left out), or None where its runs are different setups; and the words that say
+        what was left out and why (``what`` names the readings, ``unit`` their unit)."""
+        if not values:
+            return None, []
+        problems: list[str] = []
+        first = set(self.first_steps.get(name, ()))
+        kept = [k for k in range(len(values)) if k not in first]
+        if first and kept:
+            left_out = ", ".join(f"{values[k]:g}" for k in sorted(first)[:3])
+            problems.append(
+                f"the first step's {what} ({left_out} {unit}) left out: it includes the run's "
+                "start-up"
+            )
+        else:
+            kept = list(range(len(values)))
+        runs = self._runs(name, kept, values)
+        if len(runs) >= 2:
+            medians = [median(run) for run in runs]
+            low, high = min(medians), max(medians)
+            spread = high / low if low > 0 else float("inf")
+            shown = ", ".join(f"{m:g}" for m in medians[:6])
+            if spread >= RUNS_APART:
+                problems.append(
+                    f"{len(runs)} runs (the step counter starts again) whose {what}s are "
+                    f"{spread:.2f}-fold apart ({shown} {unit}): several setups pasted "
+                    "together, so none is given (paste each run on its own, or record them "
+                    "as an A/B with `casefile experiment`)"
+                )
+                return None, problems
+            if spread >= RUNS_DIFFER:
+                problems.append(
+                    f"{len(runs)} runs (the step counter starts again) whose {what}s are "
+                    f"{spread:.2f}-fold apart ({shown} {unit}): their median is given; if "
+                    "they are different setups, paste each run on its own"
+                )
+        return median(values[k] for k in kept), problems
+
+    def _runs(self, name: str, kept: list[int], values: Sequence[float]) -> list[list[float]]:
+        """The kept readings, run by run (runs with none kept left out), in one pass."""
+        starts = iter(self.starts.get(name, ()))
+        next_start = next(starts, None)
+        runs: list[list[float]] = [[]]
+        for k in kept:
+            while next_start is not None and k >= next_start:
+                if runs[-1]:
+                    runs.append([])
+                next_start = next(starts, None)
+            runs[-1].append(values[k])
+        return [run for run in runs if run]

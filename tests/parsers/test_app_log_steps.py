@@ -1,0 +1,102 @@
+"""A log's first step and its runs (``casefile_probes.app_log_steps``), on real logs: the
+golden samples of ``tests/golden/app-log`` as they were pasted, alone and pasted one after
+another, as people paste a run before and after a change."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from casefile_probes.app_log import parse_app_log
+from casefile_probes.app_log_steps import step_counter
+
+from .corpus import GOLDEN, check_result
+
+SAMPLES: Path = GOLDEN / "app-log"
+
+
+def _sample(stem: str) -> str:
+    return (SAMPLES / f"{stem}.txt").read_text(encoding="utf-8")
+
+
+def _facts(text: str) -> tuple[dict[str, object], list[str]]:
+    result = parse_app_log(text)
+    check_result(result)
+    return {fact.name: fact.value for fact in result.facts}, result.problems
+
+
+def test_the_first_step_is_left_out_where_later_steps_were_read() -> None:
+    """Megatron-DeepSpeed (115): step 1 took 5.4 s, step 2 2.673 s; the median of the two was
+    4.04 s, a time no step took after start-up."""
+    facts, problems = _facts(_sample("115"))
+    assert facts["step_time_s"] == 2.673
+    assert facts["samples_per_s"] == 95.775  # step 1's 47.4 samples/s left out with it
+    assert problems == [
+        "the first step's step time (5.4 s) left out: it includes the run's start-up"
+    ]
+
+
+def test_iteration_zero_is_a_first_step_too() -> None:
+    """nanoGPT (061) prints iteration 0 at 9.37 s, then about 0.894 s a step."""
+    facts, problems = _facts(_sample("061"))
+    assert facts["step_time_s"] == 0.894415
+    assert problems and "9.37181 s" in problems[0]
+
+
+def test_a_first_step_alone_is_kept() -> None:
+    first = _sample("061").splitlines()[0]
+    assert first.startswith("iter 0:")
+    facts, problems = _facts(first)
+    assert facts["step_time_s"] == 9.37181
+    assert problems == []
+
+
+def test_two_runs_far_apart_give_no_step_time() -> None:
+    """Megatron-DeepSpeed's 2.67 s steps, then nanoGPT's 0.89 s ones: the step counter starts
+    again, and the pooled median would be neither run's."""
+    facts, problems = _facts(_sample("115") + "\n" + _sample("061"))
+    assert "step_time_s" not in facts
+    assert any("2 runs (the step counter starts again)" in p and "2.99-fold" in p for p in problems)
+    assert any("2.673, 0.894415 s" in p for p in problems)
+
+
+def test_two_runs_less_than_twice_apart_give_their_median_with_a_word() -> None:
+    """MaxText at 2.17 s a step (070), then nanoGPT quoted at 1.10 s (108)."""
+    facts, problems = _facts(_sample("070") + "\n" + _sample("108"))
+    assert facts["step_time_s"] == 1.0973  # the median of all, most of them nanoGPT's
+    assert problems == [
+        "2 runs (the step counter starts again) whose step times are 1.97-fold apart "
+        "(2.165, 1.09694 s): their median is given; if they are different setups, paste each "
+        "run on its own"
+    ]
+
+
+def test_one_run_is_one_run() -> None:
+    for stem in ("061", "070", "108", "110", "112", "024"):
+        _, problems = _facts(_sample(stem))
+        assert not any("runs (the step counter" in p for p in problems), stem
+
+
+@pytest.mark.parametrize(
+    ("line", "counter"),
+    [
+        ("INFO:tensorflow:loss = 0.053051353, step = 62400 (82.396 sec)", 62400),
+        ("Global step 73968: loss = 1.0840, time per step = 0:00:1.390", 73968),
+        ("steps: 1 loss: 12.6199 iter time (s): 5.400 samples/sec: 47.411", 1),
+        ("iter 10: loss 3.2202, time 893.76ms, mfu 16.68%", 10),
+        ("step 00004/21400 (0.02%) | loss: 8.893647 | dt: 989.44ms", 4),
+        ("[Rank 0] step=2, skipped=0, lr=[3e-07, 3e-07]", 2),
+        ("completed step: 15107, seconds: 2.167, TFLOP/s: 36.722", 15107),
+        ("INFO 2025-07-11 ts/train.py:232 step:9 smpl:576 ep:2", 9),
+        ("Step 200 per-step time 0.260s", 200),
+        # not counters
+        ("OpenSeq2Seq: time per step = 0:00:1.390", None),
+        ("INFO:tensorflow:global_step/sec: 1.09456", None),
+        ("steps/sec: 0.1", None),
+        ("max_steps=1000 warmup_steps: 100", None),
+        ("(after 1 iterations) memory (MB)", None),
+        ("iter time (s): 2.673", None),
+    ],
+)
+def test_a_step_counter_is_read_where_a_line_states_one(line: str, counter: int | None) -> None:
+    assert step_counter(line) == counter
