@@ -33,9 +33,9 @@ the text supports:
   ``global_step/sec: 1.09`` / ``steps/sec: 0.1`` (which give ``it_per_s`` too; not an RL
   loop's ``env steps/sec``). A run's first step is left out, and runs pasted together are
   told apart where the step counter starts again (:mod:`casefile_probes.app_log_steps`), for
-  ``samples_per_s`` and ``it_per_s`` too. A date and time before a line (``2023-03-22 09:30:39 iter 2920:
-  …``, after a quote's ``> `` too) is set aside first, so patterns anchored at a message's
-  start read it;
+  ``samples_per_s`` and ``it_per_s`` too. A date and time before a line (``2023-03-22
+  09:30:39 iter 2920: …``, after a quote's ``> `` too) is set aside first, so patterns
+  anchored at a message's start read it;
 - ``tokens_per_s``: the median of the token rates inference servers, LLM tools and LLM
   training loops print, none where their run summaries are two setups pasted together
   (:meth:`~casefile_probes.app_log_rates.TokenRates.mixed_runs`) (a rate per GPU goes to

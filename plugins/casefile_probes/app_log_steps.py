@@ -9,11 +9,12 @@ reading the log sets aside, and so does this module:
   first ``iter time (s)`` is twice its second; nanoGPT's iteration 0 often ten times the
   next. A reading on a line whose own step counter is 0 or 1 is left out where later steps
   were read (a paste of the first step alone keeps it).
-- **Another run.** A step counter that goes back ("step = 401200", then "step = 62400") starts
-  another run: the same script pasted twice, before and after a change, on other GPUs. Runs
-  whose medians are :data:`~casefile_probes.app_log_rates.RUNS_APART` times apart are different
-  setups, and their pooled median is neither's, so none is given; closer than that, the median
-  of all is given with a word, as for the run summaries of token rates.
+- **Another run.** A step counter that goes back by half or more ("step = 401200", then
+  "step = 62400") starts another run: the same script pasted twice, before and after a
+  change, or on other GPUs. Runs whose medians are
+  :data:`~casefile_probes.app_log_rates.RUNS_APART` times apart are different setups, and
+  their pooled median is neither's, so none is given; closer than that, the median of all is
+  given with a word, as for the run summaries of token rates.
 
 A counter that only climbs cannot show a second run: OpenSeq2Seq's two lines under two
 labels ("with 4 GPUs: Global step 73968", "with 1 GPU: Global step 138432") are pooled.
@@ -129,11 +130,13 @@ class StepRuns:
         """Take a line's counter into account, given each list's length before and after the
         line was read. A counter that goes back starts a run right after the last line that
         gave a counter: a log prints a step's counter on its last line about it (TensorFlow's
-        "loss = …, step = N" after its "global_step/sec"), or on the one line that has it all."""
+        "loss = …, step = N" after its "global_step/sec"), or on the one line that has it all.
+        Back by half or more, that is: two ranks' lines a step out of order ("step 100", then
+        "step 99") are one run."""
         counter = step_counter(line)
         if counter is None:
             return
-        if self.counter is not None and counter < self.counter:
+        if self.counter is not None and counter <= self.counter // 2:
             for name, length in self.counted.items():
                 starts = self.starts.setdefault(name, [])
                 if length > 0 and (not starts or starts[-1] < length):

@@ -71,6 +71,17 @@ def test_two_runs_less_than_twice_apart_give_their_median_with_a_word() -> None:
     ]
 
 
+def test_lines_a_step_out_of_order_are_one_run() -> None:
+    """Two ranks' lines flushed a step out of order ("step 15109", then "step 15108"), the
+    late one a slow step: it is no run of its own, set against the others."""
+    first, second, third = _sample("070").splitlines()[:3]
+    late = second.replace("seconds: 2.164", "seconds: 9.164", 1)
+    assert late != second
+    facts, problems = _facts("\n".join([first, third, late]))
+    assert facts["step_time_s"] == 2.167
+    assert problems == []
+
+
 def test_one_run_is_one_run() -> None:
     for stem in ("061", "070", "108", "110", "112", "024"):
         _, problems = _facts(_sample(stem))
