@@ -40,9 +40,9 @@ the text supports:
   training loops print, none where their run summaries are two setups pasted together
   (:meth:`~casefile_probes.app_log_rates.TokenRates.mixed_runs`) (a rate per GPU goes to
   ``tokens_per_s_per_gpu`` instead, which no comparison of throughput reads)
-  (:mod:`casefile_probes.app_log_rates`), the ``tgN`` rows of a ``llama-bench`` table among
-  them (:mod:`casefile_probes.app_log_bench`); ``samples_per_s``
-  from ``train_samples_per_second``, ``img/s:``,
+  (:mod:`casefile_probes.app_log_rates`), the ``tgN`` rows of a ``llama-bench`` table and
+  ``llama-batched-bench``'s one-stream rows among them (:mod:`casefile_probes.app_log_bench`);
+  ``samples_per_s`` from ``train_samples_per_second``, ``img/s:``,
   ``examples/sec:``, ``… samples/s`` and DeepSpeed's ``SamplesPerSec=`` (its
   ``CurrSamplesPerSec=`` where it prints both that and the running average);
   ``it_per_s`` from tqdm bars (``3.21it/s``; ``2.5s/it`` is 0.4), except bars that load,
@@ -205,6 +205,7 @@ _LOOKS = re.compile(
     r"|(?<![\w.])layers\.offload=\d"
     r"|^\s{0,8}\d{1,12} \| loss \d[^\n]{0,80}ms \| mfu|completed step: \d{1,12}, seconds: \d"
     r"|^\s{0,8}\|[^\n]{0,400}\|\s{0,40}test\s{0,40}\|\s{0,40}t/s\s{0,8}\|"
+    r"|^\s{0,8}\|[^\n]{0,200}\|\s{0,40}B\s{0,8}\|[^\n]{0,200}\|\s{0,8}S_TG t/s\s{0,8}\|"
     r"|(?<![\w.])time:\s{1,4}\d{1,12}(?:\.\d{1,12})?\s{1,4}data:\s{1,4}\d"
     r"|(?<![\w.])Time:?\s{1,8}\d{1,12}(?:\.\d{1,12})?\s{0,2}s?,?\s{0,8}\([^\n]{0,80}Data:?\s\d"
     r"|(?<![\w.])Data\s\d{1,12}(?:\.\d{1,12})?\s\(\d{1,12}(?:\.\d{1,12})?\)\s{1,4}Batch\s"
@@ -325,9 +326,10 @@ def _read(line: str, log: _Log) -> None:
         log.run.keep("per-step time", line, log.per_step, counts["per-step"])
     if line.lstrip().startswith("|"):
         rate = log.bench.read(line)
-        if rate is not None and log.bench.row is not None:
+        if rate is not None:
             log.rates.tokens.append(rate)
-            log.weights.rows.append(log.bench.row)
+            if log.bench.row is not None:
+                log.weights.rows.append(log.bench.row)
     if any(word in line for word in RATE_WORDS) or "Prefill batch" in line or "eval count" in line:
         log.rates.read(line)
         match = _first(_SAMPLES, line)

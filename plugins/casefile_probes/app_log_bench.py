@@ -16,6 +16,11 @@ prompt in batches, far faster, and is left out as prompt rates are elsewhere; so
 change between versions. A generation row's size, model, backend and placement cells go to
 :func:`casefile_probes.app_log_weights.bench_row` (the weights the decode roofline
 multiplies by the rate).
+
+``llama-batched-bench`` prints one row per prompt length, generated length and batch size
+(``B``): its ``S_TG t/s`` is the generation rate of all ``B`` streams together. A row of one
+stream is what a ``tgN`` test times, and is read the same way; a row of several is another
+setup (a server's batch), left out.
 """
 
 from __future__ import annotations
@@ -41,6 +46,9 @@ class BenchTable:
     columns: dict[str, int] = field(default_factory=dict)
     #: the last generation row read, as the roofline reads it
     row: BenchRow | None = None
+    #: llama-batched-bench's batch and generation-rate columns, once its header was read
+    batch: int | None = None
+    batched_rate: int | None = None
 
     def read(self, line: str) -> float | None:
         """The tokens per second of a generation row (callers pass lines starting with '|')."""
@@ -48,7 +56,14 @@ class BenchTable:
         if "test" in cells and "t/s" in cells:
             self.test, self.rate = cells.index("test"), cells.index("t/s")
             self.columns = {name: cells.index(name) for name in BENCH_COLUMNS if name in cells}
+            self.batch = self.batched_rate = None
             return None
+        if "B" in cells and "S_TG t/s" in cells:
+            self.batch, self.batched_rate = cells.index("B"), cells.index("S_TG t/s")
+            self.test = self.rate = None
+            return None
+        if self.batch is not None and self.batched_rate is not None:
+            return self._batched(cells, self.batch, self.batched_rate)
         if self.test is None or self.rate is None or len(cells) <= max(self.test, self.rate):
             return None
         if _GENERATION.fullmatch(cells[self.test]) is None:
@@ -59,3 +74,11 @@ class BenchTable:
         value = float(rate.group(1))
         self.row = bench_row(cells, self.columns, value, deep="@" in cells[self.test])
         return value
+
+    def _batched(self, cells: list[str], batch: int, rate: int) -> float | None:
+        """A llama-batched-bench row's generation rate, where it ran one stream."""
+        self.row = None  # no model, size or placement columns: nothing for the roofline
+        if len(cells) <= max(batch, rate) or cells[batch] != "1":
+            return None
+        found = _RATE.fullmatch(cells[rate])
+        return None if found is None else float(found.group(1))

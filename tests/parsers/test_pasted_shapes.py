@@ -5,7 +5,7 @@ so that each behaviour is pinned apart from its golden file."""
 
 from __future__ import annotations
 
-from casefile_probes.app_log import parse_app_log
+from casefile_probes.app_log import looks_like_app_log, parse_app_log
 from casefile_probes.dmon import parse_dmon
 from casefile_probes.nccl import parse_nccl
 from casefile_probes.nccl_debug import parse_nccl_debug
@@ -326,3 +326,27 @@ def test_channels_count_from_zero() -> None:
         f.name: f.value for f in parse_nccl_debug(line.format(c="02") + line.format(c="03")).facts
     }
     assert facts["nccl.channels"] == 4
+
+
+BATCHED_BENCH = (
+    "|    PP |     TG |    B |   N_KV |   T_PP s | S_PP t/s |   T_TG s | S_TG t/s |      T s |"
+    "    S t/s |\n"
+    "|-------|--------|------|--------|----------|----------|----------|----------|----------|"
+    "----------|\n"
+    "|   512 |     32 |    1 |    544 |    0.337 |  1518.90 |    0.405 |    79.04 |    0.742 |"
+    "   733.22 |\n"
+    "|   512 |     32 |    2 |   1088 |    0.639 |  1603.62 |    0.469 |   136.37 |    1.108 |"
+    "   982.06 |\n"
+)
+
+
+def test_a_batched_bench_reads_its_one_stream_rows() -> None:
+    """llama-batched-bench (golden app-log 116): the generation rate of one stream, as
+    llama-bench's tgN; a row of two streams is a server's batch, another setup."""
+    assert looks_like_app_log(BATCHED_BENCH)  # offered to this parser from any probe
+    facts, problems = _facts(BATCHED_BENCH)
+    assert facts["tokens_per_s"] == 79.04
+    assert problems == []
+    several = "\n".join(line for line in BATCHED_BENCH.splitlines() if "|    1 |" not in line)
+    result = parse_app_log(several)
+    assert not any(fact.name == "tokens_per_s" for fact in result.facts)
