@@ -374,23 +374,29 @@ def parse_app_log(text: str) -> ParseResult:
     if log.data:
         result.add("train.data_time_s", _round(median(log.data)), "host", "s")
     named = ("step", log.step) if log.step else ("per-step", log.per_step)
-    step, said = log.runs.settle(*named, "step time", "s")
-    problems.extend(said)
+    step, said = log.runs.settle(*named, ("step time", "step times"), "s")
     if step is not None:
         if log.step:
             result.add("train.step_time_s", _round(step), "host", "s")
         result.add("step_time_s", _round(step), "host", "s")
-    iterations, said = log.runs.settle("iterations", log.iterations, "rate of steps", "it/s")
-    problems.extend(said if not problems else ())
-    samples, said = log.runs.settle("samples", log.samples, "sample rate", "samples/s")
-    problems.extend(said if not problems else ())
+    iterations, more = log.runs.settle(
+        "iterations", log.iterations, ("rate of steps", "rates of steps"), "it/s"
+    )
+    said += more
+    samples, more = log.runs.settle(
+        "samples", log.samples, ("sample rate", "sample rates"), "samples/s"
+    )
+    said += more
+    # one word on the first steps, which every list of readings leaves out alike
+    first = [p for p in said if " first step(s) of a run " in p][:1]
+    problems.extend(first + [p for p in said if " first step(s) of a run " not in p])
     if log.share:
         result.add("train.data_share", _round(median(log.share)), "host")
     rates = (
         ("tokens_per_s", log.rates.job_rates(), "tokens/s"),
         ("samples_per_s", [] if samples is None else [samples], "samples/s"),
         ("it_per_s", [] if iterations is None else [iterations], "it/s"),
-        ("requests_per_s", log.run.requests, "requests/s"),
+        ("requests_per_s", log.run.requests or log.rates.prompt_rates[-1:], "requests/s"),
     )
     throughput: tuple[float, str] | None = None
     for name, values, unit in rates:

@@ -77,6 +77,12 @@ _SGLANG_IDLE = re.compile(r"Prefill batch[^\n]{0,300}?#running-req:\s{0,4}0\b")
 _BAR_OUTPUT = re.compile(rf"output:\s{{0,4}}{_N}\s{{0,2}}toks/s")
 #: the bar's count: "| 1055/3273 ["
 _BAR_COUNT = re.compile(r"(?<![\d/])(\d{1,12})/(\d{1,12})\s{0,2}\[")
+#: the bar's time so far: "20791/152671 [15:38<1:23:11, …" (hours before the minutes past an
+#: hour)
+_BAR_ELAPSED = re.compile(r"\[(?:(\d{1,4}):)?(\d{1,2}):(\d{2})<")
+#: fewer output tokens a prompt than this: the job scores prompts (log-likelihoods, one token
+#: each) instead of generating, and its output rate is no decode rate
+PREFILL_ONLY_TOKENS = 2.0
 #: koboldcpp: "Generate:15.54s (2.12T/s)", older builds "Generate:0.00s (3.0ms/T = 333.33T/s)"
 _KOBOLD = re.compile(
     rf"(?<![\w.])Generate:\s{{0,4}}{_N}\s{{0,2}}s\s{{0,4}}\((?:[^()=\n]{{0,40}}=\s{{0,4}})?"
@@ -185,6 +191,10 @@ class TokenRates:
     #: count so far, its last rate)
     bar_finals: list[float] = field(default_factory=list)
     bar_now: tuple[int, int, float] | None = None
+    #: a prefill-only job's prompts a second, each reading of its bars (the last is the run's)
+    prompt_rates: list[float] = field(default_factory=list)
+    #: and its output tokens a second beside them, for the words
+    prefill_outputs: list[float] = field(default_factory=list)
 
     def read(self, line: str) -> None:
         """Take the line's token rate, if it gives one (callers pass lines holding one of
@@ -321,6 +331,12 @@ class TokenRates:
         bar's first second (``[00:00<``) before it is done, say nothing yet."""
         count = _BAR_COUNT.search(line)
         done, total = (int(count.group(1)), int(count.group(2))) if count else (0, 0)
+        if (prompts := _prompts_a_second(line, done)) is not None and (
+            0 < rate < PREFILL_ONLY_TOKENS * prompts
+        ):
+            self.prompt_rates.append(prompts)
+            self.prefill_outputs.append(rate)
+            return
         previous = self.bar_now
         finished = previous is not None and previous[0] and previous[1] == previous[0]
         if previous is not None and (total != previous[0] or done < previous[1] or finished):
@@ -391,6 +407,14 @@ class TokenRates:
                 f"{self._runs()} differ {spread:.1f}-fold: their median is given; if they are "
                 "different setups, paste each run on its own"
             )
+        if self.prompt_rates:
+            rate, prompts = self.prefill_outputs[-1], self.prompt_rates[-1]
+            problems.append(
+                f"vLLM's progress bar: {rate:g} output tokens/s at {prompts:.4g} prompts/s, "
+                f"{rate / prompts:.2f} tokens a prompt: a job that scores prompts "
+                "(log-likelihoods) rather than generating; its speed is prompts a second "
+                "(requests_per_s), and its output rate is no tokens_per_s"
+            )
         if self.bar_readings:
             problems.append(
                 f"vLLM's progress bar: each bar's last output rate kept "
@@ -405,6 +429,18 @@ class TokenRates:
                 "rate"
             )
         return problems
+
+
+def _prompts_a_second(line: str, done: int) -> float | None:
+    """A vLLM bar's prompts a second since it began (its count over its time so far, the same
+    mean as its output rate beside it; tqdm's own it/s is smoothed and lags), from its first
+    whole second on."""
+    elapsed = _BAR_ELAPSED.search(line)
+    if elapsed is None or done <= 0:
+        return None
+    hours, minutes, seconds = (int(part or 0) for part in elapsed.groups())
+    spent = hours * 3600 + minutes * 60 + seconds
+    return done / spent if spent > 0 else None
 
 
 def _shown(rates: list[float]) -> str:

@@ -77,12 +77,17 @@ _STEPS_PER_SECOND = re.compile(
 )  # not an RL loop's "env steps/sec: 12000", its environment's rate
 
 #: a line's step counter: "step = 401200", "Global step 73968:", "steps: 1", "iter 10:",
-#: "step 00004/21400", "[Rank 0] step=1,", "iteration      100/  500000", "Iter [50/1000]",
-#: "completed step: 15107"; not "time per step = 0:00:1.390", "steps/sec: 1.09", "max_steps=10"
+#: "step 00004/21400", "[Rank 0] step=2,", "iteration      100/  500000", "Iter [50/1000]",
+#: "completed step: 15107", "step 1,000 |"; not "time per step = 0:00:1.390", "steps/sec:
+#: 1.09", "max_steps=10", LeRobot's rounded "step:1K" nor a bar titled "Steps:  45%|"
 _COUNTER = re.compile(
     r"(?i)(?<![\w./])(?<!per )(?:global[ _])?(?:step|iter(?:ation)?)s?(?![A-Za-z_/])"
-    r"\s{0,8}[:=]?\s{0,8}\[?\s{0,4}(\d{1,12})(?![\d.]|:\d)"
+    r"\s{0,8}[:=]?\s{0,8}\[?\s{0,4}(\d{1,3}(?:,\d{3}){1,4}|\d{1,12})"
+    r"(?![\d.%]|:\d|,\d|\s?[KMBkmb]\b)"
 )
+#: an epoch's number beside a counter ("Epoch [2/10], Step [100/600]", "Epoch 2 iter 10"):
+#: a counter that starts again with the epoch is the same run going on
+_EPOCH = re.compile(r"(?i)(?<![\w.])epoch\s{0,4}[:=]?\s{0,4}\[?\s{0,4}(\d{1,9})(?![\d.])")
 #: a line can state a step counter only if it holds one of these (a cheap look first)
 COUNTER_WORDS = ("tep", "ter", "TEP", "TER")
 #: the counter of a run's first step: what it times includes the run's start-up
@@ -110,6 +115,12 @@ def read_per_step(line: str, per_step: list[float], iterations: list[float]) -> 
 def step_counter(line: str) -> int | None:
     """The step (or iteration) number ``line`` states, if it states one."""
     match = _COUNTER.search(line)
+    return None if match is None else int(match.group(1).replace(",", ""))
+
+
+def epoch_of(line: str) -> int | None:
+    """The epoch ``line`` names, if it names one."""
+    match = _EPOCH.search(line)
     return None if match is None else int(match.group(1))
 
 
@@ -118,51 +129,77 @@ class StepRuns:
     """Where runs start and which readings are a run's first step, for each list of readings
     a log keeps (by name: ``step``, ``per-step``, ``iterations``)."""
 
-    #: the last counter read, and how many readings each list held right after its line
+    #: the last counter read, its epoch, and how many readings each list held right after its
+    #: line
     counter: int | None = None
+    epoch: int | None = None
     counted: dict[str, int] = field(default_factory=dict)
+    #: the largest step forward between two counter lines of the run: the log's interval
+    stride: int = 0
+    #: the run's first counter (lines at it, where it is 0 or 1, are the run's first step),
+    #: and whether the run has gone past it
+    run_first: int | None = None
+    run_on: bool = False
     #: per list, the indices where a later run starts
     starts: dict[str, list[int]] = field(default_factory=dict)
-    #: per list, the indices of readings on a first step's line
+    #: per list, the indices of readings on a run's first step's line
     first_steps: dict[str, list[int]] = field(default_factory=dict)
 
     def see(self, line: str, before: dict[str, int], after: dict[str, int]) -> None:
         """Take a line's counter into account, given each list's length before and after the
-        line was read. A counter that goes back starts a run right after the last line that
-        gave a counter: a log prints a step's counter on its last line about it (TensorFlow's
-        "loss = …, step = N" after its "global_step/sec"), or on the one line that has it all.
-        Back by half or more, that is: two ranks' lines a step out of order ("step 100", then
-        "step 99") are one run."""
+        line was read.
+
+        A counter that goes back starts a run right after the last line that gave a counter:
+        a log prints a step's counter on its last line about it (TensorFlow's "loss = …, step
+        = N" after its "global_step/sec"), or on the one line that has it all. Back, that is,
+        by half or more, or by more than two of the log's intervals: two ranks' lines an
+        interval out of order ("step 100", then "step 90") are one run, and so is a counter
+        that starts again with the next epoch. The lines at a run's first counter, where it is 0
+        or 1, are its first step (DeepSpeed's "step=1" line and the "steps: 1" beside it; not
+        nanoGPT's iteration 1 after its iteration 0)."""
         counter = step_counter(line)
         if counter is None:
             return
-        if self.counter is not None and counter <= self.counter // 2:
-            for name, length in self.counted.items():
-                starts = self.starts.setdefault(name, [])
-                if length > 0 and (not starts or starts[-1] < length):
-                    starts.append(length)
-        if counter <= FIRST_STEP:
+        epoch = epoch_of(line)
+        starts_run = self.counter is None
+        if self.counter is not None and counter < self.counter:
+            back = self.counter - counter
+            next_epoch = epoch is not None and self.epoch is not None and epoch != self.epoch
+            if not next_epoch and (counter <= self.counter // 2 or back > 2 * self.stride):
+                starts_run = True
+                self.stride = 0
+                for name, length in self.counted.items():
+                    starts = self.starts.setdefault(name, [])
+                    if length > 0 and (not starts or starts[-1] < length):
+                        starts.append(length)
+        elif self.counter is not None:
+            self.stride = max(self.stride, counter - self.counter)
+        if starts_run:
+            self.run_first, self.run_on = counter, False
+        self.run_on = self.run_on or counter != self.run_first
+        if not self.run_on and counter <= FIRST_STEP:
             for name, length in after.items():
                 self.first_steps.setdefault(name, []).extend(range(before.get(name, 0), length))
-        self.counter = counter
+        self.counter, self.epoch = counter, epoch
         self.counted = dict(after)
 
     def settle(
-        self, name: str, values: Sequence[float], what: str, unit: str
+        self, name: str, values: Sequence[float], what: tuple[str, str], unit: str
     ) -> tuple[float | None, list[str]]:
         """The figure for one list of readings (the median of its runs' readings, first
         steps left out), or None where its runs are different setups; and the words that say
-        what was left out and why (``what`` names the readings, ``unit`` their unit)."""
+        what was left out and why (``what`` names a reading and readings, ``unit`` their unit)."""
         if not values:
             return None, []
         problems: list[str] = []
+        one, several = what
         first = set(self.first_steps.get(name, ()))
         kept = [k for k in range(len(values)) if k not in first]
         if first and kept:
-            left_out = ", ".join(f"{values[k]:g}" for k in sorted(first)[:3])
+            shown = _shown([values[k] for k in sorted(first)])
             problems.append(
-                f"the first step's {what} ({left_out} {unit}) left out: it includes the run's "
-                "start-up"
+                f"{len(first)} first step(s) of a run left out of the {one} ({shown} {unit}): "
+                "a first step includes the run's start-up"
             )
         else:
             kept = list(range(len(values)))
@@ -171,10 +208,10 @@ class StepRuns:
             medians = [median(run) for run in runs]
             low, high = min(medians), max(medians)
             spread = high / low if low > 0 else float("inf")
-            shown = ", ".join(f"{m:g}" for m in medians[:6])
+            shown = _shown(medians)
             if spread >= RUNS_APART:
                 problems.append(
-                    f"{len(runs)} runs (the step counter starts again) whose {what}s are "
+                    f"{len(runs)} runs (the step counter starts again) whose {several} are "
                     f"{spread:.2f}-fold apart ({shown} {unit}): several setups pasted "
                     "together, so none is given (paste each run on its own, or record them "
                     "as an A/B with `casefile experiment`)"
@@ -182,7 +219,7 @@ class StepRuns:
                 return None, problems
             if spread >= RUNS_DIFFER:
                 problems.append(
-                    f"{len(runs)} runs (the step counter starts again) whose {what}s are "
+                    f"{len(runs)} runs (the step counter starts again) whose {several} are "
                     f"{spread:.2f}-fold apart ({shown} {unit}): their median is given; if "
                     "they are different setups, paste each run on its own"
                 )
@@ -200,3 +237,8 @@ class StepRuns:
                 next_start = next(starts, None)
             runs[-1].append(values[k])
         return [run for run in runs if run]
+
+
+def _shown(values: Sequence[float]) -> str:
+    """The first six values, for a problem's words."""
+    return ", ".join(f"{value:g}" for value in values[:6]) + (", …" if len(values) > 6 else "")

@@ -32,7 +32,8 @@ def test_the_first_step_is_left_out_where_later_steps_were_read() -> None:
     assert facts["step_time_s"] == 2.673
     assert facts["samples_per_s"] == 95.775  # step 1's 47.4 samples/s left out with it
     assert problems == [
-        "the first step's step time (5.4 s) left out: it includes the run's start-up"
+        "1 first step(s) of a run left out of the step time (5.4 s): a first step includes the "
+        "run's start-up"
     ]
 
 
@@ -40,7 +41,7 @@ def test_iteration_zero_is_a_first_step_too() -> None:
     """nanoGPT (061) prints iteration 0 at 9.37 s, then about 0.894 s a step."""
     facts, problems = _facts(_sample("061"))
     assert facts["step_time_s"] == 0.894415
-    assert problems and "9.37181 s" in problems[0]
+    assert problems and "(9.37181 s)" in problems[0]
 
 
 def test_a_first_step_alone_is_kept() -> None:
@@ -82,6 +83,66 @@ def test_lines_a_step_out_of_order_are_one_run() -> None:
     assert problems == []
 
 
+LEROBOT = (
+    "INFO 2025-07-11 08:20:13 ts/train.py:232 step:{step} smpl:{samples} ep:2 epch:0.00 "
+    "loss:1.051 grdn:4.482 lr:1.8e-06 updt_s:{update} data_s:0.001"
+)
+
+
+def test_a_rounded_counter_is_no_counter() -> None:
+    """LeRobot prints big numbers rounded ("step:1K", as "smpl:1K" in golden 045): read as
+    step 1 it made steps 1000-1499 a first step and a second run."""
+    early = [LEROBOT.format(step=s, samples="51K", update="0.620") for s in (200, 400, 600, 800)]
+    late = [LEROBOT.format(step=s, samples="64K", update="0.300") for s in ("1K", "1K", "2K")]
+    facts, problems = _facts("\n".join(early + late))
+    assert facts["step_time_s"] == 0.621  # one run, the median of its seven steps
+    assert problems == []
+
+
+def test_a_counter_that_starts_again_with_the_epoch_is_the_same_run() -> None:
+    """A cold first epoch at 0.5 s a step, then two at 0.22 s: one run, whose epochs each
+    count their steps from 1."""
+    lines = [
+        f"Epoch [{epoch}/10], Step [{step}/600], Loss: 0.2134, time per step: {seconds}"
+        for epoch, seconds in ((1, "0.500"), (2, "0.220"), (3, "0.220"))
+        for step in (1, 100, 200, 300, 400, 500, 600)
+    ]
+    facts, problems = _facts("\n".join(lines))
+    assert facts["step_time_s"] == 0.22
+    assert problems == [  # epoch 1's step 1 only: the run's
+        "1 first step(s) of a run left out of the step time (0.5 s): a first step includes the "
+        "run's start-up"
+    ]
+
+
+def test_the_tails_of_two_runs_are_two_runs() -> None:
+    """The last steps of a run before a change and after it, the counter back by less than
+    half but by many of the log's intervals."""
+    before = [f"iter {n}: loss 3.2202, time 100.00ms, mfu 16.68%" for n in range(4900, 5010, 10)]
+    after = [f"iter {n}: loss 3.2202, time 300.00ms, mfu 5.56%" for n in range(4900, 5010, 10)]
+    facts, problems = _facts("\n".join(before + after))
+    assert "step_time_s" not in facts
+    assert problems == [
+        "2 runs (the step counter starts again) whose step times are 3.00-fold apart (0.1, "
+        "0.3 s): several setups pasted together, so none is given (paste each run on its own, "
+        "or record them as an A/B with `casefile experiment`)"
+    ]
+
+
+def test_a_rate_withheld_is_said_beside_the_step_time_kept() -> None:
+    """Two Megatron-DeepSpeed runs at the same step time, the second at twice the batch: the
+    step time stands, the sample rate is two setups', and both are said."""
+    one = _sample("115")
+    two = one.replace("samples/sec: 95.775", "samples/sec: 191.55").replace(
+        "samples/sec: 47.411", "samples/sec: 94.822"
+    )
+    facts, problems = _facts(one + "\n" + two)
+    assert facts["step_time_s"] == 2.673
+    assert "samples_per_s" not in facts
+    assert problems[0].startswith("2 first step(s) of a run left out of the step time")
+    assert "whose sample rates are 2.00-fold apart" in problems[1]
+
+
 def test_one_run_is_one_run() -> None:
     for stem in ("061", "070", "108", "110", "112", "024"):
         _, problems = _facts(_sample(stem))
@@ -100,6 +161,8 @@ def test_one_run_is_one_run() -> None:
         ("completed step: 15107, seconds: 2.167, TFLOP/s: 36.722", 15107),
         ("INFO 2025-07-11 ts/train.py:232 step:9 smpl:576 ep:2", 9),
         ("Step 200 per-step time 0.260s", 200),
+        ("step 1,000 | loss 2.1 | 0.250 s/step", 1000),
+        ("Epoch 1, step 1, loss 2.1", 1),
         # not counters
         ("OpenSeq2Seq: time per step = 0:00:1.390", None),
         ("INFO:tensorflow:global_step/sec: 1.09456", None),
@@ -107,6 +170,8 @@ def test_one_run_is_one_run() -> None:
         ("max_steps=1000 warmup_steps: 100", None),
         ("(after 1 iterations) memory (MB)", None),
         ("iter time (s): 2.673", None),
+        ("INFO ts/train.py:232 step:1K smpl:64K ep:200", None),
+        ("Steps:  45%|####      | 450/1000 [03:45<04:35,  2.00it/s]", None),
     ],
 )
 def test_a_step_counter_is_read_where_a_line_states_one(line: str, counter: int | None) -> None:

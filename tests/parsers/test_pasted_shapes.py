@@ -350,3 +350,31 @@ def test_a_batched_bench_reads_its_one_stream_rows() -> None:
     several = "\n".join(line for line in BATCHED_BENCH.splitlines() if "|    1 |" not in line)
     result = parse_app_log(several)
     assert not any(fact.name == "tokens_per_s" for fact in result.facts)
+
+
+def test_a_bar_of_prompts_scored_not_generated_gives_prompts_a_second() -> None:
+    """lm_eval's log-likelihood tasks through vLLM (golden app-log 117): about one output
+    token a prompt, so the bar's output rate (22.14 tokens/s) is no decode rate; the job's
+    speed is its prompts a second, counted since the bar began (20791 in 15:38)."""
+    bar = (
+        "Processed prompts:  14%|███▉       | 20791/152671 [15:38<1:23:11, 26.42it/s, est. "
+        "speed input: 24555.79 toks/s, output: 22.14 toks/s]"
+    )
+    facts, problems = _facts(bar)
+    assert "tokens_per_s" not in facts
+    assert facts["requests_per_s"] == round(20791 / 938, 6)
+    assert "1.00 tokens a prompt" in problems[0]
+
+
+def test_a_bar_that_generates_keeps_its_output_rate() -> None:
+    """A slow offline run (golden app-log 113): 55.51 tokens/s after 1055 prompts in 53 s, 2.8
+    tokens a prompt; tqdm's smoothed it/s (5753.50 on a stale reading) is not what is
+    compared."""
+    bar = (
+        "Processed prompts:  32%|███▏      | 1055/3273 [00:53<05:28,  6.76it/s, est. speed "
+        "input: 49653.32 toks/s, output: 55.51 toks/s]"
+    )
+    facts, problems = _facts(bar)
+    assert facts["tokens_per_s"] == 55.51
+    assert "requests_per_s" not in facts
+    assert problems == []

@@ -71,7 +71,7 @@ def test_a_hung_exec_is_bounded_by_the_command_timeout_when_that_is_shorter(
         start = time.monotonic()
         result = runner.run(_hung_target(sshd, hung_exec), ["true"], timeout_s=2)
     assert result.timed_out and result.error_kind == "exec_timeout"
-    assert time.monotonic() - start < 60
+    assert 2 <= time.monotonic() - start < 20  # ten times the 2 s, a sixth of the 120 s
 
 
 def test_healthy_hosts_land_at_once_beside_a_hung_one(
