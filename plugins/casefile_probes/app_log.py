@@ -160,6 +160,8 @@ _STAMP = re.compile(
 
 # --- throughput
 _TQDM = re.compile(rf"{_LN}\s{{0,2}}(it/s|s/it)\b")
+#: a bar's iterations done: "| 1/78 [00:04<05:27,  4.26s/it]"
+_BAR_DONE = re.compile(r"(?<![\d/.])(\d{1,12})/\d{1,12}\s{0,2}\[")
 _NOT_STEPS = re.compile(
     r"(?i)\b(?:load|download|fetch|sav(?:e|ing)\b|map\b|tokeni[sz]|evaluat|validat|test(?:ing)?\b"
     r"|sanity|predict|captur|compil|processed prompts|extract|filter|convert"
@@ -183,7 +185,7 @@ _STEP_MARK = re.compile(
 # Cheap first looks: a line is tried against a group of patterns only if it holds one of
 # the group's words (C-speed substring tests keep a 10 MB log to one quick pass).
 _TIME_WORDS = ("ime", "ata", "Batch")
-_STEP_WORDS = ("step", "per ", "iter", "ms |")
+_STEP_WORDS = ("step", "per ", "iter", "ms |", "train_s")
 
 _LOOKS = re.compile(
     r"(?<![\w.])data_time\s{0,4}[:=]\s{0,8}\d|Avg generation throughput:"
@@ -203,6 +205,7 @@ _LOOKS = re.compile(
     r"[^\n]{0,80}time \d|time per iteration \(ms\):|iter time \((?:ms|s)\):\s{0,8}\d"
     r"|(?<![\w.])(?:global_)?steps?/sec:\s{0,8}\d|\d\s{0,2}sec/batch\)|time per step = \d"
     r"|(?<![\w.])layers\.offload=\d"
+    r"|(?<![\w.])train_step_timing in m?s:\s{0,4}\d|train_speed\(iter/s\)['\"]?:\s{0,4}\d"
     r"|^\s{0,8}\d{1,12} \| loss \d[^\n]{0,80}ms \| mfu|completed step: \d{1,12}, seconds: \d"
     r"|^\s{0,8}\|[^\n]{0,400}\|\s{0,40}test\s{0,40}\|\s{0,40}t/s\s{0,8}\|"
     r"|^\s{0,8}\|[^\n]{0,200}\|\s{0,40}B\s{0,8}\|[^\n]{0,200}\|\s{0,8}S_TG t/s\s{0,8}\|"
@@ -289,11 +292,14 @@ def _tqdm(line: str, log: _Log) -> None:
     if match is None or _NOT_STEPS.search(line[: match.start()]) or "[00:00<" in line:
         return
     value = float(match.group(1))
+    counts = _counts(log)
     if match.group(2) == "it/s":
         log.iterations.append(value)
     elif value > 0:
         log.iterations.append(1.0 / value)
         log.per_step.append(value)
+    if (bar := _BAR_DONE.search(line, 0, match.start())) is not None and int(bar.group(1)) <= 1:
+        log.runs.first_step(counts, _counts(log))  # the bar's first iteration: start-up
 
 
 def _config(line: str, log: _Log) -> None:
@@ -388,8 +394,8 @@ def parse_app_log(text: str) -> ParseResult:
     )
     said += more
     # one word on the first steps, which every list of readings leaves out alike
-    first = [p for p in said if " first step(s) of a run " in p][:1]
-    problems.extend(first + [p for p in said if " first step(s) of a run " not in p])
+    first = [p for p in said if "first step" in p][:1]
+    problems.extend(first + [p for p in said if "first step" not in p])
     if log.share:
         result.add("train.data_share", _round(median(log.share)), "host")
     rates = (

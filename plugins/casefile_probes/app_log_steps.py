@@ -61,6 +61,8 @@ _PER_STEP = (
         rf"^\s{{0,8}}\d{{1,12}}\s{{1,4}}\|\s{{1,4}}loss\s[^|\n]{{1,40}}\|[^|\n]{{1,60}}\|\s{{0,4}}{_V}"
         r"\s{0,2}(?P<u>ms)\s{0,4}\|"
     ),
+    # NeMo / Megatron-Core: "iteration 120/149 | … | train_step_timing in s: 0.03146 |"
+    re.compile(rf"(?<![\w.])train_step_timing in (?P<u>ms|s):\s{{0,4}}{_V}"),
     # MaxText: "completed step: 15107, seconds: 2.167, TFLOP/s: 36.722, loss: 2.191"
     re.compile(rf"completed step:\s{{0,4}}\d{{1,12}},\s{{0,4}}seconds:\s{{0,4}}{_V}"),
 )
@@ -94,6 +96,10 @@ COUNTER_WORDS = ("tep", "ter", "TEP", "TER")
 FIRST_STEP = 1
 
 
+#: ms-swift's dict lines: "'train_speed(iter/s)': 0.193983", steps a second since the start
+_ITER_SPEED = re.compile(rf"train_speed\(iter/s\)['\"]?\s{{0,4}}:\s{{0,4}}['\"]?{_N}")
+
+
 def read_per_step(line: str, per_step: list[float], iterations: list[float]) -> None:
     """A step's time on ``line`` (appended to ``per_step``), and a rate of steps (appended to
     ``iterations`` too), where the line gives one."""
@@ -101,7 +107,7 @@ def read_per_step(line: str, per_step: list[float], iterations: list[float]) -> 
         hours, minutes, seconds = clock.groups()
         per_step.append(int(hours) * 3600 + int(minutes) * 60 + float(seconds))
         return
-    if (rate := _STEPS_PER_SECOND.search(line)) is not None:
+    if (rate := _STEPS_PER_SECOND.search(line) or _ITER_SPEED.search(line)) is not None:
         value = float(rate.group(1))
         if value > 0:
             iterations.append(value)
@@ -178,10 +184,15 @@ class StepRuns:
             self.run_first, self.run_on = counter, False
         self.run_on = self.run_on or counter != self.run_first
         if not self.run_on and counter <= FIRST_STEP:
-            for name, length in after.items():
-                self.first_steps.setdefault(name, []).extend(range(before.get(name, 0), length))
+            self.first_step(before, after)
         self.counter, self.epoch = counter, epoch
         self.counted = dict(after)
+
+    def first_step(self, before: dict[str, int], after: dict[str, int]) -> None:
+        """The readings a line added (each list's length before and after it) are a run's
+        first step: a counter's, or a progress bar's first iteration ("1/78")."""
+        for name, length in after.items():
+            self.first_steps.setdefault(name, []).extend(range(before.get(name, 0), length))
 
     def settle(
         self, name: str, values: Sequence[float], what: tuple[str, str], unit: str
@@ -195,14 +206,19 @@ class StepRuns:
         one, several = what
         first = set(self.first_steps.get(name, ()))
         kept = [k for k in range(len(values)) if k not in first]
+        shown = _shown([values[k] for k in sorted(first)])
         if first and kept:
-            shown = _shown([values[k] for k in sorted(first)])
             problems.append(
                 f"{len(first)} first step(s) of a run left out of the {one} ({shown} {unit}): "
                 "a first step includes the run's start-up"
             )
         else:
             kept = list(range(len(values)))
+            if first:
+                problems.append(
+                    f"the {one} is a first step's alone ({shown} {unit}): it includes the run's "
+                    "start-up, and a later step's is the steadier figure"
+                )
         runs = self._runs(name, kept, values)
         if len(runs) >= 2:
             medians = [median(run) for run in runs]

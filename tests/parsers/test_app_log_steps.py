@@ -44,12 +44,15 @@ def test_iteration_zero_is_a_first_step_too() -> None:
     assert problems and "(9.37181 s)" in problems[0]
 
 
-def test_a_first_step_alone_is_kept() -> None:
+def test_a_first_step_alone_is_kept_with_a_word() -> None:
     first = _sample("061").splitlines()[0]
     assert first.startswith("iter 0:")
     facts, problems = _facts(first)
     assert facts["step_time_s"] == 9.37181
-    assert problems == []
+    assert problems == [
+        "the step time is a first step's alone (9.37181 s): it includes the run's start-up, and "
+        "a later step's is the steadier figure"
+    ]
 
 
 def test_two_runs_far_apart_give_no_step_time() -> None:
@@ -143,6 +146,26 @@ def test_a_rate_withheld_is_said_beside_the_step_time_kept() -> None:
     assert "whose sample rates are 2.00-fold apart" in problems[1]
 
 
+def test_a_bar_at_its_first_iteration_is_a_first_step() -> None:
+    """YOLOv5's bar pasted at 1/78 (golden app-log 121): the only reading is the first
+    iteration's, kept with a word; at 2/78 it is an ordinary step."""
+    bar = (
+        "     0/299      5.2G      0.11    0.1612   0.03867    0.3099        28      1280:   "
+        "1%|▌   | {done}/78 [00:04<05:27,  4.26s/it]"
+    )
+    facts, problems = _facts(bar.format(done=1))
+    assert facts["step_time_s"] == 4.26
+    assert problems == [
+        "the step time is a first step's alone (4.26 s): it includes the run's start-up, and a "
+        "later step's is the steadier figure"
+    ]
+    facts, problems = _facts(bar.format(done=1) + "\n" + bar.format(done=2).replace("4.26", "1.26"))
+    assert facts["step_time_s"] == 1.26
+    assert problems[0].startswith("1 first step(s) of a run left out of the step time (4.26 s)")
+    _, problems = _facts(bar.format(done=2))
+    assert problems == []
+
+
 def test_one_run_is_one_run() -> None:
     for stem in ("061", "070", "108", "110", "112", "024"):
         _, problems = _facts(_sample(stem))
@@ -170,6 +193,10 @@ def test_one_run_is_one_run() -> None:
         ("max_steps=1000 warmup_steps: 100", None),
         ("(after 1 iterations) memory (MB)", None),
         ("iter time (s): 2.673", None),
+        (
+            "Training epoch 0, iteration 120/149 | global_step: 120 | train_step_timing in s: 0.03",
+            120,
+        ),
         ("INFO ts/train.py:232 step:1K smpl:64K ep:200", None),
         ("Steps:  45%|####      | 450/1000 [03:45<04:35,  2.00it/s]", None),
     ],
