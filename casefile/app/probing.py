@@ -343,9 +343,23 @@ def _over_ssh(
             ssh.close()
 
 
-def parse_output(registry: Registry, probe_name: str, text: str) -> ParseResult:
-    """Parse text with a probe's parser, no case involved (``casefile parse``)."""
-    return registry.probe(probe_name).safe_parse(text)
+def parse_output(
+    registry: Registry, probe_name: str, text: str
+) -> tuple[ParseResult, tuple[str, ...]]:
+    """Parse text with a probe's parser, no case involved (``casefile parse``), and the names
+    of the other probes that read it. As a paste recorded under that probe would be: text
+    given to ``command``, or that the probe could not read, is offered to every probe that
+    recognises it (:func:`casefile.app.recording.read_by_others`), so that trying a paste here
+    shows what recording it would keep."""
+    from casefile.app.recording import Readers, read_by_others
+    from casefile.probes.api import RunOutput
+
+    probe = registry.probe(probe_name)
+    output = RunOutput((), text, source="pasted")
+    parsed = probe.safe_parse(text, output)
+    readers = Readers.of(registry, with_rules=False)
+    combined, read = read_by_others(readers, probe, parsed, text, output)
+    return combined, tuple(other.name for other in read)
 
 
 def ssh_hosts(config: Path | None = None) -> list[str]:

@@ -230,17 +230,22 @@ def cmd_parse(args: argparse.Namespace) -> int:
     from casefile.app.probing import parse_output
 
     text = read_input(args.file).decode("utf-8", errors="replace")
-    result = parse_output(registry(), args.probe, text)
+    result, read_as = parse_output(registry(), args.probe, text)
     if args.json:
         facts = [f.to_dict() for f in result.facts]
-        shape = {"probe": args.probe, "parsed": result.parsed, "facts": facts}
-        say_json(json.dumps({**shape, "problems": result.problems}, indent=2, ensure_ascii=False))
+        shape = {"probe": args.probe, "read_as": list(read_as), "parsed": result.parsed}
+        body = {**shape, "facts": facts, "problems": result.problems}
+        say_json(json.dumps(body, indent=2, ensure_ascii=False))
     else:
+        if read_as:
+            say(f"read as {', '.join(read_as)}", file=sys.stderr)
         for fact in result.facts:
             unit = f" {fact.unit}" if fact.unit else ""
             say(f"{fact.subject:<16} {fact.name:<36} {fact.value}{unit}")
         for problem in result.problems:
             say(f"problem: {problem}", file=sys.stderr)
+        if result.parsed and not result.facts and not result.problems:
+            say(f"casefile: no facts in {args.file} for {args.probe}", file=sys.stderr)
     if not result.parsed:
         say(f"casefile: {args.file} did not parse as {args.probe}", file=sys.stderr)
         return 1
@@ -384,10 +389,17 @@ def register(
     # where this parser keeps the probe row's options (``--host`` → ``host``)
     p.set_defaults(handler=cmd_probe, validate=_probe_checks(p), row_dests=dests_for(p, PROBE))
 
-    p = sub.add_parser("parse", help="parse a file with a probe's parser (no case)")
-    p.add_argument("probe")
+    p = sub.add_parser(
+        "parse",
+        help="parse a file with a probe's parser (no case); what the probe cannot read, or "
+        "what is given to 'command', is offered to the probes that recognise it, as a "
+        "recorded paste is",
+    )
+    p.add_argument("probe", help="the probe whose output the file is ('command': any output)")
     p.add_argument("file", help="a regular file, or - for stdin")
-    p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--json", action="store_true", help="the facts, problems and the probes that read it"
+    )
     p.set_defaults(handler=cmd_parse)
 
     p = sub.add_parser("plugins", help="list installed probes and playbooks (without importing)")

@@ -10,6 +10,7 @@ from tests.cli.conftest import CLI
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT.parent / "shared" / "corpus"
+GOLDEN = ROOT / "tests" / "golden"
 
 
 def test_new_note_log_cases(cli: CLI) -> None:
@@ -152,6 +153,26 @@ def test_parse_and_plugins(cli: CLI) -> None:
         assert name in listing
     missing = cli("parse", "no-such-probe", str(CORPUS / "topo" / "001.txt"))
     assert missing.code == 1 and "installed:" in missing.err
+
+
+def test_parse_reads_a_paste_as_recording_it_would(cli: CLI, tmp_path: Path) -> None:
+    """Given to ``command`` (or to a probe that cannot read it), a paste is offered to the
+    probes that recognise it, as a recorded paste is: trying it shows what would be kept."""
+    bench = GOLDEN / "app-log" / "116.txt"  # llama-batched-bench, pasted
+    parsed = json.loads(cli("parse", "command", str(bench), "--json").out)
+    assert parsed["read_as"] == ["app-log"]
+    assert {f["name"]: f["value"] for f in parsed["facts"]}["tokens_per_s"] == 76.905
+    text = cli("parse", "command", str(bench))
+    assert text.code == 0 and "read as app-log" in text.err and "76.905" in text.out
+    plain = tmp_path / "plain.txt"
+    plain.write_text("hello\n")
+    nothing = cli("parse", "command", str(plain))
+    assert nothing.code == 0 and nothing.out == ""
+    assert f"no facts in {plain} for command" in nothing.err
+    own = json.loads(
+        cli("parse", "nvidia-smi-topo", str(CORPUS / "topo" / "001.txt"), "--json").out
+    )
+    assert own["read_as"] == []  # read by its own probe: offered to none
 
 
 def test_replay_says_what_to_measure_when_the_leader_was_never_measured(
