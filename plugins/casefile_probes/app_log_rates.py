@@ -56,10 +56,11 @@ rate is left out, with a problem, as vLLM's idle intervals are.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from statistics import median, quantiles
 
-__all__ = ["RATE_WORDS", "TokenRates"]
+__all__ = ["RATE_WORDS", "TokenRates", "shown_values"]
 
 _N = r"(\d{1,12}(?:\.\d{1,12})?)"
 _LN = rf"(?<![\d.]){_N}"
@@ -322,7 +323,7 @@ class TokenRates:
         return high / low if low > 0 else None
 
     def _runs(self) -> str:
-        return f"{len(self.summaries)} runs' token rates ({_shown(self.summaries)} tokens/s)"
+        return f"{len(self.summaries)} runs' token rates ({shown_values(self.summaries)} tokens/s)"
 
     def _bar(self, line: str, rate: float) -> None:
         """vLLM's bar prints the output tokens so far over the time so far, so a bar's last
@@ -418,7 +419,7 @@ class TokenRates:
         if self.bar_readings:
             problems.append(
                 f"vLLM's progress bar: each bar's last output rate kept "
-                f"({_shown(self._bar_finals())} tokens/s), not "
+                f"({shown_values(self._bar_finals())} tokens/s), not "
                 f"the {self.bar_readings} earlier reading(s): each is the mean since its bar "
                 "began"
             )
@@ -443,8 +444,8 @@ def _prompts_a_second(line: str, done: int) -> float | None:
     return done / spent if spent > 0 else None
 
 
-def _shown(rates: list[float]) -> str:
-    """The first six rates, for a problem's words."""
+def shown_values(rates: Sequence[float]) -> str:
+    """The first six values, for a problem's words."""
     return ", ".join(f"{rate:g}" for rate in rates[:6]) + (", …" if len(rates) > 6 else "")
 
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from statistics import median
 
 from ._text import first_match
-from .app_log_rates import RUNS_APART, RUNS_DIFFER
+from .app_log_rates import RUNS_APART, RUNS_DIFFER, shown_values
 
 __all__ = ["COUNTER_WORDS", "StepRuns", "read_per_step"]
 
@@ -206,7 +206,7 @@ class StepRuns:
         one, several = what
         first = set(self.first_steps.get(name, ()))
         kept = [k for k in range(len(values)) if k not in first]
-        shown = _shown([values[k] for k in sorted(first)])
+        shown = shown_values([values[k] for k in sorted(first)])
         if first and kept:
             problems.append(
                 f"{len(first)} first step(s) of a run left out of the {one} ({shown} {unit}): "
@@ -224,7 +224,7 @@ class StepRuns:
             medians = [median(run) for run in runs]
             low, high = min(medians), max(medians)
             spread = high / low if low > 0 else float("inf")
-            shown = _shown(medians)
+            shown = shown_values(medians)
             if spread >= RUNS_APART:
                 problems.append(
                     f"{len(runs)} runs (the step counter starts again) whose {several} are "
@@ -253,8 +253,3 @@ class StepRuns:
                 next_start = next(starts, None)
             runs[-1].append(values[k])
         return [run for run in runs if run]
-
-
-def _shown(values: Sequence[float]) -> str:
-    """The first six values, for a problem's words."""
-    return ", ".join(f"{value:g}" for value in values[:6]) + (", …" if len(values) > 6 else "")
