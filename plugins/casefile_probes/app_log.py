@@ -110,7 +110,7 @@ from .app_log_dispatch import DISPATCH_FACTS, LOOKS_LIKE_DISPATCH, DispatchLines
 from .app_log_graphs import GRAPH_WORDS, LOOKS_LIKE_GRAPHS, GraphLines
 from .app_log_layout import LayoutLines
 from .app_log_rates import RATE_WORDS, TokenRates
-from .app_log_steps import COUNTER_WORDS, StepRuns, read_per_step
+from .app_log_steps import COUNTER_WORDS, WITHHELD, StepRuns, read_per_step
 from .app_log_trend import FLOPS_WORDS, REQUEST_WORDS, RunRates, trend
 from .app_log_weights import LOOKS_LIKE_WEIGHTS, WEIGHT_FACTS, WEIGHT_WORDS, WeightLines
 
@@ -205,7 +205,7 @@ _LOOKS = re.compile(
     r"[^\n]{0,80}time \d|time per iteration \(ms\):|iter time \((?:ms|s)\):\s{0,8}\d"
     r"|(?<![\w.])(?:global_)?steps?/sec:\s{0,8}\d|\d\s{0,2}sec/batch\)|time per step = \d"
     r"|(?<![\w.])layers\.offload=\d"
-    r"|(?<![\w.])train_step_timing in m?s:\s{0,4}\d|train_speed\(iter/s\)['\"]?:\s{0,4}\d"
+    r"|(?<![\w.])train_step_timing in m?s\s{0,2}[:=]\s{0,4}\d|train_speed\(iter/s\)['\"]?:\s{0,4}\d"
     r"|^\s{0,8}\d{1,12} \| loss \d[^\n]{0,80}ms \| mfu|completed step: \d{1,12}, seconds: \d"
     r"|^\s{0,8}\|[^\n]{0,400}\|\s{0,40}test\s{0,40}\|\s{0,40}t/s\s{0,8}\|"
     r"|^\s{0,8}\|[^\n]{0,200}\|\s{0,40}B\s{0,8}\|[^\n]{0,200}\|\s{0,8}S_TG t/s\s{0,8}\|"
@@ -249,6 +249,8 @@ class _Log:
     bench: BenchTable = field(default_factory=BenchTable)
     weights: WeightLines = field(default_factory=WeightLines)
     runs: StepRuns = field(default_factory=StepRuns)
+    #: steps a second as a mean since the run began (ms-swift's): the last one is the run's
+    running: list[float] = field(default_factory=list)
     #: the previous line ended in a backslash: this one continues a shell command
     continued: bool = False
 
@@ -321,7 +323,7 @@ def _read(line: str, log: _Log) -> None:
     counts = _counts(log)
     timed = any(word in line for word in _TIME_WORDS) and _timing(line, log)
     if not timed and any(word in line for word in _STEP_WORDS):
-        read_per_step(line, log.per_step, log.iterations)
+        read_per_step(line, log.per_step, log.iterations, log.running)
     if "it/s" in line or "s/it" in line:
         counted = len(log.iterations)
         _tqdm(line, log)
@@ -330,7 +332,10 @@ def _read(line: str, log: _Log) -> None:
         log.run.keep("step time", line, log.step, counts["step"])
     if len(log.per_step) > counts["per-step"]:
         log.run.keep("per-step time", line, log.per_step, counts["per-step"])
-    if line.lstrip().startswith("|"):
+    if not line.lstrip().startswith("|"):
+        if log.bench.batch is not None:
+            log.bench.end()
+    else:
         rate = log.bench.read(line)
         if rate is not None:
             log.rates.tokens.append(rate)
@@ -379,30 +384,21 @@ def parse_app_log(text: str) -> ParseResult:
     problems = result.problems
     if log.data:
         result.add("train.data_time_s", _round(median(log.data)), "host", "s")
-    named = ("step", log.step) if log.step else ("per-step", log.per_step)
-    step, said = log.runs.settle(*named, ("step time", "step times"), "s")
+    steps = ("step", log.step) if log.step else ("per-step", log.per_step)
+    step, iterations, samples = log.runs.figures(
+        steps, log.iterations, log.samples, log.running, problems
+    )
     if step is not None:
         if log.step:
             result.add("train.step_time_s", _round(step), "host", "s")
         result.add("step_time_s", _round(step), "host", "s")
-    iterations, more = log.runs.settle(
-        "iterations", log.iterations, ("rate of steps", "rates of steps"), "it/s"
-    )
-    said += more
-    samples, more = log.runs.settle(
-        "samples", log.samples, ("sample rate", "sample rates"), "samples/s"
-    )
-    said += more
-    # one word on the first steps, which every list of readings leaves out alike
-    first = [p for p in said if "first step" in p][:1]
-    problems.extend(first + [p for p in said if "first step" not in p])
     if log.share:
         result.add("train.data_share", _round(median(log.share)), "host")
     rates = (
         ("tokens_per_s", log.rates.job_rates(), "tokens/s"),
         ("samples_per_s", [] if samples is None else [samples], "samples/s"),
         ("it_per_s", [] if iterations is None else [iterations], "it/s"),
-        ("requests_per_s", log.run.requests or log.rates.prompt_rates[-1:], "requests/s"),
+        ("requests_per_s", log.run.requests or log.rates.prompt_rates(), "requests/s"),
     )
     throughput: tuple[float, str] | None = None
     for name, values, unit in rates:
@@ -416,7 +412,8 @@ def parse_app_log(text: str) -> ParseResult:
         result.add("throughput", throughput[0], "host", throughput[1])
     if log.run.tflops:
         result.add("tflops", _round(median(log.run.tflops)), "host", "TFLOP/s")
-    moved = trend(log.run.series.values())
+    # runs pasted together are no run that slowed down
+    moved = None if log.runs.several_runs() else trend(log.run.series.values())
     if moved is not None:
         result.add("app.throughput_trend", round(moved, 3), "host")
     if log.rates.per_gpu:
@@ -430,9 +427,10 @@ def parse_app_log(text: str) -> ParseResult:
     log.weights.one_stream.extend(log.rates.one_stream)
     log.weights.add_facts(result)
     if not result.facts:
-        mixed = log.rates.mixed_runs()
+        # what was read but withheld says why better than "nothing found"
+        withheld = log.rates.mixed_runs() or "; ".join(p for p in problems if WITHHELD in p)
         return ParseResult.unparsed(
-            mixed
+            withheld
             or "no step or data times, throughput, parallel sizes, dispatch times or CPU/CUDA "
             "device lines found"
         )

@@ -46,9 +46,11 @@ class BenchTable:
     columns: dict[str, int] = field(default_factory=dict)
     #: the last generation row read, as the roofline reads it
     row: BenchRow | None = None
-    #: llama-batched-bench's batch and generation-rate columns, once its header was read
+    #: llama-batched-bench's batch and generation-rate columns and its number of columns,
+    #: once its header was read (until its table ends)
     batch: int | None = None
     batched_rate: int | None = None
+    batched_width: int = 0
 
     def read(self, line: str) -> float | None:
         """The tokens per second of a generation row (callers pass lines starting with '|')."""
@@ -60,6 +62,7 @@ class BenchTable:
             return None
         if "B" in cells and "S_TG t/s" in cells:
             self.batch, self.batched_rate = cells.index("B"), cells.index("S_TG t/s")
+            self.batched_width = len(cells)
             self.test = self.rate = None
             return None
         if self.batch is not None and self.batched_rate is not None:
@@ -78,7 +81,12 @@ class BenchTable:
     def _batched(self, cells: list[str], batch: int, rate: int) -> float | None:
         """A llama-batched-bench row's generation rate, where it ran one stream."""
         self.row = None  # no model, size or placement columns: nothing for the roofline
-        if len(cells) <= max(batch, rate) or cells[batch] != "1":
+        if len(cells) != self.batched_width or cells[batch] != "1":
             return None
         found = _RATE.fullmatch(cells[rate])
         return None if found is None else float(found.group(1))
+
+    def end(self) -> None:
+        """A line outside a table: llama-batched-bench's table, if one was being read, ended
+        (another table's rows are not its rows)."""
+        self.batch = self.batched_rate = None

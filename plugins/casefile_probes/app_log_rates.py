@@ -81,6 +81,8 @@ _BAR_COUNT = re.compile(r"(?<![\d/])(\d{1,12})/(\d{1,12})\s{0,2}\[")
 #: the bar's time so far: "20791/152671 [15:38<1:23:11, …" (hours before the minutes past an
 #: hour)
 _BAR_ELAPSED = re.compile(r"\[(?:(\d{1,4}):)?(\d{1,2}):(\d{2})<")
+#: tqdm's own rate on the bar: ", 310.52it/s,"
+_BAR_IT = re.compile(rf"{_LN}\s{{0,2}}it/s")
 #: fewer output tokens a prompt than this: the job scores prompts (log-likelihoods, one token
 #: each) instead of generating, and its output rate is no decode rate
 PREFILL_ONLY_TOKENS = 2.0
@@ -190,12 +192,8 @@ class TokenRates:
     generated: int | None = None
     #: vLLM's bars: each finished bar's last rate, and the bar being read (its total, its
     #: count so far, its last rate)
-    bar_finals: list[float] = field(default_factory=list)
-    bar_now: tuple[int, int, float] | None = None
-    #: a prefill-only job's prompts a second, each reading of its bars (the last is the run's)
-    prompt_rates: list[float] = field(default_factory=list)
-    #: and its output tokens a second beside them, for the words
-    prefill_outputs: list[float] = field(default_factory=list)
+    bar_finals: list[BarReading] = field(default_factory=list)
+    bar_now: BarReading | None = None
 
     def read(self, line: str) -> None:
         """Take the line's token rate, if it gives one (callers pass lines holding one of
@@ -328,30 +326,35 @@ class TokenRates:
     def _bar(self, line: str, rate: float) -> None:
         """vLLM's bar prints the output tokens so far over the time so far, so a bar's last
         reading is its run's rate and supersedes the ones before; a count that starts again
-        (or another total) is the next bar, a run of its own. A zero, and a reading in the
-        bar's first second (``[00:00<``) before it is done, say nothing yet."""
+        (or another total) is the next bar, a run of its own. A reading in the bar's first
+        second (``[00:00<``) before it is done says nothing yet, nor does a zero before any
+        prompt is done."""
         count = _BAR_COUNT.search(line)
         done, total = (int(count.group(1)), int(count.group(2))) if count else (0, 0)
-        if (prompts := _prompts_a_second(line, done)) is not None and (
-            0 < rate < PREFILL_ONLY_TOKENS * prompts
-        ):
-            self.prompt_rates.append(prompts)
-            self.prefill_outputs.append(rate)
-            return
         previous = self.bar_now
-        finished = previous is not None and previous[0] and previous[1] == previous[0]
-        if previous is not None and (total != previous[0] or done < previous[1] or finished):
-            self.bar_finals.append(previous[2])
+        finished = previous is not None and previous.total and previous.done == previous.total
+        if previous is not None and (total != previous.total or done < previous.done or finished):
+            self.bar_finals.append(previous)
             self.bar_now = None
-        if rate <= 0 or ("[00:00<" in line and not (total and done == total)):
+        reading = _bar_reading(line, rate, total, done)
+        if reading is None or ("[00:00<" in line and not (total and done == total)):
             return
         if self.bar_now is not None:
             self.bar_readings += 1
-        self.bar_now = (total, done, rate)
+        self.bar_now = reading
+
+    def _bars(self) -> list[BarReading]:
+        """Each bar's last reading, the one being read included."""
+        return self.bar_finals + ([self.bar_now] if self.bar_now is not None else [])
 
     def _bar_finals(self) -> list[float]:
-        """Each bar's last rate, the one being read included."""
-        return self.bar_finals + ([self.bar_now[2]] if self.bar_now is not None else [])
+        """Each generating bar's last output rate."""
+        return [bar.rate for bar in self._bars() if not bar.prefill_only]
+
+    def prompt_rates(self) -> list[float]:
+        """Each bar's prompts a second, of the bars whose job generates next to nothing (it
+        scores or embeds prompts): that job's speed is its prompts, not its output tokens."""
+        return [bar.prompts for bar in self._bars() if bar.prefill_only and bar.prompts]
 
     def _vllm(self, line: str, rate: float) -> float | None:
         running = _RUNNING.search(line)
@@ -408,12 +411,13 @@ class TokenRates:
                 f"{self._runs()} differ {spread:.1f}-fold: their median is given; if they are "
                 "different setups, paste each run on its own"
             )
-        if self.prompt_rates:
-            rate, prompts = self.prefill_outputs[-1], self.prompt_rates[-1]
+        scoring = [bar for bar in self._bars() if bar.prefill_only]
+        if scoring:
+            last = scoring[-1]
             problems.append(
-                f"vLLM's progress bar: {rate:g} output tokens/s at {prompts:.4g} prompts/s, "
-                f"{rate / prompts:.2f} tokens a prompt: a job that scores prompts "
-                "(log-likelihoods) rather than generating; its speed is prompts a second "
+                f"vLLM's progress bar: {last.rate:g} output tokens/s over {last.done} prompts "
+                f"done, under {PREFILL_ONLY_TOKENS:g} tokens a prompt: a job that scores or "
+                "embeds prompts, or generates next to nothing; its speed is prompts a second "
                 "(requests_per_s), and its output rate is no tokens_per_s"
             )
         if self.bar_readings:
@@ -432,16 +436,40 @@ class TokenRates:
         return problems
 
 
-def _prompts_a_second(line: str, done: int) -> float | None:
-    """A vLLM bar's prompts a second since it began (its count over its time so far, the same
-    mean as its output rate beside it; tqdm's own it/s is smoothed and lags), from its first
-    whole second on."""
+@dataclass(frozen=True)
+class BarReading:
+    """One reading of a vLLM bar: its total and count, its output rate, its prompts a second
+    (None where it does not say its time), and whether its job generates next to nothing."""
+
+    total: int
+    done: int
+    rate: float
+    prompts: float | None
+    prefill_only: bool
+
+
+def _bar_reading(line: str, rate: float, total: int, done: int) -> BarReading | None:
+    """A bar's reading, or None where it says nothing yet (no prompt done, and no output).
+
+    Output tokens a prompt are the output rate times the time over the prompts done; the bar
+    shows its time in whole seconds, so a second more is the most it can be, and a job is
+    counted as generating next to nothing only where even that most is under
+    :data:`PREFILL_ONLY_TOKENS`. Prompts a second are the count over the time (its middle,
+    half a second on), tqdm's own it/s within the first second."""
     elapsed = _BAR_ELAPSED.search(line)
-    if elapsed is None or done <= 0:
-        return None
+    if done <= 0 or elapsed is None:
+        return None if rate <= 0 else BarReading(total, done, rate, None, False)
     hours, minutes, seconds = (int(part or 0) for part in elapsed.groups())
     spent = hours * 3600 + minutes * 60 + seconds
-    return done / spent if spent > 0 else None
+    most = rate * (spent + 1) / done
+    prompts: float | None = done / (spent + 0.5)
+    if spent == 0:
+        tqdm = _BAR_IT.search(line)
+        prompts = float(tqdm.group(1)) if tqdm is not None else None
+    prefill_only = most < PREFILL_ONLY_TOKENS
+    if rate <= 0 and not prefill_only:
+        return None
+    return BarReading(total, done, rate, prompts, prefill_only)
 
 
 def shown_values(rates: Sequence[float]) -> str:

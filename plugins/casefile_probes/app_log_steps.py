@@ -30,7 +30,14 @@ from statistics import median
 from ._text import first_match
 from .app_log_rates import RUNS_APART, RUNS_DIFFER, shown_values
 
-__all__ = ["COUNTER_WORDS", "StepRuns", "read_per_step"]
+__all__ = [
+    "COUNTER_WORDS",
+    "FIRST_STEPS_LEFT_OUT",
+    "FIRST_STEP_ALONE",
+    "WITHHELD",
+    "StepRuns",
+    "read_per_step",
+]
 
 _N = r"(\d{1,12}(?:\.\d{1,12})?)"
 #: a step's time alone (no data time beside it): the value ``v`` in the unit ``u`` (seconds
@@ -62,7 +69,7 @@ _PER_STEP = (
         r"\s{0,2}(?P<u>ms)\s{0,4}\|"
     ),
     # NeMo / Megatron-Core: "iteration 120/149 | … | train_step_timing in s: 0.03146 |"
-    re.compile(rf"(?<![\w.])train_step_timing in (?P<u>ms|s):\s{{0,4}}{_V}"),
+    re.compile(rf"(?<![\w.])train_step_timing in (?P<u>ms|s)\s{{0,2}}[:=]\s{{0,4}}{_V}"),
     # MaxText: "completed step: 15107, seconds: 2.167, TFLOP/s: 36.722, loss: 2.191"
     re.compile(rf"completed step:\s{{0,4}}\d{{1,12}},\s{{0,4}}seconds:\s{{0,4}}{_V}"),
 )
@@ -92,22 +99,35 @@ _COUNTER = re.compile(
 _EPOCH = re.compile(r"(?i)(?<![\w.])epoch\s{0,4}[:=]?\s{0,4}\[?\s{0,4}(\d{1,9})(?![\d.])")
 #: a line can state a step counter only if it holds one of these (a cheap look first)
 COUNTER_WORDS = ("tep", "ter", "TEP", "TER")
+#: how the two words on first steps begin (one of each is said, whichever list says it)
+FIRST_STEPS_LEFT_OUT = "a run's first step is left out of the"
+FIRST_STEP_ALONE = "only a run's first step gives the"
+#: what a word on readings withheld says
+WITHHELD = "so none is given"
 #: the counter of a run's first step: what it times includes the run's start-up
 FIRST_STEP = 1
 
 
 #: ms-swift's dict lines: "'train_speed(iter/s)': 0.193983", steps a second since the start
+#: (a running mean)
 _ITER_SPEED = re.compile(rf"train_speed\(iter/s\)['\"]?\s{{0,4}}:\s{{0,4}}['\"]?{_N}")
 
 
-def read_per_step(line: str, per_step: list[float], iterations: list[float]) -> None:
+def read_per_step(
+    line: str, per_step: list[float], iterations: list[float], running: list[float]
+) -> None:
     """A step's time on ``line`` (appended to ``per_step``), and a rate of steps (appended to
-    ``iterations`` too), where the line gives one."""
+    ``iterations`` too), where the line gives one; a rate of steps that is a mean since the
+    run began goes to ``running`` alone (its last reading is the run's, and its rise as it
+    settles is no trend)."""
     if (clock := _CLOCK_PER_STEP.search(line)) is not None:
         hours, minutes, seconds = clock.groups()
         per_step.append(int(hours) * 3600 + int(minutes) * 60 + float(seconds))
         return
-    if (rate := _STEPS_PER_SECOND.search(line) or _ITER_SPEED.search(line)) is not None:
+    if (mean := _ITER_SPEED.search(line)) is not None:
+        running.append(float(mean.group(1)))
+        return
+    if (rate := _STEPS_PER_SECOND.search(line)) is not None:
         value = float(rate.group(1))
         if value > 0:
             iterations.append(value)
@@ -170,7 +190,7 @@ class StepRuns:
         starts_run = self.counter is None
         if self.counter is not None and counter < self.counter:
             back = self.counter - counter
-            next_epoch = epoch is not None and self.epoch is not None and epoch != self.epoch
+            next_epoch = epoch is not None and self.epoch is not None and epoch > self.epoch
             if not next_epoch and (counter <= self.counter // 2 or back > 2 * self.stride):
                 starts_run = True
                 self.stride = 0
@@ -183,10 +203,44 @@ class StepRuns:
         if starts_run:
             self.run_first, self.run_on = counter, False
         self.run_on = self.run_on or counter != self.run_first
-        if not self.run_on and counter <= FIRST_STEP:
+        # a paste from a later epoch starts mid-run: its first counter is no run's start
+        started = epoch is None or epoch <= FIRST_STEP
+        if not self.run_on and counter <= FIRST_STEP and started:
             self.first_step(before, after)
         self.counter, self.epoch = counter, epoch
         self.counted = dict(after)
+
+    def figures(
+        self,
+        steps: tuple[str, Sequence[float]],
+        iterations: Sequence[float],
+        samples: Sequence[float],
+        running: Sequence[float],
+        problems: list[str],
+    ) -> tuple[float | None, float | None, float | None]:
+        """The log's step time, rate of steps and sample rate, each settled (:meth:`settle`)
+        from its readings (``steps``: the name and readings of the data-timed step times
+        where the log gives them, else of the per-step ones), with the words on
+        what was left out or withheld added to ``problems``, a first step said once. A rate
+        of steps that is a mean since the start (``running``) stands where nothing else was
+        read: its last reading is the run's."""
+        step, said = self.settle(*steps, ("step time", "step times"), "s")
+        if not (steps[1] or iterations) and running and running[-1] > 0:
+            step = 1.0 / running[-1]
+        rate, more = self.settle(
+            "iterations", iterations, ("rate of steps", "rates of steps"), "it/s"
+        )
+        if not iterations and running:
+            rate = running[-1]
+        sampled, most = self.settle(
+            "samples", samples, ("sample rate", "sample rates"), "samples/s"
+        )
+        problems.extend(_first_of_each([*said, *more, *most]))
+        return step, rate, sampled
+
+    def several_runs(self) -> bool:
+        """Whether a counter started again anywhere: the log holds more than one run."""
+        return any(self.starts.values())
 
     def first_step(self, before: dict[str, int], after: dict[str, int]) -> None:
         """The readings a line added (each list's length before and after it) are a run's
@@ -209,14 +263,14 @@ class StepRuns:
         shown = shown_values([values[k] for k in sorted(first)])
         if first and kept:
             problems.append(
-                f"{len(first)} first step(s) of a run left out of the {one} ({shown} {unit}): "
-                "a first step includes the run's start-up"
+                f"{FIRST_STEPS_LEFT_OUT} {one} ({len(first)} reading(s): {shown} {unit}): it "
+                "includes the run's start-up"
             )
         else:
             kept = list(range(len(values)))
             if first:
                 problems.append(
-                    f"the {one} is a first step's alone ({shown} {unit}): it includes the run's "
+                    f"{FIRST_STEP_ALONE} {one} ({shown} {unit}): it includes the run's "
                     "start-up, and a later step's is the steadier figure"
                 )
         runs = self._runs(name, kept, values)
@@ -229,7 +283,7 @@ class StepRuns:
                 problems.append(
                     f"{len(runs)} runs (the step counter starts again) whose {several} are "
                     f"{spread:.2f}-fold apart ({shown} {unit}): several setups pasted "
-                    "together, so none is given (paste each run on its own, or record them "
+                    f"together, {WITHHELD} (paste each run on its own, or record them "
                     "as an A/B with `casefile experiment`)"
                 )
                 return None, problems
@@ -253,3 +307,20 @@ class StepRuns:
                 next_start = next(starts, None)
             runs[-1].append(values[k])
         return [run for run in runs if run]
+
+
+def _first_of_each(said: list[str]) -> list[str]:
+    """The words, each word on first steps said once (every list of readings leaves a first
+    step out alike)."""
+    seen: set[str] = set()
+    kept = []
+    for word in said:
+        kind = next(
+            (k for k in (FIRST_STEPS_LEFT_OUT, FIRST_STEP_ALONE) if word.startswith(k)), None
+        )
+        if kind is not None:
+            if kind in seen:
+                continue
+            seen.add(kind)
+        kept.append(word)
+    return kept

@@ -29,7 +29,8 @@ ran slower than the start; the playbook says how far is far.
 A series is one printer's: readings are kept apart by the first three words of their lines (a
 YOLOX line against an mmengine line, a sampling bar against its "Total progress" bar), so two
 logs pasted one after the other are two series, not one run that slowed down. Two runs of one
-script pasted together are not told apart.
+script pasted together give no trend where the step counter starts again
+(:mod:`casefile_probes.app_log_steps`); where it only climbs they are not told apart.
 
 TFLOP/s is read as the log prints it: ``avg=1425 TFLOPS``, ``523.4 TFLOPS``, ``TFLOP/s: 36.7``
 (MaxText), ``tflops: 312.45`` (torchtitan), ``TFLOPs/s``, ``TFLOP/s/GPU``, thousands grouped

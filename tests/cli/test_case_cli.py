@@ -169,6 +169,17 @@ def test_parse_reads_a_paste_as_recording_it_would(cli: CLI, tmp_path: Path) -> 
     nothing = cli("parse", "command", str(plain))
     assert nothing.code == 0 and nothing.out == ""
     assert f"no facts in {plain} for command" in nothing.err
+    # what parse shows is what recording the same paste keeps
+    case_id = cli("new", "Parse", "--playbook", "gpu-throughput@3").out.strip()
+    recorded = cli(
+        "probe", case_id, "command", "--paste", str(bench), "--load", "under-load",
+        "--", "llama-batched-bench", "-m", "model.gguf",
+    )  # fmt: skip
+    assert recorded.code == 0, recorded.err
+    log = json.loads(cli("log", case_id, "--json").out)
+    (observation,) = [e for e in log if e["type"] == "observation.recorded"]
+    kept = {(f["name"], f["value"]) for f in observation["payload"]["facts"]}
+    assert {(f["name"], f["value"]) for f in parsed["facts"]} == kept
     own = json.loads(
         cli("parse", "nvidia-smi-topo", str(CORPUS / "topo" / "001.txt"), "--json").out
     )

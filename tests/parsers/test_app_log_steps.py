@@ -32,7 +32,7 @@ def test_the_first_step_is_left_out_where_later_steps_were_read() -> None:
     assert facts["step_time_s"] == 2.673
     assert facts["samples_per_s"] == 95.775  # step 1's 47.4 samples/s left out with it
     assert problems == [
-        "1 first step(s) of a run left out of the step time (5.4 s): a first step includes the "
+        "a run's first step is left out of the step time (1 reading(s): 5.4 s): it includes the "
         "run's start-up"
     ]
 
@@ -41,7 +41,7 @@ def test_iteration_zero_is_a_first_step_too() -> None:
     """nanoGPT (061) prints iteration 0 at 9.37 s, then about 0.894 s a step."""
     facts, problems = _facts(_sample("061"))
     assert facts["step_time_s"] == 0.894415
-    assert problems and "(9.37181 s)" in problems[0]
+    assert problems and "9.37181 s)" in problems[0]
 
 
 def test_a_first_step_alone_is_kept_with_a_word() -> None:
@@ -50,8 +50,8 @@ def test_a_first_step_alone_is_kept_with_a_word() -> None:
     facts, problems = _facts(first)
     assert facts["step_time_s"] == 9.37181
     assert problems == [
-        "the step time is a first step's alone (9.37181 s): it includes the run's start-up, and "
-        "a later step's is the steadier figure"
+        "only a run's first step gives the step time (9.37181 s): it includes the run's "
+        "start-up, and a later step's is the steadier figure"
     ]
 
 
@@ -113,7 +113,7 @@ def test_a_counter_that_starts_again_with_the_epoch_is_the_same_run() -> None:
     facts, problems = _facts("\n".join(lines))
     assert facts["step_time_s"] == 0.22
     assert problems == [  # epoch 1's step 1 only: the run's
-        "1 first step(s) of a run left out of the step time (0.5 s): a first step includes the "
+        "a run's first step is left out of the step time (1 reading(s): 0.5 s): it includes the "
         "run's start-up"
     ]
 
@@ -142,7 +142,7 @@ def test_a_rate_withheld_is_said_beside_the_step_time_kept() -> None:
     facts, problems = _facts(one + "\n" + two)
     assert facts["step_time_s"] == 2.673
     assert "samples_per_s" not in facts
-    assert problems[0].startswith("2 first step(s) of a run left out of the step time")
+    assert problems[0].startswith("a run's first step is left out of the step time (2 reading")
     assert "whose sample rates are 2.00-fold apart" in problems[1]
 
 
@@ -156,14 +156,71 @@ def test_a_bar_at_its_first_iteration_is_a_first_step() -> None:
     facts, problems = _facts(bar.format(done=1))
     assert facts["step_time_s"] == 4.26
     assert problems == [
-        "the step time is a first step's alone (4.26 s): it includes the run's start-up, and a "
-        "later step's is the steadier figure"
+        "only a run's first step gives the step time (4.26 s): it includes the run's start-up, "
+        "and a later step's is the steadier figure"
     ]
     facts, problems = _facts(bar.format(done=1) + "\n" + bar.format(done=2).replace("4.26", "1.26"))
     assert facts["step_time_s"] == 1.26
-    assert problems[0].startswith("1 first step(s) of a run left out of the step time (4.26 s)")
+    assert problems[0].startswith("a run's first step is left out of the step time (1 reading")
     _, problems = _facts(bar.format(done=2))
     assert problems == []
+
+
+def test_two_runs_that_each_name_their_epochs_are_two_runs() -> None:
+    """An epoch that goes back (2, then 1) is no next epoch: the counter starting again there
+    starts another run."""
+    run = [
+        f"Epoch [{epoch}/3], Step [{step}/600], Loss: 0.2, time per step = {{seconds}}"
+        for epoch, step in ((1, 100), (1, 200), (2, 100), (2, 200))
+    ]
+    text = "\n".join(
+        [line.format(seconds="0.10") for line in run]
+        + [line.format(seconds="0.40") for line in run]
+    )
+    result = parse_app_log(text)
+    assert not result.parsed and result.problems[0].startswith("2 runs (the step counter starts")
+    assert "4.00-fold apart" in result.problems[0]
+
+
+def test_a_paste_from_a_later_epoch_has_no_first_step() -> None:
+    """A paste that starts at epoch 3's step 1 starts mid-run: nothing is start-up."""
+    text = "\n".join(
+        f"Epoch 3/10 step {step}/500 loss 2.1 time per step = {seconds}"
+        for step, seconds in ((1, "0.25"), (100, "0.26"), (200, "0.26"))
+    )
+    facts, problems = _facts(text)
+    assert facts["step_time_s"] == 0.26
+    assert problems == []
+
+
+def test_nemo_step_timing_in_either_form() -> None:
+    """NeMo 2's "train_step_timing in s: 0.03146" (golden 118) and NeMo 1's tqdm postfix
+    "train_step_timing in s=0.377"."""
+    facts, _ = _facts(_sample("118"))
+    assert facts["step_time_s"] == 0.0316
+    bar = (
+        "Epoch 0:  10%|█         | 50/500 [00:20<03:00, 2.50it/s, loss=2.1, "
+        "train_step_timing in s=0.377]"
+    )
+    facts, _ = _facts(bar)
+    assert facts["step_time_s"] == 0.377
+
+
+def test_a_running_mean_of_steps_a_second_is_read_by_its_last_reading() -> None:
+    """ms-swift's 'train_speed(iter/s)' is a mean since the run began (golden 119): its last
+    reading is the run's, and its climb while it settles is no trend."""
+    line = (
+        "{{'loss': 0.42, 'train_speed(iter/s)': {speed}, 'epoch': 0.01, "
+        "'global_step/max_steps': '{step}/4491'}}"
+    )
+    text = "\n".join(
+        line.format(speed=speed, step=step)
+        for step, speed in ((5, 0.08), (10, 0.12), (15, 0.15), (20, 0.17), (25, 0.18), (30, 0.19))
+    )
+    facts, _ = _facts(text)
+    assert facts["it_per_s"] == 0.19
+    assert facts["step_time_s"] == round(1 / 0.19, 6)
+    assert "app.throughput_trend" not in facts
 
 
 def test_one_run_is_one_run() -> None:

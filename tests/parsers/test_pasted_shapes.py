@@ -347,6 +347,9 @@ def test_a_batched_bench_reads_its_one_stream_rows() -> None:
     facts, problems = _facts(BATCHED_BENCH)
     assert facts["tokens_per_s"] == 79.04
     assert problems == []
+    other = "\n| Layer | idx | GPU | name |\n|---|---|---|---|\n| a | 1 | c | 4000.0 |\n"
+    facts, _ = _facts(BATCHED_BENCH + other)  # another table's rows are not the bench's
+    assert facts["tokens_per_s"] == 79.04
     several = "\n".join(line for line in BATCHED_BENCH.splitlines() if "|    1 |" not in line)
     result = parse_app_log(several)
     assert not any(fact.name == "tokens_per_s" for fact in result.facts)
@@ -355,15 +358,44 @@ def test_a_batched_bench_reads_its_one_stream_rows() -> None:
 def test_a_bar_of_prompts_scored_not_generated_gives_prompts_a_second() -> None:
     """lm_eval's log-likelihood tasks through vLLM (golden app-log 117): about one output
     token a prompt, so the bar's output rate (22.14 tokens/s) is no decode rate; the job's
-    speed is its prompts a second, counted since the bar began (20791 in 15:38)."""
+    speed is its prompts a second, counted since the bar began (20791 in 15:38, read as
+    938.5 s: the bar shows whole seconds)."""
     bar = (
         "Processed prompts:  14%|███▉       | 20791/152671 [15:38<1:23:11, 26.42it/s, est. "
         "speed input: 24555.79 toks/s, output: 22.14 toks/s]"
     )
     facts, problems = _facts(bar)
     assert "tokens_per_s" not in facts
-    assert facts["requests_per_s"] == round(20791 / 938, 6)
-    assert "1.00 tokens a prompt" in problems[0]
+    assert facts["requests_per_s"] == round(20791 / 938.5, 6)
+    assert "under 2 tokens a prompt" in problems[0]
+
+
+def test_a_short_bar_of_short_answers_is_still_generation() -> None:
+    """1900 prompts in 1.9 s shown as 00:01, at 3000 output tokens/s: 3 tokens a prompt, not
+    1.58 (the shown second is a floor); only under 2 at the most the time can be is a job
+    that generates next to nothing."""
+    bar = (
+        "Processed prompts: 100%|██████████| 1900/1900 [00:01<00:00, 1000.00it/s, est. speed "
+        "input: 200000.00 toks/s, output: 3000.00 toks/s]"
+    )
+    facts, problems = _facts(bar)
+    assert facts["tokens_per_s"] == 3000.0
+    assert "requests_per_s" not in facts and problems == []
+
+
+def test_bars_that_score_or_embed_within_a_second_or_at_no_output() -> None:
+    within = (
+        "Processed prompts: 100%|██████████| 200/200 [00:00<00:00, 310.52it/s, est. speed "
+        "input: 45000.10 toks/s, output: 310.52 toks/s]"
+    )
+    facts, _ = _facts(within)
+    assert "tokens_per_s" not in facts and facts["requests_per_s"] == 310.52  # tqdm's own
+    pooling = (
+        "Processed prompts: 100%|██████████| 5000/5000 [00:50<00:00, 100.00it/s, est. speed "
+        "input: 51200.00 toks/s, output: 0.00 toks/s]"
+    )
+    facts, _ = _facts(pooling)
+    assert facts["requests_per_s"] == round(5000 / 50.5, 6)
 
 
 def test_a_bar_that_generates_keeps_its_output_rate() -> None:
