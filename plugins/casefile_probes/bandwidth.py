@@ -13,6 +13,8 @@ bandwidthTest facts (GB/s; older versions print MB/s, which are converted: their
   line, ``host`` when a run covers several devices together) holds the value at the
   largest transfer size, and subject ``size=<bytes>`` holds every row;
 - ``bandwidth.memory`` (str, per gpu) "pinned", "pageable" or "pinned+pageable";
+- the same from ``--csv`` lines (``bandwidthTest-D2D, Bandwidth = 10.9 GB/s, … Size = 14000
+  bytes``), one section per direction and memory;
 - ``name`` (str, per gpu) from "Device N: name".
 
 nvbandwidth facts (read by :mod:`casefile_probes.nvbandwidth`, whose probe reports more):
@@ -49,6 +51,16 @@ _MEMORY = re.compile(r"^\s*(?P<memory>PINNED|PAGEABLE)\s+Memory Transfers", re.I
 _UNIT = re.compile(r"Transfer Size \(Bytes\)\s*Bandwidth\s*\((?P<unit>[GM]B/s)\)", re.I)
 _SIZE_ROW = re.compile(r"^\s*(?P<size>[0-9]+)\s+(?P<value>[0-9]+(?:\.[0-9]+)?)\s*$")
 _RESULT = re.compile(r"^\s*Result\s*=\s*(?P<result>\w+)")
+#: ``--csv`` (shmoo) lines: "bandwidthTest-D2D, Bandwidth = 0.8 GB/s, Time = 0.00000 s, Size =
+#: 1000 bytes, NumDevsUsed = 1"; host transfers name their memory ("-H2D-Pinned", "-D2H-Paged")
+_CSV_ROW = re.compile(
+    r"^\s*bandwidthTest-(?P<dir>H2D|D2H|D2D)(?:-(?P<memory>Pinned|Paged))?,\s{0,4}"
+    r"Bandwidth\s{0,4}=\s{0,4}(?P<value>[0-9]{1,9}(?:\.[0-9]{1,9})?)\s{0,4}(?P<unit>[GM]B/s),"
+    r"[^\n]{0,80}?Size\s{0,4}=\s{0,4}(?P<size>[0-9]{1,15})\s{0,4}bytes"
+    r"(?:,\s{0,4}NumDevsUsed\s{0,4}=\s{0,4}(?P<count>[0-9]{1,4}))?",
+    re.I,
+)
+_CSV_DIRECTIONS = {"H2D": "h2d", "D2H": "d2h", "D2D": "d2d"}
 _ERROR = re.compile(
     r"(CUDA error|no CUDA-capable device|cudaGetDeviceCount returned|"
     r"CUDA driver version is insufficient|command not found|No such file)",
@@ -110,12 +122,37 @@ class _BandwidthTestReader:
             if value is not None and size is not None:
                 self.section.rows.append((size, value * self.section.unit_scale))
             return True
+        if m := _CSV_ROW.match(line):
+            self._csv_row(m)
+            return True
         if m := _RESULT.match(line):
             self._close()
             if m.group("result").upper() != "PASS":
                 self.result.problems.append(f"bandwidthTest reported Result = {m.group('result')}")
             return True
         return False
+
+    def _csv_row(self, row: re.Match[str]) -> None:
+        """A ``--csv`` line: a row of the section its direction and memory name, opened when
+        the line before was another's."""
+        direction = _CSV_DIRECTIONS[row.group("dir").upper()]
+        memory = "pageable" if (row.group("memory") or "").lower() == "paged" else "pinned"
+        scale = _MB_TO_GB if row.group("unit").upper() == "MB/S" else 1.0
+        self.seen = True
+        count = to_int(row.group("count") or "1") or 1
+        same = (self.direction, self.memory, self.scale, self.count) == (
+            direction,
+            memory,
+            scale,
+            count,
+        )
+        if self.section is None or not same:
+            self._close()
+            self.direction, self.memory, self.scale, self.count = direction, memory, scale, count
+            self._open()
+        value, size = to_float(row.group("value")), to_int(row.group("size"))
+        if self.section is not None and value is not None and size is not None:
+            self.section.rows.append((size, value * self.section.unit_scale))
 
     def device(self, index: int) -> None:
         self.devices.append(index)
@@ -195,6 +232,8 @@ def parse_bandwidth(text: str) -> ParseResult:
 _BANDWIDTH_TEST_SHAPE = re.compile(
     r"\[CUDA Bandwidth Test\]"
     r"|(?:Host to Device|Device to Host|Device to Device) Bandwidth,[ \t]*\d+[ \t]+Device"
+    r"|^[ \t]*bandwidthTest-(?:H2D|D2H|D2D)(?:-(?:Pinned|Paged))?,[ \t]*Bandwidth[ \t]*=",
+    re.M,
 )
 
 

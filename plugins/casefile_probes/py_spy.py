@@ -100,6 +100,8 @@ _PIN_MEMORY = re.compile(r"(?:^|/)torch/utils/data/_utils/pin_memory\.py|^_pin_m
 # a thread's innermost frame that only waits: a lock or condition, a queue, a poll, a sleep
 _BLOCKING = frozenset({"select", "poll", "_poll", "acquire", "_recv_bytes", "_recv"})
 _QUEUE_FILE = re.compile(r"(?:^|/)(?:queue\.py|multiprocessing/)")
+_JOINS = frozenset({"join", "_shutdown"})
+_THREADING_FILE = re.compile(r"(?:^|/)threading\.py(?::\d+)?$")
 _WAIT_FUNCTION = re.compile(
     r"(?:synchroniz|^item$|_local_scalar_dense|^cpu$|^tolist$|^wait(?:_stream|_event)?$)", re.I
 )
@@ -149,12 +151,32 @@ def _loads_data(thread: _Thread) -> bool:
 
 def _is_blocked(thread: _Thread) -> bool:
     """Its innermost frame only waits (a queue get, a select, a wait outside CUDA, a sleep)."""
-    top = thread.frames[0]
-    if _is_gpu_wait(top):
+    return _only_waits(thread.frames[0])
+
+
+def _idle_top(frame: _Frame) -> bool:
+    """A top row that is no one's work: a thread joined (``threading``'s ``join`` and
+    ``_shutdown``, the main thread at exit waiting for the others) or a native wait in the C
+    library (a futex, a condition). A Python lock's ``acquire`` is kept: threads queueing on
+    one lock is contention, a finding."""
+    name = frame.function.lower()
+    if name in _JOINS and _THREADING_FILE.search(frame.file):
+        return True
+    native = ".so" in frame.file or not frame.file
+    return native and ("futex" in name or "pthread_cond" in name or name.startswith("epoll_"))
+
+
+def _only_waits(frame: _Frame) -> bool:
+    """A frame that only waits: a queue get, a select, a wait outside CUDA, a sleep, or a
+    thread joined (``threading``'s ``join`` and ``_shutdown``: the main thread at exit waiting
+    for the others, which ``py-spy top`` shows as its own time)."""
+    if _is_gpu_wait(frame):
         return False
-    name = top.function.lower()
+    name = frame.function.lower()
     if name in ("get", "_get"):
-        return bool(_QUEUE_FILE.search(top.file))
+        return bool(_QUEUE_FILE.search(frame.file))
+    if name in _JOINS and _THREADING_FILE.search(frame.file):
+        return True
     if not name or any(blank in name for blank in " \t"):
         return False
     return (
@@ -203,7 +225,10 @@ def _parse_top(lines: list[str], start: int, result: ParseResult) -> bool:
         waiting = sum(own for own, frame in rows if _is_gpu_wait(frame))
         result.add("host.data_share", round(min(data / total, 1.0), 4))
         result.add("host.gpu_wait_share", round(min(waiting / total, 1.0), 4))
-    best = max(rows, key=lambda row: row[0])
+    # the function that takes the time, not a thread that only waits (the main thread joining
+    # the others at exit holds the most "own" time of a top that ran past the job's end)
+    working = [row for row in rows if not _idle_top(row[1])] or rows
+    best = max(working, key=lambda row: row[0])
     result.add("pyspy.top_function", best[1].text())
     return python_ran
 

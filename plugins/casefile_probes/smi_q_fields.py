@@ -111,6 +111,8 @@ _FIELDS: dict[str, Field] = {
     "utilization/encoder": Field("utilization.encoder", _PERCENT, "%"),
     "utilization/decoder": Field("utilization.decoder", _PERCENT, "%"),
     "temperature/gpu current temp": Field("temperature.gpu", _CELSIUS, "C"),
+    # drivers before about 2014 (304.x) print the GPU's temperature as "Gpu : 49 C"
+    "temperature/gpu": Field("temperature.gpu", _CELSIUS, "C"),
     "temperature/memory current temp": Field("temperature.memory", _CELSIUS, "C"),
     "temperature/memory temp": Field("temperature.memory", _CELSIUS, "C"),
     "temperature/gpu shutdown temp": Field("temperature.gpu.shutdown", _CELSIUS, "C"),

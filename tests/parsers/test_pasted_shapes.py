@@ -6,6 +6,7 @@ so that each behaviour is pinned apart from its golden file."""
 from __future__ import annotations
 
 from casefile_probes.app_log import looks_like_app_log, parse_app_log
+from casefile_probes.bandwidth import parse_bandwidth, recognise_bandwidth
 from casefile_probes.dmon import parse_dmon
 from casefile_probes.nccl import parse_nccl
 from casefile_probes.nccl_debug import parse_nccl_debug
@@ -410,3 +411,25 @@ def test_a_bar_that_generates_keeps_its_output_rate() -> None:
     assert facts["tokens_per_s"] == 55.51
     assert "requests_per_s" not in facts
     assert problems == []
+
+
+def test_bandwidth_test_csv_lines_are_read() -> None:
+    """``bandwidthTest --csv`` prints a line per transfer size (the shape of a post on NVIDIA's
+    developer forum, "Using bandwidthTest tool D2D performance more than the official given
+    bandwidth", an RTX 3080): one section per direction and memory, its largest size the
+    headline, as the table form gives."""
+    text = "".join(
+        f"bandwidthTest-D2D, Bandwidth = {gbps} GB/s, Time = 0.00000 s, Size = {size} bytes, "
+        "NumDevsUsed = 1\n"
+        for size, gbps in ((1000, 0.8), (2000, 0.7), (13000, 10.3), (14000, 10.9))
+    ) + (
+        "bandwidthTest-H2D-Pinned, Bandwidth = 24.5 GB/s, Time = 0.00131 s, Size = 32000000 "
+        "bytes, NumDevsUsed = 1\n"
+    )
+    assert recognise_bandwidth(text)
+    result = parse_bandwidth(text)
+    check_result(result)
+    facts = {(f.name, f.subject): f.value for f in result.facts}
+    assert facts[("bandwidth.d2d", "gpu0")] == 10.9
+    assert facts[("bandwidth.d2d", "size=1000")] == 0.8
+    assert facts[("bandwidth.h2d", "gpu0")] == 24.5
