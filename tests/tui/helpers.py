@@ -30,8 +30,29 @@ async def poll_until(
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:
-            raise AssertionError(what)
+            raise AssertionError(f"{what}; {app_state(pilot.app)}")
         await pilot.pause(0.05)
+
+
+def app_state(app: object) -> str:
+    """What the app shows and holds, for a failure's message: a wait that timed out on a
+    loaded machine is read from this, not rerun until it fails again."""
+    from casefile.tui.dialogs.form import FormDialog
+
+    screens = [type(screen).__name__ for screen in getattr(app, "screen_stack", [])]
+    focused = getattr(app, "focused", None)
+    parts = [f"screens {screens}", f"focused {type(focused).__name__ if focused else None}"]
+    screen = getattr(app, "screen", None)
+    if isinstance(screen, FormDialog):
+        parts.append(f"form {screen.values()!r} (complete {screen.complete})")
+    held = getattr(app, "_held_keys", ())
+    bounced = getattr(app, "_bounced", ())
+    parts.append(f"keys held {[k.key for k in held]}, bounced {[k.key for k in bounced]}")
+    giving = getattr(app, "_giving", None)
+    parts.append(f"giving {giving.key if giving is not None else None}")
+    notes = [n.message for n in getattr(app, "_notifications", [])]
+    parts.append(f"notifications {notes[-3:]}")
+    return "; ".join(parts)
 
 
 async def settle(pilot: Pilot[None], until: Callable[[], bool], timeout: float = SLACK_S) -> None:
