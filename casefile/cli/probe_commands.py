@@ -245,7 +245,12 @@ def cmd_parse(args: argparse.Namespace) -> int:
         for problem in result.problems:
             say(f"problem: {problem}", file=sys.stderr)
         if result.parsed and not result.facts and not result.problems:
-            say(f"casefile: no facts in {args.file} for {args.probe}", file=sys.stderr)
+            unclaimed = (
+                "; no probe recognises it: name the one it came from"
+                if (args.probe == "command")
+                else ""
+            )
+            say(f"casefile: no facts in {args.file} for {args.probe}{unclaimed}", file=sys.stderr)
     if not result.parsed:
         say(f"casefile: {args.file} did not parse as {args.probe}", file=sys.stderr)
         return 1

@@ -295,12 +295,20 @@ def _gpus(report: NvbReport) -> int | None:
     return max(counts) or None
 
 
+#: a test named on nvbandwidth's command line: "-t host_to_device_memcpy_ce", "--testcase=…"
+_TESTCASE = re.compile(r"(?:^|\s)(?:-t|--testcase)(?:\s{1,4}|=)([a-z][a-z0-9_]{2,80})\b")
+
+
 def parse_nvbandwidth(text: str) -> ParseResult:
     """Facts from nvbandwidth output, whole or in part."""
     cleaned = clean_paste(text, hash_prompt=True)
     report = read_nvbandwidth(cleaned.lines)
     if not report.seen():
         return ParseResult.unparsed("no nvbandwidth output found (no banner, matrix or SUM line)")
+    named = {m.group(1) for command in cleaned.commands for m in _TESTCASE.finditer(command)}
+    if len(named) == 1:  # the prompt's one "-t NAME" names a table no "Running" line named
+        for table in report.tables:
+            table.test = table.test or next(iter(named))
     result = ParseResult()
     add_cell_facts(result, report)
     add_peer_facts(result, report)

@@ -168,7 +168,7 @@ def test_parse_reads_a_paste_as_recording_it_would(cli: CLI, tmp_path: Path) -> 
     plain.write_text("hello\n")
     nothing = cli("parse", "command", str(plain))
     assert nothing.code == 0 and nothing.out == ""
-    assert f"no facts in {plain} for command" in nothing.err
+    assert f"no facts in {plain} for command; no probe recognises it" in nothing.err
     # what parse shows is what recording the same paste keeps
     case_id = cli("new", "Parse", "--playbook", "gpu-throughput@3").out.strip()
     recorded = cli(

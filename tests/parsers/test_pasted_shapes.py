@@ -11,6 +11,7 @@ from casefile_probes.dmon import parse_dmon
 from casefile_probes.nccl import parse_nccl
 from casefile_probes.nccl_debug import parse_nccl_debug
 from casefile_probes.nsys_stats import parse_nsys_stats
+from casefile_probes.nvbandwidth import parse_nvbandwidth
 from casefile_probes.py_spy import looks_like_py_spy, parse_py_spy
 from casefile_probes.query_gpu import PROBE as QUERY_GPU
 from casefile_probes.smi_q import parse_smi_q
@@ -433,3 +434,20 @@ def test_bandwidth_test_csv_lines_are_read() -> None:
     assert facts[("bandwidth.d2d", "gpu0")] == 10.9
     assert facts[("bandwidth.d2d", "size=1000")] == 0.8
     assert facts[("bandwidth.h2d", "gpu0")] == 24.5
+
+
+def test_an_nvbandwidth_table_is_named_by_the_test_its_prompt_ran() -> None:
+    """A paste of ``./nvbandwidth -t host_to_device_memcpy_ce`` cut to its matrix (no
+    "Running …" line, as a forum post showed it): the one test the command names is the
+    table's; without the prompt the table stays unnamed and gives no per-GPU facts."""
+    table = (
+        "memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n"
+        "           0         1\n"
+        " 0     24.81     24.79\n"
+    )
+    named = parse_nvbandwidth("$ ./nvbandwidth -t host_to_device_memcpy_ce\n" + table)
+    check_result(named)
+    facts = {(f.name, f.subject): f.value for f in named.facts}
+    assert facts[("nvbandwidth.host_to_device_memcpy_ce", "gpu0")] == 24.81
+    unnamed = {f.name for f in parse_nvbandwidth(table).facts}
+    assert "nvbandwidth.host_to_device_memcpy_ce" not in unnamed
