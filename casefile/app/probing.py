@@ -345,12 +345,12 @@ def _over_ssh(
 
 def parse_output(
     registry: Registry, probe_name: str, text: str
-) -> tuple[ParseResult, tuple[str, ...]]:
-    """Parse text with a probe's parser, no case involved (``casefile parse``), and the names
-    of the other probes that read it. As a paste recorded under that probe would be: text
-    given to ``command``, or that the probe could not read, is offered to every probe that
-    recognises it (:func:`casefile.app.recording.read_by_others`), so that trying a paste here
-    shows what recording it would keep."""
+) -> tuple[ParseResult, tuple[str, ...], tuple[str, ...]]:
+    """Parse text with a probe's parser, no case involved (``casefile parse``); with the names
+    of the other probes that read it, and of those that recognised it. As a paste recorded
+    under that probe would be: text given to ``command``, or that the probe could not read, is
+    offered to every probe that recognises it (:func:`casefile.app.recording.read_by_others`),
+    so that trying a paste here shows what recording it would keep."""
     from casefile.app.recording import Readers, read_by_others
     from casefile.probes.api import RunOutput
 
@@ -359,7 +359,9 @@ def parse_output(
     parsed = probe.safe_parse(text, output)
     readers = Readers.of(registry, with_rules=False)
     combined, read = read_by_others(readers, probe, parsed, text, output)
-    return combined, tuple(other.name for other in read)
+    offered = probe.name == "command" or not parsed.parsed
+    tried = readers.recognising(probe.name, text) if offered else []
+    return combined, tuple(other.name for other in read), tuple(other.name for other in tried)
 
 
 def ssh_hosts(config: Path | None = None) -> list[str]:

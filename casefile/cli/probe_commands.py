@@ -230,7 +230,7 @@ def cmd_parse(args: argparse.Namespace) -> int:
     from casefile.app.probing import parse_output
 
     text = read_input(args.file).decode("utf-8", errors="replace")
-    result, read_as = parse_output(registry(), args.probe, text)
+    result, read_as, recognised = parse_output(registry(), args.probe, text)
     if args.json:
         facts = [f.to_dict() for f in result.facts]
         shape = {"probe": args.probe, "read_as": list(read_as), "parsed": result.parsed}
@@ -245,16 +245,23 @@ def cmd_parse(args: argparse.Namespace) -> int:
         for problem in result.problems:
             say(f"problem: {problem}", file=sys.stderr)
         if result.parsed and not result.facts and not result.problems:
-            unclaimed = (
-                "; no probe recognises it: name the one it came from"
-                if (args.probe == "command")
-                else ""
-            )
-            say(f"casefile: no facts in {args.file} for {args.probe}{unclaimed}", file=sys.stderr)
+            unread = _unread(args.probe, args.file, recognised)
+            say(f"casefile: no facts in {args.file} for {args.probe}{unread}", file=sys.stderr)
     if not result.parsed:
         say(f"casefile: {args.file} did not parse as {args.probe}", file=sys.stderr)
         return 1
     return 0
+
+
+def _unread(probe: str, file: str, recognised: tuple[str, ...]) -> str:
+    """What to try where ``command`` read nothing in a file: the probe that recognised it (its
+    own parse says why it read nothing), or the one the output came from."""
+    if probe != "command":
+        return ""
+    if recognised:
+        first = recognised[0]
+        return f"; {first} recognised it but read nothing (casefile parse {first} {file})"
+    return "; no probe recognises it: name the one it came from"
 
 
 def cmd_plugins(args: argparse.Namespace) -> int:

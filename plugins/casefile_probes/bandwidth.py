@@ -54,7 +54,8 @@ _RESULT = re.compile(r"^\s*Result\s*=\s*(?P<result>\w+)")
 #: ``--csv`` (shmoo) lines: "bandwidthTest-D2D, Bandwidth = 0.8 GB/s, Time = 0.00000 s, Size =
 #: 1000 bytes, NumDevsUsed = 1"; host transfers name their memory ("-H2D-Pinned", "-D2H-Paged")
 _CSV_ROW = re.compile(
-    r"^\s*bandwidthTest-(?P<dir>H2D|D2H|D2D)(?:-(?P<memory>Pinned|Paged))?,\s{0,4}"
+    r"^\s*bandwidthTest-(?P<dir>H2D|D2H|D2D)(?:-(?P<memory>Pinned|Paged)(?:-?WriteCombined)?)?,"
+    r"\s{0,4}"
     r"Bandwidth\s{0,4}=\s{0,4}(?P<value>[0-9]{1,9}(?:\.[0-9]{1,9})?)\s{0,4}(?P<unit>[GM]B/s),"
     r"[^\n]{0,80}?Size\s{0,4}=\s{0,4}(?P<size>[0-9]{1,15})\s{0,4}bytes"
     r"(?:,\s{0,4}NumDevsUsed\s{0,4}=\s{0,4}(?P<count>[0-9]{1,4}))?",
@@ -136,7 +137,9 @@ class _BandwidthTestReader:
         """A ``--csv`` line: a row of the section its direction and memory name, opened when
         the line before was another's."""
         direction = _CSV_DIRECTIONS[row.group("dir").upper()]
-        memory = "pageable" if (row.group("memory") or "").lower() == "paged" else "pinned"
+        # a device-to-device line names no memory: it is the run's, as the host lines said
+        said = (row.group("memory") or "").lower()
+        memory = {"paged": "pageable", "pinned": "pinned"}.get(said, self.memory)
         scale = _MB_TO_GB if row.group("unit").upper() == "MB/S" else 1.0
         self.seen = True
         count = to_int(row.group("count") or "1") or 1
@@ -232,7 +235,8 @@ def parse_bandwidth(text: str) -> ParseResult:
 _BANDWIDTH_TEST_SHAPE = re.compile(
     r"\[CUDA Bandwidth Test\]"
     r"|(?:Host to Device|Device to Host|Device to Device) Bandwidth,[ \t]*\d+[ \t]+Device"
-    r"|^[ \t]*bandwidthTest-(?:H2D|D2H|D2D)(?:-(?:Pinned|Paged))?,[ \t]*Bandwidth[ \t]*=",
+    r"|^[ \t]*bandwidthTest-(?:H2D|D2H|D2D)(?:-(?:Pinned|Paged)(?:-?WriteCombined)?)?,"
+    r"[ \t]*Bandwidth[ \t]*=",
     re.M,
 )
 

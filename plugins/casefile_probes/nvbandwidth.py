@@ -295,8 +295,22 @@ def _gpus(report: NvbReport) -> int | None:
     return max(counts) or None
 
 
-#: a test named on nvbandwidth's command line: "-t host_to_device_memcpy_ce", "--testcase=…"
-_TESTCASE = re.compile(r"(?:^|\s)(?:-t|--testcase)(?:\s{1,4}|=)([a-z][a-z0-9_]{2,80})\b")
+#: a test named on nvbandwidth's command line, after the program: "./nvbandwidth -t
+#: host_to_device_memcpy_ce", "nvbandwidth --testcase=…"; the names run to the next option
+_TESTCASE = re.compile(
+    r"\bnvbandwidth\b[^\n]{0,200}?(?:\s-t|\s--testcase)(?:\s{1,4}|=)"
+    r"(?P<names>[a-z][a-z0-9_]{2,80}(?:\s{1,4}[a-z][a-z0-9_]{2,80}){0,20})(?=\s{0,4}(?:-|$))"
+)
+
+
+def _prompt_test(commands: list[str]) -> str | None:
+    """The one test a paste's one nvbandwidth command names (``-t NAME``), else None: several
+    commands, several names, or a ``-t`` of another program (``ssh -t``) name no table."""
+    runs = [command for command in commands if "nvbandwidth" in command]
+    if len(runs) != 1 or (match := _TESTCASE.search(runs[0])) is None:
+        return None
+    names = match.group("names").split()
+    return names[0] if len(names) == 1 else None
 
 
 def parse_nvbandwidth(text: str) -> ParseResult:
@@ -305,10 +319,10 @@ def parse_nvbandwidth(text: str) -> ParseResult:
     report = read_nvbandwidth(cleaned.lines)
     if not report.seen():
         return ParseResult.unparsed("no nvbandwidth output found (no banner, matrix or SUM line)")
-    named = {m.group(1) for command in cleaned.commands for m in _TESTCASE.finditer(command)}
-    if len(named) == 1:  # the prompt's one "-t NAME" names a table no "Running" line named
-        for table in report.tables:
-            table.test = table.test or next(iter(named))
+    unnamed = [table for table in report.tables if table.test is None]
+    named = _prompt_test(cleaned.commands)
+    if named is not None and len(unnamed) == 1:  # the one table the one test printed
+        unnamed[0].test = named
     result = ParseResult()
     add_cell_facts(result, report)
     add_peer_facts(result, report)

@@ -100,7 +100,9 @@ _PIN_MEMORY = re.compile(r"(?:^|/)torch/utils/data/_utils/pin_memory\.py|^_pin_m
 # a thread's innermost frame that only waits: a lock or condition, a queue, a poll, a sleep
 _BLOCKING = frozenset({"select", "poll", "_poll", "acquire", "_recv_bytes", "_recv"})
 _QUEUE_FILE = re.compile(r"(?:^|/)(?:queue\.py|multiprocessing/)")
-_JOINS = frozenset({"join", "_shutdown"})
+_JOINS = frozenset({"join", "_shutdown", "_wait_for_tstate_lock", "wait"})
+#: the C library's waits, bare of glibc's "__GI___" prefix
+_NATIVE_WAITS = frozenset({"poll", "ppoll", "select", "pselect", "nanosleep", "clock_nanosleep"})
 _THREADING_FILE = re.compile(r"(?:^|/)threading\.py(?::\d+)?$")
 _WAIT_FUNCTION = re.compile(
     r"(?:synchroniz|^item$|_local_scalar_dense|^cpu$|^tolist$|^wait(?:_stream|_event)?$)", re.I
@@ -155,15 +157,21 @@ def _is_blocked(thread: _Thread) -> bool:
 
 
 def _idle_top(frame: _Frame) -> bool:
-    """A top row that is no one's work: a thread joined (``threading``'s ``join`` and
-    ``_shutdown``, the main thread at exit waiting for the others) or a native wait in the C
-    library (a futex, a condition). A Python lock's ``acquire`` is kept: threads queueing on
-    one lock is contention, a finding."""
+    """A top row that is no one's work: a thread joined or idle in ``threading`` (``join``,
+    ``_wait_for_tstate_lock``, ``_shutdown``: the main thread at exit waiting for the others;
+    an Event's or Condition's ``wait``) or a native wait in the C library (a futex, a
+    condition, a poll, a sleep). A Python lock's ``acquire`` is kept: threads queueing on one
+    lock is contention, a finding."""
     name = frame.function.lower()
     if name in _JOINS and _THREADING_FILE.search(frame.file):
         return True
     native = ".so" in frame.file or not frame.file
-    return native and ("futex" in name or "pthread_cond" in name or name.startswith("epoll_"))
+    return native and (
+        "futex" in name
+        or "pthread_cond" in name
+        or name.lstrip("_").removeprefix("gi_").lstrip("_") in _NATIVE_WAITS
+        or name.startswith("epoll_")
+    )
 
 
 def _only_waits(frame: _Frame) -> bool:

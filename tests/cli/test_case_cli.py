@@ -169,6 +169,10 @@ def test_parse_reads_a_paste_as_recording_it_would(cli: CLI, tmp_path: Path) -> 
     nothing = cli("parse", "command", str(plain))
     assert nothing.code == 0 and nothing.out == ""
     assert f"no facts in {plain} for command; no probe recognises it" in nothing.err
+    failed = tmp_path / "failed.txt"  # bandwidthTest's banner, then only its error
+    failed.write_text("[CUDA Bandwidth Test] - Starting...\nno CUDA-capable device is detected\n")
+    tried = cli("parse", "command", str(failed))
+    assert "cuda-bandwidth recognised it but read nothing" in tried.err
     # what parse shows is what recording the same paste keeps
     case_id = cli("new", "Parse", "--playbook", "gpu-throughput@3").out.strip()
     recorded = cli(

@@ -451,3 +451,53 @@ def test_an_nvbandwidth_table_is_named_by_the_test_its_prompt_ran() -> None:
     assert facts[("nvbandwidth.host_to_device_memcpy_ce", "gpu0")] == 24.81
     unnamed = {f.name for f in parse_nvbandwidth(table).facts}
     assert "nvbandwidth.host_to_device_memcpy_ce" not in unnamed
+
+
+def test_a_prompt_names_a_table_only_when_it_is_nvbandwidth_s_one_test() -> None:
+    """Several tests after one -t, a -t of ssh, two runs: no table is named by the prompt."""
+    table = (
+        "memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n"
+        "           0         1\n"
+        " 0     24.81     24.79\n"
+    )
+    for prompt in (
+        "$ ./nvbandwidth -t host_to_device_memcpy_ce device_to_host_memcpy_ce\n",
+        "$ ssh -t gpu07 ./nvbandwidth\n",
+        "$ ./nvbandwidth -t host_to_device_memcpy_ce\n$ ./nvbandwidth\n",
+    ):
+        names = {f.name for f in parse_nvbandwidth(prompt + table).facts}
+        assert not any(name.endswith("_memcpy_ce") or "gpu07" in name for name in names), prompt
+
+
+def test_bandwidth_test_csv_pageable_and_write_combined_runs() -> None:
+    """A pageable run's device-to-device line is the run's memory (it names none), as the
+    table form reads it; a --wc run's lines ("-Pinned-WriteCombined") are pinned memory."""
+    pageable = (
+        "bandwidthTest-H2D-Paged, Bandwidth = 12.1 GB/s, Time = 0.00264 s, Size = 32000000 bytes, "
+        "NumDevsUsed = 1\n"
+        "bandwidthTest-D2D, Bandwidth = 700.2 GB/s, Time = 0.00005 s, Size = 32000000 bytes, "
+        "NumDevsUsed = 1\n"
+    )
+    facts = {(f.name, f.subject): f.value for f in parse_bandwidth(pageable).facts}
+    assert facts[("bandwidth.d2d.pageable", "gpu0")] == 700.2
+    assert facts[("bandwidth.memory", "gpu0")] == "pageable"
+    combined = (
+        "bandwidthTest-H2D-Pinned-WriteCombined, Bandwidth = 24.6 GB/s, Time = 0.00130 s, "
+        "Size = 32000000 bytes, NumDevsUsed = 1\n"
+    )
+    assert recognise_bandwidth(combined)
+    assert {(f.name, f.value) for f in parse_bandwidth(combined).facts} >= {("bandwidth.h2d", 24.6)}
+
+
+def test_py_spy_top_names_no_thread_waiting_to_join() -> None:
+    """On Python up to 3.12 a join's time is ``_wait_for_tstate_lock``'s; an idle Event's is
+    ``wait``'s in threading: neither is the work."""
+    top = (
+        "  %Own   %Total  OwnTime  TotalTime  Function (filename)\n"
+        " 60.00%  60.00%   30.10s    30.10s   _wait_for_tstate_lock (threading.py)\n"
+        " 20.00%  20.00%   10.20s    10.20s   wait (threading.py)\n"
+        " 15.00%  30.00%    7.50s    15.00s   forward (model.py)\n"
+        "  5.00%   5.00%    2.50s     2.50s   acquire (logging/__init__.py)\n"
+    )
+    facts = {f.name: f.value for f in parse_py_spy(top).facts}
+    assert facts["pyspy.top_function"] == "forward (model.py)"

@@ -30,7 +30,11 @@ async def poll_until(
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:
-            raise AssertionError(f"{what}; {app_state(pilot.app)}")
+            try:
+                state = app_state(pilot.app)
+            except Exception as error:  # an app with no screen left: say that, not a new error
+                state = f"no state: {error!r}"
+            raise AssertionError(f"{what}; {state}")
         await pilot.pause(0.05)
 
 
