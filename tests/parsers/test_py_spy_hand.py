@@ -62,8 +62,19 @@ def test_py_spy_top_shares_of_own_time(crlf: bool) -> None:
     facts = _values(parse_py_spy(text))
     assert facts["host.data_share"] == 0.4  # decode and __getitem__: 4 s of 10 s
     assert facts["host.gpu_wait_share"] == 0.2  # a threading wait is not a GPU wait
-    assert facts["pyspy.top_function"] == "wait (threading.py)"  # by OwnTime, not %Own
+    # threading's wait holds the most own time, but an idle thread's wait is no one's work
+    assert facts["pyspy.top_function"] == "decode (PIL/ImageFile.py)"
     assert facts["pyspy.threads"] == 9
+
+
+def test_py_spy_top_names_its_top_function_by_own_time_not_share() -> None:
+    """%Own is the last second's; OwnTime the whole run's, which the top function is read by."""
+    top = (
+        "  %Own   %Total  OwnTime  TotalTime  Function (filename)\n"
+        " 90.00%  90.00%    3.00s     3.00s   decode (PIL/ImageFile.py)\n"
+        " 10.00%  10.00%    6.00s     6.00s   forward (model.py)\n"
+    )
+    assert _values(parse_py_spy(top))["pyspy.top_function"] == "forward (model.py)"
 
 
 def test_py_spy_top_reads_the_share_of_samples_holding_the_gil() -> None:
