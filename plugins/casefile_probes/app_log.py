@@ -110,7 +110,7 @@ from .app_log_dispatch import DISPATCH_FACTS, LOOKS_LIKE_DISPATCH, DispatchLines
 from .app_log_graphs import GRAPH_WORDS, LOOKS_LIKE_GRAPHS, GraphLines
 from .app_log_layout import LayoutLines
 from .app_log_rates import RATE_WORDS, TokenRates
-from .app_log_steps import COUNTER_WORDS, WITHHELD, StepRuns, read_per_step
+from .app_log_steps import WITHHELD, StepRuns, may_count, read_per_step
 from .app_log_trend import FLOPS_WORDS, REQUEST_WORDS, RunRates, trend
 from .app_log_weights import LOOKS_LIKE_WEIGHTS, WEIGHT_FACTS, WEIGHT_WORDS, WeightLines
 
@@ -320,7 +320,7 @@ def _read(line: str, log: _Log) -> None:
         line = _STAMP.sub("", line, count=1)
     if "Time" in line:
         log.dispatch.read(line)
-    counts = _counts(log)
+    counts = _lengths(log)  # a tuple: built on every line, so the cheapest there is
     timed = any(word in line for word in _TIME_WORDS) and _timing(line, log)
     if not timed and any(word in line for word in _STEP_WORDS):
         read_per_step(line, log.per_step, log.iterations, log.running)
@@ -328,10 +328,10 @@ def _read(line: str, log: _Log) -> None:
         counted = len(log.iterations)
         _tqdm(line, log)
         log.run.keep("iterations", line, log.iterations, counted)
-    if len(log.step) > counts["step"]:
-        log.run.keep("step time", line, log.step, counts["step"])
-    if len(log.per_step) > counts["per-step"]:
-        log.run.keep("per-step time", line, log.per_step, counts["per-step"])
+    if len(log.step) > counts[0]:
+        log.run.keep("step time", line, log.step, counts[0])
+    if len(log.per_step) > counts[1]:
+        log.run.keep("per-step time", line, log.per_step, counts[1])
     if not line.lstrip().startswith("|"):
         if log.bench.batch is not None:
             log.bench.end()
@@ -353,20 +353,28 @@ def _read(line: str, log: _Log) -> None:
         log.run.read(line)
         if _STEP_MARK.search(line):  # one block of iterations, not one shape of a sweep
             log.run.keep("tflops", line, log.run.tflops, tflops)
-    if any(word in line for word in COUNTER_WORDS):
-        log.runs.see(line, counts, _counts(log))
+    if may_count(line):
+        log.runs.see(line, _named(counts), _counts(log))
     _config(line, log)
     log.continued = line.rstrip().endswith("\\")
 
 
-def _counts(log: _Log) -> dict[str, int]:
+#: the lists of readings :class:`StepRuns` places in runs, by name, in :func:`_lengths`' order
+_RUN_LISTS = ("step", "per-step", "iterations", "samples")
+
+
+def _lengths(log: _Log) -> tuple[int, int, int, int]:
     """How many readings each list that :class:`StepRuns` places in runs holds."""
-    return {
-        "step": len(log.step),
-        "per-step": len(log.per_step),
-        "iterations": len(log.iterations),
-        "samples": len(log.samples),
-    }
+    return len(log.step), len(log.per_step), len(log.iterations), len(log.samples)
+
+
+def _named(lengths: tuple[int, ...]) -> dict[str, int]:
+    return dict(zip(_RUN_LISTS, lengths, strict=True))
+
+
+def _counts(log: _Log) -> dict[str, int]:
+    """:func:`_lengths`, by name."""
+    return _named(_lengths(log))
 
 
 def _round(value: float) -> float:
