@@ -260,8 +260,8 @@ async def test_a_burst_survives_a_loop_stalled_while_n_opens_its_dialog(
 ) -> None:
     """A loop stalled past the longest wait for a key while ``n`` opens its dialog loses no key
     of the burst: the keys behind ``n`` wait for the dialog to take keys, whatever the clock
-    says. (Checked when this test failed once on two busy cores, not reproduced since: the
-    stall is three seconds of clock with no turn of the loop, inside the action.)"""
+    says. (Checked after the burst test above failed once on two busy cores, not reproduced
+    since: the stall is three seconds of clock with no turn of the loop, inside the action.)"""
     import time as real_time
     from types import SimpleNamespace
 
