@@ -501,3 +501,18 @@ def test_py_spy_top_names_no_thread_waiting_to_join() -> None:
     )
     facts = {f.name: f.value for f in parse_py_spy(top).facts}
     assert facts["pyspy.top_function"] == "forward (model.py)"
+
+
+def test_several_bars_of_a_scoring_job_give_the_median_of_their_last_readings() -> None:
+    """A scoring job's bars, one finished and one just begun: each bar's last reading is its
+    run's, and the job's prompts a second are their median, as generating bars' rates are."""
+    bars = (
+        "Processed prompts: 100%|██████████| 6000/6000 [01:00<00:00, 100.00it/s, est. speed "
+        "input: 51200.00 toks/s, output: 100.00 toks/s]\n"
+        "Processed prompts:   1%|          | 12/2000 [00:06<05:00, 2.00it/s, est. speed "
+        "input: 1000.00 toks/s, output: 2.00 toks/s]\n"
+    )
+    facts, _ = _facts(bars)
+    assert "tokens_per_s" not in facts
+    first, second = 6000 / 60.5, 12 / 6.5
+    assert facts["requests_per_s"] == round((first + second) / 2, 6)

@@ -279,3 +279,20 @@ async def test_a_burst_survives_a_loop_stalled_while_n_opens_its_dialog(
 
     monkeypatch.setattr(CaseWriting, "action_write", slow_write)
     await _a_note_in_one_burst_is_recorded(db_url)
+
+
+def test_a_wait_that_times_out_on_an_app_with_no_screen_says_so() -> None:
+    """The state a timed-out wait reports must not raise on its own: an app whose screens are
+    gone (it quit) says it has none, and the wait's own message stays."""
+    from textual.app import App
+
+    from tests.tui.helpers import poll_until
+
+    class Bare:
+        app = App()
+
+        async def pause(self, _delay: float = 0.0) -> None:
+            return None
+
+    with pytest.raises(AssertionError, match=r"did not reach .* no state: "):
+        asyncio.run(poll_until(Bare(), lambda: False, 0.0))  # type: ignore[arg-type]
