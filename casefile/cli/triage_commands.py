@@ -97,7 +97,8 @@ def register(
         "--outcome",
         choices=tuple(STATED),
         help='the result in words, no figures ("fixed by that setting", "no slowdown '
-        'since"): recorded as a reported experiment; fixed or better reads as faster',
+        'since"): recorded as a reported experiment; fixed or better reads as faster, fixed as '
+        "a large gain (the change took the trouble away)",
     )
     e.add_argument(
         "--probe",

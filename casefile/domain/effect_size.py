@@ -19,8 +19,10 @@ over the four outcomes, and a side whose outcome nobody names large reads as bef
 
 Between :data:`LARGE_FROM` and :data:`LARGE_AT` the reading moves in a straight line (on the
 log of the ratio) from the modest tier to the large one, so there is no cliff at 2×. An
-outcome stated in words ("fixed", "better") carries no size and reads the whole column, as
-does the ranking of next steps, which expects the three outcomes. What a step will tell is
+outcome stated in words carries no size and reads the whole column ("better"), except
+"fixed", which says the change took the trouble away and reads the large tier (see
+:mod:`casefile.domain.experiment_outcome`); the ranking of next steps, which expects the
+three outcomes, reads the whole column. What a step will tell is
 then a lower bound where the result lands in a tier.
 """
 
@@ -94,18 +96,23 @@ def tiered(value: float, effect: LargeEffect, hypothesis: str | None, lean: floa
     return round(value * ((1.0 - lean) * (1.0 - share) + lean * share), 9)
 
 
+def names_explain(effect: LargeEffect) -> str:
+    """The hypotheses that give a side's large effect, with their verb ("p2p-lost, library-path
+    explain")."""
+    verb = "explains" if len(effect.hypotheses) == 1 else "explain"
+    return f"{', '.join(effect.hypotheses)} {verb}"
+
+
 def said(effect: LargeEffect, size: float, lean: float) -> str:
     """The tier in words, for the evidence's rationale."""
-    names = ", ".join(effect.hypotheses)
-    verb = "explains" if len(effect.hypotheses) == 1 else "explain"
     figure = f"{size:.3g}×"
     if lean <= 0.0:
         return f"{figure} is a modest effect ({LARGE_FROM:g}× or less)"
     if lean >= 1.0:
-        return f"{figure} is a large effect ({LARGE_AT:g}× or more, which {names} {verb})"
+        return f"{figure} is a large effect ({LARGE_AT:g}× or more, which {names_explain(effect)})"
     return (
         f"{figure} is read {share_words(lean)} as a large effect ({LARGE_AT:g}× or more, which "
-        f"{names} {verb})"
+        f"{names_explain(effect)})"
     )
 
 

@@ -17,6 +17,12 @@ Beyond the margin, a rule that names which hypotheses give a large effect reads 
 two tiers, modest and large (see :mod:`casefile.domain.effect_size`): 5× under CUDA graphs says
 more for launch overhead than 12 % does.
 
+An outcome stated in words carries no size, so it reads its side's whole column, but for one
+word: "fixed" says the change took the trouble away. The cost it removed was the limit, which is
+what a large effect says of a rule's side (Amdahl's bound read the other way: what is left after
+the change is what the job should take), so "fixed" reads the large tier where the rule names one.
+"Better" says only which way.
+
 The ranking of next steps still expects an A/B's three outcomes crisply: what it says a step
 will tell is an upper bound where the result lands inside the margin.
 """
@@ -96,6 +102,34 @@ def read_speedup(
         leans_to=side,
         lean=lean,
         large_lean=None if effect is None else 0.0,
+    )
+
+
+#: the stated outcome that says the change took the trouble away (read as a large effect)
+REMOVED_THE_TROUBLE = "fixed"
+
+
+def read_stated(
+    rule: Rule, stated: str, outcome: str, large: Sequence[LargeEffect] = ()
+) -> SpeedupReading:
+    """The reading of an outcome stated in words (``stated``: fixed, better, same, worse) as
+    the rule's ``outcome``: its column, in the large tier for "fixed" where the rule reads that
+    side in tiers (see the module's docstring)."""
+    effect = next((e for e in large if e.outcome == outcome), None)
+    if stated != REMOVED_THE_TROUBLE or effect is None:
+        return _column(rule, outcome)
+    return SpeedupReading(
+        outcome=outcome,
+        likelihoods={
+            h: effect_size.tiered(row[outcome], effect, h, 1.0)
+            for h, row in rule.likelihoods.items()
+        },
+        otherwise=effect_size.tiered(rule.otherwise[outcome], effect, None, 1.0),
+        size=(
+            f"{REMOVED_THE_TROUBLE!r} reads as a large effect: the change took the trouble "
+            f"away, which {effect_size.names_explain(effect)}"
+        ),
+        large_lean=1.0,
     )
 
 

@@ -27,7 +27,7 @@ from casefile.domain.event_types.evidence import IntakeRef, IntakeSource, RuleRe
 from casefile.domain.event_types.experiment import ExperimentRecorded, StatedOutcome
 from casefile.domain.events import NewEvent
 from casefile.domain.expected import CaseContext
-from casefile.domain.experiment_outcome import SpeedupReading, read_speedup
+from casefile.domain.experiment_outcome import SpeedupReading, read_speedup, read_stated
 from casefile.domain.experiments import ExperimentRule
 from casefile.domain.fabric import stated_port_rates
 from casefile.domain.intake import IntakeQuestion, Known
@@ -413,19 +413,21 @@ def _stated_evidence(
     )
     outcome = "faster" if either else outcome
     table = rule.rule
-    named = _in_case(projection, rule, {h: row[outcome] for h, row in table.likelihoods.items()})
+    column = read_stated(rule.rule, stated, outcome, rule.large)
+    named = _in_case(projection, rule, column.likelihoods)
     if not named:
         return None
+    size = f"; {column.size}" if column.size is not None else ""
     return commands.assess_evidence(
         projection,
         named,
         allow_retired=True,
         rationale=(
             f"{rule.title}: {experiment['change']}: the outcome stated as {stated!r}, no figures "
-            f"(read as {outcome!r}{_UNDONE if undone else ''}{_EITHER if either else ''}). "
-            f"{table.rationale}"
+            f"(read as {outcome!r}{_UNDONE if undone else ''}{_EITHER if either else ''}"
+            f"{size}). {table.rationale}"
         ),
-        otherwise=table.otherwise[outcome],
+        otherwise=column.otherwise,
         kind="reported",
         reliability=reported_reliability(table.reliability, figures=False),
         rule=RuleRef(id=table.id, version=rule.version),

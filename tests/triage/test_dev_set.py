@@ -19,7 +19,6 @@ from tests.triage.devset import DEV, case_dirs, evaluate
 NOT_YET = {
     "azurehpc-pr-730-nc48ads-a100-nccl-graph-file": "p2p-policy leads; misconfiguration is #2 "
     "(the override A/B speaks for both; the Azure VM weighs a little for the library's path)",
-    "centernet-604-2080s-cpu-contention-data-time": "data-loading leads; host-cpu is #2",
     "club-3090-356-x99-no-p2p-tp2": "over-split leads; "
     "consumer-no-p2p is the likeliest leaf, but a class of several leaves leads",
     "ds4-773-gb10-decode-at-bandwidth-floor": "power-cap leads; memory-bandwidth is #5 (the "
@@ -35,7 +34,7 @@ NOT_YET = {
     "nccl-371-2-node-v100-nccl-2-7-gdr-read-off": "upgrade-regression leads; "
     "internode-network is #3 (NCCL 2.5.6 -> 2.7.8, slower, shows the version decides the speed; "
     "its mechanism, a changed GPUDirect RDMA read default, is internode-network's)",
-    "nccl-820-pex88096-virtual-bridge-nic-order": "over-split leads; numa-bios is #5 (its "
+    "nccl-820-pex88096-virtual-bridge-nic-order": "over-split leads; numa-bios is #6 (its "
     "topology-file A/B is read as an NCCL override, which a firmware's hidden wiring shares "
     "with the library's own path and a misconfiguration)",
     "nccl-tests-74-a40-nps4": "throughput/catch-all leads; numa-bios is #9",
@@ -61,7 +60,7 @@ NOT_YET = {
     # the eleventh round (evaluation 56: neither leads as written down)
     "sglang-omni-pr-783-thinker-custom-ar-forced-off": "over-split leads; p2p-policy is #2 "
     "(the A/B is read, at a reported 10 %, against over-split's inference prior)",
-    "ucx-py-402-dgx2-rndv-tcp-fallback": "internode-network leads; transport-fallback is #8 "
+    "ucx-py-402-dgx2-rndv-tcp-fallback": "internode-network leads; transport-fallback is #3 "
     "(no intake but the DGX-2's NVSwitch: the opening post was not retrieved)",
     # the twelfth round (evaluation 58: its one case does not lead as written down)
     "trussc-41-p1000-nvdec-cpu-colour-convert": "data-loading leads; host-cpu is #5 "
@@ -100,10 +99,8 @@ NOT_YET = {
     "ucx-py-350-dgx1-eight-gpus-tcp-between-pairs": "consumer-no-p2p leads; transport-fallback "
     "is #5 (its one A/B, 8 GPUs -> 2, says traffic between the GPUs was the cost, not which "
     "path it took; no step names the transport)",
-    # the twenty-sixth round (evaluation 116: it does not lead as written down)
-    "fairseq-3342-dgx-a100-wav2vec2-omp-threads": "data-loading leads; host-cpu is #2 (its "
-    "OMP_NUM_THREADS=1 fix is told in words, read by host-threads as reported evidence, not "
-    "enough against data loading's training prior)",
+    # the twenty-sixth round (evaluation 116: it does not lead as written down; evaluation
+    # 120: it leads, its "fixed" read as a large gain, as centernet-604 does)
 }
 
 CASES = [

@@ -244,14 +244,26 @@ def test_a_large_effect_reads_large_backwards_and_in_durations(
     assert payload["likelihoods"]["compute-launch"] == pytest.approx(0.425)  # type: ignore[index]
 
 
-def test_an_outcome_stated_in_words_has_no_size_and_reads_the_whole_column(cli: CLI) -> None:
+def test_better_stated_in_words_has_no_size_and_reads_the_whole_column(cli: CLI) -> None:
+    new = cli("new", "slow", "--id", "w", "--playbook", "gpu-throughput@3")
+    assert new.code == 0, new.err
+    done = cli("experiment", "w", "--change", "CUDA graphs enabled", "--outcome", "better")
+    assert done.code == 0, done.err
+    payload = log(cli, "w")[-1]["payload"]
+    row = GRAPHS.rule.likelihoods["compute-launch"]
+    assert payload["likelihoods"]["compute-launch"] == row["faster"]  # type: ignore[index]
+
+
+def test_fixed_stated_in_words_reads_as_a_large_effect(cli: CLI) -> None:
+    """A stated "fixed" says the change took the trouble away, as a gain of 2x or more does:
+    the same likelihoods as a measured 5x (above)."""
     new = cli("new", "slow", "--id", "w", "--playbook", "gpu-throughput@3")
     assert new.code == 0, new.err
     done = cli("experiment", "w", "--change", "CUDA graphs enabled", "--outcome", "fixed")
     assert done.code == 0, done.err
     payload = log(cli, "w")[-1]["payload"]
-    row = GRAPHS.rule.likelihoods["compute-launch"]
-    assert payload["likelihoods"]["compute-launch"] == row["faster"]  # type: ignore[index]
+    assert payload["likelihoods"]["compute-launch"] == pytest.approx(0.425)  # type: ignore[index]
+    assert "'fixed' reads as a large effect" in str(payload["rationale"])  # type: ignore[index]
 
 
 def test_the_rule_listing_says_which_hypotheses_a_large_effect_counts_for(cli: CLI) -> None:

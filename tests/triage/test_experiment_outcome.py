@@ -131,3 +131,22 @@ def test_a_difference_of_exactly_the_margin_is_beyond_it(
 def test_just_past_a_quarter_of_the_margin_is_still_plain_same() -> None:
     reading = read_speedup(HEAT_SOAK.rule, 0.2500001)
     assert (reading.outcome, reading.leans_to) == ("same", None)
+
+
+def test_a_stated_fixed_reads_the_large_tier_of_its_side() -> None:
+    """A stated "fixed" on the slower side a rule reads in tiers (a heat soak's large loss, the
+    change undone) is its large tier; "better" and "worse" are their whole columns."""
+    from casefile.domain.effect_size import NAMED_SHARE, OTHER_SHARE
+    from casefile.domain.experiment_outcome import read_stated
+
+    (loss,) = [e for e in HEAT_SOAK.large if e.outcome == "slower"]
+    fixed = read_stated(HEAT_SOAK.rule, "fixed", "slower", HEAT_SOAK.large)
+    for hypothesis, row in HEAT_SOAK.rule.likelihoods.items():
+        share = NAMED_SHARE if hypothesis in loss.hypotheses else OTHER_SHARE
+        assert fixed.likelihoods[hypothesis] == pytest.approx(row["slower"] * share)
+    assert fixed.large_lean == 1.0 and fixed.size is not None and "fixed" in fixed.size
+    worse = read_stated(HEAT_SOAK.rule, "worse", "slower", HEAT_SOAK.large)
+    assert worse.likelihoods["thermal-degradation"] == ROW["slower"] and worse.size is None
+    # a side the rule reads whole: the column, whatever the word
+    faster = read_stated(HEAT_SOAK.rule, "fixed", "faster", HEAT_SOAK.large)
+    assert faster.likelihoods["thermal-degradation"] == ROW["faster"] and faster.size is None

@@ -121,3 +121,48 @@ def test_the_report_lists_it(cli: CLI, case: str, tmp_path: object) -> None:
     report = out.read_text(encoding="utf-8")
     assert "iommu=pt — stated: same (no figures)" in report
     assert "read by rule experiment.iommu-acs-off v1 → same (stated same)" in report
+
+
+def _transport_case(cli: CLI, name: str) -> None:
+    assert cli("new", "slow DDP", "--id", name, "--playbook", "gpu-throughput@3").code == 0
+
+
+def test_fixed_reads_as_a_large_gain_where_the_rule_reads_one_apart(cli: CLI) -> None:
+    """A stated "fixed" says the change took the trouble away: the cost it removed was the limit,
+    which is what a gain of 2x or more says (the rule's ``large_gain``). Read as the whole column, a
+    reporter's "closing the other programs fixed it" counted for a loader held up by that CPU
+    load about a third as much as for the CPU load itself (centernet-604, fairseq-3342)."""
+    from casefile_gpu_playbook import PLAYBOOK_V3
+
+    from casefile.domain.effect_size import NAMED_SHARE, OTHER_SHARE
+
+    rule = next(r for r in PLAYBOOK_V3.experiments if r.id == "transport")
+    (gain,) = [e for e in rule.large if e.outcome == "faster"]
+    _transport_case(cli, "t1")
+    fixed = cli("experiment", "t1", "--change", "gloo -> NCCL", "--outcome", "fixed", "--json")
+    assert fixed.code == 0, fixed.err
+    payload = log(cli, "t1")[-1]["payload"]
+    assert payload["statistic"] == "fixed"  # type: ignore[index]
+    likelihoods = payload["likelihoods"]  # type: ignore[index]
+    for hypothesis, row in rule.rule.likelihoods.items():
+        share = NAMED_SHARE if hypothesis in gain.hypotheses else OTHER_SHARE
+        assert likelihoods[hypothesis] == pytest.approx(row["faster"] * share)  # type: ignore[index]
+    assert payload["otherwise"] == pytest.approx(rule.rule.otherwise["faster"] * OTHER_SHARE)  # type: ignore[index]
+    assert "'fixed' reads as a large effect" in payload["rationale"]  # type: ignore[index]
+    # better says only which way: the whole column
+    _transport_case(cli, "t2")
+    assert cli("experiment", "t2", "--change", "gloo -> NCCL", "--outcome", "better").code == 0
+    better = log(cli, "t2")[-1]["payload"]
+    assert better["likelihoods"] == {  # type: ignore[index]
+        h: row["faster"] for h, row in rule.rule.likelihoods.items()
+    }
+    assert "large effect" not in better["rationale"]  # type: ignore[index]
+
+
+def test_fixed_reads_the_whole_column_where_the_rule_reads_no_size(cli: CLI, case: str) -> None:
+    """p2p-disable (version 1) names no large gain: "fixed" there is "faster", as before."""
+    rule = next(r for r in PLAYBOOK_V2.experiments if r.id == "p2p-disable")
+    assert not [e for e in rule.large if e.outcome == "faster"]
+    assert cli("experiment", case, "--change", "NCCL_P2P_DISABLE=1", "--outcome", "fixed").code == 0
+    payload = log(cli, case)[-1]["payload"]
+    assert payload["likelihoods"] == {h: r["faster"] for h, r in rule.rule.likelihoods.items()}  # type: ignore[index]
