@@ -19,6 +19,7 @@ from casefile.domain.event_types.experiment import ExperimentRecorded
 from casefile.domain.experiments import named_rule
 from casefile.domain.gpu_counts import only_gpu_count
 from casefile.domain.nearest_rules import Nearness, nearest_rules
+from casefile.domain.reading_scope import out_of_scope
 from casefile.domain.repeats import earlier_telling
 from casefile.domain.retelling import measured_telling_stands
 from casefile.errors import DomainError, Remedy
@@ -108,8 +109,20 @@ def nearest_to(
     would, taken up with ``--rule``, read the A/B by a rule that cannot apply."""
     if rule is not None:
         return ()
-    rules = [r for r in _case_rules(registry, projection) if _not_ruled_out(r, projection)]
-    return nearest_rules(rules, change)
+    every = _case_rules(registry, projection)
+    reader = next((r for r in every if r.matches(change)), None)
+    if reader is not None:
+        reason = out_of_scope(projection, reader.rule.question, reader.rule.requires)
+        if reason is not None:
+            return (Nearness(reader.id, (), ruled_out=reason, needs=_requirement(reader)),)
+    return nearest_rules([r for r in every if _not_ruled_out(r, projection)], change)
+
+
+def _requirement(rule: ExperimentRule) -> str:
+    """What a rule needs, as a reader says it: ``gpu-count is several``."""
+    return " and ".join(
+        f"{intake} is {' or '.join(allowed)}" for intake, allowed in rule.rule.requires
+    )
 
 
 def _case_rules(registry: Registry, projection: Projection) -> list[ExperimentRule]:
@@ -139,7 +152,19 @@ def read_experiment(
     remedy = None
     leaning = large = None
     unit = record.get("unit")
-    if rule is None:
+    if rule is None and not any(q.playbook for q in draft.projection.questions.values()):
+        unread = (
+            "the case has no playbook, so no rule reads a change; open one (playbook open "
+            "CASE gpu-throughput) or name the hypotheses it tests"
+        )
+        remedy = Remedy("names them (HYP[,HYP…])", "tests")
+    elif rule is None and nearest and nearest[0].ruled_out is not None:
+        unread = (
+            f"rule {nearest[0].rule_id} reads this change where {nearest[0].needs}, and "
+            f"{nearest[0].ruled_out} rules that out (answer it again if the case is wrong "
+            "about it)"
+        )
+    elif rule is None:
         near = (
             f" (its words are nearest to {nearest_words(nearest)}: --rule "
             f"{nearest[0].rule_id} reads it by that rule, if it tests what that rule tests)"
@@ -190,7 +215,8 @@ def read_experiment(
         same_change=earlier_telling(draft.projection, record) if evidence is not None else None,
         leaning=leaning,
         large=large,
-        nearest=nearest if rule is None else (),
+        # a rule ruled out is the reason, said above, and no hint toward a rule to force
+        nearest=nearest if rule is None and not any(n.ruled_out for n in nearest) else (),
     )
 
 
@@ -230,6 +256,14 @@ def tested_rule(projection: Projection, tests: Sequence[str], probe: str | None)
         raise DomainError(
             f"the hypotheses tested belong to {len(questions)} questions "
             f"({', '.join(questions)}): an A/B is read against one question's"
+        )
+    question = projection.questions.get(questions[0])
+    reasons = [question.inapplicable_reason(h) for h in named] if question is not None else []
+    if reasons and all(reason is not None for reason in reasons):
+        why = "; ".join(f"{h}: {reason}" for h, reason in zip(named, reasons, strict=True))
+        raise DomainError(
+            f"the hypotheses tested do not apply to this case ({why}): an A/B of them would "
+            "weigh nothing"
         )
     return named_rule(named, questions[0], probe)
 

@@ -138,6 +138,11 @@ class Nearness:
 
     rule_id: str
     words: tuple[str, ...]
+    #: where the rule reads the change itself but an answer in force rules it out, that
+    #: answer (``gpu-count = one (seq 27)``): no hint then, the reason the change is unread
+    ruled_out: str | None = None
+    #: ... and what the rule needs there (``gpu-count is several``)
+    needs: str = ""
 
 
 def nearest_rules(rules: Sequence[ExperimentRule], change: str) -> tuple[Nearness, ...]:
