@@ -29,6 +29,10 @@ nodes give rows); a node averaged since boot is left out and named in a problem.
 Rows cut short are skipped and said as a problem; mpstat's per-node rows (``-N``) are not
 cores, so only their ``all`` row is read. Decimal commas (``99,7 id``) are read as points.
 
+pidstat's report pasted or typed out as a Markdown table (``| UID | TGID | TID | %usr | … |
+Command |`` above a ``|---|`` row; a thread's mark escaped as ``\\|__``) is read as the plain
+report is (see ``cpu_sysstat._unpiped``).
+
 Other screens people paste as "top": busybox's (``CPU:  0% usr  2% sys … 48% idle 48% io``,
 ``%CPU`` cells written ``1%``) reads like procps top, ``io`` being its iowait; htop's CPU meters
 (``3[|100.0%]``) give each core's busy and their mean, htop counting neither idle nor (unless
@@ -95,7 +99,11 @@ _LOOKS_TOP = re.compile(
 _LOOKS_MPSTAT = re.compile(
     r"\b(?:CPU|NODE)\s+%us(?:e)?r\s+%nice\s+%sys\s+%iowait\b[^\n]{0,200}%idle", re.M
 )
-_LOOKS_PIDSTAT = re.compile(r"\b(?:PID|TID)\s+%us(?:e)?r\s+%system\s+(?:%guest|%CPU)\b")
+#: blanks between the columns, or a Markdown table's cell border (``| TID | %usr |``)
+_LOOKS_PIDSTAT = re.compile(
+    r"\b(?:PID|TID)(?:\s*\|\s*|\s+)%us(?:e)?r(?:\s*\|\s*|\s+)%system(?:\s*\|\s*|\s+)"
+    r"(?:%guest|%CPU)\b"
+)
 
 
 def looks_like_top(text: str) -> bool:
@@ -110,7 +118,8 @@ def looks_like_mpstat(text: str) -> bool:
 
 
 def looks_like_pidstat(text: str) -> bool:
-    """A pidstat CPU header: ``PID`` (or ``TID``) then ``%usr %system %guest``."""
+    """A pidstat CPU header: ``PID`` (or ``TID``) then ``%usr %system %guest``, apart by
+    blanks or as a Markdown table's cells."""
     return isinstance(text, str) and _LOOKS_PIDSTAT.search(text) is not None
 
 

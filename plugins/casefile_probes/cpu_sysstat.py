@@ -10,7 +10,8 @@ Which report of a paste is read, and which are averages since boot that say noth
 load now (``mpstat`` or ``pidstat`` run without an interval), is chosen in
 :mod:`casefile_probes._sysstat_report`, node by node where a parallel shell (pdsh, clush) ran
 the tool: each node's lines are read here as a paste of their own. The labels in front of the
-rows, and the tables the rows fill, are kept in :mod:`casefile_probes._sysstat_rows`.
+rows, and the tables the rows fill, are kept in :mod:`casefile_probes._sysstat_rows`. A pidstat
+report pasted as a Markdown table is first written back as pidstat prints it (``_unpiped``).
 """
 
 from __future__ import annotations
@@ -195,6 +196,60 @@ def parse_mpstat(text: str) -> ParseResult:
 # ---------------------------------------------------------------------- pidstat
 
 _TASK_COLUMNS = ("UID", "USER", "PID", "TGID", "TID")
+#: a Markdown table's cell border: a ``|`` that no backslash escapes
+_CELL_BORDER = re.compile(r"(?<!\\)\|")
+#: a Markdown table's delimiter row: ``|---|:---:|`` (its outer pipes optional)
+_DELIMITER_ROW = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$")
+
+
+def _cells(line: str) -> list[str]:
+    """A Markdown table line's cells, stripped, ``\\|`` read as ``|`` (a thread's ``|__``
+    mark, escaped so as not to end its cell); the outer pipes open and close no cell."""
+    text = line.strip()
+    cells = _CELL_BORDER.split(text)
+    if text.startswith("|"):
+        cells = cells[1:]
+    if len(cells) > 1 and _CELL_BORDER.search(text[-1:]) and not text.endswith("\\|"):
+        cells = cells[:-1]
+    return [cell.strip().replace("\\|", "|") for cell in cells]
+
+
+def _is_pidstat_header(cells: list[str]) -> bool:
+    return "%CPU" in cells and "Command" in cells and any(n in cells for n in _TASK_COLUMNS[2:])
+
+
+def _unpiped(lines: list[str]) -> list[str]:
+    """The lines with each pidstat table pasted (or typed out) as a Markdown table written
+    as pidstat prints it: cells apart by blanks, the delimiter row and empty header cells
+    gone, the cells in front of the first task column (the time) kept where not empty, an
+    empty cell after them written ``-``. Its rows are then read as a plain paste's are, as
+    the generic unwrapping of a fenced or quoted paste has a parser read the output itself.
+    Only a table whose header names pidstat's CPU columns is rewritten, never mpstat's. A
+    ``|__`` thread mark left unescaped (or unescaped with a quote's escapes) splits its cell
+    in two: a row's cells beyond the header's are joined back into the last, Command."""
+    out: list[str] = []
+    columns: list[str] = []  # the header of the table being read; [] outside one
+    lead = 0  # how many of its cells come before the first task column
+    for at, line in enumerate(lines):
+        if columns and "|" in line:
+            if _DELIMITER_ROW.match(line):
+                continue
+            cells = _cells(line)
+            if len(cells) > len(columns) and columns[-1] == "Command":
+                cells[len(columns) - 1 :] = ["|".join(cells[len(columns) - 1 :])]
+            kept = [cell for cell in cells[:lead] if cell] + [cell or "-" for cell in cells[lead:]]
+            out.append("  ".join(kept))
+            continue
+        columns = []
+        if "|" in line and at + 1 < len(lines) and _DELIMITER_ROW.match(lines[at + 1]):
+            cells = _cells(line)
+            if _is_pidstat_header(cells):
+                columns = cells
+                lead = min(cells.index(name) for name in _TASK_COLUMNS if name in cells)
+                out.append("  ".join(cell for cell in cells if cell))
+                continue
+        out.append(line)
+    return out
 
 
 def _pidstat_tables(lines: list[str], problems: list[str]) -> list[Table]:
@@ -209,7 +264,7 @@ def _pidstat_tables(lines: list[str], problems: list[str]) -> list[Table]:
     hash_prefix = 0
     cut = 0
     report = 0
-    for line in lines:
+    for line in _unpiped(lines):
         if BANNER.match(line):
             report, last, headed = report + 1, None, {}
             continue

@@ -10,9 +10,9 @@ the process. Both of its text outputs are read:
   shares are of the own time shown (the ``OwnTime`` column, cumulative over the run, rather
   than ``%Own``, which covers the last second only and passes 100% with several threads);
 - ``py-spy dump`` (``Thread … (idle|active…): "name"`` lines, each followed by its frames,
-  innermost first, indented; ``Process …`` and ``Python v…`` lines, ``--locals`` blocks, a
-  second process of ``--subprocesses`` and the tab-indented frames of py-spy 0.1 too): shares
-  are of threads.
+  innermost first, indented; ``Process …`` and ``Python v…`` lines, ``--locals`` blocks,
+  several processes one after another (below) and the tab-indented frames of py-spy 0.1 too):
+  shares are of threads.
 
 Facts, all on ``host``:
 
@@ -33,20 +33,42 @@ Facts, all on ``host``:
   Python 3.12+ nor on some older builds): no share is given then;
 - ``pyspy.top_function`` (str): the row with the most own time (top), or the main thread's
   innermost frame with a name (dump; under ``--native`` not libc's bare ``0x7f…``
-  addresses), as printed (``name (file:line)``);
-- ``pyspy.threads``: threads in the dump, or the ``Threads:`` count of top's header; not given
-  for a dump pasted from inside a thread's frames (the threads above the cut are unknown).
+  addresses), as printed (``name (file:line)``); of the first process that shows a main
+  thread where a dump holds several processes;
+- ``pyspy.threads``: threads in the dump (of its first process where it holds several), or the
+  ``Threads:`` count of top's header; not given for a dump pasted from inside a thread's frames
+  (the threads above the cut are unknown).
 
 Which threads a dump's shares are of: a process's main thread says most about where its time
-goes, and most of its other threads sleep. So the shares are over the main thread (when the
-dump names one) and the other threads that are doing something; a thread with no frames
-(``Thread 4076 (idle)``) is left out, and so is a thread other than the main one whose innermost
-frame is a block on a queue ``get``, a ``select``/``poll``, a ``wait`` outside CUDA or a
-``sleep`` (a pin-memory thread or a worker waiting for its next batch is no evidence that data
-loading is slow; a main thread blocked in the DataLoader is). A thread whose only data-loading
-frames are DataLoader's pin-memory loop (``torch/utils/data/_utils/pin_memory.py``) is not
-counted as loading data either: every ``pin_memory=True`` job has one. Where no thread is left
-(every thread blocked, no main thread), the shares are over all threads with frames.
+goes, and most of its other threads sleep. So the shares are over the main thread and the other
+threads that are doing something. The main thread is the one named ``MainThread``; where the
+dump names no thread (py-spy 0.1 printed ``Thread 0x7F… (active)`` alone), the one whose
+outermost Python frame is ``<module>`` (a thread that ``threading`` started has ``_bootstrap``
+there). A thread with no frames (``Thread 4076 (idle)``) is left out, and so is a thread other
+than the main one whose innermost frame is a block on a queue ``get``, a ``select``/``poll``, a
+``wait`` outside CUDA or a ``sleep`` (a pin-memory thread or a worker waiting for its next batch
+is no evidence that data loading is slow; a main thread blocked in the DataLoader is). A thread
+whose only data-loading frames are DataLoader's pin-memory loop
+(``torch/utils/data/_utils/pin_memory.py``) is not counted as loading data either: every
+``pin_memory=True`` job has one. Where no thread is left (every thread blocked, no main
+thread), the shares are over all threads with frames.
+
+Several processes in one paste (``py-spy dump --subprocesses``; ray's ``ray stack``, a ``Stack
+dump for`` line of ``ps`` above each process; a server's watchdog dumping each of its scheduler
+processes, as SGLang's does): a ``Process N: …`` or ``Stack dump for`` line starts each, and
+threads above the first such line are one more process's. The processes are kept apart, not
+read as one process's threads:
+
+- the shares are over every process's main thread and busy threads (each process does part of
+  the job), save the main thread of a DataLoader worker process blocked in the worker loop: a
+  worker waiting for its next index has nothing to do, like a thread blocked on a queue;
+- ``pyspy.top_function`` is of the main thread of the first process that shows one (with
+  ``--subprocesses``, the process ``--pid`` named; under a watchdog, the first one dumped),
+  else of the first thread with frames, as for one process;
+- ``pyspy.threads`` counts the first process's threads (none where the paste starts inside
+  them): a sum over processes is no process's count.
+
+A problem names the processes and says which of them each fact is of.
 
 The patterns are a heuristic over names, said in the docstring so that a reader of a rule can
 judge them: a ``read`` in a network client counts as data loading, a ``wait`` outside a CUDA
@@ -78,6 +100,9 @@ _THREAD = re.compile(
     r"^\s*Thread\b(?:\s+(?P<id>0[xX][0-9A-Fa-f]+|\d+))?\s*\((?P<state>[^)]*)\)"
     r"(?::\s*\"(?P<name>.*)\")?\s*$"
 )
+#: the line that starts a process's dump: py-spy's own, or ray's ``ray stack`` (``Stack dump
+#: for`` and a ``ps aux`` line: the user, then the pid)
+_PROCESS = re.compile(r"^(?:Process\s+(?P<pid>\d+):|Stack dump for\s+\S+\s+(?P<ps_pid>\d+)\b)")
 _ELISION = re.compile(r"^(?:\.\.\.|…)$")
 _PY_FILE = re.compile(r"\S*\.py:\d+")
 _DUMP_FRAMES = 6  # innermost frames of a dumped thread that may show it waits for data
@@ -97,6 +122,8 @@ _DATA_FUNCTION = re.compile(
 _NOT_DATA_FILE = re.compile(r"(?:^|/)(?:torch/(?:nn|fx|_tensor)|typing\.py)")
 # DataLoader's pin-memory thread: present in every pin_memory=True job, busy or not
 _PIN_MEMORY = re.compile(r"(?:^|/)torch/utils/data/_utils/pin_memory\.py|^_pin_memory_loop$")
+# DataLoader's worker loop: a worker process's main thread blocked under it awaits its next index
+_WORKER_LOOP = re.compile(r"(?:^|/)torch/utils/data/_utils/worker\.py|^_worker_loop$")
 # a thread's innermost frame that only waits: a lock or condition, a queue, a poll, a sleep
 _BLOCKING = frozenset({"select", "poll", "_poll", "acquire", "_recv_bytes", "_recv"})
 _QUEUE_FILE = re.compile(r"(?:^|/)(?:queue\.py|multiprocessing/)")
@@ -122,6 +149,23 @@ class _Frame:
 class _Thread:
     name: str
     frames: list[_Frame] = field(default_factory=list)
+    #: the dump gave the thread a name ("MainThread"), not only an id
+    named: bool = False
+
+
+@dataclass(slots=True)
+class _Process:
+    #: the pid its ``Process`` line gives; None for threads above the paste's first such line
+    pid: str | None
+    threads: list[_Thread] = field(default_factory=list)
+
+    def main_thread(self) -> _Thread | None:
+        """The thread named ``MainThread`` (with frames), or where the dump names none, the
+        one whose outermost Python frame is ``<module>``: a script's own thread."""
+        named = next((t for t in self.threads if t.name == "MainThread" and t.frames), None)
+        if named is not None or any(t.named for t in self.threads):
+            return named
+        return next((t for t in self.threads if _runs_a_script(t)), None)
 
 
 def _frame(text: str) -> _Frame:
@@ -132,6 +176,14 @@ def _frame(text: str) -> _Frame:
     if opening <= 0 or not text.endswith(")") or "(" in inside or ")" in inside:
         return _Frame(function=text)
     return _Frame(function=text[:opening].rstrip(), file=inside)
+
+
+def _runs_a_script(thread: _Thread) -> bool:
+    """The outermost Python frame is ``<module>``: the interpreter's own thread running a
+    script (one that ``threading`` started has ``_bootstrap`` there). Native frames below it
+    (``--native``: ``Py_RunMain``, libc's addresses) are passed over."""
+    python = [f for f in thread.frames if ".py" in f.file or f.file.startswith("<")]
+    return bool(python) and python[-1].function == "<module>"
 
 
 def _is_data(frame: _Frame) -> bool:
@@ -154,6 +206,18 @@ def _loads_data(thread: _Thread) -> bool:
 def _is_blocked(thread: _Thread) -> bool:
     """Its innermost frame only waits (a queue get, a select, a wait outside CUDA, a sleep)."""
     return _only_waits(thread.frames[0])
+
+
+def _idle_worker(thread: _Thread) -> bool:
+    """A DataLoader worker process's thread waiting for its next index: a frame of the worker
+    loop, and the innermost frame (or under ``--native`` the innermost Python one) only waits.
+    A worker with nothing to do is no evidence that loading is slow."""
+    if not any(
+        _WORKER_LOOP.search(f.file) or _WORKER_LOOP.match(f.function) for f in thread.frames
+    ):
+        return False
+    python = next((f for f in thread.frames if ".py" in f.file), None)
+    return _is_blocked(thread) or (python is not None and _only_waits(python))
 
 
 def _idle_top(frame: _Frame) -> bool:
@@ -252,46 +316,82 @@ def _starts_inside_a_thread(lines: list[str]) -> bool:
     return False
 
 
-def _dump_threads(lines: list[str]) -> list[_Thread]:
-    threads: list[_Thread] = []
+def _dump_processes(lines: list[str]) -> list[_Process]:
+    """The dump's threads, by process: a ``Process N:`` (or ray's ``Stack dump for``) line
+    starts one, and threads above the first such line are a process of their own. A process
+    line with no thread under it is left out."""
+    processes: list[_Process] = []
     current: _Thread | None = None
     frame_indent: int | None = None
     for line in lines:
+        start = _PROCESS.match(line)
+        if start:
+            processes.append(_Process(pid=start.group("pid") or start.group("ps_pid")))
+            current = None
+            continue
         header = _THREAD.match(line)
         if header:
-            current = _Thread(name=header.group("name") or header.group("id") or "")
-            threads.append(current)
+            name = header.group("name")
+            current = _Thread(name=name or header.group("id") or "", named=bool(name))
+            if not processes:
+                processes.append(_Process(pid=None))
+            processes[-1].threads.append(current)
             frame_indent = None
             continue
         if current is None or not line.strip():
             continue
         indent = len(line) - len(line.lstrip(" \t"))
         if indent == 0:
-            current = None  # a Process / Python / "Stack dump for" line ends the thread
+            current = None  # a Python / Parent Process line, a log line ends the thread
             continue
         if frame_indent is None:
             frame_indent = indent
         if indent > frame_indent or _ELISION.match(line.strip()):
             continue  # --locals blocks, "..." put in by whoever pasted it
         current.frames.append(_frame(line))
-    return threads
+    return [process for process in processes if process.threads]
+
+
+def _several_processes(processes: list[_Process], top: _Process | None, counts: bool) -> str:
+    """The problem that says a paste held several processes and what each fact is of."""
+    named = ", ".join(process.pid or "one above the first Process line" for process in processes)
+    if top is None:
+        source = "the first thread with frames (no process shows its main thread)"
+    else:  # the threads above the first Process line have no pid: they are the first process
+        source = (
+            f"process {top.pid}'s main thread" if top.pid else "the first process's main thread"
+        )
+    threads = "pyspy.threads counts the first one's threads, " if counts else ""
+    return (
+        f"{len(processes)} processes dumped in one paste ({named}): {threads}the shares are "
+        "over every process's main thread and busy threads, pyspy.top_function is from "
+        f"{source}"
+    )
 
 
 def _parse_dump(lines: list[str], result: ParseResult) -> bool:
     """``py-spy dump``: shares of threads; False when there is no thread to read."""
-    threads = _dump_threads(lines)
-    if not threads:
+    processes = _dump_processes(lines)
+    if not processes:
         return False
-    if _starts_inside_a_thread(lines):
+    cut = _starts_inside_a_thread(lines)
+    if cut:
         result.problems.append(
             "the dump starts inside a thread's frames: threads above the paste are missing,"
             " no pyspy.threads"
         )
     else:
-        result.add("pyspy.threads", len(threads))
-    main = next((t for t in threads if t.name == "MainThread" and t.frames), None)
-    framed = [t for t in threads if t.frames]
-    counted = [t for t in framed if t is main or not _is_blocked(t)] or framed
+        result.add("pyspy.threads", len(processes[0].threads))
+    # each process's main thread, where it shows one
+    shown = [
+        (process, main) for process in processes if (main := process.main_thread()) is not None
+    ]
+    framed = [t for process in processes for t in process.threads if t.frames]
+    counted = [
+        t
+        for t in framed
+        if (any(t is main for _, main in shown) and not _idle_worker(t)) or not _is_blocked(t)
+    ] or framed
     if counted:
         data = sum(1 for t in counted if _loads_data(t))
         waiting = 0
@@ -302,12 +402,15 @@ def _parse_dump(lines: list[str], result: ParseResult) -> bool:
             waiting += any(_is_gpu_wait(frame) for frame in tops)
         result.add("host.data_share", round(data / len(counted), 4))
         result.add("host.gpu_wait_share", round(waiting / len(counted), 4))
-    main = main or next(iter(framed), None)
-    if main is not None:
+    top = shown[0][1] if shown else next(iter(framed), None)
+    if top is not None:
         # with --native, libc's unnamed addresses ("0x7f… (libc.so.6)") may come first: the
         # first frame with a name says where the thread is
-        named = next((f for f in main.frames if not _ADDRESS.match(f.function)), main.frames[0])
+        named = next((f for f in top.frames if not _ADDRESS.match(f.function)), top.frames[0])
         result.add("pyspy.top_function", named.text())
+    if len(processes) > 1:
+        first = shown[0][0] if shown else None
+        result.problems.append(_several_processes(processes, first, counts=not cut))
     return True
 
 
