@@ -218,6 +218,10 @@ class ExperimentRule:
         moved = None if self.number_in else raised(before, after)  # no slot's or model's number
         if self._counted(before) and moved is not None:
             return moved != self.raises
+        if self.switches_to is not None:  # "NCCL_P2P_DISABLE=1 -> NCCL_P2P_DISABLE=0"
+            left = stated_state(after, self._names_any)
+            if left is not None and left != stated_state(before, self._names_any):
+                return left != self.switches_to
         if self._names_any(after):
             return False
         if not after[:1].isdigit():

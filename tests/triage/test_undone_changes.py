@@ -98,6 +98,12 @@ def rule(rule_id: str):  # type: ignore[no-untyped-def]
         ("host-sync", "non_blocking=False", True),
         ("cuda-graphs", "enable_cuda_graph=False", True),
         ("cuda-graphs", "use_cuda_graph: true", False),
+        # P2P's disabling set to 0, unset or taken away: P2P back on, the A/B reversed, and
+        # the same with both sides naming the variable
+        ("p2p-disable", "NCCL_P2P_DISABLE=0", True),
+        ("p2p-disable", "unset NCCL_P2P_DISABLE", True),
+        ("p2p-disable", "NCCL_P2P_DISABLE removed", True),
+        ("p2p-disable", "NCCL_P2P_DISABLE=0 -> NCCL_P2P_DISABLE=1", False),
     ],
 )
 def test_a_change_undoes_a_rule_when_only_its_before_side_is_what_the_rule_reads(
@@ -190,3 +196,11 @@ def test_a_power_cap_change_is_not_a_heat_soak() -> None:
 def test_gpus_isolated_per_process_are_read_as_gpus_split_across_containers(change: str) -> None:
     first = next(r for r in PLAYBOOK_V3.experiments if r.matches(change))
     assert first.id == "container-gpus" and not first.undoes(change)
+
+
+def test_p2ps_disabling_at_0_beside_a_p2p_level_is_the_levels_change() -> None:
+    """With NCCL_P2P_LEVEL set beside it, NCCL_P2P_DISABLE=0 is the default spelled out: the
+    level is what changed (nccl#1773's command line)."""
+    change = "NCCL_P2P_DISABLE=0 NCCL_P2P_LEVEL=4 NCCL_DEBUG=info ./build/all_reduce_perf"
+    assert not rule("p2p-disable").matches(change)
+    assert rule("p2p-level").matches(change)
