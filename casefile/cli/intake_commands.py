@@ -18,6 +18,8 @@ from casefile.errors import CasefileError
 
 if TYPE_CHECKING:
     from casefile.app.intake import IntakeItem, IntakeOutcome
+    from casefile.app.service import CaseService
+    from casefile.domain.intake import Disagreement, IntakeQuestion
 
 
 def _answer(text: str) -> tuple[str, str]:
@@ -87,9 +89,40 @@ def _given(pairs: list[tuple[str, str]]) -> dict[str, str]:
     return given
 
 
+def _questions(service: CaseService, items: list[IntakeItem]) -> dict[str, IntakeQuestion]:
+    """Each item's question as its playbook declares it: what reads a typed answer (its
+    synonyms, the values its ``--env`` patterns read) lives there, not in the list."""
+    return {
+        item.id: service.registry.playbook(item.playbook).intake_question(item.id) for item in items
+    }
+
+
+def _typed(
+    given: dict[str, str], questions: dict[str, IntakeQuestion]
+) -> dict[str, tuple[str, str]]:
+    """Question id -> (the words given, the answer they were taken as), for each answer given
+    in other words than the answer itself ("1" taken as one), to say so beside it."""
+    out: dict[str, tuple[str, str]] = {}
+    for key, value in given.items():
+        question = questions.get(key) or next(
+            (q for q in questions.values() if q.named_by(key)), None
+        )
+        answer = question.taken_as(value) if question is not None else None
+        if question is not None and answer is not None:
+            out[question.id] = (value, answer)
+    return out
+
+
 def cmd_intake(args: argparse.Namespace) -> int:
     from casefile.app.opening import open_case
+    from casefile.domain.intake import disagreements
 
+    if args.list and (args.answers or args.answer):
+        # --list records nothing: answers given with it would be dropped without a word
+        raise CasefileError(
+            "intake: --list shows the questions and records nothing; give the answers "
+            "without --list (then run --list to see them)"
+        )
     with open_case(args.case, args.db) as opened:
         service, cid = opened.service, opened.case_id
         items = service.reader.intake(cid)
@@ -101,17 +134,25 @@ def cmd_intake(args: argparse.Namespace) -> int:
         if args.list:
             _show_items(items, args.json)
             return 0
+        questions = _questions(service, items)
         answers = _given([*args.answers, *args.answer])
         interactive = not answers and sys.stdin.isatty() and not args.json
         if interactive:
-            answers = _ask(items)
+            answers = _ask(items, questions)
         outcome = service.writer.answer_intake(cid, answers, known=not args.no_known, who=who(args))
-        pending = [item.id for item in service.reader.intake(cid) if item.pending]
+        after = service.reader.intake(cid)
+        pending = [item.id for item in after if item.pending]
+        in_force = {item.id: item.answer for item in after if item.answer is not None}
+        disagree = disagreements(list(questions.values()), in_force)
+    typed = _typed(answers, questions)
     if args.json:
-        say_json(json.dumps(_outcome_json(outcome, pending), indent=2, ensure_ascii=False))
+        shown = _outcome_json(outcome, pending, typed, disagree)
+        say_json(json.dumps(shown, indent=2, ensure_ascii=False))
         return 0
     for qid, answer, eid, source in outcome.recorded:
         said = "" if source == "answered" else f" (from {source})"
+        if source == "answered" and qid in typed and typed[qid][1] == answer:
+            said = f" (given as {typed[qid][0]!r})"
         if qid in outcome.implied:
             said = f" (from {outcome.implied[qid]})"
         elif qid in outcome.restored:
@@ -133,13 +174,17 @@ def cmd_intake(args: argparse.Namespace) -> int:
         say(terminal_safe(f"{qid}: {answer} withdrawn: {why} → evidence {eid}"))
     for r in outcome.brought_in_step:
         say(terminal_safe(f"{r.said} → evidence {r.evidence_id}"))
+    for disagreement in disagree:
+        say(terminal_safe(f"{disagreement.said}: answer the one that is wrong again"))
     if pending:
         say(terminal_safe(f"not answered yet: {', '.join(pending)}"))
     return 0
 
 
-def _ask(items: list[IntakeItem]) -> dict[str, str]:
-    """Each unanswered question at the terminal; an empty line skips it."""
+def _ask(items: list[IntakeItem], questions: dict[str, IntakeQuestion]) -> dict[str, str]:
+    """Each unanswered question at the terminal; an empty line skips it. A reply is read by
+    the question's own reading of a typed answer, as ``--answer`` and ``--env`` read it (a
+    synonym, a count): the answer it was taken as is said when it is other words."""
     answers: dict[str, str] = {}
     for item in items:
         if item.answer is not None or item.known is not None or item.does_not_apply:
@@ -156,9 +201,12 @@ def _ask(items: list[IntakeItem]) -> dict[str, str]:
                 return answers
             if not reply:
                 break
-            normal = reply.lower().replace("_", "-")
-            if normal in item.answers:
+            question = questions[item.id]
+            normal = question.normalise(reply)
+            if normal is not None:
                 answers[item.id] = normal
+                if question.taken_as(reply) is not None:
+                    say(terminal_safe(f"  {reply!r} taken as {normal}"))
                 break
             say(terminal_safe(f"  {reply!r} is not one of {choices}; empty to skip"))
     return answers
@@ -213,7 +261,12 @@ def _answered_by(source: str | None, basis: str | None) -> str:
     return f" (from {basis or source})"
 
 
-def _outcome_json(outcome: IntakeOutcome, pending: list[str]) -> dict[str, Any]:
+def _outcome_json(
+    outcome: IntakeOutcome,
+    pending: list[str],
+    typed: dict[str, tuple[str, str]],
+    disagree: list[Disagreement],
+) -> dict[str, Any]:
     def row(question: str, answer: str, evidence: str, source: str) -> dict[str, Any]:
         out: dict[str, Any] = {
             "question": question,
@@ -221,6 +274,8 @@ def _outcome_json(outcome: IntakeOutcome, pending: list[str]) -> dict[str, Any]:
             "evidence_id": evidence,
             "source": source,
         }
+        if source == "answered" and typed.get(question, ("", ""))[1] == answer:
+            out["given_as"] = typed[question][0]  # other words, taken as the answer
         if question in outcome.implied:  # settled by another answer: which, and why
             out["basis"] = outcome.implied[question]
         if question in outcome.restored:  # a person's answer withdrawn as moot, back again
@@ -268,6 +323,17 @@ def _outcome_json(outcome: IntakeOutcome, pending: list[str]) -> dict[str, Any]:
                 "evidence_id": x.evidence_id,
             }
             for x in outcome.experiments
+        ],
+        # answers in force that another answer in force implies otherwise (implied_by)
+        "disagreements": [
+            {
+                "question": d.question,
+                "answer": d.answer,
+                "premise": {"question": d.premise, "answer": d.premise_answer},
+                "implies": d.implied,
+                "why": d.why,
+            }
+            for d in disagree
         ],
         "pending": pending,
     }

@@ -151,11 +151,36 @@ class IntakeQuestion:
         return self.rule.id
 
     def normalise(self, value: str) -> str | None:
-        """The declared answer ``value`` names (case and spacing aside), or None."""
+        """The answer a typed ``value`` gives, or None: read as ``--env QUESTION=value`` reads
+        it, so the terminal's prompt, ``--answer``, the TUI and ``--env`` agree. A declared
+        answer or synonym (case and spacing aside), else a described value that opens with an
+        answer ("no (fresh install)"), else what ``environment_matches`` on this question's own
+        keys read in it ("3" GPUs is several, "bare metal" is bare-metal)."""
+        return self._word(value) or self._leading(value) or self._described(value)
+
+    def taken_as(self, value: str) -> str | None:
+        """The answer ``value`` is read as when it is other words than the answer ("1", "bare
+        metal"; not "One"), for a front end to say which it took; None otherwise."""
+        answer = self.normalise(value)
+        return answer if answer is not None and answer != value.strip().lower() else None
+
+    def _word(self, value: str) -> str | None:
+        """The declared answer ``value`` names as a word (case and spacing aside), or None."""
         key = " ".join(value.strip().lower().replace("_", "-").split())
         if key in self.answers:
             return key
         return self.synonyms.get(key)
+
+    def _described(self, value: str) -> str | None:
+        """The one answer the ``environment_matches`` for keys that name this question read in
+        ``value`` (``gpu-count = "3"``: several); None when none does, or two disagree. A
+        pattern for another key (``gpus`` naming cards) reads another kind of value."""
+        read = {
+            spec.answer
+            for spec in self.environment_matches
+            if self.named_by(spec.key) and spec.holds(value)
+        }
+        return read.pop() if len(read) == 1 else None
 
     def _leading(self, value: str) -> str | None:
         """The answer a described value opens with ("yes, after ten minutes", "no (fresh
@@ -172,7 +197,7 @@ class IntakeQuestion:
         rest = value[found.end() :]
         if _TAKEN_BACK.search(rest):
             return None
-        others = {self.normalise(word.group(0)) for word in _WORD.finditer(rest)} - {None}
+        others = {self._word(word.group(0)) for word in _WORD.finditer(rest)} - {None}
         return answer if others <= {answer} else None
 
     def from_environment(self, environment: Mapping[str, str]) -> Known | None:
@@ -184,7 +209,7 @@ class IntakeQuestion:
         for key in (self.id, *self.environment):
             given = entry(environment, key)
             if given is not None:
-                answer = self.normalise(given[1]) or self._leading(given[1])
+                answer = self._word(given[1]) or self._leading(given[1])
                 if answer is not None:
                     return Known(answer, "environment", f"--env {given[0]}={given[1]}")
         found: Known | None = None
@@ -215,11 +240,19 @@ class IntakeQuestion:
     def from_answers(self, answers: Mapping[str, str]) -> Known | None:
         """The answer other questions' answers settle (question id -> answer), if one does:
         it counts as the person's own answer, since it is what theirs means."""
+        found = self.implying(answers)
+        if found is None:
+            return None
+        spec, value = found
+        why = f": {spec.why}" if spec.why else ""
+        return Known(spec.answer, "answered", f"{spec.intake} = {value}{why}")
+
+    def implying(self, answers: Mapping[str, str]) -> tuple[ImpliedAnswer, str] | None:
+        """The first ``implied_by`` the answers meet, and the answer that meets it."""
         for spec in self.implied_by:
             value = answers.get(spec.intake)
             if value in spec.answers:
-                why = f": {spec.why}" if spec.why else ""
-                return Known(spec.answer, "answered", f"{spec.intake} = {value}{why}")
+                return spec, str(value)
         return None
 
     def answer_fact(self, answer: str) -> Fact:
@@ -394,3 +427,45 @@ def _fact_answer(item: Any, answers: list[str], label: str) -> FactAnswer:
         matches=str(matches) if matches is not None else None,
         says=_says(item, label),
     )
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """Two answers in force that cannot both hold, by what the words mean (``implied_by``): one
+    GPU in all, yet several nodes. Neither is withdrawn (which is wrong is the person's to
+    say), but the front ends say so rather than record the second without a word."""
+
+    question: str
+    answer: str
+    #: the other question, its answer, and the answer that one implies here
+    premise: str
+    premise_answer: str
+    implied: str
+    why: str = ""
+
+    @property
+    def said(self) -> str:
+        why = f" ({self.why})" if self.why else ""
+        return (
+            f"the answers disagree: {self.question} = {self.answer}, but "
+            f"{self.premise} = {self.premise_answer} means {self.question} = {self.implied}{why}"
+        )
+
+
+def disagreements(
+    questions: Sequence[IntakeQuestion], answers: Mapping[str, str]
+) -> list[Disagreement]:
+    """Each answer in force (question id -> answer) that another answer in force implies
+    otherwise, each pair of questions once (nodes = multi against gpu-count = one is the
+    same contradiction as gpu-count = one against nodes = multi)."""
+    found: list[Disagreement] = []
+    for question in questions:
+        answer = answers.get(question.id)
+        implied = question.implying(answers) if answer is not None else None
+        if answer is None or implied is None or implied[0].answer == answer:
+            continue
+        spec, value = implied
+        if any({d.question, d.premise} == {question.id, spec.intake} for d in found):
+            continue
+        found.append(Disagreement(question.id, answer, spec.intake, value, spec.answer, spec.why))
+    return found

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from casefile_gpu_playbook import PLAYBOOK_V2
+from casefile_gpu_playbook import PLAYBOOK_V2, PLAYBOOK_V3
 
 from casefile.cli import intake_commands
 from tests.cli.conftest import CLI
@@ -259,7 +259,8 @@ def test_the_terminal_asks_each_open_question(
     ]
     replies = iter(["perhaps", "Worse", ""])
     monkeypatch.setattr("builtins.input", lambda _prompt="": next(replies))
-    assert intake_commands._ask(items) == {"scaling": "worse"}
+    questions = {q.id: q for q in PLAYBOOK_V2.intake}
+    assert intake_commands._ask(items, questions) == {"scaling": "worse"}
     out = capsys.readouterr().out
     assert "'perhaps' is not one of yes / no / worse" in out
     assert "Nodes?" not in out  # answered already: not asked
@@ -281,7 +282,8 @@ def test_the_terminal_does_not_ask_what_an_answer_just_given_makes_moot(
     ]
     replies = iter(["one", "vm"])
     monkeypatch.setattr("builtins.input", lambda _prompt="": next(replies))
-    assert intake_commands._ask(items) == {"gpu-count": "one", "platform": "vm"}
+    questions = {q.id: q for q in PLAYBOOK_V3.intake}
+    assert intake_commands._ask(items, questions) == {"gpu-count": "one", "platform": "vm"}
     out = capsys.readouterr().out
     assert "NVLink?" not in out and "Scope?" not in out
 

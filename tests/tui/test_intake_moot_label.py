@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from casefile_gpu_playbook import PLAYBOOK_V3
+
 from casefile.app.intake import IntakeItem
 from casefile.tui.dialogs.triage import intake_dialog
 
@@ -22,13 +24,14 @@ def test_moot_questions_are_left_out_and_named_once_with_their_reason() -> None:
         item("scaling", does_not_apply=ONE),
         item("scope", does_not_apply="nodes = single (seq 30)"),
     ]
-    dialog = intake_dialog(items, case_id="c", actor="a")
+    questions = {q.id: q for q in PLAYBOOK_V3.intake}
+    dialog = intake_dialog(items, case_id="c", actor="a", questions=questions)
     assert [spec.name for spec in dialog.fields] == ["platform"]
     assert dialog.note == (
         "Not asked, as they do not apply: nvlink, scaling — gpu-count = one (seq 27); "
         "scope — nodes = single (seq 30)"
     )
-    assert dialog.build({"platform": "yes"}).answers == {"platform": "yes"}
+    assert dialog.build({"platform": "metal"}).answers == {"platform": "bare-metal"}
 
 
 def test_a_form_with_nothing_moot_has_no_note_and_keeps_an_answered_question() -> None:
