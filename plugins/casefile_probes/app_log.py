@@ -23,8 +23,8 @@ the text supports:
   (0..1): the median of the per-line ratios data / step, each capped at 1 (the step time
   includes the wait);
 - ``step_time_s`` (s): the same median where data times are given, else from tqdm's ``s/it``,
-  TensorFlow's ``per-step time 0.26s``, ``29.31 sec/step``, Keras's ``50ms/step`` (``2s/step``
-  when a step takes seconds: Keras rounds to whole units), ``time per step`` lines,
+  TensorFlow's ``per-step time 0.26s``, ``29.31 sec/step``, Keras's epoch lines (a sample
+  rate where it counts samples: :mod:`casefile_probes.app_log_keras`), ``time per step`` lines,
   Megatron-LM's ``elapsed time per iteration (ms): 1269.3``, nanoGPT's ``iter 10: loss 3.22,
   time 893.76ms``, llama2.c's ``490 | loss 5.75 | lr … | 8060.78ms | mfu 0.21%``, MaxText's
   ``completed step: 15107, seconds: 2.167``, Megatron-DeepSpeed's ``iter time (s): 2.673``,
@@ -108,6 +108,7 @@ from .app_log_bench import BenchTable
 from .app_log_device import DeviceLines
 from .app_log_dispatch import DISPATCH_FACTS, LOOKS_LIKE_DISPATCH, DispatchLines
 from .app_log_graphs import GRAPH_WORDS, LOOKS_LIKE_GRAPHS, GraphLines
+from .app_log_keras import LOOKS_LIKE_KERAS, KerasEpochs
 from .app_log_layout import LayoutLines
 from .app_log_rates import RATE_WORDS, TokenRates
 from .app_log_steps import WITHHELD, StepRuns, may_count, read_per_step
@@ -218,7 +219,7 @@ _LOOKS = re.compile(
     r"|Falling back to CPU|CUDA is not available|torch\.cuda\.is_available\(\)\s{0,4}[:=]?\s{0,4}"
     r"|using CPU backend|tok/sec|tokens/sec|offloaded \d{1,6}/\d{1,6} layers to GPU"
     r"|tensor[_-]parallel[_-]size['\"]?\s{0,4}[=:]\s{0,4}\d|(?<![\w])world_size=\d"
-    rf"|{LOOKS_LIKE_DISPATCH}|{LOOKS_LIKE_GRAPHS}|{LOOKS_LIKE_WEIGHTS}",
+    rf"|{LOOKS_LIKE_DISPATCH}|{LOOKS_LIKE_GRAPHS}|{LOOKS_LIKE_WEIGHTS}|{LOOKS_LIKE_KERAS}",
     re.M,
 )
 
@@ -249,8 +250,7 @@ class _Log:
     bench: BenchTable = field(default_factory=BenchTable)
     weights: WeightLines = field(default_factory=WeightLines)
     runs: StepRuns = field(default_factory=StepRuns)
-    #: steps a second as a mean since the run began (ms-swift's): the last one is the run's
-    running: list[float] = field(default_factory=list)
+    keras: KerasEpochs = field(default_factory=KerasEpochs)
     #: the previous line ended in a backslash: this one continues a shell command
     continued: bool = False
 
@@ -322,8 +322,9 @@ def _read(line: str, log: _Log) -> None:
         log.dispatch.read(line)
     counts = _lengths(log)  # a tuple: built on every line, so the cheapest there is
     timed = any(word in line for word in _TIME_WORDS) and _timing(line, log)
-    if not timed and any(word in line for word in _STEP_WORDS):
-        read_per_step(line, log.per_step, log.iterations, log.running)
+    keras = not timed and log.keras.read(line, log.per_step, log.samples, log.run)
+    if not (timed or keras) and any(word in line for word in _STEP_WORDS):
+        read_per_step(line, log.per_step, log.iterations, log.runs.running)
     if "it/s" in line or "s/it" in line:
         counted = len(log.iterations)
         _tqdm(line, log)
@@ -393,9 +394,7 @@ def parse_app_log(text: str) -> ParseResult:
     if log.data:
         result.add("train.data_time_s", _round(median(log.data)), "host", "s")
     steps = ("step", log.step) if log.step else ("per-step", log.per_step)
-    step, iterations, samples = log.runs.figures(
-        steps, log.iterations, log.samples, log.running, problems
-    )
+    step, iterations, samples = log.runs.figures(steps, log.iterations, log.samples, problems)
     if step is not None:
         if log.step:
             result.add("train.step_time_s", _round(step), "host", "s")

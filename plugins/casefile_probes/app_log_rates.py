@@ -19,9 +19,8 @@ began, not the last three seconds' window, which swings with a single slow step)
 ``[BENCHMARK] … tokens_per_sec 43.09`` (gptSessionBenchmark and benchmark.py: output tokens over
 the whole run's latency, batch included, the figure NVIDIA's own tables compare, as
 benchmark_throughput's; not its ``generation_tokens_per_second``, which leaves the context phase
-out), and fairseq's ``wps=962`` / ``| wps 12876 |`` / ``| words/s  961 |`` (target tokens per
-second summed over every worker, the job's rate; a ``wps=0`` of the first intervals and a counter
-above 1e9, an overflow, are left out).
+out), and fairseq's ``wps=962`` / ``| wps 12876 |`` (:mod:`casefile_probes.app_log_words`: the
+last reading where fairseq up to 0.9 printed a mean since the epoch began).
 
 text-generation-webui's ``Output generated in 163.82 seconds (0.39 tokens/s, …)`` times the
 prompt's processing too; beside llama.cpp's own ``eval time`` for the same generation it would
@@ -59,6 +58,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from statistics import median, quantiles
+
+from .app_log_words import FairseqWords
 
 __all__ = ["RATE_WORDS", "TokenRates", "shown_values"]
 
@@ -118,18 +119,6 @@ _ANY_RATE = re.compile(
 _LLAMA_SERVER = re.compile(rf"(?<![\w])tg\s{{0,4}}=\s{{0,4}}{_N}\s{{0,2}}t/s\b")
 #: TensorRT-LLM's "[BENCHMARK] … tokens_per_sec 43.09 …" (key and value apart by a space)
 _TRT_BENCH = re.compile(rf"(?<![\w])tokens_per_sec\s{{1,4}}{_N}(?![\w.])")
-#: fairseq's words (target tokens) per second, in its three layouts; the exponent is
-#: what ``{:g}`` prints past a million
-_E = r"(\d{1,12}(?:\.\d{1,12})?(?:e[+-]?\d{1,3})?)"
-_FAIRSEQ = re.compile(
-    rf"(?<![\w])wps={_E}(?![\w.])|\|\s{{0,4}}(?:wps|words/s)\s{{1,8}}{_E}\s{{0,4}}(?:\||$)"
-)
-#: another of fairseq's meters on the same line: a ``wps`` alone could be anything's
-_FAIRSEQ_BESIDE = re.compile(r"(?<![\w])(?:wpb|ups|bsz|num_updates|gnorm|train_wall|loss)\b")
-#: fairseq's validation lines: forward-only speed, several times the training rate
-_FAIRSEQ_VALID = re.compile(r"valid on '|\|\s{0,4}valid\s{0,4}\|")
-#: no training job moves this many tokens a second: a fairseq meter that overflowed
-_FAIRSEQ_CEILING = 1e9
 #: text-generation-webui's summary: the prompt's processing is inside its seconds
 _WEBUI = re.compile(
     rf"Output generated in\s{{0,4}}{_N}\s{{0,2}}seconds\s{{0,4}}\(\s{{0,4}}{_N}\s{{0,2}}tokens/s"
@@ -177,9 +166,8 @@ class TokenRates:
     end_to_end: list[float] = field(default_factory=list)
     idle_intervals: int = 0
     cut_eval: int = 0
-    overflowed: int = 0
-    #: how many of ``tokens`` are fairseq's ``wps`` (see :meth:`only_words`)
-    words: int = 0
+    #: fairseq's words a second (its interval readings go to ``tokens``)
+    words: FairseqWords = field(default_factory=FairseqWords)
     after_idle: int = 0
     #: an SGLang prefill found the server idle: its next decode interval includes the gap
     sglang_idle: bool = False
@@ -218,15 +206,8 @@ class TokenRates:
                 self.after_idle += 1
                 return None
             return float(sglang.group(1))
-        fairseq = (
-            _FAIRSEQ.search(line)
-            if ("wps" in line or "words/s" in line) and _FAIRSEQ_BESIDE.search(line)
-            else None
-        )
-        if fairseq is not None:
-            if _FAIRSEQ_VALID.search(line):
-                return None
-            return self._fairseq(float(fairseq.group(1) or fairseq.group(2)))
+        if self.words.read(line, self.tokens):
+            return None
         if "Output generated in" in line and (webui := _WEBUI.search(line)) is not None:
             self.end_to_end.append(float(webui.group(2)))
             return None
@@ -267,21 +248,12 @@ class TokenRates:
         self.generated = None
         return rate
 
-    def _fairseq(self, rate: float) -> float | None:
-        """fairseq's wps, unless nothing was timed yet (0) or its meter overflowed."""
-        if rate > _FAIRSEQ_CEILING:
-            self.overflowed += 1
-            return None
-        if rate <= 0:
-            return None
-        self.words += 1
-        return rate
-
     def only_words(self) -> bool:
         """Whether every token rate read is fairseq's ``wps``: its first intervals print 0 and
         its progress bar may cut it off, so it comes and goes between pastes of one job, where
         the bar's it/s stays (``throughput`` then keeps to it/s)."""
-        return bool(self.tokens) and self.words == len(self.tokens)
+        words = self.words
+        return bool(self.tokens or words.running.readings) and words.intervals == len(self.tokens)
 
     def job_rates(self) -> list[float]:
         """The token rates ``tokens_per_s`` is the median of: the webui's end-to-end rates only
@@ -290,7 +262,9 @@ class TokenRates:
         if self.mixed_runs() is not None:
             return []
         bars = self._bar_finals()
+        since_epoch = self.words.running.last()
         rates = self.tokens + ([median(bars)] if bars else [])
+        rates += [] if since_epoch is None else [since_epoch]
         return rates or self.end_to_end
 
     def mixed_runs(self) -> str | None:
@@ -399,11 +373,7 @@ class TokenRates:
                 f"{self.cut_eval} eval line(s) without 'tokens per second' (cut short, or a "
                 "build that printed only ms per token): 1000 / ms per token used"
             )
-        if self.overflowed:
-            problems.append(
-                f"{self.overflowed} fairseq wps reading(s) above 1e9 tokens/s (an overflowed "
-                "meter) left out of tokens_per_s"
-            )
+        problems.extend(self.words.problems())
         if (mixed := self.mixed_runs()) is not None:
             problems.append(mixed)
         elif (spread := self._spread()) is not None and spread >= RUNS_DIFFER:

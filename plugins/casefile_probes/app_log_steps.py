@@ -18,6 +18,9 @@ reading the log sets aside, and so does this module:
 
 A counter that only climbs cannot show a second run: OpenSeq2Seq's two lines under two
 labels ("with 4 GPUs: Global step 73968", "with 1 GPU: Global step 138432") are pooled.
+
+A rate of steps that is a mean since the run began (ms-swift's ``train_speed(iter/s)``) is kept
+apart, in :attr:`StepRuns.running`: its last reading stands where nothing else was read.
 """
 
 from __future__ import annotations
@@ -29,13 +32,16 @@ from statistics import median
 
 from ._text import first_match
 from .app_log_rates import RUNS_APART, RUNS_DIFFER, shown_values
+from .app_log_trend import RunningMean
 
 __all__ = [
     "FIRST_STEPS_LEFT_OUT",
     "FIRST_STEP_ALONE",
+    "SCALE",
     "WITHHELD",
     "StepRuns",
     "may_count",
+    "ms_swift_speed",
     "read_per_step",
 ]
 
@@ -73,7 +79,7 @@ _PER_STEP = (
     # MaxText: "completed step: 15107, seconds: 2.167, TFLOP/s: 36.722, loss: 2.191"
     re.compile(rf"completed step:\s{{0,4}}\d{{1,12}},\s{{0,4}}seconds:\s{{0,4}}{_V}"),
 )
-_SCALE = {"ms": 1e-3, "us": 1e-6, "µs": 1e-6, "s": 1.0, "sec": 1.0, None: 1.0}
+SCALE = {"ms": 1e-3, "us": 1e-6, "µs": 1e-6, "s": 1.0, "sec": 1.0, None: 1.0}
 #: OpenSeq2Seq's "time per step = 0:00:1.390": hours, minutes and seconds
 _CLOCK_PER_STEP = re.compile(
     r"(?i)time per (?:step|iter(?:ation)?)\s{0,4}[:=]?\s{0,4}(?<![\d.:])(\d{1,4}):(\d{1,2}):"
@@ -111,8 +117,13 @@ FIRST_STEP = 1
 _ITER_SPEED = re.compile(rf"train_speed\(iter/s\)['\"]?\s{{0,4}}:\s{{0,4}}['\"]?{_N}")
 
 
+def ms_swift_speed() -> RunningMean:
+    """Where ms-swift's steps a second since the run began are kept."""
+    return RunningMean("ms-swift's train_speed(iter/s)", "the run began", "it/s")
+
+
 def read_per_step(
-    line: str, per_step: list[float], iterations: list[float], running: list[float]
+    line: str, per_step: list[float], iterations: list[float], running: RunningMean
 ) -> None:
     """A step's time on ``line`` (appended to ``per_step``), and a rate of steps (appended to
     ``iterations`` too), where the line gives one; a rate of steps that is a mean since the
@@ -123,7 +134,7 @@ def read_per_step(
         per_step.append(int(hours) * 3600 + int(minutes) * 60 + float(seconds))
         return
     if (mean := _ITER_SPEED.search(line)) is not None:
-        running.append(float(mean.group(1)))
+        running.add(float(mean.group(1)))
         return
     if (rate := _STEPS_PER_SECOND.search(line)) is not None:
         value = float(rate.group(1))
@@ -133,7 +144,7 @@ def read_per_step(
         return
     match = first_match(_PER_STEP, line)
     if match is not None:
-        per_step.append(float(match.group("v")) * _SCALE[match.groupdict().get("u")])
+        per_step.append(float(match.group("v")) * SCALE[match.groupdict().get("u")])
 
 
 def may_count(line: str) -> bool:
@@ -175,6 +186,8 @@ class StepRuns:
     starts: dict[str, list[int]] = field(default_factory=dict)
     #: per list, the indices of readings on a run's first step's line
     first_steps: dict[str, list[int]] = field(default_factory=dict)
+    #: steps a second as a mean since the run began (ms-swift's): the last one is the run's
+    running: RunningMean = field(default_factory=ms_swift_speed)
 
     def see(self, line: str, before: dict[str, int], after: dict[str, int]) -> None:
         """Take a line's counter into account, given each list's length before and after the
@@ -220,23 +233,26 @@ class StepRuns:
         steps: tuple[str, Sequence[float]],
         iterations: Sequence[float],
         samples: Sequence[float],
-        running: Sequence[float],
         problems: list[str],
     ) -> tuple[float | None, float | None, float | None]:
         """The log's step time, rate of steps and sample rate, each settled (:meth:`settle`)
         from its readings (``steps``: the name and readings of the data-timed step times
         where the log gives them, else of the per-step ones), with the words on
         what was left out or withheld added to ``problems``, a first step said once. A rate
-        of steps that is a mean since the start (``running``) stands where nothing else was
-        read: its last reading is the run's."""
+        of steps that is a mean since the start (:attr:`running`) stands where nothing else
+        was read: its last reading is the run's."""
         step, said = self.settle(*steps, ("step time", "step times"), "s")
-        if not (steps[1] or iterations) and running and running[-1] > 0:
-            step = 1.0 / running[-1]
+        running = self.running
+        last = running.last()
+        if not (steps[1] or iterations) and last is not None and last > 0:
+            step = 1.0 / last
         rate, more = self.settle(
             "iterations", iterations, ("rate of steps", "rates of steps"), "it/s"
         )
-        if not iterations and running:
-            rate = running[-1]
+        if not iterations and last is not None:
+            rate = last
+            if (word := running.word()) is not None:
+                said.append(word)
         sampled, most = self.settle(
             "samples", samples, ("sample rate", "sample rates"), "samples/s"
         )

@@ -26,6 +26,13 @@ pairs agree with it: a noisy loop (per-iteration img/s swinging from 4 to 32) or
 an evaluation or a checkpoint adds say nothing either way, and give no trend. Below 1 the end
 ran slower than the start; the playbook says how far is far.
 
+A meter that prints its mean since a start (ms-swift's ``train_speed(iter/s)``, the mean since
+the run began; fairseq's ``wps`` up to 0.9, the mean since its epoch began) is no series at all:
+it rises or falls as it settles whatever the GPU does, and its last reading is the figure, as it
+averages the most of the run. Such readings are kept in a :class:`RunningMean`, the one home of
+that rule, and never reach a series (vLLM's progress bar, a mean since its bar began, keeps its
+bars' last readings the same way in :mod:`casefile_probes.app_log_rates`).
+
 A series is one printer's: readings are kept apart by the first three words of their lines (a
 YOLOX line against an mmengine line, a sampling bar against its "Total progress" bar), so two
 logs pasted one after the other are two series, not one run that slowed down. Two runs of one
@@ -50,7 +57,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from statistics import median
 
-__all__ = ["FLOPS_WORDS", "REQUEST_WORDS", "RunRates", "inverse", "trend"]
+__all__ = ["FLOPS_WORDS", "REQUEST_WORDS", "RunRates", "RunningMean", "inverse", "trend"]
 
 _N = r"(\d{1,12}(?:\.\d{1,12})?)"
 #: a number, thousands grouped with commas or not ("1,425", "1425.5")
@@ -167,6 +174,38 @@ class RunRates:
                 if found is not None:
                     self.requests.append(float(found.group(1)))
                     break
+
+
+@dataclass
+class RunningMean:
+    """The readings of a meter that prints its mean since a start: its last reading is the
+    figure, and no reading of it feeds a trend (see the module's docstring). ``what`` names
+    the meter and ``since`` its start, for the word on readings passed over; ``unit`` is the
+    readings' unit."""
+
+    what: str
+    since: str
+    unit: str
+    readings: list[float] = field(default_factory=list)
+
+    def add(self, value: float) -> None:
+        """Keep a reading (the latest stands for the run)."""
+        self.readings.append(value)
+
+    def last(self) -> float | None:
+        """The figure: the latest reading, or None where there is none."""
+        return self.readings[-1] if self.readings else None
+
+    def word(self) -> str | None:
+        """Why the figure is the last reading and not the median, where readings were passed
+        over (None for one reading or none)."""
+        if len(self.readings) < 2:
+            return None
+        return (
+            f"{self.what} is a mean since {self.since}: its last reading is given "
+            f"({self.readings[-1]:g} {self.unit}), not the median of its {len(self.readings)} "
+            "readings, and it feeds no throughput trend (it drifts as it settles)"
+        )
 
 
 def trend(series: Iterable[Sequence[float]]) -> float | None:
