@@ -40,6 +40,7 @@ from casefile.domain.better_way import settle_direction
 from casefile.domain.event_types.evidence import EvidenceAssessed, IntakeWithdrawal
 from casefile.domain.premises import withdrawing
 from casefile.domain.reading_scope import SCOPE
+from casefile.domain.units import figure_name
 from casefile.errors import DomainError
 
 if TYPE_CHECKING:
@@ -167,7 +168,11 @@ def _read_now(
     telling = dict(record)
     if record.get("speedup") is None and record.get("stated") is None:
         # figures with no unit whose direction no rule gave when recorded: the rule's now
-        settled = settle_direction(None, record.get("unit"), rule)
+        # a metric the person chose weighs (the rule's direction is its own metric's); the
+        # label unread figures were given by their unit alone was no one's choice
+        metric = record.get("metric")
+        chosen = metric if metric != figure_name(record.get("unit")) else None
+        settled = settle_direction(None, record.get("unit"), rule, chosen)
         if settled is None or record.get("baseline_value") is None:
             return None  # nothing says which way is better: never read
         higher = settled.higher_is_better

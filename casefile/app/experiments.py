@@ -22,11 +22,11 @@ from casefile.app.experiment_reading import (
 from casefile.app.scrubbing import scrub_text
 from casefile.app.who import NOW, Who
 from casefile.domain import triage
-from casefile.domain.ab_runs import Measured, check_pair, choose_metric
+from casefile.domain.ab_runs import NAME_THE_METRIC, Measured, check_pair, choose_metric
 from casefile.domain.better_way import Direction, settle_direction
 from casefile.domain.event_types.stored import StoredObservation
 from casefile.domain.facts import Fact
-from casefile.domain.units import figure_name
+from casefile.domain.units import figure_kind, figure_name, name_direction, names_bandwidth
 from casefile.errors import DomainError, did_you_mean
 
 if TYPE_CHECKING:
@@ -115,7 +115,7 @@ def record_experiment(
             )
         )
         names = tuple(metric) or (rule.metric if rule is not None and rule.metric else usual)
-        name, old, new = choose_metric(names, baseline, variant)
+        name, old, new = _compared(names, baseline, variant)
         found = _unit(name, baseline.facts) or unit
         settled = _settle(direction, found, rule, name, ask if rule else None, answers)
         higher = settled.higher_is_better if settled is not None else None
@@ -181,7 +181,11 @@ def record_reported_experiment(
             if not tests
             else experiment_rule(sessions.registry, projection, change, probe, None)
         )
-        by, figure = (probe, None) if probe is not None else measured_by(knows, unit)
+        by, figure = (
+            (probe, stated_metric(knows, unit, probe) if knows is not None else None)
+            if probe is not None
+            else measured_by(knows, unit)
+        )
         # figures no rule reads and nobody named are still recorded, named by their unit
         name = metric or figure or (knows.metric[0] if knows is not None else figure_name(unit))
         settled = _settle(direction, unit, rule, name, ask if rule else None, answers)
@@ -255,9 +259,10 @@ _APPLICATION_PROBES = ("command", "app-log")
 
 
 def measured_by(rule: ExperimentRule | None, unit: str | None) -> tuple[str, str | None]:
-    """The probe (and metric) reported figures are taken as measured by when no ``--probe``
-    says: a bandwidth where the rule reads a collective benchmark's, else the application's
-    own figure (tokens/s, s/step) where the rule reads one, else the rule's first probe. A
+    """The probe (and metric, :func:`stated_metric`) reported figures are taken as measured
+    by when no ``--probe`` says: a bandwidth where the rule reads a collective benchmark's,
+    else the application's own figure (tokens/s, s/step) where the rule reads one, else the
+    rule's first probe. A
     reported "40 -> 55 tok/s" for a serving switch is the server's throughput, not nccl-tests'
     bus bandwidth; with no rule, the application's command."""
     if rule is None:
@@ -267,8 +272,42 @@ def measured_by(rule: ExperimentRule | None, unit: str | None) -> tuple[str, str
     application = next((p for p in _APPLICATION_PROBES if p in rule.probes), None)
     if application is not None:
         own = [m for m in rule.metric if not m.startswith(("nccl.", "p2p."))]
-        return application, own[0] if own else rule.metric[0]
-    return rule.probes[0], rule.metric[0]
+        return application, stated_metric(rule, unit, application, own[0] if own else None)
+    return rule.probes[0], stated_metric(rule, unit, rule.probes[0])
+
+
+def stated_metric(
+    rule: ExperimentRule, unit: str | None, probe: str, otherwise: str | None = None
+) -> str:
+    """What stated figures are called: a duration a ``time``; a rate or a bandwidth by the
+    rule's first metric that names one (the application's own before a collective
+    benchmark's, for an application's figures: ``throughput`` or ``tokens_per_s`` for
+    tok/s, ``bandwidth.h2d`` for GB/s), else by its unit (``tokens_per_s``, ``bandwidth``,
+    ``throughput``); with no unit, ``otherwise`` (else the rule's first metric); a ``figure``
+    where the unit says neither way. "10 -> 5 s" is no throughput, and "10 -> 20 tok/s" no
+    host-to-device bandwidth, whatever the rule compares first."""
+    kind = figure_kind(unit)
+    if kind is None:  # no unit: the rule's figure; one that says nothing: a figure
+        return figure_name(unit) if (unit or "").strip() else otherwise or rule.metric[0]
+    if kind == "time":
+        return kind
+    collective = ("nccl.", "p2p.") if probe in _APPLICATION_PROBES else ()
+    mine = [m for m in rule.metric if not m.startswith(collective)]
+    return next((m for m in (*mine, *rule.metric) if _fits(m, kind)), kind)
+
+
+def _fits(metric: str, kind: str) -> bool:
+    """Whether a rule's metric names figures of ``kind`` (:func:`figure_kind`): a bandwidth
+    one that says so; a rate the rule's generic throughput or one counting the same things
+    (``tokens_per_s`` is no name for samples/s)."""
+    if kind == "bandwidth":
+        return names_bandwidth(metric)
+    counted = ("tokens_per_s", "samples_per_s", "it_per_s")
+    return (
+        name_direction(metric) is True
+        and not names_bandwidth(metric)
+        and (metric == kind or metric not in counted)
+    )
 
 
 def _append_experiment(
@@ -308,7 +347,7 @@ def _settle(
 ) -> Direction | None:
     """Which way is better (see :func:`settle_direction`), else the person's answer; asked
     once per unit, so a retried append does not ask again."""
-    settled = settle_direction(stated, unit, rule)
+    settled = settle_direction(stated, unit, rule, metric)
     if settled is not None or ask is None:
         return settled
     subject = unit or metric
@@ -316,6 +355,34 @@ def _settle(
         answers[subject] = ask(subject)
     answer = answers[subject]
     return None if answer is None else Direction(answer, "asked")
+
+
+def _compared(
+    names: Sequence[str], baseline: Measured, variant: Measured
+) -> tuple[str, float, float]:
+    """The figure both runs are compared by (:func:`choose_metric`); where none of ``names``
+    is in both, the refusal says which figures both runs do hold, so the one meant can be
+    named."""
+    try:
+        return choose_metric(names, baseline, variant)
+    except DomainError as refused:
+        held = _held(baseline.facts) & _held(variant.facts)
+        if not held:
+            raise
+        raise DomainError(
+            f"{refused}; both runs hold {', '.join(sorted(held))}", remedy=NAME_THE_METRIC
+        ) from refused
+
+
+def _held(facts: Sequence[Fact]) -> set[str]:
+    """The names of a run's facts an A/B can compare: positive numbers."""
+    return {
+        fact.name
+        for fact in facts
+        if isinstance(fact.value, int | float)
+        and not isinstance(fact.value, bool)
+        and fact.value > 0
+    }
 
 
 def _unit(name: str, facts: Sequence[Fact]) -> str | None:

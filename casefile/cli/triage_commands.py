@@ -26,6 +26,15 @@ if TYPE_CHECKING:
 
 #: the words --outcome takes (casefile.domain.triage.STATED_OUTCOMES, held equal by a test)
 STATED = ("fixed", "better", "same", "worse")
+#: how many times the direction question is asked before the A/B is recorded unread
+_ASKS = 3
+#: the answers to "is higher better?": yes and higher, no and lower
+_WAYS = {"y": True, "yes": True, "higher": True, "h": True}
+_WAYS |= {"n": False, "no": False, "lower": False, "l": False}
+#: what --reported takes: two figures, each with the unit or neither, between ':', '->' or '→'
+_NUMBER = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?"
+_FIGURE = re.compile(rf"\s*(?P<number>{_NUMBER})\s*(?P<unit>(?:[^\d.,\s].*?)?)\s*")
+_BETWEEN = re.compile(r"\s*(?:->|→|:)\s*")
 #: an environment assignment an experiment can apply itself (``NCCL_P2P_DISABLE=1``)
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=\S*")
 
@@ -37,20 +46,48 @@ def _hypotheses(text: str) -> list[str]:
     return names
 
 
-def _figures(text: str) -> tuple[float, float]:
+def _figures(text: str) -> tuple[float, float, str | None]:
+    """``--reported``: the baseline's and the variant's figures, and the unit written with
+    both (``27 tok/s:48 tok/s``, ``10s -> 5s``; ``1,200:2,400`` in groups of thousands); a
+    unit written once, or two units, is refused with the form that says it."""
     import math
 
-    old, sep, new = text.partition(":")
-    try:
-        values = (float(old), float(new)) if sep else None
-    except ValueError:
-        values = None
-    if values is None or not all(math.isfinite(v) and v > 0 for v in values):
+    from casefile.domain.units import normal_unit
+
+    parts = _BETWEEN.split(text.strip(), maxsplit=1)
+    figures = [_FIGURE.fullmatch(part) for part in parts] if len(parts) == 2 else []
+    units = {normal_unit(f["unit"]) for f in figures if f is not None}
+    values = [float(f["number"].replace(",", "")) for f in figures if f is not None]
+    if len(values) != 2 or len(units) != 1 or not all(math.isfinite(v) and v > 0 for v in values):
         raise argparse.ArgumentTypeError(
             f"{text!r}: give the baseline's and the variant's figures as BASELINE:VARIANT "
-            "(positive numbers, e.g. 27:48)"
+            "(positive numbers), the unit apart: --reported 27:48 --unit tok/s"
         )
-    return values
+    unit = next(f["unit"] for f in figures if f is not None)
+    return values[0], values[1], unit or None
+
+
+def _outcome(text: str) -> str:
+    """``--outcome``: one of the words, in any case, or a word the domain takes for one
+    ("faster" is better, "no change" same); figures or a sentence are refused with where
+    they go instead."""
+    from casefile.domain.triage import STATED_SYNONYMS
+
+    word = " ".join(text.casefold().split())
+    if word in STATED:
+        return word
+    if word in STATED_SYNONYMS:
+        return STATED_SYNONYMS[word]
+    if re.search(r"[0-9]", word):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: --outcome is a word; give figures with --reported (2x faster: "
+            "--reported 1:2)"
+        )
+    also = ", ".join(STATED_SYNONYMS)
+    raise argparse.ArgumentTypeError(
+        f"invalid choice: {text!r}: say {', '.join(STATED)} (also: {also}); what was said "
+        "besides goes in --note"
+    )
 
 
 def register(
@@ -90,15 +127,19 @@ def register(
         "--reported",
         type=_figures,
         metavar="BASELINE:VARIANT",
-        help="figures stated rather than measured here (e.g. 27:48 from a thread): recorded as "
-        "a reported experiment, its evidence as reported",
+        help="figures stated rather than measured here (e.g. 27:48 from a thread; also "
+        "27->48, 1,200:2,400, or 27 tok/s:48 tok/s with the unit on both): recorded as a "
+        "reported experiment, its evidence as reported",
     )
     e.add_argument(
         "--outcome",
-        choices=tuple(STATED),
-        help='the result in words, no figures ("fixed by that setting", "no slowdown '
-        'since"): recorded as a reported experiment; fixed or better reads as faster, fixed as '
-        "a large gain (the change took the trouble away)",
+        type=_outcome,
+        metavar="{fixed,better,same,worse}",
+        help="the result in words, no figures: fixed, better, same or worse (also: faster, "
+        'slower, "no change", unchanged; any case); recorded as a reported experiment. A '
+        'thread\'s "fixed by that setting" is fixed, "no slowdown since" same (the words '
+        "themselves go in --note); fixed or better reads as faster, fixed as a large gain (the "
+        "change took the trouble away)",
     )
     e.add_argument(
         "--probe",
@@ -124,9 +165,10 @@ def register(
         action="append",
         default=[],
         metavar="FACT",
-        help="the fact to compare (default: the rule's; figures stated with --reported that no "
-        "rule reads are named by their unit: throughput, time or figure; repeatable, first "
-        "found wins)",
+        help="the fact to compare (default: the rule's; figures stated with --reported are "
+        "named by their unit: time, tokens_per_s, throughput or figure; repeatable, first "
+        "found wins); one the rule does not measure, with no unit, is read by its name "
+        "(step_time lower, tokens_per_s higher) or asked",
     )
     e.add_argument("--rule", metavar="ID", help="the experiment rule to apply (default: by change)")
     e.add_argument(
@@ -143,7 +185,9 @@ def register(
         metavar="EXPERIMENT",
         help="an earlier experiment (x3) this one tells again, as a thread's closing 'fixed by "
         "it' retells an A/B: its evidence replaces that one's, so the finding counts once (a "
-        "person's retelling of a measured A/B is read by nothing: the measurement stands)",
+        "person's retelling of a measured A/B is read by nothing: the measurement stands); "
+        "two runs already compared are read again with it, or by another --direction or "
+        "--metric, the new reading replacing the old",
     )
     e.add_argument("--note", help="a remark stored with the experiment")
     e.add_argument("--json", action="store_true", help="what was recorded as JSON")
@@ -212,8 +256,14 @@ def cmd_experiment(args: argparse.Namespace) -> int:
 
 def _reported(args: argparse.Namespace) -> int:
     from casefile.app.opening import open_case
+    from casefile.domain.units import normal_unit
 
-    baseline, variant = args.reported
+    baseline, variant, written = args.reported
+    unit = args.unit if args.unit is not None else written
+    if written is not None and normal_unit(written) != normal_unit(unit):
+        raise CasefileError(
+            f"--reported gives its figures in {written}, --unit says {args.unit}: say one"
+        )
     with open_case(args.case, args.db) as opened:
         outcome = opened.service.writer.record_reported_experiment(
             opened.case_id,
@@ -222,7 +272,7 @@ def _reported(args: argparse.Namespace) -> int:
             baseline,
             variant,
             metric=args.metric[0] if args.metric else None,
-            unit=args.unit,
+            unit=unit,
             rule_id=args.rule,
             note=args.note,
             tests=[name for names in args.tests for name in names],
@@ -314,17 +364,27 @@ def _direction(args: argparse.Namespace) -> bool | None:
 
 
 def _asker(args: argparse.Namespace) -> Callable[[str], bool | None] | None:
-    """At a terminal, a one-line question for a unit that says neither way; elsewhere none
-    (the experiment is then recorded, and the outcome says --direction would read it)."""
+    """At a terminal, a one-line question for a unit that says neither way, asked again (a
+    few times) until answered yes or higher, no or lower; elsewhere none (the experiment is
+    then recorded, and the outcome says --direction would read it). An end of input stops
+    asking."""
     if not sys.stdin.isatty():
         return None
 
     def ask(unit: str) -> bool | None:
-        # on stderr: with --json, stdout is for the JSON alone
-        sys.stderr.write(terminal_safe(f"is higher better for {unit}? [y/n] "))
-        sys.stderr.flush()
-        reply = sys.stdin.readline().strip().lower()
-        return {"y": True, "yes": True, "n": False, "no": False}.get(reply)
+        question = f"is higher better for {unit}? [y/n] "
+        for _ in range(_ASKS):
+            # on stderr: with --json, stdout is for the JSON alone
+            sys.stderr.write(terminal_safe(question))
+            sys.stderr.flush()
+            line = sys.stdin.readline()
+            if not line:
+                return None  # end of input: nobody left to answer
+            reply = line.strip().casefold()
+            if reply in _WAYS:
+                return _WAYS[reply]
+            question = f"say y (higher is better) or n (lower is better) for {unit}: "
+        return None
 
     return ask
 

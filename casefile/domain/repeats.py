@@ -3,9 +3,10 @@
 Evidence multiplies: the same pasted output, the same stated reading or the same reported A/B
 recorded a second time (a paste sent twice, a thread quoting its own figures, a handover that
 retells yesterday's result) would count its likelihood ratio twice and move the beliefs as if
-two measurements agreed. A measured A/B of the same two runs is already refused
-(:func:`casefile.domain.triage.record_experiment`); this module is the same guard for what a
-person tells, where no run seq tells the copies apart.
+two measurements agreed. A measured A/B of two runs an earlier one already read is refused
+unless it reads them another way (another metric or direction: a re-reading, which replaces
+the first) or names the one it restates (:func:`reread_pair`); the rest of this module is the
+same guard for what a person tells, where no run seq tells the copies apart.
 
 What makes two readings the same is their facts, taken on the same host under the same
 conditions with the same note (not when they were told, nor the probe or text they came in);
@@ -33,6 +34,9 @@ if TYPE_CHECKING:
 SAY_WHICH_RUN = Remedy("says which run this was, so the two are told apart", "note")
 #: what lets an A/B told again through: it names the one it retells, and replaces its evidence
 TELL_IT_AGAIN = Remedy("names the A/B it tells again, which then counts once", "restates")
+
+#: what lets two runs already read be compared again: which way is better, said
+SAY_WHICH_WAY = Remedy("says which way is better (higher or lower)", "direction")
 
 #: the sources whose output a person brings: pasted output and stated readings
 TOLD = frozenset({"pasted", "stated"})
@@ -94,6 +98,75 @@ def refuse_repeated_experiment(
                 "recorded again it would count twice",
                 remedy=TELL_IT_AGAIN,
             )
+
+
+#: what a reading of two runs says, beside the runs: read the same way again, it counts twice
+_READING_SAYS = ("metric", "higher_is_better", "unit", "tests", "named_rule")
+
+
+def reread_pair(
+    experiments: Mapping[str, Mapping[str, Any]], record: Mapping[str, Any]
+) -> str | None:
+    """The experiment a measured A/B of two runs restates: the one it names, else, where an
+    earlier A/B already read the same two runs another way (its metric, direction, unit or
+    reader differ: a wrong reading corrected), that one, whose evidence the new reading then
+    replaces. An A/B of two runs no earlier one read restates what it names.
+
+    Refused: the same reading of the same two runs again (it would count twice), one that
+    reads nothing (no direction: it would restate the reading and replace nothing), and a
+    restating of an A/B that is no telling of those runs' read one."""
+    pair = {record.get("baseline_seq"), record.get("variant_seq")}
+    read = [
+        experiment_id
+        for experiment_id, earlier in experiments.items()
+        # one recorded with no direction was never read: comparing again may read it
+        if earlier.get("speedup") is not None
+        and {earlier.get("baseline_seq"), earlier.get("variant_seq")} == pair
+    ]
+    named = record.get("restates")
+    if not read:
+        return None if named is None else str(named)
+    latest = read[-1]
+    said = f"experiment {latest} already compares seqs {record.get('baseline_seq')} and "
+    said += f"{record.get('variant_seq')}"
+    if named is not None:
+        if named not in experiments or _retells(experiments, str(named), set(read)):
+            return str(named)
+        raise DomainError(
+            f"{said}, and {named} is no telling of it: a reading of those runs restates "
+            f"{latest}, so the finding counts once",
+            remedy=TELL_IT_AGAIN,
+        )
+    if record.get("higher_is_better") is None:
+        raise DomainError(
+            f"{said}; compared again with nothing saying which way is better, they would be "
+            "read by nothing",
+            remedy=SAY_WHICH_WAY,
+        )
+    if _identity(experiments[latest], _READING_SAYS) == _identity(record, _READING_SAYS):
+        way = "higher" if experiments[latest].get("higher_is_better") else "lower"
+        raise DomainError(
+            f"{said}, reading {experiments[latest].get('metric')} with {way} better: the "
+            "same reading again would count twice (one by another metric or direction "
+            "replaces it)",
+            remedy=TELL_IT_AGAIN,
+        )
+    return latest
+
+
+def _retells(
+    experiments: Mapping[str, Mapping[str, Any]], experiment_id: str, read: set[str]
+) -> bool:
+    """Whether ``experiment_id`` is one of ``read`` or tells one of them again (by the
+    experiments' ``restates``, followed back)."""
+    seen: set[str] = set()
+    current: Any = experiment_id
+    while current is not None and current not in seen:
+        if current in read:
+            return True
+        seen.add(current)
+        current = experiments.get(current, {}).get("restates")
+    return False
 
 
 def earlier_telling(projection: Projection, record: Mapping[str, Any]) -> str | None:

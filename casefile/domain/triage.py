@@ -32,7 +32,7 @@ from casefile.domain.experiments import ExperimentRule
 from casefile.domain.fabric import stated_port_rates
 from casefile.domain.intake import IntakeQuestion, Known
 from casefile.domain.kinds import reported_reliability
-from casefile.domain.repeats import refuse_repeated_experiment
+from casefile.domain.repeats import refuse_repeated_experiment, reread_pair
 from casefile.domain.retelling import restated, superseded_by_retelling
 from casefile.domain.rules import Applied, evaluate
 from casefile.errors import DomainError, Remedy
@@ -167,14 +167,6 @@ def record_experiment(
     the hypotheses a person named it a test of; ``restates``: the earlier experiment it tells
     again."""
     check_pair(projection, baseline, variant)
-    for record in projection.experiments.values():
-        if "speedup" not in record:
-            continue  # recorded with no direction, so never read: comparing again may read it
-        if {record.get("baseline_seq"), record.get("variant_seq")} == {baseline.seq, variant.seq}:
-            raise DomainError(
-                f"experiment {record['experiment_id']} already compares seqs {baseline.seq} "
-                f"and {variant.seq}"
-            )
     runs = {
         "baseline_seq": baseline.seq,
         "variant_seq": variant.seq,
@@ -183,6 +175,9 @@ def record_experiment(
         "named_rule": named_rule,
     }
     figures = (metric, baseline_value, variant_value, higher_is_better, unit)
+    # the same two runs read again: refused, or another reading that replaces the first
+    reading = {**runs, "metric": metric, "higher_is_better": higher_is_better, "unit": unit}
+    runs["restates"] = reread_pair(projection.experiments, reading)
     return _experiment(projection, change, baseline.probe, figures, note, runs)
 
 
@@ -281,6 +276,9 @@ _REVERSED = {"faster": "slower", "same": "same", "slower": "faster"}
 #: A result stated in words, as the outcome a rule reads: "fixed by that setting" and "no
 #: slowdown since" say as much about the direction as a ratio would, and nothing about size.
 STATED_OUTCOMES = {"fixed": "faster", "better": "faster", "same": "same", "worse": "slower"}
+#: Other words for them, as this tool and people say them ("faster", "no change"); "fixed"
+#: has none: it says more than "better" (the change took the trouble away: a large gain).
+STATED_SYNONYMS = {"faster": "better", "slower": "worse", "no change": "same", "unchanged": "same"}
 
 
 def record_stated_experiment(

@@ -309,6 +309,19 @@ def test_figures_with_no_unit_take_the_direction_of_the_rule_that_reads_them_now
     assert read["now"] == "fewer-gpus 'faster'", read
 
 
+def test_figures_of_a_metric_of_ones_own_choosing_take_no_rules_direction_when_read_again(
+    cli: CLI,
+) -> None:
+    """The rule's direction is its own metric's: figures of a metric a person chose, with no
+    unit and a name that says neither way ("score" may be a loss), stay unread when a rule
+    comes to read the change, as they were when recorded."""
+    case = _new(cli)
+    _intake(cli, case, "gpu-count=one")
+    fewer = ["--change", "8 GPUs -> 2 GPUs", "--reported", "10:30", "--metric", "score"]
+    assert _ab(cli, case, *fewer)["evidence_id"] is None
+    assert _intake(cli, case, "gpu-count=several")["experiments"] == []
+
+
 def test_a_named_retelling_keeps_its_reader_when_the_finding_is_read_again(
     cli: CLI, tmp_path: Path
 ) -> None:

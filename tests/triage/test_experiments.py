@@ -422,7 +422,8 @@ def test_bad_reported_figures_record_nothing(
         # the collective library's switch timed by the application, then by nccl-tests
         ("NCCL_P2P_DISABLE=1", "tok/s", "p2p-disable", "command", "throughput"),
         ("NCCL_P2P_DISABLE=1", "GB/s", "p2p-disable", "nccl-tests", "nccl.busbw.large"),
-        ("eager -> CUDA graphs", "ms", "cuda-graphs", "command", "throughput"),
+        # named as the unit says: milliseconds are a time, not the rule's first metric
+        ("eager -> CUDA graphs", "ms", "cuda-graphs", "command", "time"),
     ],
 )
 def test_reported_figures_without_a_probe_are_taken_as_the_rules_measure_of_that_unit(
