@@ -18,7 +18,7 @@ import pytest
 from casefile.domain.better_way import settle_direction
 from casefile.domain.units import name_direction, normal_unit, unit_direction
 from tests.cli.conftest import CLI
-from tests.triage.test_experiments import log
+from tests.triage.test_experiments import ab, log
 
 PIPELINE = "num_workers=16"
 
@@ -50,13 +50,6 @@ def pair(cli: CLI, case: str, tmp_path: Path) -> list[str]:
     """The baseline at 1.2 s a step, the variant (num_workers=16) at 0.6 s: twice as fast."""
     base, variant = _run(cli, case, tmp_path, 1.2), _run(cli, case, tmp_path, 0.6, setup=True)
     return ["--change", PIPELINE, "--baseline", base, "--variant", variant]
-
-
-def _ab(cli: CLI, case: str, *args: str) -> dict[str, object]:
-    done = cli("experiment", case, *args, "--json")
-    assert done.code == 0, done.err
-    out: dict[str, object] = json.loads(done.out)
-    return out
 
 
 # --- which way is better for a figure with no unit -------------------------------------------
@@ -101,7 +94,7 @@ def test_the_rules_way_is_its_own_metrics_and_not_a_metric_a_person_chose() -> N
 def test_a_measured_step_time_that_halves_is_read_as_faster(
     cli: CLI, case: str, pair: list[str]
 ) -> None:
-    out = _ab(cli, case, *pair, "--metric", "step_time")
+    out = ab(cli, case, *pair, "--metric", "step_time")
     assert (out["outcome"], out["speedup"]) == ("faster", pytest.approx(2.0))
     assert out["direction"] == "lower is better for step_time, as its name says"
     recorded = [e for e in log(cli, case) if e["type"] == "experiment.recorded"][-1]
@@ -121,7 +114,7 @@ def test_a_chosen_metric_whose_name_says_neither_is_not_given_the_rules_way(
         )  # fmt: skip
         assert done.code == 0, done.err
         seqs.append(str(json.loads(done.out.splitlines()[0])["probe_run_seq"]))
-    out = _ab(
+    out = ab(
         cli, case, "--change", PIPELINE, "--baseline", seqs[0], "--variant", seqs[1],
         "--metric", "score",
     )  # fmt: skip
@@ -151,9 +144,9 @@ def _confidences(cli: CLI, case: str) -> dict[str, float]:
 def test_a_wrong_reading_is_corrected_by_reading_the_runs_the_other_way(
     cli: CLI, case: str, pair: list[str], tmp_path: Path
 ) -> None:
-    wrong = _ab(cli, case, *pair, "--metric", "step_time", "--direction", "higher")
+    wrong = ab(cli, case, *pair, "--metric", "step_time", "--direction", "higher")
     assert wrong["outcome"] == "slower"
-    right = _ab(cli, case, *pair, "--metric", "step_time", "--direction", "lower")
+    right = ab(cli, case, *pair, "--metric", "step_time", "--direction", "lower")
     assert right["outcome"] == "faster"
     assert (right["restates"], right["supersedes"]) == ("x1", wrong["evidence_id"])
     # the correction counts once, as if the wrong reading had never been made
@@ -161,31 +154,31 @@ def test_a_wrong_reading_is_corrected_by_reading_the_runs_the_other_way(
     assert cli("playbook", "open", "ok", "gpu-throughput@3").code == 0
     once = ["--change", PIPELINE, "--baseline", _run(cli, "ok", tmp_path, 1.2)]
     once += ["--variant", _run(cli, "ok", tmp_path, 0.6, setup=True), "--metric", "step_time"]
-    _ab(cli, "ok", *once)
+    ab(cli, "ok", *once)
     assert _confidences(cli, case) == _confidences(cli, "ok")
 
 
 def test_the_same_reading_again_is_refused_and_a_restating_is_not(
     cli: CLI, case: str, pair: list[str]
 ) -> None:
-    first = _ab(cli, case, *pair, "--metric", "step_time")
+    first = ab(cli, case, *pair, "--metric", "step_time")
     before = len(log(cli, case))
     again = cli("experiment", case, *pair, "--metric", "step_time", "--direction", "lower")
     assert again.code == 1 and "experiment x1 already compares seqs" in again.err
     assert "the same reading again would count twice" in again.err and "--restates" in again.err
     assert len(log(cli, case)) == before
-    told = _ab(cli, case, *pair, "--metric", "step_time", "--restates", "x1")
+    told = ab(cli, case, *pair, "--metric", "step_time", "--restates", "x1")
     assert (told["restates"], told["supersedes"]) == ("x1", first["evidence_id"])
     # another metric is another reading: it replaces the one in force
-    other = _ab(cli, case, *pair, "--metric", "step_time_s")
+    other = ab(cli, case, *pair, "--metric", "step_time_s")
     assert (other["restates"], other["supersedes"]) == ("x2", told["evidence_id"])
 
 
 def test_restating_another_ab_or_reading_nothing_is_refused(
     cli: CLI, case: str, pair: list[str]
 ) -> None:
-    _ab(cli, case, *pair, "--metric", "step_time")
-    _ab(cli, case, "--change", "iommu=pt", "--outcome", "same")  # x2: another finding
+    ab(cli, case, *pair, "--metric", "step_time")
+    ab(cli, case, "--change", "iommu=pt", "--outcome", "same")  # x2: another finding
     elsewhere = cli("experiment", case, *pair, "--metric", "step_time", "--restates", "x2")
     assert elsewhere.code == 1 and "x2 is no telling of it" in elsewhere.err
     missing = cli("experiment", case, *pair, "--metric", "step_time", "--restates", "x9")

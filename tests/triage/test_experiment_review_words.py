@@ -11,7 +11,7 @@ import pytest
 
 from casefile.domain.triage import STATED_OUTCOMES, STATED_SYNONYMS
 from tests.cli.conftest import CLI
-from tests.triage.test_experiments import log
+from tests.triage.test_experiments import ab, log
 
 WORKERS = "num_workers 2 -> 8"
 NUMA = "numactl --cpunodebind=0 --membind=0"
@@ -21,13 +21,6 @@ NUMA = "numactl --cpunodebind=0 --membind=0"
 def case(cli: CLI) -> str:
     assert cli("new", "slow training", "--id", "one", "--playbook", "gpu-throughput@3").code == 0
     return "one"
-
-
-def _ab(cli: CLI, case: str, *args: str) -> dict[str, object]:
-    done = cli("experiment", case, *args, "--json")
-    assert done.code == 0, done.err
-    out: dict[str, object] = json.loads(done.out)
-    return out
 
 
 # --- stated figures are named by what their unit measures ---------------------------------
@@ -50,7 +43,7 @@ def _ab(cli: CLI, case: str, *args: str) -> dict[str, object]:
 def test_stated_figures_are_named_as_their_unit_says(
     cli: CLI, case: str, change: str, figures: list[str], probe: tuple[str, ...], metric: str
 ) -> None:
-    out = _ab(cli, case, "--change", change, "--reported", *figures, *probe)
+    out = ab(cli, case, "--change", change, "--reported", *figures, *probe)
     assert out["metric"] == metric
     assert out["outcome"] == "faster"
 
@@ -79,7 +72,7 @@ def test_a_rule_with_no_metric_of_the_units_kind_names_it_by_the_unit(
 
 
 def test_the_rationale_says_what_was_measured(cli: CLI, case: str) -> None:
-    _ab(cli, case, "--change", WORKERS, "--reported", "10:5", "--unit", "s")
+    ab(cli, case, "--change", WORKERS, "--reported", "10:5", "--unit", "s")
     said = next(e for e in log(cli, case) if e["type"] == "evidence.assessed")
     assert "made time 10 → 5 s (2.00×" in said["payload"]["rationale"]  # type: ignore[index]
 
@@ -155,13 +148,13 @@ def test_the_synonyms_name_words_the_domain_reads() -> None:
 def test_an_outcome_is_taken_in_any_case_and_in_the_tools_own_words(
     cli: CLI, case: str, word: str, stated: str, outcome: str
 ) -> None:
-    out = _ab(cli, case, "--change", "CUDA graphs enabled", "--outcome", word)
+    out = ab(cli, case, "--change", "CUDA graphs enabled", "--outcome", word)
     assert (out["stated"], out["outcome"]) == (stated, outcome)
 
 
 def test_fixed_still_reads_as_a_large_gain_and_faster_does_not(cli: CLI, case: str) -> None:
-    _ab(cli, case, "--change", WORKERS, "--outcome", "Fixed")
-    _ab(cli, case, "--change", WORKERS, "--outcome", "faster")
+    ab(cli, case, "--change", WORKERS, "--outcome", "Fixed")
+    ab(cli, case, "--change", WORKERS, "--outcome", "faster")
     fixed, better = [
         str(e["payload"]["rationale"])  # type: ignore[index]
         for e in log(cli, case)
@@ -219,7 +212,7 @@ def test_reported_figures_in_a_threads_forms(
     values: tuple[float, float],
     said: str,
 ) -> None:
-    out = _ab(cli, case, "--change", WORKERS, "--reported", figures, *unit)
+    out = ab(cli, case, "--change", WORKERS, "--reported", figures, *unit)
     assert (out["baseline_value"], out["variant_value"], out["unit"]) == (*values, said)
     assert out["evidence_id"] is not None
 

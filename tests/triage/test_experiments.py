@@ -22,6 +22,14 @@ def log(cli: CLI, case: str) -> list[dict[str, object]]:
     return events
 
 
+def ab(cli: CLI, case: str, *args: str) -> dict[str, object]:
+    """``casefile experiment CASE ARGS --json``, which must succeed, as its JSON."""
+    done = cli("experiment", case, *args, "--json")
+    assert done.code == 0, done.err
+    out: dict[str, object] = json.loads(done.out)
+    return out
+
+
 def paste(
     cli: CLI, case: str, tmp_path: Path, name: str, text: str, probe: str = "nccl-tests"
 ) -> int:
