@@ -155,7 +155,7 @@ def read_experiment(
     if rule is None and not any(q.playbook for q in draft.projection.questions.values()):
         unread = (
             "the case has no playbook, so no rule reads a change; open one (playbook open "
-            "CASE gpu-throughput) or name the hypotheses it tests"
+            f"{draft.case_id} gpu-throughput) or name the hypotheses it tests"
         )
         remedy = Remedy("names them (HYP[,HYP…])", "tests")
     elif rule is None and nearest and nearest[0].ruled_out is not None:

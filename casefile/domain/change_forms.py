@@ -261,7 +261,7 @@ def _written(number_in: str, side: str) -> list[tuple[int, float]]:
 
 #: words that take away what a one-sided change names ("--enforce-eager removed", "stop
 #: forcing --enforce-eager")
-_REMOVAL = r"without|no|not|rm|remov\w*|dropp?\w*|unset|delet\w*|stop\w*|revert\w*"
+_REMOVAL = r"without|no|not|rm|remov\w*|dropp?\w*|unset|env\s+-u|delet\w*|stop\w*|revert\w*"
 REMOVED = re.compile(rf"(?i)\b(?:{_REMOVAL})\b")
 #: those, or words that scope it ("CUDA_LAUNCH_BLOCKING only for fcompare")
 _TAKEN_AWAY = re.compile(rf"(?i)\b(?:{_REMOVAL}|only (?:for|in|on|when))\b")
@@ -370,6 +370,38 @@ def stated_state(change: str, names: Callable[[str], bool] = lambda _: True) -> 
     if _TAKEN_AWAY.search(change):  # "--enforce-eager removed": the state it names, undone
         return "on" if said == "off" else "off"
     return said
+
+
+#: a setting's switch moved in words, "NCCL_P2P_DISABLE from 1 to 0", "X changed from off to
+#: on" (the whole change: a clause of a sentence is no setting's move)
+_SWITCH_FROM_TO = re.compile(
+    rf"(?i)^\s*(?P<name>{_NAME})\s+(?:(?:was\s+)?(?:changed|set|switched|went)\s+)?from\s+"
+    rf"(?P<old>[01]|{_SWITCH})\s+to\s+(?P<new>[01]|{_SWITCH})\s*\.?\s*$"
+)
+
+
+def switch_from_to(change: str) -> tuple[str, str] | None:
+    """A setting's switch moved "from OLD to NEW", as the sides ``NAME=OLD`` and ``NAME=NEW``;
+    None for any other change."""
+    found = _SWITCH_FROM_TO.match(change)
+    if found is None:
+        return None
+    return f"{found['name']}={found['old']}", f"{found['name']}={found['new']}"
+
+
+def switch_left(before: str, after: str, names: Callable[[str], bool]) -> str | None:
+    """The state a switch is left in where both sides say one and they differ (its setting's
+    value on each: "NCCL_P2P_DISABLE=1 -> NCCL_P2P_DISABLE=0", or the after side a bare value
+    read with the before side's setting, "NCCL_P2P_DISABLE=0 -> 1"); None otherwise. Read
+    before :func:`turned_on`: a setting whose name says "disable" names the off state on both
+    sides, whatever its value."""
+    whole = after
+    named = SUBJECT.match(before)
+    if named is not None and not names(after) and len(after.split()) == 1:
+        whole = f"{named.group(1)}{after.strip()}"
+    left = stated_state(whole, names)
+    was = stated_state(before, names)
+    return left if left is not None and was is not None and left != was else None
 
 
 def turned_on(before: str, after: str) -> bool | None:

@@ -53,6 +53,8 @@ from casefile.domain.change_forms import (
     set_to_one,
     set_to_zero,
     stated_state,
+    switch_from_to,
+    switch_left,
     turned_on,
     worded_raised,
     written_raised,
@@ -189,7 +191,11 @@ class ExperimentRule:
             moved = moved_toward(self.toward, change, both_sides=self.raises is not None)
             if moved is not None:
                 return not moved
-        split = sides(" ".join(change.split()))
+        split = sides(" ".join(change.split())) or switch_from_to(change)
+        if split is not None and self.switches_to is not None:
+            flipped = switch_left(*split, self._names_any)
+            if flipped is not None:  # "NCCL_P2P_DISABLE=0 -> 1": P2P turned off
+                return flipped != self.switches_to
         if split is None:
             subject = self._subject()
             if subject is not None:
@@ -218,10 +224,6 @@ class ExperimentRule:
         moved = None if self.number_in else raised(before, after)  # no slot's or model's number
         if self._counted(before) and moved is not None:
             return moved != self.raises
-        if self.switches_to is not None:  # "NCCL_P2P_DISABLE=1 -> NCCL_P2P_DISABLE=0"
-            left = stated_state(after, self._names_any)
-            if left is not None and left != stated_state(before, self._names_any):
-                return left != self.switches_to
         if self._names_any(after):
             return False
         if not after[:1].isdigit():

@@ -121,6 +121,12 @@ def unit_direction(unit: str | None) -> bool | None:
     return higher if higher != lower else None
 
 
+#: a statistic's name after a dot, at a metric name's end
+_STATISTIC = re.compile(r"(?i)\.(?:min|max|mean|avg|median|p[0-9]{1,2})$")
+#: words of a price: lower is better, but no rate's "per" says so
+_MONEY = frozenset({"cost", "costs", "price", "usd", "dollar", "dollars", "eur"})
+
+
 def name_direction(name: str | None) -> bool | None:
     """Whether a metric named ``name`` is better higher, by what its name says; None when it
     says neither. A name says a duration (``step_time``, ``latency_p99``, ``ttft``, a
@@ -128,14 +134,19 @@ def name_direction(name: str | None) -> bool | None:
     as a unit would: what ``per`` divides decides where it is said."""
     if not name:
         return None
+    # a statistic after a dot is no unit ("nvbandwidth….min" is a minimum, not minutes)
+    name = _STATISTIC.sub("", name)
     spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).casefold().replace("/", "_per_")
     words = [_word(w) for w in re.findall(r"[a-z0-9µμ]+", spaced)]
-    if "per" in words:
-        at = words.index("per")
+    if any(w in _MONEY for w in words):
+        return None  # cost_per_hour: a price, whatever it is per
+    for at, word in enumerate(words):
+        if word != "per":
+            continue
         if at and words[at - 1] in TIME_UNITS:
             return False  # s_per_step, ms_per_token
         if at + 1 < len(words) and words[at + 1] in TIME_UNITS:
-            return True  # tokens_per_s, it_per_sec
+            return True  # tokens_per_s, it_per_sec, tokens_per_gpu_per_s
     lower = any(w in _NAME_LOWER for w in words) or (
         len(words) > 1 and words[-1] in TIME_UNITS and words[-2] not in _COUNTED
     )

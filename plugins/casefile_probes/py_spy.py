@@ -387,10 +387,11 @@ def _parse_dump(lines: list[str], result: ParseResult) -> bool:
         (process, main) for process in processes if (main := process.main_thread()) is not None
     ]
     framed = [t for process in processes for t in process.threads if t.frames]
+    # an idle worker is out whatever its innermost frame (under --native, libc's poll)
     counted = [
         t
         for t in framed
-        if (any(t is main for _, main in shown) and not _idle_worker(t)) or not _is_blocked(t)
+        if not _idle_worker(t) and (any(t is main for _, main in shown) or not _is_blocked(t))
     ] or framed
     if counted:
         data = sum(1 for t in counted if _loads_data(t))

@@ -66,6 +66,10 @@ def pair(cli: CLI, case: str, tmp_path: Path) -> list[str]:
         ("decode_tok_per_sec", True),
         ("score", None), ("loss", None), ("timestamp", None), ("num_workers", None),
         ("gpu_util", None), ("tokens", None),
+        # a rate per GPU per second; a statistic after a dot is no unit; a price says neither
+        ("tokens_per_gpu_per_s", True), ("tokens/gpu/s", True),
+        ("nvbandwidth.device_to_device_memcpy_read_ce.min", None), ("latency.p99", False),
+        ("cost_per_hour", None), ("time_min", False),
     ],
 )  # fmt: skip
 def test_a_metrics_name_says_which_way_is_better_as_a_unit_would(

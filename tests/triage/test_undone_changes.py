@@ -104,6 +104,14 @@ def rule(rule_id: str):  # type: ignore[no-untyped-def]
         ("p2p-disable", "unset NCCL_P2P_DISABLE", True),
         ("p2p-disable", "NCCL_P2P_DISABLE removed", True),
         ("p2p-disable", "NCCL_P2P_DISABLE=0 -> NCCL_P2P_DISABLE=1", False),
+        # the short forms: a bare value after the arrow is the before side's setting's, and
+        # a "disable" in a name is no off state whatever its value (0 -> 1 turns P2P off)
+        ("p2p-disable", "NCCL_P2P_DISABLE=0 -> 1", False),
+        ("p2p-disable", "NCCL_P2P_DISABLE=1 -> 0", True),
+        ("p2p-disable", "NCCL_P2P_DISABLE unset -> 1", False),
+        ("p2p-disable", "NCCL_P2P_DISABLE from 1 to 0", True),
+        ("p2p-disable", "NCCL_P2P_DISABLE from 0 to 1", False),
+        ("p2p-disable", "env -u NCCL_P2P_DISABLE", True),
     ],
 )
 def test_a_change_undoes_a_rule_when_only_its_before_side_is_what_the_rule_reads(

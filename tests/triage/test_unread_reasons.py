@@ -46,7 +46,7 @@ def test_a_case_with_no_playbook_is_told_to_open_one(cli: CLI) -> None:
                "--unit", "tok/s", "--json")  # fmt: skip
     assert read.code == 0, read.err
     unread = json.loads(read.out)["unread"]
-    assert unread.startswith("the case has no playbook") and "playbook open" in unread
+    assert unread.startswith("the case has no playbook") and "playbook open b1 " in unread
     assert "case's playbook" not in unread
 
 
