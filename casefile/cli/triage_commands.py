@@ -113,7 +113,7 @@ def register(
     e.add_argument(
         "--playbook",
         metavar="NAME[@VERSION]",
-        help="with rules: this playbook's rules (default: every installed playbook's)",
+        help="with rules: this playbook's rules (default: each installed playbook's newest)",
     )
     e.add_argument("--change", help="the one change (NCCL_P2P_DISABLE=1, iommu=pt)")
     e.add_argument("--baseline", type=event_seq, metavar="SEQ", help="the run without the change")
