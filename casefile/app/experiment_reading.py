@@ -102,19 +102,26 @@ def read_recorded(
 
 
 def nearest_to(
-    registry: Registry, projection: Projection, change: str, rule: ExperimentRule | None
+    registry: Registry,
+    projection: Projection,
+    change: str,
+    rule: ExperimentRule | None,
+    probe: str | None = None,
 ) -> tuple[Nearness, ...]:
     """Where no rule reads ``change``, the case's experiment rules its words are nearest to,
     among those no answer in force rules out: a hint toward a rule the answers leave out
-    would, taken up with ``--rule``, read the A/B by a rule that cannot apply."""
+    would, taken up with ``--rule``, read the A/B by a rule that cannot apply. Where rules
+    read the change for ``probe`` and the answers rule out every one of them, the first, with
+    the answer: that is the reason, and no hint is. A rule left out by the probe alone blames
+    no answer."""
     if rule is not None:
         return ()
     every = _case_rules(registry, projection)
-    reader = next((r for r in every if r.matches(change)), None)
-    if reader is not None:
-        reason = out_of_scope(projection, reader.rule.question, reader.rule.requires)
-        if reason is not None:
-            return (Nearness(reader.id, (), ruled_out=reason, needs=_requirement(reader)),)
+    readers = [r for r in every if (probe is None or probe in r.probes) and r.matches(change)]
+    reasons = [out_of_scope(projection, r.rule.question, r.rule.requires) for r in readers]
+    if readers and all(reason is not None for reason in reasons):
+        reader, reason = readers[0], reasons[0]
+        return (Nearness(reader.id, (), ruled_out=reason, needs=_requirement(reader)),)
     return nearest_rules([r for r in every if _not_ruled_out(r, projection)], change)
 
 

@@ -135,7 +135,11 @@ def record_experiment(
             rule_id,
         )
         return read_recorded(
-            draft, event, rule, settled, nearest_to(sessions.registry, projection, change, rule)
+            draft,
+            event,
+            rule,
+            settled,
+            nearest_to(sessions.registry, projection, change, rule, baseline.probe),
         )
 
     return _append_experiment(sessions, case_id, decide, who)
@@ -206,7 +210,11 @@ def record_reported_experiment(
             probe_inferred=probe is None,
         )
         return read_recorded(
-            draft, event, rule, settled, nearest_to(sessions.registry, projection, change, rule)
+            draft,
+            event,
+            rule,
+            settled,
+            nearest_to(sessions.registry, projection, change, rule, probe),
         )
 
     return _append_experiment(sessions, case_id, decide, who)
@@ -246,7 +254,7 @@ def record_stated_experiment(
             event,
             rule,
             None,
-            nearest_to(sessions.registry, draft.projection, change, rule),
+            nearest_to(sessions.registry, draft.projection, change, rule, probe),
         )
 
     return _append_experiment(sessions, case_id, decide, who)

@@ -48,6 +48,8 @@ from casefile.errors import RuleError
 
 #: a described value's first word, followed by a separator or the end ("yes, after ten
 #: minutes" -> "yes"; "bare metal" has no one-word answer in it)
+#: a typed count with at most a note in brackets ("3", "16 (two nodes)")
+_JUST_A_COUNT = re.compile(r"^\s*[0-9]+\s*(?:\([^()]*\))?\s*$")
 _LEADING_WORD = re.compile(r"\s{0,8}([A-Za-z0-9][A-Za-z0-9_-]{0,40})[ \t]*+(?:[,;:(]|$|-\s)")
 #: what, in the rest of a described value, takes back its first word ("CUDA: unchanged",
 #: "yes (probably)")
@@ -174,7 +176,12 @@ class IntakeQuestion:
     def _described(self, value: str) -> str | None:
         """The one answer the ``environment_matches`` for keys that name this question read in
         ``value`` (``gpu-count = "3"``: several); None when none does, or two disagree. A
-        pattern for another key (``gpus`` naming cards) reads another kind of value."""
+        pattern for another key (``gpus`` naming cards) reads another kind of value. A typed
+        value that opens with a number is read so only where it is that number alone, a note
+        in brackets aside ("16 (two nodes)"): "1 node, 8 GPUs" counts nodes, not GPUs, and
+        "8 GPUs on one node" is no count of nodes."""
+        if value.lstrip()[:1].isdigit() and _JUST_A_COUNT.match(value) is None:
+            return None
         read = {
             spec.answer
             for spec in self.environment_matches

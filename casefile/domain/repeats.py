@@ -101,7 +101,8 @@ def refuse_repeated_experiment(
 
 
 #: what a reading of two runs says, beside the runs: read the same way again, it counts twice
-_READING_SAYS = ("metric", "higher_is_better", "unit", "tests", "named_rule")
+#: (which run is the baseline too: the same runs swapped read the other way)
+_READING_SAYS = ("baseline_seq", "metric", "higher_is_better", "unit", "tests", "named_rule")
 
 
 def reread_pair(
@@ -127,8 +128,9 @@ def reread_pair(
     if not read:
         return None if named is None else str(named)
     latest = read[-1]
-    said = f"experiment {latest} already compares seqs {record.get('baseline_seq')} and "
-    said += f"{record.get('variant_seq')}"
+    earliest = experiments[latest]
+    said = f"experiment {latest} already compares seqs {earliest.get('baseline_seq')} and "
+    said += f"{earliest.get('variant_seq')}"
     if named is not None:
         if named not in experiments or _retells(experiments, str(named), set(read)):
             return str(named)

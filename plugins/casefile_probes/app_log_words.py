@@ -25,11 +25,11 @@ Which meter the number is depends on the version, and the lines show which:
   to logging and that reset, 27 February to 3 March 2020, lines of the new shape still held
   running means; no release carried it.)
 
-The old prefix is told from the new by what comes right before its pipe: nothing (the line's
-start, after spaces or a quote's ``> ``) or the text of the bar drawn before it, where a
-terminal's redraws ran together in the paste (``…, gnorm=0.406, clip=| epoch 014:   6%|…``); the
-new prefix follows its tag and a space. On such a run-together line the last reading is the
-latest.
+The old prefix is told from the new by the logger's tag: the new one follows it (``| INFO |
+train_inner | epoch 001:``); the old stands alone, whatever came before it (a launcher's
+``0: ``, a timestamp of ``docker logs -t``, or the text of a bar drawn before it, where a
+terminal's redraws ran together in the paste: ``…, gnorm=0.406, clip=| epoch 014:   6%|…``).
+On such a run-together line the last reading is the latest.
 """
 
 from __future__ import annotations
@@ -53,9 +53,13 @@ _BESIDE = re.compile(r"(?<![\w])(?:wpb|ups|bsz|num_updates|gnorm|train_wall|loss
 _VALID = re.compile(r"valid on '|\|\s{0,4}valid\s{0,4}\|")
 #: no training job moves this many tokens a second: a fairseq meter that overflowed
 _CEILING = 1e9
-#: the prefix of fairseq up to 0.9, whose readings are means since the epoch began: at the
-#: line's start or right after the text of a bar drawn before it, not after a logger's tag
-_SINCE_EPOCH = re.compile(r"(?:^[\s>]{0,12}|(?<=\S))\|\s{0,4}epoch\s{1,4}\d{1,6}(?![\d.])")
+#: the prefix of fairseq up to 0.9, whose readings are means since the epoch began: "| epoch
+#: NNN" anywhere (a launcher's prefix, "0: " of srun -l or a timestamp of docker logs, may
+#: stand before it) but after the logger's tag of later versions (below)
+_SINCE_EPOCH = re.compile(r"\|\s{0,4}epoch\s{1,4}\d{1,6}(?![\d.])")
+#: the logger's tag fairseq 0.10 and later print before "| epoch": its readings are the
+#: interval's ("| INFO | train_inner | epoch 001:")
+_LOGGER_TAG = re.compile(r"\|\s{0,4}(?:train_inner|train|valid\w*)\s{0,4}\|\s{0,4}epoch\b")
 
 
 def _since_epoch() -> RunningMean:
@@ -88,7 +92,12 @@ class FairseqWords:
         rate = float(found.group(1) or found.group(2))
         if rate > _CEILING:
             self.overflowed += 1
-        elif rate > 0 and "epoch" in line and _SINCE_EPOCH.search(line):
+        elif (
+            rate > 0
+            and "epoch" in line
+            and _SINCE_EPOCH.search(line)
+            and not _LOGGER_TAG.search(line)
+        ):
             self.running.add(rate)
         elif rate > 0:
             self.intervals += 1

@@ -136,3 +136,15 @@ def test_answers_that_contradict_each_other_are_named(cli: CLI) -> None:
     ]
     settled = cli("intake", case, "gpu-count=several", "--json")
     assert json.loads(settled.out)["disagreements"] == []
+
+
+@pytest.mark.parametrize(
+    "answer", ["gpu-count=1 node, 8 GPUs", "nodes=8 GPUs on one node", "nodes=2 GPUs"]
+)
+def test_a_number_that_counts_something_else_answers_nothing(cli: CLI, answer: str) -> None:
+    """A count is read from a typed answer only where it is the count alone: "1 node, 8
+    GPUs" was read as one GPU, and "8 GPUs on one node" as several nodes."""
+    case = new_case(cli)
+    refused = cli("intake", case, answer)
+    assert refused.code == 1 and "is not an answer" in refused.err, refused.err
+    assert answers_in_force(cli, case) == {}

@@ -119,12 +119,18 @@ def test_the_last_reading_of_bars_run_together_is_the_latest() -> None:
         # https://github.com/facebookresearch/fairseq/issues/301 (turn 1): fairseq-py's summary
         ("| epoch 010 | train loss 1.44 | train ppl 2.72 | s/checkpoint    7747 | words/s    961 "
          "| words/batch    906 | bsz    32", True),
+        # the old prefix behind a launcher's (srun -l) or a timestamp (docker logs -t)
+        ("0: " + FAIRSEQ_OLD.split("\n")[0], True),
+        ("2020-01-01T00:00:00.000Z " + FAIRSEQ_OLD.split("\n")[0], True),
+        # the new logger's tag with a launcher's prefix still says an interval
+        ("0: " + FAIRSEQ_NEW.split("\n")[0], False),
     ],
 )  # fmt: skip
 def test_the_prefix_tells_a_mean_since_the_epoch_from_an_intervals_rate(
     line: str, since_epoch: bool
 ) -> None:
-    """The old prefix opens the line with its pipe; the new one follows the logger's tag."""
+    """The old "| epoch" prefix, whatever a launcher put before it; the new one follows the
+    logger's tag."""
     words = FairseqWords()
     tokens: list[float] = []
     assert words.read(line, tokens)

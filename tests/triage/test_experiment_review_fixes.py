@@ -211,3 +211,19 @@ def test_a_unit_spelt_short_is_the_same_unit() -> None:
     assert normal_unit("sec.") == normal_unit("s")
     assert normal_unit("GPU hours") == "gpu h"
     assert normal_unit("ms (p99)") != normal_unit("ms (p50)")  # the note is the unit's own
+
+
+def test_the_same_runs_swapped_are_a_re_reading_and_the_refusal_names_the_earlier_order(
+    cli: CLI, case: str, pair: list[str]
+) -> None:
+    """Baseline and variant swapped read the other way round: a re-reading that replaces the
+    first, not "the same reading again"; the same swap again is refused, naming the runs in
+    the order the earlier A/B compared them."""
+    first = ab(cli, case, *pair, "--metric", "step_time")
+    base, variant = pair[pair.index("--baseline") + 1], pair[pair.index("--variant") + 1]
+    swapped = ["--change", pair[1], "--baseline", variant, "--variant", base]
+    second = ab(cli, case, *swapped, "--metric", "step_time")
+    assert (second["outcome"], second["restates"]) == ("slower", first["experiment_id"])
+    again = cli("experiment", case, *swapped, "--metric", "step_time")
+    assert again.code == 1
+    assert f"already compares seqs {variant} and {base}" in again.err, again.err

@@ -66,3 +66,14 @@ def test_an_a_b_named_as_a_test_of_hypotheses_that_do_not_apply_is_refused(cli: 
                 "--unit", "tok/s", "--tests", "acs-iommu,host-cpu", "--json")  # fmt: skip
     assert mixed.code == 0, mixed.err
     assert json.loads(mixed.out)["rule"] == "experiment.named"
+
+
+def test_a_rule_the_probe_leaves_out_blames_no_answer(cli: CLI) -> None:
+    """p2p-disable reads no torch profile: figures from one are unread whatever the GPU count,
+    and re-answering it would change nothing, so the answer is not named."""
+    case = _one_gpu(cli)
+    read = cli("experiment", case, "--change", "NCCL_P2P_DISABLE=1", "--reported", "10:20",
+               "--unit", "tok/s", "--probe", "torch-profiler", "--json")  # fmt: skip
+    assert read.code == 0, read.err
+    unread = json.loads(read.out)["unread"]
+    assert "rules that out" not in unread and "no rule" in unread

@@ -54,6 +54,8 @@ async def test_the_form_takes_synonyms_and_counts_and_says_what_it_took(tmp_path
         assert "gpu-class: 'GeForce' taken as consumer" in said
         fill(dialog, {"gpu-count": "a few"})
         assert dialog.problem == "gpu-count: 'a few' is not one of one / several"
+        # what the last good answers were taken as is not said of answers that read as none
+        assert "taken as" not in str(shown.render())
         fill(dialog, {"gpu-count": "single"})
         assert dialog.problem is None, dialog.problem
         await pilot.press("ctrl+s")

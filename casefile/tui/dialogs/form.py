@@ -288,6 +288,8 @@ class FormDialog(Overlay[R | None], Generic[R]):
         self._problem_line.say(problem)
         self._command_line.say(command)
         self._confirm.disabled = not complete
+        if not complete and self.preview is not None:
+            self._preview_line.say("")  # what the last request would do is not this one's
         if complete and with_preview and self.preview is not None:
             request = self.request
 
