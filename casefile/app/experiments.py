@@ -22,7 +22,7 @@ from casefile.app.experiment_reading import (
 from casefile.app.scrubbing import scrub_text
 from casefile.app.who import NOW, Who
 from casefile.domain import triage
-from casefile.domain.ab_runs import NAME_THE_METRIC, Measured, check_pair, choose_metric
+from casefile.domain.ab_runs import Measured, check_pair, choose_metric
 from casefile.domain.better_way import Direction, settle_direction
 from casefile.domain.event_types.stored import StoredObservation
 from casefile.domain.facts import Fact
@@ -115,7 +115,7 @@ def record_experiment(
             )
         )
         names = tuple(metric) or (rule.metric if rule is not None and rule.metric else usual)
-        name, old, new = _compared(names, baseline, variant)
+        name, old, new = choose_metric(names, baseline, variant)
         found = _unit(name, baseline.facts) or unit
         settled = _settle(direction, found, rule, name, ask if rule else None, answers)
         higher = settled.higher_is_better if settled is not None else None
@@ -363,34 +363,6 @@ def _settle(
         answers[subject] = ask(subject)
     answer = answers[subject]
     return None if answer is None else Direction(answer, "asked")
-
-
-def _compared(
-    names: Sequence[str], baseline: Measured, variant: Measured
-) -> tuple[str, float, float]:
-    """The figure both runs are compared by (:func:`choose_metric`); where none of ``names``
-    is in both, the refusal says which figures both runs do hold, so the one meant can be
-    named."""
-    try:
-        return choose_metric(names, baseline, variant)
-    except DomainError as refused:
-        held = _held(baseline.facts) & _held(variant.facts)
-        if not held:
-            raise
-        raise DomainError(
-            f"{refused}; both runs hold {', '.join(sorted(held))}", remedy=NAME_THE_METRIC
-        ) from refused
-
-
-def _held(facts: Sequence[Fact]) -> set[str]:
-    """The names of a run's facts an A/B can compare: positive numbers."""
-    return {
-        fact.name
-        for fact in facts
-        if isinstance(fact.value, int | float)
-        and not isinstance(fact.value, bool)
-        and fact.value > 0
-    }
 
 
 def _unit(name: str, facts: Sequence[Fact]) -> str | None:

@@ -59,7 +59,34 @@ def check_pair(projection: Projection, baseline: Measured, variant: Measured) ->
 def choose_metric(
     names: Sequence[str], baseline: Measured, variant: Measured
 ) -> tuple[str, float, float]:
-    """The first of ``names`` both runs measured: (name, baseline value, variant value)."""
+    """The first of ``names`` both runs measured: (name, baseline value, variant value).
+    Where none is in both, the refusal says which figures both runs do hold, so the one
+    meant can be named."""
+    try:
+        return _first_measured(names, baseline, variant)
+    except DomainError as refused:
+        held = _held(baseline.facts) & _held(variant.facts)
+        if not held:
+            raise
+        raise DomainError(
+            f"{refused}; both runs hold {', '.join(sorted(held))}", remedy=NAME_THE_METRIC
+        ) from refused
+
+
+def _held(facts: Sequence[Fact]) -> set[str]:
+    """The names of a run's facts an A/B can compare: positive numbers."""
+    return {
+        fact.name
+        for fact in facts
+        if isinstance(fact.value, int | float)
+        and not isinstance(fact.value, bool)
+        and fact.value > 0
+    }
+
+
+def _first_measured(
+    names: Sequence[str], baseline: Measured, variant: Measured
+) -> tuple[str, float, float]:
     if not names:
         raise DomainError(
             "name the fact to compare, or state a change a rule reads", remedy=NAME_THE_METRIC
